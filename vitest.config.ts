@@ -1,0 +1,31 @@
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config';
+
+const src = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+
+export default defineConfig({
+  resolve: {
+    // Tests run against package sources; the built output is checked by the pack check in .ci/run.
+    alias: [
+      { find: /^@gateway\/sdk\/testing$/, replacement: src('./packages/sdk/src/testing/index.ts') },
+      { find: /^@gateway\/sdk$/, replacement: src('./packages/sdk/src/index.ts') },
+      { find: /^@gateway\/server$/, replacement: src('./packages/server/src/index.ts') },
+    ],
+  },
+  test: {
+    include: ['packages/*/src/**/*.test.ts', 'examples/*/src/**/*.test.ts', 'bench/**/*.test.ts'],
+    typecheck: {
+      enabled: true,
+      include: ['packages/*/src/**/*.test-d.ts', 'examples/*/src/**/*.test-d.ts'],
+      tsconfig: './tsconfig.typetest.json',
+    },
+    // CI also writes a JSON report, from which .ci/run prints its closing summary line.
+    reporters: process.env.CI
+      ? ['default', ['json', { outputFile: '.test-artifacts/vitest.json' }]]
+      : ['default'],
+    // Fails a test file when any log line of its test gateways holds a secret it sent or received.
+    setupFiles: ['packages/server/src/testing/leak-check.setup.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+  },
+});
