@@ -1,0 +1,79 @@
+import type { Role } from '../policy/index.js';
+
+/** Options of `ctx.auth.getToken()`. */
+export interface GetTokenOptions {
+  /**
+   * The instance name of the connection to use when the user keeps several for one provider
+   * (multi-instance tools). Without it the most recently updated top-level connection serves.
+   */
+  instance?: string;
+}
+
+/**
+ * Vends the credential a tool needs at call time. The gateway checks, in order: the user's own
+ * connection, a team connection, the user's OAuth account (refreshed when expired), then the
+ * server's `<UPPER>_API_KEY` environment variable.
+ */
+export interface AuthResolver {
+  /**
+   * Returns a bearer token or API key for `provider`, an id from the plugin's `authProviders`.
+   *
+   * @throws AuthRequiredError when no source yields a credential.
+   * @example
+   * const token = await ctx.auth.getToken('github');
+   * await fetch(url, { headers: { authorization: `Bearer ${token}` } });
+   */
+  getToken(provider: string, options?: GetTokenOptions): Promise<string>;
+}
+
+/** What a tool asks the user to approve (or fill in). */
+export interface ElicitRequest {
+  /** The tool requesting approval. */
+  toolPath: string;
+  /** A human-readable description of what will happen. */
+  message: string;
+  /** The arguments being approved, shown to the user. */
+  args?: Record<string, unknown>;
+  /** `approval` (the default) asks yes or no; `form` asks the user for data. */
+  type?: 'approval' | 'form';
+}
+
+/** The user's answer. `approved` is false on decline, cancel and timeout. */
+export interface ElicitResult {
+  /** The id of the execution record of this tool call. */
+  executionId: string;
+  approved: boolean;
+  data?: Record<string, unknown>;
+}
+
+/**
+ * Asks the user to approve an action. Ask first, then act: when a client answers by retrying the
+ * call, the handler runs again from the start and `elicit` returns the answer at once.
+ */
+export type ElicitFn = (request: ElicitRequest) => Promise<ElicitResult>;
+
+/** Structured logger; lines carry the tool path, execution id and user. */
+export interface Logger {
+  info(message: string, fields?: Record<string, unknown>): void;
+  warn(message: string, fields?: Record<string, unknown>): void;
+  error(message: string, fields?: Record<string, unknown>): void;
+}
+
+/** What a handler receives about the caller (argument `ctx`). */
+export interface PluginContext {
+  /** The authenticated user's id. */
+  userId: string;
+  /** The user's role. */
+  role: Role;
+  auth: AuthResolver;
+  elicit: ElicitFn;
+  logger: Logger;
+}
+
+/** Per-call details a handler may use beside its context (third handler argument). */
+export interface ToolCall {
+  /** Aborted when the caller goes away or the call's time limit passes. */
+  signal: AbortSignal;
+  /** The id of this call's execution record. */
+  executionId: string;
+}

@@ -1,0 +1,40 @@
+export { requireApproval } from './approval/require-approval.js';
+export type {
+  AuthResolver,
+  ElicitFn,
+  ElicitRequest,
+  ElicitResult,
+  GetTokenOptions,
+  Logger,
+  PluginContext,
+  ToolCall,
+} from './context/types.js';
+export {
+  ApprovalDeniedError,
+  AuthRequiredError,
+  formatProblem,
+  GatewayError,
+  PluginDefinitionError,
+  type PluginProblem,
+  ToolError,
+} from './errors/index.js';
+export { definePlugin, isPlugin } from './plugin/define-plugin.js';
+export type { AuthProvider, Plugin, PluginDefinition } from './plugin/types.js';
+export { isTitleCase, validatePlugin } from './plugin/validate-plugin.js';
+export {
+  compilePatterns,
+  isValidPattern,
+  type PathMatcher,
+  patternSchema,
+  type Role,
+  roleSchema,
+} from './policy/index.js';
+export { defineTool } from './tool/define-tool.js';
+export type { InputSchema, Tool, ToolDefinition, ToolOutput } from './tool/types.js';
+export {
+  formatIssues,
+  type SchemaIssue,
+  type ValidationResult,
+  validateToolInput,
+  validateToolOutput,
+} from './tool/validate-call.js';

@@ -1,0 +1,166 @@
+import type { PluginProblem } from '../errors/plugin-definition-error.js';
+
+const PLUGIN_ID = /^[a-z][a-z0-9_-]*$/;
+const PROVIDER_ID = /^[a-z][a-z0-9_-]*$/;
+const TOOL_PATH = /^[a-z0-9_]+(\.[a-z0-9_]+)+$/;
+const PROVIDER_TYPES = new Set(['oauth2', 'api_key']);
+// Short words title case leaves in lower case when they are not the first word.
+const MINOR_WORDS = new Set([
+  'a',
+  'an',
+  'and',
+  'as',
+  'at',
+  'by',
+  'for',
+  'from',
+  'in',
+  'into',
+  'of',
+  'on',
+  'or',
+  'per',
+  'the',
+  'to',
+  'via',
+  'with',
+]);
+
+type Fields = Record<string, unknown>;
+
+function isRecord(value: unknown): value is Fields {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isNonEmptyString(value: unknown): value is string {
+  return typeof value === 'string' && value.trim().length > 0;
+}
+
+/** Whether `name` is in Title Case: every word starts with a capital or digit, minor words aside. */
+export function isTitleCase(name: string): boolean {
+  const words = name.trim().split(/\s+/);
+  return words.every((word, index) => {
+    if (index > 0 && MINOR_WORDS.has(word)) return true;
+    return /^[\p{Lu}\p{N}]/u.test(word);
+  });
+}
+
+/** Whether `schema` is a zod 4 object schema, from any copy of zod. */
+function isZodObjectSchema(schema: unknown): boolean {
+  if (!isRecord(schema)) return false;
+  const internals = schema._zod;
+  return isRecord(internals) && isRecord(internals.def) && internals.def.type === 'object';
+}
+
+function isZodSchema(schema: unknown): boolean {
+  return isRecord(schema) && isRecord(schema._zod);
+}
+
+/**
+ * Checks a plugin definition and returns every problem found (an empty array when valid). Used by
+ * `definePlugin()` and by `gateway test`; accepts anything, so JavaScript callers get the same
+ * messages.
+ *
+ * @example
+ * for (const problem of validatePlugin(plugin)) console.log(formatProblem(problem));
+ */
+export function validatePlugin(definition: unknown): PluginProblem[] {
+  const problems: PluginProblem[] = [];
+  if (!isRecord(definition)) {
+    return [{ plugin: '<unnamed>', field: '(plugin)', message: 'expected an object' }];
+  }
+  const plugin = isNonEmptyString(definition.id) ? definition.id : '<unnamed>';
+  const report = (field: string, message: string, tool?: string) =>
+    problems.push(
+      tool === undefined ? { plugin, field, message } : { plugin, tool, field, message },
+    );
+
+  if (!isNonEmptyString(definition.id)) report('id', 'is required');
+  else if (!PLUGIN_ID.test(definition.id))
+    report('id', 'must be lowercase letters, digits, _ or -, starting with a letter');
+  if (!isNonEmptyString(definition.name)) report('name', 'is required');
+  if (!isNonEmptyString(definition.description)) report('description', 'must not be empty');
+
+  const providerIds = new Set<string>();
+  const providers = definition.authProviders ?? [];
+  if (!Array.isArray(providers)) report('authProviders', 'must be an array');
+  else {
+    for (const [index, provider] of (providers as unknown[]).entries()) {
+      const field = `authProviders[${index}]`;
+      if (!isRecord(provider)) {
+        report(field, 'expected an object');
+        continue;
+      }
+      if (!isNonEmptyString(provider.id)) report(`${field}.id`, 'is required');
+      else if (!PROVIDER_ID.test(provider.id))
+        report(`${field}.id`, 'must be lowercase letters, digits, _ or -, starting with a letter');
+      else if (providerIds.has(provider.id))
+        report(`${field}.id`, `duplicate provider id "${provider.id}"`);
+      else providerIds.add(provider.id);
+      if (typeof provider.type !== 'string' || !PROVIDER_TYPES.has(provider.type))
+        report(`${field}.type`, 'must be "oauth2" or "api_key"');
+      if (!isNonEmptyString(provider.provider)) report(`${field}.provider`, 'is required');
+      if (
+        !Array.isArray(provider.scopes) ||
+        !provider.scopes.every((scope) => typeof scope === 'string')
+      )
+        report(`${field}.scopes`, 'must be an array of strings');
+    }
+  }
+
+  if (!Array.isArray(definition.tools)) {
+    report('tools', 'must be an array of tools');
+    return problems;
+  }
+  if (definition.tools.length === 0) report('tools', 'must hold at least one tool');
+  const paths = new Set<string>();
+  for (const [index, tool] of (definition.tools as unknown[]).entries()) {
+    if (!isRecord(tool)) {
+      report(`tools[${index}]`, 'expected a tool from defineTool()');
+      continue;
+    }
+    const name = isNonEmptyString(tool.path) ? tool.path : `tools[${index}]`;
+    const reportTool = (field: string, message: string) => report(field, message, name);
+
+    if (!isNonEmptyString(tool.path)) reportTool('path', 'is required');
+    else if (!TOOL_PATH.test(tool.path))
+      reportTool(
+        'path',
+        'must be two or more dot-separated segments of [a-z0-9_], e.g. "notes.notes.create"',
+      );
+    else if (paths.has(tool.path)) reportTool('path', 'is used by another tool of this plugin');
+    else paths.add(tool.path);
+
+    if (!isNonEmptyString(tool.name)) reportTool('name', 'is required');
+    else if (!isTitleCase(tool.name))
+      reportTool('name', `must be in Title Case, e.g. "${toTitleCase(tool.name)}"`);
+    if (!isNonEmptyString(tool.description)) reportTool('description', 'must not be empty');
+    if (!isZodObjectSchema(tool.inputSchema))
+      reportTool('inputSchema', 'must be a zod object schema, e.g. z.object({ ... })');
+    if (tool.outputSchema !== undefined && !isZodSchema(tool.outputSchema))
+      reportTool('outputSchema', 'must be a zod schema');
+    if (typeof tool.handler !== 'function') reportTool('handler', 'must be a function');
+    for (const flag of ['destructive', 'serviceAccountAllowed'] as const) {
+      if (tool[flag] !== undefined && typeof tool[flag] !== 'boolean')
+        reportTool(flag, 'must be true or false');
+    }
+    if (tool.authProvider !== undefined) {
+      if (typeof tool.authProvider !== 'string' || !providerIds.has(tool.authProvider))
+        reportTool(
+          'authProvider',
+          `names no provider of this plugin (declared: ${[...providerIds].join(', ') || 'none'})`,
+        );
+    }
+  }
+  return problems;
+}
+
+function toTitleCase(name: string): string {
+  return name
+    .trim()
+    .split(/\s+/)
+    .map((word, index) =>
+      index > 0 && MINOR_WORDS.has(word) ? word : word.charAt(0).toUpperCase() + word.slice(1),
+    )
+    .join(' ');
+}

@@ -1,0 +1,14 @@
+export {
+  createTestContext,
+  type LogLine,
+  type TestContext,
+  type TestContextOptions,
+} from './create-test-context.js';
+export {
+  type FakeUpstream,
+  type FakeUpstreamOptions,
+  type RecordedRequest,
+  type Reply,
+  startFakeUpstream,
+} from './fake-upstream.js';
+export { type RunToolOptions, type RunToolResult, runTool } from './run-tool.js';

@@ -1,0 +1,107 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { AuthRequiredError } from '../errors/auth-required-error.js';
+import { ToolError } from '../errors/tool-error.js';
+import { defineTool } from '../tool/define-tool.js';
+import { createTestContext } from './create-test-context.js';
+import { runTool } from './run-tool.js';
+
+const greet = defineTool({
+  path: 'demo.greetings.say',
+  name: 'Say Hello',
+  description: 'Greets someone.',
+  inputSchema: z.object({ name: z.string().min(1), times: z.number().int().default(1) }),
+  outputSchema: z.object({ text: z.string() }),
+  authProvider: 'demo',
+  async handler(ctx, { name, times }, call) {
+    const token = await ctx.auth.getToken('demo');
+    ctx.logger.info('greeting', { name });
+    return { text: `${'hello '.repeat(times)}${name} (${token.length}, ${call.executionId})` };
+  },
+});
+
+const broken = defineTool({
+  path: 'demo.greetings.broken',
+  name: 'Broken',
+  description: 'Returns the wrong shape.',
+  inputSchema: z.object({}),
+  outputSchema: z.object({ text: z.string() }),
+  // @ts-expect-error deliberately wrong, as a JavaScript plugin could be
+  async handler() {
+    return { text: 42 };
+  },
+});
+
+describe('runTool', () => {
+  it('validates input, applies defaults, runs the handler and validates output', async () => {
+    const ctx = createTestContext({ tokens: { demo: 'abc' } });
+    await expect(runTool(greet, { name: 'Ada' }, ctx)).resolves.toEqual({
+      text: 'hello Ada (3, test-execution)',
+    });
+    expect(ctx.logs).toEqual([{ level: 'info', message: 'greeting', fields: { name: 'Ada' } }]);
+    expect(ctx.tokenRequests).toEqual([{ provider: 'demo' }]);
+  });
+
+  it('rejects invalid input with a ToolError listing each issue', async () => {
+    const error = await runTool(greet, { name: '', times: 1.5 }).catch((e: unknown) => e);
+    expect(ToolError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toMatch(
+      /^Invalid input for demo\.greetings\.say:\nname: .+\ntimes: .+$/,
+    );
+  });
+
+  it('throws AuthRequiredError for a provider without a token, as the server does', async () => {
+    const error = await runTool(greet, { name: 'Ada' }).catch((e: unknown) => e);
+    expect(AuthRequiredError.isInstance(error)).toBe(true);
+    expect((error as AuthRequiredError).provider).toBe('demo');
+  });
+
+  it('fails when the result does not match outputSchema', async () => {
+    await expect(runTool(broken, {})).rejects.toThrow(
+      'The result of demo.greetings.broken does not match its outputSchema',
+    );
+  });
+
+  it('passes the abort signal to the handler', async () => {
+    const waits = defineTool({
+      path: 'demo.greetings.wait',
+      name: 'Wait',
+      description: 'Waits until aborted.',
+      inputSchema: z.object({}),
+      handler: (_ctx, _input, { signal }) =>
+        new Promise((_resolve, reject) => {
+          const stop = () => reject(new ToolError('aborted'));
+          if (signal.aborted) stop();
+          signal.addEventListener('abort', stop);
+        }),
+    });
+    const controller = new AbortController();
+    const run = runTool(waits, {}, createTestContext(), { signal: controller.signal });
+    controller.abort();
+    await expect(run).rejects.toThrow('aborted');
+  });
+});
+
+describe('createTestContext', () => {
+  it('answers approvals with the configured function and records them', async () => {
+    const ctx = createTestContext({
+      approve: (request) => request.message.includes('safe'),
+      executionId: 'e-7',
+    });
+    await expect(ctx.elicit({ toolPath: 'a.b', message: 'safe op' })).resolves.toEqual({
+      executionId: 'e-7',
+      approved: true,
+    });
+    await expect(ctx.elicit({ toolPath: 'a.b', message: 'risky op' })).resolves.toEqual({
+      executionId: 'e-7',
+      approved: false,
+    });
+    expect(ctx.elicitations.map((r) => r.message)).toEqual(['safe op', 'risky op']);
+  });
+
+  it('defaults to a member allowed every tool', () => {
+    const ctx = createTestContext();
+    expect(ctx.userId).toBe('test-user');
+    expect(ctx.role).toEqual({ id: 'member', name: 'Member', patterns: ['**'] });
+  });
+});

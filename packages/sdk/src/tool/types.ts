@@ -1,0 +1,49 @@
+import type { z } from 'zod';
+import type { PluginContext, ToolCall } from '../context/types.js';
+
+/** The schema type a tool's input must have: a zod object schema. */
+export type InputSchema = z.ZodObject;
+
+/** What a handler returns: the input type of `outputSchema` when given, anything JSON otherwise. */
+export type ToolOutput<TOutputSchema extends z.ZodType | undefined> =
+  TOutputSchema extends z.ZodType ? z.input<TOutputSchema> : unknown;
+
+/** A tool's definition, as `defineTool()` receives it. */
+export interface ToolDefinition<
+  TInputSchema extends InputSchema,
+  TOutputSchema extends z.ZodType | undefined,
+> {
+  /** Dot-separated path, `<namespace>.<group>.<action>`; segments are `[a-z0-9_]+`. */
+  path: string;
+  /** Title Case display name, e.g. `List Repositories`. */
+  name: string;
+  /** What the tool does; AI clients read it to decide when to call the tool. */
+  description: string;
+  /** Validates the input before the handler runs (a zod object schema). */
+  inputSchema: TInputSchema;
+  /** Validates the handler's result and makes it structured content for MCP clients. */
+  outputSchema?: TOutputSchema;
+  /** `true` for tools that create, update or delete data. */
+  destructive?: boolean;
+  /** The id of the plugin auth provider the tool needs. */
+  authProvider?: string;
+  /** Whether service accounts may list and call the tool. Default false. */
+  serviceAccountAllowed?: boolean;
+  /** Runs the tool. `input` is already validated against `inputSchema`. */
+  handler(
+    ctx: PluginContext,
+    input: z.output<TInputSchema>,
+    call: ToolCall,
+  ): Promise<ToolOutput<TOutputSchema>>;
+}
+
+/**
+ * A defined tool. The handler is declared as a method so a tool of any input type fits in a
+ * plugin's `tools` array.
+ */
+export interface Tool<
+  TInputSchema extends InputSchema = InputSchema,
+  TOutputSchema extends z.ZodType | undefined = z.ZodType | undefined,
+> extends ToolDefinition<TInputSchema, TOutputSchema> {
+  readonly kind: 'gateway.tool';
+}

@@ -1,0 +1,36 @@
+import type { Tool } from './types.js';
+
+/** A schema issue as zod reports it; typed structurally so any zod 4 copy fits. */
+export interface SchemaIssue {
+  path: readonly PropertyKey[];
+  message: string;
+}
+
+/** Formats schema issues one per line as `field: message`, for error results people read. */
+export function formatIssues(issues: readonly SchemaIssue[]): string {
+  return issues
+    .map((issue) => `${issue.path.map(String).join('.') || '(input)'}: ${issue.message}`)
+    .join('\n');
+}
+
+/** The outcome of validating a tool's input or output. */
+export type ValidationResult =
+  | { success: true; data: unknown }
+  | { success: false; issues: readonly SchemaIssue[] };
+
+/** Validates `input` against the tool's `inputSchema`, as the gateway does before a call. */
+export async function validateToolInput(tool: Tool, input: unknown): Promise<ValidationResult> {
+  const result = await tool.inputSchema.safeParseAsync(input);
+  return result.success
+    ? { success: true, data: result.data }
+    : { success: false, issues: result.error.issues };
+}
+
+/** Validates a handler's result against the tool's `outputSchema` (when it has one). */
+export async function validateToolOutput(tool: Tool, output: unknown): Promise<ValidationResult> {
+  if (tool.outputSchema === undefined) return { success: true, data: output };
+  const result = await tool.outputSchema.safeParseAsync(output);
+  return result.success
+    ? { success: true, data: result.data }
+    : { success: false, issues: result.error.issues };
+}
