@@ -1,0 +1,114 @@
+/**
+ * Every environment variable the server reads, each with its meaning and default. Values are
+ * read through functions at use time, never at import time, and an explicit option always beats
+ * the environment.
+ */
+export type Env = Readonly<Record<string, string | undefined>>;
+
+function value(env: Env, name: string): string | undefined {
+  const raw = env[name]?.trim();
+  return raw === undefined || raw === '' ? undefined : raw;
+}
+
+/** `HOST`: the listen address. Default 127.0.0.1. */
+export const host = (env: Env): string => value(env, 'HOST') ?? '127.0.0.1';
+
+/** `PORT`: the listen port. Default 8787. */
+export function port(env: Env): number {
+  const raw = value(env, 'PORT');
+  if (raw === undefined) return 8787;
+  const parsed = Number(raw);
+  if (!Number.isInteger(parsed) || parsed < 0 || parsed > 65_535) {
+    throw new Error(`PORT must be a port number (0-65535), got "${raw}"`);
+  }
+  return parsed;
+}
+
+/** `GATEWAY_BASE_URL`: {base_url}, the address people and clients reach. Default `http://HOST:PORT`. */
+export const baseUrl = (env: Env): string | undefined => value(env, 'GATEWAY_BASE_URL');
+
+/** `AUTH_BASE_URL`: {auth_url}, the address used in OAuth callbacks. Default the base URL. */
+export const authBaseUrl = (env: Env): string | undefined => value(env, 'AUTH_BASE_URL');
+
+/** `AUTH_SECRET`: signs sessions; SHA-256 of it is the key that encrypts stored secrets. */
+export const authSecret = (env: Env): string | undefined => value(env, 'AUTH_SECRET');
+
+/** `SERVICE_API_SECRET`: bearer secret of trusted callers (registry, decrypt). Unset: they get 401. */
+export const serviceApiSecret = (env: Env): string | undefined => value(env, 'SERVICE_API_SECRET');
+
+/** `DATABASE_URL`: `postgres://...` or a SQLite file path. Default `<data dir>/gateway.db`. */
+export const databaseUrl = (env: Env): string | undefined => value(env, 'DATABASE_URL');
+
+/** `GATEWAY_DATA_DIR`: where the embedded database and generated files live. Default `./.gateway`. */
+export const dataDir = (env: Env): string => value(env, 'GATEWAY_DATA_DIR') ?? '.gateway';
+
+/** `GATEWAY_DEFAULT_ROLE`: the role of users with none assigned. Default `member`. */
+export const defaultRole = (env: Env): string => value(env, 'GATEWAY_DEFAULT_ROLE') ?? 'member';
+
+/** `GATEWAY_CONFIG`: path of the config file. Default `gateway.config.ts` or `.js` in the working directory. */
+export const configPath = (env: Env): string | undefined => value(env, 'GATEWAY_CONFIG');
+
+/** `<NAME>_API_KEY`: a server-supplied key for a tool or provider; NAME is the id upper-cased, non-alphanumerics as `_`. */
+export function apiKeyVariable(providerId: string): string {
+  return `${providerId.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_API_KEY`;
+}
+
+/** Reads the server-supplied key for `providerId`, if set. */
+export const serverApiKey = (env: Env, providerId: string): string | undefined =>
+  value(env, apiKeyVariable(providerId));
+
+/** `<PROVIDER>_CLIENT_ID` and `<PROVIDER>_CLIENT_SECRET`: both set enable an OAuth provider. */
+export function oauthClient(
+  env: Env,
+  providerId: string,
+): { clientId: string; clientSecret: string } | undefined {
+  const prefix = providerId.toUpperCase().replace(/[^A-Z0-9]/g, '_');
+  const clientId = value(env, `${prefix}_CLIENT_ID`);
+  const clientSecret = value(env, `${prefix}_CLIENT_SECRET`);
+  return clientId !== undefined && clientSecret !== undefined
+    ? { clientId, clientSecret }
+    : undefined;
+}
+
+function providerPrefix(providerId: string): string {
+  return providerId.toUpperCase().replace(/[^A-Z0-9]/g, '_');
+}
+
+/** An upstream endpoint of an OAuth provider that the environment may override. */
+export type OAuthEndpointName = 'AUTHORIZATION_URL' | 'TOKEN_URL' | 'USERINFO_URL' | 'ISSUER_URL';
+
+/**
+ * `<PROVIDER>_AUTHORIZATION_URL`, `<PROVIDER>_TOKEN_URL`, `<PROVIDER>_USERINFO_URL`: replace one
+ * upstream endpoint of a generic OAuth provider (a self-hosted or regional deployment, or a local
+ * OAuth server in tests). `<PROVIDER>_ISSUER_URL`: an OIDC issuer whose discovery document
+ * supplies every endpoint not set explicitly. Unset: the provider's public endpoints.
+ */
+export const oauthEndpoint = (
+  env: Env,
+  providerId: string,
+  endpoint: OAuthEndpointName,
+): string | undefined => value(env, `${providerPrefix(providerId)}_${endpoint}`);
+
+/** `MICROSOFT_TENANT_ID`: the Entra ID tenant users sign in from. Default `common` (any). */
+export const microsoftTenantId = (env: Env): string | undefined =>
+  value(env, 'MICROSOFT_TENANT_ID');
+
+/**
+ * `MICROSOFT_AUTHORITY`: the Entra ID sign-in host, for national clouds
+ * (`https://login.microsoftonline.us`) or a local OIDC server in tests.
+ * Default `https://login.microsoftonline.com`.
+ */
+export const microsoftAuthority = (env: Env): string | undefined =>
+  value(env, 'MICROSOFT_AUTHORITY');
+
+/**
+ * `GATEWAY_TRUSTED_PROXIES`: comma-separated IPs or CIDR ranges of reverse proxies whose
+ * `X-Forwarded-For` is believed when rate limiting by client address. Unset: the socket's peer
+ * address is the client (nothing forwarded is trusted).
+ */
+export function trustedProxies(env: Env): string[] {
+  return (value(env, 'GATEWAY_TRUSTED_PROXIES') ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+}

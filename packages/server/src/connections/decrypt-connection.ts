@@ -1,0 +1,62 @@
+import { requireService } from '../auth/access.js';
+import { HttpError } from '../http/errors.js';
+import { idParams, requireUuid } from '../http/id-param.js';
+import { defineRoute } from '../http/route.js';
+import { SecretDecryptError } from '../secrets/index.js';
+import type { GatewayServices } from '../services.js';
+import { decryptedSchema } from './schemas.js';
+import { findEncryptedSecret } from './store.js';
+
+/**
+ * `POST /api/connections/:id/decrypt`: the raw secret of a connection, for trusted servers
+ * holding `SERVICE_API_SECRET` only (token vending). No user, admin included, may call it: a
+ * browser session that could read raw secrets would defeat storing them encrypted.
+ *
+ * @example
+ * routes.push(decryptConnectionRoute(services));
+ */
+export function decryptConnectionRoute(services: GatewayServices) {
+  return defineRoute({
+    method: 'post',
+    path: '/api/connections/:id/decrypt',
+    summary: 'Decrypt a stored secret (server-to-server only)',
+    tag: 'Connections',
+    access: 'service',
+    params: idParams,
+    responses: {
+      200: { description: 'The raw secret', schema: decryptedSchema },
+      401: { description: 'No credentials' },
+      403: { description: 'Not the service secret (a user session or CLI token)' },
+      404: { description: 'No such connection' },
+      500: {
+        description: 'The stored value cannot be decrypted (altered, or another AUTH_SECRET)',
+      },
+    },
+    async handler(c, { params }) {
+      requireService(c);
+      const id = requireUuid(params.id, 'connection');
+      const stored = await findEncryptedSecret(services.database.db, id);
+      if (stored === undefined) throw new HttpError('not_found', `No connection ${id}`);
+      let secret: string;
+      try {
+        secret = services.secrets.decrypt(stored);
+      } catch (error) {
+        if (!(error instanceof SecretDecryptError)) throw error;
+        // The decrypt error's message names the reason and never the stored value or key; the
+        // stored value is not logged either, as it is the secret's ciphertext.
+        services.logger.error('stored secret cannot be decrypted', {
+          requestId: c.get('requestId'),
+          connectionId: id,
+          reason: error.message,
+        });
+        throw new HttpError(
+          'internal',
+          `The stored secret of connection ${id} cannot be decrypted (AUTH_SECRET changed, or the value was altered); the user must connect the tool again`,
+        );
+      }
+      // The raw secret must not linger in any cache between here and the caller.
+      c.header('Cache-Control', 'no-store');
+      return c.json({ id, secret }, 200);
+    },
+  });
+}

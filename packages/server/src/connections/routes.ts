@@ -1,0 +1,21 @@
+import type { AnyRoute } from '../http/route.js';
+import type { GatewayServices } from '../services.js';
+import { createConnectionRoute } from './create-connection.js';
+import { decryptConnectionRoute } from './decrypt-connection.js';
+import { deleteConnectionRoute } from './delete-connection.js';
+import { listConnectionsRoute } from './list-connections.js';
+
+/**
+ * The `/api/connections` routes: create, list, delete and (server-side) decrypt.
+ *
+ * @example
+ * const routes: AnyRoute[] = [...connectionRoutes(services)];
+ */
+export function connectionRoutes(services: GatewayServices): AnyRoute[] {
+  return [
+    createConnectionRoute(services),
+    listConnectionsRoute(services),
+    deleteConnectionRoute(services),
+    decryptConnectionRoute(services),
+  ];
+}

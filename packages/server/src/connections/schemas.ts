@@ -1,0 +1,66 @@
+import { z } from 'zod';
+import { userIdSchema } from '../http/common-schemas.js';
+
+/** Body of `POST /api/connections`. */
+export const createConnectionBody = z
+  .object({
+    userId: userIdSchema,
+    toolId: z
+      .string()
+      .regex(
+        /^[a-z0-9][a-z0-9_.-]{0,99}$/,
+        'Use 1-100 of a-z, 0-9, _, . and -, starting with a letter or digit',
+      )
+      .meta({ description: 'The tool (or provider) the secret is for, e.g. `github`' }),
+    instanceName: z
+      .string()
+      .min(1)
+      .max(200)
+      .meta({ description: 'Display name of this connection' }),
+    secret: z
+      .string()
+      .min(1)
+      .max(10_000)
+      .meta({ description: 'API key or token; stored encrypted, never returned raw' }),
+    description: z.string().max(1000).optional(),
+    workspaceId: z
+      .string()
+      .min(1)
+      .max(200)
+      .optional()
+      .meta({ description: 'Workspace or project id' }),
+    parentId: z
+      .string()
+      .min(1)
+      .max(200)
+      .optional()
+      .meta({ description: 'A connection of the same user and tool to nest this one under' }),
+  })
+  .strict();
+
+/** Answer of `POST /api/connections` (camelCase, as the spec gives it). */
+export const connectionCreatedSchema = z.object({
+  id: z.uuid(),
+  toolId: z.string(),
+  instanceName: z.string(),
+  maskedSecret: z.string(),
+});
+
+/** One element of `GET /api/connections` (snake_case, as the spec gives it). */
+export const connectionListItemSchema = z.object({
+  id: z.uuid(),
+  user_id: z.string(),
+  tool_id: z.string(),
+  instance_name: z.string(),
+  masked_secret: z.string(),
+  workspace_id: z.string().nullable(),
+  parent_id: z.uuid().nullable().meta({ description: 'Parent connection, for nested instances' }),
+  created_at: z.iso.datetime(),
+  updated_at: z.iso.datetime(),
+});
+
+/** Answer of `GET /api/connections`. */
+export const connectionListSchema = z.object({ connections: z.array(connectionListItemSchema) });
+
+/** Answer of `POST /api/connections/:id/decrypt`. */
+export const decryptedSchema = z.object({ id: z.uuid(), secret: z.string() });

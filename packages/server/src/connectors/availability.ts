@@ -1,0 +1,52 @@
+import type { Plugin } from '@gateway/sdk';
+import { type Env, oauthClient, serverApiKey } from '../config/env.js';
+import { OAUTH_PROVIDERS, oauthCallbackUrl } from './providers.js';
+
+/** One connector of `GET /api/connectors/availability`. */
+export interface ConnectorAvailability {
+  id: string;
+  name: string;
+  kind: 'social' | 'generic' | 'api_key';
+  /** OAuth: both client id and secret set. API key: `<ID>_API_KEY` set (its value is never shown). */
+  configured: boolean;
+  /** OAuth only: the redirect URI to register upstream. */
+  callbackUrl?: string;
+}
+
+/**
+ * Which connectors are wired up: every shipped OAuth provider, then one API-key connector per
+ * distinct `api_key` auth provider of the loaded plugins (sorted by id). Read from the
+ * environment at call time, so it reflects the settings the server runs with.
+ *
+ * @example
+ * connectorAvailability({ env: process.env, authBaseUrl, plugins: catalog.plugins() });
+ */
+export function connectorAvailability(options: {
+  env: Env;
+  authBaseUrl: string;
+  plugins: readonly Plugin[];
+}): ConnectorAvailability[] {
+  const oauth = OAUTH_PROVIDERS.map((provider) => ({
+    id: provider.id,
+    name: provider.name,
+    kind: provider.kind,
+    configured: oauthClient(options.env, provider.id) !== undefined,
+    callbackUrl: oauthCallbackUrl(options.authBaseUrl, provider),
+  }));
+
+  const apiKeys = new Map<string, ConnectorAvailability>();
+  for (const plugin of options.plugins) {
+    for (const provider of plugin.authProviders) {
+      if (provider.type !== 'api_key' || apiKeys.has(provider.id)) continue;
+      apiKeys.set(provider.id, {
+        id: provider.id,
+        // The plugin's name is what a user recognises ("Weather"), the provider id is not.
+        name: plugin.name,
+        kind: 'api_key',
+        configured: serverApiKey(options.env, provider.id) !== undefined,
+      });
+    }
+  }
+  const sorted = [...apiKeys.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return [...oauth, ...sorted];
+}

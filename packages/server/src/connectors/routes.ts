@@ -1,0 +1,62 @@
+import { z } from 'zod';
+import { requireCaller } from '../auth/access.js';
+import type { AnyRoute } from '../http/route.js';
+import { defineRoute, noQuery } from '../http/route.js';
+import type { GatewayServices } from '../services.js';
+import { connectorAvailability } from './availability.js';
+
+/** Answer of `GET /api/connectors/availability`. */
+export const connectorAvailabilitySchema = z.object({
+  connectors: z.array(
+    z.object({
+      id: z.string(),
+      name: z.string(),
+      kind: z.enum(['social', 'generic', 'api_key']),
+      configured: z.boolean().meta({
+        description:
+          'OAuth: `<ID>_CLIENT_ID` and `<ID>_CLIENT_SECRET` are both set. API key: `<ID>_API_KEY` is set',
+      }),
+      callbackUrl: z
+        .string()
+        .optional()
+        .meta({ description: 'OAuth only: the redirect URI to register with the provider' }),
+    }),
+  ),
+});
+
+/**
+ * `GET /api/connectors/availability`: which OAuth and API-key connectors the server is wired up
+ * for.
+ *
+ * @example
+ * const routes: AnyRoute[] = [...connectorRoutes(services)];
+ */
+export function connectorRoutes(services: GatewayServices): AnyRoute[] {
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/api/connectors/availability',
+      summary: 'Which OAuth and API-key connectors are configured',
+      tag: 'Connectors',
+      access: 'user',
+      query: noQuery,
+      responses: {
+        200: {
+          description: 'Shipped OAuth providers first, then API-key providers of loaded plugins',
+          schema: connectorAvailabilitySchema,
+        },
+        401: { description: 'No credentials' },
+      },
+      handler(c) {
+        requireCaller(c);
+        return c.json({
+          connectors: connectorAvailability({
+            env: services.env,
+            authBaseUrl: services.authBaseUrl,
+            plugins: services.plugins.plugins(),
+          }),
+        });
+      },
+    }),
+  ];
+}

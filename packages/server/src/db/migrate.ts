@@ -1,0 +1,49 @@
+import { type Migration, Migrator } from 'kysely/migration';
+import type { GatewayDatabase } from './database.js';
+import { migrations as allMigrations, type GatewayMigration } from './migrations/index.js';
+
+/**
+ * Brings the schema up to date: applies, in name order, every migration the database has not
+ * recorded yet, and returns their names (empty when the schema was current, so running it again
+ * is a no-op). The pending migrations run in one transaction on both engines, so a failure
+ * leaves the schema as it was. Safe to run from several instances at once: kysely's migrator
+ * holds a lock row on PostgreSQL, and SQLite has a single writer.
+ *
+ * @example
+ * const database = await openDatabase(process.env.DATABASE_URL, dataDir);
+ * const applied = await migrate(database);
+ *
+ * @throws when a migration fails (the whole run is rolled back), or when the
+ * database records a migration this build does not know (it was migrated by a newer version).
+ */
+export async function migrate(
+  database: GatewayDatabase,
+  migrations: Readonly<Record<string, GatewayMigration>> = allMigrations,
+): Promise<string[]> {
+  const migrator = new Migrator({
+    db: database.db,
+    provider: {
+      getMigrations: async () =>
+        Object.fromEntries(
+          Object.entries(migrations).map(([name, migration]): [string, Migration] => [
+            name,
+            { up: (db) => migration.up(db, database.dialect) },
+          ]),
+        ),
+    },
+  });
+  const { error, results = [] } = await migrator.migrateToLatest();
+  if (error !== undefined) {
+    const failed = results.find((result) => result.status === 'Error')?.migrationName;
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new Error(
+      failed
+        ? `Database migration "${failed}" failed: ${reason}`
+        : `Database migration failed: ${reason}`,
+      { cause: error },
+    );
+  }
+  return results
+    .filter((result) => result.status === 'Success')
+    .map((result) => result.migrationName);
+}

@@ -1,0 +1,15 @@
+import { initial } from './001-initial.js';
+import { rateLimit } from './002-rate-limit.js';
+import type { GatewayMigration } from './migration.js';
+
+/**
+ * Every schema step, by name, applied in name order. Listed here rather than read from a folder
+ * so the bundled server carries them. Add a step as `NNN-what.ts` and a line below; never edit
+ * or rename a step that has shipped: databases record the names they have applied.
+ */
+export const migrations: Readonly<Record<string, GatewayMigration>> = {
+  '001-initial': initial,
+  '002-rate-limit': rateLimit,
+};
+
+export type { GatewayMigration } from './migration.js';

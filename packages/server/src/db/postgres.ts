@@ -1,0 +1,25 @@
+import { PostgresDialect } from 'kysely';
+import pg from 'pg';
+
+/** True when `url` names a PostgreSQL database rather than a SQLite file. */
+export function isPostgresUrl(url: string): boolean {
+  return /^postgres(?:ql)?:\/\//i.test(url);
+}
+
+/**
+ * A kysely dialect over a `pg` pool for `url`. The pool connects lazily, so this never fails on
+ * an unreachable server; the first query (or `migrate`) does.
+ *
+ * `url` may carry any libpq-style parameter `pg` understands, for instance
+ * `?options=-c%20search_path%3Dgateway` to keep the gateway's tables in their own schema.
+ */
+export function openPostgresDialect(url: string): PostgresDialect {
+  const pool = new pg.Pool({ connectionString: url });
+  // An idle client losing its server (a restart, a failover) is reported on the pool; unhandled,
+  // that event would crash the process. The pool has already discarded the client and the next
+  // query opens a fresh one, so a warning is all that is due. The message names no credentials.
+  pool.on('error', (error) => {
+    console.warn(`PostgreSQL idle connection error: ${error.message}`);
+  });
+  return new PostgresDialect({ pool });
+}

@@ -1,0 +1,255 @@
+import type { ColumnType, Insertable, Selectable, Updateable } from 'kysely';
+
+/**
+ * A date column owned by better-auth. better-auth's own migrations make it `date` on SQLite,
+ * where its adapter writes ISO 8601 strings, and `timestamptz` on PostgreSQL, where `pg` reads
+ * it back as a `Date`. Reads therefore yield either; writes take an ISO string (valid on both) or
+ * a `Date` (the SQLite connection turns it into an ISO string, see `database.ts`).
+ */
+export type AuthDate = ColumnType<Date | string, Date | string, Date | string>;
+
+/**
+ * A boolean column owned by better-auth: `integer` 0/1 on SQLite, `boolean` on PostgreSQL.
+ * Writes take a boolean on both (the SQLite connection stores it as 0/1).
+ */
+export type AuthBoolean = ColumnType<boolean | number, boolean | undefined, boolean>;
+
+/** better-auth's core `user` table, column for column. */
+export interface UserTable {
+  id: string;
+  name: string;
+  email: string;
+  emailVerified: AuthBoolean;
+  image: string | null;
+  createdAt: AuthDate;
+  updatedAt: AuthDate;
+}
+
+/** better-auth's core `session` table. */
+export interface SessionTable {
+  id: string;
+  expiresAt: AuthDate;
+  token: string;
+  createdAt: AuthDate;
+  updatedAt: AuthDate;
+  ipAddress: string | null;
+  userAgent: string | null;
+  userId: string;
+}
+
+/** better-auth's core `account` table (one row per sign-in method, OAuth tokens included). */
+export interface AccountTable {
+  id: string;
+  accountId: string;
+  providerId: string;
+  userId: string;
+  accessToken: string | null;
+  refreshToken: string | null;
+  idToken: string | null;
+  accessTokenExpiresAt: AuthDate | null;
+  refreshTokenExpiresAt: AuthDate | null;
+  scope: string | null;
+  password: string | null;
+  createdAt: AuthDate;
+  updatedAt: AuthDate;
+}
+
+/** better-auth's core `verification` table. */
+export interface VerificationTable {
+  id: string;
+  identifier: string;
+  value: string;
+  expiresAt: AuthDate;
+  createdAt: AuthDate;
+  updatedAt: AuthDate;
+}
+
+/**
+ * better-auth's `rateLimit` table: one counter per client address and path. `lastRequest` is epoch
+ * milliseconds (a bigint, which `pg` reads back as a string).
+ */
+export interface RateLimitTable {
+  id: string;
+  key: string;
+  count: number;
+  lastRequest: ColumnType<number | string, number, number>;
+}
+
+/**
+ * A role: tool-path patterns. Timestamps in every gateway table are ISO 8601 strings, stored as
+ * text on both databases so a value reads back byte-identical whichever database holds it.
+ */
+export interface RolesTable {
+  id: string;
+  name: string;
+  /** JSON array of tool-path patterns. */
+  patterns: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A user's assigned role; at most one per user. No row means the default role. */
+export interface UserRolesTable {
+  user_id: string;
+  role_id: string;
+  assigned_at: string;
+}
+
+/** Who a connection belongs to: its creator only, or every user (made by an admin). */
+export type ConnectionOwner = 'user' | 'team';
+
+/** A stored tool secret, encrypted at rest; nested instances point at their parent. */
+export interface ConnectionsTable {
+  id: string;
+  user_id: string;
+  owner: ColumnType<ConnectionOwner, ConnectionOwner | undefined, ConnectionOwner>;
+  tool_id: string;
+  instance_name: string;
+  description: string | null;
+  encrypted_secret: string;
+  masked_secret: string;
+  workspace_id: string | null;
+  parent_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A per-user MCP endpoint. Only the SHA-256 hash of its token is kept. */
+export interface McpEndpointsTable {
+  id: string;
+  user_id: string;
+  name: string;
+  description: string | null;
+  token_hash: string;
+  masked_token: string;
+  created_at: string;
+  last_used_at: string | null;
+}
+
+/** What an API token authenticates as. */
+export type ApiTokenKind = 'cli' | 'service_account';
+
+/**
+ * A CLI token (`gw_cli_...`) or a service-account key (`gw_sa_...`). Only the SHA-256 hash of the
+ * token is kept. For a service-account key `user_id` is the user who issued it and
+ * `service_account_id` the account it acts as.
+ */
+export interface ApiTokensTable {
+  id: string;
+  kind: ApiTokenKind;
+  user_id: string;
+  service_account_id: string | null;
+  name: string;
+  token_hash: string;
+  masked_token: string;
+  created_at: string;
+  last_used_at: string | null;
+  expires_at: string | null;
+  revoked_at: string | null;
+}
+
+/** A non-human caller with its own role. */
+export interface ServiceAccountsTable {
+  id: string;
+  name: string;
+  role_id: string;
+  /** Id of the user who created it; kept as plain text so the account outlives that user. */
+  created_by: string;
+  created_at: string;
+}
+
+/** A registered plugin source: a plugin mounted under a tool-path namespace. */
+export interface RegistrySourcesTable {
+  id: string;
+  type: string;
+  namespace: string;
+  plugin_id: string;
+  created_at: string;
+}
+
+/** How a tool call ended. */
+export type ExecutionOutcome = 'ok' | 'error' | 'denied' | 'timeout';
+
+/**
+ * One tool call, for the audit trail. Not tied to `user` by a foreign key: the record should
+ * outlive the user it describes.
+ */
+export interface ExecutionsTable {
+  id: string;
+  user_id: string;
+  tool_path: string;
+  started_at: string;
+  duration_ms: number | null;
+  outcome: ExecutionOutcome | null;
+  /** The approval decision, when the tool asked for one. */
+  approval: string | null;
+  approved_by: string | null;
+  /** JSON of the call's arguments, secrets redacted. */
+  arguments: string;
+  error: string | null;
+}
+
+/** Where an approval request stands. */
+export type ApprovalStatus = 'pending' | 'approved' | 'denied' | 'expired';
+
+/** An approval waiting for (or decided by) the user, for clients that cannot elicit. */
+export interface ApprovalsTable {
+  id: string;
+  execution_id: string;
+  user_id: string;
+  tool_path: string;
+  message: string;
+  /** JSON of the arguments being approved. */
+  args: string;
+  status: ApprovalStatus;
+  decided_by: string | null;
+  created_at: string;
+  decided_at: string | null;
+  expires_at: string;
+}
+
+/**
+ * Every table the gateway reads or writes, as kysely sees it.
+ *
+ * @example
+ * const rows = await db.selectFrom('roles').selectAll().execute();
+ */
+export interface DatabaseSchema {
+  user: UserTable;
+  session: SessionTable;
+  account: AccountTable;
+  verification: VerificationTable;
+  rateLimit: RateLimitTable;
+  roles: RolesTable;
+  user_roles: UserRolesTable;
+  connections: ConnectionsTable;
+  mcp_endpoints: McpEndpointsTable;
+  api_tokens: ApiTokensTable;
+  service_accounts: ServiceAccountsTable;
+  registry_sources: RegistrySourcesTable;
+  executions: ExecutionsTable;
+  approvals: ApprovalsTable;
+}
+
+/** A `roles` row as read. */
+export type RoleRow = Selectable<RolesTable>;
+/** A `connections` row as read. */
+export type ConnectionRow = Selectable<ConnectionsTable>;
+/** A `connections` row as inserted. */
+export type NewConnectionRow = Insertable<ConnectionsTable>;
+/** A partial `connections` row as updated. */
+export type ConnectionRowUpdate = Updateable<ConnectionsTable>;
+/** An `mcp_endpoints` row as read. */
+export type McpEndpointRow = Selectable<McpEndpointsTable>;
+/** An `api_tokens` row as read. */
+export type ApiTokenRow = Selectable<ApiTokensTable>;
+/** A `service_accounts` row as read. */
+export type ServiceAccountRow = Selectable<ServiceAccountsTable>;
+/** A `registry_sources` row as read. */
+export type RegistrySourceRow = Selectable<RegistrySourcesTable>;
+/** An `executions` row as read. */
+export type ExecutionRow = Selectable<ExecutionsTable>;
+/** An `approvals` row as read. */
+export type ApprovalRow = Selectable<ApprovalsTable>;
+/** A `user` row as read. */
+export type UserRow = Selectable<UserTable>;

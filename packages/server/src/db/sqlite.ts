@@ -1,0 +1,85 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import { type DialectAdapter, SqliteAdapter, type SqliteDatabase, SqliteDialect } from 'kysely';
+
+/** The path that opens a private, throw-away SQLite database (tests). */
+export const SQLITE_MEMORY = ':memory:';
+
+/**
+ * Opens a SQLite file (creating its directory) and returns a kysely dialect over it.
+ *
+ * Pragmas, and why:
+ * - `journal_mode = WAL`: readers never block the single writer, so the web app stays responsive
+ *   while a tool call records its execution. Not for `:memory:`, which has no journal file.
+ * - `synchronous = FULL`: a commit (a stored secret, an approval decision) survives power loss;
+ *   WAL's usual `NORMAL` may drop the last commits.
+ * - `foreign_keys = ON`: SQLite leaves them off per connection; cascades depend on them.
+ * - `busy_timeout = 5000`: another process holding the write lock (a second `gateway` command on
+ *   the same data dir) makes us wait instead of failing at once with SQLITE_BUSY.
+ *
+ * @throws when the file cannot be created or opened.
+ */
+export function openSqliteDialect(path: string): SqliteDialect {
+  if (path !== SQLITE_MEMORY) mkdirSync(dirname(path), { recursive: true });
+  const database = new Database(path);
+  try {
+    if (path !== SQLITE_MEMORY) database.pragma('journal_mode = WAL');
+    database.pragma('synchronous = FULL');
+    database.pragma('foreign_keys = ON');
+    database.pragma('busy_timeout = 5000');
+  } catch (error) {
+    database.close();
+    throw error;
+  }
+  return new TransactionalDdlSqliteDialect({ database: withPortableParameters(database) });
+}
+
+/**
+ * better-sqlite3 refuses to bind booleans and `Date`s, which `pg` accepts. better-auth's columns
+ * hold both, so a query written once for both databases would fail on SQLite only. Binding them
+ * the way better-auth's SQLite adapter stores them (0/1, ISO 8601 text) keeps one query valid on
+ * both and keeps the stored values in better-auth's format.
+ */
+function withPortableParameters(database: Database.Database): SqliteDatabase {
+  return {
+    close: () => database.close(),
+    prepare(sql) {
+      const statement = database.prepare(sql);
+      return {
+        reader: statement.reader,
+        all: (parameters) => statement.all(portable(parameters)),
+        run: (parameters) => statement.run(portable(parameters)),
+        iterate: (parameters) => statement.iterate(portable(parameters)),
+      };
+    },
+  };
+}
+
+function portable(parameters: ReadonlyArray<unknown>): unknown[] {
+  return parameters.map((value) => {
+    if (typeof value === 'boolean') return value ? 1 : 0;
+    if (value instanceof Date) return value.toISOString();
+    return value;
+  });
+}
+
+/**
+ * SQLite runs schema changes inside transactions, but kysely's adapter says it does not, so its
+ * migrator would apply a SQLite migration statement by statement and a failure half-way would
+ * leave a half-made schema that the next start cannot migrate. Saying so lets the migrator wrap
+ * the pending migrations in one transaction, as it does on PostgreSQL. (A future migration that
+ * rebuilds a table uses `pragma defer_foreign_keys`, which works inside a transaction, instead
+ * of `pragma foreign_keys = off`, which does not.)
+ */
+class TransactionalDdlSqliteAdapter extends SqliteAdapter {
+  override get supportsTransactionalDdl(): boolean {
+    return true;
+  }
+}
+
+class TransactionalDdlSqliteDialect extends SqliteDialect {
+  override createAdapter(): DialectAdapter {
+    return new TransactionalDdlSqliteAdapter();
+  }
+}

@@ -1,0 +1,261 @@
+import type { Plugin } from '@gateway/sdk';
+import type { ServerType } from '@hono/node-server';
+import { serve } from '@hono/node-server';
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { ApprovalService, approvalRoutes } from './approvals/index.js';
+import { type AuthServices, createGatewayAuth, mountAuth } from './auth/index.js';
+import type { SessionResolver } from './auth/resolve-caller.js';
+import { createCallerResolver } from './auth/resolve-caller.js';
+import { cliTokenRoutes, mountCliPages } from './cli-auth/index.js';
+import type { Env } from './config/env.js';
+import * as envVars from './config/env.js';
+import { connectionRoutes } from './connections/routes.js';
+import { connectorRoutes } from './connectors/index.js';
+import { migrate, openDatabase } from './db/index.js';
+import { ExecutionRecorder, executionRoutes } from './executions/index.js';
+import type { AppEnv } from './http/app-env.js';
+import { errorResponse, HttpError } from './http/errors.js';
+import { createLogger, type LogSink, stdoutSink } from './http/logger.js';
+import { notFoundHandler } from './http/not-found.js';
+import { Redactor } from './http/redact.js';
+import { requestLog } from './http/request-log.js';
+import { type AnyRoute, mountRoutes } from './http/route.js';
+import { McpEndpoint, type McpOptions, mountMcp } from './mcp/index.js';
+import { mcpEndpointRoutes } from './mcp-endpoints/routes.js';
+import { openApiRoutes } from './openapi/index.js';
+import { PolicyService, policyRoutes } from './policy/index.js';
+import { loadConfig, PluginCatalog, RegistryService, registryRoutes } from './registry/index.js';
+import { rolePreviewRoutes } from './role-preview/index.js';
+import { createSecretBox } from './secrets/index.js';
+import { serviceAccountRoutes } from './service-accounts/index.js';
+import type { GatewayServices } from './services.js';
+import { teamConnectionRoutes } from './team-connections/index.js';
+import { toolStatusRoutes } from './tool-status/index.js';
+import { userRoutes } from './users/index.js';
+import { createTokenVendor } from './vending/index.js';
+import { mountWebApp } from './web/index.js';
+
+/** Options of `createGateway()`. Each beats its environment variable. */
+export interface GatewayOptions {
+  /** Plugins to load, beside those named in the config file. */
+  plugins?: readonly Plugin[];
+  /** The config file (`gateway.config.ts` or `.js`); `false` to read none. Default: looked up in `cwd`. */
+  configFile?: string | false;
+  /** Where relative paths resolve. Default `process.cwd()`. */
+  cwd?: string;
+  /** The environment to read settings from. Default `process.env`. */
+  env?: Env;
+  databaseUrl?: string;
+  dataDir?: string;
+  authSecret?: string;
+  serviceApiSecret?: string;
+  baseUrl?: string;
+  authBaseUrl?: string;
+  host?: string;
+  port?: number;
+  /** Where JSON log lines go. Default stdout. */
+  logSink?: LogSink;
+  /** Resolves the signed-in user from a request's cookies. */
+  sessionResolver?: SessionResolver;
+  /** MCP endpoint settings: tool time limit, approval timeout, allowed hosts, body size. */
+  mcp?: McpOptions;
+}
+
+/** A running (or ready to start) gateway. */
+export interface Gateway {
+  app: Hono<AppEnv>;
+  /** Every `/api` route with its contract (drives the OpenAPI document and the route test suites). */
+  routes: readonly AnyRoute[];
+  /** Answers one request, without a listening socket (what tests use). */
+  fetch(request: Request): Promise<Response>;
+  services: GatewayServices;
+  /** Listens on host and port; resolves to the address. */
+  start(): Promise<{ url: string; port: number }>;
+  /** Stops listening and closes the database. */
+  stop(): Promise<void>;
+}
+
+const MAX_BODY_BYTES = 1024 * 1024;
+
+/**
+ * Creates a gateway: opens and migrates the database, loads plugins, and builds the HTTP app.
+ *
+ * @throws when AUTH_SECRET is missing (it encrypts stored secrets) or the database cannot open.
+ * @example
+ * const gateway = await createGateway({ plugins: [notes], authSecret: process.env.AUTH_SECRET });
+ * const { url } = await gateway.start();
+ */
+export async function createGateway(options: GatewayOptions = {}): Promise<Gateway> {
+  const env = options.env ?? process.env;
+  const authSecret = options.authSecret ?? envVars.authSecret(env);
+  if (authSecret === undefined) {
+    throw new Error(
+      'AUTH_SECRET is not set: set the AUTH_SECRET environment variable or pass authSecret to createGateway()',
+    );
+  }
+  const serviceApiSecret = options.serviceApiSecret ?? envVars.serviceApiSecret(env);
+  const host = options.host ?? envVars.host(env);
+  const port = options.port ?? envVars.port(env);
+  const baseUrl = trimSlash(options.baseUrl ?? envVars.baseUrl(env) ?? `http://${host}:${port}`);
+  const authBaseUrl = trimSlash(options.authBaseUrl ?? envVars.authBaseUrl(env) ?? baseUrl);
+
+  const redactor = new Redactor([authSecret, serviceApiSecret]);
+  const logger = createLogger(options.logSink ?? stdoutSink, redactor);
+  // Before the database opens, so a bad config or plugin fails fast and leaves nothing open.
+  const config = await loadConfig({
+    cwd: options.cwd ?? process.cwd(),
+    configFile: options.configFile,
+    env,
+  });
+  const plugins = new PluginCatalog([...(options.plugins ?? []), ...config.plugins]);
+  const database = await openDatabase(
+    options.databaseUrl ?? envVars.databaseUrl(env),
+    options.dataDir ?? envVars.dataDir(env),
+  );
+  try {
+    await migrate(database);
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+
+  const core: AuthServices = {
+    env,
+    database,
+    secrets: createSecretBox(authSecret),
+    logger,
+    redactor,
+    baseUrl,
+    authBaseUrl,
+    defaultRoleId: envVars.defaultRole(env),
+    plugins,
+    policy: new PolicyService({ database, plugins, defaultRoleId: envVars.defaultRole(env) }),
+    executions: new ExecutionRecorder({ database, logger }),
+    approvals: new ApprovalService({
+      database,
+      logger,
+      postgresUrl: options.databaseUrl ?? envVars.databaseUrl(env),
+    }),
+  };
+  // One object, so the addresses start() learns reach sign-in and token vending too.
+  const auth = createGatewayAuth(core, { authSecret });
+  const services: GatewayServices = Object.assign(core, {
+    auth,
+    tokens: createTokenVendor(core, auth),
+  });
+  try {
+    await new RegistryService(services).restore();
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+
+  const resolveCaller = createCallerResolver({
+    database,
+    serviceApiSecret,
+    sessionResolver: options.sessionResolver ?? auth.sessionResolver,
+  });
+
+  // Each feature contributes its routes here.
+  const routes: AnyRoute[] = [
+    ...connectionRoutes(services),
+    ...mcpEndpointRoutes(services),
+    ...registryRoutes(services),
+    ...policyRoutes(services),
+    ...connectorRoutes(services),
+    ...teamConnectionRoutes(services),
+    ...cliTokenRoutes(services),
+    ...serviceAccountRoutes(services),
+    ...executionRoutes(services),
+    ...approvalRoutes(services),
+    ...userRoutes(services),
+    ...toolStatusRoutes(services),
+    ...rolePreviewRoutes(services),
+    ...openApiRoutes({ routes: () => routes, baseUrl: () => services.baseUrl }),
+  ];
+
+  const app = new Hono<AppEnv>();
+  app.use('*', requestLog(logger));
+  app.use(
+    '/api/*',
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: (c) =>
+        errorResponse(c, new HttpError('payload_too_large', 'The body is larger than 1 MiB')),
+    }),
+  );
+  app.use('/api/*', async (c, next) => {
+    if (!c.req.path.startsWith('/api/auth/'))
+      c.set('caller', await resolveCaller(c.req.raw.headers));
+    await next();
+  });
+
+  app.get('/healthz', async (c) => {
+    try {
+      await database.db.selectFrom('roles').select('id').limit(1).execute();
+      return c.json({ ok: true });
+    } catch {
+      return errorResponse(c, new HttpError('service_unavailable', 'The database does not answer'));
+    }
+  });
+  mountAuth(app, auth);
+  mountCliPages(app, services);
+  mountRoutes(app, routes);
+  const mcp = new McpEndpoint(services, authSecret, options.mcp);
+  mountMcp(app, mcp);
+  mountWebApp(app, services);
+
+  app.notFound(notFoundHandler(app));
+  app.onError((error, c) => {
+    if (error instanceof HttpError) return errorResponse(c, error);
+    logger.error('unhandled error', {
+      requestId: c.get('requestId'),
+      route: c.req.routePath,
+      error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+    });
+    return errorResponse(
+      c,
+      new HttpError('internal', 'Something went wrong on the server; the error is logged'),
+    );
+  });
+
+  let server: ServerType | undefined;
+  return {
+    app,
+    routes,
+    services,
+    fetch: async (request) => app.fetch(request),
+    start: () =>
+      new Promise((resolve, reject) => {
+        const listening = serve({ fetch: app.fetch, hostname: host, port }, (info) => {
+          // With port 0 the real port is known only now; derived addresses follow it.
+          if (options.baseUrl === undefined && envVars.baseUrl(env) === undefined) {
+            const derived = services.baseUrl;
+            services.baseUrl = `http://${host}:${info.port}`;
+            if (services.authBaseUrl === derived) services.authBaseUrl = services.baseUrl;
+          }
+          resolve({ url: services.baseUrl, port: info.port });
+        });
+        listening.once('error', reject);
+        server = listening;
+      }),
+    stop: async () => {
+      // First, so open MCP streams (2025 sessions, calls waiting for approval) do not hold the
+      // listening socket open.
+      await mcp.close();
+      if (server) {
+        const closing = server;
+        server = undefined;
+        await new Promise<void>((resolve) => closing.close(() => resolve()));
+      }
+      await services.approvals.close();
+      await services.executions.close();
+      await database.close();
+    },
+  };
+}
+
+function trimSlash(url: string): string {
+  return url.replace(/\/+$/, '');
+}

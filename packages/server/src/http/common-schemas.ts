@@ -1,0 +1,12 @@
+import { z } from 'zod';
+
+/** A user id as routes take it (better-auth ids are opaque strings, not always UUIDs). */
+export const userIdSchema = z.string().min(1).max(200).meta({ description: 'The user acted for' });
+
+/** The `?userId=` query of the routes that act for one user. */
+export const userIdQuery = z.object({ userId: userIdSchema }).strict();
+
+/** Answer of the delete routes: every id removed. */
+export const deletedSchema = z.object({
+  deleted: z.array(z.uuid()).meta({ description: 'The ids deleted, the addressed one first' }),
+});

@@ -1,0 +1,66 @@
+import type { Context } from 'hono';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+
+/** The error codes of the HTTP contract, each with its status. */
+export const errorCodes = {
+  bad_request: 400,
+  validation_failed: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  conflict: 409,
+  payload_too_large: 413,
+  rate_limited: 429,
+  internal: 500,
+  service_unavailable: 503,
+} as const satisfies Record<string, ContentfulStatusCode>;
+
+export type ErrorCode = keyof typeof errorCodes;
+
+/** The JSON body of every non-2xx answer. */
+export interface ErrorBody {
+  error: { code: ErrorCode; message: string; details?: unknown };
+}
+
+/**
+ * An error that becomes an HTTP answer with its code's status and the JSON error body. Messages
+ * are written for the caller: they never hold a secret, a token or a stack.
+ *
+ * @example
+ * throw new HttpError('not_found', `No connection ${id}`);
+ */
+export class HttpError extends Error {
+  readonly code: ErrorCode;
+  readonly details: unknown;
+
+  constructor(code: ErrorCode, message: string, details?: unknown) {
+    super(message);
+    this.name = 'HttpError';
+    this.code = code;
+    this.details = details;
+  }
+
+  get status(): ContentfulStatusCode {
+    return errorCodes[this.code];
+  }
+
+  toBody(): ErrorBody {
+    return {
+      error: {
+        code: this.code,
+        message: this.message,
+        ...(this.details === undefined ? {} : { details: this.details }),
+      },
+    };
+  }
+}
+
+/** Answers `c` with the error body of `error`, plus any extra headers. */
+export function errorResponse(
+  c: Context,
+  error: HttpError,
+  headers?: Record<string, string>,
+): Response {
+  return c.json(error.toBody(), error.status, headers);
+}

@@ -1,0 +1,51 @@
+/**
+ * Scrubs secrets from anything headed for a log line: values of fields named like secrets,
+ * gateway tokens, bearer credentials, and every secret the server was configured with.
+ */
+const SECRET_KEY =
+  /secret|token|password|passwd|authorization|cookie|api[-_]?key|^key$|credential/i;
+const TOKEN_PATTERNS = [
+  /gw_(?:mcp|cli|sa)_[A-Za-z0-9]{8,}/g,
+  /\b(?:Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}/gi,
+  /\b(?:sk|pk|rk)-[A-Za-z0-9_-]{16,}/g,
+  /\bgh[pousr]_[A-Za-z0-9]{20,}/g,
+  /\bya29\.[A-Za-z0-9._-]{10,}/g,
+  /\beyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}/g,
+];
+export const REDACTED = '[redacted]';
+
+export class Redactor {
+  private readonly secrets = new Set<string>();
+
+  constructor(secrets: Iterable<string | undefined> = []) {
+    for (const secret of secrets) this.addSecret(secret);
+  }
+
+  /** Adds a literal value to scrub wherever it appears. Short values are ignored (too common). */
+  addSecret(secret: string | undefined): void {
+    if (secret !== undefined && secret.length >= 8) this.secrets.add(secret);
+  }
+
+  /** Scrubs a string. */
+  text(value: string): string {
+    let out = value;
+    for (const secret of this.secrets) out = out.split(secret).join(REDACTED);
+    for (const pattern of TOKEN_PATTERNS) out = out.replace(pattern, REDACTED);
+    return out;
+  }
+
+  /** Scrubs a JSON-like value: secret-named fields entirely, every string by pattern. */
+  value(input: unknown, depth = 0): unknown {
+    if (typeof input === 'string') return this.text(input);
+    if (depth > 8 || input === null || typeof input !== 'object') return input;
+    if (Array.isArray(input)) return input.map((item) => this.value(item, depth + 1));
+    const out: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(input)) {
+      out[key] =
+        SECRET_KEY.test(key) && item !== null && item !== undefined
+          ? REDACTED
+          : this.value(item, depth + 1);
+    }
+    return out;
+  }
+}

@@ -1,0 +1,28 @@
+import type { MiddlewareHandler } from 'hono';
+import { callerUserId } from '../auth/caller.js';
+import type { AppEnv } from './app-env.js';
+import type { ServerLogger } from './logger.js';
+
+/**
+ * Logs one line per request: method, route, status, duration and user id. The route is the
+ * matched pattern (`/mcp/:token`), never the raw path, so tokens in URLs stay out of the log.
+ */
+export function requestLog(logger: ServerLogger): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const started = performance.now();
+    const requestId = crypto.randomUUID();
+    c.set('requestId', requestId);
+    c.set('caller', { kind: 'anonymous' });
+    await next();
+    const caller = c.get('caller');
+    const route = c.req.routePath;
+    logger.info('request', {
+      requestId,
+      method: c.req.method,
+      route: route === '/*' || route === '*' ? '(unmatched)' : route,
+      status: c.res.status,
+      durationMs: Math.round((performance.now() - started) * 100) / 100,
+      userId: callerUserId(caller) ?? (caller.kind === 'anonymous' ? undefined : caller.kind),
+    });
+  };
+}

@@ -1,0 +1,138 @@
+import type { Hono } from 'hono';
+import { z } from 'zod';
+import { requireAdmin, requireCaller, requireService } from '../auth/access.js';
+import type { AppContext, AppEnv } from './app-env.js';
+import { HttpError } from './errors.js';
+
+/** Who may call a route, as documented in the API reference. */
+export type Access = 'public' | 'user' | 'admin' | 'service' | 'service-or-admin';
+
+/** One documented answer of a route. */
+export interface RouteResponse {
+  description: string;
+  schema?: z.ZodType;
+}
+
+/** A route: its contract (validated input, documented answers) and its handler. */
+export interface RouteDefinition<TBody, TQuery, TParams> {
+  method: 'get' | 'post' | 'put' | 'delete';
+  /** Hono path syntax, e.g. `/api/connections/:id`. */
+  path: string;
+  summary: string;
+  tag: string;
+  access: Access;
+  body?: z.ZodType<TBody>;
+  query?: z.ZodType<TQuery>;
+  params?: z.ZodType<TParams>;
+  responses: Record<number, RouteResponse>;
+  handler: (
+    c: AppContext,
+    input: { body: TBody; query: TQuery; params: TParams },
+  ) => Response | Promise<Response>;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: a table holds routes of every input type
+export type AnyRoute = RouteDefinition<any, any, any>;
+
+/**
+ * Declares a route. The same zod schemas validate requests and generate the OpenAPI document, so
+ * the two never drift.
+ */
+export function defineRoute<TBody = undefined, TQuery = undefined, TParams = undefined>(
+  route: RouteDefinition<TBody, TQuery, TParams>,
+): RouteDefinition<TBody, TQuery, TParams> {
+  return route;
+}
+
+/** Zod issues as they go into `details` of a `validation_failed` answer. */
+export function issueDetails(error: z.ZodError): { path: string; message: string }[] {
+  return error.issues.map((issue) => ({
+    path: issue.path.map(String).join('.'),
+    message: issue.message,
+  }));
+}
+
+/** Paths of every string holding U+0000, which PostgreSQL text cannot store. */
+function nulPaths(value: unknown, path: string[] = [], depth = 0): string[] {
+  if (typeof value === 'string') return value.includes('\u0000') ? [path.join('.')] : [];
+  if (depth > 64 || value === null || typeof value !== 'object') return [];
+  return Object.entries(value).flatMap(([key, item]) => [
+    ...(key.includes('\u0000') ? [[...path, key].join('.')] : []),
+    ...nulPaths(item, [...path, key], depth + 1),
+  ]);
+}
+
+function parseWith<T>(schema: z.ZodType<T>, value: unknown, where: string): T {
+  // Refused on every database alike, so SQLite and PostgreSQL answer the same.
+  const nul = nulPaths(value);
+  if (nul.length > 0) {
+    throw new HttpError(
+      'validation_failed',
+      `Invalid ${where}`,
+      nul.map((path) => ({ path, message: 'must not contain the NUL character (U+0000)' })),
+    );
+  }
+  const result = schema.safeParse(value);
+  if (!result.success) {
+    throw new HttpError('validation_failed', `Invalid ${where}`, issueDetails(result.error));
+  }
+  return result.data;
+}
+
+async function readJsonBody(c: AppContext): Promise<unknown> {
+  const text = await c.req.text();
+  if (text.trim() === '') return undefined;
+  const type = c.req.header('content-type') ?? '';
+  if (!/^application\/([\w.+-]+\+)?json\b/i.test(type)) {
+    throw new HttpError('bad_request', 'Send the body as JSON with Content-Type: application/json');
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new HttpError('bad_request', 'The body is not valid JSON');
+  }
+}
+
+/** Single values as strings, repeated keys as arrays (which then fail a string schema). */
+function readQuery(c: AppContext): Record<string, string | string[]> {
+  const query: Record<string, string | string[]> = {};
+  for (const [key, values] of Object.entries(c.req.queries())) {
+    query[key] = values.length === 1 ? (values[0] as string) : values;
+  }
+  return query;
+}
+
+/**
+ * Checks the caller against the route's declared access before anything else, so a caller
+ * without the right to use a route learns nothing from validating input against it (401/403
+ * before 400). Per-user checks that need the parsed `userId` stay in the handlers.
+ */
+function checkAccess(c: AppContext, access: Access): void {
+  if (access === 'public') return;
+  if (access === 'service') requireService(c);
+  else if (access === 'admin' || access === 'service-or-admin') requireAdmin(c);
+  else requireCaller(c);
+}
+
+/** Mounts `routes` on `app`: access first, then each request's input against the route's schemas. */
+export function mountRoutes(app: Hono<AppEnv>, routes: readonly AnyRoute[]): void {
+  for (const route of routes) {
+    app.on(route.method.toUpperCase(), route.path, async (c) => {
+      checkAccess(c, route.access);
+      const params = route.params
+        ? parseWith(route.params, c.req.param(), 'path parameters')
+        : undefined;
+      const query = route.query ? parseWith(route.query, readQuery(c), 'query') : undefined;
+      let body: unknown;
+      if (route.body) {
+        const raw = await readJsonBody(c);
+        if (raw === undefined) throw new HttpError('bad_request', 'This route needs a JSON body');
+        body = parseWith(route.body, raw, 'body');
+      }
+      return route.handler(c, { body, query, params });
+    });
+  }
+}
+
+/** The empty query schema, rejecting unknown parameters like every other schema. */
+export const noQuery = z.object({}).strict();

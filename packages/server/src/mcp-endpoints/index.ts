@@ -1,0 +1,12 @@
+export { mcpEndpointRoutes } from './routes.js';
+export {
+  type CreatedEndpoint,
+  type CreateEndpointResult,
+  createEndpoint,
+  deleteEndpoint,
+  type EndpointListItem,
+  type EndpointOwner,
+  findEndpointByToken,
+  listEndpoints,
+  type NewEndpoint,
+} from './store.js';

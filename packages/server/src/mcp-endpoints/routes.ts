@@ -1,0 +1,21 @@
+import type { AnyRoute } from '../http/route.js';
+import type { GatewayServices } from '../services.js';
+import { createEndpointRoute } from './create-endpoint.js';
+import { deleteEndpointRoute } from './delete-endpoint.js';
+import { listEndpointsRoute } from './list-endpoints.js';
+
+/**
+ * The `/api/connections/mcp-endpoints` routes: create, list and delete per-user MCP endpoints.
+ * Their paths never reach a `/api/connections/:id` route: no such route shares both method and
+ * segment count with them, and those routes answer 404 to an id that is not a UUID.
+ *
+ * @example
+ * const routes: AnyRoute[] = [...mcpEndpointRoutes(services)];
+ */
+export function mcpEndpointRoutes(services: GatewayServices): AnyRoute[] {
+  return [
+    createEndpointRoute(services),
+    listEndpointsRoute(services),
+    deleteEndpointRoute(services),
+  ];
+}

@@ -1,0 +1,175 @@
+import type { Kysely } from 'kysely';
+import type { DatabaseSchema } from '../db/index.js';
+import { lockUser } from '../db/locks.js';
+import { generateToken, hashToken, maskToken } from '../secrets/index.js';
+
+/** What {@link createEndpoint} stores. */
+export interface NewEndpoint {
+  userId: string;
+  name: string;
+  description?: string | undefined;
+  /** When it was created; now unless given (tests pin it to check ordering). */
+  now?: Date;
+}
+
+/** A new endpoint with its raw token: the only time the token exists outside the client. */
+export interface CreatedEndpoint {
+  id: string;
+  name: string;
+  /** `gw_mcp_` and 40 base62 characters. Only its SHA-256 hash is stored. */
+  token: string;
+  createdAt: string;
+}
+
+/** The outcome of {@link createEndpoint}. */
+export type CreateEndpointResult =
+  | { ok: true; endpoint: CreatedEndpoint }
+  | { ok: false; problem: 'user_not_found' | 'duplicate' };
+
+/** An endpoint as listed: the token masked, never raw or hashed. */
+export interface EndpointListItem {
+  id: string;
+  name: string;
+  description: string | null;
+  maskedToken: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+}
+
+/** Who an MCP token belongs to. */
+export interface EndpointOwner {
+  /** The endpoint's id. */
+  id: string;
+  /** The user the endpoint acts for. */
+  userId: string;
+}
+
+const MCP_TOKEN_PREFIX = 'gw_mcp_';
+
+/**
+ * Makes a user an MCP endpoint with a fresh `gw_mcp_` token, storing only the token's hash and
+ * masked form. Names are unique per user (checked in the same transaction as the insert).
+ *
+ * @example
+ * const result = await createEndpoint(db, { userId, name: 'Claude Desktop' });
+ * if (result.ok) show(result.endpoint.token); // once: it cannot be read back
+ *
+ * @throws the database's error when a query fails; nothing is stored then.
+ */
+export async function createEndpoint(
+  db: Kysely<DatabaseSchema>,
+  input: NewEndpoint,
+): Promise<CreateEndpointResult> {
+  return db.transaction().execute(async (trx): Promise<CreateEndpointResult> => {
+    if (!(await lockUser(trx, input.userId))) return { ok: false, problem: 'user_not_found' };
+    const duplicate = await trx
+      .selectFrom('mcp_endpoints')
+      .select('id')
+      .where('user_id', '=', input.userId)
+      .where('name', '=', input.name)
+      .executeTakeFirst();
+    if (duplicate) return { ok: false, problem: 'duplicate' };
+
+    const token = generateToken('mcp');
+    const endpoint: CreatedEndpoint = {
+      id: crypto.randomUUID(),
+      name: input.name,
+      token,
+      createdAt: (input.now ?? new Date()).toISOString(),
+    };
+    await trx
+      .insertInto('mcp_endpoints')
+      .values({
+        id: endpoint.id,
+        user_id: input.userId,
+        name: input.name,
+        description: input.description ?? null,
+        token_hash: hashToken(token),
+        masked_token: maskToken(token),
+        created_at: endpoint.createdAt,
+        last_used_at: null,
+      })
+      .execute();
+    return { ok: true, endpoint };
+  });
+}
+
+/**
+ * The user's MCP endpoints, oldest first (ties broken by id), tokens masked.
+ *
+ * @example
+ * const endpoints = await listEndpoints(db, userId);
+ */
+export async function listEndpoints(
+  db: Kysely<DatabaseSchema>,
+  userId: string,
+): Promise<EndpointListItem[]> {
+  const rows = await db
+    .selectFrom('mcp_endpoints')
+    .select(['id', 'name', 'description', 'masked_token', 'created_at', 'last_used_at'])
+    .where('user_id', '=', userId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+  return rows.map((row) => ({
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    maskedToken: row.masked_token,
+    createdAt: row.created_at,
+    lastUsedAt: row.last_used_at,
+  }));
+}
+
+/**
+ * Deletes the user's endpoint `id`; its token stops working at once. Returns `[id]`, or an empty
+ * list when there is no such endpoint among the user's.
+ *
+ * @example
+ * const deleted = await deleteEndpoint(db, userId, endpointId); // [endpointId]
+ */
+export async function deleteEndpoint(
+  db: Kysely<DatabaseSchema>,
+  userId: string,
+  id: string,
+): Promise<string[]> {
+  const result = await db
+    .deleteFrom('mcp_endpoints')
+    .where('id', '=', id)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+  return result.numDeletedRows > 0n ? [id] : [];
+}
+
+/**
+ * Finds the endpoint a raw MCP token belongs to, by the token's SHA-256 hash; undefined for an
+ * unknown or deleted token. Records the use in `last_used_at` without waiting for that write:
+ * the time is informational and must not slow down or fail an MCP request.
+ *
+ * @example
+ * const owner = await findEndpointByToken(db, bearerToken);
+ * if (!owner) throw new HttpError('unauthorized', 'Unknown MCP token');
+ *
+ * @throws the database's error when the lookup fails.
+ */
+export async function findEndpointByToken(
+  db: Kysely<DatabaseSchema>,
+  token: string,
+): Promise<EndpointOwner | undefined> {
+  // Nothing else can match, so spare the database a lookup (and keep other tokens' hashes out
+  // of its query log).
+  if (!token.startsWith(MCP_TOKEN_PREFIX)) return undefined;
+  const row = await db
+    .selectFrom('mcp_endpoints')
+    .select(['id', 'user_id'])
+    .where('token_hash', '=', hashToken(token))
+    .executeTakeFirst();
+  if (!row) return undefined;
+  void db
+    .updateTable('mcp_endpoints')
+    .set({ last_used_at: new Date().toISOString() })
+    .where('id', '=', row.id)
+    .execute()
+    .catch(() => {});
+  return { id: row.id, userId: row.user_id };
+}

@@ -1,0 +1,24 @@
+import { requireCaller } from '../auth/access.js';
+import { defineRoute, noQuery } from '../http/route.js';
+import type { GatewayServices } from '../services.js';
+import { roleListSchema } from './schemas.js';
+
+/** `GET /api/policy/roles`: every role. */
+export function listRolesRoute(services: GatewayServices) {
+  return defineRoute({
+    method: 'get',
+    path: '/api/policy/roles',
+    summary: 'List roles',
+    tag: 'Policy',
+    access: 'user',
+    query: noQuery,
+    responses: {
+      200: { description: 'Every role, sorted by id (possibly none)', schema: roleListSchema },
+      401: { description: 'No credentials' },
+    },
+    async handler(c) {
+      requireCaller(c);
+      return c.json({ roles: await services.policy.listRoles() });
+    },
+  });
+}

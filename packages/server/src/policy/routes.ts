@@ -1,0 +1,25 @@
+import type { AnyRoute } from '../http/route.js';
+import type { GatewayServices } from '../services.js';
+import { assignRoleRoute } from './assign-role.js';
+import { createRoleRoute } from './create-role.js';
+import { deleteRoleRoute } from './delete-role.js';
+import { listRolesRoute } from './list-roles.js';
+import { resolveToolsRoute } from './resolve-tools.js';
+import { updateRoleRoute } from './update-role.js';
+
+/**
+ * The `/api/policy` routes: roles, role assignment and tool resolution.
+ *
+ * @example
+ * const routes: AnyRoute[] = [...policyRoutes(services)];
+ */
+export function policyRoutes(services: GatewayServices): AnyRoute[] {
+  return [
+    listRolesRoute(services),
+    createRoleRoute(services),
+    updateRoleRoute(services),
+    deleteRoleRoute(services),
+    assignRoleRoute(services),
+    resolveToolsRoute(services),
+  ];
+}

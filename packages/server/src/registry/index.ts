@@ -1,0 +1,23 @@
+export {
+  CONFIG_FILE_NAMES,
+  ConfigError,
+  type LoadConfigOptions,
+  type LoadedConfig,
+  loadConfig,
+} from './load-config.js';
+export {
+  type CatalogListener,
+  type JsonSchema,
+  type MountedTool,
+  type MountSource,
+  PluginCatalog,
+  PluginCatalogError,
+  type PluginCatalogErrorReason,
+} from './plugin-catalog.js';
+export {
+  type RegisterSourceInput,
+  RegistryService,
+  type RegistrySource,
+  type RegistrySourceStatus,
+} from './registry-service.js';
+export { registryRoutes } from './routes.js';

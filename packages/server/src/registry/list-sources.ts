@@ -1,0 +1,27 @@
+import { requireAdmin } from '../auth/access.js';
+import { defineRoute, noQuery } from '../http/route.js';
+import type { GatewayServices } from '../services.js';
+import { RegistryService } from './registry-service.js';
+import { sourceListSchema } from './schemas.js';
+
+/** `GET /api/registry/sources`: every stored registration and what it serves here. */
+export function listSourcesRoute(services: GatewayServices) {
+  const registry = new RegistryService(services);
+  return defineRoute({
+    method: 'get',
+    path: '/api/registry/sources',
+    summary: 'List registered plugin sources',
+    tag: 'Registry',
+    access: 'service-or-admin',
+    query: noQuery,
+    responses: {
+      200: { description: 'Every registration, oldest first', schema: sourceListSchema },
+      401: { description: 'No credentials' },
+      403: { description: 'Neither an admin nor the service secret' },
+    },
+    async handler(c) {
+      requireAdmin(c);
+      return c.json({ sources: await registry.list() });
+    },
+  });
+}

@@ -1,0 +1,366 @@
+import {
+  definePlugin,
+  formatProblem,
+  isPlugin,
+  type Plugin,
+  type Tool,
+  validatePlugin,
+} from '@gateway/sdk';
+import { z } from 'zod';
+
+/** A JSON Schema document, as generated from a tool's zod schema. */
+export type JsonSchema = { [key: string]: unknown };
+
+/** A registration that mounts a loaded plugin under a tool-path namespace. */
+export interface MountSource {
+  /** The registration's id (`registry_sources.id`). */
+  id: string;
+  /** The namespace every tool path of the plugin must start with (`<namespace>.`). */
+  namespace: string;
+  /** The loaded plugin being mounted. */
+  pluginId: string;
+}
+
+/**
+ * A tool as the gateway serves it: the tool itself plus everything computed from it once, when
+ * its plugin is mounted, so listing tools (MCP `tools/list`, policy resolve) never regenerates a
+ * JSON Schema per request.
+ */
+export interface MountedTool {
+  path: string;
+  name: string;
+  description: string;
+  destructive: boolean;
+  authProvider?: string;
+  pluginId: string;
+  /** The registration that mounted the tool. */
+  sourceId: string;
+  namespace: string;
+  serviceAccountAllowed: boolean;
+  /** JSON Schema of what a caller sends (`z.toJSONSchema(inputSchema, { io: 'input' })`). */
+  inputJsonSchema: JsonSchema;
+  /** JSON Schema of the structured result, when the tool declares `outputSchema`. */
+  outputJsonSchema?: JsonSchema;
+  /** The tool definition, with its handler and zod schemas. */
+  tool: Tool;
+}
+
+/** Why a plugin could not be loaded or mounted. */
+export type PluginCatalogErrorReason =
+  | 'invalid_plugin'
+  | 'duplicate_plugin'
+  | 'unknown_plugin'
+  | 'duplicate_source'
+  | 'namespace_taken'
+  | 'path_outside_namespace'
+  | 'unrepresentable_schema';
+
+/**
+ * Thrown by {@link PluginCatalog} when a plugin cannot be loaded or mounted. `details` lists the
+ * offending items (tool paths, problems) so the HTTP layer can pass them on.
+ */
+export class PluginCatalogError extends Error {
+  readonly reason: PluginCatalogErrorReason;
+  readonly details: readonly string[];
+
+  constructor(reason: PluginCatalogErrorReason, message: string, details: readonly string[] = []) {
+    super(message);
+    this.name = 'PluginCatalogError';
+    this.reason = reason;
+    this.details = details;
+  }
+}
+
+/** Called after every change of the mounted tools, with the catalog's new version. */
+export type CatalogListener = (version: number) => void;
+
+interface Mount {
+  source: MountSource;
+  tools: readonly MountedTool[];
+}
+
+// Keyed by the tool object, so unmounting and mounting again never regenerates a JSON Schema.
+const schemaCache = new WeakMap<Tool, { input: JsonSchema; output?: JsonSchema }>();
+
+/**
+ * The plugins a gateway has loaded, and the tools it serves: those of the plugins mounted by a
+ * registration. Every change of the mounted tools bumps {@link PluginCatalog.version} and tells
+ * the listeners, so caches (policy resolve) and MCP sessions can react.
+ *
+ * @example
+ * const catalog = new PluginCatalog([weather]);
+ * catalog.mount({ id: 'weather', namespace: 'weather', pluginId: 'weather' });
+ * catalog.tool('weather.forecast.get')?.inputJsonSchema;
+ */
+export class PluginCatalog {
+  readonly #plugins = new Map<string, Plugin>();
+  readonly #mounts = new Map<string, Mount>();
+  readonly #byPath = new Map<string, MountedTool>();
+  readonly #listeners = new Set<CatalogListener>();
+  #tools: readonly MountedTool[] = [];
+  #version = 0;
+
+  /**
+   * @throws PluginCatalogError when a plugin is invalid or two plugins share an id.
+   */
+  constructor(plugins: readonly unknown[] = []) {
+    for (const plugin of plugins) this.load(plugin);
+  }
+
+  /**
+   * Loads a plugin (a `definePlugin()` result, or a plain object passing `validatePlugin()`),
+   * without mounting it. Loading the very same plugin object twice is a no-op.
+   *
+   * @throws PluginCatalogError `invalid_plugin` listing every problem, or `duplicate_plugin`
+   * when another plugin has the same id.
+   */
+  load(candidate: unknown): Plugin {
+    const plugin = validated(candidate);
+    const existing = this.#plugins.get(plugin.id);
+    if (existing === plugin) return plugin;
+    if (existing !== undefined) {
+      throw new PluginCatalogError(
+        'duplicate_plugin',
+        `Two plugins have the id "${plugin.id}"; plugin ids must be unique`,
+        [plugin.id],
+      );
+    }
+    this.#plugins.set(plugin.id, plugin);
+    return plugin;
+  }
+
+  /**
+   * Replaces a loaded plugin with a new version of itself (same id), re-mounting every
+   * registration of it with the new tools. What `gateway dev` calls when a plugin's files change.
+   * All or nothing: when the new version cannot be mounted, the old one stays.
+   *
+   * @throws PluginCatalogError `invalid_plugin`, `unknown_plugin` when no plugin has its id, or
+   * what {@link PluginCatalog.check} throws for one of its registrations.
+   */
+  replace(candidate: unknown): Plugin {
+    const plugin = validated(candidate);
+    const previous = this.#plugins.get(plugin.id);
+    if (previous === undefined) {
+      throw new PluginCatalogError('unknown_plugin', `No plugin "${plugin.id}" is loaded`, [
+        plugin.id,
+      ]);
+    }
+    const remounts = [...this.#mounts.values()]
+      .filter((mount) => mount.source.pluginId === plugin.id)
+      .map((mount) => {
+        assertInNamespace(plugin, mount.source.namespace);
+        const tools = plugin.tools
+          .map((tool) => mountedTool(tool, plugin, mount.source))
+          .sort(byPath);
+        return { source: mount.source, tools, old: mount.tools };
+      });
+    this.#plugins.set(plugin.id, plugin);
+    for (const { source, tools, old } of remounts) {
+      for (const tool of old) this.#byPath.delete(tool.path);
+      this.#mounts.set(source.id, { source, tools });
+      for (const tool of tools) this.#byPath.set(tool.path, tool);
+    }
+    if (remounts.length > 0) this.#changed();
+    return plugin;
+  }
+
+  /** The loaded plugin with this id. */
+  plugin(id: string): Plugin | undefined {
+    return this.#plugins.get(id);
+  }
+
+  /** Every loaded plugin, mounted or not, in load order. */
+  plugins(): readonly Plugin[] {
+    return [...this.#plugins.values()];
+  }
+
+  /** Bumped on every mount and unmount. */
+  get version(): number {
+    return this.#version;
+  }
+
+  /**
+   * Checks that `source` can be mounted and returns the tools it would mount, without mounting
+   * anything. {@link PluginCatalog.mount} runs the same checks.
+   *
+   * @throws PluginCatalogError `unknown_plugin`, `duplicate_source`, `namespace_taken`,
+   * `path_outside_namespace` (details: the paths) or `unrepresentable_schema`.
+   */
+  check(source: MountSource): readonly MountedTool[] {
+    const plugin = this.#plugins.get(source.pluginId);
+    if (plugin === undefined) {
+      throw new PluginCatalogError('unknown_plugin', `No plugin "${source.pluginId}" is loaded`, [
+        source.pluginId,
+      ]);
+    }
+    if (this.#mounts.has(source.id)) {
+      throw new PluginCatalogError(
+        'duplicate_source',
+        `A source "${source.id}" is already mounted`,
+        [source.id],
+      );
+    }
+    for (const mount of this.#mounts.values()) {
+      if (mount.source.namespace === source.namespace) {
+        throw new PluginCatalogError(
+          'namespace_taken',
+          `The namespace "${source.namespace}" is already mounted by source "${mount.source.id}"`,
+          [mount.source.id],
+        );
+      }
+    }
+    assertInNamespace(plugin, source.namespace);
+    return plugin.tools.map((tool) => mountedTool(tool, plugin, source)).sort(byPath);
+  }
+
+  /**
+   * Mounts a loaded plugin under `source.namespace` and tells the listeners. Returns the
+   * mounted tools, sorted by path.
+   *
+   * @throws PluginCatalogError as {@link PluginCatalog.check} does; nothing changes then.
+   */
+  mount(source: MountSource): readonly MountedTool[] {
+    const tools = this.check(source);
+    this.#mounts.set(source.id, { source: { ...source }, tools });
+    for (const tool of tools) this.#byPath.set(tool.path, tool);
+    this.#changed();
+    return tools;
+  }
+
+  /** Unmounts a registration's tools; returns whether it was mounted. */
+  unmount(sourceId: string): boolean {
+    const mount = this.#mounts.get(sourceId);
+    if (mount === undefined) return false;
+    this.#mounts.delete(sourceId);
+    for (const tool of mount.tools) this.#byPath.delete(tool.path);
+    this.#changed();
+    return true;
+  }
+
+  /** Whether a registration is mounted. */
+  isMounted(sourceId: string): boolean {
+    return this.#mounts.has(sourceId);
+  }
+
+  /** The paths a mounted registration serves (empty when it is not mounted). */
+  pathsOf(sourceId: string): string[] {
+    return this.#mounts.get(sourceId)?.tools.map((tool) => tool.path) ?? [];
+  }
+
+  /** Every mounted tool, sorted by path. The array is shared and frozen: do not copy per request. */
+  tools(): readonly MountedTool[] {
+    return this.#tools;
+  }
+
+  /** The mounted tool at `path`. */
+  tool(path: string): MountedTool | undefined {
+    return this.#byPath.get(path);
+  }
+
+  /**
+   * Calls `listener` after every change of the mounted tools.
+   *
+   * @returns a function that removes the listener.
+   */
+  onChange(listener: CatalogListener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  #changed(): void {
+    this.#tools = Object.freeze([...this.#byPath.values()].sort(byPath));
+    this.#version += 1;
+    for (const listener of this.#listeners) listener(this.#version);
+  }
+}
+
+// Code-unit order, not locale order: the same on every machine.
+function byPath(a: { path: string }, b: { path: string }): number {
+  return a.path < b.path ? -1 : a.path > b.path ? 1 : 0;
+}
+
+function mountedTool(tool: Tool, plugin: Plugin, source: MountSource): MountedTool {
+  const schemas = jsonSchemasOf(tool);
+  return Object.freeze({
+    path: tool.path,
+    name: tool.name,
+    description: tool.description,
+    destructive: tool.destructive === true,
+    ...(tool.authProvider === undefined ? {} : { authProvider: tool.authProvider }),
+    pluginId: plugin.id,
+    sourceId: source.id,
+    namespace: source.namespace,
+    serviceAccountAllowed: tool.serviceAccountAllowed === true,
+    inputJsonSchema: schemas.input,
+    ...(schemas.output === undefined ? {} : { outputJsonSchema: schemas.output }),
+    tool,
+  });
+}
+
+function jsonSchemasOf(tool: Tool): { input: JsonSchema; output?: JsonSchema } {
+  const cached = schemaCache.get(tool);
+  if (cached !== undefined) return cached;
+  const schemas = {
+    input: toJsonSchema(tool, 'inputSchema', tool.inputSchema, 'input'),
+    ...(tool.outputSchema === undefined
+      ? {}
+      : { output: toJsonSchema(tool, 'outputSchema', tool.outputSchema, 'output') }),
+  };
+  schemaCache.set(tool, schemas);
+  return schemas;
+}
+
+function toJsonSchema(
+  tool: Tool,
+  field: string,
+  schema: z.ZodType,
+  io: 'input' | 'output',
+): JsonSchema {
+  try {
+    return deepFreeze(z.toJSONSchema(schema, { io }) as JsonSchema);
+  } catch (error) {
+    // A schema MCP clients cannot read (e.g. z.date()) must fail the mount, not every tools/list.
+    const reason = error instanceof Error ? error.message : String(error);
+    const detail = `${tool.path}: ${field} cannot be represented as JSON Schema (${reason})`;
+    throw new PluginCatalogError('unrepresentable_schema', detail, [detail]);
+  }
+}
+
+// Shared by every caller, so a route or MCP session must not be able to edit it in place.
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}
+
+/** The plugin `candidate` is, once `validatePlugin()` accepts it. */
+function validated(candidate: unknown): Plugin {
+  const problems = validatePlugin(candidate);
+  if (problems.length > 0) {
+    const lines = problems.map(formatProblem);
+    throw new PluginCatalogError(
+      'invalid_plugin',
+      `Invalid plugin:\n  - ${lines.join('\n  - ')}`,
+      lines,
+    );
+  }
+  // validatePlugin accepted it, so definePlugin cannot throw; it adds the plugin marker.
+  return isPlugin(candidate)
+    ? candidate
+    : definePlugin(candidate as Parameters<typeof definePlugin>[0]);
+}
+
+/** Checks every tool path of `plugin` starts with `<namespace>.`. */
+function assertInNamespace(plugin: Plugin, namespace: string): void {
+  const prefix = `${namespace}.`;
+  const outside = plugin.tools.filter((tool) => !tool.path.startsWith(prefix)).map((t) => t.path);
+  if (outside.length > 0) {
+    throw new PluginCatalogError(
+      'path_outside_namespace',
+      `Every tool path must start with "${prefix}"; these do not: ${outside.join(', ')}`,
+      outside,
+    );
+  }
+}

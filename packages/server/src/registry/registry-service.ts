@@ -1,0 +1,216 @@
+import type { GatewayDatabase, RegistrySourceRow } from '../db/index.js';
+import { HttpError } from '../http/errors.js';
+import type { ServerLogger } from '../http/logger.js';
+import {
+  type PluginCatalog,
+  PluginCatalogError,
+  type PluginCatalogErrorReason,
+} from './plugin-catalog.js';
+
+/** A stored registration, as the registry routes answer it. */
+export interface RegistrySource {
+  id: string;
+  type: 'plugin';
+  namespace: string;
+  pluginId: string;
+  /** ISO 8601 timestamp. */
+  createdAt: string;
+}
+
+/** A registration with what it serves on this instance. */
+export interface RegistrySourceStatus extends RegistrySource {
+  /** False when its plugin is not loaded here (the registration is kept, its tools are not served). */
+  mounted: boolean;
+  /** The tool paths it serves. */
+  tools: string[];
+}
+
+/** What registering a plugin source takes. */
+export interface RegisterSourceInput {
+  type: 'plugin';
+  id: string;
+  namespace: string;
+  pluginId: string;
+}
+
+const statusOf: Record<PluginCatalogErrorReason, 'bad_request' | 'not_found' | 'conflict'> = {
+  invalid_plugin: 'bad_request',
+  duplicate_plugin: 'conflict',
+  unknown_plugin: 'not_found',
+  duplicate_source: 'conflict',
+  namespace_taken: 'conflict',
+  path_outside_namespace: 'bad_request',
+  unrepresentable_schema: 'bad_request',
+};
+
+/**
+ * Plugin source registrations: stored in `registry_sources` and mounted in the
+ * {@link PluginCatalog}, so the tools a registration mounts come back after a restart.
+ *
+ * @example
+ * const registry = new RegistryService({ database, plugins: catalog, logger });
+ * await registry.restore();
+ * await registry.register({ type: 'plugin', id: 'notes', namespace: 'notes', pluginId: 'notes' });
+ */
+export class RegistryService {
+  readonly #database: GatewayDatabase;
+  readonly #catalog: PluginCatalog;
+  readonly #logger: ServerLogger;
+
+  constructor(options: {
+    database: GatewayDatabase;
+    plugins: PluginCatalog;
+    logger: ServerLogger;
+  }) {
+    this.#database = options.database;
+    this.#catalog = options.plugins;
+    this.#logger = options.logger;
+  }
+
+  /**
+   * Mounts every stored registration whose plugin is loaded. One that cannot be mounted (its
+   * plugin is gone, or its tools no longer fit the namespace) is skipped with a warning: a
+   * removed plugin must not stop the gateway from starting.
+   */
+  async restore(): Promise<void> {
+    const rows = await this.#database.db
+      .selectFrom('registry_sources')
+      .selectAll()
+      .orderBy('created_at')
+      .execute();
+    for (const row of rows) {
+      const source = { id: row.id, namespace: row.namespace, pluginId: row.plugin_id };
+      if (this.#catalog.isMounted(row.id)) continue;
+      try {
+        this.#catalog.mount(source);
+      } catch (error) {
+        this.#logger.warn('registry source skipped', {
+          sourceId: row.id,
+          pluginId: row.plugin_id,
+          namespace: row.namespace,
+          reason: error instanceof Error ? error.message : String(error),
+        });
+      }
+    }
+  }
+
+  /**
+   * Stores a registration and mounts its plugin.
+   *
+   * @returns the stored source and the paths of the tools it mounted.
+   * @throws HttpError 404 unknown plugin; 409 duplicate id or namespace already registered;
+   * 400 a tool path outside the namespace (details: the paths) or a schema that has no JSON
+   * Schema form.
+   */
+  async register(input: RegisterSourceInput): Promise<{ source: RegistrySource; tools: string[] }> {
+    await this.#assertFree(input);
+    const mountSource = { id: input.id, namespace: input.namespace, pluginId: input.pluginId };
+    catalogErrors(() => this.#catalog.check(mountSource));
+    const source: RegistrySource = { ...input, createdAt: new Date().toISOString() };
+    const { db } = this.#database;
+    try {
+      await db
+        .insertInto('registry_sources')
+        .values({
+          id: source.id,
+          type: source.type,
+          namespace: source.namespace,
+          plugin_id: source.pluginId,
+          created_at: source.createdAt,
+        })
+        .execute();
+    } catch (error) {
+      // Two registrations racing past the check above meet the primary key or unique namespace.
+      await this.#assertFree(input);
+      throw error;
+    }
+    try {
+      const tools = catalogErrors(() => this.#catalog.mount(mountSource));
+      this.#logger.info('registry source mounted', {
+        sourceId: source.id,
+        pluginId: source.pluginId,
+        tools: tools.length,
+      });
+      return { source, tools: tools.map((tool) => tool.path) };
+    } catch (error) {
+      await db.deleteFrom('registry_sources').where('id', '=', source.id).execute();
+      throw error;
+    }
+  }
+
+  async #assertFree(input: { id: string; namespace: string }): Promise<void> {
+    const taken = await this.#database.db
+      .selectFrom('registry_sources')
+      .select(['id', 'namespace'])
+      .where((eb) => eb.or([eb('id', '=', input.id), eb('namespace', '=', input.namespace)]))
+      .execute();
+    if (taken.some((row) => row.id === input.id)) {
+      throw new HttpError('conflict', `A source "${input.id}" is already registered`);
+    }
+    const sameNamespace = taken[0];
+    if (sameNamespace !== undefined) {
+      throw new HttpError(
+        'conflict',
+        `The namespace "${input.namespace}" is already registered by source "${sameNamespace.id}"`,
+      );
+    }
+  }
+
+  /** Every stored registration, oldest first, with what it serves here. */
+  async list(): Promise<RegistrySourceStatus[]> {
+    const rows = await this.#database.db
+      .selectFrom('registry_sources')
+      .selectAll()
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
+    return rows.map((row) => ({
+      ...sourceOf(row),
+      mounted: this.#catalog.isMounted(row.id),
+      tools: this.#catalog.pathsOf(row.id),
+    }));
+  }
+
+  /**
+   * Removes a registration and unmounts its tools.
+   *
+   * @throws HttpError 404 when no such registration is stored.
+   */
+  async remove(id: string): Promise<void> {
+    const result = await this.#database.db
+      .deleteFrom('registry_sources')
+      .where('id', '=', id)
+      .executeTakeFirst();
+    if (Number(result.numDeletedRows) === 0)
+      throw new HttpError('not_found', `No registered source "${id}"`);
+    this.#catalog.unmount(id);
+    this.#logger.info('registry source removed', { sourceId: id });
+  }
+}
+
+function sourceOf(row: RegistrySourceRow): RegistrySource {
+  // Only `plugin` sources exist; the column leaves room for other kinds later.
+  return {
+    id: row.id,
+    type: 'plugin',
+    namespace: row.namespace,
+    pluginId: row.plugin_id,
+    createdAt: row.created_at,
+  };
+}
+
+function catalogErrors<T>(run: () => T): T {
+  try {
+    return run();
+  } catch (error) {
+    if (error instanceof PluginCatalogError) {
+      throw new HttpError(
+        statusOf[error.reason],
+        error.message,
+        // The 400s list what to fix (paths outside the namespace, schema problems).
+        statusOf[error.reason] === 'bad_request' ? error.details : undefined,
+      );
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,135 @@
+/**
+ * Every secret and token the test gateways of one test file sent or received, and every log line
+ * they wrote, so a check at the end of the file can grep the logs (and suites their answers) for
+ * any of them. Module state: vitest gives each test file its own copy.
+ */
+
+/**
+ * Shorter values are not tracked: a leak check on `"abc"` would find it in any log line. Real
+ * secrets and every `gw_` token are far longer.
+ */
+export const MIN_TRACKED_LENGTH = 12;
+
+// Exact names only: `maskedToken` or `tokens` hold no raw value.
+const SECRET_FIELDS = new Set([
+  'secret',
+  'token',
+  'key',
+  'password',
+  'apiKey',
+  'clientSecret',
+  'accessToken',
+  'refreshToken',
+  'idToken',
+]);
+
+const secrets = new Set<string>();
+const logLines: string[] = [];
+
+/**
+ * Whether `value` is long and varied enough to grep for without false alarms: a fuzzed
+ * `"aaaaaaaaaaaa"`, or a plain word like `"hasOwnProperty"` that an error message may quote as a
+ * field name, would match unrelated text. Real secrets and tokens mix letters with digits or
+ * punctuation.
+ */
+function trackable(value: string): boolean {
+  return (
+    value.length >= MIN_TRACKED_LENGTH &&
+    new Set(value).size >= 6 &&
+    /[^A-Za-z]/.test(value) &&
+    value.trim() === value
+  );
+}
+
+/** Remembers a secret or token; values too short or too plain to grep for are ignored. */
+export function rememberSecret(value: unknown): void {
+  if (typeof value === 'string' && trackable(value)) secrets.add(value);
+}
+
+/** Remembers every secret-named field (`secret`, `token`, `key`, `password`, ...) in a JSON value. */
+export function rememberSecretFields(value: unknown, depth = 0): void {
+  if (depth > 8 || value === null || typeof value !== 'object') return;
+  if (Array.isArray(value)) {
+    for (const item of value) rememberSecretFields(item, depth + 1);
+    return;
+  }
+  for (const [field, item] of Object.entries(value)) {
+    if (SECRET_FIELDS.has(field)) rememberSecret(item);
+    else rememberSecretFields(item, depth + 1);
+  }
+}
+
+/** Remembers the credential of an `Authorization: Bearer <credential>` header value. */
+export function rememberBearer(authorization: string | undefined | null): void {
+  const credential = authorization ? /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1] : undefined;
+  rememberSecret(credential);
+}
+
+/** Remembers the session token cookies a `Set-Cookie` answer hands out. */
+export function rememberSessionCookies(headers: Headers): void {
+  for (const cookie of headers.getSetCookie()) {
+    const match = /^([^=;]*session[^=;]*)=([^;]*)/i.exec(cookie);
+    if (match?.[2]) rememberSecret(decodeURIComponent(match[2]));
+  }
+}
+
+/** Every secret and token remembered so far. */
+export function knownSecrets(): readonly string[] {
+  return [...secrets];
+}
+
+/** Keeps a log line of a test gateway. */
+export function captureLogLine(line: string): void {
+  logLines.push(line);
+}
+
+/** Every log line every test gateway of this file wrote, in order. */
+export function capturedLogLines(): readonly string[] {
+  return logLines;
+}
+
+/**
+ * The part of a secret whose appearance is a leak: all but the last four characters, which the
+ * masked form shows on purpose.
+ */
+export function hiddenPart(secret: string): string {
+  return secret.slice(0, -4);
+}
+
+/** A leaked secret: which one (masked) and where. */
+export interface Leak {
+  /** The secret, masked, for the failure message. */
+  secret: string;
+  /** The text it was found in, with the secret cut out. */
+  where: string;
+}
+
+/** Every known secret (`secrets`, default all) whose hidden part occurs in one of `texts`. */
+export function findLeaks(
+  texts: Iterable<string>,
+  candidates: readonly string[] = knownSecrets(),
+): Leak[] {
+  const leaks: Leak[] = [];
+  const all = [...texts];
+  for (const secret of candidates) {
+    const hidden = hiddenPart(secret);
+    for (const text of all) {
+      if (!text.includes(hidden)) continue;
+      const shown = `${secret.slice(0, 4)}…${secret.slice(-4)} (${secret.length} chars)`;
+      leaks.push({ secret: shown, where: text.split(hidden).join('<SECRET>').slice(0, 500) });
+      break;
+    }
+  }
+  return leaks;
+}
+
+/** Describes leaks for a failure message. */
+export function describeLeaks(leaks: readonly Leak[]): string {
+  return leaks.map((leak) => `  ${leak.secret} in: ${leak.where}`).join('\n');
+}
+
+/** Forgets everything (between files when vitest does not isolate them). */
+export function forgetSecretsAndLogs(): void {
+  secrets.clear();
+  logLines.length = 0;
+}

@@ -1,0 +1,17 @@
+import { onTestFinished } from 'vitest';
+import { createPostgresTestDatabase } from '../db/test-database.js';
+import { createTestGateway, type TestGateway } from './test-gateway.js';
+
+/**
+ * A test gateway on PostgreSQL at `url`, in a fresh schema of its own that is dropped when the
+ * test finishes. The gateway opens, and migrates, its own pool on the schema-scoped URL.
+ *
+ * @example
+ * const gw = await createPostgresTestGateway(process.env.TEST_DATABASE_URL!);
+ */
+export async function createPostgresTestGateway(url: string): Promise<TestGateway> {
+  const { url: scoped, database, drop } = await createPostgresTestDatabase(url, { migrate: false });
+  await database.close();
+  onTestFinished(drop);
+  return createTestGateway({ databaseUrl: scoped });
+}

@@ -1,0 +1,135 @@
+import { describe, expect, it } from 'vitest';
+import { forecastPlugin, json, notesPlugin, repoPlugin } from '../registry/test-plugins.js';
+import { createTestGateway } from '../testing/test-gateway.js';
+import type { ToolStatus } from './schemas.js';
+
+async function gateway(env: Record<string, string> = {}) {
+  const gw = await createTestGateway({
+    plugins: [notesPlugin(), forecastPlugin(), repoPlugin()],
+    env,
+  });
+  for (const id of ['notes', 'forecast', 'repos']) {
+    gw.services.plugins.mount({ id, namespace: id, pluginId: id });
+  }
+  return gw;
+}
+
+const forecastOf = (status: ToolStatus) =>
+  status.plugins.find((plugin) => plugin.id === 'forecast')?.providers[0];
+
+describe('GET /api/tools/status', () => {
+  it("groups the role's tools by plugin with each provider's state", async () => {
+    const gw = await gateway({
+      GITHUB_CLIENT_ID: 'id',
+      GITHUB_CLIENT_SECRET: 'github-secret-0123456789',
+    });
+    const ada = await gw.createUser({ admin: true });
+    const res = await gw.request('GET', `/api/tools/status?userId=${ada.id}`, { as: ada });
+    expect(res.status).toBe(200);
+    const status = await json<ToolStatus>(res);
+    expect(status.roleId).toBe('admin');
+    expect(status.plugins.map((plugin) => plugin.id)).toEqual(['forecast', 'notes', 'repos']);
+    const notes = status.plugins.find((plugin) => plugin.id === 'notes');
+    expect(notes?.providers).toEqual([]);
+    expect(notes?.tools.map((tool) => [tool.path, tool.destructive])).toEqual([
+      ['notes.admin.purge', true],
+      ['notes.notes.create', true],
+      ['notes.notes.list', false],
+    ]);
+    expect(status.plugins.find((plugin) => plugin.id === 'repos')?.providers).toEqual([
+      {
+        id: 'github',
+        name: 'GitHub',
+        type: 'oauth2',
+        upstream: 'github',
+        state: 'none',
+        source: null,
+        oauth: { configured: true, linked: false },
+        teamConnected: false,
+        serverKey: false,
+        connections: [],
+      },
+    ]);
+  });
+
+  it('follows token vending: own connection, then team, then the server key', async () => {
+    const gw = await gateway({ FORECAST_API_KEY: 'fc-server-key-0123456789' });
+    const ada = await gw.createUser({ admin: true });
+    const bob = await gw.createUser({ admin: true });
+    const stateFor = async (user: typeof ada) =>
+      forecastOf(
+        await json<ToolStatus>(
+          await gw.request('GET', `/api/tools/status?userId=${user.id}`, { as: user }),
+        ),
+      );
+    expect(await stateFor(ada)).toMatchObject({
+      state: 'server',
+      source: 'api_key',
+      serverKey: true,
+    });
+
+    await gw.request('POST', '/api/team/connections', {
+      as: ada,
+      body: { toolId: 'forecast', instanceName: 'Team', secret: 'fc-team-key-0123456789' },
+    });
+    expect(await stateFor(bob)).toMatchObject({ state: 'team', source: 'team_connection' });
+
+    const parent = await json<{ id: string }>(
+      await gw.request('POST', '/api/connections', {
+        as: bob,
+        body: {
+          userId: bob.id,
+          toolId: 'forecast',
+          instanceName: 'Work',
+          secret: 'fc-own-key-0123456789',
+        },
+      }),
+    );
+    await gw.request('POST', '/api/connections', {
+      as: bob,
+      body: {
+        userId: bob.id,
+        toolId: 'forecast',
+        instanceName: 'Project',
+        secret: 'fc-nested-key-0123456789',
+        parentId: parent.id,
+      },
+    });
+    const own = await stateFor(bob);
+    expect(own).toMatchObject({ state: 'you', source: 'connection', teamConnected: true });
+    expect(own?.connections).toEqual([
+      expect.objectContaining({
+        instanceName: 'Work',
+        maskedSecret: '••••••••6789',
+        parentId: null,
+      }),
+      expect.objectContaining({ instanceName: 'Project', parentId: parent.id }),
+    ]);
+    expect(JSON.stringify(own)).not.toContain('fc-own-key');
+  });
+
+  it("lists only what the user's role allows", async () => {
+    const gw = await gateway();
+    await gw.services.policy.updateRole('member', {
+      id: 'member',
+      name: 'Member',
+      patterns: ['notes.notes.list'],
+    });
+    const bob = await gw.createUser();
+    const status = await json<ToolStatus>(
+      await gw.request('GET', `/api/tools/status?userId=${bob.id}`, { as: bob }),
+    );
+    expect(status.roleId).toBe('member');
+    expect(status.plugins.map((plugin) => plugin.tools.map((tool) => tool.path))).toEqual([
+      ['notes.notes.list'],
+    ]);
+  });
+
+  it("refuses another user's id (403)", async () => {
+    const gw = await gateway();
+    const ada = await gw.createUser();
+    const bob = await gw.createUser();
+    const res = await gw.request('GET', `/api/tools/status?userId=${ada.id}`, { as: bob });
+    expect(res.status).toBe(403);
+  });
+});

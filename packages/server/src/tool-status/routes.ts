@@ -1,0 +1,40 @@
+import { requireUserScope } from '../auth/access.js';
+import { userIdQuery } from '../http/common-schemas.js';
+import { type AnyRoute, defineRoute } from '../http/route.js';
+import type { GatewayServices } from '../services.js';
+import { toolStatusSchema } from './schemas.js';
+import { toolStatus } from './tool-status.js';
+
+/**
+ * `GET /api/tools/status?userId=`: the user's tools by plugin, with who connects each provider
+ * they need (the web app's Tools tab).
+ *
+ * @example
+ * routes.push(...toolStatusRoutes(services));
+ */
+export function toolStatusRoutes(services: GatewayServices): AnyRoute[] {
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/api/tools/status',
+      summary: "A user's tools by plugin, with each provider's connection state",
+      tag: 'Tools',
+      access: 'user',
+      query: userIdQuery,
+      responses: {
+        200: {
+          description: "The tools the user's role allows and who connects what they need",
+          schema: toolStatusSchema,
+        },
+        400: { description: 'userId missing, or an unknown query parameter' },
+        401: { description: 'No credentials' },
+        403: { description: "Another user's userId without being an admin, or a service account" },
+        404: { description: 'No such user' },
+      },
+      async handler(c, { query }) {
+        requireUserScope(c, query.userId);
+        return c.json(await toolStatus(services, query.userId), 200);
+      },
+    }),
+  ];
+}

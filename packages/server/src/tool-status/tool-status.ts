@@ -1,0 +1,120 @@
+import type { AuthProvider } from '@gateway/sdk';
+import { serverApiKey } from '../config/env.js';
+import { listUserConnections } from '../connections/store.js';
+import { OAUTH_PROVIDERS } from '../connectors/index.js';
+import type { MountedTool } from '../registry/index.js';
+import type { GatewayServices } from '../services.js';
+import { listTeamConnections } from '../team-connections/store.js';
+import type { ProviderStatus, ToolStatus } from './schemas.js';
+
+const STATE_OF_SOURCE = {
+  connection: 'you',
+  oauth: 'you',
+  team_connection: 'team',
+  api_key: 'server',
+} as const;
+
+type StatusServices = Pick<GatewayServices, 'database' | 'env' | 'plugins' | 'policy' | 'auth'>;
+
+/**
+ * The tools `userId`'s role allows, grouped by plugin, with the state of each auth provider they
+ * need, decided in token-vending order: the user's own connection, a team connection, the user's
+ * linked OAuth account, the server's `<ID>_API_KEY`.
+ *
+ * @throws HttpError 404 when the user does not exist.
+ * @example
+ * const { plugins } = await toolStatus(services, userId);
+ */
+export async function toolStatus(services: StatusServices, userId: string): Promise<ToolStatus> {
+  const { db } = services.database;
+  const [resolution, own, team, accounts] = await Promise.all([
+    services.policy.resolveForUser(userId),
+    listUserConnections(db, userId),
+    listTeamConnections(db),
+    db.selectFrom('account').select('providerId').where('userId', '=', userId).execute(),
+  ]);
+  const linked = new Set(accounts.map((account) => account.providerId));
+  const configured = new Set(services.auth.providers.map((provider) => provider.id));
+  const teamTools = new Set(team.map((row) => row.tool_id));
+
+  const byPlugin = new Map<string, MountedTool[]>();
+  for (const tool of resolution.tools) {
+    const list = byPlugin.get(tool.pluginId) ?? [];
+    list.push(tool);
+    byPlugin.set(tool.pluginId, list);
+  }
+
+  const providerStatus = (
+    entry: AuthProvider,
+    pluginName: string,
+    single: boolean,
+  ): ProviderStatus => {
+    const connections = own
+      .filter((row) => row.tool_id === entry.id)
+      .map((row) => ({
+        id: row.id,
+        instanceName: row.instance_name,
+        maskedSecret: row.masked_secret,
+        parentId: row.parent_id,
+        workspaceId: row.workspace_id,
+        updatedAt: row.updated_at,
+      }));
+    const oauth =
+      entry.type === 'oauth2'
+        ? { configured: configured.has(entry.provider), linked: linked.has(entry.provider) }
+        : null;
+    const teamConnected = teamTools.has(entry.id);
+    const serverKey = serverApiKey(services.env, entry.id) !== undefined;
+    let source: ProviderStatus['source'] = null;
+    if (connections.some((row) => row.parentId === null)) source = 'connection';
+    else if (teamConnected) source = 'team_connection';
+    else if (oauth?.linked) source = 'oauth';
+    else if (serverKey) source = 'api_key';
+    const state = source === null ? 'none' : STATE_OF_SOURCE[source];
+    return {
+      id: entry.id,
+      name: providerName(entry, pluginName, single),
+      type: entry.type,
+      upstream: entry.provider,
+      state,
+      source,
+      oauth,
+      teamConnected,
+      serverKey,
+      connections,
+    };
+  };
+
+  const plugins = [...byPlugin].flatMap(([pluginId, tools]) => {
+    const plugin = services.plugins.plugin(pluginId);
+    if (plugin === undefined) return [];
+    const needed = new Set(tools.flatMap((tool) => tool.authProvider ?? []));
+    const entries = plugin.authProviders.filter((entry) => needed.has(entry.id));
+    return [
+      {
+        id: plugin.id,
+        name: plugin.name,
+        description: plugin.description,
+        tools: tools.map((tool) => ({
+          path: tool.path,
+          name: tool.name,
+          description: tool.description,
+          destructive: tool.destructive,
+          authProvider: tool.authProvider ?? null,
+        })),
+        providers: entries.map((entry) => providerStatus(entry, plugin.name, entries.length === 1)),
+      },
+    ];
+  });
+  plugins.sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id));
+  return { userId, roleId: resolution.role.id, plugins };
+}
+
+/** The shipped OAuth provider's name, else the plugin's (its only provider), else the id. */
+export function providerName(entry: AuthProvider, pluginName: string, single: boolean): string {
+  if (entry.type === 'oauth2') {
+    const known = OAUTH_PROVIDERS.find((provider) => provider.id === entry.provider);
+    if (known !== undefined) return known.name;
+  }
+  return single ? pluginName : entry.id;
+}
