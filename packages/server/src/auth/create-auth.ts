@@ -1,0 +1,186 @@
+import { type BetterAuthOptions, betterAuth } from 'better-auth';
+import { genericOAuth } from 'better-auth/plugins';
+import { oauthClient, trustedProxies as trustedProxiesFromEnv } from '../config/env.js';
+import { OAUTH_PROVIDERS } from '../connectors/index.js';
+import type { LogLevel } from '../http/logger.js';
+import type { GatewayServices } from '../services.js';
+import { CLIENT_IP_HEADER } from './client-ip.js';
+import { grantFirstAdmin } from './first-admin.js';
+import { type ConfiguredProvider, providerSetup } from './provider-config.js';
+import type { RateLimitRule } from './rate-limit.js';
+import type { SessionResolver } from './resolve-caller.js';
+
+/** What the sign-in setup needs from the server: everything but what it itself provides. */
+export type AuthServices = Omit<GatewayServices, 'auth' | 'tokens'>;
+
+/** Options of {@link createGatewayAuth}. */
+export interface GatewayAuthOptions {
+  /** `AUTH_SECRET`: signs sessions and cookies, and encrypts stored OAuth tokens. */
+  authSecret: string;
+  /** Rate limits; defaults to {@link DEFAULT_RATE_LIMITS}. */
+  rateLimits?: Partial<GatewayRateLimits>;
+}
+
+/** The limits on abuse-prone endpoints, per client address, counted in the database. */
+export interface GatewayRateLimits {
+  /** `/api/auth/sign-in/*` (email and OAuth). */
+  signIn: RateLimitRule;
+  /** `/api/auth/sign-up/*`. */
+  signUp: RateLimitRule;
+  /** `POST /api/cli/token`. */
+  cliToken: RateLimitRule;
+  /** Every other `/api/auth/*` path. */
+  other: RateLimitRule;
+}
+
+/** Ten sign-ins, sign-ups or CLI token exchanges a minute per address; 300 other auth calls. */
+export const DEFAULT_RATE_LIMITS: GatewayRateLimits = Object.freeze({
+  signIn: { window: 60, max: 10 },
+  signUp: { window: 60, max: 10 },
+  cliToken: { window: 60, max: 10 },
+  other: { window: 60, max: 300 },
+});
+
+function buildAuth(services: AuthServices, options: GatewayAuthOptions, limits: GatewayRateLimits) {
+  const setup = providerSetup(services.env, services.authBaseUrl);
+  const origins = [
+    ...new Set([new URL(services.baseUrl).origin, new URL(services.authBaseUrl).origin]),
+  ];
+  const { db } = services.database;
+
+  // Typed as the general options: the gateway reaches better-auth's context (token refresh)
+  // through APIs typed for them.
+  const authOptions: BetterAuthOptions = {
+    appName: 'Gateway',
+    baseURL: services.authBaseUrl,
+    basePath: '/api/auth',
+    secret: options.authSecret,
+    database: { db, type: services.database.dialect },
+    trustedOrigins: origins,
+    emailAndPassword: { enabled: true, autoSignIn: true },
+    socialProviders: setup.socialProviders,
+    plugins: setup.genericOAuth.length > 0 ? [genericOAuth({ config: setup.genericOAuth })] : [],
+    account: {
+      // Refresh tokens are long-lived credentials to the user's other accounts.
+      encryptOAuthTokens: true,
+      accountLinking: {
+        enabled: true,
+        // Every shipped provider verifies the email it reports; without this a second provider
+        // with the same email fails with account_not_linked.
+        trustedProviders: OAUTH_PROVIDERS.map((provider) => provider.id),
+        // Connecting a tool account (a work GitHub) to a gateway account with another email is
+        // the point of `gateway connect`. Only an explicit link by a signed-in user can do it;
+        // sign-in still links by email match alone.
+        allowDifferentEmails: true,
+      },
+    },
+    databaseHooks: {
+      user: {
+        create: {
+          after: async (user) => {
+            if (await grantFirstAdmin(db, user.id)) {
+              services.logger.info('first user made admin', { userId: user.id });
+            }
+          },
+        },
+      },
+    },
+    rateLimit: {
+      enabled: true,
+      storage: 'database',
+      window: limits.other.window,
+      max: limits.other.max,
+      customRules: { '/sign-in/*': limits.signIn, '/sign-up/*': limits.signUp },
+    },
+    advanced: {
+      // The gateway mount sets this header from the socket (and trusted proxies only).
+      ipAddress: { ipAddressHeaders: [CLIENT_IP_HEADER] },
+    },
+    logger: {
+      level: 'warn',
+      log: (level, message, ...args) => {
+        const mapped: LogLevel = level === 'error' ? 'error' : level === 'warn' ? 'warn' : 'info';
+        services.logger.log(
+          mapped,
+          `auth: ${message}`,
+          args.length > 0 ? { details: args.map(loggable) } : {},
+        );
+      },
+    },
+  };
+  return { auth: betterAuth(authOptions), configured: setup.configured };
+}
+
+function loggable(value: unknown): unknown {
+  return value instanceof Error ? value.message : value;
+}
+
+/** The better-auth instance as configured for the gateway. */
+export type Auth = ReturnType<typeof buildAuth>['auth'];
+
+/** The signed-in user and session of a request, as better-auth reports them. */
+export type AuthSession = NonNullable<Awaited<ReturnType<Auth['api']['getSession']>>>;
+
+/** Sign-in for the gateway: better-auth on the gateway's database, and what is built on it. */
+export interface GatewayAuth {
+  /**
+   * The better-auth instance. Built on first use, because the listen address (its base URL) is
+   * known only once the server listens.
+   */
+  readonly instance: Auth;
+  /** The OAuth providers registered (both client id and secret set). */
+  readonly providers: readonly ConfiguredProvider[];
+  /** The limits this gateway enforces. */
+  readonly rateLimits: GatewayRateLimits;
+  /** Trusted proxies (`GATEWAY_TRUSTED_PROXIES`) for telling the client address. */
+  readonly trustedProxies: readonly string[];
+  /** better-auth's request handler for `/api/auth/*`. */
+  handler(request: Request): Promise<Response>;
+  /** The signed-in user of a request, from its session cookie. */
+  getSession(headers: Headers): Promise<AuthSession | null>;
+  /** What the caller resolver uses to recognise cookie sessions. */
+  sessionResolver: SessionResolver;
+}
+
+/**
+ * Sets up sign-in: better-auth on the gateway's database through its kysely adapter, email and
+ * password, the configured OAuth providers, account linking, the first-user-admin hook and
+ * database-backed rate limits.
+ *
+ * @example
+ * const auth = createGatewayAuth(services, { authSecret });
+ * app.on(['GET', 'POST'], '/api/auth/*', (c) => auth.handler(c.req.raw));
+ */
+export function createGatewayAuth(
+  services: AuthServices,
+  options: GatewayAuthOptions,
+): GatewayAuth {
+  const rateLimits: GatewayRateLimits = { ...DEFAULT_RATE_LIMITS, ...options.rateLimits };
+  // Now, not when better-auth is built: a log line may come first.
+  for (const provider of OAUTH_PROVIDERS)
+    services.redactor.addSecret(oauthClient(services.env, provider.id)?.clientSecret);
+  let built: ReturnType<typeof buildAuth> | undefined;
+  const get = () => {
+    built ??= buildAuth(services, options, rateLimits);
+    return built;
+  };
+  const getSession = async (headers: Headers): Promise<AuthSession | null> =>
+    get().auth.api.getSession({ headers });
+
+  return {
+    get instance() {
+      return get().auth;
+    },
+    get providers() {
+      return get().configured;
+    },
+    rateLimits,
+    trustedProxies: trustedProxiesFromEnv(services.env),
+    handler: (request) => get().auth.handler(request),
+    getSession,
+    sessionResolver: async (headers) => {
+      const session = await getSession(headers);
+      return session ? { userId: session.user.id } : null;
+    },
+  };
+}

@@ -1,0 +1,298 @@
+import { getMigrations } from 'better-auth/db/migration';
+import { describe, expect, it } from 'vitest';
+import { createTestDatabase } from '../db/test-database.js';
+import { createTestGateway } from '../testing/test-gateway.js';
+import { browser, clientEnv, gatewayTargets } from './oauth-test-kit.js';
+
+const ORIGIN = 'http://127.0.0.1:8787';
+
+async function signUp(
+  gw: Awaited<ReturnType<typeof createTestGateway>>,
+  email: string,
+  password = 'correct horse battery',
+) {
+  const session = browser(gw.fetch, ORIGIN);
+  const res = await session.browse('/api/auth/sign-up/email', {
+    body: { email, password, name: email.split('@')[0] },
+  });
+  return { res, session };
+}
+
+describe('email and password sign-in', () => {
+  it('signs up, keeps a cookie session, and the session authenticates /api routes', async () => {
+    const gw = await createTestGateway();
+    const { res, session } = await signUp(gw, 'ada@example.test');
+    expect(res.status).toBe(200);
+    expect(session.jar.has('better-auth.session_token')).toBe(true);
+
+    const tokens = await session.browse('/api/cli/tokens');
+    expect(tokens.status).toBe(200);
+    expect(await tokens.json()).toEqual({ tokens: [] });
+
+    const anonymous = await gw.request('GET', '/api/cli/tokens');
+    expect(anonymous.status).toBe(401);
+  });
+
+  it('signs in again with the password, and refuses a wrong one in the gateway error shape', async () => {
+    const gw = await createTestGateway();
+    await signUp(gw, 'ada@example.test');
+    const session = browser(gw.fetch, ORIGIN);
+    const ok = await session.browse('/api/auth/sign-in/email', {
+      body: { email: 'ada@example.test', password: 'correct horse battery' },
+    });
+    expect(ok.status).toBe(200);
+    expect(session.jar.has('better-auth.session_token')).toBe(true);
+
+    const wrong = await browser(gw.fetch, ORIGIN).browse('/api/auth/sign-in/email', {
+      body: { email: 'ada@example.test', password: 'not the password' },
+    });
+    expect(wrong.status).toBe(401);
+    expect(await wrong.json()).toEqual({
+      error: {
+        code: 'unauthorized',
+        message: expect.any(String),
+        details: { reason: 'INVALID_EMAIL_OR_PASSWORD' },
+      },
+    });
+  });
+
+  it('answers a taken email with 409 conflict', async () => {
+    const gw = await createTestGateway();
+    await signUp(gw, 'ada@example.test');
+    const { res } = await signUp(gw, 'ada@example.test');
+    expect(res.status).toBe(409);
+    expect(await res.json()).toMatchObject({ error: { code: 'conflict' } });
+  });
+});
+
+for (const target of gatewayTargets()) {
+  describe.skipIf(target.skip)(`first user is admin on ${target.name}`, () => {
+    it('makes the first user to sign up an admin, and nobody after', async () => {
+      const gw = await target.create();
+      const first = await signUp(gw, 'first@example.test');
+      const second = await signUp(gw, 'second@example.test');
+      expect(first.res.status).toBe(200);
+      expect(second.res.status).toBe(200);
+
+      const roles = await gw.services.database.db
+        .selectFrom('user_roles')
+        .innerJoin('user', 'user.id', 'user_roles.user_id')
+        .select(['user.email', 'user_roles.role_id'])
+        .execute();
+      expect(roles).toEqual([{ email: 'first@example.test', role_id: 'admin' }]);
+
+      // The admin role shows in what the caller resolver makes of the session.
+      const adminOnly = await first.session.browse('/api/service-accounts');
+      expect(adminOnly.status).toBe(200);
+      const refused = await second.session.browse('/api/service-accounts');
+      expect(refused.status).toBe(403);
+    });
+
+    it('does not make a later sign-up admin when the first user was made otherwise', async () => {
+      const gw = await target.create();
+      await gw.createUser();
+      await signUp(gw, 'later@example.test');
+      const admins = await gw.services.database.db
+        .selectFrom('user_roles')
+        .select('user_id')
+        .where('role_id', '=', 'admin')
+        .execute();
+      expect(admins).toEqual([]);
+    });
+  });
+
+  describe.skipIf(target.skip)(`rate limits on ${target.name}`, () => {
+    it('limits sign-in attempts per address, in the database, answering 429 in the error shape', async () => {
+      const gw = await target.create();
+      await signUp(gw, 'ada@example.test');
+      const attempt = () =>
+        browser(gw.fetch, ORIGIN).browse('/api/auth/sign-in/email', {
+          body: { email: 'ada@example.test', password: 'wrong password!' },
+        });
+      const limit = gw.services.auth.rateLimits.signIn.max;
+      for (let i = 0; i < limit; i += 1) expect((await attempt()).status).toBe(401);
+      const limited = await attempt();
+      expect(limited.status).toBe(429);
+      expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(await limited.json()).toEqual({
+        error: { code: 'rate_limited', message: expect.any(String) },
+      });
+      const counters = await gw.services.database.db
+        .selectFrom('rateLimit')
+        .select(['key', 'count'])
+        .execute();
+      expect(counters).toContainEqual({
+        key: expect.stringContaining('/sign-in/email'),
+        count: limit,
+      });
+    });
+
+    it('limits sign-up too', async () => {
+      const gw = await target.create();
+      const limit = gw.services.auth.rateLimits.signUp.max;
+      for (let i = 0; i < limit; i += 1)
+        expect((await signUp(gw, `user${i}@example.test`)).res.status).toBe(200);
+      const limited = await signUp(gw, 'one-too-many@example.test');
+      expect(limited.res.status).toBe(429);
+      expect(await limited.res.json()).toMatchObject({ error: { code: 'rate_limited' } });
+    });
+  });
+}
+
+describe('over HTTP', () => {
+  it('serves sign-in on an ephemeral port, with the address it listens on as base URL', async () => {
+    const gw = await createTestGateway({
+      baseUrl: undefined,
+      host: '127.0.0.1',
+      port: 0,
+      env: clientEnv('gcp'),
+    });
+    const { url, port } = await gw.start();
+    expect(url).toBe(`http://127.0.0.1:${port}`);
+
+    const res = await fetch(`${url}/api/auth/sign-up/email`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: url },
+      body: JSON.stringify({
+        email: 'ada@example.test',
+        password: 'correct horse battery',
+        name: 'Ada',
+      }),
+    });
+    expect(res.status).toBe(200);
+    expect(
+      res.headers.getSetCookie().some((cookie) => cookie.startsWith('better-auth.session_token=')),
+    ).toBe(true);
+    expect(gw.services.auth.providers[0]?.callbackUrl).toBe(`${url}/api/auth/oauth2/callback/gcp`);
+    // Rate limits key on the socket's address, not on anything the client sent.
+    const counters = await gw.services.database.db.selectFrom('rateLimit').select('key').execute();
+    expect(counters.map((row) => row.key)).toEqual(['127.0.0.1|/sign-up/email']);
+  });
+
+  it('ignores a client-sent X-Forwarded-For unless the peer is a trusted proxy', async () => {
+    const gw = await createTestGateway({ baseUrl: undefined, host: '127.0.0.1', port: 0 });
+    const { url } = await gw.start();
+    const send = (forwardedFor: string) =>
+      fetch(`${url}/api/auth/sign-in/email`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'x-forwarded-for': forwardedFor,
+          'x-gateway-client-ip': forwardedFor,
+        },
+        body: JSON.stringify({ email: 'nobody@example.test', password: 'whatever-password' }),
+      });
+    await send('203.0.113.7');
+    await send('198.51.100.9');
+    const counters = await gw.services.database.db
+      .selectFrom('rateLimit')
+      .select(['key', 'count'])
+      .execute();
+    expect(counters).toEqual([{ key: '127.0.0.1|/sign-in/email', count: 2 }]);
+
+    const proxied = await createTestGateway({
+      baseUrl: undefined,
+      host: '127.0.0.1',
+      port: 0,
+      env: { GATEWAY_TRUSTED_PROXIES: '127.0.0.1' },
+    });
+    const started = await proxied.start();
+    await fetch(`${started.url}/api/auth/sign-in/email`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-forwarded-for': '203.0.113.7' },
+      body: JSON.stringify({ email: 'nobody@example.test', password: 'whatever-password' }),
+    });
+    const behindProxy = await proxied.services.database.db
+      .selectFrom('rateLimit')
+      .select('key')
+      .execute();
+    expect(behindProxy).toEqual([{ key: '203.0.113.7|/sign-in/email' }]);
+  });
+});
+
+describe('provider registration', () => {
+  it('registers no provider without client settings, and starts without error', async () => {
+    const gw = await createTestGateway({ env: {} });
+    expect(gw.services.auth.providers).toEqual([]);
+    const res = await browser(gw.fetch, ORIGIN).browse('/api/auth/sign-in/social', {
+      body: { provider: 'github' },
+    });
+    expect(res.status).toBe(404);
+    expect(await res.json()).toMatchObject({ error: { code: 'not_found' } });
+  });
+
+  it('needs both the client id and the client secret', async () => {
+    const gw = await createTestGateway({
+      env: { GITHUB_CLIENT_ID: 'only-an-id', GCP_CLIENT_SECRET: 'only-a-secret-0123456789' },
+    });
+    expect(gw.services.auth.providers).toEqual([]);
+    const res = await browser(gw.fetch, ORIGIN).browse('/api/auth/sign-in/social', {
+      body: { provider: 'github' },
+    });
+    expect(res.status).toBe(404);
+  });
+
+  it('registers all eight with their callback URLs when configured', async () => {
+    const ids = ['github', 'google', 'microsoft', 'discord', 'gcp', 'atlassian', 'slack', 'linear'];
+    const env = Object.assign({}, ...ids.map(clientEnv));
+    const gw = await createTestGateway({ env, authBaseUrl: 'https://auth.example.test' });
+    expect(gw.services.auth.providers.map((p) => [p.id, p.kind, p.callbackUrl])).toEqual([
+      ['github', 'social', 'https://auth.example.test/api/auth/callback/github'],
+      ['google', 'social', 'https://auth.example.test/api/auth/callback/google'],
+      ['microsoft', 'social', 'https://auth.example.test/api/auth/callback/microsoft'],
+      ['discord', 'social', 'https://auth.example.test/api/auth/callback/discord'],
+      ['gcp', 'generic', 'https://auth.example.test/api/auth/oauth2/callback/gcp'],
+      ['atlassian', 'generic', 'https://auth.example.test/api/auth/oauth2/callback/atlassian'],
+      ['slack', 'generic', 'https://auth.example.test/api/auth/oauth2/callback/slack'],
+      ['linear', 'generic', 'https://auth.example.test/api/auth/oauth2/callback/linear'],
+    ]);
+
+    const expected: Record<string, string> = {
+      github: 'https://github.com/login/oauth/authorize',
+      google: 'https://accounts.google.com/o/oauth2/v2/auth',
+      discord: 'https://discord.com/api/oauth2/authorize',
+      gcp: 'https://accounts.google.com/o/oauth2/v2/auth',
+      atlassian: 'https://auth.atlassian.com/authorize',
+      slack: 'https://slack.com/openid/connect/authorize',
+      linear: 'https://linear.app/oauth/authorize',
+    };
+    for (const [id, authorize] of Object.entries(expected)) {
+      const res = await browser(gw.fetch, 'https://auth.example.test').browse(
+        '/api/auth/sign-in/social',
+        {
+          body: { provider: id, disableRedirect: true },
+        },
+      );
+      expect(res.status, id).toBe(200);
+      const url = new URL(((await res.json()) as { url: string }).url);
+      expect(`${url.origin}${url.pathname}`, id).toBe(authorize);
+      expect(url.searchParams.get('client_id'), id).toBe(`${id}-client`);
+      const redirect = gw.services.auth.providers.find((p) => p.id === id)?.callbackUrl;
+      expect(url.searchParams.get('redirect_uri'), id).toBe(redirect);
+    }
+  });
+
+  it('scrubs provider client secrets from the logs', async () => {
+    const gw = await createTestGateway({ env: clientEnv('github') });
+    gw.services.logger.info('leak', { note: 'github-client-secret-0123456789' });
+    expect(gw.services.auth.providers).toHaveLength(1);
+    expect(gw.logs()).not.toContain('github-client-secret-0123456789');
+  });
+});
+
+describe('better-auth schema with database rate limits', () => {
+  it('leaves better-auth nothing to create, including its rateLimit table', async () => {
+    const database = await createTestDatabase();
+    const plan = await getMigrations({
+      database: { db: database.db, type: database.dialect },
+      secret: 'test-secret-with-enough-entropy-0123456789',
+      baseURL: ORIGIN,
+      rateLimit: { enabled: true, storage: 'database' },
+      logger: { disabled: true },
+    });
+    expect(plan.toBeCreated).toEqual([]);
+    expect(plan.toBeAdded).toEqual([]);
+    expect(plan.toBeAddedIndexes).toEqual([]);
+    await database.close();
+  });
+});

@@ -1,0 +1,31 @@
+import type { Hono } from 'hono';
+import type { AppEnv } from '../http/app-env.js';
+import type { GatewayServices } from '../services.js';
+import { mountAuthorizePage } from './authorize-page.js';
+import { mountConnectPage } from './connect-page.js';
+import { mountSignInPage } from './sign-in-page.js';
+
+/**
+ * Mounts the browser pages of the CLI flows: `/cli/authorize` (`gateway login`),
+ * `/cli/connect/<provider>` (`gateway connect`) and `/cli/sign-in` (for a browser not signed in).
+ *
+ * @example
+ * mountCliPages(app, services);
+ */
+export function mountCliPages(app: Hono<AppEnv>, services: GatewayServices): void {
+  mountSignInPage(app, services);
+  mountAuthorizePage(app, services);
+  mountConnectPage(app, services);
+}
+
+export { CODE_TTL_MS, type CodeGrant, type ConnectFlow, issueCode, redeemCode } from './codes.js';
+export { loopbackRedirect } from './loopback.js';
+export { s256, verifyPkce } from './pkce.js';
+export {
+  cliTokenBody,
+  cliTokenIssuedSchema,
+  cliTokenItemSchema,
+  cliTokenListSchema,
+} from './schemas.js';
+export { cliTokenRoutes } from './token-routes.js';
+export { issueCliToken, listCliTokens, revokeCliToken } from './token-store.js';

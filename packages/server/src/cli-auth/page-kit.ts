@@ -1,0 +1,153 @@
+import { randomBytes } from 'node:crypto';
+import { getCookie, setCookie } from 'hono/cookie';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { forwardToAuth, toGatewayError } from '../auth/mount-auth.js';
+import type { AppContext } from '../http/app-env.js';
+import { safeEqual } from '../secrets/index.js';
+import type { GatewayServices } from '../services.js';
+import { escapeHtml, PAGE_HEADERS, page } from './html.js';
+
+const CSRF_COOKIE = 'gw_cli_csrf';
+
+/** An HTML answer with the page security headers (and any cookies already set on `c`). */
+export function htmlResponse(
+  c: AppContext,
+  html: string,
+  status: ContentfulStatusCode = 200,
+): Response {
+  for (const [name, value] of Object.entries(PAGE_HEADERS)) c.header(name, value);
+  return c.body(html, status);
+}
+
+/** A page saying what went wrong, with no way onward but the CLI. */
+export function errorPage(
+  c: AppContext,
+  status: ContentfulStatusCode,
+  title: string,
+  message: string,
+): Response {
+  return htmlResponse(
+    c,
+    page(
+      title,
+      `<h1>${escapeHtml(title)}</h1>\n<p class="error">${escapeHtml(message)}</p>\n<p class="muted">Close this tab and run the command again.</p>`,
+    ),
+    status,
+  );
+}
+
+/** A 303 to `location`, carrying `cookies` (Set-Cookie values from better-auth) along. */
+export function seeOther(
+  c: AppContext,
+  location: string,
+  cookies: readonly string[] = [],
+): Response {
+  for (const cookie of cookies) c.header('Set-Cookie', cookie, { append: true });
+  c.header('Cache-Control', 'no-store');
+  return c.redirect(location, 303);
+}
+
+/**
+ * The form's CSRF token: a random value in a `SameSite=Strict` cookie, echoed in a hidden field
+ * (double submit). Reuses the browser's current one.
+ */
+export function csrfToken(c: AppContext, services: GatewayServices): string {
+  const existing = getCookie(c, CSRF_COOKIE);
+  if (existing !== undefined && /^[A-Za-z0-9_-]{32,}$/.test(existing)) return existing;
+  const token = randomBytes(24).toString('base64url');
+  setCookie(c, CSRF_COOKIE, token, {
+    path: '/cli',
+    httpOnly: true,
+    sameSite: 'Strict',
+    secure: services.baseUrl.startsWith('https:'),
+    maxAge: 60 * 60,
+  });
+  return token;
+}
+
+/**
+ * Whether a form post is genuine: it comes from one of the gateway's own origins (when the
+ * browser says where from) and carries the CSRF cookie's value.
+ */
+export function formIsGenuine(
+  c: AppContext,
+  services: GatewayServices,
+  form: Record<string, string>,
+): boolean {
+  const origin = c.req.header('origin');
+  if (origin !== undefined && origin !== 'null') {
+    const own = new Set([
+      new URL(services.baseUrl).origin,
+      new URL(services.authBaseUrl).origin,
+      new URL(c.req.url).origin,
+    ]);
+    if (!own.has(origin)) return false;
+  }
+  const cookie = getCookie(c, CSRF_COOKIE);
+  const field = form.csrf;
+  return cookie !== undefined && field !== undefined && safeEqual(cookie, field);
+}
+
+/** The url-encoded form of a POST, as single strings. */
+export async function readForm(c: AppContext): Promise<Record<string, string>> {
+  const type = c.req.header('content-type') ?? '';
+  if (!type.startsWith('application/x-www-form-urlencoded')) return {};
+  const params = new URLSearchParams(await c.req.text());
+  const form: Record<string, string> = {};
+  for (const [key, value] of params) form[key] = value;
+  return form;
+}
+
+/**
+ * Calls better-auth's `path` (under `/api/auth`) for the browser behind `c`, with its cookies, as
+ * a JSON POST from the gateway's own origin: sign-in, sign-up and link requests go through the
+ * same handler, rate limits and checks as the web app's.
+ */
+export async function callAuth(
+  c: AppContext,
+  services: GatewayServices,
+  path: string,
+  body: unknown,
+): Promise<{ status: number; json: Record<string, unknown>; cookies: string[] }> {
+  const headers = new Headers({
+    'content-type': 'application/json',
+    accept: 'application/json',
+    origin: new URL(services.authBaseUrl).origin,
+  });
+  const cookie = c.req.header('cookie');
+  if (cookie !== undefined) headers.set('cookie', cookie);
+  const userAgent = c.req.header('user-agent');
+  if (userAgent !== undefined) headers.set('user-agent', userAgent);
+  const request = new Request(`${services.authBaseUrl}/api/auth${path}`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify(body),
+  });
+  const response = await toGatewayError(await forwardToAuth(c, services.auth, request));
+  let json: Record<string, unknown> = {};
+  try {
+    const parsed: unknown = await response.json();
+    if (typeof parsed === 'object' && parsed !== null) json = parsed as Record<string, unknown>;
+  } catch {
+    // An empty or non-JSON answer: the status says enough.
+  }
+  return { status: response.status, json, cookies: response.headers.getSetCookie() };
+}
+
+/** A local path to come back to after signing in: only the CLI pages, never another host. */
+export function safeNext(next: string | undefined): string | undefined {
+  if (
+    next === undefined ||
+    !next.startsWith('/cli/') ||
+    next.startsWith('//') ||
+    next.includes('\\')
+  )
+    return undefined;
+  return next;
+}
+
+/** Where to send a browser that is not signed in. */
+export function signInLocation(c: AppContext): string {
+  const url = new URL(c.req.url);
+  return `/cli/sign-in?next=${encodeURIComponent(url.pathname + url.search)}`;
+}

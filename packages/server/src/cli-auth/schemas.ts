@@ -1,0 +1,34 @@
+import { z } from 'zod';
+
+/** Body of `POST /api/cli/token`: the code exchange of the loopback flow. */
+export const cliTokenBody = z
+  .object({
+    code: z.string().min(1).max(200).meta({ description: 'The one-time code from the redirect' }),
+    code_verifier: z.string().min(1).max(200).meta({ description: 'The PKCE verifier (RFC 7636)' }),
+    redirect_uri: z
+      .string()
+      .min(1)
+      .max(200)
+      .meta({ description: 'The same loopback redirect URI' }),
+  })
+  .strict();
+
+/** Answer of `POST /api/cli/token`. */
+export const cliTokenIssuedSchema = z.object({
+  token: z.string().meta({ description: '`gw_cli_...`: shown once, stored only as a hash' }),
+  userId: z.string(),
+  id: z.uuid().meta({ description: 'The token id, for listing and revoking' }),
+});
+
+/** One CLI token as listed. */
+export const cliTokenItemSchema = z.object({
+  id: z.uuid(),
+  name: z.string(),
+  maskedToken: z.string(),
+  createdAt: z.iso.datetime(),
+  lastUsedAt: z.iso.datetime().nullable(),
+  expiresAt: z.iso.datetime().nullable(),
+});
+
+/** Answer of `GET /api/cli/tokens`. */
+export const cliTokenListSchema = z.object({ tokens: z.array(cliTokenItemSchema) });

@@ -1,0 +1,149 @@
+import type { Hono } from 'hono';
+import type { AppContext, AppEnv } from '../http/app-env.js';
+import type { GatewayServices } from '../services.js';
+import { escapeHtml, hiddenFields, page } from './html.js';
+import {
+  callAuth,
+  csrfToken,
+  errorPage,
+  formIsGenuine,
+  htmlResponse,
+  readForm,
+  safeNext,
+  seeOther,
+} from './page-kit.js';
+
+/** better-auth's error codes on redirects, put in words. */
+const OAUTH_ERRORS: Readonly<Record<string, string>> = {
+  account_not_linked: 'That account is not linked to a Gateway user with this email.',
+  email_not_found: 'The provider did not share an email address.',
+  unable_to_get_user_info: 'The provider did not say who you are (user info is missing).',
+  state_mismatch: 'The sign-in took too long or was started elsewhere; try again.',
+};
+
+/**
+ * A minimal sign-in page for the CLI flows, for a browser that is not signed in yet: email and
+ * password (sign in, or create an account), and a button per configured OAuth provider. Every
+ * attempt goes through better-auth's own endpoints and rate limits; on success it returns to
+ * `next` (a `/cli/` page).
+ */
+export function mountSignInPage(app: Hono<AppEnv>, services: GatewayServices): void {
+  const render = (
+    c: AppContext,
+    next: string,
+    error?: string,
+    status: 200 | 400 | 401 | 409 | 429 = 200,
+  ) => {
+    const csrf = csrfToken(c, services);
+    const social = services.auth.providers
+      .map(
+        (provider) => `<form method="post" action="/cli/sign-in/social">
+${hiddenFields({ provider: provider.id, next, csrf })}
+<button type="submit">Continue with ${escapeHtml(provider.name)}</button>
+</form>`,
+      )
+      .join('\n');
+    const body = `<h1>Sign in to Gateway</h1>
+<p class="muted">The Gateway command-line client asked you to sign in.</p>
+${error === undefined ? '' : `<p class="error">${escapeHtml(error)}</p>`}
+<form method="post" action="/cli/sign-in">
+${hiddenFields({ next, csrf })}
+<label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" required>
+<label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required minlength="8">
+<label for="name">Name <span class="muted">(only to create an account)</span></label><input id="name" name="name" type="text" autocomplete="name">
+<button type="submit" name="action" value="sign-in">Sign in</button>
+<button type="submit" name="action" value="sign-up">Create account</button>
+</form>
+${social}`;
+    return htmlResponse(c, page('Sign in', body), status);
+  };
+
+  app.get('/cli/sign-in', (c) => {
+    const next = safeNext(c.req.query('next'));
+    if (next === undefined)
+      return errorPage(
+        c,
+        400,
+        'Sign-in link broken',
+        'This sign-in link has no valid destination.',
+      );
+    const code = c.req.query('error');
+    return render(
+      c,
+      next,
+      code === undefined ? undefined : (OAUTH_ERRORS[code] ?? `Sign-in failed (${code}).`),
+    );
+  });
+
+  app.post('/cli/sign-in', async (c) => {
+    const form = await readForm(c);
+    const next = safeNext(form.next);
+    if (next === undefined || !formIsGenuine(c, services, form)) {
+      return errorPage(
+        c,
+        403,
+        'Request refused',
+        'This form was not sent from the Gateway sign-in page.',
+      );
+    }
+    const email = form.email ?? '';
+    const password = form.password ?? '';
+    const signUp = form.action === 'sign-up';
+    const result = signUp
+      ? await callAuth(c, services, '/sign-up/email', {
+          email,
+          password,
+          name: form.name?.trim() || email.split('@')[0] || email,
+        })
+      : await callAuth(c, services, '/sign-in/email', { email, password });
+    if (result.status >= 200 && result.status < 300) return seeOther(c, next, result.cookies);
+    const error = result.json.error;
+    const message =
+      typeof error === 'object' &&
+      error !== null &&
+      'message' in error &&
+      typeof error.message === 'string'
+        ? error.message
+        : 'Sign-in failed.';
+    if (result.status === 429)
+      return render(
+        c,
+        next,
+        'Too many attempts from this address; wait a minute and try again.',
+        429,
+      );
+    return render(c, next, message, signUp ? 400 : 401);
+  });
+
+  app.post('/cli/sign-in/social', async (c) => {
+    const form = await readForm(c);
+    const next = safeNext(form.next);
+    const provider = services.auth.providers.find((candidate) => candidate.id === form.provider);
+    if (next === undefined || provider === undefined || !formIsGenuine(c, services, form)) {
+      return errorPage(
+        c,
+        403,
+        'Request refused',
+        'This form was not sent from the Gateway sign-in page.',
+      );
+    }
+    const result = await callAuth(c, services, '/sign-in/social', {
+      provider: provider.id,
+      callbackURL: `${services.baseUrl}${next}`,
+      errorCallbackURL: `${services.baseUrl}/cli/sign-in?next=${encodeURIComponent(next)}`,
+      disableRedirect: true,
+    });
+    const url = result.json.url;
+    if (result.status !== 200 || typeof url !== 'string') {
+      if (result.status === 429)
+        return render(
+          c,
+          next,
+          'Too many attempts from this address; wait a minute and try again.',
+          429,
+        );
+      return render(c, next, `Could not start signing in with ${provider.name}.`, 400);
+    }
+    return seeOther(c, url, result.cookies);
+  });
+}

@@ -1,0 +1,13 @@
+export { serviceAccountRoutes } from './routes.js';
+export {
+  createServiceAccountBody,
+  serviceAccountCreatedSchema,
+  serviceAccountItemSchema,
+  serviceAccountListSchema,
+} from './schemas.js';
+export {
+  type CreatedServiceAccount,
+  createServiceAccount,
+  deleteServiceAccount,
+  listServiceAccounts,
+} from './store.js';

@@ -1,0 +1,141 @@
+import { requireAdmin, requireCaller } from '../auth/access.js';
+import type { AppContext } from '../http/app-env.js';
+import { deletedSchema } from '../http/common-schemas.js';
+import { HttpError } from '../http/errors.js';
+import { idParams, requireUuid } from '../http/id-param.js';
+import { type AnyRoute, defineRoute, noQuery } from '../http/route.js';
+import { maskSecret } from '../secrets/index.js';
+import type { GatewayServices } from '../services.js';
+import {
+  createTeamConnectionBody,
+  teamConnectionCreatedSchema,
+  teamConnectionListSchema,
+} from './schemas.js';
+import { createTeamConnection, deleteTeamConnection, listTeamConnections } from './store.js';
+
+/**
+ * An admin user: team connections record which admin stored them, so the service secret (no
+ * user behind it) cannot make them.
+ */
+function requireAdminUser(c: AppContext): string {
+  const caller = requireCaller(c);
+  if (caller.kind === 'user' && caller.isAdmin) return caller.userId;
+  throw new HttpError(
+    'forbidden',
+    caller.kind === 'service'
+      ? 'Team connections are made by an admin user (sign in, or use an admin CLI token), not the service secret'
+      : 'Only an admin may manage team connections',
+  );
+}
+
+/**
+ * `POST`, `GET` and `DELETE /api/team/connections`: tool secrets an admin connects once for
+ * everyone. Token vending uses one for a user without a connection of their own for the tool.
+ *
+ * @example
+ * routes.push(...teamConnectionRoutes(services));
+ */
+export function teamConnectionRoutes(services: GatewayServices): AnyRoute[] {
+  const { db } = services.database;
+  return [
+    defineRoute({
+      method: 'post',
+      path: '/api/team/connections',
+      summary: 'Connect a tool for the whole team (admin)',
+      tag: 'Team connections',
+      access: 'admin',
+      body: createTeamConnectionBody,
+      responses: {
+        201: {
+          description: 'Stored; the secret is shown masked',
+          schema: teamConnectionCreatedSchema,
+        },
+        400: { description: 'Invalid or unknown fields' },
+        401: { description: 'No credentials' },
+        403: { description: 'Not an admin user' },
+        409: { description: 'A team connection of this tool with this name exists' },
+      },
+      async handler(c, { body }) {
+        const adminId = requireAdminUser(c);
+        const row = await createTeamConnection(db, {
+          createdBy: adminId,
+          toolId: body.toolId,
+          instanceName: body.instanceName,
+          encryptedSecret: services.secrets.encrypt(body.secret),
+          maskedSecret: maskSecret(body.secret),
+          description: body.description,
+          workspaceId: body.workspaceId,
+        });
+        if (!row) {
+          throw new HttpError(
+            'conflict',
+            `A team connection of tool "${body.toolId}" named "${body.instanceName}" exists; choose another instanceName or delete that one`,
+          );
+        }
+        return c.json(
+          {
+            id: row.id,
+            toolId: row.tool_id,
+            instanceName: row.instance_name,
+            maskedSecret: row.masked_secret,
+          },
+          201,
+        );
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/api/team/connections',
+      summary: 'List the tools connected for the team',
+      tag: 'Team connections',
+      access: 'user',
+      query: noQuery,
+      responses: {
+        200: {
+          description: 'Every team connection; the masked secret and its author for admins only',
+          schema: teamConnectionListSchema,
+        },
+        401: { description: 'No credentials' },
+      },
+      async handler(c) {
+        const caller = requireCaller(c);
+        const admin = caller.kind === 'service' || (caller.kind === 'user' && caller.isAdmin);
+        const rows = await listTeamConnections(db);
+        return c.json({
+          connections: rows.map((row) => ({
+            id: row.id,
+            toolId: row.tool_id,
+            instanceName: row.instance_name,
+            description: row.description,
+            workspaceId: row.workspace_id,
+            ...(admin ? { maskedSecret: row.masked_secret, createdBy: row.user_id } : {}),
+            createdAt: row.created_at,
+            updatedAt: row.updated_at,
+          })),
+        });
+      },
+    }),
+    defineRoute({
+      method: 'delete',
+      path: '/api/team/connections/:id',
+      summary: 'Disconnect a team tool (admin)',
+      tag: 'Team connections',
+      access: 'service-or-admin',
+      params: idParams,
+      query: noQuery,
+      responses: {
+        200: { description: 'Deleted; the ids removed', schema: deletedSchema },
+        401: { description: 'No credentials' },
+        403: { description: 'Not an admin (or the service secret)' },
+        404: { description: 'No such team connection' },
+      },
+      async handler(c, { params }) {
+        requireAdmin(c);
+        const id = requireUuid(params.id, 'team connection');
+        const deleted = await deleteTeamConnection(db, id);
+        if (deleted.length === 0) throw new HttpError('not_found', `No team connection ${id}`);
+        return c.json({ deleted });
+      },
+    }),
+  ];
+}

@@ -1,0 +1,15 @@
+export { type ConnectionQuery, findServingConnection } from './connection-source.js';
+export {
+  createOAuthTokenSource,
+  EXPIRY_SKEW_MS,
+  type OAuthTokenResult,
+  type OAuthTokenSource,
+} from './oauth-source.js';
+export {
+  createTokenVendor,
+  type TokenSource,
+  type TokenVendor,
+  type VendedToken,
+  type VendingServices,
+  type VendTokenOptions,
+} from './token-vendor.js';

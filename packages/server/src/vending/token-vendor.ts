@@ -1,0 +1,158 @@
+import {
+  type AuthProvider,
+  AuthRequiredError,
+  type AuthResolver,
+  type GetTokenOptions,
+} from '@gateway/sdk';
+import type { GatewayAuth } from '../auth/index.js';
+import { serverApiKey } from '../config/env.js';
+import type { ConnectionOwner } from '../db/index.js';
+import type { GatewayServices } from '../services.js';
+import { findServingConnection } from './connection-source.js';
+import { createOAuthTokenSource, type OAuthTokenResult } from './oauth-source.js';
+
+/** Where a vended credential came from, in the order they are tried. */
+export type TokenSource = 'connection' | 'team_connection' | 'oauth' | 'api_key';
+
+/** A vended credential and its source (for the execution record; never log the token). */
+export interface VendedToken {
+  token: string;
+  source: TokenSource;
+}
+
+/** Options of {@link TokenVendor.getToken}. */
+export interface VendTokenOptions extends GetTokenOptions {
+  /**
+   * The plugin's auth provider entry for `providerId`. Its `provider` names the OAuth account
+   * (better-auth provider id) that serves it, and an `api_key` entry skips OAuth. Without it the
+   * OAuth account's provider id is `providerId` itself.
+   */
+  authProvider?: AuthProvider | undefined;
+}
+
+/**
+ * Vends credentials to tool handlers (`ctx.auth.getToken(provider)`).
+ *
+ * @example
+ * const token = await services.tokens.getToken(userId, 'github', { authProvider });
+ */
+export interface TokenVendor {
+  /**
+   * A credential for `providerId` (an auth provider id of the tool's plugin), trying in order:
+   * 1. the user's own connection whose `tool_id` is `providerId` (the named `instance`, or the
+   *    most recently updated top-level one), decrypted;
+   * 2. a team connection for `providerId` that an admin made for everyone;
+   * 3. the user's OAuth account with the entry's upstream `provider`, refreshed when expired
+   *    (single-flight, see {@link createOAuthTokenSource});
+   * 4. the server's `<PROVIDER_ID>_API_KEY` environment variable.
+   *
+   * A named `instance` only matches connections (steps 1 and 2).
+   *
+   * @throws AuthRequiredError (from `@gateway/sdk`) when no source has one; its message says how
+   * to connect: the web app's Tools tab or `gateway connect <providerId>`.
+   */
+  getToken(userId: string, providerId: string, options?: VendTokenOptions): Promise<string>;
+  /** As {@link TokenVendor.getToken}, also saying which source served. */
+  vend(userId: string, providerId: string, options?: VendTokenOptions): Promise<VendedToken>;
+  /**
+   * The `ctx.auth` of one tool call for `userId`: `getToken(provider)` looks `provider` up among
+   * the plugin's `authProviders` for its upstream mapping.
+   */
+  resolverFor(userId: string, authProviders: readonly AuthProvider[]): AuthResolver;
+}
+
+/** What the vendor reads: the database, the secret box, the environment and the base URL. */
+export type VendingServices = Pick<
+  GatewayServices,
+  'database' | 'secrets' | 'env' | 'logger' | 'baseUrl'
+>;
+
+/**
+ * Creates the token vendor. `services` is read at call time (the base URL is known only once
+ * the server listens).
+ *
+ * @example
+ * const tokens = createTokenVendor(services, auth);
+ * const { token, source } = await tokens.vend(userId, 'gcp', { authProvider });
+ */
+export function createTokenVendor(services: VendingServices, auth: GatewayAuth): TokenVendor {
+  const oauth = createOAuthTokenSource(services.database, auth, services.logger);
+
+  const fromConnection = async (
+    owner: ConnectionOwner,
+    userId: string,
+    providerId: string,
+    instance: string | undefined,
+  ): Promise<string | undefined> => {
+    const found = await findServingConnection(services.database.db, {
+      owner,
+      userId,
+      toolId: providerId,
+      instance,
+    });
+    if (!found) return undefined;
+    try {
+      return services.secrets.decrypt(found.encryptedSecret);
+    } catch (error) {
+      // Typically AUTH_SECRET changed since it was stored; the next source may still serve.
+      services.logger.error('a stored connection cannot be decrypted', {
+        connectionId: found.id,
+        error: error instanceof Error ? error.message : String(error),
+      });
+      return undefined;
+    }
+  };
+
+  const vend = async (
+    userId: string,
+    providerId: string,
+    options: VendTokenOptions = {},
+  ): Promise<VendedToken> => {
+    const { instance, authProvider } = options;
+    const own = await fromConnection('user', userId, providerId, instance);
+    if (own !== undefined) return { token: own, source: 'connection' };
+    const team = await fromConnection('team', userId, providerId, instance);
+    if (team !== undefined) return { token: team, source: 'team_connection' };
+    if (instance !== undefined) {
+      throw new AuthRequiredError(
+        providerId,
+        `No "${providerId}" connection named "${instance}". ${howToConnect(services.baseUrl, providerId)}`,
+      );
+    }
+
+    let oauthResult: OAuthTokenResult | undefined;
+    if (authProvider?.type !== 'api_key') {
+      oauthResult = await oauth.accessToken(userId, authProvider?.provider ?? providerId);
+      if (oauthResult.ok) return { token: oauthResult.token, source: 'oauth' };
+    }
+
+    const key = serverApiKey(services.env, providerId);
+    if (key !== undefined) return { token: key, source: 'api_key' };
+
+    const lapsed = oauthResult !== undefined && !oauthResult.ok && oauthResult.reason !== 'none';
+    throw new AuthRequiredError(
+      providerId,
+      lapsed
+        ? `Your "${providerId}" sign-in has expired and could not be renewed. ${howToConnect(services.baseUrl, providerId, 'Reconnect')}`
+        : `No credential for "${providerId}". ${howToConnect(services.baseUrl, providerId)}`,
+    );
+  };
+
+  return {
+    vend,
+    getToken: async (userId, providerId, options) =>
+      (await vend(userId, providerId, options)).token,
+    resolverFor(userId, authProviders) {
+      return {
+        getToken: async (provider, options) => {
+          const authProvider = authProviders.find((entry) => entry.id === provider);
+          return (await vend(userId, provider, { ...options, authProvider })).token;
+        },
+      };
+    },
+  };
+}
+
+function howToConnect(baseUrl: string, providerId: string, verb = 'Connect'): string {
+  return `${verb} it in the Tools tab of ${baseUrl} or run \`gateway connect ${providerId}\`.`;
+}
