@@ -1,0 +1,60 @@
+import { requireCaller } from '../auth/access.js';
+import { HttpError } from '../http/errors.js';
+import { idParams, requireUuid } from '../http/id-param.js';
+import { defineRoute } from '../http/route.js';
+import type { GatewayServices } from '../services.js';
+import { decideApprovalBody, decidedSchema } from './schemas.js';
+import { findApproval } from './store.js';
+
+/**
+ * `POST /api/approvals/:id` `{ decision: 'approve' | 'deny' }`: decides a pending approval; the
+ * tool call waiting for it resumes on whichever instance runs it. The user's own approvals, or
+ * anyone's for an admin.
+ *
+ * @example
+ * routes.push(decideApprovalRoute(services));
+ */
+export function decideApprovalRoute(services: GatewayServices) {
+  return defineRoute({
+    method: 'post',
+    path: '/api/approvals/:id',
+    summary: 'Approve or deny a pending approval',
+    tag: 'Approvals',
+    access: 'user',
+    params: idParams,
+    body: decideApprovalBody,
+    responses: {
+      200: { description: 'Decided; the waiting tool call resumes', schema: decidedSchema },
+      400: { description: 'A missing or unknown decision' },
+      401: { description: 'No credentials' },
+      403: { description: 'A service account' },
+      404: { description: "No such approval among the caller's own" },
+      409: { description: 'Already decided, or expired' },
+    },
+    async handler(c, { params, body }) {
+      const caller = requireCaller(c);
+      const id = requireUuid(params.id, 'approval');
+      if (caller.kind === 'service_account') {
+        throw new HttpError('forbidden', 'Service accounts cannot decide approvals');
+      }
+      const existing = await findApproval(services.database.db, id);
+      const mayDecide =
+        existing !== undefined &&
+        (caller.kind === 'service' ||
+          (caller.kind === 'user' && (caller.isAdmin || caller.userId === existing.userId)));
+      // Someone else's approval is "not found": a 403 would confirm that it exists.
+      if (!mayDecide) throw new HttpError('not_found', `No approval ${id}`);
+      const decidedBy = caller.kind === 'user' ? caller.userId : 'service';
+      const result = await services.approvals.decide(id, body.decision, decidedBy);
+      if (result.ok) return c.json({ approval: result.approval }, 200);
+      if (result.problem === 'not_found') throw new HttpError('not_found', `No approval ${id}`);
+      throw new HttpError(
+        'conflict',
+        result.problem === 'expired'
+          ? `Approval ${id} expired; the tool call did not act. Call the tool again to ask anew.`
+          : `Approval ${id} is already ${result.approval.status}`,
+        { status: result.approval.status },
+      );
+    },
+  });
+}

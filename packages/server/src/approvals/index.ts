@@ -1,0 +1,8 @@
+export {
+  type ApprovalRequest,
+  ApprovalService,
+  type ApprovalServiceOptions,
+} from './approval-service.js';
+export { APPROVALS_CHANNEL } from './decision-listener.js';
+export { approvalRoutes } from './routes.js';
+export { type ApprovalItem, type DecideResult, findApproval, listApprovals } from './store.js';

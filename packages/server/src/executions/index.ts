@@ -1,0 +1,9 @@
+export {
+  type ApprovalDecision,
+  type ExecutionRecord,
+  ExecutionRecorder,
+  type ExecutionRecorderOptions,
+} from './recorder.js';
+export { isSensitiveKey, redactArguments } from './redact-arguments.js';
+export { executionRoutes } from './routes.js';
+export { type ExecutionListItem, type ExecutionPage, listExecutions } from './store.js';

@@ -1,0 +1,126 @@
+import { describe, expect, it, onTestFinished } from 'vitest';
+import type { GatewayDatabase } from '../db/index.js';
+import { createTestDatabase, databaseTargets } from '../db/test-database.js';
+import { createLogger } from '../http/logger.js';
+import { Redactor } from '../http/redact.js';
+import { ExecutionRecorder } from './recorder.js';
+
+async function setup(
+  options: { flushIntervalMs?: number; maxBatch?: number } = {},
+  open: () => Promise<GatewayDatabase> = async () => {
+    const database = await createTestDatabase();
+    onTestFinished(() => database.close());
+    return database;
+  },
+) {
+  const database = await open();
+  const lines: string[] = [];
+  const logger = createLogger({ write: (line) => lines.push(line) }, new Redactor());
+  const recorder = new ExecutionRecorder({ database, logger, ...options });
+  const rows = () =>
+    database.db.selectFrom('executions').selectAll().orderBy('started_at').execute();
+  return { database, recorder, rows, lines };
+}
+
+const base = {
+  userId: 'u1',
+  toolPath: 'demo.echo.say',
+  startedAt: new Date('2026-01-01T00:00:00.000Z'),
+  arguments: { text: 'hi', token: 'secret-value' },
+};
+
+describe('ExecutionRecorder', () => {
+  it('stores nothing on the call path and everything on flush, arguments redacted', async () => {
+    const { recorder, rows } = await setup({ flushIntervalMs: 10_000 });
+    recorder.write({ ...base, id: 'e1' });
+    recorder.write({ ...base, id: 'e1', outcome: 'ok', durationMs: 12.4 });
+    expect(await rows()).toEqual([]);
+    await recorder.flush();
+    expect(await rows()).toEqual([
+      {
+        id: 'e1',
+        user_id: 'u1',
+        tool_path: 'demo.echo.say',
+        started_at: '2026-01-01T00:00:00.000Z',
+        duration_ms: 12,
+        outcome: 'ok',
+        approval: null,
+        approved_by: null,
+        arguments: '{"text":"hi","token":"[redacted]"}',
+        error: null,
+      },
+    ]);
+  });
+
+  it('flushes on its own after the interval, and at once when the batch is full', async () => {
+    const { recorder, rows } = await setup({ flushIntervalMs: 20, maxBatch: 3 });
+    recorder.write({ ...base, id: 'a' });
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    expect(await rows()).toHaveLength(1);
+    for (const id of ['b', 'c', 'd']) recorder.write({ ...base, id });
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect((await rows()).length).toBeGreaterThanOrEqual(4);
+  });
+
+  it('never lets a "still running" write undo a finished record', async () => {
+    const { recorder, rows } = await setup();
+    recorder.write({
+      ...base,
+      id: 'e1',
+      outcome: 'ok',
+      durationMs: 5,
+      approval: 'approved',
+      approvedBy: 'u1',
+    });
+    await recorder.flush();
+    recorder.write({ ...base, id: 'e1' });
+    await recorder.flush();
+    expect(await rows()).toMatchObject([
+      { id: 'e1', outcome: 'ok', approval: 'approved', approved_by: 'u1' },
+    ]);
+    recorder.write({ ...base, id: 'e2' });
+    await recorder.flush();
+    recorder.write({ ...base, id: 'e2', outcome: 'denied', durationMs: 9, approval: 'declined' });
+    await recorder.flush();
+    expect((await rows()).find((row) => row.id === 'e2')).toMatchObject({
+      outcome: 'denied',
+      approval: 'declined',
+    });
+  });
+
+  it('logs a batch the database refuses instead of failing the call', async () => {
+    const { database, recorder, lines } = await setup();
+    recorder.write({ ...base, id: 'e1', outcome: 'ok', durationMs: 1 });
+    await database.close();
+    await expect(recorder.flush()).resolves.toBeUndefined();
+    expect(lines.join('')).toContain('execution records not stored');
+  });
+});
+
+for (const target of databaseTargets()) {
+  describe.skipIf(target.skip)(`ExecutionRecorder on ${target.name}`, () => {
+    it('upserts, and keeps finished records finished', async () => {
+      const { recorder, rows } = await setup({}, async () => {
+        const { database, cleanup } = await target.open();
+        onTestFinished(cleanup);
+        return database;
+      });
+      recorder.write({ ...base, id: 'e1' });
+      await recorder.flush();
+      recorder.write({
+        ...base,
+        id: 'e1',
+        outcome: 'ok',
+        durationMs: 3,
+        approval: 'approved',
+        approvedBy: 'u1',
+      });
+      await recorder.flush();
+      recorder.write({ ...base, id: 'e1' });
+      await recorder.flush();
+      expect(await rows()).toMatchObject([
+        { id: 'e1', outcome: 'ok', duration_ms: 3, approved_by: 'u1' },
+      ]);
+    });
+  });
+}

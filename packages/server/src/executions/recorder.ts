@@ -1,0 +1,155 @@
+import type { Insertable } from 'kysely';
+import type { ExecutionOutcome, ExecutionsTable, GatewayDatabase } from '../db/index.js';
+import type { ServerLogger } from '../http/logger.js';
+import { redactArguments } from './redact-arguments.js';
+
+/** How a tool call's approval was decided, as the execution record keeps it. */
+export type ApprovalDecision = 'approved' | 'declined' | 'cancelled' | 'expired';
+
+/** One tool call as the recorder receives it. */
+export interface ExecutionRecord {
+  /** The execution id (`ctx`'s `executionId`). */
+  id: string;
+  /** The user, or the service account, that called. */
+  userId: string;
+  toolPath: string;
+  startedAt: Date;
+  /** The raw arguments; they are redacted before anything is stored. */
+  arguments: unknown;
+  /** Unset while the call is still running or waiting for input. */
+  outcome?: ExecutionOutcome;
+  durationMs?: number;
+  approval?: ApprovalDecision;
+  approvedBy?: string;
+  /** A short, user-facing reason for an error outcome (never a stack). */
+  error?: string;
+}
+
+/** Options of {@link ExecutionRecorder}. */
+export interface ExecutionRecorderOptions {
+  database: GatewayDatabase;
+  logger: ServerLogger;
+  /** How long a write may wait to be batched with others. Default 50 ms. */
+  flushIntervalMs?: number;
+  /** Flush at once when this many records are queued. Default 500. */
+  maxBatch?: number;
+}
+
+type Row = Insertable<ExecutionsTable>;
+
+/**
+ * Writes execution records off the call path: `write()` only queues, and queued records are
+ * stored in batches (one multi-row upsert per flush). A record written twice before a flush (a call
+ * that started and finished within the window) costs one row write. A record without an outcome
+ * never overwrites one that has it, so a late "still running" write from one instance cannot undo
+ * the result another instance stored.
+ *
+ * @example
+ * const recorder = new ExecutionRecorder({ database, logger });
+ * recorder.write({ id, userId, toolPath, startedAt, arguments: args });
+ * recorder.write({ id, userId, toolPath, startedAt, arguments: args, outcome: 'ok', durationMs: 12 });
+ * await recorder.flush();
+ */
+export class ExecutionRecorder {
+  readonly #database: GatewayDatabase;
+  readonly #logger: ServerLogger;
+  readonly #interval: number;
+  readonly #maxBatch: number;
+  #queue = new Map<string, ExecutionRecord>();
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #flushing: Promise<void> = Promise.resolve();
+  #closed = false;
+
+  constructor(options: ExecutionRecorderOptions) {
+    this.#database = options.database;
+    this.#logger = options.logger;
+    this.#interval = options.flushIntervalMs ?? 50;
+    this.#maxBatch = options.maxBatch ?? 500;
+  }
+
+  /**
+   * Queues a record (its latest state wins); never waits for the database. The record is turned
+   * into a row (arguments redacted) only when it is stored, once however often it was written.
+   */
+  write(record: ExecutionRecord): void {
+    if (this.#closed) return;
+    this.#queue.set(record.id, record);
+    if (this.#queue.size >= this.#maxBatch) {
+      void this.flush();
+    } else if (this.#timer === undefined) {
+      this.#timer = setTimeout(() => void this.flush(), this.#interval);
+      this.#timer.unref?.();
+    }
+  }
+
+  /** Stores everything queued so far; resolves when it is in the database. */
+  flush(): Promise<void> {
+    if (this.#timer !== undefined) {
+      clearTimeout(this.#timer);
+      this.#timer = undefined;
+    }
+    const batch: Row[] = [];
+    for (const record of this.#queue.values()) {
+      try {
+        batch.push(toRow(record));
+      } catch (error) {
+        // A record that cannot be written (an invalid date) must not take the batch with it.
+        this.#logger.error('execution record not stored', {
+          executionId: record.id,
+          error: error instanceof Error ? error.message : String(error),
+        });
+      }
+    }
+    this.#queue = new Map();
+    // Batches are stored one after another, so a later state never lands before an earlier one.
+    this.#flushing = this.#flushing.then(() => (batch.length > 0 ? this.#store(batch) : undefined));
+    return this.#flushing;
+  }
+
+  /** Flushes and stops taking records (the gateway is stopping). */
+  async close(): Promise<void> {
+    await this.flush();
+    this.#closed = true;
+  }
+
+  async #store(rows: Row[]): Promise<void> {
+    try {
+      await this.#database.db
+        .insertInto('executions')
+        .values(rows)
+        .onConflict((conflict) =>
+          conflict
+            .column('id')
+            .doUpdateSet((eb) => ({
+              duration_ms: eb.ref('excluded.duration_ms'),
+              outcome: eb.ref('excluded.outcome'),
+              approval: eb.ref('excluded.approval'),
+              approved_by: eb.ref('excluded.approved_by'),
+              error: eb.ref('excluded.error'),
+            }))
+            .where('executions.outcome', 'is', null),
+        )
+        .execute();
+    } catch (error) {
+      this.#logger.error('execution records not stored', {
+        count: rows.length,
+        error: error instanceof Error ? error.message : String(error),
+      });
+    }
+  }
+}
+
+function toRow(record: ExecutionRecord): Row {
+  return {
+    id: record.id,
+    user_id: record.userId,
+    tool_path: record.toolPath,
+    started_at: record.startedAt.toISOString(),
+    duration_ms: record.durationMs === undefined ? null : Math.round(record.durationMs),
+    outcome: record.outcome ?? null,
+    approval: record.approval ?? null,
+    approved_by: record.approvedBy ?? null,
+    arguments: JSON.stringify(redactArguments(record.arguments ?? {})),
+    error: record.error ?? null,
+  };
+}

@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { isSensitiveKey, redactArguments } from './redact-arguments.js';
+
+describe('redactArguments', () => {
+  it('hides values of fields named like secrets, however they are spelled', () => {
+    expect(
+      redactArguments({
+        secret: 'a',
+        client_secret: 'b',
+        accessToken: 'c',
+        password: 'd',
+        apiKey: 'e',
+        key: 'f',
+        Authorization: 'g',
+        nested: { refresh_token: 'h', list: [{ passphrase: 'i' }] },
+      }),
+    ).toEqual({
+      secret: '[redacted]',
+      client_secret: '[redacted]',
+      accessToken: '[redacted]',
+      password: '[redacted]',
+      apiKey: '[redacted]',
+      key: '[redacted]',
+      Authorization: '[redacted]',
+      nested: { refresh_token: '[redacted]', list: [{ passphrase: '[redacted]' }] },
+    });
+  });
+
+  it('keeps ordinary fields, including words that merely contain "key"', () => {
+    const input = { keyboard: 'qwerty', monkey: 'george', title: 'Hello', count: 3, done: false };
+    expect(redactArguments(input)).toEqual(input);
+    expect(isSensitiveKey('keyboard')).toBe(false);
+    expect(isSensitiveKey('sshKey')).toBe(true);
+  });
+
+  it('hides values that look like tokens wherever they are', () => {
+    expect(
+      redactArguments({
+        note: 'gw_mcp_0123456789abcdefghijABCDEFGHIJ0123456789',
+        header: 'Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.abcdefghijklmnop',
+        items: ['ghp_0123456789abcdefghijklmnopqrstuvwxyz', 'plain'],
+        id: '3f2504e0-4f89-11d3-9a0c-0305e82c3301',
+      }),
+    ).toEqual({
+      note: '[redacted]',
+      header: '[redacted]',
+      items: ['[redacted]', 'plain'],
+      id: '3f2504e0-4f89-11d3-9a0c-0305e82c3301',
+    });
+  });
+
+  it('cuts long strings and arrays short', () => {
+    const out = redactArguments({
+      text: 'a b '.repeat(1000),
+      list: Array.from({ length: 150 }, () => 1),
+    });
+    expect(JSON.stringify(out).length).toBeLessThan(2000);
+  });
+});

@@ -1,0 +1,51 @@
+import { z } from 'zod';
+import { userIdSchema } from '../http/common-schemas.js';
+
+/** Query of `GET /api/executions`. */
+export const listExecutionsQuery = z
+  .object({
+    userId: userIdSchema,
+    cursor: z
+      .string()
+      .min(1)
+      .max(500)
+      .optional()
+      .meta({ description: 'The `nextCursor` of the previous page' }),
+    limit: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(200)
+      .default(50)
+      .meta({ description: 'Records per page (1-200, default 50)' }),
+  })
+  .strict();
+
+/** An execution record as answered. */
+export const executionSchema = z
+  .object({
+    id: z
+      .string()
+      .meta({ description: 'The execution id, as handlers see it (`call.executionId`)' }),
+    userId: z.string(),
+    toolPath: z.string(),
+    startedAt: z.string().meta({ description: 'ISO 8601' }),
+    durationMs: z.number().nullable(),
+    outcome: z
+      .enum(['ok', 'error', 'denied', 'timeout'])
+      .nullable()
+      .meta({ description: '`null` while the call runs or waits for an answer' }),
+    approval: z.string().nullable().meta({
+      description: '`approved`, `declined`, `cancelled` or `expired` when the tool asked',
+    }),
+    approvedBy: z.string().nullable().meta({ description: 'Who answered the approval' }),
+    arguments: z.unknown().meta({ description: 'The arguments, secrets redacted' }),
+    error: z.string().nullable(),
+  })
+  .meta({ description: 'One tool call' });
+
+/** Answer of `GET /api/executions`. */
+export const executionPageSchema = z.object({
+  executions: z.array(executionSchema),
+  nextCursor: z.string().nullable().meta({ description: 'Cursor of the next (older) page' }),
+});

@@ -1,0 +1,333 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { specTypeSchemas, withInputRequired } from '@modelcontextprotocol/client';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { createPostgresTestDatabase, postgresTestUrl } from '../db/test-database.js';
+import type { FixtureState } from './testing/fixture-plugin.js';
+import {
+  connectV1,
+  connectV2,
+  type McpTestGateway,
+  type McpTestUser,
+  startMcpGateway,
+} from './testing/mcp-test-kit.js';
+
+const DELETE = { name: 'demo.files.delete', arguments: { name: 'report.pdf' } };
+const pgUrl = postgresTestUrl();
+
+/** Two gateway instances sharing one SQLite file (or `databaseUrl`), and one fixture state. */
+async function twoInstances(databaseUrl?: string, mcp = {}) {
+  let url = databaseUrl;
+  if (url === undefined) {
+    const dir = await mkdtemp(join(tmpdir(), 'gw-mcp-'));
+    onTestFinished(() => rm(dir, { recursive: true, force: true }));
+    url = join(dir, 'gateway.db');
+  }
+  const state: FixtureState = { deleted: [], deleteRuns: 0 };
+  const a = await startMcpGateway({ databaseUrl: url, state, mcp });
+  const b = await startMcpGateway({ databaseUrl: url, state, mcp });
+  return { a, b, state };
+}
+
+async function executionOf(gw: McpTestGateway, user: McpTestUser) {
+  await gw.gateway.services.executions.flush();
+  const response = await gw.gateway.request('GET', `/api/executions?userId=${user.id}`, {
+    as: user,
+  });
+  const { executions } = (await response.json()) as {
+    executions: {
+      id: string;
+      outcome: string | null;
+      approval: string | null;
+      approvedBy: string | null;
+    }[];
+  };
+  return executions[0];
+}
+
+async function waitForPending(gw: McpTestGateway, user: McpTestUser) {
+  for (let attempt = 0; attempt < 200; attempt += 1) {
+    const response = await gw.gateway.request('GET', `/api/approvals?userId=${user.id}`, {
+      as: user,
+    });
+    const { approvals } = (await response.json()) as {
+      approvals: { id: string; toolPath: string; message: string; args: unknown; status: string }[];
+    };
+    if (approvals[0] !== undefined) return approvals[0];
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error('no pending approval appeared');
+}
+
+/** Path 1 with two instances: ask on one, answer on the other, then try to replay. */
+async function answerOnceAcrossInstances(url?: string) {
+  const { a, b, state } = await twoInstances(url);
+  const alice = await a.user({ admin: true });
+  const bob = await a.user({ admin: true });
+  const onA = await connectV2(a.url, alice.mcpToken, { elicitation: true });
+  const onB = await connectV2(b.url, alice.mcpToken, { elicitation: true });
+  const bobOnB = await connectV2(b.url, bob.mcpToken, { elicitation: true });
+  const schema = withInputRequired(specTypeSchemas.CallToolResult);
+  const manual = { allowInputRequired: true };
+
+  const first = await onA.request({ method: 'tools/call', params: DELETE }, schema, manual);
+  expect(first).toMatchObject({ resultType: 'input_required' });
+  const requestState = 'requestState' in first ? String(first.requestState) : '';
+  expect(state.deleted).toEqual([]);
+
+  const answer = { gateway_elicit: { action: 'accept', content: { approve: true } } };
+  const retry = (client: typeof onA, params: Record<string, unknown>) =>
+    client.request({ method: 'tools/call', params }, schema, manual);
+  const invalid = /Invalid or expired requestState/;
+
+  // Someone else, other arguments, or a forged state: refused before the handler runs.
+  await expect(retry(bobOnB, { ...DELETE, inputResponses: answer, requestState })).rejects.toThrow(
+    invalid,
+  );
+  await expect(
+    retry(onB, {
+      name: DELETE.name,
+      arguments: { name: 'other.pdf' },
+      inputResponses: answer,
+      requestState,
+    }),
+  ).rejects.toThrow(invalid);
+  await expect(
+    retry(onB, {
+      ...DELETE,
+      inputResponses: answer,
+      requestState: `${requestState.slice(0, -2)}AA`,
+    }),
+  ).rejects.toThrow(invalid);
+  expect(state.deleteRuns).toBe(1);
+
+  const done = await retry(onB, { ...DELETE, inputResponses: answer, requestState });
+  expect(done).toMatchObject({ structuredContent: { deleted: 'report.pdf' } });
+  expect(state.deleted).toEqual(['report.pdf']);
+
+  // The same answer again, on either instance: already used.
+  await expect(retry(onA, { ...DELETE, inputResponses: answer, requestState })).rejects.toThrow(
+    invalid,
+  );
+  await expect(retry(onB, { ...DELETE, inputResponses: answer, requestState })).rejects.toThrow(
+    invalid,
+  );
+  expect(state.deleted).toEqual(['report.pdf']);
+  expect(await executionOf(b, alice)).toMatchObject({ outcome: 'ok', approval: 'approved' });
+}
+
+describe('approval path 1: a 2026-07-28 client answers input_required', () => {
+  it('runs the handler again with the answer when the client approves', async () => {
+    const gw = await startMcpGateway();
+    const alice = await gw.user({ admin: true });
+    const client = await connectV2(gw.url, alice.mcpToken, { elicitation: true });
+    const asked: string[] = [];
+    client.setRequestHandler('elicitation/create', async (request) => {
+      asked.push(request.params.message);
+      return { action: 'accept', content: { approve: true } };
+    });
+    const result = await client.callTool(DELETE);
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toMatchObject({ deleted: 'report.pdf' });
+    expect(asked).toEqual([
+      'Delete report.pdf?\n\nTool: demo.files.delete\nArguments: {"name":"report.pdf"}',
+    ]);
+    expect(gw.state).toEqual({ deleted: ['report.pdf'], deleteRuns: 2 });
+    const execution = await executionOf(gw, alice);
+    expect(execution).toMatchObject({ outcome: 'ok', approval: 'approved', approvedBy: alice.id });
+    expect(result.structuredContent).toMatchObject({ executionId: execution?.id });
+  });
+
+  it.each([
+    ['declines', { action: 'decline' as const }, 'declined'],
+    ['cancels', { action: 'cancel' as const }, 'cancelled'],
+    ['answers no', { action: 'accept' as const, content: { approve: false } }, 'declined'],
+  ])('changes nothing when the user %s', async (_case, answer, decision) => {
+    const gw = await startMcpGateway();
+    const alice = await gw.user({ admin: true });
+    const client = await connectV2(gw.url, alice.mcpToken, { elicitation: true });
+    client.setRequestHandler('elicitation/create', async () => answer);
+    const result = await client.callTool(DELETE);
+    expect(result.isError).toBe(true);
+    expect(JSON.stringify(result.content)).toContain(
+      'did not approve demo.files.delete; nothing was changed',
+    );
+    expect(gw.state.deleted).toEqual([]);
+    expect(await executionOf(gw, alice)).toMatchObject({ outcome: 'denied', approval: decision });
+  });
+
+  it('accepts an answer once, on any instance, only for the same user, tool and arguments', () =>
+    answerOnceAcrossInstances());
+
+  it.skipIf(!pgUrl)('accepts an answer once across instances on PostgreSQL too', async () => {
+    const scoped = await createPostgresTestDatabase(pgUrl ?? '');
+    onTestFinished(scoped.drop);
+    await answerOnceAcrossInstances(scoped.url);
+  });
+
+  it('refuses a state past its expiry', async () => {
+    const gw = await startMcpGateway({ mcp: { approvalTimeoutMs: 1000 } });
+    const alice = await gw.user({ admin: true });
+    const client = await connectV2(gw.url, alice.mcpToken, { elicitation: true });
+    const schema = withInputRequired(specTypeSchemas.CallToolResult);
+    const first = await client.request({ method: 'tools/call', params: DELETE }, schema, {
+      allowInputRequired: true,
+    });
+    const requestState = 'requestState' in first ? String(first.requestState) : '';
+    await new Promise((resolve) => setTimeout(resolve, 2100));
+    await expect(
+      client.request(
+        {
+          method: 'tools/call',
+          params: {
+            ...DELETE,
+            requestState,
+            inputResponses: { gateway_elicit: { action: 'accept', content: { approve: true } } },
+          },
+        },
+        schema,
+        { allowInputRequired: true },
+      ),
+    ).rejects.toThrow(/Invalid or expired requestState/);
+    expect(gw.state.deleted).toEqual([]);
+  });
+});
+
+describe('approval path 2: a 2025 client with elicitation is asked on its session', () => {
+  it.each([
+    [
+      'approves',
+      { action: 'accept' as const, content: { approve: true } },
+      ['report.pdf'],
+      'approved',
+    ],
+    ['declines', { action: 'decline' as const }, [], 'declined'],
+  ])(
+    'asks with elicitation/create and acts only when the user %s',
+    async (_case, answer, deleted, decision) => {
+      const gw = await startMcpGateway();
+      const alice = await gw.user({ admin: true });
+      const { client } = await connectV1(gw.url, alice.mcpToken, { elicitation: true });
+      const asked: string[] = [];
+      client.setRequestHandler(ElicitRequestSchema, async (request) => {
+        asked.push(request.params.message);
+        return answer;
+      });
+      const result = await client.callTool(DELETE);
+      expect(asked).toHaveLength(1);
+      expect(gw.state.deleted).toEqual(deleted);
+      // Asked inline: the handler ran once.
+      expect(gw.state.deleteRuns).toBe(1);
+      expect(Boolean(result.isError)).toBe(deleted.length === 0);
+      expect(await executionOf(gw, alice)).toMatchObject({
+        approval: decision,
+        approvedBy: alice.id,
+      });
+    },
+  );
+});
+
+describe('approval path 3: clients without elicitation wait for a decision through the API', () => {
+  it('resumes the call on one instance when the decision reaches the other (SQLite)', async () => {
+    const { a, b, state } = await twoInstances();
+    const alice = await a.user();
+    await a.gateway.services.policy.assignRole(alice.id, 'admin');
+    const { client } = await connectV1(a.url, alice.mcpToken);
+    const progress: string[] = [];
+    const call = client.callTool(DELETE, undefined, {
+      onprogress: (update) => progress.push(update.message ?? ''),
+    });
+
+    const pending = await waitForPending(b, alice);
+    expect(pending).toMatchObject({
+      toolPath: 'demo.files.delete',
+      message: 'Delete report.pdf?',
+      args: { name: 'report.pdf' },
+      status: 'pending',
+    });
+    expect(state.deleted).toEqual([]);
+    const decided = await b.gateway.request('POST', `/api/approvals/${pending.id}`, {
+      as: alice,
+      body: { decision: 'approve' },
+    });
+    expect(decided.status).toBe(200);
+
+    const result = await call;
+    expect(result.isError).toBeFalsy();
+    expect(state.deleted).toEqual(['report.pdf']);
+    expect(await executionOf(a, alice)).toMatchObject({
+      outcome: 'ok',
+      approval: 'approved',
+      approvedBy: alice.id,
+    });
+    // While it waited, the client heard where to decide.
+    expect(progress[0]).toMatch(
+      /^Waiting for your approval: open http:\/\/127\.0\.0\.1:\d+\/ or run `gateway approvals`$/,
+    );
+  });
+
+  it('changes nothing when denied, and a v2 client without elicitation waits the same way', async () => {
+    const { a, b, state } = await twoInstances();
+    const alice = await a.user({ admin: true });
+    const client = await connectV2(a.url, alice.mcpToken);
+    const call = client.callTool(DELETE);
+    const pending = await waitForPending(b, alice);
+    await b.gateway.request('POST', `/api/approvals/${pending.id}`, {
+      as: alice,
+      body: { decision: 'deny' },
+    });
+    const result = await call;
+    expect(result.isError).toBe(true);
+    expect(JSON.stringify(result.content)).toContain('nothing was changed');
+    expect(state.deleted).toEqual([]);
+    expect(await executionOf(a, alice)).toMatchObject({ outcome: 'denied', approval: 'declined' });
+  });
+
+  it('expires the approval after the configured time', async () => {
+    const gw = await startMcpGateway({ mcp: { approvalTimeoutMs: 300 } });
+    const alice = await gw.user({ admin: true });
+    const { client } = await connectV1(gw.url, alice.mcpToken);
+    const result = await client.callTool(DELETE);
+    expect(result.isError).toBe(true);
+    expect(gw.state.deleted).toEqual([]);
+    const response = await gw.gateway.request(
+      'GET',
+      `/api/approvals?userId=${alice.id}&status=all`,
+      {
+        as: alice,
+      },
+    );
+    const { approvals } = (await response.json()) as {
+      approvals: { id: string; status: string }[];
+    };
+    expect(approvals[0]?.status).toBe('expired');
+    expect(await executionOf(gw, alice)).toMatchObject({ outcome: 'denied', approval: 'expired' });
+    const late = await gw.gateway.request('POST', `/api/approvals/${approvals[0]?.id}`, {
+      as: alice,
+      body: { decision: 'approve' },
+    });
+    expect(late.status).toBe(409);
+  });
+
+  it.skipIf(!pgUrl)('wakes the waiting instance through LISTEN/NOTIFY on PostgreSQL', async () => {
+    const { url, drop } = await createPostgresTestDatabase(pgUrl ?? '');
+    onTestFinished(drop);
+    // On PostgreSQL waiters poll only every 5 s: a wake-up within 2 s is the notification's.
+    const { a, b, state } = await twoInstances(url);
+    const alice = await a.user({ admin: true });
+    const { client } = await connectV1(a.url, alice.mcpToken);
+    const call = client.callTool(DELETE);
+    const pending = await waitForPending(b, alice);
+    const started = Date.now();
+    await b.gateway.request('POST', `/api/approvals/${pending.id}`, {
+      as: alice,
+      body: { decision: 'approve' },
+    });
+    const result = await call;
+    expect(result.isError).toBeFalsy();
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(state.deleted).toEqual(['report.pdf']);
+  });
+});

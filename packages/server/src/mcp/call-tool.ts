@@ -1,0 +1,298 @@
+import {
+  ApprovalDeniedError,
+  AuthRequiredError,
+  formatIssues,
+  type PluginContext,
+  ToolError,
+  validateToolOutput,
+} from '@gateway/sdk';
+import {
+  type CallToolRequestParams,
+  type CallToolResult,
+  type InputRequiredResult,
+  inputRequired,
+  inputResponse,
+  ProtocolError,
+  ProtocolErrorCode,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
+import type { ExecutionOutcome } from '../db/index.js';
+import type { ExecutionRecord } from '../executions/index.js';
+import type { MountedTool } from '../registry/index.js';
+import type { CallSite } from './call-site.js';
+import { ELICIT_KEY, InputNeeded, type Question, toAnswer } from './elicitation.js';
+import { Elicitor } from './elicitor.js';
+import { principalKey, subjectId } from './principal.js';
+import { errorResult, renderOutput } from './render-result.js';
+import {
+  type Answer,
+  digestArguments,
+  type RoundState,
+  roundStateSchema,
+} from './request-state.js';
+import { type McpRuntime, toolsOf } from './runtime.js';
+import { TimeLimit } from './time-limit.js';
+import { toolLogger } from './tool-logger.js';
+
+const INVALID_STATE = 'Invalid or expired requestState';
+/** The abort reason once a call is over (no Error: building its stack on every call costs). */
+const CALL_ENDED = Symbol('call ended');
+
+/** Why a handler stopped before returning, when it was not its own doing. */
+class Stopped extends Error {
+  readonly reason: 'timeout' | 'cancelled';
+
+  constructor(reason: 'timeout' | 'cancelled') {
+    super(reason);
+    this.reason = reason;
+  }
+}
+
+/**
+ * Answers `tools/call`: finds the tool among the caller's (a tool outside the role is as unknown
+ * as one that does not exist), validates the input, runs the handler with its context under a
+ * time limit, validates and renders the output, and records the execution. Tool failures are
+ * `isError` results; only a tool the caller cannot see, or forged request state, is a protocol
+ * error.
+ *
+ * @throws ProtocolError `InvalidParams` for an unknown tool or an invalid `requestState`.
+ */
+export async function callTool(
+  runtime: McpRuntime,
+  site: CallSite,
+  params: CallToolRequestParams,
+  ctx: ServerContext,
+): Promise<CallToolResult | InputRequiredResult> {
+  const { services } = runtime;
+  const subject = subjectId(site.principal);
+  const { role, index } = await toolsOf(runtime, site.principal);
+  const tool = index.byName.get(params.name);
+  const args = params.arguments ?? {};
+  if (tool === undefined) {
+    services.executions.write({
+      id: crypto.randomUUID(),
+      userId: subject,
+      toolPath: params.name.slice(0, 200),
+      startedAt: new Date(),
+      arguments: args,
+      outcome: 'denied',
+      durationMs: 0,
+      error: 'No such tool for this caller',
+    });
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${params.name} not found`);
+  }
+
+  const round = await continueRound(runtime, site, tool, args, ctx);
+  const executionId = round?.state.executionId ?? crypto.randomUUID();
+  const startedAt = round ? new Date(round.state.startedAt) : new Date();
+  let elicitor: Elicitor | undefined;
+  const record = (end: Partial<ExecutionRecord>) =>
+    services.executions.write({
+      id: executionId,
+      userId: subject,
+      toolPath: tool.path,
+      startedAt,
+      arguments: args,
+      ...end,
+    });
+  const finish = (outcome: ExecutionOutcome, result: CallToolResult, error?: string) => {
+    const answer = elicitor?.lastAnswer;
+    record({
+      outcome,
+      durationMs: Date.now() - startedAt.getTime(),
+      ...(answer === undefined ? {} : { approval: answer.decision, approvedBy: answer.by }),
+      ...(error === undefined ? {} : { error }),
+    });
+    return result;
+  };
+
+  const input = await tool.tool.inputSchema.safeParseAsync(args);
+  if (!input.success) {
+    const message = `Invalid arguments for ${params.name}:\n${formatIssues(input.error.issues)}`;
+    return finish('error', errorResult(message), 'Invalid arguments');
+  }
+  record({});
+
+  const log = services.logger.child({ tool: tool.path, executionId, userId: subject });
+  const controller = new AbortController();
+  const limit = new TimeLimit(runtime.options.toolTimeoutMs, () =>
+    controller.abort(new Stopped('timeout')),
+  );
+  const onClientGone = () => controller.abort(new Stopped('cancelled'));
+  if (ctx.mcpReq.signal.aborted) onClientGone();
+  ctx.mcpReq.signal.addEventListener('abort', onClientGone, { once: true });
+  elicitor = new Elicitor({
+    runtime,
+    site,
+    ctx,
+    executionId,
+    toolPath: tool.path,
+    answers: round?.answers ?? [],
+    limit,
+    signal: controller.signal,
+  });
+  const pluginContext: PluginContext = {
+    userId: subject,
+    role,
+    auth: services.tokens.resolverFor(
+      subject,
+      services.plugins.plugin(tool.pluginId)?.authProviders ?? [],
+    ),
+    elicit: elicitor.elicit,
+    logger: toolLogger(log, site, tool, ctx, services.redactor.value.bind(services.redactor)),
+  };
+
+  try {
+    const output = await untilAborted(
+      tool.tool.handler(pluginContext, input.data, { signal: controller.signal, executionId }),
+      controller.signal,
+    );
+    if (elicitor.pendingQuestion !== undefined) {
+      return await askClient(runtime, site, tool, args, executionId, startedAt, elicitor, record);
+    }
+    const checked = await validateToolOutput(tool.tool, output);
+    if (!checked.success) {
+      log.error('tool output does not match its output schema', {
+        issues: formatIssues(checked.issues),
+      });
+      return finish(
+        'error',
+        errorResult(
+          `${tool.path} returned a result that does not match its output schema. Execution id: ${executionId}.`,
+        ),
+        'Output does not match the output schema',
+      );
+    }
+    return finish('ok', renderOutput(checked.data, index.structured.has(params.name)));
+  } catch (error) {
+    if (elicitor.pendingQuestion !== undefined || error instanceof InputNeeded) {
+      return await askClient(runtime, site, tool, args, executionId, startedAt, elicitor, record);
+    }
+    if (error instanceof Stopped && error.reason === 'timeout') {
+      const seconds = Math.round(runtime.options.toolTimeoutMs / 100) / 10;
+      return finish(
+        'timeout',
+        errorResult(`${tool.path} did not finish within ${seconds} s and was stopped.`),
+        'Time limit reached',
+      );
+    }
+    if (error instanceof Stopped) {
+      return finish(
+        'error',
+        errorResult('The call was cancelled by the client.'),
+        'Cancelled by the client',
+      );
+    }
+    if (ApprovalDeniedError.isInstance(error))
+      return finish('denied', errorResult(error.message), error.message);
+    if (ToolError.isInstance(error))
+      return finish('error', errorResult(error.message), error.message);
+    if (AuthRequiredError.isInstance(error)) {
+      const message = `${error.message} (Tools tab: ${services.baseUrl}/, or run \`gateway connect ${error.provider}\`.)`;
+      return finish('error', errorResult(message), `No credential for ${error.provider}`);
+    }
+    log.error('tool failed', {
+      error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+    });
+    return finish(
+      'error',
+      errorResult(
+        `${tool.path} failed unexpectedly. The details are in the gateway's log under execution id ${executionId}.`,
+      ),
+      'Unexpected error',
+    );
+  } finally {
+    limit.clear();
+    ctx.mcpReq.signal.removeEventListener('abort', onClientGone);
+    controller.abort(CALL_ENDED);
+  }
+}
+
+/** A retried call's verified state and answers, or undefined for a first call. */
+async function continueRound(
+  runtime: McpRuntime,
+  site: CallSite,
+  tool: MountedTool,
+  args: Record<string, unknown>,
+  ctx: ServerContext,
+): Promise<{ state: RoundState; answers: Answer[] } | undefined> {
+  const raw = ctx.mcpReq.requestState();
+  if (raw === undefined) return undefined;
+  // The SDK has checked the signature and expiry (the codec is its verify hook).
+  const parsed = roundStateSchema.safeParse(raw);
+  if (
+    !parsed.success ||
+    parsed.data.principal !== principalKey(site.principal) ||
+    parsed.data.tool !== tool.path ||
+    parsed.data.argsDigest !== digestArguments(args)
+  ) {
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, INVALID_STATE);
+  }
+  const state = parsed.data;
+  const response = inputResponse(ctx.mcpReq.inputResponses, ELICIT_KEY);
+  if (response.kind === 'missing') return { state, answers: state.answers };
+  const by = subjectId(site.principal);
+  const answer = toAnswer(state.kind, response, by);
+  const now = new Date();
+  // One awaited insert, keyed by the question: a replayed answer finds it taken.
+  const fresh = await runtime.services.approvals.recordAnswered({
+    id: state.questionId,
+    executionId: state.executionId,
+    userId: by,
+    toolPath: tool.path,
+    message: state.message,
+    args: {},
+    createdAt: new Date(state.startedAt),
+    expiresAt: now,
+    status: answer.ok ? 'approved' : 'denied',
+    decidedBy: by,
+    decidedAt: now,
+  });
+  if (!fresh) throw new ProtocolError(ProtocolErrorCode.InvalidParams, INVALID_STATE);
+  return { state, answers: [...state.answers, answer] };
+}
+
+/** Ends a round with the handler's question: `input_required`, signed state for the retry. */
+async function askClient(
+  runtime: McpRuntime,
+  site: CallSite,
+  tool: MountedTool,
+  args: Record<string, unknown>,
+  executionId: string,
+  startedAt: Date,
+  elicitor: Elicitor,
+  record: (end: Partial<ExecutionRecord>) => void,
+): Promise<InputRequiredResult> {
+  const question: Question | undefined = elicitor.pendingQuestion;
+  if (question === undefined) throw new Error('askClient without a question');
+  const requestState = await runtime.codec.mint({
+    executionId,
+    startedAt: startedAt.getTime(),
+    principal: principalKey(site.principal),
+    tool: tool.path,
+    argsDigest: digestArguments(args),
+    questionId: crypto.randomUUID(),
+    message: question.message,
+    kind: question.kind,
+    answers: [...elicitor.answers],
+  });
+  record({});
+  return inputRequired({
+    inputRequests: { [ELICIT_KEY]: inputRequired.elicit(question.params) },
+    requestState,
+  });
+}
+
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  // A handler that ignores its signal keeps running; its late outcome must not go unhandled.
+  work.catch(() => {});
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    if (signal.aborted) {
+      onAbort();
+      return;
+    }
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}

@@ -1,0 +1,51 @@
+import { type LoggingLevel, Server } from '@modelcontextprotocol/server';
+import { SERVER_VERSION } from '../openapi/index.js';
+import type { CallSite, ConnectionKind } from './call-site.js';
+import { callTool } from './call-tool.js';
+import { asLogLevel } from './log-levels.js';
+import type { McpPrincipal } from './principal.js';
+import { type McpRuntime, toolsOf } from './runtime.js';
+
+const SERVER_INFO = { name: 'gateway', title: 'Gateway', version: SERVER_VERSION };
+const INSTRUCTIONS =
+  'Tools from the Gateway, filtered by your role. Tools that change data ask you to approve first.';
+
+/**
+ * A small low-level MCP server for one request (or one 2025 session) of `principal`: it answers
+ * `tools/list` from the principal's cached tool list and `tools/call` through {@link callTool}.
+ * Nothing per tool is built here, so a server costs the same however many tools exist.
+ */
+export function createToolServer(
+  runtime: McpRuntime,
+  principal: McpPrincipal,
+  kind: ConnectionKind,
+): Server {
+  const server = new Server(SERVER_INFO, {
+    capabilities: { tools: { listChanged: true }, logging: {} },
+    instructions: INSTRUCTIONS,
+    requestState: { verify: runtime.codec.verify },
+    inputRequired: { roundTimeoutMs: runtime.options.approvalTimeoutMs },
+  });
+  let logLevel: LoggingLevel | undefined;
+  const site: CallSite = {
+    principal,
+    kind,
+    server,
+    ...(kind === 'session' ? { sessionLogLevel: () => logLevel } : {}),
+  };
+  server.setRequestHandler('tools/list', async () => {
+    const { index } = await toolsOf(runtime, principal);
+    return { tools: [...index.list] };
+  });
+  server.setRequestHandler('tools/call', (request, ctx) =>
+    callTool(runtime, site, request.params, ctx),
+  );
+  if (kind === 'session') {
+    // Plugin log lines reach a 2025 client only once it asked for them, at the level it asked.
+    server.setRequestHandler('logging/setLevel', async (request) => {
+      logLevel = asLogLevel(request.params.level) ?? logLevel;
+      return {};
+    });
+  }
+  return server;
+}

@@ -1,0 +1,89 @@
+import { describe, expect, it } from 'vitest';
+import { toAnswer, toQuestion } from './elicitation.js';
+import { digestArguments } from './request-state.js';
+
+describe('toQuestion', () => {
+  it('asks an approval as one boolean, naming the tool and its arguments', () => {
+    const question = toQuestion(
+      { toolPath: 'notes.notes.delete', message: 'Delete it?', args: { id: 'n1' } },
+      { id: 'n1' },
+    );
+    expect(question.kind).toBe('approval');
+    expect(question.params.message).toBe(
+      'Delete it?\n\nTool: notes.notes.delete\nArguments: {"id":"n1"}',
+    );
+    expect(question.params.requestedSchema).toEqual({
+      type: 'object',
+      properties: {
+        approve: {
+          type: 'boolean',
+          title: 'Approve',
+          description: 'Let notes.notes.delete go ahead',
+          default: false,
+        },
+      },
+      required: ['approve'],
+    });
+  });
+
+  it('builds a form from the arguments: values are defaults, string lists are choices', () => {
+    const question = toQuestion(
+      {
+        toolPath: 'x.y.z',
+        message: 'Fill in',
+        type: 'form',
+        args: { name: 'Ada', age: 36, score: 1.5, ok: true, tier: ['free', 'pro'], skip: { a: 1 } },
+      },
+      {},
+    );
+    expect(question.params.requestedSchema.properties).toEqual({
+      name: { type: 'string', title: 'name', default: 'Ada' },
+      age: { type: 'integer', title: 'age', default: 36 },
+      score: { type: 'number', title: 'score', default: 1.5 },
+      ok: { type: 'boolean', title: 'ok', default: true },
+      tier: { type: 'string', title: 'tier', enum: ['free', 'pro'], default: 'free' },
+    });
+  });
+});
+
+describe('toAnswer', () => {
+  it('approves only an accepted approve: true', () => {
+    const by = 'u1';
+    expect(
+      toAnswer('approval', { kind: 'elicit', action: 'accept', content: { approve: true } }, by),
+    ).toEqual({
+      ok: true,
+      decision: 'approved',
+      by,
+    });
+    expect(
+      toAnswer('approval', { kind: 'elicit', action: 'accept', content: { approve: 'yes' } }, by)
+        .ok,
+    ).toBe(false);
+    expect(toAnswer('approval', { kind: 'elicit', action: 'decline' }, by).decision).toBe(
+      'declined',
+    );
+    expect(toAnswer('approval', { kind: 'elicit', action: 'cancel' }, by).decision).toBe(
+      'cancelled',
+    );
+    expect(toAnswer('approval', { kind: 'missing' }, by).ok).toBe(false);
+    expect(
+      toAnswer('form', { kind: 'elicit', action: 'accept', content: { name: 'Ada' } }, by),
+    ).toEqual({
+      ok: true,
+      decision: 'approved',
+      by,
+      data: { name: 'Ada' },
+    });
+  });
+});
+
+describe('digestArguments', () => {
+  it('ignores key order but not values', () => {
+    expect(digestArguments({ a: 1, b: { c: 2, d: 3 } })).toBe(
+      digestArguments({ b: { d: 3, c: 2 }, a: 1 }),
+    );
+    expect(digestArguments({ a: 1 })).not.toBe(digestArguments({ a: 2 }));
+    expect(digestArguments({ a: [1, 2] })).not.toBe(digestArguments({ a: [2, 1] }));
+  });
+});

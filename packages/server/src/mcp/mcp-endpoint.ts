@@ -1,0 +1,162 @@
+import {
+  createMcpHandler,
+  isJsonContentType,
+  isLegacyRequest,
+  legacyStatelessFallback,
+  readRequestBody,
+  validateHostHeader,
+  validateOriginHeader,
+} from '@modelcontextprotocol/server';
+import type { GatewayServices } from '../services.js';
+import { createToolServer } from './create-server.js';
+import { LegacySessions } from './legacy-sessions.js';
+import { type McpOptions, resolveMcpOptions } from './options.js';
+import { createMcpAuthenticator, McpAuthError, type McpPrincipal } from './principal.js';
+import { createRoundStateCodec } from './request-state.js';
+import type { McpRuntime } from './runtime.js';
+import { ToolIndexCache } from './tool-list.js';
+
+const BEARER = /^Bearer\s+(\S+)\s*$/i;
+
+/**
+ * The MCP endpoint (`{base_url}/mcp` and `{base_url}/mcp/<token>`): Streamable HTTP for the
+ * 2026-07-28 revision (stateless, a small server per request) and the 2025 revisions (a session
+ * per client, so the server can ask the client questions).
+ *
+ * Every request passes, in order: Host and Origin checks (DNS rebinding), the token (401 with
+ * `WWW-Authenticate` when unknown), the content type and the body size, then the protocol.
+ *
+ * @example
+ * const endpoint = new McpEndpoint(services, authSecret, { toolTimeoutMs: 30_000 });
+ * app.all('/mcp', (c) => endpoint.handle(c.req.raw));
+ */
+export class McpEndpoint {
+  readonly #runtime: McpRuntime;
+  readonly #authenticate: (token: string | undefined) => Promise<McpPrincipal>;
+  readonly #principals = new WeakMap<Request, McpPrincipal>();
+  readonly #modern: ReturnType<typeof createMcpHandler>;
+  readonly #stateless: ReturnType<typeof legacyStatelessFallback>;
+  readonly #sessions: LegacySessions;
+  readonly #stopWatching: () => void;
+
+  constructor(services: GatewayServices, authSecret: string, options: McpOptions = {}) {
+    const resolved = resolveMcpOptions(options, services.baseUrl);
+    this.#runtime = {
+      services,
+      options: resolved,
+      codec: createRoundStateCodec(authSecret, resolved.approvalTimeoutMs / 1000),
+      tools: new ToolIndexCache({ toolName: resolved.toolName, logger: services.logger }),
+    };
+    this.#authenticate = createMcpAuthenticator(services.database);
+    const onerror = (error: Error) =>
+      services.logger.warn('MCP request rejected or failed', { error: error.message });
+    const factory = (context: { era: 'legacy' | 'modern'; requestInfo?: Request }) => {
+      const principal = context.requestInfo && this.#principals.get(context.requestInfo);
+      if (principal === undefined)
+        throw new Error('MCP request without an authenticated principal');
+      return createToolServer(
+        this.#runtime,
+        principal,
+        context.era === 'modern' ? 'modern' : 'stateless',
+      );
+    };
+    this.#modern = createMcpHandler(factory, {
+      legacy: 'reject',
+      onerror,
+      maxRequestBodySize: resolved.maxBodyBytes,
+    });
+    this.#stateless = legacyStatelessFallback(factory, onerror, {
+      maxRequestBodySize: resolved.maxBodyBytes,
+    });
+    this.#sessions = new LegacySessions({
+      createServer: (principal) => createToolServer(this.#runtime, principal, 'session'),
+      idleMs: resolved.sessionIdleMs,
+      maxSessions: resolved.maxSessions,
+      maxBodyBytes: resolved.maxBodyBytes,
+    });
+    this.#stopWatching = services.plugins.onChange(() => {
+      this.#modern.notify.toolsChanged();
+      this.#sessions.toolsChanged();
+    });
+  }
+
+  /** How many 2025 sessions are open on this instance. */
+  get sessionCount(): number {
+    return this.#sessions.size;
+  }
+
+  /**
+   * Answers one HTTP request to the endpoint.
+   *
+   * @param pathToken the token from `/mcp/<token>`, which takes precedence over the header.
+   */
+  async handle(request: Request, pathToken?: string): Promise<Response> {
+    const { options } = this.#runtime;
+    if (request.method === 'OPTIONS') {
+      // No CORS: browsers may not call the endpoint from other sites.
+      return new Response(null, { status: 405, headers: { Allow: 'GET, POST, DELETE' } });
+    }
+    const host = validateHostHeader(request.headers.get('host'), options.allowedHosts);
+    if (!host.ok) return rpcError(403, -32000, host.message);
+    const origin = validateOriginHeader(request.headers.get('origin'), options.allowedOrigins);
+    if (!origin.ok) return rpcError(403, -32000, origin.message);
+
+    let principal: McpPrincipal;
+    try {
+      const header = request.headers.get('authorization');
+      principal = await this.#authenticate(
+        pathToken ?? (header === null ? undefined : BEARER.exec(header)?.[1]),
+      );
+    } catch (error) {
+      if (!(error instanceof McpAuthError)) throw error;
+      return Response.json(error.toBody(), {
+        status: 401,
+        headers: { 'WWW-Authenticate': error.challenge },
+      });
+    }
+
+    let body: unknown;
+    if (request.method === 'POST') {
+      if (!isJsonContentType(request.headers.get('content-type'))) {
+        return rpcError(415, -32000, 'Unsupported Media Type: send Content-Type: application/json');
+      }
+      const read = await readRequestBody(request, options.maxBodyBytes);
+      if (read.tooLarge) {
+        return rpcError(
+          413,
+          -32000,
+          `Payload Too Large: the body must not exceed ${options.maxBodyBytes} bytes`,
+        );
+      }
+      try {
+        body = JSON.parse(read.text);
+      } catch {
+        return rpcError(400, -32700, 'Parse error: the body is not valid JSON');
+      }
+      if (typeof body !== 'object' || body === null) {
+        return rpcError(400, -32600, 'Invalid Request: send a JSON-RPC message or batch');
+      }
+    }
+
+    const parsed = body === undefined ? {} : { parsedBody: body };
+    if (await isLegacyRequest(request, body, { maxRequestBodySize: options.maxBodyBytes })) {
+      if (this.#sessions.claims(request, body))
+        return this.#sessions.handle(request, principal, body);
+      this.#principals.set(request, principal);
+      return this.#stateless(request, parsed);
+    }
+    this.#principals.set(request, principal);
+    return this.#modern.fetch(request, parsed);
+  }
+
+  /** Closes every session and in-flight exchange (the gateway is stopping). */
+  async close(): Promise<void> {
+    this.#stopWatching();
+    await this.#sessions.closeAll();
+    await this.#modern.close();
+  }
+}
+
+function rpcError(status: number, code: number, message: string): Response {
+  return Response.json({ jsonrpc: '2.0', error: { code, message }, id: null }, { status });
+}

@@ -1,0 +1,73 @@
+import type { MountedTool } from '../registry/index.js';
+
+/** Settings of the MCP endpoints (`createGateway({ mcp })`). */
+export interface McpOptions {
+  /** How long a tool handler may run, not counting time spent waiting for the user. Default 60 s. */
+  toolTimeoutMs?: number;
+  /**
+   * How long a call waits for the user to approve (every path), and how long a question asked
+   * through `input_required` stays answerable. Default 5 minutes.
+   */
+  approvalTimeoutMs?: number;
+  /** The largest request body accepted, in bytes. Default 1 MiB, like the API. */
+  maxBodyBytes?: number;
+  /**
+   * Host names (no port) the `Host` header may carry, against DNS rebinding. Default: the host of
+   * the base URL, plus `localhost`, `127.0.0.1` and `[::1]` when that host is one of them.
+   */
+  allowedHosts?: readonly string[];
+  /** Host names a browser `Origin` may carry. Default: the same as `allowedHosts`. */
+  allowedOrigins?: readonly string[];
+  /** A 2025 session unused this long is closed (the client then starts a new one). Default 30 min. */
+  sessionIdleMs?: number;
+  /** The most 2025 sessions kept at once; the least recently used goes first. Default 10,000. */
+  maxSessions?: number;
+  /**
+   * The MCP tool name of a tool. Default: its path, as DESIGN.md decides. Names must stay unique;
+   * the conformance run uses this to serve fixture tools under the names the suite calls.
+   */
+  toolName?: (tool: MountedTool) => string;
+}
+
+/** {@link McpOptions} with every default applied. */
+export interface ResolvedMcpOptions {
+  toolTimeoutMs: number;
+  approvalTimeoutMs: number;
+  maxBodyBytes: number;
+  allowedHosts: string[];
+  allowedOrigins: string[];
+  sessionIdleMs: number;
+  maxSessions: number;
+  toolName: (tool: MountedTool) => string;
+}
+
+const LOCALHOST = ['localhost', '127.0.0.1', '[::1]'];
+
+/**
+ * Applies the defaults to `options`.
+ *
+ * @throws Error naming the option when a number is not positive.
+ */
+export function resolveMcpOptions(options: McpOptions, baseUrl: string): ResolvedMcpOptions {
+  const hostname = new URL(baseUrl).hostname.toLowerCase();
+  const defaultHosts = LOCALHOST.includes(hostname) ? [...LOCALHOST] : [hostname];
+  const allowedHosts = options.allowedHosts ? [...options.allowedHosts] : defaultHosts;
+  return {
+    toolTimeoutMs: positive('toolTimeoutMs', options.toolTimeoutMs, 60_000),
+    approvalTimeoutMs: positive('approvalTimeoutMs', options.approvalTimeoutMs, 5 * 60_000),
+    maxBodyBytes: positive('maxBodyBytes', options.maxBodyBytes, 1024 * 1024),
+    allowedHosts,
+    allowedOrigins: options.allowedOrigins ? [...options.allowedOrigins] : allowedHosts,
+    sessionIdleMs: positive('sessionIdleMs', options.sessionIdleMs, 30 * 60_000),
+    maxSessions: positive('maxSessions', options.maxSessions, 10_000),
+    toolName: options.toolName ?? ((tool) => tool.path),
+  };
+}
+
+function positive(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isFinite(value) || value <= 0) {
+    throw new Error(`createGateway({ mcp: { ${name} } }) must be a positive number, got ${value}`);
+  }
+  return value;
+}

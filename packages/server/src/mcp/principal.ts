@@ -1,0 +1,123 @@
+import { CompiledQuery } from 'kysely';
+import type { GatewayDatabase } from '../db/index.js';
+import { HttpError } from '../http/errors.js';
+import { hashToken } from '../secrets/index.js';
+
+/** Who an MCP request acts for: a user through one of their endpoints, or a service account. */
+export type McpPrincipal =
+  | { kind: 'user'; userId: string; endpointId: string }
+  | { kind: 'service_account'; serviceAccountId: string; roleId: string };
+
+/** The id tool handlers see as `ctx.userId`, and execution records keep: a user's or an account's. */
+export function subjectId(principal: McpPrincipal): string {
+  return principal.kind === 'user' ? principal.userId : principal.serviceAccountId;
+}
+
+/** A stable key naming the principal, for binding sessions and request state to it. */
+export function principalKey(principal: McpPrincipal): string {
+  return principal.kind === 'user'
+    ? `user:${principal.userId}`
+    : `service_account:${principal.serviceAccountId}`;
+}
+
+/** Why a request was not authenticated; the `WWW-Authenticate` challenge depends on it. */
+export class McpAuthError extends HttpError {
+  readonly challenge: string;
+
+  constructor(message: string, invalidToken: boolean) {
+    super('unauthorized', message);
+    this.challenge = invalidToken
+      ? `Bearer realm="gateway", error="invalid_token", error_description="${message.replaceAll('"', "'")}"`
+      : 'Bearer realm="gateway"';
+  }
+}
+
+/** How often a token's `last_used_at` is written at most: it is informational, writes are not free. */
+const TOUCH_EVERY_MS = 60_000;
+
+/**
+ * Resolves the token of an MCP request: a `gw_mcp_` endpoint token acts for the endpoint's user,
+ * a `gw_sa_` key for its service account. Anything else, or a deleted, revoked or expired token,
+ * is refused. Every request looks the token up (a deleted endpoint stops working at once);
+ * `last_used_at` is written at most once a minute per token and never awaited, because on SQLite
+ * each write is a synced commit that would otherwise cost every MCP request a disk flush.
+ *
+ * @example
+ * const authenticate = createMcpAuthenticator(database);
+ * const principal = await authenticate(token); // throws McpAuthError
+ */
+export function createMcpAuthenticator(database: GatewayDatabase) {
+  const { db } = database;
+  const touched = new Map<string, number>();
+  const touch = (table: 'mcp_endpoints' | 'api_tokens', id: string) => {
+    const now = Date.now();
+    if (now - (touched.get(id) ?? 0) < TOUCH_EVERY_MS) return;
+    if (touched.size > 10_000) touched.clear();
+    touched.set(id, now);
+    void db
+      .updateTable(table)
+      .set({ last_used_at: new Date(now).toISOString() })
+      .where('id', '=', id)
+      .execute()
+      .catch(() => {});
+  };
+
+  // Every MCP request runs one of these: compiled once, bound per request.
+  const TOKEN = '\u0000token';
+  const endpointQuery = db
+    .selectFrom('mcp_endpoints')
+    .select(['id', 'user_id'])
+    .where('token_hash', '=', TOKEN)
+    .compile();
+  const accountQuery = db
+    .selectFrom('api_tokens')
+    .innerJoin('service_accounts', 'service_accounts.id', 'api_tokens.service_account_id')
+    .select([
+      'api_tokens.id',
+      'api_tokens.expires_at',
+      'service_accounts.id as account',
+      'service_accounts.role_id',
+    ])
+    .where('api_tokens.token_hash', '=', TOKEN)
+    .where('api_tokens.kind', '=', 'service_account')
+    .where('api_tokens.revoked_at', 'is', null)
+    .compile();
+  const bind = <R>(query: CompiledQuery<R>, token: string): CompiledQuery<R> =>
+    CompiledQuery.raw(
+      query.sql,
+      query.parameters.map((value) => (value === TOKEN ? hashToken(token) : value)),
+    ) as CompiledQuery<R>;
+
+  const endpoint = async (token: string): Promise<McpPrincipal | undefined> => {
+    const [row] = (await db.executeQuery(bind(endpointQuery, token))).rows;
+    if (row === undefined) return undefined;
+    touch('mcp_endpoints', row.id);
+    return { kind: 'user', userId: row.user_id, endpointId: row.id };
+  };
+
+  const serviceAccount = async (token: string): Promise<McpPrincipal | undefined> => {
+    const now = new Date().toISOString();
+    const [row] = (await db.executeQuery(bind(accountQuery, token))).rows;
+    if (row === undefined || (row.expires_at !== null && row.expires_at <= now)) return undefined;
+    touch('api_tokens', row.id);
+    return { kind: 'service_account', serviceAccountId: row.account, roleId: row.role_id };
+  };
+
+  return async function authenticate(token: string | undefined): Promise<McpPrincipal> {
+    if (token === undefined || token === '') {
+      throw new McpAuthError(
+        'Send your MCP endpoint token as Authorization: Bearer <token>, or use the URL {base_url}/mcp/<token>',
+        false,
+      );
+    }
+    const principal = token.startsWith('gw_mcp_')
+      ? await endpoint(token)
+      : token.startsWith('gw_sa_')
+        ? await serviceAccount(token)
+        : undefined;
+    if (principal === undefined) {
+      throw new McpAuthError('The MCP token is unknown, deleted or revoked', true);
+    }
+    return principal;
+  };
+}

@@ -1,0 +1,77 @@
+import { createHash, hkdfSync } from 'node:crypto';
+import { createRequestStateCodec, type RequestStateCodec } from '@modelcontextprotocol/server';
+import { z } from 'zod';
+
+/** An answer the user gave to one question of a tool call (`ctx.elicit`). */
+export const answerSchema = z.object({
+  /** Approved (or, for a form, submitted). */
+  ok: z.boolean(),
+  /** What the answer was, for the execution record. */
+  decision: z.enum(['approved', 'declined', 'cancelled', 'expired']),
+  /** Who answered. */
+  by: z.string(),
+  data: z.record(z.string(), z.unknown()).optional(),
+});
+
+/** An answer the user gave to one question of a tool call (`ctx.elicit`). */
+export type Answer = z.infer<typeof answerSchema>;
+
+/**
+ * What a tool call carries from one round to the next when it asked a 2026-07-28 client a
+ * question (`input_required`): signed by the server, echoed by the client, checked on the retry.
+ */
+export const roundStateSchema = z.object({
+  /** The execution id, kept across rounds. */
+  executionId: z.string(),
+  /** When the first round started (ms since the epoch). */
+  startedAt: z.number(),
+  /** The principal the state was issued to (`principalKey`). */
+  principal: z.string(),
+  /** The tool path. */
+  tool: z.string(),
+  /** SHA-256 of the canonical JSON of the arguments. */
+  argsDigest: z.string(),
+  /** The id of the question asked in this round; an answer to it is accepted once. */
+  questionId: z.string(),
+  /** The question, for the approval record. */
+  message: z.string(),
+  /** What kind of answer the question asks for. */
+  kind: z.enum(['approval', 'form']),
+  /** Answers to the questions of earlier rounds, in order. */
+  answers: z.array(answerSchema),
+});
+
+/** See {@link roundStateSchema}. */
+export type RoundState = z.infer<typeof roundStateSchema>;
+
+/**
+ * The codec that signs and checks `requestState` (HMAC-SHA256, expiring). Its key is derived from
+ * AUTH_SECRET, so every instance sharing that secret accepts a state another instance issued.
+ *
+ * @example
+ * const codec = createRoundStateCodec(authSecret, 300);
+ * const state = await codec.mint(round);
+ */
+export function createRoundStateCodec(
+  authSecret: string,
+  ttlSeconds: number,
+): RequestStateCodec<RoundState> {
+  const key = new Uint8Array(hkdfSync('sha256', authSecret, 'gateway', 'mcp request state v1', 32));
+  return createRequestStateCodec<RoundState>({ key, ttlSeconds: Math.ceil(ttlSeconds) });
+}
+
+/** SHA-256 (hex) of the canonical JSON of `value`: object keys sorted, so key order never matters. */
+export function digestArguments(value: unknown): string {
+  return createHash('sha256').update(canonicalJson(value), 'utf8').digest('hex');
+}
+
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value)
+      .filter(([, item]) => item !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(',')}}`;
+  }
+  return JSON.stringify(value ?? null);
+}

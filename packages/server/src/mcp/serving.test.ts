@@ -1,0 +1,393 @@
+import {
+  LoggingMessageNotificationSchema,
+  ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import { describe, expect, it } from 'vitest';
+import { deleteEndpoint } from '../mcp-endpoints/index.js';
+import { createServiceAccount } from '../service-accounts/index.js';
+import { connectV1, connectV2, startMcpGateway } from './testing/mcp-test-kit.js';
+
+const INITIALIZE = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: {
+    protocolVersion: '2025-11-25',
+    capabilities: {},
+    clientInfo: { name: 'raw', version: '1' },
+  },
+};
+
+function post(url: string, body: unknown, headers: Record<string, string> = {}) {
+  return fetch(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      ...headers,
+    },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+}
+
+describe('MCP endpoint: access', () => {
+  it('answers 401 with WWW-Authenticate for a missing, unknown or deleted token', async () => {
+    const gw = await startMcpGateway();
+    const alice = await gw.user();
+
+    const missing = await post(`${gw.url}/mcp`, INITIALIZE);
+    expect(missing.status).toBe(401);
+    expect(missing.headers.get('www-authenticate')).toMatch(/^Bearer realm="gateway"/);
+
+    const unknown = await post(`${gw.url}/mcp/gw_mcp_${'x'.repeat(40)}`, INITIALIZE);
+    expect(unknown.status).toBe(401);
+    expect(unknown.headers.get('www-authenticate')).toContain('error="invalid_token"');
+    expect(await unknown.json()).toMatchObject({ error: { code: 'unauthorized' } });
+
+    // A CLI token is not an MCP credential.
+    const cli = await post(`${gw.url}/mcp`, INITIALIZE, { authorization: `Bearer ${alice.token}` });
+    expect(cli.status).toBe(401);
+
+    const ok = await post(`${gw.url}/mcp`, INITIALIZE, {
+      authorization: `Bearer ${alice.mcpToken}`,
+    });
+    expect(ok.status).toBe(200);
+
+    const [endpoint] = await gw.gateway.services.database.db
+      .selectFrom('mcp_endpoints')
+      .select('id')
+      .where('user_id', '=', alice.id)
+      .execute();
+    await deleteEndpoint(gw.gateway.services.database.db, alice.id, endpoint?.id ?? '');
+    const deleted = await post(`${gw.url}/mcp/${alice.mcpToken}`, INITIALIZE);
+    expect(deleted.status).toBe(401);
+  });
+
+  it('rejects a bad token from both SDK clients', async () => {
+    const gw = await startMcpGateway();
+    const bad = `gw_mcp_${'A'.repeat(40)}`;
+    await expect(connectV1(gw.url, bad)).rejects.toThrow(/401|Unauthorized/i);
+    await expect(connectV2(gw.url, bad)).rejects.toThrow(/401|Unauthorized/i);
+  });
+
+  it('takes the token in the URL and never logs it', async () => {
+    const gw = await startMcpGateway();
+    const alice = await gw.user({ admin: true });
+    const { client } = await connectV1(gw.url, alice.mcpToken, { path: true });
+    const result = await client.callTool({ name: 'demo.echo.say', arguments: { text: 'hi' } });
+    expect(result.isError).toBeFalsy();
+    const logs = gw.gateway.logs();
+    expect(logs).toContain('"route":"/mcp/:token"');
+    expect(logs).not.toContain(alice.mcpToken);
+  });
+
+  it('checks Host and Origin against DNS rebinding, the content type and the body size', async () => {
+    const gw = await startMcpGateway({ mcp: { maxBodyBytes: 2048 } });
+    const alice = await gw.user();
+    const auth = { authorization: `Bearer ${alice.mcpToken}` };
+    const url = `${gw.url}/mcp`;
+
+    // fetch() will not send a forged Host header; a raw request can.
+    const { request } = await import('node:http');
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = request(
+        url,
+        {
+          method: 'POST',
+          headers: {
+            ...auth,
+            host: 'evil.example.com',
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+          },
+        },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
+      req.on('error', reject);
+      req.end(JSON.stringify(INITIALIZE));
+    });
+    expect(status).toBe(403);
+
+    expect(
+      (await post(url, INITIALIZE, { ...auth, origin: 'http://evil.example.com' })).status,
+    ).toBe(403);
+    expect((await post(url, INITIALIZE, { ...auth, origin: 'http://localhost:3000' })).status).toBe(
+      200,
+    );
+    const text = await fetch(url, {
+      method: 'POST',
+      headers: {
+        ...auth,
+        'content-type': 'text/plain',
+        accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify(INITIALIZE),
+    });
+    expect(text.status).toBe(415);
+    const big = await post(url, { ...INITIALIZE, padding: 'x'.repeat(4096) }, auth);
+    expect(big.status).toBe(413);
+    const notJson = await post(url, '{"jsonrpc":', auth);
+    expect(notJson.status).toBe(400);
+
+    const preflight = await fetch(url, {
+      method: 'OPTIONS',
+      headers: { origin: 'http://evil.example.com', 'access-control-request-method': 'POST' },
+    });
+    expect(preflight.status).toBe(405);
+    expect(preflight.headers.get('access-control-allow-origin')).toBeNull();
+  });
+});
+
+describe('MCP endpoint: tools/list', () => {
+  it("lists exactly the caller's tools with titles, hints and the precomputed schemas", async () => {
+    const gw = await startMcpGateway();
+    const admin = await gw.user({ admin: true });
+    for (const client of [
+      (await connectV1(gw.url, admin.mcpToken)).client,
+      await connectV2(gw.url, admin.mcpToken),
+    ]) {
+      const { tools } = await client.listTools();
+      expect(tools.map((tool) => tool.name)).toEqual([
+        'demo.auth.whoami',
+        'demo.echo.say',
+        'demo.fail.bad_output',
+        'demo.fail.crash',
+        'demo.fail.tool_error',
+        'demo.files.delete',
+        'demo.slow.wait',
+      ]);
+      const catalog = gw.gateway.services.plugins;
+      const echo = tools.find((tool) => tool.name === 'demo.echo.say');
+      expect(echo).toMatchObject({
+        title: 'Say',
+        description: 'Echoes the text back.',
+        annotations: { readOnlyHint: true, destructiveHint: false },
+        inputSchema: catalog.tool('demo.echo.say')?.inputJsonSchema,
+        outputSchema: catalog.tool('demo.echo.say')?.outputJsonSchema,
+      });
+      expect(tools.find((tool) => tool.name === 'demo.files.delete')?.annotations).toMatchObject({
+        readOnlyHint: false,
+        destructiveHint: true,
+      });
+    }
+  });
+
+  it('gives users with different roles different tools, and hides the others completely', async () => {
+    const gw = await startMcpGateway();
+    const admin = await gw.user({ admin: true });
+    const reader = await gw.user({ roleId: 'reader' });
+    const { client: readerClient } = await connectV1(gw.url, reader.mcpToken);
+    const { client: adminClient } = await connectV1(gw.url, admin.mcpToken);
+
+    expect((await readerClient.listTools()).tools.map((tool) => tool.name)).toEqual([
+      'demo.echo.say',
+    ]);
+    expect((await adminClient.listTools()).tools).toHaveLength(7);
+
+    const hidden = await readerClient
+      .callTool({ name: 'demo.files.delete', arguments: { name: 'x' } })
+      .catch((error: unknown) => error);
+    const missing = await readerClient
+      .callTool({ name: 'demo.files.nothing', arguments: { name: 'x' } })
+      .catch((error: unknown) => error);
+    expect(hidden).toBeInstanceOf(Error);
+    expect(missing).toBeInstanceOf(Error);
+    const describe = (error: unknown, name: string) =>
+      error instanceof Error ? error.message.replace(name, '<name>') : String(error);
+    expect(describe(hidden, 'demo.files.delete')).toBe(describe(missing, 'demo.files.nothing'));
+    expect(gw.state.deleteRuns).toBe(0);
+
+    const v2Reader = await connectV2(gw.url, reader.mcpToken);
+    const v2Error = await v2Reader
+      .callTool({ name: 'demo.files.delete', arguments: { name: 'x' } })
+      .catch((error: unknown) => error);
+    expect(String(v2Error)).toContain('Tool demo.files.delete not found');
+  });
+
+  it('serves a service account only the tools that allow service accounts', async () => {
+    const gw = await startMcpGateway();
+    const admin = await gw.user({ admin: true });
+    const account = await createServiceAccount(gw.gateway.services.database.db, {
+      name: 'ci',
+      roleId: 'admin',
+      createdBy: admin.id,
+    });
+    const { client } = await connectV1(gw.url, account?.key ?? '');
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['demo.echo.say']);
+    const result = await client.callTool({ name: 'demo.echo.say', arguments: { text: 'hi' } });
+    expect(result.structuredContent).toEqual({ text: 'hi', userId: account?.id });
+  });
+
+  it('tells 2025 sessions when the tool list changes', async () => {
+    const gw = await startMcpGateway();
+    const admin = await gw.user({ admin: true });
+    const { client } = await connectV1(gw.url, admin.mcpToken);
+    const changed = new Promise<void>((resolve) =>
+      client.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve()),
+    );
+    await client.listTools();
+    gw.gateway.services.plugins.unmount('demo');
+    await changed;
+    expect((await client.listTools()).tools).toEqual([]);
+  });
+});
+
+describe('MCP endpoint: tools/call', () => {
+  it('returns structured output and its text to both clients', async () => {
+    const gw = await startMcpGateway();
+    const alice = await gw.user({ roleId: 'reader' });
+    const { client: v1 } = await connectV1(gw.url, alice.mcpToken);
+    const v2 = await connectV2(gw.url, alice.mcpToken);
+    for (const client of [v1, v2]) {
+      const result = await client.callTool({ name: 'demo.echo.say', arguments: { text: 'hello' } });
+      expect(result.isError).toBeFalsy();
+      expect(result.structuredContent).toEqual({ text: 'hello', userId: alice.id });
+      expect(result.content).toEqual([
+        { type: 'text', text: JSON.stringify({ text: 'hello', userId: alice.id }) },
+      ]);
+    }
+  });
+
+  it('answers invalid input with a tool error listing the issues, not a protocol error', async () => {
+    const gw = await startMcpGateway();
+    const alice = await gw.user({ admin: true });
+    const { client } = await connectV1(gw.url, alice.mcpToken);
+    const result = await client.callTool({ name: 'demo.echo.say', arguments: { text: 42 } });
+    expect(result.isError).toBe(true);
+    expect(JSON.stringify(result.content)).toMatch(
+      /Invalid arguments for demo\.echo\.say:\\ntext: /,
+    );
+  });
+
+  it('maps tool errors, crashes, bad output and missing credentials to error results', async () => {
+    const gw = await startMcpGateway();
+    const alice = await gw.user({ admin: true });
+    const { client } = await connectV1(gw.url, alice.mcpToken);
+    const text = async (name: string) => {
+      const result = await client.callTool({ name, arguments: {} });
+      expect(result.isError).toBe(true);
+      return JSON.stringify(result.content);
+    };
+
+    expect(await text('demo.fail.tool_error')).toContain('The upstream service said no.');
+
+    const crash = await text('demo.fail.crash');
+    expect(crash).toMatch(/demo\.fail\.crash failed unexpectedly.*execution id [0-9a-f-]{36}/);
+    expect(crash).not.toContain('hunter2');
+    const logs = gw.gateway.logs();
+    expect(logs).toContain('tool failed');
+    expect(logs).toContain('at Object.handler');
+
+    expect(await text('demo.fail.bad_output')).toContain('does not match its output schema');
+
+    const auth = await text('demo.auth.whoami');
+    expect(auth).toContain(`Tools tab of ${gw.url}`);
+    expect(auth).toContain('gateway connect github');
+  });
+
+  it('stops a handler at its time limit', async () => {
+    const gw = await startMcpGateway({ mcp: { toolTimeoutMs: 150 } });
+    const alice = await gw.user({ admin: true });
+    const v2 = await connectV2(gw.url, alice.mcpToken);
+    const result = await v2.callTool({ name: 'demo.slow.wait', arguments: {} });
+    expect(result.isError).toBe(true);
+    expect(JSON.stringify(result.content)).toContain('did not finish within 0.2 s');
+    await gw.gateway.services.executions.flush();
+    const row = await gw.gateway.services.database.db
+      .selectFrom('executions')
+      .selectAll()
+      .where('tool_path', '=', 'demo.slow.wait')
+      .executeTakeFirstOrThrow();
+    expect(row.outcome).toBe('timeout');
+  });
+
+  it('records every call with its outcome, user and redacted arguments', async () => {
+    const gw = await startMcpGateway();
+    const alice = await gw.user({ admin: true });
+    const { client } = await connectV1(gw.url, alice.mcpToken);
+    await client.callTool({
+      name: 'demo.echo.say',
+      arguments: { text: 'hi', apiKey: 'sk-abcdefghijklmnopqrstu' },
+    });
+    await client.callTool({ name: 'demo.fail.tool_error', arguments: {} });
+    await client.callTool({ name: 'demo.nope.nothing', arguments: {} }).catch(() => {});
+    const response = await gw.gateway.request('GET', `/api/executions?userId=${alice.id}`, {
+      as: alice,
+    });
+    const { executions } = (await response.json()) as {
+      executions: { toolPath: string; outcome: string; arguments: unknown; userId: string }[];
+    };
+    expect(executions.map((e) => [e.toolPath, e.outcome])).toEqual([
+      ['demo.nope.nothing', 'denied'],
+      ['demo.fail.tool_error', 'error'],
+      ['demo.echo.say', 'ok'],
+    ]);
+    expect(executions[2]?.arguments).toEqual({ text: 'hi', apiKey: '[redacted]' });
+    expect(executions.every((e) => e.userId === alice.id)).toBe(true);
+  });
+
+  it('forwards plugin log lines to a 2025 client that asked for them', async () => {
+    const gw = await startMcpGateway();
+    const alice = await gw.user({ admin: true });
+    const { client } = await connectV1(gw.url, alice.mcpToken);
+    const messages: unknown[] = [];
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+      messages.push(n.params);
+    });
+    await client.callTool({ name: 'demo.echo.say', arguments: { text: 'quiet' } });
+    expect(messages).toEqual([]);
+    await client.setLoggingLevel('info');
+    await client.callTool({ name: 'demo.echo.say', arguments: { text: 'loud' } });
+    expect(messages).toEqual([
+      { level: 'info', logger: 'demo.echo.say', data: { message: 'echo', length: 4 } },
+    ]);
+  });
+
+  it('serves 2025 requests without a session statelessly', async () => {
+    const gw = await startMcpGateway();
+    const alice = await gw.user({ admin: true });
+    const response = await post(
+      `${gw.url}/mcp`,
+      { jsonrpc: '2.0', id: 7, method: 'tools/list', params: {} },
+      { authorization: `Bearer ${alice.mcpToken}`, 'mcp-protocol-version': '2025-06-18' },
+    );
+    expect(response.status).toBe(200);
+    expect(await response.text()).toContain('demo.echo.say');
+  });
+
+  it('keeps a session to the principal that opened it', async () => {
+    const gw = await startMcpGateway();
+    const alice = await gw.user({ admin: true });
+    const bob = await gw.user({ admin: true });
+    const { transport } = await connectV1(gw.url, alice.mcpToken);
+    const response = await post(
+      `${gw.url}/mcp`,
+      { jsonrpc: '2.0', id: 9, method: 'tools/list', params: {} },
+      {
+        authorization: `Bearer ${bob.mcpToken}`,
+        'mcp-session-id': transport.sessionId ?? '',
+        'mcp-protocol-version': '2025-11-25',
+      },
+    );
+    expect(response.status).toBe(404);
+  });
+});
+
+describe('MCP endpoint: shutdown', () => {
+  it('stops while a 2025 client keeps its session stream open and a call waits for approval', async () => {
+    const gw = await startMcpGateway();
+    const alice = await gw.user({ admin: true });
+    const { client } = await connectV1(gw.url, alice.mcpToken);
+    void client.callTool({ name: 'demo.files.delete', arguments: { name: 'x' } }).catch(() => {});
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const stopped = await Promise.race([
+      gw.gateway.stop().then(() => 'stopped'),
+      new Promise((resolve) => setTimeout(() => resolve('hung'), 5000)),
+    ]);
+    expect(stopped).toBe('stopped');
+    expect(gw.state.deleted).toEqual([]);
+  });
+});

@@ -1,0 +1,80 @@
+import { isSpecType, type Tool as McpTool } from '@modelcontextprotocol/server';
+import type { ServerLogger } from '../http/logger.js';
+import type { MountedTool } from '../registry/index.js';
+
+/** What MCP serves of one tool set: the `tools/list` answer and the tools by MCP name. */
+export interface ToolIndex {
+  /** The `tools` of a `tools/list` answer. Shared: never modified. */
+  readonly list: readonly McpTool[];
+  /** The tool an MCP name stands for. */
+  readonly byName: ReadonlyMap<string, MountedTool>;
+  /** MCP names of tools whose results carry `structuredContent` (object output schemas). */
+  readonly structured: ReadonlySet<string>;
+}
+
+/**
+ * Turns resolved tool sets into MCP tool lists, once per set. The policy service hands out the
+ * same frozen array for a role until the role or the catalog changes, so keying the cache by
+ * that array makes `tools/list` a map lookup, and a changed role or catalog a new entry (the old
+ * one goes with its array).
+ */
+export class ToolIndexCache {
+  readonly #cache = new WeakMap<readonly MountedTool[], ToolIndex>();
+  readonly #toolName: (tool: MountedTool) => string;
+  readonly #logger: ServerLogger;
+
+  constructor(options: { toolName: (tool: MountedTool) => string; logger: ServerLogger }) {
+    this.#toolName = options.toolName;
+    this.#logger = options.logger;
+  }
+
+  /** The index of `tools` (a policy resolution's array). */
+  get(tools: readonly MountedTool[]): ToolIndex {
+    let index = this.#cache.get(tools);
+    if (index === undefined) {
+      index = this.#build(tools);
+      this.#cache.set(tools, index);
+    }
+    return index;
+  }
+
+  #build(tools: readonly MountedTool[]): ToolIndex {
+    const list: McpTool[] = [];
+    const byName = new Map<string, MountedTool>();
+    const structured = new Set<string>();
+    for (const tool of tools) {
+      const name = this.#toolName(tool);
+      if (byName.has(name)) {
+        this.#logger.warn('two tools share one MCP name; the second is not served', {
+          name,
+          tool: tool.path,
+        });
+        continue;
+      }
+      // MCP carries structured results only for object schemas; others are sent as text alone.
+      const output = tool.outputJsonSchema?.type === 'object' ? tool.outputJsonSchema : undefined;
+      const candidate = {
+        name,
+        title: tool.name,
+        description: tool.description,
+        inputSchema: tool.inputJsonSchema,
+        ...(output === undefined ? {} : { outputSchema: output }),
+        annotations: {
+          title: tool.name,
+          readOnlyHint: !tool.destructive,
+          destructiveHint: tool.destructive,
+        },
+      };
+      if (!isSpecType.Tool(candidate)) {
+        this.#logger.warn('tool not served over MCP: its schema is not an MCP tool schema', {
+          tool: tool.path,
+        });
+        continue;
+      }
+      list.push(Object.freeze(candidate));
+      byName.set(name, tool);
+      if (output !== undefined) structured.add(name);
+    }
+    return { list: Object.freeze(list), byName, structured };
+  }
+}

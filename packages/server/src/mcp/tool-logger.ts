@@ -1,0 +1,56 @@
+import type { Logger } from '@gateway/sdk';
+import {
+  LOG_LEVEL_META_KEY,
+  type LoggingLevel,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
+import type { ServerLogger } from '../http/logger.js';
+import type { MountedTool } from '../registry/index.js';
+import type { CallSite } from './call-site.js';
+import { asLogLevel, passes } from './log-levels.js';
+
+/**
+ * `ctx.logger`: lines go to the server log with tool, execution and user attached; a client that
+ * asked for log messages (`logging/setLevel` on a 2025 session, the log-level envelope key on
+ * 2026-07-28) also receives them, secrets redacted.
+ */
+export function toolLogger(
+  log: ServerLogger,
+  site: CallSite,
+  tool: MountedTool,
+  ctx: ServerContext,
+  redact: (value: unknown) => unknown,
+): Logger {
+  const threshold = clientLogLevel(site, ctx);
+  const forward = (level: LoggingLevel, message: string, fields?: Record<string, unknown>) => {
+    if (threshold === undefined || !passes(level, threshold)) return;
+    void ctx.mcpReq
+      .notify({
+        method: 'notifications/message',
+        params: { level, logger: tool.path, data: redact({ message, ...fields }) },
+      })
+      .catch(() => {});
+  };
+  return {
+    info: (message, fields) => {
+      log.info(message, fields);
+      forward('info', message, fields);
+    },
+    warn: (message, fields) => {
+      log.warn(message, fields);
+      forward('warning', message, fields);
+    },
+    error: (message, fields) => {
+      log.error(message, fields);
+      forward('error', message, fields);
+    },
+  };
+}
+
+function clientLogLevel(site: CallSite, ctx: ServerContext): LoggingLevel | undefined {
+  if (site.kind === 'session') return site.sessionLogLevel?.();
+  const envelope: object | undefined = ctx.mcpReq.envelope;
+  const level: unknown =
+    envelope === undefined ? undefined : Reflect.get(envelope, LOG_LEVEL_META_KEY);
+  return asLogLevel(level);
+}
