@@ -1,0 +1,45 @@
+import { createHash } from 'node:crypto';
+import type { Hono } from 'hono';
+import type { AppEnv } from '../../http/app-env.js';
+import { APP_SCRIPT } from './client-script.js';
+import { APP_CSS } from './styles.js';
+
+interface Asset {
+  /** The URL pages link to: the path plus a content hash, so it can be cached for good. */
+  url: string;
+  path: string;
+  version: string;
+  body: string;
+  type: string;
+}
+
+function asset(path: string, body: string, type: string): Asset {
+  const version = createHash('sha256').update(body).digest('hex').slice(0, 12);
+  return { url: `${path}?v=${version}`, path, version, body, type };
+}
+
+/** The stylesheet and the script of the web app. */
+export const ASSETS = {
+  css: asset('/assets/app.css', APP_CSS, 'text/css; charset=utf-8'),
+  js: asset('/assets/app.js', APP_SCRIPT, 'text/javascript; charset=utf-8'),
+} as const;
+
+/**
+ * Serves the assets. A request naming the current version may be cached for a year; any other
+ * is revalidated.
+ */
+export function mountAssets(app: Hono<AppEnv>): void {
+  for (const served of Object.values(ASSETS)) {
+    app.get(served.path, (c) => {
+      c.header('Content-Type', served.type);
+      c.header('X-Content-Type-Options', 'nosniff');
+      c.header(
+        'Cache-Control',
+        c.req.query('v') === served.version ? 'public, max-age=31536000, immutable' : 'no-cache',
+      );
+      return c.body(served.body);
+    });
+  }
+}
+
+export { APP_CSS } from './styles.js';

@@ -1,0 +1,175 @@
+import type { Context, Hono } from 'hono';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { approvalPageSchema } from '../approvals/schemas.js';
+import type { AppContext, AppEnv } from '../http/app-env.js';
+import type { GatewayServices } from '../services.js';
+import { type ApiClient, ApiError, apiFor, withQuery } from './api.js';
+import { type Flash, setFlash, takeFlash } from './flash.js';
+import { type Html, html } from './html.js';
+import { type LayoutOptions, layout } from './layout.js';
+import { isSameOrigin, PAGE_HEADERS } from './security.js';
+import { type Viewer, viewerOf } from './viewer.js';
+
+/** What every page and form handler of the web app is built from. */
+export interface WebKit {
+  app: Hono<AppEnv>;
+  services: GatewayServices;
+}
+
+/** A request of a signed-in viewer. */
+export interface PageContext {
+  c: AppContext;
+  viewer: Viewer;
+  api: ApiClient;
+  services: GatewayServices;
+  /** Renders a page in the layout, with the pending flash message and approvals badge. */
+  render(
+    options: Omit<LayoutOptions, 'viewer' | 'flash' | 'pendingApprovals'>,
+    status?: ContentfulStatusCode,
+  ): Promise<Response>;
+}
+
+/** An HTML answer with the page security headers. */
+export async function htmlPage(
+  c: AppContext,
+  document: Html,
+  status: ContentfulStatusCode = 200,
+): Promise<Response> {
+  for (const [name, value] of Object.entries(PAGE_HEADERS)) c.header(name, value);
+  return c.html(await document, status);
+}
+
+/** A 303 to `location` (a path on this site), with a message for the next page. */
+export function seeOther(c: AppContext, location: string, flash?: Flash): Response {
+  if (flash !== undefined) setFlash(c, flash);
+  c.header('Cache-Control', 'no-store');
+  return c.redirect(location, 303);
+}
+
+function pageContext(kit: WebKit, c: AppContext, viewer: Viewer): PageContext {
+  const api = apiFor(kit.app, c);
+  return {
+    c,
+    viewer,
+    api,
+    services: kit.services,
+    async render(options, status = 200) {
+      const flash = takeFlash(c);
+      let pending = 0;
+      try {
+        const page = await api.get(
+          withQuery('/api/approvals', { userId: viewer.id, limit: '200' }),
+          approvalPageSchema,
+        );
+        pending = page.approvals.length;
+      } catch {
+        // The badge is a convenience; the page renders without it.
+      }
+      return htmlPage(c, layout({ ...options, viewer, flash, pendingApprovals: pending }), status);
+    },
+  };
+}
+
+function signInRedirect(c: AppContext): Response {
+  const url = new URL(c.req.url);
+  return c.redirect(`/sign-in?next=${encodeURIComponent(url.pathname + url.search)}`, 302);
+}
+
+/** A page saying what went wrong, in the layout. */
+export function errorPage(
+  ctx: PageContext,
+  status: ContentfulStatusCode,
+  title: string,
+  message: string,
+): Promise<Response> {
+  return ctx.render(
+    {
+      title,
+      body: html`<h1>${title}</h1><p class="notice error" role="alert">${message}</p><p><a href="/tools">Back to your tools</a></p>`,
+    },
+    status,
+  );
+}
+
+function statusOf(error: ApiError): ContentfulStatusCode {
+  return error.status >= 400 && error.status < 600 ? (error.status as ContentfulStatusCode) : 500;
+}
+
+/**
+ * A GET page for signed-in users (`admin`: admins only). A browser without a session goes to the
+ * sign-in page and comes back; an API error becomes an error page with its status.
+ */
+export function page(
+  kit: WebKit,
+  handler: (ctx: PageContext) => Promise<Response>,
+  options: { admin?: boolean } = {},
+) {
+  return async (c: Context<AppEnv>): Promise<Response> => {
+    const viewer = await viewerOf(c, kit.services);
+    if (viewer === undefined) return signInRedirect(c);
+    const ctx = pageContext(kit, c, viewer);
+    if (options.admin && !viewer.isAdmin) {
+      return errorPage(ctx, 403, 'Admins only', 'Only an admin may open this page.');
+    }
+    try {
+      return await handler(ctx);
+    } catch (error) {
+      if (error instanceof ApiError) {
+        return errorPage(ctx, statusOf(error), 'Something went wrong', error.message);
+      }
+      throw error;
+    }
+  };
+}
+
+/** The url-encoded form of a POST, as single strings. */
+export async function readForm(c: AppContext): Promise<Record<string, string>> {
+  const type = c.req.header('content-type') ?? '';
+  if (!type.startsWith('application/x-www-form-urlencoded')) return {};
+  const form: Record<string, string> = {};
+  for (const [key, value] of new URLSearchParams(await c.req.text())) form[key] = value;
+  return form;
+}
+
+/** The answer to a cross-site or header-less form post. */
+export function refused(c: AppContext): Promise<Response> {
+  return htmlPage(
+    c,
+    layout({
+      title: 'Request refused',
+      narrow: true,
+      body: html`<h1>Request refused</h1><p class="notice error" role="alert">This form was not sent from a Gateway page. Go back, reload the page and try again.</p>`,
+    }),
+    403,
+  );
+}
+
+/**
+ * A form post of a signed-in user: refused unless it comes from the gateway's own pages (CSRF),
+ * then handled. An API error goes back to `back` with its message.
+ */
+export function action(
+  kit: WebKit,
+  back: string | ((c: AppContext) => string),
+  handler: (ctx: PageContext, form: Record<string, string>) => Promise<Response>,
+  options: { admin?: boolean } = {},
+) {
+  return async (c: Context<AppEnv>): Promise<Response> => {
+    if (!isSameOrigin(c, kit.services)) return refused(c);
+    const viewer = await viewerOf(c, kit.services);
+    if (viewer === undefined)
+      return seeOther(c, '/sign-in', { kind: 'info', text: 'Your session ended; sign in again.' });
+    const ctx = pageContext(kit, c, viewer);
+    const backTo = typeof back === 'string' ? back : back(c);
+    if (options.admin && !viewer.isAdmin) {
+      return seeOther(c, backTo, { kind: 'error', text: 'Only an admin may do this.' });
+    }
+    try {
+      return await handler(ctx, await readForm(c));
+    } catch (error) {
+      if (error instanceof ApiError)
+        return seeOther(c, backTo, { kind: 'error', text: error.message });
+      throw error;
+    }
+  };
+}

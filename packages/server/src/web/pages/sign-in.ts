@@ -1,0 +1,228 @@
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { callAuth } from '../../cli-auth/page-kit.js';
+import type { AppContext } from '../../http/app-env.js';
+import { hidden } from '../components.js';
+import { takeFlash } from '../flash.js';
+import { type Html, html } from '../html.js';
+import { htmlPage, readForm, refused, seeOther, type WebKit } from '../kit.js';
+import { layout } from '../layout.js';
+import { isSameOrigin, safeNext } from '../security.js';
+import { viewerOf } from '../viewer.js';
+
+/** better-auth's error codes on OAuth redirects, put in words. */
+const OAUTH_ERRORS: Readonly<Record<string, string>> = {
+  account_not_linked:
+    'That account is not linked to a Gateway user. Sign in with your password, then connect it from the Tools tab.',
+  email_not_found: 'The provider did not share an email address.',
+  unable_to_get_user_info: 'The provider did not say who you are (user info is missing).',
+  user_info_is_missing: 'The provider did not say who you are (user info is missing).',
+  state_mismatch: 'The sign-in took too long or was started elsewhere; try again.',
+  access_denied: 'The provider sign-in was cancelled.',
+};
+
+/** A better-auth error code from an OAuth redirect, in words. */
+export function oauthErrorText(code: string): string {
+  return OAUTH_ERRORS[code] ?? `Signing in with the provider failed (${code}).`;
+}
+
+interface FormState {
+  next: string;
+  error?: string | undefined;
+  email?: string | undefined;
+  name?: string | undefined;
+}
+
+function providerButtons(kit: WebKit, next: string, verb: string): Html {
+  const providers = kit.services.auth.providers;
+  if (providers.length === 0) return html``;
+  return html`<div class="divider">or</div>
+<div class="sign-in-providers">${providers.map(
+    (provider) =>
+      html`<form method="post" action="/sign-in/social">${hidden({ provider: provider.id, next })}<button type="submit" class="secondary">${verb} with ${provider.name}</button></form>`,
+  )}</div>`;
+}
+
+function errorNotice(error: string | undefined): Html {
+  return error === undefined ? html`` : html`<p class="notice error" role="alert">${error}</p>`;
+}
+
+function signInBody(kit: WebKit, state: FormState): Html {
+  const signUp =
+    state.next === '/tools' ? '/sign-up' : `/sign-up?next=${encodeURIComponent(state.next)}`;
+  return html`<h1>Sign in to Gateway</h1>
+<p class="lead">Your tools, their connections and your MCP endpoints.</p>
+${errorNotice(state.error)}
+<div class="card">
+<form method="post" action="/sign-in">
+${hidden({ next: state.next })}
+<label for="email">Email</label>
+<input id="email" name="email" type="email" autocomplete="username" required value="${state.email ?? ''}">
+<label for="password">Password</label>
+<input id="password" name="password" type="password" autocomplete="current-password" required minlength="8">
+<div class="actions"><button type="submit">Sign in</button></div>
+</form>
+${providerButtons(kit, state.next, 'Continue')}
+</div>
+<p>New here? <a href="${signUp}">Create an account</a></p>`;
+}
+
+async function signUpBody(kit: WebKit, state: FormState): Promise<Html> {
+  const anyUser = await kit.services.database.db
+    .selectFrom('user')
+    .select('id')
+    .limit(1)
+    .executeTakeFirst();
+  const signIn =
+    state.next === '/tools' ? '/sign-in' : `/sign-in?next=${encodeURIComponent(state.next)}`;
+  return html`<h1>Create your account</h1>
+<p class="lead">Connect tools once; use them from the web and from your AI clients.</p>
+${anyUser === undefined ? html`<p class="notice info">You are the first person here: this account becomes the gateway's admin.</p>` : ''}
+${errorNotice(state.error)}
+<div class="card">
+<form method="post" action="/sign-up">
+${hidden({ next: state.next })}
+<label for="name">Name</label>
+<input id="name" name="name" type="text" autocomplete="name" required maxlength="100" value="${state.name ?? ''}">
+<label for="email">Email</label>
+<input id="email" name="email" type="email" autocomplete="username" required value="${state.email ?? ''}">
+<label for="password">Password<span class="hint">At least 8 characters</span></label>
+<input id="password" name="password" type="password" autocomplete="new-password" required minlength="8">
+<div class="actions"><button type="submit">Create account</button></div>
+</form>
+${providerButtons(kit, state.next, 'Sign up')}
+</div>
+<p>Have an account? <a href="${signIn}">Sign in</a></p>`;
+}
+
+function authErrorMessage(json: Record<string, unknown>, fallback: string): string {
+  const error = json.error;
+  if (typeof error === 'object' && error !== null && 'message' in error) {
+    const message = error.message;
+    if (typeof message === 'string' && message !== '') return message;
+  }
+  return fallback;
+}
+
+function withCookies(c: AppContext, cookies: readonly string[]): void {
+  for (const cookie of cookies) c.header('Set-Cookie', cookie, { append: true });
+}
+
+/**
+ * The sign-in and sign-up pages (email and password, and a button per configured OAuth
+ * provider), sign-out, and `/`, which sends a browser to its tools or to sign in. Every attempt
+ * goes through better-auth's own endpoints, rate limits and first-user-admin hook.
+ */
+export function mountSignInPages(kit: WebKit): void {
+  const { app, services } = kit;
+  const render = async (
+    c: AppContext,
+    title: string,
+    body: Html,
+    status: ContentfulStatusCode = 200,
+  ) => htmlPage(c, layout({ title, body, narrow: true, flash: takeFlash(c) }), status);
+
+  app.get('/', async (c) => c.redirect((await viewerOf(c, services)) ? '/tools' : '/sign-in', 302));
+
+  app.get('/sign-in', async (c) => {
+    const next = safeNext(c.req.query('next')) ?? '/tools';
+    if (await viewerOf(c, services)) return c.redirect(next, 302);
+    const code = c.req.query('error');
+    return render(c, 'Sign in', signInBody(kit, { next, error: code && oauthErrorText(code) }));
+  });
+
+  app.get('/sign-up', async (c) => {
+    const next = safeNext(c.req.query('next')) ?? '/tools';
+    if (await viewerOf(c, services)) return c.redirect(next, 302);
+    return render(c, 'Create account', await signUpBody(kit, { next }));
+  });
+
+  app.post('/sign-in', async (c) => {
+    if (!isSameOrigin(c, services)) return refused(c);
+    const form = await readForm(c);
+    const next = safeNext(form.next) ?? '/tools';
+    const email = form.email ?? '';
+    const result = await callAuth(c, services, '/sign-in/email', {
+      email,
+      password: form.password ?? '',
+    });
+    if (result.status >= 200 && result.status < 300) {
+      withCookies(c, result.cookies);
+      return seeOther(c, next);
+    }
+    const error =
+      result.status === 429
+        ? 'Too many attempts from this address; wait a minute and try again.'
+        : authErrorMessage(result.json, 'Signing in failed.');
+    return render(
+      c,
+      'Sign in',
+      signInBody(kit, { next, error, email }),
+      result.status === 429 ? 429 : 401,
+    );
+  });
+
+  app.post('/sign-up', async (c) => {
+    if (!isSameOrigin(c, services)) return refused(c);
+    const form = await readForm(c);
+    const next = safeNext(form.next) ?? '/tools';
+    const email = form.email ?? '';
+    const name = form.name?.trim() || email.split('@')[0] || email;
+    const result = await callAuth(c, services, '/sign-up/email', {
+      email,
+      password: form.password ?? '',
+      name,
+    });
+    if (result.status >= 200 && result.status < 300) {
+      withCookies(c, result.cookies);
+      return seeOther(c, next, {
+        kind: 'ok',
+        text: `Welcome, ${name}. Connect your first tool below.`,
+      });
+    }
+    const error =
+      result.status === 429
+        ? 'Too many attempts from this address; wait a minute and try again.'
+        : authErrorMessage(result.json, 'Creating the account failed.');
+    const status = result.status === 429 ? 429 : result.status === 409 ? 409 : 400;
+    return render(c, 'Create account', await signUpBody(kit, { next, error, email, name }), status);
+  });
+
+  app.post('/sign-in/social', async (c) => {
+    if (!isSameOrigin(c, services)) return refused(c);
+    const form = await readForm(c);
+    const next = safeNext(form.next) ?? '/tools';
+    const provider = services.auth.providers.find((candidate) => candidate.id === form.provider);
+    if (provider === undefined) {
+      return seeOther(c, '/sign-in', {
+        kind: 'error',
+        text: 'That sign-in provider is not set up here.',
+      });
+    }
+    const result = await callAuth(c, services, '/sign-in/social', {
+      provider: provider.id,
+      callbackURL: `${services.baseUrl}${next}`,
+      errorCallbackURL: `${services.baseUrl}/sign-in`,
+      disableRedirect: true,
+    });
+    const url = result.json.url;
+    if (result.status !== 200 || typeof url !== 'string') {
+      return seeOther(c, '/sign-in', {
+        kind: 'error',
+        text:
+          result.status === 429
+            ? 'Too many attempts from this address; wait a minute and try again.'
+            : `Could not start signing in with ${provider.name}.`,
+      });
+    }
+    withCookies(c, result.cookies);
+    c.header('Cache-Control', 'no-store');
+    return c.redirect(url, 303);
+  });
+
+  app.post('/sign-out', async (c) => {
+    if (!isSameOrigin(c, services)) return refused(c);
+    const result = await callAuth(c, services, '/sign-out', {});
+    withCookies(c, result.cookies);
+    return seeOther(c, '/sign-in', { kind: 'info', text: 'You are signed out.' });
+  });
+}

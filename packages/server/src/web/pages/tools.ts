@@ -1,0 +1,237 @@
+import { z } from 'zod';
+import { callAuth } from '../../cli-auth/page-kit.js';
+import { connectionCreatedSchema } from '../../connections/schemas.js';
+import { deletedSchema } from '../../http/common-schemas.js';
+import { type ProviderStatus, type ToolStatus, toolStatusSchema } from '../../tool-status/index.js';
+import { withQuery } from '../api.js';
+import { confirmForm, pill, secretDialog, statePill } from '../components.js';
+import { type Html, html } from '../html.js';
+import { action, page, seeOther, type WebKit } from '../kit.js';
+import { connectionTree } from './connection-tree.js';
+import { oauthErrorText } from './sign-in.js';
+
+const DIALOG = 'secret-dialog';
+
+const STATE_HELP: Record<ProviderStatus['state'], string> = {
+  you: 'Your tools use your own credential.',
+  team: 'An admin connected it for everyone. Add your own to use yours instead.',
+  server: 'The server’s own key serves it. Add your own to use yours instead.',
+  none: 'Tools that need it cannot run until it is connected.',
+};
+
+function stateHelp(provider: ProviderStatus): string {
+  if (provider.state === 'you' && provider.source === 'oauth')
+    return `Your linked ${provider.name} account serves it.`;
+  return STATE_HELP[provider.state];
+}
+
+function opener(provider: ProviderStatus, label: string, primary: boolean): Html {
+  const kind = provider.type === 'oauth2' ? 'Token' : 'API key';
+  const first = provider.connections.length === 0;
+  return html`<button type="button" class="${primary ? '' : 'secondary'}" data-dialog="${DIALOG}" data-field-tool-id="${provider.id}" data-field-instance-name="${first ? 'Default' : ''}" data-slot-title="${first ? `Connect ${provider.name}` : `Add a ${provider.name} instance`}" data-slot-subtitle="${kind} for ${provider.name}">${label}</button>`;
+}
+
+function oauthActions(provider: ProviderStatus): Html {
+  const oauth = provider.oauth;
+  if (oauth === null) return html``;
+  if (!oauth.configured) {
+    return html`<p class="muted small">${provider.name} sign-in is not set up on this server; you can paste a token instead.</p>`;
+  }
+  if (oauth.linked) {
+    return html`<p class="small">Your ${provider.name} account is linked.</p>
+${confirmForm({
+  action: `/tools/oauth/${encodeURIComponent(provider.upstream)}/disconnect`,
+  question: `Disconnect your ${provider.name} account? Tools that use it stop working until you connect again.`,
+  label: `Disconnect ${provider.name} account`,
+  confirmLabel: 'Disconnect',
+})}`;
+  }
+  return html`<form method="post" action="/tools/oauth/${encodeURIComponent(provider.upstream)}/connect"><button type="submit">Connect ${provider.name}</button></form>`;
+}
+
+function providerBlock(provider: ProviderStatus): Html {
+  const kind = provider.type === 'oauth2' ? 'OAuth' : 'API key';
+  const tree = connectionTree(provider.connections, {
+    toolId: provider.id,
+    providerName: provider.name,
+    deleteAction: (id) => `/tools/connections/${encodeURIComponent(id)}/delete`,
+    addDialog: DIALOG,
+  });
+  const hasOwn = provider.connections.length > 0;
+  const keyButton =
+    provider.type === 'api_key'
+      ? opener(
+          provider,
+          hasOwn ? 'Add instance' : provider.state === 'none' ? 'Connect' : 'Use your own key',
+          !hasOwn,
+        )
+      : opener(provider, hasOwn ? 'Add token' : 'Use a token instead', false);
+  return html`<div class="provider" id="provider-${provider.id}" data-provider="${provider.id}">
+<div class="provider-head"><h3>${provider.name} <span class="provider-kind">· ${kind}</span></h3>${statePill(provider.state)}</div>
+<p class="muted small">${stateHelp(provider)}</p>
+${tree}
+<div class="actions">${oauthActions(provider)}${keyButton}</div>
+</div>`;
+}
+
+function pluginCard(plugin: ToolStatus['plugins'][number]): Html {
+  return html`<section class="card" aria-labelledby="plugin-${plugin.id}" data-plugin="${plugin.id}">
+<div class="plugin-head"><h2 id="plugin-${plugin.id}">${plugin.name}</h2><p class="muted">${plugin.description}</p></div>
+${
+  plugin.providers.length === 0
+    ? html`<p class="small">${pill('No credentials needed', 'ok')}</p>`
+    : plugin.providers.map(providerBlock)
+}
+<ul class="tools" aria-label="${plugin.name} tools">${plugin.tools.map(
+    (tool) => html`<li data-tool="${tool.path}">
+<div class="tool-title"><strong>${tool.name}</strong> <code>${tool.path}</code>${tool.destructive ? html` ${pill('Asks first', 'warn')}` : ''}</div>
+<p class="muted small">${tool.description}</p>
+</li>`,
+  )}</ul>
+</section>`;
+}
+
+/**
+ * The Tools tab: every tool the viewer's role allows, grouped by plugin, with each provider's
+ * state and the ways to connect it (the OAuth link flow, or the API-key dialog), nested
+ * instances, and Disconnect.
+ */
+export function mountToolsPage(kit: WebKit): void {
+  const { app, services } = kit;
+
+  app.get(
+    '/tools',
+    page(kit, async (ctx) => {
+      const status = await ctx.api.get(
+        withQuery('/api/tools/status', { userId: ctx.viewer.id }),
+        toolStatusSchema,
+      );
+      const connected = ctx.c.req.query('connected');
+      const connectedName = services.auth.providers.find((p) => p.id === connected)?.name;
+      const error = ctx.c.req.query('error');
+      const notices = html`${connectedName === undefined ? '' : html`<p class="notice ok" role="status">${connectedName} connected.</p>`}${
+        error === undefined
+          ? ''
+          : html`<p class="notice error" role="alert">${oauthErrorText(error)}</p>`
+      }`;
+      const body = html`<div class="page-head"><div><h1>Tools</h1>
+<p class="lead">Every tool your role <code>${status.roleId}</code> allows, grouped by plugin, and who connects what it needs.</p></div></div>
+${notices}
+${
+  status.plugins.length === 0
+    ? html`<div class="card"><p class="empty">Your role allows no tools yet. Ask an admin to add tool patterns to the <code>${status.roleId}</code> role.</p></div>`
+    : status.plugins.map(pluginCard)
+}
+${secretDialog({
+  id: DIALOG,
+  action: '/tools/connections',
+  fields: ['toolId', 'parentId'],
+  note: 'Stored encrypted. After saving, only its last four characters are ever shown.',
+})}`;
+      return ctx.render({ title: 'Tools', active: 'tools', body });
+    }),
+  );
+
+  app.post(
+    '/tools/connections',
+    action(kit, '/tools', async (ctx, form) => {
+      const toolId = form.toolId ?? '';
+      const created = await ctx.api.send(
+        'POST',
+        '/api/connections',
+        {
+          userId: ctx.viewer.id,
+          toolId,
+          instanceName: form.instanceName?.trim() ?? '',
+          secret: form.secret ?? '',
+          ...(form.parentId ? { parentId: form.parentId } : {}),
+        },
+        connectionCreatedSchema,
+      );
+      return seeOther(ctx.c, `/tools#provider-${encodeURIComponent(toolId)}`, {
+        kind: 'ok',
+        text: `Saved “${created.instanceName}” (${created.maskedSecret}).`,
+      });
+    }),
+  );
+
+  app.post(
+    '/tools/connections/:id/delete',
+    action(kit, '/tools', async (ctx) => {
+      const id = ctx.c.req.param('id') ?? '';
+      const { deleted } = await ctx.api.send(
+        'DELETE',
+        withQuery(`/api/connections/${encodeURIComponent(id)}`, { userId: ctx.viewer.id }),
+        undefined,
+        deletedSchema,
+      );
+      const nested = deleted.length - 1;
+      return seeOther(ctx.c, '/tools', {
+        kind: 'ok',
+        text:
+          nested > 0
+            ? `Disconnected, with ${nested} nested instance${nested === 1 ? '' : 's'}.`
+            : 'Disconnected.',
+      });
+    }),
+  );
+
+  app.post(
+    '/tools/oauth/:provider/connect',
+    action(kit, '/tools', async (ctx) => {
+      const provider = services.auth.providers.find((p) => p.id === ctx.c.req.param('provider'));
+      if (provider === undefined) {
+        return seeOther(ctx.c, '/tools', {
+          kind: 'error',
+          text: 'That provider is not set up on this server.',
+        });
+      }
+      const result = await callAuth(ctx.c, services, '/link-social', {
+        provider: provider.id,
+        callbackURL: `${services.baseUrl}/tools?connected=${encodeURIComponent(provider.id)}`,
+        errorCallbackURL: `${services.baseUrl}/tools`,
+        disableRedirect: true,
+      });
+      const url = result.json.url;
+      if (result.status !== 200 || typeof url !== 'string') {
+        return seeOther(ctx.c, '/tools', {
+          kind: 'error',
+          text:
+            result.status === 429
+              ? 'Too many attempts; wait a minute and try again.'
+              : `Could not start connecting ${provider.name}.`,
+        });
+      }
+      for (const cookie of result.cookies) ctx.c.header('Set-Cookie', cookie, { append: true });
+      ctx.c.header('Cache-Control', 'no-store');
+      return ctx.c.redirect(url, 303);
+    }),
+  );
+
+  app.post(
+    '/tools/oauth/:provider/disconnect',
+    action(kit, '/tools', async (ctx) => {
+      const provider = services.auth.providers.find((p) => p.id === ctx.c.req.param('provider'));
+      if (provider === undefined) {
+        return seeOther(ctx.c, '/tools', {
+          kind: 'error',
+          text: 'That provider is not set up on this server.',
+        });
+      }
+      const result = await callAuth(ctx.c, services, '/unlink-account', {
+        providerId: provider.id,
+      });
+      if (result.status >= 200 && result.status < 300) {
+        return seeOther(ctx.c, '/tools', {
+          kind: 'ok',
+          text: `${provider.name} account disconnected.`,
+        });
+      }
+      const error = z.object({ error: z.object({ message: z.string() }) }).safeParse(result.json);
+      return seeOther(ctx.c, '/tools', {
+        kind: 'error',
+        text: error.success ? error.data.error.message : `Could not disconnect ${provider.name}.`,
+      });
+    }),
+  );
+}

@@ -1,0 +1,80 @@
+import { OAuth2Server } from 'oauth2-mock-server';
+import { createGateway, type Gateway } from '../../gateway.js';
+import { captureLogLine, rememberSecret } from '../../testing/known-secrets.js';
+import { TEST_AUTH_SECRET, TEST_SERVICE_SECRET } from '../../testing/test-gateway.js';
+import { type NotesState, webTestPlugins } from './web-test-plugins.js';
+
+/** A gateway listening on 127.0.0.1 for the browser tests, with its local OAuth server. */
+export interface WebTestWorld {
+  url: string;
+  gateway: Gateway;
+  /** The local OAuth server the `linear` provider points at. */
+  idp: OAuth2Server;
+  notes: NotesState;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the local OAuth server and a gateway on an ephemeral port with the web test plugins
+ * mounted and the `linear` OAuth provider pointed at that server. Log lines go to the leak check.
+ * Made for `beforeAll`: the caller closes it in `afterAll`.
+ */
+export async function startWebTestWorld(): Promise<WebTestWorld> {
+  const idp = new OAuth2Server();
+  await idp.issuer.keys.generate('RS256');
+  await idp.start(0, '127.0.0.1');
+  const issuer = idp.issuer.url ?? '';
+  const claims = {
+    sub: 'linear-user-7',
+    email: 'ada@tracker.example',
+    name: 'Ada',
+    email_verified: true,
+  };
+  idp.service.on('beforeTokenSigning', (token) => Object.assign(token.payload, claims));
+  idp.service.on('beforeUserinfo', (response) => {
+    response.body = { ...claims };
+  });
+
+  const clientSecret = 'linear-client-secret-0123456789';
+  rememberSecret(clientSecret);
+  rememberSecret(TEST_AUTH_SECRET);
+  rememberSecret(TEST_SERVICE_SECRET);
+  const notes: NotesState = { notes: ['Groceries', 'Old draft'] };
+  let gateway: Gateway;
+  try {
+    gateway = await createGateway({
+      databaseUrl: ':memory:',
+      configFile: false,
+      authSecret: TEST_AUTH_SECRET,
+      serviceApiSecret: TEST_SERVICE_SECRET,
+      host: '127.0.0.1',
+      port: 0,
+      plugins: webTestPlugins(notes),
+      env: {
+        LINEAR_CLIENT_ID: 'linear-client',
+        LINEAR_CLIENT_SECRET: clientSecret,
+        LINEAR_AUTHORIZATION_URL: `${issuer}/authorize`,
+        LINEAR_TOKEN_URL: `${issuer}/token`,
+        LINEAR_USERINFO_URL: `${issuer}/userinfo`,
+      },
+      logSink: { write: captureLogLine },
+    });
+  } catch (error) {
+    await idp.stop();
+    throw error;
+  }
+  for (const id of ['notes', 'weather', 'tracker']) {
+    gateway.services.plugins.mount({ id, namespace: id, pluginId: id });
+  }
+  const { url } = await gateway.start();
+  return {
+    url,
+    gateway,
+    idp,
+    notes,
+    async close() {
+      await gateway.stop();
+      await idp.stop();
+    },
+  };
+}

@@ -1,0 +1,147 @@
+import { describe, expect, it } from 'vitest';
+import { browser } from '../auth/oauth-test-kit.js';
+import { forecastPlugin } from '../registry/test-plugins.js';
+import { createTestGateway } from '../testing/test-gateway.js';
+import { ASSETS } from './assets/index.js';
+import { clientConfigs } from './mcp-client-configs.js';
+import { safeNext } from './security.js';
+
+const ORIGIN = 'http://127.0.0.1:8787';
+
+async function signedUp() {
+  const gw = await createTestGateway({ plugins: [forecastPlugin()] });
+  gw.services.plugins.mount({ id: 'forecast', namespace: 'forecast', pluginId: 'forecast' });
+  const session = browser(gw.fetch, ORIGIN);
+  const res = await session.browse('/sign-up', {
+    form: {
+      name: 'Ada',
+      email: 'ada@example.test',
+      password: 'correct horse battery',
+      next: '/tools',
+    },
+  });
+  expect(res.status).toBe(303);
+  expect(res.headers.get('location')).toBe('/tools');
+  return { gw, session };
+}
+
+describe('web app pages (without a browser)', () => {
+  it('sends a browser without a session to sign in, and back afterwards', async () => {
+    const gw = await createTestGateway();
+    const res = await gw.fetch(new Request(`${ORIGIN}/endpoints?x=1`));
+    expect(res.status).toBe(302);
+    expect(res.headers.get('location')).toBe('/sign-in?next=%2Fendpoints%3Fx%3D1');
+    const page = await gw.fetch(new Request(`${ORIGIN}/sign-in`));
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+    expect(page.headers.get('x-frame-options')).toBe('DENY');
+    expect(page.headers.get('cache-control')).toBe('no-store');
+  });
+
+  it('signs up through the form and renders the Tools tab for the new admin', async () => {
+    const { session } = await signedUp();
+    const res = await session.browse('/tools');
+    expect(res.status).toBe(200);
+    const html = await res.text();
+    expect(html).toContain('<h1>Tools</h1>');
+    expect(html).toContain('data-provider="forecast"');
+    expect(html).toContain('Welcome, Ada');
+  });
+
+  it('stores an API key from the form and shows it masked only', async () => {
+    const { session } = await signedUp();
+    const saved = await session.browse('/tools/connections', {
+      form: { toolId: 'forecast', instanceName: 'Personal', secret: 'fc-key-0123456789-abcd' },
+    });
+    expect(saved.status).toBe(303);
+    const html = await (await session.browse('/tools')).text();
+    expect(html).toContain('••••••••abcd');
+    expect(html).not.toContain('fc-key-0123456789');
+  });
+
+  it('refuses a form post from another origin or without any origin information', async () => {
+    const { gw, session } = await signedUp();
+    const cookie = session.jar.header();
+    const post = (headers: Record<string, string>) =>
+      gw.fetch(
+        new Request(`${ORIGIN}/endpoints`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded', cookie, ...headers },
+          body: 'name=stolen',
+        }),
+      );
+    expect((await post({ origin: 'https://evil.example' })).status).toBe(403);
+    expect((await post({})).status).toBe(403);
+    expect((await post({ 'sec-fetch-site': 'cross-site' })).status).toBe(403);
+    expect((await post({ 'sec-fetch-site': 'same-origin' })).status).toBe(201);
+  });
+
+  it('keeps admin pages for admins', async () => {
+    const { gw } = await signedUp();
+    const bob = browser(gw.fetch, ORIGIN);
+    await bob.browse('/sign-up', {
+      form: { name: 'Bob', email: 'bob@example.test', password: 'correct horse battery' },
+    });
+    expect((await bob.browse('/admin/roles')).status).toBe(403);
+    const post = await bob.browse('/admin/roles/member', {
+      form: { name: 'Member', patterns: '**' },
+    });
+    expect(post.status).toBe(303);
+    expect((await gw.services.policy.getRole('member'))?.patterns).toEqual([]);
+  });
+
+  it('serves its assets with a content hash that may be cached', async () => {
+    const gw = await createTestGateway();
+    const current = await gw.fetch(new Request(`${ORIGIN}${ASSETS.js.url}`));
+    expect(current.headers.get('content-type')).toContain('javascript');
+    expect(current.headers.get('cache-control')).toContain('immutable');
+    const stale = await gw.fetch(new Request(`${ORIGIN}/assets/app.css?v=old`));
+    expect(stale.headers.get('cache-control')).toBe('no-cache');
+    // The script must parse: a syntax error would silently leave every page without dialogs.
+    expect(() => new Function(ASSETS.js.body)).not.toThrow();
+  });
+});
+
+describe('safeNext', () => {
+  it.each([
+    ['/tools', '/tools'],
+    ['/endpoints?x=1', '/endpoints?x=1'],
+    ['//evil.example', undefined],
+    ['https://evil.example', undefined],
+    ['/\\evil.example', undefined],
+    ['/api/connections', undefined],
+    [undefined, undefined],
+  ])('%s -> %s', (next, expected) => {
+    expect(safeNext(next)).toBe(expected);
+  });
+});
+
+describe('clientConfigs', () => {
+  it('puts the token in a bearer header, or in the URL for URL-only clients', () => {
+    const configs = clientConfigs('https://gw.example.com', 'gw_mcp_abc');
+    const byId = Object.fromEntries(configs.map((config) => [config.id, config.text]));
+    expect(JSON.parse(byId.cursor ?? '')).toEqual({
+      mcpServers: {
+        gateway: {
+          url: 'https://gw.example.com/mcp',
+          headers: { Authorization: 'Bearer gw_mcp_abc' },
+        },
+      },
+    });
+    expect(byId['url-only']).toBe('https://gw.example.com/mcp/gw_mcp_abc');
+  });
+});
+
+describe('form size', () => {
+  it('refuses a form over 1 MiB with 413', async () => {
+    const gw = await createTestGateway();
+    const res = await gw.fetch(
+      new Request(`${ORIGIN}/sign-in`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', origin: ORIGIN },
+        body: `email=${'a'.repeat(1024 * 1024 + 10)}`,
+      }),
+    );
+    expect(res.status).toBe(413);
+  });
+});
