@@ -1,0 +1,153 @@
+import { z } from 'zod';
+
+// The shapes of the gateway's answers the CLI reads (see `/api/openapi.json`). Loose objects keep
+// fields the CLI does not know, so `--json` passes them on and a newer server breaks nothing.
+
+/** `GET /healthz`. */
+export const health = z.looseObject({ ok: z.boolean() });
+
+/** `POST /api/cli/token`. */
+export const cliTokenIssued = z.looseObject({
+  token: z.string(),
+  userId: z.string(),
+  id: z.string(),
+});
+
+/** `GET /api/cli/tokens`. */
+export const cliTokenList = z.looseObject({
+  tokens: z.array(
+    z.looseObject({
+      id: z.string(),
+      name: z.string(),
+      maskedToken: z.string(),
+      createdAt: z.string(),
+      lastUsedAt: z.string().nullable(),
+    }),
+  ),
+});
+
+/** `DELETE` answers. */
+export const deleted = z.looseObject({ deleted: z.array(z.string()) });
+
+/** `GET /api/connectors/availability`. */
+export const connectorList = z.looseObject({
+  connectors: z.array(
+    z.looseObject({
+      id: z.string(),
+      name: z.string(),
+      kind: z.enum(['social', 'generic', 'api_key']),
+      configured: z.boolean(),
+    }),
+  ),
+});
+export type Connector = z.infer<typeof connectorList>['connectors'][number];
+
+/** `POST /api/connections` and `POST /api/team/connections`. */
+export const connectionCreated = z.looseObject({
+  id: z.string(),
+  toolId: z.string(),
+  instanceName: z.string(),
+  maskedSecret: z.string(),
+});
+
+/** `GET /api/connections`. */
+export const connectionList = z.looseObject({
+  connections: z.array(
+    z.looseObject({
+      id: z.string(),
+      tool_id: z.string(),
+      instance_name: z.string(),
+      masked_secret: z.string(),
+      workspace_id: z.string().nullable(),
+      parent_id: z.string().nullable(),
+      created_at: z.string(),
+      updated_at: z.string(),
+    }),
+  ),
+});
+
+/** `GET /api/team/connections`. */
+export const teamConnectionList = z.looseObject({
+  connections: z.array(
+    z.looseObject({
+      id: z.string(),
+      toolId: z.string(),
+      instanceName: z.string(),
+      description: z.string().nullable(),
+      workspaceId: z.string().nullable(),
+      maskedSecret: z.string().optional(),
+      createdAt: z.string(),
+    }),
+  ),
+});
+
+/** `POST /api/connections/mcp-endpoints`. */
+export const endpointCreated = z.looseObject({
+  id: z.string(),
+  name: z.string(),
+  token: z.string(),
+  createdAt: z.string(),
+});
+
+/** `GET /api/connections/mcp-endpoints`. */
+export const endpointList = z.looseObject({
+  endpoints: z.array(
+    z.looseObject({
+      id: z.string(),
+      name: z.string(),
+      description: z.string().nullable(),
+      maskedToken: z.string(),
+      createdAt: z.string(),
+      lastUsedAt: z.string().nullable(),
+    }),
+  ),
+});
+
+const role = z.looseObject({ id: z.string(), name: z.string(), patterns: z.array(z.string()) });
+
+/** `GET /api/policy/roles`. */
+export const roleList = z.looseObject({ roles: z.array(role) });
+/** `POST /api/policy/roles`. */
+export const roleCreated = z.looseObject({ created: role });
+/** `PUT /api/policy/roles/:id`. */
+export const roleUpdated = z.looseObject({ updated: role });
+/** `PUT /api/policy/users/:userId/role`. */
+export const roleAssigned = z.looseObject({ userId: z.string(), roleId: z.string() });
+
+/** `GET /api/policy/resolve`. */
+export const resolvedTools = z.looseObject({
+  userId: z.string(),
+  tools: z.array(
+    z.looseObject({
+      path: z.string(),
+      name: z.string(),
+      description: z.string(),
+      destructive: z.boolean(),
+      authProvider: z.string().optional(),
+      pluginId: z.string(),
+    }),
+  ),
+});
+
+const approval = z.looseObject({
+  id: z.string(),
+  executionId: z.string(),
+  userId: z.string(),
+  toolPath: z.string(),
+  message: z.string(),
+  args: z.unknown(),
+  status: z.enum(['pending', 'approved', 'denied', 'expired']),
+  decidedBy: z.string().nullable(),
+  createdAt: z.string(),
+  decidedAt: z.string().nullable(),
+  expiresAt: z.string(),
+});
+export type Approval = z.infer<typeof approval>;
+
+/** `GET /api/approvals`. */
+export const approvalPage = z.looseObject({
+  approvals: z.array(approval),
+  nextCursor: z.string().nullable(),
+});
+/** `POST /api/approvals/:id`. */
+export const approvalDecided = z.looseObject({ approval });

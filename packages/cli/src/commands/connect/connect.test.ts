@@ -1,0 +1,218 @@
+import { Readable } from 'node:stream';
+import { definePlugin, defineTool, type Plugin } from '@gateway/sdk';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { cliFailure, signInCli } from '../../test-support/cli-user.js';
+import { startGateway } from '../../test-support/gateway-server.js';
+import { startOAuthProvider } from '../../test-support/oauth-provider.js';
+import { runConnectionsList } from '../connections/index.js';
+import { runConnect } from './index.js';
+
+const SECRET = 'sk-live-weather-0123456789abcdef';
+
+const weather: Plugin = definePlugin({
+  id: 'weather',
+  name: 'Weather',
+  description: 'Forecasts.',
+  authProviders: [{ id: 'weather', type: 'api_key', provider: 'weather', scopes: [] }],
+  tools: [
+    defineTool({
+      path: 'weather.forecast.get',
+      name: 'Get Forecast',
+      description: 'Gets a forecast.',
+      inputSchema: z.object({ city: z.string() }),
+      authProvider: 'weather',
+      async handler() {
+        return 'sunny';
+      },
+    }),
+  ],
+});
+
+const stdin = (text: string) => Readable.from([text]);
+
+describe('gateway connect, API-key tools', () => {
+  it('reads the key from stdin, stores the connection and prints only the masked key', async () => {
+    const { url } = await startGateway({ plugins: [weather] });
+    const ada = await signInCli(url, 'ada@example.test');
+    const options = ada.options();
+    const result = await runConnect({
+      ...options,
+      tool: 'weather',
+      secretStdin: true,
+      stdin: stdin(`${SECRET}\n`),
+    });
+    expect(result).toMatchObject({
+      kind: 'api_key',
+      toolId: 'weather',
+      instanceName: 'default',
+      team: false,
+    });
+    if (result.kind !== 'api_key') throw new Error('unreachable');
+    expect(result.maskedSecret).not.toContain(SECRET.slice(4, -4));
+    expect(options.io.out()).toBe(
+      `✓ Connected Weather (weather) as "default": ${result.maskedSecret}\n  connection id: ${result.id}\n`,
+    );
+    expect(options.io.out() + options.io.err()).not.toContain(SECRET);
+
+    // A second instance, nested under the first, in a workspace, asked for at a "terminal".
+    const asked: string[] = [];
+    const nested = ada.options();
+    await runConnect({
+      ...nested,
+      tool: 'weather',
+      instanceName: 'work',
+      parent: result.id,
+      workspace: 'acme',
+      json: true,
+      askSecret: async (message) => {
+        asked.push(message);
+        return `${SECRET}-work`;
+      },
+    });
+    expect(asked).toEqual(['Weather API key']);
+    expect(JSON.parse(nested.io.out())).toMatchObject({ instanceName: 'work', toolId: 'weather' });
+    expect(nested.io.out()).not.toContain(SECRET);
+
+    const listed = ada.options();
+    const connections = await runConnectionsList({ ...listed, json: true });
+    expect(connections).toMatchObject([
+      { id: result.id, toolId: 'weather', instanceName: 'default', parentId: null },
+      { toolId: 'weather', instanceName: 'work', parentId: result.id, workspaceId: 'acme' },
+    ]);
+    expect(listed.io.out()).not.toContain(SECRET);
+  });
+
+  it('connects for the team as an admin, and refuses a member (exit 4)', async () => {
+    const { url } = await startGateway({ plugins: [weather] });
+    const admin = await signInCli(url, 'admin@example.test');
+    const member = await signInCli(url, 'member@example.test');
+    const options = admin.options();
+    await expect(
+      runConnect({
+        ...options,
+        tool: 'weather',
+        team: true,
+        secretStdin: true,
+        stdin: stdin(SECRET),
+      }),
+    ).resolves.toMatchObject({ kind: 'api_key', team: true });
+    expect(options.io.out()).toContain('for the team');
+    const denied = await cliFailure(
+      runConnect({
+        ...member.options(),
+        tool: 'weather',
+        team: true,
+        secretStdin: true,
+        stdin: stdin(SECRET),
+      }),
+    );
+    expect(denied.exitCode).toBe(4);
+    expect(denied.message).toBe('Not allowed: Only an admin may do this');
+  });
+
+  it('explains what is wrong before anything is stored', async () => {
+    const { url } = await startGateway({ plugins: [weather] });
+    const ada = await signInCli(url, 'ada@example.test');
+    const unknown = await cliFailure(
+      runConnect({ ...ada.options(), tool: 'wether', secretStdin: true }),
+    );
+    expect(unknown.exitCode).toBe(1);
+    expect(unknown.message).toBe(
+      `No tool "wether" to connect at ${url}; connectable here: weather`,
+    );
+
+    const noTerminal = await cliFailure(runConnect({ ...ada.options(), tool: 'weather' }));
+    expect(noTerminal.exitCode).toBe(2);
+    expect(noTerminal.message).toBe(
+      'No terminal to ask for the Weather key; pipe it in with --secret-stdin, e.g. `printenv KEY | gateway connect weather --secret-stdin`',
+    );
+    const empty = await cliFailure(
+      runConnect({ ...ada.options(), tool: 'weather', secretStdin: true, stdin: stdin('\n') }),
+    );
+    expect(empty.exitCode).toBe(2);
+
+    const duplicate = ada.options();
+    await runConnect({ ...duplicate, tool: 'weather', secretStdin: true, stdin: stdin(SECRET) });
+    const conflict = await cliFailure(
+      runConnect({ ...ada.options(), tool: 'weather', secretStdin: true, stdin: stdin(SECRET) }),
+    );
+    expect(conflict.exitCode).toBe(1);
+    expect(conflict.message).toMatch(
+      /; pass another --instance-name, or remove that connection first$/,
+    );
+
+    const oauthFlags = await cliFailure(
+      runConnect({ ...ada.options(), tool: 'github', instanceName: 'x' }),
+    );
+    expect(oauthFlags.exitCode).toBe(2);
+    expect(oauthFlags.message).toBe(
+      '--instance-name applies only to API-key tools; GitHub connects through its sign-in page in the browser',
+    );
+    const unconfigured = await cliFailure(runConnect({ ...ada.options(), tool: 'github' }));
+    expect(unconfigured.message).toBe(
+      `GitHub is not configured on ${url}; an admin sets GITHUB_CLIENT_ID and GITHUB_CLIENT_SECRET on the server`,
+    );
+  });
+
+  it('exits 4 when not signed in', async () => {
+    const { url } = await startGateway({ plugins: [weather] });
+    const ada = await signInCli(url, 'ada@example.test');
+    const error = await cliFailure(
+      runConnect({ ...ada.options(), url: 'http://127.0.0.1:9', tool: 'weather' }),
+    );
+    expect(error.exitCode).toBe(4);
+    expect(error.message).toBe('Not signed in. Run `gateway login`.');
+  });
+});
+
+describe('gateway connect, OAuth tools', () => {
+  it('links the account through the browser against a real OAuth server', async () => {
+    const idp = await startOAuthProvider({ sub: 'gcp-42', email: 'ops@corp.example', name: 'Ops' });
+    const { url } = await startGateway({ env: idp.gatewayEnv('gcp') });
+    const ada = await signInCli(url, 'ada@example.test');
+    const options = ada.options();
+    let browsing: Promise<URL> | undefined;
+    let opened = '';
+    const result = await runConnect({
+      ...options,
+      tool: 'gcp',
+      openBrowser: async (page) => {
+        opened = page;
+        browsing = ada.browser.submit(page, 'connect').then(({ url: end }) => end);
+      },
+    });
+    const end = await browsing;
+    expect(result).toEqual({ kind: 'generic', toolId: 'gcp', status: 'connected' });
+    expect(options.io.out()).toBe('✓ Connected Google Cloud (gcp) to your account\n');
+    expect(opened).toMatch(
+      new RegExp(
+        `^${url}/cli/connect/gcp\\?redirect_uri=http%3A%2F%2F127\\.0\\.0\\.1%3A\\d+%2Fcallback&state=`,
+      ),
+    );
+    // The browser went through the provider and ended on the CLI's listener.
+    expect(end?.toString()).toMatch(
+      /^http:\/\/127\.0\.0\.1:\d+\/callback\?state=.+&provider=gcp&status=connected$/,
+    );
+    expect(ada.browser.lastPage).toContain('Google Cloud connected');
+  });
+
+  it('reports a refusal at the provider', async () => {
+    const idp = await startOAuthProvider({ sub: 'gcp-43', email: 'ops@corp.example' });
+    idp.server.service.once('beforeAuthorizeRedirect', (redirect) => {
+      redirect.url.searchParams.delete('code');
+      redirect.url.searchParams.set('error', 'access_denied');
+    });
+    const { url } = await startGateway({ env: idp.gatewayEnv('gcp') });
+    const ada = await signInCli(url, 'ada@example.test');
+    const error = await cliFailure(
+      runConnect({
+        ...ada.options(),
+        tool: 'gcp',
+        openBrowser: async (page) => void (await ada.browser.submit(page, 'connect')),
+      }),
+    );
+    expect(error.exitCode).toBe(1);
+    expect(error.message).toBe('Connecting Google Cloud was cancelled in the browser');
+  });
+});

@@ -1,0 +1,125 @@
+import { Readable } from 'node:stream';
+import { definePlugin, defineTool, type Plugin } from '@gateway/sdk';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { cliFailure, revokeTokensOf, signInCli } from '../../test-support/cli-user.js';
+import { startGateway } from '../../test-support/gateway-server.js';
+import { runConnect } from '../connect/index.js';
+import { runConnectionsList, runConnectionsRm } from './index.js';
+
+const weather: Plugin = definePlugin({
+  id: 'weather',
+  name: 'Weather',
+  description: 'Forecasts.',
+  authProviders: [{ id: 'weather', type: 'api_key', provider: 'weather', scopes: [] }],
+  tools: [
+    defineTool({
+      path: 'weather.forecast.get',
+      name: 'Get Forecast',
+      description: 'Gets a forecast.',
+      inputSchema: z.object({}),
+      authProvider: 'weather',
+      async handler() {
+        return 'sunny';
+      },
+    }),
+  ],
+});
+
+async function setUp() {
+  const { url } = await startGateway({ plugins: [weather] });
+  const admin = await signInCli(url, 'admin@example.test');
+  const ada = await signInCli(url, 'ada@example.test');
+  const connect = async (
+    user: typeof ada,
+    instanceName: string,
+    more: { parent?: string; team?: boolean } = {},
+  ) => {
+    const result = await runConnect({
+      ...user.options(),
+      tool: 'weather',
+      instanceName,
+      secretStdin: true,
+      stdin: Readable.from(['sk-0123456789abcdef']),
+      ...more,
+    });
+    if (result.kind !== 'api_key') throw new Error('expected an API-key connection');
+    return result.id;
+  };
+  return { url, admin, ada, connect };
+}
+
+describe('gateway connections', () => {
+  it('lists connections, then removes one with everything nested below it', async () => {
+    const { ada, connect } = await setUp();
+    const empty = ada.options();
+    await expect(runConnectionsList(empty)).resolves.toEqual([]);
+    expect(empty.io.out()).toBe('No connections yet; add one with `gateway connect <tool>`.\n');
+
+    const parent = await connect(ada, 'default');
+    const child = await connect(ada, 'nested', { parent });
+    const listed = ada.options();
+    await runConnectionsList(listed);
+    const lines = listed.io.out().split('\n');
+    expect(lines[0]).toMatch(/^ID\s+TOOL\s+NAME\s+SECRET\s+WORKSPACE\s+PARENT$/);
+    expect(lines[1]).toMatch(new RegExp(`^${parent}\\s+weather\\s+default\\s+\\S+\\s+-\\s+-$`));
+    expect(lines[2]).toMatch(
+      new RegExp(`^${child}\\s+weather\\s+nested\\s+\\S+\\s+-\\s+${parent}$`),
+    );
+    expect(listed.io.out()).not.toContain('sk-0123456789abcdef');
+
+    const removed = ada.options();
+    await expect(runConnectionsRm({ ...removed, id: parent })).resolves.toEqual([parent, child]);
+    expect(removed.io.out()).toBe(`✓ Removed connection ${parent} and 1 nested below it\n`);
+    const json = ada.options();
+    await runConnectionsList({ ...json, json: true });
+    expect(JSON.parse(json.io.out())).toEqual({ connections: [] });
+  });
+
+  it('answers 404 with exit 1, and another user’s connection is not found either', async () => {
+    const { admin, ada, connect } = await setUp();
+    const adas = await connect(ada, 'default');
+    const missing = await cliFailure(
+      runConnectionsRm({ ...ada.options(), id: '00000000-0000-4000-8000-000000000000' }),
+    );
+    expect(missing.exitCode).toBe(1);
+    expect(missing.message).toBe(
+      'No connection 00000000-0000-4000-8000-000000000000; see `gateway connections list`',
+    );
+    // The admin's own connections do not include Ada's.
+    const notTheirs = await cliFailure(runConnectionsRm({ ...admin.options(), id: adas }));
+    expect(notTheirs.exitCode).toBe(1);
+  });
+
+  it('manages team connections as an admin; a member may list but not remove (exit 4)', async () => {
+    const { admin, ada, connect } = await setUp();
+    const id = await connect(admin, 'shared', { team: true });
+    const asAdmin = admin.options();
+    await runConnectionsList({ ...asAdmin, team: true, json: true });
+    expect(JSON.parse(asAdmin.io.out()).connections).toMatchObject([
+      {
+        id,
+        toolId: 'weather',
+        instanceName: 'shared',
+        team: true,
+        maskedSecret: expect.any(String),
+      },
+    ]);
+    const asMember = ada.options();
+    await runConnectionsList({ ...asMember, team: true, json: true });
+    expect(JSON.parse(asMember.io.out()).connections).toMatchObject([{ id, maskedSecret: null }]);
+
+    const forbidden = await cliFailure(runConnectionsRm({ ...ada.options(), id, team: true }));
+    expect(forbidden.exitCode).toBe(4);
+    expect(forbidden.message).toBe('Not allowed: Only an admin may do this');
+    await expect(runConnectionsRm({ ...admin.options(), id, team: true })).resolves.toEqual([id]);
+  });
+
+  it('exits 4 with "Not signed in" once the token is revoked', async () => {
+    const { ada } = await setUp();
+    await revokeTokensOf(ada);
+    const error = await cliFailure(runConnectionsList(ada.options()));
+    expect(error.exitCode).toBe(4);
+    expect(error.message).toBe('Not signed in. Run `gateway login`.');
+  });
+});

@@ -1,0 +1,133 @@
+import { connectionList, deleted, teamConnectionList } from '../../api/schemas.js';
+import { type SignedInOptions, signedInApi } from '../../api/signed-in.js';
+import { requireUserId } from '../../credentials/session.js';
+import { createColors } from '../../output/color.js';
+import { printJson, printTable } from '../../output/table.js';
+
+/** Options of `runConnectionsList()`. */
+export interface ConnectionsListOptions extends SignedInOptions {
+  /** List the team's connections instead of the user's own. */
+  team?: boolean | undefined;
+  json?: boolean | undefined;
+}
+
+/** One connection as listed; secrets only masked (a team's only for admins). */
+export interface ListedConnection {
+  id: string;
+  toolId: string;
+  instanceName: string;
+  maskedSecret: string | null;
+  workspaceId: string | null;
+  parentId: string | null;
+  team: boolean;
+  createdAt: string;
+}
+
+/**
+ * `gateway connections list`: the signed-in user's connections (`GET /api/connections`), or
+ * with `--team` the team's (`GET /api/team/connections`), secrets masked.
+ *
+ * @throws CliError (exit 4) when not signed in.
+ */
+export async function runConnectionsList(
+  options: ConnectionsListOptions,
+): Promise<ListedConnection[]> {
+  const { io } = options;
+  const api = await signedInApi(options);
+  let connections: ListedConnection[];
+  if (options.team) {
+    const answer = await api.call({
+      method: 'GET',
+      path: '/api/team/connections',
+      schema: teamConnectionList,
+    });
+    connections = answer.connections.map((item) => ({
+      id: item.id,
+      toolId: item.toolId,
+      instanceName: item.instanceName,
+      maskedSecret: item.maskedSecret ?? null,
+      workspaceId: item.workspaceId,
+      parentId: null,
+      team: true,
+      createdAt: item.createdAt,
+    }));
+  } else {
+    const answer = await api.call({
+      method: 'GET',
+      path: '/api/connections',
+      query: { userId: requireUserId(api.session) },
+      schema: connectionList,
+    });
+    connections = answer.connections.map((item) => ({
+      id: item.id,
+      toolId: item.tool_id,
+      instanceName: item.instance_name,
+      maskedSecret: item.masked_secret,
+      workspaceId: item.workspace_id,
+      parentId: item.parent_id,
+      team: false,
+      createdAt: item.created_at,
+    }));
+  }
+  if (options.json) {
+    printJson(io, { connections });
+    return connections;
+  }
+  if (connections.length === 0) {
+    io.stdout.write(
+      options.team
+        ? 'No team connections; an admin adds one with `gateway connect <tool> --team`.\n'
+        : 'No connections yet; add one with `gateway connect <tool>`.\n',
+    );
+    return connections;
+  }
+  printTable(
+    io,
+    ['ID', 'TOOL', 'NAME', 'SECRET', 'WORKSPACE', 'PARENT'],
+    connections.map((item) => [
+      item.id,
+      item.toolId,
+      item.instanceName,
+      item.maskedSecret ?? '-',
+      item.workspaceId ?? '-',
+      item.parentId ?? '-',
+    ]),
+  );
+  return connections;
+}
+
+/** Options of `runConnectionsRm()`. */
+export interface ConnectionsRmOptions extends SignedInOptions {
+  id: string;
+  /** Remove a team connection (admins). */
+  team?: boolean | undefined;
+  json?: boolean | undefined;
+}
+
+/**
+ * `gateway connections rm <id>`: deletes the connection and every connection nested below it
+ * (`DELETE /api/connections/:id`), or with `--team` a team connection.
+ *
+ * @throws CliError: not signed in or not an admin (4), no such connection (1).
+ */
+export async function runConnectionsRm(options: ConnectionsRmOptions): Promise<string[]> {
+  const { io } = options;
+  const api = await signedInApi(options);
+  const id = encodeURIComponent(options.id);
+  const answer = await api.call({
+    method: 'DELETE',
+    path: options.team ? `/api/team/connections/${id}` : `/api/connections/${id}`,
+    ...(options.team ? {} : { query: { userId: requireUserId(api.session) } }),
+    schema: deleted,
+    notFoundHint: `see \`gateway connections list${options.team ? ' --team' : ''}\``,
+  });
+  if (options.json) {
+    printJson(io, answer);
+    return answer.deleted;
+  }
+  const nested = answer.deleted.length - 1;
+  io.stdout.write(
+    `${createColors(io).green('✓')} Removed connection ${options.id}${nested > 0 ? ` and ${nested} nested below it` : ''}\n`,
+  );
+  return answer.deleted;
+}

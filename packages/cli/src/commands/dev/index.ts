@@ -1,0 +1,261 @@
+import { appendFileSync, type FSWatcher, watch } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { formatProblem, type Plugin } from '@gateway/sdk';
+import { CliError } from '../../cli-error.js';
+import { type BrowserOpener, openSystemBrowser } from '../../loopback/browser.js';
+import { createColors } from '../../output/color.js';
+import type { Io } from '../../output/io.js';
+import { loadPlugin } from '../test/load-plugin.js';
+import { loadDevSecrets } from './dev-secrets.js';
+import { findPluginSources, type PluginSource } from './plugin-sources.js';
+
+/** Options of `runDev()`. Unset values fall back to the environment, then to the defaults. */
+export interface DevOptions {
+  /** The plugin project (or the Gateway repository root, which runs the examples). */
+  cwd: string;
+  io: Io;
+  /** Env `PORT`, default 8787. */
+  port?: number | undefined;
+  /** Env `HOST`, default 127.0.0.1. */
+  host?: string | undefined;
+  /** Env `GATEWAY_DATA_DIR`, default `.gateway` in the project. */
+  dataDir?: string | undefined;
+  /** Open the web app in a browser. Default true at a terminal. */
+  open?: boolean | undefined;
+  /** Opens the web app. Default the system browser. */
+  openBrowser?: BrowserOpener;
+  /** Stops the gateway when aborted; without it, SIGINT and SIGTERM do. */
+  signal?: AbortSignal;
+  /** Called once the gateway listens and the plugins are registered. */
+  onReady?: (ready: DevReady) => void;
+}
+
+/** What a running dev gateway serves. */
+export interface DevReady {
+  url: string;
+  /** Registered plugins and their tool paths. */
+  plugins: { id: string; tools: string[] }[];
+}
+
+type ServerModule = typeof import('@gateway/server');
+type Gateway = Awaited<ReturnType<ServerModule['createGateway']>>;
+
+const RELOAD_DELAY_MS = 150;
+const IGNORED = /(^|[\\/])(node_modules|dist|\.gateway|\.git)([\\/]|$)/;
+
+/**
+ * `gateway dev`: runs a local gateway (embedded SQLite under `.gateway`) with the plugin project
+ * loaded and registered, and reloads the plugin when its files change. At the root of the Gateway
+ * repository it runs every example plugin. Resolves when stopped.
+ *
+ * @throws CliError when no plugin is found, a plugin is invalid, `@gateway/server` is not
+ * installed, or the port is taken.
+ */
+export async function runDev(options: DevOptions): Promise<void> {
+  const { io, cwd } = options;
+  const colors = createColors(io);
+  const sources = await findPluginSources(cwd);
+  const plugins = await Promise.all(sources.map((source) => loadValid(source)));
+  const server = await importServer();
+
+  const dataDir = resolve(cwd, options.dataDir ?? io.env.GATEWAY_DATA_DIR ?? '.gateway');
+  const secrets = await loadDevSecrets(dataDir, io.env);
+  const logFile = join(dataDir, 'gateway.log');
+  let gateway: Gateway;
+  try {
+    gateway = await server.createGateway({
+      plugins,
+      cwd,
+      env: io.env,
+      dataDir,
+      ...secrets,
+      ...(options.host === undefined ? {} : { host: options.host }),
+      ...(options.port === undefined ? {} : { port: options.port }),
+      logSink: devLogSink(logFile, io),
+    });
+  } catch (error) {
+    throw new CliError(`The dev gateway could not start: ${messageOf(error)}`, { cause: error });
+  }
+  let url: string;
+  try {
+    ({ url } = await gateway.start());
+  } catch (error) {
+    await gateway.stop();
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') {
+      throw new CliError(
+        `Port ${options.port ?? io.env.PORT ?? 8787} is in use; stop the other process or pass --port <port>`,
+      );
+    }
+    throw new CliError(`The dev gateway could not listen: ${messageOf(error)}`, { cause: error });
+  }
+
+  const registered = [];
+  for (const plugin of plugins)
+    registered.push(await register(gateway, plugin, secrets.serviceApiSecret));
+
+  const out = (line = '') => io.stdout.write(`${line}\n`);
+  out(`${colors.green('✓')} Gateway dev server ready at ${colors.bold(url)}`);
+  for (const { id, tools } of registered)
+    out(`  plugin ${id}: ${tools.length} tools (${tools.join(', ')})`);
+  out(
+    `  data:   ${relative(cwd, dataDir) || '.'} (SQLite), JSON logs in ${relative(cwd, logFile)}`,
+  );
+  out(`  API reference: ${url}/api/docs`);
+  for (const line of nextSteps(url)) out(`  ${line}`);
+  out();
+  out(
+    `Watching ${sources.length === 1 ? 'the plugin' : `${sources.length} plugins`} for changes. Press Ctrl+C to stop.`,
+  );
+  if (options.open ?? io.isTTY) {
+    (options.openBrowser ?? openSystemBrowser)(`${url}/`).catch(() => {
+      // The address is printed above; a missing browser is no failure.
+    });
+  }
+  options.onReady?.({ url, plugins: registered });
+
+  const watchers = sources.map((source) =>
+    watchPlugin(source, async () => {
+      try {
+        const plugin = await loadValid(source);
+        gateway.services.plugins.replace(plugin);
+        out(`${colors.green('↻')} reloaded ${plugin.id}: ${plugin.tools.length} tools`);
+      } catch (error) {
+        io.stderr.write(
+          `${colors.red('error:')} reload of ${relative(cwd, source.dir) || '.'} failed, the previous version keeps running: ${messageOf(error)}\n`,
+        );
+      }
+    }),
+  );
+
+  await stopped(options.signal);
+  for (const watcher of watchers) watcher.close();
+  await gateway.stop();
+  out('Gateway dev server stopped.');
+}
+
+async function loadValid(source: PluginSource): Promise<Plugin> {
+  const loaded = await loadPlugin(source.dir, source.entry);
+  if (loaded.plugin === undefined) {
+    throw new CliError(
+      `${join(source.dir, source.entry)} is not a valid plugin:\n${loaded.problems.map((p) => `  - ${formatProblem(p)}`).join('\n')}`,
+    );
+  }
+  return loaded.plugin;
+}
+
+async function importServer(): Promise<ServerModule> {
+  try {
+    return await import('@gateway/server');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND') {
+      throw new CliError(
+        '`gateway dev` runs @gateway/server; install it with `npm install -D @gateway/server`',
+      );
+    }
+    throw error;
+  }
+}
+
+/** Registers `plugin` under its own id as namespace, through the registry route. */
+async function register(
+  gateway: Gateway,
+  plugin: Plugin,
+  serviceSecret: string,
+): Promise<{ id: string; tools: string[] }> {
+  const response = await gateway.fetch(
+    new Request('http://gateway.local/api/registry/sources', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${serviceSecret}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        type: 'plugin',
+        id: plugin.id,
+        namespace: plugin.id,
+        pluginId: plugin.id,
+      }),
+    }),
+  );
+  if (response.status === 201) {
+    const body = (await response.json()) as { tools: string[] };
+    return { id: plugin.id, tools: body.tools };
+  }
+  // Registrations persist: one made by an earlier run was mounted again at start, unless this
+  // version of the plugin cannot be; mounting it here says why.
+  if (response.status === 409) {
+    const mounted = gateway.services.plugins.pathsOf(plugin.id);
+    if (mounted.length > 0) return { id: plugin.id, tools: mounted };
+    try {
+      const source = { id: plugin.id, namespace: plugin.id, pluginId: plugin.id };
+      return { id: plugin.id, tools: gateway.services.plugins.mount(source).map((t) => t.path) };
+    } catch (error) {
+      throw new CliError(`Could not register ${plugin.id}: ${messageOf(error)}`);
+    }
+  }
+  const body = (await response.json().catch(() => ({}))) as { error?: { message?: string } };
+  throw new CliError(
+    `Could not register ${plugin.id}: ${body.error?.message ?? `HTTP ${response.status}`}`,
+  );
+}
+
+/** How to go on from here: the web app, or the CLI. */
+function nextSteps(url: string): string[] {
+  return [
+    `sign up:       ${url}/sign-up (the first user is admin)`,
+    `MCP endpoint:  ${url}/endpoints, or \`gateway login --url ${url} && gateway endpoints create <name>\``,
+  ];
+}
+
+/** JSON lines to a file; warnings and errors also as one readable line on stderr. */
+function devLogSink(file: string, io: Io) {
+  return {
+    write(line: string) {
+      appendFileSync(file, line);
+      try {
+        const entry = JSON.parse(line) as {
+          level?: string;
+          msg?: string;
+          tool?: string;
+          error?: string;
+        };
+        if (entry.level === 'warn' || entry.level === 'error') {
+          io.stderr.write(
+            `[${entry.level}] ${entry.msg ?? ''}${entry.tool ? ` (${entry.tool})` : ''}\n`,
+          );
+        }
+      } catch {
+        // A line that is not JSON is still in the file.
+      }
+    },
+  };
+}
+
+function watchPlugin(source: PluginSource, reload: () => Promise<void>): FSWatcher {
+  let timer: NodeJS.Timeout | undefined;
+  let running = Promise.resolve();
+  const watcher = watch(source.dir, { recursive: true }, (_event, file) => {
+    if (file !== null && IGNORED.test(file)) return;
+    clearTimeout(timer);
+    // Editors write a file in several steps; reload once they are done, one reload at a time.
+    timer = setTimeout(() => {
+      running = running.then(reload);
+    }, RELOAD_DELAY_MS);
+  });
+  watcher.on('close', () => clearTimeout(timer));
+  return watcher;
+}
+
+function stopped(signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((done) => {
+    if (signal) {
+      if (signal.aborted) done();
+      else signal.addEventListener('abort', () => done(), { once: true });
+      return;
+    }
+    process.once('SIGINT', () => done());
+    process.once('SIGTERM', () => done());
+  });
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error);
+}

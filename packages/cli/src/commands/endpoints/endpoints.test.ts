@@ -1,0 +1,138 @@
+import { describe, expect, it } from 'vitest';
+import { cliFailure, revokeTokensOf, signInCli } from '../../test-support/cli-user.js';
+import { startGateway } from '../../test-support/gateway-server.js';
+import { runEndpointsCreate, runEndpointsList, runEndpointsRm } from './index.js';
+import { mcpClientConfigs } from './mcp-client-configs.js';
+
+async function mcpStatus(url: string, token: string): Promise<number> {
+  const response = await fetch(`${url}/mcp`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${token}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: {
+        protocolVersion: '2025-06-18',
+        capabilities: {},
+        clientInfo: { name: 'cli-test', version: '1.0.0' },
+      },
+    }),
+  });
+  await response.body?.cancel();
+  return response.status;
+}
+
+describe('gateway endpoints', () => {
+  it('creates an endpoint, prints its token once with client configs, lists it masked, removes it', async () => {
+    const { url } = await startGateway();
+    const ada = await signInCli(url, 'ada@example.test');
+    const created = ada.options();
+    const endpoint = await runEndpointsCreate({
+      ...created,
+      name: 'Laptop',
+      description: 'Claude',
+    });
+    expect(endpoint.token).toMatch(/^gw_mcp_/);
+    expect(endpoint.mcpUrl).toBe(`${url}/mcp`);
+    const out = created.io.out();
+    expect(out).toContain(`✓ Created MCP endpoint "Laptop" (${endpoint.id})`);
+    expect(out).toContain('(shown only this once; keep it secret)');
+    expect(out).toContain(`  ${endpoint.token}\n`);
+    expect(out).toContain(
+      `npx mcp-remote ${url}/mcp --header "Authorization: Bearer ${endpoint.token}"`,
+    );
+    expect(out).toContain(JSON.stringify(endpoint.configs.cursor, null, 2));
+    expect(endpoint.configs.cursor).toEqual({
+      mcpServers: {
+        'gateway-laptop': {
+          url: `${url}/mcp`,
+          headers: { Authorization: `Bearer ${endpoint.token}` },
+        },
+      },
+    });
+    expect(await mcpStatus(url, endpoint.token)).toBe(200);
+
+    const listed = ada.options();
+    await runEndpointsList(listed);
+    expect(listed.io.out()).toMatch(
+      new RegExp(
+        `^ID\\s+NAME\\s+TOKEN\\s+LAST USED\\s+DESCRIPTION\\n${endpoint.id}\\s+Laptop\\s+gw_mcp_•+\\S{4}\\s+\\S+\\s+Claude\\n$`,
+      ),
+    );
+    expect(listed.io.out()).not.toContain(endpoint.token);
+
+    const json = ada.options();
+    await runEndpointsCreate({ ...json, name: 'ci', json: true });
+    expect(JSON.parse(json.io.out())).toMatchObject({
+      name: 'ci',
+      token: expect.stringMatching(/^gw_mcp_/),
+      mcpUrl: `${url}/mcp`,
+      configs: { claudeDesktop: { mcpServers: { 'gateway-ci': { command: 'npx' } } } },
+    });
+
+    const removed = ada.options();
+    await expect(runEndpointsRm({ ...removed, id: endpoint.id })).resolves.toEqual([endpoint.id]);
+    expect(removed.io.out()).toBe(
+      `✓ Removed MCP endpoint ${endpoint.id}; its token no longer works\n`,
+    );
+    expect(await mcpStatus(url, endpoint.token)).toBe(401);
+    const again = await cliFailure(runEndpointsRm({ ...ada.options(), id: endpoint.id }));
+    expect(again.exitCode).toBe(1);
+    expect(again.message).toBe(`No MCP endpoint ${endpoint.id}; see \`gateway endpoints list\``);
+  });
+
+  it('refuses a taken name (exit 1) and a revoked sign-in (exit 4)', async () => {
+    const { url } = await startGateway();
+    const ada = await signInCli(url, 'ada@example.test');
+    await runEndpointsCreate({ ...ada.options(), name: 'laptop' });
+    const taken = await cliFailure(runEndpointsCreate({ ...ada.options(), name: 'laptop' }));
+    expect(taken.exitCode).toBe(1);
+    expect(taken.message).toBe(
+      'An MCP endpoint named "laptop" already exists; choose another name or delete that one; see `gateway endpoints list`',
+    );
+    await revokeTokensOf(ada);
+    const signedOut = await cliFailure(runEndpointsList(ada.options()));
+    expect(signedOut.exitCode).toBe(4);
+    expect(signedOut.message).toBe('Not signed in. Run `gateway login`.');
+  });
+});
+
+describe('mcpClientConfigs', () => {
+  it('passes the header to mcp-remote through the environment, and allows plain HTTP only where needed', () => {
+    const local = mcpClientConfigs('http://127.0.0.1:8787/mcp', 'gw_mcp_x', 'gateway');
+    expect(local.claudeDesktop).toEqual({
+      mcpServers: {
+        gateway: {
+          command: 'npx',
+          args: [
+            '-y',
+            'mcp-remote',
+            'http://127.0.0.1:8787/mcp',
+            '--header',
+            // biome-ignore lint/suspicious/noTemplateCurlyInString: mcp-remote's own placeholder
+            'Authorization:${AUTH_HEADER}',
+          ],
+          env: { AUTH_HEADER: 'Bearer gw_mcp_x' },
+        },
+      },
+    });
+    expect(local.vscode).toEqual({
+      servers: {
+        gateway: {
+          type: 'http',
+          url: 'http://127.0.0.1:8787/mcp',
+          headers: { Authorization: 'Bearer gw_mcp_x' },
+        },
+      },
+    });
+    const remote = mcpClientConfigs('http://gw.internal:8787/mcp', 'gw_mcp_x', 'gateway');
+    expect(remote.command).toBe(
+      'npx mcp-remote http://gw.internal:8787/mcp --allow-http --header "Authorization: Bearer gw_mcp_x"',
+    );
+  });
+});

@@ -1,0 +1,75 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { createTestIo } from '../../output/test-io.js';
+import { runProcess } from '../../process/run-process.js';
+import { findPackageBin } from '../../project/find-bin.js';
+import { linkWorkspace, makeTempDir } from '../../test-support/temp-project.js';
+import { runBuild } from '../build/index.js';
+import { runTest } from '../test/index.js';
+import { runNew } from './index.js';
+import { templateNames } from './template-names.js';
+
+// The promise of `gateway new`: the project works as generated. Each template is written to a temp
+// folder whose @gateway/sdk is this workspace's source (the pack check in CI installs the real
+// tarballs), then type-checked, validated and tested with `gateway test`.
+describe.each(templateNames)('a project generated from %s', (template) => {
+  it('type-checks, validates and passes its own tests', { timeout: 120_000 }, async () => {
+    const cwd = await makeTempDir();
+    const { dir } = await runNew({
+      name: `@acme/${template}-tools`,
+      template,
+      install: false,
+      cwd,
+      io: createTestIo(),
+    });
+    await linkWorkspace(dir, ['vitest', 'typescript', '@types/node', 'tsup']);
+
+    const tsc = await findPackageBin(dir, 'typescript', 'tsc');
+    let tscOutput = '';
+    const collect = (text: string) => {
+      tscOutput += text;
+    };
+    const typecheck = await runProcess(process.execPath, [tsc!, '--noEmit', '-p', '.'], {
+      cwd: dir,
+      env: process.env,
+      onStdout: collect,
+      onStderr: collect,
+    });
+    expect(tscOutput).toBe('');
+    expect(typecheck.exitCode).toBe(0);
+
+    const io = createTestIo();
+    const report = await runTest({ cwd: dir, io, json: true });
+    const id = `${template.replace('-', '_')}_tools`;
+    expect(report).toEqual({
+      plugin: id,
+      tools: [expect.stringMatching(new RegExp(`^${id}\\.`))],
+      problems: [],
+      tests: { passed: true },
+    });
+    expect(io.err()).toMatch(/Tests\s+\d+ passed/);
+  });
+});
+
+describe('gateway build on a generated project', () => {
+  it('writes dist/index.js and its types', { timeout: 120_000 }, async () => {
+    const cwd = await makeTempDir();
+    const { dir } = await runNew({
+      name: 'echo',
+      template: 'blank',
+      install: false,
+      cwd,
+      io: createTestIo(),
+    });
+    await linkWorkspace(dir, ['tsup', 'typescript', '@types/node']);
+    const io = createTestIo();
+    await runBuild({ cwd: dir, io });
+    expect(io.out()).toContain('✓ built dist/');
+    const built = await readFile(join(dir, 'dist/index.js'), 'utf8');
+    // Dependencies stay external: the gateway that loads the plugin provides them.
+    expect(built).toMatch(/from ["']@gateway\/sdk["']/);
+    expect(built).toContain('echo.messages.echo');
+    await expect(readFile(join(dir, 'dist/index.d.ts'), 'utf8')).resolves.toContain('echoMessage');
+  });
+});

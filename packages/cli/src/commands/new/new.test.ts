@@ -1,0 +1,217 @@
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { CliError } from '../../cli-error.js';
+import { createTestIo } from '../../output/test-io.js';
+import type { ProcessRunner } from '../../process/run-process.js';
+import type { Prompter } from '../../prompts/prompter.js';
+import { makeTempDir } from '../../test-support/temp-project.js';
+import { version } from '../../version.js';
+import { runNew } from './index.js';
+import { templateNames } from './template-names.js';
+
+const commonFiles = [
+  '.changeset/README.md',
+  '.changeset/config.json',
+  '.github/workflows/ci.yml',
+  '.gitignore',
+  'README.md',
+  'package.json',
+  'src/index.test.ts',
+  'src/index.ts',
+  'tsconfig.json',
+  'tsup.config.ts',
+];
+
+async function rejection(promise: Promise<unknown>): Promise<CliError> {
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  if (!CliError.isInstance(error)) throw new Error(`expected a CliError, got ${String(error)}`);
+  return error;
+}
+
+/** A Prompter answering from a script, recording the questions. */
+function scriptedPrompter(answers: { text?: string; select?: string; confirm?: boolean }) {
+  const asked: string[] = [];
+  const prompter: Prompter = {
+    async text({ message, validate }) {
+      asked.push(message);
+      expect(validate?.('Not Valid')).toBeDefined();
+      return answers.text ?? '';
+    },
+    async select({ message, choices }) {
+      asked.push(message);
+      const choice = choices.find((candidate) => candidate.value === answers.select);
+      if (!choice) throw new Error(`no choice ${answers.select}`);
+      return choice.value;
+    },
+    async confirm({ message }) {
+      asked.push(message);
+      return answers.confirm ?? false;
+    },
+  };
+  return { prompter, asked };
+}
+
+describe('gateway new', () => {
+  it.each(templateNames)(
+    'writes the %s template with every placeholder filled',
+    async (template) => {
+      const cwd = await makeTempDir();
+      const io = createTestIo();
+      const result = await runNew({
+        name: '@acme/gateway-plugin-weather',
+        template,
+        install: false,
+        cwd,
+        io,
+      });
+
+      expect(result).toEqual({
+        dir: join(cwd, 'gateway-plugin-weather'),
+        name: '@acme/gateway-plugin-weather',
+        id: 'weather',
+        template,
+        files: commonFiles,
+        installed: false,
+      });
+      for (const file of result.files) {
+        const content = await readFile(join(result.dir, file), 'utf8');
+        expect({ file, leftover: content.match(/\{\{\w+\}\}/g) }).toEqual({ file, leftover: null });
+      }
+      const manifest = JSON.parse(await readFile(join(result.dir, 'package.json'), 'utf8'));
+      expect(manifest.name).toBe('@acme/gateway-plugin-weather');
+      expect(manifest.dependencies['@gateway/sdk']).toBe(`^${version}`);
+      const source = await readFile(join(result.dir, 'src/index.ts'), 'utf8');
+      expect(source).toContain("id: 'weather'");
+      expect(source).toMatch(/path: 'weather\.\w+\.\w+'/);
+      // The CI workflow keeps its own ${{ }} expressions.
+      const workflow = await readFile(join(result.dir, '.github/workflows/ci.yml'), 'utf8');
+      expect(workflow).toMatch(/\$\{\{ secrets\.NPM_TOKEN \}\}/);
+      expect(workflow).toContain('changesets/action');
+      expect(io.out()).toContain(
+        `✓ Created @acme/gateway-plugin-weather in gateway-plugin-weather (template ${template})`,
+      );
+      expect(io.out()).toContain('npm install');
+    },
+  );
+
+  it('writes into --dir, relative to cwd', async () => {
+    const cwd = await makeTempDir();
+    const result = await runNew({
+      name: 'weather',
+      dir: 'plugins/w',
+      install: false,
+      cwd,
+      io: createTestIo(),
+    });
+    expect(result.dir).toBe(join(cwd, 'plugins/w'));
+    expect(result.template).toBe('blank');
+  });
+
+  it('accepts an existing empty folder', async () => {
+    const cwd = await makeTempDir();
+    await mkdir(join(cwd, 'weather'));
+    await expect(
+      runNew({ name: 'weather', install: false, cwd, io: createTestIo() }),
+    ).resolves.toMatchObject({
+      id: 'weather',
+    });
+  });
+
+  it('refuses a folder that is not empty, and leaves it alone', async () => {
+    const cwd = await makeTempDir();
+    await mkdir(join(cwd, 'weather'));
+    await writeFile(join(cwd, 'weather/notes.txt'), 'mine');
+    const error = await rejection(
+      runNew({ name: 'weather', install: false, cwd, io: createTestIo() }),
+    );
+    expect(error.message).toBe('Folder weather is not empty; choose another name or --dir');
+    expect(error.exitCode).toBe(1);
+    await expect(readFile(join(cwd, 'weather/notes.txt'), 'utf8')).resolves.toBe('mine');
+  });
+
+  it('rejects an invalid package name as a usage error', async () => {
+    const cwd = await makeTempDir();
+    const error = await rejection(
+      runNew({ name: 'My Plugin', install: false, cwd, io: createTestIo() }),
+    );
+    expect(error.message).toBe('"My Plugin" is not a valid npm package name: it must be lowercase');
+    expect(error.exitCode).toBe(2);
+  });
+
+  it('never prompts without a terminal: a missing name is a usage error naming the argument', async () => {
+    const cwd = await makeTempDir();
+    const error = await rejection(runNew({ install: false, cwd, io: createTestIo() }));
+    expect(error.exitCode).toBe(2);
+    expect(error.message).toContain('gateway new <name>');
+  });
+
+  it('asks at a terminal for each answer not given as a flag', async () => {
+    const cwd = await makeTempDir();
+    const run: ProcessRunner = async () => ({ exitCode: 0 });
+    const { prompter, asked } = scriptedPrompter({
+      text: 'notes',
+      select: 'oauth',
+      confirm: false,
+    });
+    const result = await runNew({
+      cwd,
+      io: createTestIo({ isTTY: true }),
+      prompt: prompter,
+      runProcess: run,
+    });
+    expect(asked).toEqual([
+      'Package name of the plugin?',
+      'Which template?',
+      'Install dependencies with npm now?',
+    ]);
+    expect(result).toMatchObject({ name: 'notes', template: 'oauth', installed: false });
+  });
+
+  it('does not ask for what the flags answered', async () => {
+    const cwd = await makeTempDir();
+    const { prompter, asked } = scriptedPrompter({});
+    await runNew({
+      name: 'notes',
+      template: 'api-key',
+      install: false,
+      cwd,
+      io: createTestIo({ isTTY: true }),
+      prompt: prompter,
+    });
+    expect(asked).toEqual([]);
+  });
+
+  it('runs npm install in the new folder unless told not to', async () => {
+    const cwd = await makeTempDir();
+    const calls: { command: string; args: readonly string[]; cwd: string }[] = [];
+    const run: ProcessRunner = async (command, args, options) => {
+      calls.push({ command, args, cwd: options.cwd });
+      return { exitCode: 0 };
+    };
+    const io = createTestIo();
+    const result = await runNew({ name: 'notes', cwd, io, runProcess: run });
+    expect(calls).toEqual([
+      { command: 'npm', args: ['install', '--no-fund', '--no-audit'], cwd: result.dir },
+    ]);
+    expect(result.installed).toBe(true);
+    expect(io.out()).not.toContain('  npm install');
+  });
+
+  it('reports a failed install in one line, after npm output', async () => {
+    const cwd = await makeTempDir();
+    const run: ProcessRunner = async (_command, _args, options) => {
+      options.onStderr?.('npm ERR! network unreachable\n');
+      return { exitCode: 1 };
+    };
+    const io = createTestIo();
+    const error = await rejection(runNew({ name: 'notes', cwd, io, runProcess: run }));
+    expect(error.message).toBe(
+      'npm install failed (exit code 1); the project is in notes, fix the problem above and run `npm install` there',
+    );
+    expect(io.err()).toContain('npm ERR! network unreachable');
+  });
+});

@@ -1,0 +1,131 @@
+import { CliError } from '../../cli-error.js';
+import { createColors } from '../../output/color.js';
+import type { Io } from '../../output/io.js';
+import { findPluginEntry } from '../test/find-entry.js';
+import { loadPlugin } from '../test/load-plugin.js';
+
+/** Options of `runRegister()`. */
+export interface RegisterOptions {
+  /** The plugin project. */
+  cwd: string;
+  io: Io;
+  /** The gateway's base URL. Env `GATEWAY_URL`, default http://127.0.0.1:8787. */
+  url?: string | undefined;
+  /** The source id to register under. Default: the plugin id. */
+  id?: string | undefined;
+  /** The tool-path namespace. Default: the plugin id. */
+  namespace?: string | undefined;
+  /** Print the registration as JSON. */
+  json?: boolean;
+  /** The HTTP client. Default the global fetch. */
+  fetch?: typeof fetch;
+}
+
+/** What the gateway answered: the stored source and the tools now live. */
+export interface Registration {
+  source: { id: string; type: string; namespace: string; pluginId: string; createdAt: string };
+  tools: string[];
+}
+
+const DEFAULT_URL = 'http://127.0.0.1:8787';
+
+/**
+ * `gateway register`: registers this plugin with a gateway (`POST /api/registry/sources`), which
+ * must have the plugin loaded (its config names it). The service secret is read from
+ * `SERVICE_API_SECRET` only, never from a flag, so it stays out of shell history.
+ *
+ * @throws CliError (exit 4) without SERVICE_API_SECRET or when the gateway rejects it; (exit 1)
+ * for each refusal of the gateway, in one line saying what to do.
+ */
+export async function runRegister(options: RegisterOptions): Promise<Registration> {
+  const { io } = options;
+  const secret = io.env.SERVICE_API_SECRET?.trim();
+  if (!secret) {
+    throw new CliError(
+      "SERVICE_API_SECRET is not set; export the gateway's service secret in the environment (it is never taken as a flag)",
+      { exitCode: 4 },
+    );
+  }
+  const entry = await findPluginEntry(options.cwd);
+  const loaded = await loadPlugin(options.cwd, entry);
+  if (loaded.plugin === undefined) {
+    throw new CliError(`${entry} is not a valid plugin; run \`gateway test\` to see every problem`);
+  }
+  const pluginId = loaded.plugin.id;
+  const body = {
+    type: 'plugin',
+    id: options.id ?? pluginId,
+    namespace: options.namespace ?? pluginId,
+    pluginId,
+  };
+  const base = (options.url ?? io.env.GATEWAY_URL ?? DEFAULT_URL).replace(/\/+$/, '');
+  const request = options.fetch ?? fetch;
+  let response: Response;
+  try {
+    response = await request(`${base}/api/registry/sources`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+  } catch {
+    throw new CliError(
+      `Could not reach the gateway at ${base}; is it running? Pass --url or set GATEWAY_URL`,
+    );
+  }
+  const answer = (await response.json().catch(() => undefined)) as unknown;
+  if (response.status !== 201) throw refusal(response.status, answer, body, base);
+
+  const registration = answer as Registration;
+  if (options.json) {
+    io.stdout.write(`${JSON.stringify(registration, null, 2)}\n`);
+    return registration;
+  }
+  const colors = createColors(io);
+  io.stdout.write(
+    `${colors.green('✓')} Registered ${pluginId} as source ${registration.source.id} at ${base}; ${registration.tools.length} tools now live:\n`,
+  );
+  for (const tool of registration.tools) io.stdout.write(`  ${tool}\n`);
+  return registration;
+}
+
+function refusal(
+  status: number,
+  answer: unknown,
+  body: { id: string; namespace: string; pluginId: string },
+  base: string,
+): CliError {
+  const error = (answer as { error?: { message?: string; details?: unknown } } | undefined)?.error;
+  const message = error?.message ?? `HTTP ${status}`;
+  switch (status) {
+    case 400: {
+      const details = Array.isArray(error?.details)
+        ? error.details.map(String).filter((detail) => !message.includes(detail))
+        : [];
+      return new CliError(
+        `The gateway refused the registration: ${message}${details.length > 0 ? `: ${details.join(', ')}` : ''}`,
+      );
+    }
+    case 401:
+      return new CliError(
+        `The gateway at ${base} rejected SERVICE_API_SECRET; set it to the server's service secret`,
+        { exitCode: 4 },
+      );
+    case 403:
+      return new CliError(
+        `The gateway at ${base} does not let this caller register plugins: ${message}`,
+        {
+          exitCode: 4,
+        },
+      );
+    case 404:
+      return new CliError(
+        `The gateway at ${base} has no plugin "${body.pluginId}" loaded; add it to the server's gateway.config and restart the server`,
+      );
+    case 409:
+      return new CliError(
+        `${message}; pass another --id or --namespace, or remove the existing source first`,
+      );
+    default:
+      return new CliError(`The gateway at ${base} answered ${status}: ${message}`);
+  }
+}

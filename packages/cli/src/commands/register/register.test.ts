@@ -1,0 +1,160 @@
+import { definePlugin, defineTool, type Plugin } from '@gateway/sdk';
+import { createGateway } from '@gateway/server';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { z } from 'zod';
+import { CliError } from '../../cli-error.js';
+import { createTestIo } from '../../output/test-io.js';
+import { linkWorkspace, makeTempDir, writeFiles } from '../../test-support/temp-project.js';
+import { runRegister } from './index.js';
+
+const SECRET = 'register-test-service-secret-0123456789';
+
+const source = `
+import { definePlugin, defineTool } from '@gateway/sdk';
+import { z } from 'zod';
+
+export default definePlugin({
+  id: 'demo',
+  name: 'Demo',
+  description: 'A demo plugin.',
+  tools: [
+    defineTool({
+      path: 'demo.items.list',
+      name: 'List Items',
+      description: 'Lists items.',
+      inputSchema: z.object({}),
+      async handler() {
+        return [];
+      },
+    }),
+  ],
+});
+`;
+
+// The server loads its own copy of the plugin (from its config, in real use).
+const serverPlugin: Plugin = definePlugin({
+  id: 'demo',
+  name: 'Demo',
+  description: 'A demo plugin.',
+  tools: [
+    defineTool({
+      path: 'demo.items.list',
+      name: 'List Items',
+      description: 'Lists items.',
+      inputSchema: z.object({}),
+      async handler() {
+        return [];
+      },
+    }),
+  ],
+});
+
+async function gateway(plugins: Plugin[] = [serverPlugin]): Promise<string> {
+  const gw = await createGateway({
+    plugins,
+    env: {},
+    configFile: false,
+    databaseUrl: ':memory:',
+    authSecret: 'register-test-auth-secret-0123456789',
+    serviceApiSecret: SECRET,
+    port: 0,
+    logSink: { write: () => {} },
+  });
+  onTestFinished(() => gw.stop());
+  return (await gw.start()).url;
+}
+
+async function project(): Promise<string> {
+  const dir = await makeTempDir();
+  await writeFiles(dir, {
+    'package.json': JSON.stringify({ name: 'demo', type: 'module' }),
+    'src/index.ts': source,
+  });
+  await linkWorkspace(dir);
+  return dir;
+}
+
+async function failure(promise: Promise<unknown>): Promise<CliError> {
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  if (!CliError.isInstance(error)) throw new Error(`expected a CliError, got ${String(error)}`);
+  return error;
+}
+
+describe('gateway register', () => {
+  it('registers the plugin and prints the tools now live', async () => {
+    const [url, cwd] = await Promise.all([gateway(), project()]);
+    const io = createTestIo({ env: { SERVICE_API_SECRET: SECRET } });
+    const registration = await runRegister({ cwd, io, url });
+    expect(registration.tools).toEqual(['demo.items.list']);
+    expect(io.out()).toBe(
+      `✓ Registered demo as source demo at ${url}; 1 tools now live:\n  demo.items.list\n`,
+    );
+    expect(io.out() + io.err()).not.toContain(SECRET);
+
+    const json = createTestIo({ env: { SERVICE_API_SECRET: SECRET, GATEWAY_URL: url } });
+    await runRegister({ cwd, io: json, id: 'demo-2', namespace: 'demo_2', json: true }).catch(
+      () => {},
+    );
+    // Same plugin under a namespace its paths do not start with: 400, naming the paths.
+    const outside = await failure(
+      runRegister({ cwd, io: json, id: 'demo-3', namespace: 'other', json: true }),
+    );
+    expect(outside.message).toBe(
+      'The gateway refused the registration: Every tool path must start with "other."; these do not: demo.items.list',
+    );
+  });
+
+  it('answers 409 with what to do', async () => {
+    const [url, cwd] = await Promise.all([gateway(), project()]);
+    const io = createTestIo({ env: { SERVICE_API_SECRET: SECRET } });
+    await runRegister({ cwd, io, url });
+    const error = await failure(runRegister({ cwd, io, url, namespace: 'demo' }));
+    expect(error.exitCode).toBe(1);
+    expect(error.message).toBe(
+      'A source "demo" is already registered; pass another --id or --namespace, or remove the existing source first',
+    );
+  });
+
+  it('answers 401 and a missing secret with exit code 4', async () => {
+    const [url, cwd] = await Promise.all([gateway(), project()]);
+    const wrong = await failure(
+      runRegister({ cwd, io: createTestIo({ env: { SERVICE_API_SECRET: 'wrong-secret' } }), url }),
+    );
+    expect(wrong.exitCode).toBe(4);
+    expect(wrong.message).toBe(
+      `The gateway at ${url} rejected SERVICE_API_SECRET; set it to the server's service secret`,
+    );
+    const missing = await failure(
+      runRegister({ cwd, io: createTestIo({ env: { SERVICE_API_SECRET: undefined } }), url }),
+    );
+    expect(missing.exitCode).toBe(4);
+    expect(missing.message).toMatch(/^SERVICE_API_SECRET is not set/);
+  });
+
+  it('answers 404 when the gateway has not loaded the plugin', async () => {
+    const [url, cwd] = await Promise.all([gateway([]), project()]);
+    const error = await failure(
+      runRegister({ cwd, io: createTestIo({ env: { SERVICE_API_SECRET: SECRET } }), url }),
+    );
+    expect(error.message).toBe(
+      `The gateway at ${url} has no plugin "demo" loaded; add it to the server's gateway.config and restart the server`,
+    );
+  });
+
+  it('says when the gateway cannot be reached', async () => {
+    const cwd = await project();
+    const error = await failure(
+      runRegister({
+        cwd,
+        io: createTestIo({ env: { SERVICE_API_SECRET: SECRET } }),
+        url: 'http://127.0.0.1:9',
+      }),
+    );
+    expect(error.message).toBe(
+      'Could not reach the gateway at http://127.0.0.1:9; is it running? Pass --url or set GATEWAY_URL',
+    );
+  });
+});

@@ -1,0 +1,211 @@
+import { describe, expect, it } from 'vitest';
+import { CliError } from '../../cli-error.js';
+import { createTestIo } from '../../output/test-io.js';
+import type { ProcessRunner } from '../../process/run-process.js';
+import { linkWorkspace, makeTempDir, writeFiles } from '../../test-support/temp-project.js';
+import { runTest, type TestReport } from './index.js';
+
+const validPlugin = `
+import { definePlugin, defineTool } from '@gateway/sdk';
+import { z } from 'zod';
+
+const tool = (path: string, name: string) =>
+  defineTool({
+    path,
+    name,
+    description: 'Does a thing.',
+    inputSchema: z.object({}),
+    async handler() {
+      return {};
+    },
+  });
+
+export default definePlugin({
+  id: 'demo',
+  name: 'Demo',
+  description: 'A demo plugin.',
+  tools: [tool('demo.items.list', 'List Items'), tool('demo.items.get', 'Get Item')],
+});
+`;
+
+// definePlugin() throws while the module loads; gateway test must still list every problem.
+const invalidPlugin = `
+import { definePlugin, defineTool } from '@gateway/sdk';
+import { z } from 'zod';
+
+export default definePlugin({
+  id: 'demo',
+  name: 'Demo',
+  description: '',
+  tools: [
+    defineTool({
+      path: 'demo.items.list',
+      name: 'list items',
+      description: 'Lists items.',
+      inputSchema: z.object({}),
+      authProvider: 'github',
+      async handler() {
+        return [];
+      },
+    }),
+  ],
+});
+`;
+
+async function project(files: Record<string, string>): Promise<string> {
+  const dir = await makeTempDir();
+  await writeFiles(dir, {
+    'package.json': JSON.stringify({ name: 'demo', type: 'module' }),
+    ...files,
+  });
+  await linkWorkspace(dir);
+  return dir;
+}
+
+async function rejection(promise: Promise<unknown>): Promise<CliError> {
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  if (!CliError.isInstance(error)) throw new Error(`expected a CliError, got ${String(error)}`);
+  return error;
+}
+
+const passing: ProcessRunner = async () => ({ exitCode: 0 });
+
+describe('gateway test', () => {
+  it('validates a plugin, then runs its tests', async () => {
+    const cwd = await project({ 'src/index.ts': validPlugin });
+    const calls: string[][] = [];
+    const run: ProcessRunner = async (command, args) => {
+      calls.push([command, ...args]);
+      return { exitCode: 0 };
+    };
+    await writeFiles(cwd, { 'package.json': JSON.stringify({ scripts: { test: 'vitest run' } }) });
+    const io = createTestIo();
+    const report = await runTest({ cwd, io, runProcess: run });
+    expect(report).toEqual({
+      plugin: 'demo',
+      tools: ['demo.items.list', 'demo.items.get'],
+      problems: [],
+      tests: { passed: true },
+    });
+    expect(io.out()).toContain('✓ plugin demo: 2 tools valid');
+    expect(calls).toEqual([['npm', 'test']]);
+  });
+
+  it('lists every problem with its tool and field, and exits 1', async () => {
+    const cwd = await project({ 'src/index.ts': invalidPlugin });
+    const io = createTestIo();
+    const error = await rejection(runTest({ cwd, io, runProcess: passing }));
+    expect(error.exitCode).toBe(1);
+    expect(error.message).toBe('Plugin demo has 3 problems; fix them and run `gateway test` again');
+    expect(io.out().split('\n')).toEqual([
+      '✗ plugin demo: 3 problems',
+      '  - plugin demo, field description: must not be empty',
+      '  - plugin demo, tool demo.items.list, field name: must be in Title Case, e.g. "List Items"',
+      '  - plugin demo, tool demo.items.list, field authProvider: names no provider of this plugin (declared: none)',
+      '',
+    ]);
+  });
+
+  it('prints only the JSON report on stdout with --json', async () => {
+    const cwd = await project({ 'src/index.ts': invalidPlugin });
+    const io = createTestIo();
+    await rejection(runTest({ cwd, io, json: true, runProcess: passing }));
+    const report: TestReport = JSON.parse(io.out());
+    expect(report).toEqual({
+      plugin: 'demo',
+      tools: [],
+      problems: [
+        { plugin: 'demo', field: 'description', message: 'must not be empty' },
+        expect.objectContaining({ tool: 'demo.items.list', field: 'name' }),
+        expect.objectContaining({ tool: 'demo.items.list', field: 'authProvider' }),
+      ],
+      tests: null,
+    });
+  });
+
+  it('validates a default export that skipped definePlugin(), and requires definePlugin()', async () => {
+    const raw = await project({
+      'src/index.ts': "export default { id: 'Demo', name: 'Demo', description: 'x', tools: [] };",
+    });
+    const io = createTestIo();
+    await rejection(runTest({ cwd: raw, io, runTests: false }));
+    expect(io.out()).toContain('field id: must be lowercase');
+    expect(io.out()).toContain('field tools: must hold at least one tool');
+
+    const valid = validPlugin.replace('export default definePlugin(', 'export default (');
+    const undefined_ = await project({ 'src/index.ts': valid });
+    const error = await rejection(
+      runTest({ cwd: undefined_, io: createTestIo(), runTests: false }),
+    );
+    expect(error.message).toBe(
+      'The default export of src/index.ts is not a plugin; wrap it in `definePlugin({ ... })`',
+    );
+  });
+
+  it('fails when the tests fail, keeping the JSON report on stdout and test output on stderr', async () => {
+    const cwd = await project({ 'src/index.ts': validPlugin });
+    const failing: ProcessRunner = async (_command, _args, options) => {
+      options.onStdout?.('FAIL src/index.test.ts\n');
+      return { exitCode: 1 };
+    };
+    await writeFiles(cwd, { 'package.json': JSON.stringify({ scripts: { test: 'vitest run' } }) });
+    const io = createTestIo();
+    const error = await rejection(runTest({ cwd, io, json: true, runProcess: failing }));
+    expect(error.message).toBe('Tests failed; fix them and run `gateway test` again');
+    expect(JSON.parse(io.out())).toMatchObject({ plugin: 'demo', tests: { passed: false } });
+    expect(io.err()).toContain('FAIL src/index.test.ts');
+  });
+
+  it('runs a real npm test script and reports its result', async () => {
+    const cwd = await project({ 'src/index.ts': validPlugin });
+    await writeFiles(cwd, {
+      'package.json': JSON.stringify({ scripts: { test: 'node -e "process.exit(3)"' } }),
+    });
+    const error = await rejection(runTest({ cwd, io: createTestIo() }));
+    expect(error.message).toBe('Tests failed; fix them and run `gateway test` again');
+  });
+
+  it('warns when there is nothing to run the tests with', async () => {
+    const cwd = await project({ 'src/index.ts': validPlugin });
+    const io = createTestIo();
+    await expect(runTest({ cwd, io })).resolves.toMatchObject({ tests: null });
+    expect(io.err()).toContain('warning: no tests ran');
+  });
+
+  // This package.json has no "type": "module", so the plugin loads as CommonJS.
+  it('loads the file package.json names in gateway.plugin', async () => {
+    const cwd = await project({ 'lib/plugin.ts': validPlugin, 'src/index.ts': invalidPlugin });
+    await writeFiles(cwd, {
+      'package.json': JSON.stringify({ gateway: { plugin: 'lib/plugin.ts' } }),
+    });
+    await expect(runTest({ cwd, io: createTestIo(), runTests: false })).resolves.toMatchObject({
+      plugin: 'demo',
+      problems: [],
+    });
+  });
+
+  it('says where it looked when there is no plugin', async () => {
+    const cwd = await project({});
+    const error = await rejection(runTest({ cwd, io: createTestIo() }));
+    expect(error.message).toContain('No plugin found in');
+    expect(error.message).toContain('gateway new <name>');
+  });
+
+  it('reports a file that does not load in one line', async () => {
+    const cwd = await project({ 'src/index.ts': "import './missing.js';\nexport default {};\n" });
+    const error = await rejection(runTest({ cwd, io: createTestIo() }));
+    expect(error.message).toMatch(/^Could not load src\/index\.ts: .*missing/);
+    expect(error.message).not.toContain('\n');
+  });
+
+  it('names the missing default export', async () => {
+    const cwd = await project({ 'src/index.ts': 'export const plugin = 1;\n' });
+    const error = await rejection(runTest({ cwd, io: createTestIo() }));
+    expect(error.message).toBe(
+      'src/index.ts has no default export; end it with `export default definePlugin({ ... })`',
+    );
+  });
+});

@@ -1,0 +1,47 @@
+import type { SpinnerResult } from '@clack/prompts';
+import type { Io } from './io.js';
+
+/** Options of `withSpinner()`. */
+export interface SpinnerOptions {
+  /** Shown when the task succeeds. Default: `message`. */
+  done?: string;
+  /** How long the task may run before the spinner appears. Default 1000 ms. */
+  delayMs?: number;
+}
+
+/**
+ * Runs `task`, showing a spinner with `message` if it takes longer than a second and a person is
+ * at the terminal. Quick tasks print nothing, so output stays quiet; in CI nothing is drawn.
+ *
+ * @example
+ * await withSpinner(io, 'Installing dependencies', () => install(dir), { done: 'Installed' });
+ */
+export async function withSpinner<T>(
+  io: Io,
+  message: string,
+  task: () => Promise<T>,
+  options: SpinnerOptions = {},
+): Promise<T> {
+  const terminal = io.isTTY ? io.terminal : undefined;
+  if (terminal === undefined) return task();
+  let spinner: SpinnerResult | undefined;
+  let stopped = false;
+  const timer = setTimeout(async () => {
+    // Loaded only when a wait is actually long, so quick commands never pay for it.
+    const { spinner: createSpinner } = await import('@clack/prompts');
+    if (stopped) return;
+    spinner = createSpinner({ output: terminal.output, withGuide: false });
+    spinner.start(message);
+  }, options.delayMs ?? 1000);
+  try {
+    const result = await task();
+    spinner?.stop(options.done ?? message);
+    return result;
+  } catch (error) {
+    spinner?.error(message);
+    throw error;
+  } finally {
+    stopped = true;
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,39 @@
+import { PassThrough } from 'node:stream';
+import type { Io } from './io.js';
+
+/** An Io for tests, with what the command printed. */
+export interface TestIo extends Io {
+  /** Everything written to stdout so far. */
+  out(): string;
+  /** Everything written to stderr so far. */
+  err(): string;
+  /** Everything drawn on the fake terminal so far (prompts, spinners). */
+  drawn(): string;
+}
+
+/**
+ * Creates an Io that records output. Not a terminal unless `isTTY` is set. The environment is the
+ * process's (child processes need PATH), with `NO_COLOR` set so assertions read plain text.
+ */
+export function createTestIo(
+  options: { isTTY?: boolean; env?: Record<string, string | undefined> } = {},
+): TestIo {
+  let out = '';
+  let err = '';
+  let drawn = '';
+  const output = new PassThrough();
+  output.on('data', (chunk: Buffer) => {
+    drawn += chunk.toString();
+  });
+  const isTTY = options.isTTY ?? false;
+  return {
+    stdout: { write: (text: string) => (out += text) },
+    stderr: { write: (text: string) => (err += text) },
+    isTTY,
+    env: { ...process.env, FORCE_COLOR: undefined, NO_COLOR: '1', ...options.env },
+    ...(isTTY ? { terminal: { input: new PassThrough(), output } } : {}),
+    out: () => out,
+    err: () => err,
+    drawn: () => drawn,
+  };
+}
