@@ -1,0 +1,213 @@
+/**
+ * MCP benchmark: `tools/call` of an echo tool over real HTTP on 127.0.0.1, through the Gateway
+ * (token auth, role policy, execution record) and through a bare MCP SDK v2 server with the same
+ * tool, both serving 2026-07-28 statelessly, measured in the same run at 1 and 16 concurrent
+ * clients. Each server runs in its own process; this process only generates load.
+ *
+ * Prints calls/s of both, their ratio, the Gateway's added p50 and p99 latency, and the Gateway's
+ * RSS growth over `BENCH_RSS_CALLS` calls (default 30,000, to stay under two minutes; the target is
+ * per 100,000), measured after `BENCH_RSS_WARMUP` (default 20,000) calls: V8 sizes its heap over
+ * the first tens of thousands of calls, which is one-off growth, not a leak (RSS levels off at
+ * about 80,000 calls).
+ * Targets (issue 5): ratio >= 0.8 at both concurrencies, added p99 <= 2 ms, RSS growth <= 20 MB
+ * per 100,000 calls. Runs in about 1.5 minutes on 2 idle vCPUs.
+ *
+ * Run from the repository root: `pnpm exec tsx bench/mcp/index.ts`
+ */
+import { type ChildProcess, fork } from 'node:child_process';
+import { Agent, request } from 'node:http';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+
+interface Target {
+  name: 'bare' | 'gateway';
+  url: URL;
+  token: string | undefined;
+  child: ChildProcess;
+}
+
+interface Run {
+  callsPerSecond: number;
+  p50: number;
+  p99: number;
+}
+
+const ROUNDS = 2;
+const CALLS = {
+  1: Number(process.env.BENCH_CALLS_1 ?? 2000),
+  16: Number(process.env.BENCH_CALLS_16 ?? 6000),
+};
+const WARMUP = 2000;
+/** Calls before the RSS baseline, so one-off growth (JIT, heap sizing) is not counted as a leak. */
+const RSS_WARMUP = Number(process.env.BENCH_RSS_WARMUP ?? 20_000);
+/** Calls the RSS growth is measured over; the 20 MB target is per 100,000 calls. */
+const RSS_CALLS = Number(process.env.BENCH_RSS_CALLS ?? 30_000);
+const serverScript = fileURLToPath(new URL('./server.ts', import.meta.url));
+// Resolution for the server processes only (tsx reads its `paths`): the workspace packages to
+// their sources, and the bare server's packages to the server package's dependencies, since
+// bench/ has none. Not a tsconfig for type-checking.
+const tsconfig = fileURLToPath(new URL('./tsx-paths.json', import.meta.url));
+
+async function start(name: Target['name']): Promise<Target> {
+  const child = fork(serverScript, [name], {
+    execArgv: ['--expose-gc', '--import', 'tsx'],
+    env: { ...process.env, TSX_TSCONFIG_PATH: tsconfig },
+    stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
+  });
+  const stdout = child.stdout;
+  if (stdout === null) throw new Error('no stdout');
+  const line = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: stdout }).once('line', resolve);
+    child.once('exit', (code) => reject(new Error(`${name} server exited (${code})`)));
+  });
+  const started: { url: string; token?: string } = JSON.parse(line);
+  return { name, url: new URL('/mcp', started.url), token: started.token, child };
+}
+
+function body(id: number): string {
+  return JSON.stringify({
+    jsonrpc: '2.0',
+    id,
+    method: 'tools/call',
+    params: {
+      name: 'bench.echo.say',
+      arguments: { text: 'hello' },
+      _meta: {
+        'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+        'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1.0.0' },
+        'io.modelcontextprotocol/clientCapabilities': {},
+      },
+    },
+  });
+}
+
+function call(target: Target, agent: Agent, id: number): Promise<number> {
+  const payload = body(id);
+  const headers: Record<string, string> = {
+    accept: 'application/json, text/event-stream',
+    'content-type': 'application/json',
+    'content-length': String(Buffer.byteLength(payload)),
+    'mcp-method': 'tools/call',
+    'mcp-name': 'bench.echo.say',
+    'mcp-protocol-version': '2026-07-28',
+  };
+  if (target.token !== undefined) headers.authorization = `Bearer ${target.token}`;
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    const req = request(target.url, { method: 'POST', agent, headers }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk) => {
+        text += chunk;
+      });
+      res.on('end', () => {
+        if (
+          res.statusCode !== 200 ||
+          !text.includes('"structuredContent"') ||
+          text.includes('"isError":true')
+        ) {
+          reject(
+            new Error(`${target.name}: unexpected answer ${res.statusCode} ${text.slice(0, 300)}`),
+          );
+        } else {
+          resolve(performance.now() - started);
+        }
+      });
+    });
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+async function load(target: Target, concurrency: number, calls: number): Promise<Run> {
+  const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
+  const latencies: number[] = [];
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < calls) {
+        next += 1;
+        latencies.push(await call(target, agent, next));
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  agent.destroy();
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) =>
+    latencies[Math.min(latencies.length - 1, Math.ceil(q * latencies.length) - 1)] ?? 0;
+  return { callsPerSecond: calls / seconds, p50: at(0.5), p99: at(0.99) };
+}
+
+function memory(target: Target): Promise<{ rss: number; heapUsed: number }> {
+  return new Promise((resolve) => {
+    target.child.once('message', (message: { rss: number; heapUsed: number }) => resolve(message));
+    target.child.send('rss');
+  });
+}
+
+const fmt = (n: number, digits = 2) => n.toFixed(digits);
+const verdict = (ok: boolean) => (ok ? 'PASS' : 'FAIL');
+
+const bare = await start('bare');
+const gateway = await start('gateway');
+try {
+  for (const target of [bare, gateway]) await load(target, 16, WARMUP);
+  console.log('MCP benchmark: echo tool, tools/call over HTTP on 127.0.0.1, 2026-07-28 stateless');
+  console.log(
+    'conc  bare calls/s  gateway calls/s  ratio  bare p50/p99 ms  gateway p50/p99 ms  added p50/p99 ms',
+  );
+  const rows: { concurrency: number; ratio: number; addedP99: number }[] = [];
+  for (const concurrency of [1, 16] as const) {
+    const best: Record<Target['name'], Run | undefined> = { bare: undefined, gateway: undefined };
+    for (let round = 0; round < ROUNDS; round += 1) {
+      for (const target of [bare, gateway]) {
+        const run = await load(target, concurrency, CALLS[concurrency]);
+        const kept = best[target.name];
+        if (kept === undefined || run.callsPerSecond > kept.callsPerSecond) best[target.name] = run;
+      }
+    }
+    const b = best.bare as Run;
+    const g = best.gateway as Run;
+    const ratio = g.callsPerSecond / b.callsPerSecond;
+    rows.push({ concurrency, ratio, addedP99: g.p99 - b.p99 });
+    console.log(
+      [
+        String(concurrency).padEnd(4),
+        fmt(b.callsPerSecond, 0).padStart(12),
+        fmt(g.callsPerSecond, 0).padStart(16),
+        fmt(ratio).padStart(6),
+        `${fmt(b.p50)}/${fmt(b.p99)}`.padStart(16),
+        `${fmt(g.p50)}/${fmt(g.p99)}`.padStart(19),
+        `${fmt(g.p50 - b.p50)}/${fmt(g.p99 - b.p99)}`.padStart(17),
+      ].join('  '),
+    );
+  }
+
+  await load(gateway, 16, RSS_WARMUP);
+  const before = await memory(gateway);
+  const started = performance.now();
+  await load(gateway, 16, RSS_CALLS);
+  const after = await memory(gateway);
+  const growth = (after.rss - before.rss) / 1024 / 1024;
+  const heapGrowth = (after.heapUsed - before.heapUsed) / 1024 / 1024;
+  console.log(
+    `gateway growth over ${RSS_CALLS} calls (16 clients, after ${RSS_WARMUP} warm-up calls, each after a GC): ` +
+      `RSS ${fmt(growth, 1)} MB, JS heap ${fmt(heapGrowth, 1)} MB (${fmt((performance.now() - started) / 1000, 1)} s)`,
+  );
+  for (const row of rows) {
+    console.log(
+      `${verdict(row.ratio >= 0.8)} ratio >= 0.8 at ${row.concurrency} client(s): ${fmt(row.ratio)}`,
+    );
+    console.log(
+      `${verdict(row.addedP99 <= 2)} added p99 <= 2 ms at ${row.concurrency} client(s): ${fmt(row.addedP99)} ms`,
+    );
+  }
+  console.log(
+    `${verdict(growth <= 20)} RSS growth <= 20 MB over ${RSS_CALLS} calls: ${fmt(growth, 1)} MB` +
+      (RSS_CALLS < 100_000 ? ' (the target is per 100,000: run with BENCH_RSS_CALLS=100000)' : ''),
+  );
+} finally {
+  for (const target of [bare, gateway]) target.child.send('stop');
+}

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# The packed @gateway/sdk must work for a plugin author outside this workspace: install the
+# tarball into an empty project, then type-check, build and test a plugin written there.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+out="$root/.pack-check"
+rm -rf "$out" && mkdir -p "$out"
+(cd "$root/packages/sdk" && pnpm pack --pack-destination "$out" >/dev/null)
+tarball=$(ls "$out"/gateway-sdk-*.tgz)
+echo "packed $(basename "$tarball")"
+
+# The root entry runs wherever a plugin runs: no node: module, nothing but zod.
+node --input-type=module -e '
+  import { readFileSync } from "node:fs";
+  const code = readFileSync(process.argv[1], "utf8");
+  const specifiers = [...code.matchAll(/(?:from|import)\s*\(?\s*["\x27]([^"\x27]+)["\x27]/g)].map((m) => m[1]);
+  const foreign = specifiers.filter((s) => !s.startsWith(".") && s !== "zod");
+  if (foreign.length) { console.error("sdk root entry imports", foreign); process.exit(1); }
+  console.log("sdk root entry imports only", [...new Set(specifiers)].join(", "));
+' "$root/packages/sdk/dist/index.js"
+
+project=$(mktemp -d)
+trap 'rm -rf "$project"' EXIT
+cd "$project"
+cat > package.json <<'JSON'
+{ "name": "pack-check-plugin", "version": "0.0.0", "private": true, "type": "module" }
+JSON
+npm install --no-audit --no-fund --loglevel=error "$tarball" zod@^4 typescript@~5.9 tsup@^9 vitest@^5 >/dev/null
+mkdir -p src
+cat > tsconfig.json <<'JSON'
+{
+  "compilerOptions": {
+    "target": "ES2023", "module": "ESNext", "moduleResolution": "Bundler", "strict": true,
+    "noUncheckedIndexedAccess": true, "verbatimModuleSyntax": true, "skipLibCheck": false, "noEmit": true,
+    "types": []
+  },
+  "include": ["src"]
+}
+JSON
+cat > src/index.ts <<'TS'
+import { definePlugin, defineTool, requireApproval } from '@gateway/sdk';
+import { z } from 'zod';
+
+export const shout = defineTool({
+  path: 'echo.text.shout',
+  name: 'Shout Text',
+  description: 'Upper-cases text.',
+  inputSchema: z.object({ text: z.string() }),
+  outputSchema: z.object({ text: z.string() }),
+  destructive: true,
+  async handler(ctx, { text }) {
+    await requireApproval(ctx, { toolPath: 'echo.text.shout', message: `Shout ${text}?` });
+    return { text: text.toUpperCase() };
+  },
+});
+
+export default definePlugin({ id: 'echo', name: 'Echo', description: 'Echoes.', tools: [shout] });
+TS
+cat > src/index.test.ts <<'TS'
+import { ApprovalDeniedError } from '@gateway/sdk';
+import { createTestContext, runTool } from '@gateway/sdk/testing';
+import { expect, it } from 'vitest';
+import plugin, { shout } from './index.js';
+
+it('runs against the packed sdk', async () => {
+  expect(plugin.tools).toHaveLength(1);
+  await expect(runTool(shout, { text: 'hi' })).resolves.toEqual({ text: 'HI' });
+  const denied = runTool(shout, { text: 'hi' }, createTestContext({ approve: false }));
+  await expect(denied).rejects.toSatisfy(ApprovalDeniedError.isInstance);
+});
+TS
+npx tsc -p tsconfig.json
+npx tsup src/index.ts --format esm --dts --silent
+test -f dist/index.js && test -f dist/index.d.ts
+npx vitest run --reporter=dot
+echo "pack check passed: the packed sdk installs, type-checks, builds and tests in $project"
