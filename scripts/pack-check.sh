@@ -9,14 +9,30 @@ rm -rf "$out" && mkdir -p "$out"
 tarball=$(ls "$out"/gateway-sdk-*.tgz)
 echo "packed $(basename "$tarball")"
 
-# The root entry runs wherever a plugin runs: no node: module, nothing but zod.
+# The root entry runs wherever a plugin runs: no node: module, nothing but zod. Follows the
+# entry's relative imports into tsup's chunks; matches import/export statements only, so a
+# string like "from" inside the code is not mistaken for one.
 node --input-type=module -e '
   import { readFileSync } from "node:fs";
-  const code = readFileSync(process.argv[1], "utf8");
-  const specifiers = [...code.matchAll(/(?:from|import)\s*\(?\s*["\x27]([^"\x27]+)["\x27]/g)].map((m) => m[1]);
-  const foreign = specifiers.filter((s) => !s.startsWith(".") && s !== "zod");
+  import { dirname, resolve } from "node:path";
+  const statement = /^\s*(?:import|export)\b[^;"\x27]*?(?:\bfrom\s*)?["\x27]([^"\x27]+)["\x27]\s*;?\s*$/gm;
+  const dynamic = /\bimport\(\s*["\x27]([^"\x27]+)["\x27]\s*\)/g;
+  const seen = new Set();
+  const external = new Set();
+  const visit = (file) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    const code = readFileSync(file, "utf8");
+    for (const m of [...code.matchAll(statement), ...code.matchAll(dynamic)]) {
+      const specifier = m[1];
+      if (specifier.startsWith(".")) visit(resolve(dirname(file), specifier));
+      else external.add(specifier);
+    }
+  };
+  visit(process.argv[1]);
+  const foreign = [...external].filter((s) => s !== "zod");
   if (foreign.length) { console.error("sdk root entry imports", foreign); process.exit(1); }
-  console.log("sdk root entry imports only", [...new Set(specifiers)].join(", "));
+  console.log(`sdk root entry (${seen.size} files) imports only`, [...external].join(", ") || "nothing external");
 ' "$root/packages/sdk/dist/index.js"
 
 project=$(mktemp -d)
@@ -25,14 +41,14 @@ cd "$project"
 cat > package.json <<'JSON'
 { "name": "pack-check-plugin", "version": "0.0.0", "private": true, "type": "module" }
 JSON
-npm install --no-audit --no-fund --loglevel=error "$tarball" zod@^4 typescript@~5.9 tsup@^9 vitest@^5 >/dev/null
+npm install --no-audit --no-fund --loglevel=error "$tarball" zod@^4 typescript@~5.9 tsup@^9 vitest@^5 @types/node@^24 >/dev/null
 mkdir -p src
 cat > tsconfig.json <<'JSON'
 {
   "compilerOptions": {
     "target": "ES2023", "module": "ESNext", "moduleResolution": "Bundler", "strict": true,
     "noUncheckedIndexedAccess": true, "verbatimModuleSyntax": true, "skipLibCheck": false, "noEmit": true,
-    "types": []
+    "types": ["node"]
   },
   "include": ["src"]
 }
