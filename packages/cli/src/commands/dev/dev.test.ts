@@ -1,5 +1,7 @@
+import { readFile, stat } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
 import { CliError } from '../../cli-error.js';
 import { createTestIo, type TestIo } from '../../output/test-io.js';
@@ -27,6 +29,63 @@ export default definePlugin({
   ),
 });
 `;
+
+const echoPlugin = `
+import { definePlugin, defineTool } from '@gateway/sdk';
+import { z } from 'zod';
+
+export default definePlugin({
+  id: 'demo',
+  name: 'Demo',
+  description: 'A demo plugin.',
+  tools: [
+    defineTool({
+      path: 'demo.text.echo',
+      name: 'Echo Text',
+      description: 'Echoes text.',
+      inputSchema: z.object({ text: z.string() }),
+      outputSchema: z.object({ text: z.string() }),
+      async handler(_ctx, { text }) {
+        return { text };
+      },
+    }),
+  ],
+});
+`;
+
+interface McpServerConfig {
+  type: string;
+  url: string;
+  headers: Record<string, string>;
+}
+
+async function readMcpConfig(dir: string): Promise<McpServerConfig> {
+  const file = JSON.parse(await readFile(join(dir, '.gateway', 'mcp.json'), 'utf8')) as {
+    mcpServers: Record<string, McpServerConfig>;
+  };
+  const server = file.mcpServers['gateway-dev'];
+  if (server === undefined) throw new Error('mcp.json has no gateway-dev server');
+  expect(server.type).toBe('http');
+  return server;
+}
+
+/** Calls `demo.text.echo` the way an MCP client configured from `mcp.json` would. */
+async function callEcho(config: McpServerConfig): Promise<unknown> {
+  const client = new Client({ name: 'dev-test', version: '1.0.0' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(config.url), {
+      requestInit: { headers: config.headers },
+    }),
+  );
+  try {
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name)).toEqual(['demo.text.echo']);
+    const result = await client.callTool({ name: 'demo.text.echo', arguments: { text: 'hello' } });
+    return (result.structuredContent as { text?: unknown } | undefined)?.text;
+  } finally {
+    await client.close();
+  }
+}
 
 async function project(source: string): Promise<string> {
   const dir = await makeTempDir();
@@ -76,8 +135,10 @@ describe('gateway dev', () => {
     expect(await (await fetch(`${dev.info.url}/healthz`)).json()).toEqual({ ok: true });
     expect(dev.io.out()).toContain(`Gateway dev server ready at ${dev.info.url}`);
     expect(dev.io.out()).toContain('plugin demo: 1 tools (demo.items.list)');
-    expect(dev.io.out()).toContain(`sign up:       ${dev.info.url}/sign-up`);
-    expect((await fetch(`${dev.info.url}/sign-up`)).status).toBe(200);
+    expect(dev.io.out()).toContain(
+      `sign in:       ${dev.info.url}/sign-in as dev@gateway.localhost (password in .gateway/dev-account.json)`,
+    );
+    expect((await fetch(`${dev.info.url}/sign-in`)).status).toBe(200);
 
     await writeFiles(dir, { 'src/index.ts': plugin(['demo.items.list', 'demo.items.get']) });
     await until(() => dev.io.out().includes('reloaded demo: 2 tools'), 'the reload');
@@ -146,8 +207,68 @@ describe('gateway dev', () => {
     const dir = await project(plugin(['demo.items.list']));
     const dev = await startDev(dir);
     await dev.stop();
-    const { stat } = await import('node:fs/promises');
-    const mode = (await stat(join(dir, '.gateway', 'dev-secrets.json'))).mode & 0o777;
-    expect(mode).toBe(0o600);
+    for (const file of ['dev-secrets.json', 'dev-account.json', 'mcp.json']) {
+      expect((await stat(join(dir, '.gateway', file))).mode & 0o777, file).toBe(0o600);
+    }
+  });
+
+  it('gives a fresh data dir a dev account whose MCP client configuration works as written', async () => {
+    const dir = await project(echoPlugin);
+    const first = await startDev(dir);
+    const config = await readMcpConfig(dir);
+    expect(config.url).toBe(`${first.info.url}/mcp`);
+    expect(await callEcho(config)).toBe('hello');
+    // The terminal gets where the secrets are, never the secrets themselves.
+    const { password, mcpToken } = JSON.parse(
+      await readFile(join(dir, '.gateway', 'dev-account.json'), 'utf8'),
+    ) as { password: string; mcpToken: string };
+    expect(first.io.out()).not.toContain(password);
+    expect(first.io.out()).not.toContain(mcpToken);
+    expect(first.io.out()).toContain(
+      'try a tool:    npx @modelcontextprotocol/inspector --cli --config .gateway/mcp.json --method tools/list',
+    );
+    await first.stop();
+
+    // The next run, on another port, keeps the account and token and rewrites the address.
+    const second = await startDev(dir);
+    const again = await readMcpConfig(dir);
+    expect(again.url).toBe(`${second.info.url}/mcp`);
+    expect(again.headers).toEqual(config.headers);
+    expect(await callEcho(again)).toBe('hello');
+
+    // A deleted endpoint is made again; the old token stops working.
+    const account = JSON.parse(
+      await readFile(join(dir, '.gateway', 'dev-account.json'), 'utf8'),
+    ) as { userId: string };
+    const secrets = JSON.parse(
+      await readFile(join(dir, '.gateway', 'dev-secrets.json'), 'utf8'),
+    ) as { serviceApiSecret: string };
+    const auth = { authorization: `Bearer ${secrets.serviceApiSecret}` };
+    const listUrl = `${second.info.url}/api/connections/mcp-endpoints?userId=${account.userId}`;
+    const { endpoints } = (await (await fetch(listUrl, { headers: auth })).json()) as {
+      endpoints: { id: string }[];
+    };
+    for (const endpoint of endpoints) {
+      const url = `${second.info.url}/api/connections/mcp-endpoints/${endpoint.id}?userId=${account.userId}`;
+      expect((await fetch(url, { method: 'DELETE', headers: auth })).status).toBe(200);
+    }
+    await second.stop();
+    const third = await startDev(dir);
+    const renewed = await readMcpConfig(dir);
+    expect(renewed.headers).not.toEqual(config.headers);
+    expect(await callEcho(renewed)).toBe('hello');
+    await third.stop();
+  });
+
+  it('makes no dev account where people already signed up', async () => {
+    const dir = await project(echoPlugin);
+    const first = await startDev(dir);
+    await first.stop();
+    const { rm } = await import('node:fs/promises');
+    await rm(join(dir, '.gateway', 'dev-account.json'));
+    const second = await startDev(dir);
+    expect(second.info.devAccess).toBeUndefined();
+    expect(second.io.out()).toContain(`sign up:       ${second.info.url}/sign-up`);
+    await second.stop();
   });
 });

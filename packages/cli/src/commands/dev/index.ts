@@ -6,6 +6,7 @@ import { type BrowserOpener, openSystemBrowser } from '../../loopback/browser.js
 import { createColors } from '../../output/color.js';
 import type { Io } from '../../output/io.js';
 import { loadPlugin } from '../test/load-plugin.js';
+import { type DevAccess, ensureDevAccess } from './dev-account.js';
 import { loadDevSecrets } from './dev-secrets.js';
 import { findPluginSources, type PluginSource } from './plugin-sources.js';
 
@@ -35,6 +36,8 @@ export interface DevReady {
   url: string;
   /** Registered plugins and their tool paths. */
   plugins: { id: string; tools: string[] }[];
+  /** The dev account and MCP client configuration, unless people signed up in this data dir. */
+  devAccess: DevAccess | undefined;
 }
 
 type ServerModule = typeof import('@gateway/server');
@@ -94,6 +97,20 @@ export async function runDev(options: DevOptions): Promise<void> {
   for (const plugin of plugins)
     registered.push(await register(gateway, plugin, secrets.serviceApiSecret));
 
+  let devAccess: DevAccess | undefined;
+  try {
+    devAccess = await ensureDevAccess({
+      url,
+      dataDir,
+      serviceSecret: secrets.serviceApiSecret,
+    });
+  } catch (error) {
+    await gateway.stop();
+    throw new CliError(`The dev gateway could not set up its dev account: ${messageOf(error)}`, {
+      cause: error,
+    });
+  }
+
   const out = (line = '') => io.stdout.write(`${line}\n`);
   out(`${colors.green('✓')} Gateway dev server ready at ${colors.bold(url)}`);
   for (const { id, tools } of registered)
@@ -102,7 +119,7 @@ export async function runDev(options: DevOptions): Promise<void> {
     `  data:   ${relative(cwd, dataDir) || '.'} (SQLite), JSON logs in ${relative(cwd, logFile)}`,
   );
   out(`  API reference: ${url}/api/docs`);
-  for (const line of nextSteps(url)) out(`  ${line}`);
+  for (const line of nextSteps(url, cwd, devAccess)) out(`  ${line}`);
   out();
   out(
     `Watching ${sources.length === 1 ? 'the plugin' : `${sources.length} plugins`} for changes. Press Ctrl+C to stop.`,
@@ -112,7 +129,7 @@ export async function runDev(options: DevOptions): Promise<void> {
       // The address is printed above; a missing browser is no failure.
     });
   }
-  options.onReady?.({ url, plugins: registered });
+  options.onReady?.({ url, plugins: registered, devAccess });
 
   const watchers = sources.map((source) =>
     watchPlugin(source, async () => {
@@ -197,8 +214,19 @@ async function register(
   );
 }
 
-/** How to go on from here: the web app, or the CLI. */
-function nextSteps(url: string): string[] {
+/**
+ * How to go on from here. With a dev account: its sign-in and an MCP client call that works as
+ * printed. Otherwise the people of this data dir sign in and make an endpoint themselves.
+ */
+function nextSteps(url: string, cwd: string, access: DevAccess | undefined): string[] {
+  if (access !== undefined) {
+    const config = relative(cwd, access.mcpConfigFile);
+    return [
+      `sign in:       ${url}/sign-in as ${access.email} (password in ${relative(cwd, access.accountFile)})`,
+      `MCP client:    ${config} holds a ready configuration (url and token) for Cursor, VS Code or Claude Code`,
+      `try a tool:    npx @modelcontextprotocol/inspector --cli --config ${config} --method tools/list`,
+    ];
+  }
   return [
     `sign up:       ${url}/sign-up (the first user is admin)`,
     `MCP endpoint:  ${url}/endpoints, or \`gateway login --url ${url} && gateway endpoints create <name>\``,

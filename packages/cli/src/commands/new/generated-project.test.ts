@@ -1,11 +1,13 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
 import { createTestIo } from '../../output/test-io.js';
 import { runProcess } from '../../process/run-process.js';
 import { findPackageBin } from '../../project/find-bin.js';
 import { linkWorkspace, makeTempDir } from '../../test-support/temp-project.js';
 import { runBuild } from '../build/index.js';
+import { type DevReady, runDev } from '../dev/index.js';
 import { runTest } from '../test/index.js';
 import { runNew } from './index.js';
 import { templateNames } from './template-names.js';
@@ -71,5 +73,59 @@ describe('gateway build on a generated project', () => {
     expect(built).toMatch(/from ["']@gateway\/sdk["']/);
     expect(built).toContain('echo.messages.echo');
     await expect(readFile(join(dir, 'dist/index.d.ts'), 'utf8')).resolves.toContain('echoMessage');
+  });
+});
+
+// The README's promise: from `gateway new` to a tool answering in an MCP client in three commands
+// (`gateway new`, `gateway dev`, then the client), with no sign-up in between.
+describe('from gateway new to an MCP client', () => {
+  it('answers the generated tool through the configuration gateway dev writes', {
+    timeout: 120_000,
+  }, async () => {
+    const cwd = await makeTempDir();
+    const { dir } = await runNew({
+      name: 'echo',
+      template: 'blank',
+      install: false,
+      cwd,
+      io: createTestIo(),
+    });
+    await linkWorkspace(dir);
+
+    const controller = new AbortController();
+    let ready!: (value: DevReady) => void;
+    const started = new Promise<DevReady>((resolve) => {
+      ready = resolve;
+    });
+    const running = runDev({
+      cwd: dir,
+      io: createTestIo(),
+      port: 0,
+      signal: controller.signal,
+      onReady: ready,
+    });
+    try {
+      const { devAccess } = await started;
+      expect(devAccess).toBeDefined();
+      const config = JSON.parse(await readFile(devAccess!.mcpConfigFile, 'utf8')) as {
+        mcpServers: Record<string, { url: string; headers: Record<string, string> }>;
+      };
+      const server = config.mcpServers['gateway-dev']!;
+      const client = new Client({ name: 'quickstart-test', version: '1.0.0' });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(server.url), {
+          requestInit: { headers: server.headers },
+        }),
+      );
+      const result = await client.callTool({
+        name: 'echo.messages.echo',
+        arguments: { message: 'hi', shout: true },
+      });
+      expect(result.structuredContent).toEqual({ message: 'HI' });
+      await client.close();
+    } finally {
+      controller.abort();
+      await running;
+    }
   });
 });

@@ -120,6 +120,7 @@ export async function runNew(options: NewOptions): Promise<NewResult> {
     ...(install ? [] : ['npm install']),
     'npx gateway test',
     'npx gateway dev',
+    'npx @modelcontextprotocol/inspector --cli --config .gateway/mcp.json --method tools/list',
   ];
   io.stdout.write(`\nNext steps:\n${steps.map((step) => `  ${c.cyan(step)}`).join('\n')}\n`);
   return {
