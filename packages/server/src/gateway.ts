@@ -60,6 +60,11 @@ export interface GatewayOptions {
   sessionResolver?: SessionResolver;
   /** MCP endpoint settings: tool time limit, approval timeout, allowed hosts, body size. */
   mcp?: McpOptions;
+  /**
+   * Seconds between re-reads of the stored registrations while listening, so registrations made
+   * through another instance apply here (`GATEWAY_REGISTRY_SYNC_SECONDS`, default 5; 0: never).
+   */
+  registrySyncSeconds?: number;
 }
 
 /** A running (or ready to start) gateway. */
@@ -144,8 +149,10 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
     auth,
     tokens: createTokenVendor(core, auth),
   });
+  const registry = new RegistryService(services);
+  const registrySyncMs = (options.registrySyncSeconds ?? envVars.registrySyncSeconds(env)) * 1000;
   try {
-    await new RegistryService(services).restore();
+    await registry.restore();
   } catch (error) {
     await database.close();
     throw error;
@@ -221,6 +228,20 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
   });
 
   let server: ServerType | undefined;
+  let registrySync: NodeJS.Timeout | undefined;
+  let syncing: Promise<void> | undefined;
+  const syncRegistry = () => {
+    syncing ??= registry
+      .sync()
+      .catch((error: unknown) => {
+        logger.warn('registry sync failed; retrying on the next pass', {
+          error: error instanceof Error ? error.message : String(error),
+        });
+      })
+      .finally(() => {
+        syncing = undefined;
+      });
+  };
   return {
     app,
     routes,
@@ -235,6 +256,10 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
             services.baseUrl = `http://${host}:${info.port}`;
             if (services.authBaseUrl === derived) services.authBaseUrl = services.baseUrl;
           }
+          if (registrySyncMs > 0 && registrySync === undefined) {
+            registrySync = setInterval(syncRegistry, registrySyncMs);
+            registrySync.unref();
+          }
           resolve({ url: services.baseUrl, port: info.port });
         });
         listening.once('error', reject);
@@ -243,6 +268,9 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
     stop: async () => {
       // First, so open MCP streams (2025 sessions, calls waiting for approval) do not hold the
       // listening socket open.
+      clearInterval(registrySync);
+      registrySync = undefined;
+      await syncing;
       await mcp.close();
       if (server) {
         const closing = server;

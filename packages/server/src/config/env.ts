@@ -45,6 +45,21 @@ export const dataDir = (env: Env): string => value(env, 'GATEWAY_DATA_DIR') ?? '
 /** `GATEWAY_DEFAULT_ROLE`: the role of users with none assigned. Default `member`. */
 export const defaultRole = (env: Env): string => value(env, 'GATEWAY_DEFAULT_ROLE') ?? 'member';
 
+/**
+ * `GATEWAY_REGISTRY_SYNC_SECONDS`: how often a running gateway re-reads the stored registrations,
+ * so one made or removed through another instance sharing the database applies here too.
+ * Default 5; 0 turns it off (one instance).
+ */
+export function registrySyncSeconds(env: Env): number {
+  const raw = value(env, 'GATEWAY_REGISTRY_SYNC_SECONDS');
+  if (raw === undefined) return 5;
+  const parsed = Number(raw);
+  if (!Number.isFinite(parsed) || parsed < 0) {
+    throw new Error(`GATEWAY_REGISTRY_SYNC_SECONDS must be a number of seconds >= 0, got "${raw}"`);
+  }
+  return parsed;
+}
+
 /** `GATEWAY_CONFIG`: path of the config file. Default `gateway.config.ts` or `.js` in the working directory. */
 export const configPath = (env: Env): string | undefined => value(env, 'GATEWAY_CONFIG');
 

@@ -33,6 +33,34 @@ export interface RegisterSourceInput {
   pluginId: string;
 }
 
+/**
+ * The sources each catalog mounted from a stored registration (restore, register, sync), as
+ * opposed to ones mounted directly by code embedding the gateway: only these follow the database
+ * when a registration is removed elsewhere.
+ */
+const storedMounts = new WeakMap<PluginCatalog, Set<string>>();
+
+/** Registrations a catalog could not mount, keyed with its version: retried once plugins change. */
+const skippedMounts = new WeakMap<PluginCatalog, Set<string>>();
+
+function skippedIn(catalog: PluginCatalog): Set<string> {
+  let keys = skippedMounts.get(catalog);
+  if (keys === undefined) {
+    keys = new Set();
+    skippedMounts.set(catalog, keys);
+  }
+  return keys;
+}
+
+function storedIn(catalog: PluginCatalog): Set<string> {
+  let ids = storedMounts.get(catalog);
+  if (ids === undefined) {
+    ids = new Set();
+    storedMounts.set(catalog, ids);
+  }
+  return ids;
+}
+
 const statusOf: Record<PluginCatalogErrorReason, 'bad_request' | 'not_found' | 'conflict'> = {
   invalid_plugin: 'bad_request',
   duplicate_plugin: 'conflict',
@@ -73,17 +101,48 @@ export class RegistryService {
    * removed plugin must not stop the gateway from starting.
    */
   async restore(): Promise<void> {
-    const rows = await this.#database.db
-      .selectFrom('registry_sources')
-      .selectAll()
-      .orderBy('created_at')
-      .execute();
+    await this.sync();
+  }
+
+  /**
+   * Brings this instance in step with the stored registrations: mounts the ones it does not serve
+   * yet and unmounts the ones removed since, so a registration made or removed through another
+   * instance sharing the database applies here too. `restore()` at start, then every
+   * `GATEWAY_REGISTRY_SYNC_SECONDS` while the gateway listens. A registration that cannot be
+   * mounted is warned about once, not on every pass.
+   */
+  async sync(): Promise<void> {
+    // A registration made or removed here while the rows were read would be undone by a stale
+    // read: read again until the catalog stayed the same across one.
+    let rows: RegistrySourceRow[];
+    for (;;) {
+      const version = this.#catalog.version;
+      rows = await this.#database.db
+        .selectFrom('registry_sources')
+        .selectAll()
+        .orderBy('created_at')
+        .execute();
+      if (this.#catalog.version === version) break;
+    }
+    const stored = storedIn(this.#catalog);
+    const present = new Set(rows.map((row) => row.id));
+    for (const id of stored) {
+      if (present.has(id)) continue;
+      stored.delete(id);
+      this.#catalog.unmount(id);
+      this.#logger.info('registry source removed elsewhere, unmounted', { sourceId: id });
+    }
+    const skipped = skippedIn(this.#catalog);
     for (const row of rows) {
       const source = { id: row.id, namespace: row.namespace, pluginId: row.plugin_id };
       if (this.#catalog.isMounted(row.id)) continue;
+      const key = `${row.id}\u0000${row.namespace}\u0000${row.plugin_id}\u0000${this.#catalog.version}`;
+      if (skipped.has(key)) continue;
       try {
         this.#catalog.mount(source);
+        stored.add(row.id);
       } catch (error) {
+        skipped.add(key);
         this.#logger.warn('registry source skipped', {
           sourceId: row.id,
           pluginId: row.plugin_id,
@@ -126,6 +185,7 @@ export class RegistryService {
     }
     try {
       const tools = catalogErrors(() => this.#catalog.mount(mountSource));
+      storedIn(this.#catalog).add(source.id);
       this.#logger.info('registry source mounted', {
         sourceId: source.id,
         pluginId: source.pluginId,
@@ -184,6 +244,7 @@ export class RegistryService {
     if (Number(result.numDeletedRows) === 0)
       throw new HttpError('not_found', `No registered source "${id}"`);
     this.#catalog.unmount(id);
+    storedIn(this.#catalog).delete(id);
     this.#logger.info('registry source removed', { sourceId: id });
   }
 }

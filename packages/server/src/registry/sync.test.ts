@@ -1,0 +1,101 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { createPostgresTestDatabase, postgresTestUrl } from '../db/test-database.js';
+import { createTestGateway, type TestGateway } from '../testing/test-gateway.js';
+import { forecastPlugin, notesPlugin } from './test-plugins.js';
+
+const postgresUrl = postgresTestUrl();
+
+/** Two ways for two instances to share one database. */
+const targets = [
+  {
+    name: 'one SQLite file',
+    skip: false,
+    async databaseUrl() {
+      const dir = await mkdtemp(join(tmpdir(), 'gateway-registry-sync-'));
+      onTestFinished(() => rm(dir, { recursive: true, force: true }));
+      return join(dir, 'gateway.db');
+    },
+  },
+  {
+    name: 'one PostgreSQL schema',
+    skip: postgresUrl === undefined,
+    async databaseUrl() {
+      const { url, database, drop } = await createPostgresTestDatabase(postgresUrl!, {
+        migrate: false,
+      });
+      await database.close();
+      onTestFinished(drop);
+      return url;
+    },
+  },
+];
+
+async function instance(databaseUrl: string): Promise<TestGateway> {
+  const gateway = await createTestGateway({
+    databaseUrl,
+    plugins: [notesPlugin(), forecastPlugin()],
+    host: '127.0.0.1',
+    port: 0,
+    registrySyncSeconds: 0.05,
+  });
+  await gateway.start();
+  return gateway;
+}
+
+async function until(check: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 5_000;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+const paths = (gateway: TestGateway) => gateway.services.plugins.tools().map((tool) => tool.path);
+
+describe.each(targets)('registrations across instances on $name', ({ skip, databaseUrl }) => {
+  it.skipIf(skip)(
+    'a registration made or removed on one instance applies on the other',
+    async () => {
+      const url = await databaseUrl();
+      // The first instance migrates; the second starts on the migrated database.
+      const first = await instance(url);
+      const second = await instance(url);
+      // What code embedding the gateway mounts itself is not the database's to take away.
+      second.services.plugins.mount({ id: 'direct', namespace: 'forecast', pluginId: 'forecast' });
+
+      const created = await first.request('POST', '/api/registry/sources', {
+        as: 'service',
+        body: { type: 'plugin', id: 'notes', namespace: 'notes', pluginId: 'notes' },
+      });
+      expect(created.status).toBe(201);
+      await until(
+        () => paths(second).includes('notes.notes.list'),
+        'the second instance mounts notes',
+      );
+
+      const removed = await first.request('DELETE', '/api/registry/sources/notes', {
+        as: 'service',
+      });
+      expect(removed.status).toBe(200);
+      await until(
+        () => !paths(second).includes('notes.notes.list'),
+        'the second instance unmounts notes',
+      );
+      expect(paths(second)).toEqual(['forecast.daily.get']);
+
+      // And the other way round: the second registers, the first follows.
+      const again = await second.request('POST', '/api/registry/sources', {
+        as: 'service',
+        body: { type: 'plugin', id: 'notes', namespace: 'notes', pluginId: 'notes' },
+      });
+      expect(again.status).toBe(201);
+      await until(
+        () => paths(first).includes('notes.notes.list'),
+        'the first instance mounts notes',
+      );
+    },
+  );
+});
