@@ -1,32 +1,13 @@
 import { z } from 'zod';
+import { connectionFields } from '../connections/schemas.js';
 
 /** Body of `POST /api/team/connections`. */
 export const createTeamConnectionBody = z
   .object({
-    toolId: z
-      .string()
-      .regex(
-        /^[a-z0-9][a-z0-9_.-]{0,99}$/,
-        'Use 1-100 of a-z, 0-9, _, . and -, starting with a letter or digit',
-      )
-      .meta({ description: 'The tool (auth provider id) the secret serves, e.g. `weather`' }),
-    instanceName: z
-      .string()
-      .min(1)
-      .max(200)
-      .meta({ description: 'Display name of this connection' }),
-    secret: z
-      .string()
-      .min(1)
-      .max(10_000)
-      .meta({ description: 'API key or token; stored encrypted, never returned raw' }),
-    description: z.string().max(1000).optional(),
-    workspaceId: z
-      .string()
-      .min(1)
-      .max(200)
-      .optional()
-      .meta({ description: 'Workspace or project id' }),
+    ...connectionFields,
+    toolId: connectionFields.toolId.meta({
+      description: 'The tool (auth provider id) the secret serves, e.g. `weather`',
+    }),
   })
   .strict();
 
