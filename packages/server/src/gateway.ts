@@ -105,6 +105,8 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
   const baseUrl = trimSlash(options.baseUrl ?? envVars.baseUrl(env) ?? `http://${host}:${port}`);
   const authBaseUrl = trimSlash(options.authBaseUrl ?? envVars.authBaseUrl(env) ?? baseUrl);
 
+  // Read before anything opens, so a bad value fails fast and leaves nothing behind.
+  const mcpOptions: McpOptions = { ...envVars.mcpSettings(env), ...options.mcp };
   const redactor = new Redactor([authSecret, serviceApiSecret]);
   const logger = createLogger(options.logSink ?? stdoutSink, redactor);
   // Before the database opens, so a bad config or plugin fails fast and leaves nothing open.
@@ -209,7 +211,7 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
   mountAuth(app, auth);
   mountCliPages(app, services);
   mountRoutes(app, routes);
-  const mcp = new McpEndpoint(services, authSecret, options.mcp);
+  const mcp = new McpEndpoint(services, authSecret, mcpOptions);
   mountMcp(app, mcp);
   mountWebApp(app, services);
 

@@ -60,6 +60,49 @@ export function registrySyncSeconds(env: Env): number {
   return parsed;
 }
 
+/**
+ * The MCP endpoint settings the environment may give, for `gateway-server` (code passes
+ * `createGateway({ mcp })`, which beats these):
+ * - `GATEWAY_TOOL_TIMEOUT_SECONDS`: a handler's time limit (default 60);
+ * - `GATEWAY_APPROVAL_TIMEOUT_SECONDS`: how long a call waits for an approval (default 300);
+ * - `GATEWAY_ALLOWED_HOSTS`: comma-separated `Host` names accepted (default: the base URL's host);
+ * - `GATEWAY_ALLOWED_ORIGINS`: comma-separated browser `Origin` host names (default: the hosts).
+ *
+ * @throws Error naming the variable when a number is not a positive number of seconds.
+ */
+export function mcpSettings(env: Env): {
+  toolTimeoutMs?: number;
+  approvalTimeoutMs?: number;
+  allowedHosts?: string[];
+  allowedOrigins?: string[];
+} {
+  const seconds = (name: string) => {
+    const raw = value(env, name);
+    if (raw === undefined) return undefined;
+    const parsed = Number(raw);
+    if (!Number.isFinite(parsed) || parsed <= 0) {
+      throw new Error(`${name} must be a positive number of seconds, got "${raw}"`);
+    }
+    return parsed * 1000;
+  };
+  const list = (name: string) => {
+    const raw = value(env, name);
+    if (raw === undefined) return undefined;
+    const entries = raw
+      .split(',')
+      .map((entry) => entry.trim().toLowerCase())
+      .filter((entry) => entry !== '');
+    return entries.length > 0 ? entries : undefined;
+  };
+  const settings = {
+    toolTimeoutMs: seconds('GATEWAY_TOOL_TIMEOUT_SECONDS'),
+    approvalTimeoutMs: seconds('GATEWAY_APPROVAL_TIMEOUT_SECONDS'),
+    allowedHosts: list('GATEWAY_ALLOWED_HOSTS'),
+    allowedOrigins: list('GATEWAY_ALLOWED_ORIGINS'),
+  };
+  return Object.fromEntries(Object.entries(settings).filter(([, v]) => v !== undefined));
+}
+
 /** `GATEWAY_CONFIG`: path of the config file. Default `gateway.config.ts` or `.js` in the working directory. */
 export const configPath = (env: Env): string | undefined => value(env, 'GATEWAY_CONFIG');
 

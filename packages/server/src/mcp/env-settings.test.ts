@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { createTestGateway } from '../testing/test-gateway.js';
+import { connectV2, startMcpGateway } from './testing/mcp-test-kit.js';
+
+const INITIALIZE = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: {
+    protocolVersion: '2025-11-25',
+    capabilities: {},
+    clientInfo: { name: 'raw', version: '1' },
+  },
+};
+
+// `gateway-server` is configured by its environment alone: the MCP settings must be reachable
+// from there, with `createGateway({ mcp })` still beating them.
+describe('MCP settings from the environment', () => {
+  it('takes the tool time limit and the allowed origins from GATEWAY_* variables', async () => {
+    const gw = await startMcpGateway({
+      env: {
+        GATEWAY_TOOL_TIMEOUT_SECONDS: '0.15',
+        GATEWAY_ALLOWED_ORIGINS: 'app.example.com, localhost',
+      },
+    });
+    const alice = await gw.user({ admin: true });
+    const v2 = await connectV2(gw.url, alice.mcpToken);
+    const result = await v2.callTool({ name: 'demo.slow.wait', arguments: {} });
+    expect(result.isError).toBe(true);
+    expect(JSON.stringify(result.content)).toContain('did not finish within 0.2 s');
+
+    const initialize = (origin: string) =>
+      fetch(`${gw.url}/mcp`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${alice.mcpToken}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          origin,
+        },
+        body: JSON.stringify(INITIALIZE),
+      });
+    expect((await initialize('https://app.example.com')).status).toBe(200);
+    expect((await initialize('http://evil.example.com')).status).toBe(403);
+  });
+
+  it('lets createGateway({ mcp }) beat the environment', async () => {
+    const gw = await startMcpGateway({
+      env: { GATEWAY_TOOL_TIMEOUT_SECONDS: '0.15' },
+      mcp: { toolTimeoutMs: 300 },
+    });
+    const alice = await gw.user({ admin: true });
+    const v2 = await connectV2(gw.url, alice.mcpToken);
+    const result = await v2.callTool({ name: 'demo.slow.wait', arguments: {} });
+    expect(JSON.stringify(result.content)).toContain('did not finish within 0.3 s');
+  });
+
+  it('refuses a value that is not a positive number of seconds, naming the variable', async () => {
+    await expect(
+      createTestGateway({ env: { GATEWAY_APPROVAL_TIMEOUT_SECONDS: 'soon' } }),
+    ).rejects.toThrow(
+      'GATEWAY_APPROVAL_TIMEOUT_SECONDS must be a positive number of seconds, got "soon"',
+    );
+  });
+});
