@@ -23,6 +23,7 @@ import { requestLog } from './http/request-log.js';
 import { type AnyRoute, mountRoutes } from './http/route.js';
 import { McpEndpoint, type McpOptions, mountMcp } from './mcp/index.js';
 import { mcpEndpointRoutes } from './mcp-endpoints/routes.js';
+import { meRoutes } from './me/index.js';
 import { openApiRoutes } from './openapi/index.js';
 import { PolicyService, policyRoutes } from './policy/index.js';
 import { loadConfig, PluginCatalog, RegistryService, registryRoutes } from './registry/index.js';
@@ -179,6 +180,7 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
     ...executionRoutes(services),
     ...approvalRoutes(services),
     ...userRoutes(services),
+    ...meRoutes(services),
     ...toolStatusRoutes(services),
     ...rolePreviewRoutes(services),
     ...openApiRoutes({ routes: () => routes, baseUrl: () => services.baseUrl }),

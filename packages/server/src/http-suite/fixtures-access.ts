@@ -4,7 +4,7 @@ import { issueCliToken, issueCode, listCliTokens, s256 } from '../cli-auth/index
 import { listsTarget, text } from './fixture-kit.js';
 import type { Fixture } from './matrix-types.js';
 
-/** Fixtures of the CLI token routes and the public reference routes. */
+/** Fixtures of the CLI token routes, `GET /api/me` and the public reference routes. */
 export const accessFixtures: Record<string, Fixture> = {
   'POST /api/cli/token': {
     scope: 'global',
@@ -49,6 +49,28 @@ export const accessFixtures: Record<string, Fixture> = {
         path: `/api/cli/tokens/${id}`,
         targetId: id,
         intact: async () => text(await listCliTokens(db, world.owner.id)).includes(id),
+      };
+    },
+  },
+  'GET /api/me': {
+    scope: 'own',
+    success: 200,
+    // Every caller learns who they are, a service account and the service secret included.
+    expect: { 'service account': 200 },
+    async prepare(world) {
+      return {
+        path: '/api/me',
+        targetId: world.owner.id,
+        check: (body, variant) => {
+          const kind =
+            variant === 'service'
+              ? 'service'
+              : variant === 'service account'
+                ? 'service_account'
+                : 'user';
+          expect(body).toMatchObject({ kind });
+          if (variant === 'owner') expect(body).toMatchObject({ userId: world.owner.id });
+        },
       };
     },
   },

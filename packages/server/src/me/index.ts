@@ -1,0 +1,9 @@
+export { meRoutes } from './routes.js';
+export {
+  type Me,
+  meSchema,
+  meServiceAccountSchema,
+  meServiceSchema,
+  meUserSchema,
+} from './schemas.js';
+export { findServiceAccount, findUserProfile } from './store.js';

@@ -1,0 +1,116 @@
+import { describe, expect, it } from 'vitest';
+import { browser } from '../auth/oauth-test-kit.js';
+import { json } from '../registry/test-plugins.js';
+import { createTestGateway } from '../testing/test-gateway.js';
+import type { Me } from './schemas.js';
+
+describe('GET /api/me', () => {
+  it('names the user of a CLI token, with their email, name and role, and no secret', async () => {
+    const gw = await createTestGateway();
+    const ada = await gw.createUser({ email: 'ada@example.test', name: 'Ada', roleId: 'admin' });
+    const bob = await gw.createUser({ email: 'bob@example.test', name: 'Bob' });
+
+    const res = await gw.request('GET', '/api/me', { as: ada });
+    expect(res.status).toBe(200);
+    expect(await json<Me>(res)).toEqual({
+      kind: 'user',
+      userId: ada.id,
+      email: 'ada@example.test',
+      name: 'Ada',
+      roleId: 'admin',
+      isAdmin: true,
+      via: 'cli_token',
+    });
+    // No role assigned: the default role applies.
+    const member = await gw.request('GET', '/api/me', { as: bob });
+    const text = await member.text();
+    expect(JSON.parse(text)).toEqual({
+      kind: 'user',
+      userId: bob.id,
+      email: 'bob@example.test',
+      name: 'Bob',
+      roleId: 'member',
+      isAdmin: false,
+      via: 'cli_token',
+    });
+    expect(text).not.toContain(bob.token);
+    expect(text).not.toContain(bob.token.slice(-4));
+  });
+
+  it('names the user of a browser session', async () => {
+    const gw = await createTestGateway();
+    const session = browser(gw.fetch, 'http://127.0.0.1:8787');
+    const signedUp = await session.browse('/api/auth/sign-up/email', {
+      body: { email: 'cy@example.test', password: 'correct horse battery', name: 'Cy' },
+    });
+    expect(signedUp.status).toBe(200);
+    const res = await session.browse('/api/me');
+    expect(res.status).toBe(200);
+    // The first user to sign up is the admin.
+    expect(await res.json()).toMatchObject({
+      kind: 'user',
+      email: 'cy@example.test',
+      roleId: 'admin',
+      isAdmin: true,
+      via: 'session',
+    });
+  });
+
+  it('names a service account by its key, without the key', async () => {
+    const gw = await createTestGateway();
+    const admin = await gw.createUser({ admin: true });
+    const created = await gw.request('POST', '/api/service-accounts', {
+      as: admin,
+      body: { name: 'nightly-report', roleId: 'member' },
+    });
+    const account = await json<{ id: string; key: string }>(created);
+    const res = await gw.request('GET', '/api/me', { as: { token: account.key } });
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    expect(JSON.parse(text)).toEqual({
+      kind: 'service_account',
+      serviceAccountId: account.id,
+      name: 'nightly-report',
+      roleId: 'member',
+    });
+    expect(text).not.toContain(account.key.slice('gw_sa_'.length));
+  });
+
+  it('answers the service secret with its kind alone', async () => {
+    const gw = await createTestGateway();
+    const res = await gw.request('GET', '/api/me', { as: 'service' });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ kind: 'service' });
+  });
+
+  it('answers 401 in the error shape without credentials or with a bad token', async () => {
+    const gw = await createTestGateway();
+    const anonymous = await gw.request('GET', '/api/me');
+    expect(anonymous.status).toBe(401);
+    expect(await anonymous.json()).toEqual({
+      error: { code: 'unauthorized', message: expect.any(String) },
+    });
+    const revoked = await gw.request('GET', '/api/me', {
+      as: { token: `gw_cli_${'x1'.repeat(20)}` },
+    });
+    expect(revoked.status).toBe(401);
+    expect(await revoked.json()).toMatchObject({ error: { code: 'unauthorized' } });
+  });
+
+  it('answers 401 once the user is deleted (their tokens go with them)', async () => {
+    const gw = await createTestGateway();
+    const ada = await gw.createUser();
+    await gw.services.database.db.deleteFrom('user').where('id', '=', ada.id).execute();
+    const res = await gw.request('GET', '/api/me', { as: ada });
+    expect(res.status).toBe(401);
+    expect(await res.json()).toMatchObject({ error: { code: 'unauthorized' } });
+  });
+
+  it('rejects query parameters (400)', async () => {
+    const gw = await createTestGateway();
+    const ada = await gw.createUser();
+    const res = await gw.request('GET', '/api/me?userId=x', { as: ada });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ error: { code: 'validation_failed' } });
+  });
+});

@@ -1,0 +1,72 @@
+import { requireCaller } from '../auth/access.js';
+import { HttpError } from '../http/errors.js';
+import { type AnyRoute, defineRoute, noQuery } from '../http/route.js';
+import type { GatewayServices } from '../services.js';
+import { type Me, meSchema } from './schemas.js';
+import { findServiceAccount, findUserProfile } from './store.js';
+
+// The credential resolved, but what it names went away in between (a user or account deleted).
+const gone = () =>
+  new HttpError(
+    'unauthorized',
+    'The credential belongs to a user or account that no longer exists',
+  );
+
+/**
+ * `GET /api/me` (any caller): who the request's credential belongs to, so a bearer token alone
+ * (`GATEWAY_TOKEN` in CI) tells the CLI the `userId` the user-scoped routes take. Never answers
+ * a secret or a token.
+ *
+ * @example
+ * routes.push(...meRoutes(services));
+ */
+export function meRoutes(services: GatewayServices): AnyRoute[] {
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/api/me',
+      summary: 'Who the credential belongs to',
+      tag: 'Users',
+      access: 'user',
+      query: noQuery,
+      responses: {
+        200: {
+          description:
+            'The caller, by kind: a user, a service account, or the service secret (`kind` tells which)',
+          schema: meSchema,
+        },
+        401: { description: 'No credentials, or a credential that matches nothing' },
+      },
+      async handler(c) {
+        const caller = requireCaller(c);
+        const { db } = services.database;
+        let me: Me;
+        if (caller.kind === 'user') {
+          const profile = await findUserProfile(db, caller.userId, services.defaultRoleId);
+          if (profile === undefined) throw gone();
+          me = {
+            kind: 'user',
+            userId: caller.userId,
+            email: profile.email,
+            name: profile.name,
+            roleId: profile.roleId,
+            isAdmin: caller.isAdmin,
+            via: caller.via,
+          };
+        } else if (caller.kind === 'service_account') {
+          const account = await findServiceAccount(db, caller.serviceAccountId);
+          if (account === undefined) throw gone();
+          me = {
+            kind: 'service_account',
+            serviceAccountId: caller.serviceAccountId,
+            name: account.name,
+            roleId: account.roleId,
+          };
+        } else {
+          me = { kind: 'service' };
+        }
+        return c.json(me, 200);
+      },
+    }),
+  ];
+}
