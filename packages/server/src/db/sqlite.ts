@@ -1,7 +1,13 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { type DialectAdapter, SqliteAdapter, type SqliteDatabase, SqliteDialect } from 'kysely';
+import {
+  type DialectAdapter,
+  SqliteAdapter,
+  type SqliteDatabase,
+  SqliteDialect,
+  type SqliteStatement,
+} from 'kysely';
 
 /** The path that opens a private, throw-away SQLite database (tests). */
 export const SQLITE_MEMORY = ':memory:';
@@ -35,23 +41,51 @@ export function openSqliteDialect(path: string): SqliteDialect {
   return new TransactionalDdlSqliteDialect({ database: withPortableParameters(database) });
 }
 
+/** How many prepared statements a connection keeps; the hot queries are a few dozen. */
+const STATEMENT_CACHE_SIZE = 200;
+
 /**
  * better-sqlite3 refuses to bind booleans and `Date`s, which `pg` accepts. better-auth's columns
  * hold both, so a query written once for both databases would fail on SQLite only. Binding them
  * the way better-auth's SQLite adapter stores them (0/1, ISO 8601 text) keeps one query valid on
  * both and keeps the stored values in better-auth's format.
+ *
+ * Statements are also kept prepared, by SQL text, least recently used first out: kysely asks for
+ * a new one for every query, and preparing costs SQLite more than running the small queries of
+ * an MCP call (each call looks up its token and its role). Reusing one is safe because kysely
+ * runs one query at a time on the connection; a streamed query (`iterate`) gets a statement of
+ * its own all the same, since it stays busy until the caller stops reading.
  */
 function withPortableParameters(database: Database.Database): SqliteDatabase {
+  const statements = new Map<string, SqliteStatement>();
+  const prepare = (sql: string): SqliteStatement => {
+    const statement = database.prepare(sql);
+    return {
+      reader: statement.reader,
+      all: (parameters) => statement.all(portable(parameters)),
+      run: (parameters) => statement.run(portable(parameters)),
+      iterate: (parameters) => database.prepare(sql).iterate(portable(parameters)),
+    };
+  };
   return {
-    close: () => database.close(),
+    close: () => {
+      statements.clear();
+      database.close();
+    },
     prepare(sql) {
-      const statement = database.prepare(sql);
-      return {
-        reader: statement.reader,
-        all: (parameters) => statement.all(portable(parameters)),
-        run: (parameters) => statement.run(portable(parameters)),
-        iterate: (parameters) => statement.iterate(portable(parameters)),
-      };
+      let statement = statements.get(sql);
+      if (statement === undefined) {
+        statement = prepare(sql);
+        if (statements.size >= STATEMENT_CACHE_SIZE) {
+          const oldest = statements.keys().next();
+          if (oldest.done !== true) statements.delete(oldest.value);
+        }
+      } else {
+        // Re-inserted, so the map's order stays least recently used first.
+        statements.delete(sql);
+      }
+      statements.set(sql, statement);
+      return statement;
     },
   };
 }
