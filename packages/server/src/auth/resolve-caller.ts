@@ -2,6 +2,7 @@ import type { GatewayDatabase } from '../db/index.js';
 import { HttpError } from '../http/errors.js';
 import { hashToken, safeEqual } from '../secrets/index.js';
 import type { Caller } from './caller.js';
+import { recordTokenUse } from './last-used.js';
 
 /** Finds the signed-in user of a request from its session cookie (better-auth), if any. */
 export type SessionResolver = (headers: Headers) => Promise<{ userId: string } | null>;
@@ -55,13 +56,7 @@ export function createCallerResolver(options: CallerResolverOptions) {
     if (!row || row.revoked_at !== null || (row.expires_at !== null && row.expires_at <= now)) {
       throw invalidToken();
     }
-    // Last use is informational: never make the request wait on it.
-    void db
-      .updateTable('api_tokens')
-      .set({ last_used_at: now })
-      .where('id', '=', row.id)
-      .execute()
-      .catch(() => {});
+    recordTokenUse(db, 'api_tokens', row.id);
     if (row.kind === 'service_account') {
       if (row.service_account_id === null || row.role_id === null) throw invalidToken();
       return {

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { recordTokenUse } from '../auth/last-used.js';
 import type { DatabaseSchema } from '../db/index.js';
 import { lockUser } from '../db/locks.js';
 import { generateToken, hashToken, maskToken } from '../secrets/index.js';
@@ -143,8 +144,8 @@ export async function deleteEndpoint(
 
 /**
  * Finds the endpoint a raw MCP token belongs to, by the token's SHA-256 hash; undefined for an
- * unknown or deleted token. Records the use in `last_used_at` without waiting for that write:
- * the time is informational and must not slow down or fail an MCP request.
+ * unknown or deleted token. Records the use in `last_used_at`, at most once a minute per token
+ * and without waiting for the write ({@link recordTokenUse}).
  *
  * @example
  * const owner = await findEndpointByToken(db, bearerToken);
@@ -165,11 +166,6 @@ export async function findEndpointByToken(
     .where('token_hash', '=', hashToken(token))
     .executeTakeFirst();
   if (!row) return undefined;
-  void db
-    .updateTable('mcp_endpoints')
-    .set({ last_used_at: new Date().toISOString() })
-    .where('id', '=', row.id)
-    .execute()
-    .catch(() => {});
+  recordTokenUse(db, 'mcp_endpoints', row.id);
   return { id: row.id, userId: row.user_id };
 }

@@ -1,4 +1,5 @@
 import { CompiledQuery } from 'kysely';
+import { recordTokenUse } from '../auth/last-used.js';
 import type { GatewayDatabase } from '../db/index.js';
 import { HttpError } from '../http/errors.js';
 import { hashToken } from '../secrets/index.js';
@@ -32,15 +33,12 @@ export class McpAuthError extends HttpError {
   }
 }
 
-/** How often a token's `last_used_at` is written at most: it is informational, writes are not free. */
-const TOUCH_EVERY_MS = 60_000;
-
 /**
  * Resolves the token of an MCP request: a `gw_mcp_` endpoint token acts for the endpoint's user,
  * a `gw_sa_` key for its service account. Anything else, or a deleted, revoked or expired token,
- * is refused. Every request looks the token up (a deleted endpoint stops working at once);
- * `last_used_at` is written at most once a minute per token and never awaited, because on SQLite
- * each write is a synced commit that would otherwise cost every MCP request a disk flush.
+ * is refused. Every request looks the token up (a deleted endpoint stops working at once, on
+ * every instance); the use is recorded in `last_used_at` at most once a minute per token
+ * ({@link recordTokenUse}).
  *
  * @example
  * const authenticate = createMcpAuthenticator(database);
@@ -48,20 +46,6 @@ const TOUCH_EVERY_MS = 60_000;
  */
 export function createMcpAuthenticator(database: GatewayDatabase) {
   const { db } = database;
-  const touched = new Map<string, number>();
-  const touch = (table: 'mcp_endpoints' | 'api_tokens', id: string) => {
-    const now = Date.now();
-    if (now - (touched.get(id) ?? 0) < TOUCH_EVERY_MS) return;
-    if (touched.size > 10_000) touched.clear();
-    touched.set(id, now);
-    void db
-      .updateTable(table)
-      .set({ last_used_at: new Date(now).toISOString() })
-      .where('id', '=', id)
-      .execute()
-      .catch(() => {});
-  };
-
   // Every MCP request runs one of these: compiled once, bound per request.
   const TOKEN = '\u0000token';
   const endpointQuery = db
@@ -91,7 +75,7 @@ export function createMcpAuthenticator(database: GatewayDatabase) {
   const endpoint = async (token: string): Promise<McpPrincipal | undefined> => {
     const [row] = (await db.executeQuery(bind(endpointQuery, token))).rows;
     if (row === undefined) return undefined;
-    touch('mcp_endpoints', row.id);
+    recordTokenUse(db, 'mcp_endpoints', row.id);
     return { kind: 'user', userId: row.user_id, endpointId: row.id };
   };
 
@@ -99,7 +83,7 @@ export function createMcpAuthenticator(database: GatewayDatabase) {
     const now = new Date().toISOString();
     const [row] = (await db.executeQuery(bind(accountQuery, token))).rows;
     if (row === undefined || (row.expires_at !== null && row.expires_at <= now)) return undefined;
-    touch('api_tokens', row.id);
+    recordTokenUse(db, 'api_tokens', row.id);
     return { kind: 'service_account', serviceAccountId: row.account, roleId: row.role_id };
   };
 
