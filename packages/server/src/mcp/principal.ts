@@ -1,6 +1,6 @@
-import { CompiledQuery } from 'kysely';
 import { recordTokenUse } from '../auth/last-used.js';
 import type { GatewayDatabase } from '../db/index.js';
+import { prepareQuery } from '../db/prepared-query.js';
 import { HttpError } from '../http/errors.js';
 import { hashToken } from '../secrets/index.js';
 
@@ -46,34 +46,30 @@ export class McpAuthError extends HttpError {
  */
 export function createMcpAuthenticator(database: GatewayDatabase) {
   const { db } = database;
-  // Every MCP request runs one of these: compiled once, bound per request.
-  const TOKEN = '\u0000token';
-  const endpointQuery = db
-    .selectFrom('mcp_endpoints')
-    .select(['id', 'user_id'])
-    .where('token_hash', '=', TOKEN)
-    .compile();
-  const accountQuery = db
-    .selectFrom('api_tokens')
-    .innerJoin('service_accounts', 'service_accounts.id', 'api_tokens.service_account_id')
-    .select([
-      'api_tokens.id',
-      'api_tokens.expires_at',
-      'service_accounts.id as account',
-      'service_accounts.role_id',
-    ])
-    .where('api_tokens.token_hash', '=', TOKEN)
-    .where('api_tokens.kind', '=', 'service_account')
-    .where('api_tokens.revoked_at', 'is', null)
-    .compile();
-  const bind = <R>(query: CompiledQuery<R>, token: string): CompiledQuery<R> =>
-    CompiledQuery.raw(
-      query.sql,
-      query.parameters.map((value) => (value === TOKEN ? hashToken(token) : value)),
-    ) as CompiledQuery<R>;
+  // Every MCP request runs one of these: built and compiled once.
+  const endpointQuery = prepareQuery(db, ['hash'], (param) =>
+    db
+      .selectFrom('mcp_endpoints')
+      .select(['id', 'user_id'])
+      .where('token_hash', '=', param('hash')),
+  );
+  const accountQuery = prepareQuery(db, ['hash'], (param) =>
+    db
+      .selectFrom('api_tokens')
+      .innerJoin('service_accounts', 'service_accounts.id', 'api_tokens.service_account_id')
+      .select([
+        'api_tokens.id',
+        'api_tokens.expires_at',
+        'service_accounts.id as account',
+        'service_accounts.role_id',
+      ])
+      .where('api_tokens.token_hash', '=', param('hash'))
+      .where('api_tokens.kind', '=', 'service_account')
+      .where('api_tokens.revoked_at', 'is', null),
+  );
 
   const endpoint = async (token: string): Promise<McpPrincipal | undefined> => {
-    const [row] = (await db.executeQuery(bind(endpointQuery, token))).rows;
+    const [row] = await endpointQuery({ hash: hashToken(token) });
     if (row === undefined) return undefined;
     recordTokenUse(db, 'mcp_endpoints', row.id);
     return { kind: 'user', userId: row.user_id, endpointId: row.id };
@@ -81,7 +77,7 @@ export function createMcpAuthenticator(database: GatewayDatabase) {
 
   const serviceAccount = async (token: string): Promise<McpPrincipal | undefined> => {
     const now = new Date().toISOString();
-    const [row] = (await db.executeQuery(bind(accountQuery, token))).rows;
+    const [row] = await accountQuery({ hash: hashToken(token) });
     if (row === undefined || (row.expires_at !== null && row.expires_at <= now)) return undefined;
     recordTokenUse(db, 'api_tokens', row.id);
     return { kind: 'service_account', serviceAccountId: row.account, roleId: row.role_id };

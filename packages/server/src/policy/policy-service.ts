@@ -6,9 +6,10 @@ import {
   assignRoleRow,
   deleteRoleRow,
   findRoleRow,
-  findUserRole,
   insertRole,
   listRoleRows,
+  prepareRoleLookups,
+  type RoleLookups,
   roleFromRow,
   type StoredRole,
   updateRoleRow,
@@ -49,8 +50,9 @@ interface CacheEntry {
  * Roles and what they allow. A role's patterns are compiled once and the tools they allow are
  * cached per role id, until the role changes or the catalog mounts or unmounts tools.
  *
- * Each resolve still reads the subject's role row (one query): a role edited through another
- * instance then shows at once, and an unchanged row costs a string compare, not a recompile.
+ * Each resolve still reads the subject's assignment and role row (two prepared primary-key
+ * lookups): a role edited or assigned through another instance then shows at once, and an
+ * unchanged row costs a string compare, not a recompile.
  *
  * @example
  * const policy = new PolicyService({ database, plugins: catalog, defaultRoleId: 'member' });
@@ -60,6 +62,7 @@ export class PolicyService {
   readonly #database: GatewayDatabase;
   readonly #catalog: PluginCatalog;
   readonly #defaultRoleId: string;
+  readonly #lookups: RoleLookups;
   readonly #cache = new Map<string, CacheEntry>();
 
   constructor(options: {
@@ -70,6 +73,7 @@ export class PolicyService {
     this.#database = options.database;
     this.#catalog = options.plugins;
     this.#defaultRoleId = options.defaultRoleId;
+    this.#lookups = prepareRoleLookups(options.database.db, options.defaultRoleId);
   }
 
   /** The role of users with none assigned. */
@@ -201,7 +205,7 @@ export class PolicyService {
    * @throws HttpError 404 when the user does not exist.
    */
   async resolveForUser(userId: string): Promise<Resolution> {
-    const found = await findUserRole(this.#database.db, userId, this.#defaultRoleId);
+    const found = await this.#lookups.userRole(userId);
     if (found === undefined) throw new HttpError('not_found', `No user ${userId}`);
     return this.#resolution(found.role ?? emptyRole(found.roleId), 'users');
   }
@@ -211,7 +215,7 @@ export class PolicyService {
    * match and that allow service accounts (`serviceAccountAllowed`). A missing role allows none.
    */
   async resolveForServiceAccount(roleId: string): Promise<Resolution> {
-    const row = await findRoleRow(this.#database.db, roleId);
+    const row = await this.#lookups.role(roleId);
     return this.#resolution(row ?? emptyRole(roleId), 'serviceAccounts');
   }
 

@@ -1,0 +1,51 @@
+import { sql } from 'kysely';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { prepareQuery } from './prepared-query.js';
+import { databaseTargets } from './test-database.js';
+
+for (const target of databaseTargets()) {
+  describe.skipIf(target.skip)(`prepared queries on ${target.name}`, () => {
+    async function open() {
+      const { database, cleanup } = await target.open();
+      onTestFinished(cleanup);
+      return database.db;
+    }
+
+    it('runs one compiled query with new values each time, keeping its constants', async () => {
+      const db = await open();
+      await db
+        .insertInto('roles')
+        .values(
+          ['viewer', 'editor'].map((id) => ({
+            id,
+            name: id.toUpperCase(),
+            patterns: '[]',
+            created_at: '2026-01-01T00:00:00.000Z',
+            updated_at: '2026-01-01T00:00:00.000Z',
+          })),
+        )
+        .execute();
+      const byId = prepareQuery(db, ['id'], (param) =>
+        db
+          .selectFrom('roles')
+          .select(['id', 'name'])
+          .where('id', '=', param('id'))
+          .where('patterns', '=', '[]'),
+      );
+
+      expect(await byId({ id: 'viewer' })).toEqual([{ id: 'viewer', name: 'VIEWER' }]);
+      expect(await byId({ id: 'editor' })).toEqual([{ id: 'editor', name: 'EDITOR' }]);
+      expect(await byId({ id: 'nobody' })).toEqual([]);
+    });
+
+    it('refuses a name whose stand-in kysely writes into the SQL instead of binding it', async () => {
+      const db = await open();
+
+      expect(() =>
+        prepareQuery(db, ['table'], (param) =>
+          db.selectFrom('roles').select(sql.ref(param('table')).as('x')),
+        ),
+      ).toThrow(/"table" is not a parameter/);
+    });
+  });
+}

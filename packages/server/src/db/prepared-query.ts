@@ -1,0 +1,51 @@
+import { type Compilable, CompiledQuery, type Kysely } from 'kysely';
+import type { DatabaseSchema } from './schema.js';
+
+const MARK = '\u0000param:';
+
+/** Runs a {@link prepareQuery} query with its named values; resolves to the rows. */
+export type PreparedQuery<Name extends string, Row> = (
+  values: Readonly<Record<Name, unknown>>,
+) => Promise<Row[]>;
+
+/**
+ * Builds and compiles a query once, then runs it with new values each time: for queries on a hot
+ * path (every MCP call looks up its token and its role), where kysely's building and compiling
+ * costs more than the database's answer. `build` receives `param(name)`, a stand-in for each of
+ * `names` to use where its value goes; each run binds `values[name]` in its place. Only
+ * stand-ins that kysely passes as parameters work (values in `where`, `set`, `values`), not ones
+ * it writes into the SQL.
+ *
+ * @example
+ * const findEndpoint = prepareQuery(db, ['hash'], (param) =>
+ *   db.selectFrom('mcp_endpoints').select(['id', 'user_id']).where('token_hash', '=', param('hash')),
+ * );
+ * const [row] = await findEndpoint({ hash: hashToken(token) });
+ *
+ * @throws Error at preparation when a name's stand-in did not end up a parameter of the SQL.
+ */
+export function prepareQuery<const Name extends string, Row>(
+  db: Kysely<DatabaseSchema>,
+  names: readonly Name[],
+  build: (param: (name: Name) => string) => Compilable<Row>,
+): PreparedQuery<Name, Row> {
+  const stands = new Map(names.map((name) => [`${MARK}${name}`, name]));
+  const compiled = build((name) => `${MARK}${name}`).compile();
+  // For each parameter, the name of the value it takes, or undefined for a constant of the query.
+  const slots = compiled.parameters.map((value) =>
+    typeof value === 'string' ? stands.get(value) : undefined,
+  );
+  for (const name of names) {
+    if (!slots.includes(name)) {
+      throw new Error(`prepareQuery: "${name}" is not a parameter of: ${compiled.sql}`);
+    }
+  }
+  return async (values) => {
+    const parameters = compiled.parameters.map((constant, index) => {
+      const name = slots[index];
+      return name === undefined ? constant : values[name];
+    });
+    const result = await db.executeQuery<Row>(CompiledQuery.raw(compiled.sql, parameters));
+    return result.rows;
+  };
+}
