@@ -10,6 +10,22 @@ export type {
   ToolCall,
 } from './context/types.js';
 export {
+  type BooleanField,
+  type ChoiceField,
+  type ElicitForm,
+  elicitForm,
+  type FormField,
+  type FormOption,
+  type FormValue,
+  type MultiChoiceField,
+  type NumberField,
+  type TextField,
+  type TitledChoiceField,
+  type TitledMultiChoiceField,
+  validateElicitRequest,
+  validateFormAnswer,
+} from './elicit/index.js';
+export {
   ApprovalDeniedError,
   AuthRequiredError,
   formatProblem,

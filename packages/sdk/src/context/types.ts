@@ -1,3 +1,4 @@
+import type { FormField } from '../elicit/form-field.js';
 import type { Role } from '../policy/index.js';
 
 /** Options of `ctx.auth.getToken()`. */
@@ -26,16 +27,45 @@ export interface AuthResolver {
   getToken(provider: string, options?: GetTokenOptions): Promise<string>;
 }
 
-/** What a tool asks the user to approve (or fill in). */
+/**
+ * What a tool asks the user to approve (or fill in).
+ *
+ * @example
+ * // A yes-or-no approval.
+ * await ctx.elicit({ toolPath: 'notes.notes.delete', message: 'Delete "Groceries"?', args: input });
+ * // A form with the fields spelled out.
+ * const answer = await ctx.elicit({
+ *   toolPath: 'shop.orders.create',
+ *   message: 'How should the order ship?',
+ *   type: 'form',
+ *   fields: {
+ *     speed: { type: 'string', title: 'Speed', oneOf: [{ const: 'std', title: 'Standard' }, { const: 'exp', title: 'Express' }], default: 'std' },
+ *     gift: { type: 'boolean', title: 'Gift wrap', default: false },
+ *   },
+ *   required: ['speed'],
+ * });
+ */
 export interface ElicitRequest {
   /** The tool requesting approval. */
   toolPath: string;
   /** A human-readable description of what will happen. */
   message: string;
-  /** The arguments being approved, shown to the user. */
+  /**
+   * The arguments being approved, shown to the user. A form without `fields` asks for these:
+   * strings, numbers and booleans with their values as defaults, a list of strings as a choice
+   * whose first entry is the default.
+   */
   args?: Record<string, unknown>;
   /** `approval` (the default) asks yes or no; `form` asks the user for data. */
   type?: 'approval' | 'form';
+  /**
+   * The fields of a form (`type: 'form'` only), by name: text, numbers, yes or no, a choice of
+   * one or of several values, with or without labels for the values. Without it the form's
+   * fields come from `args`.
+   */
+  fields?: Record<string, FormField>;
+  /** The names of the `fields` the user must fill in. Default: none. */
+  required?: string[];
 }
 
 /** The user's answer. `approved` is false on decline, cancel and timeout. */
@@ -43,12 +73,18 @@ export interface ElicitResult {
   /** The id of the execution record of this tool call. */
   executionId: string;
   approved: boolean;
+  /**
+   * A form's answer, checked against the form: only its fields, each value of the field's kind
+   * and among its choices, every required field present.
+   */
   data?: Record<string, unknown>;
 }
 
 /**
  * Asks the user to approve an action. Ask first, then act: when a client answers by retrying the
  * call, the handler runs again from the start and `elicit` returns the answer at once.
+ *
+ * @throws TypeError when the request is malformed (see `validateElicitRequest()`).
  */
 export type ElicitFn = (request: ElicitRequest) => Promise<ElicitResult>;
 

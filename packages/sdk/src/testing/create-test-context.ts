@@ -5,8 +5,13 @@ import type {
   Logger,
   PluginContext,
 } from '../context/types.js';
+import { elicitForm } from '../elicit/elicit-form.js';
+import type { ElicitForm } from '../elicit/form-field.js';
+import { validateElicitRequest } from '../elicit/validate-elicit-request.js';
+import { validateFormAnswer } from '../elicit/validate-form-answer.js';
 import { AuthRequiredError } from '../errors/auth-required-error.js';
 import type { Role } from '../policy/index.js';
+import { formatIssues } from '../tool/validate-call.js';
 
 /** A line the test logger recorded. */
 export interface LogLine {
@@ -28,7 +33,8 @@ export interface TestContextOptions {
   tokens?: Record<string, string>;
   /**
    * The user's answer to approvals: a boolean, or a function of the request returning one or a
-   * full `{ approved, data }` answer. Default `true`.
+   * full `{ approved, data }` answer. Default `true`. An approved form without `data` is answered
+   * with its fields' defaults; a form's data is checked against the form, as the gateway does.
    */
   approve?:
     | boolean
@@ -61,6 +67,8 @@ export interface TestContext extends PluginContext {
  * const ctx = createTestContext({ tokens: { weather: 'test-key' }, approve: false });
  * await expect(runTool(deleteNote, { id: '1' }, ctx)).rejects.toThrow(ApprovalDeniedError);
  * expect(ctx.elicitations).toHaveLength(1);
+ * @throws TypeError from `elicit` when the tool's request is malformed, or when an approved form's
+ *   answer does not fit the form (a bug in the test).
  */
 export function createTestContext(options: TestContextOptions = {}): TestContext {
   const logs: LogLine[] = [];
@@ -95,11 +103,40 @@ export function createTestContext(options: TestContextOptions = {}): TestContext
       },
     },
     async elicit(request) {
+      const checked = validateElicitRequest(request);
+      if (!checked.success) {
+        throw new TypeError(`Invalid ctx.elicit() request:\n${formatIssues(checked.issues)}`);
+      }
       elicitations.push(request);
       const answer = typeof approve === 'function' ? await approve(request) : approve;
-      return typeof answer === 'boolean'
-        ? { executionId, approved: answer }
-        : { ...answer, executionId };
+      const result: ElicitResult =
+        typeof answer === 'boolean'
+          ? { executionId, approved: answer }
+          : { ...answer, executionId };
+      const form = elicitForm(request);
+      if (form === undefined || !result.approved) return result;
+      return { ...result, data: checkAnswer(request, form, result.data ?? defaultsOf(form)) };
     },
   };
+}
+
+function defaultsOf(form: ElicitForm): Record<string, unknown> {
+  const data: Record<string, unknown> = {};
+  for (const [name, field] of Object.entries(form.fields)) {
+    if (field.default !== undefined) data[name] = field.default;
+  }
+  return data;
+}
+
+function checkAnswer(
+  request: ElicitRequest,
+  form: ElicitForm,
+  data: Record<string, unknown>,
+): Record<string, unknown> {
+  const checked = validateFormAnswer(form, data);
+  if (checked.success) return checked.data;
+  throw new TypeError(
+    `The test's answer to the form of ${request.toolPath} does not fit it (the gateway would not pass it on); ` +
+      `answer with approve: () => ({ approved: true, data: { ... } }):\n${formatIssues(checked.issues)}`,
+  );
 }

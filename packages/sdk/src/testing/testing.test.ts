@@ -99,6 +99,55 @@ describe('createTestContext', () => {
     expect(ctx.elicitations.map((r) => r.message)).toEqual(['safe op', 'risky op']);
   });
 
+  it('refuses a malformed request, as the gateway does', async () => {
+    const ctx = createTestContext();
+    await expect(
+      ctx.elicit({ toolPath: 'a.b', message: 'Pick', fields: { size: { type: 'boolean' } } }),
+    ).rejects.toThrow("Invalid ctx.elicit() request:\nfields: fields are for type: 'form' only");
+    expect(ctx.elicitations).toEqual([]);
+  });
+
+  it("answers an approved form with its defaults, and checks a test's own answer", async () => {
+    const request = {
+      toolPath: 'a.b',
+      message: 'Ship how?',
+      type: 'form' as const,
+      fields: {
+        speed: {
+          type: 'string' as const,
+          oneOf: [
+            { const: 'std', title: 'Standard' },
+            { const: 'exp', title: 'Express' },
+          ],
+          default: 'std',
+        },
+        note: { type: 'string' as const },
+      },
+      required: ['speed'],
+    };
+    await expect(createTestContext().elicit(request)).resolves.toEqual({
+      executionId: 'test-execution',
+      approved: true,
+      data: { speed: 'std' },
+    });
+    const answered = createTestContext({
+      approve: () => ({ approved: true, data: { speed: 'exp', note: 'fragile', other: 1 } }),
+    });
+    await expect(answered.elicit(request)).resolves.toMatchObject({
+      data: { speed: 'exp', note: 'fragile' },
+    });
+    const wrong = createTestContext({
+      approve: () => ({ approved: true, data: { speed: 'Express' } }),
+    });
+    await expect(wrong.elicit(request)).rejects.toThrow(
+      /does not fit it[\s\S]*speed: must be one of "std", "exp"/,
+    );
+    await expect(createTestContext({ approve: false }).elicit(request)).resolves.toEqual({
+      executionId: 'test-execution',
+      approved: false,
+    });
+  });
+
   it('defaults to a member allowed every tool', () => {
     const ctx = createTestContext();
     expect(ctx.userId).toBe('test-user');

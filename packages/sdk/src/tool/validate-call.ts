@@ -13,9 +13,9 @@ export function formatIssues(issues: readonly SchemaIssue[]): string {
     .join('\n');
 }
 
-/** The outcome of validating a tool's input or output. */
-export type ValidationResult =
-  | { success: true; data: unknown }
+/** The outcome of a validation: the parsed value, or every issue found. */
+export type ValidationResult<T = unknown> =
+  | { success: true; data: T }
   | { success: false; issues: readonly SchemaIssue[] };
 
 /** Validates `input` against the tool's `inputSchema`, as the gateway does before a call. */
