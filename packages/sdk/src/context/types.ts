@@ -112,4 +112,18 @@ export interface ToolCall {
   signal: AbortSignal;
   /** The id of this call's execution record. */
   executionId: string;
+  /**
+   * Tells the client how far the call has got (MCP `notifications/progress`), when it asked to
+   * hear (sent a `progressToken`); otherwise does nothing. `progress` must increase from one
+   * report to the next (a report that does not is dropped); give `total` when it is known. Never
+   * throws and never waits.
+   *
+   * @example
+   * for (const [i, file] of files.entries()) {
+   *   call.reportProgress(i, files.length, `Copying ${file.name}`);
+   *   await copy(file, { signal: call.signal });
+   * }
+   * call.reportProgress(files.length, files.length, 'Done');
+   */
+  reportProgress(progress: number, total?: number, message?: string): void;
 }

@@ -20,6 +20,13 @@ export interface LogLine {
   fields?: Record<string, unknown>;
 }
 
+/** A progress report a tool made (`call.reportProgress()`), as made. */
+export interface ProgressReport {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
 /** Options of `createTestContext()`. */
 export interface TestContextOptions {
   /** Default `test-user`. */
@@ -56,6 +63,8 @@ export interface TestContext extends PluginContext {
   readonly elicitations: ElicitRequest[];
   /** Every `getToken` call, in order. */
   readonly tokenRequests: { provider: string; options?: GetTokenOptions }[];
+  /** Every progress report, in order (`runTool` passes the handler a `reportProgress` that records here). */
+  readonly progress: ProgressReport[];
   /** The execution id handlers receive and `elicit` reports. */
   readonly executionId: string;
 }
@@ -74,6 +83,7 @@ export function createTestContext(options: TestContextOptions = {}): TestContext
   const logs: LogLine[] = [];
   const elicitations: ElicitRequest[] = [];
   const tokenRequests: TestContext['tokenRequests'] = [];
+  const progress: ProgressReport[] = [];
   const tokens = options.tokens ?? {};
   const executionId = options.executionId ?? 'test-execution';
   const approve = options.approve ?? true;
@@ -91,6 +101,7 @@ export function createTestContext(options: TestContextOptions = {}): TestContext
     logs,
     elicitations,
     tokenRequests,
+    progress,
     logger: { info: log('info'), warn: log('warn'), error: log('error') },
     auth: {
       async getToken(provider, getOptions) {

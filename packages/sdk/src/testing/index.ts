@@ -1,6 +1,7 @@
 export {
   createTestContext,
   type LogLine,
+  type ProgressReport,
   type TestContext,
   type TestContextOptions,
 } from './create-test-context.js';

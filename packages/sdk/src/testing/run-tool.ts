@@ -41,6 +41,13 @@ export async function runTool<
   const output = await anyTool.handler(ctx, parsed.data as z.output<InputSchema>, {
     signal,
     executionId: ctx.executionId,
+    reportProgress: (progress, total, message) => {
+      ctx.progress.push({
+        progress,
+        ...(total === undefined ? {} : { total }),
+        ...(message === undefined ? {} : { message }),
+      });
+    },
   });
   const checked = await validateToolOutput(anyTool, output);
   if (!checked.success) {

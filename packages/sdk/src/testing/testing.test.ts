@@ -80,6 +80,29 @@ describe('runTool', () => {
     controller.abort();
     await expect(run).rejects.toThrow('aborted');
   });
+
+  it('records the progress the handler reports', async () => {
+    const copies = defineTool({
+      path: 'demo.files.copy',
+      name: 'Copy Files',
+      description: 'Copies files.',
+      inputSchema: z.object({ files: z.array(z.string()) }),
+      async handler(_ctx, { files }, call) {
+        call.reportProgress(0, files.length);
+        for (const [index, file] of files.entries()) {
+          call.reportProgress(index + 1, files.length, `Copied ${file}`);
+        }
+        return files.length;
+      },
+    });
+    const ctx = createTestContext();
+    await expect(runTool(copies, { files: ['a', 'b'] }, ctx)).resolves.toBe(2);
+    expect(ctx.progress).toEqual([
+      { progress: 0, total: 2 },
+      { progress: 1, total: 2, message: 'Copied a' },
+      { progress: 2, total: 2, message: 'Copied b' },
+    ]);
+  });
 });
 
 describe('createTestContext', () => {

@@ -23,6 +23,7 @@ import type { CallSite } from './call-site.js';
 import { ELICIT_KEY, InputNeeded, type Question, toAnswer } from './elicitation.js';
 import { Elicitor } from './elicitor.js';
 import { principalKey, subjectId } from './principal.js';
+import { ProgressReporter } from './progress.js';
 import { errorResult, renderOutput } from './render-result.js';
 import {
   type Answer,
@@ -121,6 +122,7 @@ export async function callTool(
   const onClientGone = () => controller.abort(new Stopped('cancelled'));
   if (ctx.mcpReq.signal.aborted) onClientGone();
   ctx.mcpReq.signal.addEventListener('abort', onClientGone, { once: true });
+  const progress = new ProgressReporter(ctx, services.redactor.text.bind(services.redactor));
   elicitor = new Elicitor({
     runtime,
     site,
@@ -130,6 +132,7 @@ export async function callTool(
     answers: round?.answers ?? [],
     limit,
     signal: controller.signal,
+    progress,
   });
   const pluginContext: PluginContext = {
     userId: subject,
@@ -144,7 +147,11 @@ export async function callTool(
 
   try {
     const output = await untilAborted(
-      tool.tool.handler(pluginContext, input.data, { signal: controller.signal, executionId }),
+      tool.tool.handler(pluginContext, input.data, {
+        signal: controller.signal,
+        executionId,
+        reportProgress: progress.report,
+      }),
       controller.signal,
     );
     if (elicitor.pendingQuestion !== undefined) {

@@ -4,6 +4,7 @@ import { redactArguments } from '../executions/index.js';
 import type { CallSite } from './call-site.js';
 import { InputNeeded, type Question, toAnswer, toQuestion } from './elicitation.js';
 import { subjectId } from './principal.js';
+import type { ProgressReporter } from './progress.js';
 import type { Answer } from './request-state.js';
 import type { McpRuntime } from './runtime.js';
 import type { TimeLimit } from './time-limit.js';
@@ -24,6 +25,8 @@ export interface ElicitorOptions {
   limit: TimeLimit;
   /** Aborted when the call ends or the client leaves. */
   signal: AbortSignal;
+  /** The call's progress notifications, for heartbeats while a decision is awaited. */
+  progress: ProgressReporter;
 }
 
 /**
@@ -114,20 +117,8 @@ export class Elicitor {
   }
 
   async #askThroughApprovals(question: Question, request: ElicitRequest): Promise<Answer> {
-    const { runtime, site, ctx, signal, executionId, toolPath } = this.#options;
+    const { runtime, site, signal, executionId, toolPath, progress } = this.#options;
     const userId = subjectId(site.principal);
-    const progressToken = ctx.mcpReq._meta?.progressToken;
-    let ticks = 0;
-    const tell = (message: string) => {
-      if (progressToken === undefined) return;
-      ticks += 1;
-      void ctx.mcpReq
-        .notify({
-          method: 'notifications/progress',
-          params: { progressToken, progress: ticks, message },
-        })
-        .catch(() => {});
-    };
     let heartbeat: ReturnType<typeof setInterval> | undefined;
     try {
       const approval = await runtime.services.approvals.request({
@@ -146,8 +137,8 @@ export class Elicitor {
             userId,
           });
           const where = `Waiting for your approval: open ${runtime.services.baseUrl}/ or run \`gateway approvals\``;
-          tell(where);
-          heartbeat = setInterval(() => tell(where), PROGRESS_EVERY_MS);
+          progress.heartbeat(where);
+          heartbeat = setInterval(() => progress.heartbeat(where), PROGRESS_EVERY_MS);
           heartbeat.unref?.();
         },
       });

@@ -25,23 +25,27 @@ export interface McpTestUser extends TestUser {
 }
 
 /**
- * Starts a gateway with the fixture plugin mounted under `demo`, listening on an ephemeral port,
- * and a `reader` role allowing only `demo.echo.*`. Stopped when the test ends.
+ * Starts a gateway with the fixture plugin mounted under `demo` (and any further `plugins`, each
+ * under its id), listening on an ephemeral port, and a `reader` role allowing only `demo.echo.*`.
+ * Stopped when the test ends.
  */
 export async function startMcpGateway(
   options: GatewayOptions & { state?: FixtureState } = {},
 ): Promise<McpTestGateway> {
   const state = options.state ?? { deleted: [], deleteRuns: 0 };
-  const { state: _state, ...gatewayOptions } = options;
+  const { state: _state, plugins = [], ...gatewayOptions } = options;
+  const all = [createFixturePlugin(state), ...plugins];
   const gateway = await createTestGateway({
-    plugins: [createFixturePlugin(state)],
+    plugins: all,
     host: '127.0.0.1',
     port: 0,
     baseUrl: undefined,
     ...gatewayOptions,
   });
-  if (!gateway.services.plugins.isMounted('demo')) {
-    gateway.services.plugins.mount({ id: 'demo', namespace: 'demo', pluginId: 'demo' });
+  for (const { id } of all) {
+    if (!gateway.services.plugins.isMounted(id)) {
+      gateway.services.plugins.mount({ id, namespace: id, pluginId: id });
+    }
   }
   if ((await gateway.services.policy.getRole('reader')) === undefined) {
     await gateway.services.policy.createRole({
