@@ -1,4 +1,4 @@
-import type { ElicitRequest } from '@gateway/sdk';
+import { type ElicitForm, type ElicitRequest, elicitForm } from '@gateway/sdk';
 import type { ElicitRequestFormParams, InputResponseView } from '@modelcontextprotocol/server';
 import type { Answer } from './request-state.js';
 
@@ -15,6 +15,8 @@ export interface Question {
   message: string;
   /** What the client shows and sends (`elicitation/create` params). */
   params: ElicitRequestFormParams;
+  /** The form a `form` question asks the user to fill in. */
+  form?: ElicitForm;
 }
 
 /**
@@ -32,19 +34,27 @@ export class InputNeeded extends Error {
 }
 
 /**
- * The elicitation for `request`: an approval asks for one boolean, `approve`; a form asks for the
- * fields of `request.args`: strings, numbers and booleans with their values as defaults, and a
- * list of strings as a choice whose first entry is the default. Other values are left out.
+ * The elicitation for `request`: an approval asks for one boolean, `approve`; a form asks for its
+ * fields (`elicitForm()`: the request's `fields`, or fields inferred from its `args`).
  *
  * @param shownArgs the arguments as the user sees them (secrets redacted).
  */
 export function toQuestion(request: ElicitRequest, shownArgs: unknown): Question {
-  const kind: QuestionKind = request.type === 'form' ? 'form' : 'approval';
-  if (kind === 'form') {
+  const form = elicitForm(request);
+  if (form !== undefined) {
     return {
-      kind,
+      kind: 'form',
       message: request.message,
-      params: { mode: 'form', message: request.message, requestedSchema: formSchema(request.args) },
+      form,
+      params: {
+        mode: 'form',
+        message: request.message,
+        requestedSchema: {
+          type: 'object',
+          properties: form.fields,
+          ...(form.required.length === 0 ? {} : { required: form.required }),
+        },
+      },
     };
   }
   const details =
@@ -52,7 +62,7 @@ export function toQuestion(request: ElicitRequest, shownArgs: unknown): Question
       ? `\n\nTool: ${request.toolPath}\nArguments: ${JSON.stringify(shownArgs)}`
       : `\n\nTool: ${request.toolPath}`;
   return {
-    kind,
+    kind: 'approval',
     message: request.message,
     params: {
       mode: 'form',
@@ -71,35 +81,6 @@ export function toQuestion(request: ElicitRequest, shownArgs: unknown): Question
       },
     },
   };
-}
-
-type FormSchema = ElicitRequestFormParams['requestedSchema'];
-type FormField = FormSchema['properties'][string];
-
-function formSchema(args: Record<string, unknown> | undefined): FormSchema {
-  const properties: Record<string, FormField> = {};
-  for (const [key, value] of Object.entries(args ?? {})) {
-    if (typeof value === 'string') properties[key] = { type: 'string', title: key, default: value };
-    else if (typeof value === 'boolean') {
-      properties[key] = { type: 'boolean', title: key, default: value };
-    } else if (typeof value === 'number') {
-      properties[key] = {
-        type: Number.isInteger(value) ? 'integer' : 'number',
-        title: key,
-        default: value,
-      };
-    } else if (isChoice(value)) {
-      properties[key] = { type: 'string', title: key, enum: value, default: value[0] };
-    }
-  }
-  return { type: 'object', properties, required: Object.keys(properties) };
-}
-
-/** A non-empty list of strings: a choice, its first entry the default. */
-function isChoice(value: unknown): value is [string, ...string[]] {
-  return (
-    Array.isArray(value) && value.length > 0 && value.every((item) => typeof item === 'string')
-  );
 }
 
 /** The answer an elicitation result gives to a question of `kind`. */

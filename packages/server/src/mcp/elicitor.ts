@@ -1,8 +1,15 @@
-import type { ElicitRequest, ElicitResult } from '@gateway/sdk';
+import {
+  type ElicitRequest,
+  type ElicitResult,
+  formatIssues,
+  validateElicitRequest,
+  validateFormAnswer,
+} from '@gateway/sdk';
 import type { ClientCapabilities, ServerContext } from '@modelcontextprotocol/server';
 import { redactArguments } from '../executions/index.js';
 import type { CallSite } from './call-site.js';
 import { InputNeeded, type Question, toAnswer, toQuestion } from './elicitation.js';
+import { describeForm, formDefaults } from './form-summary.js';
 import { subjectId } from './principal.js';
 import type { ProgressReporter } from './progress.js';
 import type { Answer } from './request-state.js';
@@ -37,6 +44,9 @@ export interface ElicitorOptions {
  *    call answers `input_required` and the client retries with the answer;
  * 2. a 2025 client on a session that declared elicitation: `elicitation/create` on the session;
  * 3. any other client: a pending approval decided in the web app or the CLI, while the call waits.
+ *
+ * A form's answer reaches the handler only when it fits the form (`validateFormAnswer()`); one that
+ * does not counts as cancelled.
  */
 export class Elicitor {
   readonly #options: ElicitorOptions;
@@ -60,16 +70,27 @@ export class Elicitor {
     return this.#answers;
   }
 
+  /**
+   * `ctx.elicit` of the handler.
+   *
+   * @throws TypeError when the request is malformed (a bug in the tool).
+   */
   readonly elicit = async (request: ElicitRequest): Promise<ElicitResult> => {
+    const checked = validateElicitRequest(request);
+    if (!checked.success) {
+      throw new TypeError(
+        `Invalid ctx.elicit() request from ${this.#options.toolPath}:\n${formatIssues(checked.issues)}`,
+      );
+    }
     const index = this.#asked;
     this.#asked += 1;
+    const question = toQuestion(request, redactArguments(request.args ?? {}));
     const known = this.#answers[index];
-    if (known !== undefined) return this.#result(known);
+    if (known !== undefined) return this.#result(this.#settle(index, known, question));
     // A handler that swallowed the stop signal and asks again still waits for the first answer.
     if (this.pendingQuestion !== undefined) throw new InputNeeded(this.pendingQuestion);
 
     const { site, limit } = this.#options;
-    const question = toQuestion(request, redactArguments(request.args ?? {}));
     const formSupported = supportsForm(site.server.getClientCapabilities());
     if (site.kind === 'modern' && formSupported) {
       this.pendingQuestion = question;
@@ -81,12 +102,33 @@ export class Elicitor {
         site.kind === 'session' && formSupported
           ? await this.#askOnSession(question)
           : await this.#askThroughApprovals(question, request);
-      this.#answers.push(answer);
-      return this.#result(answer);
+      const at = this.#answers.push(answer) - 1;
+      return this.#result(this.#settle(at, answer, question));
     } finally {
       limit.resume();
     }
   };
+
+  /**
+   * The answer as the handler gets it: a form's data checked against the form (only its fields
+   * kept); data that does not fit turns the answer into a cancellation, here and in the record.
+   */
+  #settle(index: number, answer: Answer, question: Question): Answer {
+    if (!answer.ok || question.form === undefined) return answer;
+    const checked = validateFormAnswer(question.form, answer.data ?? {});
+    const settled: Answer = checked.success
+      ? { ...answer, data: checked.data }
+      : { ok: false, decision: 'cancelled', by: answer.by };
+    if (!checked.success) {
+      this.#options.runtime.services.logger.warn('form answer does not fit the form', {
+        executionId: this.#options.executionId,
+        tool: this.#options.toolPath,
+        issues: formatIssues(checked.issues),
+      });
+    }
+    this.#answers[index] = settled;
+    return settled;
+  }
 
   async #askOnSession(question: Question): Promise<Answer> {
     const { ctx, runtime, site, signal } = this.#options;
@@ -125,7 +167,11 @@ export class Elicitor {
         executionId,
         userId,
         toolPath,
-        message: question.message,
+        // People deciding outside their AI client see what a form asks for, and what approving does.
+        message:
+          question.form === undefined
+            ? question.message
+            : `${question.message}\n\n${describeForm(question.form)}`,
         args: redactArguments(request.args ?? {}),
         timeoutMs: runtime.options.approvalTimeoutMs,
         signal,
@@ -143,7 +189,11 @@ export class Elicitor {
         },
       });
       const by = approval.decidedBy ?? userId;
-      if (approval.status === 'approved') return { ok: true, decision: 'approved', by };
+      if (approval.status === 'approved') {
+        return question.form === undefined
+          ? { ok: true, decision: 'approved', by }
+          : { ok: true, decision: 'approved', by, data: formDefaults(question.form) };
+      }
       if (approval.status === 'denied') return { ok: false, decision: 'declined', by };
       return { ok: false, decision: signal.aborted ? 'cancelled' : 'expired', by: userId };
     } finally {

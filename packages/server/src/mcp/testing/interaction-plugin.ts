@@ -1,11 +1,36 @@
-import { definePlugin, defineTool, type Plugin } from '@gateway/sdk';
+import { definePlugin, defineTool, type FormField, type Plugin } from '@gateway/sdk';
 import { z } from 'zod';
 
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** The shipping form of `calls.orders.ship`: a titled choice, a multi-select and free text. */
+export const SHIPPING_FIELDS: Record<string, FormField> = {
+  speed: {
+    type: 'string',
+    title: 'Speed',
+    oneOf: [
+      { const: 'std', title: 'Standard' },
+      { const: 'exp', title: 'Express' },
+    ],
+    default: 'std',
+  },
+  extras: {
+    type: 'array',
+    title: 'Extras',
+    items: {
+      anyOf: [
+        { const: 'gift', title: 'Gift wrap' },
+        { const: 'insured', title: 'Insurance' },
+      ],
+    },
+    default: [],
+  },
+  note: { type: 'string', title: 'Note', maxLength: 20 },
+};
+
 /**
  * A plugin for the MCP tests of what a handler can do during a call, mounted under `calls`:
- * report progress.
+ * report progress and ask for a form with explicit fields.
  */
 export function createInteractionPlugin(): Plugin {
   return definePlugin({
@@ -28,6 +53,40 @@ export function createInteractionPlugin(): Plugin {
           // Progress must increase: the gateway drops this one.
           call.reportProgress(0, files.length, 'Back to the start');
           return { copied: files.length };
+        },
+      }),
+      defineTool({
+        path: 'calls.orders.ship',
+        name: 'Ship Order',
+        description: 'Asks how to ship, then returns the answer it got.',
+        inputSchema: z.object({}),
+        outputSchema: z.object({
+          approved: z.boolean(),
+          data: z.record(z.string(), z.unknown()).nullable(),
+        }),
+        async handler(ctx) {
+          const answer = await ctx.elicit({
+            toolPath: 'calls.orders.ship',
+            message: 'How should the order ship?',
+            type: 'form',
+            fields: SHIPPING_FIELDS,
+            required: ['speed'],
+          });
+          return { approved: answer.approved, data: answer.data ?? null };
+        },
+      }),
+      defineTool({
+        path: 'calls.orders.malformed',
+        name: 'Malformed Form',
+        description: 'Asks with a malformed request: form fields on an approval.',
+        inputSchema: z.object({}),
+        async handler(ctx) {
+          await ctx.elicit({
+            toolPath: 'calls.orders.malformed',
+            message: 'Sure?',
+            fields: { sure: { type: 'boolean' } },
+          });
+          return 'asked';
         },
       }),
     ],

@@ -112,6 +112,7 @@ details{margin:.5rem 0}
 summary{cursor:pointer;font-weight:600;padding:.25rem 0}
 .approvals{list-style:none;margin:0;padding:0}
 .approval h2{font-size:1.05rem}
+.approval-message{white-space:pre-line}
 .empty{color:var(--muted);padding:1rem 0}
 .preview{margin-top:.5rem}
 [data-preview-summary]{font-weight:600}
