@@ -17,7 +17,7 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import type { ExecutionOutcome } from '../db/index.js';
-import type { ExecutionRecord } from '../executions/index.js';
+import { type ExecutionRecord, newExecutionId } from '../executions/index.js';
 import type { MountedTool } from '../registry/index.js';
 import type { CallSite } from './call-site.js';
 import { ELICIT_KEY, InputNeeded, type Question, toAnswer } from './elicitation.js';
@@ -71,7 +71,7 @@ export async function callTool(
   const args = params.arguments ?? {};
   if (tool === undefined) {
     services.executions.write({
-      id: crypto.randomUUID(),
+      id: newExecutionId(),
       userId: subject,
       toolPath: params.name.slice(0, 200),
       startedAt: new Date(),
@@ -84,7 +84,7 @@ export async function callTool(
   }
 
   const round = await continueRound(runtime, site, tool, args, ctx);
-  const executionId = round?.state.executionId ?? crypto.randomUUID();
+  const executionId = round?.state.executionId ?? newExecutionId();
   const startedAt = round ? new Date(round.state.startedAt) : new Date();
   let elicitor: Elicitor | undefined;
   const record = (end: Partial<ExecutionRecord>) =>
@@ -123,6 +123,7 @@ export async function callTool(
   if (ctx.mcpReq.signal.aborted) onClientGone();
   ctx.mcpReq.signal.addEventListener('abort', onClientGone, { once: true });
   const progress = new ProgressReporter(ctx, services.redactor.text.bind(services.redactor));
+  const release = releaseStreamLater(runtime, ctx);
   elicitor = new Elicitor({
     runtime,
     site,
@@ -210,6 +211,7 @@ export async function callTool(
     );
   } finally {
     limit.clear();
+    if (release !== undefined) clearTimeout(release);
     ctx.mcpReq.signal.removeEventListener('abort', onClientGone);
     controller.abort(CALL_ENDED);
   }
@@ -288,6 +290,23 @@ async function askClient(
     inputRequests: { [ELICIT_KEY]: inputRequired.elicit(question.params) },
     requestState,
   });
+}
+
+/**
+ * Closes the call's SSE stream once it has run `releaseStreamAfterMs` (SEP-1699 polling): the
+ * client reconnects with `Last-Event-ID` and gets what it missed, then the result, from the
+ * session's event store. Only 2025-11-25 sessions can resume, so only they get the callback.
+ */
+function releaseStreamLater(
+  runtime: McpRuntime,
+  ctx: ServerContext,
+): ReturnType<typeof setTimeout> | undefined {
+  const after = runtime.options.releaseStreamAfterMs;
+  const close = ctx.http?.closeSSE;
+  if (after === undefined || close === undefined) return undefined;
+  const timer = setTimeout(close, after);
+  timer.unref?.();
+  return timer;
 }
 
 function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {

@@ -1,6 +1,7 @@
 import {
   isInitializeRequest,
   type Server,
+  SUPPORTED_PROTOCOL_VERSIONS,
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
 import { type McpPrincipal, principalKey } from './principal.js';
@@ -72,7 +73,7 @@ export class LegacySessions {
       session.lastSeen = Date.now();
       this.#sessions.delete(sessionId);
       this.#sessions.set(sessionId, session);
-      return session.transport.handleRequest(request, options);
+      return session.transport.handleRequest(withSessionVersion(request, session.server), options);
     }
     const transport = await this.#open(principal);
     return transport.handleRequest(request, options);
@@ -149,6 +150,28 @@ export class LegacySessions {
     await session.transport.close().catch(() => {});
     await session.server.close().catch(() => {});
   }
+}
+
+/**
+ * `request` with the `MCP-Protocol-Version` the session negotiated at `initialize`. The transport
+ * reads the header to decide whether a stream can be resumed (a priming event, closing it
+ * mid-call); what a session's client can do was settled when it initialized, and the spec lets a
+ * server rely on that version. An unsupported header is left for the transport to refuse.
+ */
+function withSessionVersion(request: Request, server: Server): Request {
+  const negotiated = server.getNegotiatedProtocolVersion();
+  const sent = request.headers.get('mcp-protocol-version');
+  if (
+    negotiated === undefined ||
+    sent === negotiated ||
+    (sent !== null && !SUPPORTED_PROTOCOL_VERSIONS.includes(sent))
+  ) {
+    return request;
+  }
+  const headers = new Headers(request.headers);
+  headers.set('mcp-protocol-version', negotiated);
+  // The body was read already and travels as `parsedBody`.
+  return new Request(request.url, { method: request.method, headers, signal: request.signal });
 }
 
 function sessionNotFound(): Response {

@@ -23,6 +23,13 @@ export interface McpOptions {
   /** The most 2025 sessions kept at once; the least recently used goes first. Default 10,000. */
   maxSessions?: number;
   /**
+   * Closes the SSE stream of a tool call on a 2025-11-25 session once the call has run this long
+   * (SEP-1699 polling); the client reconnects after the stream's `retry` interval and receives
+   * what it missed, then the result. For proxies that cut long responses, and to free connections
+   * held by calls that wait minutes for an approval. Default: off (streams stay open).
+   */
+  releaseStreamAfterMs?: number;
+  /**
    * The MCP tool name of a tool. Default: its path, as DESIGN.md decides. Names must stay unique;
    * the conformance run uses this to serve fixture tools under the names the suite calls.
    */
@@ -38,6 +45,7 @@ export interface ResolvedMcpOptions {
   allowedOrigins: string[];
   sessionIdleMs: number;
   maxSessions: number;
+  releaseStreamAfterMs: number | undefined;
   toolName: (tool: MountedTool) => string;
 }
 
@@ -60,6 +68,10 @@ export function resolveMcpOptions(options: McpOptions, baseUrl: string): Resolve
     allowedOrigins: options.allowedOrigins ? [...options.allowedOrigins] : allowedHosts,
     sessionIdleMs: positive('sessionIdleMs', options.sessionIdleMs, 30 * 60_000),
     maxSessions: positive('maxSessions', options.maxSessions, 10_000),
+    releaseStreamAfterMs:
+      options.releaseStreamAfterMs === undefined
+        ? undefined
+        : positive('releaseStreamAfterMs', options.releaseStreamAfterMs, 0),
     toolName: options.toolName ?? ((tool) => tool.path),
   };
 }

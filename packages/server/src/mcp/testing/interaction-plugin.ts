@@ -30,7 +30,7 @@ export const SHIPPING_FIELDS: Record<string, FormField> = {
 
 /**
  * A plugin for the MCP tests of what a handler can do during a call, mounted under `calls`:
- * report progress and ask for a form with explicit fields.
+ * report progress, ask for a form with explicit fields, and take its time.
  */
 export function createInteractionPlugin(): Plugin {
   return definePlugin({
@@ -87,6 +87,18 @@ export function createInteractionPlugin(): Plugin {
             fields: { sure: { type: 'boolean' } },
           });
           return 'asked';
+        },
+      }),
+      defineTool({
+        path: 'calls.slow.nap',
+        name: 'Nap',
+        description: 'Returns after `ms` milliseconds, reporting progress halfway.',
+        inputSchema: z.object({ ms: z.number().int().min(0).max(5000) }),
+        async handler(_ctx, { ms }, call) {
+          await delay(ms / 2);
+          call.reportProgress(1, 2, 'Halfway');
+          await delay(ms / 2);
+          return 'rested';
         },
       }),
     ],
