@@ -1,7 +1,8 @@
 /**
  * Starts a gateway for the MCP conformance run: a fresh SQLite file in a temp dir, the conformance
  * example plugin mounted under `conformance` and served under the suite's tool names, and an admin
- * user with an MCP endpoint. Prints one JSON line `{ "url", "token" }`, then serves until SIGTERM.
+ * user with an MCP endpoint. Calls running longer than 250 ms release their SSE stream, so
+ * `test_reconnection` exercises resumption (`server-sse-polling`). Prints one JSON line `{ "url", "token" }`, then serves until SIGTERM.
  *
  * Run from the repository root: `pnpm exec tsx --tsconfig tsconfig.base.json scripts/mcp-conformance/serve.ts`
  */
@@ -12,6 +13,7 @@ import { join } from 'node:path';
 import {
   conformanceToolName,
   createConformancePlugin,
+  RECONNECTION_TOOL_MS,
 } from '../../examples/conformance/src/index.js';
 import { createGateway } from '../../packages/server/src/index.js';
 import { createEndpoint } from '../../packages/server/src/mcp-endpoints/index.js';
@@ -26,7 +28,7 @@ const gateway = await createGateway({
   host: '127.0.0.1',
   port: Number(process.env.PORT ?? 0),
   logSink: { write: (line) => process.stderr.write(line) },
-  mcp: { toolName: conformanceToolName },
+  mcp: { toolName: conformanceToolName, releaseStreamAfterMs: RECONNECTION_TOOL_MS / 3 },
 });
 gateway.services.plugins.mount({
   id: 'conformance',

@@ -29,6 +29,31 @@ describe('conformance plugin', () => {
     await expect(runTool(tool('test_error_handling'), {}, ctx)).rejects.toThrow(/intentionally/);
   });
 
+  it('reports progress, and asks for a form with every kind of choice', async () => {
+    const ctx = createTestContext({
+      approve: () => ({
+        approved: true,
+        data: { titledSingle: 'value2', titledMulti: ['value1', 'value3'] },
+      }),
+    });
+    await runTool(tool('test_tool_with_progress'), {}, ctx);
+    expect(ctx.progress).toEqual([
+      { progress: 0, total: 100 },
+      { progress: 50, total: 100 },
+      { progress: 100, total: 100 },
+    ]);
+    expect(await runTool(tool('test_elicitation_sep1330_enums'), {}, ctx)).toBe(
+      'Elicitation completed: action=accept, content={"titledSingle":"value2","titledMulti":["value1","value3"]}',
+    );
+    expect(Object.keys(ctx.elicitations[0]?.fields ?? {})).toEqual([
+      'untitledSingle',
+      'titledSingle',
+      'legacyEnum',
+      'untitledMulti',
+      'titledMulti',
+    ]);
+  });
+
   it('keeps the JSON Schema 2020-12 keywords the suite looks for', () => {
     const schema = z.toJSONSchema(tool('json_schema_2020_12_tool').inputSchema, { io: 'input' });
     expect(schema).toMatchObject({

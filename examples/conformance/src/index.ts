@@ -8,6 +8,9 @@ export const CONFORMANCE_PREFIX = 'conformance.tools.';
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const noInput = z.object({});
 
+/** How long `test_reconnection` runs: past the `releaseStreamAfterMs` the conformance run sets. */
+export const RECONNECTION_TOOL_MS = 750;
+
 const addressSchema = z
   .object({ street: z.string().optional(), city: z.string().optional() })
   .meta({ id: 'address' });
@@ -18,10 +21,15 @@ const addressSchema = z
  * such as `test_simple_text`: serve it with `createGateway({ mcp: { toolName: conformanceToolName } })`.
  *
  * Tools without an output schema return MCP content (`{ content: [...] }`) to send images, audio
- * and embedded resources; the gateway passes it through.
+ * and embedded resources; the gateway passes it through. `test_reconnection` relies on the gateway
+ * releasing the SSE stream of a long call: serve it with `mcp.releaseStreamAfterMs` below
+ * {@link RECONNECTION_TOOL_MS}.
  *
  * @example
- * const gateway = await createGateway({ plugins: [createConformancePlugin()], mcp: { toolName: conformanceToolName } });
+ * const gateway = await createGateway({
+ *   plugins: [createConformancePlugin()],
+ *   mcp: { toolName: conformanceToolName, releaseStreamAfterMs: 250 },
+ * });
  */
 export function createConformancePlugin(): Plugin {
   return definePlugin({
@@ -116,10 +124,14 @@ export function createConformancePlugin(): Plugin {
       defineTool({
         path: `${CONFORMANCE_PREFIX}test_tool_with_progress`,
         name: 'Tool with Progress',
-        description: 'Takes a moment. (Gateway tools cannot report progress yet.)',
+        description: 'Reports 0, 50 and 100 out of 100 as it runs.',
         inputSchema: noInput,
-        async handler() {
-          await delay(100);
+        async handler(_ctx, _input, call) {
+          call.reportProgress(0, 100);
+          await delay(50);
+          call.reportProgress(50, 100);
+          await delay(50);
+          call.reportProgress(100, 100);
           return 'Tool with progress executed successfully';
         },
       }),
@@ -168,6 +180,71 @@ export function createConformancePlugin(): Plugin {
           });
           const action = answer.approved ? 'accept' : 'decline';
           return `Elicitation completed: action=${action}, content=${JSON.stringify(answer.data ?? {})}`;
+        },
+      }),
+      defineTool({
+        path: `${CONFORMANCE_PREFIX}test_elicitation_sep1330_enums`,
+        name: 'Elicitation with Enums',
+        description: 'Asks for a form with every kind of choice field (SEP-1330).',
+        inputSchema: noInput,
+        async handler(ctx) {
+          const answer = await ctx.elicit({
+            toolPath: `${CONFORMANCE_PREFIX}test_elicitation_sep1330_enums`,
+            message: 'Please choose from each kind of list',
+            type: 'form',
+            fields: {
+              untitledSingle: {
+                type: 'string',
+                title: 'Untitled single',
+                enum: ['option1', 'option2', 'option3'],
+              },
+              titledSingle: {
+                type: 'string',
+                title: 'Titled single',
+                oneOf: [
+                  { const: 'value1', title: 'First Option' },
+                  { const: 'value2', title: 'Second Option' },
+                  { const: 'value3', title: 'Third Option' },
+                ],
+              },
+              legacyEnum: {
+                type: 'string',
+                title: 'Legacy titled',
+                enum: ['opt1', 'opt2', 'opt3'],
+                enumNames: ['Option One', 'Option Two', 'Option Three'],
+              },
+              untitledMulti: {
+                type: 'array',
+                title: 'Untitled multiple',
+                items: { type: 'string', enum: ['option1', 'option2', 'option3'] },
+              },
+              titledMulti: {
+                type: 'array',
+                title: 'Titled multiple',
+                items: {
+                  anyOf: [
+                    { const: 'value1', title: 'First Choice' },
+                    { const: 'value2', title: 'Second Choice' },
+                    { const: 'value3', title: 'Third Choice' },
+                  ],
+                },
+              },
+            },
+          });
+          const action = answer.approved ? 'accept' : 'decline';
+          return `Elicitation completed: action=${action}, content=${JSON.stringify(answer.data ?? {})}`;
+        },
+      }),
+      defineTool({
+        path: `${CONFORMANCE_PREFIX}test_reconnection`,
+        name: 'Reconnection',
+        description:
+          'Runs long enough for the gateway to release its SSE stream mid-call; the client reconnects for the result.',
+        inputSchema: noInput,
+        async handler(_ctx, _input, call) {
+          await delay(RECONNECTION_TOOL_MS);
+          call.signal.throwIfAborted();
+          return 'Reconnection test completed successfully';
         },
       }),
       defineTool({
