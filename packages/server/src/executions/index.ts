@@ -1,3 +1,4 @@
+export { newExecutionId } from './execution-id.js';
 export {
   type ApprovalDecision,
   type ExecutionRecord,

@@ -1,0 +1,17 @@
+/**
+ * A new execution id: a UUID version 7, whose first 48 bits are the time in milliseconds and the
+ * rest random. Ids made later sort later, so each new execution record lands at the end of the
+ * table's primary-key index instead of at a random place in it: with random (version 4) ids,
+ * every record of a batch dirtied its own index page, and storing a batch of 50 took about four
+ * times as long once the table held a few hundred thousand records.
+ *
+ * @example
+ * newExecutionId(); // '019aa5e2-3b1c-7d4e-9f60-2a8b4c6d8e0f'
+ */
+export function newExecutionId(now: number = Date.now()): string {
+  // The random parts of a version 4 UUID, with the time in front and the version set to 7; the
+  // variant bits are the same in both versions.
+  const random = crypto.randomUUID();
+  const time = now.toString(16).padStart(12, '0');
+  return `${time.slice(0, 8)}-${time.slice(8)}-7${random.slice(15)}`;
+}
