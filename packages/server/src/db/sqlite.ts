@@ -43,6 +43,12 @@ export function openSqliteDialect(path: string): SqliteDialect {
 
 /** How many prepared statements a connection keeps; the hot queries are a few dozen. */
 const STATEMENT_CACHE_SIZE = 200;
+/**
+ * Longer SQL is not kept: it is a multi-row insert (a batch of execution records), whose text
+ * varies with the batch size and which holds about 1.3 KB of memory per row, so two hundred of
+ * them would hold megabytes; preparing one is a small part of running it.
+ */
+const STATEMENT_CACHE_MAX_SQL = 1000;
 
 /**
  * better-sqlite3 refuses to bind booleans and `Date`s, which `pg` accepts. better-auth's columns
@@ -73,6 +79,7 @@ function withPortableParameters(database: Database.Database): SqliteDatabase {
       database.close();
     },
     prepare(sql) {
+      if (sql.length > STATEMENT_CACHE_MAX_SQL) return prepare(sql);
       let statement = statements.get(sql);
       if (statement === undefined) {
         statement = prepare(sql);

@@ -40,6 +40,16 @@ describe('SQLite prepared statement reuse', () => {
     expect(rows).toEqual([{ n: 0, c: 2 }]);
   });
 
+  it('runs long statements, which it does not keep, as often as asked', async () => {
+    const db = await open();
+    for (const count of [250, 251, 250]) {
+      const values = sql.join(Array.from({ length: count }, (_, i) => sql`(${`n${i}`})`));
+      await sql`insert into notes (body) values ${values}`.execute(db);
+    }
+    const { rows } = await sql`select count(*) as c from notes`.execute(db);
+    expect(rows).toEqual([{ c: 2 + 250 + 251 + 250 }]);
+  });
+
   it('streams a query that it also keeps prepared', async () => {
     const db = await open();
     const query = db.selectFrom(sql.table('notes').as('n')).select(sql.ref('body').as('body'));
