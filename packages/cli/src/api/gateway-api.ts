@@ -3,7 +3,8 @@ import { CliError } from '../cli-error.js';
 import type { Session } from '../credentials/session.js';
 import type { Io } from '../output/io.js';
 import { withSpinner } from '../output/spinner.js';
-import { type RefusalContext, refusal } from './api-error.js';
+import { GatewayRefusal, type RefusalContext, refusal } from './api-error.js';
+import { type Me, me } from './schemas.js';
 
 /** An HTTP client: the global fetch, or a stand-in in tests. */
 export type Fetch = typeof fetch;
@@ -84,12 +85,13 @@ export async function callGateway<T>(
  *
  * @example
  * const api = new GatewayApi(session, { fetch: options.fetch, io });
- * const { connections } = await api.call({ method: 'GET', path: '/api/connections', query: { userId }, schema });
+ * const { connections } = await api.call({ method: 'GET', path: '/api/connections', query: { userId: await api.userId() }, schema });
  */
 export class GatewayApi {
   readonly session: Session;
   readonly #fetch: Fetch | undefined;
   readonly #io: Io | undefined;
+  #me: Promise<Me> | undefined;
 
   constructor(session: Session, options: { fetch?: Fetch | undefined; io?: Io } = {}) {
     this.session = session;
@@ -100,6 +102,44 @@ export class GatewayApi {
   /** The gateway's base URL. */
   get base(): string {
     return this.session.url;
+  }
+
+  /**
+   * Whose the token is (`GET /api/me`): a user, a service account or the service secret. Asked
+   * once; later calls reuse the answer.
+   *
+   * @throws CliError as {@link callGateway} (exit 4 when the gateway rejects the token).
+   */
+  me(): Promise<Me> {
+    this.#me ??= this.call({ method: 'GET', path: '/api/me', schema: me });
+    return this.#me;
+  }
+
+  /**
+   * The user the user-scoped routes act for (their `userId`): the session's, from
+   * `GATEWAY_USER_ID` or the stored sign-in, else the token's own user, asked of the gateway
+   * once ({@link me}).
+   *
+   * @throws CliError (exit 4) when the token is no user's (a service account key, or the service
+   * secret without `GATEWAY_USER_ID`), or the gateway is too old to say whose it is.
+   */
+  async userId(): Promise<string> {
+    if (this.session.userId !== undefined) return this.session.userId;
+    const token = this.session.source === 'env' ? 'GATEWAY_TOKEN' : 'The stored token';
+    const caller = await this.me().catch((error: unknown) => {
+      if (!(error instanceof GatewayRefusal && error.status === 404)) throw error;
+      throw new CliError(
+        `The gateway at ${this.base} cannot say whose ${token} is (it has no GET /api/me; an older version?); set GATEWAY_USER_ID to your user id`,
+        { exitCode: 4, cause: error },
+      );
+    });
+    if (caller.kind === 'user') return caller.userId;
+    throw new CliError(
+      caller.kind === 'service_account'
+        ? `${token} is a service account key; user commands need a CLI token from \`gateway login\``
+        : `${token} is the service secret, which is no user; set GATEWAY_USER_ID to the user to act for, or use a CLI token from \`gateway login\``,
+      { exitCode: 4 },
+    );
   }
 
   call<T>(request: ApiRequest<T>): Promise<T> {

@@ -26,6 +26,26 @@ export const cliTokenList = z.looseObject({
   ),
 });
 
+/** `GET /api/me`: whose the token is, by kind. */
+export const me = z.discriminatedUnion('kind', [
+  z.looseObject({
+    kind: z.literal('user'),
+    userId: z.string(),
+    email: z.string(),
+    name: z.string(),
+    roleId: z.string(),
+    isAdmin: z.boolean(),
+  }),
+  z.looseObject({
+    kind: z.literal('service_account'),
+    serviceAccountId: z.string(),
+    name: z.string(),
+    roleId: z.string(),
+  }),
+  z.looseObject({ kind: z.literal('service') }),
+]);
+export type Me = z.infer<typeof me>;
+
 /** `DELETE` answers. */
 export const deleted = z.looseObject({ deleted: z.array(z.string()) });
 

@@ -12,7 +12,6 @@ export {
   loadSession,
   NOT_SIGNED_IN,
   requireSession,
-  requireUserId,
   resolveServerUrl,
   type Session,
   type SessionOptions,

@@ -18,7 +18,10 @@ export interface SessionOptions {
 export interface Session {
   url: string;
   token: string;
-  /** Undefined only with a `GATEWAY_TOKEN` whose user nothing names (see `GATEWAY_USER_ID`). */
+  /**
+   * The user the commands act for. Undefined with a `GATEWAY_TOKEN` that neither
+   * `GATEWAY_USER_ID` nor a stored sign-in names: `GatewayApi.userId()` then asks the gateway.
+   */
   userId: string | undefined;
   /** The CLI token's id, when known (revoked at logout). */
   tokenId?: string | undefined;
@@ -47,9 +50,10 @@ export async function resolveServerUrl(io: Io, flag: string | undefined): Promis
 }
 
 /**
- * The credential a command uses: `GATEWAY_TOKEN` when set (for CI; its user comes from
- * `GATEWAY_USER_ID`, or from a stored sign-in with the same token), else the one `gateway login`
- * stored for the gateway. Undefined when there is none.
+ * The credential a command uses: `GATEWAY_TOKEN` when set (for CI; the user to act for is
+ * `GATEWAY_USER_ID` when set, else the stored sign-in's with the same token, else left for
+ * `GatewayApi.userId()` to ask the gateway), else the one `gateway login` stored for the
+ * gateway. Undefined when there is none.
  */
 export async function loadSession(options: SessionOptions): Promise<Session | undefined> {
   const { io } = options;
@@ -88,17 +92,4 @@ export async function requireSession(options: SessionOptions): Promise<Session> 
   const session = await loadSession(options);
   if (session === undefined) throw new CliError(NOT_SIGNED_IN, { exitCode: 4 });
   return session;
-}
-
-/**
- * The signed-in user's id, which the routes acting for a user take as `userId`.
- *
- * @throws CliError (exit 4) for a `GATEWAY_TOKEN` whose user nothing names.
- */
-export function requireUserId(session: Session): string {
-  if (session.userId !== undefined) return session.userId;
-  throw new CliError(
-    'GATEWAY_TOKEN is set but not whose it is; set GATEWAY_USER_ID to your user id as well (`gateway whoami` prints it where you signed in)',
-    { exitCode: 4 },
-  );
 }

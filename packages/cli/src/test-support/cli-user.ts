@@ -127,3 +127,21 @@ export async function revokeTokensOf(user: CliUser): Promise<void> {
     expect(response.status).toBe(200);
   }
 }
+
+/**
+ * Creates a service account with `roleId` as the admin `admin` (`POST /api/service-accounts`) and
+ * returns its id and `gw_sa_` key.
+ */
+export async function createServiceAccount(
+  admin: CliUser,
+  name: string,
+  roleId = 'member',
+): Promise<{ id: string; key: string }> {
+  const response = await fetch(`${admin.url}/api/service-accounts`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${admin.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ name, roleId }),
+  });
+  expect(response.status).toBe(201);
+  return (await response.json()) as { id: string; key: string };
+}

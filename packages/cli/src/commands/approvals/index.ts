@@ -1,6 +1,5 @@
 import { type Approval, approvalDecided, approvalPage } from '../../api/schemas.js';
 import { type SignedInOptions, signedInApi } from '../../api/signed-in.js';
-import { requireUserId } from '../../credentials/session.js';
 import { createColors } from '../../output/color.js';
 import { printJson, printTable } from '../../output/table.js';
 
@@ -23,7 +22,7 @@ export async function runApprovalsList(options: ApprovalsListOptions): Promise<A
   const { approvals } = await api.call({
     method: 'GET',
     path: '/api/approvals',
-    query: { userId: requireUserId(api.session), status: options.all ? 'all' : 'pending' },
+    query: { userId: await api.userId(), status: options.all ? 'all' : 'pending' },
     schema: approvalPage,
   });
   if (options.json) {

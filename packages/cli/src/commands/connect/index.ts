@@ -2,7 +2,6 @@ import type { GatewayApi } from '../../api/gateway-api.js';
 import { type Connector, connectionCreated, connectorList } from '../../api/schemas.js';
 import { type SignedInOptions, signedInApi } from '../../api/signed-in.js';
 import { CliError } from '../../cli-error.js';
-import { requireUserId } from '../../credentials/session.js';
 import type { BrowserOpener } from '../../loopback/browser.js';
 import { runBrowserFlow } from '../../loopback/browser-flow.js';
 import { createState } from '../../loopback/pkce.js';
@@ -93,9 +92,10 @@ async function connectApiKey(
       exitCode: 2,
     });
   }
+  // Before asking for the key, so a token that is no user's fails without a prompt first.
+  const userId = options.team ? undefined : await api.userId();
   const secret = await readSecret(connector, options);
   const instanceName = options.instanceName ?? 'default';
-  const userId = options.team ? undefined : requireUserId(api.session);
   const created = await api.call({
     method: 'POST',
     path: options.team ? '/api/team/connections' : '/api/connections',

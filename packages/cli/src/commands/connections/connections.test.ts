@@ -2,7 +2,12 @@ import { Readable } from 'node:stream';
 import { definePlugin, defineTool, type Plugin } from '@gateway/sdk';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { cliFailure, revokeTokensOf, signInCli } from '../../test-support/cli-user.js';
+import {
+  cliFailure,
+  createServiceAccount,
+  revokeTokensOf,
+  signInCli,
+} from '../../test-support/cli-user.js';
 import { startGateway } from '../../test-support/gateway-server.js';
 import { runConnect } from '../connect/index.js';
 import { runConnectionsList, runConnectionsRm } from './index.js';
@@ -121,5 +126,43 @@ describe('gateway connections', () => {
     const error = await cliFailure(runConnectionsList(ada.options()));
     expect(error.exitCode).toBe(4);
     expect(error.message).toBe('Not signed in. Run `gateway login`.');
+  });
+
+  it('works with GATEWAY_TOKEN alone: the gateway says whose it is', async () => {
+    const { admin, ada } = await setUp();
+    // The admin's machine, Ada's token, no GATEWAY_USER_ID: Ada's connections.
+    const ci = () => admin.options({ GATEWAY_TOKEN: ada.token });
+    const created = await runConnect({
+      ...ci(),
+      tool: 'weather',
+      instanceName: 'CI',
+      secretStdin: true,
+      stdin: Readable.from(['sk-ci-0123456789']),
+    });
+    if (created.kind !== 'api_key') throw new Error('expected an API-key connection');
+    const listed = await runConnectionsList(ci());
+    expect(listed.map((item) => [item.id, item.instanceName])).toEqual([[created.id, 'CI']]);
+    await expect(runConnectionsList(ada.options())).resolves.toHaveLength(1);
+    await expect(runConnectionsList(admin.options())).resolves.toEqual([]);
+    await expect(runConnectionsRm({ ...ci(), id: created.id })).resolves.toEqual([created.id]);
+  });
+
+  it('refuses a service account key in GATEWAY_TOKEN in one line, before asking for a key', async () => {
+    const { admin } = await setUp();
+    const { key } = await createServiceAccount(admin, 'nightly-report');
+    const message =
+      'GATEWAY_TOKEN is a service account key; user commands need a CLI token from `gateway login`';
+    const listed = await cliFailure(runConnectionsList(admin.options({ GATEWAY_TOKEN: key })));
+    expect([listed.exitCode, listed.message]).toEqual([4, message]);
+    const connected = await cliFailure(
+      runConnect({
+        ...admin.options({ GATEWAY_TOKEN: key }),
+        tool: 'weather',
+        askSecret: async () => {
+          throw new Error('asked for a key although the token cannot store it');
+        },
+      }),
+    );
+    expect([connected.exitCode, connected.message]).toEqual([4, message]);
   });
 });

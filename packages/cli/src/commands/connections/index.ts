@@ -1,6 +1,5 @@
 import { connectionList, deleted, teamConnectionList } from '../../api/schemas.js';
 import { type SignedInOptions, signedInApi } from '../../api/signed-in.js';
-import { requireUserId } from '../../credentials/session.js';
 import { createColors } from '../../output/color.js';
 import { printJson, printTable } from '../../output/table.js';
 
@@ -55,7 +54,7 @@ export async function runConnectionsList(
     const answer = await api.call({
       method: 'GET',
       path: '/api/connections',
-      query: { userId: requireUserId(api.session) },
+      query: { userId: await api.userId() },
       schema: connectionList,
     });
     connections = answer.connections.map((item) => ({
@@ -117,7 +116,7 @@ export async function runConnectionsRm(options: ConnectionsRmOptions): Promise<s
   const answer = await api.call({
     method: 'DELETE',
     path: options.team ? `/api/team/connections/${id}` : `/api/connections/${id}`,
-    ...(options.team ? {} : { query: { userId: requireUserId(api.session) } }),
+    ...(options.team ? {} : { query: { userId: await api.userId() } }),
     schema: deleted,
     notFoundHint: `see \`gateway connections list${options.team ? ' --team' : ''}\``,
   });

@@ -1,6 +1,5 @@
 import { deleted, endpointCreated, endpointList } from '../../api/schemas.js';
 import { type SignedInOptions, signedInApi } from '../../api/signed-in.js';
-import { requireUserId } from '../../credentials/session.js';
 import { createColors } from '../../output/color.js';
 import { printJson, printTable } from '../../output/table.js';
 import { type McpClientConfigs, mcpClientConfigs, serverName } from './mcp-client-configs.js';
@@ -41,7 +40,7 @@ export async function runEndpointsCreate(
     method: 'POST',
     path: '/api/connections/mcp-endpoints',
     body: {
-      userId: requireUserId(api.session),
+      userId: await api.userId(),
       name: options.name,
       ...(options.description === undefined ? {} : { description: options.description }),
     },
@@ -89,7 +88,7 @@ export async function runEndpointsList(options: EndpointsListOptions) {
   const { endpoints } = await api.call({
     method: 'GET',
     path: '/api/connections/mcp-endpoints',
-    query: { userId: requireUserId(api.session) },
+    query: { userId: await api.userId() },
     schema: endpointList,
   });
   if (options.json) {
@@ -131,7 +130,7 @@ export async function runEndpointsRm(options: EndpointsRmOptions): Promise<strin
   const answer = await api.call({
     method: 'DELETE',
     path: `/api/connections/mcp-endpoints/${encodeURIComponent(options.id)}`,
-    query: { userId: requireUserId(api.session) },
+    query: { userId: await api.userId() },
     schema: deleted,
     notFoundHint: 'see `gateway endpoints list`',
   });

@@ -1,6 +1,5 @@
 import { resolvedTools } from '../../api/schemas.js';
 import { type SignedInOptions, signedInApi } from '../../api/signed-in.js';
-import { requireUserId } from '../../credentials/session.js';
 import { printJson, printTable } from '../../output/table.js';
 
 /** Options of `runTools()`. */
@@ -28,7 +27,7 @@ export async function runTools(options: ToolsOptions): Promise<ResolvedTool[]> {
   const answer = await api.call({
     method: 'GET',
     path: '/api/policy/resolve',
-    query: { userId: requireUserId(api.session) },
+    query: { userId: await api.userId() },
     schema: resolvedTools,
   });
   if (options.json) {

@@ -52,6 +52,10 @@ describe('gateway tools', () => {
       /^PATH\s+NAME\s+NEEDS\s+ASKS FIRST\nnotes\.items\.list\s+List Notes\s+-\s+no\n$/,
     );
 
+    // In CI, Ada's token alone: the gateway says whose it is.
+    const ci = await runTools(admin.options({ GATEWAY_TOKEN: ada.token }));
+    expect(ci.map((tool) => tool.path)).toEqual(['notes.items.list']);
+
     await runRolesSet({ ...admin.options(), id: 'notes-reader', patterns: ['notes.**'] });
     const json = ada.options();
     const tools = await runTools({ ...json, json: true });
