@@ -267,7 +267,7 @@ function declareUserCommands(
       .command('whoami')
       .summary('show who the CLI acts as')
       .description(
-        'Show the signed-in user id, the gateway, and which store holds the credential: the OS keychain, the credentials file or GATEWAY_TOKEN. Checks the token with the gateway.',
+        "Ask the gateway whose the token is (GET /api/me, which also checks it still works) and show it: the user's email, id and role, or the service account; the gateway; and which store holds the credential: the OS keychain, the credentials file or GATEWAY_TOKEN.",
       )
       .addHelpText('after', examples('gateway whoami', 'gateway whoami --json')),
   ).action(async (flags: UrlFlags) => {

@@ -1,7 +1,6 @@
-import { GatewayRefusal } from '../../api/api-error.js';
 import type { Fetch } from '../../api/gateway-api.js';
 import { GatewayApi } from '../../api/gateway-api.js';
-import { cliTokenList } from '../../api/schemas.js';
+import type { Me } from '../../api/schemas.js';
 import type { CredentialSource } from '../../credentials/credential-store.js';
 import type { Keychain } from '../../credentials/keychain.js';
 import { requireSession } from '../../credentials/session.js';
@@ -22,8 +21,22 @@ export interface WhoamiOptions {
 /** Who the CLI acts as, and where the credential is. */
 export interface WhoamiResult {
   url: string;
-  /** Null for a `GATEWAY_TOKEN` without `GATEWAY_USER_ID`. */
+  /** Whose the token is, as the gateway says (`GET /api/me`). */
+  kind: Me['kind'];
+  /** The token's user; null for a service account key or the service secret. */
   userId: string | null;
+  /** The user's email (`kind: 'user'`). */
+  email?: string;
+  /** The user's or the service account's name. */
+  name?: string;
+  /** The role that applies to the user or service account. */
+  roleId?: string;
+  /** Whether the user is an admin (`kind: 'user'`). */
+  isAdmin?: boolean;
+  /** `kind: 'service_account'`. */
+  serviceAccountId?: string;
+  /** `GATEWAY_USER_ID`, when it names another user than the token's: whom user commands act for. */
+  actingFor?: string;
   /** `keychain`, `file` or `env` (`GATEWAY_TOKEN`). */
   store: CredentialSource;
   /** The credentials file, when `store` is `file`. */
@@ -38,27 +51,75 @@ const STORE_NAMES: Record<CredentialSource, string> = {
   env: 'GATEWAY_TOKEN (environment)',
 };
 
+/** The fields of `GET /api/me` that `whoami` shows, by kind (nothing unknown is passed on). */
+function callerFields(caller: Me): Omit<WhoamiResult, 'url' | 'store' | 'file' | 'token'> {
+  switch (caller.kind) {
+    case 'user':
+      return {
+        kind: 'user',
+        userId: caller.userId,
+        email: caller.email,
+        name: caller.name,
+        roleId: caller.roleId,
+        isAdmin: caller.isAdmin,
+      };
+    case 'service_account':
+      return {
+        kind: 'service_account',
+        userId: null,
+        serviceAccountId: caller.serviceAccountId,
+        name: caller.name,
+        roleId: caller.roleId,
+      };
+    case 'service':
+      return { kind: 'service', userId: null };
+  }
+}
+
+/** The lines under "Signed in to ...", labels aligned. */
+function describe(result: WhoamiResult, where: string): string {
+  const rows: [string, string][] = [];
+  if (result.kind === 'user') {
+    rows.push(['user', `${result.email} (${result.userId})`]);
+    rows.push(['role', result.roleId ?? '']);
+  } else if (result.kind === 'service_account') {
+    rows.push(['service account', `${result.name} (${result.serviceAccountId})`]);
+    rows.push(['role', result.roleId ?? '']);
+  } else {
+    rows.push(['caller', 'the service secret (SERVICE_API_SECRET), no user']);
+  }
+  if (result.actingFor !== undefined) {
+    rows.push(['acting for', `${result.actingFor} (GATEWAY_USER_ID)`]);
+  }
+  rows.push(['token', `${result.token}, from ${where}`]);
+  const width = Math.max(...rows.map(([label]) => label.length)) + 1;
+  return rows.map(([label, value]) => `  ${`${label}:`.padEnd(width)} ${value}\n`).join('');
+}
+
 /**
- * `gateway whoami`: the signed-in user's id, the gateway, and which store holds the credential
- * (OS keychain, credentials file, or `GATEWAY_TOKEN`). Checks with the gateway that the token
- * still works.
+ * `gateway whoami`: whose the token is, as the gateway says (`GET /api/me`: a user with their
+ * email and role, a service account, or the service secret), the gateway, and which store holds
+ * the credential (OS keychain, credentials file, or `GATEWAY_TOKEN`). Asking the gateway also
+ * proves the token still works.
  *
  * @throws CliError (exit 4) when not signed in or the gateway rejects the token.
  */
 export async function runWhoami(options: WhoamiOptions): Promise<WhoamiResult> {
   const { io } = options;
   const session = await requireSession(options);
-  // Any authenticated read proves the token; this one also works for every CLI token.
   const api = new GatewayApi(session, { fetch: options.fetch, io });
-  try {
-    await api.call({ method: 'GET', path: '/api/cli/tokens', schema: cliTokenList });
-  } catch (error) {
-    // 403: a token that is not a user's (a service account key in GATEWAY_TOKEN), yet valid.
-    if (!(error instanceof GatewayRefusal && error.status === 403)) throw error;
-  }
+  const caller = callerFields(await api.me());
+  // A service account acts for nobody, whatever GATEWAY_USER_ID says.
+  const actingFor =
+    caller.kind !== 'service_account' &&
+    session.userId !== undefined &&
+    session.userId !== caller.userId
+      ? session.userId
+      : undefined;
   const result: WhoamiResult = {
     url: session.url,
-    userId: session.userId ?? null,
+    ...caller,
+    ...(actingFor === undefined ? {} : { actingFor }),
     store: session.source,
     ...(session.file === undefined ? {} : { file: session.file }),
     token: maskToken(session.token),
@@ -71,10 +132,6 @@ export async function runWhoami(options: WhoamiOptions): Promise<WhoamiResult> {
     session.file === undefined
       ? STORE_NAMES[session.source]
       : `${STORE_NAMES.file} ${session.file}`;
-  io.stdout.write(
-    `Signed in to ${session.url}\n` +
-      `  user:  ${session.userId ?? 'unknown (set GATEWAY_USER_ID)'}\n` +
-      `  token: ${result.token}, from ${where}\n`,
-  );
+  io.stdout.write(`Signed in to ${session.url}\n${describe(result, where)}`);
   return result;
 }

@@ -1,11 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { cliFailure, revokeTokensOf, signInCli } from '../../test-support/cli-user.js';
-import { startGateway } from '../../test-support/gateway-server.js';
+import {
+  cliFailure,
+  createServiceAccount,
+  revokeTokensOf,
+  signInCli,
+} from '../../test-support/cli-user.js';
+import { SERVICE_SECRET, startGateway } from '../../test-support/gateway-server.js';
 import { runWhoami } from './index.js';
 
 describe('gateway whoami', () => {
-  it('says who is signed in, where, and which store holds the credential', async () => {
+  it('says who is signed in, with email and role, where, and which store holds the credential', async () => {
     const { url } = await startGateway();
+    // The first user to sign up is the admin.
+    await signInCli(url, 'admin@example.test');
     const ada = await signInCli(url, 'ada@example.test');
     const options = ada.options();
     // No --url: the gateway of the last login.
@@ -13,13 +20,21 @@ describe('gateway whoami', () => {
     const file = `${ada.home}/.config/gateway/credentials.json`;
     expect(result).toEqual({
       url,
+      kind: 'user',
       userId: ada.userId,
+      email: 'ada@example.test',
+      name: 'ada',
+      roleId: 'member',
+      isAdmin: false,
       store: 'file',
       file,
       token: `gw_cli_••••••••${ada.token.slice(-4)}`,
     });
     expect(options.io.out()).toBe(
-      `Signed in to ${url}\n  user:  ${ada.userId}\n  token: gw_cli_••••••••${ada.token.slice(-4)}, from the credentials file ${file}\n`,
+      `Signed in to ${url}\n` +
+        `  user:  ada@example.test (${ada.userId})\n` +
+        '  role:  member\n' +
+        `  token: gw_cli_••••••••${ada.token.slice(-4)}, from the credentials file ${file}\n`,
     );
 
     const json = ada.options();
@@ -28,37 +43,80 @@ describe('gateway whoami', () => {
     expect(json.io.out()).not.toContain(ada.token);
   });
 
-  it('lets GATEWAY_TOKEN override the stored credential', async () => {
+  it('lets GATEWAY_TOKEN override the stored credential, and needs nothing else', async () => {
     const { url } = await startGateway();
-    const ada = await signInCli(url, 'ada@example.test');
+    const admin = await signInCli(url, 'admin@example.test');
     const bob = await signInCli(url, 'bob@example.test');
 
-    // Ada's home, Bob's token: Bob is who the CLI acts as, once his id is given too.
-    const overridden = ada.options({ GATEWAY_TOKEN: bob.token, GATEWAY_USER_ID: bob.userId });
-    await expect(runWhoami({ ...overridden, json: true })).resolves.toMatchObject({
+    // Bob's home, the admin's token: the admin is who the CLI acts as.
+    const overridden = bob.options({ GATEWAY_TOKEN: admin.token });
+    await expect(runWhoami({ ...overridden, json: true })).resolves.toEqual({
       url,
-      userId: bob.userId,
+      kind: 'user',
+      userId: admin.userId,
+      email: 'admin@example.test',
+      name: 'admin',
+      roleId: 'admin',
+      isAdmin: true,
       store: 'env',
+      token: `gw_cli_••••••••${admin.token.slice(-4)}`,
     });
-    // The same token as stored: its user is known without GATEWAY_USER_ID.
-    const same = ada.options({ GATEWAY_TOKEN: ada.token });
-    await expect(runWhoami(same)).resolves.toMatchObject({ userId: ada.userId, store: 'env' });
-    expect(same.io.out()).toContain('from GATEWAY_TOKEN (environment)');
     // With GATEWAY_URL and GATEWAY_TOKEN alone, no stored sign-in is needed at all.
-    const ci = bob.options({ GATEWAY_TOKEN: ada.token, GATEWAY_URL: url });
+    const ci = bob.options({ GATEWAY_TOKEN: admin.token, GATEWAY_URL: url });
     await expect(runWhoami({ io: ci.io, keychain: null })).resolves.toMatchObject({
-      userId: null,
+      userId: admin.userId,
       store: 'env',
     });
-    expect(ci.io.out()).toContain('user:  unknown (set GATEWAY_USER_ID)');
+    expect(ci.io.out()).toContain(`user:  admin@example.test (${admin.userId})`);
+    expect(ci.io.out()).toContain('from GATEWAY_TOKEN (environment)');
+
+    // GATEWAY_USER_ID naming another user: whom the user commands act for (an admin may).
+    const acting = bob.options({ GATEWAY_TOKEN: admin.token, GATEWAY_USER_ID: bob.userId });
+    await expect(runWhoami(acting)).resolves.toMatchObject({
+      userId: admin.userId,
+      actingFor: bob.userId,
+    });
+    expect(acting.io.out()).toContain(`  acting for: ${bob.userId} (GATEWAY_USER_ID)\n`);
 
     const rejected = await cliFailure(
-      runWhoami(ada.options({ GATEWAY_TOKEN: 'gw_cli_not-a-real-token' })),
+      runWhoami(bob.options({ GATEWAY_TOKEN: 'gw_cli_not-a-real-token' })),
     );
     expect(rejected.exitCode).toBe(4);
     expect(rejected.message).toBe(
       `The gateway at ${url} rejected GATEWAY_TOKEN; set a valid token, or unset it and run \`gateway login\``,
     );
+  });
+
+  it('names a service account key in GATEWAY_TOKEN, and the service secret', async () => {
+    const { url } = await startGateway();
+    const admin = await signInCli(url, 'admin@example.test');
+    const account = await createServiceAccount(admin, 'nightly-report');
+    const options = admin.options({ GATEWAY_TOKEN: account.key });
+    await expect(runWhoami(options)).resolves.toEqual({
+      url,
+      kind: 'service_account',
+      userId: null,
+      serviceAccountId: account.id,
+      name: 'nightly-report',
+      roleId: 'member',
+      store: 'env',
+      token: `gw_sa_••••••••${account.key.slice(-4)}`,
+    });
+    expect(options.io.out()).toBe(
+      `Signed in to ${url}\n` +
+        `  service account: nightly-report (${account.id})\n` +
+        '  role:            member\n' +
+        `  token:           gw_sa_••••••••${account.key.slice(-4)}, from GATEWAY_TOKEN (environment)\n`,
+    );
+    expect(options.io.out()).not.toContain(account.key);
+
+    const service = admin.options({ GATEWAY_TOKEN: SERVICE_SECRET });
+    await expect(runWhoami({ ...service, json: true })).resolves.toMatchObject({
+      kind: 'service',
+      userId: null,
+      store: 'env',
+    });
+    expect(service.io.out()).not.toContain(SERVICE_SECRET);
   });
 
   it('exits 4 when not signed in, or when the token was revoked', async () => {
