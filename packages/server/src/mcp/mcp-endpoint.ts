@@ -2,7 +2,6 @@ import {
   createMcpHandler,
   isJsonContentType,
   isLegacyRequest,
-  legacyStatelessFallback,
   readRequestBody,
   validateHostHeader,
   validateOriginHeader,
@@ -34,8 +33,7 @@ export class McpEndpoint {
   readonly #runtime: McpRuntime;
   readonly #authenticate: (token: string | undefined) => Promise<McpPrincipal>;
   readonly #principals = new WeakMap<Request, McpPrincipal>();
-  readonly #modern: ReturnType<typeof createMcpHandler>;
-  readonly #stateless: ReturnType<typeof legacyStatelessFallback>;
+  readonly #handler: ReturnType<typeof createMcpHandler>;
   readonly #sessions: LegacySessions;
   readonly #stopWatching: () => void;
 
@@ -60,12 +58,11 @@ export class McpEndpoint {
         context.era === 'modern' ? 'modern' : 'stateless',
       );
     };
-    this.#modern = createMcpHandler(factory, {
-      legacy: 'reject',
+    // 2025 requests outside a session are served statelessly by the handler's own fallback: the
+    // handler classifies each request once, where asking isLegacyRequest() first did it twice.
+    this.#handler = createMcpHandler(factory, {
+      legacy: 'stateless',
       onerror,
-      maxRequestBodySize: resolved.maxBodyBytes,
-    });
-    this.#stateless = legacyStatelessFallback(factory, onerror, {
       maxRequestBodySize: resolved.maxBodyBytes,
     });
     this.#sessions = new LegacySessions({
@@ -75,7 +72,7 @@ export class McpEndpoint {
       maxBodyBytes: resolved.maxBodyBytes,
     });
     this.#stopWatching = services.plugins.onChange(() => {
-      this.#modern.notify.toolsChanged();
+      this.#handler.notify.toolsChanged();
       this.#sessions.toolsChanged();
     });
   }
@@ -139,21 +136,21 @@ export class McpEndpoint {
     }
 
     const parsed = body === undefined ? {} : { parsedBody: body };
-    if (await isLegacyRequest(request, body, { maxRequestBodySize: options.maxBodyBytes })) {
-      if (this.#sessions.claims(request, body))
-        return this.#sessions.handle(request, principal, body);
-      this.#principals.set(request, principal);
-      return this.#stateless(request, parsed);
+    if (
+      this.#sessions.claims(request, body) &&
+      (await isLegacyRequest(request, body, { maxRequestBodySize: options.maxBodyBytes }))
+    ) {
+      return this.#sessions.handle(request, principal, body);
     }
     this.#principals.set(request, principal);
-    return this.#modern.fetch(request, parsed);
+    return this.#handler.fetch(request, parsed);
   }
 
   /** Closes every session and in-flight exchange (the gateway is stopping). */
   async close(): Promise<void> {
     this.#stopWatching();
     await this.#sessions.closeAll();
-    await this.#modern.close();
+    await this.#handler.close();
   }
 }
 
