@@ -53,15 +53,20 @@ export function createMcpAuthenticator(database: GatewayDatabase) {
       .select(['id', 'user_id'])
       .where('token_hash', '=', param('hash')),
   );
+  // Scalar subqueries rather than a join, which SQLite would prepare again on every run (see
+  // prepareRoleLookups in policy/role-store.ts).
   const accountQuery = prepareQuery(db, ['hash'], (param) =>
     db
       .selectFrom('api_tokens')
-      .innerJoin('service_accounts', 'service_accounts.id', 'api_tokens.service_account_id')
-      .select([
+      .select((eb) => [
         'api_tokens.id',
         'api_tokens.expires_at',
-        'service_accounts.id as account',
-        'service_accounts.role_id',
+        'api_tokens.service_account_id as account',
+        eb
+          .selectFrom('service_accounts')
+          .select('service_accounts.role_id')
+          .whereRef('service_accounts.id', '=', 'api_tokens.service_account_id')
+          .as('role_id'),
       ])
       .where('api_tokens.token_hash', '=', param('hash'))
       .where('api_tokens.kind', '=', 'service_account')
@@ -79,8 +84,10 @@ export function createMcpAuthenticator(database: GatewayDatabase) {
     const now = new Date().toISOString();
     const [row] = await accountQuery({ hash: hashToken(token) });
     if (row === undefined || (row.expires_at !== null && row.expires_at <= now)) return undefined;
+    const { account, role_id: roleId } = row;
+    if (account === null || roleId === null) return undefined;
     recordTokenUse(db, 'api_tokens', row.id);
-    return { kind: 'service_account', serviceAccountId: row.account, roleId: row.role_id };
+    return { kind: 'service_account', serviceAccountId: account, roleId };
   };
 
   return async function authenticate(token: string | undefined): Promise<McpPrincipal> {
