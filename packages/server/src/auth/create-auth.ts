@@ -1,4 +1,5 @@
 import { type BetterAuthOptions, betterAuth } from 'better-auth';
+import { getSessionFromCtx } from 'better-auth/api';
 import { genericOAuth } from 'better-auth/plugins';
 import { oauthClient, trustedProxies as trustedProxiesFromEnv } from '../config/env.js';
 import { OAUTH_PROVIDERS } from '../connectors/index.js';
@@ -65,13 +66,30 @@ function buildAuth(services: AuthServices, options: GatewayAuthOptions, limits: 
       encryptOAuthTokens: true,
       accountLinking: {
         enabled: true,
-        // Every shipped provider verifies the email it reports; without this a second provider
-        // with the same email fails with account_not_linked.
+        // The spec puts every shipped provider here; without it a second provider with the same
+        // email fails with account_not_linked. Being trusted also links when the provider says
+        // the email is NOT verified (GitHub, Discord and Microsoft report it), which
+        // `user.validateUserInfo` below refuses.
         trustedProviders: OAUTH_PROVIDERS.map((provider) => provider.id),
         // Connecting a tool account (a work GitHub) to a gateway account with another email is
         // the point of `gateway connect`. Only an explicit link by a signed-in user can do it;
         // sign-in still links by email match alone.
         allowDifferentEmails: true,
+      },
+    },
+    user: {
+      validateUserInfo: async ({ user, source }, ctx) => {
+        if (source.action !== 'link-account' || user.emailVerified !== false) return;
+        // Linking by email match to an address the provider has not verified would let anyone
+        // who types a victim's email at that provider into the victim's account. Only the
+        // signed-in owner may link such an account, explicitly (`gateway connect`, the web app).
+        const session = await getSessionFromCtx(ctx).catch(() => null);
+        if (session?.user.id === user.id) return;
+        return {
+          error: 'email_not_verified',
+          errorDescription:
+            'This provider has not verified the email address; sign in as before, then connect this account from the Tools tab',
+        };
       },
     },
     databaseHooks: {
