@@ -1,6 +1,7 @@
 import type { Role } from '@gateway/sdk';
 import type { Kysely } from 'kysely';
 import type { DatabaseSchema, RoleRow } from '../db/index.js';
+import { rowLocksSupported } from '../db/locks.js';
 import { prepareQuery } from '../db/prepared-query.js';
 
 type Db = Kysely<DatabaseSchema>;
@@ -191,6 +192,17 @@ export async function assignRoleRow(
       .where('user_id', '=', userId)
       .executeTakeFirst();
     if (current?.role_id === adminRoleId && roleId !== adminRoleId) {
+      // Two admins demoting each other at once would each count two admins and both go ahead.
+      // On PostgreSQL the admin role's row puts them in line: the second counts after the first
+      // commits. (SQLite has one writer; a transaction that read stale data fails to write.)
+      if (rowLocksSupported(trx)) {
+        await trx
+          .selectFrom('roles')
+          .select('id')
+          .where('id', '=', adminRoleId)
+          .forUpdate()
+          .execute();
+      }
       const admins = await trx
         .selectFrom('user_roles')
         .select((eb) => eb.fn.countAll<number>().as('count'))
