@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { type Migration, Migrator } from 'kysely/migration';
 import type { GatewayDatabase } from './database.js';
 import { migrations as allMigrations, type GatewayMigration } from './migrations/index.js';
@@ -22,6 +23,11 @@ export async function migrate(
 ): Promise<string[]> {
   const migrator = new Migrator({
     db: database.db,
+    // Named, or kysely looks for its migration tables in every schema: another schema's (a
+    // second app, a parallel test) would pass for ours and leave this one never created.
+    ...(database.dialect === 'postgres'
+      ? { migrationTableSchema: await currentSchema(database) }
+      : {}),
     provider: {
       getMigrations: async () =>
         Object.fromEntries(
@@ -46,4 +52,18 @@ export async function migrate(
   return results
     .filter((result) => result.status === 'Success')
     .map((result) => result.migrationName);
+}
+
+/** The schema unqualified names resolve to (the first of `search_path` that exists). */
+async function currentSchema(database: GatewayDatabase): Promise<string> {
+  const { rows } = await sql<{ schema: string | null }>`select current_schema() as schema`.execute(
+    database.db,
+  );
+  const schema = rows[0]?.schema;
+  if (!schema) {
+    throw new Error(
+      'PostgreSQL has no current schema: create the schema named first in search_path, or set one that exists',
+    );
+  }
+  return schema;
 }
