@@ -2,7 +2,6 @@ import {
   createMcpHandler,
   isJsonContentType,
   isLegacyRequest,
-  readRequestBody,
   validateHostHeader,
   validateOriginHeader,
 } from '@modelcontextprotocol/server';
@@ -11,6 +10,7 @@ import { createToolServer } from './create-server.js';
 import { LegacySessions } from './legacy-sessions.js';
 import { type McpOptions, resolveMcpOptions } from './options.js';
 import { createMcpAuthenticator, McpAuthError, type McpPrincipal } from './principal.js';
+import { readBody } from './read-body.js';
 import { createRoundStateCodec } from './request-state.js';
 import type { McpRuntime } from './runtime.js';
 import { ToolIndexCache } from './tool-list.js';
@@ -117,7 +117,7 @@ export class McpEndpoint {
       if (!isJsonContentType(request.headers.get('content-type'))) {
         return rpcError(415, -32000, 'Unsupported Media Type: send Content-Type: application/json');
       }
-      const read = await readRequestBody(request, options.maxBodyBytes);
+      const read = await readBody(request, options.maxBodyBytes);
       if (read.tooLarge) {
         return rpcError(
           413,
