@@ -10,7 +10,9 @@
  * the first tens of thousands of calls, which is one-off growth, not a leak (RSS levels off at
  * about 80,000 calls).
  * Targets (issue 5): ratio >= 0.8 at both concurrencies, added p99 <= 2 ms, RSS growth <= 20 MB
- * per 100,000 calls. Runs in about 1.5 minutes on 2 idle vCPUs.
+ * per 100,000 calls. Runs in about a minute on 2 idle vCPUs. `BENCH_BARE_BODY=text` makes the bare
+ * server read request bodies the way the Gateway does (see server.ts); figures and what they
+ * mean are in README.md.
  *
  * Run from the repository root: `pnpm exec tsx bench/mcp/index.ts`
  */
@@ -154,7 +156,10 @@ const bare = await start('bare');
 const gateway = await start('gateway');
 try {
   for (const target of [bare, gateway]) await load(target, 16, WARMUP);
-  console.log('MCP benchmark: echo tool, tools/call over HTTP on 127.0.0.1, 2026-07-28 stateless');
+  console.log(
+    'MCP benchmark: echo tool, tools/call over HTTP on 127.0.0.1, 2026-07-28 stateless; ' +
+      `bare server reads bodies ${process.env.BENCH_BARE_BODY === 'text' ? 'as text, like the Gateway' : 'the SDK way'}`,
+  );
   console.log(
     'conc  bare calls/s  gateway calls/s  ratio  bare p50/p99 ms  gateway p50/p99 ms  added p50/p99 ms',
   );

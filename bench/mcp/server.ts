@@ -3,7 +3,9 @@
  * - `gateway`: the Gateway (token auth, policy, execution records on a SQLite file) serving an
  *   echo tool at `/mcp`;
  * - `bare`: the MCP SDK v2 alone, `createMcpHandler` with a new `McpServer` per request, serving
- *   the same echo tool.
+ *   the same echo tool. The handler reads the request body itself, as the SDK documents; with
+ *   `BENCH_BARE_BODY=text` the body is read the way the Gateway reads it (`request.text()`, passed
+ *   as `parsedBody`), for a baseline without that difference.
  * Both use the same HTTP stack (hono on @hono/node-server) and serve 2026-07-28 statelessly.
  * Prints `{ url, token? }` on stdout; answers `rss` messages with its RSS and heap after a GC.
  */
@@ -96,14 +98,19 @@ async function startBare(): Promise<{ url: string; stop: () => Promise<void> }> 
     );
     return server;
   });
+  // The SDK's own way by default: the handler reads the body itself (a clone and a web stream).
+  // BENCH_BARE_BODY=text reads it the way the Gateway does instead, as one piece.
+  const readsText = process.env.BENCH_BARE_BODY === 'text';
+  const fetch = async (request: Request) =>
+    readsText
+      ? handler.fetch(request, { parsedBody: JSON.parse(await request.text()) })
+      : handler.fetch(request);
   return new Promise((resolve) => {
-    const listening = serve(
-      { fetch: (request) => handler.fetch(request), hostname: '127.0.0.1', port: 0 },
-      (info) =>
-        resolve({
-          url: `http://127.0.0.1:${info.port}`,
-          stop: () => new Promise<void>((done) => listening.close(() => done())),
-        }),
+    const listening = serve({ fetch, hostname: '127.0.0.1', port: 0 }, (info) =>
+      resolve({
+        url: `http://127.0.0.1:${info.port}`,
+        stop: () => new Promise<void>((done) => listening.close(() => done())),
+      }),
     );
   });
 }
