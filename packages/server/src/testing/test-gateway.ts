@@ -48,6 +48,16 @@ export interface TestGateway extends Gateway {
 }
 
 let counter = 0;
+let lastCreatedAt = 0;
+
+/**
+ * A creation time later than every one handed out before, so users made one after another sort
+ * in that order even within one millisecond (as real sign-ups, seconds apart, do).
+ */
+function nextCreatedAt(): string {
+  lastCreatedAt = Math.max(Date.now(), lastCreatedAt + 1);
+  return new Date(lastCreatedAt).toISOString();
+}
 
 /**
  * A gateway on a fresh in-memory SQLite database (or `databaseUrl`, e.g. a PostgreSQL test
@@ -100,7 +110,7 @@ export async function createTestGateway(options: GatewayOptions = {}): Promise<T
       counter += 1;
       const id = crypto.randomUUID();
       const email = userOptions.email ?? `user${counter}-${id.slice(0, 8)}@example.test`;
-      const now = new Date().toISOString();
+      const now = nextCreatedAt();
       await db
         .insertInto('user')
         .values({
