@@ -22,7 +22,7 @@ describe('defineTool types', () => {
   });
 
   it('checks the handler result against outputSchema', () => {
-    defineTool({
+    const count = defineTool({
       path: 'demo.items.count',
       name: 'Count Items',
       description: 'Counts items.',
@@ -32,6 +32,7 @@ describe('defineTool types', () => {
         return { count: 3 };
       },
     });
+    expectTypeOf(count.handler).returns.toEqualTypeOf<Promise<{ count: number }>>();
 
     defineTool({
       path: 'demo.items.count',
@@ -44,6 +45,47 @@ describe('defineTool types', () => {
         return { count: 'three' };
       },
     });
+
+    defineTool({
+      path: 'demo.items.count',
+      name: 'Count Items',
+      description: 'Counts items.',
+      inputSchema: z.object({}),
+      outputSchema: z.object({ count: z.number() }),
+      // @ts-expect-error a field outputSchema requires is missing
+      async handler() {
+        return {};
+      },
+    });
+  });
+
+  it('takes the input type of outputSchema, so defaults may be left out', () => {
+    const tool = defineTool({
+      path: 'demo.items.page',
+      name: 'Page Items',
+      description: 'A page of items.',
+      inputSchema: z.object({}),
+      outputSchema: z.object({ items: z.array(z.string()), more: z.boolean().default(false) }),
+      async handler() {
+        return { items: ['a'] };
+      },
+    });
+    expectTypeOf(tool.handler).returns.toEqualTypeOf<
+      Promise<{ items: string[]; more?: boolean | undefined }>
+    >();
+  });
+
+  it('lets a tool without outputSchema return anything', () => {
+    const tool = defineTool({
+      path: 'demo.items.raw',
+      name: 'Raw Items',
+      description: 'Items as they come.',
+      inputSchema: z.object({}),
+      async handler() {
+        return new Map([['a', 1]]);
+      },
+    });
+    expectTypeOf(tool.handler).returns.toEqualTypeOf<Promise<unknown>>();
   });
 
   it('accepts only object schemas as input', () => {
