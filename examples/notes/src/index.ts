@@ -24,7 +24,8 @@ export function createNotesPlugin(options: NotesPluginOptions = {}): Plugin {
   return definePlugin({
     id: 'notes',
     name: 'Notes',
-    description: 'Personal notes kept by the gateway; creating, changing and deleting ask first.',
+    description:
+      'Personal notes, kept in the gateway process while it runs (an example: a restart empties them); creating, changing and deleting ask first.',
     tools: [
       listNotesTool(store),
       getNoteTool(store),
