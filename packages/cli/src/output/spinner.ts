@@ -10,8 +10,9 @@ export interface SpinnerOptions {
 }
 
 /**
- * Runs `task`, showing a spinner with `message` if it takes longer than a second and a person is
- * at the terminal. Quick tasks print nothing, so output stays quiet; in CI nothing is drawn.
+ * Runs `task`, showing a spinner with `message` if it takes longer than a second and stderr is a
+ * terminal. The spinner draws on stderr, so it never mixes with stdout (a `--json` document).
+ * Quick tasks print nothing, so output stays quiet; in CI nothing is drawn.
  *
  * @example
  * await withSpinner(io, 'Installing dependencies', () => install(dir), { done: 'Installed' });
@@ -22,15 +23,15 @@ export async function withSpinner<T>(
   task: () => Promise<T>,
   options: SpinnerOptions = {},
 ): Promise<T> {
-  const terminal = io.isTTY ? io.terminal : undefined;
-  if (terminal === undefined) return task();
+  const output = io.spinnerOutput;
+  if (output === undefined) return task();
   let spinner: SpinnerResult | undefined;
   let stopped = false;
   const timer = setTimeout(async () => {
     // Loaded only when a wait is actually long, so quick commands never pay for it.
     const { spinner: createSpinner } = await import('@clack/prompts');
     if (stopped) return;
-    spinner = createSpinner({ output: terminal.output, withGuide: false });
+    spinner = createSpinner({ output, withGuide: false });
     spinner.start(message);
   }, options.delayMs ?? 1000);
   try {

@@ -172,7 +172,8 @@ async function installDependencies(dir: string, options: NewOptions): Promise<vo
   const collect = (text: string) => {
     output += text;
   };
-  if (!io.isTTY) io.stderr.write('Installing dependencies with npm...\n');
+  // Without a spinner, still say why nothing happens for a while.
+  if (io.spinnerOutput === undefined) io.stderr.write('Installing dependencies with npm...\n');
   const { exitCode } = await withSpinner(
     io,
     'Installing dependencies with npm',

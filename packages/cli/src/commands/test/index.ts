@@ -48,9 +48,7 @@ export async function runTest(options: TestOptions): Promise<TestReport> {
   const { cwd, io, json = false } = options;
   const c = createColors(io);
   const entry = await findPluginEntry(cwd);
-  const loaded = await withSpinner(json ? { ...io, isTTY: false } : io, `Loading ${entry}`, () =>
-    loadPlugin(cwd, entry),
-  );
+  const loaded = await withSpinner(io, `Loading ${entry}`, () => loadPlugin(cwd, entry));
   const report: TestReport = {
     plugin: loaded.id ?? null,
     tools: loaded.tools,
