@@ -25,6 +25,8 @@ export interface Io {
    * carries (a `--json` document piped elsewhere); absent when nobody would see it.
    */
   spinnerOutput?: Writable;
+  /** How long a wait lasts before its spinner shows. Default 1000 ms; tests set 0. */
+  spinnerDelayMs?: number;
 }
 
 /**

@@ -5,7 +5,7 @@ import type { Io } from './io.js';
 export interface SpinnerOptions {
   /** Shown when the task succeeds. Default: `message`. */
   done?: string;
-  /** How long the task may run before the spinner appears. Default 1000 ms. */
+  /** How long the task may run before the spinner appears. Default `io.spinnerDelayMs`, else 1000 ms. */
   delayMs?: number;
 }
 
@@ -27,13 +27,16 @@ export async function withSpinner<T>(
   if (output === undefined) return task();
   let spinner: SpinnerResult | undefined;
   let stopped = false;
-  const timer = setTimeout(async () => {
-    // Loaded only when a wait is actually long, so quick commands never pay for it.
-    const { spinner: createSpinner } = await import('@clack/prompts');
-    if (stopped) return;
-    spinner = createSpinner({ output, withGuide: false });
-    spinner.start(message);
-  }, options.delayMs ?? 1000);
+  const timer = setTimeout(
+    async () => {
+      // Loaded only when a wait is actually long, so quick commands never pay for it.
+      const { spinner: createSpinner } = await import('@clack/prompts');
+      if (stopped) return;
+      spinner = createSpinner({ output, withGuide: false });
+      spinner.start(message);
+    },
+    options.delayMs ?? io.spinnerDelayMs ?? 1000,
+  );
   try {
     const result = await task();
     spinner?.stop(options.done ?? message);

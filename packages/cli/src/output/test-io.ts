@@ -19,7 +19,13 @@ export interface TestIo extends Io {
  * (child processes need PATH), with `NO_COLOR` set so assertions read plain text.
  */
 export function createTestIo(
-  options: { isTTY?: boolean; stderrTTY?: boolean; env?: Record<string, string | undefined> } = {},
+  options: {
+    isTTY?: boolean;
+    stderrTTY?: boolean;
+    /** Spinners show after this many ms (default: as in real use, 1000). */
+    spinnerDelayMs?: number;
+    env?: Record<string, string | undefined>;
+  } = {},
 ): TestIo {
   let out = '';
   let err = '';
@@ -41,6 +47,7 @@ export function createTestIo(
     env: { ...process.env, FORCE_COLOR: undefined, NO_COLOR: '1', ...options.env },
     ...(isTTY ? { terminal: { input: new PassThrough(), output } } : {}),
     ...((options.stderrTTY ?? isTTY) ? { spinnerOutput } : {}),
+    ...(options.spinnerDelayMs === undefined ? {} : { spinnerDelayMs: options.spinnerDelayMs }),
     out: () => out,
     err: () => err,
     drawn: () => drawn,

@@ -123,9 +123,13 @@ describe('gateway register', () => {
   it('draws its spinner on stderr, so a slow gateway never mixes it into the JSON', async () => {
     const [url, cwd] = await Promise.all([gateway(), project()]);
     // stdout is piped to a file, stderr is a terminal: `gateway register --json > out.json`.
-    const io = createTestIo({ stderrTTY: true, env: { SERVICE_API_SECRET: SECRET } });
+    const io = createTestIo({
+      stderrTTY: true,
+      spinnerDelayMs: 0,
+      env: { SERVICE_API_SECRET: SECRET },
+    });
     const slow: typeof fetch = async (input, init) => {
-      await new Promise((resolve) => setTimeout(resolve, 1300));
+      await new Promise((resolve) => setTimeout(resolve, 100));
       return fetch(input, init);
     };
     await runRegister({ cwd, io, url, json: true, fetch: slow });
