@@ -1,13 +1,20 @@
 #!/usr/bin/env bash
-# The packed @gateway/sdk must work for a plugin author outside this workspace: install the
-# tarball into an empty project, then type-check, build and test a plugin written there.
+# The packed packages must work for a plugin author outside this workspace (run after
+# `pnpm build`):
+# 1. the packed @gateway/sdk installs into an empty project, and a plugin written there
+#    type-checks, builds and tests;
+# 2. `gateway new` of the packed @gateway/cli writes projects that install (@gateway/* from the
+#    tarballs), test, build and type-check, and the README's three commands get a tool answering
+#    in an MCP client in under a minute (scripts/pack-check-projects.mjs).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out="$root/.pack-check"
 rm -rf "$out" && mkdir -p "$out"
-(cd "$root/packages/sdk" && pnpm pack --pack-destination "$out" >/dev/null)
+for package in sdk cli server; do
+  (cd "$root/packages/$package" && pnpm pack --pack-destination "$out" >/dev/null)
+done
 tarball=$(ls "$out"/gateway-sdk-*.tgz)
-echo "packed $(basename "$tarball")"
+echo "packed $(cd "$out" && ls gateway-*.tgz | tr '\n' ' ')"
 
 # The root entry runs wherever a plugin runs: no node: module, nothing but zod. Follows the
 # entry's relative imports into tsup's chunks; matches import/export statements only, so a
@@ -89,4 +96,7 @@ npx tsc -p tsconfig.json
 npx tsup src/index.ts --format esm --dts --silent
 test -f dist/index.js && test -f dist/index.d.ts
 npx vitest run --reporter=dot
-echo "pack check passed: the packed sdk installs, type-checks, builds and tests in $project"
+echo "the packed sdk installs, type-checks, builds and tests in a hand-written plugin"
+
+node "$root/scripts/pack-check-projects.mjs" "$out"
+echo "pack check passed"

@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { CliError } from './cli-error.js';
 import { main } from './main.js';
@@ -82,6 +83,55 @@ describe('the gateway program', () => {
       .find((command) => command.name() === group)
       ?.commands.find((command) => command.name() === name);
     expect(sub?.summary()).not.toBe('');
+  });
+
+  /** Every command and subcommand that runs, by path, e.g. `connections list`. */
+  const runnable = commands.flatMap((command) =>
+    command.commands.length === 0
+      ? [{ path: command.name(), command }]
+      : command.commands.map((sub) => ({ path: `${command.name()} ${sub.name()}`, command: sub })),
+  );
+
+  it('takes --json on every command that prints data', () => {
+    const withJson = runnable
+      .filter(({ command }) => command.options.some((option) => option.long === '--json'))
+      .map(({ path }) => path);
+    // new, build and dev print progress, logout a confirmation: no data to hand on.
+    expect(withJson).toEqual([
+      'test',
+      'register',
+      'login',
+      'whoami',
+      'connect',
+      'connections list',
+      'connections rm',
+      'endpoints create',
+      'endpoints list',
+      'endpoints rm',
+      'roles list',
+      'roles set',
+      'roles assign',
+      'approvals list',
+      'approvals approve',
+      'approvals deny',
+      'tools',
+    ]);
+  });
+
+  it('is documented in docs/cli.md: every command in its section, with every flag', async () => {
+    const docs = await readFile(new URL('../../../docs/cli.md', import.meta.url), 'utf8');
+    const sections = docs.split(/^### /m).slice(1);
+    for (const { path, command } of runnable) {
+      const group = path.split(' ')[0];
+      // A section per command; subcommands share their group's (`gateway connections list|rm`).
+      const section = sections.find((text) => new RegExp(`^\`gateway ${group}[ \`|]`).test(text));
+      expect(section, `a section for gateway ${path}`).toBeDefined();
+      if (path.includes(' ')) expect(section, path).toContain(path.split(' ')[1]);
+      for (const option of command.options) {
+        if (option.long === '--help') continue;
+        expect(section, `gateway ${path} ${option.long}`).toContain(option.long);
+      }
+    }
   });
 
   it('lists every command and an example in the top-level help', async () => {

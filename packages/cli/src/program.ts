@@ -237,12 +237,15 @@ function declareUserCommands(
       .option('--no-browser', 'only print the URL to open')
       .addHelpText(
         'after',
-        examples('gateway login', 'gateway login --url https://gateway.example.com --no-browser'),
+        examples(
+          'gateway login',
+          'gateway login --url https://gateway.example.com --no-browser',
+          'gateway login --json',
+        ),
       ),
-    false,
   ).action(async (flags: UrlFlags & { browser: boolean }) => {
     const { runLogin } = await import('./commands/login/index.js');
-    await runLogin({ ...account, url: flags.url, browser: flags.browser });
+    await runLogin({ ...account, url: flags.url, browser: flags.browser, json: flags.json });
   });
 
   signedInFlags(
@@ -289,6 +292,7 @@ function declareUserCommands(
       )
       .option('--parent <id>', 'API-key tools: nest under this connection of the same tool')
       .option('--workspace <id>', 'API-key tools: workspace or project id')
+      .option('--description <text>', 'API-key tools: what the connection is for')
       .option('--team', 'API-key tools: connect for the whole team (admins)')
       .option('--secret-stdin', 'API-key tools: read the key from stdin')
       .option('--no-browser', 'OAuth tools: only print the URL to open')
@@ -298,6 +302,7 @@ function declareUserCommands(
           'gateway connect github',
           'gateway connect weather',
           'printenv WEATHER_KEY | gateway connect weather --secret-stdin --instance-name work',
+          'printenv WEATHER_KEY | gateway connect weather --secret-stdin --team --description "shared key"',
         ),
       ),
   ).action(
@@ -307,6 +312,7 @@ function declareUserCommands(
         instanceName?: string;
         parent?: string;
         workspace?: string;
+        description?: string;
         team?: boolean;
         secretStdin?: boolean;
         browser: boolean;

@@ -41,14 +41,22 @@ export function errorOf(
   return parsed.success ? parsed.data.error : undefined;
 }
 
-function detailsText(details: unknown): string {
+/**
+ * The `details` of a gateway's 400 as text to append to its message: ` (path: problem; ...)` for
+ * validation issues (`{ path, message }`), the strings as they are, and nothing for parts the
+ * message already says (e.g. the tool paths of a `path_outside_namespace`).
+ *
+ * @example
+ * `${error.message}${detailsText(error.details, error.message)}` // "Invalid body (namespace: ...)"
+ */
+export function detailsText(details: unknown, message = ''): string {
   if (!Array.isArray(details)) return '';
   const parts = details.map((detail) => {
     const item = z.object({ path: z.string(), message: z.string() }).safeParse(detail);
     if (!item.success) return typeof detail === 'string' ? detail : '';
     return item.data.path === '' ? item.data.message : `${item.data.path}: ${item.data.message}`;
   });
-  const text = parts.filter((part) => part !== '').join('; ');
+  const text = parts.filter((part) => part !== '' && !message.includes(part)).join('; ');
   return text === '' ? '' : ` (${text})`;
 }
 
@@ -88,7 +96,7 @@ export function refusal(status: number, body: unknown, context: RefusalContext):
     case 400:
       return new GatewayRefusal(
         status,
-        `The gateway refused the request: ${message}${detailsText(error?.details)}`,
+        `The gateway refused the request: ${message}${detailsText(error?.details, message)}`,
         1,
       );
     case 429:

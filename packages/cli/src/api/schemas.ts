@@ -35,6 +35,10 @@ export const me = z.discriminatedUnion('kind', [
     name: z.string(),
     roleId: z.string(),
     isAdmin: z.boolean(),
+    /** Absent from gateways older than the field. */
+    linkedAccounts: z
+      .array(z.looseObject({ id: z.string(), providerId: z.string(), updatedAt: z.string() }))
+      .optional(),
   }),
   z.looseObject({
     kind: z.literal('service_account'),

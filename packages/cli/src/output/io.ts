@@ -18,8 +18,15 @@ export interface Io {
   isTTY: boolean;
   /** Environment variables, read when used. */
   env: Readonly<Record<string, string | undefined>>;
-  /** The terminal that prompts and spinners draw on; absent when nobody is there to see them. */
+  /** The terminal that prompts draw on; absent when nobody is there to answer them. */
   terminal?: { input: Readable; output: Writable };
+  /**
+   * Where spinners draw: stderr when it is a terminal, so a spinner never mixes with what stdout
+   * carries (a `--json` document piped elsewhere); absent when nobody would see it.
+   */
+  spinnerOutput?: Writable;
+  /** How long a wait lasts before its spinner shows. Default 1000 ms; tests set 0. */
+  spinnerDelayMs?: number;
 }
 
 /**
@@ -36,5 +43,6 @@ export function createProcessIo(): Io {
     isTTY,
     env: process.env,
     ...(isTTY ? { terminal: { input: process.stdin, output: process.stdout } } : {}),
+    ...(process.stderr.isTTY ? { spinnerOutput: process.stderr } : {}),
   };
 }

@@ -5,13 +5,14 @@ import type { Io } from './io.js';
 export interface SpinnerOptions {
   /** Shown when the task succeeds. Default: `message`. */
   done?: string;
-  /** How long the task may run before the spinner appears. Default 1000 ms. */
+  /** How long the task may run before the spinner appears. Default `io.spinnerDelayMs`, else 1000 ms. */
   delayMs?: number;
 }
 
 /**
- * Runs `task`, showing a spinner with `message` if it takes longer than a second and a person is
- * at the terminal. Quick tasks print nothing, so output stays quiet; in CI nothing is drawn.
+ * Runs `task`, showing a spinner with `message` if it takes longer than a second and stderr is a
+ * terminal. The spinner draws on stderr, so it never mixes with stdout (a `--json` document).
+ * Quick tasks print nothing, so output stays quiet; in CI nothing is drawn.
  *
  * @example
  * await withSpinner(io, 'Installing dependencies', () => install(dir), { done: 'Installed' });
@@ -22,17 +23,20 @@ export async function withSpinner<T>(
   task: () => Promise<T>,
   options: SpinnerOptions = {},
 ): Promise<T> {
-  const terminal = io.isTTY ? io.terminal : undefined;
-  if (terminal === undefined) return task();
+  const output = io.spinnerOutput;
+  if (output === undefined) return task();
   let spinner: SpinnerResult | undefined;
   let stopped = false;
-  const timer = setTimeout(async () => {
-    // Loaded only when a wait is actually long, so quick commands never pay for it.
-    const { spinner: createSpinner } = await import('@clack/prompts');
-    if (stopped) return;
-    spinner = createSpinner({ output: terminal.output, withGuide: false });
-    spinner.start(message);
-  }, options.delayMs ?? 1000);
+  const timer = setTimeout(
+    async () => {
+      // Loaded only when a wait is actually long, so quick commands never pay for it.
+      const { spinner: createSpinner } = await import('@clack/prompts');
+      if (stopped) return;
+      spinner = createSpinner({ output, withGuide: false });
+      spinner.start(message);
+    },
+    options.delayMs ?? io.spinnerDelayMs ?? 1000,
+  );
   try {
     const result = await task();
     spinner?.stop(options.done ?? message);

@@ -20,6 +20,7 @@ describe('GET /api/me', () => {
       roleId: 'admin',
       isAdmin: true,
       via: 'cli_token',
+      linkedAccounts: [],
     });
     // No role assigned: the default role applies.
     const member = await gw.request('GET', '/api/me', { as: bob });
@@ -32,6 +33,7 @@ describe('GET /api/me', () => {
       roleId: 'member',
       isAdmin: false,
       via: 'cli_token',
+      linkedAccounts: [],
     });
     expect(text).not.toContain(bob.token);
     expect(text).not.toContain(bob.token.slice(-4));
@@ -74,6 +76,52 @@ describe('GET /api/me', () => {
       roleId: 'member',
     });
     expect(text).not.toContain(account.key.slice('gw_sa_'.length));
+  });
+
+  it("lists the user's linked OAuth accounts, without their tokens", async () => {
+    const gw = await createTestGateway();
+    const ada = await gw.createUser({ email: 'ada@example.test' });
+    const bob = await gw.createUser({ email: 'bob@example.test' });
+    const link = (id: string, providerId: string, userId: string, at: string) =>
+      gw.services.database.db
+        .insertInto('account')
+        .values({
+          id,
+          accountId: `${providerId}-${id}`,
+          providerId,
+          userId,
+          accessToken: `access-token-${id}`,
+          refreshToken: `refresh-token-${id}`,
+          idToken: null,
+          accessTokenExpiresAt: null,
+          refreshTokenExpiresAt: null,
+          scope: 'repo',
+          password: null,
+          createdAt: at,
+          updatedAt: at,
+        })
+        .execute();
+    await link('a2', 'gcp', ada.id, '2026-01-02T00:00:00.000Z');
+    await link('a1', 'github', ada.id, '2026-01-01T00:00:00.000Z');
+    await link('b1', 'github', bob.id, '2026-01-03T00:00:00.000Z');
+
+    const res = await gw.request('GET', '/api/me', { as: ada });
+    const text = await res.text();
+    expect((JSON.parse(text) as { linkedAccounts: unknown }).linkedAccounts).toEqual([
+      {
+        id: 'a2',
+        providerId: 'gcp',
+        createdAt: '2026-01-02T00:00:00.000Z',
+        updatedAt: '2026-01-02T00:00:00.000Z',
+      },
+      {
+        id: 'a1',
+        providerId: 'github',
+        createdAt: '2026-01-01T00:00:00.000Z',
+        updatedAt: '2026-01-01T00:00:00.000Z',
+      },
+    ]);
+    expect(text).not.toContain('token-a');
   });
 
   it('answers the service secret with its kind alone', async () => {

@@ -3,7 +3,7 @@ import { HttpError } from '../http/errors.js';
 import { type AnyRoute, defineRoute, noQuery } from '../http/route.js';
 import type { GatewayServices } from '../services.js';
 import { type Me, meSchema } from './schemas.js';
-import { findServiceAccount, findUserProfile } from './store.js';
+import { findLinkedAccounts, findServiceAccount, findUserProfile } from './store.js';
 
 // The credential resolved, but what it names went away in between (a user or account deleted).
 const gone = () =>
@@ -14,8 +14,9 @@ const gone = () =>
 
 /**
  * `GET /api/me` (any caller): who the request's credential belongs to, so a bearer token alone
- * (`GATEWAY_TOKEN` in CI) tells the CLI the `userId` the user-scoped routes take. Never answers
- * a secret or a token.
+ * (`GATEWAY_TOKEN` in CI) tells the CLI the `userId` the user-scoped routes take, and, for a
+ * user, which OAuth accounts are linked (so `gateway connect` can check a link landed on the
+ * token's user). Never answers a secret or a token.
  *
  * @example
  * routes.push(...meRoutes(services));
@@ -42,7 +43,10 @@ export function meRoutes(services: GatewayServices): AnyRoute[] {
         const { db } = services.database;
         let me: Me;
         if (caller.kind === 'user') {
-          const profile = await findUserProfile(db, caller.userId, services.defaultRoleId);
+          const [profile, linkedAccounts] = await Promise.all([
+            findUserProfile(db, caller.userId, services.defaultRoleId),
+            findLinkedAccounts(db, caller.userId),
+          ]);
           if (profile === undefined) throw gone();
           me = {
             kind: 'user',
@@ -52,6 +56,7 @@ export function meRoutes(services: GatewayServices): AnyRoute[] {
             roleId: profile.roleId,
             isAdmin: caller.isAdmin,
             via: caller.via,
+            linkedAccounts,
           };
         } else if (caller.kind === 'service_account') {
           const account = await findServiceAccount(db, caller.serviceAccountId);

@@ -13,6 +13,23 @@ export const meUserSchema = z.object({
   via: z.enum(['session', 'cli_token']).meta({
     description: '`session`: a browser session cookie; `cli_token`: a `gw_cli_` bearer token',
   }),
+  linkedAccounts: z
+    .array(
+      z.object({
+        id: z.string().meta({ description: 'The link (account row) id' }),
+        providerId: z.string().meta({
+          description: 'The OAuth provider, as `GET /api/connectors/availability` names it',
+        }),
+        createdAt: z.iso.datetime().meta({ description: 'When the account was linked' }),
+        updatedAt: z.iso.datetime().meta({
+          description: 'When the link last changed: linked again, or its tokens refreshed',
+        }),
+      }),
+    )
+    .meta({
+      description:
+        'The OAuth accounts linked to the user, by provider then age (no token; the password sign-in is not one)',
+    }),
 });
 
 /** `GET /api/me` for a service account's `gw_sa_` key. */

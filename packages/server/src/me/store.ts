@@ -40,3 +40,30 @@ export async function findServiceAccount(
     .executeTakeFirst();
   return row === undefined ? undefined : { name: row.name, roleId: row.role_id };
 }
+
+/**
+ * The OAuth accounts linked to `userId`, by provider then age; the password sign-in
+ * (`credential`) is not one. Only ids and times: never a token.
+ *
+ * @example
+ * const linked = await findLinkedAccounts(db, userId);
+ */
+export async function findLinkedAccounts(
+  db: Kysely<DatabaseSchema>,
+  userId: string,
+): Promise<{ id: string; providerId: string; createdAt: string; updatedAt: string }[]> {
+  const rows = await db
+    .selectFrom('account')
+    .select(['id', 'providerId', 'createdAt', 'updatedAt'])
+    .where('userId', '=', userId)
+    .where('providerId', '!=', 'credential')
+    .orderBy('providerId')
+    .orderBy('createdAt')
+    .execute();
+  return rows.map((row) => ({
+    id: row.id,
+    providerId: row.providerId,
+    createdAt: new Date(row.createdAt).toISOString(),
+    updatedAt: new Date(row.updatedAt).toISOString(),
+  }));
+}

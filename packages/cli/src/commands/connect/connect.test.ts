@@ -3,7 +3,7 @@ import { definePlugin, defineTool, type Plugin } from '@gateway/sdk';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { cliFailure, signInCli } from '../../test-support/cli-user.js';
-import { startGateway } from '../../test-support/gateway-server.js';
+import { type RunningGateway, startGateway } from '../../test-support/gateway-server.js';
 import { startOAuthProvider } from '../../test-support/oauth-provider.js';
 import { runConnectionsList } from '../connections/index.js';
 import { runConnect } from './index.js';
@@ -84,7 +84,7 @@ describe('gateway connect, API-key tools', () => {
   });
 
   it('connects for the team as an admin, and refuses a member (exit 4)', async () => {
-    const { url } = await startGateway({ plugins: [weather] });
+    const { url, gateway } = await startGateway({ plugins: [weather] });
     const admin = await signInCli(url, 'admin@example.test');
     const member = await signInCli(url, 'member@example.test');
     const options = admin.options();
@@ -93,11 +93,18 @@ describe('gateway connect, API-key tools', () => {
         ...options,
         tool: 'weather',
         team: true,
+        description: 'The shared forecast key',
         secretStdin: true,
         stdin: stdin(SECRET),
       }),
     ).resolves.toMatchObject({ kind: 'api_key', team: true });
     expect(options.io.out()).toContain('for the team');
+    // --description is stored with the connection.
+    const stored = await gateway.services.database.db
+      .selectFrom('connections')
+      .select(['tool_id', 'description'])
+      .execute();
+    expect(stored).toEqual([{ tool_id: 'weather', description: 'The shared forecast key' }]);
     const denied = await cliFailure(
       runConnect({
         ...member.options(),
@@ -143,11 +150,11 @@ describe('gateway connect, API-key tools', () => {
     );
 
     const oauthFlags = await cliFailure(
-      runConnect({ ...ada.options(), tool: 'github', instanceName: 'x' }),
+      runConnect({ ...ada.options(), tool: 'github', instanceName: 'x', description: 'y' }),
     );
     expect(oauthFlags.exitCode).toBe(2);
     expect(oauthFlags.message).toBe(
-      '--instance-name applies only to API-key tools; GitHub connects through its sign-in page in the browser',
+      '--instance-name, --description apply only to API-key tools; GitHub connects through its sign-in page in the browser',
     );
     const unconfigured = await cliFailure(runConnect({ ...ada.options(), tool: 'github' }));
     expect(unconfigured.message).toBe(
@@ -166,10 +173,19 @@ describe('gateway connect, API-key tools', () => {
   });
 });
 
+/** The OAuth accounts linked to each user, straight from the gateway's database. */
+async function linkedAccounts(gateway: RunningGateway['gateway'], providerId: string) {
+  return gateway.services.database.db
+    .selectFrom('account')
+    .select(['userId', 'accountId'])
+    .where('providerId', '=', providerId)
+    .execute();
+}
+
 describe('gateway connect, OAuth tools', () => {
   it('links the account through the browser against a real OAuth server', async () => {
     const idp = await startOAuthProvider({ sub: 'gcp-42', email: 'ops@corp.example', name: 'Ops' });
-    const { url } = await startGateway({ env: idp.gatewayEnv('gcp') });
+    const { url, gateway } = await startGateway({ env: idp.gatewayEnv('gcp') });
     const ada = await signInCli(url, 'ada@example.test');
     const options = ada.options();
     let browsing: Promise<URL> | undefined;
@@ -183,8 +199,15 @@ describe('gateway connect, OAuth tools', () => {
       },
     });
     const end = await browsing;
-    expect(result).toEqual({ kind: 'generic', toolId: 'gcp', status: 'connected' });
-    expect(options.io.out()).toBe('✓ Connected Google Cloud (gcp) to your account\n');
+    expect(result).toEqual({
+      kind: 'generic',
+      toolId: 'gcp',
+      status: 'connected',
+      userId: ada.userId,
+    });
+    expect(options.io.out()).toBe(
+      '✓ Connected Google Cloud (gcp) to your account ada@example.test\n',
+    );
     expect(opened).toMatch(
       new RegExp(
         `^${url}/cli/connect/gcp\\?redirect_uri=http%3A%2F%2F127\\.0\\.0\\.1%3A\\d+%2Fcallback&state=`,
@@ -195,6 +218,44 @@ describe('gateway connect, OAuth tools', () => {
       /^http:\/\/127\.0\.0\.1:\d+\/callback\?state=.+&provider=gcp&status=connected$/,
     );
     expect(ada.browser.lastPage).toContain('Google Cloud connected');
+    // The account is stored for the token's user.
+    expect(await linkedAccounts(gateway, 'gcp')).toEqual([
+      { userId: ada.userId, accountId: 'gcp-42' },
+    ]);
+
+    // Connecting again (the same account, linked again) is confirmed too, as JSON.
+    const again = ada.options();
+    await runConnect({
+      ...again,
+      tool: 'gcp',
+      json: true,
+      openBrowser: async (page) => void (await ada.browser.submit(page, 'connect')),
+    });
+    expect(JSON.parse(again.io.out())).toEqual(result);
+  });
+
+  it('fails when the browser is signed in as someone else, whose account then holds the link', async () => {
+    const idp = await startOAuthProvider({ sub: 'gcp-44', email: 'ops@corp.example' });
+    const { url, gateway } = await startGateway({ env: idp.gatewayEnv('gcp') });
+    const ada = await signInCli(url, 'ada@example.test');
+    // Bob is signed in to the browser the page opens in; the command line is Ada's.
+    const bob = await signInCli(url, 'bob@example.test');
+    const options = ada.options();
+    const error = await cliFailure(
+      runConnect({
+        ...options,
+        tool: 'gcp',
+        openBrowser: async (page) => void (await bob.browser.submit(page, 'connect')),
+      }),
+    );
+    expect(error.exitCode).toBe(1);
+    expect(error.message).toBe(
+      `The browser linked Google Cloud to another Gateway account than ada@example.test, whom this command line is signed in as; sign in to ${url} as ada@example.test in the browser and run \`gateway connect gcp\` again`,
+    );
+    expect(options.io.out()).toBe('');
+    expect(await linkedAccounts(gateway, 'gcp')).toEqual([
+      { userId: bob.userId, accountId: 'gcp-44' },
+    ]);
   });
 
   it('reports a refusal at the provider', async () => {

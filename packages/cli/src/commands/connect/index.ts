@@ -1,5 +1,5 @@
 import type { GatewayApi } from '../../api/gateway-api.js';
-import { type Connector, connectionCreated, connectorList } from '../../api/schemas.js';
+import { type Connector, connectionCreated, connectorList, me } from '../../api/schemas.js';
 import { type SignedInOptions, signedInApi } from '../../api/signed-in.js';
 import { CliError } from '../../cli-error.js';
 import type { BrowserOpener } from '../../loopback/browser.js';
@@ -19,6 +19,8 @@ export interface ConnectOptions extends SignedInOptions {
   parent?: string | undefined;
   /** API-key tools: a workspace or project id. */
   workspace?: string | undefined;
+  /** API-key tools: what the connection is for, stored with it. */
+  description?: string | undefined;
   /** API-key tools: connect for the whole team (admins). */
   team?: boolean | undefined;
   /** API-key tools: read the key from stdin instead of asking. */
@@ -45,7 +47,13 @@ export type ConnectResult =
       maskedSecret: string;
       team: boolean;
     }
-  | { kind: 'social' | 'generic'; toolId: string; status: 'connected' };
+  | {
+      kind: 'social' | 'generic';
+      toolId: string;
+      status: 'connected';
+      /** The user the account is now linked to: the token's own, as the gateway confirmed. */
+      userId: string;
+    };
 
 /** The longest secret the gateway stores. */
 const MAX_SECRET_LENGTH = 10_000;
@@ -104,6 +112,7 @@ async function connectApiKey(
       toolId: connector.id,
       instanceName,
       secret,
+      ...(options.description === undefined ? {} : { description: options.description }),
       ...(options.workspace === undefined ? {} : { workspaceId: options.workspace }),
       ...(options.parent === undefined ? {} : { parentId: options.parent }),
     },
@@ -162,6 +171,7 @@ async function connectOAuth(
     ['--instance-name', options.instanceName],
     ['--parent', options.parent],
     ['--workspace', options.workspace],
+    ['--description', options.description],
     ['--secret-stdin', options.secretStdin],
   ].filter(([, value]) => value !== undefined && value !== false);
   if (apiKeyOnly.length > 0) {
@@ -176,6 +186,9 @@ async function connectOAuth(
       `${connector.name} is not configured on ${api.base}; an admin sets ${prefix}_CLIENT_ID and ${prefix}_CLIENT_SECRET on the server`,
     );
   }
+  // Whoever is signed in to the browser gets the link, which need not be the token's user: note
+  // the token user's links now, to check afterwards that the new one landed on them.
+  const before = await linkedUser(api, connector.id);
   const state = createState();
   await runBrowserFlow({
     io,
@@ -213,13 +226,60 @@ async function connectOAuth(
     timeoutMessage: (duration) =>
       `Timed out after ${duration} waiting for the browser; run \`gateway connect ${connector.id}\` again`,
   });
-  const result: ConnectResult = { kind: connector.kind, toolId: connector.id, status: 'connected' };
+  const after = await linkedUser(api, connector.id);
+  const landed =
+    after.links === undefined ||
+    // A new link, or one linked again (better-auth then updates it).
+    [...after.links].some(([id, updatedAt]) => before.links?.get(id) !== updatedAt);
+  if (!landed) {
+    throw new CliError(
+      `The browser linked ${connector.name} to another Gateway account than ${after.email}, whom this command line is signed in as; sign in to ${api.base} as ${after.email} in the browser and run \`gateway connect ${connector.id}\` again`,
+    );
+  }
+  if (after.links === undefined) {
+    io.stderr.write(
+      `${createColors(io).yellow('warning:')} ${api.base} does not list linked accounts (an older version?), so which account ${connector.name} went to is unconfirmed\n`,
+    );
+  }
+  const result: ConnectResult = {
+    kind: connector.kind,
+    toolId: connector.id,
+    status: 'connected',
+    userId: after.userId,
+  };
   if (options.json) {
     printJson(io, result);
     return result;
   }
   io.stdout.write(
-    `${createColors(io).green('✓')} Connected ${connector.name} (${connector.id}) to your account\n`,
+    `${createColors(io).green('✓')} Connected ${connector.name} (${connector.id}) to your account ${after.email}\n`,
   );
   return result;
+}
+
+/**
+ * The token's user (`GET /api/me`, asked afresh) and their links of `providerId`, by link id with
+ * the time each last changed; `links` is undefined from a gateway too old to list them.
+ *
+ * @throws CliError (exit 4) when the token is no user's: only a person links an OAuth account.
+ */
+async function linkedUser(
+  api: GatewayApi,
+  providerId: string,
+): Promise<{ userId: string; email: string; links: Map<string, string> | undefined }> {
+  const caller = await api.call({ method: 'GET', path: '/api/me', schema: me });
+  if (caller.kind !== 'user') {
+    throw new CliError(
+      "Only a person connects an OAuth tool, and this token is no user's; use a CLI token from `gateway login`",
+      { exitCode: 4 },
+    );
+  }
+  const links = caller.linkedAccounts
+    ?.filter((link) => link.providerId === providerId)
+    .map((link) => [link.id, link.updatedAt] as const);
+  return {
+    userId: caller.userId,
+    email: caller.email,
+    links: links === undefined ? undefined : new Map(links),
+  };
 }

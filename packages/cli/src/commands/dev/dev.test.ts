@@ -203,6 +203,14 @@ describe('gateway dev', () => {
     }
   });
 
+  it('shows a spinner on stderr while it starts, when stderr is a terminal', async () => {
+    const dir = await project(plugin(['demo.items.list']));
+    const dev = await startDev(dir, createTestIo({ stderrTTY: true, spinnerDelayMs: 0 }));
+    await dev.stop();
+    expect(dev.io.spun()).toContain('Starting the local gateway');
+    expect(dev.io.out()).not.toContain('Starting the local gateway');
+  });
+
   it('keeps its secrets in the data dir, readable only by the owner', async () => {
     const dir = await project(plugin(['demo.items.list']));
     const dev = await startDev(dir);

@@ -5,6 +5,7 @@ import { CliError } from '../../cli-error.js';
 import { type BrowserOpener, openSystemBrowser } from '../../loopback/browser.js';
 import { createColors } from '../../output/color.js';
 import type { Io } from '../../output/io.js';
+import { withSpinner } from '../../output/spinner.js';
 import { loadPlugin } from '../test/load-plugin.js';
 import { type DevAccess, ensureDevAccess } from './dev-account.js';
 import { loadDevSecrets } from './dev-secrets.js';
@@ -57,59 +58,13 @@ const IGNORED = /(^|[\\/])(node_modules|dist|\.gateway|\.git)([\\/]|$)/;
 export async function runDev(options: DevOptions): Promise<void> {
   const { io, cwd } = options;
   const colors = createColors(io);
-  const sources = await findPluginSources(cwd);
-  const plugins = await Promise.all(sources.map((source) => loadValid(source)));
-  const server = await importServer();
-
-  const dataDir = resolve(cwd, options.dataDir ?? io.env.GATEWAY_DATA_DIR ?? '.gateway');
-  const secrets = await loadDevSecrets(dataDir, io.env);
-  const logFile = join(dataDir, 'gateway.log');
-  let gateway: Gateway;
-  try {
-    gateway = await server.createGateway({
-      plugins,
-      cwd,
-      env: io.env,
-      dataDir,
-      ...secrets,
-      ...(options.host === undefined ? {} : { host: options.host }),
-      ...(options.port === undefined ? {} : { port: options.port }),
-      logSink: devLogSink(logFile, io),
-    });
-  } catch (error) {
-    throw new CliError(`The dev gateway could not start: ${messageOf(error)}`, { cause: error });
-  }
-  let url: string;
-  try {
-    ({ url } = await gateway.start());
-  } catch (error) {
-    await gateway.stop();
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE') {
-      throw new CliError(
-        `Port ${options.port ?? io.env.PORT ?? 8787} is in use; stop the other process or pass --port <port>`,
-      );
-    }
-    throw new CliError(`The dev gateway could not listen: ${messageOf(error)}`, { cause: error });
-  }
-
-  const registered = [];
-  for (const plugin of plugins)
-    registered.push(await register(gateway, plugin, secrets.serviceApiSecret));
-
-  let devAccess: DevAccess | undefined;
-  try {
-    devAccess = await ensureDevAccess({
-      url,
-      dataDir,
-      serviceSecret: secrets.serviceApiSecret,
-    });
-  } catch (error) {
-    await gateway.stop();
-    throw new CliError(`The dev gateway could not set up its dev account: ${messageOf(error)}`, {
-      cause: error,
-    });
-  }
+  // Loading the plugins (TypeScript through tsx), the server and its database takes a few seconds.
+  const { sources, gateway, url, registered, devAccess, dataDir, logFile } = await withSpinner(
+    io,
+    'Starting the local gateway',
+    () => startGateway(options),
+    { done: 'Started the local gateway' },
+  );
 
   const out = (line = '') => io.stdout.write(`${line}\n`);
   out(`${colors.green('✓')} Gateway dev server ready at ${colors.bold(url)}`);
@@ -149,6 +104,78 @@ export async function runDev(options: DevOptions): Promise<void> {
   for (const watcher of watchers) watcher.close();
   await gateway.stop();
   out('Gateway dev server stopped.');
+}
+
+/** A started dev gateway, its plugins registered. */
+interface StartedGateway {
+  sources: PluginSource[];
+  gateway: Gateway;
+  url: string;
+  registered: { id: string; tools: string[] }[];
+  devAccess: DevAccess | undefined;
+  dataDir: string;
+  logFile: string;
+}
+
+async function startGateway(options: DevOptions): Promise<StartedGateway> {
+  const { io, cwd } = options;
+  const sources = await findPluginSources(cwd);
+  const plugins = await Promise.all(sources.map((source) => loadValid(source)));
+  const server = await importServer();
+
+  const dataDir = resolve(cwd, options.dataDir ?? io.env.GATEWAY_DATA_DIR ?? '.gateway');
+  const secrets = await loadDevSecrets(dataDir, io.env);
+  const logFile = join(dataDir, 'gateway.log');
+  let gateway: Gateway;
+  try {
+    gateway = await server.createGateway({
+      plugins,
+      cwd,
+      env: io.env,
+      dataDir,
+      ...secrets,
+      ...(options.host === undefined ? {} : { host: options.host }),
+      ...(options.port === undefined ? {} : { port: options.port }),
+      logSink: devLogSink(logFile, io),
+    });
+  } catch (error) {
+    throw new CliError(`The dev gateway could not start: ${messageOf(error)}`, { cause: error });
+  }
+  let url: string;
+  try {
+    ({ url } = await gateway.start());
+  } catch (error) {
+    await gateway.stop();
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') {
+      throw new CliError(
+        `Port ${options.port ?? io.env.PORT ?? 8787} is in use; stop the other process or pass --port <port>`,
+      );
+    }
+    throw new CliError(`The dev gateway could not listen: ${messageOf(error)}`, { cause: error });
+  }
+
+  // A failure from here on stops the gateway, so no listener outlives the command.
+  const registered = [];
+  let devAccess: DevAccess | undefined;
+  try {
+    for (const plugin of plugins)
+      registered.push(await register(gateway, plugin, secrets.serviceApiSecret));
+    devAccess = await ensureDevAccess({
+      url,
+      dataDir,
+      serviceSecret: secrets.serviceApiSecret,
+    }).catch((error: unknown) => {
+      throw new CliError(`The dev gateway could not set up its dev account: ${messageOf(error)}`, {
+        cause: error,
+      });
+    });
+  } catch (error) {
+    await gateway.stop();
+    throw error;
+  }
+
+  return { sources, gateway, url, registered, devAccess, dataDir, logFile };
 }
 
 async function loadValid(source: PluginSource): Promise<Plugin> {

@@ -12,6 +12,7 @@ import { runBrowserFlow } from '../../loopback/browser-flow.js';
 import { createPkce, createState } from '../../loopback/pkce.js';
 import { createColors } from '../../output/color.js';
 import type { Io } from '../../output/io.js';
+import { printJson } from '../../output/table.js';
 
 /** Options of `runLogin()`. */
 export interface LoginOptions {
@@ -28,6 +29,8 @@ export interface LoginOptions {
   keychain?: Keychain | null | undefined;
   /** How long to wait for the browser. Default 5 minutes. */
   timeoutMs?: number | undefined;
+  /** Print the {@link LoginResult} as JSON on stdout (warnings stay on stderr). */
+  json?: boolean | undefined;
 }
 
 /** What `gateway login` stored. */
@@ -134,10 +137,19 @@ export async function runLogin(options: LoginOptions): Promise<LoginResult> {
     );
   }
 
-  io.stdout.write(`${c.green('✓')} Signed in to ${base} as user ${issued.userId}\n`);
-  if (saved.source === 'keychain') {
-    io.stdout.write('  The token is stored in the OS keychain.\n');
-  } else {
+  const result: LoginResult = {
+    url: base,
+    userId: issued.userId,
+    tokenId: issued.id,
+    store: saved.source,
+    ...(saved.source === 'file' ? { file: saved.file } : {}),
+  };
+  if (options.json) printJson(io, result);
+  else {
+    io.stdout.write(`${c.green('✓')} Signed in to ${base} as user ${issued.userId}\n`);
+    if (saved.source === 'keychain') io.stdout.write('  The token is stored in the OS keychain.\n');
+  }
+  if (saved.source === 'file') {
     io.stderr.write(
       `${c.yellow('warning:')} no OS keychain answered, so the token is stored in ${saved.file} (readable only by you)\n`,
     );
@@ -147,11 +159,5 @@ export async function runLogin(options: LoginOptions): Promise<LoginResult> {
       `${c.yellow('warning:')} GATEWAY_TOKEN is set and overrides this sign-in; unset it to use it\n`,
     );
   }
-  return {
-    url: base,
-    userId: issued.userId,
-    tokenId: issued.id,
-    store: saved.source,
-    ...(saved.source === 'file' ? { file: saved.file } : {}),
-  };
+  return result;
 }

@@ -1,6 +1,6 @@
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createTestIo } from '../../output/test-io.js';
 import { cliFailure, memoryKeychain, userEnv } from '../../test-support/cli-user.js';
 import { startGateway } from '../../test-support/gateway-server.js';
@@ -109,6 +109,58 @@ describe('gateway login', () => {
       openBrowser: async (page) => void (await other.browser.submit(page, 'approve')),
     });
     expect(fallback.store).toBe('file');
+  });
+
+  // The real @napi-rs/keyring on a headless Linux machine: no session bus, so no Secret Service.
+  it.runIf(process.platform === 'linux')(
+    'falls back from the real OS keychain to the file on headless Linux, and says so',
+    async () => {
+      vi.stubEnv('DBUS_SESSION_BUS_ADDRESS', undefined);
+      vi.stubEnv('XDG_RUNTIME_DIR', undefined);
+      vi.stubEnv('DISPLAY', undefined);
+      try {
+        const { url } = await startGateway();
+        const { home, browser, io } = await person(url);
+        // No `keychain` option: the default, the OS keychain through @napi-rs/keyring.
+        const result = await runLogin({
+          io,
+          url,
+          openBrowser: async (page) => void (await browser.submit(page, 'approve')),
+        });
+        const file = credentialsPath(home);
+        expect(result).toMatchObject({ store: 'file', file });
+        expect((await stat(file)).mode & 0o777).toBe(0o600);
+        expect(io.err()).toContain(
+          `warning: no OS keychain answered, so the token is stored in ${file} (readable only by you)`,
+        );
+        const whoami = createTestIo({ env: userEnv(home) });
+        await runWhoami({ io: whoami, json: true });
+        expect(JSON.parse(whoami.out())).toMatchObject({ url, store: 'file', file });
+      } finally {
+        vi.unstubAllEnvs();
+      }
+    },
+  );
+
+  it('prints what it stored as JSON with --json, warnings on stderr', async () => {
+    const { url } = await startGateway();
+    const { home, browser, io } = await person(url);
+    const result = await runLogin({
+      io,
+      url,
+      keychain: null,
+      json: true,
+      openBrowser: async (page) => void (await browser.submit(page, 'approve')),
+    });
+    const file = credentialsPath(home);
+    expect(JSON.parse(io.out())).toEqual({
+      url,
+      userId: result.userId,
+      tokenId: result.tokenId,
+      store: 'file',
+      file,
+    });
+    expect(io.err()).toContain(`the token is stored in ${file}`);
   });
 
   it('refuses a callback whose state does not match, and stops listening', async () => {

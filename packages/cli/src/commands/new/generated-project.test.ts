@@ -45,6 +45,7 @@ describe.each(templateNames)('a project generated from %s', (template) => {
     const report = await runTest({ cwd: dir, io, json: true });
     const id = `${template.replace('-', '_')}_tools`;
     expect(report).toEqual({
+      ok: true,
       plugin: id,
       tools: [expect.stringMatching(new RegExp(`^${id}\\.`))],
       problems: [],

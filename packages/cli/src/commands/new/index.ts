@@ -45,6 +45,10 @@ export interface NewResult {
   installed: boolean;
 }
 
+/** Lists the tools through the MCP client configuration `gateway dev` writes. */
+export const MCP_CLIENT_STEP =
+  'npx @modelcontextprotocol/inspector --cli --config .gateway/mcp.json --method tools/list';
+
 const templateChoices = [
   { value: 'api-key', label: 'API key', hint: 'calls an HTTP API with a key the gateway vends' },
   { value: 'oauth', label: 'OAuth', hint: 'calls GitHub as the signed-in user' },
@@ -115,14 +119,17 @@ export async function runNew(options: NewOptions): Promise<NewResult> {
   io.stdout.write(`${c.green('✓')} Created ${c.bold(name)} in ${shown} (template ${template})\n`);
   if (install) await installDependencies(dir, options);
 
-  const steps = [
+  // The shortest path to a tool answering in an MCP client: two commands from here.
+  const start = [
     ...(shown === '.' ? [] : [`cd ${shown}`]),
     ...(install ? [] : ['npm install']),
-    'npx gateway test',
     'npx gateway dev',
-    'npx @modelcontextprotocol/inspector --cli --config .gateway/mcp.json --method tools/list',
-  ];
-  io.stdout.write(`\nNext steps:\n${steps.map((step) => `  ${c.cyan(step)}`).join('\n')}\n`);
+  ].join(' && ');
+  io.stdout.write(
+    `\nNext, run your tool from an MCP client:\n` +
+      `  ${c.cyan(start)}\n` +
+      `  ${c.cyan(MCP_CLIENT_STEP)}  ${c.dim('# in a second terminal')}\n`,
+  );
   return {
     dir,
     name,
@@ -172,7 +179,8 @@ async function installDependencies(dir: string, options: NewOptions): Promise<vo
   const collect = (text: string) => {
     output += text;
   };
-  if (!io.isTTY) io.stderr.write('Installing dependencies with npm...\n');
+  // Without a spinner, still say why nothing happens for a while.
+  if (io.spinnerOutput === undefined) io.stderr.write('Installing dependencies with npm...\n');
   const { exitCode } = await withSpinner(
     io,
     'Installing dependencies with npm',

@@ -7,7 +7,7 @@ import type { ProcessRunner } from '../../process/run-process.js';
 import type { Prompter } from '../../prompts/prompter.js';
 import { makeTempDir } from '../../test-support/temp-project.js';
 import { version } from '../../version.js';
-import { runNew } from './index.js';
+import { MCP_CLIENT_STEP, runNew } from './index.js';
 import { templateNames } from './template-names.js';
 
 const commonFiles = [
@@ -87,6 +87,10 @@ describe('gateway new', () => {
       const source = await readFile(join(result.dir, 'src/index.ts'), 'utf8');
       expect(source).toContain("id: 'weather'");
       expect(source).toMatch(/path: 'weather\.\w+\.\w+'/);
+      // The README takes the author to an MCP client: gateway dev, then the Inspector.
+      const readme = await readFile(join(result.dir, 'README.md'), 'utf8');
+      expect(readme).toContain('npx gateway dev');
+      expect(readme).toContain(MCP_CLIENT_STEP);
       // The CI workflow keeps its own ${{ }} expressions.
       const workflow = await readFile(join(result.dir, '.github/workflows/ci.yml'), 'utf8');
       expect(workflow).toMatch(/\$\{\{ secrets\.NPM_TOKEN \}\}/);
@@ -94,7 +98,12 @@ describe('gateway new', () => {
       expect(io.out()).toContain(
         `✓ Created @acme/gateway-plugin-weather in gateway-plugin-weather (template ${template})`,
       );
-      expect(io.out()).toContain('npm install');
+      // The shortest path to a tool answering in an MCP client, and nothing else.
+      expect(io.out()).toContain(
+        '\nNext, run your tool from an MCP client:\n' +
+          '  cd gateway-plugin-weather && npm install && npx gateway dev\n' +
+          '  npx @modelcontextprotocol/inspector --cli --config .gateway/mcp.json --method tools/list  # in a second terminal\n',
+      );
     },
   );
 
@@ -198,7 +207,8 @@ describe('gateway new', () => {
       { command: 'npm', args: ['install', '--no-fund', '--no-audit'], cwd: result.dir },
     ]);
     expect(result.installed).toBe(true);
-    expect(io.out()).not.toContain('  npm install');
+    expect(io.out()).toContain('  cd notes && npx gateway dev\n');
+    expect(io.out()).not.toContain('npm install');
   });
 
   it('reports a failed install in one line, after npm output', async () => {

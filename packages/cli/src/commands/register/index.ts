@@ -1,6 +1,8 @@
+import { detailsText, errorOf } from '../../api/api-error.js';
 import { CliError } from '../../cli-error.js';
 import { createColors } from '../../output/color.js';
 import type { Io } from '../../output/io.js';
+import { withSpinner } from '../../output/spinner.js';
 import { findPluginEntry } from '../test/find-entry.js';
 import { loadPlugin } from '../test/load-plugin.js';
 
@@ -47,7 +49,7 @@ export async function runRegister(options: RegisterOptions): Promise<Registratio
     );
   }
   const entry = await findPluginEntry(options.cwd);
-  const loaded = await loadPlugin(options.cwd, entry);
+  const loaded = await withSpinner(io, `Loading ${entry}`, () => loadPlugin(options.cwd, entry));
   if (loaded.plugin === undefined) {
     throw new CliError(`${entry} is not a valid plugin; run \`gateway test\` to see every problem`);
   }
@@ -62,18 +64,23 @@ export async function runRegister(options: RegisterOptions): Promise<Registratio
   const request = options.fetch ?? fetch;
   let response: Response;
   try {
-    response = await request(`${base}/api/registry/sources`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
+    response = await withSpinner(io, `Registering ${pluginId} at ${base}`, () =>
+      request(`${base}/api/registry/sources`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      }),
+    );
   } catch {
     throw new CliError(
       `Could not reach the gateway at ${base}; is it running? Pass --url or set GATEWAY_URL`,
     );
   }
   const answer = (await response.json().catch(() => undefined)) as unknown;
-  if (response.status !== 201) throw refusal(response.status, answer, body, base);
+  if (response.status !== 201) {
+    const tools = loaded.plugin.tools.map((tool) => tool.path);
+    throw refusal(response.status, answer, body, base, tools);
+  }
 
   const registration = answer as Registration;
   if (options.json) {
@@ -93,18 +100,16 @@ function refusal(
   answer: unknown,
   body: { id: string; namespace: string; pluginId: string },
   base: string,
+  tools: readonly string[],
 ): CliError {
-  const error = (answer as { error?: { message?: string; details?: unknown } } | undefined)?.error;
-  const message = error?.message ?? `HTTP ${status}`;
+  const error = errorOf(answer);
+  const message = (error?.message ?? `HTTP ${status}`).replace(/\.$/, '');
   switch (status) {
-    case 400: {
-      const details = Array.isArray(error?.details)
-        ? error.details.map(String).filter((detail) => !message.includes(detail))
-        : [];
+    case 400:
+      // Validation issues come as `{ path, message }`: "Invalid body (namespace: ...)".
       return new CliError(
-        `The gateway refused the registration: ${message}${details.length > 0 ? `: ${details.join(', ')}` : ''}`,
+        `The gateway refused the registration: ${message}${detailsText(error?.details, message)}${flagHint(error?.details, tools)}`,
       );
-    }
     case 401:
       return new CliError(
         `The gateway at ${base} rejected SERVICE_API_SECRET; set it to the server's service secret`,
@@ -128,4 +133,19 @@ function refusal(
     default:
       return new CliError(`The gateway at ${base} answered ${status}: ${message}`);
   }
+}
+
+/**
+ * Which flag a 400 is about: a validation issue of `id` or `namespace`, or tool paths of this
+ * plugin named as outside the namespace.
+ */
+function flagHint(details: unknown, tools: readonly string[]): string {
+  if (!Array.isArray(details)) return '';
+  const flags = new Set<string>();
+  for (const detail of details) {
+    if (typeof detail === 'string' && tools.includes(detail)) flags.add('--namespace');
+    const path = (detail as { path?: unknown } | null)?.path;
+    if (path === 'id' || path === 'namespace') flags.add(`--${path}`);
+  }
+  return flags.size === 0 ? '' : `; pass another ${[...flags].join(' and ')}`;
 }

@@ -93,18 +93,72 @@ describe('gateway register', () => {
       `✓ Registered demo as source demo at ${url}; 1 tools now live:\n  demo.items.list\n`,
     );
     expect(io.out() + io.err()).not.toContain(SECRET);
+  });
 
-    const json = createTestIo({ env: { SERVICE_API_SECRET: SECRET, GATEWAY_URL: url } });
-    await runRegister({ cwd, io: json, id: 'demo-2', namespace: 'demo_2', json: true }).catch(
-      () => {},
-    );
+  it('prints the registration as JSON with --json, and nothing else on stdout', async () => {
+    const [url, cwd] = await Promise.all([gateway(), project()]);
+    const io = createTestIo({ env: { SERVICE_API_SECRET: SECRET, GATEWAY_URL: url } });
+    const registration = await runRegister({
+      cwd,
+      io,
+      id: 'demo-2',
+      namespace: 'demo',
+      json: true,
+    });
+    const printed = JSON.parse(io.out()) as unknown;
+    expect(printed).toEqual({
+      source: {
+        id: 'demo-2',
+        type: 'plugin',
+        namespace: 'demo',
+        pluginId: 'demo',
+        createdAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
+      },
+      tools: ['demo.items.list'],
+    });
+    expect(printed).toEqual(registration);
+    expect(io.err()).toBe('');
+  });
+
+  it('draws its spinner on stderr, so a slow gateway never mixes it into the JSON', async () => {
+    const [url, cwd] = await Promise.all([gateway(), project()]);
+    // stdout is piped to a file, stderr is a terminal: `gateway register --json > out.json`.
+    const io = createTestIo({
+      stderrTTY: true,
+      spinnerDelayMs: 0,
+      env: { SERVICE_API_SECRET: SECRET },
+    });
+    const slow: typeof fetch = async (input, init) => {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      return fetch(input, init);
+    };
+    await runRegister({ cwd, io, url, json: true, fetch: slow });
+    expect(io.spun()).toContain(`Registering demo at ${url}`);
+    expect(JSON.parse(io.out())).toMatchObject({ tools: ['demo.items.list'] });
+  });
+
+  it('answers 400 with the reason and the flag to change', async () => {
+    const [url, cwd] = await Promise.all([gateway(), project()]);
+    const io = createTestIo({ env: { SERVICE_API_SECRET: SECRET, GATEWAY_URL: url } });
     // Same plugin under a namespace its paths do not start with: 400, naming the paths.
     const outside = await failure(
-      runRegister({ cwd, io: json, id: 'demo-3', namespace: 'other', json: true }),
+      runRegister({ cwd, io, id: 'demo-3', namespace: 'other', json: true }),
     );
+    expect(outside.exitCode).toBe(1);
     expect(outside.message).toBe(
-      'The gateway refused the registration: Every tool path must start with "other."; these do not: demo.items.list',
+      'The gateway refused the registration: Every tool path must start with "other."; these do not: demo.items.list; pass another --namespace',
     );
+    // A namespace the gateway's validation refuses: its { path, message } details, in words.
+    const invalid = await failure(runRegister({ cwd, io, namespace: 'Foo' }));
+    expect(invalid.exitCode).toBe(1);
+    expect(invalid.message).toBe(
+      'The gateway refused the registration: Invalid body (namespace: Use a-z, 0-9 and _ (underscore style), e.g. `google_drive`); pass another --namespace',
+    );
+    const both = await failure(runRegister({ cwd, io, id: '-x', namespace: 'Foo' }));
+    expect(both.message).toMatch(
+      /^The gateway refused the registration: Invalid body \(id: .+; namespace: .+\); pass another --id and --namespace$/,
+    );
+    expect(io.out()).toBe('');
   });
 
   it('answers 409 with what to do', async () => {

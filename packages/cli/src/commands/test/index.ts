@@ -3,11 +3,12 @@ import { CliError } from '../../cli-error.js';
 import { createColors, isColorEnabled } from '../../output/color.js';
 import type { Io } from '../../output/io.js';
 import { withSpinner } from '../../output/spinner.js';
+import { printJson } from '../../output/table.js';
 import { type ProcessRunner, runProcess } from '../../process/run-process.js';
 import { findPackageBin } from '../../project/find-bin.js';
 import { isRecord, readPackageJson } from '../../project/read-package-json.js';
 import { findPluginEntry } from './find-entry.js';
-import { loadPlugin } from './load-plugin.js';
+import { type LoadedPlugin, loadPlugin } from './load-plugin.js';
 
 /** Options of `runTest()`. */
 export interface TestOptions {
@@ -22,41 +23,61 @@ export interface TestOptions {
   runProcess?: ProcessRunner;
 }
 
+/**
+ * A problem `gateway test` found: a problem of the plugin definition (with its plugin, tool and
+ * field), or, when the definition could not be checked or the tests could not run, only a
+ * message saying why and what to do.
+ */
+export type TestProblem = PluginProblem | { message: string };
+
 /** What `gateway test` found; the document `--json` prints. */
 export interface TestReport {
-  /** The plugin id, or null when the definition has none. */
+  /** Whether everything passed: a valid definition and passing tests (or `--no-tests`). */
+  ok: boolean;
+  /** The plugin id, or null when there is none (no plugin found, or a definition without one). */
   plugin: string | null;
   /** Tool paths of the plugin. */
   tools: string[];
-  /** Every problem of the definition, each naming its plugin, tool and field. */
-  problems: PluginProblem[];
+  /** Every problem at once: each of the definition with its plugin, tool and field. */
+  problems: TestProblem[];
   /** The project's tests; null when they did not run (invalid plugin, `--no-tests`, no runner). */
   tests: { passed: boolean } | null;
 }
 
 /**
  * `gateway test`: loads the plugin, reports every problem of its definition at once (tool and
- * field), then runs the project's tests with its own vitest (or `npm test`).
+ * field), then runs the project's tests with its own vitest (or `npm test`). With `--json` the
+ * report is printed whatever happens, failures included, with `ok` saying whether all passed.
  *
  * @returns the report, when the plugin is valid and the tests pass.
- * @throws CliError (exit 1) after printing the report, when the definition has problems or the
- *   tests fail; also when no plugin is found or it cannot be loaded.
+ * @throws CliError (exit 1) after printing the report, when no plugin is found or it cannot be
+ *   loaded, the definition has problems, nothing can run the tests, or the tests fail.
  * @example
  * const report = await runTest({ cwd: 'weather', io, json: true });
  */
 export async function runTest(options: TestOptions): Promise<TestReport> {
   const { cwd, io, json = false } = options;
   const c = createColors(io);
-  const entry = await findPluginEntry(cwd);
-  const loaded = await withSpinner(json ? { ...io, isTTY: false } : io, `Loading ${entry}`, () =>
-    loadPlugin(cwd, entry),
-  );
-  const report: TestReport = {
-    plugin: loaded.id ?? null,
-    tools: loaded.tools,
-    problems: loaded.problems,
-    tests: null,
+  const report: TestReport = { ok: false, plugin: null, tools: [], problems: [], tests: null };
+  // Every failure ends here: the JSON report (with --json), then the one-line error.
+  const fail = (error: CliError): never => {
+    if (json) printJson(io, report);
+    throw error;
   };
+
+  let entry: string;
+  let loaded: LoadedPlugin;
+  try {
+    entry = await findPluginEntry(cwd);
+    loaded = await withSpinner(io, `Loading ${entry}`, () => loadPlugin(cwd, entry));
+  } catch (error) {
+    if (!CliError.isInstance(error)) throw error;
+    report.problems.push({ message: error.message });
+    return fail(error);
+  }
+  report.plugin = loaded.id ?? null;
+  report.tools = loaded.tools;
+  report.problems = [...loaded.problems];
   const name = loaded.id ?? entry;
 
   if (!json) {
@@ -68,23 +89,32 @@ export async function runTest(options: TestOptions): Promise<TestReport> {
       io.stdout.write(
         `${c.red('✗')} plugin ${name}: ${plural(report.problems.length, 'problem')}\n`,
       );
-      for (const problem of report.problems) io.stdout.write(`  - ${formatProblem(problem)}\n`);
+      for (const problem of loaded.problems) io.stdout.write(`  - ${formatProblem(problem)}\n`);
     }
   }
-
-  if (report.problems.length === 0 && options.runTests !== false) {
-    report.tests = await runProjectTests(options);
-  }
-  if (json) io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
-
   if (report.problems.length > 0) {
-    throw new CliError(
-      `Plugin ${name} has ${plural(report.problems.length, 'problem')}; fix them and run \`gateway test\` again`,
+    return fail(
+      new CliError(
+        `Plugin ${name} has ${plural(report.problems.length, 'problem')}; fix them and run \`gateway test\` again`,
+      ),
     );
   }
-  if (report.tests?.passed === false) {
-    throw new CliError('Tests failed; fix them and run `gateway test` again');
+
+  if (options.runTests !== false) {
+    report.tests = await runProjectTests(options);
+    if (report.tests === null) {
+      // A check that passes without running anything would hide a broken install in CI.
+      const message =
+        'No tests ran: vitest is not installed and package.json has no test script; run `npm install`, or pass --no-tests to only check the definition';
+      report.problems.push({ message });
+      return fail(new CliError(message));
+    }
+    if (!report.tests.passed) {
+      return fail(new CliError('Tests failed; fix them and run `gateway test` again'));
+    }
   }
+  report.ok = true;
+  if (json) printJson(io, report);
   return report;
 }
 
@@ -111,9 +141,6 @@ async function runProjectTests(options: TestOptions): Promise<{ passed: boolean 
     const { exitCode } = await run('npm', ['test'], { cwd, env, ...forward });
     return { passed: exitCode === 0 };
   }
-  io.stderr.write(
-    `${c.yellow('warning:')} no tests ran: vitest is not installed and package.json has no test script\n`,
-  );
   return null;
 }
 

@@ -85,6 +85,7 @@ describe('gateway test', () => {
     const io = createTestIo();
     const report = await runTest({ cwd, io, runProcess: run });
     expect(report).toEqual({
+      ok: true,
       plugin: 'demo',
       tools: ['demo.items.list', 'demo.items.get'],
       problems: [],
@@ -115,6 +116,7 @@ describe('gateway test', () => {
     await rejection(runTest({ cwd, io, json: true, runProcess: passing }));
     const report: TestReport = JSON.parse(io.out());
     expect(report).toEqual({
+      ok: false,
       plugin: 'demo',
       tools: [],
       problems: [
@@ -155,7 +157,11 @@ describe('gateway test', () => {
     const io = createTestIo();
     const error = await rejection(runTest({ cwd, io, json: true, runProcess: failing }));
     expect(error.message).toBe('Tests failed; fix them and run `gateway test` again');
-    expect(JSON.parse(io.out())).toMatchObject({ plugin: 'demo', tests: { passed: false } });
+    expect(JSON.parse(io.out())).toMatchObject({
+      ok: false,
+      plugin: 'demo',
+      tests: { passed: false },
+    });
     expect(io.err()).toContain('FAIL src/index.test.ts');
   });
 
@@ -168,11 +174,31 @@ describe('gateway test', () => {
     expect(error.message).toBe('Tests failed; fix them and run `gateway test` again');
   });
 
-  it('warns when there is nothing to run the tests with', async () => {
+  it('fails, saying what to do, when there is nothing to run the tests with', async () => {
     const cwd = await project({ 'src/index.ts': validPlugin });
     const io = createTestIo();
-    await expect(runTest({ cwd, io })).resolves.toMatchObject({ tests: null });
-    expect(io.err()).toContain('warning: no tests ran');
+    const error = await rejection(runTest({ cwd, io, json: true }));
+    expect(error.exitCode).toBe(1);
+    expect(error.message).toBe(
+      'No tests ran: vitest is not installed and package.json has no test script; run `npm install`, or pass --no-tests to only check the definition',
+    );
+    expect(JSON.parse(io.out())).toEqual({
+      ok: false,
+      plugin: 'demo',
+      tools: ['demo.items.list', 'demo.items.get'],
+      problems: [{ message: error.message }],
+      tests: null,
+    });
+    // Only checking the definition was asked for: that passes.
+    const checked = createTestIo();
+    await expect(runTest({ cwd, io: checked, json: true, runTests: false })).resolves.toEqual({
+      ok: true,
+      plugin: 'demo',
+      tools: ['demo.items.list', 'demo.items.get'],
+      problems: [],
+      tests: null,
+    });
+    expect(JSON.parse(checked.out())).toMatchObject({ ok: true });
   });
 
   // This package.json has no "type": "module", so the plugin loads as CommonJS.
@@ -187,18 +213,39 @@ describe('gateway test', () => {
     });
   });
 
-  it('says where it looked when there is no plugin', async () => {
+  it('says where it looked when there is no plugin, in the JSON report too', async () => {
     const cwd = await project({});
     const error = await rejection(runTest({ cwd, io: createTestIo() }));
     expect(error.message).toContain('No plugin found in');
     expect(error.message).toContain('gateway new <name>');
+
+    const io = createTestIo();
+    const again = await rejection(runTest({ cwd, io, json: true }));
+    expect(again.exitCode).toBe(1);
+    expect(JSON.parse(io.out())).toEqual({
+      ok: false,
+      plugin: null,
+      tools: [],
+      problems: [{ message: again.message }],
+      tests: null,
+    });
   });
 
-  it('reports a file that does not load in one line', async () => {
+  it('reports a file that does not load in one line, and as a problem with --json', async () => {
     const cwd = await project({ 'src/index.ts': "import './missing.js';\nexport default {};\n" });
     const error = await rejection(runTest({ cwd, io: createTestIo() }));
     expect(error.message).toMatch(/^Could not load src\/index\.ts: .*missing/);
     expect(error.message).not.toContain('\n');
+
+    const io = createTestIo();
+    await rejection(runTest({ cwd, io, json: true }));
+    expect(JSON.parse(io.out())).toEqual({
+      ok: false,
+      plugin: null,
+      tools: [],
+      problems: [{ message: expect.stringMatching(/^Could not load src\/index\.ts: .*missing/) }],
+      tests: null,
+    });
   });
 
   it('names the missing default export', async () => {
