@@ -19,6 +19,7 @@ import {
 import type { ExecutionOutcome } from '../db/index.js';
 import { type ExecutionRecord, newExecutionId } from '../executions/index.js';
 import type { MountedTool } from '../registry/index.js';
+import { authRequiredMessage } from './auth-hint.js';
 import type { CallSite } from './call-site.js';
 import { ELICIT_KEY, InputNeeded, type Question, toAnswer } from './elicitation.js';
 import { Elicitor } from './elicitor.js';
@@ -196,7 +197,7 @@ export async function callTool(
     if (ToolError.isInstance(error))
       return finish('error', errorResult(error.message), error.message);
     if (AuthRequiredError.isInstance(error)) {
-      const message = `${error.message} (Tools tab: ${services.baseUrl}/, or run \`gateway connect ${error.provider}\`.)`;
+      const message = authRequiredMessage(error, services.baseUrl);
       return finish('error', errorResult(message), `No credential for ${error.provider}`);
     }
     log.error('tool failed', {

@@ -283,9 +283,15 @@ describe('MCP endpoint: tools/call', () => {
 
     expect(await text('demo.fail.bad_output')).toContain('does not match its output schema');
 
-    const auth = await text('demo.auth.whoami');
-    expect(auth).toContain(`Tools tab of ${gw.url}`);
-    expect(auth).toContain('gateway connect github');
+    const auth = await client.callTool({ name: 'demo.auth.whoami', arguments: {} });
+    expect(auth.isError).toBe(true);
+    // Said once, with the gateway's address.
+    expect(auth.content).toEqual([
+      {
+        type: 'text',
+        text: `No credential for "github". Connect it in the Tools tab of ${gw.url} or run \`gateway connect github\`.`,
+      },
+    ]);
   });
 
   it('stops a handler at its time limit', async () => {
