@@ -1,10 +1,4 @@
-import {
-  createMcpHandler,
-  isJsonContentType,
-  isLegacyRequest,
-  validateHostHeader,
-  validateOriginHeader,
-} from '@modelcontextprotocol/server';
+import { createMcpHandler, isJsonContentType, isLegacyRequest } from '@modelcontextprotocol/server';
 import type { GatewayServices } from '../services.js';
 import { createToolServer } from './create-server.js';
 import { LegacySessions } from './legacy-sessions.js';
@@ -22,12 +16,13 @@ const BEARER = /^Bearer\s+(\S+)\s*$/i;
  * 2026-07-28 revision (stateless, a small server per request) and the 2025 revisions (a session
  * per client, so the server can ask the client questions).
  *
- * Every request passes, in order: Host and Origin checks (DNS rebinding), the token (401 with
+ * Every request passes, in order: Host and Origin checks against DNS rebinding (the route's
+ * middleware, see `mountMcp`, with {@link McpEndpoint.allowedHosts}), the token (401 with
  * `WWW-Authenticate` when unknown), the content type and the body size, then the protocol.
  *
  * @example
  * const endpoint = new McpEndpoint(services, authSecret, { toolTimeoutMs: 30_000 });
- * app.all('/mcp', (c) => endpoint.handle(c.req.raw));
+ * mountMcp(app, endpoint);
  */
 export class McpEndpoint {
   readonly #runtime: McpRuntime;
@@ -77,6 +72,16 @@ export class McpEndpoint {
     });
   }
 
+  /** Host names the `Host` header may carry (DNS rebinding protection). */
+  get allowedHosts(): string[] {
+    return [...this.#runtime.options.allowedHosts];
+  }
+
+  /** Host names a browser's `Origin` header may carry. */
+  get allowedOrigins(): string[] {
+    return [...this.#runtime.options.allowedOrigins];
+  }
+
   /** How many 2025 sessions are open on this instance. */
   get sessionCount(): number {
     return this.#sessions.size;
@@ -89,15 +94,6 @@ export class McpEndpoint {
    */
   async handle(request: Request, pathToken?: string): Promise<Response> {
     const { options } = this.#runtime;
-    if (request.method === 'OPTIONS') {
-      // No CORS: browsers may not call the endpoint from other sites.
-      return new Response(null, { status: 405, headers: { Allow: 'GET, POST, DELETE' } });
-    }
-    const host = validateHostHeader(request.headers.get('host'), options.allowedHosts);
-    if (!host.ok) return rpcError(403, -32000, host.message);
-    const origin = validateOriginHeader(request.headers.get('origin'), options.allowedOrigins);
-    if (!origin.ok) return rpcError(403, -32000, origin.message);
-
     let principal: McpPrincipal;
     try {
       const header = request.headers.get('authorization');
