@@ -1,4 +1,5 @@
 import { createMcpHandler, isJsonContentType, isLegacyRequest } from '@modelcontextprotocol/server';
+import type { PolicyChange } from '../policy/index.js';
 import type { GatewayServices } from '../services.js';
 import { createToolServer } from './create-server.js';
 import { LegacySessions } from './legacy-sessions.js';
@@ -66,10 +67,19 @@ export class McpEndpoint {
       maxSessions: resolved.maxSessions,
       maxBodyBytes: resolved.maxBodyBytes,
     });
-    this.#stopWatching = services.plugins.onChange(() => {
+    const stopCatalog = services.plugins.onChange(() => {
       this.#handler.notify.toolsChanged();
       this.#sessions.toolsChanged();
     });
+    const stopPolicy = services.policy.onChange((change) => {
+      // 2026-07-28 listeners are not told apart by principal: they all hear it.
+      this.#handler.notify.toolsChanged();
+      this.#sessions.toolsChanged(affectedBy(change));
+    });
+    this.#stopWatching = () => {
+      stopCatalog();
+      stopPolicy();
+    };
   }
 
   /** Host names the `Host` header may carry (DNS rebinding protection). */
@@ -148,6 +158,17 @@ export class McpEndpoint {
     await this.#sessions.closeAll();
     await this.#handler.close();
   }
+}
+
+/**
+ * Whose tools a policy change may change: an assignment, that user's; a role edit, every user's
+ * (whose role a session does not know without a lookup) and the service accounts holding it.
+ */
+function affectedBy(change: PolicyChange): (principal: McpPrincipal) => boolean {
+  if (change.kind === 'assignment') {
+    return (principal) => principal.kind === 'user' && principal.userId === change.userId;
+  }
+  return (principal) => principal.kind === 'user' || principal.roleId === change.roleId;
 }
 
 function rpcError(status: number, code: number, message: string): Response {

@@ -233,6 +233,57 @@ describe('MCP endpoint: tools/list', () => {
     await changed;
     expect((await client.listTools()).tools).toEqual([]);
   });
+
+  it("tells a user's sessions when their role is edited", async () => {
+    const gw = await startMcpGateway();
+    const admin = await gw.user({ admin: true });
+    const reader = await gw.user({ roleId: 'reader' });
+    const { client } = await connectV1(gw.url, reader.mcpToken);
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['demo.echo.say']);
+    const changed = new Promise<void>((resolve) =>
+      client.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve()),
+    );
+    const edited = await gw.gateway.request('PUT', '/api/policy/roles/reader', {
+      as: admin,
+      body: { id: 'reader', name: 'Reader', patterns: ['demo.echo.*', 'demo.files.*'] },
+    });
+    expect(edited.status).toBe(200);
+    await changed;
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual([
+      'demo.echo.say',
+      'demo.files.delete',
+    ]);
+  });
+
+  it('tells only the sessions of the user whose role assignment changed', async () => {
+    const gw = await startMcpGateway();
+    const admin = await gw.user({ admin: true });
+    const bob = await gw.user({ roleId: 'reader' });
+    const carol = await gw.user({ roleId: 'reader' });
+    const { client: bobClient } = await connectV1(gw.url, bob.mcpToken);
+    const { client: carolClient } = await connectV1(gw.url, carol.mcpToken);
+    let carolHeard = 0;
+    carolClient.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      carolHeard += 1;
+    });
+    const bobHeard = new Promise<void>((resolve) =>
+      bobClient.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve()),
+    );
+    await bobClient.listTools();
+    await carolClient.listTools();
+
+    const assigned = await gw.gateway.request('PUT', `/api/policy/users/${bob.id}/role`, {
+      as: admin,
+      body: { roleId: 'admin' },
+    });
+    expect(assigned.status).toBe(200);
+    await bobHeard;
+    expect((await bobClient.listTools()).tools).toHaveLength(7);
+    // Carol's role did not change: her session hears nothing.
+    await carolClient.listTools();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(carolHeard).toBe(0);
+  });
 });
 
 describe('MCP endpoint: tools/call', () => {
