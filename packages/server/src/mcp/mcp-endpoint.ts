@@ -1,6 +1,7 @@
 import { createMcpHandler, isJsonContentType, isLegacyRequest } from '@modelcontextprotocol/server';
 import type { PolicyChange } from '../policy/index.js';
 import type { GatewayServices } from '../services.js';
+import { AbandonedCallSweeper } from './abandoned-calls.js';
 import { createToolServer } from './create-server.js';
 import { LegacySessions } from './legacy-sessions.js';
 import { type McpOptions, resolveMcpOptions } from './options.js';
@@ -32,13 +33,14 @@ export class McpEndpoint {
   readonly #handler: ReturnType<typeof createMcpHandler>;
   readonly #sessions: LegacySessions;
   readonly #stopWatching: () => void;
+  readonly #sweeper: AbandonedCallSweeper;
 
   constructor(services: GatewayServices, authSecret: string, options: McpOptions = {}) {
     const resolved = resolveMcpOptions(options, services.baseUrl);
     this.#runtime = {
       services,
       options: resolved,
-      codec: createRoundStateCodec(authSecret, resolved.approvalTimeoutMs / 1000),
+      codec: createRoundStateCodec(authSecret, resolved.approvalTimeoutMs),
       tools: new ToolIndexCache({ toolName: resolved.toolName, logger: services.logger }),
     };
     this.#authenticate = createMcpAuthenticator(services.database);
@@ -80,6 +82,13 @@ export class McpEndpoint {
       stopCatalog();
       stopPolicy();
     };
+    this.#sweeper = new AbandonedCallSweeper({
+      services,
+      approvalTimeoutMs: resolved.approvalTimeoutMs,
+      toolTimeoutMs: resolved.toolTimeoutMs,
+      everyMs: resolved.sweepEveryMs,
+    });
+    this.#sweeper.start();
   }
 
   /** Host names the `Host` header may carry (DNS rebinding protection). */
@@ -155,6 +164,7 @@ export class McpEndpoint {
   /** Closes every session and in-flight exchange (the gateway is stopping). */
   async close(): Promise<void> {
     this.#stopWatching();
+    await this.#sweeper.stop();
     await this.#sessions.closeAll();
     await this.#handler.close();
   }
