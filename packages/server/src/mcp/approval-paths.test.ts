@@ -359,6 +359,8 @@ describe('approval path 3: clients without elicitation wait for a decision throu
     });
 
     const pending = await waitForPending(b, alice);
+    // The record shows the call alive and waiting.
+    expect(await executionOf(a, alice)).toMatchObject({ outcome: null, approval: 'pending' });
     expect(pending).toMatchObject({
       toolPath: 'demo.files.delete',
       message: 'Delete report.pdf?',
