@@ -29,6 +29,22 @@ describe('conformance plugin', () => {
     await expect(runTool(tool('test_error_handling'), {}, ctx)).rejects.toThrow(/intentionally/);
   });
 
+  it("answers with the client's model, and fails without one", async () => {
+    const ctx = createTestContext({ sample: 'This is a test response from the client' });
+    expect(await runTool(tool('test_sampling'), { prompt: 'Test prompt' }, ctx)).toBe(
+      'LLM response: This is a test response from the client',
+    );
+    expect(ctx.samples).toEqual([
+      {
+        messages: [{ role: 'user', content: { type: 'text', text: 'Test prompt' } }],
+        maxTokens: 100,
+      },
+    ]);
+    await expect(
+      runTool(tool('test_sampling'), { prompt: 'x' }, createTestContext()),
+    ).rejects.toThrow(/does not offer sampling/);
+  });
+
   it('reports progress, and asks for a form with every kind of choice', async () => {
     const ctx = createTestContext({
       approve: () => ({

@@ -145,6 +145,21 @@ export function createConformancePlugin(): Plugin {
         },
       }),
       defineTool({
+        path: `${CONFORMANCE_PREFIX}test_sampling`,
+        name: 'Sampling',
+        description: "Asks the AI client's model to answer a prompt (MCP sampling).",
+        inputSchema: z.object({ prompt: z.string().describe('The prompt to send to the LLM') }),
+        async handler(_ctx, { prompt }, call) {
+          const reply = await call.sample({
+            messages: [{ role: 'user', content: { type: 'text', text: prompt } }],
+            maxTokens: 100,
+          });
+          const text =
+            reply.content.type === 'text' ? reply.content.text : `[${reply.content.type}]`;
+          return `LLM response: ${text}`;
+        },
+      }),
+      defineTool({
         path: `${CONFORMANCE_PREFIX}test_elicitation`,
         name: 'Elicitation',
         description: 'Asks the user for a username and an email address.',

@@ -7,6 +7,10 @@ export type {
   GetTokenOptions,
   Logger,
   PluginContext,
+  SampleContent,
+  SampleMessage,
+  SampleRequest,
+  SampleResult,
   ToolCall,
 } from './context/types.js';
 export {
@@ -45,6 +49,7 @@ export {
   type Role,
   roleSchema,
 } from './policy/index.js';
+export { validateSampleRequest, validateSampleResult } from './sampling/index.js';
 export { defineTool } from './tool/define-tool.js';
 export type { InputSchema, Tool, ToolDefinition, ToolOutput } from './tool/types.js';
 export {

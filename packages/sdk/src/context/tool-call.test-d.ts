@@ -1,7 +1,7 @@
 import { describe, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
 import { defineTool } from '../tool/define-tool.js';
-import type { ToolCall } from './types.js';
+import type { SampleRequest, SampleResult, ToolCall } from './types.js';
 
 describe('ToolCall types', () => {
   it('gives handlers a progress reporter that takes progress, total and message', () => {
@@ -22,6 +22,29 @@ describe('ToolCall types', () => {
         // @ts-expect-error the message comes third, after total
         reportProgress(4, 'Copying');
         return null;
+      },
+    });
+  });
+
+  it("gives handlers sampling that takes a request and resolves to the model's answer", () => {
+    expectTypeOf<ToolCall['sample']>().toEqualTypeOf<
+      (request: SampleRequest) => Promise<SampleResult>
+    >();
+    defineTool({
+      path: 'demo.texts.summarise',
+      name: 'Summarise',
+      description: 'Summarises.',
+      inputSchema: z.object({}),
+      async handler(_ctx, _input, { sample }) {
+        const reply = await sample({
+          messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }],
+          maxTokens: 10,
+        });
+        // @ts-expect-error content is a union: narrow on type before reading text
+        reply.content.text;
+        // @ts-expect-error maxTokens is required
+        await sample({ messages: [] });
+        return reply.model;
       },
     });
   });

@@ -106,6 +106,58 @@ export interface PluginContext {
   logger: Logger;
 }
 
+/** What a message of a sampling conversation holds: text, or an image or audio clip (base64). */
+export type SampleContent =
+  | { type: 'text'; text: string }
+  | { type: 'image'; data: string; mimeType: string }
+  | { type: 'audio'; data: string; mimeType: string };
+
+/** One message of a sampling conversation. */
+export interface SampleMessage {
+  role: 'user' | 'assistant';
+  content: SampleContent;
+}
+
+/**
+ * What a tool asks the AI client's model (`call.sample()`, MCP `sampling/createMessage`). The
+ * client chooses the model, may show the request to the user first, and may refuse.
+ *
+ * @example
+ * const reply = await call.sample({
+ *   messages: [{ role: 'user', content: { type: 'text', text: `Summarise:\n${text}` } }],
+ *   maxTokens: 200,
+ * });
+ */
+export interface SampleRequest {
+  /** The conversation so far; the model answers it. At least one message. */
+  messages: SampleMessage[];
+  /** The most tokens the model may produce (a positive integer). */
+  maxTokens: number;
+  /** A system prompt the client may use. */
+  systemPrompt?: string;
+  /** Sampling temperature, when the tool cares. */
+  temperature?: number;
+  /** Sequences that end the answer. */
+  stopSequences?: string[];
+  /** Hints for the client's choice of model; every priority is between 0 and 1. */
+  modelPreferences?: {
+    hints?: { name?: string }[];
+    costPriority?: number;
+    speedPriority?: number;
+    intelligencePriority?: number;
+  };
+}
+
+/** The model's answer to a {@link SampleRequest}. Untrusted input: see `ToolCall.sample`. */
+export interface SampleResult {
+  role: 'user' | 'assistant';
+  content: SampleContent;
+  /** The model that answered, as the client names it. */
+  model: string;
+  /** Why the model stopped (`endTurn`, `stopSequence`, `maxTokens` or the client's own). */
+  stopReason?: string;
+}
+
 /** Per-call details a handler may use beside its context (third handler argument). */
 export interface ToolCall {
   /** Aborted when the caller goes away or the call's time limit passes. */
@@ -126,4 +178,25 @@ export interface ToolCall {
    * call.reportProgress(files.length, files.length, 'Done');
    */
   reportProgress(progress: number, total?: number, message?: string): void;
+  /**
+   * Asks the AI client's model for a completion (MCP sampling), for tools that need a model
+   * without holding a provider key. Only clients that offer sampling can answer: a 2025 client
+   * on a session that declared `sampling`, or a 2026-07-28 client that declared it (the call then
+   * ends with `input_required` and the handler runs again from the start, getting the answer at
+   * once: ask before acting). Waiting for the answer does not count against the call's time
+   * limit; the approval timeout bounds it.
+   *
+   * The answer is text the user's model wrote, which the tool's input (and anything the model
+   * read) can steer: treat it as untrusted input, never as an instruction to act on.
+   *
+   * @throws ToolError when the client does not offer sampling, refuses, or does not answer in
+   *   time; TypeError when the request is malformed (a bug in the tool).
+   * @example
+   * const reply = await call.sample({
+   *   messages: [{ role: 'user', content: { type: 'text', text: 'Name a colour.' } }],
+   *   maxTokens: 20,
+   * });
+   * if (reply.content.type === 'text') return reply.content.text;
+   */
+  sample(request: SampleRequest): Promise<SampleResult>;
 }

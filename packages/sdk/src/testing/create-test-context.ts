@@ -4,13 +4,17 @@ import type {
   GetTokenOptions,
   Logger,
   PluginContext,
+  SampleRequest,
+  SampleResult,
 } from '../context/types.js';
 import { elicitForm } from '../elicit/elicit-form.js';
 import type { ElicitForm } from '../elicit/form-field.js';
 import { validateElicitRequest } from '../elicit/validate-elicit-request.js';
 import { validateFormAnswer } from '../elicit/validate-form-answer.js';
 import { AuthRequiredError } from '../errors/auth-required-error.js';
+import { ToolError } from '../errors/tool-error.js';
 import type { Role } from '../policy/index.js';
+import { validateSampleRequest, validateSampleResult } from '../sampling/validate-sample.js';
 import { formatIssues } from '../tool/validate-call.js';
 
 /** A line the test logger recorded. */
@@ -53,6 +57,15 @@ export interface TestContextOptions {
         | Promise<boolean | Omit<ElicitResult, 'executionId'>>);
   /** The execution id `elicit` reports. Default `test-execution`. */
   executionId?: string;
+  /**
+   * The AI client's model, answering `call.sample()`: a text reply, a full `SampleResult`, or a
+   * function of the request returning either. Default: none, so `call.sample()` throws a
+   * `ToolError`, as the gateway does for a client that does not offer sampling.
+   */
+  sample?:
+    | string
+    | SampleResult
+    | ((request: SampleRequest) => string | SampleResult | Promise<string | SampleResult>);
 }
 
 /** A PluginContext for tests, recording what the tool logged and asked. */
@@ -67,6 +80,16 @@ export interface TestContext extends PluginContext {
   readonly progress: ProgressReport[];
   /** The execution id handlers receive and `elicit` reports. */
   readonly executionId: string;
+  /** Every sampling request the tool made (`call.sample()`), in order. */
+  readonly samples: SampleRequest[];
+  /**
+   * Answers a sampling request as the `sample` option says; `runTool` passes it to the handler
+   * as `call.sample`. Not part of the handler's context.
+   *
+   * @throws ToolError when no `sample` answer is set (a client without sampling); TypeError when
+   *   the request or the test's answer is malformed.
+   */
+  answerSample(request: SampleRequest): Promise<SampleResult>;
 }
 
 /**
@@ -87,6 +110,8 @@ export function createTestContext(options: TestContextOptions = {}): TestContext
   const tokens = options.tokens ?? {};
   const executionId = options.executionId ?? 'test-execution';
   const approve = options.approve ?? true;
+  const samples: SampleRequest[] = [];
+  const sample = options.sample;
 
   const log =
     (level: LogLine['level']): Logger['info'] =>
@@ -102,6 +127,31 @@ export function createTestContext(options: TestContextOptions = {}): TestContext
     elicitations,
     tokenRequests,
     progress,
+    samples,
+    async answerSample(request) {
+      const checked = validateSampleRequest(request);
+      if (!checked.success) {
+        throw new TypeError(`Invalid call.sample() request:\n${formatIssues(checked.issues)}`);
+      }
+      samples.push(request);
+      if (sample === undefined) {
+        throw new ToolError(
+          'The AI client does not offer sampling (createTestContext({ sample }) answers for one that does).',
+        );
+      }
+      const answer = typeof sample === 'function' ? await sample(request) : sample;
+      const result: unknown =
+        typeof answer === 'string'
+          ? { role: 'assistant', content: { type: 'text', text: answer }, model: 'test-model' }
+          : answer;
+      const read = validateSampleResult(result);
+      if (!read.success) {
+        throw new TypeError(
+          `The test's sampling answer is not one the gateway would pass on:\n${formatIssues(read.issues)}`,
+        );
+      }
+      return read.data;
+    },
     logger: { info: log('info'), warn: log('warn'), error: log('error') },
     auth: {
       async getToken(provider, getOptions) {

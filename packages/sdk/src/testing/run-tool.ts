@@ -48,6 +48,7 @@ export async function runTool<
         ...(message === undefined ? {} : { message }),
       });
     },
+    sample: (request) => ctx.answerSample(request),
   });
   const checked = await validateToolOutput(anyTool, output);
   if (!checked.success) {

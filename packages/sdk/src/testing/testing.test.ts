@@ -177,3 +177,70 @@ describe('createTestContext', () => {
     expect(ctx.role).toEqual({ id: 'member', name: 'Member', patterns: ['**'] });
   });
 });
+
+const summarise = defineTool({
+  path: 'demo.texts.summarise',
+  name: 'Summarise',
+  description: "Summarises a text with the client's model.",
+  inputSchema: z.object({ text: z.string() }),
+  outputSchema: z.object({ summary: z.string(), model: z.string() }),
+  async handler(_ctx, { text }, call) {
+    const reply = await call.sample({
+      messages: [{ role: 'user', content: { type: 'text', text: `Summarise: ${text}` } }],
+      maxTokens: 50,
+    });
+    if (reply.content.type !== 'text') throw new ToolError('The model did not answer in text.');
+    return { summary: reply.content.text, model: reply.model };
+  },
+});
+
+describe('call.sample in tests', () => {
+  it('fails with a ToolError by default, as for a client without sampling', async () => {
+    const ctx = createTestContext();
+    const error = await runTool(summarise, { text: 'long' }, ctx).catch((e: unknown) => e);
+    expect(ToolError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toContain('does not offer sampling');
+    expect(ctx.samples).toHaveLength(1);
+  });
+
+  it('answers with a text reply or a function of the request, and records each request', async () => {
+    const ctx = createTestContext({ sample: 'Short.' });
+    await expect(runTool(summarise, { text: 'long' }, ctx)).resolves.toEqual({
+      summary: 'Short.',
+      model: 'test-model',
+    });
+    expect(ctx.samples).toEqual([
+      {
+        messages: [{ role: 'user', content: { type: 'text', text: 'Summarise: long' } }],
+        maxTokens: 50,
+      },
+    ]);
+
+    const echoing = createTestContext({
+      sample: async (request) => ({
+        role: 'assistant',
+        content: { type: 'text', text: `${request.maxTokens} tokens` },
+        model: 'echo-1',
+        stopReason: 'endTurn',
+      }),
+    });
+    await expect(runTool(summarise, { text: 'x' }, echoing)).resolves.toEqual({
+      summary: '50 tokens',
+      model: 'echo-1',
+    });
+  });
+
+  it('refuses a malformed request and a malformed answer with a TypeError', async () => {
+    const ctx = createTestContext({ sample: 'ok' });
+    // @ts-expect-error no messages, as a JavaScript plugin could send
+    await expect(ctx.answerSample({ maxTokens: 0 })).rejects.toThrow(
+      /^Invalid call\.sample\(\) request:\nmessages: .+\nmaxTokens: .+$/,
+    );
+    const wrong = createTestContext({
+      sample: () => ({ role: 'assistant', content: { type: 'text', text: 'x' } }) as never,
+    });
+    await expect(runTool(summarise, { text: 'x' }, wrong)).rejects.toThrow(
+      /sampling answer is not one the gateway would pass on:\nmodel: /,
+    );
+  });
+});

@@ -379,6 +379,13 @@ for (const target of databaseTargets()) {
       ]);
       expect(await db.selectFrom('executions').selectAll().execute()).toEqual([rows.executions]);
       expect(await db.selectFrom('approvals').selectAll().execute()).toEqual([approval]);
+      const round = {
+        id: crypto.randomUUID(),
+        execution_id: rows.executions.id,
+        expires_at: iso(2),
+      };
+      await db.insertInto('mcp_rounds').values(round).execute();
+      expect(await db.selectFrom('mcp_rounds').selectAll().execute()).toEqual([round]);
     });
 
     it("defaults a connection's owner to user", async () => {

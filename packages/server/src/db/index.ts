@@ -26,6 +26,7 @@ export type {
   ExecutionsTable,
   McpEndpointRow,
   McpEndpointsTable,
+  McpRoundsTable,
   NewConnectionRow,
   RateLimitTable,
   RegistrySourceRow,

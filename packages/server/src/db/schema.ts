@@ -209,6 +209,18 @@ export interface ApprovalsTable {
 }
 
 /**
+ * A round of a 2026-07-28 tool call that a retry has used (its `requestState` question id):
+ * state is single use, on every instance.
+ */
+export interface McpRoundsTable {
+  /** The question id the round's `requestState` carried. */
+  id: string;
+  execution_id: string;
+  /** When the state stops verifying anyway; the row can go then. */
+  expires_at: string;
+}
+
+/**
  * Every table the gateway reads or writes, as kysely sees it.
  *
  * @example
@@ -229,6 +241,7 @@ export interface DatabaseSchema {
   registry_sources: RegistrySourcesTable;
   executions: ExecutionsTable;
   approvals: ApprovalsTable;
+  mcp_rounds: McpRoundsTable;
 }
 
 /** A `roles` row as read. */

@@ -1,6 +1,8 @@
+export { ABANDONED_ERROR, closeAbandonedExecutions } from './close-abandoned.js';
 export { newExecutionId } from './execution-id.js';
 export {
   type ApprovalDecision,
+  type ApprovalState,
   type ExecutionRecord,
   ExecutionRecorder,
   type ExecutionRecorderOptions,

@@ -6,6 +6,9 @@ import { redactArguments } from './redact-arguments.js';
 /** How a tool call's approval was decided, as the execution record keeps it. */
 export type ApprovalDecision = 'approved' | 'declined' | 'cancelled' | 'expired';
 
+/** An execution record's `approval`: a decision, or `pending` while the call waits for one. */
+export type ApprovalState = ApprovalDecision | 'pending';
+
 /** One tool call as the recorder receives it. */
 export interface ExecutionRecord {
   /** The execution id (`ctx`'s `executionId`). */
@@ -18,8 +21,12 @@ export interface ExecutionRecord {
   arguments: unknown;
   /** Unset while the call is still running or waiting for input. */
   outcome?: ExecutionOutcome;
+  /**
+   * How long the call took; while it has no outcome, how long it had run at its latest step (a
+   * question asked, a retry), which tells the sweeper of abandoned calls it is alive.
+   */
   durationMs?: number;
-  approval?: ApprovalDecision;
+  approval?: ApprovalState;
   approvedBy?: string;
   /** A short, user-facing reason for an error outcome (never a stack). */
   error?: string;

@@ -36,7 +36,8 @@ export const executionSchema = z
       .nullable()
       .meta({ description: '`null` while the call runs or waits for an answer' }),
     approval: z.string().nullable().meta({
-      description: '`approved`, `declined`, `cancelled` or `expired` when the tool asked',
+      description:
+        '`approved`, `declined`, `cancelled` or `expired` when the tool asked; `pending` while it waits for the answer',
     }),
     approvedBy: z.string().nullable().meta({ description: 'Who answered the approval' }),
     arguments: z.unknown().meta({ description: 'The arguments, secrets redacted' }),

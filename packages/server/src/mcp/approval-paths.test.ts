@@ -1,11 +1,14 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Plugin } from '@gateway/sdk';
 import { specTypeSchemas, withInputRequired } from '@modelcontextprotocol/client';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { createPostgresTestDatabase, postgresTestUrl } from '../db/test-database.js';
-import type { FixtureState } from './testing/fixture-plugin.js';
+import { ABANDONED_ERROR } from '../executions/index.js';
+import { emptyFixtureState, type FixtureState } from './testing/fixture-plugin.js';
+import { createInteractionPlugin, emptyInteractionState } from './testing/interaction-plugin.js';
 import {
   connectV1,
   connectV2,
@@ -18,16 +21,16 @@ const DELETE = { name: 'demo.files.delete', arguments: { name: 'report.pdf' } };
 const pgUrl = postgresTestUrl();
 
 /** Two gateway instances sharing one SQLite file (or `databaseUrl`), and one fixture state. */
-async function twoInstances(databaseUrl?: string, mcp = {}) {
+async function twoInstances(databaseUrl?: string, mcp = {}, plugins: Plugin[] = []) {
   let url = databaseUrl;
   if (url === undefined) {
     const dir = await mkdtemp(join(tmpdir(), 'gw-mcp-'));
     onTestFinished(() => rm(dir, { recursive: true, force: true }));
     url = join(dir, 'gateway.db');
   }
-  const state: FixtureState = { deleted: [], deleteRuns: 0 };
-  const a = await startMcpGateway({ databaseUrl: url, state, mcp });
-  const b = await startMcpGateway({ databaseUrl: url, state, mcp });
+  const state: FixtureState = emptyFixtureState();
+  const a = await startMcpGateway({ databaseUrl: url, state, mcp, plugins });
+  const b = await startMcpGateway({ databaseUrl: url, state, mcp, plugins });
   return { a, b, state };
 }
 
@@ -42,6 +45,7 @@ async function executionOf(gw: McpTestGateway, user: McpTestUser) {
       outcome: string | null;
       approval: string | null;
       approvedBy: string | null;
+      error: string | null;
     }[];
   };
   return executions[0];
@@ -101,6 +105,15 @@ async function answerOnceAcrossInstances(url?: string) {
       requestState: `${requestState.slice(0, -2)}AA`,
     }),
   ).rejects.toThrow(invalid);
+  // Another tool with the same arguments: demo.fail.tool_error would take them and run.
+  await expect(
+    retry(onB, {
+      name: 'demo.fail.tool_error',
+      arguments: DELETE.arguments,
+      inputResponses: answer,
+      requestState,
+    }),
+  ).rejects.toThrow(invalid);
   expect(state.deleteRuns).toBe(1);
 
   const done = await retry(onB, { ...DELETE, inputResponses: answer, requestState });
@@ -134,7 +147,7 @@ describe('approval path 1: a 2026-07-28 client answers input_required', () => {
     expect(asked).toEqual([
       'Delete report.pdf?\n\nTool: demo.files.delete\nArguments: {"name":"report.pdf"}',
     ]);
-    expect(gw.state).toEqual({ deleted: ['report.pdf'], deleteRuns: 2 });
+    expect(gw.state).toMatchObject({ deleted: ['report.pdf'], deleteRuns: 2 });
     const execution = await executionOf(gw, alice);
     expect(execution).toMatchObject({ outcome: 'ok', approval: 'approved', approvedBy: alice.id });
     expect(result.structuredContent).toMatchObject({ executionId: execution?.id });
@@ -167,31 +180,113 @@ describe('approval path 1: a 2026-07-28 client answers input_required', () => {
     await answerOnceAcrossInstances(scoped.url);
   });
 
-  it('refuses a state past its expiry', async () => {
+  it('stops a call answered after its time, once, and closes its record as timed out', async () => {
     const gw = await startMcpGateway({ mcp: { approvalTimeoutMs: 1000 } });
+    const alice = await gw.user({ admin: true });
+    const client = await connectV2(gw.url, alice.mcpToken, { elicitation: true });
+    const schema = withInputRequired(specTypeSchemas.CallToolResult);
+    const manual = { allowInputRequired: true };
+    const first = await client.request({ method: 'tools/call', params: DELETE }, schema, manual);
+    const requestState = 'requestState' in first ? String(first.requestState) : '';
+    // While the question is out, the record shows the call waiting for it.
+    expect(await executionOf(gw, alice)).toMatchObject({ outcome: null, approval: 'pending' });
+
+    await new Promise((resolve) => setTimeout(resolve, 1200));
+    const params = {
+      ...DELETE,
+      requestState,
+      inputResponses: { gateway_elicit: { action: 'accept', content: { approve: true } } },
+    };
+    const late = await client.request({ method: 'tools/call', params }, schema, manual);
+    expect(late).toMatchObject({
+      content: [
+        {
+          type: 'text',
+          text: 'demo.files.delete asked a question that was not answered within 1 s, so the call was stopped and nothing more was done. Call the tool again to start over.',
+        },
+      ],
+      isError: true,
+    });
+    expect(gw.state).toMatchObject({ deleted: [], deleteRuns: 1 });
+    expect(await executionOf(gw, alice)).toMatchObject({
+      outcome: 'timeout',
+      approval: 'expired',
+    });
+    // The late answer was used up too.
+    await expect(client.request({ method: 'tools/call', params }, schema, manual)).rejects.toThrow(
+      /Invalid or expired requestState/,
+    );
+    expect(gw.state.deleteRuns).toBe(1);
+  });
+
+  it('closes out a call whose client never came back', async () => {
+    const gw = await startMcpGateway({
+      mcp: { approvalTimeoutMs: 300, toolTimeoutMs: 200, sweepEveryMs: 100 },
+    });
     const alice = await gw.user({ admin: true });
     const client = await connectV2(gw.url, alice.mcpToken, { elicitation: true });
     const schema = withInputRequired(specTypeSchemas.CallToolResult);
     const first = await client.request({ method: 'tools/call', params: DELETE }, schema, {
       allowInputRequired: true,
     });
-    const requestState = 'requestState' in first ? String(first.requestState) : '';
-    await new Promise((resolve) => setTimeout(resolve, 2100));
-    await expect(
-      client.request(
-        {
-          method: 'tools/call',
-          params: {
-            ...DELETE,
-            requestState,
-            inputResponses: { gateway_elicit: { action: 'accept', content: { approve: true } } },
-          },
-        },
-        schema,
-        { allowInputRequired: true },
-      ),
-    ).rejects.toThrow(/Invalid or expired requestState/);
+    expect(first).toMatchObject({ resultType: 'input_required' });
+    expect(await executionOf(gw, alice)).toMatchObject({ outcome: null, approval: 'pending' });
+    let execution = await executionOf(gw, alice);
+    for (let i = 0; i < 100 && execution?.outcome === null; i += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      execution = await executionOf(gw, alice);
+    }
+    expect(execution).toMatchObject({
+      outcome: 'timeout',
+      approval: 'expired',
+      error: ABANDONED_ERROR,
+    });
     expect(gw.state.deleted).toEqual([]);
+  });
+
+  it('uses a state once even when the retry brings no answer, on any instance', async () => {
+    const interactions = emptyInteractionState();
+    const { a, b } = await twoInstances(undefined, {}, [createInteractionPlugin(interactions)]);
+    const alice = await a.user({ admin: true });
+    const onA = await connectV2(a.url, alice.mcpToken, { elicitation: true });
+    const onB = await connectV2(b.url, alice.mcpToken, { elicitation: true });
+    const schema = withInputRequired(specTypeSchemas.CallToolResult);
+    const manual = { allowInputRequired: true };
+    const MOVE = { name: 'calls.files.move', arguments: { from: 'a.txt', to: 'b.txt' } };
+    const call = (client: typeof onA, params: Record<string, unknown>) =>
+      client.request({ method: 'tools/call', params }, schema, manual);
+    const stateOf = (result: unknown) =>
+      typeof result === 'object' && result !== null && 'requestState' in result
+        ? String(result.requestState)
+        : '';
+
+    const first = await call(onA, MOVE);
+    const second = await call(onB, {
+      ...MOVE,
+      requestState: stateOf(first),
+      inputResponses: { gateway_elicit: { action: 'accept', content: { approve: true } } },
+    });
+    expect(second).toMatchObject({ resultType: 'input_required' });
+    expect(interactions.moveRuns).toBe(2);
+
+    // Round 2's state without an answer: the second question counts as cancelled, once.
+    const replayed = await call(onA, { ...MOVE, requestState: stateOf(second) });
+    expect(replayed).toMatchObject({ structuredContent: { moved: true, deletedSource: false } });
+    expect(interactions.moveRuns).toBe(3);
+    // Used up, with or without an answer, here and on the other instance: round 1's approval
+    // cannot run the handler again.
+    await expect(call(onB, { ...MOVE, requestState: stateOf(second) })).rejects.toThrow(
+      /Invalid or expired requestState/,
+    );
+    await expect(
+      call(onA, {
+        ...MOVE,
+        requestState: stateOf(second),
+        inputResponses: { gateway_elicit: { action: 'accept', content: { approve: true } } },
+      }),
+    ).rejects.toThrow(/Invalid or expired requestState/);
+    expect(interactions.moveRuns).toBe(3);
+    expect(interactions.moved).toEqual([{ from: 'a.txt', to: 'b.txt', deletedSource: false }]);
   });
 });
 
@@ -204,6 +299,7 @@ describe('approval path 2: a 2025 client with elicitation is asked on its sessio
       'approved',
     ],
     ['declines', { action: 'decline' as const }, [], 'declined'],
+    ['cancels', { action: 'cancel' as const }, [], 'cancelled'],
   ])(
     'asks with elicitation/create and acts only when the user %s',
     async (_case, answer, deleted, decision) => {
@@ -227,6 +323,28 @@ describe('approval path 2: a 2025 client with elicitation is asked on its sessio
       });
     },
   );
+
+  it('changes nothing when the user does not answer in time', async () => {
+    const gw = await startMcpGateway({ mcp: { approvalTimeoutMs: 300 } });
+    const alice = await gw.user({ admin: true });
+    const { client } = await connectV1(gw.url, alice.mcpToken, { elicitation: true });
+    let asked = 0;
+    client.setRequestHandler(ElicitRequestSchema, () => {
+      asked += 1;
+      // The user never answers.
+      return new Promise(() => {});
+    });
+    const result = await client.callTool(DELETE);
+    expect(asked).toBe(1);
+    expect(result.isError).toBe(true);
+    expect(JSON.stringify(result.content)).toContain('nothing was changed');
+    expect(gw.state).toMatchObject({ deleted: [], deleteRuns: 1 });
+    expect(await executionOf(gw, alice)).toMatchObject({
+      outcome: 'denied',
+      approval: 'expired',
+      approvedBy: alice.id,
+    });
+  });
 });
 
 describe('approval path 3: clients without elicitation wait for a decision through the API', () => {
@@ -241,6 +359,8 @@ describe('approval path 3: clients without elicitation wait for a decision throu
     });
 
     const pending = await waitForPending(b, alice);
+    // The record shows the call alive and waiting.
+    expect(await executionOf(a, alice)).toMatchObject({ outcome: null, approval: 'pending' });
     expect(pending).toMatchObject({
       toolPath: 'demo.files.delete',
       message: 'Delete report.pdf?',

@@ -3,6 +3,7 @@ import {
   AuthRequiredError,
   formatIssues,
   type PluginContext,
+  type SampleRequest,
   ToolError,
   validateToolOutput,
 } from '@gateway/sdk';
@@ -19,8 +20,9 @@ import {
 import type { ExecutionOutcome } from '../db/index.js';
 import { type ExecutionRecord, newExecutionId } from '../executions/index.js';
 import type { MountedTool } from '../registry/index.js';
+import { authRequiredMessage } from './auth-hint.js';
 import type { CallSite } from './call-site.js';
-import { ELICIT_KEY, InputNeeded, type Question, toAnswer } from './elicitation.js';
+import { ELICIT_KEY, type PendingSlot, toAnswer } from './elicitation.js';
 import { Elicitor } from './elicitor.js';
 import { principalKey, subjectId } from './principal.js';
 import { ProgressReporter } from './progress.js';
@@ -28,10 +30,14 @@ import { errorResult, renderOutput } from './render-result.js';
 import {
   type Answer,
   digestArguments,
+  LATE_RETRY_GRACE_MS,
   type RoundState,
   roundStateSchema,
+  type SampleAnswer,
 } from './request-state.js';
+import { useRound } from './round-store.js';
 import { type McpRuntime, toolsOf } from './runtime.js';
+import { Sampler } from './sampler.js';
 import { TimeLimit } from './time-limit.js';
 import { toolLogger } from './tool-logger.js';
 
@@ -86,6 +92,7 @@ export async function callTool(
   const round = await continueRound(runtime, site, tool, args, ctx);
   const executionId = round?.state.executionId ?? newExecutionId();
   const startedAt = round ? new Date(round.state.startedAt) : new Date();
+  const elapsed = () => Date.now() - startedAt.getTime();
   let elicitor: Elicitor | undefined;
   const record = (end: Partial<ExecutionRecord>) =>
     services.executions.write({
@@ -96,23 +103,39 @@ export async function callTool(
       arguments: args,
       ...end,
     });
-  const finish = (outcome: ExecutionOutcome, result: CallToolResult, error?: string) => {
+  const decision = (): Partial<ExecutionRecord> => {
     const answer = elicitor?.lastAnswer;
+    return answer === undefined ? {} : { approval: answer.decision, approvedBy: answer.by };
+  };
+  const finish = (outcome: ExecutionOutcome, result: CallToolResult, error?: string) => {
     record({
       outcome,
-      durationMs: Date.now() - startedAt.getTime(),
-      ...(answer === undefined ? {} : { approval: answer.decision, approvedBy: answer.by }),
+      durationMs: elapsed(),
+      ...decision(),
       ...(error === undefined ? {} : { error }),
     });
     return result;
   };
+  if (round?.late === true) {
+    const seconds = formatSeconds(runtime.options.approvalTimeoutMs);
+    record({
+      outcome: 'timeout',
+      durationMs: elapsed(),
+      ...(round.state.kind === 'sampling' ? {} : { approval: 'expired' }),
+      error: 'Question not answered in time',
+    });
+    return errorResult(
+      `${tool.path} asked a question that was not answered within ${seconds} s, so the call was stopped and nothing more was done. Call the tool again to start over.`,
+    );
+  }
 
   const input = await tool.tool.inputSchema.safeParseAsync(args);
   if (!input.success) {
     const message = `Invalid arguments for ${params.name}:\n${formatIssues(input.error.issues)}`;
     return finish('error', errorResult(message), 'Invalid arguments');
   }
-  record({});
+  // A retried round says how long the call has run: the sweeper of abandoned calls sees it alive.
+  record(round === undefined ? {} : { durationMs: elapsed() });
 
   const log = services.logger.child({ tool: tool.path, executionId, userId: subject });
   const controller = new AbortController();
@@ -124,6 +147,7 @@ export async function callTool(
   ctx.mcpReq.signal.addEventListener('abort', onClientGone, { once: true });
   const progress = new ProgressReporter(ctx, services.redactor.text.bind(services.redactor));
   const release = releaseStreamLater(runtime, ctx);
+  const pending: PendingSlot = { current: undefined };
   elicitor = new Elicitor({
     runtime,
     site,
@@ -134,7 +158,39 @@ export async function callTool(
     limit,
     signal: controller.signal,
     progress,
+    pending,
+    onWaiting: (waiting) =>
+      record(
+        waiting
+          ? { durationMs: elapsed(), approval: 'pending' }
+          : { durationMs: elapsed(), ...decision() },
+      ),
   });
+  // Made on first use: most tools never sample.
+  let sampler: Sampler | undefined;
+  const sample = (request: SampleRequest) => {
+    sampler ??= new Sampler({
+      runtime,
+      site,
+      ctx,
+      executionId,
+      toolPath: tool.path,
+      samples: round?.samples ?? [],
+      limit,
+      signal: controller.signal,
+      pending,
+    });
+    return sampler.sample(request);
+  };
+  const ask = () =>
+    askClient(runtime, site, tool, args, {
+      executionId,
+      startedAt,
+      pending,
+      answers: elicitor?.answers ?? [],
+      samples: sampler?.samples ?? round?.samples ?? [],
+      record: (end) => record({ durationMs: elapsed(), ...end }),
+    });
   const pluginContext: PluginContext = {
     userId: subject,
     role,
@@ -152,12 +208,11 @@ export async function callTool(
         signal: controller.signal,
         executionId,
         reportProgress: progress.report,
+        sample,
       }),
       controller.signal,
     );
-    if (elicitor.pendingQuestion !== undefined) {
-      return await askClient(runtime, site, tool, args, executionId, startedAt, elicitor, record);
-    }
+    if (pending.current !== undefined) return await ask();
     const checked = await validateToolOutput(tool.tool, output);
     if (!checked.success) {
       log.error('tool output does not match its output schema', {
@@ -173,11 +228,10 @@ export async function callTool(
     }
     return finish('ok', renderOutput(checked.data, index.structured.has(params.name)));
   } catch (error) {
-    if (elicitor.pendingQuestion !== undefined || error instanceof InputNeeded) {
-      return await askClient(runtime, site, tool, args, executionId, startedAt, elicitor, record);
-    }
+    // The handler asked something (it may have caught the stop signal and thrown another error).
+    if (pending.current !== undefined) return await ask();
     if (error instanceof Stopped && error.reason === 'timeout') {
-      const seconds = Math.round(runtime.options.toolTimeoutMs / 100) / 10;
+      const seconds = formatSeconds(runtime.options.toolTimeoutMs);
       return finish(
         'timeout',
         errorResult(`${tool.path} did not finish within ${seconds} s and was stopped.`),
@@ -196,7 +250,7 @@ export async function callTool(
     if (ToolError.isInstance(error))
       return finish('error', errorResult(error.message), error.message);
     if (AuthRequiredError.isInstance(error)) {
-      const message = `${error.message} (Tools tab: ${services.baseUrl}/, or run \`gateway connect ${error.provider}\`.)`;
+      const message = authRequiredMessage(error, services.baseUrl);
       return finish('error', errorResult(message), `No credential for ${error.provider}`);
     }
     log.error('tool failed', {
@@ -217,14 +271,27 @@ export async function callTool(
   }
 }
 
-/** A retried call's verified state and answers, or undefined for a first call. */
+/** A retried call's round: its verified state and every answer so far, or too late for any. */
+type Round =
+  | { late: false; state: RoundState; answers: Answer[]; samples: SampleAnswer[] }
+  | { late: true; state: RoundState };
+
+/**
+ * A retried call's verified state, with the answer the retry brings, or undefined for a first
+ * call. Every retry uses its round up, on every instance: a replay of the same state, with or
+ * without an answer, is refused. A retry without an answer counts as the user cancelling (the
+ * client's model not answering, for sampling); one after the answer time is `late`.
+ *
+ * @throws ProtocolError `InvalidParams` for state that is forged, expired past its grace, issued
+ *   to another caller, tool or arguments, or used before.
+ */
 async function continueRound(
   runtime: McpRuntime,
   site: CallSite,
   tool: MountedTool,
   args: Record<string, unknown>,
   ctx: ServerContext,
-): Promise<{ state: RoundState; answers: Answer[] } | undefined> {
+): Promise<Round | undefined> {
   const raw = ctx.mcpReq.requestState();
   if (raw === undefined) return undefined;
   // The SDK has checked the signature and expiry (the codec is its verify hook).
@@ -238,13 +305,29 @@ async function continueRound(
     throw new ProtocolError(ProtocolErrorCode.InvalidParams, INVALID_STATE);
   }
   const state = parsed.data;
-  const response = inputResponse(ctx.mcpReq.inputResponses, ELICIT_KEY);
-  if (response.kind === 'missing') return { state, answers: state.answers };
-  const by = subjectId(site.principal);
-  const answer = toAnswer(state.kind, response, by);
+  const { services } = runtime;
+  const used = await useRound(services.database.db, {
+    id: state.questionId,
+    executionId: state.executionId,
+    expiresAt: new Date(state.answerBy + LATE_RETRY_GRACE_MS),
+  });
+  if (!used) throw new ProtocolError(ProtocolErrorCode.InvalidParams, INVALID_STATE);
   const now = new Date();
-  // One awaited insert, keyed by the question: a replayed answer finds it taken.
-  const fresh = await runtime.services.approvals.recordAnswered({
+  if (now.getTime() > state.answerBy) return { late: true, state };
+
+  const response = inputResponse(ctx.mcpReq.inputResponses, ELICIT_KEY);
+  if (state.kind === 'sampling') {
+    const sample: SampleAnswer =
+      response.kind === 'sampling' ? { ok: true, result: response.result } : { ok: false };
+    return { late: false, state, answers: state.answers, samples: [...state.samples, sample] };
+  }
+  const by = subjectId(site.principal);
+  const answer: Answer =
+    response.kind === 'missing'
+      ? { ok: false, decision: 'cancelled', by }
+      : toAnswer(state.kind, response, by);
+  // The approvals list shows answers given in the AI client too.
+  await services.approvals.recordAnswered({
     id: state.questionId,
     executionId: state.executionId,
     userId: by,
@@ -252,44 +335,65 @@ async function continueRound(
     message: state.message,
     args: {},
     createdAt: new Date(state.startedAt),
-    expiresAt: now,
+    expiresAt: new Date(state.answerBy),
     status: answer.ok ? 'approved' : 'denied',
     decidedBy: by,
     decidedAt: now,
   });
-  if (!fresh) throw new ProtocolError(ProtocolErrorCode.InvalidParams, INVALID_STATE);
-  return { state, answers: [...state.answers, answer] };
+  return { late: false, state, answers: [...state.answers, answer], samples: state.samples };
 }
 
-/** Ends a round with the handler's question: `input_required`, signed state for the retry. */
+/** What {@link askClient} carries into the next round. */
+interface RoundEnd {
+  executionId: string;
+  startedAt: Date;
+  pending: PendingSlot;
+  answers: readonly Answer[];
+  samples: readonly SampleAnswer[];
+  /** Writes the execution record (still without an outcome). */
+  record: (end: Partial<ExecutionRecord>) => void;
+}
+
+/**
+ * Ends a round with what the handler asked: `input_required` with the question (an elicitation)
+ * or the sampling request, and signed state for the retry.
+ */
 async function askClient(
   runtime: McpRuntime,
   site: CallSite,
   tool: MountedTool,
   args: Record<string, unknown>,
-  executionId: string,
-  startedAt: Date,
-  elicitor: Elicitor,
-  record: (end: Partial<ExecutionRecord>) => void,
+  end: RoundEnd,
 ): Promise<InputRequiredResult> {
-  const question: Question | undefined = elicitor.pendingQuestion;
-  if (question === undefined) throw new Error('askClient without a question');
+  const input = end.pending.current;
+  if (input === undefined) throw new Error('askClient without a question');
+  const question =
+    input.kind === 'question'
+      ? {
+          message: input.question.message,
+          kind: input.question.kind,
+          request: inputRequired.elicit(input.question.params),
+        }
+      : {
+          message: "A completion from the client's model",
+          kind: 'sampling' as const,
+          request: inputRequired.createMessage(input.params),
+        };
   const requestState = await runtime.codec.mint({
-    executionId,
-    startedAt: startedAt.getTime(),
+    executionId: end.executionId,
+    startedAt: end.startedAt.getTime(),
     principal: principalKey(site.principal),
     tool: tool.path,
     argsDigest: digestArguments(args),
     questionId: crypto.randomUUID(),
+    answerBy: Date.now() + runtime.options.approvalTimeoutMs,
     message: question.message,
     kind: question.kind,
-    answers: [...elicitor.answers],
+    answers: [...end.answers],
+    samples: [...end.samples],
   });
-  record({});
-  return inputRequired({
-    inputRequests: { [ELICIT_KEY]: inputRequired.elicit(question.params) },
-    requestState,
-  });
+  end.record(input.kind === 'question' ? { approval: 'pending' } : {});
+  return inputRequired({ inputRequests: { [ELICIT_KEY]: question.request }, requestState });
 }
 
 /**
@@ -307,6 +411,11 @@ function releaseStreamLater(
   const timer = setTimeout(close, after);
   timer.unref?.();
   return timer;
+}
+
+/** Milliseconds as seconds with one decimal, for messages. */
+function formatSeconds(ms: number): number {
+  return Math.round(ms / 100) / 10;
 }
 
 function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {

@@ -1,5 +1,9 @@
 import { type ElicitForm, type ElicitRequest, elicitForm } from '@gateway/sdk';
-import type { ElicitRequestFormParams, InputResponseView } from '@modelcontextprotocol/server';
+import type {
+  CreateMessageRequestParams,
+  ElicitRequestFormParams,
+  InputResponseView,
+} from '@modelcontextprotocol/server';
 import type { Answer } from './request-state.js';
 
 /** The key of the one question a round asks (`inputRequests` / `inputResponses`). */
@@ -19,17 +23,30 @@ export interface Question {
   form?: ElicitForm;
 }
 
+/** What a round of a 2026-07-28 call waits for: the user's answer, or the client's model's. */
+export type PendingInput =
+  | { kind: 'question'; question: Question }
+  | { kind: 'sample'; params: CreateMessageRequestParams };
+
 /**
- * Thrown inside `ctx.elicit` to stop a handler whose question must go back to a 2026-07-28 client
- * as `input_required`; the handler runs again, from the start, with the answer.
+ * The one input a call's round waits for, shared by `ctx.elicit` and `call.sample`: a round asks
+ * one thing; whatever the handler asks next waits for the next round.
+ */
+export interface PendingSlot {
+  current: PendingInput | undefined;
+}
+
+/**
+ * Thrown inside `ctx.elicit` or `call.sample` to stop a handler whose question must go back to a
+ * 2026-07-28 client as `input_required`; the handler runs again, from the start, with the answer.
  */
 export class InputNeeded extends Error {
-  readonly question: Question;
+  readonly input: PendingInput;
 
-  constructor(question: Question) {
+  constructor(input: PendingInput) {
     super('The tool asked a question; the client answers it and calls again');
     this.name = 'InputNeeded';
-    this.question = question;
+    this.input = input;
   }
 }
 

@@ -8,7 +8,13 @@ import {
 import type { ClientCapabilities, ServerContext } from '@modelcontextprotocol/server';
 import { redactArguments } from '../executions/index.js';
 import type { CallSite } from './call-site.js';
-import { InputNeeded, type Question, toAnswer, toQuestion } from './elicitation.js';
+import {
+  InputNeeded,
+  type PendingSlot,
+  type Question,
+  toAnswer,
+  toQuestion,
+} from './elicitation.js';
 import { describeForm, formDefaults } from './form-summary.js';
 import { subjectId } from './principal.js';
 import type { ProgressReporter } from './progress.js';
@@ -34,6 +40,13 @@ export interface ElicitorOptions {
   signal: AbortSignal;
   /** The call's progress notifications, for heartbeats while a decision is awaited. */
   progress: ProgressReporter;
+  /** What this round of a 2026-07-28 call waits for (shared with `call.sample`). */
+  pending: PendingSlot;
+  /**
+   * Told when the call starts waiting for the user (`true`) and when the answer came (`false`),
+   * so the execution record shows the call alive and waiting.
+   */
+  onWaiting?: (waiting: boolean) => void;
 }
 
 /**
@@ -52,8 +65,6 @@ export class Elicitor {
   readonly #options: ElicitorOptions;
   readonly #answers: Answer[];
   #asked = 0;
-  /** The question a 2026-07-28 client must answer before the call can go on. */
-  pendingQuestion: Question | undefined;
 
   constructor(options: ElicitorOptions) {
     this.#options = options;
@@ -87,16 +98,17 @@ export class Elicitor {
     const question = toQuestion(request, redactArguments(request.args ?? {}));
     const known = this.#answers[index];
     if (known !== undefined) return this.#result(this.#settle(index, known, question));
+    const { site, limit, pending, onWaiting } = this.#options;
     // A handler that swallowed the stop signal and asks again still waits for the first answer.
-    if (this.pendingQuestion !== undefined) throw new InputNeeded(this.pendingQuestion);
+    if (pending.current !== undefined) throw new InputNeeded(pending.current);
 
-    const { site, limit } = this.#options;
     const formSupported = supportsForm(site.server.getClientCapabilities());
     if (site.kind === 'modern' && formSupported) {
-      this.pendingQuestion = question;
-      throw new InputNeeded(question);
+      pending.current = { kind: 'question', question };
+      throw new InputNeeded(pending.current);
     }
     limit.pause();
+    onWaiting?.(true);
     try {
       const answer =
         site.kind === 'session' && formSupported
@@ -106,6 +118,7 @@ export class Elicitor {
       return this.#result(this.#settle(at, answer, question));
     } finally {
       limit.resume();
+      onWaiting?.(false);
     }
   };
 

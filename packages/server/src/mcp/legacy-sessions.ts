@@ -11,6 +11,7 @@ interface Session {
   id: string;
   /** The principal that opened it: only the same principal may use it. */
   owner: string;
+  principal: McpPrincipal;
   server: Server;
   transport: WebStandardStreamableHTTPServerTransport;
   lastSeen: number;
@@ -88,9 +89,10 @@ export class LegacySessions {
     return transport.handleRequest(request, options);
   }
 
-  /** Tells every open session that the tool list changed. */
-  toolsChanged(): void {
+  /** Tells every open session (or those of the principals `affected` picks) that its tools changed. */
+  toolsChanged(affected?: (principal: McpPrincipal) => boolean): void {
     for (const session of this.#sessions.values()) {
+      if (affected !== undefined && !affected(session.principal)) continue;
       session.server.sendToolListChanged().catch(() => {});
     }
   }
@@ -115,7 +117,14 @@ export class LegacySessions {
         retryInterval: RETRY_MS,
         onsessioninitialized: (id) => {
           this.#evictOverflow();
-          this.#sessions.set(id, { id, owner, server, transport, lastSeen: Date.now() });
+          this.#sessions.set(id, {
+            id,
+            owner,
+            principal,
+            server,
+            transport,
+            lastSeen: Date.now(),
+          });
           this.#startSweeping();
         },
         onsessionclosed: (id) => {

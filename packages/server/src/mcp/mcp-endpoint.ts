@@ -1,11 +1,7 @@
-import {
-  createMcpHandler,
-  isJsonContentType,
-  isLegacyRequest,
-  validateHostHeader,
-  validateOriginHeader,
-} from '@modelcontextprotocol/server';
+import { createMcpHandler, isJsonContentType, isLegacyRequest } from '@modelcontextprotocol/server';
+import type { PolicyChange } from '../policy/index.js';
 import type { GatewayServices } from '../services.js';
+import { AbandonedCallSweeper } from './abandoned-calls.js';
 import { createToolServer } from './create-server.js';
 import { LegacySessions } from './legacy-sessions.js';
 import { type McpOptions, resolveMcpOptions } from './options.js';
@@ -22,12 +18,13 @@ const BEARER = /^Bearer\s+(\S+)\s*$/i;
  * 2026-07-28 revision (stateless, a small server per request) and the 2025 revisions (a session
  * per client, so the server can ask the client questions).
  *
- * Every request passes, in order: Host and Origin checks (DNS rebinding), the token (401 with
+ * Every request passes, in order: Host and Origin checks against DNS rebinding (the route's
+ * middleware, see `mountMcp`, with {@link McpEndpoint.allowedHosts}), the token (401 with
  * `WWW-Authenticate` when unknown), the content type and the body size, then the protocol.
  *
  * @example
  * const endpoint = new McpEndpoint(services, authSecret, { toolTimeoutMs: 30_000 });
- * app.all('/mcp', (c) => endpoint.handle(c.req.raw));
+ * mountMcp(app, endpoint);
  */
 export class McpEndpoint {
   readonly #runtime: McpRuntime;
@@ -36,13 +33,14 @@ export class McpEndpoint {
   readonly #handler: ReturnType<typeof createMcpHandler>;
   readonly #sessions: LegacySessions;
   readonly #stopWatching: () => void;
+  readonly #sweeper: AbandonedCallSweeper;
 
   constructor(services: GatewayServices, authSecret: string, options: McpOptions = {}) {
     const resolved = resolveMcpOptions(options, services.baseUrl);
     this.#runtime = {
       services,
       options: resolved,
-      codec: createRoundStateCodec(authSecret, resolved.approvalTimeoutMs / 1000),
+      codec: createRoundStateCodec(authSecret, resolved.approvalTimeoutMs),
       tools: new ToolIndexCache({ toolName: resolved.toolName, logger: services.logger }),
     };
     this.#authenticate = createMcpAuthenticator(services.database);
@@ -71,10 +69,36 @@ export class McpEndpoint {
       maxSessions: resolved.maxSessions,
       maxBodyBytes: resolved.maxBodyBytes,
     });
-    this.#stopWatching = services.plugins.onChange(() => {
+    const stopCatalog = services.plugins.onChange(() => {
       this.#handler.notify.toolsChanged();
       this.#sessions.toolsChanged();
     });
+    const stopPolicy = services.policy.onChange((change) => {
+      // 2026-07-28 listeners are not told apart by principal: they all hear it.
+      this.#handler.notify.toolsChanged();
+      this.#sessions.toolsChanged(affectedBy(change));
+    });
+    this.#stopWatching = () => {
+      stopCatalog();
+      stopPolicy();
+    };
+    this.#sweeper = new AbandonedCallSweeper({
+      services,
+      approvalTimeoutMs: resolved.approvalTimeoutMs,
+      toolTimeoutMs: resolved.toolTimeoutMs,
+      everyMs: resolved.sweepEveryMs,
+    });
+    this.#sweeper.start();
+  }
+
+  /** Host names the `Host` header may carry (DNS rebinding protection). */
+  get allowedHosts(): string[] {
+    return [...this.#runtime.options.allowedHosts];
+  }
+
+  /** Host names a browser's `Origin` header may carry. */
+  get allowedOrigins(): string[] {
+    return [...this.#runtime.options.allowedOrigins];
   }
 
   /** How many 2025 sessions are open on this instance. */
@@ -89,15 +113,6 @@ export class McpEndpoint {
    */
   async handle(request: Request, pathToken?: string): Promise<Response> {
     const { options } = this.#runtime;
-    if (request.method === 'OPTIONS') {
-      // No CORS: browsers may not call the endpoint from other sites.
-      return new Response(null, { status: 405, headers: { Allow: 'GET, POST, DELETE' } });
-    }
-    const host = validateHostHeader(request.headers.get('host'), options.allowedHosts);
-    if (!host.ok) return rpcError(403, -32000, host.message);
-    const origin = validateOriginHeader(request.headers.get('origin'), options.allowedOrigins);
-    if (!origin.ok) return rpcError(403, -32000, origin.message);
-
     let principal: McpPrincipal;
     try {
       const header = request.headers.get('authorization');
@@ -149,9 +164,21 @@ export class McpEndpoint {
   /** Closes every session and in-flight exchange (the gateway is stopping). */
   async close(): Promise<void> {
     this.#stopWatching();
+    await this.#sweeper.stop();
     await this.#sessions.closeAll();
     await this.#handler.close();
   }
+}
+
+/**
+ * Whose tools a policy change may change: an assignment, that user's; a role edit, every user's
+ * (whose role a session does not know without a lookup) and the service accounts holding it.
+ */
+function affectedBy(change: PolicyChange): (principal: McpPrincipal) => boolean {
+  if (change.kind === 'assignment') {
+    return (principal) => principal.kind === 'user' && principal.userId === change.userId;
+  }
+  return (principal) => principal.kind === 'user' || principal.roleId === change.roleId;
 }
 
 function rpcError(status: number, code: number, message: string): Response {

@@ -30,6 +30,12 @@ export interface McpOptions {
    */
   releaseStreamAfterMs?: number;
   /**
+   * How often this instance closes out calls nobody will finish (a client that was asked a
+   * question and never came back): their records become `timeout` once the approval timeout
+   * plus the tool timeout have passed since their latest step. Default 60 s.
+   */
+  sweepEveryMs?: number;
+  /**
    * The MCP tool name of a tool. Default: its path, as DESIGN.md decides. Names must stay unique;
    * the conformance run uses this to serve fixture tools under the names the suite calls.
    */
@@ -46,6 +52,7 @@ export interface ResolvedMcpOptions {
   sessionIdleMs: number;
   maxSessions: number;
   releaseStreamAfterMs: number | undefined;
+  sweepEveryMs: number;
   toolName: (tool: MountedTool) => string;
 }
 
@@ -72,6 +79,7 @@ export function resolveMcpOptions(options: McpOptions, baseUrl: string): Resolve
       options.releaseStreamAfterMs === undefined
         ? undefined
         : positive('releaseStreamAfterMs', options.releaseStreamAfterMs, 0),
+    sweepEveryMs: positive('sweepEveryMs', options.sweepEveryMs, 60_000),
     toolName: options.toolName ?? ((tool) => tool.path),
   };
 }

@@ -17,6 +17,18 @@ export const answerSchema = z.object({
 export type Answer = z.infer<typeof answerSchema>;
 
 /**
+ * The answer a client gave to one sampling request of a tool call (`call.sample`): the model's
+ * result as the client sent it (read again with `validateSampleResult` when used), or none.
+ */
+export const sampleAnswerSchema = z.object({
+  ok: z.boolean(),
+  result: z.unknown().optional(),
+});
+
+/** See {@link sampleAnswerSchema}. */
+export type SampleAnswer = z.infer<typeof sampleAnswerSchema>;
+
+/**
  * What a tool call carries from one round to the next when it asked a 2026-07-28 client a
  * question (`input_required`): signed by the server, echoed by the client, checked on the retry.
  */
@@ -31,33 +43,52 @@ export const roundStateSchema = z.object({
   tool: z.string(),
   /** SHA-256 of the canonical JSON of the arguments. */
   argsDigest: z.string(),
-  /** The id of the question asked in this round; an answer to it is accepted once. */
+  /** The id of the question asked in this round; a retry with it is accepted once. */
   questionId: z.string(),
+  /**
+   * Until when (ms since the epoch) the question may be answered. A retry after it stops the
+   * call as timed out; the state itself verifies a while longer so that a late client hears why.
+   */
+  answerBy: z.number(),
   /** The question, for the approval record. */
   message: z.string(),
-  /** What kind of answer the question asks for. */
-  kind: z.enum(['approval', 'form']),
+  /** What kind of answer the question asks for: a yes or no, a form, a model's answer. */
+  kind: z.enum(['approval', 'form', 'sampling']),
   /** Answers to the questions of earlier rounds, in order. */
   answers: z.array(answerSchema),
+  /** Answers to the sampling requests of earlier rounds, in order. */
+  samples: z.array(sampleAnswerSchema),
 });
 
 /** See {@link roundStateSchema}. */
 export type RoundState = z.infer<typeof roundStateSchema>;
 
 /**
+ * How long after its answer time a round's state still verifies: a client retrying that late
+ * gets a clear "not answered in time" result instead of a protocol error. Used rounds are kept
+ * (in `mcp_rounds`) as long, so a replay is refused for as long as the state verifies.
+ */
+export const LATE_RETRY_GRACE_MS = 24 * 60 * 60 * 1000;
+
+/**
  * The codec that signs and checks `requestState` (HMAC-SHA256, expiring). Its key is derived from
  * AUTH_SECRET, so every instance sharing that secret accepts a state another instance issued.
+ * States verify for the answer time plus {@link LATE_RETRY_GRACE_MS}; `answerBy` inside says
+ * when the answer was due.
  *
  * @example
- * const codec = createRoundStateCodec(authSecret, 300);
+ * const codec = createRoundStateCodec(authSecret, 300_000);
  * const state = await codec.mint(round);
  */
 export function createRoundStateCodec(
   authSecret: string,
-  ttlSeconds: number,
+  answerWithinMs: number,
 ): RequestStateCodec<RoundState> {
   const key = new Uint8Array(hkdfSync('sha256', authSecret, 'gateway', 'mcp request state v1', 32));
-  return createRequestStateCodec<RoundState>({ key, ttlSeconds: Math.ceil(ttlSeconds) });
+  return createRequestStateCodec<RoundState>({
+    key,
+    ttlSeconds: Math.ceil((answerWithinMs + LATE_RETRY_GRACE_MS) / 1000),
+  });
 }
 
 /** SHA-256 (hex) of the canonical JSON of `value`: object keys sorted, so key order never matters. */

@@ -1,10 +1,10 @@
 import {
+  ElicitRequestSchema,
   LoggingMessageNotificationSchema,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { deleteEndpoint } from '../mcp-endpoints/index.js';
-import { createServiceAccount } from '../service-accounts/index.js';
 import { connectV1, connectV2, startMcpGateway } from './testing/mcp-test-kit.js';
 
 const INITIALIZE = {
@@ -207,18 +207,105 @@ describe('MCP endpoint: tools/list', () => {
     expect(String(v2Error)).toContain('Tool demo.files.delete not found');
   });
 
+  it("gives two users with disjoint roles only their own tools, and neither can call the other's", async () => {
+    const gw = await startMcpGateway();
+    await gw.gateway.services.policy.createRole({
+      id: 'cleaner',
+      name: 'Cleaner',
+      patterns: ['demo.files.*'],
+    });
+    const reader = await gw.user({ roleId: 'reader' });
+    const cleaner = await gw.user({ roleId: 'cleaner' });
+    const readerClient = await connectV2(gw.url, reader.mcpToken);
+    const { client: cleanerClient } = await connectV1(gw.url, cleaner.mcpToken, {
+      elicitation: true,
+    });
+    cleanerClient.setRequestHandler(ElicitRequestSchema, async () => ({
+      action: 'accept',
+      content: { approve: true },
+    }));
+
+    expect((await readerClient.listTools()).tools.map((tool) => tool.name)).toEqual([
+      'demo.echo.say',
+    ]);
+    expect((await cleanerClient.listTools()).tools.map((tool) => tool.name)).toEqual([
+      'demo.files.delete',
+    ]);
+
+    // Each calls their own.
+    const echo = await readerClient.callTool({ name: 'demo.echo.say', arguments: { text: 'hi' } });
+    expect(echo.structuredContent).toEqual({ text: 'hi', userId: reader.id });
+    const deleted = await cleanerClient.callTool({
+      name: 'demo.files.delete',
+      arguments: { name: 'old.log' },
+    });
+    expect(deleted.structuredContent).toMatchObject({ deleted: 'old.log' });
+
+    // Neither can call the other's: answered exactly as a tool that does not exist.
+    const failure = (call: Promise<unknown>, name: string) =>
+      call.then(
+        () => 'succeeded',
+        (error: unknown) => (error instanceof Error ? error.message.replace(name, '<name>') : ''),
+      );
+    const readerDeletes = await failure(
+      readerClient.callTool({ name: 'demo.files.delete', arguments: { name: 'x' } }),
+      'demo.files.delete',
+    );
+    expect(readerDeletes).toBe(
+      await failure(
+        readerClient.callTool({ name: 'demo.files.gone', arguments: { name: 'x' } }),
+        'demo.files.gone',
+      ),
+    );
+    expect(readerDeletes).toContain('Tool <name> not found');
+    const cleanerEchoes = await failure(
+      cleanerClient.callTool({ name: 'demo.echo.say', arguments: { text: 'x' } }),
+      'demo.echo.say',
+    );
+    expect(cleanerEchoes).toBe(
+      await failure(
+        cleanerClient.callTool({ name: 'demo.echo.shout', arguments: { text: 'x' } }),
+        'demo.echo.shout',
+      ),
+    );
+    expect(cleanerEchoes).toContain('Tool <name> not found');
+    expect(gw.state.deleted).toEqual(['old.log']);
+  });
+
   it('serves a service account only the tools that allow service accounts', async () => {
     const gw = await startMcpGateway();
     const admin = await gw.user({ admin: true });
-    const account = await createServiceAccount(gw.gateway.services.database.db, {
-      name: 'ci',
-      roleId: 'admin',
-      createdBy: admin.id,
-    });
-    const { client } = await connectV1(gw.url, account?.key ?? '');
+    const account = await gw.serviceAccount(admin);
+    const { client } = await connectV1(gw.url, account.key);
     expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['demo.echo.say']);
     const result = await client.callTool({ name: 'demo.echo.say', arguments: { text: 'hi' } });
-    expect(result.structuredContent).toEqual({ text: 'hi', userId: account?.id });
+    expect(result.structuredContent).toEqual({ text: 'hi', userId: account.id });
+
+    // A tool its role allows but service accounts may not use is as unknown as no tool at all.
+    const message = async (name: string) => {
+      const error = await client
+        .callTool({ name, arguments: { name: 'x' } })
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(Error);
+      return error instanceof Error ? error.message.replace(name, '<name>') : String(error);
+    };
+    expect(await message('demo.files.delete')).toBe(await message('demo.files.nothing'));
+    expect(await message('demo.files.delete')).toBe('MCP error -32602: Tool <name> not found');
+    const raw = async (name: string) => {
+      const response = await post(
+        `${gw.url}/mcp`,
+        {
+          jsonrpc: '2.0',
+          id: 3,
+          method: 'tools/call',
+          params: { name, arguments: { name: 'x' } },
+        },
+        { authorization: `Bearer ${account.key}`, 'mcp-protocol-version': '2025-06-18' },
+      );
+      return { status: response.status, body: (await response.text()).replace(name, '<name>') };
+    };
+    expect(await raw('demo.files.delete')).toEqual(await raw('demo.files.nothing'));
+    expect(gw.state.deleteRuns).toBe(0);
   });
 
   it('tells 2025 sessions when the tool list changes', async () => {
@@ -232,6 +319,57 @@ describe('MCP endpoint: tools/list', () => {
     gw.gateway.services.plugins.unmount('demo');
     await changed;
     expect((await client.listTools()).tools).toEqual([]);
+  });
+
+  it("tells a user's sessions when their role is edited", async () => {
+    const gw = await startMcpGateway();
+    const admin = await gw.user({ admin: true });
+    const reader = await gw.user({ roleId: 'reader' });
+    const { client } = await connectV1(gw.url, reader.mcpToken);
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['demo.echo.say']);
+    const changed = new Promise<void>((resolve) =>
+      client.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve()),
+    );
+    const edited = await gw.gateway.request('PUT', '/api/policy/roles/reader', {
+      as: admin,
+      body: { id: 'reader', name: 'Reader', patterns: ['demo.echo.*', 'demo.files.*'] },
+    });
+    expect(edited.status).toBe(200);
+    await changed;
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual([
+      'demo.echo.say',
+      'demo.files.delete',
+    ]);
+  });
+
+  it('tells only the sessions of the user whose role assignment changed', async () => {
+    const gw = await startMcpGateway();
+    const admin = await gw.user({ admin: true });
+    const bob = await gw.user({ roleId: 'reader' });
+    const carol = await gw.user({ roleId: 'reader' });
+    const { client: bobClient } = await connectV1(gw.url, bob.mcpToken);
+    const { client: carolClient } = await connectV1(gw.url, carol.mcpToken);
+    let carolHeard = 0;
+    carolClient.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      carolHeard += 1;
+    });
+    const bobHeard = new Promise<void>((resolve) =>
+      bobClient.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve()),
+    );
+    await bobClient.listTools();
+    await carolClient.listTools();
+
+    const assigned = await gw.gateway.request('PUT', `/api/policy/users/${bob.id}/role`, {
+      as: admin,
+      body: { roleId: 'admin' },
+    });
+    expect(assigned.status).toBe(200);
+    await bobHeard;
+    expect((await bobClient.listTools()).tools).toHaveLength(7);
+    // Carol's role did not change: her session hears nothing.
+    await carolClient.listTools();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(carolHeard).toBe(0);
   });
 });
 
@@ -283,9 +421,15 @@ describe('MCP endpoint: tools/call', () => {
 
     expect(await text('demo.fail.bad_output')).toContain('does not match its output schema');
 
-    const auth = await text('demo.auth.whoami');
-    expect(auth).toContain(`Tools tab of ${gw.url}`);
-    expect(auth).toContain('gateway connect github');
+    const auth = await client.callTool({ name: 'demo.auth.whoami', arguments: {} });
+    expect(auth.isError).toBe(true);
+    // Said once, with the gateway's address.
+    expect(auth.content).toEqual([
+      {
+        type: 'text',
+        text: `No credential for "github". Connect it in the Tools tab of ${gw.url} or run \`gateway connect github\`.`,
+      },
+    ]);
   });
 
   it('stops a handler at its time limit', async () => {
@@ -344,6 +488,87 @@ describe('MCP endpoint: tools/call', () => {
     expect(messages).toEqual([
       { level: 'info', logger: 'demo.echo.say', data: { message: 'echo', length: 4 } },
     ]);
+  });
+
+  it('writes ctx.logger lines to the server log with the tool, execution and user', async () => {
+    const gw = await startMcpGateway();
+    const alice = await gw.user({ roleId: 'reader' });
+    const { client } = await connectV1(gw.url, alice.mcpToken);
+    await client.callTool({ name: 'demo.echo.say', arguments: { text: 'hello' } });
+    await gw.gateway.services.executions.flush();
+    const [execution] = await gw.gateway.services.database.db
+      .selectFrom('executions')
+      .select('id')
+      .where('tool_path', '=', 'demo.echo.say')
+      .execute();
+    const lines = gw.gateway
+      .logs()
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines.filter((line) => line.msg === 'echo')).toEqual([
+      {
+        time: expect.any(String),
+        level: 'info',
+        msg: 'echo',
+        tool: 'demo.echo.say',
+        executionId: execution?.id,
+        userId: alice.id,
+        length: 5,
+      },
+    ]);
+  });
+
+  it("aborts the handler's signal when the client cancels the call", async () => {
+    const gw = await startMcpGateway();
+    const alice = await gw.user({ admin: true });
+    const { client } = await connectV1(gw.url, alice.mcpToken);
+    const controller = new AbortController();
+    const call = client.callTool({ name: 'demo.slow.wait', arguments: {} }, undefined, {
+      signal: controller.signal,
+    });
+    // Once the handler runs (its log line is written), the client cancels: notifications/cancelled.
+    for (let i = 0; i < 200 && !gw.gateway.logs().includes('waiting until stopped'); i += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    controller.abort('changed my mind');
+    await expect(call).rejects.toThrow();
+    for (let i = 0; i < 200 && gw.state.stopped.length === 0; i += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    await gw.gateway.services.executions.flush();
+    const row = await gw.gateway.services.database.db
+      .selectFrom('executions')
+      .selectAll()
+      .where('tool_path', '=', 'demo.slow.wait')
+      .executeTakeFirstOrThrow();
+    expect(gw.state.stopped).toEqual([{ executionId: row.id, reason: 'cancelled' }]);
+    expect(row).toMatchObject({ outcome: 'error', error: 'Cancelled by the client' });
+  });
+
+  it('holds a 2025-06-18 session: list, call, and an approval asked on the session', async () => {
+    const gw = await startMcpGateway();
+    const alice = await gw.user({ admin: true });
+    const { client, transport } = await connectV1(gw.url, alice.mcpToken, {
+      protocolVersion: '2025-06-18',
+      elicitation: true,
+    });
+    expect(transport.protocolVersion).toBe('2025-06-18');
+    expect(transport.sessionId).toEqual(expect.any(String));
+    expect((await client.listTools()).tools).toHaveLength(7);
+    const echo = await client.callTool({ name: 'demo.echo.say', arguments: { text: 'old' } });
+    expect(echo.structuredContent).toEqual({ text: 'old', userId: alice.id });
+    client.setRequestHandler(ElicitRequestSchema, async () => ({
+      action: 'accept',
+      content: { approve: true },
+    }));
+    const deleted = await client.callTool({
+      name: 'demo.files.delete',
+      arguments: { name: 'a.txt' },
+    });
+    expect(deleted.structuredContent).toMatchObject({ deleted: 'a.txt' });
+    // Asked on the session: the handler ran once.
+    expect(gw.state).toMatchObject({ deleted: ['a.txt'], deleteRuns: 1 });
   });
 
   it('serves 2025 requests without a session statelessly', async () => {

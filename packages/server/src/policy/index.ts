@@ -1,5 +1,7 @@
 export {
   ADMIN_ROLE_ID,
+  type PolicyChange,
+  type PolicyListener,
   PolicyService,
   type Resolution,
   type ResolveSubject,

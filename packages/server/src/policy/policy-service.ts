@@ -30,6 +30,17 @@ export interface Resolution {
   tool(path: string): MountedTool | undefined;
 }
 
+/**
+ * A change that may change who sees which tools: a role created, edited or deleted, or a user
+ * given another role. Only changes made through this instance are announced.
+ */
+export type PolicyChange =
+  | { kind: 'role'; roleId: string }
+  | { kind: 'assignment'; userId: string };
+
+/** Called after a {@link PolicyChange}. */
+export type PolicyListener = (change: PolicyChange) => void;
+
 interface ToolSet {
   tools: readonly MountedTool[];
   byPath?: Map<string, MountedTool>;
@@ -64,6 +75,7 @@ export class PolicyService {
   readonly #defaultRoleId: string;
   readonly #lookups: RoleLookups;
   readonly #cache = new Map<string, CacheEntry>();
+  readonly #listeners = new Set<PolicyListener>();
 
   constructor(options: {
     database: GatewayDatabase;
@@ -105,6 +117,7 @@ export class PolicyService {
       );
     }
     this.#cache.delete(role.id);
+    this.#changed({ kind: 'role', roleId: role.id });
     return copyRole(role);
   }
 
@@ -119,6 +132,7 @@ export class PolicyService {
       throw new HttpError('not_found', `No role "${id}"`);
     }
     this.#cache.delete(id);
+    this.#changed({ kind: 'role', roleId: id });
     return updated;
   }
 
@@ -152,6 +166,7 @@ export class PolicyService {
       );
     }
     this.#cache.delete(id);
+    this.#changed({ kind: 'role', roleId: id });
   }
 
   /**
@@ -175,6 +190,7 @@ export class PolicyService {
           );
       }
     }
+    this.#changed({ kind: 'assignment', userId });
     return { userId, roleId };
   }
 
@@ -219,9 +235,30 @@ export class PolicyService {
     return this.#resolution(row ?? emptyRole(roleId), 'serviceAccounts');
   }
 
+  /**
+   * Calls `listener` after every role created, edited or deleted and every role assignment made
+   * through this instance (the MCP endpoint tells the affected sessions their tools changed).
+   *
+   * @returns a function that removes the listener.
+   */
+  onChange(listener: PolicyListener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
   /** Forgets every compiled role and resolved tool list (benchmarks, tests). */
   clearCache(): void {
     this.#cache.clear();
+  }
+
+  #changed(change: PolicyChange): void {
+    for (const listener of this.#listeners) {
+      try {
+        listener(change);
+      } catch {
+        // A listener's failure must not fail the change that was already stored.
+      }
+    }
   }
 
   #resolution(row: StoredRole, audience: 'users' | 'serviceAccounts'): Resolution {

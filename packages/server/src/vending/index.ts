@@ -7,6 +7,7 @@ export {
 } from './oauth-source.js';
 export {
   createTokenVendor,
+  howToConnect,
   type TokenSource,
   type TokenVendor,
   type VendedToken,

@@ -153,6 +153,12 @@ export function createTokenVendor(services: VendingServices, auth: GatewayAuth):
   };
 }
 
-function howToConnect(baseUrl: string, providerId: string, verb = 'Connect'): string {
+/**
+ * How a user connects `providerId`: the web app's Tools tab at `baseUrl`, or the CLI.
+ *
+ * @example
+ * howToConnect('https://gw.example.com', 'github'); // 'Connect it in the Tools tab of https://gw.example.com or run `gateway connect github`.'
+ */
+export function howToConnect(baseUrl: string, providerId: string, verb = 'Connect'): string {
   return `${verb} it in the Tools tab of ${baseUrl} or run \`gateway connect ${providerId}\`.`;
 }

@@ -1,5 +1,6 @@
 import { initial } from './001-initial.js';
 import { rateLimit } from './002-rate-limit.js';
+import { mcpRounds } from './003-mcp-rounds.js';
 import type { GatewayMigration } from './migration.js';
 
 /**
@@ -10,6 +11,7 @@ import type { GatewayMigration } from './migration.js';
 export const migrations: Readonly<Record<string, GatewayMigration>> = {
   '001-initial': initial,
   '002-rate-limit': rateLimit,
+  '003-mcp-rounds': mcpRounds,
 };
 
 export type { GatewayMigration } from './migration.js';

@@ -6,6 +6,13 @@ export interface FixtureState {
   deleted: string[];
   /** Calls to `demo.files.delete` that reached the handler, including re-runs. */
   deleteRuns: number;
+  /** Execution ids of `demo.slow.wait` calls whose abort signal fired, with the reason's name. */
+  stopped: { executionId: string; reason: string }[];
+}
+
+/** A fresh, empty {@link FixtureState}. */
+export function emptyFixtureState(): FixtureState {
+  return { deleted: [], deleteRuns: 0, stopped: [] };
 }
 
 /**
@@ -82,8 +89,14 @@ export function createFixturePlugin(state: FixtureState): Plugin {
         name: 'Wait',
         description: 'Waits until stopped.',
         inputSchema: z.object({}),
-        async handler(_ctx, _input, call) {
+        async handler(ctx, _input, call) {
+          ctx.logger.info('waiting until stopped');
           await new Promise((resolve) => call.signal.addEventListener('abort', resolve));
+          const reason: unknown = call.signal.reason;
+          state.stopped.push({
+            executionId: call.executionId,
+            reason: reason instanceof Error ? reason.message : String(reason),
+          });
           return 'stopped';
         },
       }),

@@ -1,4 +1,11 @@
-import { definePlugin, defineTool, type FormField, type Plugin } from '@gateway/sdk';
+import {
+  definePlugin,
+  defineTool,
+  type FormField,
+  type Plugin,
+  requireApproval,
+  ToolError,
+} from '@gateway/sdk';
 import { z } from 'zod';
 
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -28,11 +35,27 @@ export const SHIPPING_FIELDS: Record<string, FormField> = {
   note: { type: 'string', title: 'Note', maxLength: 20 },
 };
 
+/** What the interaction tools did, so tests can count re-runs. */
+export interface InteractionState {
+  /** Runs of `calls.files.move`'s handler, including re-runs. */
+  moveRuns: number;
+  /** Moves `calls.files.move` finished. */
+  moved: { from: string; to: string; deletedSource: boolean }[];
+  /** Runs of `calls.texts.pair`'s handler, including re-runs. */
+  pairRuns: number;
+}
+
+/** A fresh, empty {@link InteractionState}. */
+export function emptyInteractionState(): InteractionState {
+  return { moveRuns: 0, moved: [], pairRuns: 0 };
+}
+
 /**
  * A plugin for the MCP tests of what a handler can do during a call, mounted under `calls`:
- * report progress, ask for a form with explicit fields, and take its time.
+ * report progress, ask for a form with explicit fields, ask two questions, ask the client's model
+ * twice, and take its time.
  */
-export function createInteractionPlugin(): Plugin {
+export function createInteractionPlugin(state: InteractionState = emptyInteractionState()): Plugin {
   return definePlugin({
     id: 'calls',
     name: 'Calls',
@@ -87,6 +110,50 @@ export function createInteractionPlugin(): Plugin {
             fields: { sure: { type: 'boolean' } },
           });
           return 'asked';
+        },
+      }),
+      defineTool({
+        path: 'calls.files.move',
+        name: 'Move File',
+        description: 'Asks to copy a file, then whether to delete the original; acts at the end.',
+        inputSchema: z.object({ from: z.string(), to: z.string() }),
+        outputSchema: z.object({ moved: z.boolean(), deletedSource: z.boolean() }),
+        destructive: true,
+        async handler(ctx, { from, to }) {
+          state.moveRuns += 1;
+          await requireApproval(ctx, {
+            toolPath: 'calls.files.move',
+            message: `Copy ${from} to ${to}?`,
+          });
+          const remove = await ctx.elicit({
+            toolPath: 'calls.files.move',
+            message: `Then delete ${from}?`,
+          });
+          state.moved.push({ from, to, deletedSource: remove.approved });
+          return { moved: true, deletedSource: remove.approved };
+        },
+      }),
+      defineTool({
+        path: 'calls.texts.pair',
+        name: 'Pair',
+        description: "Asks the client's model for a colour, then for a fruit of that colour.",
+        inputSchema: z.object({ mood: z.string() }),
+        outputSchema: z.object({ colour: z.string(), fruit: z.string(), model: z.string() }),
+        async handler(_ctx, { mood }, call) {
+          state.pairRuns += 1;
+          const text = async (prompt: string) => {
+            const reply = await call.sample({
+              messages: [{ role: 'user', content: { type: 'text', text: prompt } }],
+              maxTokens: 20,
+              systemPrompt: 'Answer with one word.',
+            });
+            if (reply.content.type !== 'text')
+              throw new ToolError('The model did not answer in text.');
+            return { text: reply.content.text, model: reply.model };
+          };
+          const colour = await text(`Name a ${mood} colour.`);
+          const fruit = await text(`Name a ${colour.text} fruit.`);
+          return { colour: colour.text, fruit: fruit.text, model: fruit.model };
         },
       }),
       defineTool({

@@ -4,11 +4,14 @@ import {
 } from '@modelcontextprotocol/client';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { onTestFinished } from 'vitest';
 import type { GatewayOptions } from '../../gateway.js';
 import { createEndpoint } from '../../mcp-endpoints/index.js';
+import { createServiceAccount } from '../../service-accounts/index.js';
+import { rememberSecret } from '../../testing/known-secrets.js';
 import { createTestGateway, type TestGateway, type TestUser } from '../../testing/test-gateway.js';
-import { createFixturePlugin, type FixtureState } from './fixture-plugin.js';
+import { createFixturePlugin, emptyFixtureState, type FixtureState } from './fixture-plugin.js';
 
 /** A started gateway serving the fixture plugin over real HTTP on 127.0.0.1. */
 export interface McpTestGateway {
@@ -17,6 +20,8 @@ export interface McpTestGateway {
   state: FixtureState;
   /** A user (with the role given) and an MCP endpoint token of theirs. */
   user(options?: { roleId?: string; admin?: boolean }): Promise<McpTestUser>;
+  /** A service account with `roleId` (default `admin`) and its `gw_sa_` key, made by `admin`. */
+  serviceAccount(admin: McpTestUser, roleId?: string): Promise<{ id: string; key: string }>;
 }
 
 /** A test user with an MCP endpoint. */
@@ -32,7 +37,7 @@ export interface McpTestUser extends TestUser {
 export async function startMcpGateway(
   options: GatewayOptions & { state?: FixtureState } = {},
 ): Promise<McpTestGateway> {
-  const state = options.state ?? { deleted: [], deleteRuns: 0 };
+  const state = options.state ?? emptyFixtureState();
   const { state: _state, plugins = [], ...gatewayOptions } = options;
   const all = [createFixturePlugin(state), ...plugins];
   const gateway = await createTestGateway({
@@ -66,26 +71,78 @@ export async function startMcpGateway(
         name: 'test',
       });
       if (!created.ok) throw new Error(`endpoint not created: ${created.problem}`);
+      // The leak check of every test looks for it in logs and answers.
+      rememberSecret(created.endpoint.token);
       return { ...user, mcpToken: created.endpoint.token };
     },
+    async serviceAccount(admin, roleId = 'admin') {
+      const account = await createServiceAccount(gateway.services.database.db, {
+        name: `sa-${crypto.randomUUID().slice(0, 8)}`,
+        roleId,
+        createdBy: admin.id,
+      });
+      if (account === undefined) throw new Error(`service account not created: no role ${roleId}`);
+      rememberSecret(account.key);
+      return { id: account.id, key: account.key };
+    },
   };
+}
+
+/**
+ * A v1 transport that asks for `version` at `initialize` instead of the client's latest, so a
+ * test can hold a session of an older revision with the v1 client (which always asks its latest).
+ */
+class VersionedV1Transport extends V1Transport {
+  readonly #version: string;
+
+  constructor(url: URL, version: string, options?: ConstructorParameters<typeof V1Transport>[1]) {
+    super(url, options);
+    this.#version = version;
+  }
+
+  override send(
+    message: JSONRPCMessage,
+    options?: Parameters<V1Transport['send']>[1],
+  ): Promise<void> {
+    if ('method' in message && message.method === 'initialize' && message.params !== undefined) {
+      return super.send(
+        { ...message, params: { ...message.params, protocolVersion: this.#version } },
+        options,
+      );
+    }
+    return super.send(message, options);
+  }
 }
 
 /** A v1 (`@modelcontextprotocol/sdk`) client connected with `token`, closed when the test ends. */
 export async function connectV1(
   url: string,
   token: string,
-  options: { elicitation?: boolean; path?: boolean } = {},
+  options: {
+    elicitation?: boolean;
+    sampling?: boolean;
+    path?: boolean;
+    /** The protocol revision to ask for at `initialize`; default the client's latest. */
+    protocolVersion?: string;
+  } = {},
 ): Promise<{ client: V1Client; transport: V1Transport }> {
   const client = new V1Client(
     { name: 'v1-test', version: '1.0.0' },
-    { capabilities: options.elicitation ? { elicitation: {} } : {} },
+    {
+      capabilities: {
+        ...(options.elicitation ? { elicitation: {} } : {}),
+        ...(options.sampling ? { sampling: {} } : {}),
+      },
+    },
   );
-  const transport = options.path
-    ? new V1Transport(new URL(`${url}/mcp/${token}`))
-    : new V1Transport(new URL(`${url}/mcp`), {
-        requestInit: { headers: { authorization: `Bearer ${token}` } },
-      });
+  const target = new URL(options.path ? `${url}/mcp/${token}` : `${url}/mcp`);
+  const init = options.path
+    ? undefined
+    : { requestInit: { headers: { authorization: `Bearer ${token}` } } };
+  const transport =
+    options.protocolVersion === undefined
+      ? new V1Transport(target, init)
+      : new VersionedV1Transport(target, options.protocolVersion, init);
   await client.connect(transport);
   onTestFinished(() => client.close());
   return { client, transport };
@@ -95,12 +152,15 @@ export async function connectV1(
 export async function connectV2(
   url: string,
   token: string,
-  options: { elicitation?: boolean } = {},
+  options: { elicitation?: boolean; sampling?: boolean } = {},
 ): Promise<V2Client> {
   const client = new V2Client(
     { name: 'v2-test', version: '1.0.0' },
     {
-      capabilities: options.elicitation ? { elicitation: { form: {} } } : {},
+      capabilities: {
+        ...(options.elicitation ? { elicitation: { form: {} } } : {}),
+        ...(options.sampling ? { sampling: {} } : {}),
+      },
       versionNegotiation: { mode: 'auto' },
     },
   );

@@ -1,0 +1,1 @@
+export { validateSampleRequest, validateSampleResult } from './validate-sample.js';

@@ -1,0 +1,64 @@
+import { describe, expect, it, onTestFinished } from 'vitest';
+import type { ExecutionsTable } from '../db/index.js';
+import { databaseTargets } from '../db/test-database.js';
+import { ABANDONED_ERROR, closeAbandonedExecutions } from './close-abandoned.js';
+
+const NOW = new Date('2026-03-01T12:00:00.000Z');
+const WINDOW_MS = 10 * 60_000;
+const ago = (ms: number) => new Date(NOW.getTime() - ms).toISOString();
+
+function row(id: string, fields: Partial<ExecutionsTable>): ExecutionsTable {
+  return {
+    id,
+    user_id: 'u1',
+    tool_path: 'demo.files.delete',
+    started_at: ago(60 * 60_000),
+    duration_ms: null,
+    outcome: null,
+    approval: null,
+    approved_by: null,
+    arguments: '{}',
+    error: null,
+    ...fields,
+  };
+}
+
+for (const target of databaseTargets()) {
+  describe.skipIf(target.skip)(`closeAbandonedExecutions on ${target.name}`, () => {
+    it('closes only calls whose latest step is past the window, and never a finished one', async () => {
+      const { database, cleanup } = await target.open();
+      onTestFinished(cleanup);
+      await database.db
+        .insertInto('executions')
+        .values([
+          // Asked a question an hour ago, never answered.
+          row('asked', { approval: 'pending', duration_ms: 5 }),
+          // Started an hour ago, its instance went away while it ran.
+          row('lost', {}),
+          // Started an hour ago, but its latest question went out 55 minutes in: still waiting.
+          row('alive', { approval: 'pending', duration_ms: 55 * 60_000 }),
+          // Started just now.
+          row('young', { started_at: ago(1000) }),
+          // Finished: never touched.
+          row('done', { outcome: 'ok', approval: 'approved', duration_ms: 30 }),
+        ])
+        .execute();
+
+      expect(await closeAbandonedExecutions(database, { now: NOW, windowMs: WINDOW_MS })).toBe(2);
+      const rows = await database.db
+        .selectFrom('executions')
+        .select(['id', 'outcome', 'approval', 'error'])
+        .orderBy('id')
+        .execute();
+      expect(rows).toEqual([
+        { id: 'alive', outcome: null, approval: 'pending', error: null },
+        { id: 'asked', outcome: 'timeout', approval: 'expired', error: ABANDONED_ERROR },
+        { id: 'done', outcome: 'ok', approval: 'approved', error: null },
+        { id: 'lost', outcome: 'timeout', approval: null, error: ABANDONED_ERROR },
+        { id: 'young', outcome: null, approval: null, error: null },
+      ]);
+      // A second sweeper (another instance) finds nothing left to close.
+      expect(await closeAbandonedExecutions(database, { now: NOW, windowMs: WINDOW_MS })).toBe(0);
+    });
+  });
+}

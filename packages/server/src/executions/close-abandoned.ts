@@ -1,0 +1,52 @@
+import { sql } from 'kysely';
+import type { GatewayDatabase } from '../db/index.js';
+
+/** The error an abandoned call's record gets. */
+export const ABANDONED_ERROR = 'Abandoned: no answer or result in time, closed by the gateway';
+
+/** How many records one pass closes at most; the next pass takes the rest. */
+const BATCH = 500;
+
+/**
+ * Closes out execution records that still have no outcome though the call cannot be alive: its
+ * latest step (start, a question asked, a retry: `started_at` plus the `duration_ms` it had then)
+ * is more than `windowMs` ago. A call asked a question the client never answered (a 2026-07-28
+ * client that did not retry), or ran on an instance that stopped. Such a record becomes
+ * `timeout`, and a question still `pending` becomes `expired`.
+ *
+ * Cheap: the partial index of records without an outcome holds only open calls. Safe on several
+ * instances at once: each update is conditional on the record still having no outcome, so a call
+ * that finished meanwhile keeps its result, and two sweepers close a record once.
+ *
+ * @returns how many records were closed.
+ */
+export async function closeAbandonedExecutions(
+  database: GatewayDatabase,
+  options: { now: Date; windowMs: number },
+): Promise<number> {
+  const { db } = database;
+  const now = options.now.getTime();
+  const rows = await db
+    .selectFrom('executions')
+    .select(['id', 'started_at', 'duration_ms'])
+    .where('outcome', 'is', null)
+    .where('started_at', '<', new Date(now - options.windowMs).toISOString())
+    .orderBy('started_at')
+    .limit(BATCH)
+    .execute();
+  const stale = rows
+    .filter((row) => Date.parse(row.started_at) + (row.duration_ms ?? 0) + options.windowMs < now)
+    .map((row) => row.id);
+  if (stale.length === 0) return 0;
+  const result = await db
+    .updateTable('executions')
+    .set({
+      outcome: 'timeout',
+      error: ABANDONED_ERROR,
+      approval: sql<string | null>`case when approval = 'pending' then 'expired' else approval end`,
+    })
+    .where('id', 'in', stale)
+    .where('outcome', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
