@@ -227,8 +227,8 @@ function responsesOf(
     Object.entries(route.responses).map(([status, response]) => [Number(status), response]),
   );
   // Statuses every route of a kind can answer, in case its definition leaves them out.
-  const implied: number[] = [];
-  if (route.body || route.query || route.params) implied.push(400);
+  // Every route refuses an unknown query parameter, and a body where it takes none, with a 400.
+  const implied: number[] = [400];
   if (route.access !== 'public') implied.push(401);
   if (route.access !== 'public' && route.access !== 'user') implied.push(403);
   for (const status of implied) {

@@ -107,6 +107,12 @@ describe('GET /api/openapi.json', () => {
       additionalProperties: false,
     });
     expect(Object.keys(errorCodes)).toContain('service_unavailable');
+    // Every route may refuse an unknown query parameter (or an unwanted body) with a 400.
+    for (const methods of Object.values(document.paths)) {
+      for (const operation of Object.values(methods)) {
+        expect(operation.responses, operation.operationId).toHaveProperty('400');
+      }
+    }
   });
 
   it('is built once and served from memory', async () => {
