@@ -10,6 +10,11 @@ export default defineConfig({
       { find: /^@gateway\/sdk\/testing$/, replacement: src('./packages/sdk/src/testing/index.ts') },
       { find: /^@gateway\/sdk$/, replacement: src('./packages/sdk/src/index.ts') },
       { find: /^@gateway\/server$/, replacement: src('./packages/server/src/index.ts') },
+      // Test helpers of the server for other packages' tests; not published.
+      {
+        find: /^@gateway\/server\/testing$/,
+        replacement: src('./packages/server/src/testing/index.ts'),
+      },
     ],
   },
   test: {
@@ -23,7 +28,8 @@ export default defineConfig({
     reporters: process.env.CI
       ? ['default', ['json', { outputFile: '.test-artifacts/vitest.json' }]]
       : ['default'],
-    // Fails a test file when any log line of its test gateways holds a secret it sent or received.
+    // Fails a test file when a log line of its test gateways, or anything it printed, holds a
+    // secret or token its gateways were sent, stored or handed out.
     setupFiles: ['packages/server/src/testing/leak-check.setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,

@@ -5,7 +5,8 @@
 #    type-checks, builds and tests;
 # 2. `gateway new` of the packed @gateway/cli writes projects that install (@gateway/* from the
 #    tarballs), test, build and type-check, and the README's three commands get a tool answering
-#    in an MCP client in under a minute (scripts/pack-check-projects.mjs).
+#    in an MCP client in under a minute (scripts/pack-check-projects.mjs);
+# 3. the built gateway-server starts with only AUTH_SECRET set.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out="$root/.pack-check"
@@ -43,7 +44,38 @@ node --input-type=module -e '
 ' "$root/packages/sdk/dist/index.js"
 
 project=$(mktemp -d)
-trap 'rm -rf "$project"' EXIT
+server_dir=$(mktemp -d)
+trap 'rm -rf "$project" "$server_dir"' EXIT
+
+# The built gateway-server (dist/bin.js) starts in an empty directory with only AUTH_SECRET set,
+# answers /healthz from ./.gateway/gateway.db and stops cleanly on SIGTERM.
+node --input-type=module -e '
+  import { spawn } from "node:child_process";
+  import { existsSync } from "node:fs";
+  const [bin, cwd] = process.argv.slice(1);
+  const child = spawn(process.execPath, [bin], {
+    cwd,
+    env: { AUTH_SECRET: "pack-check-auth-secret-0123456789", PORT: "0", PATH: process.env.PATH, HOME: cwd },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  const fail = (message) => { console.error(`gateway-server: ${message}`); child.kill("SIGKILL"); process.exit(1); };
+  setTimeout(() => fail("did not start within 30 s"), 30_000).unref();
+  let stderr = "";
+  child.on("exit", (code) => { if (!stderr.includes("listening")) fail(`exited (${code}) before listening: ${stderr}`); });
+  const url = await new Promise((resolve) => child.stderr.setEncoding("utf8").on("data", (chunk) => {
+    stderr += chunk;
+    const found = /Gateway listening on (http:\/\/\S+)/.exec(stderr);
+    if (found) resolve(found[1]);
+  }));
+  const body = await (await fetch(`${url}/healthz`)).json();
+  if (body.ok !== true) fail(`/healthz answered ${JSON.stringify(body)}`);
+  if (!existsSync(`${cwd}/.gateway/gateway.db`)) fail("no .gateway/gateway.db in its working directory");
+  child.removeAllListeners("exit");
+  const code = await new Promise((resolve) => { child.once("exit", resolve); child.kill("SIGTERM"); });
+  if (code !== 0) fail(`exited ${code} on SIGTERM`);
+  console.log(`gateway-server (dist/bin.js) started with only AUTH_SECRET set and answered /healthz at ${url}`);
+  process.exit(0);
+' "$root/packages/server/dist/bin.js" "$server_dir"
 cd "$project"
 cat > package.json <<'JSON'
 { "name": "pack-check-plugin", "version": "0.0.0", "private": true, "type": "module" }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { createSecretBox } from './secrets/index.js';
 import { createTestGateway } from './testing/test-gateway.js';
 
 describe('gateway app', () => {
@@ -44,6 +45,57 @@ describe('gateway app', () => {
     await expect(
       createGateway({ env: {}, databaseUrl: ':memory:', configFile: false }),
     ).rejects.toThrow(/AUTH_SECRET.*environment variable.*authSecret/);
+  });
+
+  it('refuses a SERVICE_API_SECRET under 16 characters, without echoing it', async () => {
+    const { createGateway } = await import('./gateway.js');
+    for (const options of [
+      {
+        env: { AUTH_SECRET: 'an-auth-secret-0123456789', SERVICE_API_SECRET: ' short-secret-15 ' },
+      },
+      { authSecret: 'an-auth-secret-0123456789', serviceApiSecret: 'short-secret-15' },
+    ]) {
+      const attempt = createGateway({ ...options, databaseUrl: ':memory:', configFile: false });
+      await expect(attempt).rejects.toThrow(
+        /^SERVICE_API_SECRET is shorter than 16 characters: set the variable \(or the serviceApiSecret option\)/,
+      );
+      await expect(attempt).rejects.not.toThrow(/short-secret/);
+    }
+  });
+
+  it('trims AUTH_SECRET and SERVICE_API_SECRET read from the environment', async () => {
+    const service = 'trimmed-service-secret-0123456789';
+    const gw = await createTestGateway({
+      env: {
+        AUTH_SECRET: '  trimmed-auth-secret-0123456789\n',
+        SERVICE_API_SECRET: `\t${service} \n`,
+      },
+      authSecret: undefined,
+      serviceApiSecret: undefined,
+    });
+    const asTrimmed = await gw.request('GET', '/api/me', {
+      headers: { authorization: `Bearer ${service}` },
+    });
+    expect(asTrimmed.status).toBe(200);
+    expect(await asTrimmed.json()).toMatchObject({ kind: 'service' });
+    // Stored secrets are encrypted under the trimmed AUTH_SECRET.
+    const other = createSecretBox('trimmed-auth-secret-0123456789');
+    const user = await gw.createUser();
+    const created = await gw.request('POST', '/api/connections', {
+      as: user,
+      body: {
+        userId: user.id,
+        toolId: 'github',
+        instanceName: 'Work',
+        secret: 'ghp_trim-check-0123456789',
+      },
+    });
+    expect(created.status).toBe(201);
+    const row = await gw.services.database.db
+      .selectFrom('connections')
+      .select('encrypted_secret')
+      .executeTakeFirstOrThrow();
+    expect(other.decrypt(row.encrypted_secret)).toBe('ghp_trim-check-0123456789');
   });
 
   it('logs one line per request without the bearer token', async () => {

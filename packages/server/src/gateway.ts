@@ -83,11 +83,17 @@ export interface Gateway {
 }
 
 const MAX_BODY_BYTES = 1024 * 1024;
+/**
+ * The shortest service secret accepted. It is a password for the most trusted caller (it decrypts
+ * stored secrets), and the log redactor only masks secrets of 8 characters or more.
+ */
+export const MIN_SERVICE_SECRET_LENGTH = 16;
 
 /**
  * Creates a gateway: opens and migrates the database, loads plugins, and builds the HTTP app.
  *
- * @throws when AUTH_SECRET is missing (it encrypts stored secrets) or the database cannot open.
+ * @throws when AUTH_SECRET is missing (it encrypts stored secrets), SERVICE_API_SECRET is shorter
+ * than 16 characters, or the database cannot open.
  * @example
  * const gateway = await createGateway({ plugins: [notes], authSecret: process.env.AUTH_SECRET });
  * const { url } = await gateway.start();
@@ -101,6 +107,11 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
     );
   }
   const serviceApiSecret = options.serviceApiSecret ?? envVars.serviceApiSecret(env);
+  if (serviceApiSecret !== undefined && serviceApiSecret.length < MIN_SERVICE_SECRET_LENGTH) {
+    throw new Error(
+      `SERVICE_API_SECRET is shorter than ${MIN_SERVICE_SECRET_LENGTH} characters: set the variable (or the serviceApiSecret option) to a longer one, e.g. openssl rand -base64 32, or leave it unset to turn off the trusted-caller routes`,
+    );
+  }
   const host = options.host ?? envVars.host(env);
   const port = options.port ?? envVars.port(env);
   const baseUrl = trimSlash(options.baseUrl ?? envVars.baseUrl(env) ?? `http://${host}:${port}`);

@@ -1,5 +1,6 @@
 import type { Plugin } from '@gateway/sdk';
-import { createGateway, type Gateway } from '@gateway/server';
+import type { Gateway } from '@gateway/server';
+import { createLeakCheckedGateway } from '@gateway/server/testing';
 import { onTestFinished } from 'vitest';
 
 // Test-only: a real gateway over HTTP on 127.0.0.1, through @gateway/server's public API.
@@ -20,7 +21,8 @@ export interface RunningGateway {
 export async function startGateway(
   options: { plugins?: Plugin[]; env?: Record<string, string> } = {},
 ): Promise<RunningGateway> {
-  const gateway = await createGateway({
+  // Its log lines and secrets go to the leak check of the whole test run.
+  const gateway = await createLeakCheckedGateway({
     plugins: options.plugins ?? [],
     env: options.env ?? {},
     configFile: false,
@@ -28,7 +30,6 @@ export async function startGateway(
     authSecret: 'cli-test-auth-secret-0123456789abcdef',
     serviceApiSecret: SERVICE_SECRET,
     port: 0,
-    logSink: { write: () => {} },
   });
   onTestFinished(() => gateway.stop());
   const { url } = await gateway.start();

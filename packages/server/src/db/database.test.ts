@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Kysely, sql } from 'kysely';
@@ -78,6 +78,30 @@ describe('openDatabase', () => {
     expect(await pragma('synchronous')).toBe(2); // FULL
     expect(await pragma('foreign_keys')).toBe(1);
     expect(await pragma('busy_timeout')).toBe(5000);
+  });
+
+  // It holds encrypted credentials, token hashes and sessions: nobody else on the host reads it.
+  it('creates the database file, its WAL and shared-memory files readable by the owner only', async () => {
+    const dataDir = join(await tempDir(), 'data');
+    const database = await openDatabase(undefined, dataDir);
+    onTestFinished(() => database.close());
+    await migrate(database);
+
+    const file = join(dataDir, 'gateway.db');
+    for (const path of [file, `${file}-wal`, `${file}-shm`]) {
+      expect((await stat(path)).mode & 0o777, path).toBe(0o600);
+    }
+  });
+
+  it('leaves the mode of an existing database file as its owner set it', async () => {
+    const dir = await tempDir();
+    const file = join(dir, 'shared.db');
+    await writeFile(file, '', { mode: 0o640 });
+    await chmod(file, 0o640);
+    const database = await openDatabase(file, dir);
+    onTestFinished(() => database.close());
+
+    expect((await stat(file)).mode & 0o777).toBe(0o640);
   });
 
   it('opens :memory: without a file', async () => {

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import {
@@ -13,7 +13,8 @@ import {
 export const SQLITE_MEMORY = ':memory:';
 
 /**
- * Opens a SQLite file (creating its directory) and returns a kysely dialect over it.
+ * Opens a SQLite file (creating it, mode 0600, and its directory) and returns a kysely dialect
+ * over it.
  *
  * Pragmas, and why:
  * - `journal_mode = WAL`: readers never block the single writer, so the web app stays responsive
@@ -27,7 +28,7 @@ export const SQLITE_MEMORY = ':memory:';
  * @throws when the file cannot be created or opened.
  */
 export function openSqliteDialect(path: string): SqliteDialect {
-  if (path !== SQLITE_MEMORY) mkdirSync(dirname(path), { recursive: true });
+  if (path !== SQLITE_MEMORY) createPrivateFile(path);
   const database = new Database(path);
   try {
     if (path !== SQLITE_MEMORY) database.pragma('journal_mode = WAL');
@@ -39,6 +40,21 @@ export function openSqliteDialect(path: string): SqliteDialect {
     throw error;
   }
   return new TransactionalDdlSqliteDialect({ database: withPortableParameters(database) });
+}
+
+/**
+ * Creates the database file, if it does not exist yet, readable and writable by its owner only
+ * (0600): it holds encrypted credentials, token hashes and session rows. SQLite gives the `-wal`
+ * and `-shm` files it makes beside it the same mode. An existing file keeps the mode its owner
+ * chose.
+ */
+function createPrivateFile(path: string): void {
+  mkdirSync(dirname(path), { recursive: true });
+  try {
+    closeSync(openSync(path, 'wx', 0o600));
+  } catch (error) {
+    if (!(error instanceof Error && 'code' in error && error.code === 'EEXIST')) throw error;
+  }
 }
 
 /** How many prepared statements a connection keeps; the hot queries are a few dozen. */

@@ -1,18 +1,6 @@
 import { expect } from 'vitest';
-import { z } from 'zod';
-import { type ErrorCode, errorCodes } from '../http/errors.js';
+import { errorBodySchema, errorCodes } from '../http/errors.js';
 import { describeLeaks, findLeaks, knownSecrets } from '../testing/known-secrets.js';
-
-const codes = Object.keys(errorCodes) as [ErrorCode, ...ErrorCode[]];
-
-/** The error body of DESIGN.md "HTTP contract", exactly: no other field at either level. */
-export const errorBodySchema = z
-  .object({
-    error: z
-      .object({ code: z.enum(codes), message: z.string().min(1), details: z.unknown().optional() })
-      .strict(),
-  })
-  .strict();
 
 /** One answer as the suites keep it. */
 export interface Answer {

@@ -13,6 +13,7 @@ import {
   expectNoSecrets,
   readAnswer,
 } from './answers.js';
+import { expectedAccess } from './expected-access.js';
 import { expectedStatus } from './expected-status.js';
 import { fixtures } from './matrix-fixtures.js';
 import type { MatrixRequest, MatrixWorld, Variant } from './matrix-types.js';
@@ -44,6 +45,11 @@ describe('the matrix fixtures', () => {
   it('each names a route that exists', () => {
     const keys = new Set(routes.map(routeKey));
     expect(Object.keys(fixtures).filter((key) => !keys.has(key))).toEqual([]);
+  });
+
+  it('expected-access.ts names every route, and no other, with the access it enforces', () => {
+    const enforced = Object.fromEntries(routes.map((route) => [routeKey(route), route.access]));
+    expect(enforced).toEqual(expectedAccess);
   });
 });
 

@@ -273,13 +273,31 @@ for (const database of suiteDatabases('fuzz suite')) {
           expect(JSON.parse(answer.text)).toMatchObject({ error: { code: 'method_not_allowed' } });
           const allow = await gw.request(method, path, { as: 'service' });
           expect(new Set(allow.headers.get('allow')?.split(/,\s*/))).toEqual(allowed);
+          expect(allow.headers.get('allow')?.split(/,\s*/), answer.request).not.toContain(method);
         }
       }
+    });
+
+    // One path per resource: the slash form is no route, so it is a 404 for every method; a
+    // 405 there would name the very method used in its `Allow`.
+    it('answers a route path with a trailing slash 404 not_found, whatever the method', async () => {
+      const { gw, seeds } = await fuzzWorld(open!);
+      for (const route of routes) {
+        const path = `${route.path.replace(/:\w+/g, seeds.ids[0] as string)}/`;
+        for (const method of METHODS) {
+          const answer = await sendAndCheck(gw, undefined, method, path, { as: 'service' });
+          expect(answer.status, answer.request).toBe(404);
+          expect(JSON.parse(answer.text)).toMatchObject({ error: { code: 'not_found' } });
+        }
+      }
+      const roles = await gw.request('GET', '/api/policy/roles/', { as: 'service' });
+      expect(roles.status).toBe(404);
+      expect(roles.headers.get('allow')).toBeNull();
     });
   });
 }
 
-/** The regular expression a Hono route path matches. */
+/** The regular expression a Hono route path matches: exactly, no trailing slash (strict routing). */
 function patternOf(path: string): RegExp {
   const source = path
     .split('/')
@@ -287,7 +305,7 @@ function patternOf(path: string): RegExp {
       segment.startsWith(':') ? '[^/]+' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
     )
     .join('/');
-  return new RegExp(`^${source}/?$`);
+  return new RegExp(`^${source}$`);
 }
 
 /**

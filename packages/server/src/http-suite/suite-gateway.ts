@@ -1,8 +1,9 @@
 import { onTestFinished } from 'vitest';
 import { createPostgresTestDatabase } from '../db/test-database.js';
-import { createGateway, type GatewayOptions } from '../gateway.js';
+import type { GatewayOptions } from '../gateway.js';
 import type { AnyRoute } from '../http/route.js';
 import { forecastPlugin, notesPlugin } from '../registry/test-plugins.js';
+import { createLeakCheckedGateway } from '../testing/leak-checked-gateway.js';
 import {
   createTestGateway,
   TEST_AUTH_SECRET,
@@ -20,13 +21,12 @@ export function routeKey(route: Pick<AnyRoute, 'method' | 'path'>): string {
  * test per route, so a route added anywhere shows up (and fails until it has a fixture).
  */
 export async function gatewayRoutes(): Promise<readonly AnyRoute[]> {
-  const gateway = await createGateway({
+  const gateway = await createLeakCheckedGateway({
     databaseUrl: ':memory:',
     configFile: false,
     env: {},
     authSecret: TEST_AUTH_SECRET,
     serviceApiSecret: TEST_SERVICE_SECRET,
-    logSink: { write: () => {} },
   });
   try {
     return gateway.routes;

@@ -1,5 +1,6 @@
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { z } from 'zod';
 
 /** The error codes of the HTTP contract, each with its status. */
 export const errorCodes = {
@@ -18,10 +19,30 @@ export const errorCodes = {
 
 export type ErrorCode = keyof typeof errorCodes;
 
+/**
+ * The JSON body of every non-2xx answer, exactly: no other field at either level. Its codes are
+ * those of {@link errorCodes}, so the OpenAPI document (generated from this schema) and the tests
+ * checking answers against it follow the catalogue.
+ */
+export const errorBodySchema = z
+  .object({
+    error: z
+      .object({
+        code: z
+          .enum(Object.keys(errorCodes) as [ErrorCode, ...ErrorCode[]])
+          .meta({ description: 'What went wrong, for programs; it always matches the status' }),
+        message: z.string().min(1).meta({ description: 'What went wrong, for people' }),
+        details: z.unknown().optional().meta({
+          description: 'Zod issues for `validation_failed`; what to fix for some other codes',
+        }),
+      })
+      .strict(),
+  })
+  .strict()
+  .meta({ description: 'The body of every non-2xx answer' });
+
 /** The JSON body of every non-2xx answer. */
-export interface ErrorBody {
-  error: { code: ErrorCode; message: string; details?: unknown };
-}
+export type ErrorBody = z.infer<typeof errorBodySchema>;
 
 /**
  * An error that becomes an HTTP answer with its code's status and the JSON error body. Messages

@@ -11,12 +11,15 @@ function pathPattern(path: string): RegExp {
       return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
     })
     .join('/');
-  return new RegExp(`^${escaped}/?$`);
+  // Exactly the route's path: `/api/policy/roles/` is not `/api/policy/roles` (routes are strict),
+  // so it is a 404, never a 405 whose `Allow` names the very method that was used.
+  return new RegExp(`^${escaped}$`);
 }
 
 /**
  * Answers unmatched requests in the JSON error shape: 405 with an `Allow` header when the path
- * exists for other methods, 404 otherwise.
+ * exists for other methods, 404 otherwise (a path with a trailing slash included: it is not the
+ * route's path). A 405 never names the request's own method in `Allow`.
  */
 export function notFoundHandler(app: Hono<AppEnv>) {
   let routes: { pattern: RegExp; method: string }[] | undefined;
@@ -27,7 +30,9 @@ export function notFoundHandler(app: Hono<AppEnv>) {
     const allowed = [
       ...new Set(routes.filter((route) => route.pattern.test(c.req.path)).map((r) => r.method)),
     ];
-    if (allowed.length > 0) {
+    // A route of this method that matched the path yet let the request fall through (a handler
+    // calling next()) is not a wrong method.
+    if (allowed.length > 0 && !allowed.includes(c.req.method)) {
       return errorResponse(
         c,
         new HttpError(

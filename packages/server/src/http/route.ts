@@ -114,7 +114,29 @@ function checkAccess(c: AppContext, access: Access): void {
   else requireCaller(c);
 }
 
-/** Mounts `routes` on `app`: access first, then each request's input against the route's schemas. */
+/** The empty query schema, rejecting unknown parameters like every other schema. */
+export const noQuery = z.object({}).strict();
+
+/**
+ * A route that declares no body takes none: a body it would silently ignore is most likely a
+ * caller's mistake (a DELETE sent with the fields of a create), so it is refused, not dropped.
+ * Whitespace alone counts as no body, as it does for routes that take one.
+ */
+async function refuseBody(c: AppContext, route: AnyRoute): Promise<void> {
+  const text = await c.req.text();
+  if (text.trim() !== '') {
+    throw new HttpError(
+      'bad_request',
+      `${route.method.toUpperCase()} ${route.path} takes no body; send the request without one`,
+    );
+  }
+}
+
+/**
+ * Mounts `routes` on `app`: access first, then each request's input against the route's schemas.
+ * A route without a query schema accepts no query parameter and one without a body schema no
+ * body, so an unknown parameter or field is refused on every route alike (docs/api.md).
+ */
 export function mountRoutes(app: Hono<AppEnv>, routes: readonly AnyRoute[]): void {
   for (const route of routes) {
     app.on(route.method.toUpperCase(), route.path, async (c) => {
@@ -122,17 +144,16 @@ export function mountRoutes(app: Hono<AppEnv>, routes: readonly AnyRoute[]): voi
       const params = route.params
         ? parseWith(route.params, c.req.param(), 'path parameters')
         : undefined;
-      const query = route.query ? parseWith(route.query, readQuery(c), 'query') : undefined;
+      const query = parseWith(route.query ?? noQuery, readQuery(c), 'query');
       let body: unknown;
       if (route.body) {
         const raw = await readJsonBody(c);
         if (raw === undefined) throw new HttpError('bad_request', 'This route needs a JSON body');
         body = parseWith(route.body, raw, 'body');
+      } else {
+        await refuseBody(c, route);
       }
-      return route.handler(c, { body, query, params });
+      return route.handler(c, { body, query: route.query ? query : undefined, params });
     });
   }
 }
-
-/** The empty query schema, rejecting unknown parameters like every other schema. */
-export const noQuery = z.object({}).strict();

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { errorBodySchema } from '../http/errors.js';
 import type { Access, AnyRoute } from '../http/route.js';
 
 type Json = { [key: string]: unknown };
@@ -53,40 +54,6 @@ export interface OpenApiOptions {
 
 /** The reference to the shared error body every non-2xx answer uses. */
 export const ERROR_BODY_REF = '#/components/schemas/ErrorBody';
-
-/** JSON Schema of `{ error: { code, message, details? } }`. */
-const errorBodySchema: Json = {
-  type: 'object',
-  description: 'The body of every non-2xx answer',
-  properties: {
-    error: {
-      type: 'object',
-      properties: {
-        code: {
-          type: 'string',
-          enum: [
-            'bad_request',
-            'validation_failed',
-            'unauthorized',
-            'forbidden',
-            'not_found',
-            'method_not_allowed',
-            'conflict',
-            'payload_too_large',
-            'rate_limited',
-            'internal',
-          ],
-        },
-        message: { type: 'string', description: 'What went wrong, for people' },
-        details: {
-          description: 'Zod issues for `validation_failed`; what to fix for some other codes',
-        },
-      },
-      required: ['code', 'message'],
-    },
-  },
-  required: ['error'],
-};
 
 const securitySchemes: Record<string, Json> = {
   bearerAuth: {
@@ -143,7 +110,8 @@ export function buildOpenApiDocument(
   routes: readonly AnyRoute[],
   options: OpenApiOptions,
 ): OpenApiDocument {
-  const schemas: Record<string, Json> = { ErrorBody: errorBodySchema };
+  const schemas: Record<string, Json> = {};
+  schemas.ErrorBody = jsonSchemaOf(errorBodySchema, 'output', schemas);
   const paths: OpenApiDocument['paths'] = {};
   const tags: string[] = [];
   const operationIds = new Set<string>();
@@ -259,8 +227,8 @@ function responsesOf(
     Object.entries(route.responses).map(([status, response]) => [Number(status), response]),
   );
   // Statuses every route of a kind can answer, in case its definition leaves them out.
-  const implied: number[] = [];
-  if (route.body || route.query || route.params) implied.push(400);
+  // Every route refuses an unknown query parameter, and a body where it takes none, with a 400.
+  const implied: number[] = [400];
   if (route.access !== 'public') implied.push(401);
   if (route.access !== 'public' && route.access !== 'user') implied.push(403);
   for (const status of implied) {

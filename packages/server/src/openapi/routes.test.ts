@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { errorCodes } from '../http/errors.js';
 import { type AnyRoute, defineRoute } from '../http/route.js';
 import { forecastPlugin, json, notesPlugin } from '../registry/test-plugins.js';
 import { createTestGateway } from '../testing/test-gateway.js';
@@ -82,6 +83,36 @@ describe('GET /api/openapi.json', () => {
     ]);
     // No dialect markers or local $defs inside the document: they would not resolve.
     expect(JSON.stringify(document)).not.toMatch(/"\$schema"|#\/\$defs\//);
+  });
+
+  it('documents the error body of every error code in the catalogue, 503 included', async () => {
+    const gw = await createTestGateway();
+    const document = await json<OpenApiDocument>(await gw.request('GET', '/api/openapi.json'));
+    expect(document.components.schemas.ErrorBody).toEqual({
+      type: 'object',
+      description: 'The body of every non-2xx answer',
+      properties: {
+        error: {
+          type: 'object',
+          properties: {
+            code: expect.objectContaining({ type: 'string', enum: Object.keys(errorCodes) }),
+            message: expect.objectContaining({ type: 'string', minLength: 1 }),
+            details: expect.objectContaining({ description: expect.any(String) }),
+          },
+          required: ['code', 'message'],
+          additionalProperties: false,
+        },
+      },
+      required: ['error'],
+      additionalProperties: false,
+    });
+    expect(Object.keys(errorCodes)).toContain('service_unavailable');
+    // Every route may refuse an unknown query parameter (or an unwanted body) with a 400.
+    for (const methods of Object.values(document.paths)) {
+      for (const operation of Object.values(methods)) {
+        expect(operation.responses, operation.operationId).toHaveProperty('400');
+      }
+    }
   });
 
   it('is built once and served from memory', async () => {

@@ -1,7 +1,8 @@
 /**
- * Every secret and token the test gateways of one test file sent or received, and every log line
- * they wrote, so a check at the end of the file can grep the logs (and suites their answers) for
- * any of them. Module state: vitest gives each test file its own copy.
+ * Every secret and token the test gateways of one test file were sent, stored or handed out, and
+ * every log line they wrote (with everything the file wrote to stdout, stderr and `console`), so
+ * a check at the end of the file can grep the logs (and suites their answers) for any of them.
+ * Module state: vitest gives each test file its own copy.
  */
 
 /**
@@ -78,12 +79,12 @@ export function knownSecrets(): readonly string[] {
   return [...secrets];
 }
 
-/** Keeps a log line of a test gateway. */
+/** Keeps a log line of a test gateway, or a piece of the test file's output. */
 export function captureLogLine(line: string): void {
   logLines.push(line);
 }
 
-/** Every log line every test gateway of this file wrote, in order. */
+/** Every log line every test gateway of this file wrote, and its output, in order. */
 export function capturedLogLines(): readonly string[] {
   return logLines;
 }

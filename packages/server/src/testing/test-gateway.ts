@@ -1,13 +1,8 @@
 import { onTestFinished } from 'vitest';
-import { createGateway, type Gateway, type GatewayOptions } from '../gateway.js';
+import type { Gateway, GatewayOptions } from '../gateway.js';
 import { generateToken, hashToken, maskToken } from '../secrets/index.js';
-import {
-  captureLogLine,
-  rememberBearer,
-  rememberSecret,
-  rememberSecretFields,
-  rememberSessionCookies,
-} from './known-secrets.js';
+import { rememberSecret } from './known-secrets.js';
+import { createLeakCheckedGateway } from './leak-checked-gateway.js';
 
 export const TEST_AUTH_SECRET = 'test-auth-secret-0123456789abcdef';
 export const TEST_SERVICE_SECRET = 'test-service-secret-0123456789abcdef';
@@ -24,10 +19,10 @@ export interface TestUser {
 export type As = TestUser | 'service' | 'anonymous' | { token: string };
 
 /**
- * A gateway for tests. Every secret it sends (`secret` and other secret-named body fields, bearer
- * credentials, the auth and service secrets) and every token it hands out (`token` and `key`
- * fields of answers, session cookies) is remembered, and every log line kept, for the leak check
- * of `leak-check.setup.ts` (see `known-secrets.ts`).
+ * A gateway for tests. Every secret it is sent or stores (`secret` and other secret-named body
+ * fields, bearer credentials, the auth and service secrets) and every token it hands out (`token`
+ * and `key` fields of answers, session cookies) is remembered, and every log line kept, for the
+ * leak check of `leak-check.setup.ts` (see `createLeakCheckedGateway()`).
  */
 export interface TestGateway extends Gateway {
   /** Every log line written so far, as text (to grep for leaked secrets). */
@@ -72,12 +67,7 @@ export async function createTestGateway(options: GatewayOptions = {}): Promise<T
   const lines: string[] = [];
   rememberSecret(TEST_AUTH_SECRET);
   rememberSecret(TEST_SERVICE_SECRET);
-  rememberSecret(options.authSecret);
-  rememberSecret(options.serviceApiSecret);
-  for (const [name, value] of Object.entries(options.env ?? {})) {
-    if (/secret|api_key|token|password/i.test(name)) rememberSecret(value);
-  }
-  const gateway = await createGateway({
+  const gateway = await createLeakCheckedGateway({
     databaseUrl: ':memory:',
     configFile: false,
     env: {},
@@ -85,11 +75,9 @@ export async function createTestGateway(options: GatewayOptions = {}): Promise<T
     serviceApiSecret: TEST_SERVICE_SECRET,
     baseUrl: 'http://127.0.0.1:8787',
     ...options,
-    // Kept whatever sink the test adds, so the leak check sees every line.
     logSink: {
       write: (line) => {
         lines.push(line);
-        captureLogLine(line);
         options.logSink?.write(line);
       },
     },
@@ -155,9 +143,6 @@ export async function createTestGateway(options: GatewayOptions = {}): Promise<T
         ...headersFor(requestOptions.as),
         ...requestOptions.headers,
       };
-      for (const [name, value] of Object.entries(headers)) {
-        if (name.toLowerCase() === 'authorization') rememberBearer(value);
-      }
       let body: string | undefined;
       if (requestOptions.body !== undefined) {
         body =
@@ -165,28 +150,15 @@ export async function createTestGateway(options: GatewayOptions = {}): Promise<T
             ? requestOptions.body
             : JSON.stringify(requestOptions.body);
         headers['content-type'] ??= 'application/json';
-        rememberSecretFields(parseJson(body));
       }
-      const response = await gateway.fetch(
+      // Through the gateway's watched fetch, which remembers what this request sends and gets.
+      return gateway.fetch(
         new Request(`http://127.0.0.1:8787${path}`, {
           method,
           headers,
           ...(body === undefined ? {} : { body }),
         }),
       );
-      rememberSessionCookies(response.headers);
-      if (response.ok && /json/i.test(response.headers.get('content-type') ?? '')) {
-        rememberSecretFields(parseJson(await response.clone().text()));
-      }
-      return response;
     },
   };
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }

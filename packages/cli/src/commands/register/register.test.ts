@@ -1,5 +1,5 @@
 import { definePlugin, defineTool, type Plugin } from '@gateway/sdk';
-import { createGateway } from '@gateway/server';
+import { createLeakCheckedGateway } from '@gateway/server/testing';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { z } from 'zod';
 import { CliError } from '../../cli-error.js';
@@ -50,7 +50,7 @@ const serverPlugin: Plugin = definePlugin({
 });
 
 async function gateway(plugins: Plugin[] = [serverPlugin]): Promise<string> {
-  const gw = await createGateway({
+  const gw = await createLeakCheckedGateway({
     plugins,
     env: {},
     configFile: false,
@@ -58,7 +58,6 @@ async function gateway(plugins: Plugin[] = [serverPlugin]): Promise<string> {
     authSecret: 'register-test-auth-secret-0123456789',
     serviceApiSecret: SECRET,
     port: 0,
-    logSink: { write: () => {} },
   });
   onTestFinished(() => gw.stop());
   return (await gw.start()).url;

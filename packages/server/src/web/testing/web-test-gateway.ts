@@ -1,6 +1,6 @@
 import { OAuth2Server } from 'oauth2-mock-server';
-import { createGateway, type Gateway } from '../../gateway.js';
-import { captureLogLine, rememberSecret } from '../../testing/known-secrets.js';
+import type { Gateway } from '../../gateway.js';
+import { createLeakCheckedGateway } from '../../testing/leak-checked-gateway.js';
 import { TEST_AUTH_SECRET, TEST_SERVICE_SECRET } from '../../testing/test-gateway.js';
 import { type NotesState, webTestPlugins } from './web-test-plugins.js';
 
@@ -16,7 +16,8 @@ export interface WebTestWorld {
 
 /**
  * Starts the local OAuth server and a gateway on an ephemeral port with the web test plugins
- * mounted and the `linear` OAuth provider pointed at that server. Log lines go to the leak check.
+ * mounted and the `linear` OAuth provider pointed at that server. Its log lines and secrets go to
+ * the leak check.
  * Made for `beforeAll`: the caller closes it in `afterAll`.
  */
 export async function startWebTestWorld(): Promise<WebTestWorld> {
@@ -36,13 +37,10 @@ export async function startWebTestWorld(): Promise<WebTestWorld> {
   });
 
   const clientSecret = 'linear-client-secret-0123456789';
-  rememberSecret(clientSecret);
-  rememberSecret(TEST_AUTH_SECRET);
-  rememberSecret(TEST_SERVICE_SECRET);
   const notes: NotesState = { notes: ['Groceries', 'Old draft'] };
   let gateway: Gateway;
   try {
-    gateway = await createGateway({
+    gateway = await createLeakCheckedGateway({
       databaseUrl: ':memory:',
       configFile: false,
       authSecret: TEST_AUTH_SECRET,
@@ -57,7 +55,6 @@ export async function startWebTestWorld(): Promise<WebTestWorld> {
         LINEAR_TOKEN_URL: `${issuer}/token`,
         LINEAR_USERINFO_URL: `${issuer}/userinfo`,
       },
-      logSink: { write: captureLogLine },
     });
   } catch (error) {
     await idp.stop();

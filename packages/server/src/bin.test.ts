@@ -1,0 +1,126 @@
+/**
+ * `gateway-server`, the package's bin, as a real process run from source (issue 3, "Done when":
+ * it starts with only AUTH_SECRET set and answers /healthz). The built `dist/bin.js` gets the
+ * same check in scripts/pack-check.sh.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { captureLogLine, rememberSecret } from './testing/known-secrets.js';
+
+const bin = fileURLToPath(new URL('./bin.ts', import.meta.url));
+const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+const AUTH_SECRET = 'bin-test-auth-secret-0123456789abcdef';
+
+/** A process of `gateway-server` in a fresh directory, with nothing but `env`, PATH and HOME. */
+async function startBin(env: Record<string, string>) {
+  const cwd = await mkdtemp(join(tmpdir(), 'gateway-server-bin-'));
+  onTestFinished(() => rm(cwd, { recursive: true, force: true }));
+  for (const value of Object.values(env)) rememberSecret(value);
+  // The workspace's sources: the same condition the repo's `pnpm start` runs them with.
+  const child = spawn(process.execPath, ['--conditions=@gateway/source', '--import', tsx, bin], {
+    cwd,
+    env: { ...env, PATH: process.env.PATH ?? '', HOME: cwd },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  onTestFinished(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
+  const output = { stdout: '', stderr: '' };
+  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+    output.stdout += chunk;
+    captureLogLine(chunk);
+  });
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+    output.stderr += chunk;
+    captureLogLine(chunk);
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  return { cwd, child, output, exited };
+}
+
+/** Resolves to the address the process says it listens on. */
+function listeningUrl(child: ChildProcess, output: { stderr: string }): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const check = () => {
+      const url = /Gateway listening on (http:\/\/\S+)/.exec(output.stderr)?.[1];
+      if (url !== undefined) {
+        child.stderr?.off('data', check);
+        resolve(url);
+      }
+    };
+    child.stderr?.on('data', check);
+    child.once('exit', (code) =>
+      reject(new Error(`gateway-server exited (${code}) before listening: ${output.stderr}`)),
+    );
+    check();
+  });
+}
+
+async function pollHealth(url: string): Promise<Response> {
+  let last: unknown;
+  for (let attempt = 0; attempt < 50; attempt++) {
+    try {
+      const response = await fetch(`${url}/healthz`);
+      if (response.ok) return response;
+      last = response.status;
+    } catch (error) {
+      last = error;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`/healthz never answered 200: ${String(last)}`);
+}
+
+describe('gateway-server', () => {
+  it('starts with only AUTH_SECRET set, answers /healthz from ./.gateway/gateway.db, and stops on SIGTERM', async () => {
+    const { cwd, child, output, exited } = await startBin({ AUTH_SECRET, PORT: '0' });
+    const url = await listeningUrl(child, output);
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(url).not.toBe('http://127.0.0.1:0');
+
+    const health = await pollHealth(url);
+    expect(await health.json()).toEqual({ ok: true });
+    const database = join(cwd, '.gateway', 'gateway.db');
+    expect(existsSync(database)).toBe(true);
+    expect((await stat(database)).mode & 0o777).toBe(0o600);
+
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    // One JSON line per request on stdout, the healthz request among them.
+    const lines = output.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines).toContainEqual(expect.objectContaining({ msg: 'request', route: '/healthz' }));
+    expect(output.stdout + output.stderr).not.toContain(AUTH_SECRET.slice(0, -4));
+  }, 60_000);
+
+  it('refuses to start without AUTH_SECRET, in one line, leaving nothing behind', async () => {
+    const { cwd, output, exited } = await startBin({ PORT: '0' });
+    expect(await exited).toBe(1);
+    expect(output.stderr).toBe(
+      'gateway-server: AUTH_SECRET is not set: set the AUTH_SECRET environment variable or pass authSecret to createGateway()\n',
+    );
+    expect(output.stdout).toBe('');
+    expect(existsSync(join(cwd, '.gateway'))).toBe(false);
+  }, 60_000);
+
+  it('refuses a SERVICE_API_SECRET under 16 characters, in one line, without echoing it', async () => {
+    const { output, exited } = await startBin({
+      AUTH_SECRET,
+      SERVICE_API_SECRET: 'short-secret-15',
+      PORT: '0',
+    });
+    expect(await exited).toBe(1);
+    expect(output.stderr).toMatch(
+      /^gateway-server: SERVICE_API_SECRET is shorter than 16 characters: [^\n]*\n$/,
+    );
+    expect(output.stderr).not.toContain('short-secret');
+  }, 60_000);
+});
