@@ -67,9 +67,9 @@ function buildAuth(services: AuthServices, options: GatewayAuthOptions, limits: 
       accountLinking: {
         enabled: true,
         // The spec puts every shipped provider here; without it a second provider with the same
-        // email fails with account_not_linked. Being trusted also links when the provider says
-        // the email is NOT verified (GitHub, Discord and Microsoft report it), which
-        // `user.validateUserInfo` below refuses.
+        // email fails with account_not_linked. Being trusted would also link when the provider
+        // does not vouch for the email (GitHub, Discord and Microsoft can say it is unverified;
+        // Linear says nothing), which `user.validateUserInfo` below refuses.
         trustedProviders: OAUTH_PROVIDERS.map((provider) => provider.id),
         // Connecting a tool account (a work GitHub) to a gateway account with another email is
         // the point of `gateway connect`. Only an explicit link by a signed-in user can do it;
@@ -79,7 +79,9 @@ function buildAuth(services: AuthServices, options: GatewayAuthOptions, limits: 
     },
     user: {
       validateUserInfo: async ({ user, source }, ctx) => {
-        if (source.action !== 'link-account' || user.emailVerified !== false) return;
+        // Only a provider that says the address is verified may link by email match. better-auth
+        // reads a missing flag as false; the check says so itself rather than rely on that.
+        if (source.action !== 'link-account' || user.emailVerified === true) return;
         // Linking by email match to an address the provider has not verified would let anyone
         // who types a victim's email at that provider into the victim's account. Only the
         // signed-in owner may link such an account, explicitly (`gateway connect`, the web app).

@@ -382,6 +382,64 @@ for (const target of gatewayTargets()) {
   });
 }
 
+for (const target of gatewayTargets()) {
+  describe.skipIf(target.skip)(`a provider that omits email_verified, on ${target.name}`, () => {
+    // Security first: only a provider that says the address is verified links by email match.
+    // One that says nothing (Linear always; Atlassian when `/me` leaves the field out; Microsoft
+    // without the optional claim) counts as unverified, whatever the trusted list says.
+    const silent: { id: string; start(): Promise<ProviderMock> }[] = [
+      {
+        id: 'atlassian',
+        start: () =>
+          startAtlassian({ person: { email: 'victim@example.test' }, reportsEmailVerified: false }),
+      },
+      {
+        id: 'microsoft',
+        start: () =>
+          startMicrosoft({ person: { email: 'victim@example.test' }, verifiedEmailClaim: false }),
+      },
+      { id: 'linear', start: () => startLinear({ person: { email: 'victim@example.test' } }) },
+    ];
+
+    it.each(silent)(
+      'does not link $id to the existing user of that email',
+      async ({ id, start }) => {
+        const discord = await startDiscord({ person: { email: 'victim@example.test' } });
+        const silentIdp = await start();
+        const gw = await target.create({ env: { ...discord.env, ...silentIdp.env } });
+        const victim = await signIn(gw, 'discord');
+
+        const landed = await oauthSignIn(browser(gw.fetch, ORIGIN), id);
+
+        expect(landed.searchParams.get('error')).toBe('email_not_verified');
+        expect((await accounts(gw)).map((row) => row.providerId)).toEqual(['discord']);
+        const sessions = await gw.services.database.db
+          .selectFrom('session')
+          .select('userId')
+          .execute();
+        expect(sessions).toEqual([{ userId: victim }]);
+      },
+    );
+
+    it.each(silent)(
+      'creates a user whose email is unverified on a first $id sign-in',
+      async ({ id, start }) => {
+        const idp = await start();
+        const gw = await target.create({ env: idp.env });
+
+        await signIn(gw, id);
+
+        const user = await gw.services.database.db
+          .selectFrom('user')
+          .select(['email', 'emailVerified'])
+          .executeTakeFirstOrThrow();
+        expect(user.email).toBe('victim@example.test');
+        expect(Boolean(user.emailVerified)).toBe(false);
+      },
+    );
+  });
+}
+
 describe('the cloud-platform provider', () => {
   it("reads identity from Google's OIDC userinfo endpoint, the one it is configured with", async () => {
     const setup = providerSetup(
