@@ -155,6 +155,9 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
   const registry = new RegistryService(services);
   const registrySyncMs = (options.registrySyncSeconds ?? envVars.registrySyncSeconds(env)) * 1000;
   try {
+    // After ours: better-auth's own migrations keep its tables in step with the installed version.
+    const changes = await auth.migrate();
+    if (changes.length > 0) logger.info('better-auth schema migrated', { changes });
     await registry.restore();
   } catch (error) {
     await database.close();

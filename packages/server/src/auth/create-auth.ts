@@ -7,7 +7,8 @@ import type { LogLevel } from '../http/logger.js';
 import type { GatewayServices } from '../services.js';
 import { CLIENT_IP_HEADER } from './client-ip.js';
 import { grantFirstAdmin } from './first-admin.js';
-import { type ConfiguredProvider, providerSetup } from './provider-config.js';
+import { migrateBetterAuth } from './migrate-auth.js';
+import { type ConfiguredProvider, type ProviderSetup, providerSetup } from './provider-config.js';
 import type { RateLimitRule } from './rate-limit.js';
 import type { SessionResolver } from './resolve-caller.js';
 
@@ -42,8 +43,13 @@ export const DEFAULT_RATE_LIMITS: GatewayRateLimits = Object.freeze({
   other: { window: 60, max: 300 },
 });
 
-function buildAuth(services: AuthServices, options: GatewayAuthOptions, limits: GatewayRateLimits) {
-  const setup = providerSetup(services.env, services.authBaseUrl);
+/** better-auth's options as the gateway sets it up, for `setup`'s providers. */
+function authOptions(
+  services: AuthServices,
+  options: GatewayAuthOptions,
+  limits: GatewayRateLimits,
+  setup: ProviderSetup,
+): BetterAuthOptions {
   const origins = [
     ...new Set([new URL(services.baseUrl).origin, new URL(services.authBaseUrl).origin]),
   ];
@@ -51,7 +57,7 @@ function buildAuth(services: AuthServices, options: GatewayAuthOptions, limits: 
 
   // Typed as the general options: the gateway reaches better-auth's context (token refresh)
   // through APIs typed for them.
-  const authOptions: BetterAuthOptions = {
+  return {
     appName: 'Gateway',
     baseURL: services.authBaseUrl,
     basePath: '/api/auth',
@@ -128,7 +134,14 @@ function buildAuth(services: AuthServices, options: GatewayAuthOptions, limits: 
       },
     },
   };
-  return { auth: betterAuth(authOptions), configured: setup.configured };
+}
+
+function buildAuth(services: AuthServices, options: GatewayAuthOptions, limits: GatewayRateLimits) {
+  const setup = providerSetup(services.env, services.authBaseUrl);
+  return {
+    auth: betterAuth(authOptions(services, options, limits, setup)),
+    configured: setup.configured,
+  };
 }
 
 function loggable(value: unknown): unknown {
@@ -160,6 +173,16 @@ export interface GatewayAuth {
   getSession(headers: Headers): Promise<AuthSession | null>;
   /** What the caller resolver uses to recognise cookie sessions. */
   sessionResolver: SessionResolver;
+  /**
+   * better-auth's options exactly as the gateway configures it (providers, plugins, database
+   * rate limits), built afresh: what better-auth's schema follows.
+   */
+  readonly options: BetterAuthOptions;
+  /**
+   * Runs better-auth's own schema migrations for these options on the gateway's database (see
+   * {@link migrateBetterAuth}); returns the changes made, empty when there was nothing to do.
+   */
+  migrate(): Promise<string[]>;
 }
 
 /**
@@ -179,6 +202,8 @@ export function createGatewayAuth(
   // Now, not when better-auth is built: a log line may come first.
   for (const provider of OAUTH_PROVIDERS)
     services.redactor.addSecret(oauthClient(services.env, provider.id)?.clientSecret);
+  const currentOptions = () =>
+    authOptions(services, options, rateLimits, providerSetup(services.env, services.authBaseUrl));
   let built: ReturnType<typeof buildAuth> | undefined;
   const get = () => {
     built ??= buildAuth(services, options, rateLimits);
@@ -202,5 +227,9 @@ export function createGatewayAuth(
       const session = await getSession(headers);
       return session ? { userId: session.user.id } : null;
     },
+    get options() {
+      return currentOptions();
+    },
+    migrate: () => migrateBetterAuth(services.database, currentOptions()),
   };
 }
