@@ -108,7 +108,12 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
 
   // Read before anything opens, so a bad value fails fast and leaves nothing behind.
   const mcpOptions: McpOptions = { ...envVars.mcpSettings(env), ...options.mcp };
-  const redactor = new Redactor([authSecret, serviceApiSecret]);
+  // Every secret the server is given, before anything can log: keys, client secrets, passwords.
+  const redactor = new Redactor([
+    authSecret,
+    serviceApiSecret,
+    ...envVars.configuredSecrets(env, options.databaseUrl),
+  ]);
   const logger = createLogger(options.logSink ?? stdoutSink, redactor);
   // Before the database opens, so a bad config or plugin fails fast and leaves nothing open.
   const config = await loadConfig({

@@ -1,7 +1,7 @@
 import { type BetterAuthOptions, betterAuth } from 'better-auth';
 import { getSessionFromCtx } from 'better-auth/api';
 import { genericOAuth } from 'better-auth/plugins';
-import { oauthClient, trustedProxies as trustedProxiesFromEnv } from '../config/env.js';
+import { trustedProxies as trustedProxiesFromEnv } from '../config/env.js';
 import { OAUTH_PROVIDERS } from '../connectors/index.js';
 import type { LogLevel } from '../http/logger.js';
 import type { GatewayServices } from '../services.js';
@@ -199,9 +199,6 @@ export function createGatewayAuth(
   options: GatewayAuthOptions,
 ): GatewayAuth {
   const rateLimits: GatewayRateLimits = { ...DEFAULT_RATE_LIMITS, ...options.rateLimits };
-  // Now, not when better-auth is built: a log line may come first.
-  for (const provider of OAUTH_PROVIDERS)
-    services.redactor.addSecret(oauthClient(services.env, provider.id)?.clientSecret);
   const currentOptions = () =>
     authOptions(services, options, rateLimits, providerSetup(services.env, services.authBaseUrl));
   let built: ReturnType<typeof buildAuth> | undefined;
