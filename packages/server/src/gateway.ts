@@ -119,7 +119,12 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
 
   // Read before anything opens, so a bad value fails fast and leaves nothing behind.
   const mcpOptions: McpOptions = { ...envVars.mcpSettings(env), ...options.mcp };
-  const redactor = new Redactor([authSecret, serviceApiSecret]);
+  // Every secret the server is given, before anything can log: keys, client secrets, passwords.
+  const redactor = new Redactor([
+    authSecret,
+    serviceApiSecret,
+    ...envVars.configuredSecrets(env, options.databaseUrl),
+  ]);
   const logger = createLogger(options.logSink ?? stdoutSink, redactor);
   // Before the database opens, so a bad config or plugin fails fast and leaves nothing open.
   const config = await loadConfig({
@@ -166,6 +171,9 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
   const registry = new RegistryService(services);
   const registrySyncMs = (options.registrySyncSeconds ?? envVars.registrySyncSeconds(env)) * 1000;
   try {
+    // After ours: better-auth's own migrations keep its tables in step with the installed version.
+    const changes = await auth.migrate();
+    if (changes.length > 0) logger.info('better-auth schema migrated', { changes });
     await registry.restore();
   } catch (error) {
     await database.close();

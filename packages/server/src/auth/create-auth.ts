@@ -1,13 +1,14 @@
 import { type BetterAuthOptions, betterAuth } from 'better-auth';
 import { getSessionFromCtx } from 'better-auth/api';
 import { genericOAuth } from 'better-auth/plugins';
-import { oauthClient, trustedProxies as trustedProxiesFromEnv } from '../config/env.js';
+import { trustedProxies as trustedProxiesFromEnv } from '../config/env.js';
 import { OAUTH_PROVIDERS } from '../connectors/index.js';
 import type { LogLevel } from '../http/logger.js';
 import type { GatewayServices } from '../services.js';
 import { CLIENT_IP_HEADER } from './client-ip.js';
 import { grantFirstAdmin } from './first-admin.js';
-import { type ConfiguredProvider, providerSetup } from './provider-config.js';
+import { migrateBetterAuth } from './migrate-auth.js';
+import { type ConfiguredProvider, type ProviderSetup, providerSetup } from './provider-config.js';
 import type { RateLimitRule } from './rate-limit.js';
 import type { SessionResolver } from './resolve-caller.js';
 
@@ -42,8 +43,13 @@ export const DEFAULT_RATE_LIMITS: GatewayRateLimits = Object.freeze({
   other: { window: 60, max: 300 },
 });
 
-function buildAuth(services: AuthServices, options: GatewayAuthOptions, limits: GatewayRateLimits) {
-  const setup = providerSetup(services.env, services.authBaseUrl);
+/** better-auth's options as the gateway sets it up, for `setup`'s providers. */
+function authOptions(
+  services: AuthServices,
+  options: GatewayAuthOptions,
+  limits: GatewayRateLimits,
+  setup: ProviderSetup,
+): BetterAuthOptions {
   const origins = [
     ...new Set([new URL(services.baseUrl).origin, new URL(services.authBaseUrl).origin]),
   ];
@@ -51,7 +57,7 @@ function buildAuth(services: AuthServices, options: GatewayAuthOptions, limits: 
 
   // Typed as the general options: the gateway reaches better-auth's context (token refresh)
   // through APIs typed for them.
-  const authOptions: BetterAuthOptions = {
+  return {
     appName: 'Gateway',
     baseURL: services.authBaseUrl,
     basePath: '/api/auth',
@@ -67,9 +73,9 @@ function buildAuth(services: AuthServices, options: GatewayAuthOptions, limits: 
       accountLinking: {
         enabled: true,
         // The spec puts every shipped provider here; without it a second provider with the same
-        // email fails with account_not_linked. Being trusted also links when the provider says
-        // the email is NOT verified (GitHub, Discord and Microsoft report it), which
-        // `user.validateUserInfo` below refuses.
+        // email fails with account_not_linked. Being trusted would also link when the provider
+        // does not vouch for the email (GitHub, Discord and Microsoft can say it is unverified;
+        // Linear says nothing), which `user.validateUserInfo` below refuses.
         trustedProviders: OAUTH_PROVIDERS.map((provider) => provider.id),
         // Connecting a tool account (a work GitHub) to a gateway account with another email is
         // the point of `gateway connect`. Only an explicit link by a signed-in user can do it;
@@ -79,7 +85,9 @@ function buildAuth(services: AuthServices, options: GatewayAuthOptions, limits: 
     },
     user: {
       validateUserInfo: async ({ user, source }, ctx) => {
-        if (source.action !== 'link-account' || user.emailVerified !== false) return;
+        // Only a provider that says the address is verified may link by email match. better-auth
+        // reads a missing flag as false; the check says so itself rather than rely on that.
+        if (source.action !== 'link-account' || user.emailVerified === true) return;
         // Linking by email match to an address the provider has not verified would let anyone
         // who types a victim's email at that provider into the victim's account. Only the
         // signed-in owner may link such an account, explicitly (`gateway connect`, the web app).
@@ -126,7 +134,14 @@ function buildAuth(services: AuthServices, options: GatewayAuthOptions, limits: 
       },
     },
   };
-  return { auth: betterAuth(authOptions), configured: setup.configured };
+}
+
+function buildAuth(services: AuthServices, options: GatewayAuthOptions, limits: GatewayRateLimits) {
+  const setup = providerSetup(services.env, services.authBaseUrl);
+  return {
+    auth: betterAuth(authOptions(services, options, limits, setup)),
+    configured: setup.configured,
+  };
 }
 
 function loggable(value: unknown): unknown {
@@ -158,6 +173,16 @@ export interface GatewayAuth {
   getSession(headers: Headers): Promise<AuthSession | null>;
   /** What the caller resolver uses to recognise cookie sessions. */
   sessionResolver: SessionResolver;
+  /**
+   * better-auth's options exactly as the gateway configures it (providers, plugins, database
+   * rate limits), built afresh: what better-auth's schema follows.
+   */
+  readonly options: BetterAuthOptions;
+  /**
+   * Runs better-auth's own schema migrations for these options on the gateway's database (see
+   * {@link migrateBetterAuth}); returns the changes made, empty when there was nothing to do.
+   */
+  migrate(): Promise<string[]>;
 }
 
 /**
@@ -174,9 +199,8 @@ export function createGatewayAuth(
   options: GatewayAuthOptions,
 ): GatewayAuth {
   const rateLimits: GatewayRateLimits = { ...DEFAULT_RATE_LIMITS, ...options.rateLimits };
-  // Now, not when better-auth is built: a log line may come first.
-  for (const provider of OAUTH_PROVIDERS)
-    services.redactor.addSecret(oauthClient(services.env, provider.id)?.clientSecret);
+  const currentOptions = () =>
+    authOptions(services, options, rateLimits, providerSetup(services.env, services.authBaseUrl));
   let built: ReturnType<typeof buildAuth> | undefined;
   const get = () => {
     built ??= buildAuth(services, options, rateLimits);
@@ -200,5 +224,9 @@ export function createGatewayAuth(
       const session = await getSession(headers);
       return session ? { userId: session.user.id } : null;
     },
+    get options() {
+      return currentOptions();
+    },
+    migrate: () => migrateBetterAuth(services.database, currentOptions()),
   };
 }

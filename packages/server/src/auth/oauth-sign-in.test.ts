@@ -1,6 +1,6 @@
 import { decryptOAuthToken } from 'better-auth/oauth2';
 import { describe, expect, it } from 'vitest';
-import { createTestGateway, type TestGateway } from '../testing/test-gateway.js';
+import type { TestGateway } from '../testing/test-gateway.js';
 import {
   browser,
   gatewayTargets,
@@ -168,29 +168,33 @@ for (const target of gatewayTargets()) {
   );
 }
 
-describe('account linking refusal', () => {
-  it('does not link a provider to an email-and-password user whose email nobody verified', async () => {
-    const gcp = await startMockProvider({
-      claims: { sub: 'gcp-sub-4', email: 'mallory@example.test' },
+for (const target of gatewayTargets()) {
+  describe.skipIf(target.skip)(`account linking refusal on ${target.name}`, () => {
+    it('does not link a provider to an email-and-password user whose email nobody verified', async () => {
+      const gcp = await startMockProvider({
+        claims: { sub: 'gcp-sub-4', email: 'mallory@example.test' },
+      });
+      const gw = await target.create({ env: genericProviderEnv('gcp', gcp) });
+      // Someone registers the address first, with a password, without proving they own it.
+      await browser(gw.fetch, ORIGIN).browse('/api/auth/sign-up/email', {
+        body: { email: 'mallory@example.test', password: 'correct horse battery', name: 'M' },
+      });
+      const landed = await oauthSignIn(browser(gw.fetch, ORIGIN), 'gcp');
+      expect(landed.searchParams.get('error')).toBe('account_not_linked');
     });
-    const gw = await createTestGateway({ env: genericProviderEnv('gcp', gcp) });
-    // Someone registers the address first, with a password, without proving they own it.
-    await browser(gw.fetch, ORIGIN).browse('/api/auth/sign-up/email', {
-      body: { email: 'mallory@example.test', password: 'correct horse battery', name: 'M' },
-    });
-    const landed = await oauthSignIn(browser(gw.fetch, ORIGIN), 'gcp');
-    expect(landed.searchParams.get('error')).toBe('account_not_linked');
-  });
 
-  it('fails the cloud-platform callback with unable_to_get_user_info when identity cannot be fetched', async () => {
-    const gcp = await startMockProvider({ claims: { sub: 'gcp-sub-5', email: 'x@example.test' } });
-    gcp.server.service.on('beforeTokenSigning', (token) => {
-      delete token.payload.email;
+    it('fails the cloud-platform callback with unable_to_get_user_info when identity cannot be fetched', async () => {
+      const gcp = await startMockProvider({
+        claims: { sub: 'gcp-sub-5', email: 'x@example.test' },
+      });
+      gcp.server.service.on('beforeTokenSigning', (token) => {
+        delete token.payload.email;
+      });
+      const gw = await target.create({
+        env: { ...genericProviderEnv('gcp', gcp), GCP_USERINFO_URL: `${gcp.url}/no-such-userinfo` },
+      });
+      const landed = await oauthSignIn(browser(gw.fetch, ORIGIN), 'gcp');
+      expect(landed.searchParams.get('error')).toBe('unable_to_get_user_info');
     });
-    const gw = await createTestGateway({
-      env: { ...genericProviderEnv('gcp', gcp), GCP_USERINFO_URL: `${gcp.url}/no-such-userinfo` },
-    });
-    const landed = await oauthSignIn(browser(gw.fetch, ORIGIN), 'gcp');
-    expect(landed.searchParams.get('error')).toBe('unable_to_get_user_info');
   });
-});
+}

@@ -85,7 +85,8 @@ async function linearViewer(tokens: {
   };
   const viewer = body.data?.viewer;
   if (!viewer) return null;
-  // Linear reports no verification state; better-auth then treats the email as unverified.
+  // Linear says nothing about verification, so the email counts as unverified: a Linear sign-in
+  // never links to an existing user by email match (see `validateUserInfo` in create-auth.ts).
   return {
     id: viewer.id,
     name: viewer.name,

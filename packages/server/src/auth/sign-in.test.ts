@@ -1,6 +1,4 @@
-import { getMigrations } from 'better-auth/db/migration';
 import { describe, expect, it } from 'vitest';
-import { createTestDatabase } from '../db/test-database.js';
 import { createTestGateway } from '../testing/test-gateway.js';
 import { browser, clientEnv, gatewayTargets } from './oauth-test-kit.js';
 
@@ -277,22 +275,5 @@ describe('provider registration', () => {
     gw.services.logger.info('leak', { note: 'github-client-secret-0123456789' });
     expect(gw.services.auth.providers).toHaveLength(1);
     expect(gw.logs()).not.toContain('github-client-secret-0123456789');
-  });
-});
-
-describe('better-auth schema with database rate limits', () => {
-  it('leaves better-auth nothing to create, including its rateLimit table', async () => {
-    const database = await createTestDatabase();
-    const plan = await getMigrations({
-      database: { db: database.db, type: database.dialect },
-      secret: 'test-secret-with-enough-entropy-0123456789',
-      baseURL: ORIGIN,
-      rateLimit: { enabled: true, storage: 'database' },
-      logger: { disabled: true },
-    });
-    expect(plan.toBeCreated).toEqual([]);
-    expect(plan.toBeAdded).toEqual([]);
-    expect(plan.toBeAddedIndexes).toEqual([]);
-    await database.close();
   });
 });

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { browser, genericProviderEnv, startMockProvider } from '../auth/oauth-test-kit.js';
-import { createTestGateway, type TestGateway } from '../testing/test-gateway.js';
+import {
+  browser,
+  gatewayTargets,
+  genericProviderEnv,
+  startMockProvider,
+} from '../auth/oauth-test-kit.js';
+import type { TestGateway } from '../testing/test-gateway.js';
 
 const ORIGIN = 'http://127.0.0.1:8787';
 const REDIRECT = 'http://127.0.0.1:53999/callback';
@@ -25,95 +30,97 @@ async function signedIn(gw: TestGateway) {
 const connectUrl = (provider: string) =>
   `/cli/connect/${provider}?${new URLSearchParams({ redirect_uri: REDIRECT, state: STATE })}`;
 
-describe('gateway connect <provider>, server side', () => {
-  it('links the provider to the signed-in user and ends on the loopback redirect', async () => {
-    const idp = await startMockProvider({
-      claims: { sub: 'gcp-77', email: 'ops@corp.example', name: 'Ops' },
-    });
-    const gw = await createTestGateway({ env: genericProviderEnv('gcp', idp) });
-    const session = await signedIn(gw);
+for (const target of gatewayTargets()) {
+  describe.skipIf(target.skip)(`gateway connect <provider>, server side on ${target.name}`, () => {
+    it('links the provider to the signed-in user and ends on the loopback redirect', async () => {
+      const idp = await startMockProvider({
+        claims: { sub: 'gcp-77', email: 'ops@corp.example', name: 'Ops' },
+      });
+      const gw = await target.create({ env: genericProviderEnv('gcp', idp) });
+      const session = await signedIn(gw);
 
-    const page = await session.browse(connectUrl('gcp'));
-    expect(page.status).toBe(200);
-    const html = await page.text();
-    expect(html).toContain('Connect Google Cloud');
-    const started = await session.browse('/cli/connect/gcp', {
-      form: { ...hiddenOf(html), action: 'connect' },
-    });
-    expect(started.status).toBe(303);
-    expect(started.headers.get('location')).toContain(`${idp.url}/authorize`);
+      const page = await session.browse(connectUrl('gcp'));
+      expect(page.status).toBe(200);
+      const html = await page.text();
+      expect(html).toContain('Connect Google Cloud');
+      const started = await session.browse('/cli/connect/gcp', {
+        form: { ...hiddenOf(html), action: 'connect' },
+      });
+      expect(started.status).toBe(303);
+      expect(started.headers.get('location')).toContain(`${idp.url}/authorize`);
 
-    const { url: loopback } = await session.follow(started, (url) => url.port === '53999');
-    expect(`${loopback?.origin}${loopback?.pathname}`).toBe(REDIRECT);
-    expect(Object.fromEntries(loopback?.searchParams ?? [])).toEqual({
-      state: STATE,
-      provider: 'gcp',
-      status: 'connected',
+      const { url: loopback } = await session.follow(started, (url) => url.port === '53999');
+      expect(`${loopback?.origin}${loopback?.pathname}`).toBe(REDIRECT);
+      expect(Object.fromEntries(loopback?.searchParams ?? [])).toEqual({
+        state: STATE,
+        provider: 'gcp',
+        status: 'connected',
+      });
+
+      const user = await gw.services.database.db
+        .selectFrom('user')
+        .select('id')
+        .executeTakeFirstOrThrow();
+      const accounts = await gw.services.database.db
+        .selectFrom('account')
+        .select(['providerId', 'userId'])
+        .orderBy('providerId')
+        .execute();
+      expect(accounts).toEqual([
+        { providerId: 'credential', userId: user.id },
+        { providerId: 'gcp', userId: user.id },
+      ]);
+      // The linked account now vends tokens for a plugin whose auth provider maps to it.
+      const token = await gw.services.tokens.getToken(user.id, 'google', {
+        authProvider: { id: 'google', type: 'oauth2', provider: 'gcp', scopes: [] },
+      });
+      expect(token).toBe(idp.issuedAccessTokens.at(-1));
     });
 
-    const user = await gw.services.database.db
-      .selectFrom('user')
-      .select('id')
-      .executeTakeFirstOrThrow();
-    const accounts = await gw.services.database.db
-      .selectFrom('account')
-      .select(['providerId', 'userId'])
-      .orderBy('providerId')
-      .execute();
-    expect(accounts).toEqual([
-      { providerId: 'credential', userId: user.id },
-      { providerId: 'gcp', userId: user.id },
-    ]);
-    // The linked account now vends tokens for a plugin whose auth provider maps to it.
-    const token = await gw.services.tokens.getToken(user.id, 'google', {
-      authProvider: { id: 'google', type: 'oauth2', provider: 'gcp', scopes: [] },
+    it('reports a provider error to the loopback', async () => {
+      const idp = await startMockProvider({ claims: { sub: 'gcp-78', email: 'ops@corp.example' } });
+      idp.server.service.once('beforeAuthorizeRedirect', (redirect) => {
+        redirect.url.searchParams.delete('code');
+        redirect.url.searchParams.set('error', 'access_denied');
+      });
+      const gw = await target.create({ env: genericProviderEnv('gcp', idp) });
+      const session = await signedIn(gw);
+      const html = await (await session.browse(connectUrl('gcp'))).text();
+      const started = await session.browse('/cli/connect/gcp', {
+        form: { ...hiddenOf(html), action: 'connect' },
+      });
+      const { url: loopback } = await session.follow(started, (url) => url.port === '53999');
+      expect(loopback?.searchParams.get('error')).toBe('access_denied');
+      expect(loopback?.searchParams.get('state')).toBe(STATE);
+      expect(loopback?.searchParams.get('status')).toBeNull();
     });
-    expect(token).toBe(idp.issuedAccessTokens.at(-1));
+
+    it('sends a browser that is not signed in to sign in first', async () => {
+      const idp = await startMockProvider();
+      const gw = await target.create({ env: genericProviderEnv('gcp', idp) });
+      const res = await browser(gw.fetch, ORIGIN).browse(connectUrl('gcp'));
+      expect(res.status).toBe(302);
+      expect(res.headers.get('location')).toBe(
+        `/cli/sign-in?next=${encodeURIComponent(connectUrl('gcp'))}`,
+      );
+    });
+
+    it('refuses an unconfigured provider and a non-loopback redirect', async () => {
+      const idp = await startMockProvider();
+      const gw = await target.create({ env: genericProviderEnv('gcp', idp) });
+      const session = await signedIn(gw);
+      expect((await session.browse(connectUrl('github'))).status).toBe(404);
+      const evil = `/cli/connect/gcp?${new URLSearchParams({ redirect_uri: 'https://evil.example/callback', state: STATE })}`;
+      const res = await session.browse(evil);
+      expect(res.status).toBe(400);
+      expect(res.headers.get('location')).toBeNull();
+    });
+
+    it('refuses a finished or unknown flow', async () => {
+      const gw = await target.create();
+      const session = await signedIn(gw);
+      const res = await session.browse('/cli/connect/gcp/done?flow=unknown');
+      expect(res.status).toBe(400);
+    });
   });
-
-  it('reports a provider error to the loopback', async () => {
-    const idp = await startMockProvider({ claims: { sub: 'gcp-78', email: 'ops@corp.example' } });
-    idp.server.service.once('beforeAuthorizeRedirect', (redirect) => {
-      redirect.url.searchParams.delete('code');
-      redirect.url.searchParams.set('error', 'access_denied');
-    });
-    const gw = await createTestGateway({ env: genericProviderEnv('gcp', idp) });
-    const session = await signedIn(gw);
-    const html = await (await session.browse(connectUrl('gcp'))).text();
-    const started = await session.browse('/cli/connect/gcp', {
-      form: { ...hiddenOf(html), action: 'connect' },
-    });
-    const { url: loopback } = await session.follow(started, (url) => url.port === '53999');
-    expect(loopback?.searchParams.get('error')).toBe('access_denied');
-    expect(loopback?.searchParams.get('state')).toBe(STATE);
-    expect(loopback?.searchParams.get('status')).toBeNull();
-  });
-
-  it('sends a browser that is not signed in to sign in first', async () => {
-    const idp = await startMockProvider();
-    const gw = await createTestGateway({ env: genericProviderEnv('gcp', idp) });
-    const res = await browser(gw.fetch, ORIGIN).browse(connectUrl('gcp'));
-    expect(res.status).toBe(302);
-    expect(res.headers.get('location')).toBe(
-      `/cli/sign-in?next=${encodeURIComponent(connectUrl('gcp'))}`,
-    );
-  });
-
-  it('refuses an unconfigured provider and a non-loopback redirect', async () => {
-    const idp = await startMockProvider();
-    const gw = await createTestGateway({ env: genericProviderEnv('gcp', idp) });
-    const session = await signedIn(gw);
-    expect((await session.browse(connectUrl('github'))).status).toBe(404);
-    const evil = `/cli/connect/gcp?${new URLSearchParams({ redirect_uri: 'https://evil.example/callback', state: STATE })}`;
-    const res = await session.browse(evil);
-    expect(res.status).toBe(400);
-    expect(res.headers.get('location')).toBeNull();
-  });
-
-  it('refuses a finished or unknown flow', async () => {
-    const gw = await createTestGateway();
-    const session = await signedIn(gw);
-    const res = await session.browse('/cli/connect/gcp/done?flow=unknown');
-    expect(res.status).toBe(400);
-  });
-});
+}

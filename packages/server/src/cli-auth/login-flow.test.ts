@@ -328,38 +328,40 @@ describe('the authorize page', () => {
   });
 });
 
-describe('CLI tokens', () => {
-  it('revokes a token: it stops working at once and leaves the list', async () => {
-    const gw = await createTestGateway();
-    const session = await signedIn(gw);
-    const login = loginRequest();
-    const code = (await approve(session, login.url)).searchParams.get('code') ?? '';
-    const { token, id } = (await (
-      await exchange(gw, { code, code_verifier: login.verifier, redirect_uri: REDIRECT })
-    ).json()) as {
-      token: string;
-      id: string;
-    };
+for (const target of gatewayTargets()) {
+  describe.skipIf(target.skip)(`CLI tokens on ${target.name}`, () => {
+    it('revokes a token: it stops working at once and leaves the list', async () => {
+      const gw = await target.create();
+      const session = await signedIn(gw);
+      const login = loginRequest();
+      const code = (await approve(session, login.url)).searchParams.get('code') ?? '';
+      const { token, id } = (await (
+        await exchange(gw, { code, code_verifier: login.verifier, redirect_uri: REDIRECT })
+      ).json()) as {
+        token: string;
+        id: string;
+      };
 
-    const other = await gw.createUser();
-    expect((await gw.request('DELETE', `/api/cli/tokens/${id}`, { as: other })).status).toBe(404);
-    const revoked = await session.browse(`/api/cli/tokens/${id}`, { method: 'DELETE' });
-    expect(revoked.status).toBe(200);
-    expect(await revoked.json()).toEqual({ deleted: [id] });
-    expect((await gw.request('GET', '/api/cli/tokens', { as: { token } })).status).toBe(401);
-    expect(await (await session.browse('/api/cli/tokens')).json()).toEqual({ tokens: [] });
-  });
+      const other = await gw.createUser();
+      expect((await gw.request('DELETE', `/api/cli/tokens/${id}`, { as: other })).status).toBe(404);
+      const revoked = await session.browse(`/api/cli/tokens/${id}`, { method: 'DELETE' });
+      expect(revoked.status).toBe(200);
+      expect(await revoked.json()).toEqual({ deleted: [id] });
+      expect((await gw.request('GET', '/api/cli/tokens', { as: { token } })).status).toBe(401);
+      expect(await (await session.browse('/api/cli/tokens')).json()).toEqual({ tokens: [] });
+    });
 
-  it('rate-limits the token endpoint per address with 429 and Retry-After', async () => {
-    const gw = await createTestGateway();
-    const body = { code: 'x'.repeat(43), code_verifier: 'y'.repeat(43), redirect_uri: REDIRECT };
-    const limit = gw.services.auth.rateLimits.cliToken.max;
-    for (let i = 0; i < limit; i += 1) expect((await exchange(gw, body)).status).toBe(400);
-    const limited = await exchange(gw, body);
-    expect(limited.status).toBe(429);
-    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
-    expect(await limited.json()).toEqual({
-      error: { code: 'rate_limited', message: expect.any(String) },
+    it('rate-limits the token endpoint per address with 429 and Retry-After', async () => {
+      const gw = await target.create();
+      const body = { code: 'x'.repeat(43), code_verifier: 'y'.repeat(43), redirect_uri: REDIRECT };
+      const limit = gw.services.auth.rateLimits.cliToken.max;
+      for (let i = 0; i < limit; i += 1) expect((await exchange(gw, body)).status).toBe(400);
+      const limited = await exchange(gw, body);
+      expect(limited.status).toBe(429);
+      expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(await limited.json()).toEqual({
+        error: { code: 'rate_limited', message: expect.any(String) },
+      });
     });
   });
-});
+}

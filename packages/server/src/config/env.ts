@@ -115,6 +115,42 @@ export function apiKeyVariable(providerId: string): string {
 export const serverApiKey = (env: Env, providerId: string): string | undefined =>
   value(env, apiKeyVariable(providerId));
 
+/**
+ * Every secret value the environment hands the server beyond `AUTH_SECRET` and
+ * `SERVICE_API_SECRET`: each `*_API_KEY` and `*_CLIENT_SECRET` variable (whether or not a tool or
+ * provider uses it), and the password of the database URL (`DATABASE_URL` and the one given in
+ * code). For the log redactor, at start.
+ *
+ * @example
+ * new Redactor([authSecret, serviceApiSecret, ...configuredSecrets(env, databaseUrl)]);
+ */
+export function configuredSecrets(env: Env, databaseUrlOverride?: string): string[] {
+  const secrets: string[] = [];
+  for (const name of Object.keys(env)) {
+    if (!/_(?:API_KEY|CLIENT_SECRET)$/i.test(name)) continue;
+    const secret = value(env, name);
+    if (secret !== undefined) secrets.push(secret);
+  }
+  // The URL in use, and the environment's even when an option replaces it: both are secrets.
+  for (const url of new Set([databaseUrlOverride, databaseUrl(env)])) {
+    if (url === undefined || !URL.canParse(url)) continue;
+    const { password } = new URL(url);
+    if (password === '') continue;
+    secrets.push(password);
+    const decoded = safeDecode(password);
+    if (decoded !== password) secrets.push(decoded);
+  }
+  return secrets;
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
 /** `<PROVIDER>_CLIENT_ID` and `<PROVIDER>_CLIENT_SECRET`: both set enable an OAuth provider. */
 export function oauthClient(
   env: Env,

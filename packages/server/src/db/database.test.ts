@@ -27,6 +27,19 @@ const GATEWAY_TABLES = [
   'verification',
 ];
 
+/**
+ * The tables of this database: on PostgreSQL, of its own schema only, read without kysely's
+ * introspector, which lists every schema (tests in other schemas create and drop theirs meanwhile).
+ */
+async function tableNames(database: GatewayDatabase): Promise<string[]> {
+  if (database.dialect === 'sqlite')
+    return (await database.db.introspection.getTables()).map((table) => table.name);
+  const { rows } = await sql<{ name: string }>`
+    select table_name as name from information_schema.tables
+    where table_schema = current_schema()`.execute(database.db);
+  return rows.map((row) => row.name);
+}
+
 const iso = (offsetMs = 0) => new Date(Date.UTC(2026, 0, 2, 3, 4, 5, 678) + offsetMs).toISOString();
 
 async function insertUser(db: Kysely<DatabaseSchema>, id: string = randomUUID()) {
@@ -145,7 +158,7 @@ for (const target of databaseTargets()) {
       expect(await migrate(database)).toEqual(Object.keys(migrations));
       expect(await migrate(database)).toEqual([]);
 
-      const tables = (await database.db.introspection.getTables()).map((table) => table.name);
+      const tables = await tableNames(database);
       expect(tables).toEqual(expect.arrayContaining(GATEWAY_TABLES));
       const roles = await database.db.selectFrom('roles').select('id').execute();
       expect(roles).toHaveLength(2);
@@ -160,8 +173,6 @@ for (const target of databaseTargets()) {
         },
       },
     };
-    const tableNames = async (database: GatewayDatabase) =>
-      (await database.db.introspection.getTables()).map((table) => table.name);
 
     it('rolls back a failing migration and names it', async () => {
       const database = await open();

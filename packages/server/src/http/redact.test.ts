@@ -25,11 +25,38 @@ describe('Redactor', () => {
       'ghp_0123456789abcdefghijKLMN',
       'ya29.a0AfH6SMBx-abc',
       'eyJhbGciOiJIUzI1.eyJzdWIiOiIxMjM0.SflKxwRJSMeKKF2QT4',
+      'xoxb-2141029472-691202649728-abcdefGHIJKL',
+      'xoxp-2141029472-691202649728-a1b2c3d4e5f6',
+      'xoxa-2-abcdefghij0123',
+      'xoxe.xoxp-1-Mi0yLTIxNDEwMjk0NzItNjkx',
+      'xoxe-1-My0xLTIxNDEwMjk0NzItNjkxMjAy',
+      'lin_oauth_0123456789abcdef0123456789abcdef',
+      'lin_api_AbCdEf0123456789GhIjKl',
     ];
     for (const token of tokens) {
       expect(redactor.text(`before ${token} after`)).toBe(`before ${REDACTED} after`);
     }
     expect(redactor.text(`${secret}/${secret}`)).toBe(`${REDACTED}/${REDACTED}`);
+  });
+
+  it('masks the password of credentials in a URL and keeps the rest', () => {
+    expect(redactor.text('connect postgres://gw:hunter2-pass@db.example:5432/gw failed')).toBe(
+      `connect postgres://gw:${REDACTED}@db.example:5432/gw failed`,
+    );
+    expect(redactor.text('https://user:p%40ss@proxy.example.test/x')).toBe(
+      `https://user:${REDACTED}@proxy.example.test/x`,
+    );
+    expect(redactor.text('redis://:only-a-password@cache.example:6379')).toBe(
+      `redis://:${REDACTED}@cache.example:6379`,
+    );
+    // No password, nothing to hide.
+    for (const plain of ['postgres://gw@db.example/gw', 'http://127.0.0.1:8787/api/x?at=1@2'])
+      expect(redactor.text(plain)).toBe(plain);
+  });
+
+  it('leaves words that merely start like a token alone', () => {
+    for (const plain of ['xoxo hugs', 'linear_api_docs', 'lin_oauth_short'])
+      expect(redactor.text(plain)).toBe(plain);
   });
 
   it('scrubs a secret added later', () => {

@@ -1,23 +1,33 @@
 /**
  * Scrubs secrets from anything headed for a log line: values of fields named like secrets,
- * gateway tokens, bearer credentials, and every secret the server was configured with.
+ * gateway and provider tokens, bearer credentials, passwords in URLs, and every secret the server
+ * was configured with.
  */
 const SECRET_KEY =
   /secret|token|password|passwd|authorization|cookie|api[-_]?key|^key$|credential/i;
-const TOKEN_PATTERNS = [
-  /gw_(?:mcp|cli|sa)_[A-Za-z0-9]{8,}/g,
-  /\b(?:Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}/gi,
-  /\b(?:sk|pk|rk)-[A-Za-z0-9_-]{16,}/g,
-  /\bgh[pousr]_[A-Za-z0-9]{20,}/g,
-  /\bya29\.[A-Za-z0-9._-]{10,}/g,
-  /\beyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}/g,
+export const REDACTED = '[redacted]';
+
+/** Token shapes scrubbed wherever they appear, each with what replaces it. */
+const TOKEN_PATTERNS: readonly (readonly [RegExp, string])[] = [
+  [/gw_(?:mcp|cli|sa)_[A-Za-z0-9]{8,}/g, REDACTED],
+  [/\b(?:Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}/gi, REDACTED],
+  [/\b(?:sk|pk|rk)-[A-Za-z0-9_-]{16,}/g, REDACTED],
+  [/\bgh[pousr]_[A-Za-z0-9]{20,}/g, REDACTED],
+  [/\bya29\.[A-Za-z0-9._-]{10,}/g, REDACTED],
+  [/\beyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}/g, REDACTED],
+  // Slack: bot, user, app, config and refresh tokens (`xoxb-`, `xoxp-`, `xoxe-1-`), and the
+  // rotating ones (`xoxe.xoxp-1-`).
+  [/\bxox[abeposr](?:\.xox[abp])?-[A-Za-z0-9-]{10,}/g, REDACTED],
+  // Linear: OAuth access tokens and personal API keys.
+  [/\blin_(?:oauth|api)_[A-Za-z0-9]{16,}/g, REDACTED],
+  // The password of a URL's credentials (`postgres://user:password@host`); the rest stays.
+  [/(\b[a-z][a-z0-9+.-]*:\/\/[^\s:@/?#]*:)[^\s@/?#]+@/gi, `$1${REDACTED}@`],
 ];
 /**
  * Matches wherever any of `TOKEN_PATTERNS` does (and, ignoring case, a little more): most strings
- * in a log line hold no token, and one test spares them six replacements.
+ * in a log line hold no token, and one test spares them every replacement.
  */
-const ANY_TOKEN = new RegExp(TOKEN_PATTERNS.map((pattern) => pattern.source).join('|'), 'i');
-export const REDACTED = '[redacted]';
+const ANY_TOKEN = new RegExp(TOKEN_PATTERNS.map(([pattern]) => pattern.source).join('|'), 'i');
 
 export class Redactor {
   private readonly secrets = new Set<string>();
@@ -38,7 +48,7 @@ export class Redactor {
       if (out.includes(secret)) out = out.split(secret).join(REDACTED);
     }
     if (!ANY_TOKEN.test(out)) return out;
-    for (const pattern of TOKEN_PATTERNS) out = out.replace(pattern, REDACTED);
+    for (const [pattern, replacement] of TOKEN_PATTERNS) out = out.replace(pattern, replacement);
     return out;
   }
 

@@ -1,12 +1,12 @@
-import { decryptOAuthToken, setTokenUtil } from 'better-auth/oauth2';
+import { decryptOAuthToken, type OAuth2Tokens, setTokenUtil } from 'better-auth/oauth2';
 import type { GatewayAuth } from '../auth/index.js';
 import type { GatewayDatabase } from '../db/index.js';
 import type { ServerLogger } from '../http/logger.js';
 
 /** A token this close to expiry is refreshed first, so it does not lapse mid-call. */
 export const EXPIRY_SKEW_MS = 30_000;
-/** How long an upstream refresh may take before the call gives up (and rolls back). */
-const REFRESH_TIMEOUT_MS = 20_000;
+/** How long a caller waits for a refresh, and the provider's answer is waited for under the lock. */
+export const REFRESH_TIMEOUT_MS = 20_000;
 
 /** What the OAuth source found for a user and provider. */
 export type OAuthTokenResult =
@@ -32,6 +32,21 @@ function expired(expiresAt: AccountDate, now: number): boolean {
   return Number.isNaN(at) || at - now < EXPIRY_SKEW_MS;
 }
 
+/** Options of {@link createOAuthTokenSource}. */
+export interface OAuthTokenSourceOptions {
+  /** See {@link REFRESH_TIMEOUT_MS} (tests shorten it). */
+  refreshTimeoutMs?: number;
+}
+
+/** The provider did not answer a refresh in time. */
+class RefreshTimeoutError extends Error {}
+
+type StoredAccount = {
+  refreshToken: string | null;
+  refreshTokenExpiresAt: AccountDate;
+  idToken: string | null;
+};
+
 /**
  * Reads OAuth tokens from better-auth's `account` table and refreshes them single-flight:
  *
@@ -46,6 +61,14 @@ function expired(expiresAt: AccountDate, now: number): boolean {
  * returned: a crash after the upstream answer can lose at most that answer, never leave the
  * database holding a spent refresh token while a caller uses the new access token.
  *
+ * A caller waits at most `refreshTimeoutMs` (20 s) and then gets `refresh_failed`. If the
+ * provider has not answered by then under the lock, the transaction is rolled back (freeing the
+ * row, and SQLite's write lock) but the request is not abandoned: when the answer comes, its
+ * tokens are stored, provided the account still holds the refresh token that was sent (a
+ * provider that rotates has spent it, so dropping the answer would leave the account unable to
+ * refresh). Until then, callers in this process wait for that answer instead of sending the
+ * refresh token again.
+ *
  * @example
  * const source = createOAuthTokenSource(database, auth, logger);
  * const result = await source.accessToken(userId, 'github');
@@ -55,11 +78,56 @@ export function createOAuthTokenSource(
   database: GatewayDatabase,
   auth: GatewayAuth,
   logger: ServerLogger,
+  options: OAuthTokenSourceOptions = {},
 ): OAuthTokenSource {
   const { db } = database;
+  const timeoutMs = options.refreshTimeoutMs ?? REFRESH_TIMEOUT_MS;
   const inflight = new Map<string, Promise<string>>();
 
   const context = () => auth.instance.$context;
+
+  /** The account columns to write for `tokens`, keeping what the provider did not send again. */
+  async function columns(tokens: OAuth2Tokens, row: StoredAccount) {
+    const ctx = await context();
+    return {
+      accessToken: (await setTokenUtil(tokens.accessToken, ctx)) ?? null,
+      // A provider that rotates refresh tokens has just revoked the old one.
+      refreshToken: tokens.refreshToken
+        ? ((await setTokenUtil(tokens.refreshToken, ctx)) ?? row.refreshToken)
+        : row.refreshToken,
+      accessTokenExpiresAt: tokens.accessTokenExpiresAt ?? null,
+      refreshTokenExpiresAt: tokens.refreshTokenExpiresAt ?? row.refreshTokenExpiresAt,
+      idToken: tokens.idToken ?? row.idToken,
+      updatedAt: new Date(),
+    };
+  }
+
+  /**
+   * Stores the answer to a refresh that outlived its transaction, if the account still holds
+   * the refresh token sent (compared as stored, encrypted), and resolves to its access token.
+   */
+  async function storeLateAnswer(
+    accountId: string,
+    providerId: string,
+    answer: Promise<OAuth2Tokens>,
+    row: StoredAccount,
+  ): Promise<string> {
+    const tokens = await answer;
+    if (!tokens.accessToken) throw new Error('the provider answered without an access token');
+    const result = await db
+      .updateTable('account')
+      .set(await columns(tokens, row))
+      .where('id', '=', accountId)
+      .where('refreshToken', '=', row.refreshToken)
+      .executeTakeFirst();
+    if (Number(result.numUpdatedRows) === 0) {
+      throw new Error(
+        'the account changed while the provider was answering; its answer was dropped',
+      );
+    }
+    logger.info('a late OAuth refresh answer was stored', { providerId, accountId });
+    return tokens.accessToken;
+  }
 
   async function refresh(accountId: string, providerId: string): Promise<string> {
     const ctx = await context();
@@ -68,55 +136,70 @@ export function createOAuthTokenSource(
       throw new Error(`provider ${providerId} is not configured or cannot refresh tokens`);
     }
     const refreshWith = provider.refreshAccessToken;
-    return db.transaction().execute(async (trx) => {
-      if (database.dialect === 'sqlite') {
-        // A no-op write takes SQLite's write lock now, so another process's refresh waits here.
+    let late: { answer: Promise<OAuth2Tokens>; row: StoredAccount } | undefined;
+    try {
+      return await db.transaction().execute(async (trx) => {
+        if (database.dialect === 'sqlite') {
+          // A no-op write takes SQLite's write lock now, so another process's refresh waits here.
+          await trx
+            .updateTable('account')
+            .set((eb) => ({ updatedAt: eb.ref('updatedAt') }))
+            .where('id', '=', accountId)
+            .execute();
+        }
+        const row = await trx
+          .selectFrom('account')
+          .select([
+            'accessToken',
+            'refreshToken',
+            'accessTokenExpiresAt',
+            'refreshTokenExpiresAt',
+            'idToken',
+          ])
+          .where('id', '=', accountId)
+          .$if(database.dialect === 'postgres', (q) => q.forUpdate())
+          .executeTakeFirst();
+        if (!row) throw new Error('the account was removed');
+        if (row.accessToken !== null && !expired(row.accessTokenExpiresAt, Date.now())) {
+          // Another caller (or instance) refreshed while this one waited for the lock.
+          return decryptOAuthToken(row.accessToken, ctx);
+        }
+        if (row.refreshToken === null) throw new Error('the account has no refresh token');
+        const answer = refreshWith(await decryptOAuthToken(row.refreshToken, ctx));
+        let tokens: OAuth2Tokens;
+        try {
+          tokens = await withTimeout(answer, timeoutMs);
+        } catch (error) {
+          if (error instanceof RefreshTimeoutError) late = { answer, row };
+          throw error;
+        }
+        if (!tokens.accessToken) throw new Error('the provider answered without an access token');
         await trx
           .updateTable('account')
-          .set((eb) => ({ updatedAt: eb.ref('updatedAt') }))
+          .set(await columns(tokens, row))
           .where('id', '=', accountId)
           .execute();
-      }
-      const row = await trx
-        .selectFrom('account')
-        .select([
-          'accessToken',
-          'refreshToken',
-          'accessTokenExpiresAt',
-          'refreshTokenExpiresAt',
-          'idToken',
-        ])
-        .where('id', '=', accountId)
-        .$if(database.dialect === 'postgres', (q) => q.forUpdate())
-        .executeTakeFirst();
-      if (!row) throw new Error('the account was removed');
-      if (row.accessToken !== null && !expired(row.accessTokenExpiresAt, Date.now())) {
-        // Another caller (or instance) refreshed while this one waited for the lock.
-        return decryptOAuthToken(row.accessToken, ctx);
-      }
-      if (row.refreshToken === null) throw new Error('the account has no refresh token');
-      const tokens = await withTimeout(
-        refreshWith(await decryptOAuthToken(row.refreshToken, ctx)),
-        REFRESH_TIMEOUT_MS,
+        return tokens.accessToken;
+      });
+    } catch (error) {
+      if (late === undefined) throw error;
+      // Rolled back, so the database is free again; the provider may still answer, having spent
+      // the refresh token sent.
+      logger.warn('OAuth token refresh is slow; its answer will be stored when it comes', {
+        providerId,
+        accountId,
+      });
+      return storeLateAnswer(accountId, providerId, late.answer, late.row).catch(
+        (lateError: unknown) => {
+          logger.warn('a late OAuth refresh answer was not stored', {
+            providerId,
+            accountId,
+            error: lateError instanceof Error ? lateError.message : String(lateError),
+          });
+          throw lateError;
+        },
       );
-      if (!tokens.accessToken) throw new Error('the provider answered without an access token');
-      await trx
-        .updateTable('account')
-        .set({
-          accessToken: (await setTokenUtil(tokens.accessToken, ctx)) ?? null,
-          // A provider that rotates refresh tokens has just revoked the old one.
-          refreshToken: tokens.refreshToken
-            ? ((await setTokenUtil(tokens.refreshToken, ctx)) ?? row.refreshToken)
-            : row.refreshToken,
-          accessTokenExpiresAt: tokens.accessTokenExpiresAt ?? null,
-          refreshTokenExpiresAt: tokens.refreshTokenExpiresAt ?? row.refreshTokenExpiresAt,
-          idToken: tokens.idToken ?? row.idToken,
-          updatedAt: new Date(),
-        })
-        .where('id', '=', accountId)
-        .execute();
-      return tokens.accessToken;
-    });
+    }
   }
 
   return {
@@ -139,11 +222,17 @@ export function createOAuthTokenSource(
 
       let flight = inflight.get(account.id);
       if (flight === undefined) {
-        flight = refresh(account.id, providerId).finally(() => inflight.delete(account.id));
-        inflight.set(account.id, flight);
+        const started = refresh(account.id, providerId);
+        flight = started;
+        inflight.set(account.id, started);
+        // Settles after the callers may have stopped waiting (a late answer): handled here.
+        started.then(
+          () => inflight.delete(account.id),
+          () => inflight.delete(account.id),
+        );
       }
       try {
-        return { ok: true, token: await flight };
+        return { ok: true, token: await withTimeout(flight, timeoutMs) };
       } catch (error) {
         logger.warn('OAuth token refresh failed', {
           providerId,
@@ -160,7 +249,7 @@ async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(
-      () => reject(new Error(`no answer from the provider within ${ms / 1000}s`)),
+      () => reject(new RefreshTimeoutError(`no answer from the provider within ${ms / 1000}s`)),
       ms,
     );
   });

@@ -9,8 +9,8 @@ import {
   startMockProvider,
 } from '../auth/oauth-test-kit.js';
 import type { ConnectionOwner } from '../db/index.js';
-import { maskSecret } from '../secrets/index.js';
-import { createTestGateway, type TestGateway } from '../testing/test-gateway.js';
+import { createSecretBox, maskSecret } from '../secrets/index.js';
+import type { TestGateway } from '../testing/test-gateway.js';
 
 const ORIGIN = 'http://127.0.0.1:8787';
 
@@ -79,144 +79,203 @@ async function storedRefreshToken(gw: TestGateway, userId: string): Promise<stri
 
 const cloud = { id: 'google', type: 'oauth2', provider: 'gcp', scopes: [] } as const;
 
-describe('token vending order', () => {
-  it("uses the user's own connection first", async () => {
-    const gw = await createTestGateway({ env: { WEATHER_API_KEY: 'server-key' } });
-    const user = await gw.createUser();
-    const admin = await gw.createUser({ admin: true });
-    await addConnection(gw, {
-      userId: admin.id,
-      owner: 'team',
-      toolId: 'weather',
-      secret: 'team-key',
-    });
-    await addConnection(gw, { userId: user.id, toolId: 'weather', secret: 'own-key' });
+for (const target of gatewayTargets()) {
+  describe.skipIf(target.skip)(`token vending order on ${target.name}`, () => {
+    /** A gateway with the cloud-platform provider, and a user signed in with it (an OAuth account). */
+    async function withOAuthUser(env: Record<string, string> = {}) {
+      const idp = await startMockProvider({
+        claims: { sub: `gcp-${crypto.randomUUID()}`, email: 'ada@example.test' },
+      });
+      const gw = await target.create({ env: { ...genericProviderEnv('gcp', idp), ...env } });
+      const userId = await signInWithGcp(gw);
+      return { idp, gw, userId };
+    }
 
-    expect(await gw.services.tokens.vend(user.id, 'weather')).toEqual({
-      token: 'own-key',
-      source: 'connection',
+    it("uses the user's own connection first, ahead of a team connection and their OAuth account", async () => {
+      const { idp, gw, userId } = await withOAuthUser({ GOOGLE_API_KEY: 'server-key' });
+      const admin = await gw.createUser({ admin: true });
+      await addConnection(gw, {
+        userId: admin.id,
+        owner: 'team',
+        toolId: 'google',
+        secret: 'team-key',
+      });
+      await addConnection(gw, { userId, toolId: 'google', secret: 'own-key' });
+      // The OAuth account is there and would serve.
+      expect(idp.issuedAccessTokens).toHaveLength(1);
+
+      expect(await gw.services.tokens.vend(userId, 'google', { authProvider: cloud })).toEqual({
+        token: 'own-key',
+        source: 'connection',
+      });
+    });
+
+    it("serves a team connection ahead of the user's OAuth account, and the OAuth account after it", async () => {
+      const { idp, gw, userId } = await withOAuthUser({ GOOGLE_API_KEY: 'server-key' });
+      const admin = await gw.createUser({ admin: true });
+      const team = await addConnection(gw, {
+        userId: admin.id,
+        owner: 'team',
+        toolId: 'google',
+        secret: 'team-key',
+      });
+
+      expect(await gw.services.tokens.vend(userId, 'google', { authProvider: cloud })).toEqual({
+        token: 'team-key',
+        source: 'team_connection',
+      });
+
+      await gw.services.database.db.deleteFrom('connections').where('id', '=', team).execute();
+      expect(await gw.services.tokens.vend(userId, 'google', { authProvider: cloud })).toEqual({
+        token: idp.issuedAccessTokens.at(-1),
+        source: 'oauth',
+      });
+    });
+
+    it('picks the most recently updated top-level connection, or the named instance', async () => {
+      const gw = await target.create();
+      const user = await gw.createUser();
+      const older = await addConnection(gw, {
+        userId: user.id,
+        toolId: 'jira',
+        instanceName: 'Old',
+        secret: 'old-key',
+        updatedAt: '2026-01-01T00:00:00.000Z',
+      });
+      await addConnection(gw, {
+        userId: user.id,
+        toolId: 'jira',
+        instanceName: 'New',
+        secret: 'new-key',
+        updatedAt: '2026-02-01T00:00:00.000Z',
+      });
+      // A newer nested instance does not count as the default.
+      await addConnection(gw, {
+        userId: user.id,
+        toolId: 'jira',
+        instanceName: 'Project',
+        secret: 'nested-key',
+        updatedAt: '2026-03-01T00:00:00.000Z',
+        parentId: older,
+      });
+
+      expect(await gw.services.tokens.getToken(user.id, 'jira')).toBe('new-key');
+      expect(await gw.services.tokens.getToken(user.id, 'jira', { instance: 'Old' })).toBe(
+        'old-key',
+      );
+      expect(await gw.services.tokens.getToken(user.id, 'jira', { instance: 'Project' })).toBe(
+        'nested-key',
+      );
+    });
+
+    it("falls through to a team connection when the user has none, and never uses another user's", async () => {
+      const gw = await target.create({ env: { WEATHER_API_KEY: 'server-key' } });
+      const user = await gw.createUser();
+      const other = await gw.createUser();
+      const admin = await gw.createUser({ admin: true });
+      await addConnection(gw, { userId: other.id, toolId: 'weather', secret: 'other-users-key' });
+      await addConnection(gw, {
+        userId: admin.id,
+        owner: 'team',
+        toolId: 'weather',
+        secret: 'team-key',
+      });
+
+      expect(await gw.services.tokens.vend(user.id, 'weather')).toEqual({
+        token: 'team-key',
+        source: 'team_connection',
+      });
+    });
+
+    it('falls through past a connection it cannot decrypt, and logs which one', async () => {
+      const gw = await target.create();
+      const user = await gw.createUser();
+      const admin = await gw.createUser({ admin: true });
+      await addConnection(gw, {
+        userId: admin.id,
+        owner: 'team',
+        toolId: 'jira',
+        secret: 'team-key',
+      });
+      const own = await addConnection(gw, { userId: user.id, toolId: 'jira', secret: 'own-key' });
+      // Stored under another AUTH_SECRET (the secret was changed since).
+      const stale = createSecretBox('the-auth-secret-before-it-changed-0123').encrypt('own-key');
+      await gw.services.database.db
+        .updateTable('connections')
+        .set({ encrypted_secret: stale })
+        .where('id', '=', own)
+        .execute();
+
+      expect(await gw.services.tokens.vend(user.id, 'jira')).toEqual({
+        token: 'team-key',
+        source: 'team_connection',
+      });
+      expect(gw.logs()).toContain('a stored connection cannot be decrypted');
+      expect(gw.logs()).toContain(own);
+    });
+
+    it('falls through to the OAuth account of the entry’s upstream provider', async () => {
+      const { idp, gw, userId } = await withOAuthUser({ GOOGLE_API_KEY: 'server-key' });
+
+      const vended = await gw.services.tokens.vend(userId, 'google', { authProvider: cloud });
+
+      expect(vended).toEqual({ token: idp.issuedAccessTokens.at(-1), source: 'oauth' });
+      // Without the entry, the provider id itself names the account: there is no `google` account.
+      expect(await gw.services.tokens.vend(userId, 'google')).toEqual({
+        token: 'server-key',
+        source: 'api_key',
+      });
+    });
+
+    it('falls through to <PROVIDER>_API_KEY last, and skips OAuth for api_key providers', async () => {
+      const gw = await target.create({ env: { MY_WEATHER_API_KEY: 'server-key' } });
+      const user = await gw.createUser();
+      const entry = {
+        id: 'my-weather',
+        type: 'api_key',
+        provider: 'my-weather',
+        scopes: [],
+      } as const;
+      expect(await gw.services.tokens.vend(user.id, 'my-weather', { authProvider: entry })).toEqual(
+        { token: 'server-key', source: 'api_key' },
+      );
+    });
+
+    it('throws AuthRequiredError saying how to connect when no source has a credential', async () => {
+      const gw = await target.create({ baseUrl: 'https://gateway.example.test' });
+      const user = await gw.createUser();
+      const error = await gw.services.tokens.getToken(user.id, 'github').catch((e: unknown) => e);
+      expect(AuthRequiredError.isInstance(error)).toBe(true);
+      expect((error as AuthRequiredError).provider).toBe('github');
+      expect((error as Error).message).toContain('Tools tab of https://gateway.example.test');
+      expect((error as Error).message).toContain('`gateway connect github`');
+    });
+
+    it('throws AuthRequiredError for a named instance that does not exist, without trying other sources', async () => {
+      const gw = await target.create({ env: { JIRA_API_KEY: 'server-key' } });
+      const user = await gw.createUser();
+      await addConnection(gw, {
+        userId: user.id,
+        toolId: 'jira',
+        instanceName: 'Work',
+        secret: 'work-key',
+      });
+      const error = await gw.services.tokens
+        .getToken(user.id, 'jira', { instance: 'Home' })
+        .catch((e: unknown) => e);
+      expect(AuthRequiredError.isInstance(error)).toBe(true);
+      expect((error as Error).message).toContain('named "Home"');
+    });
+
+    it('gives a tool handler its ctx.auth through resolverFor', async () => {
+      const gw = await target.create();
+      const user = await gw.createUser();
+      await addConnection(gw, { userId: user.id, toolId: 'google', secret: 'pasted-token' });
+      const auth = gw.services.tokens.resolverFor(user.id, [cloud]);
+      expect(await auth.getToken('google')).toBe('pasted-token');
     });
   });
-
-  it('picks the most recently updated top-level connection, or the named instance', async () => {
-    const gw = await createTestGateway();
-    const user = await gw.createUser();
-    const older = await addConnection(gw, {
-      userId: user.id,
-      toolId: 'jira',
-      instanceName: 'Old',
-      secret: 'old-key',
-      updatedAt: '2026-01-01T00:00:00.000Z',
-    });
-    await addConnection(gw, {
-      userId: user.id,
-      toolId: 'jira',
-      instanceName: 'New',
-      secret: 'new-key',
-      updatedAt: '2026-02-01T00:00:00.000Z',
-    });
-    // A newer nested instance does not count as the default.
-    await addConnection(gw, {
-      userId: user.id,
-      toolId: 'jira',
-      instanceName: 'Project',
-      secret: 'nested-key',
-      updatedAt: '2026-03-01T00:00:00.000Z',
-      parentId: older,
-    });
-
-    expect(await gw.services.tokens.getToken(user.id, 'jira')).toBe('new-key');
-    expect(await gw.services.tokens.getToken(user.id, 'jira', { instance: 'Old' })).toBe('old-key');
-    expect(await gw.services.tokens.getToken(user.id, 'jira', { instance: 'Project' })).toBe(
-      'nested-key',
-    );
-  });
-
-  it("falls through to a team connection when the user has none, and never uses another user's", async () => {
-    const gw = await createTestGateway({ env: { WEATHER_API_KEY: 'server-key' } });
-    const user = await gw.createUser();
-    const other = await gw.createUser();
-    const admin = await gw.createUser({ admin: true });
-    await addConnection(gw, { userId: other.id, toolId: 'weather', secret: 'other-users-key' });
-    await addConnection(gw, {
-      userId: admin.id,
-      owner: 'team',
-      toolId: 'weather',
-      secret: 'team-key',
-    });
-
-    expect(await gw.services.tokens.vend(user.id, 'weather')).toEqual({
-      token: 'team-key',
-      source: 'team_connection',
-    });
-  });
-
-  it('falls through to the OAuth account of the entry’s upstream provider', async () => {
-    const idp = await startMockProvider({ claims: { sub: 'gcp-1', email: 'ada@example.test' } });
-    const gw = await createTestGateway({
-      env: { ...genericProviderEnv('gcp', idp), GOOGLE_API_KEY: 'server-key' },
-    });
-    const userId = await signInWithGcp(gw);
-
-    const vended = await gw.services.tokens.vend(userId, 'google', { authProvider: cloud });
-
-    expect(vended).toEqual({ token: idp.issuedAccessTokens.at(-1), source: 'oauth' });
-    // Without the entry, the provider id itself names the account: there is no `google` account.
-    expect(await gw.services.tokens.vend(userId, 'google')).toEqual({
-      token: 'server-key',
-      source: 'api_key',
-    });
-  });
-
-  it('falls through to <PROVIDER>_API_KEY last, and skips OAuth for api_key providers', async () => {
-    const gw = await createTestGateway({ env: { MY_WEATHER_API_KEY: 'server-key' } });
-    const user = await gw.createUser();
-    const entry = {
-      id: 'my-weather',
-      type: 'api_key',
-      provider: 'my-weather',
-      scopes: [],
-    } as const;
-    expect(await gw.services.tokens.vend(user.id, 'my-weather', { authProvider: entry })).toEqual({
-      token: 'server-key',
-      source: 'api_key',
-    });
-  });
-
-  it('throws AuthRequiredError saying how to connect when no source has a credential', async () => {
-    const gw = await createTestGateway({ baseUrl: 'https://gateway.example.test' });
-    const user = await gw.createUser();
-    const error = await gw.services.tokens.getToken(user.id, 'github').catch((e: unknown) => e);
-    expect(AuthRequiredError.isInstance(error)).toBe(true);
-    expect((error as AuthRequiredError).provider).toBe('github');
-    expect((error as Error).message).toContain('Tools tab of https://gateway.example.test');
-    expect((error as Error).message).toContain('`gateway connect github`');
-  });
-
-  it('throws AuthRequiredError for a named instance that does not exist, without trying other sources', async () => {
-    const gw = await createTestGateway({ env: { JIRA_API_KEY: 'server-key' } });
-    const user = await gw.createUser();
-    await addConnection(gw, {
-      userId: user.id,
-      toolId: 'jira',
-      instanceName: 'Work',
-      secret: 'work-key',
-    });
-    const error = await gw.services.tokens
-      .getToken(user.id, 'jira', { instance: 'Home' })
-      .catch((e: unknown) => e);
-    expect(AuthRequiredError.isInstance(error)).toBe(true);
-    expect((error as Error).message).toContain('named "Home"');
-  });
-
-  it('gives a tool handler its ctx.auth through resolverFor', async () => {
-    const gw = await createTestGateway();
-    const user = await gw.createUser();
-    await addConnection(gw, { userId: user.id, toolId: 'google', secret: 'pasted-token' });
-    const auth = gw.services.tokens.resolverFor(user.id, [cloud]);
-    expect(await auth.getToken('google')).toBe('pasted-token');
-  });
-});
+}
 
 for (const target of gatewayTargets()) {
   describe.skipIf(target.skip)(`OAuth refresh on ${target.name}`, () => {

@@ -1,283 +1,35 @@
-import { randomBytes } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { type OAuth2EndpointsInput, OAuth2Server } from 'oauth2-mock-server';
-import { onTestFinished } from 'vitest';
-import type { Env } from '../../config/env.js';
-import { rememberSecret } from '../../testing/known-secrets.js';
-import { clientEnv } from '../oauth-test-kit.js';
-import { routeUpstream, type UpstreamRouting } from './route-upstream.js';
+import {
+  type Answer,
+  base62,
+  type Grant,
+  hex,
+  type ProviderMock,
+  type ProviderPerson,
+  personWith,
+  scopesOf,
+  startProviderMock,
+} from './provider-mock.js';
 
 /**
- * Test support: GitHub, Google and Discord as better-auth's social providers see them, played by a
- * real local OAuth server (oauth2-mock-server) that the test process's `fetch` reaches in place of
- * the public hosts (see {@link routeUpstream}). Each one serves its provider's real paths and
- * answers in its provider's shapes: GitHub's `/user` and `/user/emails`, Google's ID token claims,
- * Discord's `/users/@me`, and each provider's token responses, refresh behaviour and errors.
- *
- * Like the real providers, and unlike a bare mock, they check what they are sent: codes are single
- * use and bound to their redirect URI, the client secret must be right, a refresh token must be
- * one they issued (and unspent, where the provider rotates them), the profile APIs want a live
- * access token, and what they reveal follows the scopes the user granted.
+ * Test support: GitHub, Google, Discord and Microsoft as better-auth's social providers see them,
+ * played by a real local OAuth server (oauth2-mock-server) that the test process's `fetch` reaches
+ * in place of the public hosts (see `provider-mock.ts` and `route-upstream.ts`). Each one serves
+ * its provider's real paths and answers in its provider's shapes: GitHub's `/user` and
+ * `/user/emails`, Google's and Microsoft's ID token claims, Discord's `/users/@me`, and each
+ * provider's token responses, refresh behaviour and errors. Google's server also plays the
+ * cloud-platform provider (`gcp`), which talks to the same Google endpoints.
  */
 
-/** The three social providers whose endpoints better-auth hard-codes. */
+export type { ProviderPerson } from './provider-mock.js';
+
+/** Three of the social providers whose endpoints better-auth hard-codes (Microsoft: {@link startMicrosoft}). */
 export type SocialProviderId = 'github' | 'google' | 'discord';
 
-/** The person signed in at the provider. */
-export interface ProviderPerson {
-  /** The provider's account id: GitHub's numeric id, Google's `sub`, Discord's snowflake. */
-  id: string;
-  email: string;
-  /** Whether the provider reports the email as verified. */
-  emailVerified: boolean;
-  name: string;
-}
-
-/** A running provider and what it saw. */
-export interface SocialProviderMock {
-  id: SocialProviderId;
-  server: OAuth2Server;
-  /** The local server's origin, e.g. `http://localhost:49152`. */
-  url: string;
-  /** The environment that enables this provider with the client the mock expects. */
-  env: Env;
-  /** The person who signs in (change it any time; the next answers use it). */
-  person: ProviderPerson;
-  /** The query of every authorization request (the browser's visit), in order. */
-  authorizeRequests: URLSearchParams[];
-  /** Every request the local server answered, as `METHOD /path` plus the grant type for tokens. */
-  requests: string[];
-  /** How many refresh-token grants it answered with new tokens. */
-  refreshCount(): number;
-  /** Every access token it issued, in order. */
-  issuedAccessTokens: string[];
-  /** Every refresh token it issued, in order. */
-  issuedRefreshTokens: string[];
-  /** The routing of the public hosts to this server (shared by every provider of the test). */
-  routing: UpstreamRouting;
-  /** The user revokes the app at the provider: every token issued so far stops working. */
-  revokeAccess(): void;
-}
-
-/** A token endpoint error: the status and body the real provider answers with. */
-type TokenError = { statusCode: number; body: Record<string, unknown> };
-
-interface Grant {
-  person: ProviderPerson;
-  scopes: string[];
-  /** The authorization request's parameters (Google's `access_type`, ...). */
-  authorize: URLSearchParams;
-}
-
-interface ProviderSpec {
-  id: SocialProviderId;
-  /** The provider's real paths, so only the origin is rewritten. */
-  endpoints: OAuth2EndpointsInput;
-  /** The public origins to send to the local server. */
-  origins: string[];
-  newAccessToken(): string;
-  newRefreshToken(): string;
-  /** Whether to issue a refresh token with this grant. */
-  issuesRefreshToken(grant: Grant, grantType: string): boolean;
-  /** Whether a refresh spends the refresh token used (a new one comes back). */
-  rotatesRefreshTokens: boolean;
-  /** The token response body, given the tokens issued and the ID token the server signed. */
-  tokenBody(
-    tokens: { accessToken: string; refreshToken?: string; idToken: unknown },
-    grant: Grant,
-  ): Record<string, unknown>;
-  /** The answer to an unknown, spent or misdirected code or refresh token. */
-  invalidGrant(grantType: string): TokenError;
-  invalidClient: TokenError;
-  /** Claims of the ID token (Google only), or undefined to leave the server's own. */
-  idTokenClaims?(grant: Grant, clientId: string): Record<string, unknown>;
-  /** The profile API: what `GET <userinfo path>` answers. */
-  profile?(grant: Grant): Record<string, unknown>;
-  /** Other paths that answer like the profile API. */
-  profileAliases?: string[];
-  /** Further API routes (GitHub's `/user/emails`). */
-  routes?: Record<string, (grant: Grant) => { statusCode: number; body: unknown }>;
-  /** A request the profile API refuses before looking at the token (GitHub wants a User-Agent). */
-  refuse?(req: IncomingMessage): { statusCode: number; body: unknown } | undefined;
-  unauthorized: { statusCode: number; body: unknown };
-}
-
-const BASE62 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
-function base62(length: number): string {
-  return [...randomBytes(length)].map((byte) => BASE62[byte % 62]).join('');
-}
-
-function scopesOf(value: string | null): string[] {
-  return (value ?? '').split(/[\s,]+/).filter(Boolean);
-}
-
-function sendJson(res: ServerResponse, statusCode: number, body: unknown): void {
-  res.statusCode = statusCode;
-  res.setHeader('content-type', 'application/json; charset=utf-8');
-  res.end(JSON.stringify(body));
-}
-
-function bearer(req: IncomingMessage): string | undefined {
-  return /^(?:Bearer|token)\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
-}
+/** A running social provider (its `id` is a {@link SocialProviderId}, or `gcp`). */
+export type SocialProviderMock = ProviderMock;
 
 function githubLogin(person: ProviderPerson): string {
   return person.name.toLowerCase().replace(/[^a-z0-9]+/g, '-');
-}
-
-async function startSocialMock(
-  spec: ProviderSpec,
-  person: ProviderPerson,
-): Promise<SocialProviderMock> {
-  const env = clientEnv(spec.id);
-  const prefix = spec.id.toUpperCase();
-  const clientId = env[`${prefix}_CLIENT_ID`] ?? '';
-  const clientSecret = env[`${prefix}_CLIENT_SECRET`] ?? '';
-
-  const server = new OAuth2Server(undefined, undefined, { endpoints: spec.endpoints });
-  await server.issuer.keys.generate('RS256');
-  await server.start(0, '127.0.0.1');
-  onTestFinished(() => server.stop());
-  const url = server.issuer.url;
-  if (url === undefined) throw new Error('the mock OAuth server has no issuer URL');
-
-  let refreshes = 0;
-  /** Authorization codes not yet exchanged, with what they grant and where they were sent. */
-  const codes = new Map<string, Grant & { redirectUri: string }>();
-  const accessTokens = new Map<string, Grant>();
-  const refreshTokens = new Map<string, Grant>();
-  const mock: SocialProviderMock = {
-    id: spec.id,
-    server,
-    url,
-    env,
-    person,
-    authorizeRequests: [],
-    requests: [],
-    refreshCount: () => refreshes,
-    issuedAccessTokens: [],
-    issuedRefreshTokens: [],
-    routing: routeUpstream(Object.fromEntries(spec.origins.map((origin) => [origin, url]))),
-    revokeAccess() {
-      accessTokens.clear();
-      refreshTokens.clear();
-    },
-  };
-  const path = (req: IncomingMessage) => new URL(req.url ?? '/', url).pathname;
-  const grantOf = (req: IncomingMessage) => {
-    const token = bearer(req);
-    return token === undefined ? undefined : accessTokens.get(token);
-  };
-
-  server.service.on('beforeAuthorizeRedirect', ({ url: redirect }, req) => {
-    const query = new URL(req.url ?? '/', url).searchParams;
-    mock.authorizeRequests.push(query);
-    mock.requests.push(`GET ${path(req)}`);
-    const code = redirect.searchParams.get('code');
-    if (code === null) return;
-    if (query.get('client_id') !== clientId) {
-      redirect.searchParams.delete('code');
-      redirect.searchParams.set('error', 'invalid_client');
-      return;
-    }
-    codes.set(code, {
-      person: { ...mock.person },
-      scopes: scopesOf(query.get('scope')),
-      authorize: query,
-      redirectUri: query.get('redirect_uri') ?? '',
-    });
-  });
-
-  // Signed before `beforeResponse` runs, so the grant is looked up without spending it here.
-  server.service.on('beforeTokenSigning', (token, req) => {
-    if (spec.idTokenClaims === undefined) return;
-    const body = req.body as unknown as Record<string, string | undefined>;
-    const refreshed = refreshTokens.get(body.refresh_token ?? '');
-    const grant =
-      body.grant_type === 'refresh_token'
-        ? refreshed && { ...refreshed, person: { ...mock.person } }
-        : codes.get(body.code ?? '');
-    if (grant !== undefined) Object.assign(token.payload, spec.idTokenClaims(grant, clientId));
-  });
-
-  server.service.on('beforeResponse', (response, req) => {
-    const body = req.body as unknown as Record<string, string | undefined>;
-    const grantType = body.grant_type ?? '';
-    mock.requests.push(`POST ${path(req)} (${grantType})`);
-    const fail = (error: TokenError) => {
-      response.statusCode = error.statusCode;
-      response.body = error.body;
-    };
-    if (body.client_id !== clientId || body.client_secret !== clientSecret)
-      return fail(spec.invalidClient);
-
-    let grant: Grant | undefined;
-    if (grantType === 'authorization_code') {
-      const code = codes.get(body.code ?? '');
-      codes.delete(body.code ?? '');
-      if (code === undefined || code.redirectUri !== body.redirect_uri)
-        return fail(spec.invalidGrant(grantType));
-      grant = code;
-    } else if (grantType === 'refresh_token') {
-      grant = refreshTokens.get(body.refresh_token ?? '');
-      if (grant === undefined) return fail(spec.invalidGrant(grantType));
-      if (spec.rotatesRefreshTokens) refreshTokens.delete(body.refresh_token ?? '');
-      // A refreshed grant speaks for the person as they are now (a renamed account, ...).
-      grant = { ...grant, person: { ...mock.person } };
-      refreshes += 1;
-    } else {
-      return fail({ statusCode: 400, body: { error: 'unsupported_grant_type' } });
-    }
-
-    const accessToken = spec.newAccessToken();
-    accessTokens.set(accessToken, grant);
-    mock.issuedAccessTokens.push(accessToken);
-    rememberSecret(accessToken);
-    let refreshToken: string | undefined;
-    if (spec.issuesRefreshToken(grant, grantType)) {
-      refreshToken = spec.newRefreshToken();
-      refreshTokens.set(refreshToken, grant);
-      mock.issuedRefreshTokens.push(refreshToken);
-      rememberSecret(refreshToken);
-    }
-    const idToken = (response.body as Record<string, unknown>).id_token;
-    rememberSecret(idToken);
-    response.body = spec.tokenBody({ accessToken, refreshToken, idToken }, grant);
-  });
-
-  type Answer = { statusCode: number; body: unknown };
-  /** An API answer: refused (no User-Agent, ...), unauthorized without a live token, else `answer`. */
-  const api = (req: IncomingMessage, answer: (grant: Grant) => Answer): Answer => {
-    mock.requests.push(`GET ${path(req)}`);
-    const grant = grantOf(req);
-    return spec.refuse?.(req) ?? (grant === undefined ? spec.unauthorized : answer(grant));
-  };
-  const profile = (grant: Grant): Answer =>
-    spec.profile === undefined
-      ? { statusCode: 404, body: {} }
-      : { statusCode: 200, body: spec.profile(grant) };
-
-  server.service.on('beforeUserinfo', (response, req) => {
-    const { statusCode, body } = api(req, profile);
-    response.statusCode = statusCode;
-    response.body = body as Record<string, unknown>;
-  });
-  const routes = Object.entries({
-    ...Object.fromEntries((spec.profileAliases ?? []).map((alias) => [alias, profile])),
-    ...spec.routes,
-  });
-  for (const [route, answer] of routes) {
-    server.service.addRoute('GET', route, (req, res) => {
-      const { statusCode, body } = api(req, answer);
-      sendJson(res, statusCode, body);
-    });
-  }
-
-  return mock;
-}
-
-function personWith(defaults: ProviderPerson, given: Partial<ProviderPerson> = {}): ProviderPerson {
-  return { ...defaults, ...given };
 }
 
 /** Options of {@link startGitHub}. */
@@ -302,7 +54,7 @@ export interface GitHubOptions {
  * const github = await startGitHub({ person: { email: 'ada@example.test' } });
  * const gw = await createTestGateway({ env: github.env });
  */
-export async function startGitHub(options: GitHubOptions = {}): Promise<SocialProviderMock> {
+export async function startGitHub(options: GitHubOptions = {}): Promise<ProviderMock> {
   const app = options.expiringTokens === true;
   const person = personWith(
     { id: '583231', email: 'mona@example.test', emailVerified: true, name: 'Mona Octocat' },
@@ -310,7 +62,7 @@ export async function startGitHub(options: GitHubOptions = {}): Promise<SocialPr
   );
   const canReadEmails = (grant: Grant) =>
     app || grant.scopes.includes('user:email') || grant.scopes.includes('user');
-  return startSocialMock(
+  return startProviderMock(
     {
       id: 'github',
       endpoints: {
@@ -424,6 +176,17 @@ export async function startGitHub(options: GitHubOptions = {}): Promise<SocialPr
 /** Options of {@link startGoogle}. */
 export interface GoogleOptions {
   person?: Partial<ProviderPerson>;
+  /**
+   * Which gateway provider's client it serves: `google` (the social provider) or `gcp` (the
+   * cloud-platform provider, a generic one on the same Google endpoints). Default `google`.
+   */
+  client?: 'google' | 'gcp';
+  /**
+   * False: the ID token carries `sub` and no email, so identity has to come from the OIDC
+   * userinfo endpoint (what a client configured without it would fail on). Default true, as
+   * Google does with the `email` scope.
+   */
+  emailInIdToken?: boolean;
 }
 
 const GOOGLE_SCOPES: Readonly<Record<string, string>> = {
@@ -467,9 +230,10 @@ export async function startGoogle(options: GoogleOptions = {}): Promise<SocialPr
     options.person,
   );
   const consented = new Set<string>();
-  return startSocialMock(
+  const emailInIdToken = options.emailInIdToken ?? true;
+  return startProviderMock(
     {
-      id: 'google',
+      id: options.client ?? 'google',
       endpoints: {
         authorize: '/o/oauth2/v2/auth',
         token: '/token',
@@ -504,7 +268,7 @@ export async function startGoogle(options: GoogleOptions = {}): Promise<SocialPr
         iss: 'https://accounts.google.com',
         azp: clientId,
         aud: clientId,
-        ...googleClaims(grant),
+        ...(emailInIdToken ? googleClaims(grant) : { sub: grant.person.id }),
       }),
       profile: googleClaims,
       invalidGrant: (grantType) => ({
@@ -546,7 +310,7 @@ export async function startDiscord(options: DiscordOptions = {}): Promise<Social
     { id: '80351110224678912', email: 'nelly@example.test', emailVerified: true, name: 'Nelly' },
     options.person,
   );
-  return startSocialMock(
+  return startProviderMock(
     {
       id: 'discord',
       endpoints: {
@@ -590,6 +354,126 @@ export async function startDiscord(options: DiscordOptions = {}): Promise<Social
           ? { email: person.email, verified: person.emailVerified }
           : {}),
       }),
+    },
+    person,
+  );
+}
+
+/** Options of {@link startMicrosoft}. */
+export interface MicrosoftOptions {
+  person?: Partial<ProviderPerson>;
+  /** The user's directory (`tid`). Default a work tenant. */
+  tenantId?: string;
+  /**
+   * Whether the app registration asks for the optional claim `verified_primary_email`, the only
+   * way Microsoft says an address is verified. Default true. Without it Microsoft reports
+   * nothing about verification, and better-auth counts the email as unverified.
+   */
+  verifiedEmailClaim?: boolean;
+}
+
+/**
+ * Microsoft Entra ID on a local server: `login.microsoftonline.com/common/oauth2/v2.0/{authorize,token}`
+ * and the signing keys at `/common/discovery/v2.0/keys`; `graph.microsoft.com` is routed too,
+ * to see that the profile photo is never fetched. Identity is in the ID token (issuer
+ * `https://login.microsoftonline.com/<tid>/v2.0`, the account's `oid`, `email` with the `email`
+ * scope, and `verified_primary_email` when the app asks for it). Refresh tokens come with
+ * `offline_access`; every refresh returns a new one, and the old one stays valid.
+ *
+ * @example
+ * const microsoft = await startMicrosoft({ person: { email: 'ada@example.test' } });
+ */
+export async function startMicrosoft(options: MicrosoftOptions = {}): Promise<ProviderMock> {
+  const person = personWith(
+    {
+      id: '00000000-0000-0000-66f3-3332eca7ea81',
+      email: 'megan@contoso.example',
+      emailVerified: true,
+      name: 'Megan Bowen',
+    },
+    options.person,
+  );
+  const tenantId = options.tenantId ?? '72f988bf-86f1-41af-91ab-2d7cd011db47';
+  const verifiedEmailClaim = options.verifiedEmailClaim ?? true;
+  const unauthorized: Answer = {
+    statusCode: 401,
+    body: {
+      error: {
+        code: 'InvalidAuthenticationToken',
+        message: 'IDX14100: JWT is not well formed.',
+      },
+    },
+  };
+  return startProviderMock(
+    {
+      id: 'microsoft',
+      endpoints: {
+        authorize: '/common/oauth2/v2.0/authorize',
+        token: '/common/oauth2/v2.0/token',
+        jwks: '/common/discovery/v2.0/keys',
+        userinfo: '/oidc/userinfo',
+      },
+      origins: ['https://login.microsoftonline.com', 'https://graph.microsoft.com'],
+      newAccessToken: () => `EwB4A8l6BAAU${base62(160)}`,
+      newRefreshToken: () => `M.C5${hex(2)}_BAY.0.U.-${base62(300)}`,
+      issuesRefreshToken: ({ scopes }) => scopes.includes('offline_access'),
+      rotatesRefreshTokens: false,
+      tokenBody: ({ accessToken, refreshToken, idToken }, grant) => ({
+        token_type: 'Bearer',
+        scope: grant.scopes.filter((scope) => scope !== 'offline_access').join(' '),
+        expires_in: 3599,
+        ext_expires_in: 3599,
+        access_token: accessToken,
+        ...(refreshToken === undefined ? {} : { refresh_token: refreshToken }),
+        ...(grant.scopes.includes('openid') ? { id_token: idToken } : {}),
+      }),
+      idTokenClaims: ({ person, scopes }, clientId) => ({
+        ver: '2.0',
+        iss: `https://login.microsoftonline.com/${tenantId}/v2.0`,
+        aud: clientId,
+        tid: tenantId,
+        oid: person.id,
+        // A pairwise subject, different per app: the stable id is `oid`.
+        sub: `AAAAAAAAAAAAAAAAAAAAA${person.id.slice(-8)}`,
+        ...(scopes.includes('profile')
+          ? { name: person.name, preferred_username: person.email }
+          : {}),
+        ...(scopes.includes('email') ? { email: person.email } : {}),
+        ...(scopes.includes('email') && verifiedEmailClaim && person.emailVerified
+          ? { verified_primary_email: [person.email] }
+          : {}),
+      }),
+      routes: {
+        '/v1.0/me': ({ person }) => ({
+          statusCode: 200,
+          body: {
+            id: person.id,
+            displayName: person.name,
+            mail: person.email,
+            userPrincipalName: person.email,
+          },
+        }),
+      },
+      invalidGrant: (grantType) => ({
+        statusCode: 400,
+        body: {
+          error: 'invalid_grant',
+          error_description:
+            grantType === 'refresh_token'
+              ? "AADSTS70000: The provided value for the input parameter 'refresh_token' is not valid."
+              : 'AADSTS70000: The provided authorization code is invalid or has expired.',
+          error_codes: [70000],
+        },
+      }),
+      invalidClient: {
+        statusCode: 401,
+        body: {
+          error: 'invalid_client',
+          error_description: 'AADSTS7000215: Invalid client secret provided.',
+          error_codes: [7000215],
+        },
+      },
+      unauthorized,
     },
     person,
   );

@@ -1,0 +1,172 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { decryptOAuthToken, setTokenUtil } from 'better-auth/oauth2';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
+import { browser, gatewayTargets, oauthSignIn } from '../auth/oauth-test-kit.js';
+import { startAtlassian } from '../auth/testing/generic-providers.js';
+import { routeUpstream } from '../auth/testing/route-upstream.js';
+import type { TestGateway } from '../testing/test-gateway.js';
+import { createOAuthTokenSource } from './oauth-source.js';
+
+// A refresh the provider answers only after the caller gave up: Atlassian (which rotates refresh
+// tokens, and refuses a spent one) behind a local proxy that holds refresh requests until told.
+
+const ORIGIN = 'http://127.0.0.1:8787';
+const TIMEOUT_MS = 1000;
+
+/** A proxy to `target` that can hold refresh-token grants; counts the ones it received. */
+async function holdingProxy(target: string) {
+  const waiting: (() => void)[] = [];
+  const proxy = {
+    origin: '',
+    hold: true,
+    refreshRequests: 0,
+    release() {
+      proxy.hold = false;
+      for (const go of waiting.splice(0)) go();
+    },
+  };
+  const server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const body = Buffer.concat(chunks);
+    if (new URLSearchParams(body.toString()).get('grant_type') === 'refresh_token') {
+      proxy.refreshRequests += 1;
+      if (proxy.hold) await new Promise<void>((go) => waiting.push(go));
+    }
+    const headers = new Headers();
+    for (const name of ['content-type', 'accept', 'authorization']) {
+      const value = req.headers[name];
+      if (typeof value === 'string') headers.set(name, value);
+    }
+    const upstream = await fetch(`${target}${req.url ?? '/'}`, {
+      method: req.method ?? 'GET',
+      headers,
+      ...(req.method === 'GET' ? {} : { body }),
+    });
+    res.writeHead(upstream.status, {
+      'content-type': upstream.headers.get('content-type') ?? 'application/json',
+    });
+    res.end(Buffer.from(await upstream.arrayBuffer()));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  onTestFinished(() => {
+    proxy.release();
+    return new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+  proxy.origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return proxy;
+}
+
+async function signIn(gw: TestGateway): Promise<string> {
+  const landed = await oauthSignIn(browser(gw.fetch, ORIGIN), 'atlassian');
+  expect(landed.searchParams.get('error')).toBeNull();
+  const account = await gw.services.database.db
+    .selectFrom('account')
+    .select('userId')
+    .executeTakeFirstOrThrow();
+  return account.userId;
+}
+
+async function expire(gw: TestGateway, userId: string): Promise<void> {
+  await gw.services.database.db
+    .updateTable('account')
+    .set({ accessTokenExpiresAt: new Date(Date.now() - 60_000) })
+    .where('userId', '=', userId)
+    .execute();
+}
+
+async function storedRefreshToken(gw: TestGateway, userId: string): Promise<string | null> {
+  const row = await gw.services.database.db
+    .selectFrom('account')
+    .select('refreshToken')
+    .where('userId', '=', userId)
+    .executeTakeFirstOrThrow();
+  const ctx = await gw.services.auth.instance.$context;
+  return row.refreshToken === null ? null : decryptOAuthToken(row.refreshToken, ctx);
+}
+
+/** Atlassian, a signed-in user, and the token endpoint behind a holding proxy. */
+async function slowRefreshSetup(target: ReturnType<typeof gatewayTargets>[number]) {
+  const atlassian = await startAtlassian();
+  const gw = await target.create({ env: atlassian.env });
+  const userId = await signIn(gw);
+  const proxy = await holdingProxy(atlassian.url);
+  routeUpstream({ 'https://auth.atlassian.com': proxy.origin });
+  const source = createOAuthTokenSource(
+    gw.services.database,
+    gw.services.auth,
+    gw.services.logger,
+    { refreshTimeoutMs: TIMEOUT_MS },
+  );
+  await expire(gw, userId);
+  return { atlassian, gw, userId, proxy, source };
+}
+
+for (const target of gatewayTargets()) {
+  describe.skipIf(target.skip)(`a refresh answered after the timeout on ${target.name}`, () => {
+    it('gives up waiting, frees the database, and stores the rotated tokens when they come', async () => {
+      const { atlassian, gw, userId, proxy, source } = await slowRefreshSetup(target);
+      const signInRefreshToken = await storedRefreshToken(gw, userId);
+
+      const first = await source.accessToken(userId, 'atlassian');
+
+      expect(first).toEqual({ ok: false, reason: 'refresh_failed' });
+      expect(gw.logs()).toContain('no answer from the provider within 1s');
+      // Rolled back: the database takes writes while the provider is still answering.
+      await gw.services.database.db
+        .updateTable('user')
+        .set({ name: 'Still writable' })
+        .where('id', '=', userId)
+        .execute();
+
+      // A call meanwhile waits for that answer instead of sending the refresh token again.
+      const second = source.accessToken(userId, 'atlassian');
+      proxy.release();
+      expect(await second).toEqual({ ok: true, token: atlassian.issuedAccessTokens.at(-1) });
+      expect(proxy.refreshRequests).toBe(1);
+      expect(atlassian.refreshCount()).toBe(1);
+      const rotated = atlassian.issuedRefreshTokens.at(-1);
+      expect(rotated).not.toBe(signInRefreshToken);
+      expect(await storedRefreshToken(gw, userId)).toBe(rotated);
+      expect(gw.logs()).toContain('a late OAuth refresh answer was stored');
+
+      // The sign-in's refresh token is spent at Atlassian: the next refresh works only because
+      // the rotated one was kept.
+      await expire(gw, userId);
+      const third = await source.accessToken(userId, 'atlassian');
+      expect(third).toEqual({ ok: true, token: atlassian.issuedAccessTokens.at(-1) });
+      expect(atlassian.refreshCount()).toBe(2);
+    });
+
+    it('drops a late answer when the account changed meanwhile (the user connected again)', async () => {
+      const { gw, userId, proxy, source } = await slowRefreshSetup(target);
+      expect(await source.accessToken(userId, 'atlassian')).toEqual({
+        ok: false,
+        reason: 'refresh_failed',
+      });
+
+      // A new connection replaces the account's tokens while the old refresh is in flight.
+      const ctx = await gw.services.auth.instance.$context;
+      await gw.services.database.db
+        .updateTable('account')
+        .set({
+          accessToken: await setTokenUtil('reconnected-access-token-0123', ctx),
+          refreshToken: await setTokenUtil('reconnected-refresh-token-0123', ctx),
+          accessTokenExpiresAt: new Date(Date.now() + 3_600_000),
+        })
+        .where('userId', '=', userId)
+        .execute();
+      proxy.release();
+
+      await vi.waitFor(() =>
+        expect(gw.logs()).toContain('a late OAuth refresh answer was not stored'),
+      );
+      expect(await storedRefreshToken(gw, userId)).toBe('reconnected-refresh-token-0123');
+      expect(await source.accessToken(userId, 'atlassian')).toEqual({
+        ok: true,
+        token: 'reconnected-access-token-0123',
+      });
+    });
+  });
+}
