@@ -8,6 +8,11 @@ export interface CallbackPage {
   message: string;
 }
 
+/** The listener's answer: a page, and on success perhaps the gateway page to go on to. */
+interface Answer extends CallbackPage {
+  next?: string | undefined;
+}
+
 /** Options of `listenForCallback()`. */
 export interface CallbackOptions<T> {
   /**
@@ -38,6 +43,10 @@ export interface CallbackListener<T> {
  * redirect). The first callback settles the flow, valid or not, and the listener closes: a
  * second one, or a late one, finds nobody listening. Other paths answer 404 and change nothing,
  * so a browser asking for `/favicon.ico` does no harm.
+ *
+ * When `accept` took the callback and it carries `complete_uri` (the gateway adds it), the page
+ * sends the browser on to that gateway page, so the flow ends in the gateway's own look. A
+ * refused callback never does: its `complete_uri` may come from anyone.
  *
  * @example
  * const listener = await listenForCallback({ accept: (q) => q.get('code'), ... });
@@ -76,7 +85,8 @@ export async function listenForCallback<T>(
     // Settled once the page is sent: settling closes the listener, which cuts the connection.
     try {
       const value = options.accept(url.searchParams);
-      answer(response, 200, options.success, () => settle?.resolve(value));
+      const next = completeUri(url.searchParams);
+      answer(response, 200, { ...options.success, next }, () => settle?.resolve(value));
     } catch (error) {
       const message = CliError.isInstance(error) ? error.message : 'Something went wrong.';
       answer(response, 400, { title: 'That did not work', message }, () => settle?.reject(error));
@@ -119,12 +129,16 @@ export async function listenForCallback<T>(
   return { redirectUri: `http://127.0.0.1:${port}/callback`, result: finished, close };
 }
 
-function answer(
-  response: ServerResponse,
-  status: number,
-  page: CallbackPage,
-  then?: () => void,
-): void {
+/** The gateway page to go on to: an absolute http(s) URL with no credentials, or nothing. */
+function completeUri(query: URLSearchParams): string | undefined {
+  const value = query.get('complete_uri');
+  if (value === null || !URL.canParse(value)) return undefined;
+  const url = new URL(value);
+  const web = url.protocol === 'https:' || url.protocol === 'http:';
+  return web && url.username === '' && url.password === '' ? url.href : undefined;
+}
+
+function answer(response: ServerResponse, status: number, page: Answer, then?: () => void): void {
   response.writeHead(status, {
     'Content-Type': 'text/html; charset=utf-8',
     'Cache-Control': 'no-store',
@@ -146,18 +160,35 @@ function escapeHtml(text: string): string {
     .replaceAll("'", '&#39;');
 }
 
-function html({ title, message }: CallbackPage): string {
+// The gateway's colours and card, inline: this page has no assets to load.
+const STYLE =
+  'body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,Arial,sans-serif;color:#1b1d23;background:#f5f6f8}' +
+  'header{background:#fff;border-bottom:1px solid #d5d9e0;padding:.6rem 1rem;font-weight:700}' +
+  'main{max-width:30rem;margin:0 auto;padding:1.5rem 1rem}' +
+  '.card{background:#fff;border:1px solid #d5d9e0;border-radius:8px;padding:1rem 1.25rem}' +
+  'h1{font-size:1.4rem;margin:0 0 .5rem}a{color:#2346c7}a:focus-visible{outline:3px solid #1d4ed8;outline-offset:2px}';
+
+function html({ title, message, next }: Answer): string {
+  // A zero-delay refresh, not a redirect: the page itself still says the flow is done, for a
+  // browser (or a test's fetch) that stays here.
+  const refresh =
+    next === undefined ? '' : `\n<meta http-equiv="refresh" content="0; url=${escapeHtml(next)}">`;
+  const link =
+    next === undefined ? '' : `\n<p><a href="${escapeHtml(next)}">Continue to Gateway</a></p>`;
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="viewport" content="width=device-width, initial-scale=1">${refresh}
 <title>${escapeHtml(title)} · Gateway</title>
-<style>body{font:16px/1.5 system-ui,sans-serif;max-width:28rem;margin:4rem auto;padding:0 1rem;color:#1b1b1f}h1{font-size:1.4rem}</style>
+<style>${STYLE}</style>
 </head>
 <body>
+<header>Gateway</header>
+<main><div class="card">
 <h1>${escapeHtml(title)}</h1>
-<p>${escapeHtml(message)}</p>
+<p>${escapeHtml(message)}</p>${link}
+</div></main>
 </body>
 </html>
 `;

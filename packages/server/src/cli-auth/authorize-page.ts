@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { AppContext, AppEnv } from '../http/app-env.js';
 import type { GatewayServices } from '../services.js';
 import { issueCode } from './codes.js';
+import { AUTHORIZE_COMPLETE_PATH } from './complete-page.js';
 import { escapeHtml, hiddenFields, page } from './html.js';
 import { loopbackRedirect, withParams } from './loopback.js';
 import {
@@ -52,7 +53,8 @@ function parseRequest(
  * `GET /cli/authorize`: the browser half of `gateway login` (RFC 8252 loopback redirect with
  * PKCE S256). A signed-in user sees which client asks and approves or denies; approval redirects
  * to the loopback `redirect_uri` with a one-time code bound to `state` and the code challenge,
- * which the CLI exchanges at `POST /api/cli/token`. A browser that is not signed in goes to the
+ * which the CLI exchanges at `POST /api/cli/token`, and `complete_uri`, the gateway page the
+ * CLI's listener sends the browser on to. A browser that is not signed in goes to the
  * sign-in page first. A malformed request or a non-loopback redirect is refused on the page,
  * never redirected.
  */
@@ -111,6 +113,14 @@ ${fields}
       codeChallenge: request.code_challenge,
       clientName: request.client_name ?? 'Gateway CLI',
     });
-    return seeOther(c, withParams(redirect, { code, state: request.state }));
+    return seeOther(
+      c,
+      withParams(redirect, {
+        code,
+        state: request.state,
+        // The CLI's listener sends the browser on to this gateway page once it has the code.
+        complete_uri: `${services.baseUrl}${AUTHORIZE_COMPLETE_PATH}`,
+      }),
+    );
   });
 }

@@ -53,9 +53,17 @@ for (const target of gatewayTargets()) {
       expect(`${loopback?.origin}${loopback?.pathname}`).toBe(REDIRECT);
       expect(Object.fromEntries(loopback?.searchParams ?? [])).toEqual({
         state: STATE,
+        complete_uri: `${ORIGIN}/cli/connect/gcp/complete`,
         provider: 'gcp',
         status: 'connected',
       });
+      // The page the CLI's listener sends the browser on to reads the link from the database.
+      const complete = await session.browse('/cli/connect/gcp/complete');
+      expect(complete.status).toBe(200);
+      expect(complete.headers.get('x-frame-options')).toBe('DENY');
+      const completeHtml = await complete.text();
+      expect(completeHtml).toContain('<h1>Google Cloud connected</h1>');
+      expect(completeHtml).toContain('ada@example.test');
 
       const user = await gw.services.database.db
         .selectFrom('user')
@@ -93,6 +101,10 @@ for (const target of gatewayTargets()) {
       expect(loopback?.searchParams.get('error')).toBe('access_denied');
       expect(loopback?.searchParams.get('state')).toBe(STATE);
       expect(loopback?.searchParams.get('status')).toBeNull();
+      // Only a success names the complete page; the listener shows a refusal itself.
+      expect(loopback?.searchParams.get('complete_uri')).toBeNull();
+      const complete = await (await session.browse('/cli/connect/gcp/complete')).text();
+      expect(complete).toContain('<h1>Google Cloud is not connected</h1>');
     });
 
     it('sends a browser that is not signed in to sign in first', async () => {
@@ -114,6 +126,16 @@ for (const target of gatewayTargets()) {
       const res = await session.browse(evil);
       expect(res.status).toBe(400);
       expect(res.headers.get('location')).toBeNull();
+    });
+
+    it('answers the complete page only for a configured provider and a signed-in browser', async () => {
+      const idp = await startMockProvider();
+      const gw = await target.create({ env: genericProviderEnv('gcp', idp) });
+      expect((await browser(gw.fetch, ORIGIN).browse('/cli/connect/gcp/complete')).status).toBe(
+        401,
+      );
+      const session = await signedIn(gw);
+      expect((await session.browse('/cli/connect/github/complete')).status).toBe(404);
     });
 
     it('refuses a finished or unknown flow', async () => {

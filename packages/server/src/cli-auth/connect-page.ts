@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { AppContext, AppEnv } from '../http/app-env.js';
 import type { GatewayServices } from '../services.js';
 import { finishConnectFlow, startConnectFlow } from './codes.js';
+import { connectCompletePath } from './complete-page.js';
 import { escapeHtml, hiddenFields, page } from './html.js';
 import { loopbackRedirect, withParams } from './loopback.js';
 import {
@@ -26,7 +27,8 @@ const connectRequest = z.object({
  * provider. The signed-in user confirms; the gateway starts better-auth's link flow for that
  * provider (`/api/auth/link-social`), and when the provider hands back, `/cli/connect/<provider>/done`
  * redirects to the CLI's loopback `redirect_uri` with `state`, `provider` and `status=connected`
- * (or `error=<code>`). Nothing secret reaches the loopback: the tokens stay on the server.
+ * (or `error=<code>`), plus `complete_uri`, the gateway page the listener sends the browser on
+ * to. Nothing secret reaches the loopback: the tokens stay on the server.
  */
 export function mountConnectPage(app: Hono<AppEnv>, services: GatewayServices): void {
   const provider = (c: AppContext) =>
@@ -135,6 +137,16 @@ ${hiddenFields({ ...parsed.data, csrf: csrfToken(c, services) })}
       return seeOther(c, withParams(redirect, { ...base, error: 'session_changed' }));
     const error = c.req.query('error');
     if (error !== undefined) return seeOther(c, withParams(redirect, { ...base, error }));
-    return seeOther(c, withParams(redirect, { ...base, status: 'connected' }));
+    // `complete_uri`: the CLI's listener sends the browser on to this gateway page.
+    const complete = `${services.baseUrl}${connectCompletePath(flow.provider)}`;
+    return seeOther(
+      c,
+      withParams(redirect, {
+        state: flow.state,
+        complete_uri: complete,
+        provider: flow.provider,
+        status: 'connected',
+      }),
+    );
   });
 }

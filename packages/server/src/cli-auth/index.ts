@@ -2,12 +2,14 @@ import type { Hono } from 'hono';
 import type { AppEnv } from '../http/app-env.js';
 import type { GatewayServices } from '../services.js';
 import { mountAuthorizePage } from './authorize-page.js';
+import { mountCompletePages } from './complete-page.js';
 import { mountConnectPage } from './connect-page.js';
 import { mountSignInPage } from './sign-in-page.js';
 
 /**
  * Mounts the browser pages of the CLI flows: `/cli/authorize` (`gateway login`),
- * `/cli/connect/<provider>` (`gateway connect`) and `/cli/sign-in` (for a browser not signed in).
+ * `/cli/connect/<provider>` (`gateway connect`), `/cli/sign-in` (for a browser not signed in) and
+ * the pages both flows end on (`/cli/authorize/complete`, `/cli/connect/<provider>/complete`).
  *
  * @example
  * mountCliPages(app, services);
@@ -16,6 +18,7 @@ export function mountCliPages(app: Hono<AppEnv>, services: GatewayServices): voi
   mountSignInPage(app, services);
   mountAuthorizePage(app, services);
   mountConnectPage(app, services);
+  mountCompletePages(app, services);
 }
 
 export { CODE_TTL_MS, type CodeGrant, type ConnectFlow, issueCode, redeemCode } from './codes.js';

@@ -109,6 +109,11 @@ for (const target of gatewayTargets()) {
       expect(loopback.searchParams.get('state')).toBe(login.state);
       const code = loopback.searchParams.get('code') ?? '';
       expect(code.length).toBeGreaterThan(30);
+      // The CLI's listener sends the browser on to the gateway's own last page.
+      expect(loopback.searchParams.get('complete_uri')).toBe(`${ORIGIN}/cli/authorize/complete`);
+      const complete = await (await session.browse('/cli/authorize/complete')).text();
+      expect(complete).toContain('<h1>Command line approved</h1>');
+      expect(complete).toContain('ada@example.test');
 
       const res = await exchange(gw, {
         code,

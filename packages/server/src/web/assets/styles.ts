@@ -91,7 +91,8 @@ button[value=deny]{background:var(--surface);color:var(--danger);border-color:va
 .tools li:last-child{border-bottom:0}
 .tool-title{display:flex;flex-wrap:wrap;gap:.25rem .6rem;align-items:center}
 .tool-title p{margin:0}
-.table-wrap{overflow-x:auto}
+/* relative: a visually hidden label inside scrolls with the table instead of widening the page */
+.table-wrap{overflow-x:auto;position:relative}
 table{width:100%;border-collapse:collapse;font-size:.95rem}
 th,td{text-align:left;padding:.55rem .5rem;border-bottom:1px solid var(--border);vertical-align:top}
 th{font-size:.8rem;text-transform:uppercase;letter-spacing:.03em;color:var(--muted)}
@@ -100,8 +101,9 @@ td code{white-space:nowrap}
 .inline-form{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center}
 .inline-form label{margin:0}
 .inline-form select{width:auto;min-width:9rem;max-width:100%}
-.grid-2{display:grid;gap:1rem}
-@media (min-width:860px){.grid-2{grid-template-columns:1fr 1fr}}
+/* A form beside a wider list; min-width:0 lets a list narrower than its table scroll inside */
+.grid-2{display:grid;gap:1rem}.grid-2>*{min-width:0}
+@media (min-width:860px){.grid-2{grid-template-columns:minmax(0,2fr) minmax(0,3fr)}}
 .sub-nav{display:flex;flex-wrap:wrap;gap:.25rem;margin:0 0 1rem;padding:0;list-style:none;border-bottom:1px solid var(--border)}
 .sub-nav a{display:block;padding:.5rem .75rem;color:var(--neutral);text-decoration:none;border-bottom:3px solid transparent}
 .sub-nav a[aria-current=page]{color:var(--info);border-bottom-color:var(--primary);font-weight:600}

@@ -218,9 +218,20 @@ ${secretDialog({
           text: 'That provider is not set up on this server.',
         });
       }
-      const result = await callAuth(ctx.c, services, '/unlink-account', {
-        providerId: provider.id,
-      });
+      // better-auth unlinks by its own account row id, not by provider.
+      const account = await services.database.db
+        .selectFrom('account')
+        .select('id')
+        .where('userId', '=', ctx.viewer.id)
+        .where('providerId', '=', provider.id)
+        .executeTakeFirst();
+      if (account === undefined) {
+        return seeOther(ctx.c, '/tools', {
+          kind: 'info',
+          text: `Your ${provider.name} account is not linked.`,
+        });
+      }
+      const result = await callAuth(ctx.c, services, '/unlink-account', { accountId: account.id });
       if (result.status >= 200 && result.status < 300) {
         return seeOther(ctx.c, '/tools', {
           kind: 'ok',

@@ -4,6 +4,16 @@ import { createLeakCheckedGateway } from '../../testing/leak-checked-gateway.js'
 import { TEST_AUTH_SECRET, TEST_SERVICE_SECRET } from '../../testing/test-gateway.js';
 import { type NotesState, webTestPlugins } from './web-test-plugins.js';
 
+/** Who the local OAuth server says signed in at Linear. */
+export interface LinearIdentity {
+  sub: string;
+  email: string;
+  name: string;
+}
+
+/** The server key the test world sets for the `maps` provider (`MAPS_API_KEY`). */
+export const MAPS_SERVER_KEY = 'maps-server-key-3c9d1e7f5a0b';
+
 /** A gateway listening on 127.0.0.1 for the browser tests, with its local OAuth server. */
 export interface WebTestWorld {
   url: string;
@@ -11,21 +21,25 @@ export interface WebTestWorld {
   /** The local OAuth server the `linear` provider points at. */
   idp: OAuth2Server;
   notes: NotesState;
+  /**
+   * Sets the Linear user the OAuth server reports from now on, so each test links or signs in
+   * with an account of its own (one Linear account can belong to one Gateway user only).
+   */
+  useLinearIdentity(identity: LinearIdentity): void;
   close(): Promise<void>;
 }
 
 /**
  * Starts the local OAuth server and a gateway on an ephemeral port with the web test plugins
- * mounted and the `linear` OAuth provider pointed at that server. Its log lines and secrets go to
- * the leak check.
- * Made for `beforeAll`: the caller closes it in `afterAll`.
+ * mounted, the `linear` OAuth provider pointed at that server and `MAPS_API_KEY` set. Its log
+ * lines and secrets go to the leak check. Made for `beforeAll`: the caller closes it in `afterAll`.
  */
 export async function startWebTestWorld(): Promise<WebTestWorld> {
   const idp = new OAuth2Server();
   await idp.issuer.keys.generate('RS256');
   await idp.start(0, '127.0.0.1');
   const issuer = idp.issuer.url ?? '';
-  const claims = {
+  let claims = {
     sub: 'linear-user-7',
     email: 'ada@tracker.example',
     name: 'Ada',
@@ -37,7 +51,7 @@ export async function startWebTestWorld(): Promise<WebTestWorld> {
   });
 
   const clientSecret = 'linear-client-secret-0123456789';
-  const notes: NotesState = { notes: ['Groceries', 'Old draft'] };
+  const notes: NotesState = { notes: ['Groceries', 'Old draft', 'Shopping list'] };
   let gateway: Gateway;
   try {
     gateway = await createLeakCheckedGateway({
@@ -54,13 +68,14 @@ export async function startWebTestWorld(): Promise<WebTestWorld> {
         LINEAR_AUTHORIZATION_URL: `${issuer}/authorize`,
         LINEAR_TOKEN_URL: `${issuer}/token`,
         LINEAR_USERINFO_URL: `${issuer}/userinfo`,
+        MAPS_API_KEY: MAPS_SERVER_KEY,
       },
     });
   } catch (error) {
     await idp.stop();
     throw error;
   }
-  for (const id of ['notes', 'weather', 'tracker']) {
+  for (const id of ['notes', 'weather', 'tracker', 'maps', 'crm']) {
     gateway.services.plugins.mount({ id, namespace: id, pluginId: id });
   }
   const { url } = await gateway.start();
@@ -69,6 +84,9 @@ export async function startWebTestWorld(): Promise<WebTestWorld> {
     gateway,
     idp,
     notes,
+    useLinearIdentity(identity) {
+      claims = { ...identity, email_verified: true };
+    },
     async close() {
       await gateway.stop();
       await idp.stop();

@@ -8,9 +8,10 @@ export interface NotesState {
 
 /**
  * The plugins of the web app's browser tests: notes (no credentials; a destructive delete that
- * asks first), weather (an API-key tool that reports the end of the key it was vended) and
- * tracker (an OAuth tool on the `linear` provider, which the test points at a local OAuth
- * server).
+ * asks first), weather (an API-key tool that reports the end of the key it was vended), tracker
+ * (an OAuth tool on the `linear` provider, which the test points at a local OAuth server), maps
+ * (an API-key tool the test world serves with the server key `MAPS_API_KEY`) and crm (an API-key
+ * tool only the team-connection tests connect, so no other test sees its state change).
  */
 export function webTestPlugins(state: NotesState): Plugin[] {
   return [
@@ -78,6 +79,44 @@ export function webTestPlugins(state: NotesState): Plugin[] {
           async handler(ctx) {
             await ctx.auth.getToken('linear');
             return { issues: [] };
+          },
+        }),
+      ],
+    }),
+    definePlugin({
+      id: 'maps',
+      name: 'Maps',
+      description: 'Directions from the maps service (the server holds a key).',
+      authProviders: [{ id: 'maps', type: 'api_key', provider: 'maps', scopes: [] }],
+      tools: [
+        defineTool({
+          path: 'maps.routes.get',
+          name: 'Get Route',
+          description: 'A route between two places.',
+          inputSchema: z.object({ from: z.string(), to: z.string() }),
+          authProvider: 'maps',
+          async handler(ctx, { from, to }) {
+            await ctx.auth.getToken('maps');
+            return { from, to, minutes: 12 };
+          },
+        }),
+      ],
+    }),
+    definePlugin({
+      id: 'crm',
+      name: 'CRM',
+      description: 'Customers from the sales CRM (usually connected for the whole team).',
+      authProviders: [{ id: 'crm', type: 'api_key', provider: 'crm', scopes: [] }],
+      tools: [
+        defineTool({
+          path: 'crm.customers.list',
+          name: 'List Customers',
+          description: 'Lists the team’s customers.',
+          inputSchema: z.object({}),
+          authProvider: 'crm',
+          async handler(ctx) {
+            const key = await ctx.auth.getToken('crm');
+            return { customers: ['Acme'], keyEnding: key.slice(-4) };
           },
         }),
       ],

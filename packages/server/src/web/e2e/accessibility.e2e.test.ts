@@ -1,0 +1,288 @@
+/**
+ * Phone width and accessibility in Debian's chromium, on pages filled with realistic content:
+ * no page scrolls sideways at 375 px, a confirmation opens with the focus on Cancel, every
+ * element the Tab key reaches on the Tools page shows a focus indicator, and every control on
+ * every page has an accessible name (read from chromium's own accessibility tree).
+ */
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rememberSecret } from '../../testing/known-secrets.js';
+import {
+  type BrowserWorld,
+  DESKTOP,
+  type Person,
+  PHONE,
+  startBrowserWorld,
+} from '../testing/browser-world.js';
+
+const KEY = 'wk-a11y-4e5f6a7b8c9d0e1f-a11y';
+const NESTED_KEY = 'wk-a11y-nested-0f1e2d3c4b5a-nest';
+const TEAM_KEY = 'crm-a11y-team-7a6b5c4d3e2f-team';
+for (const secret of [KEY, NESTED_KEY, TEAM_KEY]) rememberSecret(secret);
+
+/** Pages every signed-in user has. */
+const MEMBER_PAGES = ['/tools', '/team', '/endpoints', '/approvals'];
+const ADMIN_PAGES = [
+  '/admin/roles',
+  '/admin/users',
+  '/admin/service-accounts',
+  '/admin/executions',
+];
+
+/** Roles that take input or act, and so need a name. */
+const CONTROL_ROLES = new Set([
+  'button',
+  'link',
+  'textbox',
+  'searchbox',
+  'combobox',
+  'listbox',
+  'checkbox',
+  'radio',
+  'switch',
+  'slider',
+  'spinbutton',
+  'menuitem',
+]);
+
+let bw: BrowserWorld;
+let admin: Person;
+let member: Person;
+
+beforeAll(async () => {
+  bw = await startBrowserWorld();
+  admin = await bw.signUp('Ada Admin with a rather long name', 'ada.admin.long@example.test');
+  await bw.api('POST', '/api/policy/roles', {
+    id: 'everything',
+    name: 'Everything',
+    patterns: ['**'],
+  });
+  member = await bw.signUp('Mo Member', 'mo@example.test');
+  await bw.api('PUT', `/api/policy/users/${member.id}/role`, { roleId: 'everything' });
+
+  // Content that makes pages wide: nested connections, a team connection, an endpoint, a
+  // service account and an execution with arguments.
+  for (const person of [admin, member]) {
+    const post = (path: string, data: Record<string, unknown>) => postAs(person, path, data);
+    const parent = await post('/api/connections', {
+      userId: person.id,
+      toolId: 'weather',
+      instanceName: 'Workspace with a long descriptive name',
+      secret: KEY,
+    });
+    await post('/api/connections', {
+      userId: person.id,
+      toolId: 'weather',
+      instanceName: 'Project nested below it',
+      secret: NESTED_KEY,
+      parentId: parent.id,
+    });
+    const endpoint = await post('/api/connections/mcp-endpoints', {
+      userId: person.id,
+      name: 'Claude Code on the work laptop',
+      description: 'Used for the nightly triage of the support queue',
+    });
+    rememberSecret(endpoint.token);
+    const client = await bw.mcp(String(endpoint.token));
+    await client.callTool({ name: 'maps.routes.get', arguments: { from: 'Oslo', to: 'Bergen' } });
+  }
+  await postAs(admin, '/api/team/connections', {
+    toolId: 'crm',
+    instanceName: 'Team',
+    secret: TEAM_KEY,
+  });
+  const account = await postAs(admin, '/api/service-accounts', {
+    name: 'nightly-report',
+    roleId: 'member',
+  });
+  rememberSecret(account.key);
+});
+
+/** Calls the JSON API as `person`, with their session cookie. */
+async function postAs(
+  person: Person,
+  path: string,
+  data: Record<string, unknown>,
+): Promise<Record<string, unknown>> {
+  const res = await person.context.request.post(path, { data, headers: { origin: bw.url } });
+  if (!res.ok()) throw new Error(`${path} answered ${res.status()}: ${await res.text()}`);
+  return (await res.json()) as Record<string, unknown>;
+}
+
+afterAll(async () => {
+  await bw?.close();
+});
+
+// Browser-side code is passed as text: the server package compiles without the DOM library.
+
+/** How far `page` scrolls sideways (0 when it fits its viewport), and what sticks out first. */
+function overflow(page: Page): Promise<{ by: number; first: string }> {
+  return page.evaluate<{ by: number; first: string }>(`(() => {
+    const by = document.documentElement.scrollWidth - window.innerWidth;
+    const out = [...document.body.querySelectorAll('*')].find(
+      (element) => element.getBoundingClientRect().right > window.innerWidth,
+    );
+    return { by, first: out === undefined ? '?' : out.tagName.toLowerCase() + '.' + out.className };
+  })()`);
+}
+
+/** The focused element, named, and whether it shows an outline or a box shadow; null for none. */
+const FOCUS_RING = `(() => {
+  const element = document.activeElement;
+  if (element === null || element === document.body) return null;
+  const style = getComputedStyle(element);
+  const outline = style.outlineStyle !== 'none' && Number.parseFloat(style.outlineWidth) > 0;
+  const name = (element.getAttribute('aria-label') ?? element.textContent ?? '').trim().slice(0, 40);
+  return {
+    what: element.tagName.toLowerCase() + ' “' + name + '”',
+    visible: outline || style.boxShadow !== 'none',
+  };
+})()`;
+
+/** The controls of `page` that chromium's accessibility tree gives no name, as `role` strings. */
+async function unnamedControls(page: Page): Promise<string[]> {
+  const cdp = await page.context().newCDPSession(page);
+  try {
+    const { nodes } = await cdp.send('Accessibility.getFullAXTree');
+    return nodes
+      .filter((node) => !node.ignored && CONTROL_ROLES.has(String(node.role?.value ?? '')))
+      .filter((node) => String(node.name?.value ?? '').trim() === '')
+      .map((node) => String(node.role?.value));
+  } finally {
+    await cdp.detach();
+  }
+}
+
+describe('phone width and accessibility in a real browser', () => {
+  it('fits every page into a 375 px wide screen', async () => {
+    const wide: string[] = [];
+    const check = async (page: Page, label: string) => {
+      const { by, first } = await overflow(page);
+      if (by > 0) wide.push(`${label}: ${by} px too wide, from ${first}`);
+    };
+    await admin.page.setViewportSize(PHONE);
+    await member.page.setViewportSize(PHONE);
+    for (const path of [...MEMBER_PAGES, ...ADMIN_PAGES]) {
+      await admin.page.goto(path);
+      await check(admin.page, `admin ${path}`);
+    }
+    for (const path of MEMBER_PAGES) {
+      await member.page.goto(path);
+      await check(member.page, `member ${path}`);
+    }
+
+    // The pages that show a secret once, with their long tokens and configurations.
+    await member.page.goto('/endpoints');
+    await member.page.getByLabel(/^Name/).fill('Phone test');
+    await member.page.getByRole('button', { name: 'Create endpoint' }).click();
+    rememberSecret(await member.page.locator('#new-token').textContent());
+    for (const summary of await member.page.locator('#new-endpoint summary').all()) {
+      if ((await summary.evaluate((node) => node.parentElement?.hasAttribute('open'))) !== true)
+        await summary.click();
+    }
+    await check(member.page, 'member /endpoints with a new token');
+    await admin.page.goto('/admin/service-accounts');
+    await admin.page.getByLabel(/^Name/).fill('phone-test');
+    await admin.page.getByRole('button', { name: 'Create and show key' }).click();
+    rememberSecret(await admin.page.locator('#new-key').textContent());
+    await check(admin.page, 'admin /admin/service-accounts with a new key');
+
+    // Signed out: sign-in, sign-up and the CLI pages.
+    const { page } = await bw.visitor({ viewport: PHONE });
+    for (const path of ['/sign-in', '/sign-up', '/cli/sign-in?next=%2Fcli%2Fauthorize']) {
+      await page.goto(path);
+      await check(page, `signed out ${path}`);
+    }
+    expect(wide).toEqual([]);
+  });
+
+  it('opens every confirmation with the focus on Cancel, and Escape changes nothing', async () => {
+    const { page } = admin;
+    await page.setViewportSize(DESKTOP);
+    const confirm = page.locator('#confirm-dialog');
+    const cases: { path: string; button: RegExp }[] = [
+      { path: '/tools', button: /^Disconnect Workspace/ },
+      { path: '/endpoints', button: /^Delete Claude Code/ },
+      { path: '/team', button: /^Disconnect Team/ },
+      { path: '/admin/roles', button: /^Delete role/ },
+      { path: '/admin/service-accounts', button: /^Delete nightly-report/ },
+    ];
+    for (const { path, button } of cases) {
+      await page.goto(path);
+      const opener = page.getByRole('button', { name: button });
+      const before = await opener.count();
+      expect(before, `a ${button} button on ${path}`).toBeGreaterThan(0);
+      await opener.first().click();
+      await expect.poll(() => confirm.isVisible()).toBe(true);
+      const focused = await page.evaluate(
+        "document.activeElement?.hasAttribute('data-confirm-cancel')",
+      );
+      expect(focused, `the focus on Cancel on ${path}`).toBe(true);
+      await page.keyboard.press('Escape');
+      await expect.poll(() => confirm.isVisible()).toBe(false);
+      expect(page.url()).toBe(`${bw.url}${path}`);
+      await page.reload();
+      expect(await opener.count(), `nothing removed on ${path}`).toBe(before);
+    }
+  });
+
+  it('shows a visible focus indicator on everything the Tab key reaches on the Tools page', async () => {
+    const { page } = member;
+    await page.setViewportSize(DESKTOP);
+    await page.goto('/tools');
+    const reachable = await page
+      .locator(
+        'a[href], button:not([disabled]), input:not([type=hidden]), select, textarea, [tabindex="0"]',
+      )
+      .filter({ visible: true })
+      .count();
+    const seen: string[] = [];
+    const invisible: string[] = [];
+    for (let presses = 0; presses < 200; presses += 1) {
+      await page.keyboard.press('Tab');
+      const focus = await page.evaluate<{ what: string; visible: boolean } | null>(FOCUS_RING);
+      if (focus === null || (seen.length > 0 && focus.what === seen[0])) break;
+      seen.push(focus.what);
+      if (!focus.visible) invisible.push(focus.what);
+    }
+    expect(seen[0]).toBe('a “Skip to content”');
+    expect(seen.length).toBeGreaterThanOrEqual(reachable);
+    expect(invisible).toEqual([]);
+  });
+
+  it('gives every control on every page an accessible name', async () => {
+    const { page } = admin;
+    await page.setViewportSize(DESKTOP);
+    const unnamed: string[] = [];
+    const check = async (label: string) => {
+      for (const role of await unnamedControls(page)) unnamed.push(`${role} on ${label}`);
+    };
+    for (const path of [...MEMBER_PAGES, ...ADMIN_PAGES]) {
+      await page.goto(path);
+      await check(path);
+    }
+    // The dialogs, open.
+    await page.goto('/tools');
+    await page
+      .locator('[data-provider="weather"]')
+      .getByRole('button', { name: 'Add instance' })
+      .click();
+    await check('/tools with the API-key dialog open');
+    await page.goto('/team');
+    await page
+      .locator('#team-weather')
+      .getByRole('button', { name: 'Connect for everyone' })
+      .click();
+    await check('/team with the team dialog open');
+    const { page: visitor } = await bw.visitor();
+    for (const path of ['/sign-in', '/sign-up', '/cli/sign-in?next=%2Fcli%2Fauthorize']) {
+      await visitor.goto(path);
+      for (const role of await unnamedControls(visitor)) unnamed.push(`${role} on ${path}`);
+    }
+    expect(unnamed).toEqual([]);
+    // And the labels are the ones a person reads: a field is found by its visible label.
+    await page.goto('/endpoints');
+    expect(await page.getByLabel(/^Name/).getAttribute('name')).toBe('name');
+    expect(await page.getByLabel(/^Description/).getAttribute('name')).toBe('description');
+  });
+});
