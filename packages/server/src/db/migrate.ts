@@ -38,13 +38,9 @@ export async function migrate(
         ),
     },
   });
-  let outcome = await migrator.migrateToLatest();
-  // kysely's migrator lists the tables of every schema to find its own, and PostgreSQL fails that
-  // read when another connection drops some other schema meanwhile (another app, a parallel test):
-  // nothing of ours was touched, so reading again is safe.
-  for (let retry = 0; retry < 3 && otherSchemaVanished(outcome.error, database); retry += 1)
-    outcome = await migrator.migrateToLatest();
-  const { error, results = [] } = outcome;
+  // On PostgreSQL the migrator reads the current schema's tables only (see
+  // CurrentSchemaIntrospector), so other schemas changing meanwhile cannot fail it.
+  const { error, results = [] } = await migrator.migrateToLatest();
   if (error !== undefined) {
     const failed = results.find((result) => result.status === 'Error')?.migrationName;
     const reason = error instanceof Error ? error.message : String(error);
@@ -58,15 +54,6 @@ export async function migrate(
   return results
     .filter((result) => result.status === 'Success')
     .map((result) => result.migrationName);
-}
-
-/**
- * Whether `error` is PostgreSQL's "schema does not exist" (3F000). Ours exists (`currentSchema`
- * found it), so it is about another one.
- */
-function otherSchemaVanished(error: unknown, database: GatewayDatabase): boolean {
-  if (database.dialect !== 'postgres' || !(error instanceof Error)) return false;
-  return (error as { code?: unknown }).code === '3F000';
 }
 
 /** The schema unqualified names resolve to (the first of `search_path` that exists). */

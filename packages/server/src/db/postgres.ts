@@ -1,5 +1,13 @@
-import { PostgresDialect } from 'kysely';
+import { type DatabaseIntrospector, type Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
+import { CurrentSchemaIntrospector } from './current-schema-introspector.js';
+
+/** kysely's PostgreSQL dialect, introspecting the current schema only (see the introspector). */
+class GatewayPostgresDialect extends PostgresDialect {
+  override createIntrospector(db: Kysely<unknown>): DatabaseIntrospector {
+    return new CurrentSchemaIntrospector(db);
+  }
+}
 
 /** True when `url` names a PostgreSQL database rather than a SQLite file. */
 export function isPostgresUrl(url: string): boolean {
@@ -21,5 +29,5 @@ export function openPostgresDialect(url: string): PostgresDialect {
   pool.on('error', (error) => {
     console.warn(`PostgreSQL idle connection error: ${error.message}`);
   });
-  return new PostgresDialect({ pool });
+  return new GatewayPostgresDialect({ pool });
 }
