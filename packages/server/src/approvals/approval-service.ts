@@ -85,6 +85,9 @@ export class ApprovalService {
    * @throws the database's error when the approval cannot be stored.
    */
   async request(request: ApprovalRequest): Promise<ApprovalItem> {
+    // Listening before the approval exists: a decision made the moment it shows up elsewhere
+    // would otherwise be announced before this instance listens, and wait for the slow poll.
+    await this.#listener?.ensure();
     const now = new Date();
     const pending = await insertPendingApproval(this.#database.db, {
       id: crypto.randomUUID(),
