@@ -1,4 +1,5 @@
 import type { Hono } from 'hono';
+import { findLinkedAccountId } from '../auth/linked-account.js';
 import type { AppEnv } from '../http/app-env.js';
 import type { GatewayServices } from '../services.js';
 import { escapeHtml, page } from './html.js';
@@ -53,12 +54,7 @@ ${BACK_TO_TERMINAL}`;
         `Sign in to Gateway to see whether ${provider.name} is connected.`,
       );
     }
-    const linked = await services.database.db
-      .selectFrom('account')
-      .select('id')
-      .where('userId', '=', signedIn.user.id)
-      .where('providerId', '=', provider.id)
-      .executeTakeFirst();
+    const linked = await findLinkedAccountId(services.database.db, signedIn.user.id, provider.id);
     if (linked === undefined) {
       const body = `<h1>${name} is not connected</h1>
 <p class="notice error" role="alert">Your ${name} account is not linked to Gateway. Run <code>gateway connect ${escapeHtml(provider.id)}</code> again.</p>

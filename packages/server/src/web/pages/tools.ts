@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { findLinkedAccountId } from '../../auth/linked-account.js';
 import { callAuth } from '../../cli-auth/page-kit.js';
 import { connectionCreatedSchema } from '../../connections/schemas.js';
 import { deletedSchema } from '../../http/common-schemas.js';
@@ -218,20 +219,14 @@ ${secretDialog({
           text: 'That provider is not set up on this server.',
         });
       }
-      // better-auth unlinks by its own account row id, not by provider.
-      const account = await services.database.db
-        .selectFrom('account')
-        .select('id')
-        .where('userId', '=', ctx.viewer.id)
-        .where('providerId', '=', provider.id)
-        .executeTakeFirst();
-      if (account === undefined) {
+      const accountId = await findLinkedAccountId(services.database.db, ctx.viewer.id, provider.id);
+      if (accountId === undefined) {
         return seeOther(ctx.c, '/tools', {
           kind: 'info',
           text: `Your ${provider.name} account is not linked.`,
         });
       }
-      const result = await callAuth(ctx.c, services, '/unlink-account', { accountId: account.id });
+      const result = await callAuth(ctx.c, services, '/unlink-account', { accountId });
       if (result.status >= 200 && result.status < 300) {
         return seeOther(ctx.c, '/tools', {
           kind: 'ok',
