@@ -105,7 +105,7 @@ describe('gateway-server', () => {
     const { cwd, output, exited } = await startBin({ PORT: '0' });
     expect(await exited).toBe(1);
     expect(output.stderr).toBe(
-      'gateway-server: AUTH_SECRET is not set: set the AUTH_SECRET environment variable or pass authSecret to createGateway()\n',
+      'gateway-server: AUTH_SECRET is not set: set the AUTH_SECRET environment variable (e.g. `export AUTH_SECRET="$(openssl rand -base64 32)"`, and keep it: it encrypts stored secrets) or pass authSecret to createGateway()\n',
     );
     expect(output.stdout).toBe('');
     expect(existsSync(join(cwd, '.gateway'))).toBe(false);

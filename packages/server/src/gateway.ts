@@ -103,7 +103,7 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
   const authSecret = options.authSecret ?? envVars.authSecret(env);
   if (authSecret === undefined) {
     throw new Error(
-      'AUTH_SECRET is not set: set the AUTH_SECRET environment variable or pass authSecret to createGateway()',
+      'AUTH_SECRET is not set: set the AUTH_SECRET environment variable (e.g. `export AUTH_SECRET="$(openssl rand -base64 32)"`, and keep it: it encrypts stored secrets) or pass authSecret to createGateway()',
     );
   }
   const serviceApiSecret = options.serviceApiSecret ?? envVars.serviceApiSecret(env);
