@@ -42,6 +42,38 @@ describe('listenForCallback', () => {
     await expect(listener.result).rejects.toThrow('state <mismatch>');
   });
 
+  it("sends the browser on to the gateway's complete page once the callback is accepted", async () => {
+    const listener = await listenForCallback({ ...options, accept: (query) => query.get('code') });
+    const next = 'http://127.0.0.1:8787/cli/authorize/complete';
+    const query = new URLSearchParams({ code: 'abc', complete_uri: next });
+    const page = await (await fetch(`${listener.redirectUri}?${query}`)).text();
+    expect(page).toContain(`<meta http-equiv="refresh" content="0; url=${next}">`);
+    expect(page).toContain('You can close this tab.');
+    await expect(listener.result).resolves.toBe('abc');
+  });
+
+  it('never sends the browser on from a refused callback, or to a URL that is not a web page', async () => {
+    const refused = await listenForCallback({
+      ...options,
+      accept: () => {
+        throw new CliError('state mismatch');
+      },
+    });
+    const forged = new URLSearchParams({ complete_uri: 'https://evil.example/phish' });
+    const refusedPage = await (await fetch(`${refused.redirectUri}?${forged}`)).text();
+    expect(refusedPage).not.toContain('http-equiv="refresh"');
+    expect(refusedPage).not.toContain('evil.example');
+    await expect(refused.result).rejects.toThrow('state mismatch');
+
+    for (const uri of ['javascript:alert(1)', 'http://user:pass@127.0.0.1/x', 'not a url']) {
+      const listener = await listenForCallback({ ...options, accept: () => 'ok' });
+      const query = new URLSearchParams({ complete_uri: uri });
+      const page = await (await fetch(`${listener.redirectUri}?${query}`)).text();
+      expect(page).not.toContain('http-equiv="refresh"');
+      await expect(listener.result).resolves.toBe('ok');
+    }
+  });
+
   it('rejects on timeout and when closed early', async () => {
     const slow = await listenForCallback({ ...options, timeoutMs: 50, accept: () => 1 });
     await expect(slow.result).rejects.toThrow('timed out');
