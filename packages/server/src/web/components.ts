@@ -38,7 +38,7 @@ export function copyButton(targetId: string, label = 'Copy'): Html {
 
 /** A block of text with a copy button beside it. */
 export function copyBlock(id: string, text: string, label: string): Html {
-  return html`<div class="copy-row"><pre id="${id}" tabindex="0" aria-label="${label}"><code>${text}</code></pre>${copyButton(id)}</div>`;
+  return html`<div class="copy-row"><pre id="${id}" tabindex="0" role="region" aria-label="${label}"><code>${text}</code></pre>${copyButton(id)}</div>`;
 }
 
 /** Hidden form fields. */

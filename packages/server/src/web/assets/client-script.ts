@@ -137,6 +137,7 @@ export const APP_SCRIPT = String.raw`(function () {
       item.appendChild(heading);
       item.appendChild(el('p', 'approval-message', approval.message));
       var args = el('pre', 'approval-args');
+      args.setAttribute('role', 'region');
       args.setAttribute('aria-label', 'Arguments');
       args.textContent = JSON.stringify(approval.args === undefined ? {} : approval.args, null, 2);
       item.appendChild(args);

@@ -139,15 +139,29 @@ const FOCUS_RING = `(() => {
   };
 })()`;
 
-/** The controls of `page` that chromium's accessibility tree gives no name, as `role` strings. */
+/**
+ * Elements named with `aria-label` whose role takes no name (generic ones like `code`, `pre`,
+ * `span` without a role): screen readers ignore such a label, so the name is lost.
+ */
+const LOST_LABELS = `[...document.querySelectorAll('[aria-label]')]
+  .filter((element) => !element.hasAttribute('role')
+    && ['CODE', 'PRE', 'SPAN', 'DIV', 'P'].includes(element.tagName))
+  .map((element) => 'aria-label on <' + element.tagName.toLowerCase() + '> “'
+    + element.getAttribute('aria-label') + '”')`;
+
+/**
+ * The controls of `page` that chromium's accessibility tree gives no name, as `role` strings,
+ * and the labels put where no role takes them.
+ */
 async function unnamedControls(page: Page): Promise<string[]> {
   const cdp = await page.context().newCDPSession(page);
   try {
     const { nodes } = await cdp.send('Accessibility.getFullAXTree');
-    return nodes
+    const unnamed = nodes
       .filter((node) => !node.ignored && CONTROL_ROLES.has(String(node.role?.value ?? '')))
       .filter((node) => String(node.name?.value ?? '').trim() === '')
       .map((node) => String(node.role?.value));
+    return [...unnamed, ...((await page.evaluate(LOST_LABELS)) as string[])];
   } finally {
     await cdp.detach();
   }

@@ -12,7 +12,7 @@ function approvalItem(approval: Approval): Html {
   return html`<li class="card approval" data-approval-id="${approval.id}">
 <h2><code>${approval.toolPath}</code></h2>
 <p class="approval-message">${approval.message}</p>
-<pre class="approval-args" aria-label="Arguments">${JSON.stringify(approval.args ?? {}, null, 2)}</pre>
+<pre class="approval-args" role="region" aria-label="Arguments">${JSON.stringify(approval.args ?? {}, null, 2)}</pre>
 <p class="muted small">Asked ${time(approval.createdAt)} · expires ${time(approval.expiresAt)}</p>
 <form class="actions" method="post" action="/approvals/${encodeURIComponent(approval.id)}">
 <button type="submit" name="decision" value="approve">Approve</button>

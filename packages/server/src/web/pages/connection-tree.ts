@@ -50,7 +50,7 @@ export function connectionTree(connections: readonly TreeConnection[], actions: 
     return html`<li data-connection="${connection.instanceName}">
 <div class="instance">
 <span class="instance-name">${connection.instanceName}</span>
-${connection.maskedSecret === undefined ? '' : html`<code aria-label="Masked secret">${connection.maskedSecret}</code>`}
+${connection.maskedSecret === undefined ? '' : html`<span class="visually-hidden">Masked secret: </span><code>${connection.maskedSecret}</code>`}
 <div class="actions">
 ${
   actions.addDialog === undefined
