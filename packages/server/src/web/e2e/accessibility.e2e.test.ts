@@ -167,6 +167,65 @@ async function unnamedControls(page: Page): Promise<string[]> {
   }
 }
 
+/**
+ * Text on `page` below WCAG AA contrast: 4.5:1, or 3:1 for large text (24 px, or 18.66 px bold).
+ * Each element with text of its own is measured against the first opaque background found on
+ * it or its ancestors; text over a semi-transparent background is blended with what is below.
+ */
+const LOW_CONTRAST = `(() => {
+  const parse = (value) => {
+    const m = value.match(/rgba?\\(([^)]+)\\)/);
+    if (!m) return null;
+    const [r, g, b, a = 1] = m[1].split(/[ ,/]+/).filter(Boolean).map(Number);
+    return { r, g, b, a };
+  };
+  const over = (top, below) => ({
+    r: top.r * top.a + below.r * (1 - top.a),
+    g: top.g * top.a + below.g * (1 - top.a),
+    b: top.b * top.a + below.b * (1 - top.a),
+    a: 1,
+  });
+  const background = (element) => {
+    const layers = [];
+    for (let node = element; node; node = node.parentElement) {
+      const color = parse(getComputedStyle(node).backgroundColor);
+      if (color && color.a > 0) layers.push(color);
+      if (color && color.a >= 1) break;
+    }
+    return layers.reduceRight((below, top) => over(top, below), { r: 255, g: 255, b: 255, a: 1 });
+  };
+  const luminance = ({ r, g, b }) => {
+    const [R, G, B] = [r, g, b].map((v) => {
+      const c = v / 255;
+      return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+    });
+    return 0.2126 * R + 0.7152 * G + 0.0722 * B;
+  };
+  const low = [];
+  for (const element of document.querySelectorAll('body *')) {
+    const ownText = [...element.childNodes]
+      .filter((node) => node.nodeType === Node.TEXT_NODE)
+      .map((node) => node.textContent.trim())
+      .join(' ');
+    if (!ownText) continue;
+    const style = getComputedStyle(element);
+    const box = element.getBoundingClientRect();
+    if (style.visibility === 'hidden' || box.width <= 1 || box.height <= 1) continue;
+    const backdrop = background(element);
+    const foreground = parse(style.color);
+    if (!foreground) continue;
+    const text = over(foreground, backdrop);
+    const [light, dark] = [luminance(text), luminance(backdrop)].sort((a, b) => b - a);
+    const ratio = (light + 0.05) / (dark + 0.05);
+    const size = Number.parseFloat(style.fontSize);
+    const large = size >= 24 || (size >= 18.66 && Number(style.fontWeight) >= 700);
+    if (ratio < (large ? 3 : 4.5)) {
+      low.push(element.tagName.toLowerCase() + ' “' + ownText.slice(0, 30) + '” ' + ratio.toFixed(2));
+    }
+  }
+  return low;
+})()`;
+
 describe('phone width and accessibility in a real browser', () => {
   it('fits every page into a 375 px wide screen', async () => {
     const wide: string[] = [];
@@ -298,5 +357,25 @@ describe('phone width and accessibility in a real browser', () => {
     await page.goto('/endpoints');
     expect(await page.getByLabel(/^Name/).getAttribute('name')).toBe('name');
     expect(await page.getByLabel(/^Description/).getAttribute('name')).toBe('description');
+  });
+
+  it('keeps all text at WCAG AA contrast on every page', async () => {
+    const { page } = admin;
+    await page.setViewportSize(DESKTOP);
+    const low: string[] = [];
+    const check = async (where: Page, label: string) => {
+      for (const finding of (await where.evaluate(LOW_CONTRAST)) as string[])
+        low.push(`${label}: ${finding}`);
+    };
+    for (const path of [...MEMBER_PAGES, ...ADMIN_PAGES]) {
+      await page.goto(path);
+      await check(page, path);
+    }
+    const { page: visitor } = await bw.visitor();
+    for (const path of ['/sign-in', '/sign-up', '/cli/sign-in?next=%2Fcli%2Fauthorize']) {
+      await visitor.goto(path);
+      await check(visitor, path);
+    }
+    expect(low).toEqual([]);
   });
 });
