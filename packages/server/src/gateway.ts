@@ -207,6 +207,12 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
 
   const app = new Hono<AppEnv>();
   app.use('*', requestLog(logger));
+  // Tokens and roles are cached while the database is unchanged; a request sees every commit
+  // made before it began (db/lookup-cache.ts).
+  app.use('*', (_c, next) => {
+    database.refreshChangeMark();
+    return next();
+  });
   app.use(
     '/api/*',
     bodyLimit({

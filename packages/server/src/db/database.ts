@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { Kysely, sql } from 'kysely';
 import { isPostgresUrl, openPostgresDialect } from './postgres.js';
 import type { DatabaseSchema } from './schema.js';
-import { openSqliteDialect } from './sqlite.js';
+import { openSqlite } from './sqlite.js';
 
 /** Which database engine a {@link GatewayDatabase} talks to. */
 export type DatabaseDialect = 'sqlite' | 'postgres';
@@ -13,6 +13,21 @@ export interface GatewayDatabase {
   db: Kysely<DatabaseSchema>;
   /** The engine, for the few places where SQL differs (row locks, LISTEN/NOTIFY). */
   dialect: DatabaseDialect;
+  /**
+   * A value that stays the same while nothing in the database changed, for caches of the lookups
+   * every MCP call makes (its token, its caller's role): a cache keeps what it read under the mark
+   * it read it at, and uses it only while the mark is unchanged. On SQLite it covers every commit,
+   * by this process or another on the same file, except execution records and token
+   * `last_used_at` times. PostgreSQL cannot tell as cheaply (another instance's commit shows only
+   * in a query), so there it is always `undefined`: read every time.
+   */
+  changeMark(): string | undefined;
+  /**
+   * Makes the next {@link changeMark} look at the database again rather than reuse what it saw
+   * earlier in this turn of the event loop. Called as each HTTP request starts: what the request
+   * looks up then reflects every commit made before it began, on any instance.
+   */
+  refreshChangeMark(): void;
   /** Closes the file or the pool. Safe to call more than once. */
   close(): Promise<void>;
 }
@@ -42,9 +57,12 @@ export async function openDatabase(
   const dialect: DatabaseDialect = isPostgresUrl(target) ? 'postgres' : 'sqlite';
   if (dialect === 'sqlite') rejectOtherUrlSchemes(target);
 
+  const sqlite = dialect === 'sqlite' ? openSqlite(target) : undefined;
   const db = new Kysely<DatabaseSchema>({
-    dialect: dialect === 'postgres' ? openPostgresDialect(target) : openSqliteDialect(target),
+    dialect: sqlite?.dialect ?? openPostgresDialect(target),
   });
+  const changeMark = sqlite?.changeMark ?? (() => undefined);
+  const refreshChangeMark = sqlite?.refreshChangeMark ?? (() => {});
   let closing: Promise<void> | undefined;
   const close = () => {
     closing ??= db.destroy();
@@ -57,7 +75,7 @@ export async function openDatabase(
     await close();
     throw error;
   }
-  return { db, dialect, close };
+  return { db, dialect, changeMark, refreshChangeMark, close };
 }
 
 function rejectOtherUrlSchemes(target: string): void {

@@ -12,6 +12,13 @@ import {
 /** The path that opens a private, throw-away SQLite database (tests). */
 export const SQLITE_MEMORY = ':memory:';
 
+/** An open SQLite database: the kysely dialect over it, and its {@link SqliteChangeMark}. */
+export interface OpenedSqlite {
+  dialect: SqliteDialect;
+  changeMark: () => string;
+  refreshChangeMark: () => void;
+}
+
 /**
  * Opens a SQLite file (creating it, mode 0600, and its directory) and returns a kysely dialect
  * over it.
@@ -27,7 +34,7 @@ export const SQLITE_MEMORY = ':memory:';
  *
  * @throws when the file cannot be created or opened.
  */
-export function openSqliteDialect(path: string): SqliteDialect {
+export function openSqlite(path: string): OpenedSqlite {
   if (path !== SQLITE_MEMORY) createPrivateFile(path);
   const database = new Database(path);
   try {
@@ -39,7 +46,67 @@ export function openSqliteDialect(path: string): SqliteDialect {
     database.close();
     throw error;
   }
-  return new TransactionalDdlSqliteDialect({ database: withPortableParameters(database) });
+  const mark = new SqliteChangeMark(database);
+  return {
+    dialect: new TransactionalDdlSqliteDialect({
+      database: withPortableParameters(database, mark),
+    }),
+    changeMark: () => mark.read(),
+    refreshChangeMark: () => mark.refresh(),
+  };
+}
+
+/**
+ * Writes that no cached lookup reads: execution records (and the `synchronous` setting their
+ * batches are written with), and the `last_used_at` of a token (written at most once a minute
+ * per token). They leave the change mark as it is, or a busy gateway would forget its cached
+ * tokens and roles after every batch of execution records.
+ */
+const UNMARKED_WRITE =
+  /^(?:insert into "executions"|update "executions"|pragma synchronous = (?:NORMAL|FULL)$|update "(?:mcp_endpoints|api_tokens)" set "last_used_at" = \? where "id" = \?$)/;
+
+/**
+ * Tells whether the database may have changed: a value that stays the same while no connection
+ * committed a change, and differs after any. Another connection's commits (another gateway
+ * process on the same file) show in SQLite's `PRAGMA data_version`, which ignores the
+ * connection's own; this connection's writes are counted as its statements run, except the
+ * {@link UNMARKED_WRITE} ones. A write in a transaction that rolls back counts all the same: a
+ * mark may change when nothing did, never stay when something did.
+ *
+ * `data_version` is not read on every call: in WAL mode reading it starts a read transaction
+ * (file locks, ~5-15 µs), as much as a lookup it saves. It is read again after {@link refresh}
+ * (each HTTP request starts with it, so whatever a request looks up reflects every commit made
+ * before the request began) and after each turn of the event loop (for work outside requests).
+ */
+class SqliteChangeMark {
+  readonly #dataVersion: Database.Statement<[], number>;
+  #version: number | undefined;
+  #writes = 0;
+  readonly #forgetVersion = () => {
+    this.#version = undefined;
+  };
+
+  constructor(database: Database.Database) {
+    this.#dataVersion = database.prepare<[], number>('pragma data_version').pluck();
+  }
+
+  /** Counts a statement about to run, when it may write. */
+  noteRun(sql: string, readonly: boolean): void {
+    if (!readonly && !UNMARKED_WRITE.test(sql)) this.#writes += 1;
+  }
+
+  /** Makes the next {@link read} ask SQLite for `data_version` again. */
+  refresh(): void {
+    this.#version = undefined;
+  }
+
+  read(): string {
+    if (this.#version === undefined) {
+      this.#version = this.#dataVersion.get();
+      setImmediate(this.#forgetVersion);
+    }
+    return `${this.#version}.${this.#writes}`;
+  }
 }
 
 /**
@@ -77,16 +144,31 @@ const STATEMENT_CACHE_MAX_SQL = 1000;
  * an MCP call (each call looks up its token and its role). Reusing one is safe because kysely
  * runs one query at a time on the connection; a streamed query (`iterate`) gets a statement of
  * its own all the same, since it stays busy until the caller stops reading.
+ *
+ * Every statement that may write is counted for the {@link SqliteChangeMark} as it runs.
  */
-function withPortableParameters(database: Database.Database): SqliteDatabase {
+function withPortableParameters(
+  database: Database.Database,
+  mark: SqliteChangeMark,
+): SqliteDatabase {
   const statements = new Map<string, SqliteStatement>();
   const prepare = (sql: string): SqliteStatement => {
     const statement = database.prepare(sql);
+    const { readonly } = statement;
     return {
       reader: statement.reader,
-      all: (parameters) => statement.all(portable(parameters)),
-      run: (parameters) => statement.run(portable(parameters)),
-      iterate: (parameters) => database.prepare(sql).iterate(portable(parameters)),
+      all: (parameters) => {
+        mark.noteRun(sql, readonly);
+        return statement.all(portable(parameters));
+      },
+      run: (parameters) => {
+        mark.noteRun(sql, readonly);
+        return statement.run(portable(parameters));
+      },
+      iterate: (parameters) => {
+        mark.noteRun(sql, readonly);
+        return database.prepare(sql).iterate(portable(parameters));
+      },
     };
   };
   return {

@@ -1,5 +1,6 @@
 import { recordTokenUse } from '../auth/last-used.js';
 import type { GatewayDatabase } from '../db/index.js';
+import { LookupCache } from '../db/lookup-cache.js';
 import { prepareQuery } from '../db/prepared-query.js';
 import { HttpError } from '../http/errors.js';
 import { hashToken } from '../secrets/index.js';
@@ -36,8 +37,9 @@ export class McpAuthError extends HttpError {
 /**
  * Resolves the token of an MCP request: a `gw_mcp_` endpoint token acts for the endpoint's user,
  * a `gw_sa_` key for its service account. Anything else, or a deleted, revoked or expired token,
- * is refused. Every request looks the token up (a deleted endpoint stops working at once, on
- * every instance); the use is recorded in `last_used_at` at most once a minute per token
+ * is refused. A token's owner is read once and kept while the database is unchanged
+ * ({@link LookupCache}): a deleted endpoint or revoked key stops working at once, on every
+ * instance. The use is recorded in `last_used_at` at most once a minute per token
  * ({@link recordTokenUse}).
  *
  * @example
@@ -73,21 +75,37 @@ export function createMcpAuthenticator(database: GatewayDatabase) {
       .where('api_tokens.revoked_at', 'is', null),
   );
 
+  const endpoints = new LookupCache<Readonly<McpPrincipal & { kind: 'user' }>>(database);
+  const accounts = new LookupCache<
+    Readonly<{ tokenId: string; expiresAt: string | null; principal: McpPrincipal }>
+  >(database);
+
   const endpoint = async (token: string): Promise<McpPrincipal | undefined> => {
-    const [row] = await endpointQuery({ hash: hashToken(token) });
-    if (row === undefined) return undefined;
-    recordTokenUse(db, 'mcp_endpoints', row.id);
-    return { kind: 'user', userId: row.user_id, endpointId: row.id };
+    const hash = hashToken(token);
+    const principal = await endpoints.get(hash, async () => {
+      const [row] = await endpointQuery({ hash });
+      return row && { kind: 'user', userId: row.user_id, endpointId: row.id };
+    });
+    if (principal !== undefined) recordTokenUse(db, 'mcp_endpoints', principal.endpointId);
+    return principal;
   };
 
   const serviceAccount = async (token: string): Promise<McpPrincipal | undefined> => {
-    const now = new Date().toISOString();
-    const [row] = await accountQuery({ hash: hashToken(token) });
-    if (row === undefined || (row.expires_at !== null && row.expires_at <= now)) return undefined;
-    const { account, role_id: roleId } = row;
-    if (account === null || roleId === null) return undefined;
-    recordTokenUse(db, 'api_tokens', row.id);
-    return { kind: 'service_account', serviceAccountId: account, roleId };
+    const hash = hashToken(token);
+    const found = await accounts.get(hash, async () => {
+      const [row] = await accountQuery({ hash });
+      if (row === undefined || row.account === null || row.role_id === null) return undefined;
+      return {
+        tokenId: row.id,
+        expiresAt: row.expires_at,
+        principal: { kind: 'service_account', serviceAccountId: row.account, roleId: row.role_id },
+      };
+    });
+    // Expiry is checked on every use: a kept key expires on time.
+    if (found === undefined) return undefined;
+    if (found.expiresAt !== null && found.expiresAt <= new Date().toISOString()) return undefined;
+    recordTokenUse(db, 'api_tokens', found.tokenId);
+    return found.principal;
   };
 
   return async function authenticate(token: string | undefined): Promise<McpPrincipal> {

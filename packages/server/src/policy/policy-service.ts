@@ -85,7 +85,7 @@ export class PolicyService {
     this.#database = options.database;
     this.#catalog = options.plugins;
     this.#defaultRoleId = options.defaultRoleId;
-    this.#lookups = prepareRoleLookups(options.database.db, options.defaultRoleId);
+    this.#lookups = prepareRoleLookups(options.database, options.defaultRoleId);
   }
 
   /** The role of users with none assigned. */

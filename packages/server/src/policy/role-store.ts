@@ -1,7 +1,8 @@
 import type { Role } from '@gateway/sdk';
 import type { Kysely } from 'kysely';
-import type { DatabaseSchema, RoleRow } from '../db/index.js';
+import type { DatabaseSchema, GatewayDatabase, RoleRow } from '../db/index.js';
 import { rowLocksSupported } from '../db/locks.js';
+import { LookupCache } from '../db/lookup-cache.js';
 import { prepareQuery } from '../db/prepared-query.js';
 
 type Db = Kysely<DatabaseSchema>;
@@ -54,13 +55,18 @@ export interface RoleLookups {
  * and compiled once. A user's role is one query of scalar subqueries on the user's row, not a
  * join: better-sqlite3's SQLite is built with STAT4, so it prepares a statement again whenever a
  * bound value compared to an indexed column may change the plan, which a join's does; the join
- * ran five to seven times slower than this query.
+ * ran five to seven times slower than this query. Answers are kept while the database is
+ * unchanged ({@link LookupCache}): a role edited or assigned on any instance applies to the next
+ * lookup.
  *
  * @example
- * const lookups = prepareRoleLookups(db, 'member');
+ * const lookups = prepareRoleLookups(database, 'member');
  * const found = await lookups.userRole(userId);
  */
-export function prepareRoleLookups(db: Db, defaultRoleId: string): RoleLookups {
+export function prepareRoleLookups(database: GatewayDatabase, defaultRoleId: string): RoleLookups {
+  const { db } = database;
+  const users = new LookupCache<{ roleId: string; role: StoredRole | undefined }>(database);
+  const roles = new LookupCache<StoredRole>(database);
   const userRole = prepareQuery(db, ['userId'], (param) =>
     db
       .selectFrom('user')
@@ -84,18 +90,21 @@ export function prepareRoleLookups(db: Db, defaultRoleId: string): RoleLookups {
     db.selectFrom('roles').select(['id', 'name', 'patterns']).where('id', '=', param('id')),
   );
   return {
-    async userRole(userId) {
-      const [row] = await userRole({ userId });
-      if (row === undefined) return undefined;
-      const roleId = row.assigned ?? defaultRoleId;
-      const { name, patterns } = row;
-      const role = name !== null && patterns !== null ? { id: roleId, name, patterns } : undefined;
-      return { roleId, role };
-    },
-    async role(id) {
-      const [row] = await role({ id });
-      return row;
-    },
+    userRole: (userId) =>
+      users.get(userId, async () => {
+        const [row] = await userRole({ userId });
+        if (row === undefined) return undefined;
+        const roleId = row.assigned ?? defaultRoleId;
+        const { name, patterns } = row;
+        const role =
+          name !== null && patterns !== null ? { id: roleId, name, patterns } : undefined;
+        return { roleId, role };
+      }),
+    role: (id) =>
+      roles.get(id, async () => {
+        const [row] = await role({ id });
+        return row;
+      }),
   };
 }
 

@@ -1,0 +1,164 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { newExecutionId } from '../executions/execution-id.js';
+import { ExecutionRecorder } from '../executions/recorder.js';
+import { createLogger } from '../http/logger.js';
+import { Redactor } from '../http/redact.js';
+import { type GatewayDatabase, openDatabase } from './database.js';
+import { LookupCache } from './lookup-cache.js';
+import { migrate } from './migrate.js';
+import { createPostgresTestDatabase, postgresTestUrl } from './test-database.js';
+
+const pgUrl = postgresTestUrl();
+
+/** Two connections to one SQLite file, as two gateway processes on one data dir have. */
+async function twoConnections(): Promise<[GatewayDatabase, GatewayDatabase]> {
+  const dir = await mkdtemp(join(tmpdir(), 'gateway-mark-'));
+  const file = join(dir, 'gateway.db');
+  const first = await openDatabase(file, dir);
+  await migrate(first);
+  const second = await openDatabase(file, dir);
+  onTestFinished(async () => {
+    await first.close();
+    await second.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+  return [first, second];
+}
+
+async function addRole(database: GatewayDatabase, id: string) {
+  const now = new Date().toISOString();
+  await database.db
+    .insertInto('roles')
+    .values({ id, name: id, patterns: '["*"]', created_at: now, updated_at: now })
+    .execute();
+}
+
+describe('SQLite change mark', () => {
+  it('stays while the database is only read', async () => {
+    const [database] = await twoConnections();
+    const mark = database.changeMark();
+    await database.db.selectFrom('roles').selectAll().execute();
+    expect(database.changeMark()).toBe(mark);
+  });
+
+  it("changes with the connection's own writes", async () => {
+    const [database] = await twoConnections();
+    const mark = database.changeMark();
+    await addRole(database, 'writers');
+    expect(database.changeMark()).not.toBe(mark);
+  });
+
+  it("changes with another connection's commits once refreshed, and after the event loop's turn", async () => {
+    const [database, other] = await twoConnections();
+    const mark = database.changeMark();
+    await addRole(other, 'elsewhere');
+    database.refreshChangeMark();
+    const changed = database.changeMark();
+    expect(changed).not.toBe(mark);
+
+    await addRole(other, 'later');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(database.changeMark()).not.toBe(changed);
+  });
+
+  it('stays while execution records and token use times are written', async () => {
+    const [database] = await twoConnections();
+    const mark = database.changeMark();
+    const recorder = new ExecutionRecorder({
+      database,
+      logger: createLogger({ write() {} }, new Redactor()),
+    });
+    const record = { id: newExecutionId(), userId: 'u1', toolPath: 'demo.echo.say' };
+    recorder.write({ ...record, startedAt: new Date(), arguments: {} });
+    await recorder.flush();
+    recorder.write({ ...record, startedAt: new Date(), arguments: {}, outcome: 'ok' });
+    await recorder.flush();
+    expect(await database.db.selectFrom('executions').select('outcome').execute()).toEqual([
+      { outcome: 'ok' },
+    ]);
+    await database.db
+      .updateTable('mcp_endpoints')
+      .set({ last_used_at: new Date().toISOString() })
+      .where('id', '=', 'e1')
+      .execute();
+    expect(database.changeMark()).toBe(mark);
+    // Any other change to the same tables counts.
+    await database.db.deleteFrom('mcp_endpoints').where('id', '=', 'e1').execute();
+    expect(database.changeMark()).not.toBe(mark);
+  });
+
+  it.skipIf(!pgUrl)('is undefined on PostgreSQL, which cannot tell cheaply', async () => {
+    const { database, drop } = await createPostgresTestDatabase(pgUrl as string);
+    onTestFinished(drop);
+    expect(database.changeMark()).toBeUndefined();
+  });
+});
+
+describe('LookupCache', () => {
+  it('answers from memory until the database changes, on any connection', async () => {
+    const [database, other] = await twoConnections();
+    const cache = new LookupCache<string>(database);
+    let reads = 0;
+    const read = async () => {
+      reads += 1;
+      return `read ${reads}`;
+    };
+
+    expect(await cache.get('k', read)).toBe('read 1');
+    expect(await cache.get('k', read)).toBe('read 1');
+    await addRole(database, 'here');
+    expect(await cache.get('k', read)).toBe('read 2');
+    await addRole(other, 'there');
+    database.refreshChangeMark(); // as each HTTP request does
+    expect(await cache.get('k', read)).toBe('read 3');
+    expect(reads).toBe(3);
+  });
+
+  it('keeps no misses, and nothing read while the database changed', async () => {
+    const [database] = await twoConnections();
+    const cache = new LookupCache<string>(database);
+    let reads = 0;
+    const miss = async () => {
+      reads += 1;
+      return undefined;
+    };
+    expect(await cache.get('missing', miss)).toBeUndefined();
+    expect(await cache.get('missing', miss)).toBeUndefined();
+    expect(reads).toBe(2);
+
+    // The value was read before a change landed: it may be stale, so the next get reads again.
+    const racing = async () => {
+      reads += 1;
+      await addRole(database, `raced-${reads}`);
+      return 'old';
+    };
+    expect(await cache.get('k', racing)).toBe('old');
+    expect(await cache.get('k', async () => 'new')).toBe('new');
+  });
+
+  it('starts over when full', async () => {
+    const [database] = await twoConnections();
+    const cache = new LookupCache<string>(database, 2);
+    let reads = 0;
+    const read = async () => `v${++reads}`;
+    await cache.get('a', read);
+    await cache.get('b', read);
+    await cache.get('c', read); // full: starts over with c alone
+    expect(await cache.get('c', read)).toBe('v3');
+    expect(await cache.get('a', read)).toBe('v4');
+  });
+
+  it.skipIf(!pgUrl)('reads every time on PostgreSQL', async () => {
+    const { database, drop } = await createPostgresTestDatabase(pgUrl as string);
+    onTestFinished(drop);
+    const cache = new LookupCache<number>(database);
+    let reads = 0;
+    const read = async () => ++reads;
+    await cache.get('k', read);
+    await cache.get('k', read);
+    expect(reads).toBe(2);
+  });
+});
