@@ -19,6 +19,7 @@ import {
 } from '@modelcontextprotocol/server';
 import type { ExecutionOutcome } from '../db/index.js';
 import { type ExecutionRecord, newExecutionId } from '../executions/index.js';
+import type { ServerLogger } from '../http/logger.js';
 import type { MountedTool } from '../registry/index.js';
 import { authRequiredMessage } from './auth-hint.js';
 import type { CallSite } from './call-site.js';
@@ -39,7 +40,7 @@ import { useRound } from './round-store.js';
 import { type McpRuntime, toolsOf } from './runtime.js';
 import { Sampler } from './sampler.js';
 import { TimeLimit } from './time-limit.js';
-import { toolLogger } from './tool-logger.js';
+import { lazyLogger, toolLogger } from './tool-logger.js';
 
 const INVALID_STATE = 'Invalid or expired requestState';
 /** The abort reason once a call is over (no Error: building its stack on every call costs). */
@@ -137,7 +138,12 @@ export async function callTool(
   // A retried round says how long the call has run: the sweeper of abandoned calls sees it alive.
   record(round === undefined ? {} : { durationMs: elapsed() });
 
-  const log = services.logger.child({ tool: tool.path, executionId, userId: subject });
+  // Made on first use: most calls log nothing.
+  let log: ServerLogger | undefined;
+  const toolLog = () => {
+    log ??= services.logger.child({ tool: tool.path, executionId, userId: subject });
+    return log;
+  };
   const controller = new AbortController();
   const limit = new TimeLimit(runtime.options.toolTimeoutMs, () =>
     controller.abort(new Stopped('timeout')),
@@ -199,7 +205,9 @@ export async function callTool(
       services.plugins.plugin(tool.pluginId)?.authProviders ?? [],
     ),
     elicit: elicitor.elicit,
-    logger: toolLogger(log, site, tool, ctx, services.redactor.value.bind(services.redactor)),
+    logger: lazyLogger(() =>
+      toolLogger(toolLog(), site, tool, ctx, services.redactor.value.bind(services.redactor)),
+    ),
   };
 
   try {
@@ -215,7 +223,7 @@ export async function callTool(
     if (pending.current !== undefined) return await ask();
     const checked = await validateToolOutput(tool.tool, output);
     if (!checked.success) {
-      log.error('tool output does not match its output schema', {
+      toolLog().error('tool output does not match its output schema', {
         issues: formatIssues(checked.issues),
       });
       return finish(
@@ -253,7 +261,7 @@ export async function callTool(
       const message = authRequiredMessage(error, services.baseUrl);
       return finish('error', errorResult(message), `No credential for ${error.provider}`);
     }
-    log.error('tool failed', {
+    toolLog().error('tool failed', {
       error: error instanceof Error ? (error.stack ?? error.message) : String(error),
     });
     return finish(

@@ -47,6 +47,20 @@ export function toolLogger(
   };
 }
 
+/** A logger made by `make` when a line is first logged. */
+export function lazyLogger(make: () => Logger): Logger {
+  let logger: Logger | undefined;
+  const made = () => {
+    logger ??= make();
+    return logger;
+  };
+  return {
+    info: (message, fields) => made().info(message, fields),
+    warn: (message, fields) => made().warn(message, fields),
+    error: (message, fields) => made().error(message, fields),
+  };
+}
+
 function clientLogLevel(site: CallSite, ctx: ServerContext): LoggingLevel | undefined {
   if (site.kind === 'session') return site.sessionLogLevel?.();
   const envelope: object | undefined = ctx.mcpReq.envelope;
