@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import type { GatewayDatabase } from '../db/index.js';
 import { createTestDatabase, databaseTargets } from '../db/test-database.js';
@@ -30,6 +31,23 @@ const base = {
 };
 
 describe('ExecutionRecorder', () => {
+  it('stores a batch on SQLite without a sync, and leaves every other commit synced', async () => {
+    const { database, recorder, rows } = await setup();
+    const synchronous = async () =>
+      (await sql<{ synchronous: number }>`pragma synchronous`.execute(database.db)).rows[0];
+    expect(await synchronous()).toEqual({ synchronous: 2 }); // FULL
+    recorder.write({ ...base, id: 'e1', outcome: 'ok', durationMs: 1 });
+    await recorder.flush();
+    expect(await rows()).toHaveLength(1);
+    expect(await synchronous()).toEqual({ synchronous: 2 });
+
+    // Also when the batch fails.
+    await sql`drop table executions`.execute(database.db);
+    recorder.write({ ...base, id: 'e2', outcome: 'ok', durationMs: 1 });
+    await recorder.flush();
+    expect(await synchronous()).toEqual({ synchronous: 2 });
+  });
+
   it('stores nothing on the call path and everything on flush, arguments redacted', async () => {
     const { recorder, rows } = await setup({ flushIntervalMs: 10_000 });
     recorder.write({ ...base, id: 'e1' });
