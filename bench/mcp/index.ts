@@ -10,13 +10,15 @@
  * the first tens of thousands of calls, which is one-off growth, not a leak (RSS levels off at
  * about 80,000 calls).
  * Targets (issue 5): ratio >= 0.8 at both concurrencies, added p99 <= 2 ms, RSS growth <= 20 MB
- * per 100,000 calls. Runs in about a minute on 2 idle vCPUs. `BENCH_BARE_BODY=text` makes the bare
- * server read request bodies the way the Gateway does (see server.ts); figures and what they
- * mean are in README.md.
+ * per 100,000 calls. Runs in about a minute on 2 idle vCPUs. `BENCH_BARE_BODY=sdk` makes the bare
+ * server read request bodies the SDK's documented way (see server.ts); `BENCH_PROFILE=gateway`
+ * (or `bare`) writes a CPU profile of that server. Figures and what they mean are in README.md.
  *
- * Run from the repository root: `pnpm exec tsx bench/mcp/index.ts`
+ * Run from the repository root: `pnpm bench mcp`, which builds the Gateway first (the Gateway
+ * measured is `packages/server/dist`).
  */
 import { type ChildProcess, fork } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -45,14 +47,24 @@ const RSS_WARMUP = Number(process.env.BENCH_RSS_WARMUP ?? 20_000);
 /** Calls the RSS growth is measured over; the 20 MB target is per 100,000 calls. */
 const RSS_CALLS = Number(process.env.BENCH_RSS_CALLS ?? 30_000);
 const serverScript = fileURLToPath(new URL('./server.ts', import.meta.url));
+const built = fileURLToPath(new URL('../../packages/server/dist/index.js', import.meta.url));
+if (!existsSync(built)) {
+  console.error('error: the Gateway is not built; run `pnpm bench mcp`, which builds it first');
+  process.exit(2);
+}
 // Resolution for the server processes only (tsx reads its `paths`): the workspace packages to
 // their sources, and the bare server's packages to the server package's dependencies, since
 // bench/ has none. Not a tsconfig for type-checking.
 const tsconfig = fileURLToPath(new URL('./tsx-paths.json', import.meta.url));
 
+/** `BENCH_PROFILE=gateway` (or `bare`): that server writes a V8 CPU profile to bench/mcp/profiles. */
+const PROFILE = process.env.BENCH_PROFILE;
+const profileDir = fileURLToPath(new URL('./profiles', import.meta.url));
+
 async function start(name: Target['name']): Promise<Target> {
+  const profile = PROFILE === name ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [];
   const child = fork(serverScript, [name], {
-    execArgv: ['--expose-gc', '--import', 'tsx'],
+    execArgv: ['--expose-gc', ...profile, '--import', 'tsx'],
     env: { ...process.env, TSX_TSCONFIG_PATH: tsconfig },
     stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
   });
@@ -153,12 +165,15 @@ const fmt = (n: number, digits = 2) => n.toFixed(digits);
 const verdict = (ok: boolean) => (ok ? 'PASS' : 'FAIL');
 
 const bare = await start('bare');
-const gateway = await start('gateway');
+const gateway = await start('gateway').catch((error: unknown) => {
+  bare.child.kill();
+  throw error;
+});
 try {
   for (const target of [bare, gateway]) await load(target, 16, WARMUP);
   console.log(
     'MCP benchmark: echo tool, tools/call over HTTP on 127.0.0.1, 2026-07-28 stateless; ' +
-      `bare server reads bodies ${process.env.BENCH_BARE_BODY === 'text' ? 'as text, like the Gateway' : 'the SDK way'}`,
+      `bare server reads bodies ${process.env.BENCH_BARE_BODY === 'sdk' ? 'the SDK way' : 'as text, like the Gateway'}`,
   );
   console.log(
     'conc  bare calls/s  gateway calls/s  ratio  bare p50/p99 ms  gateway p50/p99 ms  added p50/p99 ms',

@@ -1,24 +1,23 @@
 /**
  * One side of the MCP benchmark, run as a child process of `index.ts`:
- * - `gateway`: the Gateway (token auth, policy, execution records on a SQLite file) serving an
- *   echo tool at `/mcp`;
+ * - `gateway`: the Gateway as built for release (`packages/server/dist`, which `pnpm bench mcp`
+ *   builds first), with token auth, policy, execution records on a SQLite file and its request
+ *   log, serving an echo tool at `/mcp`;
  * - `bare`: the MCP SDK v2 alone, `createMcpHandler` with a new `McpServer` per request, serving
- *   the same echo tool. The handler reads the request body itself, as the SDK documents; with
- *   `BENCH_BARE_BODY=text` the body is read the way the Gateway reads it (`request.text()`, passed
- *   as `parsedBody`), for a baseline without that difference.
+ *   the same echo tool, reading the body the way the Gateway does (`request.text()`, passed as
+ *   `parsedBody`); `BENCH_BARE_BODY=sdk` lets the handler read it itself, as the SDK documents.
  * Both use the same HTTP stack (hono on @hono/node-server) and serve 2026-07-28 statelessly.
  * Prints `{ url, token? }` on stdout; answers `rss` messages with its RSS and heap after a GC.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { definePlugin, defineTool } from '@gateway/sdk';
+import { createGateway } from '@gateway/server';
 import { serve } from '@hono/node-server';
 import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import { createGateway } from '../../packages/server/src/index.js';
-import { createEndpoint } from '../../packages/server/src/mcp-endpoints/index.js';
 
 const input = z.object({ text: z.string() });
 const output = z.object({ text: z.string() });
@@ -42,44 +41,57 @@ async function startGateway(): Promise<{ url: string; token: string; stop: () =>
       }),
     ],
   });
+  const serviceSecret = randomBytes(24).toString('hex');
+  // The request log is written as in production, to a file descriptor (here /dev/null).
+  const log = openSync('/dev/null', 'w');
   const gateway = await createGateway({
     plugins: [plugin],
     configFile: false,
-    env: {},
+    env: { SERVICE_API_SECRET: serviceSecret },
     authSecret: randomBytes(32).toString('hex'),
     databaseUrl: join(dir, 'gateway.db'),
     host: '127.0.0.1',
     port: 0,
-    logSink: { write: () => {} },
+    logSink: { write: (line) => void writeSync(log, line) },
   });
-  gateway.services.plugins.mount({ id: 'bench', namespace: 'bench', pluginId: 'bench' });
-  const { db } = gateway.services.database;
-  const userId = crypto.randomUUID();
-  const now = new Date().toISOString();
-  await db
-    .insertInto('user')
-    .values({
-      id: userId,
-      name: 'Bench',
-      email: 'bench@example.test',
-      emailVerified: true,
-      image: null,
-      createdAt: now,
-      updatedAt: now,
-    })
-    .execute();
-  await db
-    .insertInto('user_roles')
-    .values({ user_id: userId, role_id: 'admin', assigned_at: now })
-    .execute();
-  const created = await createEndpoint(db, { userId, name: 'bench' });
-  if (!created.ok) throw new Error(created.problem);
   const { url } = await gateway.start();
+  // Set up as a user and an operator would: through the HTTP API.
+  const api = async (path: string, body: unknown, bearer?: string) => {
+    const response = await gateway.fetch(
+      new Request(`${url}${path}`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          origin: url,
+          ...(bearer === undefined ? {} : { authorization: `Bearer ${bearer}` }),
+        },
+        body: JSON.stringify(body),
+      }),
+    );
+    if (!response.ok) throw new Error(`${path}: ${response.status} ${await response.text()}`);
+    return response.json();
+  };
+  await api(
+    '/api/registry/sources',
+    { type: 'plugin', id: 'bench', namespace: 'bench', pluginId: 'bench' },
+    serviceSecret,
+  );
+  const signedUp = (await api('/api/auth/sign-up/email', {
+    name: 'Bench',
+    email: 'bench@example.test',
+    password: randomBytes(16).toString('hex'),
+  })) as { user: { id: string } };
+  const created = (await api(
+    '/api/connections/mcp-endpoints',
+    { userId: signedUp.user.id, name: 'bench' },
+    serviceSecret,
+  )) as { token: string };
   return {
     url,
-    token: created.endpoint.token,
+    token: created.token,
     stop: async () => {
       await gateway.stop();
+      closeSync(log);
       rmSync(dir, { recursive: true, force: true });
     },
   };
@@ -98,9 +110,10 @@ async function startBare(): Promise<{ url: string; stop: () => Promise<void> }> 
     );
     return server;
   });
-  // The SDK's own way by default: the handler reads the body itself (a clone and a web stream).
-  // BENCH_BARE_BODY=text reads it the way the Gateway does instead, as one piece.
-  const readsText = process.env.BENCH_BARE_BODY === 'text';
+  // By default the body is read the way the Gateway reads it, as one piece, and handed over
+  // parsed. BENCH_BARE_BODY=sdk lets the handler read it itself, as the SDK's examples do (a
+  // clone and a web stream: ~40 µs more a call, which would flatter the Gateway).
+  const readsText = process.env.BENCH_BARE_BODY !== 'sdk';
   const fetch = async (request: Request) =>
     readsText
       ? handler.fetch(request, { parsedBody: JSON.parse(await request.text()) })
