@@ -1,4 +1,4 @@
-import { type Insertable, type Kysely, sql } from 'kysely';
+import { CompiledQuery, type Insertable, type Kysely, sql } from 'kysely';
 import type {
   DatabaseSchema,
   ExecutionOutcome,
@@ -135,7 +135,7 @@ export class ExecutionRecorder {
           // loop for 1 to 3 ms.
           await sql`pragma synchronous = NORMAL`.execute(connection);
           try {
-            await insertRows(connection, rows);
+            await connection.executeQuery(sqliteUpsert(rows));
           } finally {
             await sql`pragma synchronous = FULL`.execute(connection);
           }
@@ -150,6 +150,41 @@ export class ExecutionRecorder {
       });
     }
   }
+}
+
+const COLUMNS = [
+  'id',
+  'user_id',
+  'tool_path',
+  'started_at',
+  'duration_ms',
+  'outcome',
+  'approval',
+  'approved_by',
+  'arguments',
+  'error',
+] as const satisfies readonly (keyof Row)[];
+const UPDATED = ['duration_ms', 'outcome', 'approval', 'approved_by', 'error'] as const;
+const upsertSql = new Map<number, string>();
+
+/**
+ * {@link insertRows} for SQLite, its SQL written once per batch size: kysely's builder spent
+ * ~8 µs a record building and compiling a 50-row insert, more than SQLite spends storing it.
+ */
+function sqliteUpsert(rows: Row[]): CompiledQuery {
+  let text = upsertSql.get(rows.length);
+  if (text === undefined) {
+    const tuple = `(${COLUMNS.map(() => '?').join(', ')})`;
+    text =
+      `insert into "executions" (${COLUMNS.map((column) => `"${column}"`).join(', ')}) values ` +
+      `${Array.from({ length: rows.length }, () => tuple).join(', ')} on conflict ("id") do update set ` +
+      `${UPDATED.map((column) => `"${column}" = "excluded"."${column}"`).join(', ')} ` +
+      'where "executions"."outcome" is null';
+    upsertSql.set(rows.length, text);
+  }
+  const parameters: unknown[] = [];
+  for (const row of rows) for (const column of COLUMNS) parameters.push(row[column] ?? null);
+  return CompiledQuery.raw(text, parameters);
 }
 
 /** One multi-row upsert; a record never loses the outcome it has. */
