@@ -36,5 +36,28 @@ export function createLogger(
   };
 }
 
-/** Stdout as a sink. */
-export const stdoutSink: LogSink = { write: (line) => process.stdout.write(line) };
+/**
+ * A sink that gathers the lines of one turn of the event loop and hands them to `write` at once:
+ * a busy gateway logs a line per request, and one write per line cost a system call each. What
+ * is gathered is written at the end of the turn, and at the latest when the process exits.
+ */
+export function batchedSink(write: (text: string) => void): LogSink & { flush(): void } {
+  let pending: string[] = [];
+  const flush = () => {
+    if (pending.length === 0) return;
+    const text = pending.join('');
+    pending = [];
+    write(text);
+  };
+  process.on('exit', flush);
+  return {
+    flush,
+    write(line) {
+      if (pending.length === 0) setImmediate(flush);
+      pending.push(line);
+    },
+  };
+}
+
+/** Stdout as a sink, a turn's lines at a time. */
+export const stdoutSink: LogSink = batchedSink((text) => process.stdout.write(text));
