@@ -2,15 +2,16 @@
  * One side of the MCP benchmark, run as a child process of `index.ts`:
  * - `gateway`: the Gateway as built for release (`packages/server/dist`, which `pnpm bench mcp`
  *   builds first), with token auth, policy, execution records on a SQLite file and its request
- *   log, serving an echo tool at `/mcp`;
+ *   log on stdout (which the benchmark sends to /dev/null), serving an echo tool at `/mcp`;
  * - `bare`: the MCP SDK v2 alone, `createMcpHandler` with a new `McpServer` per request, serving
  *   the same echo tool, reading the body the way the Gateway does (`request.text()`, passed as
  *   `parsedBody`); `BENCH_BARE_BODY=sdk` lets the handler read it itself, as the SDK documents.
  * Both use the same HTTP stack (hono on @hono/node-server) and serve 2026-07-28 statelessly.
- * Prints `{ url, token? }` on stdout; answers `rss` messages with its RSS and heap after a GC.
+ * Sends `{ started: { url, token? } }` to the parent; answers `rss` messages with its RSS and heap
+ * after a GC.
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { definePlugin, defineTool } from '@gateway/sdk';
@@ -42,8 +43,6 @@ async function startGateway(): Promise<{ url: string; token: string; stop: () =>
     ],
   });
   const serviceSecret = randomBytes(24).toString('hex');
-  // The request log is written as in production, to a file descriptor (here /dev/null).
-  const log = openSync('/dev/null', 'w');
   const gateway = await createGateway({
     plugins: [plugin],
     configFile: false,
@@ -52,7 +51,6 @@ async function startGateway(): Promise<{ url: string; token: string; stop: () =>
     databaseUrl: join(dir, 'gateway.db'),
     host: '127.0.0.1',
     port: 0,
-    logSink: { write: (line) => void writeSync(log, line) },
   });
   const { url } = await gateway.start();
   // Set up as a user and an operator would: through the HTTP API.
@@ -91,7 +89,6 @@ async function startGateway(): Promise<{ url: string; token: string; stop: () =>
     token: created.token,
     stop: async () => {
       await gateway.stop();
-      closeSync(log);
       rmSync(dir, { recursive: true, force: true });
     },
   };
@@ -130,9 +127,9 @@ async function startBare(): Promise<{ url: string; stop: () => Promise<void> }> 
 
 const kind = process.argv[2];
 const started = kind === 'gateway' ? await startGateway() : await startBare();
-process.stdout.write(
-  `${JSON.stringify({ url: started.url, token: 'token' in started ? started.token : undefined })}\n`,
-);
+process.send?.({
+  started: { url: started.url, token: 'token' in started ? started.token : undefined },
+});
 process.on('message', (message) => {
   if (message === 'rss') {
     globalThis.gc?.();
