@@ -1,6 +1,6 @@
-import { CompiledQuery, type Insertable, type Kysely, sql } from 'kysely';
+import { CompiledQuery, type Insertable, sql } from 'kysely';
 import type {
-  DatabaseSchema,
+  DatabaseDialect,
   ExecutionOutcome,
   ExecutionsTable,
   GatewayDatabase,
@@ -126,6 +126,7 @@ export class ExecutionRecorder {
 
   async #store(rows: Row[]): Promise<void> {
     try {
+      const upsert = upsertQuery(this.#database.dialect, rows);
       if (this.#database.dialect === 'sqlite') {
         await this.#database.db.connection().execute(async (connection) => {
           // The connection is held: nothing else runs between the pragmas, so every other commit
@@ -135,13 +136,13 @@ export class ExecutionRecorder {
           // loop for 1 to 3 ms.
           await sql`pragma synchronous = NORMAL`.execute(connection);
           try {
-            await connection.executeQuery(sqliteUpsert(rows));
+            await connection.executeQuery(upsert);
           } finally {
             await sql`pragma synchronous = FULL`.execute(connection);
           }
         });
       } else {
-        await insertRows(this.#database.db, rows);
+        await this.#database.db.executeQuery(upsert);
       }
     } catch (error) {
       this.#logger.error('execution records not stored', {
@@ -165,46 +166,30 @@ const COLUMNS = [
   'error',
 ] as const satisfies readonly (keyof Row)[];
 const UPDATED = ['duration_ms', 'outcome', 'approval', 'approved_by', 'error'] as const;
-const upsertSql = new Map<number, string>();
+const upsertSql = new Map<string, string>();
 
 /**
- * {@link insertRows} for SQLite, its SQL written once per batch size: kysely's builder spent
- * ~8 µs a record building and compiling a 50-row insert, more than SQLite spends storing it.
+ * One multi-row upsert of `rows`, in which a record never loses the outcome it has. Its SQL is
+ * written once per dialect and batch size: kysely's builder spent ~8 µs a record building and
+ * compiling a 50-row insert, more than SQLite spends storing it.
  */
-function sqliteUpsert(rows: Row[]): CompiledQuery {
-  let text = upsertSql.get(rows.length);
+function upsertQuery(dialect: DatabaseDialect, rows: Row[]): CompiledQuery {
+  const key = `${dialect}:${rows.length}`;
+  let text = upsertSql.get(key);
   if (text === undefined) {
-    const tuple = `(${COLUMNS.map(() => '?').join(', ')})`;
+    let next = 0;
+    const placeholder = dialect === 'postgres' ? () => `$${++next}` : () => '?';
+    const tuples = rows.map(() => `(${COLUMNS.map(placeholder).join(', ')})`);
     text =
       `insert into "executions" (${COLUMNS.map((column) => `"${column}"`).join(', ')}) values ` +
-      `${Array.from({ length: rows.length }, () => tuple).join(', ')} on conflict ("id") do update set ` +
+      `${tuples.join(', ')} on conflict ("id") do update set ` +
       `${UPDATED.map((column) => `"${column}" = "excluded"."${column}"`).join(', ')} ` +
       'where "executions"."outcome" is null';
-    upsertSql.set(rows.length, text);
+    upsertSql.set(key, text);
   }
   const parameters: unknown[] = [];
   for (const row of rows) for (const column of COLUMNS) parameters.push(row[column] ?? null);
   return CompiledQuery.raw(text, parameters);
-}
-
-/** One multi-row upsert; a record never loses the outcome it has. */
-function insertRows(db: Kysely<DatabaseSchema>, rows: Row[]): Promise<unknown> {
-  return db
-    .insertInto('executions')
-    .values(rows)
-    .onConflict((conflict) =>
-      conflict
-        .column('id')
-        .doUpdateSet((eb) => ({
-          duration_ms: eb.ref('excluded.duration_ms'),
-          outcome: eb.ref('excluded.outcome'),
-          approval: eb.ref('excluded.approval'),
-          approved_by: eb.ref('excluded.approved_by'),
-          error: eb.ref('excluded.error'),
-        }))
-        .where('executions.outcome', 'is', null),
-    )
-    .execute();
 }
 
 function toRow(record: ExecutionRecord): Row {
