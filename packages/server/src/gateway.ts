@@ -209,8 +209,8 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
   app.use('*', requestLog(logger));
   // Tokens and roles are cached while the database is unchanged; a request sees every commit
   // made before it began (db/lookup-cache.ts).
-  app.use('*', (_c, next) => {
-    database.refreshChangeMark();
+  app.use('*', (c, next) => {
+    database.refreshChangeMark(fromNetwork(c.env));
     return next();
   });
   app.use(
@@ -311,6 +311,14 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
       await database.close();
     },
   };
+}
+
+/**
+ * Whether a request came from the network (`@hono/node-server` binds the socket's message as
+ * `incoming`) rather than in-process, through `gateway.fetch()`.
+ */
+function fromNetwork(env: unknown): boolean {
+  return typeof env === 'object' && env !== null && 'incoming' in env;
 }
 
 function trimSlash(url: string): string {

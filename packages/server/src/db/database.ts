@@ -25,9 +25,11 @@ export interface GatewayDatabase {
   /**
    * Makes the next {@link changeMark} look at the database again rather than reuse what it saw
    * earlier in this turn of the event loop. Called as each HTTP request starts: what the request
-   * looks up then reflects every commit made before it began, on any instance.
+   * looks up then reflects every commit made before it began, on any instance. Requests from the
+   * network (`fromNetwork`) share one look per turn, which is as fresh for each of them (see
+   * `SqliteChangeMark.refresh` in db/sqlite.ts); a request handed over in-process does not.
    */
-  refreshChangeMark(): void;
+  refreshChangeMark(fromNetwork: boolean): void;
   /** Closes the file or the pool. Safe to call more than once. */
   close(): Promise<void>;
 }

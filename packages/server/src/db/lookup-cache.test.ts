@@ -36,6 +36,11 @@ async function addRole(database: GatewayDatabase, id: string) {
     .execute();
 }
 
+/** Lets the event loop finish its turn (the change mark forgets what it read). */
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
 describe('SQLite change mark', () => {
   it('stays while the database is only read', async () => {
     const [database] = await twoConnections();
@@ -55,13 +60,48 @@ describe('SQLite change mark', () => {
     const [database, other] = await twoConnections();
     const mark = database.changeMark();
     await addRole(other, 'elsewhere');
-    database.refreshChangeMark();
+    database.refreshChangeMark(false);
     const changed = database.changeMark();
     expect(changed).not.toBe(mark);
 
     await addRole(other, 'later');
-    await new Promise((resolve) => setImmediate(resolve));
+    await nextTurn();
     expect(database.changeMark()).not.toBe(changed);
+  });
+
+  it('is refreshed once a turn for requests from the network, always for in-process ones', async () => {
+    const [database, other] = await twoConnections();
+    await nextTurn();
+    database.refreshChangeMark(true);
+    const first = database.changeMark();
+    // Taken from the network together with the first request: it cannot follow this commit.
+    await addRole(other, 'same-turn');
+    database.refreshChangeMark(true);
+    expect(database.changeMark()).toBe(first);
+    // An in-process request may follow it (its caller awaited the commit in this turn).
+    database.refreshChangeMark(false);
+    const inProcess = database.changeMark();
+    expect(inProcess).not.toBe(first);
+
+    // The next turn's requests see what was committed before it.
+    await addRole(other, 'next-turn');
+    await nextTurn();
+    database.refreshChangeMark(true);
+    expect(database.changeMark()).not.toBe(inProcess);
+  });
+
+  it('shares a refresh among requests from the network for a few milliseconds at most', async () => {
+    const [database, other] = await twoConnections();
+    await nextTurn();
+    database.refreshChangeMark(true);
+    const first = database.changeMark();
+    await addRole(other, 'long-turn');
+    const until = performance.now() + 10;
+    while (performance.now() < until) {
+      // A turn busy with over a thousand requests.
+    }
+    database.refreshChangeMark(true);
+    expect(database.changeMark()).not.toBe(first);
   });
 
   it('stays while execution records and token use times are written', async () => {
@@ -112,7 +152,7 @@ describe('LookupCache', () => {
     await addRole(database, 'here');
     expect(await cache.get('k', read)).toBe('read 2');
     await addRole(other, 'there');
-    database.refreshChangeMark(); // as each HTTP request does
+    database.refreshChangeMark(false); // as each HTTP request does
     expect(await cache.get('k', read)).toBe('read 3');
     expect(reads).toBe(3);
   });

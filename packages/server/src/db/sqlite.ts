@@ -16,7 +16,7 @@ export const SQLITE_MEMORY = ':memory:';
 export interface OpenedSqlite {
   dialect: SqliteDialect;
   changeMark: () => string;
-  refreshChangeMark: () => void;
+  refreshChangeMark: (fromNetwork: boolean) => void;
 }
 
 /**
@@ -52,7 +52,7 @@ export function openSqlite(path: string): OpenedSqlite {
       database: withPortableParameters(database, mark),
     }),
     changeMark: () => mark.read(),
-    refreshChangeMark: () => mark.refresh(),
+    refreshChangeMark: (fromNetwork) => mark.refresh(fromNetwork),
   };
 }
 
@@ -62,6 +62,9 @@ export function openSqlite(path: string): OpenedSqlite {
  * per token). They leave the change mark as it is, or a busy gateway would forget its cached
  * tokens and roles after every batch of execution records.
  */
+/** How long requests from the network may share one refresh of the change mark, at most. */
+const SHARED_REFRESH_MS = 5;
+
 const UNMARKED_WRITE =
   /^(?:insert into "executions"|update "executions"|pragma synchronous = (?:NORMAL|FULL)$|update "(?:mcp_endpoints|api_tokens)" set "last_used_at" = \? where "id" = \?$)/;
 
@@ -74,16 +77,22 @@ const UNMARKED_WRITE =
  * mark may change when nothing did, never stay when something did.
  *
  * `data_version` is not read on every call: in WAL mode reading it starts a read transaction
- * (file locks, ~5-15 µs), as much as a lookup it saves. It is read again after {@link refresh}
- * (each HTTP request starts with it, so whatever a request looks up reflects every commit made
- * before the request began) and after each turn of the event loop (for work outside requests).
+ * (file locks, ~5-15 µs), as much as a lookup it saves. A read is kept until {@link refresh}, and
+ * never past the turn of the event loop it was made in (for work outside requests). Each HTTP
+ * request starts with a refresh, so what it looks up reflects every commit made before it began;
+ * requests from the network share one refresh per turn (see {@link refresh}).
  */
 class SqliteChangeMark {
   readonly #dataVersion: Database.Statement<[], number>;
   #version: number | undefined;
   #writes = 0;
-  readonly #forgetVersion = () => {
+  /** When requests from the network last refreshed in this turn (`performance.now()`). */
+  #sharedSince: number | undefined;
+  #turnEnding = false;
+  readonly #endTurn = () => {
+    this.#turnEnding = false;
     this.#version = undefined;
+    this.#sharedSince = undefined;
   };
 
   constructor(database: Database.Database) {
@@ -95,17 +104,40 @@ class SqliteChangeMark {
     if (!readonly && !UNMARKED_WRITE.test(sql)) this.#writes += 1;
   }
 
-  /** Makes the next {@link read} ask SQLite for `data_version` again. */
-  refresh(): void {
+  /**
+   * Makes the next {@link read} ask SQLite for `data_version` again, as a request begins.
+   *
+   * A request from the network (`fromNetwork`) shares the refresh of the first one in its turn of
+   * the event loop: node took this turn's requests from the network together, before the first
+   * of them was handled, so a commit one of them can know of (its client saw it end before
+   * sending the request) ended before that refresh's read. When node takes more than one batch of
+   * requests in a turn (over 1,024 sockets ready at once), a later batch may follow commits made
+   * after the read; a shared refresh lasts at most {@link SHARED_REFRESH_MS}, which bounds the
+   * staleness then. A request handed over in-process (`gateway.fetch()`) can follow a commit made
+   * earlier in the same turn, so it always refreshes.
+   */
+  refresh(fromNetwork: boolean): void {
+    if (fromNetwork) {
+      const now = performance.now();
+      if (this.#sharedSince !== undefined && now - this.#sharedSince <= SHARED_REFRESH_MS) return;
+      this.#sharedSince = now;
+      this.#endTurnLater();
+    }
     this.#version = undefined;
   }
 
   read(): string {
     if (this.#version === undefined) {
       this.#version = this.#dataVersion.get();
-      setImmediate(this.#forgetVersion);
+      this.#endTurnLater();
     }
     return `${this.#version}.${this.#writes}`;
+  }
+
+  #endTurnLater(): void {
+    if (this.#turnEnding) return;
+    this.#turnEnding = true;
+    setImmediate(this.#endTurn);
   }
 }
 
