@@ -159,11 +159,11 @@ function createPrivateFile(path: string): void {
 /** How many prepared statements a connection keeps; the hot queries are a few dozen. */
 const STATEMENT_CACHE_SIZE = 200;
 /**
- * Longer SQL is not kept: it is a multi-row insert (a batch of execution records), whose text
- * varies with the batch size and which holds about 1.3 KB of memory per row, so two hundred of
- * them would hold megabytes; preparing one is a small part of running it.
+ * Longer SQL is not kept: one-off statements whose text varies with a list's length, which can
+ * hold tens of kilobytes each. The longest kept on purpose is the 32-row upsert of execution
+ * records (~1.4 KB of SQL, ~40 KB prepared; executions/recorder.ts).
  */
-const STATEMENT_CACHE_MAX_SQL = 1000;
+const STATEMENT_CACHE_MAX_SQL = 1500;
 
 /**
  * better-sqlite3 refuses to bind booleans and `Date`s, which `pg` accepts. better-auth's columns

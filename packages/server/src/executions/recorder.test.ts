@@ -106,6 +106,23 @@ describe('ExecutionRecorder', () => {
     });
   });
 
+  it('stores none of a batch when part of it fails', async () => {
+    const { database, recorder, rows, lines } = await setup({ flushIntervalMs: 10_000 });
+    // A trigger fails the 40th row: its chunk comes after a 32-row chunk that went in.
+    await sql`create trigger no_e39 before insert on executions when new.id = 'e39' begin select raise(abort, 'refused'); end`.execute(
+      database.db,
+    );
+    for (let i = 0; i < 41; i += 1)
+      recorder.write({ ...base, id: `e${i}`, outcome: 'ok', durationMs: 1 });
+    await recorder.flush();
+    expect(await rows()).toEqual([]);
+    expect(lines.join('')).toContain('execution records not stored');
+    // The next batch is stored as usual.
+    recorder.write({ ...base, id: 'later', outcome: 'ok', durationMs: 1 });
+    await recorder.flush();
+    expect(await rows()).toHaveLength(1);
+  });
+
   it('logs a batch the database refuses instead of failing the call', async () => {
     const { database, recorder, lines } = await setup();
     recorder.write({ ...base, id: 'e1', outcome: 'ok', durationMs: 1 });
@@ -139,6 +156,23 @@ for (const target of databaseTargets()) {
       expect(await rows()).toMatchObject([
         { id: 'e1', outcome: 'ok', duration_ms: 3, approved_by: 'u1' },
       ]);
+    });
+
+    it('stores a batch of any size whole (SQLite writes it in chunks, in one transaction)', async () => {
+      const { recorder, rows } = await setup({ flushIntervalMs: 10_000 }, async () => {
+        const { database, cleanup } = await target.open();
+        onTestFinished(cleanup);
+        return database;
+      });
+      const ids = (count: number, from: number) =>
+        Array.from({ length: count }, (_, i) => `e${String(from + i).padStart(3, '0')}`);
+      // 45 rows: chunks of 32, 8, 2, 2 and 1 on SQLite.
+      for (const id of ids(45, 0)) recorder.write({ ...base, id, outcome: 'ok', durationMs: 1 });
+      await recorder.flush();
+      expect((await rows()).map((row) => row.id).sort()).toEqual(ids(45, 0));
+      for (const id of ids(77, 45)) recorder.write({ ...base, id });
+      await recorder.flush();
+      expect(await rows()).toHaveLength(122);
     });
   });
 }
