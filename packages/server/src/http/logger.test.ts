@@ -1,5 +1,72 @@
 import { describe, expect, it } from 'vitest';
-import { batchedSink } from './logger.js';
+import { batchedSink, createLogger } from './logger.js';
+import { REDACTED, Redactor } from './redact.js';
+
+describe('createLogger', () => {
+  const secret = 'configured-secret-value';
+  const capture = () => {
+    const lines: string[] = [];
+    const logger = createLogger({ write: (line) => lines.push(line) }, new Redactor([secret]));
+    const parsed = () => lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+    return { logger, lines, parsed };
+  };
+
+  it('writes one JSON line per call: time, level, message, then the fields', () => {
+    const { logger, lines, parsed } = capture();
+    logger.info('request', { route: '/mcp', status: 200, userId: undefined });
+    logger.warn('bare');
+    expect(lines.every((line) => line.endsWith('}\n') && !line.slice(0, -1).includes('\n'))).toBe(
+      true,
+    );
+    const [first, second] = parsed();
+    expect(Object.keys(first ?? {})).toEqual(['time', 'level', 'msg', 'route', 'status']);
+    expect(first).toMatchObject({ level: 'info', msg: 'request', route: '/mcp', status: 200 });
+    expect(new Date(first?.time as string).toISOString()).toBe(first?.time);
+    expect(second).toEqual({ time: expect.any(String), level: 'warn', msg: 'bare' });
+  });
+
+  it('scrubs the message and the fields, and keeps its own time, level and message', () => {
+    const { logger, parsed } = capture();
+    logger.error(`failed with ${secret}`, {
+      msg: 'not the message',
+      level: 'debug',
+      time: 'then',
+      password: 'hunter2-password',
+      detail: { header: `Bearer ${'a'.repeat(20)}` },
+    });
+    expect(parsed()[0]).toEqual({
+      time: expect.any(String),
+      level: 'error',
+      msg: `failed with ${REDACTED}`,
+      password: REDACTED,
+      detail: { header: REDACTED },
+    });
+  });
+
+  it("adds a child logger's fields to each of its lines, the line's own fields last", () => {
+    const { logger, parsed } = capture();
+    const child = logger.child({ tool: 'demo.echo.say', executionId: 'e1' });
+    child.info('tool log', { executionId: 'e2', note: 'hi' });
+    child.info('no fields');
+    expect(parsed()).toEqual([
+      {
+        time: expect.any(String),
+        level: 'info',
+        msg: 'tool log',
+        tool: 'demo.echo.say',
+        executionId: 'e2',
+        note: 'hi',
+      },
+      {
+        time: expect.any(String),
+        level: 'info',
+        msg: 'no fields',
+        tool: 'demo.echo.say',
+        executionId: 'e1',
+      },
+    ]);
+  });
+});
 
 describe('batchedSink', () => {
   it('writes the lines of one turn of the event loop at once, in order, after the turn', async () => {

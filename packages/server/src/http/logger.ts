@@ -17,15 +17,28 @@ export interface ServerLogger {
   child(fields: Record<string, unknown>): ServerLogger;
 }
 
-/** Writes JSON lines `{ time, level, msg, ...fields }` with secrets scrubbed. */
+/**
+ * Writes JSON lines `{ time, level, msg, ...fields }` with secrets scrubbed. A field named `time`,
+ * `level` or `msg` is left out: those are the line's own.
+ */
 export function createLogger(
   sink: LogSink,
   redactor: Redactor,
   base: Record<string, unknown> = {},
 ): ServerLogger {
-  const log = (level: LogLevel, message: string, fields: Record<string, unknown> = {}) => {
-    const line = { time: new Date().toISOString(), level, msg: message, ...base, ...fields };
-    sink.write(`${JSON.stringify(redactor.value(line))}\n`);
+  const hasBase = Object.keys(base).length > 0;
+  const log = (level: LogLevel, message: string, fields?: Record<string, unknown>) => {
+    const head = `{"time":"${isoNow()}","level":"${level}","msg":${JSON.stringify(redactor.text(message))}`;
+    const own = hasBase ? { ...base, ...fields } : fields;
+    if (own === undefined) {
+      sink.write(`${head}}\n`);
+    } else if ('time' in own || 'level' in own || 'msg' in own) {
+      // A field may not stand in for the line's own.
+      const { time: _time, level: _level, msg: _msg, ...rest } = own;
+      sink.write(`${head}${restOfObject(rest, redactor)}\n`);
+    } else {
+      sink.write(`${head}${restOfObject(own, redactor)}\n`);
+    }
   };
   return {
     log,
@@ -34,6 +47,25 @@ export function createLogger(
     error: (message, fields) => log('error', message, fields),
     child: (fields) => createLogger(sink, redactor, { ...base, ...fields }),
   };
+}
+
+/** `fields` scrubbed as JSON, without its opening brace, to follow a line's own fields. */
+function restOfObject(fields: Record<string, unknown>, redactor: Redactor): string {
+  const json = JSON.stringify(redactor.value(fields));
+  return json === '{}' ? '}' : `,${json.slice(1)}`;
+}
+
+let isoAt = Number.NaN;
+let iso = '';
+
+/** The time as ISO 8601 text, made once per millisecond (a busy gateway logs several). */
+function isoNow(): string {
+  const now = Date.now();
+  if (now !== isoAt) {
+    isoAt = now;
+    iso = new Date(now).toISOString();
+  }
+  return iso;
 }
 
 /**

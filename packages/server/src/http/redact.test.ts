@@ -80,4 +80,31 @@ describe('Redactor', () => {
       nested: { list: [`Bearer ${REDACTED}`, 'plain'], password: null },
     });
   });
+
+  it('hands back clean values as they are, and copies, never changes, values it scrubs', () => {
+    const clean = { msg: 'request', status: 200, nested: { list: ['a', 1, null] } };
+    expect(redactor.value(clean)).toBe(clean);
+
+    const input = { route: '/mcp', list: ['plain', `Bearer ${secret}`], token: 'x' };
+    const scrubbed = redactor.value(input);
+    expect(scrubbed).toEqual({
+      route: '/mcp',
+      list: ['plain', `Bearer ${REDACTED}`],
+      token: REDACTED,
+    });
+    expect(input).toEqual({ route: '/mcp', list: ['plain', `Bearer ${secret}`], token: 'x' });
+  });
+
+  it('logs other objects by their own fields only, never by their toJSON()', () => {
+    const url = new URL('postgres://app:hunter2-long-password@db.example.test/gateway');
+    expect(JSON.stringify(redactor.value({ url }))).toBe('{"url":{}}');
+    class Holder {
+      apiKey = 'sk-live-value';
+      label = 'kept';
+      toJSON() {
+        return { apiKey: this.apiKey };
+      }
+    }
+    expect(redactor.value(new Holder())).toEqual({ apiKey: REDACTED, label: 'kept' });
+  });
 });

@@ -52,18 +52,60 @@ export class Redactor {
     return out;
   }
 
-  /** Scrubs a JSON-like value: secret-named fields entirely, every string by pattern. */
+  /**
+   * Scrubs a JSON-like value: secret-named fields entirely, every string by pattern. Plain objects
+   * and arrays with nothing to scrub come back as they are (most log lines have nothing); other
+   * objects come back as plain objects of their own fields (so no `toJSON()` of theirs, a URL's
+   * with its password say, reaches a log line).
+   */
   value(input: unknown, depth = 0): unknown {
     if (typeof input === 'string') return this.text(input);
     if (depth > 8 || input === null || typeof input !== 'object') return input;
-    if (Array.isArray(input)) return input.map((item) => this.value(item, depth + 1));
-    const out: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(input)) {
-      out[key] =
-        SECRET_KEY.test(key) && item !== null && item !== undefined
-          ? REDACTED
-          : this.value(item, depth + 1);
+    if (Array.isArray(input)) return this.#array(input, depth);
+    const prototype = Object.getPrototypeOf(input);
+    if (prototype === Object.prototype || prototype === null) {
+      return this.#object(input as Record<string, unknown>, depth);
     }
+    const out: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(input)) out[key] = this.#field(key, item, depth);
     return out;
+  }
+
+  #field(key: string, item: unknown, depth: number): unknown {
+    return SECRET_KEY.test(key) && item !== null && item !== undefined
+      ? REDACTED
+      : this.value(item, depth + 1);
+  }
+
+  /** A plain object scrubbed, copied only once a field changes. */
+  #object(input: Record<string, unknown>, depth: number): Record<string, unknown> {
+    let out: Record<string, unknown> | undefined;
+    const keys = Object.keys(input);
+    for (let index = 0; index < keys.length; index += 1) {
+      const key = keys[index] as string;
+      const item = input[key];
+      const clean = this.#field(key, item, depth);
+      if (out === undefined && clean !== item) {
+        out = {};
+        for (let before = 0; before < index; before += 1) {
+          const earlier = keys[before] as string;
+          out[earlier] = input[earlier];
+        }
+      }
+      if (out !== undefined) out[key] = clean;
+    }
+    return out ?? input;
+  }
+
+  /** An array scrubbed, copied only once an item changes. */
+  #array(input: unknown[], depth: number): unknown[] {
+    let out: unknown[] | undefined;
+    for (let index = 0; index < input.length; index += 1) {
+      const item = input[index];
+      const clean = this.value(item, depth + 1);
+      if (out === undefined && clean !== item) out = input.slice(0, index);
+      if (out !== undefined) out.push(clean);
+    }
+    return out ?? input;
   }
 }

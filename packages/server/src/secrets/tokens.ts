@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { MASK_CHAR, MASK_RUN, maskSecret, REVEALED_CHARS } from './mask.js';
 
 /** What a gateway token is for: an MCP endpoint, the CLI, or a service account. */
@@ -44,7 +44,8 @@ function randomBase62(length: number): string {
  * await db.selectFrom('mcp_endpoints').where('token_hash', '=', hashToken(token))
  */
 export function hashToken(token: string): string {
-  return createHash('sha256').update(token, 'utf8').digest('hex');
+  // The one-shot hash: a Hash object per call cost a few µs on every MCP request.
+  return hash('sha256', token, 'hex');
 }
 
 /**
