@@ -4,7 +4,8 @@
  * tool, both serving 2026-07-28 statelessly, measured in the same run at 1 and 16 concurrent
  * clients. Each server runs in its own process; this process only generates load.
  *
- * Prints calls/s of both, their ratio, the Gateway's added p50 and p99 latency, and the Gateway's
+ * Prints calls/s of both, their ratio, the Gateway's added p50 and p99 latency, each server
+ * process's CPU time per call (which the ratio follows when the servers are busy), and the Gateway's
  * RSS growth over `BENCH_RSS_CALLS` calls (default 30,000, to stay under two minutes; the target is
  * per 100,000), measured after `BENCH_RSS_WARMUP` (default 20,000) calls: V8 sizes its heap over
  * the first tens of thousands of calls, which is one-off growth, not a leak (RSS levels off at
@@ -33,6 +34,8 @@ interface Run {
   callsPerSecond: number;
   p50: number;
   p99: number;
+  /** The server process's CPU time (user + system) per call, in microseconds. */
+  cpuPerCall: number;
 }
 
 /**
@@ -141,6 +144,7 @@ async function load(target: Target, concurrency: number, calls: number): Promise
   const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
   const latencies: number[] = [];
   let next = 0;
+  const cpuBefore = await cpuTime(target);
   const started = performance.now();
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
@@ -151,11 +155,20 @@ async function load(target: Target, concurrency: number, calls: number): Promise
     }),
   );
   const seconds = (performance.now() - started) / 1000;
+  const cpuPerCall = ((await cpuTime(target)) - cpuBefore) / calls;
   agent.destroy();
   latencies.sort((a, b) => a - b);
   const at = (q: number) =>
     latencies[Math.min(latencies.length - 1, Math.ceil(q * latencies.length) - 1)] ?? 0;
-  return { callsPerSecond: calls / seconds, p50: at(0.5), p99: at(0.99) };
+  return { callsPerSecond: calls / seconds, p50: at(0.5), p99: at(0.99), cpuPerCall };
+}
+
+/** The server process's CPU time so far (user + system), in microseconds. */
+function cpuTime(target: Target): Promise<number> {
+  return new Promise((resolve) => {
+    target.child.once('message', (message: { cpu: number }) => resolve(message.cpu));
+    target.child.send('cpu');
+  });
 }
 
 function memory(target: Target): Promise<{ rss: number; heapUsed: number }> {
@@ -190,7 +203,7 @@ try {
     `medians of ${ROUNDS} rounds, each measuring both servers back to back (ratio and added latency taken within each round)`,
   );
   console.log(
-    'conc  bare calls/s  gateway calls/s  ratio  bare p50/p99 ms  gateway p50/p99 ms  added p50/p99 ms',
+    'conc  bare calls/s  gateway calls/s  ratio  bare p50/p99 ms  gateway p50/p99 ms  added p50/p99 ms  CPU µs/call bare/gateway',
   );
   const rows: { concurrency: number; ratio: number; addedP99: number }[] = [];
   for (const concurrency of [1, 16] as const) {
@@ -214,6 +227,7 @@ try {
       callsPerSecond: median(list.map((run) => run.callsPerSecond)),
       p50: median(list.map((run) => run.p50)),
       p99: median(list.map((run) => run.p99)),
+      cpuPerCall: median(list.map((run) => run.cpuPerCall)),
     });
     const b = typical(runs.bare);
     const g = typical(runs.gateway);
@@ -230,6 +244,7 @@ try {
         `${fmt(b.p50)}/${fmt(b.p99)}`.padStart(16),
         `${fmt(g.p50)}/${fmt(g.p99)}`.padStart(19),
         `${fmt(addedP50)}/${fmt(addedP99)}`.padStart(17),
+        `${fmt(b.cpuPerCall, 0)}/${fmt(g.cpuPerCall, 0)}`.padStart(24),
       ].join('  '),
     );
   }

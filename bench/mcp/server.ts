@@ -7,8 +7,8 @@
  *   the same echo tool, reading the body the way the Gateway does (`request.text()`, passed as
  *   `parsedBody`); `BENCH_BARE_BODY=sdk` lets the handler read it itself, as the SDK documents.
  * Both use the same HTTP stack (hono on @hono/node-server) and serve 2026-07-28 statelessly.
- * Sends `{ started: { url, token? } }` to the parent; answers `rss` messages with its RSS and heap
- * after a GC.
+ * Sends `{ started: { url, token? } }` to the parent; answers `cpu` messages with its CPU time so
+ * far (user + system, µs) and `rss` messages with its RSS and heap after a GC.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -131,7 +131,10 @@ process.send?.({
   started: { url: started.url, token: 'token' in started ? started.token : undefined },
 });
 process.on('message', (message) => {
-  if (message === 'rss') {
+  if (message === 'cpu') {
+    const { user, system } = process.cpuUsage();
+    process.send?.({ cpu: user + system });
+  } else if (message === 'rss') {
     globalThis.gc?.();
     const { rss, heapUsed } = process.memoryUsage();
     process.send?.({ rss, heapUsed });
