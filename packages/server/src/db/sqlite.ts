@@ -56,15 +56,15 @@ export function openSqlite(path: string): OpenedSqlite {
   };
 }
 
+/** How long requests from the network may share one refresh of the change mark, at most. */
+const SHARED_REFRESH_MS = 5;
+
 /**
  * Writes that no cached lookup reads: execution records (and the `synchronous` setting their
  * batches are written with), and the `last_used_at` of a token (written at most once a minute
  * per token). They leave the change mark as it is, or a busy gateway would forget its cached
  * tokens and roles after every batch of execution records.
  */
-/** How long requests from the network may share one refresh of the change mark, at most. */
-const SHARED_REFRESH_MS = 5;
-
 const UNMARKED_WRITE =
   /^(?:insert into "executions"|update "executions"|pragma synchronous = (?:NORMAL|FULL)$|update "(?:mcp_endpoints|api_tokens)" set "last_used_at" = \? where "id" = \?$)/;
 
