@@ -2,11 +2,8 @@ import type { Plugin } from '@gateway/sdk';
 import type { ServerType } from '@hono/node-server';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { ApprovalService, approvalRoutes } from './approvals/index.js';
 import { type AuthServices, createGatewayAuth, mountAuth } from './auth/index.js';
-import type { SessionResolver } from './auth/resolve-caller.js';
-import { createCallerResolver } from './auth/resolve-caller.js';
 import { cliTokenRoutes, mountCliPages } from './cli-auth/index.js';
 import type { Env } from './config/env.js';
 import * as envVars from './config/env.js';
@@ -16,11 +13,20 @@ import { migrate, openDatabase } from './db/index.js';
 import { ExecutionRecorder, executionRoutes } from './executions/index.js';
 import type { AppEnv } from './http/app-env.js';
 import { errorResponse, HttpError } from './http/errors.js';
+import { audienceOf, requestGuard } from './http/guard.js';
 import { createLogger, type LogSink, stdoutSink } from './http/logger.js';
 import { notFoundHandler } from './http/not-found.js';
 import { Redactor } from './http/redact.js';
 import { requestLog } from './http/request-log.js';
 import { type AnyRoute, mountRoutes } from './http/route.js';
+import {
+  actingPrincipal,
+  createAuthenticator,
+  createFailedCredentialLimit,
+  createTokenRepository,
+  createUserRoleLookup,
+  type SessionResolver,
+} from './identity/index.js';
 import { McpEndpoint, type McpOptions, mountMcp } from './mcp/index.js';
 import { mcpEndpointRoutes } from './mcp-endpoints/routes.js';
 import { meRoutes } from './me/index.js';
@@ -57,9 +63,21 @@ export interface GatewayOptions {
   port?: number;
   /** Where JSON log lines go. Default stdout. */
   logSink?: LogSink;
-  /** Resolves the signed-in user from a request's cookies. */
+  /** Resolves the signed-in user from a request's cookies. Default: better-auth's sessions. */
   sessionResolver?: SessionResolver;
-  /** MCP endpoint settings: tool time limit, approval timeout, allowed hosts, body size. */
+  /**
+   * Host names requests may carry in `Host` besides those of the base and auth URLs
+   * (`GATEWAY_ALLOWED_HOSTS`); any other answers 421.
+   */
+  allowedHosts?: readonly string[];
+  /**
+   * Origins whose pages may send state-changing requests besides the gateway's own
+   * (`GATEWAY_ALLOWED_ORIGINS`); any other answers 403.
+   */
+  allowedOrigins?: readonly string[];
+  /** The largest request body on any route, in bytes (`GATEWAY_MAX_BODY_BYTES`, default 1 MiB). */
+  maxBodyBytes?: number;
+  /** MCP endpoint settings: tool time limit, approval timeout, sessions. */
   mcp?: McpOptions;
   /**
    * Seconds between re-reads of the stored registrations while listening, so registrations made
@@ -82,7 +100,6 @@ export interface Gateway {
   stop(): Promise<void>;
 }
 
-const MAX_BODY_BYTES = 1024 * 1024;
 /**
  * The shortest service secret accepted. It is a password for the most trusted caller (it decrypts
  * stored secrets), and the log redactor only masks secrets of 8 characters or more.
@@ -119,6 +136,14 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
 
   // Read before anything opens, so a bad value fails fast and leaves nothing behind.
   const mcpOptions: McpOptions = { ...envVars.mcpSettings(env), ...options.mcp };
+  const maxBodyBytes = options.maxBodyBytes ?? envVars.maxBodyBytes(env);
+  if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes <= 0) {
+    throw new Error(
+      `createGateway({ maxBodyBytes }) must be a positive number, got ${maxBodyBytes}`,
+    );
+  }
+  const extraHosts = options.allowedHosts ?? envVars.allowedHosts(env) ?? [];
+  const extraOrigins = options.allowedOrigins ?? envVars.allowedOrigins(env) ?? [];
   // Every secret the server is given, before anything can log: keys, client secrets, passwords.
   const redactor = new Redactor([
     authSecret,
@@ -180,11 +205,22 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
     throw error;
   }
 
-  const resolveCaller = createCallerResolver({
-    database,
+  // Who every request acts for, decided in one place for the API, MCP and the pages.
+  const authenticate = createAuthenticator({
+    tokens: createTokenRepository(database, services.defaultRoleId),
     serviceApiSecret,
-    sessionResolver: options.sessionResolver ?? auth.sessionResolver,
+    sessions: options.sessionResolver ?? auth.sessionResolver,
+    roleOf: createUserRoleLookup(database, services.defaultRoleId),
+    limit: createFailedCredentialLimit({ database, trustedProxies: auth.trustedProxies }),
   });
+  // Recomputed only when start() learns the real port.
+  let audience = audienceOf(baseUrl, authBaseUrl, extraHosts, extraOrigins);
+  const currentAudience = () => {
+    if (audience.base !== services.baseUrl || audience.auth !== services.authBaseUrl) {
+      audience = audienceOf(services.baseUrl, services.authBaseUrl, extraHosts, extraOrigins);
+    }
+    return audience;
+  };
 
   // Each feature contributes its routes here.
   const routes: AnyRoute[] = [
@@ -207,23 +243,17 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
 
   const app = new Hono<AppEnv>();
   app.use('*', requestLog(logger));
+  app.use('*', requestGuard({ audience: currentAudience, maxBodyBytes }));
   // Tokens and roles are cached while the database is unchanged; a request sees every commit
   // made before it began (db/lookup-cache.ts).
   app.use('*', (c, next) => {
     database.refreshChangeMark(fromNetwork(c.env));
     return next();
   });
-  app.use(
-    '/api/*',
-    bodyLimit({
-      maxSize: MAX_BODY_BYTES,
-      onError: (c) =>
-        errorResponse(c, new HttpError('payload_too_large', 'The body is larger than 1 MiB')),
-    }),
-  );
   app.use('/api/*', async (c, next) => {
-    if (!c.req.path.startsWith('/api/auth/'))
-      c.set('caller', await resolveCaller(c.req.raw.headers));
+    if (!c.req.path.startsWith('/api/auth/')) {
+      c.set('principal', actingPrincipal(c.env) ?? (await authenticate(c, 'api')));
+    }
     await next();
   });
 
@@ -236,11 +266,11 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
     }
   });
   mountAuth(app, auth);
-  mountCliPages(app, services);
+  mountCliPages(app, services, authenticate);
   mountRoutes(app, routes);
-  const mcp = new McpEndpoint(services, authSecret, mcpOptions);
-  mountMcp(app, mcp);
-  mountWebApp(app, services);
+  const mcp = new McpEndpoint(services, authSecret, maxBodyBytes, mcpOptions);
+  mountMcp(app, mcp, authenticate);
+  mountWebApp(app, services, authenticate);
 
   app.notFound(notFoundHandler(app));
   app.onError((error, c) => {

@@ -1,7 +1,7 @@
-import { requireCaller } from '../auth/access.js';
 import { HttpError } from '../http/errors.js';
 import { idParams, requireUuid } from '../http/id-param.js';
 import { defineRoute } from '../http/route.js';
+import { mayActFor } from '../identity/index.js';
 import type { GatewayServices } from '../services.js';
 import { decideApprovalBody, decidedSchema } from './schemas.js';
 import { findApproval } from './store.js';
@@ -31,20 +31,17 @@ export function decideApprovalRoute(services: GatewayServices) {
       404: { description: "No such approval among the caller's own" },
       409: { description: 'Already decided, or expired' },
     },
-    async handler(c, { params, body }) {
-      const caller = requireCaller(c);
+    async handler(c, { params, body, principal }) {
       const id = requireUuid(params.id, 'approval');
-      if (caller.kind === 'service_account') {
+      if (principal.kind === 'service_account') {
         throw new HttpError('forbidden', 'Service accounts cannot decide approvals');
       }
       const existing = await findApproval(services.database.db, id);
-      const mayDecide =
-        existing !== undefined &&
-        (caller.kind === 'service' ||
-          (caller.kind === 'user' && (caller.isAdmin || caller.userId === existing.userId)));
       // Someone else's approval is "not found": a 403 would confirm that it exists.
-      if (!mayDecide) throw new HttpError('not_found', `No approval ${id}`);
-      const decidedBy = caller.kind === 'user' ? caller.userId : 'service';
+      if (existing === undefined || !mayActFor(principal, existing.userId)) {
+        throw new HttpError('not_found', `No approval ${id}`);
+      }
+      const decidedBy = principal.kind === 'user' ? principal.userId : 'service';
       const result = await services.approvals.decide(id, body.decision, decidedBy);
       if (result.ok) return c.json({ approval: result.approval }, 200);
       if (result.problem === 'not_found') throw new HttpError('not_found', `No approval ${id}`);

@@ -1,4 +1,3 @@
-import { requireUserScope } from '../auth/access.js';
 import { HttpError } from '../http/errors.js';
 import { defineRoute } from '../http/route.js';
 import type { GatewayServices } from '../services.js';
@@ -19,6 +18,7 @@ export function listApprovalsRoute(services: GatewayServices) {
     summary: "List a user's approvals (default: those waiting for a decision)",
     tag: 'Approvals',
     access: 'user',
+    actsFor: 'query',
     query: listApprovalsQuery,
     responses: {
       200: { description: 'One page of approvals, newest first', schema: approvalPageSchema },
@@ -27,7 +27,6 @@ export function listApprovalsRoute(services: GatewayServices) {
       403: { description: "Another user's userId, without being an admin" },
     },
     async handler(c, { query }) {
-      requireUserScope(c, query.userId);
       const cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
       const page = await listApprovals(services.database.db, {
         userId: query.userId,

@@ -4,13 +4,12 @@ import { genericOAuth } from 'better-auth/plugins';
 import { trustedProxies as trustedProxiesFromEnv } from '../config/env.js';
 import { OAUTH_PROVIDERS } from '../connectors/index.js';
 import type { LogLevel } from '../http/logger.js';
+import { grantFirstAdmin, type SessionResolver } from '../identity/index.js';
 import type { GatewayServices } from '../services.js';
 import { CLIENT_IP_HEADER } from './client-ip.js';
-import { grantFirstAdmin } from './first-admin.js';
 import { migrateBetterAuth } from './migrate-auth.js';
 import { type ConfiguredProvider, type ProviderSetup, providerSetup } from './provider-config.js';
 import type { RateLimitRule } from './rate-limit.js';
-import type { SessionResolver } from './resolve-caller.js';
 
 /** What the sign-in setup needs from the server: everything but what it itself provides. */
 export type AuthServices = Omit<GatewayServices, 'auth' | 'tokens'>;

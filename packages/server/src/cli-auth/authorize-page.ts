@@ -1,18 +1,17 @@
-import type { Hono } from 'hono';
 import { z } from 'zod';
-import type { AppContext, AppEnv } from '../http/app-env.js';
-import type { GatewayServices } from '../services.js';
 import { issueCode } from './codes.js';
 import { AUTHORIZE_COMPLETE_PATH } from './complete-page.js';
 import { escapeHtml, hiddenFields, page } from './html.js';
 import { loopbackRedirect, withParams } from './loopback.js';
 import {
+  type CliPages,
   csrfToken,
   errorPage,
   formIsGenuine,
   htmlResponse,
   readForm,
   seeOther,
+  signedInViewer,
   signInLocation,
 } from './page-kit.js';
 import { isS256Challenge } from './pkce.js';
@@ -58,13 +57,13 @@ function parseRequest(
  * sign-in page first. A malformed request or a non-loopback redirect is refused on the page,
  * never redirected.
  */
-export function mountAuthorizePage(app: Hono<AppEnv>, services: GatewayServices): void {
-  const session = (c: AppContext) => services.auth.getSession(c.req.raw.headers);
+export function mountAuthorizePage(pages: CliPages): void {
+  const { app, services } = pages;
 
   app.get('/cli/authorize', async (c) => {
     const parsed = parseRequest(c.req.query());
     if (!parsed.ok) return errorPage(c, 400, 'Sign-in request refused', parsed.message);
-    const signedIn = await session(c);
+    const signedIn = await signedInViewer(pages, c);
     if (!signedIn) return c.redirect(signInLocation(c), 302);
     const { request, redirect } = parsed;
     const client = request.client_name ?? 'Gateway CLI';
@@ -77,7 +76,7 @@ export function mountAuthorizePage(app: Hono<AppEnv>, services: GatewayServices)
       csrf: csrfToken(c, services),
     });
     const body = `<h1>Allow ${escapeHtml(client)}?</h1>
-<p><strong>${escapeHtml(client)}</strong> on this computer (listening on port ${escapeHtml(redirect.port)}) wants to use Gateway as <strong>${escapeHtml(signedIn.user.email)}</strong>.</p>
+<p><strong>${escapeHtml(client)}</strong> on this computer (listening on port ${escapeHtml(redirect.port)}) wants to use Gateway as <strong>${escapeHtml(signedIn.email)}</strong>.</p>
 <p class="muted">It receives a token that can do what you can do in Gateway until you revoke it. Only approve if you just ran <code>gateway login</code>.</p>
 <form method="post" action="/cli/authorize">
 ${fields}
@@ -91,7 +90,7 @@ ${fields}
     const form = await readForm(c);
     const parsed = parseRequest(form);
     if (!parsed.ok) return errorPage(c, 400, 'Sign-in request refused', parsed.message);
-    if (!formIsGenuine(c, services, form)) {
+    if (!formIsGenuine(c, form)) {
       return errorPage(
         c,
         403,
@@ -99,7 +98,7 @@ ${fields}
         'This form was not sent from the Gateway approval page.',
       );
     }
-    const signedIn = await session(c);
+    const signedIn = await signedInViewer(pages, c);
     if (!signedIn)
       return errorPage(c, 401, 'Not signed in', 'Your session ended; run `gateway login` again.');
     const { request, redirect } = parsed;
@@ -107,7 +106,7 @@ ${fields}
       return seeOther(c, withParams(redirect, { error: 'access_denied', state: request.state }));
     }
     const code = await issueCode(services.database.db, {
-      userId: signedIn.user.id,
+      userId: signedIn.id,
       redirectUri: request.redirect_uri,
       state: request.state,
       codeChallenge: request.code_challenge,

@@ -1,9 +1,6 @@
-import type { Hono } from 'hono';
 import { findLinkedAccountId } from '../auth/linked-account.js';
-import type { AppEnv } from '../http/app-env.js';
-import type { GatewayServices } from '../services.js';
 import { escapeHtml, page } from './html.js';
-import { errorPage, htmlResponse } from './page-kit.js';
+import { type CliPages, errorPage, htmlResponse, signedInViewer } from './page-kit.js';
 
 /** The page `gateway login` ends on once the CLI's listener has its code. */
 export const AUTHORIZE_COMPLETE_PATH = '/cli/authorize/complete';
@@ -22,10 +19,11 @@ const BACK_TO_TERMINAL = '<p class="muted">Go back to your terminal; you can clo
  * the listener's bare one. These pages decide nothing; the connect page reads whether the
  * account is linked from the database rather than trusting its URL.
  */
-export function mountCompletePages(app: Hono<AppEnv>, services: GatewayServices): void {
+export function mountCompletePages(pages: CliPages): void {
+  const { app, services } = pages;
   app.get(AUTHORIZE_COMPLETE_PATH, async (c) => {
-    const signedIn = await services.auth.getSession(c.req.raw.headers);
-    const who = signedIn === null ? '' : ` as <strong>${escapeHtml(signedIn.user.email)}</strong>`;
+    const signedIn = await signedInViewer(pages, c);
+    const who = signedIn === undefined ? '' : ` as <strong>${escapeHtml(signedIn.email)}</strong>`;
     const body = `<h1>Command line approved</h1>
 <p class="notice ok" role="status">You approved the Gateway command line${who}. It finishes signing in on its own.</p>
 ${BACK_TO_TERMINAL}`;
@@ -45,8 +43,8 @@ ${BACK_TO_TERMINAL}`;
       );
     }
     const name = escapeHtml(provider.name);
-    const signedIn = await services.auth.getSession(c.req.raw.headers);
-    if (signedIn === null) {
+    const signedIn = await signedInViewer(pages, c);
+    if (signedIn === undefined) {
       return errorPage(
         c,
         401,
@@ -54,7 +52,7 @@ ${BACK_TO_TERMINAL}`;
         `Sign in to Gateway to see whether ${provider.name} is connected.`,
       );
     }
-    const linked = await findLinkedAccountId(services.database.db, signedIn.user.id, provider.id);
+    const linked = await findLinkedAccountId(services.database.db, signedIn.id, provider.id);
     if (linked === undefined) {
       const body = `<h1>${name} is not connected</h1>
 <p class="notice error" role="alert">Your ${name} account is not linked to Gateway. Run <code>gateway connect ${escapeHtml(provider.id)}</code> again.</p>
@@ -62,7 +60,7 @@ ${BACK_TO_TERMINAL}`;
       return htmlResponse(c, page(`${provider.name} not connected`, body));
     }
     const body = `<h1>${name} connected</h1>
-<p class="notice ok" role="status">Your ${name} account is linked to Gateway as <strong>${escapeHtml(signedIn.user.email)}</strong>. Your tools can use it now, and the command line has been told.</p>
+<p class="notice ok" role="status">Your ${name} account is linked to Gateway as <strong>${escapeHtml(signedIn.email)}</strong>. Your tools can use it now, and the command line has been told.</p>
 ${BACK_TO_TERMINAL}
 <p><a href="/tools">Open your tools</a></p>`;
     return htmlResponse(c, page(`${provider.name} connected`, body));

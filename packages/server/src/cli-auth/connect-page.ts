@@ -1,12 +1,11 @@
-import type { Hono } from 'hono';
 import { z } from 'zod';
-import type { AppContext, AppEnv } from '../http/app-env.js';
-import type { GatewayServices } from '../services.js';
+import type { AppContext } from '../http/app-env.js';
 import { finishConnectFlow, startConnectFlow } from './codes.js';
 import { connectCompletePath } from './complete-page.js';
 import { escapeHtml, hiddenFields, page } from './html.js';
 import { loopbackRedirect, withParams } from './loopback.js';
 import {
+  type CliPages,
   callAuth,
   csrfToken,
   errorPage,
@@ -14,6 +13,7 @@ import {
   htmlResponse,
   readForm,
   seeOther,
+  signedInViewer,
   signInLocation,
 } from './page-kit.js';
 
@@ -30,7 +30,8 @@ const connectRequest = z.object({
  * (or `error=<code>`), plus `complete_uri`, the gateway page the listener sends the browser on
  * to. Nothing secret reaches the loopback: the tokens stay on the server.
  */
-export function mountConnectPage(app: Hono<AppEnv>, services: GatewayServices): void {
+export function mountConnectPage(pages: CliPages): void {
+  const { app, services } = pages;
   const provider = (c: AppContext) =>
     services.auth.providers.find((candidate) => candidate.id === c.req.param('provider'));
   const notConfigured = (c: AppContext) =>
@@ -54,10 +55,10 @@ export function mountConnectPage(app: Hono<AppEnv>, services: GatewayServices): 
         'The request needs state and a loopback redirect_uri.',
       );
     }
-    const signedIn = await services.auth.getSession(c.req.raw.headers);
+    const signedIn = await signedInViewer(pages, c);
     if (!signedIn) return c.redirect(signInLocation(c), 302);
     const body = `<h1>Connect ${escapeHtml(target.name)}</h1>
-<p>Connect your ${escapeHtml(target.name)} account to Gateway as <strong>${escapeHtml(signedIn.user.email)}</strong>, so your tools can use it.</p>
+<p>Connect your ${escapeHtml(target.name)} account to Gateway as <strong>${escapeHtml(signedIn.email)}</strong>, so your tools can use it.</p>
 <p class="muted">You will sign in at ${escapeHtml(target.name)}; the command line gets told when you are done.</p>
 <form method="post" action="/cli/connect/${escapeHtml(encodeURIComponent(target.id))}">
 ${hiddenFields({ ...parsed.data, csrf: csrfToken(c, services) })}
@@ -81,7 +82,7 @@ ${hiddenFields({ ...parsed.data, csrf: csrfToken(c, services) })}
         'The request needs state and a loopback redirect_uri.',
       );
     }
-    if (!formIsGenuine(c, services, form)) {
+    if (!formIsGenuine(c, form)) {
       return errorPage(
         c,
         403,
@@ -92,12 +93,12 @@ ${hiddenFields({ ...parsed.data, csrf: csrfToken(c, services) })}
     const { state } = parsed.data;
     if (form.action !== 'connect')
       return seeOther(c, withParams(redirect, { error: 'access_denied', state }));
-    const signedIn = await services.auth.getSession(c.req.raw.headers);
+    const signedIn = await signedInViewer(pages, c);
     if (!signedIn)
       return errorPage(c, 401, 'Not signed in', 'Your session ended; run the command again.');
 
     const flow = await startConnectFlow(services.database.db, {
-      userId: signedIn.user.id,
+      userId: signedIn.id,
       redirectUri: parsed.data.redirect_uri,
       state,
       provider: target.id,
@@ -131,9 +132,9 @@ ${hiddenFields({ ...parsed.data, csrf: csrfToken(c, services) })}
         'This connect link is unknown, used or expired.',
       );
     }
-    const signedIn = await services.auth.getSession(c.req.raw.headers);
+    const signedIn = await signedInViewer(pages, c);
     const base = { state: flow.state, provider: flow.provider };
-    if (signedIn?.user.id !== flow.userId)
+    if (signedIn?.id !== flow.userId)
       return seeOther(c, withParams(redirect, { ...base, error: 'session_changed' }));
     const error = c.req.query('error');
     if (error !== undefined) return seeOther(c, withParams(redirect, { ...base, error }));

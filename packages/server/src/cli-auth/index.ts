@@ -1,5 +1,6 @@
 import type { Hono } from 'hono';
 import type { AppEnv } from '../http/app-env.js';
+import type { Authenticate } from '../identity/index.js';
 import type { GatewayServices } from '../services.js';
 import { mountAuthorizePage } from './authorize-page.js';
 import { mountCompletePages } from './complete-page.js';
@@ -12,13 +13,18 @@ import { mountSignInPage } from './sign-in-page.js';
  * the pages both flows end on (`/cli/authorize/complete`, `/cli/connect/<provider>/complete`).
  *
  * @example
- * mountCliPages(app, services);
+ * mountCliPages(app, services, authenticate);
  */
-export function mountCliPages(app: Hono<AppEnv>, services: GatewayServices): void {
+export function mountCliPages(
+  app: Hono<AppEnv>,
+  services: GatewayServices,
+  authenticate: Authenticate,
+): void {
+  const pages = { app, services, authenticate };
   mountSignInPage(app, services);
-  mountAuthorizePage(app, services);
-  mountConnectPage(app, services);
-  mountCompletePages(app, services);
+  mountAuthorizePage(pages);
+  mountConnectPage(pages);
+  mountCompletePages(pages);
 }
 
 export { CODE_TTL_MS, type CodeGrant, type ConnectFlow, issueCode, redeemCode } from './codes.js';

@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
+import type { Hono } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { forwardToAuth, toGatewayError } from '../auth/mount-auth.js';
-import type { AppContext } from '../http/app-env.js';
+import type { AppContext, AppEnv } from '../http/app-env.js';
+import { type Authenticate, type Viewer, viewerOf } from '../identity/index.js';
 import { safeEqual } from '../secrets/index.js';
 import type { GatewayServices } from '../services.js';
 import { escapeHtml, PAGE_HEADERS, page } from './html.js';
@@ -65,24 +67,25 @@ export function csrfToken(c: AppContext, services: GatewayServices): string {
   return token;
 }
 
+/** What the CLI pages are built from. */
+export interface CliPages {
+  app: Hono<AppEnv>;
+  services: GatewayServices;
+  /** The gateway's one `authenticate()`: the pages know who is signed in only through it. */
+  authenticate: Authenticate;
+}
+
+/** The signed-in person of a CLI page request, or undefined. */
+export function signedInViewer(pages: CliPages, c: AppContext): Promise<Viewer | undefined> {
+  return viewerOf(c, pages.services.database, pages.authenticate);
+}
+
 /**
- * Whether a form post is genuine: it comes from one of the gateway's own origins (when the
- * browser says where from) and carries the CSRF cookie's value.
+ * Whether a form post carries the CSRF cookie's value (double submit). The front door
+ * (`requestGuard`) has already refused posts from other origins, `Origin: null` included; this
+ * binds the form to the browser the page was rendered for.
  */
-export function formIsGenuine(
-  c: AppContext,
-  services: GatewayServices,
-  form: Record<string, string>,
-): boolean {
-  const origin = c.req.header('origin');
-  if (origin !== undefined && origin !== 'null') {
-    const own = new Set([
-      new URL(services.baseUrl).origin,
-      new URL(services.authBaseUrl).origin,
-      new URL(c.req.url).origin,
-    ]);
-    if (!own.has(origin)) return false;
-  }
+export function formIsGenuine(c: AppContext, form: Record<string, string>): boolean {
   const cookie = getCookie(c, CSRF_COOKIE);
   const field = form.csrf;
   return cookie !== undefined && field !== undefined && safeEqual(cookie, field);

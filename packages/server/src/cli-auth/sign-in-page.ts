@@ -78,7 +78,7 @@ ${social}`;
   app.post('/cli/sign-in', async (c) => {
     const form = await readForm(c);
     const next = safeNext(form.next);
-    if (next === undefined || !formIsGenuine(c, services, form)) {
+    if (next === undefined || !formIsGenuine(c, form)) {
       return errorPage(
         c,
         403,
@@ -119,7 +119,7 @@ ${social}`;
     const form = await readForm(c);
     const next = safeNext(form.next);
     const provider = services.auth.providers.find((candidate) => candidate.id === form.provider);
-    if (next === undefined || provider === undefined || !formIsGenuine(c, services, form)) {
+    if (next === undefined || provider === undefined || !formIsGenuine(c, form)) {
       return errorPage(
         c,
         403,

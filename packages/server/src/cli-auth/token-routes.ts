@@ -1,11 +1,10 @@
-import { requireCaller } from '../auth/access.js';
 import { clientAddress } from '../auth/client-ip.js';
 import { consumeRateLimit } from '../auth/rate-limit.js';
-import type { AppContext } from '../http/app-env.js';
 import { deletedSchema } from '../http/common-schemas.js';
 import { HttpError } from '../http/errors.js';
 import { idParams, requireUuid } from '../http/id-param.js';
 import { type AnyRoute, defineRoute, noQuery } from '../http/route.js';
+import type { AuthenticatedPrincipal } from '../identity/index.js';
 import type { GatewayServices } from '../services.js';
 import { redeemCode } from './codes.js';
 import { loopbackRedirect } from './loopback.js';
@@ -19,9 +18,8 @@ const refused = () =>
     'The code is invalid, expired or already used, or does not match this verifier and redirect URI; run `gateway login` again',
   );
 
-function requireUser(c: AppContext): string {
-  const caller = requireCaller(c);
-  if (caller.kind === 'user') return caller.userId;
+function requireUser(principal: AuthenticatedPrincipal): string {
+  if (principal.kind === 'user') return principal.userId;
   throw new HttpError('forbidden', 'CLI tokens belong to a user; sign in as one');
 }
 
@@ -96,8 +94,8 @@ export function cliTokenRoutes(services: GatewayServices): AnyRoute[] {
         401: { description: 'No credentials' },
         403: { description: 'Not a user (a service account or the service secret)' },
       },
-      async handler(c) {
-        return c.json({ tokens: await listCliTokens(db, requireUser(c)) });
+      async handler(c, { principal }) {
+        return c.json({ tokens: await listCliTokens(db, requireUser(principal)) });
       },
     }),
     defineRoute({
@@ -114,8 +112,8 @@ export function cliTokenRoutes(services: GatewayServices): AnyRoute[] {
         403: { description: 'Not a user' },
         404: { description: "No such token among the caller's" },
       },
-      async handler(c, { params }) {
-        const userId = requireUser(c);
+      async handler(c, { params, principal }) {
+        const userId = requireUser(principal);
         const id = requireUuid(params.id, 'CLI token');
         if (!(await revokeCliToken(db, userId, id)))
           throw new HttpError('not_found', `No CLI token ${id}`);

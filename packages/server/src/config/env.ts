@@ -60,21 +60,80 @@ export function registrySyncSeconds(env: Env): number {
   return parsed;
 }
 
+function list(env: Env, name: string): string[] | undefined {
+  const raw = value(env, name);
+  if (raw === undefined) return undefined;
+  const entries = raw
+    .split(',')
+    .map((entry) => entry.trim().toLowerCase())
+    .filter((entry) => entry !== '');
+  return entries.length > 0 ? entries : undefined;
+}
+
+/**
+ * `GATEWAY_ALLOWED_HOSTS`: comma-separated host names (no port) that requests may name in `Host`
+ * besides those of `GATEWAY_BASE_URL` and `AUTH_BASE_URL` (DNS rebinding protection): names a
+ * proxy in front sends, or another name of the same gateway.
+ *
+ * @throws Error naming the variable when an entry is not a host name.
+ */
+export function allowedHosts(env: Env): string[] | undefined {
+  const hosts = list(env, 'GATEWAY_ALLOWED_HOSTS');
+  for (const host of hosts ?? []) {
+    if (!/^(?:[a-z0-9-_.]+|\[[0-9a-f:.]+\])$/.test(host)) {
+      throw new Error(
+        `GATEWAY_ALLOWED_HOSTS must list host names without scheme or port, got "${host}"`,
+      );
+    }
+  }
+  return hosts;
+}
+
+/**
+ * `GATEWAY_ALLOWED_ORIGINS`: comma-separated origins (`https://app.example.com`) whose pages may
+ * send state-changing requests, besides the gateway's own.
+ *
+ * @throws Error naming the variable when an entry is not an origin.
+ */
+export function allowedOrigins(env: Env): string[] | undefined {
+  const origins = list(env, 'GATEWAY_ALLOWED_ORIGINS');
+  for (const origin of origins ?? []) {
+    if (!URL.canParse(origin) || new URL(origin).origin !== origin) {
+      throw new Error(
+        `GATEWAY_ALLOWED_ORIGINS must list origins like https://app.example.com (scheme, host and port, no path), got "${origin}"`,
+      );
+    }
+  }
+  return origins;
+}
+
+/**
+ * `GATEWAY_MAX_BODY_BYTES`: the largest request body accepted on any route, in bytes. Default
+ * 1 MiB.
+ *
+ * @throws Error naming the variable when it is not a positive whole number.
+ */
+export function maxBodyBytes(env: Env): number {
+  const raw = value(env, 'GATEWAY_MAX_BODY_BYTES');
+  if (raw === undefined) return 1024 * 1024;
+  const parsed = Number(raw);
+  if (!Number.isSafeInteger(parsed) || parsed <= 0) {
+    throw new Error(`GATEWAY_MAX_BODY_BYTES must be a positive number of bytes, got "${raw}"`);
+  }
+  return parsed;
+}
+
 /**
  * The MCP endpoint settings the environment may give, for `gateway-server` (code passes
  * `createGateway({ mcp })`, which beats these):
  * - `GATEWAY_TOOL_TIMEOUT_SECONDS`: a handler's time limit (default 60);
- * - `GATEWAY_APPROVAL_TIMEOUT_SECONDS`: how long a call waits for an approval (default 300);
- * - `GATEWAY_ALLOWED_HOSTS`: comma-separated `Host` names accepted (default: the base URL's host);
- * - `GATEWAY_ALLOWED_ORIGINS`: comma-separated browser `Origin` host names (default: the hosts).
+ * - `GATEWAY_APPROVAL_TIMEOUT_SECONDS`: how long a call waits for an approval (default 300).
  *
  * @throws Error naming the variable when a number is not a positive number of seconds.
  */
 export function mcpSettings(env: Env): {
   toolTimeoutMs?: number;
   approvalTimeoutMs?: number;
-  allowedHosts?: string[];
-  allowedOrigins?: string[];
 } {
   const seconds = (name: string) => {
     const raw = value(env, name);
@@ -85,20 +144,9 @@ export function mcpSettings(env: Env): {
     }
     return parsed * 1000;
   };
-  const list = (name: string) => {
-    const raw = value(env, name);
-    if (raw === undefined) return undefined;
-    const entries = raw
-      .split(',')
-      .map((entry) => entry.trim().toLowerCase())
-      .filter((entry) => entry !== '');
-    return entries.length > 0 ? entries : undefined;
-  };
   const settings = {
     toolTimeoutMs: seconds('GATEWAY_TOOL_TIMEOUT_SECONDS'),
     approvalTimeoutMs: seconds('GATEWAY_APPROVAL_TIMEOUT_SECONDS'),
-    allowedHosts: list('GATEWAY_ALLOWED_HOSTS'),
-    allowedOrigins: list('GATEWAY_ALLOWED_ORIGINS'),
   };
   return Object.fromEntries(Object.entries(settings).filter(([, v]) => v !== undefined));
 }

@@ -1,4 +1,3 @@
-import { requireUserScope } from '../auth/access.js';
 import { HttpError } from '../http/errors.js';
 import { defineRoute } from '../http/route.js';
 import { maskSecret } from '../secrets/index.js';
@@ -20,6 +19,7 @@ export function createConnectionRoute(services: GatewayServices) {
     summary: 'Connect a tool: store its API key or token for a user',
     tag: 'Connections',
     access: 'user',
+    actsFor: 'body',
     body: createConnectionBody,
     responses: {
       201: { description: 'Stored; the secret is shown masked', schema: connectionCreatedSchema },
@@ -33,7 +33,6 @@ export function createConnectionRoute(services: GatewayServices) {
       409: { description: 'The user already has a connection of this tool with this name here' },
     },
     async handler(c, { body }) {
-      requireUserScope(c, body.userId);
       const result = await createConnection(services.database.db, {
         userId: body.userId,
         toolId: body.toolId,

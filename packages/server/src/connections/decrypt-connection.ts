@@ -1,4 +1,3 @@
-import { requireService } from '../auth/access.js';
 import { HttpError } from '../http/errors.js';
 import { idParams, requireUuid } from '../http/id-param.js';
 import { defineRoute } from '../http/route.js';
@@ -33,7 +32,6 @@ export function decryptConnectionRoute(services: GatewayServices) {
       },
     },
     async handler(c, { params }) {
-      requireService(c);
       const id = requireUuid(params.id, 'connection');
       const stored = await findEncryptedSecret(services.database.db, id);
       if (stored === undefined) throw new HttpError('not_found', `No connection ${id}`);

@@ -1,4 +1,3 @@
-import { requireUserScope } from '../auth/access.js';
 import { deletedSchema, userIdQuery } from '../http/common-schemas.js';
 import { HttpError } from '../http/errors.js';
 import { idParams, requireUuid } from '../http/id-param.js';
@@ -20,6 +19,7 @@ export function deleteConnectionRoute(services: GatewayServices) {
     summary: 'Delete a connection and every connection nested below it',
     tag: 'Connections',
     access: 'user',
+    actsFor: 'query',
     params: idParams,
     query: userIdQuery,
     responses: {
@@ -30,7 +30,6 @@ export function deleteConnectionRoute(services: GatewayServices) {
       404: { description: "No such connection among the user's own" },
     },
     async handler(c, { params, query }) {
-      requireUserScope(c, query.userId);
       const id = requireUuid(params.id, 'connection');
       const deleted = await deleteUserConnection(services.database.db, query.userId, id);
       // Someone else's connection is "not found" too: a 403 would confirm that it exists.

@@ -1,4 +1,3 @@
-import { requireUserScope } from '../auth/access.js';
 import { userIdQuery } from '../http/common-schemas.js';
 import { defineRoute } from '../http/route.js';
 import type { GatewayServices } from '../services.js';
@@ -18,6 +17,7 @@ export function listConnectionsRoute(services: GatewayServices) {
     summary: "List a user's connections (secrets masked)",
     tag: 'Connections',
     access: 'user',
+    actsFor: 'query',
     query: userIdQuery,
     responses: {
       200: {
@@ -29,7 +29,6 @@ export function listConnectionsRoute(services: GatewayServices) {
       403: { description: "Another user's userId, without being an admin" },
     },
     async handler(c, { query }) {
-      requireUserScope(c, query.userId);
       const connections = await listUserConnections(services.database.db, query.userId);
       return c.json({ connections }, 200);
     },

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { requireCaller } from '../auth/access.js';
 import type { AnyRoute } from '../http/route.js';
 import { defineRoute, noQuery } from '../http/route.js';
 import type { GatewayServices } from '../services.js';
@@ -48,7 +47,6 @@ export function connectorRoutes(services: GatewayServices): AnyRoute[] {
         401: { description: 'No credentials' },
       },
       handler(c) {
-        requireCaller(c);
         return c.json({
           connectors: connectorAvailability({
             env: services.env,

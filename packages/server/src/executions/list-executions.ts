@@ -1,4 +1,3 @@
-import { requireUserScope } from '../auth/access.js';
 import { HttpError } from '../http/errors.js';
 import { defineRoute } from '../http/route.js';
 import type { GatewayServices } from '../services.js';
@@ -19,6 +18,7 @@ export function listExecutionsRoute(services: GatewayServices) {
     summary: "List a user's tool calls (execution records), newest first",
     tag: 'Executions',
     access: 'user',
+    actsFor: 'query',
     query: listExecutionsQuery,
     responses: {
       200: { description: 'One page of execution records', schema: executionPageSchema },
@@ -27,7 +27,6 @@ export function listExecutionsRoute(services: GatewayServices) {
       403: { description: "Another user's userId, without being an admin" },
     },
     async handler(c, { query }) {
-      requireUserScope(c, query.userId);
       const cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
       if (query.cursor !== undefined && cursor === undefined) {
         throw new HttpError('validation_failed', 'Invalid query', [

@@ -1,10 +1,11 @@
 import type { Context } from 'hono';
-import type { Caller } from '../auth/caller.js';
+import type { Principal } from '../identity/principal.js';
 
 /** The variables every request carries through the app. */
 export interface AppEnv {
   Variables: {
-    caller: Caller;
+    /** Who the request acts for: set by `authenticate()` before any route runs. */
+    principal: Principal;
     requestId: string;
   };
 }

@@ -10,6 +10,7 @@ export const errorCodes = {
   forbidden: 403,
   not_found: 404,
   method_not_allowed: 405,
+  misdirected_request: 421,
   conflict: 409,
   payload_too_large: 413,
   rate_limited: 429,
@@ -54,12 +55,20 @@ export type ErrorBody = z.infer<typeof errorBodySchema>;
 export class HttpError extends Error {
   readonly code: ErrorCode;
   readonly details: unknown;
+  /** Headers the answer carries (`Retry-After`, `WWW-Authenticate`). */
+  readonly headers: Readonly<Record<string, string>> | undefined;
 
-  constructor(code: ErrorCode, message: string, details?: unknown) {
+  constructor(
+    code: ErrorCode,
+    message: string,
+    details?: unknown,
+    headers?: Readonly<Record<string, string>>,
+  ) {
     super(message);
     this.name = 'HttpError';
     this.code = code;
     this.details = details;
+    this.headers = headers;
   }
 
   get status(): ContentfulStatusCode {
@@ -77,11 +86,11 @@ export class HttpError extends Error {
   }
 }
 
-/** Answers `c` with the error body of `error`, plus any extra headers. */
+/** Answers `c` with the error body of `error`, with the error's headers plus any extra ones. */
 export function errorResponse(
   c: Context,
   error: HttpError,
   headers?: Record<string, string>,
 ): Response {
-  return c.json(error.toBody(), error.status, headers);
+  return c.json(error.toBody(), error.status, { ...error.headers, ...headers });
 }

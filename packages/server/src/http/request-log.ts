@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
-import { callerUserId } from '../auth/caller.js';
+import { ANONYMOUS, logIdentity } from '../identity/principal.js';
 import type { AppEnv } from './app-env.js';
 import type { ServerLogger } from './logger.js';
 
@@ -12,9 +12,8 @@ export function requestLog(logger: ServerLogger): MiddlewareHandler<AppEnv> {
     const started = performance.now();
     const requestId = crypto.randomUUID();
     c.set('requestId', requestId);
-    c.set('caller', { kind: 'anonymous' });
+    c.set('principal', ANONYMOUS);
     await next();
-    const caller = c.get('caller');
     const route = c.req.routePath;
     logger.info('request', {
       requestId,
@@ -22,7 +21,7 @@ export function requestLog(logger: ServerLogger): MiddlewareHandler<AppEnv> {
       route: route === '/*' || route === '*' ? '(unmatched)' : route,
       status: c.res.status,
       durationMs: Math.round((performance.now() - started) * 100) / 100,
-      userId: callerUserId(caller) ?? (caller.kind === 'anonymous' ? undefined : caller.kind),
+      userId: logIdentity(c.get('principal')),
     });
   };
 }

@@ -1,11 +1,35 @@
 import type { Hono } from 'hono';
 import { z } from 'zod';
-import { requireAdmin, requireCaller, requireService } from '../auth/access.js';
+import {
+  type AuthenticatedPrincipal,
+  mayActFor,
+  type Principal,
+  type TrustedPrincipal,
+  type UserPrincipal,
+} from '../identity/index.js';
 import type { AppContext, AppEnv } from './app-env.js';
 import { HttpError } from './errors.js';
 
-/** Who may call a route, as documented in the API reference. */
+/**
+ * Who may call a route, as documented in the API reference:
+ * - `public`: anyone;
+ * - `user`: any credential (a user, a service account, the service secret);
+ * - `admin`: a user whose role is the admin role, and nobody else;
+ * - `service`: the service secret alone;
+ * - `service-or-admin`: the service secret or an admin.
+ */
 export type Access = 'public' | 'user' | 'admin' | 'service' | 'service-or-admin';
+
+/** The principal a route's handler receives, by its access. */
+export type PrincipalFor<A extends Access> = A extends 'public'
+  ? Principal
+  : A extends 'user'
+    ? AuthenticatedPrincipal
+    : A extends 'admin'
+      ? UserPrincipal
+      : A extends 'service'
+        ? TrustedPrincipal
+        : TrustedPrincipal | UserPrincipal;
 
 /** One documented answer of a route. */
 export interface RouteResponse {
@@ -14,33 +38,46 @@ export interface RouteResponse {
 }
 
 /** A route: its contract (validated input, documented answers) and its handler. */
-export interface RouteDefinition<TBody, TQuery, TParams> {
+export interface RouteDefinition<TBody, TQuery, TParams, TAccess extends Access = Access> {
   method: 'get' | 'post' | 'put' | 'delete';
   /** Hono path syntax, e.g. `/api/connections/:id`. */
   path: string;
   summary: string;
   tag: string;
-  access: Access;
+  access: TAccess;
+  /**
+   * The route acts for the user named by the `userId` of its query or body: that user, an admin
+   * or the service secret may call it; another user's id answers 403, and so does a service
+   * account, which acts for nobody.
+   */
+  actsFor?: 'query' | 'body';
   body?: z.ZodType<TBody>;
   query?: z.ZodType<TQuery>;
   params?: z.ZodType<TParams>;
   responses: Record<number, RouteResponse>;
   handler: (
     c: AppContext,
-    input: { body: TBody; query: TQuery; params: TParams },
+    input: { body: TBody; query: TQuery; params: TParams; principal: PrincipalFor<TAccess> },
   ) => Response | Promise<Response>;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: a table holds routes of every input type
-export type AnyRoute = RouteDefinition<any, any, any>;
+export type AnyRoute = RouteDefinition<any, any, any, any>;
 
 /**
  * Declares a route. The same zod schemas validate requests and generate the OpenAPI document, so
- * the two never drift.
+ * the two never drift; its access and `actsFor` are checked before the handler runs, which
+ * receives the request's principal typed by the access. (The return type is `NoInfer` so that a
+ * route in an `AnyRoute[]` still infers its access from its own `access` field.)
  */
-export function defineRoute<TBody = undefined, TQuery = undefined, TParams = undefined>(
-  route: RouteDefinition<TBody, TQuery, TParams>,
-): RouteDefinition<TBody, TQuery, TParams> {
+export function defineRoute<
+  TBody = undefined,
+  TQuery = undefined,
+  TParams = undefined,
+  TAccess extends Access = Access,
+>(
+  route: RouteDefinition<TBody, TQuery, TParams, TAccess>,
+): NoInfer<RouteDefinition<TBody, TQuery, TParams, TAccess>> {
   return route;
 }
 
@@ -102,16 +139,50 @@ function readQuery(c: AppContext): Record<string, string | string[]> {
   return query;
 }
 
+const signIn =
+  'Sign in, or send Authorization: Bearer <token> (a CLI token, service account key or the service secret)';
+
 /**
- * Checks the caller against the route's declared access before anything else, so a caller
+ * Checks the principal against the route's declared access before anything else, so a caller
  * without the right to use a route learns nothing from validating input against it (401/403
- * before 400). Per-user checks that need the parsed `userId` stay in the handlers.
+ * before 400).
  */
-function checkAccess(c: AppContext, access: Access): void {
+function checkAccess(principal: Principal, access: Access): void {
   if (access === 'public') return;
-  if (access === 'service') requireService(c);
-  else if (access === 'admin' || access === 'service-or-admin') requireAdmin(c);
-  else requireCaller(c);
+  if (principal.kind === 'anonymous') throw new HttpError('unauthorized', signIn);
+  const admin = principal.kind === 'user' && principal.isAdmin;
+  const trusted = principal.kind === 'trusted';
+  if (access === 'service' && !trusted) {
+    throw new HttpError(
+      'forbidden',
+      'Only a trusted server holding SERVICE_API_SECRET may call this route',
+    );
+  }
+  if (access === 'admin' && !admin) {
+    throw new HttpError(
+      'forbidden',
+      trusted
+        ? 'Only an admin user may do this (sign in, or use an admin CLI token): the service secret acts for no user'
+        : 'Only an admin may do this',
+    );
+  }
+  if (access === 'service-or-admin' && !admin && !trusted) {
+    throw new HttpError('forbidden', 'Only an admin may do this');
+  }
+}
+
+/** Checks the principal may act for the `userId` of the route's input (`actsFor`). */
+function checkActsFor(principal: Principal, input: unknown): void {
+  const userId =
+    typeof input === 'object' && input !== null && 'userId' in input ? input.userId : undefined;
+  if (typeof userId !== 'string' || mayActFor(principal, userId)) return;
+  if (principal.kind === 'service_account') {
+    throw new HttpError(
+      'forbidden',
+      'Service accounts may only call tools; this route acts for a user',
+    );
+  }
+  throw new HttpError('forbidden', 'You may only act for your own user id');
 }
 
 /** The empty query schema, rejecting unknown parameters like every other schema. */
@@ -140,7 +211,8 @@ async function refuseBody(c: AppContext, route: AnyRoute): Promise<void> {
 export function mountRoutes(app: Hono<AppEnv>, routes: readonly AnyRoute[]): void {
   for (const route of routes) {
     app.on(route.method.toUpperCase(), route.path, async (c) => {
-      checkAccess(c, route.access);
+      const principal = c.get('principal');
+      checkAccess(principal, route.access);
       const params = route.params
         ? parseWith(route.params, c.req.param(), 'path parameters')
         : undefined;
@@ -153,7 +225,15 @@ export function mountRoutes(app: Hono<AppEnv>, routes: readonly AnyRoute[]): voi
       } else {
         await refuseBody(c, route);
       }
-      return route.handler(c, { body, query: route.query ? query : undefined, params });
+      if (route.actsFor !== undefined) {
+        checkActsFor(principal, route.actsFor === 'body' ? body : query);
+      }
+      return route.handler(c, {
+        body,
+        query: route.query ? query : undefined,
+        params,
+        principal,
+      });
     });
   }
 }

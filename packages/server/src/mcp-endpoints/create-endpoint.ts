@@ -1,4 +1,3 @@
-import { requireUserScope } from '../auth/access.js';
 import { HttpError } from '../http/errors.js';
 import { defineRoute } from '../http/route.js';
 import type { GatewayServices } from '../services.js';
@@ -19,6 +18,7 @@ export function createEndpointRoute(services: GatewayServices) {
     summary: 'Create an MCP endpoint (its token is shown once)',
     tag: 'MCP endpoints',
     access: 'user',
+    actsFor: 'body',
     body: createEndpointBody,
     responses: {
       201: { description: 'Created; the token is not shown again', schema: endpointCreatedSchema },
@@ -29,7 +29,6 @@ export function createEndpointRoute(services: GatewayServices) {
       409: { description: 'The user already has an endpoint with this name' },
     },
     async handler(c, { body }) {
-      requireUserScope(c, body.userId);
       const result = await createEndpoint(services.database.db, {
         userId: body.userId,
         name: body.name,

@@ -1,4 +1,3 @@
-import { requireUserScope } from '../auth/access.js';
 import { deletedSchema, userIdQuery } from '../http/common-schemas.js';
 import { HttpError } from '../http/errors.js';
 import { idParams, requireUuid } from '../http/id-param.js';
@@ -20,6 +19,7 @@ export function deleteEndpointRoute(services: GatewayServices) {
     summary: 'Delete an MCP endpoint (its token stops working)',
     tag: 'MCP endpoints',
     access: 'user',
+    actsFor: 'query',
     params: idParams,
     query: userIdQuery,
     responses: {
@@ -30,7 +30,6 @@ export function deleteEndpointRoute(services: GatewayServices) {
       404: { description: "No such endpoint among the user's" },
     },
     async handler(c, { params, query }) {
-      requireUserScope(c, query.userId);
       const id = requireUuid(params.id, 'MCP endpoint');
       const deleted = await deleteEndpoint(services.database.db, query.userId, id);
       // Someone else's endpoint is "not found" too: a 403 would confirm that it exists.

@@ -1,4 +1,3 @@
-import { requireUserScope } from '../auth/access.js';
 import { userIdQuery } from '../http/common-schemas.js';
 import { defineRoute } from '../http/route.js';
 import type { GatewayServices } from '../services.js';
@@ -18,6 +17,7 @@ export function listEndpointsRoute(services: GatewayServices) {
     summary: "List a user's MCP endpoints (tokens masked)",
     tag: 'MCP endpoints',
     access: 'user',
+    actsFor: 'query',
     query: userIdQuery,
     responses: {
       200: { description: "The user's endpoints, oldest first", schema: endpointListSchema },
@@ -26,7 +26,6 @@ export function listEndpointsRoute(services: GatewayServices) {
       403: { description: "Another user's userId, without being an admin" },
     },
     async handler(c, { query }) {
-      requireUserScope(c, query.userId);
       const endpoints = await listEndpoints(services.database.db, query.userId);
       return c.json({ endpoints }, 200);
     },

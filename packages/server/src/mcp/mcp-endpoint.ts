@@ -5,45 +5,46 @@ import { AbandonedCallSweeper } from './abandoned-calls.js';
 import { createToolServer } from './create-server.js';
 import { LegacySessions } from './legacy-sessions.js';
 import { type McpOptions, resolveMcpOptions } from './options.js';
-import { createMcpAuthenticator, McpAuthError, type McpPrincipal } from './principal.js';
+import type { McpPrincipal } from './principal.js';
 import { readBody } from './read-body.js';
 import { createRoundStateCodec } from './request-state.js';
 import type { McpRuntime } from './runtime.js';
 import { ToolIndexCache } from './tool-list.js';
-
-const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
 /**
  * The MCP endpoint (`{base_url}/mcp` and `{base_url}/mcp/<token>`): Streamable HTTP for the
  * 2026-07-28 revision (stateless, a small server per request) and the 2025 revisions (a session
  * per client, so the server can ask the client questions).
  *
- * Every request passes, in order: Host and Origin checks against DNS rebinding (the route's
- * middleware, see `mountMcp`, with {@link McpEndpoint.allowedHosts}), the token (401 with
- * `WWW-Authenticate` when unknown), the content type and the body size, then the protocol.
+ * A request reaches it through the gateway's front door (Host, Origin and body size checked, see
+ * `requestGuard`) and `authenticate()` (the token, 401 with `WWW-Authenticate` when unknown);
+ * here the content type and the body are checked, then the protocol runs.
  *
  * @example
- * const endpoint = new McpEndpoint(services, authSecret, { toolTimeoutMs: 30_000 });
- * mountMcp(app, endpoint);
+ * const endpoint = new McpEndpoint(services, authSecret, maxBodyBytes, { toolTimeoutMs: 30_000 });
+ * mountMcp(app, endpoint, authenticate);
  */
 export class McpEndpoint {
   readonly #runtime: McpRuntime;
-  readonly #authenticate: (token: string | undefined) => Promise<McpPrincipal>;
   readonly #principals = new WeakMap<Request, McpPrincipal>();
   readonly #handler: ReturnType<typeof createMcpHandler>;
   readonly #sessions: LegacySessions;
   readonly #stopWatching: () => void;
   readonly #sweeper: AbandonedCallSweeper;
 
-  constructor(services: GatewayServices, authSecret: string, options: McpOptions = {}) {
-    const resolved = resolveMcpOptions(options, services.baseUrl);
+  constructor(
+    services: GatewayServices,
+    authSecret: string,
+    maxBodyBytes: number,
+    options: McpOptions = {},
+  ) {
+    const resolved = resolveMcpOptions(options, maxBodyBytes);
     this.#runtime = {
       services,
       options: resolved,
       codec: createRoundStateCodec(authSecret, resolved.approvalTimeoutMs),
       tools: new ToolIndexCache({ toolName: resolved.toolName, logger: services.logger }),
     };
-    this.#authenticate = createMcpAuthenticator(services.database);
     const onerror = (error: Error) =>
       services.logger.warn('MCP request rejected or failed', { error: error.message });
     const factory = (context: { era: 'legacy' | 'modern'; requestInfo?: Request }) => {
@@ -91,41 +92,16 @@ export class McpEndpoint {
     this.#sweeper.start();
   }
 
-  /** Host names the `Host` header may carry (DNS rebinding protection). */
-  get allowedHosts(): string[] {
-    return [...this.#runtime.options.allowedHosts];
-  }
-
-  /** Host names a browser's `Origin` header may carry. */
-  get allowedOrigins(): string[] {
-    return [...this.#runtime.options.allowedOrigins];
-  }
-
   /** How many 2025 sessions are open on this instance. */
   get sessionCount(): number {
     return this.#sessions.size;
   }
 
   /**
-   * Answers one HTTP request to the endpoint.
-   *
-   * @param pathToken the token from `/mcp/<token>`, which takes precedence over the header.
+   * Answers one HTTP request to the endpoint for `principal`, whom `authenticate()` found.
    */
-  async handle(request: Request, pathToken?: string): Promise<Response> {
+  async handle(request: Request, principal: McpPrincipal): Promise<Response> {
     const { options } = this.#runtime;
-    let principal: McpPrincipal;
-    try {
-      const header = request.headers.get('authorization');
-      principal = await this.#authenticate(
-        pathToken ?? (header === null ? undefined : BEARER.exec(header)?.[1]),
-      );
-    } catch (error) {
-      if (!(error instanceof McpAuthError)) throw error;
-      return Response.json(error.toBody(), {
-        status: 401,
-        headers: { 'WWW-Authenticate': error.challenge },
-      });
-    }
 
     let body: unknown;
     if (request.method === 'POST') {

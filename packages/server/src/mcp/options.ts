@@ -9,15 +9,6 @@ export interface McpOptions {
    * through `input_required` stays answerable. Default 5 minutes.
    */
   approvalTimeoutMs?: number;
-  /** The largest request body accepted, in bytes. Default 1 MiB, like the API. */
-  maxBodyBytes?: number;
-  /**
-   * Host names (no port) the `Host` header may carry, against DNS rebinding. Default: the host of
-   * the base URL, plus `localhost`, `127.0.0.1` and `[::1]` when that host is one of them.
-   */
-  allowedHosts?: readonly string[];
-  /** Host names a browser `Origin` may carry. Default: the same as `allowedHosts`. */
-  allowedOrigins?: readonly string[];
   /** A 2025 session unused this long is closed (the client then starts a new one). Default 30 min. */
   sessionIdleMs?: number;
   /** The most 2025 sessions kept at once; the least recently used goes first. Default 10,000. */
@@ -46,9 +37,8 @@ export interface McpOptions {
 export interface ResolvedMcpOptions {
   toolTimeoutMs: number;
   approvalTimeoutMs: number;
+  /** The gateway's body limit (`createGateway({ maxBodyBytes })`). */
   maxBodyBytes: number;
-  allowedHosts: string[];
-  allowedOrigins: string[];
   sessionIdleMs: number;
   maxSessions: number;
   releaseStreamAfterMs: number | undefined;
@@ -56,23 +46,16 @@ export interface ResolvedMcpOptions {
   toolName: (tool: MountedTool) => string;
 }
 
-const LOCALHOST = ['localhost', '127.0.0.1', '[::1]'];
-
 /**
- * Applies the defaults to `options`.
+ * Applies the defaults to `options`; `maxBodyBytes` is the gateway's body limit.
  *
  * @throws Error naming the option when a number is not positive.
  */
-export function resolveMcpOptions(options: McpOptions, baseUrl: string): ResolvedMcpOptions {
-  const hostname = new URL(baseUrl).hostname.toLowerCase();
-  const defaultHosts = LOCALHOST.includes(hostname) ? [...LOCALHOST] : [hostname];
-  const allowedHosts = options.allowedHosts ? [...options.allowedHosts] : defaultHosts;
+export function resolveMcpOptions(options: McpOptions, maxBodyBytes: number): ResolvedMcpOptions {
   return {
     toolTimeoutMs: positive('toolTimeoutMs', options.toolTimeoutMs, 60_000),
     approvalTimeoutMs: positive('approvalTimeoutMs', options.approvalTimeoutMs, 5 * 60_000),
-    maxBodyBytes: positive('maxBodyBytes', options.maxBodyBytes, 1024 * 1024),
-    allowedHosts,
-    allowedOrigins: options.allowedOrigins ? [...options.allowedOrigins] : allowedHosts,
+    maxBodyBytes,
     sessionIdleMs: positive('sessionIdleMs', options.sessionIdleMs, 30 * 60_000),
     maxSessions: positive('maxSessions', options.maxSessions, 10_000),
     releaseStreamAfterMs:

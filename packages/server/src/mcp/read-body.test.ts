@@ -52,7 +52,7 @@ describe('readBody', () => {
   });
 
   it('answers 413 to a chunked body over the limit on a live endpoint', async () => {
-    const gw = await startMcpGateway({ mcp: { maxBodyBytes: 2048 } });
+    const gw = await startMcpGateway({ maxBodyBytes: 2048 });
     const alice = await gw.user();
     const status = await new Promise<number>((resolve, reject) => {
       const req = httpRequest(

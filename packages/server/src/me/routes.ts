@@ -1,4 +1,3 @@
-import { requireCaller } from '../auth/access.js';
 import { HttpError } from '../http/errors.js';
 import { type AnyRoute, defineRoute, noQuery } from '../http/route.js';
 import type { GatewayServices } from '../services.js';
@@ -38,8 +37,7 @@ export function meRoutes(services: GatewayServices): AnyRoute[] {
         },
         401: { description: 'No credentials, or a credential that matches nothing' },
       },
-      async handler(c) {
-        const caller = requireCaller(c);
+      async handler(c, { principal: caller }) {
         const { db } = services.database;
         let me: Me;
         if (caller.kind === 'user') {
@@ -55,7 +53,7 @@ export function meRoutes(services: GatewayServices): AnyRoute[] {
             name: profile.name,
             roleId: profile.roleId,
             isAdmin: caller.isAdmin,
-            via: caller.via,
+            via: caller.via === 'session' ? 'session' : 'cli_token',
             linkedAccounts,
           };
         } else if (caller.kind === 'service_account') {

@@ -127,10 +127,10 @@ export function buildOpenApiDocument(
     const operation: OpenApiOperation = {
       operationId,
       summary: route.summary,
-      description: ACCESS_DESCRIPTIONS[route.access],
+      description: ACCESS_DESCRIPTIONS[route.access as Access],
       tags: [route.tag],
       'x-access': route.access,
-      security: securityOf[route.access],
+      security: securityOf[route.access as Access],
       responses: responsesOf(route, schemas),
     };
     const parameters = [

@@ -1,4 +1,3 @@
-import { requireAdmin } from '../auth/access.js';
 import { defineRoute } from '../http/route.js';
 import type { GatewayServices } from '../services.js';
 import { roleBody, roleCreatedSchema } from './schemas.js';
@@ -20,7 +19,6 @@ export function createRoleRoute(services: GatewayServices) {
       409: { description: 'A role with this id exists' },
     },
     async handler(c, { body }) {
-      requireAdmin(c);
       return c.json({ created: await services.policy.createRole(body) }, 201);
     },
   });

@@ -1,4 +1,3 @@
-import { requireAdmin } from '../auth/access.js';
 import { defineRoute } from '../http/route.js';
 import type { GatewayServices } from '../services.js';
 import { roleDeletedSchema, roleIdParams } from './schemas.js';
@@ -25,7 +24,6 @@ export function deleteRoleRoute(services: GatewayServices) {
       },
     },
     async handler(c, { params }) {
-      requireAdmin(c);
       await services.policy.deleteRole(params.id);
       return c.json({ deleted: [params.id] });
     },

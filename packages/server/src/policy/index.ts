@@ -1,5 +1,4 @@
 export {
-  ADMIN_ROLE_ID,
   type PolicyChange,
   type PolicyListener,
   PolicyService,

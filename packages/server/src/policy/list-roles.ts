@@ -1,4 +1,3 @@
-import { requireCaller } from '../auth/access.js';
 import { defineRoute, noQuery } from '../http/route.js';
 import type { GatewayServices } from '../services.js';
 import { roleListSchema } from './schemas.js';
@@ -17,7 +16,6 @@ export function listRolesRoute(services: GatewayServices) {
       401: { description: 'No credentials' },
     },
     async handler(c) {
-      requireCaller(c);
       return c.json({ roles: await services.policy.listRoles() });
     },
   });

@@ -1,6 +1,7 @@
 import { compilePatterns, type PathMatcher, type Role } from '@gateway/sdk';
 import type { GatewayDatabase } from '../db/index.js';
 import { HttpError } from '../http/errors.js';
+import { ADMIN_ROLE_ID } from '../identity/index.js';
 import type { MountedTool, PluginCatalog } from '../registry/index.js';
 import {
   assignRoleRow,
@@ -14,9 +15,6 @@ import {
   type StoredRole,
   updateRoleRow,
 } from './role-store.js';
-
-/** The role that makes a user an admin; it cannot be deleted. */
-export const ADMIN_ROLE_ID = 'admin';
 
 /** Whose tools to resolve: a user id, or the role of a service account. */
 export type ResolveSubject = string | { serviceAccountRoleId: string };

@@ -1,4 +1,3 @@
-import { requireUserScope } from '../auth/access.js';
 import { defineRoute } from '../http/route.js';
 import type { MountedTool } from '../registry/index.js';
 import type { GatewayServices } from '../services.js';
@@ -12,6 +11,7 @@ export function resolveToolsRoute(services: GatewayServices) {
     summary: "Resolve a user's tools",
     tag: 'Policy',
     access: 'user',
+    actsFor: 'query',
     query: resolveQuery,
     responses: {
       200: { description: "The tools the user's role allows", schema: resolvedToolsSchema },
@@ -21,7 +21,6 @@ export function resolveToolsRoute(services: GatewayServices) {
       404: { description: 'No such user' },
     },
     async handler(c, { query }) {
-      requireUserScope(c, query.userId);
       const { tools } = await services.policy.resolveForUser(query.userId);
       return c.json({ userId: query.userId, tools: tools.map(resolvedTool) });
     },

@@ -1,4 +1,3 @@
-import { requireAdmin } from '../auth/access.js';
 import { defineRoute } from '../http/route.js';
 import type { GatewayServices } from '../services.js';
 import { RegistryService } from './registry-service.js';
@@ -21,7 +20,6 @@ export function deleteSourceRoute(services: GatewayServices) {
       404: { description: 'No registration with this id' },
     },
     async handler(c, { params }) {
-      requireAdmin(c);
       await registry.remove(params.id);
       return c.json({ deleted: [params.id] });
     },

@@ -1,4 +1,3 @@
-import { requireAdmin } from '../auth/access.js';
 import { defineRoute } from '../http/route.js';
 import type { GatewayServices } from '../services.js';
 import { RegistryService } from './registry-service.js';
@@ -29,7 +28,6 @@ export function registerSourceRoute(services: GatewayServices) {
       409: { description: 'The `id` is taken, or the namespace is already registered' },
     },
     async handler(c, { body }) {
-      requireAdmin(c);
       return c.json(await registry.register(body), 201);
     },
   });

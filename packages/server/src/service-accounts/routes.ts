@@ -1,4 +1,3 @@
-import { requireAdmin, requireCaller } from '../auth/access.js';
 import { deletedSchema } from '../http/common-schemas.js';
 import { HttpError } from '../http/errors.js';
 import { idParams, requireUuid } from '../http/id-param.js';
@@ -39,13 +38,9 @@ export function serviceAccountRoutes(services: GatewayServices): AnyRoute[] {
         403: { description: 'Not an admin user' },
         404: { description: 'No such role' },
       },
-      async handler(c, { body }) {
-        const caller = requireCaller(c);
-        // The key is issued by a person, so revoking that person's access can be traced.
-        if (caller.kind !== 'user' || !caller.isAdmin) {
-          throw new HttpError('forbidden', 'Only an admin user may create service accounts');
-        }
-        const created = await createServiceAccount(db, { ...body, createdBy: caller.userId });
+      // The key is issued by a person (access `admin`), so revoking that person's access can be traced.
+      async handler(c, { body, principal }) {
+        const created = await createServiceAccount(db, { ...body, createdBy: principal.userId });
         if (!created) throw new HttpError('not_found', `No role ${body.roleId}`);
         return c.json(created, 201);
       },
@@ -66,7 +61,6 @@ export function serviceAccountRoutes(services: GatewayServices): AnyRoute[] {
         403: { description: 'Not an admin' },
       },
       async handler(c) {
-        requireAdmin(c);
         return c.json({ serviceAccounts: await listServiceAccounts(db) });
       },
     }),
@@ -85,7 +79,6 @@ export function serviceAccountRoutes(services: GatewayServices): AnyRoute[] {
         404: { description: 'No such service account' },
       },
       async handler(c, { params }) {
-        requireAdmin(c);
         const id = requireUuid(params.id, 'service account');
         if (!(await deleteServiceAccount(db, id)))
           throw new HttpError('not_found', `No service account ${id}`);

@@ -1,5 +1,3 @@
-import { requireAdmin, requireCaller } from '../auth/access.js';
-import type { AppContext } from '../http/app-env.js';
 import { deletedSchema } from '../http/common-schemas.js';
 import { HttpError } from '../http/errors.js';
 import { idParams, requireUuid } from '../http/id-param.js';
@@ -12,21 +10,6 @@ import {
   teamConnectionListSchema,
 } from './schemas.js';
 import { createTeamConnection, deleteTeamConnection, listTeamConnections } from './store.js';
-
-/**
- * An admin user: team connections record which admin stored them, so the service secret (no
- * user behind it) cannot make them.
- */
-function requireAdminUser(c: AppContext): string {
-  const caller = requireCaller(c);
-  if (caller.kind === 'user' && caller.isAdmin) return caller.userId;
-  throw new HttpError(
-    'forbidden',
-    caller.kind === 'service'
-      ? 'Team connections are made by an admin user (sign in, or use an admin CLI token), not the service secret'
-      : 'Only an admin may manage team connections',
-  );
-}
 
 /**
  * `POST`, `GET` and `DELETE /api/team/connections`: tool secrets an admin connects once for
@@ -55,10 +38,10 @@ export function teamConnectionRoutes(services: GatewayServices): AnyRoute[] {
         403: { description: 'Not an admin user' },
         409: { description: 'A team connection of this tool with this name exists' },
       },
-      async handler(c, { body }) {
-        const adminId = requireAdminUser(c);
+      // Access `admin`: a team connection records the admin user who stored it.
+      async handler(c, { body, principal }) {
         const row = await createTeamConnection(db, {
-          createdBy: adminId,
+          createdBy: principal.userId,
           toolId: body.toolId,
           instanceName: body.instanceName,
           encryptedSecret: services.secrets.encrypt(body.secret),
@@ -97,9 +80,9 @@ export function teamConnectionRoutes(services: GatewayServices): AnyRoute[] {
         },
         401: { description: 'No credentials' },
       },
-      async handler(c) {
-        const caller = requireCaller(c);
-        const admin = caller.kind === 'service' || (caller.kind === 'user' && caller.isAdmin);
+      async handler(c, { principal }) {
+        const admin =
+          principal.kind === 'trusted' || (principal.kind === 'user' && principal.isAdmin);
         const rows = await listTeamConnections(db);
         return c.json({
           connections: rows.map((row) => ({
@@ -130,7 +113,6 @@ export function teamConnectionRoutes(services: GatewayServices): AnyRoute[] {
         404: { description: 'No such team connection' },
       },
       async handler(c, { params }) {
-        requireAdmin(c);
         const id = requireUuid(params.id, 'team connection');
         const deleted = await deleteTeamConnection(db, id);
         if (deleted.length === 0) throw new HttpError('not_found', `No team connection ${id}`);

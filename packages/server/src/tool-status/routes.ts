@@ -1,4 +1,3 @@
-import { requireUserScope } from '../auth/access.js';
 import { userIdQuery } from '../http/common-schemas.js';
 import { type AnyRoute, defineRoute } from '../http/route.js';
 import type { GatewayServices } from '../services.js';
@@ -20,6 +19,7 @@ export function toolStatusRoutes(services: GatewayServices): AnyRoute[] {
       summary: "A user's tools by plugin, with each provider's connection state",
       tag: 'Tools',
       access: 'user',
+      actsFor: 'query',
       query: userIdQuery,
       responses: {
         200: {
@@ -32,7 +32,6 @@ export function toolStatusRoutes(services: GatewayServices): AnyRoute[] {
         404: { description: 'No such user' },
       },
       async handler(c, { query }) {
-        requireUserScope(c, query.userId);
         return c.json(await toolStatus(services, query.userId), 200);
       },
     }),

@@ -1,6 +1,7 @@
 import type { Hono } from 'hono';
 import type { z } from 'zod';
 import type { AppContext, AppEnv } from '../http/app-env.js';
+import { actingAs, type Principal } from '../identity/index.js';
 
 /** An API answer that was not a success, as the page shows it. */
 export class ApiError extends Error {
@@ -37,19 +38,17 @@ export interface ApiClient {
 }
 
 /**
- * Pages and form posts go through the same JSON API as every other client, in process: the
- * request carries the browser's session cookie, so access rules, validation and error messages
- * are the API's own and are written once.
+ * Pages and form posts go through the same JSON API as every other client, in process, acting
+ * for the viewer's principal ({@link actingAs}): access rules, validation and error messages are
+ * the API's own and are written once.
  *
  * @example
- * const api = apiFor(app, c);
+ * const api = apiFor(app, c, viewer.principal);
  * const { roles } = await api.get('/api/policy/roles', roleListSchema);
  */
-export function apiFor(app: Hono<AppEnv>, c: AppContext): ApiClient {
+export function apiFor(app: Hono<AppEnv>, c: AppContext, principal: Principal): ApiClient {
   const call = async (method: string, path: string, body?: unknown): Promise<unknown> => {
     const headers = new Headers({ accept: 'application/json' });
-    const cookie = c.req.header('cookie');
-    if (cookie !== undefined) headers.set('cookie', cookie);
     if (body !== undefined) headers.set('content-type', 'application/json');
     const response = await app.fetch(
       new Request(new URL(path, c.req.url), {
@@ -57,6 +56,7 @@ export function apiFor(app: Hono<AppEnv>, c: AppContext): ApiClient {
         headers,
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       }),
+      actingAs(principal),
     );
     const text = await response.text();
     let json: unknown;

@@ -2,18 +2,21 @@ import type { Context, Hono } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { approvalPageSchema } from '../approvals/schemas.js';
 import type { AppContext, AppEnv } from '../http/app-env.js';
+import type { Authenticate } from '../identity/index.js';
+import { type Viewer, viewerOf } from '../identity/index.js';
 import type { GatewayServices } from '../services.js';
 import { type ApiClient, ApiError, apiFor, withQuery } from './api.js';
 import { type Flash, setFlash, takeFlash } from './flash.js';
 import { type Html, html } from './html.js';
 import { type LayoutOptions, layout } from './layout.js';
-import { isSameOrigin, PAGE_HEADERS } from './security.js';
-import { type Viewer, viewerOf } from './viewer.js';
+import { PAGE_HEADERS } from './security.js';
 
 /** What every page and form handler of the web app is built from. */
 export interface WebKit {
   app: Hono<AppEnv>;
   services: GatewayServices;
+  /** The gateway's one `authenticate()`: pages know their viewer only through it. */
+  authenticate: Authenticate;
 }
 
 /** A request of a signed-in viewer. */
@@ -47,7 +50,7 @@ export function seeOther(c: AppContext, location: string, flash?: Flash): Respon
 }
 
 function pageContext(kit: WebKit, c: AppContext, viewer: Viewer): PageContext {
-  const api = apiFor(kit.app, c);
+  const api = apiFor(kit.app, c, viewer.principal);
   return {
     c,
     viewer,
@@ -105,7 +108,7 @@ export function page(
   options: { admin?: boolean } = {},
 ) {
   return async (c: Context<AppEnv>): Promise<Response> => {
-    const viewer = await viewerOf(c, kit.services);
+    const viewer = await viewerOf(c, kit.services.database, kit.authenticate);
     if (viewer === undefined) return signInRedirect(c);
     const ctx = pageContext(kit, c, viewer);
     if (options.admin && !viewer.isAdmin) {
@@ -131,22 +134,9 @@ export async function readForm(c: AppContext): Promise<Record<string, string>> {
   return form;
 }
 
-/** The answer to a cross-site or header-less form post. */
-export function refused(c: AppContext): Promise<Response> {
-  return htmlPage(
-    c,
-    layout({
-      title: 'Request refused',
-      narrow: true,
-      body: html`<h1>Request refused</h1><p class="notice error" role="alert">This form was not sent from a Gateway page. Go back, reload the page and try again.</p>`,
-    }),
-    403,
-  );
-}
-
 /**
- * A form post of a signed-in user: refused unless it comes from the gateway's own pages (CSRF),
- * then handled. An API error goes back to `back` with its message.
+ * A form post of a signed-in user (the front door has already refused posts from other sites),
+ * handled; an API error goes back to `back` with its message.
  */
 export function action(
   kit: WebKit,
@@ -155,8 +145,7 @@ export function action(
   options: { admin?: boolean } = {},
 ) {
   return async (c: Context<AppEnv>): Promise<Response> => {
-    if (!isSameOrigin(c, kit.services)) return refused(c);
-    const viewer = await viewerOf(c, kit.services);
+    const viewer = await viewerOf(c, kit.services.database, kit.authenticate);
     if (viewer === undefined)
       return seeOther(c, '/sign-in', { kind: 'info', text: 'Your session ended; sign in again.' });
     const ctx = pageContext(kit, c, viewer);

@@ -1,8 +1,8 @@
+import type { Viewer } from '../identity/index.js';
 import { ASSETS } from './assets/index.js';
 import { confirmDialog } from './components.js';
 import type { Flash } from './flash.js';
 import { type Html, html, raw } from './html.js';
-import type { Viewer } from './viewer.js';
 
 /** The sections of the main navigation. */
 export type Section = 'tools' | 'team' | 'endpoints' | 'approvals' | 'admin';

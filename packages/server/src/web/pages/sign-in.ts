@@ -1,13 +1,13 @@
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { callAuth } from '../../cli-auth/page-kit.js';
 import type { AppContext } from '../../http/app-env.js';
+import { viewerOf } from '../../identity/index.js';
 import { hidden } from '../components.js';
 import { takeFlash } from '../flash.js';
 import { type Html, html } from '../html.js';
-import { htmlPage, readForm, refused, seeOther, type WebKit } from '../kit.js';
+import { htmlPage, readForm, seeOther, type WebKit } from '../kit.js';
 import { layout } from '../layout.js';
-import { isSameOrigin, safeNext } from '../security.js';
-import { viewerOf } from '../viewer.js';
+import { safeNext } from '../security.js';
 
 /** better-auth's error codes on OAuth redirects, put in words. */
 const OAUTH_ERRORS: Readonly<Record<string, string>> = {
@@ -113,7 +113,9 @@ function withCookies(c: AppContext, cookies: readonly string[]): void {
  * goes through better-auth's own endpoints, rate limits and first-user-admin hook.
  */
 export function mountSignInPages(kit: WebKit): void {
-  const { app, services } = kit;
+  const { app, services, authenticate } = kit;
+  const signedIn = async (c: AppContext) =>
+    (await viewerOf(c, services.database, authenticate)) !== undefined;
   const render = async (
     c: AppContext,
     title: string,
@@ -121,23 +123,22 @@ export function mountSignInPages(kit: WebKit): void {
     status: ContentfulStatusCode = 200,
   ) => htmlPage(c, layout({ title, body, narrow: true, flash: takeFlash(c) }), status);
 
-  app.get('/', async (c) => c.redirect((await viewerOf(c, services)) ? '/tools' : '/sign-in', 302));
+  app.get('/', async (c) => c.redirect((await signedIn(c)) ? '/tools' : '/sign-in', 302));
 
   app.get('/sign-in', async (c) => {
     const next = safeNext(c.req.query('next')) ?? '/tools';
-    if (await viewerOf(c, services)) return c.redirect(next, 302);
+    if (await signedIn(c)) return c.redirect(next, 302);
     const code = c.req.query('error');
     return render(c, 'Sign in', signInBody(kit, { next, error: code && oauthErrorText(code) }));
   });
 
   app.get('/sign-up', async (c) => {
     const next = safeNext(c.req.query('next')) ?? '/tools';
-    if (await viewerOf(c, services)) return c.redirect(next, 302);
+    if (await signedIn(c)) return c.redirect(next, 302);
     return render(c, 'Create account', await signUpBody(kit, { next }));
   });
 
   app.post('/sign-in', async (c) => {
-    if (!isSameOrigin(c, services)) return refused(c);
     const form = await readForm(c);
     const next = safeNext(form.next) ?? '/tools';
     const email = form.email ?? '';
@@ -162,7 +163,6 @@ export function mountSignInPages(kit: WebKit): void {
   });
 
   app.post('/sign-up', async (c) => {
-    if (!isSameOrigin(c, services)) return refused(c);
     const form = await readForm(c);
     const next = safeNext(form.next) ?? '/tools';
     const email = form.email ?? '';
@@ -188,7 +188,6 @@ export function mountSignInPages(kit: WebKit): void {
   });
 
   app.post('/sign-in/social', async (c) => {
-    if (!isSameOrigin(c, services)) return refused(c);
     const form = await readForm(c);
     const next = safeNext(form.next) ?? '/tools';
     const provider = services.auth.providers.find((candidate) => candidate.id === form.provider);
@@ -220,7 +219,6 @@ export function mountSignInPages(kit: WebKit): void {
   });
 
   app.post('/sign-out', async (c) => {
-    if (!isSameOrigin(c, services)) return refused(c);
     const result = await callAuth(c, services, '/sign-out', {});
     withCookies(c, result.cookies);
     return seeOther(c, '/sign-in', { kind: 'info', text: 'You are signed out.' });

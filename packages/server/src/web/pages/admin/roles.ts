@@ -1,5 +1,5 @@
 import type { Role } from '@gateway/sdk';
-import { ADMIN_ROLE_ID } from '../../../auth/index.js';
+import { ADMIN_ROLE_ID } from '../../../identity/index.js';
 import {
   roleCreatedSchema,
   roleDeletedSchema,

@@ -1,8 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { DatabaseSchema } from '../db/index.js';
-
-/** The built-in role that makes a user an admin. */
-export const ADMIN_ROLE_ID = 'admin';
+import { ADMIN_ROLE_ID } from './principal.js';
 
 /**
  * Makes `userId` an admin when it is the first user: no user was created before it and no admin

@@ -1,0 +1,171 @@
+import type { MiddlewareHandler } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import type { AppEnv } from './app-env.js';
+import { errorResponse, HttpError } from './errors.js';
+
+/** The addresses a gateway answers for. */
+export interface Audience {
+  /** The base and auth URLs it was computed from. */
+  base: string;
+  auth: string;
+  /** Host names (no port, lower case) a request's `Host` may carry. */
+  hosts: ReadonlySet<string>;
+  /** Origins (`scheme://host[:port]`) a state-changing request's `Origin` may carry. */
+  origins: ReadonlySet<string>;
+}
+
+/** The settings of {@link requestGuard}. */
+export interface GuardOptions {
+  /** Read on every request, so addresses learnt at start (port 0) apply. */
+  audience: () => Audience;
+  /** The largest request body, in bytes. */
+  maxBodyBytes: number;
+}
+
+const LOOPBACK = ['localhost', '127.0.0.1', '[::1]'];
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+/**
+ * Where an OAuth provider posts its answer (`response_mode=form_post`) from its own origin. The
+ * `state` that better-auth checks there is what binds the answer to the browser that asked.
+ */
+const CROSS_SITE_POSTS = /^\/api\/auth\/(?:callback|oauth2\/callback)\//;
+
+/**
+ * Who a gateway at `baseUrl` and `authBaseUrl` answers for: their hosts and origins, the loopback
+ * names of a loopback address (with its scheme and port), `extraHosts` (`GATEWAY_ALLOWED_HOSTS`,
+ * with the base URL's scheme and port) and `extraOrigins` (`GATEWAY_ALLOWED_ORIGINS`).
+ *
+ * @example
+ * audienceOf('http://127.0.0.1:8787', 'http://127.0.0.1:8787', [], []);
+ * // hosts: localhost, 127.0.0.1, [::1]; origins: http://localhost:8787, ...
+ */
+export function audienceOf(
+  baseUrl: string,
+  authBaseUrl: string,
+  extraHosts: readonly string[],
+  extraOrigins: readonly string[],
+): Audience {
+  const hosts = new Set<string>();
+  const origins = new Set<string>();
+  for (const address of [baseUrl, authBaseUrl]) {
+    const url = new URL(address);
+    const names = LOOPBACK.includes(url.hostname) ? LOOPBACK : [url.hostname];
+    for (const name of names) {
+      hosts.add(name);
+      origins.add(`${url.protocol}//${name}${url.port === '' ? '' : `:${url.port}`}`);
+    }
+  }
+  const base = new URL(baseUrl);
+  for (const host of extraHosts) {
+    const name = host.toLowerCase();
+    hosts.add(name);
+    origins.add(`${base.protocol}//${name}${base.port === '' ? '' : `:${base.port}`}`);
+  }
+  for (const origin of extraOrigins) origins.add(new URL(origin).origin);
+  return { base: baseUrl, auth: authBaseUrl, hosts, origins };
+}
+
+/** The host name of a `Host` header value (`name`, `name:port`, `[v6]`, `[v6]:port`). */
+function hostName(host: string): string {
+  const name = host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.split(':')[0];
+  return (name ?? '').toLowerCase();
+}
+
+/**
+ * The gateway's front door, in front of every route: the JSON API, MCP, the web app, the CLI
+ * pages and better-auth. In order:
+ *
+ * 1. **Host** must be one the gateway answers for (DNS rebinding): else 421.
+ * 2. **Origin** of a state-changing request must be one of the gateway's own, compared as
+ *    scheme, host and port, never derived from the request itself; `Origin: null` is refused. A
+ *    request that sends a cookie (and no bearer credential) without `Origin` must say
+ *    `Sec-Fetch-Site: same-origin`, so a cookie-authenticated form can only come from the
+ *    gateway's pages. Else 403.
+ * 3. **Size** before parsing: a declared `Content-Length` over the limit answers 413 at once, and
+ *    a body without one is cut off at the limit while it streams, so no request makes the server
+ *    buffer more than the limit.
+ *
+ * Every answer carries `X-Content-Type-Options: nosniff`.
+ *
+ * @example
+ * app.use('*', requestGuard({ audience: () => audience, maxBodyBytes: 1024 * 1024 }));
+ */
+export function requestGuard(options: GuardOptions): MiddlewareHandler<AppEnv> {
+  const limit = bodyLimit({
+    maxSize: options.maxBodyBytes,
+    onError: (c) =>
+      errorResponse(
+        c,
+        new HttpError(
+          'payload_too_large',
+          `The body is larger than the limit of ${options.maxBodyBytes} bytes`,
+        ),
+      ),
+  });
+  return async (c, next) => {
+    const audience = options.audience();
+    const host = c.req.header('host') ?? new URL(c.req.url).host;
+    if (!audience.hosts.has(hostName(host))) {
+      return nosniff(
+        errorResponse(
+          c,
+          new HttpError(
+            'misdirected_request',
+            "The Host header names a host this gateway does not answer for; use its address (GATEWAY_BASE_URL), or add the name to the operator's GATEWAY_ALLOWED_HOSTS",
+          ),
+        ),
+      );
+    }
+    if (!SAFE_METHODS.has(c.req.method) && !CROSS_SITE_POSTS.test(c.req.path)) {
+      const byCookie =
+        c.req.header('cookie') !== undefined && c.req.header('authorization') === undefined;
+      const refusal = originRefusal(
+        audience,
+        c.req.header('origin'),
+        byCookie,
+        c.req.header('sec-fetch-site'),
+      );
+      if (refusal !== undefined) {
+        return nosniff(errorResponse(c, new HttpError('forbidden', refusal)));
+      }
+    }
+    if (c.req.raw.body === null) await next();
+    else {
+      // Answers 413 itself (without calling next) when the body is over the limit.
+      const tooLarge = await limit(c, next);
+      if (tooLarge instanceof Response) c.res = tooLarge;
+    }
+    c.res = nosniff(c.res);
+  };
+}
+
+/** Why a state-changing request's origin is refused, or undefined when it is the gateway's. */
+function originRefusal(
+  audience: Audience,
+  origin: string | undefined,
+  byCookie: boolean,
+  fetchSite: string | undefined,
+): string | undefined {
+  if (origin !== undefined) {
+    return audience.origins.has(origin)
+      ? undefined
+      : 'This request comes from another site (its Origin is not this gateway); send it from a Gateway page';
+  }
+  // Browsers send Origin with every POST; one that sends neither header is not a Gateway page.
+  if (byCookie && fetchSite !== 'same-origin') {
+    return 'A request signed in by cookie must come from a Gateway page (no Origin header was sent)';
+  }
+  return undefined;
+}
+
+function nosniff(response: Response): Response {
+  try {
+    response.headers.set('X-Content-Type-Options', 'nosniff');
+    return response;
+  } catch {
+    // A response with immutable headers (Response.redirect): copied with the header added.
+    const copy = new Response(response.body, response);
+    copy.headers.set('X-Content-Type-Options', 'nosniff');
+    return copy;
+  }
+}

@@ -1,0 +1,156 @@
+import type { Context } from 'hono';
+import { HttpError } from '../http/errors.js';
+import { safeEqual } from '../secrets/index.js';
+import type { FailedCredentialLimit } from './credential-limit.js';
+import {
+  ANONYMOUS,
+  type Principal,
+  type ToolPrincipal,
+  TRUSTED,
+  type UserPrincipal,
+  userPrincipal,
+} from './principal.js';
+import type { TokenLookup, TokenRepository } from './token-repository.js';
+
+/** Finds the signed-in user of a request from its session cookie (better-auth), if any. */
+export type SessionResolver = (headers: Headers) => Promise<{ userId: string } | null>;
+
+/**
+ * Where a request arrives, which decides the credentials it may carry:
+ * - `api`: the JSON API: the service secret, a `gw_cli_` token, a `gw_sa_` key, else the session
+ *   cookie;
+ * - `mcp`: the MCP endpoint: a `gw_mcp_` endpoint token or a `gw_sa_` key, in the header or the
+ *   path;
+ * - `page`: the web app and the CLI pages: the session cookie alone.
+ */
+export type Surface = 'api' | 'mcp' | 'page';
+
+/** A 401: no credential where one is needed, or one that matches nothing. */
+export class UnauthenticatedError extends HttpError {
+  constructor(message: string, invalidToken: boolean) {
+    super('unauthorized', message, undefined, {
+      'WWW-Authenticate': invalidToken
+        ? `Bearer realm="gateway", error="invalid_token", error_description="${message.replaceAll('"', "'")}"`
+        : 'Bearer realm="gateway"',
+    });
+  }
+}
+
+const BEARER = /^Bearer\s+(\S+)\s*$/i;
+
+/**
+ * Builds the one `authenticate()` of the gateway: every surface asks it who a request acts for,
+ * and gets a {@link Principal}. A credential that matches nothing is a 401 (429 past the
+ * failed-credential limit), never a silent fall-back to anonymous.
+ *
+ * @example
+ * const authenticate = createAuthenticator({ tokens, serviceApiSecret, sessions, roleOf, limit });
+ * const principal = await authenticate(c, 'api');
+ */
+export function createAuthenticator(options: {
+  tokens: TokenRepository;
+  serviceApiSecret: string | undefined;
+  sessions: SessionResolver;
+  /** The role that applies to a user; undefined when there is no such user. */
+  roleOf: (userId: string) => Promise<string | undefined>;
+  limit: FailedCredentialLimit;
+}) {
+  const { tokens, serviceApiSecret, limit } = options;
+
+  const refuse = async (c: Context, message: string): Promise<never> => {
+    throw await limit.refuse(c, new UnauthenticatedError(message, true));
+  };
+
+  const refusalMessage = (lookup: TokenLookup & { found: false }, what: string) =>
+    lookup.reason === 'expired' && lookup.expiredAt !== undefined && what === 'cli'
+      ? `The CLI token expired on ${lookup.expiredAt.slice(0, 10)}; run \`gateway login\` to sign in again`
+      : lookup.reason === 'expired'
+        ? 'The token has expired; make a new one'
+        : 'The bearer token is invalid, expired or revoked';
+
+  const fromSession = async (c: Context): Promise<Principal> => {
+    const session = await options.sessions(c.req.raw.headers);
+    if (session === null) return ANONYMOUS;
+    const roleId = await options.roleOf(session.userId);
+    if (roleId === undefined) return ANONYMOUS;
+    return userPrincipal({ userId: session.userId, roleId, via: 'session' });
+  };
+
+  const api = async (c: Context): Promise<Principal> => {
+    const authorization = c.req.header('authorization');
+    if (authorization === undefined) return fromSession(c);
+    const token = BEARER.exec(authorization)?.[1];
+    if (token === undefined) {
+      throw new UnauthenticatedError('Send the credential as Authorization: Bearer <token>', false);
+    }
+    if (serviceApiSecret !== undefined && safeEqual(token, serviceApiSecret)) return TRUSTED;
+    if (token.startsWith('gw_mcp_')) {
+      return refuse(c, 'An MCP endpoint token works only at /mcp; the API takes a CLI token');
+    }
+    const lookup = await tokens.find(token);
+    if (!lookup.found) return refuse(c, refusalMessage(lookup, token.slice(3, 6)));
+    const { owner } = lookup;
+    if (owner.kind === 'service_account') {
+      return {
+        kind: 'service_account',
+        serviceAccountId: owner.serviceAccountId,
+        roleId: owner.roleId,
+      };
+    }
+    if (owner.kind !== 'cli') return refuse(c, 'The bearer token is invalid, expired or revoked');
+    return userPrincipal({
+      userId: owner.userId,
+      roleId: owner.roleId,
+      via: 'cli_token',
+      expiresAt: owner.expiresAt,
+    });
+  };
+
+  const mcp = async (c: Context, pathToken: string | undefined): Promise<ToolPrincipal> => {
+    let token = pathToken;
+    if (token === undefined) {
+      const authorization = c.req.header('authorization');
+      token = authorization === undefined ? undefined : BEARER.exec(authorization)?.[1];
+    }
+    if (token === undefined || token === '') {
+      throw new UnauthenticatedError(
+        'Send your MCP endpoint token as Authorization: Bearer <token>, or use the URL {base_url}/mcp/<token>',
+        false,
+      );
+    }
+    if (token.startsWith('gw_cli_')) {
+      return refuse(c, 'A CLI token does not work at /mcp; use an MCP endpoint token');
+    }
+    const lookup = await tokens.find(token);
+    if (!lookup.found) return refuse(c, 'The MCP token is unknown, deleted or revoked');
+    const { owner } = lookup;
+    if (owner.kind === 'mcp') {
+      return userPrincipal({
+        userId: owner.userId,
+        roleId: owner.roleId,
+        via: 'mcp_token',
+        endpointId: owner.endpointId,
+      }) as UserPrincipal;
+    }
+    if (owner.kind === 'service_account') {
+      return {
+        kind: 'service_account',
+        serviceAccountId: owner.serviceAccountId,
+        roleId: owner.roleId,
+      };
+    }
+    return refuse(c, 'The MCP token is unknown, deleted or revoked');
+  };
+
+  function authenticate(c: Context, surface: 'mcp', pathToken?: string): Promise<ToolPrincipal>;
+  function authenticate(c: Context, surface: 'api' | 'page'): Promise<Principal>;
+  function authenticate(c: Context, surface: Surface, pathToken?: string): Promise<Principal> {
+    if (surface === 'mcp') return mcp(c, pathToken);
+    if (surface === 'api') return api(c);
+    return fromSession(c);
+  }
+  return authenticate;
+}
+
+/** The gateway's `authenticate()`. */
+export type Authenticate = ReturnType<typeof createAuthenticator>;

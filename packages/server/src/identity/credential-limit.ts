@@ -1,0 +1,54 @@
+import type { Context } from 'hono';
+import { clientAddress } from '../auth/client-ip.js';
+import { consumeRateLimit, type RateLimitRule } from '../auth/rate-limit.js';
+import type { GatewayDatabase } from '../db/index.js';
+import { HttpError } from '../http/errors.js';
+
+/** Thirty wrong credentials a minute per client address. */
+export const DEFAULT_FAILED_CREDENTIAL_LIMIT: RateLimitRule = Object.freeze({
+  window: 60,
+  max: 30,
+});
+
+/**
+ * Counts wrong bearer credentials (unknown, expired or revoked tokens and keys, a wrong service
+ * secret) per client address, in the database's rate-limit table, so the count holds across
+ * instances. Past the limit a wrong credential answers 429 with `Retry-After` instead of 401. Only
+ * failures are counted: a valid token is never slowed, whoever shares its address.
+ *
+ * A request made in process (`gateway.fetch()`, the web app's own API calls) has no address and
+ * is not counted.
+ *
+ * @example
+ * const limit = createFailedCredentialLimit({ database, trustedProxies: [] });
+ * throw await limit.refuse(c, unauthorized);
+ */
+export function createFailedCredentialLimit(options: {
+  database: GatewayDatabase;
+  trustedProxies: readonly string[];
+  rule?: RateLimitRule;
+}) {
+  const rule = options.rule ?? DEFAULT_FAILED_CREDENTIAL_LIMIT;
+  return {
+    /** Counts a failure of the request's address; returns `error`, or a 429 past the limit. */
+    async refuse(c: Context, error: HttpError): Promise<HttpError> {
+      const address = clientAddress(c, options.trustedProxies);
+      if (address === undefined) return error;
+      const decision = await consumeRateLimit(
+        options.database.db,
+        `${address}|bad-credential`,
+        rule,
+      );
+      if (decision.allowed) return error;
+      return new HttpError(
+        'rate_limited',
+        `Too many wrong credentials from your address; retry in ${decision.retryAfter}s`,
+        undefined,
+        { 'Retry-After': String(decision.retryAfter) },
+      );
+    },
+  };
+}
+
+/** The failed-credential limit of a gateway. */
+export type FailedCredentialLimit = ReturnType<typeof createFailedCredentialLimit>;

@@ -1,0 +1,139 @@
+import { recordTokenUse } from '../auth/last-used.js';
+import type { GatewayDatabase } from '../db/index.js';
+import { LookupCache } from '../db/lookup-cache.js';
+import { prepareQuery } from '../db/prepared-query.js';
+import { hashToken } from '../secrets/index.js';
+
+/** The owner of a bearer token, as stored. */
+export type TokenOwner =
+  | { kind: 'mcp'; endpointId: string; userId: string; roleId: string }
+  | { kind: 'cli'; tokenId: string; userId: string; roleId: string; expiresAt: string | null }
+  | {
+      kind: 'service_account';
+      tokenId: string;
+      serviceAccountId: string;
+      roleId: string;
+      expiresAt: string | null;
+    };
+
+/** Why a token was refused, for the message (never the token). */
+export type TokenRefusal = 'unknown' | 'expired';
+
+/** What a lookup found. */
+export type TokenLookup =
+  | { found: true; owner: TokenOwner }
+  | { found: false; reason: TokenRefusal; expiredAt?: string };
+
+/**
+ * Every bearer token the gateway issues (`gw_mcp_` endpoint tokens, `gw_cli_` tokens, `gw_sa_`
+ * service account keys), found by its SHA-256 hash in one place. A token's owner, and the role
+ * that applies to it, is read once and kept while the database is unchanged
+ * ({@link LookupCache}): a deleted endpoint, a revoked key or a new role assignment applies to
+ * the next request on every instance. Expiry is checked on every use, so a kept token expires on
+ * time. A use is recorded in `last_used_at` at most once a minute per token.
+ *
+ * @example
+ * const tokens = createTokenRepository(database, 'member');
+ * const lookup = await tokens.find(token);
+ */
+export function createTokenRepository(database: GatewayDatabase, defaultRoleId: string) {
+  const { db } = database;
+  // Scalar subqueries rather than joins, which SQLite would prepare again on every run (see
+  // prepareRoleLookups in policy/role-store.ts). Built and compiled once: every MCP call runs one.
+  const endpointQuery = prepareQuery(db, ['hash'], (param) =>
+    db
+      .selectFrom('mcp_endpoints')
+      .select((eb) => [
+        'mcp_endpoints.id',
+        'mcp_endpoints.user_id',
+        eb
+          .selectFrom('user_roles')
+          .select('user_roles.role_id')
+          .whereRef('user_roles.user_id', '=', 'mcp_endpoints.user_id')
+          .as('role_id'),
+      ])
+      .where('mcp_endpoints.token_hash', '=', param('hash')),
+  );
+  const apiTokenQuery = prepareQuery(db, ['hash'], (param) =>
+    db
+      .selectFrom('api_tokens')
+      .select((eb) => [
+        'api_tokens.id',
+        'api_tokens.kind',
+        'api_tokens.user_id',
+        'api_tokens.expires_at',
+        'api_tokens.service_account_id',
+        eb
+          .selectFrom('service_accounts')
+          .select('service_accounts.role_id')
+          .whereRef('service_accounts.id', '=', 'api_tokens.service_account_id')
+          .as('account_role_id'),
+        eb
+          .selectFrom('user_roles')
+          .select('user_roles.role_id')
+          .whereRef('user_roles.user_id', '=', 'api_tokens.user_id')
+          .as('user_role_id'),
+      ])
+      .where('api_tokens.token_hash', '=', param('hash'))
+      .where('api_tokens.revoked_at', 'is', null),
+  );
+
+  const owners = new LookupCache<TokenOwner>(database);
+
+  const read = async (token: string, hash: string): Promise<TokenOwner | undefined> => {
+    if (token.startsWith('gw_mcp_')) {
+      const [row] = await endpointQuery({ hash });
+      return (
+        row && {
+          kind: 'mcp',
+          endpointId: row.id,
+          userId: row.user_id,
+          roleId: row.role_id ?? defaultRoleId,
+        }
+      );
+    }
+    const [row] = await apiTokenQuery({ hash });
+    if (row === undefined) return undefined;
+    if (row.kind === 'service_account') {
+      if (row.service_account_id === null || row.account_role_id === null) return undefined;
+      return {
+        kind: 'service_account',
+        tokenId: row.id,
+        serviceAccountId: row.service_account_id,
+        roleId: row.account_role_id,
+        expiresAt: row.expires_at,
+      };
+    }
+    return {
+      kind: 'cli',
+      tokenId: row.id,
+      userId: row.user_id,
+      roleId: row.user_role_id ?? defaultRoleId,
+      expiresAt: row.expires_at,
+    };
+  };
+
+  return {
+    /**
+     * The owner of `token`, or why there is none. Only the prefixes the gateway issues are looked
+     * up; anything else is unknown without a query.
+     */
+    async find(token: string): Promise<TokenLookup> {
+      if (!/^gw_(?:mcp|cli|sa)_/.test(token)) return { found: false, reason: 'unknown' };
+      const hash = hashToken(token);
+      const owner = await owners.get(hash, () => read(token, hash));
+      if (owner === undefined) return { found: false, reason: 'unknown' };
+      if (owner.kind !== 'mcp' && owner.expiresAt !== null) {
+        if (owner.expiresAt <= new Date().toISOString()) {
+          return { found: false, reason: 'expired', expiredAt: owner.expiresAt };
+        }
+      }
+      if (owner.kind === 'mcp') recordTokenUse(db, 'mcp_endpoints', owner.endpointId);
+      else recordTokenUse(db, 'api_tokens', owner.tokenId);
+      return { found: true, owner };
+    },
+  };
+}
+
+/** The bearer token repository of a gateway. */
+export type TokenRepository = ReturnType<typeof createTokenRepository>;
