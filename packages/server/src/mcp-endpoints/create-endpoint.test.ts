@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { endpointOwner } from '../testing/endpoint-owner.js';
 import { createTestGateway } from '../testing/test-gateway.js';
 import { endpointCreatedSchema } from './schemas.js';
-import { findEndpointByToken } from './store.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
@@ -26,7 +26,7 @@ describe('POST /api/connections/mcp-endpoints', () => {
       createdAt: expect.stringMatching(ISO),
     });
     const body = endpointCreatedSchema.parse(json);
-    expect(await findEndpointByToken(gw.services.database.db, body.token)).toEqual({
+    expect(await endpointOwner(gw.services.database, body.token)).toEqual({
       id: body.id,
       userId: alice.id,
     });
@@ -103,7 +103,7 @@ describe('POST /api/connections/mcp-endpoints', () => {
       });
       expect(res.status).toBe(201);
       const { token } = endpointCreatedSchema.parse(await res.json());
-      expect((await findEndpointByToken(gw.services.database.db, token))?.userId).toBe(alice.id);
+      expect((await endpointOwner(gw.services.database, token))?.userId).toBe(alice.id);
     }
 
     const missing = await gw.request('POST', '/api/connections/mcp-endpoints', {

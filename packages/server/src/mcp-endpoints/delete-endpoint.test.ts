@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { endpointOwner } from '../testing/endpoint-owner.js';
 import { createTestGateway, type TestGateway, type TestUser } from '../testing/test-gateway.js';
-import { findEndpointByToken } from './store.js';
 
 async function createEndpoint(gw: TestGateway, user: TestUser, name = 'Claude') {
   const res = await gw.request('POST', '/api/connections/mcp-endpoints', {
@@ -18,7 +18,7 @@ describe('DELETE /api/connections/mcp-endpoints/:id', () => {
     const endpoint = await createEndpoint(gw, alice);
     const kept = await createEndpoint(gw, alice, 'Kept');
     const { db } = gw.services.database;
-    expect(await findEndpointByToken(db, endpoint.token)).toEqual({
+    expect(await endpointOwner(gw.services.database, endpoint.token)).toEqual({
       id: endpoint.id,
       userId: alice.id,
     });
@@ -33,8 +33,11 @@ describe('DELETE /api/connections/mcp-endpoints/:id', () => {
 
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ deleted: [endpoint.id] });
-    expect(await findEndpointByToken(db, endpoint.token)).toBeUndefined();
-    expect(await findEndpointByToken(db, kept.token)).toEqual({ id: kept.id, userId: alice.id });
+    expect(await endpointOwner(gw.services.database, endpoint.token)).toBeUndefined();
+    expect(await endpointOwner(gw.services.database, kept.token)).toEqual({
+      id: kept.id,
+      userId: alice.id,
+    });
   });
 
   it("answers 404 for another user's endpoint, as for an unknown or malformed id", async () => {
@@ -56,7 +59,7 @@ describe('DELETE /api/connections/mcp-endpoints/:id', () => {
         error: { code: 'not_found', message: `No MCP endpoint ${id}` },
       });
     }
-    expect(await findEndpointByToken(gw.services.database.db, alices.token)).toBeDefined();
+    expect(await endpointOwner(gw.services.database, alices.token)).toBeDefined();
   });
 
   it("answers 403 for another user's userId, 401 without credentials, 400 without userId", async () => {
@@ -71,7 +74,7 @@ describe('DELETE /api/connections/mcp-endpoints/:id', () => {
     const missing = await gw.request('DELETE', url, { as: alice });
     expect(missing.status).toBe(400);
     expect(await missing.json()).toMatchObject({ error: { code: 'validation_failed' } });
-    expect(await findEndpointByToken(gw.services.database.db, token)).toBeDefined();
+    expect(await endpointOwner(gw.services.database, token)).toBeDefined();
   });
 
   it('lets an admin and the service secret delete for any user', async () => {

@@ -6,7 +6,6 @@ export {
   deleteEndpoint,
   type EndpointListItem,
   type EndpointOwner,
-  findEndpointByToken,
   listEndpoints,
   type NewEndpoint,
 } from './store.js';

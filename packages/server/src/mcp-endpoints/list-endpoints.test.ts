@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { maskToken } from '../secrets/index.js';
+import { endpointOwner } from '../testing/endpoint-owner.js';
 import { createTestGateway, type TestGateway, type TestUser } from '../testing/test-gateway.js';
 import { endpointCreatedSchema, endpointListSchema } from './schemas.js';
-import { findEndpointByToken } from './store.js';
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
@@ -23,7 +23,7 @@ describe('GET /api/connections/mcp-endpoints', () => {
     const first = await createEndpoint(gw, alice, 'Claude', 'desktop');
     const second = await createEndpoint(gw, alice, 'Cursor');
     await createEndpoint(gw, bob, 'Theirs');
-    await findEndpointByToken(gw.services.database.db, second.token);
+    await endpointOwner(gw.services.database, second.token);
 
     const url = `/api/connections/mcp-endpoints?userId=${alice.id}`;
     await expect

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { postgresTestUrl } from '../db/test-database.js';
+import { endpointOwner } from '../testing/endpoint-owner.js';
 import { createPostgresTestGateway } from '../testing/postgres-test-gateway.js';
 import { endpointCreatedSchema, endpointListSchema } from './schemas.js';
-import { findEndpointByToken } from './store.js';
 
 const url = postgresTestUrl();
 
@@ -19,7 +19,7 @@ describe.skipIf(!url)('MCP endpoint routes on PostgreSQL', () => {
     });
     expect(created.status).toBe(201);
     const { id, token } = endpointCreatedSchema.parse(await created.json());
-    expect(await findEndpointByToken(db, token)).toEqual({ id, userId: alice.id });
+    expect(await endpointOwner(gw.services.database, token)).toEqual({ id, userId: alice.id });
 
     const again = await gw.request('POST', '/api/connections/mcp-endpoints', {
       as: alice,
@@ -57,6 +57,6 @@ describe.skipIf(!url)('MCP endpoint routes on PostgreSQL', () => {
       },
     );
     expect(await deleted.json()).toEqual({ deleted: [id] });
-    expect(await findEndpointByToken(db, token)).toBeUndefined();
+    expect(await endpointOwner(gw.services.database, token)).toBeUndefined();
   });
 });

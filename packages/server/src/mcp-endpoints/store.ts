@@ -1,5 +1,4 @@
 import type { Kysely } from 'kysely';
-import { recordTokenUse } from '../auth/last-used.js';
 import type { DatabaseSchema } from '../db/index.js';
 import { lockUser } from '../db/locks.js';
 import { generateToken, hashToken, maskToken } from '../secrets/index.js';
@@ -44,8 +43,6 @@ export interface EndpointOwner {
   /** The user the endpoint acts for. */
   userId: string;
 }
-
-const MCP_TOKEN_PREFIX = 'gw_mcp_';
 
 /**
  * Makes a user an MCP endpoint with a fresh `gw_mcp_` token, storing only the token's hash and
@@ -140,32 +137,4 @@ export async function deleteEndpoint(
     .where('user_id', '=', userId)
     .executeTakeFirst();
   return result.numDeletedRows > 0n ? [id] : [];
-}
-
-/**
- * Finds the endpoint a raw MCP token belongs to, by the token's SHA-256 hash; undefined for an
- * unknown or deleted token. Records the use in `last_used_at`, at most once a minute per token
- * and without waiting for the write ({@link recordTokenUse}).
- *
- * @example
- * const owner = await findEndpointByToken(db, bearerToken);
- * if (!owner) throw new HttpError('unauthorized', 'Unknown MCP token');
- *
- * @throws the database's error when the lookup fails.
- */
-export async function findEndpointByToken(
-  db: Kysely<DatabaseSchema>,
-  token: string,
-): Promise<EndpointOwner | undefined> {
-  // Nothing else can match, so spare the database a lookup (and keep other tokens' hashes out
-  // of its query log).
-  if (!token.startsWith(MCP_TOKEN_PREFIX)) return undefined;
-  const row = await db
-    .selectFrom('mcp_endpoints')
-    .select(['id', 'user_id'])
-    .where('token_hash', '=', hashToken(token))
-    .executeTakeFirst();
-  if (!row) return undefined;
-  recordTokenUse(db, 'mcp_endpoints', row.id);
-  return { id: row.id, userId: row.user_id };
 }

@@ -1,0 +1,105 @@
+import type { Kysely } from 'kysely';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
+import { issueCliToken, revokeCliToken } from '../cli-auth/token-store.js';
+import type { DatabaseSchema } from '../db/index.js';
+import { databaseTargets } from '../db/test-database.js';
+import { createEndpoint, deleteEndpoint, listEndpoints } from '../mcp-endpoints/store.js';
+import { createServiceAccount } from '../service-accounts/store.js';
+import { createTokenRepository } from './token-repository.js';
+
+const T0 = new Date('2026-01-02T03:04:05.000Z');
+
+async function addUser(db: Kysely<DatabaseSchema>, id: string, roleId?: string) {
+  await db
+    .insertInto('user')
+    .values({ id, name: id, email: `${id}@example.test`, createdAt: T0, updatedAt: T0 })
+    .execute();
+  if (roleId !== undefined) {
+    await db
+      .insertInto('user_roles')
+      .values({ user_id: id, role_id: roleId, assigned_at: T0.toISOString() })
+      .execute();
+  }
+}
+
+for (const target of databaseTargets()) {
+  describe.skipIf(target.skip)(`token repository on ${target.name}`, () => {
+    async function open() {
+      const { database, cleanup } = await target.open();
+      onTestFinished(cleanup);
+      await addUser(database.db, 'u1');
+      await addUser(database.db, 'root', 'admin');
+      return { database, tokens: createTokenRepository(database, 'member') };
+    }
+
+    it('finds an MCP endpoint token with its owner and role until it is deleted, recording the use', async () => {
+      const { database, tokens } = await open();
+      const created = await createEndpoint(database.db, { userId: 'u1', name: 'Claude' });
+      if (!created.ok) throw new Error(created.problem);
+      const { endpoint } = created;
+
+      expect(await tokens.find(endpoint.token)).toEqual({
+        found: true,
+        owner: { kind: 'mcp', endpointId: endpoint.id, userId: 'u1', roleId: 'member' },
+      });
+      await vi.waitFor(async () => {
+        const [listed] = await listEndpoints(database.db, 'u1');
+        expect(listed?.lastUsedAt).toEqual(expect.stringMatching(/^\d{4}-\d\d-\d\dT/));
+      });
+      expect(await tokens.find(`${endpoint.token}x`)).toEqual({ found: false, reason: 'unknown' });
+      expect(await tokens.find('not-a-gateway-token')).toEqual({ found: false, reason: 'unknown' });
+
+      expect(await deleteEndpoint(database.db, 'u1', endpoint.id)).toEqual([endpoint.id]);
+      expect(await tokens.find(endpoint.token)).toEqual({ found: false, reason: 'unknown' });
+    });
+
+    it('finds a CLI token with its role, and refuses it once revoked or expired', async () => {
+      const { database, tokens } = await open();
+      const { id, token } = await issueCliToken(database.db, 'root', 'laptop');
+      expect(await tokens.find(token)).toMatchObject({
+        found: true,
+        owner: { kind: 'cli', tokenId: id, userId: 'root', roleId: 'admin' },
+      });
+
+      const past = new Date(Date.now() - 1000).toISOString();
+      await database.db
+        .updateTable('api_tokens')
+        .set({ expires_at: past })
+        .where('id', '=', id)
+        .execute();
+      expect(await tokens.find(token)).toEqual({
+        found: false,
+        reason: 'expired',
+        expiredAt: past,
+      });
+
+      await database.db
+        .updateTable('api_tokens')
+        .set({ expires_at: null })
+        .where('id', '=', id)
+        .execute();
+      expect(await revokeCliToken(database.db, 'root', id)).toBe(true);
+      expect(await tokens.find(token)).toEqual({ found: false, reason: 'unknown' });
+    });
+
+    it('finds a service account key with the account role, and follows a role change', async () => {
+      const { database, tokens } = await open();
+      const account = await createServiceAccount(database.db, {
+        name: 'ci',
+        roleId: 'member',
+        createdBy: 'root',
+      });
+      if (account === undefined) throw new Error('no account');
+      expect(await tokens.find(account.key)).toMatchObject({
+        found: true,
+        owner: { kind: 'service_account', serviceAccountId: account.id, roleId: 'member' },
+      });
+      await database.db
+        .updateTable('service_accounts')
+        .set({ role_id: 'admin' })
+        .where('id', '=', account.id)
+        .execute();
+      expect(await tokens.find(account.key)).toMatchObject({ owner: { roleId: 'admin' } });
+    });
+  });
+}
