@@ -134,18 +134,6 @@ export async function callAuth(
   return { status: response.status, json, cookies: response.headers.getSetCookie() };
 }
 
-/** A local path to come back to after signing in: only the CLI pages, never another host. */
-export function safeNext(next: string | undefined): string | undefined {
-  if (
-    next === undefined ||
-    !next.startsWith('/cli/') ||
-    next.startsWith('//') ||
-    next.includes('\\')
-  )
-    return undefined;
-  return next;
-}
-
 /** Where to send a browser that is not signed in. */
 export function signInLocation(c: AppContext): string {
   const url = new URL(c.req.url);

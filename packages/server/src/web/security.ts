@@ -33,19 +33,3 @@ export function isSameOrigin(c: AppContext, services: GatewayServices): boolean 
   }
   return c.req.header('sec-fetch-site') === 'same-origin';
 }
-
-/**
- * A local path to return to after signing in: only a path on this site, never another host (an
- * open redirect) or the API.
- */
-export function safeNext(next: string | undefined): string | undefined {
-  if (
-    next === undefined ||
-    !next.startsWith('/') ||
-    next.startsWith('//') ||
-    next.includes('\\') ||
-    next.startsWith('/api/')
-  )
-    return undefined;
-  return next;
-}

@@ -1,12 +1,13 @@
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { callAuth } from '../../cli-auth/page-kit.js';
 import type { AppContext } from '../../http/app-env.js';
+import { safeRedirectPath } from '../../http/safe-redirect.js';
 import { hidden } from '../components.js';
 import { takeFlash } from '../flash.js';
 import { type Html, html } from '../html.js';
 import { htmlPage, readForm, refused, seeOther, type WebKit } from '../kit.js';
 import { layout } from '../layout.js';
-import { isSameOrigin, safeNext } from '../security.js';
+import { isSameOrigin } from '../security.js';
 import { viewerOf } from '../viewer.js';
 
 /** better-auth's error codes on OAuth redirects, put in words. */
@@ -103,6 +104,11 @@ function authErrorMessage(json: Record<string, unknown>, fallback: string): stri
   return fallback;
 }
 
+/** Where to go after signing in: a page of this site (never the API), else the Tools tab. */
+function nextOf(candidate: string | undefined): string {
+  return safeRedirectPath(candidate, { deny: ['/api/'] }) ?? '/tools';
+}
+
 function withCookies(c: AppContext, cookies: readonly string[]): void {
   for (const cookie of cookies) c.header('Set-Cookie', cookie, { append: true });
 }
@@ -124,14 +130,14 @@ export function mountSignInPages(kit: WebKit): void {
   app.get('/', async (c) => c.redirect((await viewerOf(c, services)) ? '/tools' : '/sign-in', 302));
 
   app.get('/sign-in', async (c) => {
-    const next = safeNext(c.req.query('next')) ?? '/tools';
+    const next = nextOf(c.req.query('next'));
     if (await viewerOf(c, services)) return c.redirect(next, 302);
     const code = c.req.query('error');
     return render(c, 'Sign in', signInBody(kit, { next, error: code && oauthErrorText(code) }));
   });
 
   app.get('/sign-up', async (c) => {
-    const next = safeNext(c.req.query('next')) ?? '/tools';
+    const next = nextOf(c.req.query('next'));
     if (await viewerOf(c, services)) return c.redirect(next, 302);
     return render(c, 'Create account', await signUpBody(kit, { next }));
   });
@@ -139,7 +145,7 @@ export function mountSignInPages(kit: WebKit): void {
   app.post('/sign-in', async (c) => {
     if (!isSameOrigin(c, services)) return refused(c);
     const form = await readForm(c);
-    const next = safeNext(form.next) ?? '/tools';
+    const next = nextOf(form.next);
     const email = form.email ?? '';
     const result = await callAuth(c, services, '/sign-in/email', {
       email,
@@ -164,7 +170,7 @@ export function mountSignInPages(kit: WebKit): void {
   app.post('/sign-up', async (c) => {
     if (!isSameOrigin(c, services)) return refused(c);
     const form = await readForm(c);
-    const next = safeNext(form.next) ?? '/tools';
+    const next = nextOf(form.next);
     const email = form.email ?? '';
     const name = form.name?.trim() || email.split('@')[0] || email;
     const result = await callAuth(c, services, '/sign-up/email', {
@@ -190,7 +196,7 @@ export function mountSignInPages(kit: WebKit): void {
   app.post('/sign-in/social', async (c) => {
     if (!isSameOrigin(c, services)) return refused(c);
     const form = await readForm(c);
-    const next = safeNext(form.next) ?? '/tools';
+    const next = nextOf(form.next);
     const provider = services.auth.providers.find((candidate) => candidate.id === form.provider);
     if (provider === undefined) {
       return seeOther(c, '/sign-in', {
