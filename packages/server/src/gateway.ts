@@ -2,7 +2,6 @@ import type { Plugin } from '@gateway/sdk';
 import type { ServerType } from '@hono/node-server';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { ApprovalService, approvalRoutes } from './approvals/index.js';
 import { type AuthServices, createGatewayAuth, mountAuth } from './auth/index.js';
 import type { SessionResolver } from './auth/resolve-caller.js';
@@ -19,6 +18,7 @@ import { errorResponse, HttpError } from './http/errors.js';
 import { createLogger, type LogSink, stdoutSink } from './http/logger.js';
 import { notFoundHandler } from './http/not-found.js';
 import { Redactor } from './http/redact.js';
+import { limitBody } from './http/request-body.js';
 import { requestLog } from './http/request-log.js';
 import { type AnyRoute, mountRoutes } from './http/route.js';
 import { McpEndpoint, type McpOptions, mountMcp } from './mcp/index.js';
@@ -215,7 +215,7 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
   });
   app.use(
     '/api/*',
-    bodyLimit({
+    limitBody({
       maxSize: MAX_BODY_BYTES,
       onError: (c) =>
         errorResponse(c, new HttpError('payload_too_large', 'The body is larger than 1 MiB')),

@@ -3,6 +3,7 @@ import { getCookie, setCookie } from 'hono/cookie';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { forwardToAuth, toGatewayError } from '../auth/mount-auth.js';
 import type { AppContext } from '../http/app-env.js';
+import { readBodyText } from '../http/request-body.js';
 import { safeEqual } from '../secrets/index.js';
 import type { GatewayServices } from '../services.js';
 import { escapeHtml, PAGE_HEADERS, page } from './html.js';
@@ -92,7 +93,7 @@ export function formIsGenuine(
 export async function readForm(c: AppContext): Promise<Record<string, string>> {
   const type = c.req.header('content-type') ?? '';
   if (!type.startsWith('application/x-www-form-urlencoded')) return {};
-  const params = new URLSearchParams(await c.req.text());
+  const params = new URLSearchParams(await readBodyText(c));
   const form: Record<string, string> = {};
   for (const [key, value] of params) form[key] = value;
   return form;

@@ -1,6 +1,6 @@
 import type { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import type { AppEnv } from '../http/app-env.js';
+import { limitBody } from '../http/request-body.js';
 import type { GatewayServices } from '../services.js';
 import { mountAssets } from './assets/index.js';
 import { html } from './html.js';
@@ -45,7 +45,7 @@ export function mountWebApp(app: Hono<AppEnv>, services: GatewayServices): void 
   app.on(
     'POST',
     FORM_PATHS,
-    bodyLimit({
+    limitBody({
       maxSize: 1024 * 1024,
       onError: (c) =>
         htmlPage(
