@@ -9,8 +9,7 @@ describe('bodyReadError', () => {
     for (const error of [reset, new TypeError('terminated'), new Error('premature close')]) {
       const mapped = bodyReadError(error);
       expect(mapped).toBeInstanceOf(HttpError);
-      expect((mapped as HttpError).status).toBe(400);
-      expect((mapped as HttpError).code).toBe('bad_request');
+      expect(mapped).toMatchObject({ status: 400, code: 'bad_request' });
     }
   });
 
@@ -30,7 +29,7 @@ function cutOffRequest(): Request {
       controller.error(Object.assign(new Error('aborted'), { code: 'ECONNRESET' }));
     },
   });
-  return new Request('http://gw.test/x', { method: 'POST', body, duplex: 'half' } as RequestInit);
+  return new Request('http://gw.test/x', { method: 'POST', body, duplex: 'half' });
 }
 
 function appWith(middleware: ReturnType<typeof limitBody> | undefined) {
