@@ -1,6 +1,7 @@
 import type { Hono } from 'hono';
 import type { AppContext, AppEnv } from '../http/app-env.js';
 import { type ErrorCode, errorCodes } from '../http/errors.js';
+import { bodyReadError } from '../http/request-body.js';
 import { CLIENT_IP_HEADER, clientAddress } from './client-ip.js';
 import type { GatewayAuth } from './create-auth.js';
 
@@ -34,7 +35,12 @@ export async function forwardToAuth(
   const ip = clientAddress(c, auth.trustedProxies);
   if (ip !== undefined) headers.set(CLIENT_IP_HEADER, ip);
   const hasBody = request.method !== 'GET' && request.method !== 'HEAD';
-  const body = hasBody ? await request.arrayBuffer() : undefined;
+  let body: ArrayBuffer | undefined;
+  try {
+    body = hasBody ? await request.arrayBuffer() : undefined;
+  } catch (error) {
+    throw bodyReadError(error);
+  }
   return auth.handler(new Request(request.url, { method: request.method, headers, body }));
 }
 

@@ -162,12 +162,15 @@ export function browser(
       headers.set('origin', gatewayOrigin);
       body = JSON.stringify(init.body);
     }
+    // Browsers send Origin with every request but GET and HEAD, with or without a body.
+    const method = init.method ?? (body ? 'POST' : 'GET');
+    if (method !== 'GET' && method !== 'HEAD') headers.set('origin', gatewayOrigin);
     if (target.origin !== gatewayOrigin) {
       return fetch(target, { method: init.method ?? 'GET', headers, body, redirect: 'manual' });
     }
     if (jar.header() !== '') headers.set('cookie', jar.header());
     const response = await fetchGateway(
-      new Request(target, { method: init.method ?? (body ? 'POST' : 'GET'), headers, body }),
+      new Request(target, { method, headers, body }),
     );
     jar.store(response);
     return response;

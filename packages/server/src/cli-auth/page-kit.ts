@@ -4,6 +4,7 @@ import { getCookie, setCookie } from 'hono/cookie';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { forwardToAuth, toGatewayError } from '../auth/mount-auth.js';
 import type { AppContext, AppEnv } from '../http/app-env.js';
+import { readBodyText } from '../http/request-body.js';
 import { type Authenticate, type Viewer, viewerOf } from '../identity/index.js';
 import { safeEqual } from '../secrets/index.js';
 import type { GatewayServices } from '../services.js';
@@ -95,7 +96,7 @@ export function formIsGenuine(c: AppContext, form: Record<string, string>): bool
 export async function readForm(c: AppContext): Promise<Record<string, string>> {
   const type = c.req.header('content-type') ?? '';
   if (!type.startsWith('application/x-www-form-urlencoded')) return {};
-  const params = new URLSearchParams(await c.req.text());
+  const params = new URLSearchParams(await readBodyText(c));
   const form: Record<string, string> = {};
   for (const [key, value] of params) form[key] = value;
   return form;
@@ -135,18 +136,6 @@ export async function callAuth(
     // An empty or non-JSON answer: the status says enough.
   }
   return { status: response.status, json, cookies: response.headers.getSetCookie() };
-}
-
-/** A local path to come back to after signing in: only the CLI pages, never another host. */
-export function safeNext(next: string | undefined): string | undefined {
-  if (
-    next === undefined ||
-    !next.startsWith('/cli/') ||
-    next.startsWith('//') ||
-    next.includes('\\')
-  )
-    return undefined;
-  return next;
 }
 
 /** Where to send a browser that is not signed in. */

@@ -1,5 +1,6 @@
 import type { Hono } from 'hono';
 import type { AppContext, AppEnv } from '../http/app-env.js';
+import { safeRedirectPath } from '../http/safe-redirect.js';
 import type { GatewayServices } from '../services.js';
 import { escapeHtml, hiddenFields, page } from './html.js';
 import {
@@ -9,7 +10,6 @@ import {
   formIsGenuine,
   htmlResponse,
   readForm,
-  safeNext,
   seeOther,
 } from './page-kit.js';
 
@@ -20,6 +20,11 @@ const OAUTH_ERRORS: Readonly<Record<string, string>> = {
   unable_to_get_user_info: 'The provider did not say who you are (user info is missing).',
   state_mismatch: 'The sign-in took too long or was started elsewhere; try again.',
 };
+
+/** Where to go after signing in: one of the CLI pages, or nowhere (a broken link). */
+function nextOf(candidate: string | undefined): string | undefined {
+  return safeRedirectPath(candidate, { allow: ['/cli/'] });
+}
 
 /**
  * A minimal sign-in page for the CLI flows, for a browser that is not signed in yet: email and
@@ -59,7 +64,7 @@ ${social}`;
   };
 
   app.get('/cli/sign-in', (c) => {
-    const next = safeNext(c.req.query('next'));
+    const next = nextOf(c.req.query('next'));
     if (next === undefined)
       return errorPage(
         c,
@@ -77,7 +82,7 @@ ${social}`;
 
   app.post('/cli/sign-in', async (c) => {
     const form = await readForm(c);
-    const next = safeNext(form.next);
+    const next = nextOf(form.next);
     if (next === undefined || !formIsGenuine(c, form)) {
       return errorPage(
         c,
@@ -117,7 +122,7 @@ ${social}`;
 
   app.post('/cli/sign-in/social', async (c) => {
     const form = await readForm(c);
-    const next = safeNext(form.next);
+    const next = nextOf(form.next);
     const provider = services.auth.providers.find((candidate) => candidate.id === form.provider);
     if (next === undefined || provider === undefined || !formIsGenuine(c, form)) {
       return errorPage(

@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import type { AppEnv } from './app-env.js';
 import { errorResponse, HttpError } from './errors.js';
+import { limitBody } from './request-body.js';
 
 /** The addresses a gateway answers for. */
 export interface Audience {
@@ -91,7 +91,7 @@ function hostName(host: string): string {
  * app.use('*', requestGuard({ audience: () => audience, maxBodyBytes: 1024 * 1024 }));
  */
 export function requestGuard(options: GuardOptions): MiddlewareHandler<AppEnv> {
-  const limit = bodyLimit({
+  const limit = limitBody({
     maxSize: options.maxBodyBytes,
     onError: (c) =>
       errorResponse(

@@ -9,6 +9,7 @@ import {
 } from '../identity/index.js';
 import type { AppContext, AppEnv } from './app-env.js';
 import { HttpError } from './errors.js';
+import { readBodyText } from './request-body.js';
 
 /**
  * Who may call a route, as documented in the API reference:
@@ -117,7 +118,7 @@ function parseWith<T>(schema: z.ZodType<T>, value: unknown, where: string): T {
 }
 
 async function readJsonBody(c: AppContext): Promise<unknown> {
-  const text = await c.req.text();
+  const text = await readBodyText(c);
   if (text.trim() === '') return undefined;
   const type = c.req.header('content-type') ?? '';
   if (!/^application\/([\w.+-]+\+)?json\b/i.test(type)) {
@@ -194,7 +195,7 @@ export const noQuery = z.object({}).strict();
  * Whitespace alone counts as no body, as it does for routes that take one.
  */
 async function refuseBody(c: AppContext, route: AnyRoute): Promise<void> {
-  const text = await c.req.text();
+  const text = await readBodyText(c);
   if (text.trim() !== '') {
     throw new HttpError(
       'bad_request',

@@ -17,7 +17,6 @@ describe('DELETE /api/connections/mcp-endpoints/:id', () => {
     const alice = await gw.createUser();
     const endpoint = await createEndpoint(gw, alice);
     const kept = await createEndpoint(gw, alice, 'Kept');
-    const { db } = gw.services.database;
     expect(await endpointOwner(gw.services.database, endpoint.token)).toEqual({
       id: endpoint.id,
       userId: alice.id,

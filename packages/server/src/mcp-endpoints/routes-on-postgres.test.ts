@@ -11,7 +11,6 @@ describe.skipIf(!url)('MCP endpoint routes on PostgreSQL', () => {
     const gw = await createPostgresTestGateway(url!);
     expect(gw.services.database.dialect).toBe('postgres');
     const alice = await gw.createUser();
-    const { db } = gw.services.database;
 
     const created = await gw.request('POST', '/api/connections/mcp-endpoints', {
       as: alice,

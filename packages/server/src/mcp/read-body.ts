@@ -1,4 +1,5 @@
 import { readRequestBody } from '@modelcontextprotocol/server';
+import { bodyReadError } from '../http/request-body.js';
 
 /** A request body as text, or `tooLarge` when it is over the limit. */
 export type ReadBody = { tooLarge: true } | { tooLarge: false; text: string };
@@ -11,11 +12,21 @@ export type ReadBody = { tooLarge: true } | { tooLarge: false; text: string };
  * an MCP call a web stream over the socket and a full `Request` built around it, more than
  * anything else in reading it.
  *
+ * @throws HttpError `bad_request` when the client hangs up mid-body (see `bodyReadError`).
+ *
  * @example
  * const read = await readBody(request, 1024 * 1024);
  * if (read.tooLarge) return payloadTooLarge();
  */
 export async function readBody(request: Request, maxBytes: number): Promise<ReadBody> {
+  try {
+    return await read(request, maxBytes);
+  } catch (error) {
+    throw bodyReadError(error);
+  }
+}
+
+async function read(request: Request, maxBytes: number): Promise<ReadBody> {
   const declared = request.headers.get('content-length');
   if (declared === null) return readRequestBody(request, maxBytes);
   if (Number(declared) > maxBytes) return { tooLarge: true };

@@ -72,7 +72,7 @@ function watchRequests(gateway: Gateway): void {
     const hasBody = request.method !== 'GET' && request.method !== 'HEAD';
     if (hasBody && length <= MAX_WATCHED_BODY) {
       // Any content type: a secret sent as text/plain must still be recognised if it leaks.
-      rememberSecretFields(parseJson(await request.clone().text()));
+      rememberSecretFields(parseJson(await bodyOf(request)));
     }
     const response = await inner(request, ...rest);
     rememberSessionCookies(response.headers);
@@ -81,6 +81,25 @@ function watchRequests(gateway: Gateway): void {
     }
     return response;
   };
+}
+
+/**
+ * The text of a copy of `request`'s body, or `''` once the client hangs up: a copy of a body cut
+ * off mid-way never settles, which would hold the request before the gateway ever sees it.
+ */
+function bodyOf(request: Request): Promise<string> {
+  const { signal } = request;
+  const hungUp = new Promise<string>((resolve) => {
+    if (signal.aborted) resolve('');
+    else signal.addEventListener('abort', () => resolve(''), { once: true });
+  });
+  return Promise.race([
+    request
+      .clone()
+      .text()
+      .catch(() => ''),
+    hungUp,
+  ]);
 }
 
 function parseJson(text: string): unknown {

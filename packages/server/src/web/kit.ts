@@ -2,6 +2,7 @@ import type { Context, Hono } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { approvalPageSchema } from '../approvals/schemas.js';
 import type { AppContext, AppEnv } from '../http/app-env.js';
+import { readBodyText } from '../http/request-body.js';
 import type { Authenticate } from '../identity/index.js';
 import { type Viewer, viewerOf } from '../identity/index.js';
 import type { GatewayServices } from '../services.js';
@@ -130,7 +131,7 @@ export async function readForm(c: AppContext): Promise<Record<string, string>> {
   const type = c.req.header('content-type') ?? '';
   if (!type.startsWith('application/x-www-form-urlencoded')) return {};
   const form: Record<string, string> = {};
-  for (const [key, value] of new URLSearchParams(await c.req.text())) form[key] = value;
+  for (const [key, value] of new URLSearchParams(await readBodyText(c))) form[key] = value;
   return form;
 }
 

@@ -11,19 +11,3 @@ export const PAGE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   'Referrer-Policy': 'same-origin',
   'Cache-Control': 'no-store',
 });
-
-/**
- * A local path to return to after signing in: only a path on this site, never another host (an
- * open redirect) or the API.
- */
-export function safeNext(next: string | undefined): string | undefined {
-  if (
-    next === undefined ||
-    !next.startsWith('/') ||
-    next.startsWith('//') ||
-    next.includes('\\') ||
-    next.startsWith('/api/')
-  )
-    return undefined;
-  return next;
-}

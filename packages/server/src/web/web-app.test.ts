@@ -4,7 +4,6 @@ import { forecastPlugin } from '../registry/test-plugins.js';
 import { createTestGateway } from '../testing/test-gateway.js';
 import { ASSETS } from './assets/index.js';
 import { clientConfigs } from './mcp-client-configs.js';
-import { safeNext } from './security.js';
 
 const ORIGIN = 'http://127.0.0.1:8787';
 
@@ -99,20 +98,6 @@ describe('web app pages (without a browser)', () => {
     expect(stale.headers.get('cache-control')).toBe('no-cache');
     // The script must parse: a syntax error would silently leave every page without dialogs.
     expect(() => new Function(ASSETS.js.body)).not.toThrow();
-  });
-});
-
-describe('safeNext', () => {
-  it.each([
-    ['/tools', '/tools'],
-    ['/endpoints?x=1', '/endpoints?x=1'],
-    ['//evil.example', undefined],
-    ['https://evil.example', undefined],
-    ['/\\evil.example', undefined],
-    ['/api/connections', undefined],
-    [undefined, undefined],
-  ])('%s -> %s', (next, expected) => {
-    expect(safeNext(next)).toBe(expected);
   });
 });
 

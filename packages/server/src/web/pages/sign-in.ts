@@ -1,13 +1,13 @@
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { callAuth } from '../../cli-auth/page-kit.js';
 import type { AppContext } from '../../http/app-env.js';
+import { safeRedirectPath } from '../../http/safe-redirect.js';
 import { viewerOf } from '../../identity/index.js';
 import { hidden } from '../components.js';
 import { takeFlash } from '../flash.js';
 import { type Html, html } from '../html.js';
 import { htmlPage, readForm, seeOther, type WebKit } from '../kit.js';
 import { layout } from '../layout.js';
-import { safeNext } from '../security.js';
 
 /** better-auth's error codes on OAuth redirects, put in words. */
 const OAUTH_ERRORS: Readonly<Record<string, string>> = {
@@ -103,6 +103,11 @@ function authErrorMessage(json: Record<string, unknown>, fallback: string): stri
   return fallback;
 }
 
+/** Where to go after signing in: a page of this site (never the API), else the Tools tab. */
+function nextOf(candidate: string | undefined): string {
+  return safeRedirectPath(candidate, { deny: ['/api/'] }) ?? '/tools';
+}
+
 function withCookies(c: AppContext, cookies: readonly string[]): void {
   for (const cookie of cookies) c.header('Set-Cookie', cookie, { append: true });
 }
@@ -126,21 +131,21 @@ export function mountSignInPages(kit: WebKit): void {
   app.get('/', async (c) => c.redirect((await signedIn(c)) ? '/tools' : '/sign-in', 302));
 
   app.get('/sign-in', async (c) => {
-    const next = safeNext(c.req.query('next')) ?? '/tools';
+    const next = nextOf(c.req.query('next'));
     if (await signedIn(c)) return c.redirect(next, 302);
     const code = c.req.query('error');
     return render(c, 'Sign in', signInBody(kit, { next, error: code && oauthErrorText(code) }));
   });
 
   app.get('/sign-up', async (c) => {
-    const next = safeNext(c.req.query('next')) ?? '/tools';
+    const next = nextOf(c.req.query('next'));
     if (await signedIn(c)) return c.redirect(next, 302);
     return render(c, 'Create account', await signUpBody(kit, { next }));
   });
 
   app.post('/sign-in', async (c) => {
     const form = await readForm(c);
-    const next = safeNext(form.next) ?? '/tools';
+    const next = nextOf(form.next);
     const email = form.email ?? '';
     const result = await callAuth(c, services, '/sign-in/email', {
       email,
@@ -164,7 +169,7 @@ export function mountSignInPages(kit: WebKit): void {
 
   app.post('/sign-up', async (c) => {
     const form = await readForm(c);
-    const next = safeNext(form.next) ?? '/tools';
+    const next = nextOf(form.next);
     const email = form.email ?? '';
     const name = form.name?.trim() || email.split('@')[0] || email;
     const result = await callAuth(c, services, '/sign-up/email', {
@@ -189,7 +194,7 @@ export function mountSignInPages(kit: WebKit): void {
 
   app.post('/sign-in/social', async (c) => {
     const form = await readForm(c);
-    const next = safeNext(form.next) ?? '/tools';
+    const next = nextOf(form.next);
     const provider = services.auth.providers.find((candidate) => candidate.id === form.provider);
     if (provider === undefined) {
       return seeOther(c, '/sign-in', {
