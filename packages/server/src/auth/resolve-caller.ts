@@ -1,3 +1,4 @@
+import { cliTokenExpired } from '../cli-auth/token-expiry.js';
 import type { GatewayDatabase } from '../db/index.js';
 import { HttpError } from '../http/errors.js';
 import { hashToken, safeEqual } from '../secrets/index.js';
@@ -53,8 +54,9 @@ export function createCallerResolver(options: CallerResolverOptions) {
       ])
       .where('api_tokens.token_hash', '=', hashToken(token))
       .executeTakeFirst();
-    if (!row || row.revoked_at !== null || (row.expires_at !== null && row.expires_at <= now)) {
-      throw invalidToken();
+    if (!row || row.revoked_at !== null) throw invalidToken();
+    if (row.expires_at !== null && row.expires_at <= now) {
+      throw row.kind === 'cli' ? cliTokenExpired(row.expires_at) : invalidToken();
     }
     recordTokenUse(db, 'api_tokens', row.id);
     if (row.kind === 'service_account') {

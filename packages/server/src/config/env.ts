@@ -60,6 +60,29 @@ export function registrySyncSeconds(env: Env): number {
   return parsed;
 }
 
+/** The longest CLI token lifetime accepted: about 100 years keeps every expiry a valid date. */
+export const MAX_CLI_TOKEN_DAYS = 36_500;
+
+/**
+ * `GATEWAY_CLI_TOKEN_DAYS`: how many days a `gw_cli_` token from `gateway login` works; each token
+ * gets its `expires_at` when issued. Default 90. `createGateway({ cliTokenDays })` beats it.
+ *
+ * @throws Error naming the variable when it is not a whole number of days from 1 to 36,500.
+ * @example
+ * const days = cliTokenDays(process.env); // 90 when unset
+ */
+export function cliTokenDays(env: Env): number {
+  const raw = value(env, 'GATEWAY_CLI_TOKEN_DAYS');
+  if (raw === undefined) return 90;
+  const parsed = /^\d{1,6}$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!(parsed >= 1 && parsed <= MAX_CLI_TOKEN_DAYS)) {
+    throw new Error(
+      `GATEWAY_CLI_TOKEN_DAYS must be a whole number of days from 1 to ${MAX_CLI_TOKEN_DAYS}, got "${raw}"; set the variable or the cliTokenDays option of createGateway()`,
+    );
+  }
+  return parsed;
+}
+
 /**
  * The MCP endpoint settings the environment may give, for `gateway-server` (code passes
  * `createGateway({ mcp })`, which beats these):

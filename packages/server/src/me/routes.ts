@@ -3,7 +3,9 @@ import { HttpError } from '../http/errors.js';
 import { type AnyRoute, defineRoute, noQuery } from '../http/route.js';
 import type { GatewayServices } from '../services.js';
 import { type Me, meSchema } from './schemas.js';
-import { findLinkedAccounts, findServiceAccount, findUserProfile } from './store.js';
+import { findCliToken, findLinkedAccounts, findServiceAccount, findUserProfile } from './store.js';
+
+const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
 // The credential resolved, but what it names went away in between (a user or account deleted).
 const gone = () =>
@@ -16,7 +18,8 @@ const gone = () =>
  * `GET /api/me` (any caller): who the request's credential belongs to, so a bearer token alone
  * (`GATEWAY_TOKEN` in CI) tells the CLI the `userId` the user-scoped routes take, and, for a
  * user, which OAuth accounts are linked (so `gateway connect` can check a link landed on the
- * token's user). Never answers a secret or a token.
+ * token's user), and, for a CLI token, its id and when it expires. Never answers a secret or a
+ * token.
  *
  * @example
  * routes.push(...meRoutes(services));
@@ -43,9 +46,14 @@ export function meRoutes(services: GatewayServices): AnyRoute[] {
         const { db } = services.database;
         let me: Me;
         if (caller.kind === 'user') {
-          const [profile, linkedAccounts] = await Promise.all([
+          const bearer =
+            caller.via === 'cli_token'
+              ? BEARER.exec(c.req.header('authorization') ?? '')?.[1]
+              : undefined;
+          const [profile, linkedAccounts, token] = await Promise.all([
             findUserProfile(db, caller.userId, services.defaultRoleId),
             findLinkedAccounts(db, caller.userId),
+            bearer === undefined ? undefined : findCliToken(db, bearer),
           ]);
           if (profile === undefined) throw gone();
           me = {
@@ -57,6 +65,7 @@ export function meRoutes(services: GatewayServices): AnyRoute[] {
             isAdmin: caller.isAdmin,
             via: caller.via,
             linkedAccounts,
+            ...(token === undefined ? {} : { token }),
           };
         } else if (caller.kind === 'service_account') {
           const account = await findServiceAccount(db, caller.serviceAccountId);

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { DatabaseSchema } from '../db/index.js';
+import { hashToken } from '../secrets/index.js';
 
 /**
  * A user's email, name and the role that applies to them (the assigned one, else
@@ -66,4 +67,24 @@ export async function findLinkedAccounts(
     createdAt: new Date(row.createdAt).toISOString(),
     updatedAt: new Date(row.updatedAt).toISOString(),
   }));
+}
+
+/**
+ * The id and expiry of the `gw_cli_` token `token` (found by its hash); undefined when it is no
+ * CLI token. For `GET /api/me`, which the token already authenticated.
+ *
+ * @example
+ * const current = await findCliToken(db, bearer); // { id, expiresAt: '2027-02-23T…' | null }
+ */
+export async function findCliToken(
+  db: Kysely<DatabaseSchema>,
+  token: string,
+): Promise<{ id: string; expiresAt: string | null } | undefined> {
+  const row = await db
+    .selectFrom('api_tokens')
+    .select(['id', 'expires_at'])
+    .where('token_hash', '=', hashToken(token))
+    .where('kind', '=', 'cli')
+    .executeTakeFirst();
+  return row === undefined ? undefined : { id: row.id, expiresAt: row.expires_at };
 }
