@@ -89,15 +89,19 @@ export function cliTokenDays(env: Env): number {
  * - `GATEWAY_TOOL_TIMEOUT_SECONDS`: a handler's time limit (default 60);
  * - `GATEWAY_APPROVAL_TIMEOUT_SECONDS`: how long a call waits for an approval (default 300);
  * - `GATEWAY_ALLOWED_HOSTS`: comma-separated `Host` names accepted (default: the base URL's host);
- * - `GATEWAY_ALLOWED_ORIGINS`: comma-separated browser `Origin` host names (default: the hosts).
+ * - `GATEWAY_ALLOWED_ORIGINS`: comma-separated browser `Origin` host names (default: the hosts);
+ * - `GATEWAY_MAX_SESSIONS_PER_USER`: the most 2025 sessions one user or service account may hold
+ *   (default 100).
  *
- * @throws Error naming the variable when a number is not a positive number of seconds.
+ * @throws Error naming the variable when a number is not a positive number of seconds, or the
+ * session cap not a positive whole number.
  */
 export function mcpSettings(env: Env): {
   toolTimeoutMs?: number;
   approvalTimeoutMs?: number;
   allowedHosts?: string[];
   allowedOrigins?: string[];
+  maxSessionsPerUser?: number;
 } {
   const seconds = (name: string) => {
     const raw = value(env, name);
@@ -117,11 +121,23 @@ export function mcpSettings(env: Env): {
       .filter((entry) => entry !== '');
     return entries.length > 0 ? entries : undefined;
   };
+  const count = (name: string) => {
+    const raw = value(env, name);
+    if (raw === undefined) return undefined;
+    const parsed = /^\d{1,9}$/.test(raw) ? Number(raw) : Number.NaN;
+    if (!(parsed >= 1)) {
+      throw new Error(
+        `${name} must be a positive whole number, got "${raw}"; set the variable or the matching createGateway({ mcp }) option`,
+      );
+    }
+    return parsed;
+  };
   const settings = {
     toolTimeoutMs: seconds('GATEWAY_TOOL_TIMEOUT_SECONDS'),
     approvalTimeoutMs: seconds('GATEWAY_APPROVAL_TIMEOUT_SECONDS'),
     allowedHosts: list('GATEWAY_ALLOWED_HOSTS'),
     allowedOrigins: list('GATEWAY_ALLOWED_ORIGINS'),
+    maxSessionsPerUser: count('GATEWAY_MAX_SESSIONS_PER_USER'),
   };
   return Object.fromEntries(Object.entries(settings).filter(([, v]) => v !== undefined));
 }
