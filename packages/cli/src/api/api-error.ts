@@ -17,11 +17,14 @@ const errorBodySchema = z.object({
 /** A gateway's non-2xx answer, as the one-line error the CLI prints; `status` is the HTTP status. */
 export class GatewayRefusal extends CliError {
   readonly status: number;
+  /** For a 401 refusing an expired CLI token: when it expired (ISO 8601). */
+  readonly expiredAt: string | undefined;
 
-  constructor(status: number, message: string, exitCode: 1 | 4) {
+  constructor(status: number, message: string, exitCode: 1 | 4, expiredAt?: string) {
     super(message, { exitCode });
     this.name = 'GatewayRefusal';
     this.status = status;
+    this.expiredAt = expiredAt;
   }
 }
 
@@ -85,6 +88,7 @@ export function refusal(status: number, body: unknown, context: RefusalContext):
             ? `GATEWAY_TOKEN expired on ${on}; set a new token, or unset it and run \`gateway login\``
             : `Your sign-in expired on ${on}. Run \`gateway login\`.`,
           4,
+          expired.data.expiresAt,
         );
       }
       return new GatewayRefusal(
