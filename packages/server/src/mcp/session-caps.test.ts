@@ -115,6 +115,43 @@ describe('2025 sessions: per-user cap', () => {
     }
   });
 
+  it('counts a session idle again once its client hangs up on a call', async () => {
+    const gw = await startMcpGateway({ mcp: { maxSessionsPerUser: 1, toolTimeoutMs: 10_000 } });
+    const alice = await gw.user({ admin: true });
+    const a1 = await openSession(gw.url, alice.mcpToken);
+    const hangUp = new AbortController();
+    const call = await fetch(`${gw.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${alice.mcpToken}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-session-id': a1.id,
+        'mcp-protocol-version': '2025-11-25',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 3,
+        method: 'tools/call',
+        params: { name: 'demo.slow.wait', arguments: {} },
+      }),
+      signal: hangUp.signal,
+    });
+    expect(call.status).toBe(200);
+    await vi.waitFor(() => expect(gw.gateway.logs()).toContain('waiting until stopped'));
+    const busy = await post(gw.url, alice.mcpToken, INITIALIZE);
+    expect(busy.status).toBe(429);
+
+    hangUp.abort();
+    // Nobody is waiting for that answer any more: the session may make room.
+    await vi.waitFor(async () => {
+      const opened = await post(gw.url, alice.mcpToken, INITIALIZE);
+      await opened.body?.cancel();
+      expect(opened.status).toBe(200);
+    });
+    expect(await sessionStatus(gw.url, alice.mcpToken, a1.id)).toBe(404);
+  });
+
   it('at the server cap, closes a session of the principal holding the most', async () => {
     const gw = await startMcpGateway({ mcp: { maxSessions: 4, maxSessionsPerUser: 10 } });
     const alice = await gw.user({ admin: true });
