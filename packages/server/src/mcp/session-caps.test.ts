@@ -116,7 +116,7 @@ describe('2025 sessions: per-user cap', () => {
   });
 
   it('counts a session idle again once its client hangs up on a call', async () => {
-    const gw = await startMcpGateway({ mcp: { maxSessionsPerUser: 1, toolTimeoutMs: 10_000 } });
+    const gw = await startMcpGateway({ mcp: { maxSessionsPerUser: 1, toolTimeoutMs: 3000 } });
     const alice = await gw.user({ admin: true });
     const a1 = await openSession(gw.url, alice.mcpToken);
     const hangUp = new AbortController();
