@@ -248,6 +248,8 @@ export class LegacySessions {
       for (const session of this.#sessions.values()) {
         // Oldest first: the first session still in use ends the sweep.
         if (session.lastSeen > cutoff) break;
+        // A call longer than the idle time (an approval waited on) is no idle session.
+        if (session.inFlight > 0) continue;
         this.#remove(session);
         void this.#close(session);
       }
