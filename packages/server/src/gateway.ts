@@ -4,7 +4,7 @@ import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { ApprovalService, approvalRoutes } from './approvals/index.js';
 import { type AuthServices, createGatewayAuth, mountAuth } from './auth/index.js';
-import { cliTokenRoutes, mountCliPages } from './cli-auth/index.js';
+import { checkCliTokenDays, cliTokenRoutes, mountCliPages } from './cli-auth/index.js';
 import type { Env } from './config/env.js';
 import * as envVars from './config/env.js';
 import { connectionRoutes } from './connections/routes.js';
@@ -84,6 +84,11 @@ export interface GatewayOptions {
    * through another instance apply here (`GATEWAY_REGISTRY_SYNC_SECONDS`, default 5; 0: never).
    */
   registrySyncSeconds?: number;
+  /**
+   * Days a CLI token from `gateway login` works before the user must sign in again
+   * (`GATEWAY_CLI_TOKEN_DAYS`, default 90); a whole number from 1 to 36,500.
+   */
+  cliTokenDays?: number;
 }
 
 /** A running (or ready to start) gateway. */
@@ -110,7 +115,8 @@ export const MIN_SERVICE_SECRET_LENGTH = 16;
  * Creates a gateway: opens and migrates the database, loads plugins, and builds the HTTP app.
  *
  * @throws when AUTH_SECRET is missing (it encrypts stored secrets), SERVICE_API_SECRET is shorter
- * than 16 characters, or the database cannot open.
+ * than 16 characters, a setting such as GATEWAY_CLI_TOKEN_DAYS is malformed, or the database
+ * cannot open.
  * @example
  * const gateway = await createGateway({ plugins: [notes], authSecret: process.env.AUTH_SECRET });
  * const { url } = await gateway.start();
@@ -144,6 +150,7 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
   }
   const extraHosts = options.allowedHosts ?? envVars.allowedHosts(env) ?? [];
   const extraOrigins = options.allowedOrigins ?? envVars.allowedOrigins(env) ?? [];
+  const cliTokenDays = checkCliTokenDays(options.cliTokenDays ?? envVars.cliTokenDays(env));
   // Every secret the server is given, before anything can log: keys, client secrets, passwords.
   const redactor = new Redactor([
     authSecret,
@@ -230,7 +237,7 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
     ...policyRoutes(services),
     ...connectorRoutes(services),
     ...teamConnectionRoutes(services),
-    ...cliTokenRoutes(services),
+    ...cliTokenRoutes(services, { tokenDays: cliTokenDays }),
     ...serviceAccountRoutes(services),
     ...executionRoutes(services),
     ...approvalRoutes(services),

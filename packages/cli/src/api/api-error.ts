@@ -1,6 +1,10 @@
 import { z } from 'zod';
 import { CliError } from '../cli-error.js';
 import { NOT_SIGNED_IN } from '../credentials/session.js';
+import { formatMoment } from '../output/moment.js';
+
+/** The `details` of the gateway's 401 for an expired CLI token. */
+const expiredDetails = z.object({ reason: z.literal('cli_token_expired'), expiresAt: z.string() });
 
 const errorBodySchema = z.object({
   error: z.object({
@@ -13,11 +17,14 @@ const errorBodySchema = z.object({
 /** A gateway's non-2xx answer, as the one-line error the CLI prints; `status` is the HTTP status. */
 export class GatewayRefusal extends CliError {
   readonly status: number;
+  /** For a 401 refusing an expired CLI token: when it expired (ISO 8601). */
+  readonly expiredAt: string | undefined;
 
-  constructor(status: number, message: string, exitCode: 1 | 4) {
+  constructor(status: number, message: string, exitCode: 1 | 4, expiredAt?: string) {
     super(message, { exitCode });
     this.name = 'GatewayRefusal';
     this.status = status;
+    this.expiredAt = expiredAt;
   }
 }
 
@@ -62,7 +69,7 @@ export function detailsText(details: unknown, message = ''): string {
 
 /**
  * The one-line CliError for a gateway's non-2xx answer, with the CLI's exit codes: 401 and 403
- * exit 4 (not signed in, forbidden), anything else 1.
+ * exit 4 (not signed in, sign-in expired, forbidden), anything else 1.
  *
  * @example
  * throw refusal(404, body, { base, notFoundHint: 'see `gateway endpoints list`' });
@@ -71,7 +78,19 @@ export function refusal(status: number, body: unknown, context: RefusalContext):
   const error = errorOf(body);
   const message = (error?.message ?? `HTTP ${status}`).replace(/\.$/, '');
   switch (status) {
-    case 401:
+    case 401: {
+      const expired = expiredDetails.safeParse(error?.details);
+      if (expired.success) {
+        const on = formatMoment(expired.data.expiresAt);
+        return new GatewayRefusal(
+          status,
+          context.fromEnv
+            ? `GATEWAY_TOKEN expired on ${on}; set a new token, or unset it and run \`gateway login\``
+            : `Your sign-in expired on ${on}. Run \`gateway login\`.`,
+          4,
+          expired.data.expiresAt,
+        );
+      }
       return new GatewayRefusal(
         status,
         context.fromEnv
@@ -79,6 +98,7 @@ export function refusal(status: number, body: unknown, context: RefusalContext):
           : NOT_SIGNED_IN,
         4,
       );
+    }
     case 403:
       return new GatewayRefusal(status, `Not allowed: ${message}`, 4);
     case 404:

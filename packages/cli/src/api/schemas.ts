@@ -11,6 +11,8 @@ export const cliTokenIssued = z.looseObject({
   token: z.string(),
   userId: z.string(),
   id: z.string(),
+  /** When the token stops working; absent from gateways whose tokens never expire. */
+  expiresAt: z.string().optional(),
 });
 
 /** `GET /api/cli/tokens`. */
@@ -22,6 +24,7 @@ export const cliTokenList = z.looseObject({
       maskedToken: z.string(),
       createdAt: z.string(),
       lastUsedAt: z.string().nullable(),
+      expiresAt: z.string().nullable().optional(),
     }),
   ),
 });
@@ -39,6 +42,8 @@ export const me = z.discriminatedUnion('kind', [
     linkedAccounts: z
       .array(z.looseObject({ id: z.string(), providerId: z.string(), updatedAt: z.string() }))
       .optional(),
+    /** The CLI token of the request (none for a session); absent from older gateways. */
+    token: z.looseObject({ id: z.string(), expiresAt: z.string().nullable() }).optional(),
   }),
   z.looseObject({
     kind: z.literal('service_account'),
@@ -123,6 +128,7 @@ export const endpointList = z.looseObject({
       maskedToken: z.string(),
       createdAt: z.string(),
       lastUsedAt: z.string().nullable(),
+      expiresAt: z.string().nullable().optional(),
     }),
   ),
 });

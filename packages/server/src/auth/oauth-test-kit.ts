@@ -169,9 +169,7 @@ export function browser(
       return fetch(target, { method: init.method ?? 'GET', headers, body, redirect: 'manual' });
     }
     if (jar.header() !== '') headers.set('cookie', jar.header());
-    const response = await fetchGateway(
-      new Request(target, { method, headers, body }),
-    );
+    const response = await fetchGateway(new Request(target, { method, headers, body }));
     jar.store(response);
     return response;
   };

@@ -36,5 +36,17 @@ export {
   cliTokenItemSchema,
   cliTokenListSchema,
 } from './schemas.js';
-export { cliTokenRoutes } from './token-routes.js';
-export { issueCliToken, listCliTokens, revokeCliToken } from './token-store.js';
+export {
+  CLI_TOKEN_EXPIRED,
+  checkCliTokenDays,
+  cliTokenExpired,
+  cliTokenExpiry,
+  formatExpiry,
+} from './token-expiry.js';
+export { type CliTokenSettings, cliTokenRoutes } from './token-routes.js';
+export {
+  type CliTokenLifetime,
+  issueCliToken,
+  listCliTokens,
+  revokeCliToken,
+} from './token-store.js';

@@ -122,7 +122,12 @@ for (const target of gatewayTargets()) {
       });
       expect(res.status).toBe(200);
       expect(res.headers.get('cache-control')).toBe('no-store');
-      const issued = (await res.json()) as { token: string; userId: string; id: string };
+      const issued = (await res.json()) as {
+        token: string;
+        userId: string;
+        id: string;
+        expiresAt: string;
+      };
       expect(issued.token).toMatch(/^gw_cli_[A-Za-z0-9]{40}$/);
       const user = await gw.services.database.db
         .selectFrom('user')
@@ -137,7 +142,7 @@ for (const target of gatewayTargets()) {
       const list = (await (
         await gw.request('GET', '/api/cli/tokens', { as: { token: issued.token } })
       ).json()) as {
-        tokens: { id: string; name: string; maskedToken: string; lastUsedAt: string | null }[];
+        tokens: { id: string; createdAt: string; lastUsedAt: string | null }[];
       };
       expect(list.tokens).toEqual([
         {
@@ -146,9 +151,12 @@ for (const target of gatewayTargets()) {
           maskedToken: `gw_cli_••••••••${issued.token.slice(-4)}`,
           createdAt: expect.any(String),
           lastUsedAt: expect.any(String),
-          expiresAt: null,
+          expiresAt: issued.expiresAt,
         },
       ]);
+      // GATEWAY_CLI_TOKEN_DAYS defaults to 90 (issue 13, item 8).
+      const lifetime = Date.parse(issued.expiresAt) - Date.parse(list.tokens[0]?.createdAt ?? '');
+      expect(lifetime).toBe(90 * 24 * 60 * 60 * 1000);
       const stored = await gw.services.database.db
         .selectFrom('api_tokens')
         .select('token_hash')
@@ -354,6 +362,36 @@ for (const target of gatewayTargets()) {
       expect(await revoked.json()).toEqual({ deleted: [id] });
       expect((await gw.request('GET', '/api/cli/tokens', { as: { token } })).status).toBe(401);
       expect(await (await session.browse('/api/cli/tokens')).json()).toEqual({ tokens: [] });
+    });
+
+    it('issues tokens that expire after cliTokenDays, shown wherever the token is', async () => {
+      const gw = await target.create({ cliTokenDays: 7 });
+      const session = await signedIn(gw);
+      const login = loginRequest();
+      const code = (await approve(session, login.url)).searchParams.get('code') ?? '';
+      const before = Date.now();
+      const res = await exchange(gw, {
+        code,
+        code_verifier: login.verifier,
+        redirect_uri: REDIRECT,
+      });
+      expect(res.status).toBe(200);
+      const issued = (await res.json()) as { token: string; id: string; expiresAt: string };
+      const week = 7 * 24 * 60 * 60 * 1000;
+      expect(Date.parse(issued.expiresAt)).toBeGreaterThanOrEqual(before + week);
+      expect(Date.parse(issued.expiresAt)).toBeLessThanOrEqual(Date.now() + week);
+
+      const list = await gw.request('GET', '/api/cli/tokens', { as: { token: issued.token } });
+      expect(await list.json()).toMatchObject({
+        tokens: [{ id: issued.id, expiresAt: issued.expiresAt }],
+      });
+      const me = await gw.request('GET', '/api/me', { as: { token: issued.token } });
+      const text = await me.text();
+      expect(JSON.parse(text)).toMatchObject({
+        via: 'cli_token',
+        token: { id: issued.id, expiresAt: issued.expiresAt },
+      });
+      expect(text).not.toContain(issued.token.slice('gw_cli_'.length));
     });
 
     it('rate-limits the token endpoint per address with 429 and Retry-After', async () => {

@@ -18,6 +18,9 @@ export const cliTokenIssuedSchema = z.object({
   token: z.string().meta({ description: '`gw_cli_...`: shown once, stored only as a hash' }),
   userId: z.string(),
   id: z.uuid().meta({ description: 'The token id, for listing and revoking' }),
+  expiresAt: z.iso.datetime().meta({
+    description: 'When the token stops working (`GATEWAY_CLI_TOKEN_DAYS` after issue)',
+  }),
 });
 
 /** One CLI token as listed. */
@@ -27,7 +30,9 @@ export const cliTokenItemSchema = z.object({
   maskedToken: z.string(),
   createdAt: z.iso.datetime(),
   lastUsedAt: z.iso.datetime().nullable(),
-  expiresAt: z.iso.datetime().nullable(),
+  expiresAt: z.iso.datetime().nullable().meta({
+    description: 'When the token stops working; null for a token issued before tokens expired',
+  }),
 });
 
 /** Answer of `GET /api/cli/tokens`. */

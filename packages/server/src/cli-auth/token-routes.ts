@@ -18,6 +18,12 @@ const refused = () =>
     'The code is invalid, expired or already used, or does not match this verifier and redirect URI; run `gateway login` again',
   );
 
+/** Settings of {@link cliTokenRoutes}. */
+export interface CliTokenSettings {
+  /** How many days an issued token works (`GATEWAY_CLI_TOKEN_DAYS`). */
+  tokenDays: number;
+}
+
 function requireUser(principal: AuthenticatedPrincipal): string {
   if (principal.kind === 'user') return principal.userId;
   throw new HttpError('forbidden', 'CLI tokens belong to a user; sign in as one');
@@ -25,13 +31,14 @@ function requireUser(principal: AuthenticatedPrincipal): string {
 
 /**
  * The server side of `gateway login`: `POST /api/cli/token` exchanges the one-time code of
- * `/cli/authorize` (with its PKCE verifier) for a `gw_cli_` token; `GET /api/cli/tokens` lists
- * the caller's tokens with their last use; `DELETE /api/cli/tokens/:id` revokes one.
+ * `/cli/authorize` (with its PKCE verifier) for a `gw_cli_` token that expires
+ * `settings.tokenDays` later; `GET /api/cli/tokens` lists the caller's live tokens with their
+ * last use and expiry; `DELETE /api/cli/tokens/:id` revokes one.
  *
  * @example
- * routes.push(...cliTokenRoutes(services));
+ * routes.push(...cliTokenRoutes(services, { tokenDays: 90 }));
  */
-export function cliTokenRoutes(services: GatewayServices): AnyRoute[] {
+export function cliTokenRoutes(services: GatewayServices, settings: CliTokenSettings): AnyRoute[] {
   const { db } = services.database;
   return [
     defineRoute({
@@ -75,11 +82,24 @@ export function cliTokenRoutes(services: GatewayServices): AnyRoute[] {
         ) {
           throw refused();
         }
-        const issued = await issueCliToken(db, grant.userId, grant.clientName);
-        services.logger.info('CLI token issued', { userId: grant.userId, tokenId: issued.id });
-        return c.json({ token: issued.token, userId: grant.userId, id: issued.id }, 200, {
-          'Cache-Control': 'no-store',
+        const issued = await issueCliToken(db, grant.userId, grant.clientName, {
+          days: settings.tokenDays,
         });
+        services.logger.info('CLI token issued', {
+          userId: grant.userId,
+          tokenId: issued.id,
+          expiresAt: issued.expiresAt,
+        });
+        return c.json(
+          {
+            token: issued.token,
+            userId: grant.userId,
+            id: issued.id,
+            expiresAt: issued.expiresAt,
+          },
+          200,
+          { 'Cache-Control': 'no-store' },
+        );
       },
     }),
     defineRoute({
@@ -90,7 +110,10 @@ export function cliTokenRoutes(services: GatewayServices): AnyRoute[] {
       access: 'user',
       query: noQuery,
       responses: {
-        200: { description: 'Live tokens, masked, newest first', schema: cliTokenListSchema },
+        200: {
+          description: 'Live tokens (not revoked, not expired), masked, newest first',
+          schema: cliTokenListSchema,
+        },
         401: { description: 'No credentials' },
         403: { description: 'Not a user (a service account or the service secret)' },
       },

@@ -123,17 +123,44 @@ export function maxBodyBytes(env: Env): number {
   return parsed;
 }
 
+/** The longest CLI token lifetime accepted: about 100 years keeps every expiry a valid date. */
+export const MAX_CLI_TOKEN_DAYS = 36_500;
+
+/**
+ * `GATEWAY_CLI_TOKEN_DAYS`: how many days a `gw_cli_` token from `gateway login` works; each token
+ * gets its `expires_at` when issued. Default 90. `createGateway({ cliTokenDays })` beats it.
+ *
+ * @throws Error naming the variable when it is not a whole number of days from 1 to 36,500.
+ * @example
+ * const days = cliTokenDays(process.env); // 90 when unset
+ */
+export function cliTokenDays(env: Env): number {
+  const raw = value(env, 'GATEWAY_CLI_TOKEN_DAYS');
+  if (raw === undefined) return 90;
+  const parsed = /^\d{1,6}$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!(parsed >= 1 && parsed <= MAX_CLI_TOKEN_DAYS)) {
+    throw new Error(
+      `GATEWAY_CLI_TOKEN_DAYS must be a whole number of days from 1 to ${MAX_CLI_TOKEN_DAYS}, got "${raw}"; set the variable or the cliTokenDays option of createGateway()`,
+    );
+  }
+  return parsed;
+}
+
 /**
  * The MCP endpoint settings the environment may give, for `gateway-server` (code passes
  * `createGateway({ mcp })`, which beats these):
  * - `GATEWAY_TOOL_TIMEOUT_SECONDS`: a handler's time limit (default 60);
- * - `GATEWAY_APPROVAL_TIMEOUT_SECONDS`: how long a call waits for an approval (default 300).
+ * - `GATEWAY_APPROVAL_TIMEOUT_SECONDS`: how long a call waits for an approval (default 300);
+ * - `GATEWAY_MAX_SESSIONS_PER_USER`: the most 2025 sessions one user or service account may hold
+ *   (default 100).
  *
- * @throws Error naming the variable when a number is not a positive number of seconds.
+ * @throws Error naming the variable when a number is not a positive number of seconds, or the
+ * session cap not a positive whole number.
  */
 export function mcpSettings(env: Env): {
   toolTimeoutMs?: number;
   approvalTimeoutMs?: number;
+  maxSessionsPerUser?: number;
 } {
   const seconds = (name: string) => {
     const raw = value(env, name);
@@ -144,9 +171,21 @@ export function mcpSettings(env: Env): {
     }
     return parsed * 1000;
   };
+  const count = (name: string) => {
+    const raw = value(env, name);
+    if (raw === undefined) return undefined;
+    const parsed = /^\d{1,9}$/.test(raw) ? Number(raw) : Number.NaN;
+    if (!(parsed >= 1)) {
+      throw new Error(
+        `${name} must be a positive whole number, got "${raw}"; set the variable or the matching createGateway({ mcp }) option`,
+      );
+    }
+    return parsed;
+  };
   const settings = {
     toolTimeoutMs: seconds('GATEWAY_TOOL_TIMEOUT_SECONDS'),
     approvalTimeoutMs: seconds('GATEWAY_APPROVAL_TIMEOUT_SECONDS'),
+    maxSessionsPerUser: count('GATEWAY_MAX_SESSIONS_PER_USER'),
   };
   return Object.fromEntries(Object.entries(settings).filter(([, v]) => v !== undefined));
 }

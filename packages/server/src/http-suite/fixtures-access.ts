@@ -44,7 +44,7 @@ export const accessFixtures: Record<string, Fixture> = {
     expect: { 'other user': 404, admin: 404, service: 403 },
     async prepare(world) {
       const { db } = world.gw.services.database;
-      const { id } = await issueCliToken(db, world.owner.id, world.unique('spare'));
+      const { id } = await issueCliToken(db, world.owner.id, world.unique('spare'), { days: 90 });
       return {
         path: `/api/cli/tokens/${id}`,
         targetId: id,

@@ -1,4 +1,5 @@
 import type { Context } from 'hono';
+import { cliTokenExpired } from '../cli-auth/token-expiry.js';
 import { HttpError } from '../http/errors.js';
 import { safeEqual } from '../secrets/index.js';
 import type { FailedCredentialLimit } from './credential-limit.js';
@@ -7,7 +8,6 @@ import {
   type Principal,
   type ToolPrincipal,
   TRUSTED,
-  type UserPrincipal,
   userPrincipal,
 } from './principal.js';
 import type { TokenLookup, TokenRepository } from './token-repository.js';
@@ -57,16 +57,16 @@ export function createAuthenticator(options: {
 }) {
   const { tokens, serviceApiSecret, limit } = options;
 
-  const refuse = async (c: Context, message: string): Promise<never> => {
-    throw await limit.refuse(c, new UnauthenticatedError(message, true));
+  const refuse = async (c: Context, message: string | HttpError): Promise<never> => {
+    const error = typeof message === 'string' ? new UnauthenticatedError(message, true) : message;
+    throw await limit.refuse(c, error);
   };
 
-  const refusalMessage = (lookup: TokenLookup & { found: false }, what: string) =>
-    lookup.reason === 'expired' && lookup.expiredAt !== undefined && what === 'cli'
-      ? `The CLI token expired on ${lookup.expiredAt.slice(0, 10)}; run \`gateway login\` to sign in again`
-      : lookup.reason === 'expired'
-        ? 'The token has expired; make a new one'
-        : 'The bearer token is invalid, expired or revoked';
+  /** An expired CLI token says so, and what to do; anything else says as little as it can. */
+  const refusal = (lookup: TokenLookup & { found: false }, token: string) =>
+    lookup.reason === 'expired' && lookup.expiredAt !== undefined && token.startsWith('gw_cli_')
+      ? cliTokenExpired(lookup.expiredAt)
+      : 'The bearer token is invalid, expired or revoked';
 
   const fromSession = async (c: Context): Promise<Principal> => {
     const session = await options.sessions(c.req.raw.headers);
@@ -88,7 +88,7 @@ export function createAuthenticator(options: {
       return refuse(c, 'An MCP endpoint token works only at /mcp; the API takes a CLI token');
     }
     const lookup = await tokens.find(token);
-    if (!lookup.found) return refuse(c, refusalMessage(lookup, token.slice(3, 6)));
+    if (!lookup.found) return refuse(c, refusal(lookup, token));
     const { owner } = lookup;
     if (owner.kind === 'service_account') {
       return {
@@ -102,6 +102,7 @@ export function createAuthenticator(options: {
       userId: owner.userId,
       roleId: owner.roleId,
       via: 'cli_token',
+      tokenId: owner.tokenId,
       expiresAt: owner.expiresAt,
     });
   };
@@ -130,7 +131,7 @@ export function createAuthenticator(options: {
         roleId: owner.roleId,
         via: 'mcp_token',
         endpointId: owner.endpointId,
-      }) as UserPrincipal;
+      });
     }
     if (owner.kind === 'service_account') {
       return {

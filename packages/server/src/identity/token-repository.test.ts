@@ -55,10 +55,12 @@ for (const target of databaseTargets()) {
 
     it('finds a CLI token with its role, and refuses it once revoked or expired', async () => {
       const { database, tokens } = await open();
-      const { id, token } = await issueCliToken(database.db, 'root', 'laptop');
+      const { id, token, expiresAt } = await issueCliToken(database.db, 'root', 'laptop', {
+        days: 90,
+      });
       expect(await tokens.find(token)).toMatchObject({
         found: true,
-        owner: { kind: 'cli', tokenId: id, userId: 'root', roleId: 'admin' },
+        owner: { kind: 'cli', tokenId: id, userId: 'root', roleId: 'admin', expiresAt },
       });
 
       const past = new Date(Date.now() - 1000).toISOString();

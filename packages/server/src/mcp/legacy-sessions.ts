@@ -4,8 +4,10 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
+import type { ServerLogger } from '../http/logger.js';
 import { type McpPrincipal, principalKey } from './principal.js';
 import { SessionEventStore } from './session-event-store.js';
+import { SessionOwners } from './session-owners.js';
 
 interface Session {
   id: string;
@@ -15,6 +17,8 @@ interface Session {
   server: Server;
   transport: WebStandardStreamableHTTPServerTransport;
   lastSeen: number;
+  /** POSTs of the session whose answer is still being sent (a call running, a question asked). */
+  inFlight: number;
 }
 
 /** Options of {@link LegacySessions}. */
@@ -22,8 +26,12 @@ export interface LegacySessionsOptions {
   /** A fresh server for a new session of `principal`. */
   createServer: (principal: McpPrincipal) => Server;
   idleMs: number;
+  /** The most sessions kept at once, a memory guard; at it, the largest holder gives one up. */
   maxSessions: number;
+  /** The most sessions one principal (a user, a service account) may hold. */
+  maxSessionsPerUser: number;
   maxBodyBytes: number;
+  logger?: Pick<ServerLogger, 'info' | 'warn'>;
 }
 
 const SWEEP_EVERY_MS = 60_000;
@@ -37,11 +45,21 @@ const RETRY_MS = 1000;
  * session id this instance does not know answers 404 and the client starts a new session, as the
  * 2025 transport specifies. Behind a load balancer, 2025 clients need session affinity
  * (`Mcp-Session-Id`); 2026-07-28 clients need none.
+ *
+ * Sessions are capped per principal (`maxSessionsPerUser`): a principal at the cap that opens
+ * another gives up its own least recently used idle session, never anyone else's; when all of
+ * theirs have a request in flight, the new `initialize` answers 429. The overall cap
+ * (`maxSessions`) guards memory: at it, the principal holding the most sessions gives one up.
+ * A request costs O(1) bookkeeping; making room costs O(sessions of the principal).
  */
 export class LegacySessions {
   readonly #options: LegacySessionsOptions;
   /** In order of last use, oldest first (a Map keeps insertion order). */
   readonly #sessions = new Map<string, Session>();
+  readonly #owners = new SessionOwners<Session>();
+  /** `initialize` requests being answered, by principal: sessions about to exist. */
+  readonly #opening = new Map<string, number>();
+  #openingTotal = 0;
   #sweeper: ReturnType<typeof setInterval> | undefined;
 
   constructor(options: LegacySessionsOptions) {
@@ -83,10 +101,27 @@ export class LegacySessions {
       session.lastSeen = Date.now();
       this.#sessions.delete(sessionId);
       this.#sessions.set(sessionId, session);
-      return session.transport.handleRequest(withSessionVersion(request, session.server), options);
+      this.#owners.touch(session);
+      const versioned = withSessionVersion(request, session.server);
+      // A GET is the client listening for whatever comes, which is no request of its own.
+      if (request.method !== 'POST') return session.transport.handleRequest(versioned, options);
+      return this.#tracked(session, () => session.transport.handleRequest(versioned, options));
     }
-    const transport = await this.#open(principal);
-    return transport.handleRequest(request, options);
+    const owner = principalKey(principal);
+    const refused = this.#makeRoom(owner, body);
+    if (refused !== undefined) return refused;
+    this.#opening.set(owner, (this.#opening.get(owner) ?? 0) + 1);
+    this.#openingTotal += 1;
+    try {
+      const transport = await this.#open(principal);
+      // The transport registers the session (onsessioninitialized) before it answers.
+      return await transport.handleRequest(request, options);
+    } finally {
+      this.#openingTotal -= 1;
+      const left = (this.#opening.get(owner) ?? 1) - 1;
+      if (left === 0) this.#opening.delete(owner);
+      else this.#opening.set(owner, left);
+    }
   }
 
   /** Tells every open session (or those of the principals `affected` picks) that its tools changed. */
@@ -102,7 +137,7 @@ export class LegacySessions {
     if (this.#sweeper !== undefined) clearInterval(this.#sweeper);
     this.#sweeper = undefined;
     const sessions = [...this.#sessions.values()];
-    this.#sessions.clear();
+    for (const session of sessions) this.#remove(session);
     await Promise.all(sessions.map((session) => this.#close(session)));
   }
 
@@ -116,34 +151,94 @@ export class LegacySessions {
         eventStore: new SessionEventStore(),
         retryInterval: RETRY_MS,
         onsessioninitialized: (id) => {
-          this.#evictOverflow();
-          this.#sessions.set(id, {
+          const session: Session = {
             id,
             owner,
             principal,
             server,
             transport,
             lastSeen: Date.now(),
-          });
+            inFlight: 0,
+          };
+          this.#sessions.set(id, session);
+          this.#owners.add(session);
           this.#startSweeping();
         },
         onsessionclosed: (id) => {
           const session = this.#sessions.get(id);
-          this.#sessions.delete(id);
-          if (session !== undefined) void this.#close(session);
+          if (session === undefined) return;
+          this.#remove(session);
+          void this.#close(session);
         },
       });
     await server.connect(transport);
     return transport;
   }
 
-  #evictOverflow(): void {
-    while (this.#sessions.size >= this.#options.maxSessions) {
-      const oldest = this.#sessions.values().next().value;
-      if (oldest === undefined) return;
-      this.#sessions.delete(oldest.id);
-      void this.#close(oldest);
+  /**
+   * Closes sessions so one more fits for `owner`: first their own least recently used idle one
+   * when they are at their cap, then, at the overall cap, one of the largest holder's. A
+   * 429 answer when nothing can go because every candidate has a request in flight.
+   */
+  #makeRoom(owner: string, body: unknown): Response | undefined {
+    const { maxSessionsPerUser, maxSessions } = this.#options;
+    while (this.#owners.count(owner) + (this.#opening.get(owner) ?? 0) >= maxSessionsPerUser) {
+      const victim = this.#owners.leastRecentlyUsedIdle(owner);
+      if (victim === undefined) {
+        this.#options.logger?.warn('MCP session refused: every session of the principal is busy', {
+          principal: owner,
+          sessions: this.#owners.count(owner),
+        });
+        return tooManySessions(
+          body,
+          `Too many MCP sessions: you hold ${this.#owners.count(owner)} on this server, the most one user may hold is ${maxSessionsPerUser}, and each has a request in flight. Close sessions you no longer use (quit idle clients), or retry when a call finishes.`,
+        );
+      }
+      this.#evict(victim, 'per_user_cap');
     }
+    while (this.#sessions.size + this.#openingTotal >= maxSessions) {
+      const victim = this.#owners.idleOfLargestHolder();
+      if (victim === undefined) {
+        this.#options.logger?.warn('MCP session refused: the server is at its session cap', {
+          sessions: this.#sessions.size,
+        });
+        return tooManySessions(
+          body,
+          `Too many MCP sessions on this server: all ${this.#sessions.size} have a request in flight. Retry when a call finishes.`,
+        );
+      }
+      this.#evict(victim, 'server_cap');
+    }
+    return undefined;
+  }
+
+  #evict(session: Session, reason: 'per_user_cap' | 'server_cap'): void {
+    this.#options.logger?.info('MCP session closed to make room for a new one', {
+      principal: session.owner,
+      reason,
+    });
+    this.#remove(session);
+    void this.#close(session);
+  }
+
+  #remove(session: Session): void {
+    this.#sessions.delete(session.id);
+    this.#owners.remove(session);
+  }
+
+  /** Runs one POST of `session`, which counts as busy until its answer has been sent. */
+  async #tracked(session: Session, run: () => Promise<Response>): Promise<Response> {
+    session.inFlight += 1;
+    let response: Response;
+    try {
+      response = await run();
+    } catch (error) {
+      session.inFlight -= 1;
+      throw error;
+    }
+    return whenSent(response, () => {
+      session.inFlight -= 1;
+    });
   }
 
   #startSweeping(): void {
@@ -153,7 +248,9 @@ export class LegacySessions {
       for (const session of this.#sessions.values()) {
         // Oldest first: the first session still in use ends the sweep.
         if (session.lastSeen > cutoff) break;
-        this.#sessions.delete(session.id);
+        // A call longer than the idle time (an approval waited on) is no idle session.
+        if (session.inFlight > 0) continue;
+        this.#remove(session);
         void this.#close(session);
       }
       if (this.#sessions.size === 0 && this.#sweeper !== undefined) {
@@ -190,6 +287,63 @@ function withSessionVersion(request: Request, server: Server): Request {
   headers.set('mcp-protocol-version', negotiated);
   // The body was read already and travels as `parsedBody`.
   return new Request(request.url, { method: request.method, headers, signal: request.signal });
+}
+
+/**
+ * `response` with `done` called once its body has been sent, or cancelled because the client
+ * went away (at once when it has none: a 202 for notifications).
+ */
+function whenSent(response: Response, done: () => void): Response {
+  const source = response.body;
+  if (source === null) {
+    done();
+    return response;
+  }
+  let finished = false;
+  const finish = () => {
+    if (finished) return;
+    finished = true;
+    done();
+  };
+  const reader = source.getReader();
+  const body = new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        try {
+          const chunk = await reader.read();
+          if (chunk.done) {
+            finish();
+            controller.close();
+          } else controller.enqueue(chunk.value);
+        } catch (error) {
+          finish();
+          controller.error(error);
+        }
+      },
+      cancel(reason) {
+        finish();
+        return reader.cancel(reason);
+      },
+    },
+    { highWaterMark: 0 },
+  );
+  return new Response(body, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
+}
+
+/** HTTP 429 with a JSON-RPC error answering the `initialize` in `body`. */
+function tooManySessions(body: unknown, message: string): Response {
+  const id =
+    typeof body === 'object' &&
+    body !== null &&
+    'id' in body &&
+    (typeof body.id === 'string' || typeof body.id === 'number')
+      ? body.id
+      : null;
+  return Response.json({ jsonrpc: '2.0', error: { code: -32000, message }, id }, { status: 429 });
 }
 
 function sessionNotFound(): Response {

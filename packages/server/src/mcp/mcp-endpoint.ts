@@ -68,6 +68,8 @@ export class McpEndpoint {
       createServer: (principal) => createToolServer(this.#runtime, principal, 'session'),
       idleMs: resolved.sessionIdleMs,
       maxSessions: resolved.maxSessions,
+      maxSessionsPerUser: resolved.maxSessionsPerUser,
+      logger: services.logger,
       maxBodyBytes: resolved.maxBodyBytes,
     });
     const stopCatalog = services.plugins.onChange(() => {

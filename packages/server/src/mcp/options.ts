@@ -11,8 +11,17 @@ export interface McpOptions {
   approvalTimeoutMs?: number;
   /** A 2025 session unused this long is closed (the client then starts a new one). Default 30 min. */
   sessionIdleMs?: number;
-  /** The most 2025 sessions kept at once; the least recently used goes first. Default 10,000. */
+  /**
+   * The most 2025 sessions kept at once, a memory guard: at it, the principal holding the most
+   * sessions gives up its least recently used idle one. Default 10,000.
+   */
   maxSessions?: number;
+  /**
+   * The most 2025 sessions one user or service account may hold (`GATEWAY_MAX_SESSIONS_PER_USER`).
+   * One more closes their own least recently used idle session, never another user's; when all
+   * of theirs have a request in flight, the new `initialize` answers 429. Default 100.
+   */
+  maxSessionsPerUser?: number;
   /**
    * Closes the SSE stream of a tool call on a 2025-11-25 session once the call has run this long
    * (SEP-1699 polling); the client reconnects after the stream's `retry` interval and receives
@@ -41,6 +50,7 @@ export interface ResolvedMcpOptions {
   maxBodyBytes: number;
   sessionIdleMs: number;
   maxSessions: number;
+  maxSessionsPerUser: number;
   releaseStreamAfterMs: number | undefined;
   sweepEveryMs: number;
   toolName: (tool: MountedTool) => string;
@@ -58,6 +68,7 @@ export function resolveMcpOptions(options: McpOptions, maxBodyBytes: number): Re
     maxBodyBytes,
     sessionIdleMs: positive('sessionIdleMs', options.sessionIdleMs, 30 * 60_000),
     maxSessions: positive('maxSessions', options.maxSessions, 10_000),
+    maxSessionsPerUser: positiveWhole('maxSessionsPerUser', options.maxSessionsPerUser, 100),
     releaseStreamAfterMs:
       options.releaseStreamAfterMs === undefined
         ? undefined
@@ -71,6 +82,16 @@ function positive(name: string, value: number | undefined, fallback: number): nu
   if (value === undefined) return fallback;
   if (!Number.isFinite(value) || value <= 0) {
     throw new Error(`createGateway({ mcp: { ${name} } }) must be a positive number, got ${value}`);
+  }
+  return value;
+}
+
+function positiveWhole(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value <= 0) {
+    throw new Error(
+      `createGateway({ mcp: { ${name} } }) must be a positive whole number, got ${value}`,
+    );
   }
   return value;
 }

@@ -21,6 +21,8 @@ describe('GET /api/me', () => {
       isAdmin: true,
       via: 'cli_token',
       linkedAccounts: [],
+      // Issued by createUser as tokens were before they expired: no expiry.
+      token: { id: expect.any(String), expiresAt: null },
     });
     // No role assigned: the default role applies.
     const member = await gw.request('GET', '/api/me', { as: bob });
@@ -34,6 +36,7 @@ describe('GET /api/me', () => {
       isAdmin: false,
       via: 'cli_token',
       linkedAccounts: [],
+      token: { id: expect.any(String), expiresAt: null },
     });
     expect(text).not.toContain(bob.token);
     expect(text).not.toContain(bob.token.slice(-4));

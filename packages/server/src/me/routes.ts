@@ -15,7 +15,8 @@ const gone = () =>
  * `GET /api/me` (any caller): who the request's credential belongs to, so a bearer token alone
  * (`GATEWAY_TOKEN` in CI) tells the CLI the `userId` the user-scoped routes take, and, for a
  * user, which OAuth accounts are linked (so `gateway connect` can check a link landed on the
- * token's user). Never answers a secret or a token.
+ * token's user), and, for a CLI token, its id and when it expires. Never answers a secret or a
+ * token.
  *
  * @example
  * routes.push(...meRoutes(services));
@@ -45,6 +46,10 @@ export function meRoutes(services: GatewayServices): AnyRoute[] {
             findUserProfile(db, caller.userId, services.defaultRoleId),
             findLinkedAccounts(db, caller.userId),
           ]);
+          const token =
+            caller.tokenId === undefined
+              ? undefined
+              : { id: caller.tokenId, expiresAt: caller.expiresAt ?? null };
           if (profile === undefined) throw gone();
           me = {
             kind: 'user',
@@ -55,6 +60,7 @@ export function meRoutes(services: GatewayServices): AnyRoute[] {
             isAdmin: caller.isAdmin,
             via: caller.via === 'session' ? 'session' : 'cli_token',
             linkedAccounts,
+            ...(token === undefined ? {} : { token }),
           };
         } else if (caller.kind === 'service_account') {
           const account = await findServiceAccount(db, caller.serviceAccountId);

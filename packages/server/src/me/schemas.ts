@@ -30,6 +30,18 @@ export const meUserSchema = z.object({
       description:
         'The OAuth accounts linked to the user, by provider then age (no token; the password sign-in is not one)',
     }),
+  token: z
+    .object({
+      id: z.uuid().meta({ description: 'The CLI token id (as `GET /api/cli/tokens` lists it)' }),
+      expiresAt: z.iso.datetime().nullable().meta({
+        description:
+          'When the token stops working; null for a token issued before CLI tokens expired',
+      }),
+    })
+    .optional()
+    .meta({
+      description: 'The `gw_cli_` token of the request (`via: cli_token` only), never its value',
+    }),
 });
 
 /** `GET /api/me` for a service account's `gw_sa_` key. */

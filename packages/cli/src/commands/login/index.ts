@@ -12,6 +12,7 @@ import { runBrowserFlow } from '../../loopback/browser-flow.js';
 import { createPkce, createState } from '../../loopback/pkce.js';
 import { createColors } from '../../output/color.js';
 import type { Io } from '../../output/io.js';
+import { formatMoment } from '../../output/moment.js';
 import { printJson } from '../../output/table.js';
 
 /** Options of `runLogin()`. */
@@ -39,6 +40,8 @@ export interface LoginResult {
   userId: string;
   /** The CLI token's id (the token itself is only in the store). */
   tokenId: string;
+  /** When the token stops working (`GATEWAY_CLI_TOKEN_DAYS`); absent from gateways whose tokens never expire. */
+  expiresAt?: string;
   store: 'keychain' | 'file';
   /** The credentials file, when `store` is `file`. */
   file?: string;
@@ -141,12 +144,17 @@ export async function runLogin(options: LoginOptions): Promise<LoginResult> {
     url: base,
     userId: issued.userId,
     tokenId: issued.id,
+    ...(issued.expiresAt === undefined ? {} : { expiresAt: issued.expiresAt }),
     store: saved.source,
     ...(saved.source === 'file' ? { file: saved.file } : {}),
   };
   if (options.json) printJson(io, result);
   else {
-    io.stdout.write(`${c.green('✓')} Signed in to ${base} as user ${issued.userId}\n`);
+    const until =
+      issued.expiresAt === undefined
+        ? ''
+        : `; the sign-in expires on ${formatMoment(issued.expiresAt)}`;
+    io.stdout.write(`${c.green('✓')} Signed in to ${base} as user ${issued.userId}${until}\n`);
     if (saved.source === 'keychain') io.stdout.write('  The token is stored in the OS keychain.\n');
   }
   if (saved.source === 'file') {

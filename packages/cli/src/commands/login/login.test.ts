@@ -1,6 +1,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
+import { formatMoment } from '../../output/moment.js';
 import { createTestIo } from '../../output/test-io.js';
 import { cliFailure, memoryKeychain, userEnv } from '../../test-support/cli-user.js';
 import { startGateway } from '../../test-support/gateway-server.js';
@@ -60,7 +61,14 @@ describe('gateway login', () => {
       userId: result.userId,
       tokenId: result.tokenId,
     });
-    expect(io.out()).toBe(`✓ Signed in to ${url} as user ${result.userId}\n`);
+    // The token lasts GATEWAY_CLI_TOKEN_DAYS (90 by default), and the success line says until when.
+    const expiresAt = Date.parse(result.expiresAt ?? '');
+    expect(expiresAt - Date.now()).toBeGreaterThan(89 * 24 * 60 * 60 * 1000);
+    expect(expiresAt - Date.now()).toBeLessThanOrEqual(90 * 24 * 60 * 60 * 1000);
+    expect(io.out()).toBe(
+      `✓ Signed in to ${url} as user ${result.userId}; the sign-in expires on ${formatMoment(result.expiresAt ?? '')}\n`,
+    );
+    expect(formatMoment(result.expiresAt ?? '')).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d UTC$/);
     expect(io.err()).toContain(
       `warning: no OS keychain answered, so the token is stored in ${file} (readable only by you)`,
     );
@@ -157,6 +165,7 @@ describe('gateway login', () => {
       url,
       userId: result.userId,
       tokenId: result.tokenId,
+      expiresAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
       store: 'file',
       file,
     });

@@ -5,6 +5,7 @@ import type { Keychain } from '../../credentials/keychain.js';
 import { resolveServerUrl } from '../../credentials/session.js';
 import { createColors } from '../../output/color.js';
 import type { Io } from '../../output/io.js';
+import { formatMoment } from '../../output/moment.js';
 
 /** Options of `runLogout()`. */
 export interface LogoutOptions {
@@ -23,6 +24,8 @@ export interface LogoutResult {
   signedOut: boolean;
   /** The gateway confirmed the token is revoked. */
   revoked: boolean;
+  /** The gateway said the token had expired already (so nothing was left to revoke): when. */
+  expiredAt?: string;
 }
 
 /**
@@ -38,16 +41,23 @@ export async function runLogout(options: LogoutOptions): Promise<LogoutResult> {
   const store = new CredentialStore({ env: io.env, keychain: options.keychain });
   const stored = await store.load(base);
   let revoked = false;
+  let expiredAt: string | undefined;
   if (stored === undefined) {
     io.stderr.write(`Not signed in to ${base}; nothing to do.\n`);
   } else {
     const { token, tokenId } = stored.credential;
-    revoked = await revokeCliToken(base, token, tokenId, options.fetch);
+    const outcome = await revokeCliToken(base, token, tokenId, options.fetch);
+    revoked = outcome.kind === 'revoked';
+    if (outcome.kind === 'expired') expiredAt = outcome.expiredAt;
     await store.forget(base);
-    io.stdout.write(
-      `${c.green('✓')} Signed out of ${base}${revoked ? '; the token is revoked' : ''}\n`,
-    );
-    if (!revoked) {
+    const detail =
+      outcome.kind === 'revoked'
+        ? '; the token is revoked'
+        : outcome.kind === 'expired'
+          ? `; the token had expired on ${formatMoment(outcome.expiredAt)}`
+          : '';
+    io.stdout.write(`${c.green('✓')} Signed out of ${base}${detail}\n`);
+    if (outcome.kind === 'unconfirmed') {
       io.stderr.write(
         `${c.yellow('warning:')} the gateway did not confirm the token is revoked (unreachable, or revoked already); it is forgotten here, and you can revoke it in the web app\n`,
       );
@@ -58,5 +68,10 @@ export async function runLogout(options: LogoutOptions): Promise<LogoutResult> {
       `${c.yellow('warning:')} GATEWAY_TOKEN is still set in the environment; unset it to sign out completely\n`,
     );
   }
-  return { url: base, signedOut: stored !== undefined, revoked };
+  return {
+    url: base,
+    signedOut: stored !== undefined,
+    revoked,
+    ...(expiredAt === undefined ? {} : { expiredAt }),
+  };
 }

@@ -27,6 +27,29 @@ describe('gateway logout', () => {
     expect(again.io.err()).toBe(`Not signed in to ${url}; nothing to do.\n`);
   });
 
+  // Issue 13, item 8: an expired token is dead already; no warning to go and revoke it.
+  it('signs out of an expired sign-in without warning that the token may still work', async () => {
+    const { url, gateway } = await startGateway();
+    const ada = await signInCli(url, 'ada@example.test');
+    await gateway.services.database.db
+      .updateTable('api_tokens')
+      .set({ expires_at: '2026-01-02T03:04:05.000Z' })
+      .where('user_id', '=', ada.userId)
+      .execute();
+    const options = ada.options();
+    await expect(runLogout(options)).resolves.toEqual({
+      url,
+      signedOut: true,
+      revoked: false,
+      expiredAt: '2026-01-02T03:04:05.000Z',
+    });
+    expect(options.io.out()).toBe(
+      `✓ Signed out of ${url}; the token had expired on 2026-01-02 03:04 UTC\n`,
+    );
+    expect(options.io.err()).toBe('');
+    await expect(stat(`${ada.home}/.config/gateway/credentials.json`)).rejects.toThrow();
+  });
+
   it('forgets the credential even when the gateway cannot be reached, and says so', async () => {
     const { url, gateway } = await startGateway();
     const ada = await signInCli(url, 'ada@example.test');

@@ -6,6 +6,7 @@ import type { Keychain } from '../../credentials/keychain.js';
 import { requireSession } from '../../credentials/session.js';
 import type { Io } from '../../output/io.js';
 import { maskToken } from '../../output/mask.js';
+import { formatMoment } from '../../output/moment.js';
 
 /** Options of `runWhoami()`. */
 export interface WhoamiOptions {
@@ -43,6 +44,11 @@ export interface WhoamiResult {
   file?: string;
   /** The token, masked. */
   token: string;
+  /**
+   * When the token stops working, for a CLI token: null when it never does (issued before CLI
+   * tokens expired). Absent for other credentials and from gateways that do not say.
+   */
+  tokenExpiresAt?: string | null;
 }
 
 const STORE_NAMES: Record<CredentialSource, string> = {
@@ -62,6 +68,7 @@ function callerFields(caller: Me): Omit<WhoamiResult, 'url' | 'store' | 'file' |
         name: caller.name,
         roleId: caller.roleId,
         isAdmin: caller.isAdmin,
+        ...(caller.token === undefined ? {} : { tokenExpiresAt: caller.token.expiresAt }),
       };
     case 'service_account':
       return {
@@ -92,6 +99,14 @@ function describe(result: WhoamiResult, where: string): string {
     rows.push(['acting for', `${result.actingFor} (GATEWAY_USER_ID)`]);
   }
   rows.push(['token', `${result.token}, from ${where}`]);
+  if (result.tokenExpiresAt !== undefined) {
+    rows.push([
+      'expires',
+      result.tokenExpiresAt === null
+        ? 'never (issued before CLI tokens expired; run `gateway login` for one that does)'
+        : formatMoment(result.tokenExpiresAt),
+    ]);
+  }
   const width = Math.max(...rows.map(([label]) => label.length)) + 1;
   return rows.map(([label, value]) => `  ${`${label}:`.padEnd(width)} ${value}\n`).join('');
 }
@@ -99,10 +114,11 @@ function describe(result: WhoamiResult, where: string): string {
 /**
  * `gateway whoami`: whose the token is, as the gateway says (`GET /api/me`: a user with their
  * email and role, a service account, or the service secret), the gateway, and which store holds
- * the credential (OS keychain, credentials file, or `GATEWAY_TOKEN`). Asking the gateway also
- * proves the token still works.
+ * the credential (OS keychain, credentials file, or `GATEWAY_TOKEN`), and when a CLI token
+ * expires. Asking the gateway also proves the token still works.
  *
- * @throws CliError (exit 4) when not signed in or the gateway rejects the token.
+ * @throws CliError (exit 4) when not signed in, the sign-in expired, or the gateway rejects the
+ * token.
  */
 export async function runWhoami(options: WhoamiOptions): Promise<WhoamiResult> {
   const { io } = options;

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { main } from '../../main.js';
+import { formatMoment } from '../../output/moment.js';
 import {
   cliFailure,
   createServiceAccount,
@@ -29,12 +31,14 @@ describe('gateway whoami', () => {
       store: 'file',
       file,
       token: `gw_cli_••••••••${ada.token.slice(-4)}`,
+      tokenExpiresAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
     });
     expect(options.io.out()).toBe(
       `Signed in to ${url}\n` +
-        `  user:  ada@example.test (${ada.userId})\n` +
-        '  role:  member\n' +
-        `  token: gw_cli_••••••••${ada.token.slice(-4)}, from the credentials file ${file}\n`,
+        `  user:    ada@example.test (${ada.userId})\n` +
+        '  role:    member\n' +
+        `  token:   gw_cli_••••••••${ada.token.slice(-4)}, from the credentials file ${file}\n` +
+        `  expires: ${formatMoment(result.tokenExpiresAt ?? '')}\n`,
     );
 
     const json = ada.options();
@@ -60,6 +64,7 @@ describe('gateway whoami', () => {
       isAdmin: true,
       store: 'env',
       token: `gw_cli_••••••••${admin.token.slice(-4)}`,
+      tokenExpiresAt: expect.any(String),
     });
     // With GATEWAY_URL and GATEWAY_TOKEN alone, no stored sign-in is needed at all.
     const ci = bob.options({ GATEWAY_TOKEN: admin.token, GATEWAY_URL: url });
@@ -67,7 +72,7 @@ describe('gateway whoami', () => {
       userId: admin.userId,
       store: 'env',
     });
-    expect(ci.io.out()).toContain(`user:  admin@example.test (${admin.userId})`);
+    expect(ci.io.out()).toContain(`user:    admin@example.test (${admin.userId})`);
     expect(ci.io.out()).toContain('from GATEWAY_TOKEN (environment)');
 
     // GATEWAY_USER_ID naming another user: whom the user commands act for (an admin may).
@@ -117,6 +122,53 @@ describe('gateway whoami', () => {
       store: 'env',
     });
     expect(service.io.out()).not.toContain(SERVICE_SECRET);
+  });
+
+  // Issue 13, item 8: CLI tokens expire after GATEWAY_CLI_TOKEN_DAYS.
+  it('says in one line, exit 4, when the sign-in expired, and when GATEWAY_TOKEN did', async () => {
+    const { url, gateway } = await startGateway();
+    const ada = await signInCli(url, 'ada@example.test');
+    const expiredAt = '2026-01-02T03:04:05.000Z';
+    await gateway.services.database.db
+      .updateTable('api_tokens')
+      .set({ expires_at: expiredAt })
+      .where('user_id', '=', ada.userId)
+      .execute();
+
+    const stored = await cliFailure(runWhoami(ada.options()));
+    expect(stored.exitCode).toBe(4);
+    expect(stored.message).toBe(
+      'Your sign-in expired on 2026-01-02 03:04 UTC. Run `gateway login`.',
+    );
+
+    // Through the entry point: one line on stderr, exit code 4, no stack, no token.
+    const io = ada.options().io;
+    expect(await main(['whoami'], io, ada.home, { keychain: null })).toBe(4);
+    expect(io.err()).toBe(
+      'error: Your sign-in expired on 2026-01-02 03:04 UTC. Run `gateway login`.\n',
+    );
+    expect(io.out()).toBe('');
+
+    const fromEnv = await cliFailure(runWhoami(ada.options({ GATEWAY_TOKEN: ada.token })));
+    expect(fromEnv.exitCode).toBe(4);
+    expect(fromEnv.message).toBe(
+      'GATEWAY_TOKEN expired on 2026-01-02 03:04 UTC; set a new token, or unset it and run `gateway login`',
+    );
+  });
+
+  it('shows a CLI token without an expiry (issued before tokens expired) as never expiring', async () => {
+    const { url, gateway } = await startGateway();
+    const ada = await signInCli(url, 'ada@example.test');
+    await gateway.services.database.db
+      .updateTable('api_tokens')
+      .set({ expires_at: null })
+      .where('user_id', '=', ada.userId)
+      .execute();
+    const options = ada.options();
+    await expect(runWhoami(options)).resolves.toMatchObject({ tokenExpiresAt: null });
+    expect(options.io.out()).toContain(
+      '  expires: never (issued before CLI tokens expired; run `gateway login` for one that does)\n',
+    );
   });
 
   it('exits 4 when not signed in, or when the token was revoked', async () => {
