@@ -30,7 +30,7 @@ export function page(title: string, body: string): string {
 
 /**
  * Security headers every CLI page carries: no framing (the approve button must not be
- * clickjacked), no caching, no scripts. No `form-action`: browsers apply it to the redirects
+ * clickjacked), no caching, no scripts, no referrer to other sites. No `form-action`: browsers apply it to the redirects
  * after a form post too, which go to the loopback listener or the OAuth provider.
  */
 export const PAGE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
@@ -39,5 +39,8 @@ export const PAGE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   'Content-Security-Policy':
     "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
   'X-Frame-Options': 'DENY',
-  'Referrer-Policy': 'no-referrer',
+  // Not `no-referrer`: under it Chromium sends `Origin: null` with the pages' own form posts,
+  // which the front door refuses. `same-origin` still sends nothing to the loopback listener or
+  // the OAuth provider, so the code and state in these URLs stay on the gateway.
+  'Referrer-Policy': 'same-origin',
 });

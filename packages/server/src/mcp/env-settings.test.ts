@@ -20,7 +20,7 @@ describe('MCP settings from the environment', () => {
     const gw = await startMcpGateway({
       env: {
         GATEWAY_TOOL_TIMEOUT_SECONDS: '0.15',
-        GATEWAY_ALLOWED_ORIGINS: 'app.example.com, localhost',
+        GATEWAY_ALLOWED_ORIGINS: 'https://app.example.com, http://localhost:3000',
       },
     });
     const alice = await gw.user({ admin: true });

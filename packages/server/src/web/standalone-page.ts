@@ -11,7 +11,7 @@ export function standalonePage(title: string, body: string): string {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
+<meta name="referrer" content="same-origin">
 <title>${title} · Gateway</title>
 <style>${APP_CSS}</style>
 </head>

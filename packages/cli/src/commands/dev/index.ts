@@ -208,7 +208,7 @@ async function register(
   serviceSecret: string,
 ): Promise<{ id: string; tools: string[] }> {
   const response = await gateway.fetch(
-    new Request('http://gateway.local/api/registry/sources', {
+    new Request(`${gateway.services.baseUrl}/api/registry/sources`, {
       method: 'POST',
       headers: { authorization: `Bearer ${serviceSecret}`, 'content-type': 'application/json' },
       body: JSON.stringify({
