@@ -21,6 +21,7 @@ import { notFoundHandler } from './http/not-found.js';
 import { Redactor } from './http/redact.js';
 import { requestLog } from './http/request-log.js';
 import { type AnyRoute, mountRoutes } from './http/route.js';
+import { inviteRoutes, type SignupOptions, signupPolicy } from './invites/index.js';
 import { McpEndpoint, type McpOptions, mountMcp } from './mcp/index.js';
 import { mcpEndpointRoutes } from './mcp-endpoints/routes.js';
 import { meRoutes } from './me/index.js';
@@ -66,6 +67,8 @@ export interface GatewayOptions {
    * through another instance apply here (`GATEWAY_REGISTRY_SYNC_SECONDS`, default 5; 0: never).
    */
   registrySyncSeconds?: number;
+  /** Who may create an account; each field beats its variable (`GATEWAY_SIGNUP`, ...). */
+  signup?: SignupOptions;
 }
 
 /** A running (or ready to start) gateway. */
@@ -119,6 +122,7 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
 
   // Read before anything opens, so a bad value fails fast and leaves nothing behind.
   const mcpOptions: McpOptions = { ...envVars.mcpSettings(env), ...options.mcp };
+  const signup = signupPolicy(env, options.signup);
   // Every secret the server is given, before anything can log: keys, client secrets, passwords.
   const redactor = new Redactor([
     authSecret,
@@ -161,6 +165,7 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
       logger,
       postgresUrl: options.databaseUrl ?? envVars.databaseUrl(env),
     }),
+    signup,
   };
   // One object, so the addresses start() learns reach sign-in and token vending too.
   const auth = createGatewayAuth(core, { authSecret });
@@ -202,6 +207,7 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
     ...meRoutes(services),
     ...toolStatusRoutes(services),
     ...rolePreviewRoutes(services),
+    ...inviteRoutes(services),
     ...openApiRoutes({ routes: () => routes, baseUrl: () => services.baseUrl }),
   ];
 

@@ -4,9 +4,9 @@ import { genericOAuth } from 'better-auth/plugins';
 import { trustedProxies as trustedProxiesFromEnv } from '../config/env.js';
 import { OAUTH_PROVIDERS } from '../connectors/index.js';
 import type { LogLevel } from '../http/logger.js';
+import { signupGate } from '../invites/index.js';
 import type { GatewayServices } from '../services.js';
 import { CLIENT_IP_HEADER } from './client-ip.js';
-import { grantFirstAdmin } from './first-admin.js';
 import { migrateBetterAuth } from './migrate-auth.js';
 import { type ConfiguredProvider, type ProviderSetup, providerSetup } from './provider-config.js';
 import type { RateLimitRule } from './rate-limit.js';
@@ -100,17 +100,8 @@ function authOptions(
         };
       },
     },
-    databaseHooks: {
-      user: {
-        create: {
-          after: async (user) => {
-            if (await grantFirstAdmin(db, user.id)) {
-              services.logger.info('first user made admin', { userId: user.id });
-            }
-          },
-        },
-      },
-    },
+    // The sign-up policy, invites, admin emails and first-user-admin (invites/signup-gate.ts).
+    databaseHooks: { user: { create: signupGate(services) } },
     rateLimit: {
       enabled: true,
       storage: 'database',
