@@ -226,8 +226,8 @@ export interface InvitesTable {
   token_hash: string;
   /** The only address that may use it (lower case); null: any address. */
   email: string | null;
-  /** The admin who made it; null when made with the service secret. */
-  created_by: string | null;
+  /** The admin who made it. */
+  created_by: string;
   created_at: string;
   expires_at: string;
   used_at: string | null;

@@ -11,12 +11,18 @@ import { createInvite, listInvites, revokeInvite } from './store.js';
 export const DEFAULT_INVITE_DAYS = 7;
 
 /**
- * The user id of whoever makes an invite (null for the service secret). The one place these
- * routes read the request's identity; access itself is declared on each route.
+ * The id of the admin user calling (the route's declared access has already checked they are
+ * an admin). The one place these routes read the request's identity. The service secret is
+ * refused: an invite records the person who let someone in.
+ *
+ * @throws HttpError `forbidden` for any caller but a user.
  */
-function creatorOf(c: AppContext): string | null {
+function adminUserId(c: AppContext): string {
   const caller = c.get('caller');
-  return caller.kind === 'user' ? caller.userId : null;
+  if (caller.kind !== 'user') {
+    throw new HttpError('forbidden', 'Only an admin user may manage invites');
+  }
+  return caller.userId;
 }
 
 /**
@@ -40,12 +46,13 @@ export function inviteRoutes(services: GatewayServices): AnyRoute[] {
         201: { description: 'Created; the link is shown this once', schema: inviteCreatedSchema },
         400: { description: 'Invalid or unknown fields' },
         401: { description: 'No credentials' },
-        403: { description: 'Not an admin' },
+        403: { description: 'Not an admin user' },
         409: {
           description: 'Sign-up is closed (GATEWAY_SIGNUP=closed): an invite could not be used',
         },
       },
       async handler(c, { body }) {
+        const createdBy = adminUserId(c);
         if (services.signup.mode === 'closed') {
           throw new HttpError(
             'conflict',
@@ -55,7 +62,7 @@ export function inviteRoutes(services: GatewayServices): AnyRoute[] {
         const { invite, token } = await createInvite(db, {
           email: body.email,
           expiresInDays: body.expiresInDays ?? DEFAULT_INVITE_DAYS,
-          createdBy: creatorOf(c),
+          createdBy,
         });
         const url = `${services.baseUrl}/sign-up?invite=${token}`;
         return c.json({ invite, url }, 201);
@@ -71,9 +78,10 @@ export function inviteRoutes(services: GatewayServices): AnyRoute[] {
       responses: {
         200: { description: 'Every invite, newest first; never a token', schema: inviteListSchema },
         401: { description: 'No credentials' },
-        403: { description: 'Not an admin' },
+        403: { description: 'Not an admin user' },
       },
       async handler(c) {
+        adminUserId(c);
         return c.json({ invites: await listInvites(db) });
       },
     }),
@@ -88,11 +96,12 @@ export function inviteRoutes(services: GatewayServices): AnyRoute[] {
       responses: {
         200: { description: 'Revoked; its link stops working at once', schema: deletedSchema },
         401: { description: 'No credentials' },
-        403: { description: 'Not an admin' },
+        403: { description: 'Not an admin user' },
         404: { description: 'No such invite, or already revoked' },
         409: { description: 'The invite was already used' },
       },
       async handler(c, { params }) {
+        adminUserId(c);
         const id = requireUuid(params.id, 'invite');
         const outcome = await revokeInvite(db, id);
         if (outcome === 'missing') throw new HttpError('not_found', `No invite ${id}`);

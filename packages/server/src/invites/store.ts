@@ -9,7 +9,7 @@ export type InviteStatus = 'pending' | 'used' | 'expired' | 'revoked';
 export interface Invite {
   id: string;
   email: string | null;
-  createdBy: string | null;
+  createdBy: string;
   createdAt: string;
   expiresAt: string;
   status: InviteStatus;
@@ -50,7 +50,7 @@ function toInvite(row: InviteRow, now = new Date().toISOString()): Invite {
  */
 export async function createInvite(
   db: Kysely<DatabaseSchema>,
-  input: { email?: string | undefined; expiresInDays: number; createdBy: string | null },
+  input: { email?: string | undefined; expiresInDays: number; createdBy: string },
 ): Promise<{ invite: Invite; token: string }> {
   const token = generateToken('inv');
   const now = new Date();

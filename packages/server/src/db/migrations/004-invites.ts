@@ -14,7 +14,7 @@ export const invites: GatewayMigration = {
       .addColumn('id', 'text', (col) => col.primaryKey())
       .addColumn('token_hash', 'text', (col) => col.notNull().unique())
       .addColumn('email', 'text')
-      .addColumn('created_by', 'text')
+      .addColumn('created_by', 'text', (col) => col.notNull())
       .addColumn('created_at', 'text', (col) => col.notNull())
       .addColumn('expires_at', 'text', (col) => col.notNull())
       .addColumn('used_at', 'text')
