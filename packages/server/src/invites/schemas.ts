@@ -28,10 +28,7 @@ export const createInviteBody = z
 export const inviteSchema = z.object({
   id: z.uuid(),
   email: z.string().nullable().meta({ description: 'The only address that may use it, or null' }),
-  createdBy: z
-    .string()
-    .nullable()
-    .meta({ description: 'The admin who made it (null: the service secret)' }),
+  createdBy: z.string().meta({ description: 'The id of the admin user who made it' }),
   createdAt: z.iso.datetime(),
   expiresAt: z.iso.datetime(),
   status: z.enum(['pending', 'used', 'expired', 'revoked']),
