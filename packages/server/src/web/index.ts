@@ -7,6 +7,7 @@ import { html } from './html.js';
 import { htmlPage, type WebKit } from './kit.js';
 import { layout } from './layout.js';
 import { mountExecutionsPage } from './pages/admin/executions.js';
+import { mountInvitesPage } from './pages/admin/invites.js';
 import { mountRolesPage } from './pages/admin/roles.js';
 import { mountServiceAccountsPage } from './pages/admin/service-accounts.js';
 import { mountUsersPage } from './pages/admin/users.js';
@@ -68,6 +69,7 @@ export function mountWebApp(app: Hono<AppEnv>, services: GatewayServices): void 
   mountRolesPage(kit);
   mountUsersPage(kit);
   mountServiceAccountsPage(kit);
+  mountInvitesPage(kit);
   mountExecutionsPage(kit);
 }
 
