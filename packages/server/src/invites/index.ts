@@ -17,6 +17,7 @@ export {
   inviteSchema,
 } from './schemas.js';
 export { signupGate } from './signup-gate.js';
+export { isLoopback, openSignupWarning } from './start-warning.js';
 export {
   consumeInvite,
   createInvite,
