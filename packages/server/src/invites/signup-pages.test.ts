@@ -114,6 +114,9 @@ describe('the web sign-up page', () => {
     expect(again.status).toBe(200);
     expect(await again.text()).toContain('This invite link is no longer valid');
     expect(late.jar.has(INVITE_COOKIE)).toBe(false);
+    // The request log saw the link's path, never its token.
+    expect(gw.logs()).toContain('/sign-up');
+    expect(gw.logs()).not.toContain(token.slice(7));
   });
 
   it('the CLI sign-in page refuses account creation with the same sentence', async () => {
