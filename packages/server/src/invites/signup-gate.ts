@@ -30,8 +30,8 @@ export function signupGate(services: Pick<GatewayServices, 'database' | 'signup'
     new APIError('FORBIDDEN', { code, message: signupRefusalText(policy, code) });
 
   return {
-    async before(user: { email: string }, context: HookContext): Promise<void> {
-      const email = user.email.trim().toLowerCase();
+    async before(user: { email?: unknown }, context: HookContext): Promise<void> {
+      const email = typeof user.email === 'string' ? user.email.trim().toLowerCase() : '';
       // The operator named these addresses: they may always sign up, so a closed or invite-only
       // gateway can still get its first admin.
       if (isAdminEmail(policy, email)) return;
