@@ -102,6 +102,9 @@ function authOptions(
     },
     // The sign-up policy, invites, admin emails and first-user-admin (invites/signup-gate.ts).
     databaseHooks: { user: { create: signupGate(services) } },
+    // An OAuth flow started without an errorCallbackURL (straight through the API) still ends on
+    // a gateway page that words the error, not on better-auth's own error page.
+    onAPIError: { errorURL: `${services.baseUrl}/sign-in` },
     rateLimit: {
       enabled: true,
       storage: 'database',

@@ -4,7 +4,12 @@
  * server). Refusals end on a gateway page with the policy's sentence.
  */
 import { describe, expect, it } from 'vitest';
-import { browser, genericProviderEnv, startMockProvider } from '../auth/oauth-test-kit.js';
+import {
+  browser,
+  genericProviderEnv,
+  oauthSignIn,
+  startMockProvider,
+} from '../auth/oauth-test-kit.js';
 import type { GatewayOptions } from '../gateway.js';
 import { rememberSecret } from '../testing/known-secrets.js';
 import { createTestGateway, type TestGateway } from '../testing/test-gateway.js';
@@ -191,6 +196,18 @@ describe('first sign-in through an OAuth provider (a real local OAuth server)', 
       expect(await usersIn(gw)).toEqual([]);
     });
   }
+
+  it('started through the API without an error URL: still ends on the gateway sign-in page', async () => {
+    const { gw } = await setup({ mode: 'closed' });
+    const session = browser(gw.fetch, ORIGIN);
+    const landed = await oauthSignIn(session, 'gcp');
+    expect(landed.pathname).toBe('/sign-in');
+    expect(landed.searchParams.get('error')).toBe('signup_closed');
+    const page = await session.browse(landed.pathname + landed.search);
+    expect(await page.text()).toContain(
+      'Sign-up is closed on this gateway; ask an admin for access',
+    );
+  });
 
   it('invite: the invite opened before the provider admits the account, once', async () => {
     const { gw } = await setup({ mode: 'invite' });
