@@ -489,6 +489,66 @@ function declareUserCommands(
     await runRolesAssign({ ...account, userId, roleId, ...flags });
   });
 
+  const invites = program
+    .command('invites')
+    .helpCommand(false)
+    .summary('create, list or revoke sign-up invites (admins)')
+    .description(
+      'Single-use sign-up links for a gateway with GATEWAY_SIGNUP=invite (admins). A link is shown once, when it is made; bound to an email, only that address may use it.',
+    )
+    .addHelpText(
+      'after',
+      examples(
+        'gateway invites create --email ada@example.com',
+        'gateway invites list',
+        'gateway invites revoke <id>',
+      ),
+    );
+  signedInFlags(
+    invites
+      .command('create')
+      .summary('make an invite link')
+      .description(
+        'Make a single-use sign-up link and print it (only this once). It expires after --days (default 7).',
+      )
+      .option('--email <email>', 'only this address may use the link')
+      .option('--days <n>', 'days the link stays valid, 1 to 90 (default 7)')
+      .addHelpText(
+        'after',
+        examples(
+          'gateway invites create',
+          'gateway invites create --email ada@example.com --days 3',
+          'gateway invites create --json',
+        ),
+      ),
+  ).action(async (flags: UrlFlags & { email?: string; days?: string }) => {
+    const { runInvitesCreate } = await import('./commands/invites/index.js');
+    await runInvitesCreate({ ...account, ...flags });
+  });
+  signedInFlags(
+    invites
+      .command('list')
+      .summary('list invites')
+      .description(
+        'List every invite, newest first, with its status (pending, used, expired, revoked). Never shows a link.',
+      )
+      .addHelpText('after', examples('gateway invites list', 'gateway invites list --json')),
+  ).action(async (flags: UrlFlags) => {
+    const { runInvitesList } = await import('./commands/invites/index.js');
+    await runInvitesList({ ...account, ...flags });
+  });
+  signedInFlags(
+    invites
+      .command('revoke')
+      .summary('revoke an invite')
+      .description('Revoke an invite; its link stops working at once.')
+      .argument('<id>', 'the invite id (see `gateway invites list`)')
+      .addHelpText('after', examples('gateway invites revoke 6b1f0d2e-...')),
+  ).action(async (id: string, flags: UrlFlags) => {
+    const { runInvitesRevoke } = await import('./commands/invites/index.js');
+    await runInvitesRevoke({ ...account, id, ...flags });
+  });
+
   const approvals = program
     .command('approvals')
     .helpCommand(false)

@@ -123,4 +123,42 @@ describe('gateway-server', () => {
     );
     expect(output.stderr).not.toContain('short-secret');
   }, 60_000);
+
+  it('warns at start when open sign-up listens beyond loopback with no admin emails', async () => {
+    const open = await startBin({ AUTH_SECRET, PORT: '0', HOST: '0.0.0.0' });
+    await listeningUrl(open.child, open.output);
+    await waitFor(() => open.output.stderr.includes('Warning:'));
+    expect(open.output.stderr).toContain(
+      'Warning: sign-up is open (GATEWAY_SIGNUP=open) and the gateway listens on 0.0.0.0, beyond this machine: anyone who reaches it can create an account, and the first account becomes the admin. Set GATEWAY_ADMIN_EMAILS=<your email> to name the admin, and GATEWAY_SIGNUP=invite unless everyone who can reach it may sign up.\n',
+    );
+    open.child.kill('SIGTERM');
+    expect(await open.exited).toBe(0);
+
+    // Naming the admin removes the risk, and so the warning.
+    const named = await startBin({
+      AUTH_SECRET,
+      PORT: '0',
+      HOST: '0.0.0.0',
+      GATEWAY_ADMIN_EMAILS: 'ops@example.com',
+    });
+    const url = await listeningUrl(named.child, named.output);
+    await pollHealth(url.replace('0.0.0.0', '127.0.0.1'));
+    named.child.kill('SIGTERM');
+    expect(await named.exited).toBe(0);
+    expect(named.output.stderr).not.toContain('Warning:');
+  }, 60_000);
+
+  it('refuses a bad GATEWAY_SIGNUP in one line naming the variable', async () => {
+    const { output, exited } = await startBin({ AUTH_SECRET, PORT: '0', GATEWAY_SIGNUP: 'public' });
+    expect(await exited).toBe(1);
+    expect(output.stderr).toBe(
+      'gateway-server: GATEWAY_SIGNUP must be open, invite or closed, got "public"\n',
+    );
+  }, 60_000);
 });
+
+async function waitFor(condition: () => boolean): Promise<void> {
+  for (let attempt = 0; attempt < 100 && !condition(); attempt++) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

@@ -1,5 +1,7 @@
 #!/usr/bin/env node
+import { host } from './config/env.js';
 import { createGateway } from './gateway.js';
+import { openSignupWarning } from './invites/index.js';
 
 // The server's own entry: settings come from the environment (see docs/operations.md).
 async function main(): Promise<void> {
@@ -7,6 +9,11 @@ async function main(): Promise<void> {
   const { url } = await gateway.start();
   gateway.services.logger.info('gateway listening', { url });
   process.stderr.write(`Gateway listening on ${url}\n`);
+  const warning = openSignupWarning(host(process.env), gateway.services.signup);
+  if (warning !== undefined) {
+    gateway.services.logger.warn('open sign-up beyond loopback', { host: host(process.env) });
+    process.stderr.write(`${warning}\n`);
+  }
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;

@@ -27,6 +27,7 @@ import {
   createUserRoleLookup,
   type SessionResolver,
 } from './identity/index.js';
+import { inviteRoutes, type SignupOptions, signupPolicy } from './invites/index.js';
 import { McpEndpoint, type McpOptions, mountMcp } from './mcp/index.js';
 import { mcpEndpointRoutes } from './mcp-endpoints/routes.js';
 import { meRoutes } from './me/index.js';
@@ -89,6 +90,8 @@ export interface GatewayOptions {
    * (`GATEWAY_CLI_TOKEN_DAYS`, default 90); a whole number from 1 to 36,500.
    */
   cliTokenDays?: number;
+  /** Who may create an account; each field beats its variable (`GATEWAY_SIGNUP`, ...). */
+  signup?: SignupOptions;
 }
 
 /** A running (or ready to start) gateway. */
@@ -151,6 +154,7 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
   const extraHosts = options.allowedHosts ?? envVars.allowedHosts(env) ?? [];
   const extraOrigins = options.allowedOrigins ?? envVars.allowedOrigins(env) ?? [];
   const cliTokenDays = checkCliTokenDays(options.cliTokenDays ?? envVars.cliTokenDays(env));
+  const signup = signupPolicy(env, options.signup);
   // Every secret the server is given, before anything can log: keys, client secrets, passwords.
   const redactor = new Redactor([
     authSecret,
@@ -193,6 +197,7 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
       logger,
       postgresUrl: options.databaseUrl ?? envVars.databaseUrl(env),
     }),
+    signup,
   };
   // One object, so the addresses start() learns reach sign-in and token vending too.
   const auth = createGatewayAuth(core, { authSecret });
@@ -245,6 +250,7 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
     ...meRoutes(services),
     ...toolStatusRoutes(services),
     ...rolePreviewRoutes(services),
+    ...inviteRoutes(services),
     ...openApiRoutes({ routes: () => routes, baseUrl: () => services.baseUrl }),
   ];
 

@@ -5,6 +5,7 @@ import type { GatewayDatabase } from './db/index.js';
 import type { ExecutionRecorder } from './executions/index.js';
 import type { ServerLogger } from './http/logger.js';
 import type { Redactor } from './http/redact.js';
+import type { SignupPolicy } from './invites/index.js';
 import type { PolicyService } from './policy/index.js';
 import type { PluginCatalog } from './registry/index.js';
 import type { SecretBox } from './secrets/index.js';
@@ -35,4 +36,6 @@ export interface GatewayServices {
   executions: ExecutionRecorder;
   /** Approvals decided through the API, for MCP clients that cannot ask the user themselves. */
   approvals: ApprovalService;
+  /** Who may create an account (`GATEWAY_SIGNUP`, `GATEWAY_SIGNUP_EMAIL_DOMAINS`, `GATEWAY_ADMIN_EMAILS`). */
+  signup: SignupPolicy;
 }

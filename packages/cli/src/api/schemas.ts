@@ -181,3 +181,16 @@ export const approvalPage = z.looseObject({
 });
 /** `POST /api/approvals/:id`. */
 export const approvalDecided = z.looseObject({ approval });
+
+const invite = z.looseObject({
+  id: z.string(),
+  email: z.string().nullable(),
+  createdAt: z.string(),
+  expiresAt: z.string(),
+  status: z.string(),
+});
+
+/** `POST /api/invites`: the link is shown this once. */
+export const inviteCreated = z.looseObject({ invite, url: z.string() });
+/** `GET /api/invites`. */
+export const inviteList = z.looseObject({ invites: z.array(invite) });

@@ -4,7 +4,8 @@ import { genericOAuth } from 'better-auth/plugins';
 import { trustedProxies as trustedProxiesFromEnv } from '../config/env.js';
 import { OAUTH_PROVIDERS } from '../connectors/index.js';
 import type { LogLevel } from '../http/logger.js';
-import { grantFirstAdmin, type SessionResolver } from '../identity/index.js';
+import type { SessionResolver } from '../identity/index.js';
+import { signupGate } from '../invites/index.js';
 import type { GatewayServices } from '../services.js';
 import { CLIENT_IP_HEADER } from './client-ip.js';
 import { migrateBetterAuth } from './migrate-auth.js';
@@ -99,17 +100,11 @@ function authOptions(
         };
       },
     },
-    databaseHooks: {
-      user: {
-        create: {
-          after: async (user) => {
-            if (await grantFirstAdmin(db, user.id)) {
-              services.logger.info('first user made admin', { userId: user.id });
-            }
-          },
-        },
-      },
-    },
+    // The sign-up policy, invites, admin emails and first-user-admin (invites/signup-gate.ts).
+    databaseHooks: { user: { create: signupGate(services) } },
+    // An OAuth flow started without an errorCallbackURL (straight through the API) still ends on
+    // a gateway page that words the error, not on better-auth's own error page.
+    onAPIError: { errorURL: `${services.baseUrl}/sign-in` },
     rateLimit: {
       enabled: true,
       storage: 'database',

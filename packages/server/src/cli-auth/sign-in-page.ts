@@ -1,6 +1,7 @@
 import type { Hono } from 'hono';
 import type { AppContext, AppEnv } from '../http/app-env.js';
 import { safeRedirectPath } from '../http/safe-redirect.js';
+import { asSignupRefusal, signupRefusalText } from '../invites/index.js';
 import type { GatewayServices } from '../services.js';
 import { escapeHtml, hiddenFields, page } from './html.js';
 import {
@@ -73,10 +74,15 @@ ${social}`;
         'This sign-in link has no valid destination.',
       );
     const code = c.req.query('error');
+    const refusal = asSignupRefusal(code);
     return render(
       c,
       next,
-      code === undefined ? undefined : (OAUTH_ERRORS[code] ?? `Sign-in failed (${code}).`),
+      refusal !== undefined
+        ? signupRefusalText(services.signup, refusal)
+        : code === undefined
+          ? undefined
+          : (OAUTH_ERRORS[code] ?? `Sign-in failed (${code}).`),
     );
   });
 

@@ -293,3 +293,75 @@ export function trustedProxies(env: Env): string[] {
     .map((entry) => entry.trim())
     .filter((entry) => entry !== '');
 }
+
+/** Who may create an account: anyone, only holders of an admin's invite, or nobody new. */
+export type SignupMode = 'open' | 'invite' | 'closed';
+
+const SIGNUP_MODES: readonly SignupMode[] = ['open', 'invite', 'closed'];
+
+/**
+ * `GATEWAY_SIGNUP`: who may create an account, by any path (email form, CLI sign-in page, first
+ * OAuth sign-in). `open` (the default): anyone; `invite`: only with an admin's invite link;
+ * `closed`: nobody, except the addresses of `GATEWAY_ADMIN_EMAILS`. Existing users always sign in.
+ *
+ * @throws Error naming the variable when it is none of the three.
+ */
+export function signupMode(env: Env): SignupMode {
+  const raw = value(env, 'GATEWAY_SIGNUP');
+  if (raw === undefined) return 'open';
+  const mode = SIGNUP_MODES.find((candidate) => candidate === raw.toLowerCase());
+  if (mode === undefined) {
+    throw new Error(`GATEWAY_SIGNUP must be open, invite or closed, got "${raw}"`);
+  }
+  return mode;
+}
+
+const DOMAIN =
+  /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+const EMAIL = /^[^\s@]+@[^\s@]+$/;
+
+function commaList(env: Env, name: string): string[] | undefined {
+  const raw = value(env, name);
+  if (raw === undefined) return undefined;
+  const entries = raw
+    .split(',')
+    .map((entry) => entry.trim().toLowerCase())
+    .filter((entry) => entry !== '');
+  return entries.length > 0 ? [...new Set(entries)] : undefined;
+}
+
+/**
+ * `GATEWAY_SIGNUP_EMAIL_DOMAINS`: comma-separated email domains new accounts must be at
+ * (`example.com,example.org`), compared case-insensitively and exactly: `example.com` does not
+ * admit `eu.example.com`. Unset: any domain. Applies to invited sign-ups too.
+ *
+ * @throws Error naming the variable when an entry is not a domain name.
+ */
+export function signupEmailDomains(env: Env): string[] | undefined {
+  const domains = commaList(env, 'GATEWAY_SIGNUP_EMAIL_DOMAINS');
+  const bad = domains?.filter((domain) => !DOMAIN.test(domain)) ?? [];
+  if (bad.length > 0) {
+    throw new Error(
+      `GATEWAY_SIGNUP_EMAIL_DOMAINS must be comma-separated domain names like example.com, got "${bad.join('", "')}"`,
+    );
+  }
+  return domains;
+}
+
+/**
+ * `GATEWAY_ADMIN_EMAILS`: comma-separated addresses (case-insensitive) whose account is made an
+ * admin when it is created, by any path, and which may sign up whatever `GATEWAY_SIGNUP` and
+ * `GATEWAY_SIGNUP_EMAIL_DOMAINS` say. When set, "the first user becomes admin" is off.
+ *
+ * @throws Error naming the variable when an entry is not an email address.
+ */
+export function adminEmails(env: Env): string[] | undefined {
+  const emails = commaList(env, 'GATEWAY_ADMIN_EMAILS');
+  const bad = emails?.filter((email) => !EMAIL.test(email)) ?? [];
+  if (bad.length > 0) {
+    throw new Error(
+      `GATEWAY_ADMIN_EMAILS must be comma-separated email addresses, got "${bad.join('", "')}"`,
+    );
+  }
+  return emails;
+}

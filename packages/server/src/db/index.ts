@@ -24,6 +24,7 @@ export type {
   ExecutionOutcome,
   ExecutionRow,
   ExecutionsTable,
+  InvitesTable,
   McpEndpointRow,
   McpEndpointsTable,
   McpRoundsTable,

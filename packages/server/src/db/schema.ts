@@ -220,6 +220,24 @@ export interface McpRoundsTable {
   expires_at: string;
 }
 
+/** A sign-up invite; only its token's SHA-256 is kept. */
+export interface InvitesTable {
+  id: string;
+  token_hash: string;
+  /** The only address that may use it (lower case); null: any address. */
+  email: string | null;
+  /** The admin who made it. */
+  created_by: string;
+  created_at: string;
+  expires_at: string;
+  used_at: string | null;
+  /** The account created with it. */
+  used_by: string | null;
+  /** The address it was used for. */
+  used_email: string | null;
+  revoked_at: string | null;
+}
+
 /**
  * Every table the gateway reads or writes, as kysely sees it.
  *
@@ -242,6 +260,7 @@ export interface DatabaseSchema {
   executions: ExecutionsTable;
   approvals: ApprovalsTable;
   mcp_rounds: McpRoundsTable;
+  invites: InvitesTable;
 }
 
 /** A `roles` row as read. */

@@ -53,6 +53,11 @@ export const expectedAccess: Readonly<Record<string, Access>> = {
   'GET /api/service-accounts': 'service-or-admin',
   'DELETE /api/service-accounts/:id': 'service-or-admin',
 
+  // Invites record the admin who let someone in; the service secret manages none.
+  'POST /api/invites': 'admin',
+  'GET /api/invites': 'admin',
+  'DELETE /api/invites/:id': 'admin',
+
   'GET /api/executions': 'user',
   'GET /api/approvals': 'user',
   'POST /api/approvals/:id': 'user',

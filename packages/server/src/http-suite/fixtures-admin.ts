@@ -1,4 +1,5 @@
 import { expect } from 'vitest';
+import { z } from 'zod';
 import { idOf, listsTarget, text } from './fixture-kit.js';
 import type { Fixture, MatrixWorld } from './matrix-types.js';
 
@@ -9,6 +10,21 @@ async function createRole(world: MatrixWorld) {
     .replace(/[^a-z0-9_-]/g, '-');
   await world.call('POST', '/api/policy/roles', { id, name: 'Readers', patterns: ['notes.**'] });
   return id;
+}
+
+/** Makes an invite as the admin; its id. */
+async function createInvite(world: MatrixWorld): Promise<string> {
+  const created = z
+    .object({ invite: z.object({ id: z.string() }) })
+    .parse(await world.call('POST', '/api/invites', {}, world.admin));
+  return created.invite.id;
+}
+
+async function inviteStatus(world: MatrixWorld, id: string): Promise<string | undefined> {
+  const { invites } = z
+    .object({ invites: z.array(z.object({ id: z.string(), status: z.string() })) })
+    .parse(await world.call('GET', '/api/invites', undefined, world.admin));
+  return invites.find((invite) => invite.id === id)?.status;
 }
 
 const NOTES_SOURCE = { type: 'plugin', id: 'notes-src', namespace: 'notes', pluginId: 'notes' };
@@ -159,6 +175,40 @@ export const adminFixtures: Record<string, Fixture> = {
       return {
         path: `/api/service-accounts/${id}`,
         intact: async () => text(await world.call('GET', '/api/service-accounts')).includes(id),
+      };
+    },
+  },
+  'POST /api/invites': {
+    scope: 'global',
+    success: 201,
+    async prepare(world) {
+      return {
+        path: '/api/invites',
+        body: { email: `${world.unique('invitee')}@example.test`, expiresInDays: 2 },
+        check: (body) =>
+          expect(body).toMatchObject({
+            invite: { status: 'pending' },
+            url: expect.stringMatching(/\/sign-up\?invite=gw_inv_[A-Za-z0-9]{40}$/),
+          }),
+      };
+    },
+  },
+  'GET /api/invites': {
+    scope: 'global',
+    success: 200,
+    async prepare(world) {
+      const id = await createInvite(world);
+      return { path: '/api/invites', check: listsTarget(id, ['admin']) };
+    },
+  },
+  'DELETE /api/invites/:id': {
+    scope: 'global',
+    success: 200,
+    async prepare(world) {
+      const id = await createInvite(world);
+      return {
+        path: `/api/invites/${id}`,
+        intact: async () => (await inviteStatus(world, id)) === 'pending',
       };
     },
   },

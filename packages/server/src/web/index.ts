@@ -5,6 +5,7 @@ import type { GatewayServices } from '../services.js';
 import { mountAssets } from './assets/index.js';
 import type { WebKit } from './kit.js';
 import { mountExecutionsPage } from './pages/admin/executions.js';
+import { mountInvitesPage } from './pages/admin/invites.js';
 import { mountRolesPage } from './pages/admin/roles.js';
 import { mountServiceAccountsPage } from './pages/admin/service-accounts.js';
 import { mountUsersPage } from './pages/admin/users.js';
@@ -39,6 +40,7 @@ export function mountWebApp(
   mountRolesPage(kit);
   mountUsersPage(kit);
   mountServiceAccountsPage(kit);
+  mountInvitesPage(kit);
   mountExecutionsPage(kit);
 }
 

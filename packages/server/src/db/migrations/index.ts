@@ -1,6 +1,7 @@
 import { initial } from './001-initial.js';
 import { rateLimit } from './002-rate-limit.js';
 import { mcpRounds } from './003-mcp-rounds.js';
+import { invites } from './004-invites.js';
 import type { GatewayMigration } from './migration.js';
 
 /**
@@ -12,6 +13,7 @@ export const migrations: Readonly<Record<string, GatewayMigration>> = {
   '001-initial': initial,
   '002-rate-limit': rateLimit,
   '003-mcp-rounds': mcpRounds,
+  '004-invites': invites,
 };
 
 export type { GatewayMigration } from './migration.js';

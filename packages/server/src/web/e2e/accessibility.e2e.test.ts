@@ -25,6 +25,7 @@ const MEMBER_PAGES = ['/tools', '/team', '/endpoints', '/approvals'];
 const ADMIN_PAGES = [
   '/admin/roles',
   '/admin/users',
+  '/admin/invites',
   '/admin/service-accounts',
   '/admin/executions',
 ];

@@ -3,11 +3,13 @@ import { callAuth } from '../../cli-auth/page-kit.js';
 import type { AppContext } from '../../http/app-env.js';
 import { safeRedirectPath } from '../../http/safe-redirect.js';
 import { viewerOf } from '../../identity/index.js';
+import { asSignupRefusal, signupRefusalText } from '../../invites/index.js';
 import { hidden } from '../components.js';
 import { takeFlash } from '../flash.js';
 import { type Html, html } from '../html.js';
 import { htmlPage, readForm, seeOther, type WebKit } from '../kit.js';
 import { layout } from '../layout.js';
+import { dropInvite, signUpState, takeInvite } from './sign-up-notice.js';
 
 /** better-auth's error codes on OAuth redirects, put in words. */
 const OAUTH_ERRORS: Readonly<Record<string, string>> = {
@@ -66,31 +68,35 @@ ${providerButtons(kit, state.next, 'Continue')}
 <p>New here? <a href="${signUp}">Create an account</a></p>`;
 }
 
-async function signUpBody(kit: WebKit, state: FormState): Promise<Html> {
-  const anyUser = await kit.services.database.db
-    .selectFrom('user')
-    .select('id')
-    .limit(1)
-    .executeTakeFirst();
+async function signUpBody(
+  kit: WebKit,
+  c: AppContext,
+  state: FormState & { inviteInvalid?: boolean },
+): Promise<Html> {
+  const policy = await signUpState(c, kit.services, { inviteInvalid: state.inviteInvalid });
   const signIn =
     state.next === '/tools' ? '/sign-in' : `/sign-in?next=${encodeURIComponent(state.next)}`;
   return html`<h1>Create your account</h1>
 <p class="lead">Connect tools once; use them from the web and from your AI clients.</p>
-${anyUser === undefined ? html`<p class="notice info">You are the first person here: this account becomes the gateway's admin.</p>` : ''}
+${policy.notices}
 ${errorNotice(state.error)}
-<div class="card">
+${
+  policy.showForm
+    ? html`<div class="card">
 <form method="post" action="/sign-up">
 ${hidden({ next: state.next })}
 <label for="name">Name</label>
 <input id="name" name="name" type="text" autocomplete="name" required maxlength="100" value="${state.name ?? ''}">
 <label for="email">Email</label>
-<input id="email" name="email" type="email" autocomplete="username" required value="${state.email ?? ''}">
+<input id="email" name="email" type="email" autocomplete="username" required value="${state.email ?? policy.invite?.email ?? ''}">
 <label for="password">Password<span class="hint">At least 8 characters</span></label>
 <input id="password" name="password" type="password" autocomplete="new-password" required minlength="8">
 <div class="actions"><button type="submit">Create account</button></div>
 </form>
 ${providerButtons(kit, state.next, 'Sign up')}
-</div>
+</div>`
+    : ''
+}
 <p>Have an account? <a href="${signIn}">Sign in</a></p>`;
 }
 
@@ -134,13 +140,30 @@ export function mountSignInPages(kit: WebKit): void {
     const next = nextOf(c.req.query('next'));
     if (await signedIn(c)) return c.redirect(next, 302);
     const code = c.req.query('error');
-    return render(c, 'Sign in', signInBody(kit, { next, error: code && oauthErrorText(code) }));
+    // A sign-up the policy refused on the way back from a provider: worded from the code and
+    // the current policy, never from text in the URL.
+    const refusal = asSignupRefusal(code);
+    const error = refusal
+      ? signupRefusalText(services.signup, refusal)
+      : code && oauthErrorText(code);
+    return render(c, 'Sign in', signInBody(kit, { next, error }));
   });
 
   app.get('/sign-up', async (c) => {
     const next = nextOf(c.req.query('next'));
     if (await signedIn(c)) return c.redirect(next, 302);
-    return render(c, 'Create account', await signUpBody(kit, { next }));
+    const token = c.req.query('invite');
+    if (token !== undefined) {
+      // Into the cookie, then off the address bar, history and Referer.
+      if (await takeInvite(c, services, token)) {
+        return seeOther(
+          c,
+          next === '/tools' ? '/sign-up' : `/sign-up?next=${encodeURIComponent(next)}`,
+        );
+      }
+      return render(c, 'Create account', await signUpBody(kit, c, { next, inviteInvalid: true }));
+    }
+    return render(c, 'Create account', await signUpBody(kit, c, { next }));
   });
 
   app.post('/sign-in', async (c) => {
@@ -179,6 +202,7 @@ export function mountSignInPages(kit: WebKit): void {
     });
     if (result.status >= 200 && result.status < 300) {
       withCookies(c, result.cookies);
+      dropInvite(c, services);
       return seeOther(c, next, {
         kind: 'ok',
         text: `Welcome, ${name}. Connect your first tool below.`,
@@ -188,8 +212,14 @@ export function mountSignInPages(kit: WebKit): void {
       result.status === 429
         ? 'Too many attempts from this address; wait a minute and try again.'
         : authErrorMessage(result.json, 'Creating the account failed.');
-    const status = result.status === 429 ? 429 : result.status === 409 ? 409 : 400;
-    return render(c, 'Create account', await signUpBody(kit, { next, error, email, name }), status);
+    const status =
+      result.status === 429 || result.status === 409 || result.status === 403 ? result.status : 400;
+    return render(
+      c,
+      'Create account',
+      await signUpBody(kit, c, { next, error, email, name }),
+      status,
+    );
   });
 
   app.post('/sign-in/social', async (c) => {
