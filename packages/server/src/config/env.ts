@@ -60,6 +60,7 @@ export function registrySyncSeconds(env: Env): number {
   return parsed;
 }
 
+/** A comma-separated variable as lower-case entries, each once; undefined when none is set. */
 function list(env: Env, name: string): string[] | undefined {
   const raw = value(env, name);
   if (raw === undefined) return undefined;
@@ -67,7 +68,7 @@ function list(env: Env, name: string): string[] | undefined {
     .split(',')
     .map((entry) => entry.trim().toLowerCase())
     .filter((entry) => entry !== '');
-  return entries.length > 0 ? entries : undefined;
+  return entries.length > 0 ? [...new Set(entries)] : undefined;
 }
 
 /**
@@ -320,16 +321,6 @@ const DOMAIN =
   /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
 
-function commaList(env: Env, name: string): string[] | undefined {
-  const raw = value(env, name);
-  if (raw === undefined) return undefined;
-  const entries = raw
-    .split(',')
-    .map((entry) => entry.trim().toLowerCase())
-    .filter((entry) => entry !== '');
-  return entries.length > 0 ? [...new Set(entries)] : undefined;
-}
-
 /**
  * `GATEWAY_SIGNUP_EMAIL_DOMAINS`: comma-separated email domains new accounts must be at
  * (`example.com,example.org`), compared case-insensitively and exactly: `example.com` does not
@@ -338,7 +329,7 @@ function commaList(env: Env, name: string): string[] | undefined {
  * @throws Error naming the variable when an entry is not a domain name.
  */
 export function signupEmailDomains(env: Env): string[] | undefined {
-  const domains = commaList(env, 'GATEWAY_SIGNUP_EMAIL_DOMAINS');
+  const domains = list(env, 'GATEWAY_SIGNUP_EMAIL_DOMAINS');
   const bad = domains?.filter((domain) => !DOMAIN.test(domain)) ?? [];
   if (bad.length > 0) {
     throw new Error(
@@ -356,7 +347,7 @@ export function signupEmailDomains(env: Env): string[] | undefined {
  * @throws Error naming the variable when an entry is not an email address.
  */
 export function adminEmails(env: Env): string[] | undefined {
-  const emails = commaList(env, 'GATEWAY_ADMIN_EMAILS');
+  const emails = list(env, 'GATEWAY_ADMIN_EMAILS');
   const bad = emails?.filter((email) => !EMAIL.test(email)) ?? [];
   if (bad.length > 0) {
     throw new Error(

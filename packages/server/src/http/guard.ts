@@ -65,6 +65,15 @@ export function audienceOf(
   return { base: baseUrl, auth: authBaseUrl, hosts, origins };
 }
 
+/**
+ * `GET /healthz` answers to any `Host`: load balancers and orchestrators probe an instance by its
+ * own address (a pod's IP), and the answer says only that the database answers, which a
+ * rebinding page gains nothing from.
+ */
+function isHealthCheck(method: string, path: string): boolean {
+  return path === '/healthz' && (method === 'GET' || method === 'HEAD');
+}
+
 /** The host name of a `Host` header value (`name`, `name:port`, `[v6]`, `[v6]:port`). */
 function hostName(host: string): string {
   const name = host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.split(':')[0];
@@ -75,7 +84,8 @@ function hostName(host: string): string {
  * The gateway's front door, in front of every route: the JSON API, MCP, the web app, the CLI
  * pages and better-auth. In order:
  *
- * 1. **Host** must be one the gateway answers for (DNS rebinding): else 421.
+ * 1. **Host** must be one the gateway answers for (DNS rebinding): else 421. `GET /healthz` is
+ *    the one exception, for probes that address an instance by its IP.
  * 2. **Origin** of a state-changing request must be one of the gateway's own, compared as
  *    scheme, host and port, never derived from the request itself; `Origin: null` is refused. A
  *    request that sends a cookie (and no bearer credential) without `Origin` must say
@@ -105,7 +115,7 @@ export function requestGuard(options: GuardOptions): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const audience = options.audience();
     const host = c.req.header('host') ?? new URL(c.req.url).host;
-    if (!audience.hosts.has(hostName(host))) {
+    if (!audience.hosts.has(hostName(host)) && !isHealthCheck(c.req.method, c.req.path)) {
       return nosniff(
         errorResponse(
           c,
