@@ -45,6 +45,11 @@ describe('sdk errors', () => {
     expect(error.message).toBe(
       'Plugin "weather" asked for a credential of "github", which it does not declare: add { id: "github", ... } to authProviders in definePlugin()',
     );
+    // A value no plugin could declare (a token passed by mistake, say) is not echoed.
+    const token = 'ghp_R3alLookingTokenValue0123456789';
+    const mistaken = new UndeclaredProviderError('weather', token);
+    expect(mistaken.message).not.toContain(token);
+    expect(mistaken.message).toContain('provider id that is not valid');
   });
 
   it('say that nothing changed when approval is denied', () => {

@@ -23,7 +23,10 @@ export class UndeclaredProviderError extends GatewayError {
 
   constructor(plugin: string, provider: string) {
     super(
-      `Plugin "${plugin}" asked for a credential of "${provider}", which it does not declare: add { id: "${provider}", ... } to authProviders in definePlugin()`,
+      looksLikeProviderId(provider)
+        ? `Plugin "${plugin}" asked for a credential of "${provider}", which it does not declare: add { id: "${provider}", ... } to authProviders in definePlugin()`
+        : // Not an id a plugin could declare: perhaps a value passed by mistake, so not echoed.
+          `Plugin "${plugin}" asked for a credential with a provider id that is not valid (ids are up to 64 of a-z 0-9 _ -, starting with a letter): pass the id of a provider declared in authProviders in definePlugin()`,
     );
     this.name = 'UndeclaredProviderError';
     this.plugin = plugin;
@@ -34,4 +37,9 @@ export class UndeclaredProviderError extends GatewayError {
   static override isInstance(error: unknown): error is UndeclaredProviderError {
     return hasMarker(error, marker);
   }
+}
+
+/** Whether `value` has the shape of a provider id, short enough to be one rather than a secret. */
+function looksLikeProviderId(value: string): boolean {
+  return value.length <= 64 && /^[a-z][a-z0-9_-]*$/.test(value);
 }

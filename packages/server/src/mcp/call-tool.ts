@@ -261,9 +261,9 @@ export async function callTool(
       return finish('error', errorResult(error.message), error.message);
     if (UndeclaredProviderError.isInstance(error)) {
       // A bug in the plugin, not the user's to fix: the log tells the operator too.
+      // The message, not error.provider: it leaves out a value that is no provider id.
       toolLog().warn('tool asked for a credential its plugin does not declare', {
-        plugin: error.plugin,
-        provider: error.provider,
+        reason: error.message,
       });
       return finish('error', errorResult(error.message), error.message);
     }

@@ -152,6 +152,16 @@ for (const database of ['sqlite', 'postgres'] as const) {
         });
         expect(decrypt).toHaveBeenCalledTimes(1);
 
+        // A value no plugin could declare (a secret passed by mistake) is refused without echo.
+        const mistaken = await v2.callTool({
+          name: 'weather.probe.token',
+          arguments: { provider: 'ghp_NotAProviderId0123456789abcdef' },
+        });
+        expect(mistaken.isError).toBe(true);
+        expect(textOf(mistaken)).toContain('provider id that is not valid');
+        expect(textOf(mistaken)).not.toContain('ghp_NotAProviderId');
+        expect(mcp.gateway.logs()).not.toContain('ghp_NotAProviderId');
+
         // Declared but not connected: the usual "connect it" answer, not the refusal.
         const gh = await v2.callTool({
           name: 'weather.probe.token',
