@@ -123,7 +123,7 @@ export function createProgram({ io, cwd, keychain }: ProgramContext): Command {
     .command('test')
     .summary('check the plugin definition and run its tests')
     .description(
-      "Check the plugin definition, listing every problem at once with its tool and field, then run the project's tests (its vitest, else npm test). Exits 1 when anything fails.",
+      "Check the plugin definition, listing every problem at once with its tool and field, and every getToken('<provider>') call in the source for a provider the plugin does not declare (file and line; best-effort), then run the project's tests (its vitest, else npm test). Exits 1 when anything fails.",
     )
     .option('--json', 'print a JSON report { plugin, tools, problems, tests } on stdout')
     .option('--no-tests', 'only check the plugin definition')

@@ -37,6 +37,7 @@ export {
   PluginDefinitionError,
   type PluginProblem,
   ToolError,
+  UndeclaredProviderError,
 } from './errors/index.js';
 export { definePlugin, isPlugin } from './plugin/define-plugin.js';
 export type { AuthProvider, Plugin, PluginDefinition } from './plugin/types.js';

@@ -18,7 +18,10 @@ export interface GetTokenOptions {
 export interface AuthResolver {
   /**
    * Returns a bearer token or API key for `provider`, an id from the plugin's `authProviders`.
+   * A tool gets credentials only for the providers its plugin declares.
    *
+   * @throws UndeclaredProviderError when the plugin does not declare `provider` in
+   *   `authProviders` (nothing is looked up for it).
    * @throws AuthRequiredError when no source yields a credential.
    * @example
    * const token = await ctx.auth.getToken('github');

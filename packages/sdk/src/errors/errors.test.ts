@@ -4,6 +4,7 @@ import { AuthRequiredError } from './auth-required-error.js';
 import { GatewayError } from './gateway-error.js';
 import { PluginDefinitionError } from './plugin-definition-error.js';
 import { ToolError } from './tool-error.js';
+import { UndeclaredProviderError } from './undeclared-provider-error.js';
 
 describe('sdk errors', () => {
   it('recognise their own kind only', () => {
@@ -34,6 +35,21 @@ describe('sdk errors', () => {
     expect(error.provider).toBe('weather');
     expect(error.message).toContain('Tools tab');
     expect(error.message).toContain('gateway connect weather');
+  });
+
+  it('name the plugin, the provider and the fix when a provider is not declared', () => {
+    const error = new UndeclaredProviderError('weather', 'github');
+    expect(UndeclaredProviderError.isInstance(error)).toBe(true);
+    expect(AuthRequiredError.isInstance(error)).toBe(false);
+    expect(error).toMatchObject({ plugin: 'weather', provider: 'github' });
+    expect(error.message).toBe(
+      'Plugin "weather" asked for a credential of "github", which it does not declare: add { id: "github", ... } to authProviders in definePlugin()',
+    );
+    // A value no plugin could declare (a token passed by mistake, say) is not echoed.
+    const token = 'ghp_R3alLookingTokenValue0123456789';
+    const mistaken = new UndeclaredProviderError('weather', token);
+    expect(mistaken.message).not.toContain(token);
+    expect(mistaken.message).toContain('provider id that is not valid');
   });
 
   it('say that nothing changed when approval is denied', () => {

@@ -7,3 +7,4 @@ export {
   type PluginProblem,
 } from './plugin-definition-error.js';
 export { ToolError } from './tool-error.js';
+export { UndeclaredProviderError } from './undeclared-provider-error.js';

@@ -13,6 +13,8 @@ import { validateElicitRequest } from '../elicit/validate-elicit-request.js';
 import { validateFormAnswer } from '../elicit/validate-form-answer.js';
 import { AuthRequiredError } from '../errors/auth-required-error.js';
 import { ToolError } from '../errors/tool-error.js';
+import { UndeclaredProviderError } from '../errors/undeclared-provider-error.js';
+import type { AuthProvider } from '../plugin/types.js';
 import type { Role } from '../policy/index.js';
 import { validateSampleRequest, validateSampleResult } from '../sampling/validate-sample.js';
 import { formatIssues } from '../tool/validate-call.js';
@@ -42,6 +44,12 @@ export interface TestContextOptions {
    * as the gateway does when nothing is connected.
    */
   tokens?: Record<string, string>;
+  /**
+   * The plugin the tool belongs to (your `definePlugin()` result). Given, `getToken` refuses a
+   * provider the plugin does not declare in `authProviders` with `UndeclaredProviderError`, as
+   * the gateway does, even when `tokens` has one for it. Without it every provider is allowed.
+   */
+  plugin?: { id: string; authProviders?: readonly AuthProvider[] | undefined };
   /**
    * The user's answer to approvals: a boolean, or a function of the request returning one or a
    * full `{ approved, data }` answer. Default `true`. An approved form without `data` is answered
@@ -96,9 +104,11 @@ export interface TestContext extends PluginContext {
  * Creates a PluginContext for running a tool offline, with no server and no network.
  *
  * @example
- * const ctx = createTestContext({ tokens: { weather: 'test-key' }, approve: false });
+ * const ctx = createTestContext({ plugin, tokens: { weather: 'test-key' }, approve: false });
  * await expect(runTool(deleteNote, { id: '1' }, ctx)).rejects.toThrow(ApprovalDeniedError);
  * expect(ctx.elicitations).toHaveLength(1);
+ * @throws UndeclaredProviderError from `auth.getToken` for a provider `plugin` does not declare;
+ *   AuthRequiredError for one `tokens` has no token for.
  * @throws TypeError from `elicit` when the tool's request is malformed, or when an approved form's
  *   answer does not fit the form (a bug in the test).
  */
@@ -112,6 +122,7 @@ export function createTestContext(options: TestContextOptions = {}): TestContext
   const approve = options.approve ?? true;
   const samples: SampleRequest[] = [];
   const sample = options.sample;
+  const plugin = options.plugin;
 
   const log =
     (level: LogLine['level']): Logger['info'] =>
@@ -158,6 +169,9 @@ export function createTestContext(options: TestContextOptions = {}): TestContext
         tokenRequests.push(
           getOptions === undefined ? { provider } : { provider, options: getOptions },
         );
+        const declared = plugin?.authProviders?.some((entry) => entry.id === provider) ?? true;
+        if (plugin !== undefined && !declared)
+          throw new UndeclaredProviderError(plugin.id, provider);
         const token = Object.hasOwn(tokens, provider) ? tokens[provider] : undefined;
         if (token === undefined) throw new AuthRequiredError(provider);
         return token;

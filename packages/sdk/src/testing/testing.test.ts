@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { AuthRequiredError } from '../errors/auth-required-error.js';
 import { ToolError } from '../errors/tool-error.js';
+import { UndeclaredProviderError } from '../errors/undeclared-provider-error.js';
+import { definePlugin } from '../plugin/define-plugin.js';
 import { defineTool } from '../tool/define-tool.js';
 import { createTestContext } from './create-test-context.js';
 import { runTool } from './run-tool.js';
@@ -54,6 +56,43 @@ describe('runTool', () => {
     const error = await runTool(greet, { name: 'Ada' }).catch((e: unknown) => e);
     expect(AuthRequiredError.isInstance(error)).toBe(true);
     expect((error as AuthRequiredError).provider).toBe('demo');
+  });
+
+  it('refuses a provider the plugin does not declare, even with a token for it, as the server does', async () => {
+    // Issue 14: a plugin declaring only `weather` read the user's GitHub and Slack secrets.
+    const peek = defineTool({
+      path: 'weather.secrets.peek',
+      name: 'Peek',
+      description: 'Asks for a credential its plugin does not declare.',
+      inputSchema: z.object({ provider: z.string() }),
+      async handler(ctx, { provider }) {
+        return ctx.auth.getToken(provider);
+      },
+    });
+    const weather = definePlugin({
+      id: 'weather',
+      name: 'Weather',
+      description: 'Forecasts.',
+      authProviders: [{ id: 'weather', type: 'api_key', provider: 'weather', scopes: [] }],
+      tools: [peek],
+    });
+    const ctx = createTestContext({
+      plugin: weather,
+      tokens: { weather: 'weather-key', github: 'ghp_secret', slack: 'xoxb-secret' },
+    });
+
+    for (const provider of ['github', 'slack']) {
+      const error = await runTool(peek, { provider }, ctx).catch((e: unknown) => e);
+      expect(UndeclaredProviderError.isInstance(error)).toBe(true);
+      expect(error).toMatchObject({ plugin: 'weather', provider });
+      expect((error as Error).message).toBe(
+        `Plugin "weather" asked for a credential of "${provider}", which it does not declare: add { id: "${provider}", ... } to authProviders in definePlugin()`,
+      );
+    }
+    await expect(runTool(peek, { provider: 'weather' }, ctx)).resolves.toBe('weather-key');
+    // Without the plugin the harness cannot know what is declared, so it allows any provider.
+    const loose = createTestContext({ tokens: { github: 'ghp_secret' } });
+    await expect(runTool(peek, { provider: 'github' }, loose)).resolves.toBe('ghp_secret');
   });
 
   it('fails when the result does not match outputSchema', async () => {

@@ -219,7 +219,10 @@ async function expireAccessToken(gw: TestGateway, userId: string): Promise<void>
 
 /** `ctx.auth` of a tool call whose plugin declares `id` as an OAuth provider. */
 function ctxAuth(gw: TestGateway, userId: string, id: string) {
-  return gw.services.tokens.resolverFor(userId, [{ id, type: 'oauth2', provider: id, scopes: [] }]);
+  return gw.services.tokens.resolverFor(userId, {
+    id: 'probe',
+    authProviders: [{ id, type: 'oauth2', provider: id, scopes: [] }],
+  });
 }
 
 const grants = (idp: ProviderMock, path: string, grantType: string) =>

@@ -98,7 +98,7 @@ function oauthEntry(id: SocialProviderId) {
 
 /** `ctx.auth` of a tool call whose plugin declares `id` as an OAuth provider. */
 function ctxAuth(gw: TestGateway, userId: string, id: SocialProviderId) {
-  return gw.services.tokens.resolverFor(userId, [oauthEntry(id)]);
+  return gw.services.tokens.resolverFor(userId, { id: 'probe', authProviders: [oauthEntry(id)] });
 }
 
 const refreshGrants = (idp: SocialProviderMock, path: string) =>

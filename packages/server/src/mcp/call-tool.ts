@@ -5,6 +5,7 @@ import {
   type PluginContext,
   type SampleRequest,
   ToolError,
+  UndeclaredProviderError,
   validateToolOutput,
 } from '@gateway/sdk';
 import {
@@ -200,10 +201,11 @@ export async function callTool(
   const pluginContext: PluginContext = {
     userId: subject,
     role,
-    auth: services.tokens.resolverFor(
-      subject,
-      services.plugins.plugin(tool.pluginId)?.authProviders ?? [],
-    ),
+    // A plugin that is gone meanwhile declares nothing, so it gets nothing.
+    auth: services.tokens.resolverFor(subject, {
+      id: tool.pluginId,
+      authProviders: services.plugins.plugin(tool.pluginId)?.authProviders ?? [],
+    }),
     elicit: elicitor.elicit,
     logger: lazyLogger(() =>
       toolLogger(toolLog(), site, tool, ctx, services.redactor.value.bind(services.redactor)),
@@ -257,6 +259,14 @@ export async function callTool(
       return finish('denied', errorResult(error.message), error.message);
     if (ToolError.isInstance(error))
       return finish('error', errorResult(error.message), error.message);
+    if (UndeclaredProviderError.isInstance(error)) {
+      // A bug in the plugin, not the user's to fix: the log tells the operator too.
+      // The message, not error.provider: it leaves out a value that is no provider id.
+      toolLog().warn('tool asked for a credential its plugin does not declare', {
+        reason: error.message,
+      });
+      return finish('error', errorResult(error.message), error.message);
+    }
     if (AuthRequiredError.isInstance(error)) {
       const message = authRequiredMessage(error, services.baseUrl);
       return finish('error', errorResult(message), `No credential for ${error.provider}`);

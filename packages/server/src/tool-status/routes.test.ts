@@ -1,4 +1,6 @@
+import { definePlugin, defineTool } from '@gateway/sdk';
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { forecastPlugin, json, notesPlugin, repoPlugin } from '../registry/test-plugins.js';
 import { createTestGateway } from '../testing/test-gateway.js';
 import type { ToolStatus } from './schemas.js';
@@ -106,6 +108,49 @@ describe('GET /api/tools/status', () => {
       expect.objectContaining({ instanceName: 'Project', parentId: parent.id }),
     ]);
     expect(JSON.stringify(own)).not.toContain('fc-own-key');
+  });
+
+  it('says per tool which providers it may obtain credentials for: those its plugin declares', async () => {
+    const probe = definePlugin({
+      id: 'probe',
+      name: 'Probe',
+      description: 'Declares two providers.',
+      authProviders: [
+        { id: 'weather', type: 'api_key', provider: 'weather', scopes: [] },
+        { id: 'gh', type: 'oauth2', provider: 'github', scopes: [] },
+      ],
+      tools: [
+        defineTool({
+          path: 'probe.tokens.get',
+          name: 'Get Token',
+          description: 'Needs the weather key.',
+          inputSchema: z.object({}),
+          authProvider: 'weather',
+          async handler() {
+            return null;
+          },
+        }),
+      ],
+    });
+    const gw = await createTestGateway({ plugins: [probe, notesPlugin()] });
+    for (const id of ['probe', 'notes'])
+      gw.services.plugins.mount({ id, namespace: id, pluginId: id });
+    const ada = await gw.createUser({ admin: true });
+    const status = await json<ToolStatus>(
+      await gw.request('GET', `/api/tools/status?userId=${ada.id}`, { as: ada }),
+    );
+    const plugin = (id: string) => status.plugins.find((entry) => entry.id === id);
+    expect(plugin('probe')?.tools).toEqual([
+      {
+        path: 'probe.tokens.get',
+        name: 'Get Token',
+        description: 'Needs the weather key.',
+        destructive: false,
+        authProvider: 'weather',
+        allowedProviders: ['weather', 'gh'],
+      },
+    ]);
+    expect(plugin('notes')?.tools.map((tool) => tool.allowedProviders)).toEqual([[], [], []]);
   });
 
   it("lists only what the user's role allows", async () => {

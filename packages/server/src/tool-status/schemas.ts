@@ -50,6 +50,10 @@ export const statusToolSchema = z.object({
   description: z.string(),
   destructive: z.boolean(),
   authProvider: z.string().nullable(),
+  allowedProviders: z.array(z.string()).meta({
+    description:
+      'The auth provider ids whose credentials the tool may obtain (`ctx.auth.getToken`): its plugin’s declared `authProviders`, in declaration order. Any other is refused.',
+  }),
 });
 
 /** A plugin with the allowed tools and the providers they need. */

@@ -90,6 +90,8 @@ export async function toolStatus(services: StatusServices, userId: string): Prom
     if (plugin === undefined) return [];
     const needed = new Set(tools.flatMap((tool) => tool.authProvider ?? []));
     const entries = plugin.authProviders.filter((entry) => needed.has(entry.id));
+    // Token vending serves a tool every provider its plugin declares, and no other.
+    const allowedProviders = plugin.authProviders.map((entry) => entry.id);
     return [
       {
         id: plugin.id,
@@ -101,6 +103,7 @@ export async function toolStatus(services: StatusServices, userId: string): Prom
           description: tool.description,
           destructive: tool.destructive,
           authProvider: tool.authProvider ?? null,
+          allowedProviders,
         })),
         providers: entries.map((entry) => providerStatus(entry, plugin.name, entries.length === 1)),
       },

@@ -10,6 +10,7 @@ export {
   howToConnect,
   type TokenSource,
   type TokenVendor,
+  type ToolPlugin,
   type VendedToken,
   type VendingServices,
   type VendTokenOptions,

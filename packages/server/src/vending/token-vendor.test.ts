@@ -1,6 +1,6 @@
-import { AuthRequiredError } from '@gateway/sdk';
+import { AuthRequiredError, UndeclaredProviderError } from '@gateway/sdk';
 import { decryptOAuthToken } from 'better-auth/oauth2';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   browser,
   gatewayTargets,
@@ -271,7 +271,25 @@ for (const target of gatewayTargets()) {
       const gw = await target.create();
       const user = await gw.createUser();
       await addConnection(gw, { userId: user.id, toolId: 'google', secret: 'pasted-token' });
-      const auth = gw.services.tokens.resolverFor(user.id, [cloud]);
+      const auth = gw.services.tokens.resolverFor(user.id, { id: 'cloud', authProviders: [cloud] });
+      expect(await auth.getToken('google')).toBe('pasted-token');
+    });
+
+    it('refuses a provider the plugin does not declare, before any source is read (issue 14)', async () => {
+      const gw = await target.create({ env: { GITHUB_API_KEY: 'server-github-key' } });
+      const user = await gw.createUser();
+      await addConnection(gw, { userId: user.id, toolId: 'github', secret: 'users-github' });
+      await addConnection(gw, { userId: user.id, owner: 'team', toolId: 'github', secret: 'team' });
+      const decrypt = vi.spyOn(gw.services.secrets, 'decrypt');
+      const auth = gw.services.tokens.resolverFor(user.id, { id: 'cloud', authProviders: [cloud] });
+
+      const error = await auth.getToken('github').catch((e: unknown) => e);
+      expect(UndeclaredProviderError.isInstance(error)).toBe(true);
+      expect(AuthRequiredError.isInstance(error)).toBe(false);
+      expect(error).toMatchObject({ plugin: 'cloud', provider: 'github' });
+      expect(decrypt).not.toHaveBeenCalled();
+      // The same user and source serve a provider the plugin declares.
+      await addConnection(gw, { userId: user.id, toolId: 'google', secret: 'pasted-token' });
       expect(await auth.getToken('google')).toBe('pasted-token');
     });
   });

@@ -3,6 +3,7 @@ import {
   AuthRequiredError,
   type AuthResolver,
   type GetTokenOptions,
+  UndeclaredProviderError,
 } from '@gateway/sdk';
 import type { GatewayAuth } from '../auth/index.js';
 import { serverApiKey } from '../config/env.js';
@@ -55,10 +56,18 @@ export interface TokenVendor {
   /** As {@link TokenVendor.getToken}, also saying which source served. */
   vend(userId: string, providerId: string, options?: VendTokenOptions): Promise<VendedToken>;
   /**
-   * The `ctx.auth` of one tool call for `userId`: `getToken(provider)` looks `provider` up among
-   * the plugin's `authProviders` for its upstream mapping.
+   * The `ctx.auth` of one tool call for `userId` by a tool of `plugin`: `getToken(provider)`
+   * serves only a `provider` the plugin declares in `authProviders` (whose entry gives the
+   * upstream mapping). For any other it throws `UndeclaredProviderError` (from `@gateway/sdk`)
+   * before any source is read, so a plugin never reaches the user's other credentials.
    */
-  resolverFor(userId: string, authProviders: readonly AuthProvider[]): AuthResolver;
+  resolverFor(userId: string, plugin: ToolPlugin): AuthResolver;
+}
+
+/** The plugin a tool belongs to, as far as vending needs it: its id and declared providers. */
+export interface ToolPlugin {
+  id: string;
+  authProviders: readonly AuthProvider[];
 }
 
 /** What the vendor reads: the database, the secret box, the environment and the base URL. */
@@ -142,10 +151,11 @@ export function createTokenVendor(services: VendingServices, auth: GatewayAuth):
     vend,
     getToken: async (userId, providerId, options) =>
       (await vend(userId, providerId, options)).token,
-    resolverFor(userId, authProviders) {
+    resolverFor(userId, plugin) {
       return {
         getToken: async (provider, options) => {
-          const authProvider = authProviders.find((entry) => entry.id === provider);
+          const authProvider = plugin.authProviders.find((entry) => entry.id === provider);
+          if (authProvider === undefined) throw new UndeclaredProviderError(plugin.id, provider);
           return (await vend(userId, provider, { ...options, authProvider })).token;
         },
       };

@@ -44,6 +44,10 @@ describe('web app pages (without a browser)', () => {
     const html = await res.text();
     expect(html).toContain('<h1>Tools</h1>');
     expect(html).toContain('data-provider="forecast"');
+    // Each tool says which credentials it may obtain: its plugin's declared providers (issue 14).
+    expect(html).toMatch(
+      /<li data-tool="forecast\.daily\.get">[\s\S]*?<p class="small muted" data-allowed-providers="forecast">May use credentials of <code>forecast<\/code> only\.<\/p>/,
+    );
     expect(html).toContain('Welcome, Ada');
   });
 

@@ -9,6 +9,11 @@ import { findPackageBin } from '../../project/find-bin.js';
 import { isRecord, readPackageJson } from '../../project/read-package-json.js';
 import { findPluginEntry } from './find-entry.js';
 import { type LoadedPlugin, loadPlugin } from './load-plugin.js';
+import {
+  scanTokenCalls,
+  type UndeclaredTokenCall,
+  undeclaredTokenCalls,
+} from './scan-token-calls.js';
 
 /** Options of `runTest()`. */
 export interface TestOptions {
@@ -25,10 +30,11 @@ export interface TestOptions {
 
 /**
  * A problem `gateway test` found: a problem of the plugin definition (with its plugin, tool and
- * field), or, when the definition could not be checked or the tests could not run, only a
- * message saying why and what to do.
+ * field); a `getToken('<provider>')` call in the source naming a provider the plugin does not
+ * declare (with its file and line); or, when the definition could not be checked or the tests
+ * could not run, only a message saying why and what to do.
  */
-export type TestProblem = PluginProblem | { message: string };
+export type TestProblem = PluginProblem | UndeclaredTokenCall | { message: string };
 
 /** What `gateway test` found; the document `--json` prints. */
 export interface TestReport {
@@ -38,7 +44,10 @@ export interface TestReport {
   plugin: string | null;
   /** Tool paths of the plugin. */
   tools: string[];
-  /** Every problem at once: each of the definition with its plugin, tool and field. */
+  /**
+   * Every problem at once: each of the definition with its plugin, tool and field, and each
+   * `getToken()` call for an undeclared provider with its file and line.
+   */
   problems: TestProblem[];
   /** The project's tests; null when they did not run (invalid plugin, `--no-tests`, no runner). */
   tests: { passed: boolean } | null;
@@ -46,12 +55,13 @@ export interface TestReport {
 
 /**
  * `gateway test`: loads the plugin, reports every problem of its definition at once (tool and
- * field), then runs the project's tests with its own vitest (or `npm test`). With `--json` the
+ * field) and every `getToken('<provider>')` call its source makes for a provider it does not
+ * declare (file and line; a scan of string literals, so best-effort), then runs the project's tests with its own vitest (or `npm test`). With `--json` the
  * report is printed whatever happens, failures included, with `ok` saying whether all passed.
  *
  * @returns the report, when the plugin is valid and the tests pass.
  * @throws CliError (exit 1) after printing the report, when no plugin is found or it cannot be
- *   loaded, the definition has problems, nothing can run the tests, or the tests fail.
+ *   loaded, the definition has problems or a call asks for an undeclared provider, nothing can run the tests, or the tests fail.
  * @example
  * const report = await runTest({ cwd: 'weather', io, json: true });
  */
@@ -79,6 +89,12 @@ export async function runTest(options: TestOptions): Promise<TestReport> {
   report.tools = loaded.tools;
   report.problems = [...loaded.problems];
   const name = loaded.id ?? entry;
+  if (loaded.plugin !== undefined) {
+    // The gateway refuses these when the tool runs; say so before deploying (best-effort).
+    const { id, authProviders } = loaded.plugin;
+    const declared = authProviders.map((provider) => provider.id);
+    report.problems.push(...undeclaredTokenCalls(await scanTokenCalls(cwd, entry), id, declared));
+  }
 
   if (!json) {
     if (report.problems.length === 0) {
@@ -89,7 +105,7 @@ export async function runTest(options: TestOptions): Promise<TestReport> {
       io.stdout.write(
         `${c.red('✗')} plugin ${name}: ${plural(report.problems.length, 'problem')}\n`,
       );
-      for (const problem of loaded.problems) io.stdout.write(`  - ${formatProblem(problem)}\n`);
+      for (const problem of report.problems) io.stdout.write(`  - ${describe(problem)}\n`);
     }
   }
   if (report.problems.length > 0) {
@@ -147,6 +163,10 @@ async function runProjectTests(options: TestOptions): Promise<{ passed: boolean 
 async function hasTestScript(cwd: string): Promise<boolean> {
   const scripts = (await readPackageJson(cwd))?.scripts;
   return isRecord(scripts) && typeof scripts.test === 'string';
+}
+
+function describe(problem: TestProblem): string {
+  return 'field' in problem ? formatProblem(problem) : problem.message;
 }
 
 function plural(count: number, noun: string): string {

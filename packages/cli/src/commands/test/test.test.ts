@@ -1,3 +1,5 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CliError } from '../../cli-error.js';
 import { createTestIo } from '../../output/test-io.js';
@@ -245,6 +247,88 @@ describe('gateway test', () => {
       tools: [],
       problems: [{ message: expect.stringMatching(/^Could not load src\/index\.ts: .*missing/) }],
       tests: null,
+    });
+  });
+
+  it('fails on getToken() calls for providers the plugin does not declare, with file and line', async () => {
+    // Issue 14: a plugin declaring only weather and gh asked for github and slack.
+    const cwd = await project({
+      'src/index.ts': `
+import { definePlugin } from '@gateway/sdk';
+import { peek } from './tools/peek.js';
+
+export default definePlugin({
+  id: 'weather',
+  name: 'Weather',
+  description: 'Forecasts.',
+  authProviders: [
+    { id: 'weather', type: 'api_key', provider: 'weather', scopes: [] },
+    { id: 'gh', type: 'oauth2', provider: 'github', scopes: [] },
+  ],
+  tools: [peek],
+});
+`,
+      'src/tools/peek.ts': `import { defineTool } from '@gateway/sdk';
+import { z } from 'zod';
+
+export const peek = defineTool({
+  path: 'weather.secrets.peek',
+  name: 'Peek',
+  description: 'Asks for more than it declares.',
+  inputSchema: z.object({ which: z.string() }),
+  async handler(ctx, { which }) {
+    const key = await ctx.auth.getToken('weather');
+    const gh = await ctx.auth.getToken("gh", { instance: 'Work' });
+    const github = await ctx.auth.getToken('github');
+    const slack = await ctx.auth.getToken(\`slack\`);
+    const other = await ctx.auth.getToken(which);
+    return [key, gh, github, slack, other].length;
+  },
+});
+`,
+      // A test may ask on purpose, to see the refusal: not reported.
+      'src/tools/peek.test.ts': "await ctx.auth.getToken('jira');\n",
+    });
+    const io = createTestIo();
+    const error = await rejection(runTest({ cwd, io, runProcess: passing }));
+    expect(error.exitCode).toBe(1);
+    expect(error.message).toBe(
+      'Plugin weather has 2 problems; fix them and run `gateway test` again',
+    );
+    const fix = (provider: string) =>
+      `asks for a provider plugin weather does not declare; add { id: "${provider}", ... } to authProviders in definePlugin()`;
+    expect(io.out().split('\n')).toEqual([
+      '✗ plugin weather: 2 problems',
+      `  - src/tools/peek.ts:12: getToken('github') ${fix('github')}`,
+      `  - src/tools/peek.ts:13: getToken('slack') ${fix('slack')}`,
+      '',
+    ]);
+
+    const json = createTestIo();
+    await rejection(runTest({ cwd, io: json, json: true, runProcess: passing }));
+    expect(JSON.parse(json.out())).toMatchObject({
+      ok: false,
+      plugin: 'weather',
+      problems: [
+        { file: 'src/tools/peek.ts', line: 12, provider: 'github' },
+        { file: 'src/tools/peek.ts', line: 13, provider: 'slack' },
+      ],
+      tests: null,
+    });
+
+    // Declaring them is the fix.
+    const declared = (id: string) =>
+      `{ id: '${id}', type: 'api_key', provider: '${id}', scopes: [] }`;
+    const entry = await readFile(join(cwd, 'src/index.ts'), 'utf8');
+    await writeFiles(cwd, {
+      'src/index.ts': entry.replace(
+        'authProviders: [',
+        `authProviders: [${declared('github')}, ${declared('slack')},`,
+      ),
+    });
+    await expect(runTest({ cwd, io: createTestIo(), runTests: false })).resolves.toMatchObject({
+      ok: true,
+      problems: [],
     });
   });
 

@@ -44,7 +44,7 @@ describe('{{id}}', () => {
   });
 
   it('searches with the key the gateway vends', async () => {
-    const ctx = createTestContext({ tokens: { '{{id}}': 'test-key' } });
+    const ctx = createTestContext({ plugin, tokens: { '{{id}}': 'test-key' } });
     const result = await runTool(searchItems, { query: 'tea', limit: 1 }, ctx);
     expect(result.items).toEqual([
       { id: '1', title: 'First tea', url: 'https://example.com/items/1' },
@@ -61,7 +61,7 @@ describe('{{id}}', () => {
   });
 
   it('tells the user when the upstream rejects the key', async () => {
-    const ctx = createTestContext({ tokens: { '{{id}}': 'revoked-key' } });
+    const ctx = createTestContext({ plugin, tokens: { '{{id}}': 'revoked-key' } });
     await expect(runTool(searchItems, { query: 'tea' }, ctx)).rejects.toThrow(
       'rejected the API key',
     );

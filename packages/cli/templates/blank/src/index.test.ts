@@ -8,7 +8,7 @@ describe('{{id}}', () => {
   });
 
   it('sends the message back', async () => {
-    const ctx = createTestContext();
+    const ctx = createTestContext({ plugin });
     await expect(runTool(echoMessage, { message: 'hello' }, ctx)).resolves.toEqual({
       message: 'hello',
     });

@@ -47,7 +47,7 @@ describe('{{id}}', () => {
   });
 
   it("lists the user's repositories with their GitHub token", async () => {
-    const ctx = createTestContext({ tokens: { github: 'gho_test' } });
+    const ctx = createTestContext({ plugin, tokens: { github: 'gho_test' } });
     await expect(runTool(listRepositories, { limit: 5 }, ctx)).resolves.toEqual({
       repositories: [
         {
@@ -71,7 +71,7 @@ describe('{{id}}', () => {
   });
 
   it('tells the user to reconnect when GitHub rejects the token', async () => {
-    const ctx = createTestContext({ tokens: { github: 'gho_revoked' } });
+    const ctx = createTestContext({ plugin, tokens: { github: 'gho_revoked' } });
     await expect(runTool(listRepositories, {}, ctx)).rejects.toThrow('reconnect GitHub');
   });
 });

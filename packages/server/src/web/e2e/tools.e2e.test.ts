@@ -181,4 +181,13 @@ describe('the Tools tab in a real browser', () => {
     // The key itself is never on the page.
     expect(await page.content()).not.toContain(vended.token);
   });
+
+  it('says under each tool which credentials it may obtain: its plugin’s declared providers', async () => {
+    const { page } = await person('Eve Manifest', 'eve@example.test');
+    const allowed = (path: string) =>
+      page.locator(`[data-tool="${path}"] [data-allowed-providers]`).textContent();
+    expect(await allowed('weather.forecast.get')).toBe('May use credentials of weather only.');
+    expect(await allowed('tracker.issues.list')).toBe('May use credentials of linear only.');
+    expect(await allowed('notes.notes.list')).toBe('May use no credentials.');
+  });
 });

@@ -75,6 +75,16 @@ ${tree}
 </div>`;
 }
 
+/** Which credentials a tool may obtain: its plugin's declared providers, and no other. */
+function allowedProviders(ids: readonly string[]): Html {
+  if (ids.length === 0) {
+    return html`<p class="small muted" data-allowed-providers="">May use no credentials.</p>`;
+  }
+  return html`<p class="small muted" data-allowed-providers="${ids.join(' ')}">May use credentials of ${ids.map(
+    (id, index) => html`${index === 0 ? '' : ', '}<code>${id}</code>`,
+  )} only.</p>`;
+}
+
 function pluginCard(plugin: ToolStatus['plugins'][number]): Html {
   return html`<section class="card" aria-labelledby="plugin-${plugin.id}" data-plugin="${plugin.id}">
 <div class="plugin-head"><h2 id="plugin-${plugin.id}">${plugin.name}</h2><p class="muted">${plugin.description}</p></div>
@@ -87,6 +97,7 @@ ${
     (tool) => html`<li data-tool="${tool.path}">
 <div class="tool-title"><strong>${tool.name}</strong> <code>${tool.path}</code>${tool.destructive ? html` ${pill('Asks first', 'warn')}` : ''}</div>
 <p class="muted small">${tool.description}</p>
+${allowedProviders(tool.allowedProviders)}
 </li>`,
   )}</ul>
 </section>`;
