@@ -111,6 +111,20 @@ describe('gateway-server', () => {
     expect(existsSync(join(cwd, '.gateway'))).toBe(false);
   }, 60_000);
 
+  // Issue 14 item 3: a short AUTH_SECRET is a short AES key's only secret.
+  it('refuses an AUTH_SECRET under 32 characters, in one line saying how to make one, leaving nothing behind', async () => {
+    const short = 'bin-test-31-characters-secret-x';
+    expect(short).toHaveLength(31);
+    const { cwd, output, exited } = await startBin({ AUTH_SECRET: short, PORT: '0' });
+    expect(await exited).toBe(1);
+    expect(output.stderr).toMatch(
+      /^gateway-server: AUTH_SECRET is shorter than 32 characters: make one with `openssl rand -base64 32` and keep it [^\n]*\n$/,
+    );
+    expect(output.stderr).not.toContain('31-characters');
+    expect(output.stdout).toBe('');
+    expect(existsSync(join(cwd, '.gateway'))).toBe(false);
+  }, 60_000);
+
   it('refuses a SERVICE_API_SECRET under 16 characters, in one line, without echoing it', async () => {
     const { output, exited } = await startBin({
       AUTH_SECRET,
