@@ -6,6 +6,7 @@ export {
   type SecretBox,
   SecretDecryptError,
 } from './secret-box.js';
+export { SecretUnreadableError } from './secret-unreadable.js';
 export {
   generateToken,
   hashToken,

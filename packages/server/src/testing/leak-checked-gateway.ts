@@ -47,7 +47,7 @@ export async function createLeakCheckedGateway(options: GatewayOptions = {}): Pr
 /** Remembers every plaintext the gateway encrypts for storage or decrypts from it. */
 function watchSecretBox(gateway: Gateway): void {
   const box = gateway.services.secrets;
-  const { encrypt, decrypt } = box;
+  const { encrypt, decrypt, open } = box;
   box.encrypt = (plain) => {
     rememberSecret(plain);
     return encrypt.call(box, plain);
@@ -56,6 +56,11 @@ function watchSecretBox(gateway: Gateway): void {
     const plain = decrypt.call(box, stored);
     rememberSecret(plain);
     return plain;
+  };
+  box.open = (stored) => {
+    const opened = open.call(box, stored);
+    rememberSecret(opened.plain);
+    return opened;
   };
 }
 
