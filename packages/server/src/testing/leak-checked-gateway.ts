@@ -26,6 +26,7 @@ const MAX_WATCHED_BODY = 1024 * 1024;
  */
 export async function createLeakCheckedGateway(options: GatewayOptions = {}): Promise<Gateway> {
   rememberSecret(options.authSecret);
+  for (const previous of options.previousAuthSecrets ?? []) rememberSecret(previous);
   rememberSecret(options.serviceApiSecret);
   for (const [name, value] of Object.entries(options.env ?? process.env)) {
     if (SECRET_VARIABLE.test(name)) rememberSecret(value);
