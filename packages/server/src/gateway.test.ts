@@ -72,7 +72,10 @@ describe('gateway app', () => {
     const { createGateway } = await import('./gateway.js');
     for (const options of [
       {
-        env: { AUTH_SECRET: 'an-auth-secret-0123456789abcdefghijkl', SERVICE_API_SECRET: ' short-secret-15 ' },
+        env: {
+          AUTH_SECRET: 'an-auth-secret-0123456789abcdefghijkl',
+          SERVICE_API_SECRET: ' short-secret-15 ',
+        },
       },
       { authSecret: 'an-auth-secret-0123456789abcdefghijkl', serviceApiSecret: 'short-secret-15' },
     ]) {

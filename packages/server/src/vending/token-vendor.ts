@@ -106,7 +106,10 @@ export function createTokenVendor(services: VendingServices, auth: GatewayAuth):
         owner,
         error: error.message,
       });
-      throw new SecretUnreadableError({ id: found.id, owner, toolId: providerId }, { cause: error });
+      throw new SecretUnreadableError(
+        { id: found.id, owner, toolId: providerId },
+        { cause: error },
+      );
     }
   };
 
