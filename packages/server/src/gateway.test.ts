@@ -65,7 +65,28 @@ describe('gateway app', () => {
 
   it('accepts previous auth secrets of any length, since a weak one is what rotation replaces', async () => {
     const gw = await createTestGateway({ env: { GATEWAY_PREVIOUS_AUTH_SECRETS: ' a , b ' } });
-    expect((await gw.request('GET', '/healthz')).status).toBe(200);
+    const user = await gw.createUser();
+    const id = crypto.randomUUID();
+    const now = new Date().toISOString();
+    await gw.services.database.db
+      .insertInto('connections')
+      .values({
+        id,
+        user_id: user.id,
+        owner: 'user',
+        tool_id: 'github',
+        instance_name: 'Stored under a',
+        description: null,
+        encrypted_secret: createSecretBox('a').encrypt('ghp_weak-era-0123456789'),
+        masked_secret: '••••••••6789',
+        workspace_id: null,
+        parent_id: null,
+        created_at: now,
+        updated_at: now,
+      })
+      .execute();
+    const res = await gw.request('POST', `/api/connections/${id}/decrypt`, { as: 'service' });
+    expect(await res.json()).toEqual({ id, secret: 'ghp_weak-era-0123456789' });
   });
 
   it('refuses a SERVICE_API_SECRET under 16 characters, without echoing it', async () => {
