@@ -1,5 +1,6 @@
 export { createOAuthTokenBox, type OAuthTokenBox, type OpenedOAuthToken } from './oauth-tokens.js';
 export {
+  REKEY_TABLES,
   type RekeyCounts,
   type RekeyOptions,
   type RekeyReport,

@@ -12,8 +12,11 @@ export interface RekeyCounts {
   unreadable: number;
 }
 
-/** The kinds of stored secret rekey rewrites, as its report names them. */
-export type RekeyTable = 'connections' | 'team connections' | 'oauth tokens';
+/** The kinds of stored secret rekey rewrites, as its report names them, in report order. */
+export const REKEY_TABLES = ['connections', 'team connections', 'oauth tokens'] as const;
+
+/** One of {@link REKEY_TABLES}. */
+export type RekeyTable = (typeof REKEY_TABLES)[number];
 
 /** A row rekey could not read: which, never its value. */
 export interface UnreadableRow {

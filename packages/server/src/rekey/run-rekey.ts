@@ -2,7 +2,7 @@ import type { Env } from '../config/env.js';
 import { createGateway } from '../gateway.js';
 import type { LogSink } from '../http/logger.js';
 import { resolveAuthSecrets } from '../secrets/index.js';
-import { type RekeyReport, type RekeyTable, rekey } from './rekey.js';
+import { REKEY_TABLES, type RekeyReport, rekey } from './rekey.js';
 
 /** Where `gateway-server rekey` reads its settings and writes its lines. */
 export interface RunRekeyOptions {
@@ -56,10 +56,8 @@ export async function runRekey(options: RunRekeyOptions): Promise<RekeyReport> {
   } finally {
     await gateway.stop();
   }
-  for (const [table, counts] of Object.entries(report.counts) as [
-    RekeyTable,
-    typeof report.counts.connections,
-  ][]) {
+  for (const table of REKEY_TABLES) {
+    const counts = report.counts[table];
     options.out(
       `${table}: ${counts.rewritten} rewritten, ${counts.current} already under the current secret, ${counts.unreadable} unreadable`,
     );
