@@ -76,6 +76,11 @@ node --input-type=module -e '
   console.log(`gateway-server (dist/bin.js) started with only AUTH_SECRET set and answered /healthz at ${url}`);
   process.exit(0);
 ' "$root/packages/server/dist/bin.js" "$server_dir"
+# `gateway-server rekey` as docs/operations.md shows it, on the database just made: exit 0, counts.
+(cd "$server_dir" && AUTH_SECRET="pack-check-auth-secret-0123456789" HOME="$server_dir" \
+  node "$root/packages/server/dist/bin.js" rekey 2>/dev/null) | grep -q '^Every stored secret is under the current AUTH_SECRET' \
+  || { echo "gateway-server rekey (dist/bin.js) did not finish" >&2; exit 1; }
+echo "gateway-server rekey (dist/bin.js) ran on that database"
 cd "$project"
 cat > package.json <<'JSON'
 { "name": "pack-check-plugin", "version": "0.0.0", "private": true, "type": "module" }

@@ -3,46 +3,14 @@
  * it starts with only AUTH_SECRET set and answers /healthz). The built `dist/bin.js` gets the
  * same check in scripts/pack-check.sh.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm, stat } from 'node:fs/promises';
-import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { describe, expect, it, onTestFinished } from 'vitest';
-import { captureLogLine, rememberSecret } from './testing/known-secrets.js';
+import { describe, expect, it } from 'vitest';
+import { startBin } from './testing/run-bin.js';
 
-const bin = fileURLToPath(new URL('./bin.ts', import.meta.url));
-const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 const AUTH_SECRET = 'bin-test-auth-secret-0123456789abcdef';
-
-/** A process of `gateway-server` in a fresh directory, with nothing but `env`, PATH and HOME. */
-async function startBin(env: Record<string, string>) {
-  const cwd = await mkdtemp(join(tmpdir(), 'gateway-server-bin-'));
-  onTestFinished(() => rm(cwd, { recursive: true, force: true }));
-  for (const value of Object.values(env)) rememberSecret(value);
-  // The workspace's sources: the same condition the repo's `pnpm start` runs them with.
-  const child = spawn(process.execPath, ['--conditions=@gateway/source', '--import', tsx, bin], {
-    cwd,
-    env: { ...env, PATH: process.env.PATH ?? '', HOME: cwd },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  onTestFinished(() => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  });
-  const output = { stdout: '', stderr: '' };
-  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
-    output.stdout += chunk;
-    captureLogLine(chunk);
-  });
-  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
-    output.stderr += chunk;
-    captureLogLine(chunk);
-  });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-  return { cwd, child, output, exited };
-}
 
 /** Resolves to the address the process says it listens on. */
 function listeningUrl(child: ChildProcess, output: { stderr: string }): Promise<string> {
@@ -111,6 +79,20 @@ describe('gateway-server', () => {
     expect(existsSync(join(cwd, '.gateway'))).toBe(false);
   }, 60_000);
 
+  // Issue 14 item 3: a short AUTH_SECRET is a short AES key's only secret.
+  it('refuses an AUTH_SECRET under 32 characters, in one line saying how to make one, leaving nothing behind', async () => {
+    const short = 'bin-test-31-characters-secret-x';
+    expect(short).toHaveLength(31);
+    const { cwd, output, exited } = await startBin({ AUTH_SECRET: short, PORT: '0' });
+    expect(await exited).toBe(1);
+    expect(output.stderr).toMatch(
+      /^gateway-server: AUTH_SECRET is shorter than 32 characters: make one with `openssl rand -base64 32` and keep it [^\n]*\n$/,
+    );
+    expect(output.stderr).not.toContain('31-characters');
+    expect(output.stdout).toBe('');
+    expect(existsSync(join(cwd, '.gateway'))).toBe(false);
+  }, 60_000);
+
   it('refuses a SERVICE_API_SECRET under 16 characters, in one line, without echoing it', async () => {
     const { output, exited } = await startBin({
       AUTH_SECRET,
@@ -153,6 +135,14 @@ describe('gateway-server', () => {
     expect(await exited).toBe(1);
     expect(output.stderr).toBe(
       'gateway-server: GATEWAY_SIGNUP must be open, invite or closed, got "public"\n',
+    );
+  }, 60_000);
+
+  it('refuses an unknown command with usage, exit code 2', async () => {
+    const { output, exited } = await startBin({ AUTH_SECRET, PORT: '0' }, ['serve', '--now']);
+    expect(await exited).toBe(2);
+    expect(output.stderr).toBe(
+      'gateway-server: unknown arguments "serve --now"; usage: gateway-server [rekey]\n',
     );
   }, 60_000);
 });

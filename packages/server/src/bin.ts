@@ -1,10 +1,21 @@
 #!/usr/bin/env node
 import { host } from './config/env.js';
 import { createGateway } from './gateway.js';
+import { batchedSink } from './http/logger.js';
 import { openSignupWarning } from './invites/index.js';
+
+const USAGE = 'usage: gateway-server [rekey]';
 
 // The server's own entry: settings come from the environment (see docs/operations.md).
 async function main(): Promise<void> {
+  const [command, ...rest] = process.argv.slice(2);
+  if (command === 'rekey' && rest.length === 0) return rekeyCommand();
+  if (command !== undefined) {
+    process.stderr.write(
+      `gateway-server: unknown arguments "${process.argv.slice(2).join(' ')}"; ${USAGE}\n`,
+    );
+    process.exit(2);
+  }
   const gateway = await createGateway();
   const { url } = await gateway.start();
   gateway.services.logger.info('gateway listening', { url });
@@ -26,6 +37,17 @@ async function main(): Promise<void> {
   };
   process.once('SIGINT', () => stop('SIGINT'));
   process.once('SIGTERM', () => stop('SIGTERM'));
+}
+
+/** `gateway-server rekey`: the report on stdout, the gateway's log lines on stderr. */
+async function rekeyCommand(): Promise<void> {
+  const { runRekey } = await import('./rekey/index.js');
+  const log = batchedSink((text) => process.stderr.write(text));
+  try {
+    await runRekey({ env: process.env, out: (line) => process.stdout.write(`${line}\n`), log });
+  } finally {
+    log.flush();
+  }
 }
 
 main().catch((error: unknown) => {

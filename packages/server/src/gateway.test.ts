@@ -47,13 +47,58 @@ describe('gateway app', () => {
     ).rejects.toThrow(/AUTH_SECRET.*environment variable.*authSecret/);
   });
 
+  // Issue 14 item 3: `AUTH_SECRET=a` was accepted, and a brute force of SHA-256("a") found it.
+  it('refuses an AUTH_SECRET under 32 characters, in one line saying how to make one, without echoing it', async () => {
+    const { createGateway } = await import('./gateway.js');
+    const short = 'x31-characters-long-auth-secret';
+    expect(short).toHaveLength(31);
+    for (const options of [{ env: { AUTH_SECRET: ` ${short} ` } }, { authSecret: short }]) {
+      const attempt = createGateway({ ...options, databaseUrl: ':memory:', configFile: false });
+      await expect(attempt).rejects.toThrow(
+        /^AUTH_SECRET is shorter than 32 characters: make one with `openssl rand -base64 32` and keep it \(set the AUTH_SECRET environment variable or the authSecret option of createGateway\(\)\)[^\n]*GATEWAY_PREVIOUS_AUTH_SECRETS[^\n]*$/,
+      );
+      await expect(attempt).rejects.not.toThrow(/x31-characters/);
+    }
+    const gw = await createTestGateway({ authSecret: `${short}y` });
+    expect((await gw.request('GET', '/healthz')).status).toBe(200);
+  });
+
+  it('accepts previous auth secrets of any length, since a weak one is what rotation replaces', async () => {
+    const gw = await createTestGateway({ env: { GATEWAY_PREVIOUS_AUTH_SECRETS: ' a , b ' } });
+    const user = await gw.createUser();
+    const id = crypto.randomUUID();
+    const now = new Date().toISOString();
+    await gw.services.database.db
+      .insertInto('connections')
+      .values({
+        id,
+        user_id: user.id,
+        owner: 'user',
+        tool_id: 'github',
+        instance_name: 'Stored under a',
+        description: null,
+        encrypted_secret: createSecretBox('a').encrypt('ghp_weak-era-0123456789'),
+        masked_secret: '••••••••6789',
+        workspace_id: null,
+        parent_id: null,
+        created_at: now,
+        updated_at: now,
+      })
+      .execute();
+    const res = await gw.request('POST', `/api/connections/${id}/decrypt`, { as: 'service' });
+    expect(await res.json()).toEqual({ id, secret: 'ghp_weak-era-0123456789' });
+  });
+
   it('refuses a SERVICE_API_SECRET under 16 characters, without echoing it', async () => {
     const { createGateway } = await import('./gateway.js');
     for (const options of [
       {
-        env: { AUTH_SECRET: 'an-auth-secret-0123456789', SERVICE_API_SECRET: ' short-secret-15 ' },
+        env: {
+          AUTH_SECRET: 'an-auth-secret-0123456789abcdefghijkl',
+          SERVICE_API_SECRET: ' short-secret-15 ',
+        },
       },
-      { authSecret: 'an-auth-secret-0123456789', serviceApiSecret: 'short-secret-15' },
+      { authSecret: 'an-auth-secret-0123456789abcdefghijkl', serviceApiSecret: 'short-secret-15' },
     ]) {
       const attempt = createGateway({ ...options, databaseUrl: ':memory:', configFile: false });
       await expect(attempt).rejects.toThrow(
@@ -67,7 +112,7 @@ describe('gateway app', () => {
     const service = 'trimmed-service-secret-0123456789';
     const gw = await createTestGateway({
       env: {
-        AUTH_SECRET: '  trimmed-auth-secret-0123456789\n',
+        AUTH_SECRET: '  trimmed-auth-secret-0123456789abcdef\n',
         SERVICE_API_SECRET: `\t${service} \n`,
       },
       authSecret: undefined,
@@ -79,7 +124,7 @@ describe('gateway app', () => {
     expect(asTrimmed.status).toBe(200);
     expect(await asTrimmed.json()).toMatchObject({ kind: 'service' });
     // Stored secrets are encrypted under the trimmed AUTH_SECRET.
-    const other = createSecretBox('trimmed-auth-secret-0123456789');
+    const other = createSecretBox('trimmed-auth-secret-0123456789abcdef');
     const user = await gw.createUser();
     const created = await gw.request('POST', '/api/connections', {
       as: user,

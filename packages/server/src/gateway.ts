@@ -35,7 +35,7 @@ import { openApiRoutes } from './openapi/index.js';
 import { PolicyService, policyRoutes } from './policy/index.js';
 import { loadConfig, PluginCatalog, RegistryService, registryRoutes } from './registry/index.js';
 import { rolePreviewRoutes } from './role-preview/index.js';
-import { createSecretBox } from './secrets/index.js';
+import { createSecretBox, resolveAuthSecrets } from './secrets/index.js';
 import { serviceAccountRoutes } from './service-accounts/index.js';
 import type { GatewayServices } from './services.js';
 import { teamConnectionRoutes } from './team-connections/index.js';
@@ -56,7 +56,13 @@ export interface GatewayOptions {
   env?: Env;
   databaseUrl?: string;
   dataDir?: string;
+  /** `AUTH_SECRET`: at least 32 characters; SHA-256 of it encrypts stored secrets. */
   authSecret?: string;
+  /**
+   * Auth secrets used before `authSecret`, newest first (`GATEWAY_PREVIOUS_AUTH_SECRETS`): what
+   * was stored under them still decrypts until `gateway-server rekey` rewrites it.
+   */
+  previousAuthSecrets?: readonly string[];
   serviceApiSecret?: string;
   baseUrl?: string;
   authBaseUrl?: string;
@@ -117,8 +123,8 @@ export const MIN_SERVICE_SECRET_LENGTH = 16;
 /**
  * Creates a gateway: opens and migrates the database, loads plugins, and builds the HTTP app.
  *
- * @throws when AUTH_SECRET is missing (it encrypts stored secrets), SERVICE_API_SECRET is shorter
- * than 16 characters, a setting such as GATEWAY_CLI_TOKEN_DAYS is malformed, or the database
+ * @throws when AUTH_SECRET is missing or shorter than 32 characters (it encrypts stored secrets),
+ * SERVICE_API_SECRET is shorter than 16 characters, a setting such as GATEWAY_CLI_TOKEN_DAYS is malformed, or the database
  * cannot open.
  * @example
  * const gateway = await createGateway({ plugins: [notes], authSecret: process.env.AUTH_SECRET });
@@ -126,12 +132,7 @@ export const MIN_SERVICE_SECRET_LENGTH = 16;
  */
 export async function createGateway(options: GatewayOptions = {}): Promise<Gateway> {
   const env = options.env ?? process.env;
-  const authSecret = options.authSecret ?? envVars.authSecret(env);
-  if (authSecret === undefined) {
-    throw new Error(
-      'AUTH_SECRET is not set: set the AUTH_SECRET environment variable (e.g. `export AUTH_SECRET="$(openssl rand -base64 32)"`, and keep it: it encrypts stored secrets) or pass authSecret to createGateway()',
-    );
-  }
+  const { current: authSecret, previous: previousAuthSecrets } = resolveAuthSecrets(options, env);
   const serviceApiSecret = options.serviceApiSecret ?? envVars.serviceApiSecret(env);
   if (serviceApiSecret !== undefined && serviceApiSecret.length < MIN_SERVICE_SECRET_LENGTH) {
     throw new Error(
@@ -158,6 +159,7 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
   // Every secret the server is given, before anything can log: keys, client secrets, passwords.
   const redactor = new Redactor([
     authSecret,
+    ...previousAuthSecrets,
     serviceApiSecret,
     ...envVars.configuredSecrets(env, options.databaseUrl),
   ]);
@@ -183,7 +185,7 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
   const core: AuthServices = {
     env,
     database,
-    secrets: createSecretBox(authSecret),
+    secrets: createSecretBox(authSecret, previousAuthSecrets),
     logger,
     redactor,
     baseUrl,
@@ -200,7 +202,7 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
     signup,
   };
   // One object, so the addresses start() learns reach sign-in and token vending too.
-  const auth = createGatewayAuth(core, { authSecret });
+  const auth = createGatewayAuth(core, { authSecret, previousAuthSecrets });
   const services: GatewayServices = Object.assign(core, {
     auth,
     tokens: createTokenVendor(core, auth),

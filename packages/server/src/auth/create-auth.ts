@@ -11,6 +11,7 @@ import { CLIENT_IP_HEADER } from './client-ip.js';
 import { migrateBetterAuth } from './migrate-auth.js';
 import { type ConfiguredProvider, type ProviderSetup, providerSetup } from './provider-config.js';
 import type { RateLimitRule } from './rate-limit.js';
+import { betterAuthSecrets } from './secret-versions.js';
 
 /** What the sign-in setup needs from the server: everything but what it itself provides. */
 export type AuthServices = Omit<GatewayServices, 'auth' | 'tokens'>;
@@ -19,6 +20,12 @@ export type AuthServices = Omit<GatewayServices, 'auth' | 'tokens'>;
 export interface GatewayAuthOptions {
   /** `AUTH_SECRET`: signs sessions and cookies, and encrypts stored OAuth tokens. */
   authSecret: string;
+  /**
+   * `GATEWAY_PREVIOUS_AUTH_SECRETS`: OAuth tokens stored under these still decrypt. Sessions and
+   * cookies signed with them do not verify: better-auth checks signatures with the current secret
+   * only.
+   */
+  previousAuthSecrets?: readonly string[];
   /** Rate limits; defaults to {@link DEFAULT_RATE_LIMITS}. */
   rateLimits?: Partial<GatewayRateLimits>;
 }
@@ -54,6 +61,10 @@ function authOptions(
     ...new Set([new URL(services.baseUrl).origin, new URL(services.authBaseUrl).origin]),
   ];
   const { db } = services.database;
+  const { secrets, legacySecret } = betterAuthSecrets(
+    options.authSecret,
+    options.previousAuthSecrets,
+  );
 
   // Typed as the general options: the gateway reaches better-auth's context (token refresh)
   // through APIs typed for them.
@@ -61,7 +72,10 @@ function authOptions(
     appName: 'Gateway',
     baseURL: services.authBaseUrl,
     basePath: '/api/auth',
-    secret: options.authSecret,
+    // Versioned, so an OAuth token stored under a previous secret still decrypts; `secret` only
+    // reads tokens stored before versions were turned on.
+    secrets,
+    secret: legacySecret,
     database: { db, type: services.database.dialect },
     trustedOrigins: origins,
     emailAndPassword: { enabled: true, autoSignIn: true },

@@ -18,3 +18,4 @@ export {
   providerSetup,
 } from './provider-config.js';
 export { consumeRateLimit, type RateLimitDecision, type RateLimitRule } from './rate-limit.js';
+export { type BetterAuthSecrets, betterAuthSecrets, secretVersion } from './secret-versions.js';

@@ -30,8 +30,30 @@ export const baseUrl = (env: Env): string | undefined => value(env, 'GATEWAY_BAS
 /** `AUTH_BASE_URL`: {auth_url}, the address used in OAuth callbacks. Default the base URL. */
 export const authBaseUrl = (env: Env): string | undefined => value(env, 'AUTH_BASE_URL');
 
-/** `AUTH_SECRET`: signs sessions; SHA-256 of it is the key that encrypts stored secrets. */
+/**
+ * `AUTH_SECRET`: signs sessions; SHA-256 of it is the key that encrypts stored secrets. At least
+ * 32 characters (`openssl rand -base64 32`); required.
+ */
 export const authSecret = (env: Env): string | undefined => value(env, 'AUTH_SECRET');
+
+/**
+ * `GATEWAY_PREVIOUS_AUTH_SECRETS`: comma-separated auth secrets used before the current
+ * `AUTH_SECRET`, newest first. They only decrypt (connections, team connections, better-auth's
+ * OAuth tokens); everything new is encrypted under `AUTH_SECRET`. Keep them set until
+ * `gateway-server rekey` has rewritten every stored secret, then remove them. Each entry is
+ * trimmed; empty entries are ignored. Unlike `AUTH_SECRET`, an entry may be short: a weak secret
+ * is exactly what one rotates away from. Default none. `createGateway({ previousAuthSecrets })`
+ * beats it.
+ *
+ * @example
+ * previousAuthSecrets({ GATEWAY_PREVIOUS_AUTH_SECRETS: 'old-one, older-one' }); // ['old-one', 'older-one']
+ */
+export function previousAuthSecrets(env: Env): string[] {
+  return (value(env, 'GATEWAY_PREVIOUS_AUTH_SECRETS') ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+}
 
 /** `SERVICE_API_SECRET`: bearer secret of trusted callers (registry, decrypt). Unset: they get 401. */
 export const serviceApiSecret = (env: Env): string | undefined => value(env, 'SERVICE_API_SECRET');

@@ -54,7 +54,8 @@ describe('POST /api/connections/:id/decrypt', () => {
     }
   });
 
-  it('answers 500 without secret material when the stored value cannot be decrypted', async () => {
+  // Issue 14 item 4: a stored value no configured key opens is the server's state, not a 5xx.
+  it('answers 409 secret_unreadable, naming the connection and no secret material, when the stored value cannot be decrypted', async () => {
     const { gw, id } = await setup();
     const { db } = gw.services.database;
     const tampered = [
@@ -84,10 +85,14 @@ describe('POST /api/connections/:id/decrypt', () => {
 
       const res = await gw.request('POST', `/api/connections/${id}/decrypt`, { as: 'service' });
 
-      expect(res.status).toBe(500);
+      expect(res.status).toBe(409);
       const body = await res.json();
       expect(body).toEqual({
-        error: { code: 'internal', message: expect.stringContaining('cannot be decrypted') },
+        error: {
+          code: 'secret_unreadable',
+          message: expect.stringContaining(`connection ${id} cannot be decrypted`),
+          details: { connectionId: id },
+        },
       });
       const errorLine = gw
         .logs()

@@ -1,7 +1,7 @@
 import { HttpError } from '../http/errors.js';
 import { idParams, requireUuid } from '../http/id-param.js';
 import { defineRoute } from '../http/route.js';
-import { SecretDecryptError } from '../secrets/index.js';
+import { SecretDecryptError, SecretUnreadableError } from '../secrets/index.js';
 import type { GatewayServices } from '../services.js';
 import { decryptedSchema } from './schemas.js';
 import { findEncryptedSecret } from './store.js';
@@ -27,8 +27,9 @@ export function decryptConnectionRoute(services: GatewayServices) {
       401: { description: 'No credentials' },
       403: { description: 'Not the service secret (a user session or CLI token)' },
       404: { description: 'No such connection' },
-      500: {
-        description: 'The stored value cannot be decrypted (altered, or another AUTH_SECRET)',
+      409: {
+        description:
+          'secret_unreadable: no configured auth secret opens the stored value (AUTH_SECRET changed without the old one in GATEWAY_PREVIOUS_AUTH_SECRETS, or the value was altered)',
       },
     },
     async handler(c, { params }) {
@@ -47,10 +48,15 @@ export function decryptConnectionRoute(services: GatewayServices) {
           connectionId: id,
           reason: error.message,
         });
-        throw new HttpError(
-          'internal',
-          `The stored secret of connection ${id} cannot be decrypted (AUTH_SECRET changed, or the value was altered); the user must connect the tool again`,
-        );
+        const row = await services.database.db
+          .selectFrom('connections')
+          .select(['owner', 'tool_id'])
+          .where('id', '=', id)
+          .executeTakeFirst();
+        throw new SecretUnreadableError(
+          { id, owner: row?.owner ?? 'user', toolId: row?.tool_id ?? 'unknown' },
+          { cause: error },
+        ).toHttpError();
       }
       // The raw secret must not linger in any cache between here and the caller.
       c.header('Cache-Control', 'no-store');

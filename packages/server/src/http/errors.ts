@@ -12,6 +12,10 @@ export const errorCodes = {
   method_not_allowed: 405,
   misdirected_request: 421,
   conflict: 409,
+  // A stored secret no configured auth secret opens: the server's state, not the request, is at
+  // fault, yet retrying cannot help until someone acts, so neither a 5xx (nothing failed) nor a
+  // 400 (the request is fine); 409, as the resource's state conflicts with reading it.
+  secret_unreadable: 409,
   payload_too_large: 413,
   rate_limited: 429,
   internal: 500,

@@ -135,3 +135,54 @@ describe('createSecretBox', () => {
     expect(() => box.encrypt(undefined as unknown as string)).toThrow(TypeError);
   });
 });
+
+// Issue 14 item 4: rotating AUTH_SECRET must not strand what was stored under the old one.
+describe('createSecretBox with previous auth secrets', () => {
+  const OLD = 'the-auth-secret-before-rotation-0123456789';
+  const OLDER = 'a';
+  const NEW = 'the-auth-secret-after-rotation-0123456789';
+
+  it('opens values stored under the current key and under each previous one, saying which', () => {
+    const rotated = createSecretBox(NEW, [OLD, OLDER]);
+    const underNew = rotated.encrypt('new-key');
+    const underOld = createSecretBox(OLD).encrypt('old-key');
+    const underOlder = createSecretBox(OLDER).encrypt('older-key');
+
+    expect(rotated.open(underNew)).toEqual({ plain: 'new-key', current: true });
+    expect(rotated.open(underOld)).toEqual({ plain: 'old-key', current: false });
+    expect(rotated.open(underOlder)).toEqual({ plain: 'older-key', current: false });
+    expect(rotated.decrypt(underOld)).toBe('old-key');
+  });
+
+  it('always encrypts with the current key', () => {
+    const rotated = createSecretBox(NEW, [OLD]);
+    const stored = rotated.encrypt('fresh');
+    expect(createSecretBox(NEW).decrypt(stored)).toBe('fresh');
+    expect(() => createSecretBox(OLD).decrypt(stored)).toThrow(SecretDecryptError);
+  });
+
+  it('refuses a value no configured key opens, naming both settings and no secret', () => {
+    const rotated = createSecretBox(NEW, [OLD]);
+    const stranger = createSecretBox('a-key-nobody-configured-0123456789').encrypt('lost');
+    expect(() => rotated.decrypt(stranger)).toThrow(
+      /neither AUTH_SECRET nor one of GATEWAY_PREVIOUS_AUTH_SECRETS/,
+    );
+    try {
+      rotated.open(stranger);
+    } catch (error) {
+      expect((error as Error).message).not.toContain(OLD);
+      expect((error as Error).message).not.toContain(NEW);
+    }
+  });
+
+  it('still detects tampering with a value stored under a previous key', () => {
+    const { iv, sealed } = split(createSecretBox(OLD).encrypt('tamper me'));
+    expect(() => createSecretBox(NEW, [OLD]).decrypt(join(iv, flipBit(sealed, 0)))).toThrow(
+      SecretDecryptError,
+    );
+  });
+
+  it('refuses an empty previous secret', () => {
+    expect(() => createSecretBox(NEW, [''])).toThrow(/previous auth secret is empty/);
+  });
+});

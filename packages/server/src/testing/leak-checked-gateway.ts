@@ -26,6 +26,7 @@ const MAX_WATCHED_BODY = 1024 * 1024;
  */
 export async function createLeakCheckedGateway(options: GatewayOptions = {}): Promise<Gateway> {
   rememberSecret(options.authSecret);
+  for (const previous of options.previousAuthSecrets ?? []) rememberSecret(previous);
   rememberSecret(options.serviceApiSecret);
   for (const [name, value] of Object.entries(options.env ?? process.env)) {
     if (SECRET_VARIABLE.test(name)) rememberSecret(value);
@@ -47,7 +48,7 @@ export async function createLeakCheckedGateway(options: GatewayOptions = {}): Pr
 /** Remembers every plaintext the gateway encrypts for storage or decrypts from it. */
 function watchSecretBox(gateway: Gateway): void {
   const box = gateway.services.secrets;
-  const { encrypt, decrypt } = box;
+  const { encrypt, decrypt, open } = box;
   box.encrypt = (plain) => {
     rememberSecret(plain);
     return encrypt.call(box, plain);
@@ -56,6 +57,11 @@ function watchSecretBox(gateway: Gateway): void {
     const plain = decrypt.call(box, stored);
     rememberSecret(plain);
     return plain;
+  };
+  box.open = (stored) => {
+    const opened = open.call(box, stored);
+    rememberSecret(opened.plain);
+    return opened;
   };
 }
 

@@ -1,4 +1,4 @@
-import { AuthRequiredError, UndeclaredProviderError } from '@gateway/sdk';
+import { AuthRequiredError, ToolError, UndeclaredProviderError } from '@gateway/sdk';
 import { decryptOAuthToken } from 'better-auth/oauth2';
 import { describe, expect, it, vi } from 'vitest';
 import {
@@ -9,7 +9,7 @@ import {
   startMockProvider,
 } from '../auth/oauth-test-kit.js';
 import type { ConnectionOwner } from '../db/index.js';
-import { createSecretBox, maskSecret } from '../secrets/index.js';
+import { createSecretBox, maskSecret, SecretUnreadableError } from '../secrets/index.js';
 import type { TestGateway } from '../testing/test-gateway.js';
 
 const ORIGIN = 'http://127.0.0.1:8787';
@@ -187,31 +187,49 @@ for (const target of gatewayTargets()) {
       });
     });
 
-    it('falls through past a connection it cannot decrypt, and logs which one', async () => {
-      const gw = await target.create();
+    // Issue 14 item 4: an unreadable connection used to fall through to the server's key.
+    it('fails with secret_unreadable for a connection it cannot decrypt, trying no later source', async () => {
+      const gw = await target.create({ env: { JIRA_API_KEY: 'server-jira-key' } });
       const user = await gw.createUser();
       const admin = await gw.createUser({ admin: true });
-      await addConnection(gw, {
+      const team = await addConnection(gw, {
         userId: admin.id,
         owner: 'team',
         toolId: 'jira',
         secret: 'team-key',
       });
       const own = await addConnection(gw, { userId: user.id, toolId: 'jira', secret: 'own-key' });
-      // Stored under another AUTH_SECRET (the secret was changed since).
+      // Stored under an AUTH_SECRET that is neither the current one nor a configured previous one.
       const stale = createSecretBox('the-auth-secret-before-it-changed-0123').encrypt('own-key');
-      await gw.services.database.db
-        .updateTable('connections')
-        .set({ encrypted_secret: stale })
-        .where('id', '=', own)
-        .execute();
+      const setStale = (id: string) =>
+        gw.services.database.db
+          .updateTable('connections')
+          .set({ encrypted_secret: stale })
+          .where('id', '=', id)
+          .execute();
+      await setStale(own);
 
-      expect(await gw.services.tokens.vend(user.id, 'jira')).toEqual({
-        token: 'team-key',
-        source: 'team_connection',
-      });
+      const error = await gw.services.tokens.vend(user.id, 'jira').catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(SecretUnreadableError);
+      expect(ToolError.isInstance(error)).toBe(true);
+      expect((error as SecretUnreadableError).connectionId).toBe(own);
+      expect((error as Error).message).toMatch(
+        new RegExp(`connection ${own} cannot be decrypted.*GATEWAY_PREVIOUS_AUTH_SECRETS`),
+      );
       expect(gw.logs()).toContain('a stored connection cannot be decrypted');
       expect(gw.logs()).toContain(own);
+
+      // The team connection serves a user without one of their own, and fails the same way.
+      const other = await gw.createUser();
+      await setStale(team);
+      const teamError = await gw.services.tokens.vend(other.id, 'jira').catch((e: unknown) => e);
+      expect(teamError).toBeInstanceOf(SecretUnreadableError);
+      expect((teamError as Error).message).toContain(`team connection ${team}`);
+      expect((teamError as Error).message).toContain('an admin must enter');
+      for (const failure of [error, teamError]) {
+        expect((failure as Error).message).not.toContain('server-jira-key');
+        expect((failure as Error).message).not.toContain('own-key');
+      }
     });
 
     it('falls through to the OAuth account of the entry’s upstream provider', async () => {

@@ -8,6 +8,7 @@ import {
 import type { GatewayAuth } from '../auth/index.js';
 import { serverApiKey } from '../config/env.js';
 import type { ConnectionOwner } from '../db/index.js';
+import { SecretDecryptError, SecretUnreadableError } from '../secrets/index.js';
 import type { GatewayServices } from '../services.js';
 import { findServingConnection } from './connection-source.js';
 import { createOAuthTokenSource, type OAuthTokenResult } from './oauth-source.js';
@@ -51,6 +52,8 @@ export interface TokenVendor {
    *
    * @throws AuthRequiredError (from `@gateway/sdk`) when no source has one; its message says how
    * to connect: the web app's Tools tab or `gateway connect <providerId>`.
+   * @throws SecretUnreadableError (a `ToolError`) when the serving connection (step 1 or 2) cannot
+   * be decrypted with any configured auth secret; later sources are then not tried.
    */
   getToken(userId: string, providerId: string, options?: VendTokenOptions): Promise<string>;
   /** As {@link TokenVendor.getToken}, also saying which source served. */
@@ -103,12 +106,19 @@ export function createTokenVendor(services: VendingServices, auth: GatewayAuth):
     try {
       return services.secrets.decrypt(found.encryptedSecret);
     } catch (error) {
-      // Typically AUTH_SECRET changed since it was stored; the next source may still serve.
+      if (!(error instanceof SecretDecryptError)) throw error;
+      // Typically AUTH_SECRET changed without its old value in GATEWAY_PREVIOUS_AUTH_SECRETS. The
+      // call fails rather than try the next source: the user or an admin chose this credential,
+      // and the server's own key in its place would act with other rights.
       services.logger.error('a stored connection cannot be decrypted', {
         connectionId: found.id,
-        error: error instanceof Error ? error.message : String(error),
+        owner,
+        error: error.message,
       });
-      return undefined;
+      throw new SecretUnreadableError(
+        { id: found.id, owner, toolId: providerId },
+        { cause: error },
+      );
     }
   };
 
