@@ -69,6 +69,8 @@ export class Redactor {
   readonly #parent: Redactor | undefined;
   /** Literal values to mask, longest first, so a value holding another is masked whole. */
   #literals: string[] = [];
+  /** The shortest literal's length: shorter text (most keys and words in a log line) holds none. */
+  #shortest = Number.POSITIVE_INFINITY;
 
   constructor(secrets: Iterable<string | undefined> = [], parent?: Redactor) {
     this.#parent = parent;
@@ -109,6 +111,7 @@ export class Redactor {
     const fresh = forms.filter((form) => !this.#literals.includes(form));
     if (fresh.length === 0) return;
     this.#literals = [...this.#literals, ...fresh].sort((a, b) => b.length - a.length);
+    this.#shortest = this.#literals.at(-1)?.length ?? Number.POSITIVE_INFINITY;
   }
 
   /** Scrubs a string: literal values (this redactor's and its parents'), then token shapes. */
@@ -166,6 +169,7 @@ export class Redactor {
   }
 
   #maskOwn(value: string): string {
+    if (value.length < this.#shortest) return value;
     let out = value;
     for (const literal of this.#literals) {
       if (out.includes(literal)) out = out.split(literal).join(REDACTED);
