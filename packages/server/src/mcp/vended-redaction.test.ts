@@ -23,8 +23,9 @@ async function startProbe() {
   // they pass: the connection's secret in its request, the server key by its variable's name).
   rememberSecret(CONNECTION_KEY);
   rememberSecret(SERVER_KEY);
+  const flush = { current: async () => {} };
   const gw = await startMcpGateway({
-    plugins: [createLeakingProbePlugin()],
+    plugins: [createLeakingProbePlugin({ beforeVending: () => flush.current() })],
     env: { WEATHERAPI_API_KEY: SERVER_KEY },
   });
   const alice = await gw.user({ admin: true });
@@ -33,6 +34,8 @@ async function startProbe() {
     body: { userId: alice.id, toolId: 'vault', instanceName: 'Main', secret: CONNECTION_KEY },
   });
   expect(created.status).toBe(201);
+  // The record's first write is stored before the key is vended, as it is for a slow call.
+  flush.current = () => gw.gateway.services.executions.flush();
   return { gw, alice };
 }
 
@@ -67,12 +70,17 @@ describe('values vended to a tool are masked in everything the call lets out', (
         await client.callTool({ name: 'probe.leak.structured', arguments: { provider } }),
       );
     }
+    // A client sending the key back as an argument.
+    await client.callTool({
+      name: 'probe.leak.key',
+      arguments: { provider: 'vault', ending: 'return', note: `re ${CONNECTION_KEY}` },
+    });
     await gw.gateway.services.executions.flush();
     const response = await gw.gateway.request('GET', `/api/executions?userId=${alice.id}`, {
       as: alice,
     });
     const { executions } = (await response.json()) as {
-      executions: { toolPath: string; outcome: string; error: string | null }[];
+      executions: { toolPath: string; outcome: string; error: string | null; arguments: unknown }[];
     };
 
     const seen = {
@@ -88,8 +96,13 @@ describe('values vended to a tool are masked in everything the call lets out', (
     }
 
     // Everything was really tried: the probe ran, logged, reported, asked and failed as meant.
-    expect(executions).toHaveLength(2 * (LEAK_ENDINGS.length + 1));
-    expect(notifications).toHaveLength(2 * 2 * LEAK_ENDINGS.length);
+    expect(executions).toHaveLength(2 * (LEAK_ENDINGS.length + 1) + 1);
+    expect(executions[0]?.arguments).toEqual({
+      provider: 'vault',
+      ending: 'return',
+      note: `re ${REDACTED}`,
+    });
+    expect(notifications).toHaveLength(2 * 2 * LEAK_ENDINGS.length + 2);
     expect(notifications[0]).toMatchObject({
       level: 'info',
       logger: 'probe.leak.key',

@@ -17,9 +17,14 @@ export const LEAK_ENDINGS = [
  * longer string, base64 and URL-encoded, as a `Basic` credential, as a field name), a progress
  * message, and then by `ending`: the result, a thrown error, a `ToolError`, an
  * `AuthRequiredError`, asking for a credential whose provider is the key, or a question to the
- * user.
+ * user. Its `note` argument is free text, for a client that sends the key back.
  */
-export function createLeakingProbePlugin(): Plugin {
+export function createLeakingProbePlugin(
+  options: {
+    /** Run before the key is vended (a test stores the call's first execution record here). */
+    beforeVending?: () => Promise<void>;
+  } = {},
+): Plugin {
   return definePlugin({
     id: 'probe',
     name: 'Leaking probe',
@@ -36,8 +41,10 @@ export function createLeakingProbePlugin(): Plugin {
         inputSchema: z.object({
           provider: z.enum(['vault', 'weatherapi']),
           ending: z.enum(LEAK_ENDINGS),
+          note: z.string().optional(),
         }),
         async handler(ctx, { provider, ending }, call) {
+          await options.beforeVending?.();
           const key = await ctx.auth.getToken(provider);
           const base64 = Buffer.from(key).toString('base64');
           ctx.logger.info(`calling upstream with ${key}`, {
