@@ -3,6 +3,7 @@ import {
   ElicitRequestSchema,
   LoggingMessageNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
+import { LOG_LEVEL_META_KEY } from '@modelcontextprotocol/server';
 import { describe, expect, it } from 'vitest';
 import { leakForms, REDACTED } from '../http/redact.js';
 import { rememberSecret } from '../testing/known-secrets.js';
@@ -154,18 +155,27 @@ describe('values vended to a tool are masked in everything the call lets out', (
     );
   });
 
-  it('over 2026-07-28: the log notification and the result', async () => {
+  it('over 2026-07-28: log notifications, the server log and the result', async () => {
     const { gw, alice } = await startProbe();
     const client = await connectV2(gw.url, alice.mcpToken);
+    const notifications: unknown[] = [];
+    client.setNotificationHandler('notifications/message', (n) => {
+      notifications.push(n.params);
+    });
     const result = await client.callTool({
       name: 'probe.leak.key',
       arguments: { provider: 'vault', ending: 'return' },
+      _meta: { [LOG_LEVEL_META_KEY]: 'info' },
     });
     expect(result.isError).toBeFalsy();
     expect(JSON.stringify(result)).toContain(REDACTED);
     expect(leaksIn(JSON.stringify(result))).toEqual([]);
     expect(leaksIn(gw.gateway.logs())).toEqual([]);
     expect(gw.gateway.logs()).toContain(`calling upstream with ${REDACTED}`);
+    // The log level rides on the request's envelope.
+    expect(notifications).toHaveLength(2);
+    expect(JSON.stringify(notifications)).toContain(`calling upstream with ${REDACTED}`);
+    expect(leaksIn(JSON.stringify(notifications))).toEqual([]);
   });
 
   it('leaves a call that is vended nothing as it was', async () => {
