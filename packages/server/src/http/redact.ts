@@ -39,7 +39,14 @@ const ANY_TOKEN = new RegExp(TOKEN_PATTERNS.map(([pattern]) => pattern.source).j
  */
 export const MIN_SECRET_LENGTH = 8;
 
-/** The forms a leak of `value` would take, longest first: see {@link Redactor.addVended}. */
+/**
+ * The forms a leak of `value` would take, longest first, each at least
+ * {@link MIN_SECRET_LENGTH} long: see {@link Redactor.addVended}.
+ *
+ * @example
+ * leakForms('key/with+chars');
+ * // ['key%2Fwith%2Bchars', 'a2V5L3dpdGgrY2hhcn', 'tleS93aXRoK2NoYXJz', 'rZXkvd2l0aCtjaGFyc', 'key/with+chars']
+ */
 export function leakForms(value: string): string[] {
   const forms = new Set([value, encodeURIComponent(value), JSON.stringify(value).slice(1, -1)]);
   const bytes = Buffer.from(value, 'utf8');
