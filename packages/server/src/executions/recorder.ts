@@ -6,7 +6,7 @@ import type {
   GatewayDatabase,
 } from '../db/index.js';
 import type { ServerLogger } from '../http/logger.js';
-import { redactArguments } from './redact-arguments.js';
+import { redactArguments, redactError } from './redact-arguments.js';
 
 /** How a tool call's approval was decided, as the execution record keeps it. */
 export type ApprovalDecision = 'approved' | 'declined' | 'cancelled' | 'expired';
@@ -167,7 +167,16 @@ const COLUMNS = [
   'arguments',
   'error',
 ] as const satisfies readonly (keyof Row)[];
-const UPDATED = ['duration_ms', 'outcome', 'approval', 'approved_by', 'error'] as const;
+// `arguments` too: a call's last write masks the values it was vended (mcp/call-redaction.ts),
+// which its first write, stored before the tool ran, could not know.
+const UPDATED = [
+  'duration_ms',
+  'outcome',
+  'approval',
+  'approved_by',
+  'arguments',
+  'error',
+] as const;
 const upsertSql = new Map<string, string>();
 
 /**
@@ -225,6 +234,6 @@ function toRow(record: ExecutionRecord): Row {
     approval: record.approval ?? null,
     approved_by: record.approvedBy ?? null,
     arguments: JSON.stringify(redactArguments(record.arguments ?? {})),
-    error: record.error ?? null,
+    error: record.error === undefined ? null : redactError(record.error, record.arguments),
   };
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { isSensitiveKey, redactArguments } from './redact-arguments.js';
+import { generateToken } from '../secrets/index.js';
+import { isSensitiveKey, redactArguments, redactError } from './redact-arguments.js';
 
 describe('redactArguments', () => {
   it('hides values of fields named like secrets, however they are spelled', () => {
@@ -55,5 +56,22 @@ describe('redactArguments', () => {
       list: Array.from({ length: 150 }, () => 1),
     });
     expect(JSON.stringify(out).length).toBeLessThan(2000);
+  });
+});
+
+describe('redactError', () => {
+  it('masks argument values the record hides, so an error cannot repeat them (issue 14)', () => {
+    const token = generateToken('cli');
+    const args = { provider: 'github', apiKey: 'plain-long-key-value', nested: { t: token } };
+    expect(redactArguments(args)).toEqual({
+      provider: 'github',
+      apiKey: '[redacted]',
+      nested: { t: '[redacted]' },
+    });
+    expect(redactError('No credential for plain-long-key-value', args)).toBe(
+      'No credential for [redacted]',
+    );
+    expect(redactError(`bad ${token} here`, args)).toBe('bad [redacted] here');
+    expect(redactError('No credential for github', args)).toBe('No credential for github');
   });
 });

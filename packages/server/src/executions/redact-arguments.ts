@@ -1,4 +1,4 @@
-import { REDACTED } from '../http/redact.js';
+import { MIN_SECRET_LENGTH, REDACTED } from '../http/redact.js';
 import { looksLikeToken } from '../secrets/index.js';
 
 /** Words that make a field name sensitive wherever they appear in it (`client_secret`, `accessToken`). */
@@ -52,4 +52,42 @@ export function redactArguments(value: unknown, depth = 0): unknown {
         : redactArguments(item, depth + 1);
   }
   return out;
+}
+
+/**
+ * `error` with every argument value that {@link redactArguments} hides masked in it: an error
+ * that quotes an argument (`No credential for <the apiKey argument>`) must not undo the
+ * redaction of the arguments beside it. Values shorter than `MIN_SECRET_LENGTH` stay, as
+ * everywhere.
+ *
+ * @example
+ * redactError('bad key hunter2-long', { apiKey: 'hunter2-long' }); // 'bad key [redacted]'
+ */
+export function redactError(error: string, args: unknown): string {
+  let out = error;
+  const hidden = hiddenValues(args, 0, false, []).sort((a, b) => b.length - a.length);
+  for (const secret of hidden) {
+    if (out.includes(secret)) out = out.split(secret).join(REDACTED);
+  }
+  return out;
+}
+
+/** The strings {@link redactArguments} replaces, added to `found`. */
+function hiddenValues(
+  value: unknown,
+  depth: number,
+  sensitive: boolean,
+  found: string[],
+): string[] {
+  if (typeof value === 'string') {
+    if (value.length >= MIN_SECRET_LENGTH && (sensitive || looksLikeToken(value)))
+      found.push(value);
+  } else if (Array.isArray(value) && depth < MAX_DEPTH) {
+    for (const item of value) hiddenValues(item, depth + 1, sensitive, found);
+  } else if (value !== null && typeof value === 'object' && depth < MAX_DEPTH) {
+    for (const [key, item] of Object.entries(value)) {
+      hiddenValues(item, depth + 1, sensitive || isSensitiveKey(key), found);
+    }
+  }
+  return found;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { REDACTED, Redactor } from './redact.js';
+import { leakForms, MIN_SECRET_LENGTH, REDACTED, Redactor } from './redact.js';
 
 describe('Redactor', () => {
   const secret = 's3cr3t-value-of-the-server';
@@ -106,5 +106,96 @@ describe('Redactor', () => {
       }
     }
     expect(redactor.value(new Holder())).toEqual({ apiKey: REDACTED, label: 'kept' });
+  });
+});
+
+describe('Redactor.child: the values vended to one tool call', () => {
+  const server = new Redactor(['configured-server-secret']);
+  const vended = 'k3y-V4lue+of/the=user?&';
+
+  function callRedactor(): Redactor {
+    const call = server.child();
+    call.addVended(vended);
+    return call;
+  }
+
+  it('masks the vended value, and the parent still masks only its own', () => {
+    const call = callRedactor();
+    expect(call.text(`key=${vended}; configured-server-secret`)).toBe(
+      `key=${REDACTED}; ${REDACTED}`,
+    );
+    expect(server.text(`key ${vended}`)).toBe(`key ${vended}`);
+  });
+
+  it('masks the value base64-encoded, alone or inside longer base64 at any offset', () => {
+    const call = callRedactor();
+    for (const prefix of ['', 'u:', 'us:', 'user:']) {
+      for (const suffix of ['', '!', '!!', '!!!']) {
+        const text = `${prefix}${vended}${suffix}`;
+        for (const encoding of ['base64', 'base64url'] as const) {
+          const encoded = Buffer.from(text).toString(encoding);
+          const masked = call.text(`Basic ${encoded}`.replace('Basic ', 'creds '));
+          expect(masked).toContain(REDACTED);
+          // What is left cannot be decoded back to the value.
+          expect(Buffer.from(masked.slice(6), encoding).toString()).not.toContain(vended);
+        }
+      }
+    }
+  });
+
+  it('masks the value URL-encoded and JSON-escaped', () => {
+    const quoted = 'va"lue\\with-quotes';
+    const call = server.child();
+    call.addVended(vended);
+    call.addVended(quoted);
+    expect(call.text(`https://api.example.test/?key=${encodeURIComponent(vended)}&x=1`)).toBe(
+      `https://api.example.test/?key=${REDACTED}&x=1`,
+    );
+    expect(call.text(JSON.stringify({ note: `it is ${quoted}` }))).toBe(
+      `{"note":"it is ${REDACTED}"}`,
+    );
+  });
+
+  it('masks inside nested values and object keys, at any depth, copying what it changes', () => {
+    const call = callRedactor();
+    let deep: unknown = { leaf: `x${vended}x` };
+    for (let level = 0; level < 20; level += 1) deep = { level: [deep] };
+    const input = { [vended]: 1, list: [{ note: `the key is ${vended}` }], deep };
+    const masked = JSON.stringify(call.value(input));
+    expect(masked).not.toContain(vended);
+    expect(JSON.stringify(call.deepLiterals(input))).not.toContain(vended);
+    expect(JSON.stringify(input)).toContain(vended);
+  });
+
+  it('masks only literal values in literals(), leaving token shapes and field names alone', () => {
+    const call = callRedactor();
+    const result = { nextPageToken: 'page-2-of-many', id: 'ghp_0123456789abcdefghijKLMN' };
+    expect(call.deepLiterals(result)).toBe(result);
+    expect(call.deepLiterals({ ...result, echo: vended })).toEqual({ ...result, echo: REDACTED });
+    expect(call.literals('configured-server-secret')).toBe(REDACTED);
+  });
+
+  it(`ignores values shorter than ${MIN_SECRET_LENGTH} characters, in every form`, () => {
+    const call = server.child();
+    call.addVended('abc1234');
+    expect(call.text('abc1234 YWJjMTIzNA==')).toBe('abc1234 YWJjMTIzNA==');
+    expect(leakForms('abc12345').every((form) => form.length >= MIN_SECRET_LENGTH)).toBe(true);
+  });
+
+  it('masks in time linear in the text', () => {
+    const call = callRedactor();
+    const best = (size: number) => {
+      const text = `${'a'.repeat(size)}${vended}`;
+      let fastest = Number.POSITIVE_INFINITY;
+      for (let run = 0; run < 5; run += 1) {
+        const start = performance.now();
+        call.text(text);
+        fastest = Math.min(fastest, performance.now() - start);
+      }
+      return fastest;
+    };
+    best(50_000);
+    // 16 times the text: a quadratic scan would take 256 times as long; allow for a busy machine.
+    expect(best(800_000)).toBeLessThan(best(50_000) * 80 + 5);
   });
 });

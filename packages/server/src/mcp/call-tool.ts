@@ -23,6 +23,7 @@ import { type ExecutionRecord, newExecutionId } from '../executions/index.js';
 import type { ServerLogger } from '../http/logger.js';
 import type { MountedTool } from '../registry/index.js';
 import { authRequiredMessage } from './auth-hint.js';
+import { CallRedaction } from './call-redaction.js';
 import type { CallSite } from './call-site.js';
 import { ELICIT_KEY, type PendingSlot, toAnswer } from './elicitation.js';
 import { Elicitor } from './elicitor.js';
@@ -96,13 +97,15 @@ export async function callTool(
   const startedAt = round ? new Date(round.state.startedAt) : new Date();
   const elapsed = () => Date.now() - startedAt.getTime();
   let elicitor: Elicitor | undefined;
+  // Every value vended to this call is masked in everything the call lets out.
+  const redaction = new CallRedaction(services.redactor);
   const record = (end: Partial<ExecutionRecord>) =>
     services.executions.write({
       id: executionId,
       userId: subject,
       toolPath: tool.path,
       startedAt,
-      arguments: args,
+      arguments: redaction.data(args),
       ...end,
     });
   const decision = (): Partial<ExecutionRecord> => {
@@ -114,7 +117,7 @@ export async function callTool(
       outcome,
       durationMs: elapsed(),
       ...decision(),
-      ...(error === undefined ? {} : { error }),
+      ...(error === undefined ? {} : { error: redaction.text(error) }),
     });
     return result;
   };
@@ -152,7 +155,7 @@ export async function callTool(
   const onClientGone = () => controller.abort(new Stopped('cancelled'));
   if (ctx.mcpReq.signal.aborted) onClientGone();
   ctx.mcpReq.signal.addEventListener('abort', onClientGone, { once: true });
-  const progress = new ProgressReporter(ctx, services.redactor.text.bind(services.redactor));
+  const progress = new ProgressReporter(ctx, redaction.text);
   const release = releaseStreamLater(runtime, ctx);
   const pending: PendingSlot = { current: undefined };
   elicitor = new Elicitor({
@@ -176,6 +179,7 @@ export async function callTool(
   // Made on first use: most tools never sample.
   let sampler: Sampler | undefined;
   const sample = (request: SampleRequest) => {
+    const asked = redaction.data(request);
     sampler ??= new Sampler({
       runtime,
       site,
@@ -187,8 +191,9 @@ export async function callTool(
       signal: controller.signal,
       pending,
     });
-    return sampler.sample(request);
+    return sampler.sample(asked);
   };
+  const { elicit } = elicitor;
   const ask = () =>
     askClient(runtime, site, tool, args, {
       executionId,
@@ -202,14 +207,14 @@ export async function callTool(
     userId: subject,
     role,
     // A plugin that is gone meanwhile declares nothing, so it gets nothing.
-    auth: services.tokens.resolverFor(subject, {
-      id: tool.pluginId,
-      authProviders: services.plugins.plugin(tool.pluginId)?.authProviders ?? [],
-    }),
-    elicit: elicitor.elicit,
-    logger: lazyLogger(() =>
-      toolLogger(toolLog(), site, tool, ctx, services.redactor.value.bind(services.redactor)),
+    auth: redaction.watch(
+      services.tokens.resolverFor(subject, {
+        id: tool.pluginId,
+        authProviders: services.plugins.plugin(tool.pluginId)?.authProviders ?? [],
+      }),
     ),
+    elicit: (request) => elicit(redaction.data(request)),
+    logger: lazyLogger(() => toolLogger(toolLog(), site, tool, ctx, redaction)),
   };
 
   try {
@@ -226,7 +231,7 @@ export async function callTool(
     const checked = await validateToolOutput(tool.tool, output);
     if (!checked.success) {
       toolLog().error('tool output does not match its output schema', {
-        issues: formatIssues(checked.issues),
+        issues: redaction.text(formatIssues(checked.issues)),
       });
       return finish(
         'error',
@@ -236,7 +241,11 @@ export async function callTool(
         'Output does not match the output schema',
       );
     }
-    return finish('ok', renderOutput(checked.data, index.structured.has(params.name)));
+    // Masked for the client too: a prompt-injected model could ask a tool to echo its key.
+    return finish(
+      'ok',
+      redaction.data(renderOutput(checked.data, index.structured.has(params.name))),
+    );
   } catch (error) {
     // The handler asked something (it may have caught the stop signal and thrown another error).
     if (pending.current !== undefined) return await ask();
@@ -255,24 +264,31 @@ export async function callTool(
         'Cancelled by the client',
       );
     }
-    if (ApprovalDeniedError.isInstance(error))
-      return finish('denied', errorResult(error.message), error.message);
-    if (ToolError.isInstance(error))
-      return finish('error', errorResult(error.message), error.message);
+    if (ApprovalDeniedError.isInstance(error)) {
+      const message = redaction.message(error.message);
+      return finish('denied', errorResult(message), message);
+    }
+    if (ToolError.isInstance(error)) {
+      const message = redaction.message(error.message);
+      return finish('error', errorResult(message), message);
+    }
     if (UndeclaredProviderError.isInstance(error)) {
       // A bug in the plugin, not the user's to fix: the log tells the operator too.
       // The message, not error.provider: it leaves out a value that is no provider id.
       toolLog().warn('tool asked for a credential its plugin does not declare', {
-        reason: error.message,
+        reason: redaction.text(error.message),
       });
-      return finish('error', errorResult(error.message), error.message);
+      const message = redaction.message(error.message);
+      return finish('error', errorResult(message), message);
     }
     if (AuthRequiredError.isInstance(error)) {
-      const message = authRequiredMessage(error, services.baseUrl);
+      const message = redaction.message(authRequiredMessage(error, services.baseUrl));
       return finish('error', errorResult(message), `No credential for ${error.provider}`);
     }
     toolLog().error('tool failed', {
-      error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+      error: redaction.text(
+        error instanceof Error ? (error.stack ?? error.message) : String(error),
+      ),
     });
     return finish(
       'error',

@@ -4,47 +4,62 @@ import {
   type LoggingLevel,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import type { ServerLogger } from '../http/logger.js';
+import type { LogLevel, ServerLogger } from '../http/logger.js';
 import type { MountedTool } from '../registry/index.js';
+import type { CallRedaction } from './call-redaction.js';
 import type { CallSite } from './call-site.js';
 import { asLogLevel, passes } from './log-levels.js';
 
 /**
  * `ctx.logger`: lines go to the server log with tool, execution and user attached; a client that
  * asked for log messages (`logging/setLevel` on a 2025 session, the log-level envelope key on
- * 2026-07-28) also receives them, secrets redacted.
+ * 2026-07-28) also receives them. Both are masked by the call's redaction: the server's secrets
+ * and token shapes, and every value vended to the call so far.
  */
 export function toolLogger(
   log: ServerLogger,
   site: CallSite,
   tool: MountedTool,
   ctx: ServerContext,
-  redact: (value: unknown) => unknown,
+  redaction: CallRedaction,
 ): Logger {
   const threshold = clientLogLevel(site, ctx);
+  const write = (level: LogLevel, message: string, fields?: Record<string, unknown>) => {
+    // The server log masks its own secrets; a vended value only this call knows.
+    if (!redaction.vended) {
+      log.log(level, message, fields);
+      return;
+    }
+    const masked = redaction.value(fields);
+    log.log(level, redaction.text(message), isRecord(masked) ? masked : undefined);
+  };
   const forward = (level: LoggingLevel, message: string, fields?: Record<string, unknown>) => {
     if (threshold === undefined || !passes(level, threshold)) return;
     void ctx.mcpReq
       .notify({
         method: 'notifications/message',
-        params: { level, logger: tool.path, data: redact({ message, ...fields }) },
+        params: { level, logger: tool.path, data: redaction.value({ message, ...fields }) },
       })
       .catch(() => {});
   };
   return {
     info: (message, fields) => {
-      log.info(message, fields);
+      write('info', message, fields);
       forward('info', message, fields);
     },
     warn: (message, fields) => {
-      log.warn(message, fields);
+      write('warn', message, fields);
       forward('warning', message, fields);
     },
     error: (message, fields) => {
-      log.error(message, fields);
+      write('error', message, fields);
       forward('error', message, fields);
     },
   };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** A logger made by `make` when a line is first logged. */
