@@ -139,9 +139,16 @@ describe('values vended to a tool are masked in everything the call lets out', (
         { type: 'text', text: expect.stringContaining(`The key ${REDACTED} was revoked.`) },
       ],
     });
+    // A key passed as a provider id is no declared provider (issue 14, item 1): refused, and the
+    // refusal's echo of it masked.
     expect(keyAsProvider).toMatchObject({
       isError: true,
-      content: [{ type: 'text', text: expect.stringContaining(`No credential for "${REDACTED}"`) }],
+      content: [
+        {
+          type: 'text',
+          text: expect.stringContaining(`asked for a credential of "${REDACTED}"`),
+        },
+      ],
     });
     expect(asked).toMatchObject({ content: [{ type: 'text', text: '{"approved":true}' }] });
     expect(structured).toMatchObject({
