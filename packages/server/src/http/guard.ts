@@ -1,4 +1,4 @@
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import type { AppEnv } from './app-env.js';
 import { errorResponse, HttpError } from './errors.js';
 import { limitBody } from './request-body.js';
@@ -101,17 +101,15 @@ function hostName(host: string): string {
  * app.use('*', requestGuard({ audience: () => audience, maxBodyBytes: 1024 * 1024 }));
  */
 export function requestGuard(options: GuardOptions): MiddlewareHandler<AppEnv> {
-  const limit = limitBody({
-    maxSize: options.maxBodyBytes,
-    onError: (c) =>
-      errorResponse(
-        c,
-        new HttpError(
-          'payload_too_large',
-          `The body is larger than the limit of ${options.maxBodyBytes} bytes`,
-        ),
+  const tooLarge = (c: Context) =>
+    errorResponse(
+      c,
+      new HttpError(
+        'payload_too_large',
+        `The body is larger than the limit of ${options.maxBodyBytes} bytes`,
       ),
-  });
+    );
+  const limit = limitBody({ maxSize: options.maxBodyBytes, onError: tooLarge });
   return async (c, next) => {
     const audience = options.audience();
     const host = c.req.header('host') ?? new URL(c.req.url).host;
@@ -139,13 +137,22 @@ export function requestGuard(options: GuardOptions): MiddlewareHandler<AppEnv> {
         return nosniff(errorResponse(c, new HttpError('forbidden', refusal)));
       }
     }
-    if (c.req.raw.body === null) await next();
-    else {
-      // Answers 413 itself (without calling next) when the body is over the limit.
-      const tooLarge = await limit(c, next);
-      if (tooLarge instanceof Response) c.res = tooLarge;
-    }
-    c.res = nosniff(c.res);
+    // Decided from the headers: touching `c.req.raw.body` would make the Node adapter build a
+    // full Request and a web stream for every request, the MCP endpoint's included.
+    const declared = c.req.header('content-length');
+    if (declared !== undefined && c.req.header('transfer-encoding') === undefined) {
+      // The HTTP server holds the client to its Content-Length: checking it is enough.
+      if (Number(declared) > options.maxBodyBytes) return nosniff(tooLarge(c));
+      await next();
+    } else if (c.req.header('transfer-encoding') !== undefined || inProcessBody(c)) {
+      // Answers 413 itself (without calling next) once a streamed body passes the limit.
+      const refused = await limit(c, next);
+      if (refused instanceof Response) c.res = refused;
+    } else await next();
+    // Set in place: assigning `c.res` again would make Hono copy the response, body and all,
+    // which costs the Node adapter its fast path for every answer.
+    const answer = nosniff(c.res);
+    if (answer !== c.res) c.res = answer;
   };
 }
 
@@ -166,6 +173,16 @@ function originRefusal(
     return 'A request signed in by cookie must come from a Gateway page (no Origin header was sent)';
   }
   return undefined;
+}
+
+/**
+ * Whether a request handed over in process (`gateway.fetch()`, which carries no Content-Length)
+ * has a body. From the network, HTTP says a request without Content-Length or
+ * Transfer-Encoding has none.
+ */
+function inProcessBody(c: Context): boolean {
+  const fromNetwork = typeof c.env === 'object' && c.env !== null && 'incoming' in c.env;
+  return !fromNetwork && c.req.raw.body !== null;
 }
 
 function nosniff(response: Response): Response {
