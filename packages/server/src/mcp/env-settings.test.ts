@@ -1,17 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createTestGateway } from '../testing/test-gateway.js';
-import { connectV2, startMcpGateway } from './testing/mcp-test-kit.js';
-
-const INITIALIZE = {
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'initialize',
-  params: {
-    protocolVersion: '2025-11-25',
-    capabilities: {},
-    clientInfo: { name: 'raw', version: '1' },
-  },
-};
+import { connectV2, INITIALIZE, startMcpGateway } from './testing/mcp-test-kit.js';
 
 // `gateway-server` is configured by its environment alone: the MCP settings must be reachable
 // from there, with `createGateway({ mcp })` still beating them.

@@ -5,18 +5,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { deleteEndpoint } from '../mcp-endpoints/index.js';
-import { connectV1, connectV2, startMcpGateway } from './testing/mcp-test-kit.js';
-
-const INITIALIZE = {
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'initialize',
-  params: {
-    protocolVersion: '2025-11-25',
-    capabilities: {},
-    clientInfo: { name: 'raw', version: '1' },
-  },
-};
+import { connectV1, connectV2, INITIALIZE, startMcpGateway } from './testing/mcp-test-kit.js';
 
 function post(url: string, body: unknown, headers: Record<string, string> = {}) {
   return fetch(url, {

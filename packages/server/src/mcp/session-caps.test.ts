@@ -1,20 +1,9 @@
 import { describe, expect, it, vi } from 'vitest';
 import { createTestGateway } from '../testing/test-gateway.js';
 import { SessionOwners } from './session-owners.js';
-import { connectV1, startMcpGateway } from './testing/mcp-test-kit.js';
+import { connectV1, INITIALIZE, startMcpGateway } from './testing/mcp-test-kit.js';
 
 // Issue 13, item 6: one member opening 10,000 sessions made everyone else's answer 404.
-
-const INITIALIZE = {
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'initialize',
-  params: {
-    protocolVersion: '2025-11-25',
-    capabilities: {},
-    clientInfo: { name: 'raw', version: '1' },
-  },
-};
 
 function post(url: string, token: string, body: unknown, headers: Record<string, string> = {}) {
   return fetch(`${url}/mcp`, {

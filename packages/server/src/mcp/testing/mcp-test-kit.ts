@@ -172,3 +172,15 @@ export async function connectV2(
   onTestFinished(() => client.close());
   return client;
 }
+
+/** A raw 2025-11-25 `initialize` request, for tests that post to `/mcp` without a client. */
+export const INITIALIZE = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: {
+    protocolVersion: '2025-11-25',
+    capabilities: {},
+    clientInfo: { name: 'raw', version: '1' },
+  },
+};
