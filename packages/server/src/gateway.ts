@@ -201,6 +201,13 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
     }),
     signup,
   };
+  try {
+    // Before any call is served: the records of calls a killed gateway answered.
+    await core.executions.recover();
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
   // One object, so the addresses start() learns reach sign-in and token vending too.
   const auth = createGatewayAuth(core, { authSecret, previousAuthSecrets });
   const services: GatewayServices = Object.assign(core, {

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { Kysely, sql } from 'kysely';
 import { isPostgresUrl, openPostgresDialect } from './postgres.js';
 import type { DatabaseSchema } from './schema.js';
-import { openSqlite } from './sqlite.js';
+import { openSqlite, type RunNow, SQLITE_MEMORY } from './sqlite.js';
 
 /** Which database engine a {@link GatewayDatabase} talks to. */
 export type DatabaseDialect = 'sqlite' | 'postgres';
@@ -30,6 +30,13 @@ export interface GatewayDatabase {
    * `SqliteChangeMark.refresh` in db/sqlite.ts); a request handed over in-process does not.
    */
   refreshChangeMark(fromNetwork: boolean): void;
+  /**
+   * SQLite only: runs synchronous work on the connection when nothing holds it (see `RunNow` in
+   * db/sqlite.ts). The execution recorder commits through it without a trip through kysely.
+   */
+  runNow?: RunNow;
+  /** SQLite only: the database file (unset for `:memory:`). */
+  file?: string;
   /** Closes the file or the pool. Safe to call more than once. */
   close(): Promise<void>;
 }
@@ -77,7 +84,15 @@ export async function openDatabase(
     await close();
     throw error;
   }
-  return { db, dialect, changeMark, refreshChangeMark, close };
+  return {
+    db,
+    dialect,
+    changeMark,
+    refreshChangeMark,
+    ...(sqlite === undefined ? {} : { runNow: sqlite.runNow }),
+    ...(sqlite === undefined || target === SQLITE_MEMORY ? {} : { file: target }),
+    close,
+  };
 }
 
 function rejectOtherUrlSchemes(target: string): void {

@@ -17,7 +17,16 @@ export interface OpenedSqlite {
   dialect: SqliteDialect;
   changeMark: () => string;
   refreshChangeMark: (fromNetwork: boolean) => void;
+  runNow: RunNow;
 }
+
+/**
+ * Runs `work` on the connection at once, synchronously, when nothing else holds it: no
+ * transaction is open on it (kysely's transactions span awaits) and no statement is being
+ * iterated. Answers false, having done nothing, when something does. Statements run this way
+ * bypass kysely and the change mark: only writes no cached lookup reads belong here.
+ */
+export type RunNow = (work: (connection: Database.Database) => void) => boolean;
 
 /**
  * Opens a SQLite file (creating it, mode 0600, and its directory) and returns a kysely dialect
@@ -47,12 +56,25 @@ export function openSqlite(path: string): OpenedSqlite {
     throw error;
   }
   const mark = new SqliteChangeMark(database);
+  const runNow: RunNow = (work) => {
+    if (database.inTransaction) return false;
+    try {
+      work(database);
+      return true;
+    } catch (error) {
+      // A statement being iterated holds the connection: better-sqlite3 refuses any other
+      // statement before it runs, so nothing was done.
+      if (error instanceof TypeError && /busy/i.test(error.message)) return false;
+      throw error;
+    }
+  };
   return {
     dialect: new TransactionalDdlSqliteDialect({
       database: withPortableParameters(database, mark),
     }),
     changeMark: () => mark.read(),
     refreshChangeMark: (fromNetwork) => mark.refresh(fromNetwork),
+    runNow,
   };
 }
 
@@ -60,13 +82,14 @@ export function openSqlite(path: string): OpenedSqlite {
 const SHARED_REFRESH_MS = 5;
 
 /**
- * Writes that no cached lookup reads: execution records (and the `synchronous` setting their
- * batches are written with), and the `last_used_at` of a token (written at most once a minute
+ * Writes that no cached lookup reads: execution records (the recorder stores them through
+ * `runNow`, which no mark sees; the sweeper of abandoned calls closes them through kysely), and
+ * the `last_used_at` of a token (written at most once a minute
  * per token). They leave the change mark as it is, or a busy gateway would forget its cached
  * tokens and roles after every batch of execution records.
  */
 const UNMARKED_WRITE =
-  /^(?:insert into "executions"|update "executions"|pragma synchronous = (?:NORMAL|FULL)$|update "(?:mcp_endpoints|api_tokens)" set "last_used_at" = \? where "id" = \?$)/;
+  /^(?:insert into "executions"|update "executions"|update "(?:mcp_endpoints|api_tokens)" set "last_used_at" = \? where "id" = \?$)/;
 
 /**
  * Tells whether the database may have changed: a value that stays the same while no connection

@@ -1,11 +1,7 @@
-import { CompiledQuery, type Insertable, sql } from 'kysely';
-import type {
-  DatabaseDialect,
-  ExecutionOutcome,
-  ExecutionsTable,
-  GatewayDatabase,
-} from '../db/index.js';
+import type { ExecutionOutcome, GatewayDatabase } from '../db/index.js';
 import type { ServerLogger } from '../http/logger.js';
+import { ExecutionJournal } from './journal.js';
+import { type Row, rowStore } from './record-rows.js';
 import { redactArguments, redactError } from './redact-arguments.js';
 
 /** How a tool call's approval was decided, as the execution record keeps it. */
@@ -41,39 +37,63 @@ export interface ExecutionRecord {
 export interface ExecutionRecorderOptions {
   database: GatewayDatabase;
   logger: ServerLogger;
-  /** How long a write may wait to be batched with others. Default 50 ms. */
+  /** How long a {@link ExecutionRecorder.write} may wait to be batched with others. Default 50 ms. */
   flushIntervalMs?: number;
   /** Flush at once when this many records are queued. Default 500. */
   maxBatch?: number;
 }
 
-type Row = Insertable<ExecutionsTable>;
+/** The callers waiting for the records queued since the last batch was taken. */
+interface Waiters {
+  promise: Promise<void>;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
 
 /**
- * Writes execution records off the call path: `write()` only queues, and queued records are
- * stored in batches (one multi-row upsert per flush). A record written twice before a flush (a call
- * that started and finished within the window) costs one row write. A record without an outcome
- * never overwrites one that has it, so a late "still running" write from one instance cannot undo
- * the result another instance stored.
+ * Stores execution records in batches, one transaction each. Two ways in:
+ *
+ * - {@link commit} resolves once the record is durable: a call's answer waits for it, so no
+ *   answered call is without its record, even if the process is killed the next moment. On a
+ *   SQLite file the record is appended to a journal beside it (journal.ts), a few microseconds,
+ *   and stored with the next batch; a gateway that starts stores what a killed one left there
+ *   ({@link recover}). Elsewhere (PostgreSQL, an in-memory database) commits are grouped: those
+ *   made in one turn of the event loop, and all made while a batch is being stored, are stored
+ *   together, so a busy gateway does not pay a transaction per call.
+ * - {@link write} only queues (a call's "still running" states): queued records go with the next
+ *   batch, every `flushIntervalMs`.
+ *
+ * A record queued twice before its batch (a call that started and finished in the window) costs
+ * one row. A record without an outcome never overwrites one that has it (record-rows.ts).
  *
  * @example
  * const recorder = new ExecutionRecorder({ database, logger });
+ * await recorder.recover();
  * recorder.write({ id, userId, toolPath, startedAt, arguments: args });
- * recorder.write({ id, userId, toolPath, startedAt, arguments: args, outcome: 'ok', durationMs: 12 });
- * await recorder.flush();
+ * await recorder.commit({ id, userId, toolPath, startedAt, arguments: args, outcome: 'ok', durationMs: 12 });
  */
 export class ExecutionRecorder {
-  readonly #database: GatewayDatabase;
+  readonly #store: (rows: Row[]) => Promise<void>;
+  readonly #journal: ExecutionJournal | undefined;
   readonly #logger: ServerLogger;
   readonly #interval: number;
   readonly #maxBatch: number;
-  #queue = new Map<string, ExecutionRecord>();
+  /** Records queued by `write` (made into rows when stored) and rows queued by `commit`. */
+  #queue = new Map<string, ExecutionRecord | Row>();
+  #waiters: Waiters | undefined;
   #timer: ReturnType<typeof setTimeout> | undefined;
+  #commitScheduled = false;
   #flushing: Promise<void> = Promise.resolve();
   #closed = false;
+  readonly #commitQueued = () => {
+    this.#commitScheduled = false;
+    void this.flush();
+  };
 
   constructor(options: ExecutionRecorderOptions) {
-    this.#database = options.database;
+    this.#store = rowStore(options.database);
+    const { file } = options.database;
+    this.#journal = file === undefined ? undefined : new ExecutionJournal(`${file}-executions`);
     this.#logger = options.logger;
     this.#interval = options.flushIntervalMs ?? 50;
     this.#maxBatch = options.maxBatch ?? 500;
@@ -85,37 +105,92 @@ export class ExecutionRecorder {
    */
   write(record: ExecutionRecord): void {
     if (this.#closed) return;
+    this.#enqueue(record);
+  }
+
+  #enqueue(record: ExecutionRecord | Row): void {
     this.#queue.set(record.id, record);
     if (this.#queue.size >= this.#maxBatch) {
       void this.flush();
-    } else if (this.#timer === undefined) {
+    } else if (this.#timer === undefined && this.#waiters === undefined) {
       this.#timer = setTimeout(() => void this.flush(), this.#interval);
       this.#timer.unref?.();
     }
   }
 
-  /** Stores everything queued so far; resolves when it is in the database. */
+  /**
+   * Stores a record, with everything else queued, and resolves once it is in the database.
+   *
+   * @throws (rejects) when the record cannot be stored: its answer must not be sent as if it were.
+   */
+  commit(record: ExecutionRecord): Promise<void> {
+    if (this.#closed) return Promise.reject(new Error('the execution recorder is closed'));
+    let row: Row;
+    try {
+      row = toRow(record);
+    } catch (error) {
+      this.#logger.error('execution record not stored', {
+        executionId: record.id,
+        error: error instanceof Error ? error.message : String(error),
+      });
+      return Promise.reject(error);
+    }
+    if (this.#journal !== undefined) {
+      try {
+        this.#journal.append(row);
+      } catch (error) {
+        this.#logger.error('execution record not stored', {
+          executionId: record.id,
+          error: error instanceof Error ? error.message : String(error),
+        });
+        return Promise.reject(error);
+      }
+      this.#enqueue(row);
+      return Promise.resolve();
+    }
+    this.#queue.set(record.id, row);
+    if (this.#waiters === undefined) {
+      let resolve: () => void = () => {};
+      let reject: (error: unknown) => void = () => {};
+      const promise = new Promise<void>((onStored, onFailed) => {
+        resolve = onStored;
+        reject = onFailed;
+      });
+      // Every caller awaits it; this keeps a failed batch from also counting as unhandled.
+      promise.catch(() => {});
+      this.#waiters = { promise, resolve, reject };
+    }
+    if (!this.#commitScheduled) {
+      // At the end of this turn: calls answered in the same turn share the batch.
+      this.#commitScheduled = true;
+      setImmediate(this.#commitQueued);
+    }
+    return this.#waiters.promise;
+  }
+
+  /**
+   * Stores everything queued by the time the batches before it are stored; resolves when it is
+   * in the database (or failed, which is logged; `commit` callers see the failure).
+   */
   flush(): Promise<void> {
     if (this.#timer !== undefined) {
       clearTimeout(this.#timer);
       this.#timer = undefined;
     }
-    const batch: Row[] = [];
-    for (const record of this.#queue.values()) {
-      try {
-        batch.push(toRow(record));
-      } catch (error) {
-        // A record that cannot be written (an invalid date) must not take the batch with it.
-        this.#logger.error('execution record not stored', {
-          executionId: record.id,
-          error: error instanceof Error ? error.message : String(error),
-        });
-      }
-    }
-    this.#queue = new Map();
-    // Batches are stored one after another, so a later state never lands before an earlier one.
-    this.#flushing = this.#flushing.then(() => (batch.length > 0 ? this.#store(batch) : undefined));
+    // The batch is taken when its turn comes, not now: commits made while a batch is being
+    // stored all go in the next one.
+    this.#flushing = this.#flushing.then(() => this.#storeQueued());
     return this.#flushing;
+  }
+
+  /**
+   * Stores the records a gateway that was killed left in the journal (SQLite files only); run
+   * once at start, before calls are served. Answers how many it stored.
+   */
+  async recover(): Promise<number> {
+    const stored = (await this.#journal?.recover(this.#store)) ?? 0;
+    if (stored > 0) this.#logger.info('execution records recovered from the journal', { stored });
+    return stored;
   }
 
   /** Flushes and stops taking records (the gateway is stopping). */
@@ -124,103 +199,54 @@ export class ExecutionRecorder {
     this.#closed = true;
   }
 
-  async #store(rows: Row[]): Promise<void> {
-    try {
-      if (this.#database.dialect === 'sqlite') {
-        await this.#database.db.connection().execute(async (connection) => {
-          // The connection is held: nothing else runs between the pragmas, so every other commit
-          // stays synced (sqlite.ts). In WAL mode a NORMAL commit is not fsynced until the next
-          // synced commit or checkpoint: a power cut (not a crash of the process) may lose the
-          // last records, as it would lose those still queued. Syncing each batch held the event
-          // loop for 1 to 3 ms.
-          await sql`pragma synchronous = NORMAL`.execute(connection);
-          try {
-            await connection.transaction().execute(async (transaction) => {
-              for (const chunk of sqliteChunks(rows))
-                await transaction.executeQuery(upsertQuery('sqlite', chunk));
-            });
-          } finally {
-            await sql`pragma synchronous = FULL`.execute(connection);
-          }
-        });
-      } else {
-        await this.#database.db.executeQuery(upsertQuery('postgres', rows));
+  async #storeQueued(): Promise<void> {
+    if (this.#queue.size === 0) return;
+    const waiters = this.#waiters;
+    const batch: Row[] = [];
+    for (const queued of this.#queue.values()) {
+      if (isRow(queued)) {
+        batch.push(queued);
+        continue;
       }
+      try {
+        batch.push(toRow(queued));
+      } catch (error) {
+        // A record that cannot be written (an invalid date) must not take the batch with it.
+        this.#logger.error('execution record not stored', {
+          executionId: queued.id,
+          error: error instanceof Error ? error.message : String(error),
+        });
+      }
+    }
+    this.#queue = new Map();
+    this.#waiters = undefined;
+    const segment = this.#journal?.rotate();
+    try {
+      if (batch.length > 0) await this.#store(batch);
+      waiters?.resolve();
     } catch (error) {
+      // A journal segment stays, for the next gateway to start on this database to store.
       this.#logger.error('execution records not stored', {
-        count: rows.length,
+        count: batch.length,
+        error: error instanceof Error ? error.message : String(error),
+      });
+      waiters?.reject(error);
+      return;
+    }
+    if (segment === undefined) return;
+    try {
+      this.#journal?.remove(segment);
+    } catch (error) {
+      // Stored all the same; a recovery later stores it again, which changes nothing.
+      this.#logger.warn('execution journal segment not removed', {
         error: error instanceof Error ? error.message : String(error),
       });
     }
   }
 }
 
-const COLUMNS = [
-  'id',
-  'user_id',
-  'tool_path',
-  'started_at',
-  'duration_ms',
-  'outcome',
-  'approval',
-  'approved_by',
-  'arguments',
-  'error',
-] as const satisfies readonly (keyof Row)[];
-// `arguments` too: a call's last write masks the values it was vended (mcp/call-redaction.ts),
-// which its first write, stored before the tool ran, could not know.
-const UPDATED = [
-  'duration_ms',
-  'outcome',
-  'approval',
-  'approved_by',
-  'arguments',
-  'error',
-] as const;
-const upsertSql = new Map<string, string>();
-
-/**
- * Rows per statement on SQLite, largest first. SQLite prepares each statement it runs, and the
- * gateway keeps statements prepared (db/sqlite.ts); a statement per batch size was prepared anew
- * for most batches (~3 µs a record), where these few sizes are prepared once.
- */
-const SQLITE_CHUNK_SIZES = [32, 8, 2, 1];
-
-/** `rows` in chunks of {@link SQLITE_CHUNK_SIZES}: 45 rows as 32, 8, 2, 2 and 1. */
-function sqliteChunks(rows: Row[]): Row[][] {
-  const chunks: Row[][] = [];
-  let at = 0;
-  for (const size of SQLITE_CHUNK_SIZES) {
-    while (rows.length - at >= size) {
-      chunks.push(rows.slice(at, at + size));
-      at += size;
-    }
-  }
-  return chunks;
-}
-
-/**
- * One multi-row upsert of `rows`, in which a record never loses the outcome it has. Its SQL is
- * written once per dialect and number of rows: kysely's builder spent ~8 µs a record building and
- * compiling a 50-row insert, more than SQLite spends storing it.
- */
-function upsertQuery(dialect: DatabaseDialect, rows: Row[]): CompiledQuery {
-  const key = `${dialect}:${rows.length}`;
-  let text = upsertSql.get(key);
-  if (text === undefined) {
-    let next = 0;
-    const placeholder = dialect === 'postgres' ? () => `$${++next}` : () => '?';
-    const tuples = rows.map(() => `(${COLUMNS.map(placeholder).join(', ')})`);
-    text =
-      `insert into "executions" (${COLUMNS.map((column) => `"${column}"`).join(', ')}) values ` +
-      `${tuples.join(', ')} on conflict ("id") do update set ` +
-      `${UPDATED.map((column) => `"${column}" = "excluded"."${column}"`).join(', ')} ` +
-      'where "executions"."outcome" is null';
-    upsertSql.set(key, text);
-  }
-  const parameters: unknown[] = [];
-  for (const row of rows) for (const column of COLUMNS) parameters.push(row[column] ?? null);
-  return CompiledQuery.raw(text, parameters);
+function isRow(queued: ExecutionRecord | Row): queued is Row {
+  return 'user_id' in queued;
 }
 
 function toRow(record: ExecutionRecord): Row {

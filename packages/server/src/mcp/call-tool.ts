@@ -79,16 +79,19 @@ export async function callTool(
   const tool = index.byName.get(params.name);
   const args = params.arguments ?? {};
   if (tool === undefined) {
-    services.executions.write({
-      id: newExecutionId(),
-      userId: subject,
-      toolPath: params.name.slice(0, 200),
-      startedAt: new Date(),
-      arguments: args,
-      outcome: 'denied',
-      durationMs: 0,
-      error: 'No such tool for this caller',
-    });
+    // Committed like any answer; the answer is this error whether or not the record is stored.
+    await services.executions
+      .commit({
+        id: newExecutionId(),
+        userId: subject,
+        toolPath: params.name.slice(0, 200),
+        startedAt: new Date(),
+        arguments: args,
+        outcome: 'denied',
+        durationMs: 0,
+        error: 'No such tool for this caller',
+      })
+      .catch(() => {});
     throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${params.name} not found`);
   }
 
@@ -99,38 +102,56 @@ export async function callTool(
   let elicitor: Elicitor | undefined;
   // Every value vended to this call is masked in everything the call lets out.
   const redaction = new CallRedaction(services.redactor);
-  const record = (end: Partial<ExecutionRecord>) =>
-    services.executions.write({
-      id: executionId,
-      userId: subject,
-      toolPath: tool.path,
-      startedAt,
-      arguments: redaction.data(args),
-      ...end,
-    });
+  const stateOf = (end: Partial<ExecutionRecord>): ExecutionRecord => ({
+    id: executionId,
+    userId: subject,
+    toolPath: tool.path,
+    startedAt,
+    arguments: redaction.data(args),
+    ...end,
+  });
+  /** Queues a state of the call that needs no commit before anything is sent. */
+  const record = (end: Partial<ExecutionRecord>) => services.executions.write(stateOf(end));
+  /** Sends `result` only once the record of it is stored: no answer without its record. */
+  const settle = async <R extends CallToolResult | InputRequiredResult>(
+    end: Partial<ExecutionRecord>,
+    result: R,
+  ): Promise<R | CallToolResult> => {
+    try {
+      await services.executions.commit(stateOf(end));
+      return result;
+    } catch {
+      return errorResult(
+        `The gateway could not record this call of ${tool.path}, so its result is withheld. Execution id: ${executionId}; the gateway's log has the details.`,
+      );
+    }
+  };
   const decision = (): Partial<ExecutionRecord> => {
     const answer = elicitor?.lastAnswer;
     return answer === undefined ? {} : { approval: answer.decision, approvedBy: answer.by };
   };
-  const finish = (outcome: ExecutionOutcome, result: CallToolResult, error?: string) => {
-    record({
-      outcome,
-      durationMs: elapsed(),
-      ...decision(),
-      ...(error === undefined ? {} : { error: redaction.text(error) }),
-    });
-    return result;
-  };
+  const finish = (outcome: ExecutionOutcome, result: CallToolResult, error?: string) =>
+    settle(
+      {
+        outcome,
+        durationMs: elapsed(),
+        ...decision(),
+        ...(error === undefined ? {} : { error: redaction.text(error) }),
+      },
+      result,
+    );
   if (round?.late === true) {
     const seconds = formatSeconds(runtime.options.approvalTimeoutMs);
-    record({
-      outcome: 'timeout',
-      durationMs: elapsed(),
-      ...(round.state.kind === 'sampling' ? {} : { approval: 'expired' }),
-      error: 'Question not answered in time',
-    });
-    return errorResult(
-      `${tool.path} asked a question that was not answered within ${seconds} s, so the call was stopped and nothing more was done. Call the tool again to start over.`,
+    return settle(
+      {
+        outcome: 'timeout',
+        durationMs: elapsed(),
+        ...(round.state.kind === 'sampling' ? {} : { approval: 'expired' }),
+        error: 'Question not answered in time',
+      },
+      errorResult(
+        `${tool.path} asked a question that was not answered within ${seconds} s, so the call was stopped and nothing more was done. Call the tool again to start over.`,
+      ),
     );
   }
 
@@ -201,7 +222,7 @@ export async function callTool(
       pending,
       answers: elicitor?.answers ?? [],
       samples: sampler?.samples ?? round?.samples ?? [],
-      record: (end) => record({ durationMs: elapsed(), ...end }),
+      settle: (end, result) => settle({ durationMs: elapsed(), ...end }, result),
     });
   const pluginContext: PluginContext = {
     userId: subject,
@@ -384,8 +405,11 @@ interface RoundEnd {
   pending: PendingSlot;
   answers: readonly Answer[];
   samples: readonly SampleAnswer[];
-  /** Writes the execution record (still without an outcome). */
-  record: (end: Partial<ExecutionRecord>) => void;
+  /** Sends the result once the execution record (still without an outcome) is stored. */
+  settle: (
+    end: Partial<ExecutionRecord>,
+    result: InputRequiredResult,
+  ) => Promise<InputRequiredResult | CallToolResult>;
 }
 
 /**
@@ -398,7 +422,7 @@ async function askClient(
   tool: MountedTool,
   args: Record<string, unknown>,
   end: RoundEnd,
-): Promise<InputRequiredResult> {
+): Promise<InputRequiredResult | CallToolResult> {
   const input = end.pending.current;
   if (input === undefined) throw new Error('askClient without a question');
   const question =
@@ -426,8 +450,10 @@ async function askClient(
     answers: [...end.answers],
     samples: [...end.samples],
   });
-  end.record(input.kind === 'question' ? { approval: 'pending' } : {});
-  return inputRequired({ inputRequests: { [ELICIT_KEY]: question.request }, requestState });
+  return end.settle(
+    input.kind === 'question' ? { approval: 'pending' } : {},
+    inputRequired({ inputRequests: { [ELICIT_KEY]: question.request }, requestState }),
+  );
 }
 
 /**

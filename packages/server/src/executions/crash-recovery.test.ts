@@ -1,0 +1,184 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { openDatabase } from '../db/index.js';
+import { createPostgresTestDatabase, postgresTestUrl } from '../db/test-database.js';
+import { startBin } from '../testing/run-bin.js';
+
+// Issue 14 item 5: no answered call without its record, whenever the process is killed.
+
+const AUTH_SECRET = randomBytes(32).toString('base64');
+const SERVICE_API_SECRET = randomBytes(24).toString('hex');
+const plugin = fileURLToPath(new URL('../testing/fixtures/echo-plugin.ts', import.meta.url));
+const ROUNDS = 3;
+const CLIENTS = 8;
+
+async function listening(started: Awaited<ReturnType<typeof startBin>>): Promise<string> {
+  for (let waited = 0; waited < 60_000; waited += 50) {
+    const url = /Gateway listening on (http:\/\/\S+)/.exec(started.output.stderr)?.[1];
+    if (url !== undefined) return url;
+    if (started.child.exitCode !== null) break;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`gateway-server did not start: ${started.output.stderr}`);
+}
+
+async function api(url: string, path: string, body: unknown, bearer?: string) {
+  const response = await fetch(`${url}${path}`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      origin: url,
+      ...(bearer === undefined ? {} : { authorization: `Bearer ${bearer}` }),
+    },
+    body: JSON.stringify(body),
+  });
+  if (!response.ok) throw new Error(`${path}: ${response.status} ${await response.text()}`);
+  return response.json();
+}
+
+/** One stateless MCP call; answers whether the client received the tool's result. */
+async function call(url: string, token: string, text: string): Promise<boolean> {
+  const payload = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'tools/call',
+    params: {
+      name: 'echo.text.say',
+      arguments: { text },
+      _meta: {
+        'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+        'io.modelcontextprotocol/clientInfo': { name: 'crash-test', version: '1.0.0' },
+        'io.modelcontextprotocol/clientCapabilities': {},
+      },
+    },
+  });
+  try {
+    const response = await fetch(`${url}/mcp`, {
+      method: 'POST',
+      headers: {
+        accept: 'application/json, text/event-stream',
+        'content-type': 'application/json',
+        'mcp-method': 'tools/call',
+        'mcp-name': 'echo.text.say',
+        'mcp-protocol-version': '2026-07-28',
+        authorization: `Bearer ${token}`,
+      },
+      body: payload,
+    });
+    const answer = await response.text();
+    return (
+      response.status === 200 &&
+      answer.includes(`"text":"${text}"`) &&
+      !answer.includes('"isError":true')
+    );
+  } catch {
+    return false; // Cut off by the kill: not answered.
+  }
+}
+
+async function crashTest(databaseUrl: string, readTexts: () => Promise<Set<string>>) {
+  const configDir = await mkdtemp(join(tmpdir(), 'gateway-crash-'));
+  onTestFinished(() => rm(configDir, { recursive: true, force: true }));
+  const config = join(configDir, 'gateway.config.js');
+  await writeFile(config, `export default { plugins: [${JSON.stringify(plugin)}] };\n`);
+  const env = {
+    AUTH_SECRET,
+    SERVICE_API_SECRET,
+    PORT: '0',
+    DATABASE_URL: databaseUrl,
+    GATEWAY_CONFIG: config,
+  };
+  const answered: string[] = [];
+  let token: string | undefined;
+  for (let round = 0; round < ROUNDS; round += 1) {
+    const server = await startBin(env);
+    const url = await listening(server);
+    if (token === undefined) {
+      await api(
+        url,
+        '/api/registry/sources',
+        { type: 'plugin', id: 'echo', namespace: 'echo', pluginId: 'echo' },
+        SERVICE_API_SECRET,
+      );
+      const signedUp = (await api(url, '/api/auth/sign-up/email', {
+        name: 'Crash',
+        email: 'crash@example.test',
+        password: randomBytes(16).toString('hex'),
+      })) as { user: { id: string } };
+      const created = (await api(
+        url,
+        '/api/connections/mcp-endpoints',
+        { userId: signedUp.user.id, name: 'crash' },
+        SERVICE_API_SECRET,
+      )) as { token: string };
+      token = created.token;
+    }
+    const endpoint = token;
+    let killed = false;
+    const clients = Array.from({ length: CLIENTS }, async (_, client) => {
+      for (let n = 0; !killed; n += 1) {
+        const text = `r${round}-c${client}-${n}`;
+        if (await call(url, endpoint, text)) answered.push(text);
+      }
+    });
+    // Killed at a different moment in each round, calls in flight.
+    await new Promise((resolve) => setTimeout(resolve, 400 + round * 170));
+    server.child.kill('SIGKILL');
+    killed = true;
+    await Promise.all(clients);
+    await server.exited;
+  }
+  // A gateway starting on the database stores what the killed one left in its journal.
+  const last = await startBin(env);
+  await listening(last);
+  last.child.kill('SIGTERM');
+  expect(await last.exited).toBe(0);
+
+  expect(answered.length).toBeGreaterThan(ROUNDS * CLIENTS);
+  const recorded = await readTexts();
+  const missing = answered.filter((text) => !recorded.has(text));
+  expect(missing).toEqual([]);
+}
+
+async function textsIn(databaseUrl: string): Promise<Set<string>> {
+  const database = await openDatabase(databaseUrl, tmpdir());
+  try {
+    const rows = await database.db
+      .selectFrom('executions')
+      .select(['arguments', 'outcome'])
+      .where('tool_path', '=', 'echo.text.say')
+      .execute();
+    return new Set(
+      rows
+        .filter((row) => row.outcome === 'ok')
+        .map((row) => (JSON.parse(row.arguments) as { text: string }).text),
+    );
+  } finally {
+    await database.close();
+  }
+}
+
+describe('execution records after kill -9', () => {
+  it('on SQLite: every answered call has its record', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'gateway-crash-db-'));
+    onTestFinished(() => rm(dir, { recursive: true, force: true }));
+    const file = join(dir, 'gateway.db');
+    await crashTest(file, () => textsIn(file));
+  }, 180_000);
+
+  it.skipIf(postgresTestUrl() === undefined)(
+    'on PostgreSQL: every answered call has its record',
+    async () => {
+      const { url, drop } = await createPostgresTestDatabase(postgresTestUrl() as string, {
+        migrate: false,
+      });
+      onTestFinished(drop);
+      await crashTest(url, () => textsIn(url));
+    },
+    180_000,
+  );
+});

@@ -1,0 +1,191 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql } from 'kysely';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { type GatewayDatabase, migrate, openDatabase } from '../db/index.js';
+import { databaseTargets } from '../db/test-database.js';
+import { createLogger } from '../http/logger.js';
+import { Redactor } from '../http/redact.js';
+import { ExecutionRecorder } from './recorder.js';
+
+const base = {
+  userId: 'u1',
+  toolPath: 'demo.echo.say',
+  startedAt: new Date('2026-01-01T00:00:00.000Z'),
+  arguments: { text: 'hi', token: 'secret-value' },
+};
+
+function recorderOn(database: GatewayDatabase) {
+  const lines: string[] = [];
+  const logger = createLogger({ write: (line) => lines.push(line) }, new Redactor());
+  const recorder = new ExecutionRecorder({ database, logger, flushIntervalMs: 60_000 });
+  const rows = () => database.db.selectFrom('executions').selectAll().orderBy('id').execute();
+  return { recorder, rows, lines };
+}
+
+async function sqliteFile() {
+  const dir = await mkdtemp(join(tmpdir(), 'gateway-journal-'));
+  const file = join(dir, 'gateway.db');
+  const open = async () => {
+    const database = await openDatabase(file, dir);
+    await migrate(database);
+    onTestFinished(() => database.close());
+    return database;
+  };
+  onTestFinished(() => rm(dir, { recursive: true, force: true }));
+  return { dir, file, journal: `${file}-executions`, open };
+}
+
+/** A process id no process has: one that has just exited. */
+function deadPid(): number {
+  const child = spawnSync(process.execPath, ['-e', '0']);
+  return child.pid ?? 999_999;
+}
+
+describe('committed execution records', () => {
+  for (const target of databaseTargets().filter((t) => t.name !== 'SQLite (file)')) {
+    describe.skipIf(target.skip)(`on ${target.name}: grouped commits`, () => {
+      const open = async () => {
+        const { database, cleanup } = await target.open();
+        onTestFinished(cleanup);
+        return database;
+      };
+
+      it('resolves once the record is stored, and stores a turn of commits together', async () => {
+        const database = await open();
+        let batches = 0;
+        const store = database.runNow;
+        if (store !== undefined) {
+          database.runNow = (work) => {
+            batches += 1;
+            return store(work);
+          };
+        }
+        const { recorder, rows } = recorderOn(database);
+        const commits = ['c1', 'c2', 'c3'].map((id) =>
+          recorder.commit({ ...base, id, outcome: 'ok', durationMs: 1 }),
+        );
+        await Promise.all(commits);
+        expect((await rows()).map((row) => [row.id, row.outcome])).toEqual([
+          ['c1', 'ok'],
+          ['c2', 'ok'],
+          ['c3', 'ok'],
+        ]);
+        if (store !== undefined) expect(batches).toBe(1);
+        // A "still running" state written earlier goes with the commit, not after it.
+        recorder.write({ ...base, id: 'c4' });
+        await recorder.commit({ ...base, id: 'c5', outcome: 'ok', durationMs: 1 });
+        expect((await rows()).map((row) => row.id)).toContain('c4');
+      });
+
+      it('rejects a commit the database refuses, and logs it', async () => {
+        const database = await open();
+        const { recorder, lines } = recorderOn(database);
+        await sql`drop table executions`.execute(database.db);
+        await expect(
+          recorder.commit({ ...base, id: 'c1', outcome: 'ok', durationMs: 1 }),
+        ).rejects.toThrow();
+        expect(lines.join('')).toContain('execution records not stored');
+      });
+    });
+  }
+
+  it('on SQLite, waits for an open transaction instead of writing into it', async () => {
+    const { database, cleanup } = await databaseTargets()[0]!.open();
+    onTestFinished(cleanup);
+    const { recorder, rows } = recorderOn(database);
+    let committed = false;
+    await database.db
+      .transaction()
+      .execute(async (transaction) => {
+        await sql`create table rolled_back (x text)`.execute(transaction);
+        const commit = recorder.commit({ ...base, id: 'c1', outcome: 'ok', durationMs: 1 });
+        void commit.then(() => {
+          committed = true;
+        });
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        expect(committed).toBe(false);
+        throw new Error('roll back');
+      })
+      .catch(() => {});
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    // Stored after the transaction, and not rolled back with it.
+    expect(committed).toBe(true);
+    expect((await rows()).map((row) => row.id)).toEqual(['c1']);
+    await expect(sql`select * from rolled_back`.execute(database.db)).rejects.toThrow();
+  });
+
+  describe('on a SQLite file: the journal', () => {
+    it('makes a record durable before it is stored, and the batch removes its segment', async () => {
+      const { journal, open } = await sqliteFile();
+      const database = await open();
+      const { recorder, rows } = recorderOn(database);
+      await recorder.commit({ ...base, id: 'c1', outcome: 'ok', durationMs: 1 });
+      const [segment] = await readdir(journal);
+      expect(segment).toMatch(/\.jsonl$/);
+      expect(await rows()).toEqual([]);
+      await recorder.flush();
+      expect(await rows()).toMatchObject([{ id: 'c1', outcome: 'ok' }]);
+      expect(await readdir(journal)).toEqual([]);
+    });
+
+    it("stores a dead process's segments at start, skipping a torn line, without undoing outcomes", async () => {
+      const { journal, open } = await sqliteFile();
+      const database = await open();
+      const { recorder, rows } = recorderOn(database);
+      await recorder.commit({ ...base, id: 'done', outcome: 'ok', durationMs: 7 });
+      await recorder.flush();
+      const row = (id: string, outcome: string | null) =>
+        JSON.stringify({
+          id,
+          user_id: 'u1',
+          tool_path: 'demo.echo.say',
+          started_at: '2026-01-01T00:00:00.000Z',
+          duration_ms: 1,
+          outcome,
+          approval: null,
+          approved_by: null,
+          arguments: '{"text":"hi"}',
+          error: null,
+        });
+      const host = encodeURIComponent(hostname()).replaceAll('.', '%2E');
+      const segment = join(journal, `${host}.${deadPid()}.gone.1.jsonl`);
+      await writeFile(
+        segment,
+        `${row('lost-1', 'ok')}\n${row('done', null)}\n${row('lost-2', 'error')}\n{"id":"torn`,
+      );
+      // A segment of a live process on this host is left to it.
+      const live = join(journal, `${host}.${process.ppid}.live.1.jsonl`);
+      await writeFile(live, `${row('live', 'ok')}\n`);
+
+      const restarted = recorderOn(database);
+      expect(await restarted.recorder.recover()).toBe(3);
+      expect(
+        (await rows()).map((stored) => [stored.id, stored.outcome, stored.duration_ms]),
+      ).toEqual([
+        ['done', 'ok', 7],
+        ['lost-1', 'ok', 1],
+        ['lost-2', 'error', 1],
+      ]);
+      expect(await readdir(journal)).toEqual([`${host}.${process.ppid}.live.1.jsonl`]);
+      expect(restarted.lines.join('')).toContain('execution records recovered from the journal');
+      // Run again, it finds nothing more to do.
+      expect(await restarted.recorder.recover()).toBe(0);
+    });
+
+    it('keeps the segment of a batch the database refused, for the next start', async () => {
+      const { journal, open } = await sqliteFile();
+      const database = await open();
+      const { recorder } = recorderOn(database);
+      await sql`create trigger refuse before insert on executions begin select raise(abort, 'refused'); end`.execute(
+        database.db,
+      );
+      // The answer may go: the record is in the journal.
+      await recorder.commit({ ...base, id: 'c1', outcome: 'ok', durationMs: 1 });
+      await recorder.flush();
+      expect(await readdir(journal)).toHaveLength(1);
+    });
+  });
+});

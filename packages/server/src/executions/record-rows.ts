@@ -1,0 +1,135 @@
+import { CompiledQuery, type Insertable } from 'kysely';
+import type { DatabaseDialect, ExecutionsTable, GatewayDatabase } from '../db/index.js';
+import type { RunNow } from '../db/sqlite.js';
+
+/** An execution record as stored. */
+export type Row = Insertable<ExecutionsTable>;
+
+const COLUMNS = [
+  'id',
+  'user_id',
+  'tool_path',
+  'started_at',
+  'duration_ms',
+  'outcome',
+  'approval',
+  'approved_by',
+  'arguments',
+  'error',
+] as const satisfies readonly (keyof Row)[];
+// `arguments` too: a call's last write masks the values it was vended (mcp/call-redaction.ts),
+// which its first write, stored before the tool ran, could not know.
+const UPDATED = COLUMNS.filter(
+  (column) =>
+    column !== 'id' && column !== 'user_id' && column !== 'tool_path' && column !== 'started_at',
+);
+
+/**
+ * Stores rows of execution records, in one transaction: each row an upsert in which a record
+ * never loses the outcome it has, so a late "still running" write from one instance cannot undo
+ * the result another stored.
+ *
+ * On SQLite the rows are written synchronously on the gateway's connection when nothing holds
+ * it (`runNow`), with prepared statements: a lone record costs a few tens of microseconds, where a
+ * trip through kysely's driver (a statement per await) cost several times that. A commit of these
+ * rows is not synced (`synchronous = NORMAL` for it alone): in WAL mode it survives a crash of the
+ * process, not a power cut; every other commit stays synced (db/sqlite.ts).
+ */
+export function rowStore(database: GatewayDatabase): (rows: Row[]) => Promise<void> {
+  const { runNow } = database;
+  if (runNow === undefined) {
+    return async (rows) => {
+      for (let at = 0; at < rows.length; at += POSTGRES_CHUNK)
+        await database.db.executeQuery(upsertQuery(rows.slice(at, at + POSTGRES_CHUNK)));
+    };
+  }
+  const write = sqliteWriter();
+  return async (rows) => {
+    if (runNow((connection) => write(connection, rows))) return;
+    // A transaction is open on the connection (it spans awaits): wait for kysely to hand the
+    // connection over, which it does only between transactions.
+    await database.db.connection().execute(async () => {
+      if (!runNow((connection) => write(connection, rows))) {
+        throw new Error('the database connection stayed busy');
+      }
+    });
+  };
+}
+
+/**
+ * Rows per statement on SQLite, largest first: each size's statement is prepared once, where a
+ * statement per batch size was prepared anew for most batches.
+ */
+const SQLITE_CHUNK_SIZES = [32, 8, 2, 1];
+
+type Connection = Parameters<Parameters<RunNow>[0]>[0];
+
+function sqliteWriter(): (connection: Connection, rows: Row[]) => void {
+  let prepared: ReturnType<typeof prepare> | undefined;
+  const prepare = (connection: Connection) => {
+    const upserts = new Map(
+      SQLITE_CHUNK_SIZES.map((size) => [size, connection.prepare(upsertSql('sqlite', size))]),
+    );
+    const store = connection.transaction((rows: Row[]) => {
+      let at = 0;
+      for (const size of SQLITE_CHUNK_SIZES) {
+        const statement = upserts.get(size);
+        while (statement !== undefined && rows.length - at >= size) {
+          statement.run(parameters(rows, at, size));
+          at += size;
+        }
+      }
+    });
+    return {
+      connection,
+      normal: connection.prepare('pragma synchronous = NORMAL'),
+      full: connection.prepare('pragma synchronous = FULL'),
+      store,
+    };
+  };
+  return (connection, rows) => {
+    if (prepared?.connection !== connection) prepared = prepare(connection);
+    prepared.normal.run();
+    try {
+      prepared.store(rows);
+    } finally {
+      prepared.full.run();
+    }
+  };
+}
+
+const upsertText = new Map<string, string>();
+
+function upsertSql(dialect: DatabaseDialect, count: number): string {
+  const key = `${dialect}:${count}`;
+  let text = upsertText.get(key);
+  if (text === undefined) {
+    let next = 0;
+    const placeholder = dialect === 'postgres' ? () => `$${++next}` : () => '?';
+    const tuples = Array.from({ length: count }, () => `(${COLUMNS.map(placeholder).join(', ')})`);
+    text =
+      `insert into "executions" (${COLUMNS.map((column) => `"${column}"`).join(', ')}) values ` +
+      `${tuples.join(', ')} on conflict ("id") do update set ` +
+      `${UPDATED.map((column) => `"${column}" = "excluded"."${column}"`).join(', ')} ` +
+      'where "executions"."outcome" is null';
+    upsertText.set(key, text);
+  }
+  return text;
+}
+
+/** Rows per statement on PostgreSQL, well under its 65,535 parameters. */
+const POSTGRES_CHUNK = 500;
+
+/** One multi-row upsert of `rows` (PostgreSQL). */
+function upsertQuery(rows: Row[]): CompiledQuery {
+  return CompiledQuery.raw(upsertSql('postgres', rows.length), parameters(rows, 0, rows.length));
+}
+
+function parameters(rows: Row[], from: number, count: number): unknown[] {
+  const values: unknown[] = [];
+  for (let index = from; index < from + count; index++) {
+    const row = rows[index] as Row;
+    for (const column of COLUMNS) values.push(row[column] ?? null);
+  }
+  return values;
+}
