@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { newExecutionId } from '../executions/execution-id.js';
 import { ExecutionRecorder } from '../executions/recorder.js';
 import { createLogger } from '../http/logger.js';
@@ -72,12 +72,16 @@ describe('SQLite change mark', () => {
   it('is refreshed once a turn for requests from the network, always for in-process ones', async () => {
     const [database, other] = await twoConnections();
     await nextTurn();
+    // The clock stands still: on a loaded machine the commit below can outlast the few
+    // milliseconds a shared refresh lasts (the next test covers that bound).
+    const clock = vi.spyOn(performance, 'now').mockReturnValue(performance.now());
     database.refreshChangeMark(true);
     const first = database.changeMark();
     // Taken from the network together with the first request: it cannot follow this commit.
     await addRole(other, 'same-turn');
     database.refreshChangeMark(true);
     expect(database.changeMark()).toBe(first);
+    clock.mockRestore();
     // An in-process request may follow it (its caller awaited the commit in this turn).
     database.refreshChangeMark(false);
     const inProcess = database.changeMark();
