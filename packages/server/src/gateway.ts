@@ -31,6 +31,12 @@ import { inviteRoutes, type SignupOptions, signupPolicy } from './invites/index.
 import { McpEndpoint, type McpOptions, mountMcp } from './mcp/index.js';
 import { mcpEndpointRoutes } from './mcp-endpoints/routes.js';
 import { meRoutes } from './me/index.js';
+import {
+  countPendingApprovals,
+  GatewayMetrics,
+  metricsOfCall,
+  mountMetrics,
+} from './metrics/index.js';
 import { openApiRoutes } from './openapi/index.js';
 import { PolicyService, policyRoutes } from './policy/index.js';
 import { loadConfig, PluginCatalog, RegistryService, registryRoutes } from './registry/index.js';
@@ -139,6 +145,12 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
       `SERVICE_API_SECRET is shorter than ${MIN_SERVICE_SECRET_LENGTH} characters: set the variable (or the serviceApiSecret option) to a longer one, e.g. openssl rand -base64 32, or leave it unset to turn off the trusted-caller routes`,
     );
   }
+  const metricsToken = envVars.metricsToken(env);
+  if (metricsToken !== undefined && metricsToken.length < MIN_SERVICE_SECRET_LENGTH) {
+    throw new Error(
+      `GATEWAY_METRICS_TOKEN is shorter than ${MIN_SERVICE_SECRET_LENGTH} characters: set it to a longer one, e.g. openssl rand -base64 32, or leave it unset (then only SERVICE_API_SECRET reads /metrics)`,
+    );
+  }
   const host = options.host ?? envVars.host(env);
   const port = options.port ?? envVars.port(env);
   const baseUrl = trimSlash(options.baseUrl ?? envVars.baseUrl(env) ?? `http://${host}:${port}`);
@@ -161,6 +173,7 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
     authSecret,
     ...previousAuthSecrets,
     serviceApiSecret,
+    metricsToken,
     ...envVars.configuredSecrets(env, options.databaseUrl),
   ]);
   const logger = createLogger(options.logSink ?? stdoutSink, redactor);
@@ -182,6 +195,14 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
     throw error;
   }
 
+  // Sessions are counted by the MCP endpoint, made once the services exist.
+  let endpoint: McpEndpoint | undefined;
+  const metrics = new GatewayMetrics({
+    pendingApprovals: () => countPendingApprovals(database),
+    openSessions: () => endpoint?.sessionCount ?? 0,
+    knownTool: (path) => plugins.tool(path) !== undefined,
+    ...(database.poolStats === undefined ? {} : { pool: database.poolStats }),
+  });
   const core: AuthServices = {
     env,
     database,
@@ -193,7 +214,7 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
     defaultRoleId: envVars.defaultRole(env),
     plugins,
     policy: new PolicyService({ database, plugins, defaultRoleId: envVars.defaultRole(env) }),
-    executions: new ExecutionRecorder({ database, logger }),
+    executions: new ExecutionRecorder({ database, logger, onCommit: metricsOfCall(metrics) }),
     approvals: new ApprovalService({
       database,
       logger,
@@ -230,6 +251,7 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
   const authenticate = createAuthenticator({
     tokens: createTokenRepository(database, services.defaultRoleId),
     serviceApiSecret,
+    metricsToken,
     sessions: options.sessionResolver ?? auth.sessionResolver,
     roleOf: createUserRoleLookup(database, services.defaultRoleId),
     limit: createFailedCredentialLimit({ database, trustedProxies: auth.trustedProxies }),
@@ -264,7 +286,12 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
   ];
 
   const app = new Hono<AppEnv>();
-  app.use('*', requestLog(logger));
+  app.use(
+    '*',
+    requestLog(logger, (method, route, status, seconds) =>
+      metrics.httpRequest(method, route, status, seconds),
+    ),
+  );
   app.use('*', requestGuard({ audience: currentAudience, maxBodyBytes }));
   // Tokens and roles are cached while the database is unchanged; a request sees every commit
   // made before it began (db/lookup-cache.ts).
@@ -290,7 +317,9 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
   mountAuth(app, auth);
   mountCliPages(app, services, authenticate);
   mountRoutes(app, routes);
+  mountMetrics(app, metrics, authenticate);
   const mcp = new McpEndpoint(services, authSecret, maxBodyBytes, mcpOptions);
+  endpoint = mcp;
   mountMcp(app, mcp, authenticate);
   mountWebApp(app, services, authenticate);
 

@@ -58,6 +58,9 @@ export function previousAuthSecrets(env: Env): string[] {
 /** `SERVICE_API_SECRET`: bearer secret of trusted callers (registry, decrypt). Unset: they get 401. */
 export const serviceApiSecret = (env: Env): string | undefined => value(env, 'SERVICE_API_SECRET');
 
+/** `GATEWAY_METRICS_TOKEN`: bearer secret of a metrics scraper (`GET /metrics`). Unset: only the service secret reads metrics. */
+export const metricsToken = (env: Env): string | undefined => value(env, 'GATEWAY_METRICS_TOKEN');
+
 /** `DATABASE_URL`: `postgres://...` or a SQLite file path. Default `<data dir>/gateway.db`. */
 export const databaseUrl = (env: Env): string | undefined => value(env, 'DATABASE_URL');
 

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { Kysely, sql } from 'kysely';
-import { isPostgresUrl, openPostgresDialect } from './postgres.js';
+import { isPostgresUrl, openPostgresDialect, type PoolStats } from './postgres.js';
 import type { DatabaseSchema } from './schema.js';
 import { openSqlite, type RunNow, SQLITE_MEMORY } from './sqlite.js';
 
@@ -35,6 +35,8 @@ export interface GatewayDatabase {
    * db/sqlite.ts). The execution recorder commits through it without a trip through kysely.
    */
   runNow?: RunNow;
+  /** PostgreSQL only: the pool's connections, for the metrics. */
+  poolStats?: () => PoolStats;
   /** SQLite only: the database file (unset for `:memory:`). */
   file?: string;
   /** Closes the file or the pool. Safe to call more than once. */
@@ -67,8 +69,9 @@ export async function openDatabase(
   if (dialect === 'sqlite') rejectOtherUrlSchemes(target);
 
   const sqlite = dialect === 'sqlite' ? openSqlite(target) : undefined;
+  const postgres = sqlite === undefined ? openPostgresDialect(target) : undefined;
   const db = new Kysely<DatabaseSchema>({
-    dialect: sqlite?.dialect ?? openPostgresDialect(target),
+    dialect: sqlite?.dialect ?? (postgres as NonNullable<typeof postgres>).dialect,
   });
   const changeMark = sqlite?.changeMark ?? (() => undefined);
   const refreshChangeMark = sqlite?.refreshChangeMark ?? (() => {});
@@ -90,6 +93,7 @@ export async function openDatabase(
     changeMark,
     refreshChangeMark,
     ...(sqlite === undefined ? {} : { runNow: sqlite.runNow }),
+    ...(postgres === undefined ? {} : { poolStats: postgres.poolStats }),
     ...(sqlite === undefined || target === SQLITE_MEMORY ? {} : { file: target }),
     close,
   };

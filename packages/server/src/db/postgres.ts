@@ -2,6 +2,13 @@ import { type DatabaseIntrospector, type Kysely, PostgresDialect } from 'kysely'
 import pg from 'pg';
 import { CurrentSchemaIntrospector } from './current-schema-introspector.js';
 
+/** A pool's connections: open ones, idle ones, and clients waiting for one. */
+export interface PoolStats {
+  total: number;
+  idle: number;
+  waiting: number;
+}
+
 /** kysely's PostgreSQL dialect, introspecting the current schema only (see the introspector). */
 class GatewayPostgresDialect extends PostgresDialect {
   override createIntrospector(db: Kysely<unknown>): DatabaseIntrospector {
@@ -21,7 +28,10 @@ export function isPostgresUrl(url: string): boolean {
  * `url` may carry any libpq-style parameter `pg` understands, for instance
  * `?options=-c%20search_path%3Dgateway` to keep the gateway's tables in their own schema.
  */
-export function openPostgresDialect(url: string): PostgresDialect {
+export function openPostgresDialect(url: string): {
+  dialect: PostgresDialect;
+  poolStats: () => PoolStats;
+} {
   const pool = new pg.Pool({ connectionString: url });
   // An idle client losing its server (a restart, a failover) is reported on the pool; unhandled,
   // that event would crash the process. The pool has already discarded the client and the next
@@ -29,5 +39,8 @@ export function openPostgresDialect(url: string): PostgresDialect {
   pool.on('error', (error) => {
     console.warn(`PostgreSQL idle connection error: ${error.message}`);
   });
-  return new GatewayPostgresDialect({ pool });
+  return {
+    dialect: new GatewayPostgresDialect({ pool }),
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+  };
 }

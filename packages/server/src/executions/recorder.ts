@@ -41,6 +41,8 @@ export interface ExecutionRecorderOptions {
   flushIntervalMs?: number;
   /** Flush at once when this many records are queued. Default 500. */
   maxBatch?: number;
+  /** Told of every record committed (a call's answer about to be sent), e.g. for metrics. */
+  onCommit?: (record: ExecutionRecord) => void;
 }
 
 /** The callers waiting for the records queued since the last batch was taken. */
@@ -76,6 +78,7 @@ export class ExecutionRecorder {
   readonly #store: (rows: Row[]) => Promise<void>;
   readonly #journal: ExecutionJournal | undefined;
   readonly #logger: ServerLogger;
+  readonly #onCommit: ((record: ExecutionRecord) => void) | undefined;
   readonly #interval: number;
   readonly #maxBatch: number;
   /** Records queued by `write` (made into rows when stored) and rows queued by `commit`. */
@@ -95,6 +98,7 @@ export class ExecutionRecorder {
     const { file } = options.database;
     this.#journal = file === undefined ? undefined : new ExecutionJournal(`${file}-executions`);
     this.#logger = options.logger;
+    this.#onCommit = options.onCommit;
     this.#interval = options.flushIntervalMs ?? 50;
     this.#maxBatch = options.maxBatch ?? 500;
   }
@@ -125,6 +129,7 @@ export class ExecutionRecorder {
    */
   commit(record: ExecutionRecord): Promise<void> {
     if (this.#closed) return Promise.reject(new Error('the execution recorder is closed'));
+    this.#onCommit?.(record);
     let row: Row;
     try {
       row = toRow(record);

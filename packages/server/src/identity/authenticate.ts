@@ -21,9 +21,10 @@ export type SessionResolver = (headers: Headers) => Promise<{ userId: string } |
  *   cookie;
  * - `mcp`: the MCP endpoint: a `gw_mcp_` endpoint token or a `gw_sa_` key, in the header or the
  *   path;
- * - `page`: the web app and the CLI pages: the session cookie alone.
+ * - `page`: the web app and the CLI pages: the session cookie alone;
+ * - `metrics`: `GET /metrics`: `GATEWAY_METRICS_TOKEN`, else as `api`.
  */
-export type Surface = 'api' | 'mcp' | 'page';
+export type Surface = 'api' | 'mcp' | 'page' | 'metrics';
 
 /** A 401: no credential where one is needed, or one that matches nothing. */
 export class UnauthenticatedError extends HttpError {
@@ -50,12 +51,14 @@ const BEARER = /^Bearer\s+(\S+)\s*$/i;
 export function createAuthenticator(options: {
   tokens: TokenRepository;
   serviceApiSecret: string | undefined;
+  /** `GATEWAY_METRICS_TOKEN`: opens `GET /metrics` (the `metrics` surface) and nothing else. */
+  metricsToken?: string | undefined;
   sessions: SessionResolver;
   /** The role that applies to a user; undefined when there is no such user. */
   roleOf: (userId: string) => Promise<string | undefined>;
   limit: FailedCredentialLimit;
 }) {
-  const { tokens, serviceApiSecret, limit } = options;
+  const { tokens, serviceApiSecret, metricsToken, limit } = options;
 
   const refuse = async (c: Context, message: string | HttpError): Promise<never> => {
     const error = typeof message === 'string' ? new UnauthenticatedError(message, true) : message;
@@ -107,6 +110,15 @@ export function createAuthenticator(options: {
     });
   };
 
+  /** The metrics token stands for a trusted scraper here only; anything else as at the API. */
+  const metrics = (c: Context): Promise<Principal> => {
+    const token = BEARER.exec(c.req.header('authorization') ?? '')?.[1];
+    if (metricsToken !== undefined && token !== undefined && safeEqual(token, metricsToken)) {
+      return Promise.resolve(TRUSTED);
+    }
+    return api(c);
+  };
+
   const mcp = async (c: Context, pathToken: string | undefined): Promise<ToolPrincipal> => {
     let token = pathToken;
     if (token === undefined) {
@@ -144,9 +156,10 @@ export function createAuthenticator(options: {
   };
 
   function authenticate(c: Context, surface: 'mcp', pathToken?: string): Promise<ToolPrincipal>;
-  function authenticate(c: Context, surface: 'api' | 'page'): Promise<Principal>;
+  function authenticate(c: Context, surface: 'api' | 'page' | 'metrics'): Promise<Principal>;
   function authenticate(c: Context, surface: Surface, pathToken?: string): Promise<Principal> {
     if (surface === 'mcp') return mcp(c, pathToken);
+    if (surface === 'metrics') return metrics(c);
     if (surface === 'api') return api(c);
     return fromSession(c);
   }

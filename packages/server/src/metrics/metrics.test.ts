@@ -1,0 +1,111 @@
+/**
+ * Issue 17 item 3: `GET /metrics` in Prometheus text, behind the service secret or
+ * GATEWAY_METRICS_TOKEN, with counters that move with real traffic and labels that carry no
+ * user id, token or argument.
+ */
+import { describe, expect, it } from 'vitest';
+import { createGateway } from '../gateway.js';
+import { connectV2, startMcpGateway } from '../mcp/testing/mcp-test-kit.js';
+import { rememberSecret } from '../testing/known-secrets.js';
+import { TEST_SERVICE_SECRET } from '../testing/test-gateway.js';
+
+const METRICS_TOKEN = 'metrics-scraper-token-0123456789';
+
+async function scrape(url: string, token: string | undefined): Promise<Response> {
+  return fetch(`${url}/metrics`, {
+    headers: token === undefined ? {} : { authorization: `Bearer ${token}` },
+  });
+}
+
+/** The value of one series, `name{labels}`, in a scrape; undefined when absent. */
+function sample(text: string, series: string): number | undefined {
+  const line = text.split('\n').find((candidate) => candidate.startsWith(`${series} `));
+  return line === undefined ? undefined : Number(line.slice(series.length + 1));
+}
+
+describe('GET /metrics', () => {
+  it('counts requests and tool calls by bounded labels, for the metrics token or the service secret only', async () => {
+    rememberSecret(METRICS_TOKEN);
+    const mcp = await startMcpGateway({ env: { GATEWAY_METRICS_TOKEN: METRICS_TOKEN } });
+    const alice = await mcp.user({ roleId: 'reader' });
+    const client = await connectV2(mcp.url, alice.mcpToken);
+
+    const before = await (await scrape(mcp.url, METRICS_TOKEN)).text();
+    const okBefore =
+      sample(
+        before,
+        'gateway_tool_call_duration_seconds_count{tool="demo.echo.say",outcome="ok"}',
+      ) ?? 0;
+
+    for (let i = 0; i < 3; i += 1) {
+      await client.callTool({ name: 'demo.echo.say', arguments: { text: `secret-argument-${i}` } });
+    }
+    await client.callTool({ name: 'demo.echo.say', arguments: { wrong: 1 } });
+    // A name the gateway does not serve, chosen by the caller: never a label of its own.
+    await client
+      .callTool({ name: 'attacker.chosen-name-0001', arguments: {} })
+      .catch(() => undefined);
+
+    const response = await scrape(mcp.url, METRICS_TOKEN);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+    const text = await response.text();
+    expect(
+      sample(text, 'gateway_tool_call_duration_seconds_count{tool="demo.echo.say",outcome="ok"}'),
+    ).toBe(okBefore + 3);
+    expect(
+      sample(
+        text,
+        'gateway_tool_call_duration_seconds_count{tool="demo.echo.say",outcome="error"}',
+      ),
+    ).toBe(1);
+    expect(
+      sample(text, 'gateway_tool_call_duration_seconds_count{tool="(unknown)",outcome="denied"}'),
+    ).toBe(1);
+    expect(
+      sample(
+        text,
+        'gateway_http_request_duration_seconds_count{method="POST",route="/mcp",status="200"}',
+      ),
+    ).toBeGreaterThanOrEqual(5);
+    expect(sample(text, 'gateway_approvals_pending')).toBe(0);
+    expect(sample(text, 'gateway_mcp_sessions_open')).toBeGreaterThanOrEqual(0);
+    expect(text).toContain('process_cpu_user_seconds_total');
+    expect(text).toContain('nodejs_eventloop_lag_seconds');
+    // Nothing a caller sent or holds.
+    for (const leak of [
+      'secret-argument',
+      'attacker.chosen',
+      alice.id,
+      alice.mcpToken,
+      alice.email,
+    ]) {
+      expect(text).not.toContain(leak);
+    }
+
+    // The service secret reads them too; nobody else does.
+    expect((await scrape(mcp.url, TEST_SERVICE_SECRET)).status).toBe(200);
+    const anonymous = await scrape(mcp.url, undefined);
+    expect(anonymous.status).toBe(401);
+    expect(await anonymous.json()).toMatchObject({ error: { code: 'unauthorized' } });
+    // A user's API token is a user, not a scraper; an MCP endpoint token opens only its endpoint.
+    expect((await scrape(mcp.url, alice.mcpToken)).status).toBe(401);
+    const user = await scrape(mcp.url, alice.token);
+    expect(user.status).toBe(403);
+    expect(await user.json()).toMatchObject({ error: { code: 'forbidden' } });
+    const wrong = await scrape(mcp.url, 'not-the-metrics-token-at-all-000');
+    expect(wrong.status).toBe(401);
+    expect(JSON.stringify(await wrong.json())).not.toContain('not-the-metrics-token');
+  });
+
+  it('refuses a GATEWAY_METRICS_TOKEN under 16 characters, without echoing it', async () => {
+    const attempt = createGateway({
+      databaseUrl: ':memory:',
+      configFile: false,
+      authSecret: 'a-test-auth-secret-of-at-least-32-characters',
+      env: { GATEWAY_METRICS_TOKEN: 'short-token-15c' },
+    });
+    await expect(attempt).rejects.toThrow(/^GATEWAY_METRICS_TOKEN is shorter than 16 characters/);
+    await expect(attempt).rejects.not.toThrow(/short-token/);
+  });
+});
