@@ -92,7 +92,7 @@ for (const target of gatewayTargets()) {
           `${ORIGIN}/api/auth/oauth2/callback/gcp`,
         );
         expect(authorizeUrl.searchParams.get('access_type')).toBeNull();
-        expect(authorizeUrl.searchParams.get('prompt')).toBeNull();
+        expect(authorizeUrl.searchParams.get('prompt')).toBe('consent');
         expect(authorizeUrl.searchParams.get('code_challenge_method')).toBe('S256');
 
         const toCallback = await session.browse(authorizeUrl.toString());

@@ -84,14 +84,19 @@ export function resolveGenericProvider(
     };
   }
 
+  const scopes = oauthScopes(env, provider.id) ?? [...STANDARD_OIDC_SCOPES];
+  const consent: Readonly<Record<string, string>> = scopes.includes('offline_access')
+    ? { prompt: 'consent' }
+    : {};
   const standard = {
     ...base,
-    scopes: oauthScopes(env, provider.id) ?? [...STANDARD_OIDC_SCOPES],
+    scopes,
     authorizationUrl,
     tokenUrl,
     userInfoUrl,
     jwksUrl,
-    authorizationParams: {},
+    // OIDC Core 11: offline access is asked for with prompt=consent, or the provider drops it.
+    authorizationParams: consent,
     subject: (profile: Profile) => profile.sub ?? profile.id,
   };
   if (issuer !== undefined) {
