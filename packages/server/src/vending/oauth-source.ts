@@ -294,7 +294,7 @@ export function createOAuthTokenSource(
         const refused = error instanceof RefreshRefusedError;
         logger.warn(
           refused
-            ? 'OAuth refresh refused; the account needs a reconnect'
+            ? 'OAuth token refresh failed: refused by the provider, the account needs a reconnect'
             : 'OAuth token refresh failed',
           { providerId, userId, error: describeRefreshError(error).message },
         );
