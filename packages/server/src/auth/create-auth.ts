@@ -1,6 +1,5 @@
 import { type BetterAuthOptions, betterAuth } from 'better-auth';
 import { getSessionFromCtx } from 'better-auth/api';
-import { genericOAuth } from 'better-auth/plugins';
 import { trustedProxies as trustedProxiesFromEnv } from '../config/env.js';
 import { OAUTH_PROVIDERS } from '../connectors/index.js';
 import type { LogLevel } from '../http/logger.js';
@@ -8,6 +7,7 @@ import type { SessionResolver } from '../identity/index.js';
 import { signupGate } from '../invites/index.js';
 import type { GatewayServices } from '../services.js';
 import { CLIENT_IP_HEADER } from './client-ip.js';
+import { genericOidc } from './generic-oidc/index.js';
 import { migrateBetterAuth } from './migrate-auth.js';
 import { type ConfiguredProvider, type ProviderSetup, providerSetup } from './provider-config.js';
 import type { RateLimitRule } from './rate-limit.js';
@@ -80,7 +80,7 @@ function authOptions(
     trustedOrigins: origins,
     emailAndPassword: { enabled: true, autoSignIn: true },
     socialProviders: setup.socialProviders,
-    plugins: setup.genericOAuth.length > 0 ? [genericOAuth({ config: setup.genericOAuth })] : [],
+    plugins: setup.generic.length > 0 ? [genericOidc(setup.generic, services.logger)] : [],
     account: {
       // Refresh tokens are long-lived credentials to the user's other accounts.
       encryptOAuthTokens: true,

@@ -9,13 +9,14 @@ export {
   type GatewayAuthOptions,
   type GatewayRateLimits,
 } from './create-auth.js';
-export { forwardToAuth, mountAuth, toGatewayError } from './mount-auth.js';
 export {
+  type CallbackFailure,
   CLOUD_PLATFORM_SCOPES,
-  type ConfiguredProvider,
   GOOGLE_OIDC_USERINFO_URL,
-  type ProviderSetup,
-  providerSetup,
-} from './provider-config.js';
+  STANDARD_OIDC_SCOPES,
+  withCallbackContext,
+} from './generic-oidc/index.js';
+export { forwardToAuth, mountAuth, toGatewayError } from './mount-auth.js';
+export { type ConfiguredProvider, type ProviderSetup, providerSetup } from './provider-config.js';
 export { consumeRateLimit, type RateLimitDecision, type RateLimitRule } from './rate-limit.js';
 export { type BetterAuthSecrets, betterAuthSecrets, secretVersion } from './secret-versions.js';

@@ -4,6 +4,7 @@ import { type ErrorCode, errorCodes } from '../http/errors.js';
 import { bodyReadError } from '../http/request-body.js';
 import { CLIENT_IP_HEADER, clientAddress } from './client-ip.js';
 import type { GatewayAuth } from './create-auth.js';
+import { withCallbackContext } from './generic-oidc/index.js';
 
 /**
  * Mounts better-auth at `/api/auth/*`, plus the pinned generic OAuth callback
@@ -41,7 +42,9 @@ export async function forwardToAuth(
   } catch (error) {
     throw bodyReadError(error);
   }
-  return auth.handler(new Request(request.url, { method: request.method, headers, body }));
+  return withCallbackContext(new URL(request.url), () =>
+    auth.handler(new Request(request.url, { method: request.method, headers, body })),
+  );
 }
 
 async function forward(c: AppContext, auth: GatewayAuth, path?: string): Promise<Response> {

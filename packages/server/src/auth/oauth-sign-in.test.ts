@@ -1,6 +1,7 @@
 import { decryptOAuthToken } from 'better-auth/oauth2';
 import { describe, expect, it } from 'vitest';
 import type { TestGateway } from '../testing/test-gateway.js';
+import { STANDARD_OIDC_SCOPES } from './generic-oidc/index.js';
 import {
   browser,
   gatewayTargets,
@@ -10,7 +11,6 @@ import {
   oauthSignIn,
   startMockProvider,
 } from './oauth-test-kit.js';
-import { CLOUD_PLATFORM_SCOPES } from './provider-config.js';
 
 const ORIGIN = 'http://127.0.0.1:8787';
 
@@ -83,13 +83,16 @@ for (const target of gatewayTargets()) {
           body: { provider: 'gcp', callbackURL: '/signed-in', disableRedirect: true },
         });
         const authorizeUrl = new URL(((await started.json()) as { url: string }).url);
+        // Pointed at another server, gcp is a standard provider: standard scopes with
+        // offline_access, and none of Google's own parameters (issue 15).
         expect(authorizeUrl.searchParams.get('scope')?.split(' ')).toEqual([
-          ...CLOUD_PLATFORM_SCOPES,
+          ...STANDARD_OIDC_SCOPES,
         ]);
         expect(authorizeUrl.searchParams.get('redirect_uri')).toBe(
           `${ORIGIN}/api/auth/oauth2/callback/gcp`,
         );
-        expect(authorizeUrl.searchParams.get('access_type')).toBe('offline');
+        expect(authorizeUrl.searchParams.get('access_type')).toBeNull();
+        expect(authorizeUrl.searchParams.get('prompt')).toBe('consent');
         expect(authorizeUrl.searchParams.get('code_challenge_method')).toBe('S256');
 
         const toCallback = await session.browse(authorizeUrl.toString());

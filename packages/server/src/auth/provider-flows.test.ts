@@ -2,12 +2,9 @@ import { AuthRequiredError } from '@gateway/sdk';
 import { decryptOAuthToken } from 'better-auth/oauth2';
 import { describe, expect, it } from 'vitest';
 import type { TestGateway } from '../testing/test-gateway.js';
+import { CLOUD_PLATFORM_SCOPES, GOOGLE_OIDC_USERINFO_URL } from './generic-oidc/index.js';
 import { browser, gatewayTargets, oauthSignIn } from './oauth-test-kit.js';
-import {
-  CLOUD_PLATFORM_SCOPES,
-  GOOGLE_OIDC_USERINFO_URL,
-  providerSetup,
-} from './provider-config.js';
+import { providerSetup } from './provider-config.js';
 import {
   startAtlassian,
   startCloudPlatform,
@@ -88,6 +85,8 @@ const PROVIDERS: Expected[] = [
     calls: [
       'GET https://accounts.google.com/o/oauth2/v2/auth',
       'POST https://oauth2.googleapis.com/token',
+      // The ID token is verified against Google's published keys (issue 15).
+      'GET https://www.googleapis.com/oauth2/v3/certs',
     ],
     tokenPath: '/token',
     rotates: false,
@@ -126,6 +125,7 @@ const PROVIDERS: Expected[] = [
     calls: [
       'GET https://slack.com/openid/connect/authorize',
       'POST https://slack.com/api/openid.connect.token',
+      'GET https://slack.com/openid/connect/keys',
     ],
     tokenPath: '/api/openid.connect.token',
     rotates: true,
@@ -449,7 +449,7 @@ describe('the cloud-platform provider', () => {
       { GCP_CLIENT_ID: 'gcp-client', GCP_CLIENT_SECRET: 'gcp-client-secret-0123456789' },
       ORIGIN,
     );
-    const gcp = setup.genericOAuth.find((config) => config.providerId === 'gcp');
+    const gcp = setup.generic.find((config) => config.id === 'gcp');
     expect(gcp?.userInfoUrl).toBe('https://openidconnect.googleapis.com/v1/userinfo');
     expect(gcp?.tokenUrl).toBe('https://oauth2.googleapis.com/token');
     expect(gcp?.authorizationUrl).toBe('https://accounts.google.com/o/oauth2/v2/auth');
@@ -468,6 +468,7 @@ describe('the cloud-platform provider', () => {
     expect(calls(idp)).toEqual([
       'GET https://accounts.google.com/o/oauth2/v2/auth',
       'POST https://oauth2.googleapis.com/token',
+      'GET https://www.googleapis.com/oauth2/v3/certs',
       'GET https://openidconnect.googleapis.com/v1/userinfo',
     ]);
     expect((await accounts(gw)).map((row) => [row.email, row.accountId])).toEqual([

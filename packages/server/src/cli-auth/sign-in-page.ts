@@ -20,6 +20,13 @@ const OAUTH_ERRORS: Readonly<Record<string, string>> = {
   email_not_found: 'The provider did not share an email address.',
   unable_to_get_user_info: 'The provider did not say who you are (user info is missing).',
   state_mismatch: 'The sign-in took too long or was started elsewhere; try again.',
+  issuer_missing:
+    'The provider answered without saying who it is, which it always does; the sign-in was refused. Try again.',
+  issuer_mismatch:
+    'The answer came from another provider than the one asked; the sign-in was refused.',
+  id_token_invalid:
+    "The provider's proof of who you are did not check out (ID token refused). Try again, or tell your admin.",
+  provider_unavailable: 'The sign-in provider cannot be reached right now. Try again in a minute.',
 };
 
 /** Where to go after signing in: one of the CLI pages, or nowhere (a broken link). */

@@ -282,19 +282,37 @@ function providerPrefix(providerId: string): string {
 }
 
 /** An upstream endpoint of an OAuth provider that the environment may override. */
-export type OAuthEndpointName = 'AUTHORIZATION_URL' | 'TOKEN_URL' | 'USERINFO_URL' | 'ISSUER_URL';
+export type OAuthEndpointName =
+  | 'AUTHORIZATION_URL'
+  | 'TOKEN_URL'
+  | 'USERINFO_URL'
+  | 'ISSUER_URL'
+  | 'JWKS_URL';
 
 /**
  * `<PROVIDER>_AUTHORIZATION_URL`, `<PROVIDER>_TOKEN_URL`, `<PROVIDER>_USERINFO_URL`: replace one
  * upstream endpoint of a generic OAuth provider (a self-hosted or regional deployment, or a local
- * OAuth server in tests). `<PROVIDER>_ISSUER_URL`: an OIDC issuer whose discovery document
- * supplies every endpoint not set explicitly. Unset: the provider's public endpoints.
+ * OAuth server in tests). `<PROVIDER>_ISSUER_URL`: the OpenID issuer; its discovery document
+ * supplies every endpoint not set explicitly, and ID tokens must come from it.
+ * `<PROVIDER>_JWKS_URL`: the keys ID tokens are signed with. Unset: the provider's public
+ * endpoints.
  */
 export const oauthEndpoint = (
   env: Env,
   providerId: string,
   endpoint: OAuthEndpointName,
 ): string | undefined => value(env, `${providerPrefix(providerId)}_${endpoint}`);
+
+/**
+ * `<PROVIDER>_SCOPES`: the scopes a generic OAuth provider asks for, space- or comma-separated,
+ * replacing its defaults. Unset: the defaults (see docs/providers.md).
+ */
+export function oauthScopes(env: Env, providerId: string): string[] | undefined {
+  const raw = value(env, `${providerPrefix(providerId)}_SCOPES`);
+  if (raw === undefined) return undefined;
+  const scopes = raw.split(/[\s,]+/).filter((scope) => scope !== '');
+  return scopes.length > 0 ? scopes : undefined;
+}
 
 /** `MICROSOFT_TENANT_ID`: the Entra ID tenant users sign in from. Default `common` (any). */
 export const microsoftTenantId = (env: Env): string | undefined =>

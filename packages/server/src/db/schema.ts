@@ -238,6 +238,18 @@ export interface InvitesTable {
   revoked_at: string | null;
 }
 
+/** An OAuth account whose refresh the provider refused; see migration 005. */
+export interface OAuthReconnectTable {
+  account_id: string;
+  user_id: string;
+  provider_id: string;
+  /** SHA-256 (hex) of the account's stored access token when the refresh was refused. */
+  access_token_hash: string;
+  /** The provider's error code (`invalid_grant`), never a token. */
+  reason: string;
+  created_at: string;
+}
+
 /**
  * Every table the gateway reads or writes, as kysely sees it.
  *
@@ -260,6 +272,7 @@ export interface DatabaseSchema {
   executions: ExecutionsTable;
   approvals: ApprovalsTable;
   mcp_rounds: McpRoundsTable;
+  oauth_reconnect: OAuthReconnectTable;
   invites: InvitesTable;
 }
 

@@ -2,8 +2,12 @@ import { decryptOAuthToken, type OAuth2Tokens, setTokenUtil } from 'better-auth/
 import type { GatewayAuth } from '../auth/index.js';
 import type { GatewayDatabase } from '../db/index.js';
 import type { ServerLogger } from '../http/logger.js';
+import { describeRefreshError, isMarkedForReconnect, markReconnect } from './reconnect-marks.js';
 
-/** A token this close to expiry is refreshed first, so it does not lapse mid-call. */
+/**
+ * A token this close to expiry is refreshed first, so it does not lapse mid-call; a short-lived
+ * token uses a quarter of its lifetime instead (see {@link refreshMargin}).
+ */
 export const EXPIRY_SKEW_MS = 30_000;
 /** How long a caller waits for a refresh, and the provider's answer is waited for under the lock. */
 export const REFRESH_TIMEOUT_MS = 20_000;
@@ -12,7 +16,8 @@ export const REFRESH_TIMEOUT_MS = 20_000;
 export type OAuthTokenResult =
   | { ok: true; token: string }
   /** `none`: no linked account; `expired`: expired without a refresh token; `refresh_failed`: the provider refused. */
-  | { ok: false; reason: 'none' | 'expired' | 'refresh_failed' };
+  /** `refused`: the provider refused the refresh token; the account needs a reconnect. */
+  | { ok: false; reason: 'none' | 'expired' | 'refresh_failed' | 'refused' };
 
 /** The user's OAuth access tokens, refreshed when they expire. */
 export interface OAuthTokenSource {
@@ -26,10 +31,41 @@ export interface OAuthTokenSource {
 
 type AccountDate = Date | string | null;
 
-function expired(expiresAt: AccountDate, now: number): boolean {
+const timeOf = (date: Date | string) =>
+  date instanceof Date ? date.getTime() : new Date(date).getTime();
+
+/**
+ * How long before expiry a token is refreshed: {@link EXPIRY_SKEW_MS}, or a quarter of its
+ * lifetime (expiry minus when it was stored) when that is shorter. A fixed 30 s margin made every
+ * call refresh a token living 30 s or less.
+ *
+ * @example
+ * refreshMargin(expiresAt, storedAt); // 2_500 for a 10 s token, 30_000 for an hour's
+ */
+export function refreshMargin(expiresAt: number, storedAt: number | undefined): number {
+  if (storedAt === undefined || Number.isNaN(storedAt) || storedAt >= expiresAt) {
+    return EXPIRY_SKEW_MS;
+  }
+  return Math.min(EXPIRY_SKEW_MS, (expiresAt - storedAt) / 4);
+}
+
+function expired(expiresAt: AccountDate, now: number, storedAt?: AccountDate): boolean {
   if (expiresAt === null) return false;
-  const at = expiresAt instanceof Date ? expiresAt.getTime() : new Date(expiresAt).getTime();
-  return Number.isNaN(at) || at - now < EXPIRY_SKEW_MS;
+  const at = timeOf(expiresAt);
+  if (Number.isNaN(at)) return true;
+  const margin = refreshMargin(at, storedAt ? timeOf(storedAt) : undefined);
+  return at - now < margin;
+}
+
+/** The provider refused the refresh token (`invalid_grant`); the account is marked. */
+class RefreshRefusedError extends Error {
+  constructor(
+    message: string,
+    /** The account's access token as stored when the refresh was refused. */
+    readonly storedAccessToken: string,
+  ) {
+    super(message);
+  }
 }
 
 /** Options of {@link createOAuthTokenSource}. */
@@ -129,7 +165,7 @@ export function createOAuthTokenSource(
     return tokens.accessToken;
   }
 
-  async function refresh(accountId: string, providerId: string): Promise<string> {
+  async function refresh(accountId: string, providerId: string, userId: string): Promise<string> {
     const ctx = await context();
     const provider = ctx.socialProviders.find((candidate) => candidate.id === providerId);
     if (!provider?.refreshAccessToken) {
@@ -155,12 +191,16 @@ export function createOAuthTokenSource(
             'accessTokenExpiresAt',
             'refreshTokenExpiresAt',
             'idToken',
+            'updatedAt',
           ])
           .where('id', '=', accountId)
           .$if(database.dialect === 'postgres', (q) => q.forUpdate())
           .executeTakeFirst();
         if (!row) throw new Error('the account was removed');
-        if (row.accessToken !== null && !expired(row.accessTokenExpiresAt, Date.now())) {
+        if (
+          row.accessToken !== null &&
+          !expired(row.accessTokenExpiresAt, Date.now(), row.updatedAt)
+        ) {
           // Another caller (or instance) refreshed while this one waited for the lock.
           return decryptOAuthToken(row.accessToken, ctx);
         }
@@ -171,7 +211,12 @@ export function createOAuthTokenSource(
           tokens = await withTimeout(answer, timeoutMs);
         } catch (error) {
           if (error instanceof RefreshTimeoutError) late = { answer, row };
-          throw error;
+          const described = describeRefreshError(error);
+          if (described.refused && row.accessToken !== null) {
+            throw new RefreshRefusedError(described.message, row.accessToken);
+          }
+          if (error instanceof Error) throw error;
+          throw new Error(described.message);
         }
         if (!tokens.accessToken) throw new Error('the provider answered without an access token');
         await trx
@@ -182,6 +227,15 @@ export function createOAuthTokenSource(
         return tokens.accessToken;
       });
     } catch (error) {
+      if (error instanceof RefreshRefusedError) {
+        // Outside the rolled-back transaction. That refresh token is dead: it is never sent
+        // again, and the user is asked to reconnect.
+        await markReconnect(
+          db,
+          { id: accountId, userId, providerId, accessToken: error.storedAccessToken },
+          'invalid_grant',
+        );
+      }
       if (late === undefined) throw error;
       // Rolled back, so the database is free again; the provider may still answer, having spent
       // the refresh token sent.
@@ -206,7 +260,7 @@ export function createOAuthTokenSource(
     async accessToken(userId, providerId) {
       const account = await db
         .selectFrom('account')
-        .select(['id', 'accessToken', 'refreshToken', 'accessTokenExpiresAt'])
+        .select(['id', 'accessToken', 'refreshToken', 'accessTokenExpiresAt', 'updatedAt'])
         .where('userId', '=', userId)
         .where('providerId', '=', providerId)
         .where('accessToken', 'is not', null)
@@ -215,14 +269,17 @@ export function createOAuthTokenSource(
         .limit(1)
         .executeTakeFirst();
       if (!account?.accessToken) return { ok: false, reason: 'none' };
-      if (!expired(account.accessTokenExpiresAt, Date.now())) {
+      if (!expired(account.accessTokenExpiresAt, Date.now(), account.updatedAt)) {
         return { ok: true, token: await decryptOAuthToken(account.accessToken, await context()) };
       }
       if (account.refreshToken === null) return { ok: false, reason: 'expired' };
+      if (await isMarkedForReconnect(db, account.id, account.accessToken)) {
+        return { ok: false, reason: 'refused' };
+      }
 
       let flight = inflight.get(account.id);
       if (flight === undefined) {
-        const started = refresh(account.id, providerId);
+        const started = refresh(account.id, providerId, userId);
         flight = started;
         inflight.set(account.id, started);
         // Settles after the callers may have stopped waiting (a late answer): handled here.
@@ -234,12 +291,14 @@ export function createOAuthTokenSource(
       try {
         return { ok: true, token: await withTimeout(flight, timeoutMs) };
       } catch (error) {
-        logger.warn('OAuth token refresh failed', {
-          providerId,
-          userId,
-          error: error instanceof Error ? error.message : String(error),
-        });
-        return { ok: false, reason: 'refresh_failed' };
+        const refused = error instanceof RefreshRefusedError;
+        logger.warn(
+          refused
+            ? 'OAuth token refresh failed: refused by the provider, the account needs a reconnect'
+            : 'OAuth token refresh failed',
+          { providerId, userId, error: describeRefreshError(error).message },
+        );
+        return { ok: false, reason: refused ? 'refused' : 'refresh_failed' };
       }
     },
   };

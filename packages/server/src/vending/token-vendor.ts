@@ -148,12 +148,20 @@ export function createTokenVendor(services: VendingServices, auth: GatewayAuth):
     const key = serverApiKey(services.env, providerId);
     if (key !== undefined) return { token: key, source: 'api_key' };
 
-    const lapsed = oauthResult !== undefined && !oauthResult.ok && oauthResult.reason !== 'none';
+    // The id the user can act on: `gateway connect` takes the configured OAuth provider (`gcp`),
+    // not the plugin's own name for it (issue 15).
+    const connectId =
+      authProvider === undefined || authProvider.type === 'api_key'
+        ? providerId
+        : (authProvider.provider ?? providerId);
+    const reason = oauthResult !== undefined && !oauthResult.ok ? oauthResult.reason : 'none';
     throw new AuthRequiredError(
       providerId,
-      lapsed
-        ? `Your "${providerId}" sign-in has expired and could not be renewed. ${howToConnect(services.baseUrl, providerId, 'Reconnect')}`
-        : `No credential for "${providerId}". ${howToConnect(services.baseUrl, providerId)}`,
+      reason === 'refused'
+        ? `Your "${connectId}" sign-in has expired and could not be renewed: the provider refused it (revoked or expired). ${howToConnect(services.baseUrl, connectId, 'Reconnect')}`
+        : reason !== 'none'
+          ? `Your "${connectId}" sign-in has expired and could not be renewed. ${howToConnect(services.baseUrl, connectId, 'Reconnect')}`
+          : `No credential for "${providerId}". ${howToConnect(services.baseUrl, connectId)}`,
     );
   };
 

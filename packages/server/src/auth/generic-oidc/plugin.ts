@@ -1,0 +1,32 @@
+import type { BetterAuthPlugin } from 'better-auth';
+import type { ServerLogger } from '../../http/logger.js';
+import { createGenericProvider } from './generic-provider.js';
+import type { GenericProviderConfig } from './resolve-provider.js';
+
+/**
+ * better-auth plugin registering the gateway's generic providers as social providers, so
+ * better-auth's own sign-in, link and callback routes serve them. It replaces better-auth's
+ * generic OAuth plugin, whose discovery runs once at startup (a failure there leaves the provider
+ * out until a sign-in retries it) and whose ID tokens are only verified with discovery.
+ */
+export function genericOidc(
+  configs: readonly GenericProviderConfig[],
+  logger: ServerLogger,
+): BetterAuthPlugin {
+  return {
+    id: 'gateway-generic-oidc',
+    init: (ctx) => {
+      for (const config of configs) {
+        for (const warning of config.warnings) logger.warn(warning, { providerId: config.id });
+      }
+      return {
+        context: {
+          socialProviders: [
+            ...configs.map((config) => createGenericProvider(config, logger)),
+            ...ctx.socialProviders,
+          ],
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,114 @@
+import { createHash } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { DatabaseSchema } from '../db/index.js';
+
+/**
+ * OAuth accounts whose provider refused a refresh, so no further refresh is attempted and the
+ * user is asked to reconnect (table `oauth_reconnect`). A mark binds to the access token the
+ * account held when it was made: a reconnect stores a new one and the mark no longer applies.
+ */
+
+const hashOf = (storedAccessToken: string) =>
+  createHash('sha256').update(storedAccessToken).digest('hex');
+
+/** Marks `account` as needing a reconnect because its provider answered `reason`. */
+export async function markReconnect(
+  db: Kysely<DatabaseSchema>,
+  account: { id: string; userId: string; providerId: string; accessToken: string },
+  reason: string,
+): Promise<void> {
+  const row = {
+    account_id: account.id,
+    user_id: account.userId,
+    provider_id: account.providerId,
+    access_token_hash: hashOf(account.accessToken),
+    reason,
+    created_at: new Date().toISOString(),
+  };
+  await db
+    .insertInto('oauth_reconnect')
+    .values(row)
+    .onConflict((oc) =>
+      oc.column('account_id').doUpdateSet({
+        access_token_hash: row.access_token_hash,
+        reason,
+        created_at: row.created_at,
+      }),
+    )
+    .execute();
+}
+
+/** Whether the account holding `storedAccessToken` (as stored, encrypted) is marked. */
+export async function isMarkedForReconnect(
+  db: Kysely<DatabaseSchema>,
+  accountId: string,
+  storedAccessToken: string,
+): Promise<boolean> {
+  const mark = await db
+    .selectFrom('oauth_reconnect')
+    .select('access_token_hash')
+    .where('account_id', '=', accountId)
+    .executeTakeFirst();
+  if (mark === undefined) return false;
+  if (mark.access_token_hash === hashOf(storedAccessToken)) return true;
+  await db.deleteFrom('oauth_reconnect').where('account_id', '=', accountId).execute();
+  return false;
+}
+
+/**
+ * The better-auth provider ids among `userId`'s linked accounts that need a reconnect (for the
+ * Tools tab and `gateway connections`).
+ *
+ * @example
+ * const stale = await providersNeedingReconnect(db, user.id); // Set { 'gcp' }
+ */
+export async function providersNeedingReconnect(
+  db: Kysely<DatabaseSchema>,
+  userId: string,
+): Promise<Set<string>> {
+  const rows = await db
+    .selectFrom('oauth_reconnect')
+    .innerJoin('account', 'account.id', 'oauth_reconnect.account_id')
+    .select([
+      'oauth_reconnect.provider_id',
+      'oauth_reconnect.access_token_hash',
+      'account.accessToken',
+    ])
+    .where('oauth_reconnect.user_id', '=', userId)
+    .execute();
+  return new Set(
+    rows
+      .filter(
+        (row) => row.accessToken !== null && hashOf(row.accessToken) === row.access_token_hash,
+      )
+      .map((row) => row.provider_id),
+  );
+}
+
+/** OAuth error codes meaning the refresh token will never work again (RFC 6749 5.2, Slack's). */
+const REFUSALS = new Set(['invalid_grant', 'invalid_refresh_token', 'token_revoked']);
+
+/**
+ * What a failed refresh says, readable in a log: better-auth throws the provider's error body
+ * (an object, which printed as "[object Object]") or an Error. `refused` is true when the
+ * provider refused the refresh token itself, as opposed to being down or slow.
+ */
+export function describeRefreshError(error: unknown): { message: string; refused: boolean } {
+  if (error instanceof Error) return { message: error.message, refused: false };
+  if (typeof error === 'object' && error !== null) {
+    const fields = error as Record<string, unknown>;
+    const code = typeof fields.error === 'string' ? fields.error : undefined;
+    const description =
+      typeof fields.error_description === 'string' ? fields.error_description : undefined;
+    const status = typeof fields.status === 'number' ? fields.status : undefined;
+    const message = [
+      code === undefined ? 'the provider refused the refresh' : `the provider answered ${code}`,
+      description,
+      status === undefined ? undefined : `(HTTP ${status})`,
+    ]
+      .filter((part) => part !== undefined)
+      .join(' ');
+    return { message, refused: code !== undefined && REFUSALS.has(code) };
+  }
+  return { message: String(error), refused: false };
+}
