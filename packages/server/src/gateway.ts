@@ -233,7 +233,9 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
   const auth = createGatewayAuth(core, { authSecret, previousAuthSecrets });
   const services: GatewayServices = Object.assign(core, {
     auth,
-    tokens: createTokenVendor(core, auth),
+    tokens: createTokenVendor(core, auth, {
+      onRefresh: (provider, result) => metrics.tokenRefresh(provider, result),
+    }),
   });
   const registry = new RegistryService(services);
   const registrySyncMs = (options.registrySyncSeconds ?? envVars.registrySyncSeconds(env)) * 1000;

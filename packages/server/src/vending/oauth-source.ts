@@ -72,6 +72,8 @@ class RefreshRefusedError extends Error {
 export interface OAuthTokenSourceOptions {
   /** See {@link REFRESH_TIMEOUT_MS} (tests shorten it). */
   refreshTimeoutMs?: number;
+  /** Told of every refresh sent to a provider once it settles, e.g. for metrics. */
+  onRefresh?: (providerId: string, result: 'ok' | 'failed') => void;
 }
 
 /** The provider did not answer a refresh in time. */
@@ -284,8 +286,14 @@ export function createOAuthTokenSource(
         inflight.set(account.id, started);
         // Settles after the callers may have stopped waiting (a late answer): handled here.
         started.then(
-          () => inflight.delete(account.id),
-          () => inflight.delete(account.id),
+          () => {
+            inflight.delete(account.id);
+            options.onRefresh?.(providerId, 'ok');
+          },
+          () => {
+            inflight.delete(account.id);
+            options.onRefresh?.(providerId, 'failed');
+          },
         );
       }
       try {

@@ -340,6 +340,7 @@ for (const target of gatewayTargets()) {
         refreshed,
       );
       expect(idp.refreshCount()).toBe(1);
+      expect(await refreshMetric(gw, 'ok')).toBe(1);
     });
 
     it('has the rotated refresh token stored by the time the new access token is returned', async () => {
@@ -373,8 +374,17 @@ for (const target of gatewayTargets()) {
       expect(AuthRequiredError.isInstance(error)).toBe(true);
       expect((error as Error).message).toContain('expired and could not be renewed');
       expect(gw.logs()).toContain('OAuth token refresh failed');
+      expect(await refreshMetric(gw, 'failed')).toBe(1);
     });
   });
+}
+
+/** `gateway_token_refreshes_total` for the gcp provider and `result`, as `/metrics` shows it. */
+async function refreshMetric(gw: TestGateway, result: 'ok' | 'failed'): Promise<number> {
+  const response = await gw.request('GET', '/metrics', { as: 'service' });
+  const series = `gateway_token_refreshes_total{provider="gcp",result="${result}"} `;
+  const line = (await response.text()).split('\n').find((text) => text.startsWith(series));
+  return Number(line?.slice(series.length) ?? 0);
 }
 
 const postgres = gatewayTargets().find((target) => target.name === 'PostgreSQL');

@@ -87,8 +87,12 @@ export type VendingServices = Pick<
  * const tokens = createTokenVendor(services, auth);
  * const { token, source } = await tokens.vend(userId, 'gcp', { authProvider });
  */
-export function createTokenVendor(services: VendingServices, auth: GatewayAuth): TokenVendor {
-  const oauth = createOAuthTokenSource(services.database, auth, services.logger);
+export function createTokenVendor(
+  services: VendingServices,
+  auth: GatewayAuth,
+  options: { onRefresh?: (providerId: string, result: 'ok' | 'failed') => void } = {},
+): TokenVendor {
+  const oauth = createOAuthTokenSource(services.database, auth, services.logger, options);
 
   const fromConnection = async (
     owner: ConnectionOwner,
