@@ -5,9 +5,10 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
+import { type AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { startBin } from './testing/run-bin.js';
 
 const AUTH_SECRET = 'bin-test-auth-secret-0123456789abcdef';
@@ -142,8 +143,52 @@ describe('gateway-server', () => {
     const { output, exited } = await startBin({ AUTH_SECRET, PORT: '0' }, ['serve', '--now']);
     expect(await exited).toBe(2);
     expect(output.stderr).toBe(
-      'gateway-server: unknown arguments "serve --now"; usage: gateway-server [rekey]\n',
+      'gateway-server: unknown arguments "serve --now"; usage: gateway-server [rekey | --help]\n',
     );
+  }, 60_000);
+
+  // Issue 17 item 6: what an operator needs at the terminal.
+  it('prints its settings for --help, every GATEWAY_ variable it reads among them, each documented', async () => {
+    const { output, exited } = await startBin({}, ['--help']);
+    expect(await exited).toBe(0);
+    expect(output.stderr).toBe('');
+    expect(output.stdout).toMatch(/^usage: gateway-server /);
+    const read = new Set(
+      (await readFile(new URL('./config/env.ts', import.meta.url), 'utf8')).match(
+        /'GATEWAY_[A-Z_]+'/g,
+      ),
+    );
+    const operations = await readFile(
+      new URL('../../../docs/operations.md', import.meta.url),
+      'utf8',
+    );
+    for (const quoted of read) {
+      const name = quoted.slice(1, -1);
+      expect(output.stdout).toContain(`  ${name} `);
+      expect(operations).toContain(`\`${name}\``);
+    }
+  }, 60_000);
+
+  it('says in one line when its port is taken, and what to do', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    onTestFinished(() => new Promise<void>((resolve) => taken.close(() => resolve())));
+    const { port } = taken.address() as AddressInfo;
+    const { output, exited } = await startBin({ AUTH_SECRET, PORT: String(port) });
+    expect(await exited).toBe(1);
+    expect(output.stderr).toBe(
+      `gateway-server: port ${port} on 127.0.0.1 is already in use: stop what is listening there, or set PORT to a free port\n`,
+    );
+  }, 60_000);
+
+  it('names the plugins it loaded as it starts', async () => {
+    const { child, output } = await startBin({ AUTH_SECRET, PORT: '0' });
+    await listeningUrl(child, output);
+    await waitFor(() => output.stderr.includes('plugins loaded'));
+    expect(output.stderr).toContain(
+      'No plugins loaded: name them in gateway.config.ts (see docs/operations.md)\n',
+    );
+    child.kill('SIGTERM');
   }, 60_000);
 });
 

@@ -1,15 +1,21 @@
 #!/usr/bin/env node
 import { host } from './config/env.js';
 import { createGateway } from './gateway.js';
+import { helpText } from './help.js';
 import { batchedSink } from './http/logger.js';
 import { openSignupWarning } from './invites/index.js';
+import type { PluginCatalog } from './registry/index.js';
 
-const USAGE = 'usage: gateway-server [rekey]';
+const USAGE = 'usage: gateway-server [rekey | --help]';
 
 // The server's own entry: settings come from the environment (see docs/operations.md).
 async function main(): Promise<void> {
   const [command, ...rest] = process.argv.slice(2);
   if (command === 'rekey' && rest.length === 0) return rekeyCommand();
+  if ((command === '--help' || command === '-h' || command === 'help') && rest.length === 0) {
+    process.stdout.write(helpText());
+    return;
+  }
   if (command !== undefined) {
     process.stderr.write(
       `gateway-server: unknown arguments "${process.argv.slice(2).join(' ')}"; ${USAGE}\n`,
@@ -20,6 +26,7 @@ async function main(): Promise<void> {
   const { url } = await gateway.start();
   gateway.services.logger.info('gateway listening', { url });
   process.stderr.write(`Gateway listening on ${url}\n`);
+  process.stderr.write(`${pluginsLine(gateway.services.plugins)}\n`);
   const warning = openSignupWarning(host(process.env), gateway.services.signup);
   if (warning !== undefined) {
     gateway.services.logger.warn('open sign-up beyond loopback', { host: host(process.env) });
@@ -37,6 +44,17 @@ async function main(): Promise<void> {
   };
   process.once('SIGINT', () => stop('SIGINT'));
   process.once('SIGTERM', () => stop('SIGTERM'));
+}
+
+/** One line naming the loaded plugins and how many tools are mounted from them. */
+function pluginsLine(catalog: PluginCatalog): string {
+  const plugins = catalog.plugins();
+  if (plugins.length === 0) {
+    return 'No plugins loaded: name them in gateway.config.ts (see docs/operations.md)';
+  }
+  const mounted = catalog.tools().length;
+  const names = plugins.map((plugin) => plugin.id).join(', ');
+  return `Plugins loaded: ${names}; ${mounted} ${mounted === 1 ? 'tool' : 'tools'} mounted`;
 }
 
 /** `gateway-server rekey`: the report on stdout, the gateway's log lines on stderr. */

@@ -374,7 +374,9 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
           }
           resolve({ url: services.baseUrl, port: info.port });
         });
-        listening.once('error', reject);
+        listening.once('error', (error: NodeJS.ErrnoException) => {
+          reject(listenError(error, host, port));
+        });
         server = listening;
       }),
     stop: async () => {
@@ -406,4 +408,22 @@ function fromNetwork(env: unknown): boolean {
 
 function trimSlash(url: string): string {
   return url.replace(/\/+$/, '');
+}
+
+/** A listen failure an operator can act on, in one sentence; any other error as it is. */
+function listenError(error: NodeJS.ErrnoException, host: string, port: number): Error {
+  if (error.code === 'EADDRINUSE') {
+    return new Error(
+      `port ${port} on ${host} is already in use: stop what is listening there, or set PORT to a free port`,
+    );
+  }
+  if (error.code === 'EACCES') {
+    return new Error(
+      `not allowed to listen on port ${port} on ${host}: ports below 1024 need privileges; set PORT to 1024 or above`,
+    );
+  }
+  if (error.code === 'EADDRNOTAVAIL') {
+    return new Error(`${host} is not an address of this machine: set HOST to one (e.g. 127.0.0.1)`);
+  }
+  return error;
 }
