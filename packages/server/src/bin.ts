@@ -5,6 +5,7 @@ import { helpText } from './help.js';
 import { batchedSink } from './http/logger.js';
 import { openSignupWarning } from './invites/index.js';
 import type { PluginCatalog } from './registry/index.js';
+import { startTracing } from './tracing/index.js';
 
 const USAGE = 'usage: gateway-server [rekey | --help]';
 
@@ -22,6 +23,7 @@ async function main(): Promise<void> {
     );
     process.exit(2);
   }
+  const stopTracing = await startTracing(process.env);
   const gateway = await createGateway();
   const { url } = await gateway.start();
   gateway.services.logger.info('gateway listening', { url });
@@ -37,10 +39,13 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     gateway.services.logger.info('stopping', { signal });
-    gateway.stop().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
+    gateway
+      .stop()
+      .then(() => stopTracing?.())
+      .then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
   };
   process.once('SIGINT', () => stop('SIGINT'));
   process.once('SIGTERM', () => stop('SIGTERM'));

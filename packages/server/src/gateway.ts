@@ -46,6 +46,7 @@ import { serviceAccountRoutes } from './service-accounts/index.js';
 import type { GatewayServices } from './services.js';
 import { teamConnectionRoutes } from './team-connections/index.js';
 import { toolStatusRoutes } from './tool-status/index.js';
+import { traceRequests } from './tracing/index.js';
 import { userRoutes } from './users/index.js';
 import { createTokenVendor } from './vending/index.js';
 import { mountWebApp } from './web/index.js';
@@ -92,6 +93,13 @@ export interface GatewayOptions {
   maxBodyBytes?: number;
   /** MCP endpoint settings: tool time limit, approval timeout, sessions. */
   mcp?: McpOptions;
+  /**
+   * Spans for requests and tool calls through `@opentelemetry/api`, to whatever tracer provider
+   * is registered. Default: on when `OTEL_EXPORTER_OTLP_ENDPOINT` (or `_TRACES_ENDPOINT`) is set
+   * (`gateway-server` then registers an OTLP exporter); an application embedding the gateway
+   * with its own provider sets it to true.
+   */
+  tracing?: boolean;
   /**
    * Seconds between re-reads of the stored registrations while listening, so registrations made
    * through another instance apply here (`GATEWAY_REGISTRY_SYNC_SECONDS`, default 5; 0: never).
@@ -288,6 +296,8 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
   ];
 
   const app = new Hono<AppEnv>();
+  // First: what runs after it, the request log included, nests in the request's span.
+  if (options.tracing ?? envVars.tracingConfigured(env)) app.use('*', traceRequests());
   app.use(
     '*',
     requestLog(logger, (method, route, status, seconds) =>

@@ -23,6 +23,7 @@ export const SETTINGS: readonly (readonly [name: string, meaning: string])[] = [
   ['GATEWAY_CLI_TOKEN_DAYS', 'how long a CLI token works (90)'],
   ['GATEWAY_REGISTRY_SYNC_SECONDS', 'how often registrations are re-read (5)'],
   ['GATEWAY_METRICS_TOKEN', 'bearer secret of a metrics scraper for GET /metrics'],
+  ['OTEL_EXPORTER_OTLP_ENDPOINT', 'send traces over OTLP/HTTP (other OTEL_* variables apply)'],
   ['<PROVIDER>_CLIENT_ID, _CLIENT_SECRET', 'enable an OAuth provider (docs/providers.md)'],
   ['<PROVIDER>_API_KEY', 'a server-supplied key for a provider'],
 ];

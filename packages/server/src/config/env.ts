@@ -61,6 +61,11 @@ export const serviceApiSecret = (env: Env): string | undefined => value(env, 'SE
 /** `GATEWAY_METRICS_TOKEN`: bearer secret of a metrics scraper (`GET /metrics`). Unset: only the service secret reads metrics. */
 export const metricsToken = (env: Env): string | undefined => value(env, 'GATEWAY_METRICS_TOKEN');
 
+/** Whether an OTLP endpoint for traces is configured (`OTEL_EXPORTER_OTLP_ENDPOINT` or `_TRACES_ENDPOINT`). */
+export const tracingConfigured = (env: Env): boolean =>
+  value(env, 'OTEL_EXPORTER_OTLP_ENDPOINT') !== undefined ||
+  value(env, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT') !== undefined;
+
 /** `DATABASE_URL`: `postgres://...` or a SQLite file path. Default `<data dir>/gateway.db`. */
 export const databaseUrl = (env: Env): string | undefined => value(env, 'DATABASE_URL');
 

@@ -1,0 +1,32 @@
+import { type Span, SpanStatusCode, trace } from '@opentelemetry/api';
+
+/**
+ * The gateway's tracer, from whatever provider is registered: the OTLP one `startTracing()`
+ * sets up, a test's, or none (then every span is a no-op). Spans carry names, ids of tools and
+ * providers, outcomes and statuses: never a token, a secret, an argument or a user's data.
+ */
+export const tracer = () => trace.getTracer('@gateway/server');
+
+/**
+ * Runs `work` in a child span of the active one, ending it when `work` settles; a thrown error
+ * marks it failed (its type only: messages may quote what a tool was given).
+ */
+export async function inSpan<T>(
+  name: string,
+  attributes: Record<string, string | number | boolean>,
+  work: (span: Span) => Promise<T>,
+): Promise<T> {
+  return tracer().startActiveSpan(name, { attributes }, async (span) => {
+    try {
+      return await work(span);
+    } catch (error) {
+      span.setStatus({
+        code: SpanStatusCode.ERROR,
+        message: error instanceof Error ? error.name : 'error',
+      });
+      throw error;
+    } finally {
+      span.end();
+    }
+  });
+}

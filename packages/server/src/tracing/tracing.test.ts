@@ -1,0 +1,65 @@
+/**
+ * Issue 17 item 4: spans through OpenTelemetry, continuing the caller's trace, with no secret in
+ * any attribute. (The OTLP export of `gateway-server` is tested in start-tracing.test.ts.)
+ */
+import { context, propagation, trace } from '@opentelemetry/api';
+import {
+  InMemorySpanExporter,
+  NodeTracerProvider,
+  SimpleSpanProcessor,
+} from '@opentelemetry/sdk-trace-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectV2, startMcpGateway } from '../mcp/testing/mcp-test-kit.js';
+
+const exporter = new InMemorySpanExporter();
+const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+
+beforeAll(() => provider.register());
+afterAll(async () => {
+  await provider.shutdown();
+  trace.disable();
+  context.disable();
+  propagation.disable();
+});
+
+const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
+const PARENT = '00f067aa0ba902b7';
+
+describe('traces', () => {
+  it("makes a span per request in the caller's trace, named by route, with nothing secret", async () => {
+    const mcp = await startMcpGateway({ tracing: true });
+    const alice = await mcp.user({ roleId: 'reader' });
+    const client = await connectV2(mcp.url, alice.mcpToken);
+    exporter.reset();
+
+    const response = await fetch(`${mcp.url}/api/me`, {
+      headers: { ...alice.headers, traceparent: `00-${TRACE_ID}-${PARENT}-01` },
+    });
+    expect(response.status).toBe(200);
+    await client.callTool({ name: 'demo.echo.say', arguments: { text: 'private words' } });
+
+    const spans = exporter.getFinishedSpans();
+    const api = spans.find((span) => span.name === 'GET /api/me');
+    expect(api?.spanContext().traceId).toBe(TRACE_ID);
+    expect(api?.parentSpanContext?.spanId).toBe(PARENT);
+    expect(api?.attributes).toMatchObject({
+      'http.route': '/api/me',
+      'http.response.status_code': 200,
+    });
+    expect(spans.some((span) => span.name === 'POST /mcp')).toBe(true);
+
+    const everything = JSON.stringify(
+      spans.map((span) => ({ name: span.name, attributes: span.attributes, events: span.events })),
+    );
+    for (const secret of [alice.mcpToken, alice.token, 'private words', alice.id]) {
+      expect(everything).not.toContain(secret);
+    }
+  });
+
+  it('makes none when tracing is off', async () => {
+    const mcp = await startMcpGateway({ tracing: false });
+    exporter.reset();
+    await fetch(`${mcp.url}/healthz`);
+    expect(exporter.getFinishedSpans()).toEqual([]);
+  });
+});
