@@ -6,7 +6,9 @@ import {
   type SampleRequest,
   ToolError,
   UndeclaredProviderError,
+  unknownKeyIssues,
   validateToolOutput,
+  withUnknownKeyIssues,
 } from '@gateway/sdk';
 import {
   type CallToolRequestParams,
@@ -135,8 +137,11 @@ export async function callTool(
   }
 
   const input = await tool.tool.inputSchema.safeParseAsync(args);
-  if (!input.success) {
-    const message = `Invalid arguments for ${params.name}:\n${formatIssues(input.error.issues)}`;
+  // A misspelled argument would otherwise be dropped and the tool run without it (issue 18).
+  const unknown = tool.inputKeys === undefined ? [] : unknownKeyIssues(args, tool.inputKeys);
+  if (!input.success || unknown.length > 0) {
+    const issues = withUnknownKeyIssues(input.success ? [] : input.error.issues, unknown);
+    const message = `Invalid arguments for ${params.name}:\n${formatIssues(issues)}`;
     return finish('error', errorResult(message), 'Invalid arguments');
   }
   // A retried round says how long the call has run: the sweeper of abandoned calls sees it alive.
