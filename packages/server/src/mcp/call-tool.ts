@@ -50,6 +50,11 @@ const INVALID_STATE = 'Invalid or expired requestState';
 /** The abort reason once a call is over (no Error: building its stack on every call costs). */
 const CALL_ENDED = Symbol('call ended');
 
+/** What the client hears when the user accepted an approval with `approve` unticked. */
+function untickedMessage(toolPath: string): string {
+  return `${toolPath} did not go ahead: the approval was accepted with "Approve" unticked, which counts as no, so nothing was changed. To go ahead, call the tool again and accept with "Approve" ticked; to stop, decline.`;
+}
+
 /** Why a handler stopped before returning, when it was not its own doing. */
 class Stopped extends Error {
   readonly reason: 'timeout' | 'cancelled';
@@ -270,7 +275,10 @@ export async function callTool(
       );
     }
     if (ApprovalDeniedError.isInstance(error)) {
-      const message = redaction.message(error.message);
+      const message =
+        elicitor?.lastAnswer?.reason === 'approve_unticked'
+          ? untickedMessage(tool.path)
+          : redaction.message(error.message);
       return finish('denied', errorResult(message), message);
     }
     if (ToolError.isInstance(error)) {
