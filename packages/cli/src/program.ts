@@ -283,18 +283,15 @@ function declareUserCommands(
       .command('connect')
       .summary('connect a tool to your account')
       .description(
-        'Connect a tool, by its connector id (github, weather, ...). OAuth tools open their sign-in in the browser and come back to a listener on 127.0.0.1; API-key tools ask for the key without echo, or read it from stdin with --secret-stdin, and print only its masked form.',
+        'Connect a tool, by its connector id (github, weather, ...). OAuth tools open their sign-in in the browser and come back to a listener on 127.0.0.1; API-key tools ask for the key without echo, or read it from stdin with --secret-stdin, and print only its masked form. An OAuth tool takes a token the same way when its sign-in is not set up on the server, or with --secret-stdin.',
       )
       .argument('<tool>', 'the connector id, e.g. github or weather')
-      .option(
-        '--instance-name <name>',
-        'API-key tools: name of this connection (default "default")',
-      )
-      .option('--parent <id>', 'API-key tools: nest under this connection of the same tool')
-      .option('--workspace <id>', 'API-key tools: workspace or project id')
-      .option('--description <text>', 'API-key tools: what the connection is for')
-      .option('--team', 'API-key tools: connect for the whole team (admins)')
-      .option('--secret-stdin', 'API-key tools: read the key from stdin')
+      .option('--instance-name <name>', 'name of this key or token (default "default")')
+      .option('--parent <id>', 'nest under this connection of the same tool')
+      .option('--workspace <id>', 'workspace or project id')
+      .option('--description <text>', 'what the connection is for')
+      .option('--team', 'connect a key or token for the whole team (admins)')
+      .option('--secret-stdin', "read the key (or an OAuth tool's token) from stdin")
       .option('--no-browser', 'OAuth tools: only print the URL to open')
       .addHelpText(
         'after',
@@ -303,6 +300,7 @@ function declareUserCommands(
           'gateway connect weather',
           'printenv WEATHER_KEY | gateway connect weather --secret-stdin --instance-name work',
           'printenv WEATHER_KEY | gateway connect weather --secret-stdin --team --description "shared key"',
+          'printenv GITHUB_TOKEN | gateway connect github --secret-stdin',
         ),
       ),
   ).action(
