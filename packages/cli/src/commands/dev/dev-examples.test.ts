@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import type { Plugin } from '@gateway/sdk';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
+import { plural } from '../../output/plural.js';
 import { createTestIo } from '../../output/test-io.js';
 import { makeTempDir } from '../../test-support/temp-project.js';
 import { type DevReady, runDev } from './index.js';
@@ -58,7 +59,7 @@ describe('gateway dev at the repository root (pnpm start)', () => {
         expected.map((plugin) => ({ id: plugin.id, tools: [...plugin.tools].sort() })),
       );
       for (const plugin of expected) {
-        expect(io.out()).toContain(`plugin ${plugin.id}: ${plugin.tools.length} tools`);
+        expect(io.out()).toContain(`plugin ${plugin.id}: ${plural(plugin.tools.length, 'tool')}`);
       }
       expect(io.out()).toContain(`Watching ${expected.length} plugins for changes.`);
 

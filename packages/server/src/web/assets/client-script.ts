@@ -238,7 +238,7 @@ export const APP_SCRIPT = String.raw`(function () {
       var summary = out.querySelector('[data-preview-summary]');
       var problems = out.querySelector('[data-preview-problems]');
       var tools = out.querySelector('[data-preview-tools]');
-      summary.textContent = 'Matches ' + data.tools.length + ' of ' + data.totalTools + ' tools';
+      summary.textContent = 'Matches ' + data.tools.length + ' of ' + data.totalTools + (data.totalTools === 1 ? ' tool' : ' tools');
       problems.replaceChildren();
       data.patterns.forEach(function (entry, index) {
         if (entry.problem === null) return;
