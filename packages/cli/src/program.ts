@@ -153,10 +153,20 @@ export function createProgram({ io, cwd, keychain }: ProgramContext): Command {
     .option('--host <host>', 'address to listen on (env HOST, default 127.0.0.1)')
     .option('--data-dir <path>', 'where the local gateway keeps its data (env GATEWAY_DATA_DIR)')
     .option('--no-open', 'do not open the web app in a browser')
+    .option(
+      '--fixtures',
+      'at the Gateway repository root, also serve the test-fixture examples (examples/conformance)',
+    )
     .addHelpText('after', examples('gateway dev', 'gateway dev --port 9000 --no-open'))
     .action(
       async (
-        flags: { port?: number; host?: string; dataDir?: string; open: boolean },
+        flags: {
+          port?: number;
+          host?: string;
+          dataDir?: string;
+          open: boolean;
+          fixtures?: boolean;
+        },
         command: Command,
       ) => {
         const { runDev } = await import('./commands/dev/index.js');
@@ -167,6 +177,7 @@ export function createProgram({ io, cwd, keychain }: ProgramContext): Command {
           host: flags.host,
           dataDir: flags.dataDir,
           open: fromCommandLine(command, 'open') ? flags.open : undefined,
+          fixtures: flags.fixtures,
         });
       },
     );

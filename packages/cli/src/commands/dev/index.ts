@@ -25,6 +25,8 @@ export interface DevOptions {
   dataDir?: string | undefined;
   /** Open the web app in a browser. Default true at a terminal. */
   open?: boolean | undefined;
+  /** At the repository root, also serve the test-fixture examples (`--fixtures`). */
+  fixtures?: boolean | undefined;
   /** Opens the web app. Default the system browser. */
   openBrowser?: BrowserOpener;
   /** Stops the gateway when aborted; without it, SIGINT and SIGTERM do. */
@@ -120,7 +122,7 @@ interface StartedGateway {
 
 async function startGateway(options: DevOptions): Promise<StartedGateway> {
   const { io, cwd } = options;
-  const sources = await findPluginSources(cwd);
+  const sources = await findPluginSources(cwd, { fixtures: options.fixtures });
   const plugins = await Promise.all(sources.map((source) => loadValid(source)));
   const server = await importServer();
 
