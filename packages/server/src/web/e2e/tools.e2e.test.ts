@@ -104,11 +104,11 @@ describe('the Tools tab in a real browser', () => {
       .poll(() =>
         notice.evaluate((element) => {
           const box = element.getBoundingClientRect();
-          return box.top >= 0 && box.bottom <= window.innerHeight;
+          return box.top >= 0 && box.bottom <= element.ownerDocument.documentElement.clientHeight;
         }),
       )
       .toBe(true);
-    expect(await page.evaluate(() => window.scrollY)).toBeGreaterThan(0);
+    expect(await page.evaluate('window.scrollY')).toBeGreaterThan(0);
     expect(missing).toEqual([]);
 
     const unknown = await page.goto('/no-such-page');
