@@ -4,6 +4,7 @@ import {
   formatIssues,
   type PluginContext,
   type SampleRequest,
+  type SchemaIssue,
   ToolError,
   UndeclaredProviderError,
   unknownKeyIssues,
@@ -47,6 +48,8 @@ import { TimeLimit } from './time-limit.js';
 import { lazyLogger, toolLogger } from './tool-logger.js';
 
 const INVALID_STATE = 'Invalid or expired requestState';
+/** Shared, so a call to a tool that takes any key allocates nothing for the check. */
+const NO_ISSUES: readonly SchemaIssue[] = Object.freeze([]);
 /** The abort reason once a call is over (no Error: building its stack on every call costs). */
 const CALL_ENDED = Symbol('call ended');
 
@@ -143,7 +146,7 @@ export async function callTool(
 
   const input = await tool.tool.inputSchema.safeParseAsync(args);
   // A misspelled argument would otherwise be dropped and the tool run without it (issue 18).
-  const unknown = tool.inputKeys === undefined ? [] : unknownKeyIssues(args, tool.inputKeys);
+  const unknown = tool.inputKeys === undefined ? NO_ISSUES : unknownKeyIssues(args, tool.inputKeys);
   if (!input.success || unknown.length > 0) {
     const issues = withUnknownKeyIssues(input.success ? [] : input.error.issues, unknown);
     const message = `Invalid arguments for ${params.name}:\n${formatIssues(issues)}`;
