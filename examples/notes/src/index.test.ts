@@ -1,4 +1,4 @@
-import { isPlugin, validatePlugin } from '@gateway/sdk';
+import { isPlugin, ToolError, validatePlugin } from '@gateway/sdk';
 import { createTestContext, runTool } from '@gateway/sdk/testing';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -52,5 +52,24 @@ describe('notes plugin', () => {
       notes: [{ title: 'Only in first' }],
     });
     expect(await runTool(tool(second, 'notes.notes.list'), {}, ctx)).toEqual({ notes: [] });
+  });
+
+  // Issue 18: `text` for `body` was dropped silently and an empty note was created.
+  it('refuses a misspelled argument, naming it, and creates nothing', async () => {
+    const notes = createNotesPlugin();
+    const find = (path: string) => {
+      const found = notes.tools.find((t) => t.path === path);
+      if (found === undefined) throw new Error(`${path} is missing`);
+      return found;
+    };
+    const ctx = createTestContext({ userId: 'ada' });
+    const error = await runTool(
+      find('notes.notes.create'),
+      { title: 'Groceries', text: 'milk' } as never,
+      ctx,
+    ).catch((e: unknown) => e);
+    expect(ToolError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toContain('text: unknown argument');
+    expect(await runTool(find('notes.notes.list'), {}, ctx)).toEqual({ notes: [] });
   });
 });

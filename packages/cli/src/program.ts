@@ -153,10 +153,20 @@ export function createProgram({ io, cwd, keychain }: ProgramContext): Command {
     .option('--host <host>', 'address to listen on (env HOST, default 127.0.0.1)')
     .option('--data-dir <path>', 'where the local gateway keeps its data (env GATEWAY_DATA_DIR)')
     .option('--no-open', 'do not open the web app in a browser')
+    .option(
+      '--fixtures',
+      'at the Gateway repository root, also serve the test-fixture examples (examples/conformance)',
+    )
     .addHelpText('after', examples('gateway dev', 'gateway dev --port 9000 --no-open'))
     .action(
       async (
-        flags: { port?: number; host?: string; dataDir?: string; open: boolean },
+        flags: {
+          port?: number;
+          host?: string;
+          dataDir?: string;
+          open: boolean;
+          fixtures?: boolean;
+        },
         command: Command,
       ) => {
         const { runDev } = await import('./commands/dev/index.js');
@@ -167,6 +177,7 @@ export function createProgram({ io, cwd, keychain }: ProgramContext): Command {
           host: flags.host,
           dataDir: flags.dataDir,
           open: fromCommandLine(command, 'open') ? flags.open : undefined,
+          fixtures: flags.fixtures,
         });
       },
     );
@@ -283,18 +294,15 @@ function declareUserCommands(
       .command('connect')
       .summary('connect a tool to your account')
       .description(
-        'Connect a tool, by its connector id (github, weather, ...). OAuth tools open their sign-in in the browser and come back to a listener on 127.0.0.1; API-key tools ask for the key without echo, or read it from stdin with --secret-stdin, and print only its masked form.',
+        'Connect a tool, by its connector id (github, weather, ...). OAuth tools open their sign-in in the browser and come back to a listener on 127.0.0.1; API-key tools ask for the key without echo, or read it from stdin with --secret-stdin, and print only its masked form. An OAuth tool takes a token the same way when its sign-in is not set up on the server, or with --secret-stdin.',
       )
       .argument('<tool>', 'the connector id, e.g. github or weather')
-      .option(
-        '--instance-name <name>',
-        'API-key tools: name of this connection (default "default")',
-      )
-      .option('--parent <id>', 'API-key tools: nest under this connection of the same tool')
-      .option('--workspace <id>', 'API-key tools: workspace or project id')
-      .option('--description <text>', 'API-key tools: what the connection is for')
-      .option('--team', 'API-key tools: connect for the whole team (admins)')
-      .option('--secret-stdin', 'API-key tools: read the key from stdin')
+      .option('--instance-name <name>', 'name of this key or token (default "default")')
+      .option('--parent <id>', 'nest under this connection of the same tool')
+      .option('--workspace <id>', 'workspace or project id')
+      .option('--description <text>', 'what the connection is for')
+      .option('--team', 'connect a key or token for the whole team (admins)')
+      .option('--secret-stdin', "read the key (or an OAuth tool's token) from stdin")
       .option('--no-browser', 'OAuth tools: only print the URL to open')
       .addHelpText(
         'after',
@@ -303,6 +311,7 @@ function declareUserCommands(
           'gateway connect weather',
           'printenv WEATHER_KEY | gateway connect weather --secret-stdin --instance-name work',
           'printenv WEATHER_KEY | gateway connect weather --secret-stdin --team --description "shared key"',
+          'printenv GITHUB_TOKEN | gateway connect github --secret-stdin',
         ),
       ),
   ).action(

@@ -52,6 +52,11 @@ export {
 } from './policy/index.js';
 export { validateSampleRequest, validateSampleResult } from './sampling/index.js';
 export { defineTool } from './tool/define-tool.js';
+export {
+  acceptedInputKeys,
+  unknownKeyIssues,
+  withUnknownKeyIssues,
+} from './tool/input-keys.js';
 export type { InputSchema, Tool, ToolDefinition, ToolOutput } from './tool/types.js';
 export {
   formatIssues,

@@ -49,7 +49,7 @@ import { toolStatusRoutes } from './tool-status/index.js';
 import { traceRequests } from './tracing/index.js';
 import { userRoutes } from './users/index.js';
 import { createTokenVendor } from './vending/index.js';
-import { mountWebApp } from './web/index.js';
+import { mountWebApp, notFoundPage } from './web/index.js';
 
 /** Options of `createGateway()`. Each beats its environment variable. */
 export interface GatewayOptions {
@@ -335,7 +335,7 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
   mountMcp(app, mcp, authenticate);
   mountWebApp(app, services, authenticate);
 
-  app.notFound(notFoundHandler(app));
+  app.notFound(notFoundHandler(app, { page: notFoundPage }));
   app.onError((error, c) => {
     if (error instanceof HttpError) return errorResponse(c, error);
     logger.error('unhandled error', {

@@ -166,7 +166,16 @@ const STYLE =
   'header{background:#fff;border-bottom:1px solid #d5d9e0;padding:.6rem 1rem;font-weight:700}' +
   'main{max-width:30rem;margin:0 auto;padding:1.5rem 1rem}' +
   '.card{background:#fff;border:1px solid #d5d9e0;border-radius:8px;padding:1rem 1.25rem}' +
-  'h1{font-size:1.4rem;margin:0 0 .5rem}a{color:#2346c7}a:focus-visible{outline:3px solid #1d4ed8;outline-offset:2px}';
+  'h1{font-size:1.4rem;margin:0 0 .5rem}a{color:#2346c7}a:focus-visible{outline:3px solid #1d4ed8;outline-offset:2px}' +
+  'code{font:.9em ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;background:#eef0f4;border-radius:4px;padding:.1em .3em}';
+
+/**
+ * The message as HTML: escaped, with its `command` spans (written for the terminal) as <code>,
+ * so the page shows no literal backticks (issue 18).
+ */
+function messageHtml(message: string): string {
+  return escapeHtml(message).replace(/`([^`]+)`/g, '<code>$1</code>');
+}
 
 function html({ title, message, next }: Answer): string {
   // A zero-delay refresh, not a redirect: the page itself still says the flow is done, for a
@@ -181,13 +190,14 @@ function html({ title, message, next }: Answer): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">${refresh}
 <title>${escapeHtml(title)} · Gateway</title>
+<link rel="icon" href="data:,">
 <style>${STYLE}</style>
 </head>
 <body>
 <header>Gateway</header>
 <main><div class="card">
 <h1>${escapeHtml(title)}</h1>
-<p>${escapeHtml(message)}</p>${link}
+<p>${messageHtml(message)}</p>${link}
 </div></main>
 </body>
 </html>

@@ -1,4 +1,5 @@
-import type { Tool } from './types.js';
+import { acceptedInputKeys, unknownKeyIssues, withUnknownKeyIssues } from './input-keys.js';
+import type { InputSchema, Tool } from './types.js';
 
 /** A schema issue as zod reports it; typed structurally so any zod 4 copy fits. */
 export interface SchemaIssue {
@@ -18,12 +19,25 @@ export type ValidationResult<T = unknown> =
   | { success: true; data: T }
   | { success: false; issues: readonly SchemaIssue[] };
 
-/** Validates `input` against the tool's `inputSchema`, as the gateway does before a call. */
+// Keyed by the schema, so a tool validated many times reads its definition once.
+const keysCache = new WeakMap<InputSchema, ReadonlySet<string> | undefined>();
+
+/**
+ * Validates `input` against the tool's `inputSchema`, as the gateway does before a call. An
+ * argument the schema does not declare is an issue naming it (unless the schema takes extra keys,
+ * see {@link acceptedInputKeys}), rather than being dropped silently.
+ */
 export async function validateToolInput(tool: Tool, input: unknown): Promise<ValidationResult> {
-  const result = await tool.inputSchema.safeParseAsync(input);
-  return result.success
-    ? { success: true, data: result.data }
-    : { success: false, issues: result.error.issues };
+  const schema = tool.inputSchema;
+  if (!keysCache.has(schema)) keysCache.set(schema, acceptedInputKeys(schema));
+  const accepted = keysCache.get(schema);
+  const unknown = accepted === undefined ? [] : unknownKeyIssues(input, accepted);
+  const result = await schema.safeParseAsync(input);
+  if (result.success && unknown.length === 0) return { success: true, data: result.data };
+  return {
+    success: false,
+    issues: withUnknownKeyIssues(result.success ? [] : result.error.issues, unknown),
+  };
 }
 
 /** Validates a handler's result against the tool's `outputSchema` (when it has one). */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createSecretBox } from '../secrets/index.js';
-import { createTestGateway } from '../testing/test-gateway.js';
+import { createTestGateway, TEST_SERVICE_SECRET } from '../testing/test-gateway.js';
 
 const SECRET = 'zebra-horse-battery-staple-c0ffee';
 
@@ -25,6 +25,38 @@ describe('POST /api/connections/:id/decrypt', () => {
     expect(res.headers.get('cache-control')).toBe('no-store');
     expect(await res.json()).toEqual({ id, secret: SECRET });
     expect(gw.logs()).not.toContain(SECRET);
+  });
+
+  // Issue 18: HTTP client wrappers send `{}` on every POST; it answered 400 "takes no body".
+  it('takes an empty JSON object as no body, over HTTP, and still refuses one with a field', async () => {
+    const gw = await createTestGateway({ host: '127.0.0.1', port: 0, baseUrl: undefined });
+    const alice = await gw.createUser();
+    const created = await gw.request('POST', '/api/connections', {
+      as: alice,
+      body: { userId: alice.id, toolId: 'github', instanceName: 'Work', secret: SECRET },
+    });
+    const { id } = (await created.json()) as { id: string };
+    const { url } = await gw.start();
+    const post = (body: string) =>
+      fetch(`${url}/api/connections/${id}/decrypt`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${TEST_SERVICE_SECRET}`,
+          'content-type': 'application/json',
+        },
+        body,
+      });
+
+    for (const body of ['{}', ' { } ', '']) {
+      const res = await post(body);
+      expect(res.status, JSON.stringify(body)).toBe(200);
+      expect(await res.json()).toEqual({ id, secret: SECRET });
+    }
+    for (const body of ['{"userId":"x"}', '[]', 'null']) {
+      const res = await post(body);
+      expect(res.status, body).toBe(400);
+      expect(await res.json()).toMatchObject({ error: { code: 'bad_request' } });
+    }
   });
 
   it('answers 403 to the owner and to an admin, and 401 without credentials', async () => {

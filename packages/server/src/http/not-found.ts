@@ -16,12 +16,32 @@ function pathPattern(path: string): RegExp {
   return new RegExp(`^${escaped}$`);
 }
 
+/** Paths that are API, never pages: they answer JSON whatever the client accepts. */
+const API_PATHS = /^\/(api|mcp|\.well-known)(\/|$)/;
+
+/**
+ * Whether a 404 should be a page: a browser (a GET that accepts HTML, as address-bar navigation
+ * sends) asking for something outside the API.
+ */
+function wantsPage(c: AppContext): boolean {
+  if (c.req.method !== 'GET' && c.req.method !== 'HEAD') return false;
+  if (API_PATHS.test(c.req.path)) return false;
+  return (c.req.header('accept') ?? '').includes('text/html');
+}
+
+/** Options of {@link notFoundHandler}. */
+export interface NotFoundOptions {
+  /** The 404 page for browsers (the web app's); without it every 404 is JSON. */
+  page?: (c: AppContext) => Response | Promise<Response>;
+}
+
 /**
  * Answers unmatched requests in the JSON error shape: 405 with an `Allow` header when the path
  * exists for other methods, 404 otherwise (a path with a trailing slash included: it is not the
- * route's path). A 405 never names the request's own method in `Allow`.
+ * route's path). A 405 never names the request's own method in `Allow`. A browser asking for a
+ * page outside `/api/`, `/mcp` and `/.well-known/` gets `options.page` instead of JSON.
  */
-export function notFoundHandler(app: Hono<AppEnv>) {
+export function notFoundHandler(app: Hono<AppEnv>, options: NotFoundOptions = {}) {
   let routes: { pattern: RegExp; method: string }[] | undefined;
   return (c: AppContext) => {
     routes ??= app.routes
@@ -42,6 +62,7 @@ export function notFoundHandler(app: Hono<AppEnv>) {
         { Allow: allowed.join(', ') },
       );
     }
+    if (options.page !== undefined && wantsPage(c)) return options.page(c);
     return errorResponse(c, new HttpError('not_found', `No route ${c.req.method} ${c.req.path}`));
   };
 }

@@ -192,15 +192,31 @@ export const noQuery = z.object({}).strict();
 /**
  * A route that declares no body takes none: a body it would silently ignore is most likely a
  * caller's mistake (a DELETE sent with the fields of a create), so it is refused, not dropped.
- * Whitespace alone counts as no body, as it does for routes that take one.
+ * Whitespace alone counts as no body, as it does for routes that take one, and so does an empty
+ * JSON object: many HTTP client wrappers send `{}` on every POST, and it carries no field that
+ * could be ignored (issue 18).
  */
 async function refuseBody(c: AppContext, route: AnyRoute): Promise<void> {
   const text = await readBodyText(c);
-  if (text.trim() !== '') {
+  if (text.trim() !== '' && !isEmptyJsonObject(text)) {
     throw new HttpError(
       'bad_request',
       `${route.method.toUpperCase()} ${route.path} takes no body; send the request without one`,
     );
+  }
+}
+
+function isEmptyJsonObject(text: string): boolean {
+  try {
+    const value: unknown = JSON.parse(text);
+    return (
+      typeof value === 'object' &&
+      value !== null &&
+      !Array.isArray(value) &&
+      Object.keys(value).length === 0
+    );
+  } catch {
+    return false;
   }
 }
 

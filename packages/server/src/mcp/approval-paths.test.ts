@@ -156,7 +156,6 @@ describe('approval path 1: a 2026-07-28 client answers input_required', () => {
   it.each([
     ['declines', { action: 'decline' as const }, 'declined'],
     ['cancels', { action: 'cancel' as const }, 'cancelled'],
-    ['answers no', { action: 'accept' as const, content: { approve: false } }, 'declined'],
   ])('changes nothing when the user %s', async (_case, answer, decision) => {
     const gw = await startMcpGateway();
     const alice = await gw.user({ admin: true });
@@ -169,6 +168,30 @@ describe('approval path 1: a 2026-07-28 client answers input_required', () => {
     );
     expect(gw.state.deleted).toEqual([]);
     expect(await executionOf(gw, alice)).toMatchObject({ outcome: 'denied', approval: decision });
+  });
+
+  // Issue 18: an accept without approve: true was a denial the client heard nothing about.
+  it('takes an accept without the field as yes, and says what an unticked accept did', async () => {
+    const gw = await startMcpGateway();
+    const alice = await gw.user({ admin: true });
+    const client = await connectV2(gw.url, alice.mcpToken, { elicitation: true });
+    let answer: { action: 'accept'; content?: { approve: boolean } } = { action: 'accept' };
+    client.setRequestHandler('elicitation/create', async () => answer);
+    const approved = await client.callTool(DELETE);
+    expect(approved.isError).toBeFalsy();
+    expect(gw.state.deleted).toEqual(['report.pdf']);
+
+    answer = { action: 'accept', content: { approve: false } };
+    const unticked = await client.callTool({ ...DELETE, arguments: { name: 'b.pdf' } });
+    expect(unticked.isError).toBe(true);
+    expect(unticked.content).toEqual([
+      {
+        type: 'text',
+        text: 'demo.files.delete did not go ahead: the approval was accepted with "Approve" unticked, which counts as no, so nothing was changed. To go ahead, call the tool again and accept with "Approve" ticked; to stop, decline.',
+      },
+    ]);
+    expect(gw.state.deleted).toEqual(['report.pdf']);
+    expect(await executionOf(gw, alice)).toMatchObject({ outcome: 'denied', approval: 'declined' });
   });
 
   it('accepts an answer once, on any instance, only for the same user, tool and arguments', () =>
@@ -298,8 +321,15 @@ describe('approval path 2: a 2025 client with elicitation is asked on its sessio
       ['report.pdf'],
       'approved',
     ],
+    ['accepts without the field', { action: 'accept' as const }, ['report.pdf'], 'approved'],
     ['declines', { action: 'decline' as const }, [], 'declined'],
     ['cancels', { action: 'cancel' as const }, [], 'cancelled'],
+    [
+      'accepts with Approve unticked',
+      { action: 'accept' as const, content: { approve: false } },
+      [],
+      'declined',
+    ],
   ])(
     'asks with elicitation/create and acts only when the user %s',
     async (_case, answer, deleted, decision) => {

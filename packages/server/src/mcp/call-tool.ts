@@ -4,9 +4,12 @@ import {
   formatIssues,
   type PluginContext,
   type SampleRequest,
+  type SchemaIssue,
   ToolError,
   UndeclaredProviderError,
+  unknownKeyIssues,
   validateToolOutput,
+  withUnknownKeyIssues,
 } from '@gateway/sdk';
 import {
   type CallToolRequestParams,
@@ -45,8 +48,15 @@ import { TimeLimit } from './time-limit.js';
 import { lazyLogger, toolLogger } from './tool-logger.js';
 
 const INVALID_STATE = 'Invalid or expired requestState';
+/** Shared, so a call to a tool that takes any key allocates nothing for the check. */
+const NO_ISSUES: readonly SchemaIssue[] = Object.freeze([]);
 /** The abort reason once a call is over (no Error: building its stack on every call costs). */
 const CALL_ENDED = Symbol('call ended');
+
+/** What the client hears when the user accepted an approval with `approve` unticked. */
+function untickedMessage(toolPath: string): string {
+  return `${toolPath} did not go ahead: the approval was accepted with "Approve" unticked, which counts as no, so nothing was changed. To go ahead, call the tool again and accept with "Approve" ticked; to stop, decline.`;
+}
 
 /** Why a handler stopped before returning, when it was not its own doing. */
 class Stopped extends Error {
@@ -156,8 +166,11 @@ export async function callTool(
   }
 
   const input = await tool.tool.inputSchema.safeParseAsync(args);
-  if (!input.success) {
-    const message = `Invalid arguments for ${params.name}:\n${formatIssues(input.error.issues)}`;
+  // A misspelled argument would otherwise be dropped and the tool run without it (issue 18).
+  const unknown = tool.inputKeys === undefined ? NO_ISSUES : unknownKeyIssues(args, tool.inputKeys);
+  if (!input.success || unknown.length > 0) {
+    const issues = withUnknownKeyIssues(input.success ? [] : input.error.issues, unknown);
+    const message = `Invalid arguments for ${params.name}:\n${formatIssues(issues)}`;
     return finish('error', errorResult(message), 'Invalid arguments');
   }
   // A retried round says how long the call has run: the sweeper of abandoned calls sees it alive.
@@ -286,7 +299,10 @@ export async function callTool(
       );
     }
     if (ApprovalDeniedError.isInstance(error)) {
-      const message = redaction.message(error.message);
+      const message =
+        elicitor?.lastAnswer?.reason === 'approve_unticked'
+          ? untickedMessage(tool.path)
+          : redaction.message(error.message);
       return finish('denied', errorResult(message), message);
     }
     if (ToolError.isInstance(error)) {

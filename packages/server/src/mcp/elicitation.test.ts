@@ -19,7 +19,7 @@ describe('toQuestion', () => {
           type: 'boolean',
           title: 'Approve',
           description: 'Let notes.notes.delete go ahead',
-          default: false,
+          default: true,
         },
       },
       required: ['approve'],
@@ -47,6 +47,19 @@ describe('toQuestion', () => {
 });
 
 describe('toAnswer', () => {
+  // Issue 18: accept without approve: true was a silent denial.
+  it('reads an accepted approval without the field as its default, yes; unticked as no, saying why', () => {
+    const by = 'u1';
+    for (const content of [undefined, {}]) {
+      expect(
+        toAnswer('approval', { kind: 'elicit', action: 'accept', ...(content && { content }) }, by),
+      ).toEqual({ ok: true, decision: 'approved', by });
+    }
+    expect(
+      toAnswer('approval', { kind: 'elicit', action: 'accept', content: { approve: false } }, by),
+    ).toEqual({ ok: false, decision: 'declined', by, reason: 'approve_unticked' });
+  });
+
   it('approves only an accepted approve: true', () => {
     const by = 'u1';
     expect(

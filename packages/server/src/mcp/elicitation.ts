@@ -9,6 +9,13 @@ import type { Answer } from './request-state.js';
 /** The key of the one question a round asks (`inputRequests` / `inputResponses`). */
 export const ELICIT_KEY = 'gateway_elicit';
 
+/**
+ * The default of an approval's one field, `approve`. Accepting is how MCP says yes, so the box
+ * comes ticked and an accept that leaves the field out (a client that shows no form) approves;
+ * see docs/decisions.md, "An accepted approval".
+ */
+const APPROVE_DEFAULT = true;
+
 /** What a question asks for: a yes or no, or the fields of a form. */
 export type QuestionKind = 'approval' | 'form';
 
@@ -91,7 +98,7 @@ export function toQuestion(request: ElicitRequest, shownArgs: unknown): Question
             type: 'boolean',
             title: 'Approve',
             description: `Let ${request.toolPath} go ahead`,
-            default: false,
+            default: APPROVE_DEFAULT,
           },
         },
         required: ['approve'],
@@ -107,9 +114,12 @@ export function toAnswer(kind: QuestionKind, response: InputResponseView, by: st
   if (response.action === 'cancel') return { ok: false, decision: 'cancelled', by };
   const content = response.content ?? {};
   if (kind === 'approval') {
-    return content.approve === true
+    const approve = content.approve ?? APPROVE_DEFAULT;
+    // Accept with the box unticked says yes and no at once: no is the safe reading, but the
+    // client is told why, unlike a plain decline.
+    return approve === true
       ? { ok: true, decision: 'approved', by }
-      : { ok: false, decision: 'declined', by };
+      : { ok: false, decision: 'declined', by, reason: 'approve_unticked' };
   }
   return { ok: true, decision: 'approved', by, data: content };
 }

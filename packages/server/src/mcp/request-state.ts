@@ -11,6 +11,11 @@ export const answerSchema = z.object({
   /** Who answered. */
   by: z.string(),
   data: z.record(z.string(), z.unknown()).optional(),
+  /**
+   * Why an accepted approval still was no: `approve` was left unticked. Said to the client, so
+   * the user learns what happened and how to go ahead (issue 18).
+   */
+  reason: z.literal('approve_unticked').optional(),
 });
 
 /** An answer the user gave to one question of a tool call (`ctx.elicit`). */

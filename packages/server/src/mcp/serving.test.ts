@@ -1,9 +1,11 @@
+import { definePlugin, defineTool } from '@gateway/sdk';
 import {
   ElicitRequestSchema,
   LoggingMessageNotificationSchema,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { deleteEndpoint } from '../mcp-endpoints/index.js';
 import { connectV1, connectV2, INITIALIZE, startMcpGateway } from './testing/mcp-test-kit.js';
 
@@ -395,6 +397,77 @@ describe('MCP endpoint: tools/call', () => {
     );
   });
 
+  // Issue 18: a misspelled argument was dropped silently and the tool ran without it.
+  it('refuses arguments the tool does not declare, naming them, and does not run the tool', async () => {
+    const runs: unknown[] = [];
+    const notes = definePlugin({
+      id: 'jot',
+      name: 'Jot',
+      description: 'Takes notes.',
+      tools: [
+        defineTool({
+          path: 'jot.notes.create',
+          name: 'Create Note',
+          description: 'Creates a note.',
+          inputSchema: z.object({ title: z.string(), body: z.string().optional() }),
+          async handler(_ctx, input) {
+            runs.push(input);
+            return { ok: true };
+          },
+        }),
+        defineTool({
+          path: 'jot.notes.tag',
+          name: 'Tag Note',
+          description: 'Takes any extra field as a tag.',
+          inputSchema: z.looseObject({ title: z.string() }),
+          async handler(_ctx, input) {
+            runs.push(input);
+            return { ok: true };
+          },
+        }),
+      ],
+    });
+    const gw = await startMcpGateway({ plugins: [notes] });
+    const alice = await gw.user({ admin: true });
+    const { client: v1 } = await connectV1(gw.url, alice.mcpToken);
+    const v2 = await connectV2(gw.url, alice.mcpToken);
+
+    const { tools } = await v1.listTools();
+    const schemaOf = (name: string) => tools.find((tool) => tool.name === name)?.inputSchema;
+    expect(schemaOf('jot.notes.create')).toMatchObject({ additionalProperties: false });
+    expect(schemaOf('demo.echo.say')).toMatchObject({ additionalProperties: false });
+    expect(schemaOf('jot.notes.tag')).toMatchObject({ additionalProperties: {} });
+    const resolved = await gw.gateway.request('GET', `/api/policy/resolve?userId=${alice.id}`, {
+      as: alice,
+    });
+    const body = (await resolved.json()) as { tools: { path: string; inputSchema: unknown }[] };
+    expect(body.tools.find((tool) => tool.path === 'jot.notes.create')?.inputSchema).toMatchObject({
+      additionalProperties: false,
+    });
+
+    for (const client of [v1, v2]) {
+      const result = await client.callTool({
+        name: 'jot.notes.create',
+        arguments: { title: 'Groceries', text: 'milk' },
+      });
+      expect(result.isError).toBe(true);
+      expect(result.content).toEqual([
+        {
+          type: 'text',
+          text: 'Invalid arguments for jot.notes.create:\ntext: unknown argument (the arguments are: title, body)',
+        },
+      ]);
+    }
+    expect(runs).toEqual([]);
+
+    const tagged = await v1.callTool({
+      name: 'jot.notes.tag',
+      arguments: { title: 'Groceries', urgent: true },
+    });
+    expect(tagged.isError).toBeFalsy();
+    expect(runs).toEqual([{ title: 'Groceries', urgent: true }]);
+  });
+
   it('maps tool errors, crashes, bad output and missing credentials to error results', async () => {
     const gw = await startMcpGateway();
     const alice = await gw.user({ admin: true });
@@ -462,7 +535,8 @@ describe('MCP endpoint: tools/call', () => {
     expect(executions.map((e) => [e.toolPath, e.outcome])).toEqual([
       ['demo.nope.nothing', 'denied'],
       ['demo.fail.tool_error', 'error'],
-      ['demo.echo.say', 'ok'],
+      // Refused: apiKey is no argument of it; recorded all the same, the key masked.
+      ['demo.echo.say', 'error'],
     ]);
     expect(executions[2]?.arguments).toEqual({ text: 'hi', apiKey: '[redacted]' });
     expect(executions.every((e) => e.userId === alice.id)).toBe(true);

@@ -325,6 +325,7 @@ describe('GET /api/policy/resolve', () => {
             type: 'object',
             properties: { city: { type: 'string' } },
             required: ['city'],
+            additionalProperties: false,
           },
         },
         {
@@ -338,6 +339,7 @@ describe('GET /api/policy/resolve', () => {
             type: 'object',
             properties: { text: { type: 'string', minLength: 1, description: 'The note' } },
             required: ['text'],
+            additionalProperties: false,
           },
         },
       ],

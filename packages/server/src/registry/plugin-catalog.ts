@@ -1,4 +1,5 @@
 import {
+  acceptedInputKeys,
   definePlugin,
   formatProblem,
   isPlugin,
@@ -37,8 +38,16 @@ export interface MountedTool {
   sourceId: string;
   namespace: string;
   serviceAccountAllowed: boolean;
-  /** JSON Schema of what a caller sends (`z.toJSONSchema(inputSchema, { io: 'input' })`). */
+  /**
+   * JSON Schema of what a caller sends (`z.toJSONSchema(inputSchema, { io: 'input' })`), with
+   * `additionalProperties: false` when the tool refuses arguments it does not declare.
+   */
   inputJsonSchema: JsonSchema;
+  /**
+   * The argument names the tool accepts, when it refuses any other (`acceptedInputKeys()`);
+   * computed once here so a call only looks keys up.
+   */
+  inputKeys?: ReadonlySet<string>;
   /** JSON Schema of the structured result, when the tool declares `outputSchema`. */
   outputJsonSchema?: JsonSchema;
   /** The tool definition, with its handler and zod schemas. */
@@ -80,7 +89,13 @@ interface Mount {
 }
 
 // Keyed by the tool object, so unmounting and mounting again never regenerates a JSON Schema.
-const schemaCache = new WeakMap<Tool, { input: JsonSchema; output?: JsonSchema }>();
+const schemaCache = new WeakMap<Tool, ToolSchemas>();
+
+interface ToolSchemas {
+  input: JsonSchema;
+  output?: JsonSchema;
+  inputKeys?: ReadonlySet<string>;
+}
 
 /**
  * The plugins a gateway has loaded, and the tools it serves: those of the plugins mounted by a
@@ -292,16 +307,22 @@ function mountedTool(tool: Tool, plugin: Plugin, source: MountSource): MountedTo
     namespace: source.namespace,
     serviceAccountAllowed: tool.serviceAccountAllowed === true,
     inputJsonSchema: schemas.input,
+    ...(schemas.inputKeys === undefined ? {} : { inputKeys: schemas.inputKeys }),
     ...(schemas.output === undefined ? {} : { outputJsonSchema: schemas.output }),
     tool,
   });
 }
 
-function jsonSchemasOf(tool: Tool): { input: JsonSchema; output?: JsonSchema } {
+function jsonSchemasOf(tool: Tool): ToolSchemas {
   const cached = schemaCache.get(tool);
   if (cached !== undefined) return cached;
-  const schemas = {
-    input: toJsonSchema(tool, 'inputSchema', tool.inputSchema, 'input'),
+  const inputKeys = acceptedInputKeys(tool.inputSchema);
+  // zod writes `additionalProperties: false` for input only when the object is strict, but the
+  // gateway refuses unknown arguments of a plain z.object() too: clients should know before calling.
+  const closed = inputKeys === undefined ? {} : { additionalProperties: false };
+  const schemas: ToolSchemas = {
+    input: toJsonSchema(tool, 'inputSchema', tool.inputSchema, 'input', closed),
+    ...(inputKeys === undefined ? {} : { inputKeys }),
     ...(tool.outputSchema === undefined
       ? {}
       : { output: toJsonSchema(tool, 'outputSchema', tool.outputSchema, 'output') }),
@@ -315,9 +336,10 @@ function toJsonSchema(
   field: string,
   schema: z.ZodType,
   io: 'input' | 'output',
+  extra: JsonSchema = {},
 ): JsonSchema {
   try {
-    return deepFreeze(z.toJSONSchema(schema, { io }) as JsonSchema);
+    return deepFreeze({ ...(z.toJSONSchema(schema, { io }) as JsonSchema), ...extra });
   } catch (error) {
     // A schema MCP clients cannot read (e.g. z.date()) must fail the mount, not every tools/list.
     const reason = error instanceof Error ? error.message : String(error);

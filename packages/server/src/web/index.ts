@@ -44,4 +44,5 @@ export function mountWebApp(
   mountExecutionsPage(kit);
 }
 
+export { notFoundPage } from './pages/not-found.js';
 export { standalonePage } from './standalone-page.js';

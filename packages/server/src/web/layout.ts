@@ -47,7 +47,7 @@ function nav(viewer: Viewer, active: Section | undefined, pending: number): Html
 
 function flashNotice(flash: Flash | undefined): Html {
   if (flash === undefined) return html``;
-  return html`<p class="notice ${flash.kind}" role="${flash.kind === 'error' ? 'alert' : 'status'}">${flash.text}</p>`;
+  return html`<p class="notice ${flash.kind}" data-flash role="${flash.kind === 'error' ? 'alert' : 'status'}">${flash.text}</p>`;
 }
 
 /**
@@ -62,7 +62,7 @@ export function layout(options: LayoutOptions): Html {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${options.title} · Gateway</title>
-<link rel="icon" href="data:,">
+<link rel="icon" href="${ASSETS.icon.url}" type="image/svg+xml">
 <link rel="stylesheet" href="${ASSETS.css.url}">
 <script src="${ASSETS.js.url}" defer></script>
 </head>

@@ -93,6 +93,64 @@ describe('web app pages (without a browser)', () => {
     expect((await gw.services.policy.getRole('member'))?.patterns).toEqual([]);
   });
 
+  // Issue 18: a member of the empty default role read "Connect your first tool below" above
+  // "Your role allows no tools yet".
+  it('points a new user at tools below only when their role allows some', async () => {
+    const { gw } = await signedUp();
+    const bob = browser(gw.fetch, ORIGIN);
+    await bob.browse('/sign-up', {
+      form: { name: 'Bob', email: 'bob@example.test', password: 'correct horse battery' },
+    });
+    const html = await (await bob.browse('/tools')).text();
+    expect(html).toContain('>Welcome, Bob.</p>');
+    expect(html).not.toContain('Connect your first tool below');
+    expect(html).toContain('Your role allows no tools yet.');
+
+    const carol = browser(gw.fetch, ORIGIN);
+    await gw.services.policy.updateRole('member', {
+      id: 'member',
+      name: 'Member',
+      patterns: ['forecast.**'],
+    });
+    await carol.browse('/sign-up', {
+      form: { name: 'Carol', email: 'carol@example.test', password: 'correct horse battery' },
+    });
+    expect(await (await carol.browse('/tools')).text()).toContain(
+      '>Welcome, Carol. Connect your first tool below.</p>',
+    );
+  });
+
+  // Issue 18: an unknown page answered raw JSON, and /favicon.ico a 404.
+  it('answers a browser with its own 404 page, the API with JSON, and serves an icon', async () => {
+    const gw = await createTestGateway({ host: '127.0.0.1', port: 0, baseUrl: undefined });
+    const { url } = await gw.start();
+    const get = (path: string, accept: string) => fetch(`${url}${path}`, { headers: { accept } });
+    const browserAccept = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
+
+    const page = await get('/no-such-page', browserAccept);
+    expect(page.status).toBe(404);
+    expect(page.headers.get('content-type')).toContain('text/html');
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+    const html = await page.text();
+    expect(html).toContain('<h1>Page not found</h1>');
+    expect(html).toContain('<code>/no-such-page</code>');
+
+    for (const [path, accept] of [
+      ['/no-such-page', 'application/json'],
+      ['/api/no-such-route', browserAccept],
+      ['/mcp/extra/path', browserAccept],
+    ] as const) {
+      const res = await get(path, accept);
+      expect(res.status, path).toBe(404);
+      expect(await res.json()).toMatchObject({ error: { code: 'not_found' } });
+    }
+
+    const icon = await get('/favicon.ico', 'image/avif,image/webp,image/*,*/*;q=0.8');
+    expect(icon.status).toBe(200);
+    expect(icon.headers.get('content-type')).toBe('image/svg+xml');
+    expect(await icon.text()).toContain('<svg');
+  });
+
   it('serves its assets with a content hash that may be cached', async () => {
     const gw = await createTestGateway();
     const current = await gw.fetch(new Request(`${ORIGIN}${ASSETS.js.url}`));

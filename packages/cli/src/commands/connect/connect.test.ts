@@ -149,17 +149,52 @@ describe('gateway connect, API-key tools', () => {
       /; pass another --instance-name, or remove that connection first$/,
     );
 
-    const oauthFlags = await cliFailure(
-      runConnect({ ...ada.options(), tool: 'github', instanceName: 'x', description: 'y' }),
-    );
-    expect(oauthFlags.exitCode).toBe(2);
-    expect(oauthFlags.message).toBe(
-      '--instance-name, --description apply only to API-key tools; GitHub connects through its sign-in page in the browser',
-    );
     const unconfigured = await cliFailure(runConnect({ ...ada.options(), tool: 'github' }));
+    expect(unconfigured.exitCode).toBe(2);
     expect(unconfigured.message).toBe(
-      `GitHub is not configured on ${url}; an admin sets GITHUB_CLIENT_ID and GITHUB_CLIENT_SECRET on the server`,
+      `GitHub sign-in is not set up on ${url} (an admin sets GITHUB_CLIENT_ID and GITHUB_CLIENT_SECRET on the server); connect it with a token instead: pipe it in with --secret-stdin, e.g. \`printenv TOKEN | gateway connect github --secret-stdin\``,
     );
+  });
+
+  // Issue 18: an OAuth tool whose sign-in is not set up was refused, and --secret-stdin with it,
+  // while the web app offers "Use a token instead".
+  it('takes a token for an OAuth tool whose sign-in is not set up, from stdin or a prompt', async () => {
+    const { url } = await startGateway({ plugins: [weather] });
+    const ada = await signInCli(url, 'ada@example.test');
+    const piped = ada.options();
+    const result = await runConnect({
+      ...piped,
+      tool: 'github',
+      secretStdin: true,
+      stdin: stdin('ghp_0123456789abcdefghij\n'),
+    });
+    expect(result).toMatchObject({ kind: 'token', toolId: 'github', instanceName: 'default' });
+    if (result.kind !== 'token') throw new Error('unreachable');
+    expect(piped.io.out()).toBe(
+      `✓ Connected GitHub (github) as "default": ${result.maskedSecret}\n  connection id: ${result.id}\n`,
+    );
+
+    const asked: string[] = [];
+    const prompted = ada.options();
+    await runConnect({
+      ...prompted,
+      tool: 'github',
+      instanceName: 'work',
+      askSecret: async (message) => {
+        asked.push(message);
+        return 'ghp_work_0123456789abcdef';
+      },
+    });
+    expect(asked).toEqual(['GitHub token']);
+    expect(prompted.io.err()).toBe(
+      `GitHub sign-in is not set up on ${url} (an admin sets GITHUB_CLIENT_ID and GITHUB_CLIENT_SECRET on the server); paste a GitHub token instead.\n`,
+    );
+
+    const listed = ada.options();
+    await runConnectionsList(listed);
+    expect(listed.io.out()).toMatch(/\sgithub\s+default\s/);
+    expect(listed.io.out()).toMatch(/\sgithub\s+work\s/);
+    expect(listed.io.out() + piped.io.out() + prompted.io.out()).not.toContain('ghp_');
   });
 
   it('exits 4 when not signed in', async () => {
@@ -222,6 +257,24 @@ describe('gateway connect, OAuth tools', () => {
     expect(await linkedAccounts(gateway, 'gcp')).toEqual([
       { userId: ada.userId, accountId: 'gcp-42' },
     ]);
+
+    // Issue 18: the list said "No connections yet" after this.
+    const listed = ada.options();
+    const connections = await runConnectionsList(listed);
+    expect(connections).toMatchObject([
+      { kind: 'oauth', toolId: 'gcp', instanceName: 'linked account', maskedSecret: null },
+    ]);
+    const lines = listed.io.out().split('\n');
+    expect(lines[1]).toMatch(/^\S+\s+gcp\s+linked account\s+OAuth\s+-\s+-$/);
+    expect(lines[2]).toBe(
+      `OAuth accounts are disconnected on the Tools tab of ${url}; \`gateway connections rm\` removes the others.`,
+    );
+
+    // With sign-in set up, a token is still taken when asked for with --secret-stdin.
+    const token = ada.options();
+    await expect(
+      runConnect({ ...token, tool: 'gcp', secretStdin: true, stdin: stdin('ya29.0123456789') }),
+    ).resolves.toMatchObject({ kind: 'token', toolId: 'gcp' });
 
     // Connecting again (the same account, linked again) is confirmed too, as JSON.
     const again = ada.options();

@@ -13,17 +13,17 @@ import { createSecretPrompt, readSecretFrom, type SecretPrompt } from '../../pro
 export interface ConnectOptions extends SignedInOptions {
   /** The connector id, as `GET /api/connectors/availability` lists it (e.g. `github`, `weather`). */
   tool: string;
-  /** API-key tools: the connection's name. Default `default`. */
+  /** A stored key or token: the connection's name. Default `default`. */
   instanceName?: string | undefined;
-  /** API-key tools: a connection of the same tool to nest this one under. */
+  /** A stored key or token: a connection of the same tool to nest this one under. */
   parent?: string | undefined;
-  /** API-key tools: a workspace or project id. */
+  /** A stored key or token: a workspace or project id. */
   workspace?: string | undefined;
-  /** API-key tools: what the connection is for, stored with it. */
+  /** A stored key or token: what the connection is for, stored with it. */
   description?: string | undefined;
-  /** API-key tools: connect for the whole team (admins). */
+  /** A stored key or token: connect for the whole team (admins). */
   team?: boolean | undefined;
-  /** API-key tools: read the key from stdin instead of asking. */
+  /** Read the key (or an OAuth tool's token) from stdin instead of asking. */
   secretStdin?: boolean | undefined;
   /** Where `--secret-stdin` reads. Default `process.stdin`. */
   stdin?: NodeJS.ReadableStream | undefined;
@@ -48,6 +48,15 @@ export type ConnectResult =
       team: boolean;
     }
   | {
+      /** An OAuth tool connected with a token the user pasted, stored as a connection. */
+      kind: 'token';
+      id: string;
+      toolId: string;
+      instanceName: string;
+      maskedSecret: string;
+      team: boolean;
+    }
+  | {
       kind: 'social' | 'generic';
       toolId: string;
       status: 'connected';
@@ -65,8 +74,12 @@ const MAX_SECRET_LENGTH = 10_000;
  * with `--secret-stdin`) and stores it with `POST /api/connections`, or for the team with
  * `POST /api/team/connections`. Only the masked key is printed.
  *
- * @throws CliError: not signed in (4), an unknown tool or an unconfigured provider (1), flags
- * that do not fit the tool or no way to read the key (2), the gateway's refusals.
+ * An OAuth tool takes a token the same way, as the web app's "Use a token instead" does: when
+ * its sign-in is not configured on the gateway, or when a flag only a stored connection has is
+ * given (`--secret-stdin`, `--team`, `--instance-name`, ...).
+ *
+ * @throws CliError: not signed in (4), an unknown tool (1), flags that do not fit together or no
+ * way to read the key (2), the gateway's refusals.
  */
 export async function runConnect(options: ConnectOptions): Promise<ConnectResult> {
   const api = await signedInApi(options);
@@ -86,7 +99,35 @@ export async function runConnect(options: ConnectOptions): Promise<ConnectResult
     );
   }
   if (connector.kind === 'api_key') return connectApiKey(api, connector, options);
+  if (!connector.configured || connectionFlags(options).length > 0) {
+    return connectApiKey(api, connector, options);
+  }
   return connectOAuth(api, { ...connector, kind: connector.kind }, options);
+}
+
+/** The flags that only a stored connection (an API key, or an OAuth tool's token) has. */
+function connectionFlags(options: ConnectOptions): string[] {
+  return [
+    ['--team', options.team],
+    ['--instance-name', options.instanceName],
+    ['--parent', options.parent],
+    ['--workspace', options.workspace],
+    ['--description', options.description],
+    ['--secret-stdin', options.secretStdin],
+  ]
+    .filter(([, value]) => value !== undefined && value !== false)
+    .map(([flag]) => String(flag));
+}
+
+/** What the user pastes for `connector`: an API key, or an OAuth tool's token. */
+function secretName(connector: Connector): string {
+  return connector.kind === 'api_key' ? 'API key' : 'token';
+}
+
+/** How an admin turns on an OAuth tool's sign-in. */
+function oauthSetting(connector: Connector): string {
+  const prefix = connector.id.toUpperCase().replace(/[^A-Z0-9]/g, '_');
+  return `an admin sets ${prefix}_CLIENT_ID and ${prefix}_CLIENT_SECRET on the server`;
 }
 
 async function connectApiKey(
@@ -102,7 +143,7 @@ async function connectApiKey(
   }
   // Before asking for the key, so a token that is no user's fails without a prompt first.
   const userId = options.team ? undefined : await api.userId();
-  const secret = await readSecret(connector, options);
+  const secret = await readSecret(api, connector, options);
   const instanceName = options.instanceName ?? 'default';
   const created = await api.call({
     method: 'POST',
@@ -124,7 +165,7 @@ async function connectApiKey(
     conflictHint: 'pass another --instance-name, or remove that connection first',
   });
   const result: ConnectResult = {
-    kind: 'api_key',
+    kind: connector.kind === 'api_key' ? 'api_key' : 'token',
     id: created.id,
     toolId: created.toolId,
     instanceName: created.instanceName,
@@ -143,17 +184,32 @@ async function connectApiKey(
   return result;
 }
 
-async function readSecret(connector: Connector, options: ConnectOptions): Promise<string> {
+async function readSecret(
+  api: GatewayApi,
+  connector: Connector,
+  options: ConnectOptions,
+): Promise<string> {
   if (options.secretStdin) return readSecretFrom(options.stdin ?? process.stdin, MAX_SECRET_LENGTH);
+  const what = secretName(connector);
+  const unconfigured = connector.kind !== 'api_key' && !connector.configured;
   const ask = options.askSecret ?? (await createSecretPrompt(options.io));
   if (ask === undefined) {
+    const pipe = `pipe it in with --secret-stdin, e.g. \`printenv ${connector.kind === 'api_key' ? 'KEY' : 'TOKEN'} | gateway connect ${connector.id} --secret-stdin\``;
     throw new CliError(
-      `No terminal to ask for the ${connector.name} key; pipe it in with --secret-stdin, e.g. \`printenv KEY | gateway connect ${connector.id} --secret-stdin\``,
+      unconfigured
+        ? `${connector.name} sign-in is not set up on ${api.base} (${oauthSetting(connector)}); connect it with a token instead: ${pipe}`
+        : `No terminal to ask for the ${connector.name} ${what === 'API key' ? 'key' : what}; ${pipe}`,
       { exitCode: 2 },
     );
   }
-  const secret = (await ask(`${connector.name} API key`)).trim();
-  if (secret === '') throw new CliError('No key given', { exitCode: 2 });
+  if (unconfigured) {
+    options.io.stderr.write(
+      `${connector.name} sign-in is not set up on ${api.base} (${oauthSetting(connector)}); paste a ${connector.name} token instead.\n`,
+    );
+  }
+  const secret = (await ask(`${connector.name} ${what}`)).trim();
+  if (secret === '')
+    throw new CliError(`No ${what === 'API key' ? 'key' : what} given`, { exitCode: 2 });
   if (secret.length > MAX_SECRET_LENGTH) {
     throw new CliError(`The key is longer than ${MAX_SECRET_LENGTH} characters`, { exitCode: 2 });
   }
@@ -166,26 +222,6 @@ async function connectOAuth(
   options: ConnectOptions,
 ): Promise<ConnectResult> {
   const { io } = options;
-  const apiKeyOnly = [
-    ['--team', options.team],
-    ['--instance-name', options.instanceName],
-    ['--parent', options.parent],
-    ['--workspace', options.workspace],
-    ['--description', options.description],
-    ['--secret-stdin', options.secretStdin],
-  ].filter(([, value]) => value !== undefined && value !== false);
-  if (apiKeyOnly.length > 0) {
-    throw new CliError(
-      `${apiKeyOnly.map(([flag]) => flag).join(', ')} ${apiKeyOnly.length === 1 ? 'applies' : 'apply'} only to API-key tools; ${connector.name} connects through its sign-in page in the browser`,
-      { exitCode: 2 },
-    );
-  }
-  if (!connector.configured) {
-    const prefix = connector.id.toUpperCase().replace(/[^A-Z0-9]/g, '_');
-    throw new CliError(
-      `${connector.name} is not configured on ${api.base}; an admin sets ${prefix}_CLIENT_ID and ${prefix}_CLIENT_SECRET on the server`,
-    );
-  }
   // Whoever is signed in to the browser gets the link, which need not be the token's user: note
   // the token user's links now, to check afterwards that the new one landed on them.
   const before = await linkedUser(api, connector.id);

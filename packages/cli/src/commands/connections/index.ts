@@ -1,4 +1,4 @@
-import { connectionList, deleted, teamConnectionList } from '../../api/schemas.js';
+import { connectionList, deleted, me, teamConnectionList } from '../../api/schemas.js';
 import { type SignedInOptions, signedInApi } from '../../api/signed-in.js';
 import { createColors } from '../../output/color.js';
 import { printJson, printTable } from '../../output/table.js';
@@ -12,6 +12,11 @@ export interface ConnectionsListOptions extends SignedInOptions {
 
 /** One connection as listed; secrets only masked (a team's only for admins). */
 export interface ListedConnection {
+  /**
+   * `secret`: a stored key or token (`gateway connections rm` removes it); `oauth`: an account
+   * linked through the provider's sign-in (`id` is the link's), disconnected in the web app.
+   */
+  kind: 'secret' | 'oauth';
   id: string;
   toolId: string;
   instanceName: string;
@@ -23,8 +28,9 @@ export interface ListedConnection {
 }
 
 /**
- * `gateway connections list`: the signed-in user's connections (`GET /api/connections`), or
- * with `--team` the team's (`GET /api/team/connections`), secrets masked.
+ * `gateway connections list`: the signed-in user's connections (`GET /api/connections`) and the
+ * OAuth accounts linked to them (`linkedAccounts` of `GET /api/me`, e.g. after `gateway connect
+ * gcp`), or with `--team` the team's (`GET /api/team/connections`), secrets masked.
  *
  * @throws CliError (exit 4) when not signed in.
  */
@@ -41,6 +47,7 @@ export async function runConnectionsList(
       schema: teamConnectionList,
     });
     connections = answer.connections.map((item) => ({
+      kind: 'secret' as const,
       id: item.id,
       toolId: item.toolId,
       instanceName: item.instanceName,
@@ -51,13 +58,20 @@ export async function runConnectionsList(
       createdAt: item.createdAt,
     }));
   } else {
-    const answer = await api.call({
-      method: 'GET',
-      path: '/api/connections',
-      query: { userId: await api.userId() },
-      schema: connectionList,
-    });
+    const userId = await api.userId();
+    const [answer, caller] = await Promise.all([
+      api.call({
+        method: 'GET',
+        path: '/api/connections',
+        query: { userId },
+        schema: connectionList,
+      }),
+      api.call({ method: 'GET', path: '/api/me', schema: me }),
+    ]);
+    // An admin's token acting for another user (GATEWAY_USER_ID) sees only that user's secrets.
+    const links = caller.kind === 'user' && caller.userId === userId ? caller.linkedAccounts : [];
     connections = answer.connections.map((item) => ({
+      kind: 'secret' as const,
       id: item.id,
       toolId: item.tool_id,
       instanceName: item.instance_name,
@@ -67,6 +81,19 @@ export async function runConnectionsList(
       team: false,
       createdAt: item.created_at,
     }));
+    for (const link of links ?? []) {
+      connections.push({
+        kind: 'oauth',
+        id: link.id,
+        toolId: link.providerId,
+        instanceName: 'linked account',
+        maskedSecret: null,
+        workspaceId: null,
+        parentId: null,
+        team: false,
+        createdAt: typeof link.createdAt === 'string' ? link.createdAt : link.updatedAt,
+      });
+    }
   }
   if (options.json) {
     printJson(io, { connections });
@@ -87,11 +114,16 @@ export async function runConnectionsList(
       item.id,
       item.toolId,
       item.instanceName,
-      item.maskedSecret ?? '-',
+      item.kind === 'oauth' ? 'OAuth' : (item.maskedSecret ?? '-'),
       item.workspaceId ?? '-',
       item.parentId ?? '-',
     ]),
   );
+  if (connections.some((item) => item.kind === 'oauth')) {
+    io.stdout.write(
+      `OAuth accounts are disconnected on the Tools tab of ${api.base}; \`gateway connections rm\` removes the others.\n`,
+    );
+  }
   return connections;
 }
 

@@ -1,24 +1,28 @@
 import { readdir, readFile } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Plugin } from '@gateway/sdk';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
+import { plural } from '../../output/plural.js';
 import { createTestIo } from '../../output/test-io.js';
 import { makeTempDir } from '../../test-support/temp-project.js';
 import { type DevReady, runDev } from './index.js';
+import { findPluginSources } from './plugin-sources.js';
 
 // `gateway dev` at the repository root is what the README's `pnpm start` runs. With no plugin of
 // its own there, it loads every plugin under examples/ (their tsconfig maps @gateway/sdk to the
-// sdk's sources, so no build is needed), registers each and serves them.
+// sdk's sources, so no build is needed), registers each and serves them; the test fixtures
+// (examples/conformance) only with --fixtures (issue 18: their 14 tools came first).
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../../../..');
 
-/** Every example plugin with its tool paths, read by importing the examples directly. */
+/** Every example plugin but the fixtures, with its tool paths, imported directly. */
 async function examplePlugins(): Promise<{ id: string; tools: string[] }[]> {
   const names = (await readdir(join(repoRoot, 'examples'))).sort();
   const plugins = [];
   for (const name of names) {
+    if (name === 'conformance') continue;
     const module = (await import(join(repoRoot, 'examples', name, 'src/index.ts'))) as {
       default: Plugin;
     };
@@ -33,6 +37,11 @@ describe('gateway dev at the repository root (pnpm start)', () => {
   }, async () => {
     const expected = await examplePlugins();
     expect(expected.length).toBeGreaterThanOrEqual(4);
+    // Only with --fixtures: the conformance suite's tools are no example to try.
+    const withFixtures = await findPluginSources(repoRoot, { fixtures: true });
+    expect(withFixtures.map((source) => basename(source.dir))).toContain('conformance');
+    const plain = await findPluginSources(repoRoot);
+    expect(plain.map((source) => basename(source.dir))).not.toContain('conformance');
     const dataDir = await makeTempDir('gateway-dev-root-');
     const controller = new AbortController();
     let ready!: (value: DevReady) => void;
@@ -58,7 +67,7 @@ describe('gateway dev at the repository root (pnpm start)', () => {
         expected.map((plugin) => ({ id: plugin.id, tools: [...plugin.tools].sort() })),
       );
       for (const plugin of expected) {
-        expect(io.out()).toContain(`plugin ${plugin.id}: ${plugin.tools.length} tools`);
+        expect(io.out()).toContain(`plugin ${plugin.id}: ${plural(plugin.tools.length, 'tool')}`);
       }
       expect(io.out()).toContain(`Watching ${expected.length} plugins for changes.`);
 

@@ -134,7 +134,8 @@ describe('gateway dev', () => {
     expect(dev.info.plugins).toEqual([{ id: 'demo', tools: ['demo.items.list'] }]);
     expect(await (await fetch(`${dev.info.url}/healthz`)).json()).toEqual({ ok: true });
     expect(dev.io.out()).toContain(`Gateway dev server ready at ${dev.info.url}`);
-    expect(dev.io.out()).toContain('plugin demo: 1 tools (demo.items.list)');
+    // Issue 18: it said "1 tools".
+    expect(dev.io.out()).toContain('plugin demo: 1 tool (demo.items.list)');
     expect(dev.io.out()).toContain(
       `sign in:       ${dev.info.url}/sign-in as dev@gateway.localhost (password in .gateway/dev-account.json)`,
     );

@@ -5,6 +5,7 @@ import { CliError } from '../../cli-error.js';
 import { type BrowserOpener, openSystemBrowser } from '../../loopback/browser.js';
 import { createColors } from '../../output/color.js';
 import type { Io } from '../../output/io.js';
+import { plural } from '../../output/plural.js';
 import { withSpinner } from '../../output/spinner.js';
 import { loadPlugin } from '../test/load-plugin.js';
 import { type DevAccess, ensureDevAccess } from './dev-account.js';
@@ -24,6 +25,8 @@ export interface DevOptions {
   dataDir?: string | undefined;
   /** Open the web app in a browser. Default true at a terminal. */
   open?: boolean | undefined;
+  /** At the repository root, also serve the test-fixture examples (`--fixtures`). */
+  fixtures?: boolean | undefined;
   /** Opens the web app. Default the system browser. */
   openBrowser?: BrowserOpener;
   /** Stops the gateway when aborted; without it, SIGINT and SIGTERM do. */
@@ -69,7 +72,7 @@ export async function runDev(options: DevOptions): Promise<void> {
   const out = (line = '') => io.stdout.write(`${line}\n`);
   out(`${colors.green('✓')} Gateway dev server ready at ${colors.bold(url)}`);
   for (const { id, tools } of registered)
-    out(`  plugin ${id}: ${tools.length} tools (${tools.join(', ')})`);
+    out(`  plugin ${id}: ${plural(tools.length, 'tool')} (${tools.join(', ')})`);
   out(
     `  data:   ${relative(cwd, dataDir) || '.'} (SQLite), JSON logs in ${relative(cwd, logFile)}`,
   );
@@ -91,7 +94,7 @@ export async function runDev(options: DevOptions): Promise<void> {
       try {
         const plugin = await loadValid(source);
         gateway.services.plugins.replace(plugin);
-        out(`${colors.green('↻')} reloaded ${plugin.id}: ${plugin.tools.length} tools`);
+        out(`${colors.green('↻')} reloaded ${plugin.id}: ${plural(plugin.tools.length, 'tool')}`);
       } catch (error) {
         io.stderr.write(
           `${colors.red('error:')} reload of ${relative(cwd, source.dir) || '.'} failed, the previous version keeps running: ${messageOf(error)}\n`,
@@ -119,7 +122,7 @@ interface StartedGateway {
 
 async function startGateway(options: DevOptions): Promise<StartedGateway> {
   const { io, cwd } = options;
-  const sources = await findPluginSources(cwd);
+  const sources = await findPluginSources(cwd, { fixtures: options.fixtures });
   const plugins = await Promise.all(sources.map((source) => loadValid(source)));
   const server = await importServer();
 

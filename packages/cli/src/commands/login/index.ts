@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { callGateway, type Fetch } from '../../api/gateway-api.js';
 import { revokeCliToken } from '../../api/revoke-cli-token.js';
-import { cliTokenIssued, health } from '../../api/schemas.js';
+import { cliTokenIssued, health, me } from '../../api/schemas.js';
 import { CliError } from '../../cli-error.js';
 import { CredentialStore } from '../../credentials/credential-store.js';
 import type { Keychain } from '../../credentials/keychain.js';
@@ -38,6 +38,8 @@ export interface LoginOptions {
 export interface LoginResult {
   url: string;
   userId: string;
+  /** The signed-in user's email; absent from gateways without `GET /api/me`. */
+  email?: string;
   /** The CLI token's id (the token itself is only in the store). */
   tokenId: string;
   /** When the token stops working (`GATEWAY_CLI_TOKEN_DAYS`); absent from gateways whose tokens never expire. */
@@ -122,6 +124,8 @@ export async function runLogin(options: LoginOptions): Promise<LoginResult> {
     schema: cliTokenIssued,
   });
 
+  const email = await emailOf(client, issued.token);
+
   const store = new CredentialStore({ env: io.env, keychain: options.keychain });
   const previous = await store.load(base);
   const saved = await store.save({
@@ -143,6 +147,7 @@ export async function runLogin(options: LoginOptions): Promise<LoginResult> {
   const result: LoginResult = {
     url: base,
     userId: issued.userId,
+    ...(email === undefined ? {} : { email }),
     tokenId: issued.id,
     ...(issued.expiresAt === undefined ? {} : { expiresAt: issued.expiresAt }),
     store: saved.source,
@@ -154,7 +159,9 @@ export async function runLogin(options: LoginOptions): Promise<LoginResult> {
       issued.expiresAt === undefined
         ? ''
         : `; the sign-in expires on ${formatMoment(issued.expiresAt)}`;
-    io.stdout.write(`${c.green('✓')} Signed in to ${base} as user ${issued.userId}${until}\n`);
+    // People know themselves by their email, not by an id (issue 18).
+    const who = email ?? `user ${issued.userId}`;
+    io.stdout.write(`${c.green('✓')} Signed in to ${base} as ${who}${until}\n`);
     if (saved.source === 'keychain') io.stdout.write('  The token is stored in the OS keychain.\n');
   }
   if (saved.source === 'file') {
@@ -168,4 +175,23 @@ export async function runLogin(options: LoginOptions): Promise<LoginResult> {
     );
   }
   return result;
+}
+
+/**
+ * The email of the user `token` belongs to, from `GET /api/me`; undefined when the gateway does
+ * not answer it (one older than the route), since the sign-in itself already succeeded.
+ */
+async function emailOf(
+  client: Parameters<typeof callGateway>[0],
+  token: string,
+): Promise<string | undefined> {
+  try {
+    const caller = await callGateway(
+      { ...client, token },
+      { method: 'GET', path: '/api/me', schema: me },
+    );
+    return caller.kind === 'user' ? caller.email : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -65,8 +65,10 @@ describe('gateway login', () => {
     const expiresAt = Date.parse(result.expiresAt ?? '');
     expect(expiresAt - Date.now()).toBeGreaterThan(89 * 24 * 60 * 60 * 1000);
     expect(expiresAt - Date.now()).toBeLessThanOrEqual(90 * 24 * 60 * 60 * 1000);
+    // Issue 18: the line named the user id, which nobody knows themselves by.
+    expect(result.email).toBe('ada@example.test');
     expect(io.out()).toBe(
-      `✓ Signed in to ${url} as user ${result.userId}; the sign-in expires on ${formatMoment(result.expiresAt ?? '')}\n`,
+      `✓ Signed in to ${url} as ada@example.test; the sign-in expires on ${formatMoment(result.expiresAt ?? '')}\n`,
     );
     expect(formatMoment(result.expiresAt ?? '')).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d UTC$/);
     expect(io.err()).toContain(
@@ -164,6 +166,7 @@ describe('gateway login', () => {
     expect(JSON.parse(io.out())).toEqual({
       url,
       userId: result.userId,
+      email: 'ada@example.test',
       tokenId: result.tokenId,
       expiresAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
       store: 'file',
@@ -203,18 +206,28 @@ describe('gateway login', () => {
   it('reports a denial in the browser with exit code 4', async () => {
     const { url } = await startGateway();
     const { browser, io } = await person(url);
+    let browsing: Promise<unknown> | undefined;
     const error = await cliFailure(
       runLogin({
         io,
         url,
         keychain: null,
-        openBrowser: async (page) => void (await browser.submit(page, 'deny')),
+        openBrowser: async (page) => {
+          browsing = browser.submit(page, 'deny');
+        },
       }),
     );
+    await browsing;
     expect(error.exitCode).toBe(4);
     expect(error.message).toBe(
       'Sign-in was denied in the browser; run `gateway login` again to retry',
     );
+    // Issue 18: the page showed the terminal's backticks literally.
+    expect(browser.lastPage).toContain(
+      'Sign-in was denied in the browser; run <code>gateway login</code> again to retry',
+    );
+    expect(browser.lastPage).not.toContain('`');
+    expect(browser.lastPage).toContain('<link rel="icon" href="data:,">');
   });
 
   it('times out when the browser never comes back', async () => {

@@ -25,7 +25,7 @@ export function createPackageJson(values: TemplateValues, cliVersion: string): s
   const manifest = {
     name: values.name,
     version: '0.0.0',
-    description: `${values.title} tools for Gateway.`,
+    description: `${values.title}: a Gateway plugin.`,
     keywords: ['gateway-plugin'],
     type: 'module',
     engines: { node: '>=22.12' },

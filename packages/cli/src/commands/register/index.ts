@@ -2,6 +2,7 @@ import { detailsText, errorOf } from '../../api/api-error.js';
 import { CliError } from '../../cli-error.js';
 import { createColors } from '../../output/color.js';
 import type { Io } from '../../output/io.js';
+import { plural } from '../../output/plural.js';
 import { withSpinner } from '../../output/spinner.js';
 import { findPluginEntry } from '../test/find-entry.js';
 import { loadPlugin } from '../test/load-plugin.js';
@@ -89,7 +90,7 @@ export async function runRegister(options: RegisterOptions): Promise<Registratio
   }
   const colors = createColors(io);
   io.stdout.write(
-    `${colors.green('✓')} Registered ${pluginId} as source ${registration.source.id} at ${base}; ${registration.tools.length} tools now live:\n`,
+    `${colors.green('✓')} Registered ${pluginId} as source ${registration.source.id} at ${base}; ${plural(registration.tools.length, 'tool')} now live:\n`,
   );
   for (const tool of registration.tools) io.stdout.write(`  ${tool}\n`);
   return registration;

@@ -89,7 +89,7 @@ describe('gateway register', () => {
     const registration = await runRegister({ cwd, io, url });
     expect(registration.tools).toEqual(['demo.items.list']);
     expect(io.out()).toBe(
-      `✓ Registered demo as source demo at ${url}; 1 tools now live:\n  demo.items.list\n`,
+      `✓ Registered demo as source demo at ${url}; 1 tool now live:\n  demo.items.list\n`,
     );
     expect(io.out() + io.err()).not.toContain(SECRET);
   });

@@ -20,6 +20,6 @@ export const echoMessage = defineTool({
 export default definePlugin({
   id: '{{id}}',
   name: '{{title}}',
-  description: '{{title}} tools for Gateway.',
+  description: '{{title}}: a Gateway plugin.',
   tools: [echoMessage],
 });

@@ -2,7 +2,8 @@
  * The web app's only script, served at `/assets/app.js` (same origin, so the pages' CSP allows
  * `script-src 'self'` and nothing inline). Every page works without it through plain form posts;
  * it adds modal dialogs, confirmation before destructive actions, copy buttons, local times, the
- * live list of pending approvals (polled every 2 s) and the role editor's live preview.
+ * live list of pending approvals (polled every 2 s), the role editor's live preview, and moves a
+ * form's result message next to the block it returned to.
  *
  * Written as plain ES2020 for the browser; data from the server is only ever set as text, never
  * parsed as HTML.
@@ -238,7 +239,7 @@ export const APP_SCRIPT = String.raw`(function () {
       var summary = out.querySelector('[data-preview-summary]');
       var problems = out.querySelector('[data-preview-problems]');
       var tools = out.querySelector('[data-preview-tools]');
-      summary.textContent = 'Matches ' + data.tools.length + ' of ' + data.totalTools + ' tools';
+      summary.textContent = 'Matches ' + data.tools.length + ' of ' + data.totalTools + (data.totalTools === 1 ? ' tool' : ' tools');
       problems.replaceChildren();
       data.patterns.forEach(function (entry, index) {
         if (entry.problem === null) return;
@@ -276,6 +277,19 @@ export const APP_SCRIPT = String.raw`(function () {
     });
   });
 
+  // A save that returns to the block it changed (/tools#provider-weather) scrolls there, past
+  // the message at the top of the page: show the message at the top of that block, so the
+  // browser's scroll to it (before or after this runs) brings both into view (issue 18).
+  function flashWithTarget() {
+    var flash = document.querySelector('[data-flash]');
+    var id = window.location.hash.slice(1);
+    var target = flash && id ? document.getElementById(decodeURIComponent(id)) : null;
+    if (!flash || !target || target.contains(flash)) return;
+    target.insertBefore(flash, target.firstChild);
+    target.scrollIntoView({ block: 'start' });
+  }
+
   localTimes(document);
+  flashWithTarget();
 })();
 `;

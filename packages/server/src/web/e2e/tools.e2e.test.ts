@@ -9,6 +9,7 @@ import { rememberSecret } from '../../testing/known-secrets.js';
 import {
   type BrowserWorld,
   type Person,
+  PHONE,
   providerBlock,
   providerState,
   shot,
@@ -77,6 +78,45 @@ describe('the Tools tab in a real browser', () => {
     expect(await page.content()).not.toContain(WEATHER_KEY);
     await page.reload();
     expect(await page.content()).not.toContain(WEATHER_KEY);
+  });
+
+  // Issue 18: after Save the page scrolled to the provider, the message stayed at the top,
+  // off-screen; an unknown page was raw JSON; every page asked for a missing /favicon.ico.
+  it('shows the saved message in view, its own 404 page, and asks for nothing missing', async () => {
+    const someone = await bw.signUp('Cy Scroll', 'cy@example.test', { viewport: PHONE });
+    await bw.api('PUT', `/api/policy/users/${someone.id}/role`, { roleId: 'everything' });
+    const { page } = someone;
+    const missing: string[] = [];
+    page.on('response', (response) => {
+      if (response.status() === 404) missing.push(response.url());
+    });
+    await page.goto('/tools');
+    const weather = providerBlock(page, 'weather');
+    const dialog = page.locator('#secret-dialog');
+    await weather.getByRole('button', { name: 'Connect' }).click();
+    await dialog.getByLabel(/^Name/).fill('Personal');
+    await dialog.getByLabel('API key or token').fill(WEATHER_KEY);
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    const notice = page.locator('.notice.ok', { hasText: '“Personal”' });
+    await notice.waitFor();
+    expect(await weather.locator('.notice.ok').count()).toBe(1);
+    await expect
+      .poll(() =>
+        notice.evaluate((element) => {
+          const box = element.getBoundingClientRect();
+          return box.top >= 0 && box.bottom <= element.ownerDocument.documentElement.clientHeight;
+        }),
+      )
+      .toBe(true);
+    expect(await page.evaluate('window.scrollY')).toBeGreaterThan(0);
+    expect(missing).toEqual([]);
+
+    const unknown = await page.goto('/no-such-page');
+    expect(unknown?.status()).toBe(404);
+    expect(await page.locator('h1').textContent()).toBe('Page not found');
+    await page.getByRole('link', { name: 'Go to your tools' }).click();
+    await page.locator('h1', { hasText: 'Tools' }).waitFor();
+    expect(missing).toEqual([`${bw.url}/no-such-page`]);
   });
 
   it('nests an instance under another and disconnects both after a confirmation', async () => {

@@ -212,7 +212,7 @@ export function mountSignInPages(kit: WebKit): void {
       dropInvite(c, services);
       return seeOther(c, next, {
         kind: 'ok',
-        text: `Welcome, ${name}. Connect your first tool below.`,
+        text: `Welcome, ${name}.${(await hasToolsBelow(kit, result.json, next)) ? ' Connect your first tool below.' : ''}`,
       });
     }
     const error =
@@ -265,4 +265,18 @@ export function mountSignInPages(kit: WebKit): void {
     withCookies(c, result.cookies);
     return seeOther(c, '/sign-in', { kind: 'info', text: 'You are signed out.' });
   });
+}
+
+/**
+ * Whether the page after sign-up lists tools to connect: the Tools tab, for a user whose role
+ * allows some. A member of an empty default role would otherwise read "Connect your first tool
+ * below" above "Your role allows no tools yet" (issue 18).
+ */
+async function hasToolsBelow(kit: WebKit, answer: Record<string, unknown>, next: string) {
+  if (new URL(next, 'http://x').pathname !== '/tools') return false;
+  const user = answer.user;
+  const id = typeof user === 'object' && user !== null && 'id' in user ? user.id : undefined;
+  if (typeof id !== 'string') return false;
+  const { tools } = await kit.services.policy.resolveForUser(id);
+  return tools.length > 0;
 }

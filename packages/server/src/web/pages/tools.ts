@@ -93,7 +93,7 @@ ${
     ? html`<p class="small">${pill('No credentials needed', 'ok')}</p>`
     : plugin.providers.map(providerBlock)
 }
-<ul class="tools" aria-label="${plugin.name} tools">${plugin.tools.map(
+<ul class="tools" aria-label="Tools of ${plugin.name}">${plugin.tools.map(
     (tool) => html`<li data-tool="${tool.path}">
 <div class="tool-title"><strong>${tool.name}</strong> <code>${tool.path}</code>${tool.destructive ? html` ${pill('Asks first', 'warn')}` : ''}</div>
 <p class="muted small">${tool.description}</p>

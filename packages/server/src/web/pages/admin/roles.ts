@@ -27,7 +27,7 @@ function previewBlock(id: string, preview: Preview): Html {
     entry.problem === null ? [] : [{ line: index + 1, ...entry }],
   );
   return html`<div class="preview" id="${id}">
-<p class="small" data-preview-summary aria-live="polite">Matches ${preview.tools.length} of ${preview.totalTools} tools</p>
+<p class="small" data-preview-summary aria-live="polite">Matches ${preview.tools.length} of ${preview.totalTools} tool${preview.totalTools === 1 ? '' : 's'}</p>
 <ul class="problems small" data-preview-problems${problems.length === 0 ? html` hidden` : ''}>${problems.map(
     (problem) => html`<li>Line ${problem.line} (${problem.pattern}): ${problem.problem}</li>`,
   )}</ul>
