@@ -1,0 +1,90 @@
+/**
+ * Server start-up benchmark (issue 17 item 5): the wall time from spawning `gateway-server` (the
+ * built `packages/server/dist/bin.js`) to its first answer (`GET /healthz` 200), on a SQLite
+ * database already migrated, as a ratio to `node -e 0` measured in the same round, so machine
+ * load and Node's own start-up cancel out. Target: the median ratio is at most 8.
+ *
+ * Run from the repository root: `pnpm bench startup` (builds the server first), or
+ * `node bench/startup/index.mjs [--runs 15]` after `pnpm --filter @gateway/server build`.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const TARGET_RATIO = 8;
+const bin = fileURLToPath(new URL('../../packages/server/dist/bin.js', import.meta.url));
+const runsAt = process.argv.indexOf('--runs');
+const RUNS = runsAt === -1 ? 15 : Number(process.argv[runsAt + 1]);
+if (!Number.isInteger(RUNS) || RUNS < 1) {
+  console.error('error: --runs takes a whole number of runs, e.g. --runs 15');
+  process.exit(2);
+}
+if (!existsSync(bin)) {
+  console.error('error: packages/server/dist/bin.js is missing; run `pnpm --filter @gateway/server build` first');
+  process.exit(1);
+}
+
+const dataDir = mkdtempSync(join(tmpdir(), 'gateway-startup-'));
+const env = {
+  PATH: process.env.PATH ?? '',
+  HOME: dataDir,
+  AUTH_SECRET: 'startup-benchmark-auth-secret-0123456789',
+  PORT: '0',
+  GATEWAY_DATA_DIR: dataDir,
+};
+
+function nodeBaseline() {
+  const started = process.hrtime.bigint();
+  spawnSync(process.execPath, ['-e', '0']);
+  return Number(process.hrtime.bigint() - started) / 1e6;
+}
+
+/** Milliseconds from spawn to the first 200 from /healthz. */
+function firstAnswer() {
+  return new Promise((resolve, reject) => {
+    const started = process.hrtime.bigint();
+    const child = spawn(process.execPath, [bin], { cwd: dataDir, env, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', async (chunk) => {
+      stderr += chunk;
+      const url = /Gateway listening on (http:\/\/\S+)/.exec(stderr)?.[1];
+      if (url === undefined || child.answered) return;
+      child.answered = true;
+      const response = await fetch(`${url}/healthz`);
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      child.kill('SIGTERM');
+      child.once('exit', () => (response.status === 200 ? resolve(ms) : reject(new Error(`healthz ${response.status}`))));
+    });
+    child.once('exit', (code) => {
+      if (!child.answered) reject(new Error(`gateway-server exited ${code}: ${stderr}`));
+    });
+  });
+}
+
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
+try {
+  // The first start migrates the database; the measured ones find it migrated.
+  await firstAnswer();
+  const ratios = [];
+  const gateway = [];
+  const node = [];
+  for (let run = 0; run < RUNS; run += 1) {
+    const baseline = nodeBaseline();
+    const server = await firstAnswer();
+    node.push(baseline);
+    gateway.push(server);
+    ratios.push(server / baseline);
+  }
+  const ratio = median(ratios);
+  console.log(`gateway-server start-up: first answer after ${median(gateway).toFixed(0)} ms, node -e 0 ${median(node).toFixed(0)} ms (medians of ${RUNS})`);
+  console.log(`${ratio <= TARGET_RATIO ? 'PASS' : 'FAIL'} ratio <= ${TARGET_RATIO}: ${ratio.toFixed(1)}`);
+} finally {
+  rmSync(dataDir, { recursive: true, force: true });
+}
