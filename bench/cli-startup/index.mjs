@@ -12,7 +12,9 @@ import { fileURLToPath } from 'node:url';
 
 const TARGET_RATIO = 1.3;
 const WARMUP_RUNS = 3;
-const bin = fileURLToPath(new URL('../../packages/cli/dist/bin.js', import.meta.url));
+// The bin as installed: the Node version check, then dist/bin.js.
+const bin = fileURLToPath(new URL('../../packages/cli/bin/gateway.cjs', import.meta.url));
+const built = fileURLToPath(new URL('../../packages/cli/dist/bin.js', import.meta.url));
 
 function parseRuns(argv) {
   const index = argv.indexOf('--runs');
@@ -45,7 +47,7 @@ function median(values) {
 }
 
 function main() {
-  if (!existsSync(bin)) {
+  if (!existsSync(built)) {
     console.error(
       'error: packages/cli/dist/bin.js is missing; run `pnpm --filter @gateway/cli build` first',
     );

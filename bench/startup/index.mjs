@@ -22,7 +22,9 @@ if (!Number.isInteger(RUNS) || RUNS < 1) {
   process.exit(2);
 }
 if (!existsSync(bin)) {
-  console.error('error: packages/server/dist/bin.js is missing; run `pnpm --filter @gateway/server build` first');
+  console.error(
+    'error: packages/server/dist/bin.js is missing; run `pnpm --filter @gateway/server build` first',
+  );
   process.exit(1);
 }
 
@@ -45,7 +47,11 @@ function nodeBaseline() {
 function firstAnswer() {
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint();
-    const child = spawn(process.execPath, [bin], { cwd: dataDir, env, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [bin], {
+      cwd: dataDir,
+      env,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', async (chunk) => {
       stderr += chunk;
@@ -55,7 +61,9 @@ function firstAnswer() {
       const response = await fetch(`${url}/healthz`);
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       child.kill('SIGTERM');
-      child.once('exit', () => (response.status === 200 ? resolve(ms) : reject(new Error(`healthz ${response.status}`))));
+      child.once('exit', () =>
+        response.status === 200 ? resolve(ms) : reject(new Error(`healthz ${response.status}`)),
+      );
     });
     child.once('exit', (code) => {
       if (!child.answered) reject(new Error(`gateway-server exited ${code}: ${stderr}`));
@@ -83,8 +91,12 @@ try {
     ratios.push(server / baseline);
   }
   const ratio = median(ratios);
-  console.log(`gateway-server start-up: first answer after ${median(gateway).toFixed(0)} ms, node -e 0 ${median(node).toFixed(0)} ms (medians of ${RUNS})`);
-  console.log(`${ratio <= TARGET_RATIO ? 'PASS' : 'FAIL'} ratio <= ${TARGET_RATIO}: ${ratio.toFixed(1)}`);
+  console.log(
+    `gateway-server start-up: first answer after ${median(gateway).toFixed(0)} ms, node -e 0 ${median(node).toFixed(0)} ms (medians of ${RUNS})`,
+  );
+  console.log(
+    `${ratio <= TARGET_RATIO ? 'PASS' : 'FAIL'} ratio <= ${TARGET_RATIO}: ${ratio.toFixed(1)}`,
+  );
 } finally {
   rmSync(dataDir, { recursive: true, force: true });
 }

@@ -40,6 +40,12 @@ export {
   UndeclaredProviderError,
 } from './errors/index.js';
 export { definePlugin, isPlugin } from './plugin/define-plugin.js';
+export {
+  NAMESPACE_MAX_LENGTH,
+  NAMESPACE_PATTERN,
+  namespaceProblems,
+  toolPathsOutsideNamespace,
+} from './plugin/namespace.js';
 export type { AuthProvider, Plugin, PluginDefinition } from './plugin/types.js';
 export { isTitleCase, validatePlugin } from './plugin/validate-plugin.js';
 export {

@@ -420,20 +420,19 @@ function trimSlash(url: string): string {
   return url.replace(/\/+$/, '');
 }
 
-/** A listen failure an operator can act on, in one sentence; any other error as it is. */
+/**
+ * A listen failure an operator can act on, in one sentence; any other error as it is. The
+ * error's `code` stays, for callers (`gateway dev`) that word it their own way.
+ */
 function listenError(error: NodeJS.ErrnoException, host: string, port: number): Error {
-  if (error.code === 'EADDRINUSE') {
-    return new Error(
-      `port ${port} on ${host} is already in use: stop what is listening there, or set PORT to a free port`,
-    );
-  }
-  if (error.code === 'EACCES') {
-    return new Error(
-      `not allowed to listen on port ${port} on ${host}: ports below 1024 need privileges; set PORT to 1024 or above`,
-    );
-  }
-  if (error.code === 'EADDRNOTAVAIL') {
-    return new Error(`${host} is not an address of this machine: set HOST to one (e.g. 127.0.0.1)`);
-  }
-  return error;
+  const message =
+    error.code === 'EADDRINUSE'
+      ? `port ${port} on ${host} is already in use: stop what is listening there, or set PORT to a free port`
+      : error.code === 'EACCES'
+        ? `not allowed to listen on port ${port} on ${host}: ports below 1024 need privileges; set PORT to 1024 or above`
+        : error.code === 'EADDRNOTAVAIL'
+          ? `${host} is not an address of this machine: set HOST to one (e.g. 127.0.0.1)`
+          : undefined;
+  if (message === undefined) return error;
+  return Object.assign(new Error(message, { cause: error }), { code: error.code });
 }

@@ -5,6 +5,7 @@ import {
   isPlugin,
   type Plugin,
   type Tool,
+  toolPathsOutsideNamespace,
   validatePlugin,
 } from '@gateway/sdk';
 import { z } from 'zod';
@@ -376,12 +377,12 @@ function validated(candidate: unknown): Plugin {
 
 /** Checks every tool path of `plugin` starts with `<namespace>.`. */
 function assertInNamespace(plugin: Plugin, namespace: string): void {
-  const prefix = `${namespace}.`;
-  const outside = plugin.tools.filter((tool) => !tool.path.startsWith(prefix)).map((t) => t.path);
+  // The sdk's rule, so `gateway test` refuses what this refuses.
+  const outside = toolPathsOutsideNamespace(plugin, namespace);
   if (outside.length > 0) {
     throw new PluginCatalogError(
       'path_outside_namespace',
-      `Every tool path must start with "${prefix}"; these do not: ${outside.join(', ')}`,
+      `Every tool path must start with "${namespace}."; these do not: ${outside.join(', ')}`,
       outside,
     );
   }

@@ -1,3 +1,4 @@
+import { NAMESPACE_MAX_LENGTH, NAMESPACE_PATTERN } from '@gateway/sdk';
 import { z } from 'zod';
 
 /** Body of `POST /api/registry/sources`. */
@@ -13,8 +14,8 @@ export const registerSourceBody = z
       .meta({ description: 'The registration id' }),
     namespace: z
       .string()
-      .regex(/^[a-z0-9_]+$/, 'Use a-z, 0-9 and _ (underscore style), e.g. `google_drive`')
-      .max(64, 'Use at most 64 characters')
+      .regex(NAMESPACE_PATTERN, 'Use a-z, 0-9 and _ (underscore style), e.g. `google_drive`')
+      .max(NAMESPACE_MAX_LENGTH, `Use at most ${NAMESPACE_MAX_LENGTH} characters`)
       .meta({ description: 'Every tool path of the plugin must start with `<namespace>.`' }),
     pluginId: z.string().min(1).max(100).meta({ description: 'A plugin the gateway has loaded' }),
   })

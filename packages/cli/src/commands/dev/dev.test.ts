@@ -1,4 +1,4 @@
-import { readFile, stat } from 'node:fs/promises';
+import { readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
@@ -142,11 +142,14 @@ describe('gateway dev', () => {
     expect((await fetch(`${dev.info.url}/sign-in`)).status).toBe(200);
 
     await writeFiles(dir, { 'src/index.ts': plugin(['demo.items.list', 'demo.items.get']) });
-    await until(() => dev.io.out().includes('reloaded demo: 2 tools'), 'the reload');
+    await until(
+      () => dev.io.out().includes('reloaded demo (src/index.ts changed): 2 tools'),
+      'the reload',
+    );
 
-    // A broken edit keeps the previous version running and says why.
+    // A broken edit keeps the previous version running and says why, naming the plugin.
     await writeFiles(dir, { 'src/index.ts': plugin(['elsewhere.items.list']) });
-    await until(() => dev.io.err().includes('reload of . failed'), 'the failed reload');
+    await until(() => dev.io.err().includes('reload of demo failed'), 'the failed reload');
     expect(dev.io.err()).toContain('elsewhere.items.list');
     await dev.stop();
     expect(dev.io.out()).toContain('Gateway dev server stopped.');
@@ -160,6 +163,93 @@ describe('gateway dev', () => {
     const again = await startDev(dir);
     expect(again.info.plugins).toEqual([{ id: 'demo', tools: ['demo.items.get'] }]);
     await again.stop();
+  });
+
+  // Issue 18: after saves that replace the file (`sed -i`, vim, IDEs) edits stopped being applied,
+  // silently, and later ordinary writes were ignored too.
+  it('reloads on atomic saves, renames and new folders, ignoring editor files, one line each', async () => {
+    const dir = await project(plugin(['demo.items.list']));
+    const dev = await startDev(dir);
+    const entry = join(dir, 'src', 'index.ts');
+    const reloads = () =>
+      dev.io
+        .out()
+        .split('\n')
+        .filter((line) => line.includes('reloaded demo'));
+    const reloaded = async (count: number, what: string) => {
+      await until(() => reloads().length >= count, what);
+      return reloads()[count - 1];
+    };
+    /** Writes a temporary file beside the target and renames it over, as `sed -i` does. */
+    const atomicSave = async (
+      file: string,
+      content: string,
+      temp = `${file}.tmp-${Date.now()}`,
+    ) => {
+      await writeFile(temp, content);
+      await rename(temp, file);
+    };
+
+    await atomicSave(
+      entry,
+      plugin(['demo.items.list', 'demo.items.a']),
+      join(dir, 'src', 'sedAb12Cd'),
+    );
+    expect(await reloaded(1, 'a reload after a sed -i save')).toBe(
+      '↻ reloaded demo (src/index.ts changed): 2 tools',
+    );
+    // The next save to the replaced file is seen too: the old code watched the gone inode.
+    await atomicSave(entry, plugin(['demo.items.list', 'demo.items.a', 'demo.items.b']));
+    expect(await reloaded(2, 'a second atomic save')).toContain('3 tools');
+    await writeFile(entry, plugin(['demo.items.list']));
+    expect(await reloaded(3, 'an ordinary write after atomic saves')).toBe(
+      '↻ reloaded demo (src/index.ts changed): 1 tool',
+    );
+
+    // Vim: swap file, the 4913 probe, a backup by rename, the new file written, the backup gone.
+    await writeFile(join(dir, 'src', '.index.ts.swp'), 'swap');
+    await writeFile(join(dir, 'src', '4913'), '');
+    await rm(join(dir, 'src', '4913'));
+    await rename(entry, `${entry}~`);
+    await writeFile(entry, plugin(['demo.items.list', 'demo.items.vim']));
+    await rm(`${entry}~`);
+    expect(await reloaded(4, 'a vim save')).toBe('↻ reloaded demo (src/index.ts changed): 2 tools');
+    // Editor files alone change nothing.
+    await writeFile(join(dir, 'src', '.index.ts.swp'), 'swap again');
+    await writeFile(join(dir, 'src', '.#index.ts'), 'emacs lock');
+    await writeFile(join(dir, 'src', 'index.ts~'), 'backup');
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(reloads()).toHaveLength(4);
+
+    // A folder made after start is watched, and a rename in it is a change.
+    await writeFiles(dir, { 'src/lib/paths.ts': `export const extra = 'demo.items.lib';\n` });
+    await writeFile(
+      entry,
+      `import { extra } from './lib/paths.js';\n${plugin(['demo.items.list']).replace(`["demo.items.list"]`, `["demo.items.list", extra]`)}`,
+    );
+    await reloaded(5, 'a reload with a new folder');
+    await writeFile(
+      join(dir, 'src', 'lib', 'other.ts'),
+      `export const extra = 'demo.items.renamed';\n`,
+    );
+    await rename(join(dir, 'src', 'lib', 'other.ts'), join(dir, 'src', 'lib', 'paths.ts'));
+    expect(await reloaded(6, 'a rename in the new folder')).toMatch(
+      /^↻ reloaded demo \(src\/lib\/(other|paths)\.ts(, src\/lib\/(other|paths)\.ts)? changed\): 2 tools$/,
+    );
+    expect(dev.info.plugins).toBeDefined();
+    const list = await fetch(`${dev.info.url}/healthz`);
+    expect(list.status).toBe(200);
+
+    // A save that does not load says so, names the plugin, and the next good save reloads.
+    await atomicSave(entry, 'export default {', join(dir, 'src', 'sedXy34Zw'));
+    await until(() => dev.io.err().includes('reload of demo failed'), 'the failed reload');
+    expect(dev.io.err()).toMatch(
+      /^error: reload of demo failed \(src\/index\.ts changed\), the previous version keeps running: /m,
+    );
+    await atomicSave(entry, plugin(['demo.items.list']));
+    expect(await reloaded(7, 'a reload after a failed one')).toContain('1 tool');
+    expect(dev.io.err()).not.toMatch(/swp|4913|\.#|~/);
+    await dev.stop();
   });
 
   it('opens the web app when asked, and not by default off a terminal', async () => {

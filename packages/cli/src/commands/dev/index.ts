@@ -1,4 +1,4 @@
-import { appendFileSync, type FSWatcher, watch } from 'node:fs';
+import { appendFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { formatProblem, type Plugin } from '@gateway/sdk';
 import { CliError } from '../../cli-error.js';
@@ -11,6 +11,7 @@ import { loadPlugin } from '../test/load-plugin.js';
 import { type DevAccess, ensureDevAccess } from './dev-account.js';
 import { loadDevSecrets } from './dev-secrets.js';
 import { findPluginSources, type PluginSource } from './plugin-sources.js';
+import { type PluginWatcher, watchPlugin } from './watch-plugin.js';
 
 /** Options of `runDev()`. Unset values fall back to the environment, then to the defaults. */
 export interface DevOptions {
@@ -47,9 +48,6 @@ export interface DevReady {
 type ServerModule = typeof import('@gateway/server');
 type Gateway = Awaited<ReturnType<ServerModule['createGateway']>>;
 
-const RELOAD_DELAY_MS = 150;
-const IGNORED = /(^|[\\/])(node_modules|dist|\.gateway|\.git)([\\/]|$)/;
-
 /**
  * `gateway dev`: runs a local gateway (embedded SQLite under `.gateway`) with the plugin project
  * loaded and registered, and reloads the plugin when its files change. At the root of the Gateway
@@ -70,6 +68,13 @@ export async function runDev(options: DevOptions): Promise<void> {
   );
 
   const out = (line = '') => io.stdout.write(`${line}\n`);
+  // Watching before the gateway is said to be ready, so no save after that line is missed.
+  const watchers = await watchSources(sources, registered, gateway, options).catch(
+    async (error: unknown) => {
+      await gateway.stop();
+      throw error;
+    },
+  );
   out(`${colors.green('✓')} Gateway dev server ready at ${colors.bold(url)}`);
   for (const { id, tools } of registered)
     out(`  plugin ${id}: ${plural(tools.length, 'tool')} (${tools.join(', ')})`);
@@ -89,24 +94,57 @@ export async function runDev(options: DevOptions): Promise<void> {
   }
   options.onReady?.({ url, plugins: registered, devAccess });
 
-  const watchers = sources.map((source) =>
-    watchPlugin(source, async () => {
-      try {
-        const plugin = await loadValid(source);
-        gateway.services.plugins.replace(plugin);
-        out(`${colors.green('↻')} reloaded ${plugin.id}: ${plural(plugin.tools.length, 'tool')}`);
-      } catch (error) {
-        io.stderr.write(
-          `${colors.red('error:')} reload of ${relative(cwd, source.dir) || '.'} failed, the previous version keeps running: ${messageOf(error)}\n`,
-        );
-      }
-    }),
-  );
-
   await stopped(options.signal);
-  for (const watcher of watchers) watcher.close();
+  await Promise.all(watchers.map((watcher) => watcher.close()));
   await gateway.stop();
   out('Gateway dev server stopped.');
+}
+
+/**
+ * Watches each plugin's folder and reloads the plugin on change: one line per reload naming the
+ * files that changed; a reload that fails names the plugin and why, and the previous version
+ * keeps serving.
+ */
+async function watchSources(
+  sources: readonly PluginSource[],
+  registered: readonly { id: string }[],
+  gateway: Gateway,
+  { io, cwd }: DevOptions,
+): Promise<PluginWatcher[]> {
+  const colors = createColors(io);
+  const watchers: PluginWatcher[] = [];
+  try {
+    for (const [index, source] of sources.entries()) {
+      // The plugin's id as last loaded: what a failed reload names.
+      let id = registered[index]?.id ?? (relative(cwd, source.dir) || '.');
+      const reload = async (changed: string[]) => {
+        const what = `(${changed.join(', ')} changed)`;
+        try {
+          const plugin = await loadValid(source);
+          gateway.services.plugins.replace(plugin);
+          id = plugin.id;
+          io.stdout.write(
+            `${colors.green('↻')} reloaded ${plugin.id} ${what}: ${plural(plugin.tools.length, 'tool')}\n`,
+          );
+        } catch (error) {
+          io.stderr.write(
+            `${colors.red('error:')} reload of ${id} failed ${what}, the previous version keeps running: ${fullMessageOf(error)}\n`,
+          );
+        }
+      };
+      const onError = (error: unknown) =>
+        io.stderr.write(
+          `${colors.red('error:')} watching ${id} for changes: ${messageOf(error)}\n`,
+        );
+      watchers.push(await watchPlugin(source.dir, reload, { onError }));
+    }
+  } catch (error) {
+    await Promise.all(watchers.map((watcher) => watcher.close()));
+    throw new CliError(`Could not watch the plugins for changes: ${messageOf(error)}`, {
+      cause: error,
+    });
+  }
+  return watchers;
 }
 
 /** A started dev gateway, its plugins registered. */
@@ -287,21 +325,6 @@ function devLogSink(file: string, io: Io) {
   };
 }
 
-function watchPlugin(source: PluginSource, reload: () => Promise<void>): FSWatcher {
-  let timer: NodeJS.Timeout | undefined;
-  let running = Promise.resolve();
-  const watcher = watch(source.dir, { recursive: true }, (_event, file) => {
-    if (file !== null && IGNORED.test(file)) return;
-    clearTimeout(timer);
-    // Editors write a file in several steps; reload once they are done, one reload at a time.
-    timer = setTimeout(() => {
-      running = running.then(reload);
-    }, RELOAD_DELAY_MS);
-  });
-  watcher.on('close', () => clearTimeout(timer));
-  return watcher;
-}
-
 function stopped(signal: AbortSignal | undefined): Promise<void> {
   return new Promise((done) => {
     if (signal) {
@@ -312,6 +335,11 @@ function stopped(signal: AbortSignal | undefined): Promise<void> {
     process.once('SIGINT', () => done());
     process.once('SIGTERM', () => done());
   });
+}
+
+/** The whole message: an invalid definition lists each problem on a line of its own. */
+function fullMessageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 function messageOf(error: unknown): string {

@@ -1,4 +1,4 @@
-import { formatProblem, type PluginProblem } from '@gateway/sdk';
+import { formatProblem, namespaceProblems, type PluginProblem } from '@gateway/sdk';
 import { CliError } from '../../cli-error.js';
 import { createColors, isColorEnabled } from '../../output/color.js';
 import type { Io } from '../../output/io.js';
@@ -90,6 +90,8 @@ export async function runTest(options: TestOptions): Promise<TestReport> {
   report.problems = [...loaded.problems];
   const name = loaded.id ?? entry;
   if (loaded.plugin !== undefined) {
+    // `gateway dev` and `gateway register` mount the plugin under its id: the same rule here.
+    report.problems.push(...namespaceProblems(loaded.plugin));
     // The gateway refuses these when the tool runs; say so before deploying (best-effort).
     const { id, authProviders } = loaded.plugin;
     const declared = authProviders.map((provider) => provider.id);

@@ -112,6 +112,44 @@ describe('gateway test', () => {
     ]);
   });
 
+  // Issue 18: `gateway test` passed a tool path that `gateway dev` and `gateway register` refuse.
+  it('refuses tool paths outside the plugin id, as gateway dev and register do', async () => {
+    const cwd = await project({
+      'src/index.ts': validPlugin
+        .replace("id: 'demo'", "id: 'my_tools'")
+        .replace(
+          "tool('demo.items.list', 'List Items')",
+          "tool('my_tools.items.list', 'List Items')",
+        )
+        .replace("'demo.items.get'", "'other.math.add'"),
+    });
+    const io = createTestIo();
+    const error = await rejection(runTest({ cwd, io, runProcess: passing }));
+    expect(error.message).toBe(
+      'Plugin my_tools has 1 problem; fix them and run `gateway test` again',
+    );
+    expect(io.out().split('\n')).toEqual([
+      '✗ plugin my_tools: 1 problem',
+      '  - plugin my_tools, tool other.math.add, field path: must start with "my_tools." (the plugin id, which `gateway dev` and `gateway register` use as namespace), e.g. "my_tools.math.add"',
+      '',
+    ]);
+    // An id that cannot be a namespace is refused, as the registration would be.
+    const dashed = await project({
+      'src/index.ts': validPlugin
+        .replace("id: 'demo'", "id: 'my-tools'")
+        .replaceAll("'demo.items.", "'my_tools.items."),
+    });
+    const dashedIo = createTestIo();
+    await rejection(runTest({ cwd: dashed, io: dashedIo, json: true, runProcess: passing }));
+    const report: TestReport = JSON.parse(dashedIo.out());
+    expect(report.problems).toContainEqual({
+      plugin: 'my-tools',
+      field: 'id',
+      message:
+        'is the namespace its tools are registered under, so must be 1-64 of a-z, 0-9 and _ (underscore style), e.g. "my_tools"',
+    });
+  });
+
   it('prints only the JSON report on stdout with --json', async () => {
     const cwd = await project({ 'src/index.ts': invalidPlugin });
     const io = createTestIo();

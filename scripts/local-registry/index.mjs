@@ -1,0 +1,201 @@
+#!/usr/bin/env node
+// A real npm registry (verdaccio) on 127.0.0.1, with the packed @gateway/* packages published to
+// it, for trying the README's plugin path before @gateway/* is on npm. Everything else is proxied
+// from the npm registry npm is configured with. Storage is a temporary folder, removed on stop.
+//
+// As a command: serves until Ctrl+C and prints how to point npm at it.
+//   node scripts/local-registry/index.mjs [--packs <folder with gateway-*.tgz>]
+// Without --packs it builds the packages and packs them (pnpm build, pnpm pack).
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { homedir, tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = resolve(here, '../..');
+const PACKAGES = ['sdk', 'cli', 'server'];
+
+/** Runs a command to its end, its output shown only when it fails. */
+function run(command, args, options = {}) {
+  try {
+    return execFileSync(command, args, {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      maxBuffer: 64 * 1024 * 1024,
+      ...options,
+    });
+  } catch (error) {
+    process.stderr.write(`${error.stdout ?? ''}${error.stderr ?? ''}`);
+    throw new Error(`${command} ${args.join(' ')} exited ${error.status}`);
+  }
+}
+
+/** Installs verdaccio beside this file (its own lockfile, outside the workspace) when missing. */
+function ensureVerdaccio(log) {
+  const bin = join(here, 'node_modules/verdaccio/bin/verdaccio');
+  if (existsSync(bin)) return bin;
+  log('Installing verdaccio for the local registry (once; npm ci in scripts/local-registry)');
+  run('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: here });
+  return bin;
+}
+
+/** Where the registry keeps the packages it proxied: `GATEWAY_REGISTRY_CACHE`, else under ~/.cache. */
+function cacheDir() {
+  const base = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
+  return process.env.GATEWAY_REGISTRY_CACHE || join(base, 'gateway', 'local-registry');
+}
+
+/** Builds the three packages and packs them into `out`; returns `out`. */
+export function packPackages(out, log = () => {}) {
+  log('Building @gateway/sdk, cli and server (pnpm build)');
+  run('pnpm', ['build'], { cwd: root });
+  mkdirSync(out, { recursive: true });
+  for (const name of PACKAGES) {
+    run('pnpm', ['pack', '--pack-destination', out], { cwd: join(root, 'packages', name) });
+  }
+  return out;
+}
+
+function freePort() {
+  return new Promise((done, fail) => {
+    const server = createServer();
+    server.once('error', fail);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => done(port));
+    });
+  });
+}
+
+/**
+ * Starts verdaccio on a free port of 127.0.0.1 and publishes the gateway-{sdk,cli,server}-*.tgz
+ * of `packs` to it. Resolves with its URL and `stop()`.
+ */
+export async function startLocalRegistry({ packs, log = () => {} }) {
+  const tarballs = PACKAGES.map((name) => {
+    const file = readdirSync(packs).find((entry) =>
+      new RegExp(`^gateway-${name}-.+\\.tgz$`).test(entry),
+    );
+    if (file === undefined) throw new Error(`no gateway-${name}-*.tgz in ${packs}`);
+    return join(packs, file);
+  });
+  const bin = ensureVerdaccio(log);
+  const work = mkdtempSync(join(tmpdir(), 'gateway-registry-'));
+  // What it proxied is kept between runs (verdaccio parses every packument it serves, and a
+  // fresh proxy cache makes a project's first install minutes long); @gateway/* is published
+  // afresh.
+  const proxied = cacheDir();
+  rmSync(join(proxied, '@gateway'), { recursive: true, force: true });
+  mkdirSync(proxied, { recursive: true });
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}/`;
+  const uplink = run('npm', ['config', 'get', 'registry']).trim() || 'https://registry.npmjs.org/';
+  const config = join(work, 'config.yaml');
+  // Anyone may publish @gateway/*: the registry listens on loopback only and lives for one run.
+  writeFileSync(
+    config,
+    [
+      `storage: ${JSON.stringify(proxied)}`,
+      'auth:',
+      `  htpasswd: { file: ${JSON.stringify(join(work, 'htpasswd'))}, max_users: -1 }`,
+      `uplinks: { npmjs: { url: ${JSON.stringify(uplink)}, timeout: 60s, maxage: 7d } }`,
+      'packages:',
+      "  '@gateway/*': { access: $all, publish: $all, unpublish: $all }",
+      "  '**': { access: $all, proxy: npmjs }",
+      'log: { type: stdout, format: pretty, level: error }',
+      'publish: { allow_offline: true }',
+      '',
+    ].join('\n'),
+  );
+  const child = spawn(
+    process.execPath,
+    [bin, '--config', config, '--listen', `127.0.0.1:${port}`],
+    {
+      cwd: work,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, NODE_NO_WARNINGS: '1' },
+    },
+  );
+  let output = '';
+  child.stdout.on('data', (chunk) => {
+    output += chunk;
+  });
+  child.stderr.on('data', (chunk) => {
+    output += chunk;
+  });
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      await new Promise((done) => {
+        child.once('exit', done);
+        child.kill('SIGTERM');
+      });
+    }
+    rmSync(work, { recursive: true, force: true });
+  };
+  try {
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`verdaccio exited ${child.exitCode}: ${output}`);
+      if (Date.now() > deadline) throw new Error(`verdaccio did not answer within 30 s: ${output}`);
+      const ok = await fetch(`${url}-/ping`).then(
+        (response) => response.ok,
+        () => false,
+      );
+      if (ok) break;
+      await new Promise((done) => setTimeout(done, 200));
+    }
+    const auth = `--//127.0.0.1:${port}/:_authToken=anonymous`;
+    for (const tarball of tarballs) {
+      run('npm', ['publish', tarball, '--registry', url, auth, '--loglevel=error'], {
+        cwd: work,
+      });
+    }
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  log(
+    `Local registry at ${url} serves ${tarballs.map((file) => file.split('/').pop()).join(', ')}`,
+  );
+  return { url, stop };
+}
+
+/**
+ * Removes npx's cached installs of @gateway/cli: npx reuses an install whose version matches, and
+ * a package packed from newer code has the same version.
+ */
+export function forgetNpxGatewayCli() {
+  const cache = run('npm', ['config', 'get', 'cache']).trim();
+  const npx = join(cache, '_npx');
+  if (!existsSync(npx)) return;
+  for (const entry of readdirSync(npx)) {
+    if (existsSync(join(npx, entry, 'node_modules/@gateway/cli'))) {
+      rmSync(join(npx, entry), { recursive: true, force: true });
+    }
+  }
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const argv = process.argv.slice(2);
+  const at = argv.indexOf('--packs');
+  const log = (line) => console.log(line);
+  let packs = at === -1 ? undefined : resolve(argv[at + 1] ?? '');
+  let made;
+  if (packs === undefined) {
+    made = mkdtempSync(join(tmpdir(), 'gateway-packs-'));
+    packs = packPackages(made, log);
+  }
+  const registry = await startLocalRegistry({ packs, log });
+  console.log(
+    `\nIn another terminal, point npm at it, then run the commands of the README or docs as written:\n  export npm_config_registry=${registry.url}\n\nPress Ctrl+C to stop the registry.`,
+  );
+  const stop = async () => {
+    await registry.stop();
+    if (made !== undefined) rmSync(made, { recursive: true, force: true });
+    process.exit(0);
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
