@@ -1,4 +1,4 @@
-import { connectionList, deleted, teamConnectionList } from '../../api/schemas.js';
+import { connectionList, deleted, me, teamConnectionList } from '../../api/schemas.js';
 import { type SignedInOptions, signedInApi } from '../../api/signed-in.js';
 import { createColors } from '../../output/color.js';
 import { printJson, printTable } from '../../output/table.js';
@@ -22,9 +22,19 @@ export interface ListedConnection {
   createdAt: string;
 }
 
+/** A linked OAuth account whose provider refused to renew it, and the command that fixes it. */
+export interface ReconnectNeeded {
+  providerId: string;
+  accountId: string;
+  /** `gateway connect <providerId>`: the id `gateway connect` takes. */
+  command: string;
+}
+
 /**
  * `gateway connections list`: the signed-in user's connections (`GET /api/connections`), or
- * with `--team` the team's (`GET /api/team/connections`), secrets masked.
+ * with `--team` the team's (`GET /api/team/connections`), secrets masked. The user's own list
+ * also names each linked OAuth account that needs reconnecting (`GET /api/me`), with the
+ * command that reconnects it; `--json` puts those under `reconnect`.
  *
  * @throws CliError (exit 4) when not signed in.
  */
@@ -34,6 +44,7 @@ export async function runConnectionsList(
   const { io } = options;
   const api = await signedInApi(options);
   let connections: ListedConnection[];
+  let reconnect: ReconnectNeeded[] | undefined;
   if (options.team) {
     const answer = await api.call({
       method: 'GET',
@@ -67,17 +78,37 @@ export async function runConnectionsList(
       team: false,
       createdAt: item.created_at,
     }));
+    const caller = await api.call({ method: 'GET', path: '/api/me', schema: me });
+    reconnect =
+      caller.kind === 'user'
+        ? (caller.linkedAccounts ?? [])
+            .filter((account) => account.needsReconnect === true)
+            .map((account) => ({
+              providerId: account.providerId,
+              accountId: account.id,
+              command: `gateway connect ${account.providerId}`,
+            }))
+        : [];
   }
   if (options.json) {
-    printJson(io, { connections });
+    printJson(io, reconnect === undefined ? { connections } : { connections, reconnect });
     return connections;
   }
+  const c = createColors(io);
+  const reconnectLines = () => {
+    for (const item of reconnect ?? []) {
+      io.stdout.write(
+        `${c.yellow('!')} Your ${item.providerId} account needs reconnecting: the provider refused to renew your sign-in. Run \`${item.command}\`.\n`,
+      );
+    }
+  };
   if (connections.length === 0) {
     io.stdout.write(
       options.team
         ? 'No team connections; an admin adds one with `gateway connect <tool> --team`.\n'
         : 'No connections yet; add one with `gateway connect <tool>`.\n',
     );
+    reconnectLines();
     return connections;
   }
   printTable(
@@ -92,6 +123,7 @@ export async function runConnectionsList(
       item.parentId ?? '-',
     ]),
   );
+  reconnectLines();
   return connections;
 }
 
