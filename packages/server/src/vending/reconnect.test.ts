@@ -1,23 +1,18 @@
 import { AuthRequiredError } from '@gateway/sdk';
 import { describe, expect, it } from 'vitest';
-import { browser } from '../auth/oauth-test-kit.js';
 import { loginAtProvider } from '../auth/testing/oidc-provider-server.js';
 import {
   cloudPlugin,
   type OidcWorld,
   revokeAndExpire,
   startOidcWorld,
+  webBrowser,
 } from '../auth/testing/oidc-world.js';
 import type { ToolStatus } from '../tool-status/index.js';
 
 // Issue 15: after the provider refuses a refresh (invalid_grant), the account is shown as needing
 // a reconnect everywhere the user looks, and reconnecting from the Tools tab clears it. All over
 // HTTP against a listening gateway and oidc-provider.
-
-/** A browser on the real network: the gateway over HTTP, with a cookie jar. */
-function webBrowser(world: OidcWorld) {
-  return browser((request) => fetch(request, { redirect: 'manual' }), world.url);
-}
 
 /** Follows a redirect into the provider, logs in there, and comes back to the gateway page. */
 async function throughProvider(session: ReturnType<typeof webBrowser>, started: Response) {

@@ -4,6 +4,7 @@ import { definePlugin, defineTool, type Plugin } from '@gateway/sdk';
 import { decryptOAuthToken } from 'better-auth/oauth2';
 import { z } from 'zod';
 import { createTestGateway, type TestGateway } from '../../testing/test-gateway.js';
+import { browser } from '../oauth-test-kit.js';
 import { type OidcProviderServer, startOidcProvider } from './oidc-provider-server.js';
 
 /**
@@ -112,4 +113,9 @@ export async function revokeAndExpire(world: OidcWorld, userId: string): Promise
     .where('providerId', '=', 'gcp')
     .where('userId', '=', userId)
     .execute();
+}
+
+/** A browser on the real network: the world's gateway over HTTP, with a cookie jar. */
+export function webBrowser(world: OidcWorld) {
+  return browser((request) => fetch(request, { redirect: 'manual' }), world.url);
 }
