@@ -36,7 +36,7 @@ export function cloudPlugin(): Plugin {
         description: 'Lists the projects the account sees.',
         inputSchema: z.object({}),
         authProvider: 'cloud',
-        async handler(_input, ctx) {
+        async handler(ctx) {
           const token = await ctx.auth.getToken('cloud');
           return { tail: token.slice(-4) };
         },
