@@ -40,7 +40,15 @@ export const me = z.discriminatedUnion('kind', [
     isAdmin: z.boolean(),
     /** Absent from gateways older than the field. */
     linkedAccounts: z
-      .array(z.looseObject({ id: z.string(), providerId: z.string(), updatedAt: z.string() }))
+      .array(
+        z.looseObject({
+          id: z.string(),
+          providerId: z.string(),
+          updatedAt: z.string(),
+          /** The provider refused to renew it; absent from older gateways. */
+          needsReconnect: z.boolean().optional(),
+        }),
+      )
       .optional(),
     /** The CLI token of the request (none for a session); absent from older gateways. */
     token: z.looseObject({ id: z.string(), expiresAt: z.string().nullable() }).optional(),

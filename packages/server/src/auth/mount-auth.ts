@@ -112,6 +112,9 @@ function codeFor(status: number, reason: string | undefined): ErrorCode {
       return 'payload_too_large';
     case 429:
       return 'rate_limited';
+    // A provider that cannot be reached when a sign-in starts: its message says so plainly.
+    case 503:
+      return 'service_unavailable';
     default:
       return status >= 500 ? 'internal' : 'bad_request';
   }

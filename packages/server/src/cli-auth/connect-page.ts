@@ -113,7 +113,12 @@ ${hiddenFields({ ...parsed.data, csrf: csrfToken(c, services) })}
     const url = result.json.url;
     if (result.status !== 200 || typeof url !== 'string') {
       await finishConnectFlow(services.database.db, flow);
-      const reason = result.status === 429 ? 'rate_limited' : 'server_error';
+      const reason =
+        result.status === 429
+          ? 'rate_limited'
+          : result.status === 503
+            ? 'provider_unavailable'
+            : 'server_error';
       return seeOther(c, withParams(redirect, { error: reason, state, provider: target.id }));
     }
     return seeOther(c, url, result.cookies);

@@ -19,7 +19,10 @@ const OAUTH_ERRORS: Readonly<Record<string, string>> = {
   account_not_linked: 'That account is not linked to a Gateway user with this email.',
   email_not_found: 'The provider did not share an email address.',
   unable_to_get_user_info: 'The provider did not say who you are (user info is missing).',
-  state_mismatch: 'The sign-in took too long or was started elsewhere; try again.',
+  state_mismatch:
+    'This sign-in was already used, took too long, or was started in another browser, so it was refused. Start again.',
+  please_restart_the_process:
+    'This sign-in was already used, took too long, or was started in another browser, so it was refused. Start again.',
   issuer_missing:
     'The provider answered without saying who it is, which it always does; the sign-in was refused. Try again.',
   issuer_mismatch:
@@ -45,7 +48,7 @@ export function mountSignInPage(app: Hono<AppEnv>, services: GatewayServices): v
     c: AppContext,
     next: string,
     error?: string,
-    status: 200 | 400 | 401 | 409 | 429 = 200,
+    status: 200 | 400 | 401 | 409 | 429 | 503 = 200,
   ) => {
     const csrf = csrfToken(c, services);
     const social = services.auth.providers
@@ -159,6 +162,13 @@ ${social}`;
           next,
           'Too many attempts from this address; wait a minute and try again.',
           429,
+        );
+      if (result.status === 503)
+        return render(
+          c,
+          next,
+          `${provider.name} cannot be reached right now, so signing in with it cannot start. Try again in a minute, or sign in with your password.`,
+          503,
         );
       return render(c, next, `Could not start signing in with ${provider.name}.`, 400);
     }

@@ -116,12 +116,14 @@ describe('GET /api/me', () => {
         providerId: 'gcp',
         createdAt: '2026-01-02T00:00:00.000Z',
         updatedAt: '2026-01-02T00:00:00.000Z',
+        needsReconnect: false,
       },
       {
         id: 'a1',
         providerId: 'github',
         createdAt: '2026-01-01T00:00:00.000Z',
         updatedAt: '2026-01-01T00:00:00.000Z',
+        needsReconnect: false,
       },
     ]);
     expect(text).not.toContain('token-a');

@@ -24,6 +24,10 @@ export const meUserSchema = z.object({
         updatedAt: z.iso.datetime().meta({
           description: 'When the link last changed: linked again, or its tokens refreshed',
         }),
+        needsReconnect: z.boolean().meta({
+          description:
+            'The provider refused to renew it (`invalid_grant`); `gateway connect <providerId>` or the Tools tab connects it again',
+        }),
       }),
     )
     .meta({

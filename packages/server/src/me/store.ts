@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { DatabaseSchema } from '../db/index.js';
+import { accountsNeedingReconnect } from '../vending/index.js';
 
 /**
  * A user's email, name and the role that applies to them (the assigned one, else
@@ -43,7 +44,7 @@ export async function findServiceAccount(
 
 /**
  * The OAuth accounts linked to `userId`, by provider then age; the password sign-in
- * (`credential`) is not one. Only ids and times: never a token.
+ * (`credential`) is not one. Only ids, times and whether it needs a reconnect: never a token.
  *
  * @example
  * const linked = await findLinkedAccounts(db, userId);
@@ -51,19 +52,32 @@ export async function findServiceAccount(
 export async function findLinkedAccounts(
   db: Kysely<DatabaseSchema>,
   userId: string,
-): Promise<{ id: string; providerId: string; createdAt: string; updatedAt: string }[]> {
-  const rows = await db
-    .selectFrom('account')
-    .select(['id', 'providerId', 'createdAt', 'updatedAt'])
-    .where('userId', '=', userId)
-    .where('providerId', '!=', 'credential')
-    .orderBy('providerId')
-    .orderBy('createdAt')
-    .execute();
+): Promise<
+  {
+    id: string;
+    providerId: string;
+    createdAt: string;
+    updatedAt: string;
+    needsReconnect: boolean;
+  }[]
+> {
+  const [rows, stale] = await Promise.all([
+    db
+      .selectFrom('account')
+      .select(['id', 'providerId', 'createdAt', 'updatedAt'])
+      .where('userId', '=', userId)
+      .where('providerId', '!=', 'credential')
+      .orderBy('providerId')
+      .orderBy('createdAt')
+      .execute(),
+    accountsNeedingReconnect(db, userId),
+  ]);
+  const staleIds = new Set(stale.map((account) => account.accountId));
   return rows.map((row) => ({
     id: row.id,
     providerId: row.providerId,
     createdAt: new Date(row.createdAt).toISOString(),
     updatedAt: new Date(row.updatedAt).toISOString(),
+    needsReconnect: staleIds.has(row.id),
   }));
 }

@@ -46,7 +46,7 @@ describe('GET /api/tools/status', () => {
         upstream: 'github',
         state: 'none',
         source: null,
-        oauth: { configured: true, linked: false },
+        oauth: { configured: true, linked: false, needsReconnect: false },
         teamConnected: false,
         serverKey: false,
         connections: [],

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 
 /** Who serves a provider's credential for the user, in token-vending order. */
-export const providerStateSchema = z.enum(['you', 'team', 'server', 'none']).meta({
+export const providerStateSchema = z.enum(['you', 'team', 'server', 'reconnect', 'none']).meta({
   description:
-    '`you`: your own connection or linked OAuth account; `team`: a team connection an admin made; `server`: the server key `<ID>_API_KEY`; `none`: not connected',
+    '`you`: your own connection or linked OAuth account; `team`: a team connection an admin made; `server`: the server key `<ID>_API_KEY`; `reconnect`: nothing else serves and your linked OAuth account needs reconnecting (its provider refused to renew it); `none`: not connected',
 });
 
 /** One of the user's own connections of a provider (secret masked). */
@@ -33,6 +33,10 @@ export const providerStatusSchema = z.object({
     .object({
       configured: z.boolean().meta({ description: 'The server has this OAuth provider set up' }),
       linked: z.boolean().meta({ description: 'The user has linked an account of it' }),
+      needsReconnect: z.boolean().meta({
+        description:
+          'The provider refused to renew the linked account (`invalid_grant`): it serves no tool until the user connects it again (`gateway connect <upstream>` or the Tools tab)',
+      }),
     })
     .nullable()
     .meta({ description: 'OAuth providers only' }),

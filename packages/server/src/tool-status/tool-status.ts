@@ -5,6 +5,7 @@ import { OAUTH_PROVIDERS } from '../connectors/index.js';
 import type { MountedTool } from '../registry/index.js';
 import type { GatewayServices } from '../services.js';
 import { listTeamConnections } from '../team-connections/store.js';
+import { providersNeedingReconnect } from '../vending/index.js';
 import type { ProviderStatus, ToolStatus } from './schemas.js';
 
 const STATE_OF_SOURCE = {
@@ -19,7 +20,8 @@ type StatusServices = Pick<GatewayServices, 'database' | 'env' | 'plugins' | 'po
 /**
  * The tools `userId`'s role allows, grouped by plugin, with the state of each auth provider they
  * need, decided in token-vending order: the user's own connection, a team connection, the user's
- * linked OAuth account, the server's `<ID>_API_KEY`.
+ * linked OAuth account (unless its provider refused to renew it: then it needs a reconnect), the
+ * server's `<ID>_API_KEY`.
  *
  * @throws HttpError 404 when the user does not exist.
  * @example
@@ -27,11 +29,12 @@ type StatusServices = Pick<GatewayServices, 'database' | 'env' | 'plugins' | 'po
  */
 export async function toolStatus(services: StatusServices, userId: string): Promise<ToolStatus> {
   const { db } = services.database;
-  const [resolution, own, team, accounts] = await Promise.all([
+  const [resolution, own, team, accounts, stale] = await Promise.all([
     services.policy.resolveForUser(userId),
     listUserConnections(db, userId),
     listTeamConnections(db),
     db.selectFrom('account').select('providerId').where('userId', '=', userId).execute(),
+    providersNeedingReconnect(db, userId),
   ]);
   const linked = new Set(accounts.map((account) => account.providerId));
   const configured = new Set(services.auth.providers.map((provider) => provider.id));
@@ -61,16 +64,22 @@ export async function toolStatus(services: StatusServices, userId: string): Prom
       }));
     const oauth =
       entry.type === 'oauth2'
-        ? { configured: configured.has(entry.provider), linked: linked.has(entry.provider) }
+        ? {
+            configured: configured.has(entry.provider),
+            linked: linked.has(entry.provider),
+            needsReconnect: stale.has(entry.provider),
+          }
         : null;
     const teamConnected = teamTools.has(entry.id);
     const serverKey = serverApiKey(services.env, entry.id) !== undefined;
     let source: ProviderStatus['source'] = null;
     if (connections.some((row) => row.parentId === null)) source = 'connection';
     else if (teamConnected) source = 'team_connection';
-    else if (oauth?.linked) source = 'oauth';
+    // A refused account serves nothing until reconnected (token vending skips it).
+    else if (oauth?.linked && !oauth.needsReconnect) source = 'oauth';
     else if (serverKey) source = 'api_key';
-    const state = source === null ? 'none' : STATE_OF_SOURCE[source];
+    const state =
+      source !== null ? STATE_OF_SOURCE[source] : oauth?.needsReconnect ? 'reconnect' : 'none';
     return {
       id: entry.id,
       name: providerName(entry, pluginName, single),

@@ -5,6 +5,7 @@ export {
   type OAuthTokenResult,
   type OAuthTokenSource,
 } from './oauth-source.js';
+export { accountsNeedingReconnect, providersNeedingReconnect } from './reconnect-marks.js';
 export {
   createTokenVendor,
   howToConnect,

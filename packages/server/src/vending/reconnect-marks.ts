@@ -56,8 +56,35 @@ export async function isMarkedForReconnect(
 }
 
 /**
+ * `userId`'s linked accounts that need a reconnect: marked, and still holding the access token
+ * they held then (a reconnect since has cleared the mark in effect). For `GET /api/me`.
+ *
+ * @example
+ * const stale = await accountsNeedingReconnect(db, user.id); // [{ accountId, providerId: 'gcp' }]
+ */
+export async function accountsNeedingReconnect(
+  db: Kysely<DatabaseSchema>,
+  userId: string,
+): Promise<{ accountId: string; providerId: string }[]> {
+  const rows = await db
+    .selectFrom('oauth_reconnect')
+    .innerJoin('account', 'account.id', 'oauth_reconnect.account_id')
+    .select([
+      'oauth_reconnect.account_id',
+      'oauth_reconnect.provider_id',
+      'oauth_reconnect.access_token_hash',
+      'account.accessToken',
+    ])
+    .where('oauth_reconnect.user_id', '=', userId)
+    .execute();
+  return rows
+    .filter((row) => row.accessToken !== null && hashOf(row.accessToken) === row.access_token_hash)
+    .map((row) => ({ accountId: row.account_id, providerId: row.provider_id }));
+}
+
+/**
  * The better-auth provider ids among `userId`'s linked accounts that need a reconnect (for the
- * Tools tab and `gateway connections`).
+ * Tools tab, `GET /api/tools/status`).
  *
  * @example
  * const stale = await providersNeedingReconnect(db, user.id); // Set { 'gcp' }
@@ -66,23 +93,8 @@ export async function providersNeedingReconnect(
   db: Kysely<DatabaseSchema>,
   userId: string,
 ): Promise<Set<string>> {
-  const rows = await db
-    .selectFrom('oauth_reconnect')
-    .innerJoin('account', 'account.id', 'oauth_reconnect.account_id')
-    .select([
-      'oauth_reconnect.provider_id',
-      'oauth_reconnect.access_token_hash',
-      'account.accessToken',
-    ])
-    .where('oauth_reconnect.user_id', '=', userId)
-    .execute();
-  return new Set(
-    rows
-      .filter(
-        (row) => row.accessToken !== null && hashOf(row.accessToken) === row.access_token_hash,
-      )
-      .map((row) => row.provider_id),
-  );
+  const accounts = await accountsNeedingReconnect(db, userId);
+  return new Set(accounts.map((account) => account.providerId));
 }
 
 /** OAuth error codes meaning the refresh token will never work again (RFC 6749 5.2, Slack's). */

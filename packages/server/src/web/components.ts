@@ -1,12 +1,13 @@
 import { type Html, html, raw } from './html.js';
 
 /** Who serves a provider's credential for the user, as the Tools tab words it. */
-export type ConnectionState = 'you' | 'team' | 'server' | 'none';
+export type ConnectionState = 'you' | 'team' | 'server' | 'reconnect' | 'none';
 
 const STATE_LABELS: Record<ConnectionState, { text: string; tone: string }> = {
   you: { text: 'Connected by you', tone: 'ok' },
   team: { text: 'Connected by your team', tone: 'info' },
   server: { text: 'Connected by a server key', tone: 'neutral' },
+  reconnect: { text: 'Needs reconnecting', tone: 'danger' },
   none: { text: 'Not connected', tone: 'warn' },
 };
 

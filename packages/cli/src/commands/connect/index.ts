@@ -245,7 +245,9 @@ async function connectOAuth(
         throw new CliError(
           error === 'access_denied'
             ? `Connecting ${connector.name} was cancelled in the browser`
-            : `Connecting ${connector.name} failed (${error}); run \`gateway connect ${connector.id}\` again`,
+            : error === 'provider_unavailable'
+              ? `${connector.name} cannot be reached right now; try \`gateway connect ${connector.id}\` again in a minute`
+              : `Connecting ${connector.name} failed (${error}); run \`gateway connect ${connector.id}\` again`,
         );
       }
       if (query.get('status') !== 'connected' || query.get('provider') !== connector.id) {

@@ -9,6 +9,7 @@ import {
   signInCli,
 } from '../../test-support/cli-user.js';
 import { startGateway } from '../../test-support/gateway-server.js';
+import { startOAuthProvider } from '../../test-support/oauth-provider.js';
 import { runConnect } from '../connect/index.js';
 import { runConnectionsList, runConnectionsRm } from './index.js';
 
@@ -78,7 +79,7 @@ describe('gateway connections', () => {
     expect(removed.io.out()).toBe(`✓ Removed connection ${parent} and 1 nested below it\n`);
     const json = ada.options();
     await runConnectionsList({ ...json, json: true });
-    expect(JSON.parse(json.io.out())).toEqual({ connections: [] });
+    expect(JSON.parse(json.io.out())).toEqual({ connections: [], reconnect: [] });
   });
 
   it('answers 404 with exit 1, and another user’s connection is not found either', async () => {
@@ -164,5 +165,63 @@ describe('gateway connections', () => {
       }),
     );
     expect([connected.exitCode, connected.message]).toEqual([4, message]);
+  });
+
+  // Issue 15: after the provider refuses a refresh (invalid_grant), the list says so and names
+  // the exact command that reconnects, which `gateway connect` accepts.
+  it('names a linked account the provider refused to renew, with the command that reconnects it', async () => {
+    const idp = await startOAuthProvider({ sub: 'gcp-77', email: 'ops@corp.example' });
+    let refuse = false;
+    idp.server.service.on('beforeResponse', (response, req) => {
+      if (refuse && req.body.grant_type === 'refresh_token') {
+        response.statusCode = 400;
+        response.body = { error: 'invalid_grant', error_description: 'refresh token revoked' };
+      }
+    });
+    const { url, gateway } = await startGateway({ env: idp.gatewayEnv('gcp') });
+    const ada = await signInCli(url, 'ada@example.test');
+    const connect = () =>
+      runConnect({
+        ...ada.options(),
+        tool: 'gcp',
+        openBrowser: async (page) => void (await ada.browser.submit(page, 'connect')),
+      });
+    await connect();
+    refuse = true;
+    const { db } = gateway.services.database;
+    await db
+      .updateTable('account')
+      .set({ accessTokenExpiresAt: new Date(Date.now() - 1000) })
+      .where('providerId', '=', 'gcp')
+      .execute();
+    const failure = await gateway.services.tokens.vend(ada.userId, 'gcp').catch((e: unknown) => e);
+    expect(String(failure)).toContain('`gateway connect gcp`');
+
+    const listed = ada.options();
+    await runConnectionsList(listed);
+    // The linked account is listed, and after the table, what to run about it.
+    expect(listed.io.out()).toMatch(/\n\S+ +gcp +linked account +OAuth /);
+    expect(listed.io.out()).toMatch(
+      /\n! Your gcp account needs reconnecting: the provider refused to renew your sign-in\. Run `gateway connect gcp`\.\n$/,
+    );
+    const json = ada.options();
+    await runConnectionsList({ ...json, json: true });
+    expect(JSON.parse(json.io.out())).toEqual({
+      connections: [expect.objectContaining({ kind: 'oauth', toolId: 'gcp' })],
+      reconnect: [
+        { providerId: 'gcp', accountId: expect.any(String), command: 'gateway connect gcp' },
+      ],
+    });
+
+    // The command it names works, and the list is clear afterwards.
+    refuse = false;
+    await connect();
+    const after = ada.options();
+    await runConnectionsList(after);
+    expect(after.io.out()).toMatch(/\n\S+ +gcp +linked account +OAuth /);
+    expect(after.io.out()).not.toContain('needs reconnecting');
+    await expect(gateway.services.tokens.vend(ada.userId, 'gcp')).resolves.toMatchObject({
+      source: 'oauth',
+    });
   });
 });

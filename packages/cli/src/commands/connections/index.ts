@@ -27,10 +27,20 @@ export interface ListedConnection {
   createdAt: string;
 }
 
+/** A linked OAuth account whose provider refused to renew it, and the command that fixes it. */
+export interface ReconnectNeeded {
+  providerId: string;
+  accountId: string;
+  /** `gateway connect <providerId>`: the id `gateway connect` takes. */
+  command: string;
+}
+
 /**
  * `gateway connections list`: the signed-in user's connections (`GET /api/connections`) and the
  * OAuth accounts linked to them (`linkedAccounts` of `GET /api/me`, e.g. after `gateway connect
- * gcp`), or with `--team` the team's (`GET /api/team/connections`), secrets masked.
+ * gcp`), each linked account that needs reconnecting named with the command that reconnects it
+ * (`--json` puts those under `reconnect`); or with `--team` the team's (`GET
+ * /api/team/connections`). Secrets masked.
  *
  * @throws CliError (exit 4) when not signed in.
  */
@@ -40,6 +50,7 @@ export async function runConnectionsList(
   const { io } = options;
   const api = await signedInApi(options);
   let connections: ListedConnection[];
+  let reconnect: ReconnectNeeded[] | undefined;
   if (options.team) {
     const answer = await api.call({
       method: 'GET',
@@ -94,17 +105,33 @@ export async function runConnectionsList(
         createdAt: typeof link.createdAt === 'string' ? link.createdAt : link.updatedAt,
       });
     }
+    reconnect = (links ?? [])
+      .filter((account) => account.needsReconnect === true)
+      .map((account) => ({
+        providerId: account.providerId,
+        accountId: account.id,
+        command: `gateway connect ${account.providerId}`,
+      }));
   }
   if (options.json) {
-    printJson(io, { connections });
+    printJson(io, reconnect === undefined ? { connections } : { connections, reconnect });
     return connections;
   }
+  const c = createColors(io);
+  const reconnectLines = () => {
+    for (const item of reconnect ?? []) {
+      io.stdout.write(
+        `${c.yellow('!')} Your ${item.providerId} account needs reconnecting: the provider refused to renew your sign-in. Run \`${item.command}\`.\n`,
+      );
+    }
+  };
   if (connections.length === 0) {
     io.stdout.write(
       options.team
         ? 'No team connections; an admin adds one with `gateway connect <tool> --team`.\n'
         : 'No connections yet; add one with `gateway connect <tool>`.\n',
     );
+    reconnectLines();
     return connections;
   }
   printTable(
@@ -124,6 +151,7 @@ export async function runConnectionsList(
       `OAuth accounts are disconnected on the Tools tab of ${api.base}; \`gateway connections rm\` removes the others.\n`,
     );
   }
+  reconnectLines();
   return connections;
 }
 

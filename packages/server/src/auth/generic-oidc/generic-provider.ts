@@ -1,3 +1,4 @@
+import { APIError } from 'better-auth/api';
 import type { OAuth2Tokens, OAuthProvider } from 'better-auth/oauth2';
 import {
   createAuthorizationURL,
@@ -23,6 +24,12 @@ interface Resolved {
   /** RFC 9207: the provider puts `iss` on its authorization responses. */
   issParameter: boolean;
 }
+
+/**
+ * better-auth error code of a sign-in or link that could not start because the provider's
+ * discovery or endpoints are unreachable (answered 503).
+ */
+export const PROVIDER_UNAVAILABLE = 'PROVIDER_UNAVAILABLE';
 
 /** The provider's configuration cannot be completed (discovery failing, an endpoint missing). */
 class ProviderUnavailableError extends Error {}
@@ -126,7 +133,20 @@ export function createGenericProvider(
       return typeof subject === 'number' ? subject : String(subject ?? '');
     },
     async createAuthorizationURL(data) {
-      const resolved = await resolve();
+      let resolved: Resolved;
+      try {
+        resolved = await resolve();
+      } catch (error) {
+        logger.warn('an OAuth provider is not reachable', {
+          providerId: config.id,
+          error: error instanceof Error ? error.message : String(error),
+        });
+        // The provider is down, not the gateway: a 503 the pages word, not a 500 `internal`.
+        throw new APIError('SERVICE_UNAVAILABLE', {
+          code: PROVIDER_UNAVAILABLE,
+          message: `${config.name} cannot be reached right now; try again in a minute.`,
+        });
+      }
       const { prompt, access_type: accessType, ...params } = config.authorizationParams;
       return createAuthorizationURL({
         id: config.id,

@@ -18,7 +18,11 @@ const OAUTH_ERRORS: Readonly<Record<string, string>> = {
   email_not_found: 'The provider did not share an email address.',
   unable_to_get_user_info: 'The provider did not say who you are (user info is missing).',
   user_info_is_missing: 'The provider did not say who you are (user info is missing).',
-  state_mismatch: 'The sign-in took too long or was started elsewhere; try again.',
+  // A replayed callback finds its state spent, so it reads as a mismatch too.
+  state_mismatch:
+    'This sign-in was already used, took too long, or was started in another browser, so it was refused. Start again.',
+  please_restart_the_process:
+    'This sign-in was already used, took too long, or was started in another browser, so it was refused. Start again.',
   issuer_missing:
     'The provider answered without saying who it is, which it always does; the sign-in was refused. Try again.',
   issuer_mismatch:
@@ -145,8 +149,15 @@ export function mountSignInPages(kit: WebKit): void {
 
   app.get('/sign-in', async (c) => {
     const next = nextOf(c.req.query('next'));
-    if (await signedIn(c)) return c.redirect(next, 302);
     const code = c.req.query('error');
+    if (await signedIn(c)) {
+      // A connect that failed before better-auth knew where to send it back (a state mismatch, a
+      // replayed callback) lands here: word it on the Tools tab, where it was started.
+      return c.redirect(
+        code === undefined ? next : `/tools?error=${encodeURIComponent(code)}`,
+        302,
+      );
+    }
     // A sign-up the policy refused on the way back from a provider: worded from the code and
     // the current policy, never from text in the URL.
     const refusal = asSignupRefusal(code);
@@ -252,7 +263,9 @@ export function mountSignInPages(kit: WebKit): void {
         text:
           result.status === 429
             ? 'Too many attempts from this address; wait a minute and try again.'
-            : `Could not start signing in with ${provider.name}.`,
+            : result.status === 503
+              ? `${provider.name} cannot be reached right now, so signing in with it cannot start. Try again in a minute, or sign in with your password.`
+              : `Could not start signing in with ${provider.name}.`,
       });
     }
     withCookies(c, result.cookies);

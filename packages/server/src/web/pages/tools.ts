@@ -17,6 +17,7 @@ const STATE_HELP: Record<ProviderStatus['state'], string> = {
   you: 'Your tools use your own credential.',
   team: 'An admin connected it for everyone. Add your own to use yours instead.',
   server: 'The server’s own key serves it. Add your own to use yours instead.',
+  reconnect: 'Tools that need it cannot run until you reconnect it.',
   none: 'Tools that need it cannot run until it is connected.',
 };
 
@@ -38,16 +39,26 @@ function oauthActions(provider: ProviderStatus): Html {
   if (!oauth.configured) {
     return html`<p class="muted small">${provider.name} sign-in is not set up on this server; you can paste a token instead.</p>`;
   }
+  const connect = `/tools/oauth/${encodeURIComponent(provider.upstream)}/connect`;
   if (oauth.linked) {
+    const disconnect = confirmForm({
+      action: `/tools/oauth/${encodeURIComponent(provider.upstream)}/disconnect`,
+      question: `Disconnect your ${provider.name} account? Tools that use it stop working until you connect again.`,
+      label: `Disconnect ${provider.name} account`,
+      confirmLabel: 'Disconnect',
+    });
+    // The words a tool answers with when the account fails name this button
+    // (vending/token-vendor.ts): "Reconnect it in the Tools tab".
+    if (oauth.needsReconnect) {
+      return html`<p class="notice error small" role="status" data-reconnect="${provider.upstream}">${provider.name} refused to renew your sign-in (it was revoked or has expired), so your tools cannot use it. Reconnect to sign in at ${provider.name} again.</p>
+<form method="post" action="${connect}"><button type="submit">Reconnect ${provider.name}</button></form>
+${disconnect}`;
+    }
     return html`<p class="small">Your ${provider.name} account is linked.</p>
-${confirmForm({
-  action: `/tools/oauth/${encodeURIComponent(provider.upstream)}/disconnect`,
-  question: `Disconnect your ${provider.name} account? Tools that use it stop working until you connect again.`,
-  label: `Disconnect ${provider.name} account`,
-  confirmLabel: 'Disconnect',
-})}`;
+<form method="post" action="${connect}"><button type="submit" class="secondary">Reconnect ${provider.name}</button></form>
+${disconnect}`;
   }
-  return html`<form method="post" action="/tools/oauth/${encodeURIComponent(provider.upstream)}/connect"><button type="submit">Connect ${provider.name}</button></form>`;
+  return html`<form method="post" action="${connect}"><button type="submit">Connect ${provider.name}</button></form>`;
 }
 
 function providerBlock(provider: ProviderStatus): Html {
@@ -211,7 +222,9 @@ ${secretDialog({
           text:
             result.status === 429
               ? 'Too many attempts; wait a minute and try again.'
-              : `Could not start connecting ${provider.name}.`,
+              : result.status === 503
+                ? `${provider.name} cannot be reached right now, so connecting it cannot start. Try again in a minute.`
+                : `Could not start connecting ${provider.name}.`,
         });
       }
       for (const cookie of result.cookies) ctx.c.header('Set-Cookie', cookie, { append: true });
