@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import pg from 'pg';
+import type pg from 'pg';
 import type { GatewayDatabase } from '../db/index.js';
 import type { ServerLogger } from '../http/logger.js';
 
@@ -44,7 +44,9 @@ export class DecisionListener {
   }
 
   async #connect(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.#url });
+    // Loaded here: a gateway on SQLite never needs the PostgreSQL driver.
+    const { default: driver } = await import('pg');
+    const client = new driver.Client({ connectionString: this.#url });
     client.on('notification', (message) => {
       if (message.channel === APPROVALS_CHANNEL && message.payload)
         this.#onDecided(message.payload);

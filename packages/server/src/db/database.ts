@@ -69,7 +69,7 @@ export async function openDatabase(
   if (dialect === 'sqlite') rejectOtherUrlSchemes(target);
 
   const sqlite = dialect === 'sqlite' ? openSqlite(target) : undefined;
-  const postgres = sqlite === undefined ? openPostgresDialect(target) : undefined;
+  const postgres = sqlite === undefined ? await openPostgresDialect(target) : undefined;
   const db = new Kysely<DatabaseSchema>({
     dialect: sqlite?.dialect ?? (postgres as NonNullable<typeof postgres>).dialect,
   });

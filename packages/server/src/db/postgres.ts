@@ -1,5 +1,4 @@
 import { type DatabaseIntrospector, type Kysely, PostgresDialect } from 'kysely';
-import pg from 'pg';
 import { CurrentSchemaIntrospector } from './current-schema-introspector.js';
 
 /** A pool's connections: open ones, idle ones, and clients waiting for one. */
@@ -28,10 +27,12 @@ export function isPostgresUrl(url: string): boolean {
  * `url` may carry any libpq-style parameter `pg` understands, for instance
  * `?options=-c%20search_path%3Dgateway` to keep the gateway's tables in their own schema.
  */
-export function openPostgresDialect(url: string): {
+export async function openPostgresDialect(url: string): Promise<{
   dialect: PostgresDialect;
   poolStats: () => PoolStats;
-} {
+}> {
+  // Loaded here: a gateway on SQLite never needs the PostgreSQL driver.
+  const { default: pg } = await import('pg');
   const pool = new pg.Pool({ connectionString: url });
   // An idle client losing its server (a restart, a failover) is reported on the pool; unhandled,
   // that event would crash the process. The pool has already discarded the client and the next
