@@ -7,6 +7,7 @@ import {
   validatePlugin,
 } from '@gateway/sdk';
 import { z } from 'zod';
+import { PluginTool, type ToolSource } from '../tool-sources/index.js';
 
 /** A JSON Schema document, as generated from a tool's zod schema. */
 export type JsonSchema = { [key: string]: unknown };
@@ -32,6 +33,7 @@ export interface MountedTool {
   description: string;
   destructive: boolean;
   authProvider?: string;
+  /** The plugin, or for an upstream MCP tool its registration's id. */
   pluginId: string;
   /** The registration that mounted the tool. */
   sourceId: string;
@@ -41,8 +43,8 @@ export interface MountedTool {
   inputJsonSchema: JsonSchema;
   /** JSON Schema of the structured result, when the tool declares `outputSchema`. */
   outputJsonSchema?: JsonSchema;
-  /** The tool definition, with its handler and zod schemas. */
-  tool: Tool;
+  /** Where the tool comes from and how it runs: a {@link PluginTool} or an upstream MCP tool. */
+  source: ToolSource;
 }
 
 /** Why a plugin could not be loaded or mounted. */
@@ -293,7 +295,7 @@ function mountedTool(tool: Tool, plugin: Plugin, source: MountSource): MountedTo
     serviceAccountAllowed: tool.serviceAccountAllowed === true,
     inputJsonSchema: schemas.input,
     ...(schemas.output === undefined ? {} : { outputJsonSchema: schemas.output }),
-    tool,
+    source: new PluginTool(tool, plugin, schemas.output?.type === 'object'),
   });
 }
 
