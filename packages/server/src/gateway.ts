@@ -40,6 +40,7 @@ import { serviceAccountRoutes } from './service-accounts/index.js';
 import type { GatewayServices } from './services.js';
 import { teamConnectionRoutes } from './team-connections/index.js';
 import { toolStatusRoutes } from './tool-status/index.js';
+import { UpstreamService } from './upstream/index.js';
 import { userRoutes } from './users/index.js';
 import { createTokenVendor } from './vending/index.js';
 import { mountWebApp } from './web/index.js';
@@ -210,9 +211,26 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
   }
   // One object, so the addresses start() learns reach sign-in and token vending too.
   const auth = createGatewayAuth(core, { authSecret, previousAuthSecrets });
+  const tokens = createTokenVendor(core, auth);
+  // One object, so the port start() learns reaches the check that refuses the gateway itself.
+  const own = { port };
+  const upstreamPolicy = {
+    allowPrivate: envVars.upstreamAllowPrivate(env),
+    selfOrigins: () => [new URL(services.baseUrl).origin, new URL(services.authBaseUrl).origin],
+    selfPorts: () => [own.port, Number(new URL(services.baseUrl).port || 80)],
+  };
   const services: GatewayServices = Object.assign(core, {
     auth,
-    tokens: createTokenVendor(core, auth),
+    tokens,
+    upstreams: new UpstreamService({
+      database,
+      plugins,
+      logger,
+      tokens,
+      policy: upstreamPolicy,
+      maxBytes: envVars.upstreamMaxBytes(env),
+      refreshMs: envVars.upstreamRefreshSeconds(env) * 1000,
+    }),
   });
   const registry = new RegistryService(services);
   const registrySyncMs = (options.registrySyncSeconds ?? envVars.registrySyncSeconds(env)) * 1000;
@@ -221,7 +239,9 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
     const changes = await auth.migrate();
     if (changes.length > 0) logger.info('better-auth schema migrated', { changes });
     await registry.restore();
+    await services.upstreams.startConfigured(config.upstreams);
   } catch (error) {
+    await services.upstreams.close();
     await database.close();
     throw error;
   }
@@ -337,6 +357,8 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
             services.baseUrl = `http://${host}:${info.port}`;
             if (services.authBaseUrl === derived) services.authBaseUrl = services.baseUrl;
           }
+          own.port = info.port;
+          services.upstreams.startSchedule();
           if (registrySyncMs > 0 && registrySync === undefined) {
             registrySync = setInterval(syncRegistry, registrySyncMs);
             registrySync.unref();
@@ -353,6 +375,7 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
       registrySync = undefined;
       await syncing;
       await mcp.close();
+      await services.upstreams.close();
       if (server) {
         const closing = server;
         server = undefined;

@@ -76,8 +76,14 @@ export class PluginCatalogError extends Error {
 /** Called after every change of the mounted tools, with the catalog's new version. */
 export type CatalogListener = (version: number) => void;
 
+/** A registration whose tools its mounter made (an upstream MCP server's), not a plugin's. */
+export interface ToolSetSource {
+  id: string;
+  namespace: string;
+}
+
 interface Mount {
-  source: MountSource;
+  source: MountSource | ToolSetSource;
   tools: readonly MountedTool[];
 }
 
@@ -147,15 +153,13 @@ export class PluginCatalog {
         plugin.id,
       ]);
     }
-    const remounts = [...this.#mounts.values()]
-      .filter((mount) => mount.source.pluginId === plugin.id)
-      .map((mount) => {
-        assertInNamespace(plugin, mount.source.namespace);
-        const tools = plugin.tools
-          .map((tool) => mountedTool(tool, plugin, mount.source))
-          .sort(byPath);
-        return { source: mount.source, tools, old: mount.tools };
-      });
+    const remounts = [...this.#mounts.values()].flatMap((mount) => {
+      const { source } = mount;
+      if (!('pluginId' in source) || source.pluginId !== plugin.id) return [];
+      assertInNamespace(plugin, source.namespace);
+      const tools = plugin.tools.map((tool) => mountedTool(tool, plugin, source)).sort(byPath);
+      return [{ source, tools, old: mount.tools }];
+    });
     this.#plugins.set(plugin.id, plugin);
     for (const { source, tools, old } of remounts) {
       for (const tool of old) this.#byPath.delete(tool.path);
@@ -195,6 +199,12 @@ export class PluginCatalog {
         source.pluginId,
       ]);
     }
+    this.#assertFree(source);
+    assertInNamespace(plugin, source.namespace);
+    return plugin.tools.map((tool) => mountedTool(tool, plugin, source)).sort(byPath);
+  }
+
+  #assertFree(source: ToolSetSource): void {
     if (this.#mounts.has(source.id)) {
       throw new PluginCatalogError(
         'duplicate_source',
@@ -211,8 +221,44 @@ export class PluginCatalog {
         );
       }
     }
-    assertInNamespace(plugin, source.namespace);
-    return plugin.tools.map((tool) => mountedTool(tool, plugin, source)).sort(byPath);
+  }
+
+  /**
+   * Mounts tools made elsewhere (an upstream MCP server's) under `source.namespace`, or replaces
+   * the tools of that registration when it is mounted already (a refreshed tool list), and tells
+   * the listeners.
+   *
+   * @throws PluginCatalogError `duplicate_source` (another kind of source has the id),
+   * `namespace_taken` or `path_outside_namespace`; nothing changes then.
+   */
+  mountTools(source: ToolSetSource, tools: readonly MountedTool[]): readonly MountedTool[] {
+    const existing = this.#mounts.get(source.id);
+    if (existing === undefined || 'pluginId' in existing.source) this.#assertFree(source);
+    else if (existing.source.namespace !== source.namespace) {
+      throw new PluginCatalogError(
+        'namespace_taken',
+        `Source "${source.id}" is mounted under "${existing.source.namespace}"`,
+        [source.id],
+      );
+    }
+    const prefix = `${source.namespace}.`;
+    const outside = tools.filter((tool) => !tool.path.startsWith(prefix)).map((t) => t.path);
+    if (outside.length > 0) {
+      throw new PluginCatalogError(
+        'path_outside_namespace',
+        `Every tool path must start with "${prefix}"; these do not: ${outside.join(', ')}`,
+        outside,
+      );
+    }
+    const sorted = [...tools].sort(byPath);
+    for (const tool of existing?.tools ?? []) this.#byPath.delete(tool.path);
+    this.#mounts.set(source.id, {
+      source: { id: source.id, namespace: source.namespace },
+      tools: sorted,
+    });
+    for (const tool of sorted) this.#byPath.set(tool.path, tool);
+    this.#changed();
+    return sorted;
   }
 
   /**

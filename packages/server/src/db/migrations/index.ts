@@ -2,6 +2,7 @@ import { initial } from './001-initial.js';
 import { rateLimit } from './002-rate-limit.js';
 import { mcpRounds } from './003-mcp-rounds.js';
 import { invites } from './004-invites.js';
+import { upstreamSources } from './005-upstream-sources.js';
 import type { GatewayMigration } from './migration.js';
 
 /**
@@ -14,6 +15,7 @@ export const migrations: Readonly<Record<string, GatewayMigration>> = {
   '002-rate-limit': rateLimit,
   '003-mcp-rounds': mcpRounds,
   '004-invites': invites,
+  '005-upstream-sources': upstreamSources,
 };
 
 export type { GatewayMigration } from './migration.js';
