@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { onTestFinished } from 'vitest';
@@ -87,7 +88,15 @@ export async function startFakeUpstream(tools: FakeTool[]): Promise<FakeUpstream
     const behaviour = listed.find((tool) => tool.name === name)?.behaviour ?? { kind: 'answer' };
     switch (behaviour.kind) {
       case 'answer':
-        answer({ content: [{ type: 'text', text: behaviour.text ?? `ran ${name}` }] });
+        // A digest of the credential, not the credential: which caller's it was, unmasked.
+        answer({
+          content: [
+            {
+              type: 'text',
+              text: behaviour.text ?? `ran ${name} as ${digest(request.headers.authorization)}`,
+            },
+          ],
+        });
         return;
       case 'hang':
         hanging.add(response);
@@ -131,6 +140,13 @@ export async function startFakeUpstream(tools: FakeTool[]): Promise<FakeUpstream
       listed = next;
     },
   };
+}
+
+/** The first 12 hex digits of SHA-256 of `value` (or `none`), as the fake answers it. */
+export function digest(value: string | undefined): string {
+  return value === undefined
+    ? 'none'
+    : createHash('sha256').update(value).digest('hex').slice(0, 12);
 }
 
 async function bodyOf(request: IncomingMessage): Promise<string> {
