@@ -117,7 +117,10 @@ export default config;
     const empty = await project({});
     expect(await loadConfig({ cwd: empty, env: {} })).toEqual({ plugins: [], upstreams: [] });
     const dir = await project({ 'gateway.config.js': 'export default { plugins: [42] };' });
-    expect(await loadConfig({ cwd: dir, env: {}, configFile: false })).toEqual({ plugins: [], upstreams: [] });
+    expect(await loadConfig({ cwd: dir, env: {}, configFile: false })).toEqual({
+      plugins: [],
+      upstreams: [],
+    });
   });
 
   it('fails when a named file is missing, saying which setting named it', async () => {
