@@ -1,6 +1,7 @@
 import {
   ApprovalDeniedError,
   AuthRequiredError,
+  formatIssues,
   type Role,
   ToolError,
   UndeclaredProviderError,
@@ -91,7 +92,7 @@ export async function callTool(
   if (!input.success) {
     return record.finish(
       'error',
-      errorResult(`Invalid arguments for ${params.name}:\n${input.issues}`),
+      errorResult(`Invalid arguments for ${params.name}:\n${formatIssues(input.error.issues)}`),
       'Invalid arguments',
     );
   }

@@ -22,9 +22,8 @@ export class PluginTool implements ToolSource {
     this.#structured = structured;
   }
 
-  async checkInput(args: Record<string, unknown>): Promise<CheckedInput> {
-    const parsed = await this.tool.inputSchema.safeParseAsync(args);
-    return parsed.success ? parsed : { success: false, issues: formatIssues(parsed.error.issues) };
+  checkInput(args: Record<string, unknown>): Promise<CheckedInput> {
+    return this.tool.inputSchema.safeParseAsync(args);
   }
 
   async run(input: unknown, call: SourceCall): Promise<CallToolResult> {

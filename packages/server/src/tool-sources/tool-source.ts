@@ -1,4 +1,4 @@
-import type { AuthProvider, PluginContext, ToolCall } from '@gateway/sdk';
+import type { AuthProvider, PluginContext, SchemaIssue, ToolCall } from '@gateway/sdk';
 import type { CallToolResult, LoggingLevel } from '@modelcontextprotocol/server';
 import type { ServerLogger } from '../http/logger.js';
 import type { CallRedaction } from '../mcp/call-redaction.js';
@@ -6,8 +6,13 @@ import type { CallRedaction } from '../mcp/call-redaction.js';
 /** The kinds of source a tool can come from (`registry_sources.type`). */
 export type SourceKind = 'plugin' | 'mcp';
 
-/** A caller's arguments once a source has checked them: the zod result shape, so no copy is made. */
-export type CheckedInput = { success: true; data: unknown } | { success: false; issues: string };
+/**
+ * A caller's arguments once a source has checked them: zod's `safeParse` result shape, so a plugin
+ * tool hands over zod's own result (no copy, no extra promise per call).
+ */
+export type CheckedInput =
+  | { success: true; data: unknown }
+  | { success: false; error: { issues: readonly SchemaIssue[] } };
 
 /**
  * What a source's {@link ToolSource.run} gets of one call. The pipeline makes it once per call and

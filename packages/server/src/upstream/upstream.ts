@@ -143,6 +143,27 @@ export class Upstream {
         'Upstream degraded',
       );
     }
+    // The SDK never removes its listener from the signal it is given, and the call's own signal
+    // is aborted when the call ends: given that, every finished call would send the upstream a
+    // `notifications/cancelled`. This one is aborted only when the call is stopped.
+    const stop = new AbortController();
+    const forward = () => stop.abort(call.signal.reason);
+    call.signal.addEventListener('abort', forward, { once: true });
+    try {
+      return await this.#forward(name, args, credential, call, provider, stop.signal);
+    } finally {
+      call.signal.removeEventListener('abort', forward);
+    }
+  }
+
+  async #forward(
+    name: string,
+    args: unknown,
+    credential: string | undefined,
+    call: SourceCall,
+    provider: string | undefined,
+    signal: AbortSignal,
+  ): Promise<CallToolResult> {
     for (let attempt = 0; ; attempt++) {
       const connection = await this.#checkout(credential, call);
       connection.calls.add(call);
@@ -151,7 +172,7 @@ export class Upstream {
           { name, arguments: isRecord(args) ? args : {} },
           CallToolResultSchema,
           {
-            signal: call.signal,
+            signal,
             timeout: NO_SDK_TIMEOUT_MS,
             onprogress: (progress) =>
               call.reportProgress(progress.progress, progress.total, progress.message),
