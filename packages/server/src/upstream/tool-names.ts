@@ -43,6 +43,8 @@ export function upstreamTools(options: {
   listed: readonly McpTool[];
   destructive: (tool: McpTool) => boolean;
   serviceAccountAllowed: boolean;
+  /** The provider whose credential calls carry (a `header` source), shown like a plugin tool's. */
+  authProvider?: string | undefined;
   sourceFor: (tool: McpTool, path: string) => ToolSource;
 }): MountedTool[] {
   const { sourceId, namespace, listed } = options;
@@ -63,6 +65,7 @@ export function upstreamTools(options: {
         name: (tool.title ?? tool.annotations?.title ?? tool.name).slice(0, 200),
         description: (tool.description ?? '').slice(0, MAX_DESCRIPTION),
         destructive: options.destructive(tool),
+        ...(options.authProvider === undefined ? {} : { authProvider: options.authProvider }),
         pluginId: sourceId,
         sourceId,
         namespace,

@@ -380,6 +380,7 @@ export class UpstreamService {
         approval.has(tool.name) ||
         (tool.annotations?.readOnlyHint !== true && tool.annotations?.destructiveHint === true),
       serviceAccountAllowed: live.settings.serviceAccountAllowed,
+      authProvider: auth.kind === 'header' ? auth.provider : undefined,
       sourceFor: (tool, path) =>
         new UpstreamTool({
           upstream: live.upstream,
