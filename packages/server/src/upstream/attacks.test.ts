@@ -136,7 +136,7 @@ describe('a misbehaving upstream', () => {
     expect(hang.ms).toBeLessThan(3000);
 
     const expectations: [string, string][] = [
-      ['kill', 'cannot be reached'],
+      ['kill', 'dropped the connection'],
       ['garbage', 'not MCP'],
       ['huge', 'over 65536 bytes'],
       ['redirect', 'does not follow'],

@@ -407,8 +407,16 @@ function reasonOf(error: unknown): string {
       : `answered an error (${error.code})`;
   }
   const cause = error instanceof Error ? error.cause : undefined;
+  if (error instanceof RefusedAddressError) return `cannot be reached: ${error.message}`;
   if (cause instanceof RefusedAddressError) return `cannot be reached: ${cause.message}`;
   if (cause instanceof UpstreamHttpError) return cause.message;
+  const code = isRecord(error) && typeof error.code === 'string' ? error.code : undefined;
+  if (code === 'UND_ERR_SOCKET') return 'dropped the connection';
+  if (code !== undefined && (code.startsWith('E') || code.startsWith('UND_ERR_CONNECT'))) {
+    return code === 'ENOENT'
+      ? 'could not be started (command not found)'
+      : `cannot be reached (${code})`;
+  }
   if (error instanceof SyntaxError || (error instanceof Error && error.name === 'ZodError')) {
     return 'answered something that is not MCP';
   }
@@ -416,7 +424,6 @@ function reasonOf(error: unknown): string {
     const code = isRecord(cause) && typeof cause.code === 'string' ? ` (${cause.code})` : '';
     return `cannot be reached${code}`;
   }
-  if (isRecord(error) && error.code === 'ENOENT') return 'could not be started (command not found)';
   return 'failed';
 }
 
@@ -429,6 +436,7 @@ function resultOf(answer: unknown, sourceId: string): CallToolResult {
       : { structuredContent: answer.structuredContent }),
     ...(answer.isError === true ? { isError: true } : {}),
   };
+  // The SDK client has parsed it as a tool result already; this keeps only what is forwarded.
   if (!isSpecType.CallToolResult(result) || result.content === undefined) throw malformed(sourceId);
   return { ...result, content: result.content };
 }
