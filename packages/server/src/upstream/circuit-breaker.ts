@@ -50,6 +50,11 @@ export class CircuitBreaker {
     this.#openUntil = 0;
   }
 
+  /** A call that ended without saying anything about the upstream (the caller went away). */
+  abandon(): void {
+    this.#trialRunning = false;
+  }
+
   failure(reason: string, now = Date.now()): void {
     this.#lastError = reason;
     this.#failures += 1;

@@ -184,6 +184,8 @@ export class Upstream {
         if (call.signal.aborted) {
           if (call.signal.reason instanceof Stopped && call.signal.reason.reason === 'timeout') {
             this.#breaker.failure('a call reached the time limit');
+          } else {
+            this.#breaker.abandon();
           }
           throw call.signal.reason;
         }
@@ -368,6 +370,8 @@ export class Upstream {
     if (error instanceof CallFailure) return error;
     const label = `The upstream MCP server of source "${this.id}"`;
     if (error instanceof StreamableHTTPError && (error.code === 401 || error.code === 403)) {
+      // It answered: up, whatever it thinks of this credential.
+      this.#breaker.success();
       const what = error.code === 401 ? 'refused the credential' : 'refused access';
       const fix =
         provider === undefined
@@ -384,6 +388,7 @@ export class Upstream {
         return new CallFailure(`${label} did not answer in time.`, 'Upstream timed out', 'timeout');
       }
       // The upstream's own refusal (unknown tool, invalid arguments): its words, shortened.
+      this.#breaker.success();
       return new CallFailure(
         `${label} answered an error: ${error.message.slice(0, 500)}`,
         `Upstream error ${error.code}`,
