@@ -7,7 +7,10 @@
 import { rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CreateMessageRequestSchema,
+  LoggingMessageNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { connectV1, connectV2, startMcpGateway } from '../mcp/testing/mcp-test-kit.js';
 import { TEST_SERVICE_SECRET } from '../testing/test-gateway.js';
@@ -114,6 +117,49 @@ describe('server-everything over Streamable HTTP', () => {
     const everything = sources.sources.find((source) => source.id === 'everything');
     expect(everything?.upstream?.health.state).toBe('ok');
     expect(everything?.upstream?.mappedNames).toMatchObject({ 'everything.get_sum': 'get-sum' });
+  });
+
+  it("relays the upstream's sampling requests to the calling user's client", async () => {
+    const upstream = await startEverythingHttp();
+    const gw = await startMcpGateway({ env: ALLOW_PRIVATE });
+    expect(
+      (await register(gw.url, { type: 'mcp', id: 'ev', namespace: 'ev', url: upstream.url }))
+        .status,
+    ).toBe(201);
+    const alice = await gw.user({ admin: true });
+    const prompts: string[] = [];
+
+    // A 2025 client on a session: asked on its session while the call waits.
+    const { client: onSession } = await connectV1(gw.url, alice.mcpToken, { sampling: true });
+    onSession.setRequestHandler(CreateMessageRequestSchema, async (request) => {
+      prompts.push(JSON.stringify(request.params.messages));
+      return {
+        role: 'assistant',
+        content: { type: 'text', text: 'the model says 42' },
+        model: 'test-model',
+      };
+    });
+    const sampled = await onSession.callTool({
+      name: 'ev.trigger_sampling_request',
+      arguments: { prompt: 'what is six times seven?', maxTokens: 20 },
+    });
+    expect(sampled.isError).toBeFalsy();
+    expect(JSON.stringify(sampled.content)).toContain('the model says 42');
+    expect(prompts[0]).toContain('what is six times seven?');
+
+    // A 2026-07-28 client: the call ends with input_required and runs again with the answer.
+    const modern = await connectV2(gw.url, alice.mcpToken, { sampling: true });
+    modern.setRequestHandler('sampling/createMessage', async () => ({
+      role: 'assistant',
+      content: { type: 'text', text: 'modern model answer' },
+      model: 'test-model',
+    }));
+    const again = await modern.callTool({
+      name: 'ev.trigger_sampling_request',
+      arguments: { prompt: 'and now?', maxTokens: 20 },
+    });
+    expect(again.isError).toBeFalsy();
+    expect(JSON.stringify(again.content)).toContain('modern model answer');
   });
 
   it('applies role patterns to upstream tools unchanged', async () => {

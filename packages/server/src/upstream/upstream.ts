@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { validateSampleRequest } from '@gateway/sdk';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import {
@@ -7,6 +8,7 @@ import {
 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
   CallToolResultSchema,
+  CreateMessageRequestSchema,
   ErrorCode,
   LoggingMessageNotificationSchema,
   McpError,
@@ -303,8 +305,39 @@ export class Upstream {
     signal: AbortSignal | undefined,
   ): Promise<Connection> {
     const { target, logger } = this.#options;
-    const client = new Client(CLIENT_INFO, { capabilities: {} });
+    // Sampling is relayed to the calling user's client (the call's `sample`, as for plugin tools).
+    const client = new Client(CLIENT_INFO, { capabilities: { sampling: {} } });
     const connection: Connection = { client, key, calls: new Set(), closed: false, idleSince: 0 };
+    client.setRequestHandler(CreateMessageRequestSchema, async (request) => {
+      // Only a session serving one call can tell whose client to ask.
+      const [call] = connection.calls.size === 1 ? connection.calls : [];
+      if (call === undefined) {
+        throw new McpError(ErrorCode.InvalidRequest, 'Sampling is only relayed during a tool call');
+      }
+      const { messages, maxTokens, systemPrompt, temperature, stopSequences, modelPreferences } =
+        request.params;
+      const asked = validateSampleRequest({
+        messages,
+        maxTokens,
+        ...(systemPrompt === undefined ? {} : { systemPrompt }),
+        ...(temperature === undefined ? {} : { temperature }),
+        ...(stopSequences === undefined ? {} : { stopSequences }),
+        ...(modelPreferences === undefined ? {} : { modelPreferences }),
+      });
+      if (!asked.success) {
+        throw new McpError(
+          ErrorCode.InvalidParams,
+          'The gateway relays text, image and audio sampling only',
+        );
+      }
+      const answer = await call.sample(asked.data);
+      return {
+        role: answer.role,
+        content: answer.content,
+        model: answer.model,
+        ...(answer.stopReason === undefined ? {} : { stopReason: answer.stopReason }),
+      };
+    });
     client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
       // Only a call this connection serves alone can be told; others' lines stay in the log.
       if (connection.calls.size !== 1) return;
