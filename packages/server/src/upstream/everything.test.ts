@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   CreateMessageRequestSchema,
+  ElicitRequestSchema,
   LoggingMessageNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it, onTestFinished } from 'vitest';
@@ -160,6 +161,46 @@ describe('server-everything over Streamable HTTP', () => {
     });
     expect(again.isError).toBeFalsy();
     expect(JSON.stringify(again.content)).toContain('modern model answer');
+  });
+
+  it("relays the upstream's form questions to the calling user's client", async () => {
+    const upstream = await startEverythingHttp();
+    const gw = await startMcpGateway({ env: ALLOW_PRIVATE });
+    expect(
+      (await register(gw.url, { type: 'mcp', id: 'ev', namespace: 'ev', url: upstream.url }))
+        .status,
+    ).toBe(201);
+    const alice = await gw.user({ admin: true });
+    const { client } = await connectV1(gw.url, alice.mcpToken, { elicitation: true });
+    const asked: string[] = [];
+    let answer: 'accept' | 'decline' = 'accept';
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      asked.push(request.params.message);
+      return answer === 'accept'
+        ? { action: 'accept', content: { name: 'Ada Lovelace', check: true } }
+        : { action: 'decline' };
+    });
+    const accepted = await client.callTool({
+      name: 'ev.trigger_elicitation_request',
+      arguments: {},
+    });
+    expect(accepted.isError).toBeFalsy();
+    expect(JSON.stringify(accepted.content)).toContain('Ada Lovelace');
+    expect(asked[0]).toContain('Please provide inputs for the following fields');
+
+    answer = 'decline';
+    const declined = await client.callTool({
+      name: 'ev.trigger_elicitation_request',
+      arguments: {},
+    });
+    expect(JSON.stringify(declined.content)).toContain('User declined');
+    const rows = await gw.gateway.services.database.db
+      .selectFrom('executions')
+      .select(['approval', 'approved_by'])
+      .where('tool_path', '=', 'ev.trigger_elicitation_request')
+      .orderBy('started_at')
+      .execute();
+    expect(rows.map((row) => row.approval)).toEqual(['approved', 'declined']);
   });
 
   it('applies role patterns to upstream tools unchanged', async () => {

@@ -52,13 +52,10 @@ export class UpstreamTool implements ToolSource {
     const auth = this.#auth;
     const credential =
       auth.kind === 'header' ? await call.context.auth.getToken(auth.provider) : undefined;
-    return this.#upstream.call(
-      this.upstreamName,
-      input,
-      credential,
-      call,
-      auth.kind === 'header' ? auth.provider : undefined,
-    );
+    return this.#upstream.call(this.upstreamName, input, credential, call, {
+      provider: auth.kind === 'header' ? auth.provider : undefined,
+      path: this.#path,
+    });
   }
 }
 

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { validateSampleRequest } from '@gateway/sdk';
+import { validateElicitRequest, validateSampleRequest } from '@gateway/sdk';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import {
@@ -9,6 +9,7 @@ import {
 import {
   CallToolResultSchema,
   CreateMessageRequestSchema,
+  ElicitRequestSchema,
   ErrorCode,
   LoggingMessageNotificationSchema,
   McpError,
@@ -73,6 +74,8 @@ export class Upstream {
   readonly #options: UpstreamOptions;
   readonly #breaker = new CircuitBreaker();
   readonly #idle = new Map<string, Connection[]>();
+  /** The served path of each call in flight, for the questions it relays. */
+  readonly #paths = new WeakMap<SourceCall, string>();
   readonly #fetch: GuardedFetch | undefined;
   #shared: Promise<Connection> | undefined;
   #sweeper: ReturnType<typeof setInterval> | undefined;
@@ -136,8 +139,10 @@ export class Upstream {
     args: unknown,
     credential: string | undefined,
     call: SourceCall,
-    provider?: string,
+    options: { provider?: string | undefined; path: string },
   ): Promise<CallToolResult> {
+    const { provider } = options;
+    this.#paths.set(call, options.path);
     const wait = this.#breaker.refusal();
     if (wait !== undefined) {
       throw new CallFailure(
@@ -202,6 +207,11 @@ export class Upstream {
         this.#checkin(connection);
       }
     }
+  }
+
+  /** The tool path a question names: the served path of the tool `call` runs. */
+  #toolPathOf(call: SourceCall): string {
+    return this.#paths.get(call) ?? this.id;
   }
 
   /** Closes every connection (and stops a stdio upstream's process). */
@@ -305,8 +315,11 @@ export class Upstream {
     signal: AbortSignal | undefined,
   ): Promise<Connection> {
     const { target, logger } = this.#options;
-    // Sampling is relayed to the calling user's client (the call's `sample`, as for plugin tools).
-    const client = new Client(CLIENT_INFO, { capabilities: { sampling: {} } });
+    // Sampling and form elicitation are relayed to the calling user's client (the call's `sample`
+    // and `ctx.elicit`, as for plugin tools: the client, else the approvals path).
+    const client = new Client(CLIENT_INFO, {
+      capabilities: { sampling: {}, elicitation: { form: {} } },
+    });
     const connection: Connection = { client, key, calls: new Set(), closed: false, idleSince: 0 };
     client.setRequestHandler(CreateMessageRequestSchema, async (request) => {
       // Only a session serving one call can tell whose client to ask.
@@ -337,6 +350,37 @@ export class Upstream {
         model: answer.model,
         ...(answer.stopReason === undefined ? {} : { stopReason: answer.stopReason }),
       };
+    });
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      const [call] = connection.calls.size === 1 ? connection.calls : [];
+      const { params } = request;
+      if (call === undefined || params.mode === 'url' || !('requestedSchema' in params)) {
+        throw new McpError(
+          ErrorCode.InvalidRequest,
+          'Only form elicitation during a tool call is relayed',
+        );
+      }
+      const asked = validateElicitRequest({
+        toolPath: this.#toolPathOf(call),
+        message: params.message,
+        type: 'form',
+        fields: params.requestedSchema.properties,
+        required: params.requestedSchema.required ?? [],
+      });
+      if (!asked.success) {
+        throw new McpError(
+          ErrorCode.InvalidParams,
+          'The form asks for fields the gateway cannot relay',
+        );
+      }
+      const answer = await call.context.elicit(asked.data);
+      if (!answer.approved) return { action: 'decline' };
+      return isRecord(answer.data)
+        ? {
+            action: 'accept',
+            content: answer.data,
+          }
+        : { action: 'accept' };
     });
     client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
       // Only a call this connection serves alone can be told; others' lines stay in the log.
