@@ -217,7 +217,7 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
   const upstreamPolicy = {
     allowPrivate: envVars.upstreamAllowPrivate(env),
     selfOrigins: () => [new URL(services.baseUrl).origin, new URL(services.authBaseUrl).origin],
-    selfPorts: () => [own.port, Number(new URL(services.baseUrl).port || 80)],
+    selfPorts: () => [own.port, portOf(services.baseUrl), portOf(services.authBaseUrl)],
   };
   const services: GatewayServices = Object.assign(core, {
     auth,
@@ -394,6 +394,12 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
  */
 function fromNetwork(env: unknown): boolean {
   return typeof env === 'object' && env !== null && 'incoming' in env;
+}
+
+/** The port of `url`, its scheme's default when it names none. */
+function portOf(url: string): number {
+  const parsed = new URL(url);
+  return parsed.port === '' ? (parsed.protocol === 'https:' ? 443 : 80) : Number(parsed.port);
 }
 
 function trimSlash(url: string): string {
