@@ -46,7 +46,9 @@ describe('a stdio upstream', () => {
     const script = join(dir, `mortal-${id}.cjs`);
     const starts = join(dir, `mortal-${id}.log`);
     const config = join(dir, `gateway-mortal-${id}.mjs`);
-    onTestFinished(() => Promise.all([script, starts, config].map((f) => rm(f, { force: true }))));
+    onTestFinished(async () => {
+      await Promise.all([script, starts, config].map((file) => rm(file, { force: true })));
+    });
     await writeFile(script, SERVER);
     await writeFile(starts, '');
     await writeFile(
