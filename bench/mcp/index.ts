@@ -24,7 +24,9 @@ import { Agent, request } from 'node:http';
 import { fileURLToPath } from 'node:url';
 
 interface Target {
-  name: 'bare' | 'gateway';
+  name: 'bare' | 'gateway' | 'federated';
+  /** The MCP name of the echo tool it serves. */
+  tool: string;
   url: URL;
   token: string | undefined;
   child: ChildProcess;
@@ -68,9 +70,10 @@ const tsconfig = fileURLToPath(new URL('./tsx-paths.json', import.meta.url));
 const PROFILE = process.env.BENCH_PROFILE;
 const profileDir = fileURLToPath(new URL('./profiles', import.meta.url));
 
-async function start(name: Target['name']): Promise<Target> {
+async function start(name: Target['name'], upstream?: URL): Promise<Target> {
   const profile = PROFILE === name ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [];
-  const child = fork(serverScript, [name], {
+  const args = upstream === undefined ? [name] : [name, upstream.origin];
+  const child = fork(serverScript, args, {
     execArgv: ['--expose-gc', ...profile, '--import', 'tsx'],
     env: { ...process.env, TSX_TSCONFIG_PATH: tsconfig },
     // The Gateway's request log goes to stdout, as in production; here to /dev/null.
@@ -82,16 +85,17 @@ async function start(name: Target['name']): Promise<Target> {
     );
     child.once('exit', (code) => reject(new Error(`${name} server exited (${code})`)));
   });
-  return { name, url: new URL('/mcp', started.url), token: started.token, child };
+  const tool = name === 'federated' ? 'up.bench.echo.say' : 'bench.echo.say';
+  return { name, tool, url: new URL('/mcp', started.url), token: started.token, child };
 }
 
-function body(id: number): string {
+function body(id: number, tool: string): string {
   return JSON.stringify({
     jsonrpc: '2.0',
     id,
     method: 'tools/call',
     params: {
-      name: 'bench.echo.say',
+      name: tool,
       arguments: { text: 'hello' },
       _meta: {
         'io.modelcontextprotocol/protocolVersion': '2026-07-28',
@@ -103,13 +107,13 @@ function body(id: number): string {
 }
 
 function call(target: Target, agent: Agent, id: number): Promise<number> {
-  const payload = body(id);
+  const payload = body(id, target.tool);
   const headers: Record<string, string> = {
     accept: 'application/json, text/event-stream',
     'content-type': 'application/json',
     'content-length': String(Buffer.byteLength(payload)),
     'mcp-method': 'tools/call',
-    'mcp-name': 'bench.echo.say',
+    'mcp-name': target.tool,
     'mcp-protocol-version': '2026-07-28',
   };
   if (target.token !== undefined) headers.authorization = `Bearer ${target.token}`;
@@ -193,6 +197,15 @@ const gateway = await start('gateway').catch((error: unknown) => {
   bare.child.kill();
   throw error;
 });
+// BENCH_FEDERATED=0 leaves the federated case out.
+const federated =
+  process.env.BENCH_FEDERATED === '0'
+    ? undefined
+    : await start('federated', bare.url).catch((error: unknown) => {
+        bare.child.kill();
+        gateway.child.kill();
+        throw error;
+      });
 try {
   for (const target of [bare, gateway]) await load(target, 16, WARMUP);
   console.log(
@@ -207,7 +220,7 @@ try {
   );
   const rows: { concurrency: number; ratio: number; addedP99: number }[] = [];
   for (const concurrency of [1, 16] as const) {
-    const runs: Record<Target['name'], Run[]> = { bare: [], gateway: [] };
+    const runs: Record<'bare' | 'gateway', Run[]> = { bare: [], gateway: [] };
     const ratios: number[] = [];
     const addedP50s: number[] = [];
     const addedP99s: number[] = [];
@@ -216,7 +229,7 @@ try {
       const measured: Partial<Record<Target['name'], Run>> = {};
       for (const target of order)
         measured[target.name] = await load(target, concurrency, CALLS[concurrency]);
-      const { bare: bareRun, gateway: gatewayRun } = measured as Record<Target['name'], Run>;
+      const { bare: bareRun, gateway: gatewayRun } = measured as Record<'bare' | 'gateway', Run>;
       runs.bare.push(bareRun);
       runs.gateway.push(gatewayRun);
       ratios.push(gatewayRun.callsPerSecond / bareRun.callsPerSecond);
@@ -249,6 +262,46 @@ try {
     );
   }
 
+  // Issue 16: the Gateway in front of the bare server as an upstream, against the bare server
+  // called directly (two hops against one).
+  const federatedRows: { concurrency: number; ratio: number }[] = [];
+  if (federated !== undefined) {
+    await load(federated, 16, WARMUP);
+    console.log(
+      'federated: Gateway -> bare server as an upstream MCP source, against the bare server directly',
+    );
+    console.log(
+      'conc  bare calls/s  federated calls/s  ratio  bare p50/p99 ms  federated p50/p99 ms  CPU µs/call bare/federated',
+    );
+    for (const concurrency of [1, 16] as const) {
+      const ratios: number[] = [];
+      const pairs: { b: Run; f: Run }[] = [];
+      for (let round = 0; round < ROUNDS; round += 1) {
+        const first = round % 2 === 0;
+        const b1 = first ? await load(bare, concurrency, CALLS[concurrency]) : undefined;
+        const f = await load(federated, concurrency, CALLS[concurrency]);
+        const b = b1 ?? (await load(bare, concurrency, CALLS[concurrency]));
+        pairs.push({ b, f });
+        ratios.push(f.callsPerSecond / b.callsPerSecond);
+      }
+      const pick = (side: 'b' | 'f', key: keyof Run) =>
+        median(pairs.map((pair) => pair[side][key]));
+      const ratio = median(ratios);
+      federatedRows.push({ concurrency, ratio });
+      console.log(
+        [
+          String(concurrency).padEnd(4),
+          fmt(pick('b', 'callsPerSecond'), 0).padStart(12),
+          fmt(pick('f', 'callsPerSecond'), 0).padStart(18),
+          fmt(ratio).padStart(6),
+          `${fmt(pick('b', 'p50'))}/${fmt(pick('b', 'p99'))}`.padStart(16),
+          `${fmt(pick('f', 'p50'))}/${fmt(pick('f', 'p99'))}`.padStart(21),
+          `${fmt(pick('b', 'cpuPerCall'), 0)}/${fmt(pick('f', 'cpuPerCall'), 0)}`.padStart(26),
+        ].join('  '),
+      );
+    }
+  }
+
   await load(gateway, 16, RSS_WARMUP);
   const before = await memory(gateway);
   const started = performance.now();
@@ -268,10 +321,15 @@ try {
       `${verdict(row.addedP99 <= 2)} added p99 <= 2 ms at ${row.concurrency} client(s): ${fmt(row.addedP99)} ms`,
     );
   }
+  for (const row of federatedRows) {
+    console.log(
+      `${verdict(row.ratio >= 0.5)} federated ratio >= 0.5 at ${row.concurrency} client(s): ${fmt(row.ratio)}`,
+    );
+  }
   console.log(
     `${verdict(growth <= 20)} RSS growth <= 20 MB over ${RSS_CALLS} calls: ${fmt(growth, 1)} MB` +
       (RSS_CALLS < 100_000 ? ' (the target is per 100,000: run with BENCH_RSS_CALLS=100000)' : ''),
   );
 } finally {
-  for (const target of [bare, gateway]) target.child.send('stop');
+  for (const target of [bare, gateway, federated]) target?.child.send('stop');
 }

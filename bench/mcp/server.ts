@@ -3,6 +3,8 @@
  * - `gateway`: the Gateway as built for release (`packages/server/dist`, which `pnpm bench mcp`
  *   builds first), with token auth, policy, execution records on a SQLite file and its request
  *   log on stdout (which the benchmark sends to /dev/null), serving an echo tool at `/mcp`;
+ * - `federated`: the same Gateway without the plugin, serving the `bare` server (its URL the next
+ *   argument) as an upstream MCP source: two hops against the bare server's one (issue 16);
  * - `bare`: the MCP SDK v2 alone, `createMcpHandler` with a new `McpServer` per request, serving
  *   the same echo tool, reading the body the way the Gateway does (`request.text()`, passed as
  *   `parsedBody`); `BENCH_BARE_BODY=sdk` lets the handler read it itself, as the SDK documents.
@@ -23,7 +25,13 @@ import { z } from 'zod';
 const input = z.object({ text: z.string() });
 const output = z.object({ text: z.string() });
 
-async function startGateway(): Promise<{ url: string; token: string; stop: () => Promise<void> }> {
+/**
+ * The Gateway serving the echo tool: from the bench plugin, or (with `upstream`, the `federated`
+ * side) from that bare MCP server registered as an upstream source (`up.bench.echo.say`).
+ */
+async function startGateway(
+  upstream?: string,
+): Promise<{ url: string; token: string; stop: () => Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), 'gateway-bench-'));
   const plugin = definePlugin({
     id: 'bench',
@@ -46,7 +54,11 @@ async function startGateway(): Promise<{ url: string; token: string; stop: () =>
   const gateway = await createGateway({
     plugins: [plugin],
     configFile: false,
-    env: { SERVICE_API_SECRET: serviceSecret },
+    env: {
+      SERVICE_API_SECRET: serviceSecret,
+      // The bare upstream listens on 127.0.0.1 beside it.
+      ...(upstream === undefined ? {} : { GATEWAY_UPSTREAM_ALLOW_PRIVATE: 'true' }),
+    },
     authSecret: randomBytes(32).toString('hex'),
     databaseUrl: join(dir, 'gateway.db'),
     host: '127.0.0.1',
@@ -71,7 +83,9 @@ async function startGateway(): Promise<{ url: string; token: string; stop: () =>
   };
   await api(
     '/api/registry/sources',
-    { type: 'plugin', id: 'bench', namespace: 'bench', pluginId: 'bench' },
+    upstream === undefined
+      ? { type: 'plugin', id: 'bench', namespace: 'bench', pluginId: 'bench' }
+      : { type: 'mcp', id: 'up', namespace: 'up', url: `${upstream}/mcp` },
     serviceSecret,
   );
   const signedUp = (await api('/api/auth/sign-up/email', {
@@ -126,7 +140,12 @@ async function startBare(): Promise<{ url: string; stop: () => Promise<void> }> 
 }
 
 const kind = process.argv[2];
-const started = kind === 'gateway' ? await startGateway() : await startBare();
+const started =
+  kind === 'gateway'
+    ? await startGateway()
+    : kind === 'federated'
+      ? await startGateway(process.argv[3])
+      : await startBare();
 process.send?.({
   started: { url: started.url, token: 'token' in started ? started.token : undefined },
 });

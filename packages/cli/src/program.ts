@@ -184,22 +184,41 @@ export function createProgram({ io, cwd, keychain }: ProgramContext): Command {
 
   program
     .command('register')
-    .summary('register this plugin with a gateway server')
+    .summary('register this plugin or an MCP server')
     .description(
-      'Register this plugin with a gateway server, so roles can grant its tools and clients can call them.',
+      'Register this plugin with a gateway server, so roles can grant its tools and clients can call them. With --mcp, register an upstream MCP server (Streamable HTTP) instead: its tools are served under the namespace.',
     )
     .option('--url <url>', 'the gateway (env GATEWAY_URL, default http://127.0.0.1:8787)')
     .option('--id <id>', 'source id to register under (default: the plugin id)')
     .option('--namespace <namespace>', 'tool-path namespace (default: the plugin id)')
+    .option('--mcp <url>', "an upstream MCP server's endpoint to register instead of this plugin")
+    .option('--provider <provider>', "with --mcp: send each caller's credential for this provider")
+    .option('--header <header>', 'with --provider: the header carrying it (default Authorization)')
+    .option('--scheme <scheme>', 'with --provider: put before the credential (default Bearer)')
     .option('--json', 'print the registration as JSON')
     .addHelpText(
       'after',
-      examples('gateway register --url https://gateway.example.com', 'gateway register --json'),
+      examples(
+        'gateway register --url https://gateway.example.com',
+        'gateway register --json',
+        'gateway register --mcp https://mcp.example.com/mcp --provider example',
+      ),
     )
-    .action(async (flags: { url?: string; id?: string; namespace?: string; json?: boolean }) => {
-      const { runRegister } = await import('./commands/register/index.js');
-      await runRegister({ cwd, io, ...flags, json: flags.json ?? false });
-    });
+    .action(
+      async (flags: {
+        url?: string;
+        id?: string;
+        namespace?: string;
+        mcp?: string;
+        provider?: string;
+        header?: string;
+        scheme?: string;
+        json?: boolean;
+      }) => {
+        const { runRegister } = await import('./commands/register/index.js');
+        await runRegister({ cwd, io, ...flags, json: flags.json ?? false });
+      },
+    );
 
   declareUserCommands(program, keychain === undefined ? { io } : { io, keychain });
 

@@ -47,6 +47,7 @@ import type { GatewayServices } from './services.js';
 import { teamConnectionRoutes } from './team-connections/index.js';
 import { toolStatusRoutes } from './tool-status/index.js';
 import { traceRequests } from './tracing/index.js';
+import { UpstreamService } from './upstream/index.js';
 import { userRoutes } from './users/index.js';
 import { createTokenVendor } from './vending/index.js';
 import { mountWebApp, notFoundPage } from './web/index.js';
@@ -239,10 +240,27 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
   }
   // One object, so the addresses start() learns reach sign-in and token vending too.
   const auth = createGatewayAuth(core, { authSecret, previousAuthSecrets });
+  const tokens = createTokenVendor(core, auth, {
+    onRefresh: (provider, result) => metrics.tokenRefresh(provider, result),
+  });
+  // One object, so the port start() learns reaches the check that refuses the gateway itself.
+  const own = { port };
+  const upstreamPolicy = {
+    allowPrivate: envVars.upstreamAllowPrivate(env),
+    selfOrigins: () => [new URL(services.baseUrl).origin, new URL(services.authBaseUrl).origin],
+    selfPorts: () => [own.port, portOf(services.baseUrl), portOf(services.authBaseUrl)],
+  };
   const services: GatewayServices = Object.assign(core, {
     auth,
-    tokens: createTokenVendor(core, auth, {
-      onRefresh: (provider, result) => metrics.tokenRefresh(provider, result),
+    tokens,
+    upstreams: new UpstreamService({
+      database,
+      plugins,
+      logger,
+      tokens,
+      policy: upstreamPolicy,
+      maxBytes: envVars.upstreamMaxBytes(env),
+      refreshMs: envVars.upstreamRefreshSeconds(env) * 1000,
     }),
   });
   const registry = new RegistryService(services);
@@ -252,7 +270,9 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
     const changes = await auth.migrate();
     if (changes.length > 0) logger.info('better-auth schema migrated', { changes });
     await registry.restore();
+    await services.upstreams.startConfigured(config.upstreams);
   } catch (error) {
+    await services.upstreams.close();
     await database.close();
     throw error;
   }
@@ -378,6 +398,8 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
             services.baseUrl = `http://${host}:${info.port}`;
             if (services.authBaseUrl === derived) services.authBaseUrl = services.baseUrl;
           }
+          own.port = info.port;
+          services.upstreams.startSchedule();
           if (registrySyncMs > 0 && registrySync === undefined) {
             registrySync = setInterval(syncRegistry, registrySyncMs);
             registrySync.unref();
@@ -396,6 +418,7 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
       registrySync = undefined;
       await syncing;
       await mcp.close();
+      await services.upstreams.close();
       if (server) {
         const closing = server;
         server = undefined;
@@ -414,6 +437,12 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
  */
 function fromNetwork(env: unknown): boolean {
   return typeof env === 'object' && env !== null && 'incoming' in env;
+}
+
+/** The port of `url`, its scheme's default when it names none. */
+function portOf(url: string): number {
+  const parsed = new URL(url);
+  return parsed.port === '' ? (parsed.protocol === 'https:' ? 443 : 80) : Number(parsed.port);
 }
 
 function trimSlash(url: string): string {

@@ -9,6 +9,7 @@ import type { SignupPolicy } from './invites/index.js';
 import type { PolicyService } from './policy/index.js';
 import type { PluginCatalog } from './registry/index.js';
 import type { SecretBox } from './secrets/index.js';
+import type { UpstreamService } from './upstream/index.js';
 import type { TokenVendor } from './vending/index.js';
 
 /** What every feature of the server is built from; made once by `createGateway()`. */
@@ -36,6 +37,8 @@ export interface GatewayServices {
   executions: ExecutionRecorder;
   /** Approvals decided through the API, for MCP clients that cannot ask the user themselves. */
   approvals: ApprovalService;
+  /** Upstream MCP servers as sources: their connections, tool lists and health. */
+  upstreams: UpstreamService;
   /** Who may create an account (`GATEWAY_SIGNUP`, `GATEWAY_SIGNUP_EMAIL_DOMAINS`, `GATEWAY_ADMIN_EMAILS`). */
   signup: SignupPolicy;
 }

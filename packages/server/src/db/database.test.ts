@@ -22,6 +22,7 @@ const GATEWAY_TABLES = [
   'roles',
   'service_accounts',
   'session',
+  'upstream_tools',
   'user',
   'user_roles',
   'verification',
@@ -346,6 +347,7 @@ for (const target of databaseTargets()) {
           namespace: 'acme_tools',
           plugin_id: 'acme',
           created_at: iso(),
+          upstream: null,
         },
         executions: {
           id: randomUUID(),
@@ -412,6 +414,24 @@ for (const target of databaseTargets()) {
       expect(await db.selectFrom('registry_sources').selectAll().execute()).toEqual([
         rows.registry_sources,
       ]);
+      // An upstream MCP source (issue 16): its settings and its cached tool list.
+      const upstream = {
+        id: 'src-2',
+        type: 'mcp',
+        namespace: 'remote',
+        plugin_id: '',
+        created_at: iso(),
+        upstream: '{"url":"https://mcp.example.com/mcp","auth":{"kind":"none"}}',
+      };
+      const cached = { source_id: 'src-2', tools: '[{"name":"search"}]', fetched_at: iso() };
+      await db.insertInto('registry_sources').values(upstream).execute();
+      await db.insertInto('upstream_tools').values(cached).execute();
+      expect(
+        await db.selectFrom('registry_sources').selectAll().where('id', '=', 'src-2').execute(),
+      ).toEqual([upstream]);
+      expect(await db.selectFrom('upstream_tools').selectAll().execute()).toEqual([cached]);
+      await db.deleteFrom('registry_sources').where('id', '=', 'src-2').execute();
+      expect(await db.selectFrom('upstream_tools').selectAll().execute()).toEqual([]);
       expect(await db.selectFrom('executions').selectAll().execute()).toEqual([rows.executions]);
       expect(await db.selectFrom('approvals').selectAll().execute()).toEqual([approval]);
       const round = {

@@ -163,8 +163,19 @@ export interface RegistrySourcesTable {
   id: string;
   type: string;
   namespace: string;
+  /** Empty for a `type: "mcp"` source. */
   plugin_id: string;
   created_at: string;
+  /** For a `type: "mcp"` source, its JSON `{ url, auth, approvalRequired }`; null for a plugin. */
+  upstream: string | null;
+}
+
+/** The tool list an upstream MCP source last answered (issue 16). */
+export interface UpstreamToolsTable {
+  source_id: string;
+  /** JSON array of MCP `Tool` objects, as the upstream listed them. */
+  tools: string;
+  fetched_at: string;
 }
 
 /** How a tool call ended. */
@@ -269,6 +280,7 @@ export interface DatabaseSchema {
   api_tokens: ApiTokensTable;
   service_accounts: ServiceAccountsTable;
   registry_sources: RegistrySourcesTable;
+  upstream_tools: UpstreamToolsTable;
   executions: ExecutionsTable;
   approvals: ApprovalsTable;
   mcp_rounds: McpRoundsTable;

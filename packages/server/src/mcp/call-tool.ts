@@ -2,78 +2,48 @@ import {
   ApprovalDeniedError,
   AuthRequiredError,
   formatIssues,
-  type PluginContext,
-  type SampleRequest,
-  type SchemaIssue,
+  type Role,
   ToolError,
   UndeclaredProviderError,
-  unknownKeyIssues,
-  validateToolOutput,
-  withUnknownKeyIssues,
 } from '@gateway/sdk';
 import {
   type CallToolRequestParams,
   type CallToolResult,
   type InputRequiredResult,
-  inputRequired,
-  inputResponse,
   ProtocolError,
   ProtocolErrorCode,
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import type { ExecutionOutcome } from '../db/index.js';
 import { type ExecutionRecord, newExecutionId } from '../executions/index.js';
-import type { ServerLogger } from '../http/logger.js';
 import type { MountedTool } from '../registry/index.js';
+import type { GatewayServices } from '../services.js';
+import { CallFailure } from '../tool-sources/index.js';
 import { authRequiredMessage } from './auth-hint.js';
 import { CallRedaction } from './call-redaction.js';
 import type { CallSite } from './call-site.js';
-import { ELICIT_KEY, type PendingSlot, toAnswer } from './elicitation.js';
-import { Elicitor } from './elicitor.js';
-import { principalKey, subjectId } from './principal.js';
-import { ProgressReporter } from './progress.js';
-import { errorResult, renderOutput } from './render-result.js';
-import {
-  type Answer,
-  digestArguments,
-  LATE_RETRY_GRACE_MS,
-  type RoundState,
-  roundStateSchema,
-  type SampleAnswer,
-} from './request-state.js';
-import { useRound } from './round-store.js';
+import type { Elicitor } from './elicitor.js';
+import { subjectId } from './principal.js';
+import { errorResult } from './render-result.js';
+import { continueRound, type Round } from './rounds.js';
+import { RunningCall, Stopped } from './running-call.js';
 import { type McpRuntime, toolsOf } from './runtime.js';
-import { Sampler } from './sampler.js';
-import { TimeLimit } from './time-limit.js';
-import { lazyLogger, toolLogger } from './tool-logger.js';
-
-const INVALID_STATE = 'Invalid or expired requestState';
-/** Shared, so a call to a tool that takes any key allocates nothing for the check. */
-const NO_ISSUES: readonly SchemaIssue[] = Object.freeze([]);
-/** The abort reason once a call is over (no Error: building its stack on every call costs). */
-const CALL_ENDED = Symbol('call ended');
-
-/** What the client hears when the user accepted an approval with `approve` unticked. */
-function untickedMessage(toolPath: string): string {
-  return `${toolPath} did not go ahead: the approval was accepted with "Approve" unticked, which counts as no, so nothing was changed. To go ahead, call the tool again and accept with "Approve" ticked; to stop, decline.`;
-}
-
-/** Why a handler stopped before returning, when it was not its own doing. */
-class Stopped extends Error {
-  readonly reason: 'timeout' | 'cancelled';
-
-  constructor(reason: 'timeout' | 'cancelled') {
-    super(reason);
-    this.reason = reason;
-  }
-}
 
 /**
- * Answers `tools/call`: finds the tool among the caller's (a tool outside the role is as unknown
- * as one that does not exist), validates the input, runs the handler with its context under a
- * time limit, validates and renders the output, and records the execution. Tool failures are
- * `isError` results; only a tool the caller cannot see, or forged request state, is a protocol
- * error.
+ * Answers `tools/call` in stages, the same for every kind of {@link ToolSource}:
+ *
+ * 1. **resolve**: the tool among the caller's (one outside the role is as unknown as one that
+ *    does not exist);
+ * 2. **resume**: a retried 2026-07-28 round's verified state and answer;
+ * 3. **validate**: the source checks the arguments;
+ * 4. **authorize credentials**: the call's `auth` serves only the providers its source declares,
+ *    and masks what it vends;
+ * 5. **run**: the source runs the tool under the time limit;
+ * 6. **settle**: the execution record is committed, then the answer is let out
+ *    ({@link CallRecord.settle}, the one place a final record is written).
+ *
+ * Tool failures are `isError` results; only a tool the caller cannot see, or forged request
+ * state, is a protocol error.
  *
  * @throws ProtocolError `InvalidParams` for an unknown tool or an invalid `requestState`.
  */
@@ -85,412 +55,257 @@ export async function callTool(
 ): Promise<CallToolResult | InputRequiredResult> {
   const { services } = runtime;
   const subject = subjectId(site.principal);
+  const args = params.arguments ?? {};
+
+  // 1. resolve
   const { role, index } = await toolsOf(runtime, site.principal);
   const tool = index.byName.get(params.name);
-  const args = params.arguments ?? {};
   if (tool === undefined) {
     // Committed like any answer; the answer is this error whether or not the record is stored.
-    await services.executions
-      .commit({
-        id: newExecutionId(),
-        userId: subject,
-        toolPath: params.name.slice(0, 200),
-        startedAt: new Date(),
-        arguments: args,
-        outcome: 'denied',
-        durationMs: 0,
-        error: 'No such tool for this caller',
-      })
-      .catch(() => {});
+    await new CallRecord(services, subject, params.name.slice(0, 200), args).settle(undefined, {
+      outcome: 'denied',
+      durationMs: 0,
+      error: 'No such tool for this caller',
+    });
     throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${params.name} not found`);
   }
 
+  // 2. resume
   const round = await continueRound(runtime, site, tool, args, ctx);
-  const executionId = round?.state.executionId ?? newExecutionId();
-  const startedAt = round ? new Date(round.state.startedAt) : new Date();
-  const elapsed = () => Date.now() - startedAt.getTime();
-  let elicitor: Elicitor | undefined;
-  // Every value vended to this call is masked in everything the call lets out.
-  const redaction = new CallRedaction(services.redactor);
-  const stateOf = (end: Partial<ExecutionRecord>): ExecutionRecord => ({
-    id: executionId,
-    userId: subject,
-    toolPath: tool.path,
-    startedAt,
-    arguments: redaction.data(args),
-    ...end,
-  });
-  /** Queues a state of the call that needs no commit before anything is sent. */
-  const record = (end: Partial<ExecutionRecord>) => services.executions.write(stateOf(end));
-  /** Sends `result` only once the record of it is stored: no answer without its record. */
-  const settle = async <R extends CallToolResult | InputRequiredResult>(
-    end: Partial<ExecutionRecord>,
-    result: R,
-  ): Promise<R | CallToolResult> => {
-    try {
-      await services.executions.commit(stateOf(end));
-      return result;
-    } catch {
-      return errorResult(
-        `The gateway could not record this call of ${tool.path}, so its result is withheld. Execution id: ${executionId}; the gateway's log has the details.`,
-      );
-    }
-  };
-  const decision = (): Partial<ExecutionRecord> => {
-    const answer = elicitor?.lastAnswer;
-    return answer === undefined ? {} : { approval: answer.decision, approvedBy: answer.by };
-  };
-  const finish = (outcome: ExecutionOutcome, result: CallToolResult, error?: string) =>
-    settle(
-      {
-        outcome,
-        durationMs: elapsed(),
-        ...decision(),
-        ...(error === undefined ? {} : { error: redaction.text(error) }),
-      },
-      result,
-    );
+  const record = new CallRecord(services, subject, tool.path, args, round);
   if (round?.late === true) {
     const seconds = formatSeconds(runtime.options.approvalTimeoutMs);
-    return settle(
-      {
-        outcome: 'timeout',
-        durationMs: elapsed(),
-        ...(round.state.kind === 'sampling' ? {} : { approval: 'expired' }),
-        error: 'Question not answered in time',
-      },
+    return record.settle(
       errorResult(
         `${tool.path} asked a question that was not answered within ${seconds} s, so the call was stopped and nothing more was done. Call the tool again to start over.`,
       ),
+      {
+        outcome: 'timeout',
+        ...(round.state.kind === 'sampling' ? {} : { approval: 'expired' }),
+        error: 'Question not answered in time',
+      },
     );
   }
 
-  const input = await tool.tool.inputSchema.safeParseAsync(args);
-  // A misspelled argument would otherwise be dropped and the tool run without it (issue 18).
-  const unknown = tool.inputKeys === undefined ? NO_ISSUES : unknownKeyIssues(args, tool.inputKeys);
-  if (!input.success || unknown.length > 0) {
-    const issues = withUnknownKeyIssues(input.success ? [] : input.error.issues, unknown);
-    const message = `Invalid arguments for ${params.name}:\n${formatIssues(issues)}`;
-    return finish('error', errorResult(message), 'Invalid arguments');
+  // 3. validate
+  const input = await tool.source.checkInput(args);
+  if (!input.success) {
+    return record.finish(
+      'error',
+      errorResult(`Invalid arguments for ${params.name}:\n${formatIssues(input.error.issues)}`),
+      'Invalid arguments',
+    );
   }
   // A retried round says how long the call has run: the sweeper of abandoned calls sees it alive.
-  record(round === undefined ? {} : { durationMs: elapsed() });
+  record.write(round === undefined ? {} : { durationMs: record.elapsed() });
 
-  // Made on first use: most calls log nothing.
-  let log: ServerLogger | undefined;
-  const toolLog = () => {
-    log ??= services.logger.child({ tool: tool.path, executionId, userId: subject });
-    return log;
-  };
-  const controller = new AbortController();
-  const limit = new TimeLimit(runtime.options.toolTimeoutMs, () =>
-    controller.abort(new Stopped('timeout')),
-  );
-  const onClientGone = () => controller.abort(new Stopped('cancelled'));
-  if (ctx.mcpReq.signal.aborted) onClientGone();
-  ctx.mcpReq.signal.addEventListener('abort', onClientGone, { once: true });
-  const progress = new ProgressReporter(ctx, redaction.text);
-  const release = releaseStreamLater(runtime, ctx);
-  const pending: PendingSlot = { current: undefined };
-  elicitor = new Elicitor({
-    runtime,
-    site,
-    ctx,
-    executionId,
-    toolPath: tool.path,
-    answers: round?.answers ?? [],
-    limit,
-    signal: controller.signal,
-    progress,
-    pending,
-    onWaiting: (waiting) =>
-      record(
-        waiting
-          ? { durationMs: elapsed(), approval: 'pending' }
-          : { durationMs: elapsed(), ...decision() },
-      ),
-  });
-  // Made on first use: most tools never sample.
-  let sampler: Sampler | undefined;
-  const sample = (request: SampleRequest) => {
-    const asked = redaction.data(request);
-    sampler ??= new Sampler({
-      runtime,
-      site,
-      ctx,
-      executionId,
-      toolPath: tool.path,
-      samples: round?.samples ?? [],
-      limit,
-      signal: controller.signal,
-      pending,
-    });
-    return sampler.sample(asked);
-  };
-  const { elicit } = elicitor;
-  const ask = () =>
-    askClient(runtime, site, tool, args, {
-      executionId,
-      startedAt,
-      pending,
-      answers: elicitor?.answers ?? [],
-      samples: sampler?.samples ?? round?.samples ?? [],
-      settle: (end, result) => settle({ durationMs: elapsed(), ...end }, result),
-    });
-  const pluginContext: PluginContext = {
-    userId: subject,
-    role,
-    // A plugin that is gone meanwhile declares nothing, so it gets nothing.
-    auth: redaction.watch(
-      services.tokens.resolverFor(subject, {
-        id: tool.pluginId,
-        authProviders: services.plugins.plugin(tool.pluginId)?.authProviders ?? [],
-      }),
-    ),
-    elicit: (request) => elicit(redaction.data(request)),
-    logger: lazyLogger(() => toolLogger(toolLog(), site, tool, ctx, redaction)),
-  };
+  // 4 and 5. authorize credentials, run
+  return run(runtime, site, ctx, tool, role, record, round, input.data, args);
+}
 
+async function run(
+  runtime: McpRuntime,
+  site: CallSite,
+  ctx: ServerContext,
+  tool: MountedTool,
+  role: Role,
+  record: CallRecord,
+  round: Round | undefined,
+  input: unknown,
+  args: Record<string, unknown>,
+): Promise<CallToolResult | InputRequiredResult> {
+  const call = new RunningCall({ runtime, site, ctx, tool, role, record, round, args });
   try {
-    const output = await untilAborted(
-      tool.tool.handler(pluginContext, input.data, {
-        signal: controller.signal,
-        executionId,
-        reportProgress: progress.report,
-        sample,
-      }),
-      controller.signal,
-    );
-    if (pending.current !== undefined) return await ask();
-    const checked = await validateToolOutput(tool.tool, output);
-    if (!checked.success) {
-      toolLog().error('tool output does not match its output schema', {
-        issues: redaction.text(formatIssues(checked.issues)),
-      });
-      return finish(
-        'error',
-        errorResult(
-          `${tool.path} returned a result that does not match its output schema. Execution id: ${executionId}.`,
-        ),
-        'Output does not match the output schema',
-      );
-    }
+    const result = await untilAborted(tool.source.run(input, call), call.signal);
+    if (call.questionPending) return await call.askClient();
     // Masked for the client too: a prompt-injected model could ask a tool to echo its key.
-    return finish(
-      'ok',
-      redaction.data(renderOutput(checked.data, index.structured.has(params.name))),
-    );
+    const masked = record.redaction.data(result);
+    return result.isError === true
+      ? record.finish('error', masked, upstreamErrorText(masked))
+      : record.finish('ok', masked);
   } catch (error) {
     // The handler asked something (it may have caught the stop signal and thrown another error).
-    if (pending.current !== undefined) return await ask();
-    if (error instanceof Stopped && error.reason === 'timeout') {
-      const seconds = formatSeconds(runtime.options.toolTimeoutMs);
-      return finish(
-        'timeout',
-        errorResult(`${tool.path} did not finish within ${seconds} s and was stopped.`),
-        'Time limit reached',
-      );
-    }
-    if (error instanceof Stopped) {
-      return finish(
-        'error',
-        errorResult('The call was cancelled by the client.'),
-        'Cancelled by the client',
-      );
-    }
-    if (ApprovalDeniedError.isInstance(error)) {
-      const message =
-        elicitor?.lastAnswer?.reason === 'approve_unticked'
-          ? untickedMessage(tool.path)
-          : redaction.message(error.message);
-      return finish('denied', errorResult(message), message);
-    }
-    if (ToolError.isInstance(error)) {
-      const message = redaction.message(error.message);
-      return finish('error', errorResult(message), message);
-    }
-    if (UndeclaredProviderError.isInstance(error)) {
-      // A bug in the plugin, not the user's to fix: the log tells the operator too.
-      // The message, not error.provider: it leaves out a value that is no provider id.
-      toolLog().warn('tool asked for a credential its plugin does not declare', {
-        reason: redaction.text(error.message),
-      });
-      const message = redaction.message(error.message);
-      return finish('error', errorResult(message), message);
-    }
-    if (AuthRequiredError.isInstance(error)) {
-      const message = redaction.message(authRequiredMessage(error, services.baseUrl));
-      return finish('error', errorResult(message), `No credential for ${error.provider}`);
-    }
-    toolLog().error('tool failed', {
-      error: redaction.text(
-        error instanceof Error ? (error.stack ?? error.message) : String(error),
-      ),
-    });
-    return finish(
-      'error',
-      errorResult(
-        `${tool.path} failed unexpectedly. The details are in the gateway's log under execution id ${executionId}.`,
-      ),
-      'Unexpected error',
-    );
+    if (call.questionPending) return await call.askClient();
+    return failed(runtime, tool, record, call, error);
   } finally {
-    limit.clear();
-    if (release !== undefined) clearTimeout(release);
-    ctx.mcpReq.signal.removeEventListener('abort', onClientGone);
-    controller.abort(CALL_ENDED);
+    call.end();
   }
 }
 
-/** A retried call's round: its verified state and every answer so far, or too late for any. */
-type Round =
-  | { late: false; state: RoundState; answers: Answer[]; samples: SampleAnswer[] }
-  | { late: true; state: RoundState };
+/** The `isError` result and record of a call that threw. */
+/** What the client hears when the user accepted an approval with `approve` unticked. */
+function untickedMessage(toolPath: string): string {
+  return `${toolPath} did not go ahead: the approval was accepted with "Approve" unticked, which counts as no, so nothing was changed. To go ahead, call the tool again and accept with "Approve" ticked; to stop, decline.`;
+}
 
-/**
- * A retried call's verified state, with the answer the retry brings, or undefined for a first
- * call. Every retry uses its round up, on every instance: a replay of the same state, with or
- * without an answer, is refused. A retry without an answer counts as the user cancelling (the
- * client's model not answering, for sampling); one after the answer time is `late`.
- *
- * @throws ProtocolError `InvalidParams` for state that is forged, expired past its grace, issued
- *   to another caller, tool or arguments, or used before.
- */
-async function continueRound(
+function failed(
   runtime: McpRuntime,
-  site: CallSite,
   tool: MountedTool,
-  args: Record<string, unknown>,
-  ctx: ServerContext,
-): Promise<Round | undefined> {
-  const raw = ctx.mcpReq.requestState();
-  if (raw === undefined) return undefined;
-  // The SDK has checked the signature and expiry (the codec is its verify hook).
-  const parsed = roundStateSchema.safeParse(raw);
-  if (
-    !parsed.success ||
-    parsed.data.principal !== principalKey(site.principal) ||
-    parsed.data.tool !== tool.path ||
-    parsed.data.argsDigest !== digestArguments(args)
-  ) {
-    throw new ProtocolError(ProtocolErrorCode.InvalidParams, INVALID_STATE);
+  record: CallRecord,
+  call: RunningCall,
+  error: unknown,
+): Promise<CallToolResult> {
+  const { redaction } = record;
+  if (error instanceof Stopped && error.reason === 'timeout') {
+    const seconds = formatSeconds(runtime.options.toolTimeoutMs);
+    return record.finish(
+      'timeout',
+      errorResult(`${tool.path} did not finish within ${seconds} s and was stopped.`),
+      'Time limit reached',
+    );
   }
-  const state = parsed.data;
-  const { services } = runtime;
-  const used = await useRound(services.database.db, {
-    id: state.questionId,
-    executionId: state.executionId,
-    expiresAt: new Date(state.answerBy + LATE_RETRY_GRACE_MS),
-  });
-  if (!used) throw new ProtocolError(ProtocolErrorCode.InvalidParams, INVALID_STATE);
-  const now = new Date();
-  if (now.getTime() > state.answerBy) return { late: true, state };
-
-  const response = inputResponse(ctx.mcpReq.inputResponses, ELICIT_KEY);
-  if (state.kind === 'sampling') {
-    const sample: SampleAnswer =
-      response.kind === 'sampling' ? { ok: true, result: response.result } : { ok: false };
-    return { late: false, state, answers: state.answers, samples: [...state.samples, sample] };
+  if (error instanceof Stopped) {
+    return record.finish(
+      'error',
+      errorResult('The call was cancelled by the client.'),
+      'Cancelled by the client',
+    );
   }
-  const by = subjectId(site.principal);
-  const answer: Answer =
-    response.kind === 'missing'
-      ? { ok: false, decision: 'cancelled', by }
-      : toAnswer(state.kind, response, by);
-  // The approvals list shows answers given in the AI client too.
-  await services.approvals.recordAnswered({
-    id: state.questionId,
-    executionId: state.executionId,
-    userId: by,
-    toolPath: tool.path,
-    message: state.message,
-    args: {},
-    createdAt: new Date(state.startedAt),
-    expiresAt: new Date(state.answerBy),
-    status: answer.ok ? 'approved' : 'denied',
-    decidedBy: by,
-    decidedAt: now,
+  if (error instanceof CallFailure) {
+    return record.finish(
+      error.outcome,
+      errorResult(redaction.message(error.message)),
+      error.recorded,
+    );
+  }
+  if (ApprovalDeniedError.isInstance(error)) {
+    const message =
+      record.elicitor?.lastAnswer?.reason === 'approve_unticked'
+        ? untickedMessage(tool.path)
+        : redaction.message(error.message);
+    return record.finish('denied', errorResult(message), message);
+  }
+  if (ToolError.isInstance(error)) {
+    const message = redaction.message(error.message);
+    return record.finish('error', errorResult(message), message);
+  }
+  if (UndeclaredProviderError.isInstance(error)) {
+    // A bug in the plugin, not the user's to fix: the log tells the operator too.
+    // The message, not error.provider: it leaves out a value that is no provider id.
+    call.log.warn('tool asked for a credential its plugin does not declare', {
+      reason: redaction.text(error.message),
+    });
+    const message = redaction.message(error.message);
+    return record.finish('error', errorResult(message), message);
+  }
+  if (AuthRequiredError.isInstance(error)) {
+    const message = redaction.message(authRequiredMessage(error, runtime.services.baseUrl));
+    return record.finish('error', errorResult(message), `No credential for ${error.provider}`);
+  }
+  call.log.error('tool failed', {
+    error: redaction.text(error instanceof Error ? (error.stack ?? error.message) : String(error)),
   });
-  return { late: false, state, answers: [...state.answers, answer], samples: state.samples };
-}
-
-/** What {@link askClient} carries into the next round. */
-interface RoundEnd {
-  executionId: string;
-  startedAt: Date;
-  pending: PendingSlot;
-  answers: readonly Answer[];
-  samples: readonly SampleAnswer[];
-  /** Sends the result once the execution record (still without an outcome) is stored. */
-  settle: (
-    end: Partial<ExecutionRecord>,
-    result: InputRequiredResult,
-  ) => Promise<InputRequiredResult | CallToolResult>;
-}
-
-/**
- * Ends a round with what the handler asked: `input_required` with the question (an elicitation)
- * or the sampling request, and signed state for the retry.
- */
-async function askClient(
-  runtime: McpRuntime,
-  site: CallSite,
-  tool: MountedTool,
-  args: Record<string, unknown>,
-  end: RoundEnd,
-): Promise<InputRequiredResult | CallToolResult> {
-  const input = end.pending.current;
-  if (input === undefined) throw new Error('askClient without a question');
-  const question =
-    input.kind === 'question'
-      ? {
-          message: input.question.message,
-          kind: input.question.kind,
-          request: inputRequired.elicit(input.question.params),
-        }
-      : {
-          message: "A completion from the client's model",
-          kind: 'sampling' as const,
-          request: inputRequired.createMessage(input.params),
-        };
-  const requestState = await runtime.codec.mint({
-    executionId: end.executionId,
-    startedAt: end.startedAt.getTime(),
-    principal: principalKey(site.principal),
-    tool: tool.path,
-    argsDigest: digestArguments(args),
-    questionId: crypto.randomUUID(),
-    answerBy: Date.now() + runtime.options.approvalTimeoutMs,
-    message: question.message,
-    kind: question.kind,
-    answers: [...end.answers],
-    samples: [...end.samples],
-  });
-  return end.settle(
-    input.kind === 'question' ? { approval: 'pending' } : {},
-    inputRequired({ inputRequests: { [ELICIT_KEY]: question.request }, requestState }),
+  return record.finish(
+    'error',
+    errorResult(
+      `${tool.path} failed unexpectedly. The details are in the gateway's log under execution id ${record.id}.`,
+    ),
+    'Unexpected error',
   );
 }
 
+/** What a call's record may say at its end, beside who called what and when. */
+type Ending = Pick<ExecutionRecord, 'outcome' | 'durationMs' | 'approval' | 'approvedBy' | 'error'>;
+
 /**
- * Closes the call's SSE stream once it has run `releaseStreamAfterMs` (SEP-1699 polling): the
- * client reconnects with `Last-Event-ID` and gets what it missed, then the result, from the
- * session's event store. Only 2025-11-25 sessions can resume, so only they get the callback.
+ * The execution record of one call: states queued while it runs, and its final state committed
+ * before the answer is let out ({@link CallRecord.settle}: no answer without its record).
  */
-function releaseStreamLater(
-  runtime: McpRuntime,
-  ctx: ServerContext,
-): ReturnType<typeof setTimeout> | undefined {
-  const after = runtime.options.releaseStreamAfterMs;
-  const close = ctx.http?.closeSSE;
-  if (after === undefined || close === undefined) return undefined;
-  const timer = setTimeout(close, after);
-  timer.unref?.();
-  return timer;
+export class CallRecord {
+  readonly id: string;
+  readonly startedAt: Date;
+  /** Every value vended to this call is masked in everything the call lets out. */
+  readonly redaction: CallRedaction;
+  /** Set once the call can ask questions: the last answer goes into the record. */
+  elicitor: Elicitor | undefined;
+  readonly #services: GatewayServices;
+  readonly #subject: string;
+  readonly #toolPath: string;
+  readonly #args: Record<string, unknown>;
+
+  constructor(
+    services: GatewayServices,
+    subject: string,
+    toolPath: string,
+    args: Record<string, unknown>,
+    round?: Round,
+  ) {
+    this.#services = services;
+    this.#subject = subject;
+    this.#toolPath = toolPath;
+    this.#args = args;
+    this.id = round?.state.executionId ?? newExecutionId();
+    this.startedAt = round ? new Date(round.state.startedAt) : new Date();
+    this.redaction = new CallRedaction(services.redactor);
+  }
+
+  elapsed(): number {
+    return Date.now() - this.startedAt.getTime();
+  }
+
+  /** The approval decision so far, for the record. */
+  decision(): Pick<ExecutionRecord, 'approval' | 'approvedBy'> {
+    const answer = this.elicitor?.lastAnswer;
+    return answer === undefined ? {} : { approval: answer.decision, approvedBy: answer.by };
+  }
+
+  /** Queues a state of the call that needs no commit before anything is sent. */
+  write(end: Ending): void {
+    this.#services.executions.write(this.#state(end));
+  }
+
+  /** Settles a call that ran (or was refused) with `outcome`, its decision and its error. */
+  finish(outcome: ExecutionOutcome, result: CallToolResult, error?: string) {
+    return this.settle(result, {
+      outcome,
+      durationMs: this.elapsed(),
+      ...this.decision(),
+      ...(error === undefined ? {} : { error: this.redaction.text(error) }),
+    });
+  }
+
+  /**
+   * Commits the record, then gives back `result`; when the record cannot be stored, an error
+   * result saying so instead. The only place a call's final record is written.
+   */
+  async settle<R extends CallToolResult | InputRequiredResult | undefined>(
+    result: R,
+    end: Ending,
+  ): Promise<R | CallToolResult> {
+    try {
+      await this.#services.executions.commit(
+        this.#state(end.durationMs === undefined ? { durationMs: this.elapsed(), ...end } : end),
+      );
+      return result;
+    } catch {
+      return errorResult(
+        `The gateway could not record this call of ${this.#toolPath}, so its result is withheld. Execution id: ${this.id}; the gateway's log has the details.`,
+      );
+    }
+  }
+
+  #state(end: Ending): ExecutionRecord {
+    return {
+      id: this.id,
+      userId: this.#subject,
+      toolPath: this.#toolPath,
+      startedAt: this.startedAt,
+      arguments: this.redaction.data(this.#args),
+      ...end,
+    };
+  }
+}
+
+/** The record's error for an `isError` result a source answered: its first text, shortened. */
+function upstreamErrorText(result: CallToolResult): string {
+  for (const block of result.content ?? []) {
+    if (block.type === 'text') return block.text.slice(0, 500);
+  }
+  return 'The tool answered an error';
 }
 
 /** Milliseconds as seconds with one decimal, for messages. */
-function formatSeconds(ms: number): number {
+export function formatSeconds(ms: number): number {
   return Math.round(ms / 100) / 10;
 }
 

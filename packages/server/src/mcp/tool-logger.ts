@@ -76,6 +76,12 @@ export function lazyLogger(make: () => Logger): Logger {
   };
 }
 
+/** Whether the client asked for log messages at `level` (a 2025 session's, or the envelope's). */
+export function passesClient(site: CallSite, ctx: ServerContext, level: LoggingLevel): boolean {
+  const threshold = clientLogLevel(site, ctx);
+  return threshold !== undefined && passes(level, threshold);
+}
+
 function clientLogLevel(site: CallSite, ctx: ServerContext): LoggingLevel | undefined {
   if (site.kind === 'session') return site.sessionLogLevel?.();
   const envelope: object | undefined = ctx.mcpReq.envelope;

@@ -39,11 +39,22 @@ describe('GET /api/openapi.json', () => {
     const document = await json<OpenApiDocument>(await gw.request('GET', '/api/openapi.json'));
 
     const register = document.paths['/api/registry/sources']?.post;
+    // One body per source kind (issue 16): a loaded plugin, or an upstream MCP server.
     expect(register?.requestBody?.content['application/json'].schema).toMatchObject({
-      type: 'object',
-      properties: { type: { const: 'plugin' }, namespace: { pattern: '^[a-z0-9_]+$' } },
-      required: ['type', 'id', 'namespace', 'pluginId'],
-      additionalProperties: false,
+      oneOf: [
+        {
+          type: 'object',
+          properties: { type: { const: 'plugin' }, namespace: { pattern: '^[a-z0-9_]+$' } },
+          required: ['type', 'id', 'namespace', 'pluginId'],
+          additionalProperties: false,
+        },
+        {
+          type: 'object',
+          properties: { type: { const: 'mcp' }, url: { type: 'string' } },
+          required: ['type', 'id', 'namespace', 'url'],
+          additionalProperties: false,
+        },
+      ],
     });
     expect(register?.responses['201']?.content?.['application/json'].schema).toMatchObject({
       properties: { source: { type: 'object' }, tools: { type: 'array' } },

@@ -13,6 +13,7 @@ export {
   PluginCatalog,
   PluginCatalogError,
   type PluginCatalogErrorReason,
+  type ToolSetSource,
 } from './plugin-catalog.js';
 export {
   type RegisterSourceInput,

@@ -115,9 +115,12 @@ export default config;
 
   it('without a config file loads nothing, and `configFile: false` reads none', async () => {
     const empty = await project({});
-    expect(await loadConfig({ cwd: empty, env: {} })).toEqual({ plugins: [] });
+    expect(await loadConfig({ cwd: empty, env: {} })).toEqual({ plugins: [], upstreams: [] });
     const dir = await project({ 'gateway.config.js': 'export default { plugins: [42] };' });
-    expect(await loadConfig({ cwd: dir, env: {}, configFile: false })).toEqual({ plugins: [] });
+    expect(await loadConfig({ cwd: dir, env: {}, configFile: false })).toEqual({
+      plugins: [],
+      upstreams: [],
+    });
   });
 
   it('fails when a named file is missing, saying which setting named it', async () => {

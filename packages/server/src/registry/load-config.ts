@@ -5,6 +5,7 @@ import { definePlugin, formatProblem, isPlugin, type Plugin, validatePlugin } fr
 import { z } from 'zod';
 import type { Env } from '../config/env.js';
 import * as envVars from '../config/env.js';
+import { type StdioUpstreamConfig, stdioUpstreamSchema } from '../upstream/target.js';
 
 /** The file names looked up in the working directory, in this order, when none is named. */
 export const CONFIG_FILE_NAMES = [
@@ -30,6 +31,8 @@ export interface LoadedConfig {
   /** The absolute path of the file read, when one was. */
   file?: string;
   plugins: Plugin[];
+  /** Stdio upstream MCP servers the gateway starts and supervises (`upstreams`). */
+  upstreams: StdioUpstreamConfig[];
 }
 
 /**
@@ -51,7 +54,10 @@ export class ConfigError extends Error {
 
 // `plugins` entries are checked one by one below, so each problem names its index.
 const configSchema = z
-  .object({ plugins: z.array(z.unknown(), { error: 'must be an array' }).optional() })
+  .object({
+    plugins: z.array(z.unknown(), { error: 'must be an array' }).optional(),
+    upstreams: z.array(stdioUpstreamSchema, { error: 'must be an array' }).optional(),
+  })
   .strict();
 
 /**
@@ -59,7 +65,8 @@ const configSchema = z
  * `GATEWAY_CONFIG`, else the first of {@link CONFIG_FILE_NAMES} found in `cwd`. The file's
  * default export is `{ plugins: [...] }`, each entry a plugin object, a path (relative to the
  * config file) or a package name whose default export is a plugin. TypeScript files are loaded
- * with tsx.
+ * with tsx. `upstreams` names stdio MCP servers the gateway starts itself:
+ * `{ id, namespace, command, args?, env?, cwd?, approvalRequired?, serviceAccountAllowed? }`.
  *
  * No file named and none found: no plugins, no error.
  *
@@ -69,7 +76,7 @@ const configSchema = z
  */
 export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConfig> {
   const file = await findConfigFile(options);
-  if (file === undefined) return { plugins: [] };
+  if (file === undefined) return { plugins: [], upstreams: [] };
   const label = relative(options.cwd, file) || file;
 
   let exported: unknown;
@@ -101,7 +108,12 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
     }),
   );
   if (problems.length > 0) throw new ConfigError(label, problems.sort(byIndex));
-  return { file, plugins: plugins.filter((plugin) => plugin !== undefined) };
+  const upstreams = (parsed.data.upstreams ?? []).map((upstream) => ({
+    ...upstream,
+    // Relative to the config file, as plugin paths are.
+    ...(upstream.cwd === undefined ? {} : { cwd: resolve(dirname(file), upstream.cwd) }),
+  }));
+  return { file, plugins: plugins.filter((plugin) => plugin !== undefined), upstreams };
 }
 
 async function findConfigFile(options: LoadConfigOptions): Promise<string | undefined> {

@@ -9,6 +9,7 @@ import {
   validatePlugin,
 } from '@gateway/sdk';
 import { z } from 'zod';
+import { PluginTool, type ToolSource } from '../tool-sources/index.js';
 
 /** A JSON Schema document, as generated from a tool's zod schema. */
 export type JsonSchema = { [key: string]: unknown };
@@ -34,6 +35,7 @@ export interface MountedTool {
   description: string;
   destructive: boolean;
   authProvider?: string;
+  /** The plugin, or for an upstream MCP tool its registration's id. */
   pluginId: string;
   /** The registration that mounted the tool. */
   sourceId: string;
@@ -51,8 +53,8 @@ export interface MountedTool {
   inputKeys?: ReadonlySet<string>;
   /** JSON Schema of the structured result, when the tool declares `outputSchema`. */
   outputJsonSchema?: JsonSchema;
-  /** The tool definition, with its handler and zod schemas. */
-  tool: Tool;
+  /** Where the tool comes from and how it runs: a {@link PluginTool} or an upstream MCP tool. */
+  source: ToolSource;
 }
 
 /** Why a plugin could not be loaded or mounted. */
@@ -84,8 +86,14 @@ export class PluginCatalogError extends Error {
 /** Called after every change of the mounted tools, with the catalog's new version. */
 export type CatalogListener = (version: number) => void;
 
+/** A registration whose tools its mounter made (an upstream MCP server's), not a plugin's. */
+export interface ToolSetSource {
+  id: string;
+  namespace: string;
+}
+
 interface Mount {
-  source: MountSource;
+  source: MountSource | ToolSetSource;
   tools: readonly MountedTool[];
 }
 
@@ -161,15 +169,13 @@ export class PluginCatalog {
         plugin.id,
       ]);
     }
-    const remounts = [...this.#mounts.values()]
-      .filter((mount) => mount.source.pluginId === plugin.id)
-      .map((mount) => {
-        assertInNamespace(plugin, mount.source.namespace);
-        const tools = plugin.tools
-          .map((tool) => mountedTool(tool, plugin, mount.source))
-          .sort(byPath);
-        return { source: mount.source, tools, old: mount.tools };
-      });
+    const remounts = [...this.#mounts.values()].flatMap((mount) => {
+      const { source } = mount;
+      if (!('pluginId' in source) || source.pluginId !== plugin.id) return [];
+      assertInNamespace(plugin, source.namespace);
+      const tools = plugin.tools.map((tool) => mountedTool(tool, plugin, source)).sort(byPath);
+      return [{ source, tools, old: mount.tools }];
+    });
     this.#plugins.set(plugin.id, plugin);
     for (const { source, tools, old } of remounts) {
       for (const tool of old) this.#byPath.delete(tool.path);
@@ -209,6 +215,12 @@ export class PluginCatalog {
         source.pluginId,
       ]);
     }
+    this.#assertFree(source);
+    assertInNamespace(plugin, source.namespace);
+    return plugin.tools.map((tool) => mountedTool(tool, plugin, source)).sort(byPath);
+  }
+
+  #assertFree(source: ToolSetSource): void {
     if (this.#mounts.has(source.id)) {
       throw new PluginCatalogError(
         'duplicate_source',
@@ -225,8 +237,44 @@ export class PluginCatalog {
         );
       }
     }
-    assertInNamespace(plugin, source.namespace);
-    return plugin.tools.map((tool) => mountedTool(tool, plugin, source)).sort(byPath);
+  }
+
+  /**
+   * Mounts tools made elsewhere (an upstream MCP server's) under `source.namespace`, or replaces
+   * the tools of that registration when it is mounted already (a refreshed tool list), and tells
+   * the listeners.
+   *
+   * @throws PluginCatalogError `duplicate_source` (another kind of source has the id),
+   * `namespace_taken` or `path_outside_namespace`; nothing changes then.
+   */
+  mountTools(source: ToolSetSource, tools: readonly MountedTool[]): readonly MountedTool[] {
+    const existing = this.#mounts.get(source.id);
+    if (existing === undefined || 'pluginId' in existing.source) this.#assertFree(source);
+    else if (existing.source.namespace !== source.namespace) {
+      throw new PluginCatalogError(
+        'namespace_taken',
+        `Source "${source.id}" is mounted under "${existing.source.namespace}"`,
+        [source.id],
+      );
+    }
+    const prefix = `${source.namespace}.`;
+    const outside = tools.filter((tool) => !tool.path.startsWith(prefix)).map((t) => t.path);
+    if (outside.length > 0) {
+      throw new PluginCatalogError(
+        'path_outside_namespace',
+        `Every tool path must start with "${prefix}"; these do not: ${outside.join(', ')}`,
+        outside,
+      );
+    }
+    const sorted = [...tools].sort(byPath);
+    for (const tool of existing?.tools ?? []) this.#byPath.delete(tool.path);
+    this.#mounts.set(source.id, {
+      source: { id: source.id, namespace: source.namespace },
+      tools: sorted,
+    });
+    for (const tool of sorted) this.#byPath.set(tool.path, tool);
+    this.#changed();
+    return sorted;
   }
 
   /**
@@ -310,7 +358,7 @@ function mountedTool(tool: Tool, plugin: Plugin, source: MountSource): MountedTo
     inputJsonSchema: schemas.input,
     ...(schemas.inputKeys === undefined ? {} : { inputKeys: schemas.inputKeys }),
     ...(schemas.output === undefined ? {} : { outputJsonSchema: schemas.output }),
-    tool,
+    source: new PluginTool(tool, plugin, schemas.output?.type === 'object', schemas.inputKeys),
   });
 }
 

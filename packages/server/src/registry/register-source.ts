@@ -4,15 +4,15 @@ import { RegistryService } from './registry-service.js';
 import { registerSourceBody, sourceRegisteredSchema } from './schemas.js';
 
 /**
- * `POST /api/registry/sources`: mounts a loaded plugin under a namespace and stores the
- * registration, so it is mounted again after a restart.
+ * `POST /api/registry/sources`: mounts a loaded plugin, or an upstream MCP server's tools, under a
+ * namespace and stores the registration, so it is mounted again after a restart.
  */
 export function registerSourceRoute(services: GatewayServices) {
   const registry = new RegistryService(services);
   return defineRoute({
     method: 'post',
     path: '/api/registry/sources',
-    summary: 'Register a plugin source: serve a loaded plugin under a namespace',
+    summary: 'Register a source: a loaded plugin, or an upstream MCP server, under a namespace',
     tag: 'Registry',
     access: 'service-or-admin',
     body: registerSourceBody,
@@ -26,9 +26,14 @@ export function registerSourceRoute(services: GatewayServices) {
       403: { description: 'Neither an admin nor the service secret' },
       404: { description: 'No plugin with this `pluginId` is loaded' },
       409: { description: 'The `id` is taken, or the namespace is already registered' },
+      503: {
+        description:
+          'An `mcp` source whose tool list could not be fetched (`service_unavailable`; the message says why)',
+      },
     },
-    async handler(c, { body }) {
-      return c.json(await registry.register(body), 201);
+    async handler(c, { body, principal }) {
+      const registrant = principal.kind === 'user' ? principal.userId : undefined;
+      return c.json(await registry.register(body, registrant), 201);
     },
   });
 }

@@ -1,18 +1,21 @@
 import type { GatewayDatabase, RegistrySourceRow } from '../db/index.js';
 import { HttpError } from '../http/errors.js';
 import type { ServerLogger } from '../http/logger.js';
+import type { UpstreamService, UpstreamStatus } from '../upstream/index.js';
 import {
   type PluginCatalog,
   PluginCatalogError,
   type PluginCatalogErrorReason,
 } from './plugin-catalog.js';
+import type { RegisterSourceBody } from './schemas.js';
 
 /** A stored registration, as the registry routes answer it. */
 export interface RegistrySource {
   id: string;
-  type: 'plugin';
+  type: 'plugin' | 'mcp';
   namespace: string;
-  pluginId: string;
+  /** The plugin; null for an upstream MCP source. */
+  pluginId: string | null;
   /** ISO 8601 timestamp. */
   createdAt: string;
 }
@@ -23,15 +26,12 @@ export interface RegistrySourceStatus extends RegistrySource {
   mounted: boolean;
   /** The tool paths it serves. */
   tools: string[];
+  /** For an upstream MCP source: the upstream and its health here. */
+  upstream?: UpstreamStatus;
 }
 
-/** What registering a plugin source takes. */
-export interface RegisterSourceInput {
-  type: 'plugin';
-  id: string;
-  namespace: string;
-  pluginId: string;
-}
+/** What registering a source takes (the body of `POST /api/registry/sources`). */
+export type RegisterSourceInput = RegisterSourceBody;
 
 /**
  * The sources each catalog mounted from a stored registration (restore, register, sync), as
@@ -84,15 +84,19 @@ export class RegistryService {
   readonly #database: GatewayDatabase;
   readonly #catalog: PluginCatalog;
   readonly #logger: ServerLogger;
+  readonly #upstreams: UpstreamService | undefined;
 
   constructor(options: {
     database: GatewayDatabase;
     plugins: PluginCatalog;
     logger: ServerLogger;
+    /** Upstream MCP sources; without it `type: "mcp"` registrations are neither made nor mounted. */
+    upstreams?: UpstreamService;
   }) {
     this.#database = options.database;
     this.#catalog = options.plugins;
     this.#logger = options.logger;
+    this.#upstreams = options.upstreams;
   }
 
   /**
@@ -125,15 +129,17 @@ export class RegistryService {
       if (this.#catalog.version === version) break;
     }
     const stored = storedIn(this.#catalog);
-    const present = new Set(rows.map((row) => row.id));
+    const present = new Set(rows.filter((row) => row.type === 'plugin').map((row) => row.id));
     for (const id of stored) {
       if (present.has(id)) continue;
       stored.delete(id);
       this.#catalog.unmount(id);
       this.#logger.info('registry source removed elsewhere, unmounted', { sourceId: id });
     }
+    await this.#upstreams?.sync(rows);
     const skipped = skippedIn(this.#catalog);
     for (const row of rows) {
+      if (row.type !== 'plugin') continue;
       const source = { id: row.id, namespace: row.namespace, pluginId: row.plugin_id };
       if (this.#catalog.isMounted(row.id)) continue;
       const key = `${row.id}\u0000${row.namespace}\u0000${row.plugin_id}\u0000${this.#catalog.version}`;
@@ -161,11 +167,21 @@ export class RegistryService {
    * 400 a tool path outside the namespace (details: the paths) or a schema that has no JSON
    * Schema form.
    */
-  async register(input: RegisterSourceInput): Promise<{ source: RegistrySource; tools: string[] }> {
+  async register(
+    input: RegisterSourceInput,
+    registrant?: string,
+  ): Promise<{ source: RegistrySource; tools: string[] }> {
     await this.#assertFree(input);
+    if (input.type === 'mcp') return this.#registerUpstream(input, registrant);
     const mountSource = { id: input.id, namespace: input.namespace, pluginId: input.pluginId };
     catalogErrors(() => this.#catalog.check(mountSource));
-    const source: RegistrySource = { ...input, createdAt: new Date().toISOString() };
+    const source: RegistrySource = {
+      id: input.id,
+      type: 'plugin',
+      namespace: input.namespace,
+      pluginId: input.pluginId,
+      createdAt: new Date().toISOString(),
+    };
     const { db } = this.#database;
     try {
       await db
@@ -174,7 +190,7 @@ export class RegistryService {
           id: source.id,
           type: source.type,
           namespace: source.namespace,
-          plugin_id: source.pluginId,
+          plugin_id: input.pluginId,
           created_at: source.createdAt,
         })
         .execute();
@@ -194,6 +210,41 @@ export class RegistryService {
       return { source, tools: tools.map((tool) => tool.path) };
     } catch (error) {
       await db.deleteFrom('registry_sources').where('id', '=', source.id).execute();
+      throw error;
+    }
+  }
+
+  async #registerUpstream(
+    input: Extract<RegisterSourceInput, { type: 'mcp' }>,
+    registrant: string | undefined,
+  ): Promise<{ source: RegistrySource; tools: string[] }> {
+    if (this.#upstreams === undefined) {
+      throw new HttpError('bad_request', 'This gateway does not serve upstream MCP sources');
+    }
+    const createdAt = new Date().toISOString();
+    try {
+      const { tools } = await this.#upstreams.register(
+        {
+          id: input.id,
+          namespace: input.namespace,
+          url: input.url,
+          auth: input.auth ?? { kind: 'none' },
+          approvalRequired: input.approvalRequired ?? [],
+          serviceAccountAllowed: input.serviceAccountAllowed ?? false,
+        },
+        registrant,
+      );
+      const source: RegistrySource = {
+        id: input.id,
+        type: 'mcp',
+        namespace: input.namespace,
+        pluginId: null,
+        createdAt,
+      };
+      return { source, tools };
+    } catch (error) {
+      // Two registrations racing past the check above meet the primary key or unique namespace.
+      if (!(error instanceof HttpError)) await this.#assertFree(input);
       throw error;
     }
   }
@@ -224,11 +275,32 @@ export class RegistryService {
       .orderBy('created_at')
       .orderBy('id')
       .execute();
-    return rows.map((row) => ({
-      ...sourceOf(row),
-      mounted: this.#catalog.isMounted(row.id),
-      tools: this.#catalog.pathsOf(row.id),
-    }));
+    const stored: RegistrySourceStatus[] = rows.map((row) => {
+      const upstream = this.#upstreams?.status(row.id);
+      return {
+        ...sourceOf(row),
+        mounted: this.#catalog.isMounted(row.id),
+        tools: this.#catalog.pathsOf(row.id),
+        ...(upstream === undefined ? {} : { upstream }),
+      };
+    });
+    // Stdio upstreams come from the config file: listed, never stored.
+    const configured = (this.#upstreams?.configured() ?? []).flatMap(({ id, namespace }) => {
+      const upstream = this.#upstreams?.status(id);
+      if (upstream === undefined) return [];
+      const source: RegistrySourceStatus = {
+        id,
+        type: 'mcp',
+        namespace,
+        pluginId: null,
+        createdAt: upstream.toolsFetchedAt ?? new Date(0).toISOString(),
+        mounted: this.#catalog.isMounted(id),
+        tools: this.#catalog.pathsOf(id),
+        upstream,
+      };
+      return [source];
+    });
+    return [...stored, ...configured];
   }
 
   /**
@@ -243,6 +315,7 @@ export class RegistryService {
       .executeTakeFirst();
     if (Number(result.numDeletedRows) === 0)
       throw new HttpError('not_found', `No registered source "${id}"`);
+    await this.#upstreams?.remove(id);
     this.#catalog.unmount(id);
     storedIn(this.#catalog).delete(id);
     this.#logger.info('registry source removed', { sourceId: id });
@@ -250,12 +323,12 @@ export class RegistryService {
 }
 
 function sourceOf(row: RegistrySourceRow): RegistrySource {
-  // Only `plugin` sources exist; the column leaves room for other kinds later.
+  const mcp = row.type === 'mcp';
   return {
     id: row.id,
-    type: 'plugin',
+    type: mcp ? 'mcp' : 'plugin',
     namespace: row.namespace,
-    pluginId: row.plugin_id,
+    pluginId: mcp ? null : row.plugin_id,
     createdAt: row.created_at,
   };
 }

@@ -1,32 +1,88 @@
 import { NAMESPACE_MAX_LENGTH, NAMESPACE_PATTERN } from '@gateway/sdk';
 import { z } from 'zod';
+import { upstreamAuthSchema } from '../upstream/target.js';
 
-/** Body of `POST /api/registry/sources`. */
-export const registerSourceBody = z
+const sourceId = z
+  .string()
+  .regex(
+    /^[a-z0-9][a-z0-9_-]{0,63}$/,
+    'Use 1-64 of a-z, 0-9, _ and -, starting with a letter or digit',
+  )
+  .meta({ description: 'The registration id' });
+
+const namespace = z
+  .string()
+  .regex(NAMESPACE_PATTERN, 'Use a-z, 0-9 and _ (underscore style), e.g. `google_drive`')
+  .max(NAMESPACE_MAX_LENGTH, `Use at most ${NAMESPACE_MAX_LENGTH} characters`);
+
+/** A plugin source in `POST /api/registry/sources`. */
+const pluginSourceBody = z
   .object({
-    type: z.literal('plugin').meta({ description: 'The kind of source; `plugin` is the one kind' }),
-    id: z
-      .string()
-      .regex(
-        /^[a-z0-9][a-z0-9_-]{0,63}$/,
-        'Use 1-64 of a-z, 0-9, _ and -, starting with a letter or digit',
-      )
-      .meta({ description: 'The registration id' }),
-    namespace: z
-      .string()
-      .regex(NAMESPACE_PATTERN, 'Use a-z, 0-9 and _ (underscore style), e.g. `google_drive`')
-      .max(NAMESPACE_MAX_LENGTH, `Use at most ${NAMESPACE_MAX_LENGTH} characters`)
-      .meta({ description: 'Every tool path of the plugin must start with `<namespace>.`' }),
+    type: z.literal('plugin').meta({ description: 'A plugin the gateway has loaded' }),
+    id: sourceId,
+    namespace: namespace.meta({
+      description: 'Every tool path of the plugin must start with `<namespace>.`',
+    }),
     pluginId: z.string().min(1).max(100).meta({ description: 'A plugin the gateway has loaded' }),
   })
   .strict();
 
+/** An upstream MCP server in `POST /api/registry/sources`. */
+const mcpSourceBody = z
+  .object({
+    type: z.literal('mcp').meta({ description: 'An upstream MCP server (Streamable HTTP)' }),
+    id: sourceId,
+    namespace: namespace.meta({
+      description: 'The upstream tool `search` is served as `<namespace>.search`',
+    }),
+    url: z
+      .string()
+      .max(2048)
+      .meta({ description: 'The upstream MCP endpoint, `http:` or `https:`' }),
+    auth: upstreamAuthSchema.optional(),
+    approvalRequired: z.array(z.string().max(200)).max(1000).optional().meta({
+      description:
+        'Upstream tool names that ask the user for approval, besides those annotated `destructiveHint: true`',
+    }),
+    serviceAccountAllowed: z
+      .boolean()
+      .optional()
+      .meta({ description: 'Whether service accounts may use its tools (default false)' }),
+  })
+  .strict();
+
+/** Body of `POST /api/registry/sources`. */
+export const registerSourceBody = z.discriminatedUnion('type', [pluginSourceBody, mcpSourceBody]);
+
+/** Body of `POST /api/registry/sources`. */
+export type RegisterSourceBody = z.infer<typeof registerSourceBody>;
+
+const upstreamStatusSchema = z
+  .object({
+    transport: z.enum(['http', 'stdio']),
+    url: z.string().nullable(),
+    auth: upstreamAuthSchema.nullable(),
+    health: z.object({
+      state: z.enum(['ok', 'degraded']).meta({
+        description: '`degraded`: its calls failed repeatedly; they fail fast until `retryAt`',
+      }),
+      failures: z.number(),
+      lastError: z.string().nullable(),
+      retryAt: z.string().nullable(),
+    }),
+    toolsFetchedAt: z.string().nullable(),
+    mappedNames: z.record(z.string(), z.string()).meta({
+      description: 'Served tool paths whose upstream name differs, with that name',
+    }),
+  })
+  .meta({ description: 'For an `mcp` source: the upstream and its state on this instance' });
+
 /** A stored registration. */
 export const sourceSchema = z.object({
   id: z.string(),
-  type: z.literal('plugin'),
+  type: z.enum(['plugin', 'mcp']),
   namespace: z.string(),
-  pluginId: z.string(),
+  pluginId: z.string().nullable().meta({ description: 'The plugin; null for an `mcp` source' }),
   createdAt: z.iso.datetime(),
 });
 
@@ -45,6 +101,7 @@ export const sourceListSchema = z.object({
           'False when the plugin is not loaded on this instance: its tools are not served',
       }),
       tools: z.array(z.string()).meta({ description: 'The paths of the tools it serves' }),
+      upstream: upstreamStatusSchema.optional(),
     }),
   ),
 });

@@ -95,7 +95,18 @@ export async function toolStatus(services: StatusServices, userId: string): Prom
   };
 
   const plugins = [...byPlugin].flatMap(([pluginId, tools]) => {
-    const plugin = services.plugins.plugin(pluginId);
+    // An upstream MCP source's tools have no plugin: its source says what they may be vended.
+    const first = tools[0];
+    const plugin =
+      services.plugins.plugin(pluginId) ??
+      (first === undefined || first.source.kind !== 'mcp'
+        ? undefined
+        : {
+            id: pluginId,
+            name: pluginId,
+            description: `Tools of the upstream MCP server registered as "${pluginId}"`,
+            authProviders: first.source.credentials.authProviders,
+          });
     if (plugin === undefined) return [];
     const needed = new Set(tools.flatMap((tool) => tool.authProvider ?? []));
     const entries = plugin.authProviders.filter((entry) => needed.has(entry.id));

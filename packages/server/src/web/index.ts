@@ -8,6 +8,7 @@ import { mountExecutionsPage } from './pages/admin/executions.js';
 import { mountInvitesPage } from './pages/admin/invites.js';
 import { mountRolesPage } from './pages/admin/roles.js';
 import { mountServiceAccountsPage } from './pages/admin/service-accounts.js';
+import { mountSourcesPage } from './pages/admin/sources.js';
 import { mountUsersPage } from './pages/admin/users.js';
 import { mountApprovalsPage } from './pages/approvals.js';
 import { mountEndpointsPage } from './pages/endpoints.js';
@@ -41,6 +42,7 @@ export function mountWebApp(
   mountUsersPage(kit);
   mountServiceAccountsPage(kit);
   mountInvitesPage(kit);
+  mountSourcesPage(kit);
   mountExecutionsPage(kit);
 }
 

@@ -18,6 +18,20 @@ export interface RegisterOptions {
   id?: string | undefined;
   /** The tool-path namespace. Default: the plugin id. */
   namespace?: string | undefined;
+  /**
+   * Register an upstream MCP server (its Streamable HTTP URL) instead of this project's plugin:
+   * no plugin is loaded, and `id` and `namespace` default to a name taken from the URL's host.
+   */
+  mcp?: string | undefined;
+  /**
+   * For `mcp`: the provider whose credential the gateway sends to the upstream for each calling
+   * user (their own connection, else the team's, else `<PROVIDER>_API_KEY`), in `header`.
+   */
+  provider?: string | undefined;
+  /** For `mcp` with `provider`: the header that carries the credential. Default `Authorization`. */
+  header?: string | undefined;
+  /** For `mcp` with `provider`: put before the credential. Default `Bearer` for `Authorization`. */
+  scheme?: string | undefined;
   /** Print the registration as JSON. */
   json?: boolean;
   /** The HTTP client. Default the global fetch. */
@@ -26,7 +40,13 @@ export interface RegisterOptions {
 
 /** What the gateway answered: the stored source and the tools now live. */
 export interface Registration {
-  source: { id: string; type: string; namespace: string; pluginId: string; createdAt: string };
+  source: {
+    id: string;
+    type: string;
+    namespace: string;
+    pluginId: string | null;
+    createdAt: string;
+  };
   tools: string[];
 }
 
@@ -49,6 +69,7 @@ export async function runRegister(options: RegisterOptions): Promise<Registratio
       { exitCode: 4 },
     );
   }
+  if (options.mcp !== undefined) return registerUpstream(options, secret);
   const entry = await findPluginEntry(options.cwd);
   const loaded = await withSpinner(io, `Loading ${entry}`, () => loadPlugin(options.cwd, entry));
   if (loaded.plugin === undefined) {
@@ -96,6 +117,95 @@ export async function runRegister(options: RegisterOptions): Promise<Registratio
   return registration;
 }
 
+/** `gateway register --mcp <url>`: an upstream MCP server as a source. */
+async function registerUpstream(options: RegisterOptions, secret: string): Promise<Registration> {
+  const { io } = options;
+  const url = options.mcp ?? '';
+  const name = nameFromUrl(url);
+  if (name === undefined && (options.namespace === undefined || options.id === undefined)) {
+    throw new CliError(`${url} is not an http(s) URL; pass the upstream's MCP endpoint to --mcp`, {
+      exitCode: 2,
+    });
+  }
+  const namespace = options.namespace ?? name ?? '';
+  const header = options.header ?? 'Authorization';
+  const scheme =
+    options.scheme ?? (header.toLowerCase() === 'authorization' ? 'Bearer' : undefined);
+  const body = {
+    type: 'mcp',
+    id: options.id ?? namespace.replace(/_/g, '-'),
+    namespace,
+    url,
+    auth:
+      options.provider === undefined
+        ? { kind: 'none' }
+        : {
+            kind: 'header',
+            provider: options.provider,
+            header,
+            ...(scheme === undefined ? {} : { scheme }),
+          },
+  };
+  const base = (options.url ?? io.env.GATEWAY_URL ?? DEFAULT_URL).replace(/\/+$/, '');
+  const request = options.fetch ?? fetch;
+  let response: Response;
+  try {
+    response = await withSpinner(io, `Registering ${url} at ${base}`, () =>
+      request(`${base}/api/registry/sources`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      }),
+    );
+  } catch {
+    throw new CliError(
+      `Could not reach the gateway at ${base}; is it running? Pass --url or set GATEWAY_URL`,
+    );
+  }
+  const answer = (await response.json().catch(() => undefined)) as unknown;
+  if (response.status === 503) {
+    const message = (errorOf(answer)?.message ?? 'HTTP 503').replace(/\.$/, '');
+    throw new CliError(`${message}; check the URL and that the upstream is running`);
+  }
+  if (response.status !== 201) {
+    throw refusal(response.status, answer, { ...body, pluginId: '' }, base, []);
+  }
+  const registration = answer as Registration;
+  if (options.json) {
+    io.stdout.write(`${JSON.stringify(registration, null, 2)}\n`);
+    return registration;
+  }
+  const colors = createColors(io);
+  io.stdout.write(
+    `${colors.green('✓')} Registered ${url} as source ${registration.source.id} at ${base}; ${registration.tools.length} tools now live:\n`,
+  );
+  for (const tool of registration.tools) io.stdout.write(`  ${tool}\n`);
+  return registration;
+}
+
+/**
+ * A namespace from an upstream URL's host: its first label that is not `mcp`, `api` or `www`
+ * (`https://mcp.linear.app/mcp` is `linear`), `mcp_<port>` for an IP address or `localhost`.
+ */
+export function nameFromUrl(url: string): string | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return undefined;
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return undefined;
+  const host = parsed.hostname.replace(/^\[|\]$/g, '');
+  if (/^[\d.]+$/.test(host) || host.includes(':') || host === 'localhost') {
+    return `mcp_${parsed.port || (parsed.protocol === 'https:' ? '443' : '80')}`;
+  }
+  const label = host.split('.').find((part) => !['mcp', 'api', 'www'].includes(part)) ?? host;
+  return label
+    .toLowerCase()
+    .replace(/[^a-z0-9_]/g, '_')
+    .slice(0, 64);
+}
+
 function refusal(
   status: number,
   answer: unknown,
@@ -124,6 +234,8 @@ function refusal(
         },
       );
     case 404:
+      if (body.pluginId === '')
+        return new CliError(`The gateway at ${base} answered 404: ${message}`);
       return new CliError(
         `The gateway at ${base} has no plugin "${body.pluginId}" loaded; add it to the server's gateway.config and restart the server`,
       );

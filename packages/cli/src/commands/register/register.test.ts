@@ -211,3 +211,78 @@ describe('gateway register', () => {
     );
   });
 });
+
+/** An MCP server over Streamable HTTP (JSON answers) on 127.0.0.1 listing one tool, `get-sum`. */
+async function upstream(): Promise<string> {
+  const { createServer } = await import('node:http');
+  const server = createServer(async (request, response) => {
+    if (request.method !== 'POST') {
+      response.writeHead(405).end();
+      return;
+    }
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    const message = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+      id?: number;
+      method: string;
+      params?: { protocolVersion?: string };
+    };
+    if (message.id === undefined) {
+      response.writeHead(202).end();
+      return;
+    }
+    const result =
+      message.method === 'initialize'
+        ? {
+            protocolVersion: message.params?.protocolVersion,
+            capabilities: { tools: {} },
+            serverInfo: { name: 'sums', version: '1.0.0' },
+          }
+        : message.method === 'tools/list'
+          ? { tools: [{ name: 'get-sum', inputSchema: { type: 'object' } }] }
+          : {};
+    response.writeHead(200, { 'content-type': 'application/json' });
+    response.end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  onTestFinished(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  const address = server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : 0;
+  return `http://127.0.0.1:${port}/mcp`;
+}
+
+describe('gateway register --mcp', () => {
+  it('registers an upstream MCP server, its tools under a namespace from the flags', async () => {
+    const gw = await createLeakCheckedGateway({
+      env: { GATEWAY_UPSTREAM_ALLOW_PRIVATE: 'true' },
+      configFile: false,
+      databaseUrl: ':memory:',
+      authSecret: 'register-test-auth-secret-0123456789',
+      serviceApiSecret: SECRET,
+      port: 0,
+    });
+    onTestFinished(() => gw.stop());
+    const { url } = await gw.start();
+    const mcp = await upstream();
+    const io = createTestIo({ env: { SERVICE_API_SECRET: SECRET } });
+    const cwd = await makeTempDir();
+    const registration = await runRegister({ cwd, io, url, mcp, namespace: 'sums' });
+    expect(registration.source).toMatchObject({ id: 'sums', type: 'mcp', pluginId: null });
+    expect(registration.tools).toEqual(['sums.get_sum']);
+    expect(io.out()).toContain(`✓ Registered ${mcp} as source sums`);
+
+    // A refused URL is one line saying why.
+    const refused = await failure(
+      runRegister({ cwd, io, url, mcp: `${url}/mcp`, namespace: 'self', json: true }),
+    );
+    expect(refused.message).toContain('the gateway itself');
+  });
+
+  it('takes the namespace from the host when none is given', async () => {
+    const { nameFromUrl } = await import('./index.js');
+    expect(nameFromUrl('https://mcp.linear.app/mcp')).toBe('linear');
+    expect(nameFromUrl('https://search-tools.example.com/mcp')).toBe('search_tools');
+    expect(nameFromUrl('http://127.0.0.1:3001/mcp')).toBe('mcp_3001');
+    expect(nameFromUrl('ftp://x')).toBeUndefined();
+  });
+});

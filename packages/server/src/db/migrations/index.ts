@@ -3,6 +3,7 @@ import { rateLimit } from './002-rate-limit.js';
 import { mcpRounds } from './003-mcp-rounds.js';
 import { invites } from './004-invites.js';
 import { oauthReconnect } from './005-oauth-reconnect.js';
+import { upstreamSources } from './006-upstream-sources.js';
 import type { GatewayMigration } from './migration.js';
 
 /**
@@ -16,6 +17,7 @@ export const migrations: Readonly<Record<string, GatewayMigration>> = {
   '003-mcp-rounds': mcpRounds,
   '004-invites': invites,
   '005-oauth-reconnect': oauthReconnect,
+  '006-upstream-sources': upstreamSources,
 };
 
 export type { GatewayMigration } from './migration.js';

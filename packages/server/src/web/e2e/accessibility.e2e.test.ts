@@ -27,6 +27,7 @@ const ADMIN_PAGES = [
   '/admin/users',
   '/admin/invites',
   '/admin/service-accounts',
+  '/admin/sources',
   '/admin/executions',
 ];
 

@@ -1,13 +1,20 @@
 import { type Html, html, raw } from '../../html.js';
 
 /** The admin pages. */
-export type AdminSection = 'roles' | 'users' | 'invites' | 'service-accounts' | 'executions';
+export type AdminSection =
+  | 'roles'
+  | 'users'
+  | 'invites'
+  | 'service-accounts'
+  | 'sources'
+  | 'executions';
 
 const SECTIONS: readonly { key: AdminSection; href: string; label: string }[] = [
   { key: 'roles', href: '/admin/roles', label: 'Roles' },
   { key: 'users', href: '/admin/users', label: 'Users' },
   { key: 'invites', href: '/admin/invites', label: 'Invites' },
   { key: 'service-accounts', href: '/admin/service-accounts', label: 'Service accounts' },
+  { key: 'sources', href: '/admin/sources', label: 'Sources' },
   { key: 'executions', href: '/admin/executions', label: 'Execution log' },
 ];
 

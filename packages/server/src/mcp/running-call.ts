@@ -1,0 +1,203 @@
+import type { PluginContext, Role, SampleRequest, SampleResult } from '@gateway/sdk';
+import type {
+  CallToolResult,
+  InputRequiredResult,
+  LoggingLevel,
+  ServerContext,
+} from '@modelcontextprotocol/server';
+import type { ServerLogger } from '../http/logger.js';
+import type { MountedTool } from '../registry/index.js';
+import type { SourceCall } from '../tool-sources/index.js';
+import type { CallRedaction } from './call-redaction.js';
+import type { CallSite } from './call-site.js';
+import type { CallRecord } from './call-tool.js';
+import type { PendingSlot } from './elicitation.js';
+import { Elicitor } from './elicitor.js';
+import { subjectId } from './principal.js';
+import { ProgressReporter } from './progress.js';
+import { askClient, type Round } from './rounds.js';
+import type { McpRuntime } from './runtime.js';
+import { Sampler } from './sampler.js';
+import { TimeLimit } from './time-limit.js';
+import { lazyLogger, passesClient, toolLogger } from './tool-logger.js';
+
+/** The abort reason once a call is over (no Error: building its stack on every call costs). */
+const CALL_ENDED = Symbol('call ended');
+
+/** Why a tool stopped before returning, when it was not its own doing. */
+export class Stopped extends Error {
+  readonly reason: 'timeout' | 'cancelled';
+
+  constructor(reason: 'timeout' | 'cancelled') {
+    super(reason);
+    this.reason = reason;
+  }
+}
+
+/** What a {@link RunningCall} is made from. */
+export interface RunningCallOptions {
+  runtime: McpRuntime;
+  site: CallSite;
+  ctx: ServerContext;
+  tool: MountedTool;
+  role: Role;
+  record: CallRecord;
+  round: Round | undefined;
+  args: Record<string, unknown>;
+}
+
+/**
+ * One call while its source runs: the time limit and cancellation (`signal`), progress,
+ * questions and sampling, logging, and credentials scoped to the source's providers and masked
+ * once vended (the "authorize credentials" stage). It is the {@link SourceCall} a source gets, and
+ * a plugin handler's `call` argument, so a call allocates it once.
+ */
+export class RunningCall implements SourceCall {
+  readonly executionId: string;
+  readonly signal: AbortSignal;
+  readonly context: PluginContext;
+  readonly redaction: CallRedaction;
+  readonly reportProgress: (progress: number, total?: number, message?: string) => void;
+  readonly #options: RunningCallOptions;
+  readonly #controller = new AbortController();
+  readonly #limit: TimeLimit;
+  readonly #progress: ProgressReporter;
+  readonly #pending: PendingSlot = { current: undefined };
+  readonly #elicitor: Elicitor;
+  readonly #release: ReturnType<typeof setTimeout> | undefined;
+  #sampler: Sampler | undefined;
+  #log: ServerLogger | undefined;
+
+  constructor(options: RunningCallOptions) {
+    const { runtime, site, ctx, tool, role, record, round } = options;
+    const { services } = runtime;
+    this.#options = options;
+    this.executionId = record.id;
+    this.signal = this.#controller.signal;
+    const controller = this.#controller;
+    this.#limit = new TimeLimit(runtime.options.toolTimeoutMs, () =>
+      controller.abort(new Stopped('timeout')),
+    );
+    if (ctx.mcpReq.signal.aborted) this.#clientGone();
+    ctx.mcpReq.signal.addEventListener('abort', this.#clientGone, { once: true });
+    const { redaction } = record;
+    this.redaction = redaction;
+    this.#progress = new ProgressReporter(ctx, redaction.text);
+    this.reportProgress = this.#progress.report;
+    this.#release = releaseStreamLater(runtime, ctx);
+    this.#elicitor = new Elicitor({
+      runtime,
+      site,
+      ctx,
+      executionId: record.id,
+      toolPath: tool.path,
+      answers: round?.late === false ? round.answers : [],
+      limit: this.#limit,
+      signal: this.signal,
+      progress: this.#progress,
+      pending: this.#pending,
+      onWaiting: (waiting) =>
+        record.write(
+          waiting
+            ? { durationMs: record.elapsed(), approval: 'pending' }
+            : { durationMs: record.elapsed(), ...record.decision() },
+        ),
+    });
+    record.elicitor = this.#elicitor;
+    const { elicit } = this.#elicitor;
+    const subject = subjectId(site.principal);
+    this.context = {
+      userId: subject,
+      role,
+      // A source that is gone meanwhile declares nothing, so it gets nothing.
+      auth: redaction.watch(services.tokens.resolverFor(subject, tool.source.credentials)),
+      elicit: (request) => elicit(redaction.data(request)),
+      logger: lazyLogger(() => toolLogger(this.log, site, tool, ctx, redaction)),
+    };
+  }
+
+  /** The server log for this call, made on first use: most calls log nothing. */
+  get log(): ServerLogger {
+    const { runtime, tool, record } = this.#options;
+    this.#log ??= runtime.services.logger.child({
+      tool: tool.path,
+      executionId: record.id,
+      userId: subjectId(this.#options.site.principal),
+    });
+    return this.#log;
+  }
+
+  /** Whether the tool asked the client something that ends this round (`input_required`). */
+  get questionPending(): boolean {
+    return this.#pending.current !== undefined;
+  }
+
+  readonly sample = (request: SampleRequest): Promise<SampleResult> => {
+    const { runtime, site, ctx, tool, record, round } = this.#options;
+    const asked = record.redaction.data(request);
+    this.#sampler ??= new Sampler({
+      runtime,
+      site,
+      ctx,
+      executionId: record.id,
+      toolPath: tool.path,
+      samples: round?.late === false ? round.samples : [],
+      limit: this.#limit,
+      signal: this.signal,
+      pending: this.#pending,
+    });
+    return this.#sampler.sample(asked);
+  };
+
+  forwardLog(level: LoggingLevel, data: unknown, logger?: string): void {
+    const { site, ctx, tool, record } = this.#options;
+    if (!passesClient(site, ctx, level)) return;
+    void ctx.mcpReq
+      .notify({
+        method: 'notifications/message',
+        params: { level, logger: logger ?? tool.path, data: record.redaction.value(data) },
+      })
+      .catch(() => {});
+  }
+
+  /** Ends the round with what the tool asked, once the record says the call is waiting. */
+  async askClient(): Promise<InputRequiredResult | CallToolResult> {
+    const { runtime, site, tool, args, record, round } = this.#options;
+    const asking = this.#pending.current;
+    const result = await askClient(runtime, site, tool, args, {
+      executionId: record.id,
+      startedAt: record.startedAt,
+      pending: this.#pending,
+      answers: this.#elicitor.answers,
+      samples: this.#sampler?.samples ?? (round?.late === false ? round.samples : []),
+    });
+    return record.settle(result, asking?.kind === 'question' ? { approval: 'pending' } : {});
+  }
+
+  /** Stops the clock and everything still running for the call. */
+  end(): void {
+    this.#limit.clear();
+    if (this.#release !== undefined) clearTimeout(this.#release);
+    this.#options.ctx.mcpReq.signal.removeEventListener('abort', this.#clientGone);
+    this.#controller.abort(CALL_ENDED);
+  }
+
+  readonly #clientGone = () => this.#controller.abort(new Stopped('cancelled'));
+}
+
+/**
+ * Closes the call's SSE stream once it has run `releaseStreamAfterMs` (SEP-1699 polling): the
+ * client reconnects with `Last-Event-ID` and gets what it missed, then the result, from the
+ * session's event store. Only 2025-11-25 sessions can resume, so only they get the callback.
+ */
+function releaseStreamLater(
+  runtime: McpRuntime,
+  ctx: ServerContext,
+): ReturnType<typeof setTimeout> | undefined {
+  const after = runtime.options.releaseStreamAfterMs;
+  const close = ctx.http?.closeSSE;
+  if (after === undefined || close === undefined) return undefined;
+  const timer = setTimeout(close, after);
+  timer.unref?.();
+  return timer;
+}

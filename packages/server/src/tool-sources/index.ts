@@ -1,0 +1,8 @@
+export { PluginTool } from './plugin-tool.js';
+export {
+  CallFailure,
+  type CheckedInput,
+  type SourceCall,
+  type SourceKind,
+  type ToolSource,
+} from './tool-source.js';

@@ -1,0 +1,73 @@
+import type { AuthProvider, PluginContext, SchemaIssue, ToolCall } from '@gateway/sdk';
+import type { CallToolResult, LoggingLevel } from '@modelcontextprotocol/server';
+import type { ServerLogger } from '../http/logger.js';
+import type { CallRedaction } from '../mcp/call-redaction.js';
+
+/** The kinds of source a tool can come from (`registry_sources.type`). */
+export type SourceKind = 'plugin' | 'mcp';
+
+/**
+ * A caller's arguments once a source has checked them: zod's `safeParse` result shape, so a plugin
+ * tool hands over zod's own result (no copy, no extra promise per call).
+ */
+export type CheckedInput =
+  | { success: true; data: unknown }
+  | { success: false; error: { issues: readonly SchemaIssue[] } };
+
+/**
+ * What a source's {@link ToolSource.run} gets of one call. The pipeline makes it once per call and
+ * hands the same object to a plugin handler as its `call` argument, so a source costs no extra
+ * allocation.
+ */
+export interface SourceCall extends ToolCall {
+  /** The handler context: user, role, `auth` (credentials masked once vended), `elicit`, `logger`. */
+  readonly context: PluginContext;
+  /**
+   * Sends an MCP log notification to the client when it asked for that level, masked like every
+   * other text of the call; for upstream servers whose own log lines are relayed.
+   */
+  forwardLog(level: LoggingLevel, data: unknown, logger?: string): void;
+  /** Masks every value vended to this call (and the server's secrets) in what the call lets out. */
+  readonly redaction: CallRedaction;
+  /** The server log, with tool, execution and user attached (never sent to the client). */
+  readonly log: ServerLogger;
+  /** Whether the tool asked the client something that ends this round (`input_required`). */
+  readonly questionPending: boolean;
+}
+
+/**
+ * Where a served tool comes from and how it runs: a plugin tool (`@gateway/sdk` handler) or a
+ * tool of an upstream MCP server. The `tools/call` pipeline (mcp/call-tool.ts) resolves, resumes,
+ * validates, authorizes and settles the same way for every kind; only the steps below differ.
+ */
+export interface ToolSource {
+  readonly kind: SourceKind;
+  /**
+   * Whose credentials the call may be vended: an id for errors and logs and the providers it
+   * declares. `ctx.auth.getToken` refuses any other provider before reading a credential.
+   */
+  readonly credentials: { readonly id: string; readonly authProviders: readonly AuthProvider[] };
+  /** Checks a caller's arguments before anything runs. */
+  checkInput(args: Record<string, unknown>): Promise<CheckedInput>;
+  /**
+   * Runs the tool. Throws what a handler may throw (`ToolError`, `AuthRequiredError`, ...) or a
+   * {@link CallFailure}; the pipeline turns each into an `isError` result and one record.
+   */
+  run(input: unknown, call: SourceCall): Promise<CallToolResult>;
+}
+
+/**
+ * A call that failed for a reason the source can name: what the user reads and what the record
+ * keeps (short, no secrets; the pipeline masks both again with the call's redaction).
+ */
+export class CallFailure extends Error {
+  readonly recorded: string;
+  readonly outcome: 'error' | 'timeout';
+
+  constructor(message: string, recorded: string, outcome: 'error' | 'timeout' = 'error') {
+    super(message);
+    this.name = 'CallFailure';
+    this.recorded = recorded;
+    this.outcome = outcome;
+  }
+}

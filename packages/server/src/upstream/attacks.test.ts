@@ -1,0 +1,208 @@
+/**
+ * Issue 16: an upstream is someone else's server. URLs that would make the gateway reach itself,
+ * its neighbours or cloud metadata are refused; an upstream that hangs, drops the connection,
+ * sends garbage, a huge body, a redirect or an HTTP error ends each call as a clear `isError`
+ * result within the tool time limit, and one that keeps failing is backed off and shown degraded.
+ */
+import { describe, expect, it } from 'vitest';
+import { connectV2, startMcpGateway } from '../mcp/testing/mcp-test-kit.js';
+import { TEST_SERVICE_SECRET } from '../testing/test-gateway.js';
+import { type FakeTool, startFakeUpstream } from './testing/fake-upstream.js';
+import { checkUpstreamUrl, guardedLookup, type UrlPolicy } from './url-policy.js';
+
+async function register(gatewayUrl: string, body: Record<string, unknown>): Promise<Response> {
+  return fetch(`${gatewayUrl}/api/registry/sources`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${TEST_SERVICE_SECRET}`,
+      'content-type': 'application/json',
+    },
+    body: JSON.stringify(body),
+  });
+}
+
+const strict: UrlPolicy = {
+  allowPrivate: false,
+  selfOrigins: () => ['https://gateway.example.com'],
+  selfPorts: () => [8787],
+};
+const lenient: UrlPolicy = { ...strict, allowPrivate: true };
+
+describe('upstream URLs', () => {
+  it.each([
+    ['file:///etc/passwd', 'http: or https:'],
+    ['gopher://example.com/', 'http: or https:'],
+    ['not a url', 'not a URL'],
+    ['https://user:pass@example.com/mcp', 'credentials'],
+    ['https://example.com/mcp#x', 'fragment'],
+    ['https://gateway.example.com/mcp', 'the gateway itself'],
+    ['http://169.254.169.254/latest/meta-data', 'link-local'],
+    ['http://[::ffff:169.254.169.254]/', 'link-local'],
+    ['http://[fe80::1]/', 'link-local'],
+    ['http://0.0.0.0:3000/', 'unspecified'],
+    ['http://127.0.0.1:3000/mcp', 'loopback'],
+    ['http://0x7f.1:3000/mcp', 'loopback'],
+    ['http://localhost:3000/mcp', 'loopback'],
+    ['http://10.1.2.3/mcp', 'private'],
+    ['http://[fd00::1]/mcp', 'private'],
+  ])('refuses %s', (url, problem) => {
+    const checked = checkUpstreamUrl(url, strict);
+    expect(checked.ok).toBe(false);
+    expect(checked.ok ? '' : checked.problem).toContain(problem);
+  });
+
+  it('allows private addresses only when told, and never the gateway or metadata', () => {
+    expect(checkUpstreamUrl('http://127.0.0.1:3000/mcp', lenient).ok).toBe(true);
+    expect(checkUpstreamUrl('http://10.1.2.3/mcp', lenient).ok).toBe(true);
+    expect(checkUpstreamUrl('https://mcp.example.com/mcp', strict).ok).toBe(true);
+    for (const url of [
+      'http://127.0.0.1:8787/mcp',
+      'http://localhost:8787/api/registry/sources',
+      'http://[::1]:8787/mcp',
+      'http://169.254.169.254/',
+    ]) {
+      expect(checkUpstreamUrl(url, lenient).ok, url).toBe(false);
+    }
+  });
+
+  it('checks the addresses a host name resolves to when connecting', async () => {
+    const lookup = guardedLookup(3000, strict);
+    const error = await new Promise<unknown>((resolve) =>
+      lookup('localhost', {}, (failure) => resolve(failure)),
+    );
+    expect(String(error)).toContain('resolves to a loopback address');
+    const allowed = await new Promise<unknown>((resolve) =>
+      guardedLookup(3000, lenient)('localhost', {}, (failure, address) =>
+        resolve(failure ?? address),
+      ),
+    );
+    expect(allowed).toMatch(/^(127\.0\.0\.1|::1)$/);
+  });
+
+  it('answers 400 through the API, storing nothing', async () => {
+    const gw = await startMcpGateway();
+    for (const url of ['http://127.0.0.1:9/mcp', `${gw.url}/mcp`, 'ftp://example.com/']) {
+      const answer = await register(gw.url, { type: 'mcp', id: 'x', namespace: 'x', url });
+      expect(answer.status, url).toBe(400);
+    }
+    const own = await startMcpGateway({ env: { GATEWAY_UPSTREAM_ALLOW_PRIVATE: 'true' } });
+    const self = await register(own.url, {
+      type: 'mcp',
+      id: 'x',
+      namespace: 'x',
+      url: `${own.url}/mcp`,
+    });
+    expect(self.status).toBe(400);
+    expect(await self.text()).toContain('the gateway itself');
+    const rows = await own.gateway.services.database.db
+      .selectFrom('registry_sources')
+      .selectAll()
+      .execute();
+    expect(rows).toEqual([]);
+  });
+});
+
+describe('a misbehaving upstream', () => {
+  const TOOLS: FakeTool[] = [
+    { name: 'hang', behaviour: { kind: 'hang' } },
+    { name: 'kill', behaviour: { kind: 'kill' } },
+    { name: 'garbage', behaviour: { kind: 'garbage' } },
+    { name: 'huge', behaviour: { kind: 'huge', bytes: 200_000 } },
+    { name: 'redirect', behaviour: { kind: 'redirect', location: 'http://127.0.0.1:1/' } },
+    { name: 'broken', behaviour: { kind: 'status', status: 500 } },
+    { name: 'fine', behaviour: { kind: 'answer', text: 'all good' } },
+  ];
+
+  it('ends every call as a clear isError result within the time limit, then is backed off', async () => {
+    const fake = await startFakeUpstream(TOOLS);
+    const gw = await startMcpGateway({
+      env: { GATEWAY_UPSTREAM_ALLOW_PRIVATE: 'true', GATEWAY_UPSTREAM_MAX_BYTES: '65536' },
+      mcp: { toolTimeoutMs: 1500 },
+    });
+    expect(
+      (await register(gw.url, { type: 'mcp', id: 'bad', namespace: 'bad', url: fake.url })).status,
+    ).toBe(201);
+    const alice = await gw.user({ admin: true });
+    const client = await connectV2(gw.url, alice.mcpToken);
+    const call = async (name: string) => {
+      const started = Date.now();
+      const result = await client.callTool({ name: `bad.${name}`, arguments: {} });
+      return { result, text: JSON.stringify(result.content), ms: Date.now() - started };
+    };
+
+    const hang = await call('hang');
+    expect(hang.result.isError).toBe(true);
+    expect(hang.text).toContain('did not finish within 1.5 s');
+    expect(hang.ms).toBeLessThan(3000);
+
+    const expectations: [string, string][] = [
+      ['kill', 'dropped the connection'],
+      ['garbage', 'not MCP'],
+      ['huge', 'over 65536 bytes'],
+      ['redirect', 'does not follow'],
+    ];
+    for (const [name, words] of expectations) {
+      const { result, text, ms } = await call(name);
+      expect(result.isError, name).toBe(true);
+      expect(text, name).toContain(words);
+      expect(ms, name).toBeLessThan(1500);
+    }
+    // Five failures in a row (the time limit counts): calls now fail at once, upstream untouched.
+    const before = fake.calls.length;
+    const degraded = await call('fine');
+    expect(degraded.result.isError).toBe(true);
+    expect(degraded.text).toContain('is degraded');
+    expect(fake.calls.length).toBe(before);
+    // Other sources are not slowed.
+    const plugin = await client.callTool({ name: 'demo.echo.say', arguments: { text: 'hi' } });
+    expect(plugin.isError).toBeFalsy();
+
+    const listed = await fetch(`${gw.url}/api/registry/sources`, {
+      headers: { authorization: `Bearer ${TEST_SERVICE_SECRET}` },
+    });
+    const { sources } = (await listed.json()) as {
+      sources: { id: string; upstream?: { health: { state: string; lastError: string } } }[];
+    };
+    expect(sources.find((source) => source.id === 'bad')?.upstream?.health).toMatchObject({
+      state: 'degraded',
+    });
+    const rows = await gw.gateway.services.database.db
+      .selectFrom('executions')
+      .select(['tool_path', 'outcome', 'error'])
+      .where('tool_path', 'like', 'bad.%')
+      .orderBy('started_at')
+      .execute();
+    expect(rows.map((row) => row.outcome)).toEqual([
+      'timeout',
+      'error',
+      'error',
+      'error',
+      'error',
+      'error',
+    ]);
+    expect(rows.at(-1)?.error).toBe('Upstream degraded');
+  });
+
+  it('says an HTTP error for what it is', async () => {
+    const fake = await startFakeUpstream(TOOLS);
+    const gw = await startMcpGateway({ env: { GATEWAY_UPSTREAM_ALLOW_PRIVATE: 'true' } });
+    await register(gw.url, { type: 'mcp', id: 'bad', namespace: 'bad', url: fake.url });
+    const alice = await gw.user({ admin: true });
+    const client = await connectV2(gw.url, alice.mcpToken);
+    const result = await client.callTool({ name: 'bad.broken', arguments: {} });
+    expect(result.isError).toBe(true);
+    expect(JSON.stringify(result.content)).toContain('answered HTTP 500');
+  });
+
+  it('refuses a registration whose tool list cannot be fetched, saying why', async () => {
+    const gw = await startMcpGateway({ env: { GATEWAY_UPSTREAM_ALLOW_PRIVATE: 'true' } });
+    const answer = await register(gw.url, {
+      type: 'mcp',
+      id: 'gone',
+      namespace: 'gone',
+      url: 'http://127.0.0.1:9/mcp',
+    });
+    expect(answer.status).toBe(503);
+    expect(await answer.text()).toContain('cannot be reached');
+  });
+});

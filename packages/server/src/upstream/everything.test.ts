@@ -1,0 +1,258 @@
+/**
+ * Issue 16: an MCP server nobody here wrote, `@modelcontextprotocol/server-everything` (npm),
+ * behind the gateway over Streamable HTTP and over stdio: its tools listed under the namespace,
+ * called with their results, structured output, progress and log lines passing through, and
+ * each call recorded.
+ */
+import { rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  LoggingMessageNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { connectV1, connectV2, startMcpGateway } from '../mcp/testing/mcp-test-kit.js';
+import { TEST_SERVICE_SECRET } from '../testing/test-gateway.js';
+import { EVERYTHING_BIN, startEverythingHttp } from './testing/everything.js';
+
+const ALLOW_PRIVATE = { GATEWAY_UPSTREAM_ALLOW_PRIVATE: 'true' };
+
+async function register(gatewayUrl: string, body: Record<string, unknown>): Promise<Response> {
+  return fetch(`${gatewayUrl}/api/registry/sources`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${TEST_SERVICE_SECRET}`,
+      'content-type': 'application/json',
+    },
+    body: JSON.stringify(body),
+  });
+}
+
+describe('server-everything over Streamable HTTP', () => {
+  it('serves its tools under the namespace: list, call, structured output, progress, records', async () => {
+    const upstream = await startEverythingHttp();
+    const gw = await startMcpGateway({ env: ALLOW_PRIVATE });
+    const registered = await register(gw.url, {
+      type: 'mcp',
+      id: 'everything',
+      namespace: 'everything',
+      url: upstream.url,
+    });
+    expect(registered.status).toBe(201);
+    const body = (await registered.json()) as { source: unknown; tools: string[] };
+    expect(body.source).toMatchObject({ id: 'everything', type: 'mcp', pluginId: null });
+    expect(body.tools).toEqual(
+      expect.arrayContaining([
+        'everything.echo',
+        'everything.get_sum',
+        'everything.get_structured_content',
+        'everything.trigger_long_running_operation',
+      ]),
+    );
+
+    const alice = await gw.user({ admin: true });
+    const client = await connectV2(gw.url, alice.mcpToken);
+    const { tools } = await client.listTools();
+    const names = tools.map((tool) => tool.name);
+    expect(names).toContain('everything.echo');
+    expect(names).toContain('demo.echo.say');
+
+    const echo = await client.callTool({
+      name: 'everything.echo',
+      arguments: { message: 'hello upstream' },
+    });
+    expect(echo.isError).toBeFalsy();
+    expect(echo.content).toEqual([{ type: 'text', text: 'Echo: hello upstream' }]);
+
+    const sum = await client.callTool({ name: 'everything.get_sum', arguments: { a: 2, b: 40 } });
+    expect(JSON.stringify(sum.content)).toContain('42');
+
+    const structured = await client.callTool({
+      name: 'everything.get_structured_content',
+      arguments: { location: 'New York' },
+    });
+    expect(structured.isError).toBeFalsy();
+    expect(structured.structuredContent).toMatchObject({ temperature: expect.any(Number) });
+
+    const progress: number[] = [];
+    const long = await client.callTool(
+      {
+        name: 'everything.trigger_long_running_operation',
+        arguments: { duration: 0.6, steps: 3 },
+      },
+      { onprogress: (update) => progress.push(update.progress) },
+    );
+    expect(long.isError).toBeFalsy();
+    expect(progress).toEqual([1, 2, 3]);
+
+    // The upstream's own refusal is a clear error result, not a protocol error.
+    const invalid = await client.callTool({
+      name: 'everything.get_sum',
+      arguments: { a: 'two' },
+    });
+    expect(invalid.isError).toBe(true);
+
+    const rows = await gw.gateway.services.database.db
+      .selectFrom('executions')
+      .select(['tool_path', 'outcome', 'user_id'])
+      .where('tool_path', 'like', 'everything.%')
+      .orderBy('started_at')
+      .execute();
+    expect(rows.map((row) => [row.tool_path, row.outcome])).toEqual([
+      ['everything.echo', 'ok'],
+      ['everything.get_sum', 'ok'],
+      ['everything.get_structured_content', 'ok'],
+      ['everything.trigger_long_running_operation', 'ok'],
+      ['everything.get_sum', 'error'],
+    ]);
+    expect(rows.every((row) => row.user_id === alice.id)).toBe(true);
+
+    const listed = await fetch(`${gw.url}/api/registry/sources`, {
+      headers: { authorization: `Bearer ${TEST_SERVICE_SECRET}` },
+    });
+    const sources = (await listed.json()) as {
+      sources: { id: string; upstream?: { health: { state: string }; mappedNames: object } }[];
+    };
+    const everything = sources.sources.find((source) => source.id === 'everything');
+    expect(everything?.upstream?.health.state).toBe('ok');
+    expect(everything?.upstream?.mappedNames).toMatchObject({ 'everything.get_sum': 'get-sum' });
+  });
+
+  it("relays the upstream's sampling requests to the calling user's client", async () => {
+    const upstream = await startEverythingHttp();
+    const gw = await startMcpGateway({ env: ALLOW_PRIVATE });
+    expect(
+      (await register(gw.url, { type: 'mcp', id: 'ev', namespace: 'ev', url: upstream.url }))
+        .status,
+    ).toBe(201);
+    const alice = await gw.user({ admin: true });
+    const prompts: string[] = [];
+
+    // A 2025 client on a session: asked on its session while the call waits.
+    const { client: onSession } = await connectV1(gw.url, alice.mcpToken, { sampling: true });
+    onSession.setRequestHandler(CreateMessageRequestSchema, async (request) => {
+      prompts.push(JSON.stringify(request.params.messages));
+      return {
+        role: 'assistant',
+        content: { type: 'text', text: 'the model says 42' },
+        model: 'test-model',
+      };
+    });
+    const sampled = await onSession.callTool({
+      name: 'ev.trigger_sampling_request',
+      arguments: { prompt: 'what is six times seven?', maxTokens: 20 },
+    });
+    expect(sampled.isError).toBeFalsy();
+    expect(JSON.stringify(sampled.content)).toContain('the model says 42');
+    expect(prompts[0]).toContain('what is six times seven?');
+
+    // A 2026-07-28 client: the call ends with input_required and runs again with the answer.
+    const modern = await connectV2(gw.url, alice.mcpToken, { sampling: true });
+    modern.setRequestHandler('sampling/createMessage', async () => ({
+      role: 'assistant',
+      content: { type: 'text', text: 'modern model answer' },
+      model: 'test-model',
+    }));
+    const again = await modern.callTool({
+      name: 'ev.trigger_sampling_request',
+      arguments: { prompt: 'and now?', maxTokens: 20 },
+    });
+    expect(again.isError).toBeFalsy();
+    expect(JSON.stringify(again.content)).toContain('modern model answer');
+  });
+
+  it("relays the upstream's form questions to the calling user's client", async () => {
+    const upstream = await startEverythingHttp();
+    const gw = await startMcpGateway({ env: ALLOW_PRIVATE });
+    expect(
+      (await register(gw.url, { type: 'mcp', id: 'ev', namespace: 'ev', url: upstream.url }))
+        .status,
+    ).toBe(201);
+    const alice = await gw.user({ admin: true });
+    const { client } = await connectV1(gw.url, alice.mcpToken, { elicitation: true });
+    const asked: string[] = [];
+    let answer: 'accept' | 'decline' = 'accept';
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      asked.push(request.params.message);
+      return answer === 'accept'
+        ? { action: 'accept', content: { name: 'Ada Lovelace', check: true } }
+        : { action: 'decline' };
+    });
+    const accepted = await client.callTool({
+      name: 'ev.trigger_elicitation_request',
+      arguments: {},
+    });
+    expect(accepted.isError).toBeFalsy();
+    expect(JSON.stringify(accepted.content)).toContain('Ada Lovelace');
+    expect(asked[0]).toContain('Please provide inputs for the following fields');
+
+    answer = 'decline';
+    const declined = await client.callTool({
+      name: 'ev.trigger_elicitation_request',
+      arguments: {},
+    });
+    expect(JSON.stringify(declined.content)).toContain('User declined');
+    const rows = await gw.gateway.services.database.db
+      .selectFrom('executions')
+      .select(['approval', 'approved_by'])
+      .where('tool_path', '=', 'ev.trigger_elicitation_request')
+      .orderBy('started_at')
+      .execute();
+    expect(rows.map((row) => row.approval)).toEqual(['approved', 'declined']);
+  });
+
+  it('applies role patterns to upstream tools unchanged', async () => {
+    const upstream = await startEverythingHttp();
+    const gw = await startMcpGateway({ env: ALLOW_PRIVATE });
+    expect(
+      (await register(gw.url, { type: 'mcp', id: 'ev', namespace: 'ev', url: upstream.url }))
+        .status,
+    ).toBe(201);
+    await gw.gateway.services.policy.createRole({
+      id: 'echoer',
+      name: 'Echoer',
+      patterns: ['ev.echo'],
+    });
+    const bob = await gw.user({ roleId: 'echoer' });
+    const client = await connectV2(gw.url, bob.mcpToken);
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name)).toEqual(['ev.echo']);
+    await expect(
+      client.callTool({ name: 'ev.get_sum', arguments: { a: 1, b: 2 } }),
+    ).rejects.toThrow(/not found/);
+  });
+});
+
+describe('server-everything over stdio, from the config file', () => {
+  it('is started by the gateway and serves list, call and log notifications', async () => {
+    const config = join(tmpdir(), `gateway-stdio-${crypto.randomUUID()}.mjs`);
+    await writeFile(
+      config,
+      `export default { upstreams: [{ id: 'local', namespace: 'local', command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(EVERYTHING_BIN)}, 'stdio'] }] };\n`,
+    );
+    onTestFinished(() => rm(config, { force: true }));
+    const gw = await startMcpGateway({ configFile: config });
+    const alice = await gw.user({ admin: true });
+    const { client } = await connectV1(gw.url, alice.mcpToken);
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name)).toContain('local.echo');
+
+    const echo = await client.callTool({ name: 'local.echo', arguments: { message: 'via stdio' } });
+    expect(echo.content).toEqual([{ type: 'text', text: 'Echo: via stdio' }]);
+
+    const lines: unknown[] = [];
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
+      lines.push(notification.params.data);
+    });
+    await client.setLoggingLevel('debug');
+    const toggled = await client.callTool({
+      name: 'local.toggle_simulated_logging',
+      arguments: {},
+    });
+    expect(toggled.isError).toBeFalsy();
+    // server-everything's own words ("Info-level message", "Alert level-message", ...).
+    expect(lines.some((line) => /level[ -]message/.test(JSON.stringify(line)))).toBe(true);
+  });
+});

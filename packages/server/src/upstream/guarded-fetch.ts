@@ -1,0 +1,124 @@
+import type { Readable } from 'node:stream';
+import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { Agent, type Dispatcher } from 'undici';
+import { guardedLookup, type UrlPolicy } from './url-policy.js';
+
+/** Why an upstream's HTTP answer was not used. */
+export class UpstreamHttpError extends Error {
+  readonly kind: 'redirect' | 'too_large';
+
+  constructor(kind: 'redirect' | 'too_large', message: string) {
+    super(message);
+    this.name = 'UpstreamHttpError';
+    this.kind = kind;
+  }
+}
+
+/** What a guarded fetch is made with. */
+export interface GuardedFetchOptions {
+  url: URL;
+  policy: UrlPolicy;
+  /** The largest message (a JSON answer, one event of a stream) in bytes. */
+  maxBytes: number;
+  /** How long connecting may take. */
+  connectTimeoutMs: number;
+}
+
+/** A fetch for one upstream and the connection pool it uses (close it with the upstream). */
+export interface GuardedFetch {
+  fetch: FetchLike;
+  close(): Promise<void>;
+}
+
+/**
+ * The fetch the MCP client transport of one upstream uses: connections only to addresses the
+ * policy allows, checked at every connect (so DNS rebinding cannot reach a refused address), no
+ * redirect followed (a 3xx fails the request), and no message over `maxBytes`, whether an answer
+ * or one event of a stream (a stream may run for hours; a single event may not be huge).
+ */
+export function guardedFetch(options: GuardedFetchOptions): GuardedFetch {
+  const { url, policy, maxBytes } = options;
+  const port = url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);
+  const agent = new Agent({
+    connect: { timeout: options.connectTimeoutMs, lookup: guardedLookup(port, policy) },
+    // Streams (the session's GET stream) are idle for long; calls have their own time limit.
+    bodyTimeout: 0,
+    headersTimeout: 0,
+  });
+  // undici's `request`, not its `fetch`: the WHATWG machinery costs more per call than the
+  // MCP message it carries, and the SDK needs only a Response to read.
+  const fetch: FetchLike = async (input, init) => {
+    const target = new URL(String(input));
+    const headers: Record<string, string> = {};
+    new Headers(init?.headers).forEach((value, key) => {
+      headers[key] = value;
+    });
+    const answer = await agent.request({
+      origin: target.origin,
+      path: `${target.pathname}${target.search}`,
+      method: (init?.method ?? 'GET') as Dispatcher.HttpMethod,
+      headers,
+      ...(typeof init?.body === 'string' ? { body: init.body } : {}),
+      ...(init?.signal ? { signal: init.signal } : {}),
+    });
+    if (answer.statusCode >= 300 && answer.statusCode < 400) {
+      answer.body.destroy();
+      throw new UpstreamHttpError(
+        'redirect',
+        `answered a redirect (HTTP ${answer.statusCode}); the gateway does not follow an upstream's redirects`,
+      );
+    }
+    const answerHeaders = new Headers();
+    for (const [key, value] of Object.entries(answer.headers)) {
+      if (Array.isArray(value)) for (const one of value) answerHeaders.append(key, one);
+      else if (value !== undefined) answerHeaders.set(key, value);
+    }
+    const empty = answer.statusCode === 204 || answer.statusCode === 304;
+    if (empty) answer.body.destroy();
+    return new Response(empty ? null : limited(answer.body, maxBytes), {
+      status: answer.statusCode,
+      headers: answerHeaders,
+    });
+  };
+  return { fetch, close: () => agent.close() };
+}
+
+/**
+ * The body as a web stream that fails once one message passes `maxBytes`: counted from the last
+ * blank line (`\n\n`, the end of a server-sent event), so a JSON answer counts whole and a stream
+ * per event.
+ */
+function limited(body: Readable, maxBytes: number): ReadableStream<Uint8Array> {
+  let size = 0;
+  let lastWasNewline = false;
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      body.on('data', (chunk: Buffer) => {
+        for (let i = 0; i < chunk.length; i++) {
+          const byte = chunk[i];
+          if (byte === 13) continue;
+          if (byte === 10) {
+            if (lastWasNewline) size = 0;
+            lastWasNewline = true;
+          } else {
+            lastWasNewline = false;
+          }
+          size++;
+        }
+        if (size > maxBytes) {
+          body.destroy();
+          controller.error(
+            new UpstreamHttpError('too_large', `sent a message over ${maxBytes} bytes`),
+          );
+          return;
+        }
+        controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+      });
+      body.once('end', () => controller.close());
+      body.once('error', (error) => controller.error(error));
+    },
+    cancel() {
+      body.destroy();
+    },
+  });
+}

@@ -1,0 +1,93 @@
+/**
+ * Issue 16: an upstream source registered through one instance is served by every instance
+ * sharing the database, from the tool list cached there (no instance but the one refreshing asks
+ * the upstream for it), and a refreshed list or a removal reaches them all.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { createPostgresTestDatabase, postgresTestUrl } from '../db/test-database.js';
+import {
+  createTestGateway,
+  TEST_SERVICE_SECRET,
+  type TestGateway,
+} from '../testing/test-gateway.js';
+import { startFakeUpstream } from './testing/fake-upstream.js';
+
+const postgresUrl = postgresTestUrl();
+
+const targets = [
+  {
+    name: 'one SQLite file',
+    skip: false,
+    async databaseUrl() {
+      const dir = await mkdtemp(join(tmpdir(), 'gateway-upstream-sync-'));
+      onTestFinished(() => rm(dir, { recursive: true, force: true }));
+      return join(dir, 'gateway.db');
+    },
+  },
+  {
+    name: 'one PostgreSQL schema',
+    skip: postgresUrl === undefined,
+    async databaseUrl() {
+      const { url, database, drop } = await createPostgresTestDatabase(postgresUrl ?? '', {
+        migrate: false,
+      });
+      await database.close();
+      onTestFinished(drop);
+      return url;
+    },
+  },
+];
+
+async function instance(databaseUrl: string, refreshSeconds: string): Promise<TestGateway> {
+  const gateway = await createTestGateway({
+    databaseUrl,
+    host: '127.0.0.1',
+    port: 0,
+    baseUrl: undefined,
+    registrySyncSeconds: 0.05,
+    env: {
+      GATEWAY_UPSTREAM_ALLOW_PRIVATE: 'true',
+      GATEWAY_UPSTREAM_REFRESH_SECONDS: refreshSeconds,
+    },
+  });
+  await gateway.start();
+  return gateway;
+}
+
+const paths = (gateway: TestGateway) =>
+  gateway.services.plugins
+    .tools()
+    .map((tool) => tool.path)
+    .filter((path) => path.startsWith('remote.'));
+
+describe.each(targets)('upstream sources across instances on $name', ({ skip, databaseUrl }) => {
+  it.skipIf(skip)('are served everywhere from the stored tool list', async () => {
+    const fake = await startFakeUpstream([{ name: 'search', behaviour: { kind: 'answer' } }]);
+    const url = await databaseUrl();
+    const a = await instance(url, '0.2');
+    const b = await instance(url, '0');
+    const registered = await a.request('POST', '/api/registry/sources', {
+      as: 'service',
+      body: { type: 'mcp', id: 'remote', namespace: 'remote', url: fake.url },
+    });
+    expect(registered.status).toBe(201);
+    await expect.poll(() => paths(b), { timeout: 5000 }).toEqual(['remote.search']);
+
+    // A's schedule finds a new tool and stores it; B mounts it without asking the upstream.
+    fake.setTools([
+      { name: 'search', behaviour: { kind: 'answer' } },
+      { name: 'fetch', behaviour: { kind: 'answer' } },
+    ]);
+    await expect.poll(() => paths(b), { timeout: 5000 }).toEqual(['remote.fetch', 'remote.search']);
+
+    const removed = await a.request('DELETE', '/api/registry/sources/remote', {
+      as: { token: TEST_SERVICE_SECRET },
+    });
+    expect(removed.status).toBe(200);
+    await expect.poll(() => paths(b), { timeout: 5000 }).toEqual([]);
+    expect(paths(a)).toEqual([]);
+  });
+});

@@ -1,0 +1,75 @@
+/**
+ * Issue 16: a stdio upstream is started and supervised by the gateway. One that dies in the
+ * middle of a call ends that call as an `isError` result at once, and the next call starts it
+ * again.
+ */
+import { readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { connectV2, startMcpGateway } from '../mcp/testing/mcp-test-kit.js';
+
+// An MCP server over stdio (newline-delimited JSON-RPC) that exits when `die` is called, and
+// counts its starts in the file named by its first argument.
+const SERVER = `
+const { appendFileSync } = require('node:fs');
+appendFileSync(process.argv[2], 'start\\n');
+let buffer = '';
+const send = (message) => process.stdout.write(JSON.stringify(message) + '\\n');
+process.stdin.on('data', (chunk) => {
+  buffer += chunk;
+  let end;
+  while ((end = buffer.indexOf('\\n')) >= 0) {
+    const message = JSON.parse(buffer.slice(0, end));
+    buffer = buffer.slice(end + 1);
+    if (message.id === undefined) continue;
+    if (message.method === 'initialize') {
+      send({ jsonrpc: '2.0', id: message.id, result: { protocolVersion: message.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'mortal', version: '1' } } });
+    } else if (message.method === 'tools/list') {
+      send({ jsonrpc: '2.0', id: message.id, result: { tools: [
+        { name: 'die', inputSchema: { type: 'object' } },
+        { name: 'live', inputSchema: { type: 'object' } },
+      ] } });
+    } else if (message.params?.name === 'die') {
+      process.exit(3);
+    } else {
+      send({ jsonrpc: '2.0', id: message.id, result: { content: [{ type: 'text', text: 'alive' }] } });
+    }
+  }
+});
+`;
+
+describe('a stdio upstream', () => {
+  it('that dies mid-call ends the call as an error, and is started again for the next', async () => {
+    const dir = tmpdir();
+    const id = crypto.randomUUID();
+    const script = join(dir, `mortal-${id}.cjs`);
+    const starts = join(dir, `mortal-${id}.log`);
+    const config = join(dir, `gateway-mortal-${id}.mjs`);
+    onTestFinished(async () => {
+      await Promise.all([script, starts, config].map((file) => rm(file, { force: true })));
+    });
+    await writeFile(script, SERVER);
+    await writeFile(starts, '');
+    await writeFile(
+      config,
+      `export default { upstreams: [{ id: 'mortal', namespace: 'mortal', command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(script)}, ${JSON.stringify(starts)}] }] };\n`,
+    );
+    const gw = await startMcpGateway({ configFile: config, mcp: { toolTimeoutMs: 5000 } });
+    const alice = await gw.user({ admin: true });
+    const client = await connectV2(gw.url, alice.mcpToken);
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(
+      expect.arrayContaining(['mortal.die', 'mortal.live']),
+    );
+
+    const started = Date.now();
+    const died = await client.callTool({ name: 'mortal.die', arguments: {} });
+    expect(died.isError).toBe(true);
+    expect(JSON.stringify(died.content)).toContain('closed the connection');
+    expect(Date.now() - started).toBeLessThan(4000);
+
+    const lived = await client.callTool({ name: 'mortal.live', arguments: {} });
+    expect(lived.content).toEqual([{ type: 'text', text: 'alive' }]);
+    expect((await readFile(starts, 'utf8')).trim().split('\n')).toEqual(['start', 'start']);
+  });
+});

@@ -1,0 +1,90 @@
+import { z } from 'zod';
+
+/** How the gateway authenticates to an upstream MCP server over HTTP. */
+export const upstreamAuthSchema = z
+  .discriminatedUnion('kind', [
+    z.object({ kind: z.literal('none') }).strict(),
+    z
+      .object({
+        kind: z.literal('header'),
+        provider: z
+          .string()
+          .regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'Use 1-64 of a-z, 0-9, _ and -')
+          .meta({
+            description:
+              "The provider a credential is vended for: the calling user's own connection, else the team connection, else `<UPPER>_API_KEY`",
+          }),
+        header: z
+          .string()
+          .regex(/^[A-Za-z0-9-]{1,64}$/, 'An HTTP header name, e.g. `Authorization`')
+          .refine(
+            (name) => !FORBIDDEN_HEADERS.has(name.toLowerCase()),
+            'This header is set by the gateway itself',
+          )
+          .meta({ description: 'The header that carries the credential, e.g. `Authorization`' }),
+        scheme: z
+          .string()
+          .regex(/^[A-Za-z0-9._-]{1,32}$/, 'A word such as `Bearer`')
+          .optional()
+          .meta({ description: 'Put before the credential with a space, e.g. `Bearer`' }),
+      })
+      .strict(),
+  ])
+  .meta({
+    description: 'How the gateway authenticates to the upstream; default `{ kind: "none" }`',
+  });
+
+// Headers the MCP transport or HTTP itself owns: a credential there would break the connection.
+const FORBIDDEN_HEADERS = new Set([
+  'host',
+  'content-type',
+  'content-length',
+  'accept',
+  'connection',
+  'transfer-encoding',
+  'mcp-session-id',
+  'mcp-protocol-version',
+  'last-event-id',
+]);
+
+/** How the gateway authenticates to an upstream MCP server over HTTP. */
+export type UpstreamAuth = z.infer<typeof upstreamAuthSchema>;
+
+/** An upstream MCP server: a Streamable HTTP endpoint, or a process the gateway starts (config only). */
+export type UpstreamTarget =
+  | { kind: 'http'; url: string; auth: UpstreamAuth }
+  | {
+      kind: 'stdio';
+      command: string;
+      args: readonly string[];
+      env: Readonly<Record<string, string>>;
+      cwd?: string;
+    };
+
+/** A stdio upstream as the operator's config file names it (`upstreams` entries). */
+export const stdioUpstreamSchema = z
+  .object({
+    id: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'Use 1-64 of a-z, 0-9, _ and -'),
+    namespace: z.string().regex(/^[a-z0-9_]{1,64}$/, 'Use a-z, 0-9 and _ (underscore style)'),
+    command: z.string().min(1),
+    args: z.array(z.string()).default([]),
+    env: z.record(z.string(), z.string()).default({}),
+    cwd: z.string().optional(),
+    approvalRequired: z.array(z.string()).default([]),
+    serviceAccountAllowed: z.boolean().default(false),
+  })
+  .strict();
+
+/** A stdio upstream from the config file. */
+export type StdioUpstreamConfig = z.infer<typeof stdioUpstreamSchema>;
+
+/** What is stored in `registry_sources.upstream` for an HTTP upstream. */
+export const storedUpstreamSchema = z.object({
+  url: z.string(),
+  auth: upstreamAuthSchema,
+  approvalRequired: z.array(z.string()).default([]),
+  serviceAccountAllowed: z.boolean().default(false),
+});
+
+/** A stored HTTP upstream's settings. */
+export type StoredUpstream = z.infer<typeof storedUpstreamSchema>;

@@ -1,0 +1,58 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { createServer } from 'node:net';
+import { onTestFinished } from 'vitest';
+
+const require = createRequire(import.meta.url);
+
+/** The entry of `@modelcontextprotocol/server-everything` (npm), run with `node`. */
+export const EVERYTHING_BIN = require.resolve(
+  '@modelcontextprotocol/server-everything/dist/index.js',
+);
+
+/** A free TCP port on 127.0.0.1 (server-everything cannot be told to pick one and say which). */
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * Starts `server-everything streamableHttp` in a process of its own and answers its MCP URL on
+ * 127.0.0.1 once it listens; the process is killed when the test ends.
+ */
+export async function startEverythingHttp(): Promise<{ url: string; process: ChildProcess }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [EVERYTHING_BIN, 'streamableHttp'], {
+    env: { PATH: process.env.PATH ?? '', PORT: String(port) },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  onTestFinished(() => {
+    child.kill('SIGKILL');
+  });
+  await new Promise<void>((resolve, reject) => {
+    let output = '';
+    const timer = setTimeout(
+      () => reject(new Error(`server-everything did not start: ${output}`)),
+      15_000,
+    );
+    child.stderr?.on('data', (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+      if (output.includes('listening on port')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server-everything exited (${code}): ${output}`));
+    });
+  });
+  return { url: `http://127.0.0.1:${port}/mcp`, process: child };
+}

@@ -1,0 +1,156 @@
+import { createHash } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { onTestFinished } from 'vitest';
+
+/** What the fake upstream does when one of its tools is called. */
+export type FakeBehaviour =
+  | { kind: 'answer'; text?: string }
+  | { kind: 'hang' }
+  | { kind: 'garbage' }
+  | { kind: 'huge'; bytes: number }
+  | { kind: 'redirect'; location: string }
+  | { kind: 'status'; status: number }
+  | { kind: 'kill' };
+
+/** A tool the fake upstream lists. */
+export interface FakeTool {
+  name: string;
+  behaviour: FakeBehaviour;
+  annotations?: Record<string, unknown>;
+}
+
+/** A started fake upstream. */
+export interface FakeUpstream {
+  url: string;
+  /** Each `tools/call` received: the tool and the headers that matter. */
+  calls: { name: string; authorization: string | undefined; arguments: unknown }[];
+  /** Replaces the listed tools (a test then sends nothing: the gateway refreshes on schedule). */
+  setTools(tools: FakeTool[]): void;
+}
+
+/**
+ * A small MCP server over Streamable HTTP (JSON answers, no sessions) on 127.0.0.1 that lists
+ * `tools` and misbehaves on purpose when one is called: hangs, sends garbage, a huge body, a
+ * redirect, an HTTP error, or drops the connection. Stopped when the test ends.
+ */
+export async function startFakeUpstream(tools: FakeTool[]): Promise<FakeUpstream> {
+  let listed = tools;
+  const calls: FakeUpstream['calls'] = [];
+  const hanging = new Set<ServerResponse>();
+  const server = createServer(async (request, response) => {
+    if (request.method !== 'POST') {
+      response.writeHead(405).end();
+      return;
+    }
+    const message = JSON.parse(await bodyOf(request)) as {
+      id?: number;
+      method: string;
+      params?: { name?: string; arguments?: unknown; protocolVersion?: string };
+    };
+    const answer = (result: unknown) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result }));
+    };
+    if (message.id === undefined) {
+      response.writeHead(202).end();
+      return;
+    }
+    if (message.method === 'initialize') {
+      answer({
+        protocolVersion: message.params?.protocolVersion ?? '2025-06-18',
+        capabilities: { tools: { listChanged: true } },
+        serverInfo: { name: 'fake', version: '1.0.0' },
+      });
+      return;
+    }
+    if (message.method === 'tools/list') {
+      answer({
+        tools: listed.map((tool) => ({
+          name: tool.name,
+          description: `The fake ${tool.name}`,
+          inputSchema: { type: 'object', properties: {} },
+          ...(tool.annotations === undefined ? {} : { annotations: tool.annotations }),
+        })),
+      });
+      return;
+    }
+    if (message.method !== 'tools/call') {
+      answer({});
+      return;
+    }
+    const name = message.params?.name ?? '';
+    calls.push({
+      name,
+      authorization: request.headers.authorization,
+      arguments: message.params?.arguments,
+    });
+    const behaviour = listed.find((tool) => tool.name === name)?.behaviour ?? { kind: 'answer' };
+    switch (behaviour.kind) {
+      case 'answer':
+        // A digest of the credential, not the credential: which caller's it was, unmasked.
+        answer({
+          content: [
+            {
+              type: 'text',
+              text: behaviour.text ?? `ran ${name} as ${digest(request.headers.authorization)}`,
+            },
+          ],
+        });
+        return;
+      case 'hang':
+        hanging.add(response);
+        return;
+      case 'garbage':
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end('{"jsonrpc": "2.0", "id": ');
+        return;
+      case 'huge':
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end(
+          JSON.stringify({
+            jsonrpc: '2.0',
+            id: message.id,
+            result: { content: [{ type: 'text', text: 'x'.repeat(behaviour.bytes) }] },
+          }),
+        );
+        return;
+      case 'redirect':
+        response.writeHead(307, { location: behaviour.location }).end();
+        return;
+      case 'status':
+        response.writeHead(behaviour.status, { 'content-type': 'text/plain' }).end('no');
+        return;
+      case 'kill':
+        request.socket.destroy();
+        return;
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  onTestFinished(async () => {
+    for (const response of hanging) response.socket?.destroy();
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    calls,
+    setTools(next) {
+      listed = next;
+    },
+  };
+}
+
+/** The first 12 hex digits of SHA-256 of `value` (or `none`), as the fake answers it. */
+export function digest(value: string | undefined): string {
+  return value === undefined
+    ? 'none'
+    : createHash('sha256').update(value).digest('hex').slice(0, 12);
+}
+
+async function bodyOf(request: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}

@@ -1,0 +1,455 @@
+import { AuthRequiredError } from '@gateway/sdk';
+import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import type { GatewayDatabase, RegistrySourceRow } from '../db/index.js';
+import { HttpError } from '../http/errors.js';
+import type { ServerLogger } from '../http/logger.js';
+import { type MountedTool, type PluginCatalog, PluginCatalogError } from '../registry/index.js';
+import { CallFailure } from '../tool-sources/index.js';
+import type { TokenVendor } from '../vending/index.js';
+import type { UpstreamHealth } from './circuit-breaker.js';
+import {
+  type StdioUpstreamConfig,
+  type StoredUpstream,
+  storedUpstreamSchema,
+  type UpstreamAuth,
+  type UpstreamTarget,
+} from './target.js';
+import { upstreamTools } from './tool-names.js';
+import { Upstream } from './upstream.js';
+import { providersOf, UpstreamTool } from './upstream-tool.js';
+import { checkUpstreamUrl, type UrlPolicy } from './url-policy.js';
+
+/** What registering an upstream MCP source takes. */
+export interface RegisterUpstreamInput {
+  id: string;
+  namespace: string;
+  url: string;
+  auth: UpstreamAuth;
+  /** Upstream tool names that ask for approval whatever their annotations say. */
+  approvalRequired: string[];
+  serviceAccountAllowed: boolean;
+}
+
+/** An upstream source's state on this instance. */
+export interface UpstreamStatus {
+  transport: 'http' | 'stdio';
+  url: string | null;
+  auth: UpstreamAuth | null;
+  health: UpstreamHealth;
+  /** When the cached tool list was fetched (ISO 8601), or null when never. */
+  toolsFetchedAt: string | null;
+  /** Each served path with the name the upstream gives it, where the two differ. */
+  mappedNames: Record<string, string>;
+}
+
+/** What the service is made from. */
+export interface UpstreamServiceOptions {
+  database: GatewayDatabase;
+  plugins: PluginCatalog;
+  logger: ServerLogger;
+  tokens: Pick<TokenVendor, 'getToken'>;
+  policy: UrlPolicy;
+  maxBytes: number;
+  /** How often every tool list is fetched again while listening; 0: only on `list_changed`. */
+  refreshMs: number;
+}
+
+const listedToolsSchema = z.array(z.looseObject({ name: z.string() }));
+
+interface Live {
+  upstream: Upstream;
+  target: UpstreamTarget;
+  namespace: string;
+  settings: Pick<StoredUpstream, 'approvalRequired' | 'serviceAccountAllowed'>;
+  fetchedAt: string | null;
+  /** Served paths to upstream names, where they differ. */
+  mapped: Record<string, string>;
+  refreshing: Promise<void> | undefined;
+  refreshTimer: ReturnType<typeof setTimeout> | undefined;
+  stored: boolean;
+}
+
+/**
+ * Upstream MCP servers as sources (issue 16): registered through the API (`type: "mcp"`, stored
+ * in `registry_sources`) or named in the operator's config (stdio, never stored). Their tool
+ * lists are fetched at registration, kept in `upstream_tools` so every instance serves them
+ * without asking, fetched again on `notifications/tools/list_changed` and every `refreshMs`, and
+ * mounted in the {@link PluginCatalog} like plugin tools, so roles, service-account rules and
+ * `tools/list` treat them alike.
+ */
+export class UpstreamService {
+  readonly #options: UpstreamServiceOptions;
+  readonly #live = new Map<string, Live>();
+  #schedule: ReturnType<typeof setInterval> | undefined;
+
+  constructor(options: UpstreamServiceOptions) {
+    this.#options = options;
+  }
+
+  /**
+   * Registers an HTTP upstream: checks its URL, fetches its tool list (with the credential the
+   * registering user, or the team or server, has for its provider), stores both and mounts its
+   * tools.
+   *
+   * @throws HttpError 400 for a refused URL; 409 id or namespace taken; 503
+   * (`service_unavailable`) when the tool list cannot be fetched, saying why.
+   */
+  async register(
+    input: RegisterUpstreamInput,
+    registrant: string | undefined,
+  ): Promise<{ tools: string[] }> {
+    const checked = checkUpstreamUrl(input.url, this.#options.policy);
+    if (!checked.ok) throw new HttpError('bad_request', checked.problem);
+    if (this.#live.has(input.id) || this.#options.plugins.isMounted(input.id)) {
+      throw new HttpError('conflict', `A source "${input.id}" is already registered`);
+    }
+    const target: UpstreamTarget = { kind: 'http', url: checked.url.href, auth: input.auth };
+    const settings = {
+      approvalRequired: input.approvalRequired,
+      serviceAccountAllowed: input.serviceAccountAllowed,
+    };
+    const live = this.#liveFor(input.id, input.namespace, target, settings);
+    let listed: McpTool[];
+    try {
+      const credential = await this.#listingCredential(input.auth, registrant);
+      listed = await live.upstream.listTools(credential);
+    } catch (error) {
+      await live.upstream.close();
+      throw new HttpError(
+        'service_unavailable',
+        `The tool list of ${checked.url.origin} could not be fetched: ${reasonOf(error)}`,
+      );
+    }
+    const tools = this.#mountedTools(input.id, live, listed);
+    // The mount is checked before anything is stored, so a taken namespace stores nothing.
+    try {
+      this.#options.plugins.mountTools({ id: input.id, namespace: input.namespace }, tools);
+    } catch (error) {
+      await live.upstream.close();
+      throw catalogError(error);
+    }
+    const fetchedAt = new Date().toISOString();
+    const stored: StoredUpstream = { url: checked.url.href, auth: input.auth, ...settings };
+    try {
+      await this.#options.database.db.transaction().execute(async (trx) => {
+        await trx
+          .insertInto('registry_sources')
+          .values({
+            id: input.id,
+            type: 'mcp',
+            namespace: input.namespace,
+            plugin_id: '',
+            created_at: fetchedAt,
+            upstream: JSON.stringify(stored),
+          })
+          .execute();
+        await trx
+          .insertInto('upstream_tools')
+          .values({ source_id: input.id, tools: JSON.stringify(listed), fetched_at: fetchedAt })
+          .execute();
+      });
+    } catch (error) {
+      this.#options.plugins.unmount(input.id);
+      await live.upstream.close();
+      throw error;
+    }
+    live.fetchedAt = fetchedAt;
+    live.stored = true;
+    this.#live.set(input.id, live);
+    this.#options.logger.info('upstream source registered', {
+      sourceId: input.id,
+      tools: tools.length,
+    });
+    return { tools: tools.map((tool) => tool.path) };
+  }
+
+  /**
+   * Brings stored `mcp` registrations in step on this instance: mounts new ones from the cached
+   * tool list, remounts those whose list another instance refreshed, unmounts removed ones.
+   */
+  async sync(rows: readonly RegistrySourceRow[]): Promise<void> {
+    const present = new Set<string>();
+    const cached = await this.#options.database.db
+      .selectFrom('upstream_tools')
+      .selectAll()
+      .execute();
+    const cache = new Map(cached.map((row) => [row.source_id, row]));
+    for (const row of rows) {
+      if (row.type !== 'mcp' || row.upstream === null) continue;
+      present.add(row.id);
+      const stored = storedUpstreamSchema.safeParse(safeJson(row.upstream));
+      if (!stored.success) {
+        this.#options.logger.warn('stored upstream source unreadable, skipped', {
+          sourceId: row.id,
+        });
+        continue;
+      }
+      const entry = cache.get(row.id);
+      let live = this.#live.get(row.id);
+      if (live !== undefined && live.fetchedAt === (entry?.fetched_at ?? null)) continue;
+      const { url, auth, ...settings } = stored.data;
+      live ??= this.#liveFor(row.id, row.namespace, { kind: 'http', url, auth }, settings);
+      live.stored = true;
+      this.#live.set(row.id, live);
+      this.#mountCached(row.id, live, entry?.tools, entry?.fetched_at ?? null);
+    }
+    for (const [id, live] of this.#live) {
+      if (live.stored && !present.has(id)) await this.remove(id);
+    }
+  }
+
+  /**
+   * Starts the stdio upstreams the operator's config names, fetching each one's tools. One that
+   * cannot start is warned about and retried with the next scheduled refresh.
+   */
+  async startConfigured(configs: readonly StdioUpstreamConfig[]): Promise<void> {
+    await Promise.all(
+      configs.map(async (config) => {
+        const target: UpstreamTarget = {
+          kind: 'stdio',
+          command: config.command,
+          args: config.args,
+          env: config.env,
+          ...(config.cwd === undefined ? {} : { cwd: config.cwd }),
+        };
+        const live = this.#liveFor(config.id, config.namespace, target, config);
+        this.#live.set(config.id, live);
+        await this.refresh(config.id);
+      }),
+    );
+  }
+
+  /**
+   * Fetches a source's tool list again; when it changed, stores it (for every instance) and
+   * remounts. Never throws: a failure is logged and counted against the upstream's health.
+   */
+  refresh(id: string): Promise<void> {
+    const live = this.#live.get(id);
+    if (live === undefined) return Promise.resolve();
+    live.refreshing ??= this.#refresh(id, live).finally(() => {
+      live.refreshing = undefined;
+    });
+    return live.refreshing;
+  }
+
+  async #refresh(id: string, live: Live): Promise<void> {
+    let listed: McpTool[];
+    try {
+      const credential = await this.#listingCredential(authOf(live.target), undefined);
+      listed = await live.upstream.listTools(credential);
+    } catch (error) {
+      this.#options.logger.warn('upstream tool list not refreshed', {
+        sourceId: id,
+        reason: reasonOf(error),
+      });
+      return;
+    }
+    const fetchedAt = new Date().toISOString();
+    const json = JSON.stringify(listed);
+    if (live.stored) {
+      const { db } = this.#options.database;
+      const previous = await db
+        .selectFrom('upstream_tools')
+        .select('tools')
+        .where('source_id', '=', id)
+        .executeTakeFirst();
+      if (previous?.tools === json && live.fetchedAt !== null) return;
+      await db
+        .updateTable('upstream_tools')
+        .set({ tools: json, fetched_at: fetchedAt })
+        .where('source_id', '=', id)
+        .execute();
+    }
+    if (this.#live.get(id) !== live) return;
+    this.#mountCached(id, live, json, fetchedAt);
+  }
+
+  /** Unmounts a source and closes its connections (or stops its process). */
+  async remove(id: string): Promise<void> {
+    const live = this.#live.get(id);
+    if (live === undefined) return;
+    this.#live.delete(id);
+    clearTimeout(live.refreshTimer);
+    this.#options.plugins.unmount(id);
+    await live.upstream.close();
+  }
+
+  /** Whether `id` is an upstream source known here. */
+  has(id: string): boolean {
+    return this.#live.has(id);
+  }
+
+  /** A source's state here, or undefined when it is not an upstream known here. */
+  status(id: string): UpstreamStatus | undefined {
+    const live = this.#live.get(id);
+    if (live === undefined) return undefined;
+    const { target } = live;
+    return {
+      transport: target.kind,
+      url: target.kind === 'http' ? target.url : null,
+      auth: target.kind === 'http' ? target.auth : null,
+      health: live.upstream.health,
+      toolsFetchedAt: live.fetchedAt,
+      mappedNames: live.mapped,
+    };
+  }
+
+  /** Configured stdio upstreams, for the registry list (they have no stored row). */
+  configured(): { id: string; namespace: string }[] {
+    return [...this.#live]
+      .filter(([, live]) => !live.stored)
+      .map(([id, live]) => ({ id, namespace: live.namespace }));
+  }
+
+  /** Fetches every tool list again every `refreshMs`, while the gateway listens. */
+  startSchedule(): void {
+    if (this.#options.refreshMs <= 0 || this.#schedule !== undefined) return;
+    this.#schedule = setInterval(() => {
+      for (const id of this.#live.keys()) void this.refresh(id);
+    }, this.#options.refreshMs);
+    this.#schedule.unref();
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.#schedule);
+    this.#schedule = undefined;
+    const all = [...this.#live.values()];
+    this.#live.clear();
+    for (const live of all) clearTimeout(live.refreshTimer);
+    await Promise.all(all.map((live) => live.upstream.close()));
+  }
+
+  #liveFor(
+    id: string,
+    namespace: string,
+    target: UpstreamTarget,
+    settings: Live['settings'],
+  ): Live {
+    const live: Live = {
+      upstream: new Upstream({
+        id,
+        target,
+        policy: this.#options.policy,
+        maxBytes: this.#options.maxBytes,
+        logger: this.#options.logger,
+        // Several notifications in a row make one refresh.
+        onToolsChanged: () => {
+          clearTimeout(live.refreshTimer);
+          live.refreshTimer = setTimeout(() => void this.refresh(id), 200);
+          live.refreshTimer.unref();
+        },
+      }),
+      target,
+      namespace,
+      settings,
+      fetchedAt: null,
+      mapped: {},
+      refreshing: undefined,
+      refreshTimer: undefined,
+      stored: false,
+    };
+    return live;
+  }
+
+  #mountCached(id: string, live: Live, json: string | undefined, fetchedAt: string | null): void {
+    const parsed = listedToolsSchema.safeParse(safeJson(json ?? '[]'));
+    // Unknown fields pass through; the MCP tool type describes what the upstream listed.
+    const listed = parsed.success ? (parsed.data as McpTool[]) : [];
+    const tools = this.#mountedTools(id, live, listed);
+    try {
+      this.#options.plugins.mountTools({ id, namespace: live.namespace }, tools);
+      live.fetchedAt = fetchedAt;
+    } catch (error) {
+      this.#options.logger.warn('upstream source not mounted', {
+        sourceId: id,
+        reason: error instanceof Error ? error.message : String(error),
+      });
+    }
+  }
+
+  #mountedTools(id: string, live: Live, listed: readonly McpTool[]): MountedTool[] {
+    const auth = authOf(live.target);
+    const credentials = { id, authProviders: providersOf(auth) };
+    const approval = new Set(live.settings.approvalRequired);
+    const tools = upstreamTools({
+      sourceId: id,
+      namespace: live.namespace,
+      listed,
+      destructive: (tool) =>
+        approval.has(tool.name) ||
+        (tool.annotations?.readOnlyHint !== true && tool.annotations?.destructiveHint === true),
+      serviceAccountAllowed: live.settings.serviceAccountAllowed,
+      authProvider: auth.kind === 'header' ? auth.provider : undefined,
+      sourceFor: (tool, path) =>
+        new UpstreamTool({
+          upstream: live.upstream,
+          upstreamName: tool.name,
+          path,
+          auth,
+          approval:
+            approval.has(tool.name) ||
+            (tool.annotations?.readOnlyHint !== true && tool.annotations?.destructiveHint === true),
+          credentials,
+        }),
+    });
+    const mapped: Record<string, string> = {};
+    for (const tool of tools) {
+      const source = tool.source;
+      if (
+        source instanceof UpstreamTool &&
+        tool.path !== `${live.namespace}.${source.upstreamName}`
+      ) {
+        mapped[tool.path] = source.upstreamName;
+      }
+    }
+    live.mapped = mapped;
+    return tools;
+  }
+
+  /**
+   * The credential a tool list is fetched with: for a `header` source, the registering user's
+   * own connection, else the team connection, else the server's key (no user: the last two).
+   */
+  async #listingCredential(
+    auth: UpstreamAuth,
+    registrant: string | undefined,
+  ): Promise<string | undefined> {
+    if (auth.kind !== 'header') return undefined;
+    const provider = providersOf(auth)[0];
+    return this.#options.tokens.getToken(registrant ?? '', auth.provider, {
+      authProvider: provider,
+    });
+  }
+}
+
+function authOf(target: UpstreamTarget): UpstreamAuth {
+  return target.kind === 'http' ? target.auth : { kind: 'none' };
+}
+
+function reasonOf(error: unknown): string {
+  if (error instanceof CallFailure)
+    return error.message.replace(/^The upstream MCP server of source "[^"]*" /, 'it ');
+  if (AuthRequiredError.isInstance(error)) {
+    return 'no credential for its provider is available to the gateway (connect one, or set a team connection or API key)';
+  }
+  return 'it failed';
+}
+
+function catalogError(error: unknown): unknown {
+  if (error instanceof PluginCatalogError) {
+    return new HttpError(
+      error.reason === 'path_outside_namespace' ? 'bad_request' : 'conflict',
+      error.message,
+    );
+  }
+  return error;
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
