@@ -46,7 +46,7 @@ import { serviceAccountRoutes } from './service-accounts/index.js';
 import type { GatewayServices } from './services.js';
 import { teamConnectionRoutes } from './team-connections/index.js';
 import { toolStatusRoutes } from './tool-status/index.js';
-import { traceRequests } from './tracing/index.js';
+import { enableCallSpans, traceRequests } from './tracing/index.js';
 import { UpstreamService } from './upstream/index.js';
 import { userRoutes } from './users/index.js';
 import { createTokenVendor } from './vending/index.js';
@@ -317,7 +317,10 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
 
   const app = new Hono<AppEnv>();
   // First: what runs after it, the request log included, nests in the request's span.
-  if (options.tracing ?? envVars.tracingConfigured(env)) app.use('*', traceRequests());
+  if (options.tracing ?? envVars.tracingConfigured(env)) {
+    app.use('*', traceRequests());
+    enableCallSpans();
+  }
   app.use(
     '*',
     requestLog(logger, (method, route, status, seconds) =>

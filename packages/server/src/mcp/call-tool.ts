@@ -14,11 +14,13 @@ import {
   ProtocolErrorCode,
   type ServerContext,
 } from '@modelcontextprotocol/server';
+import { type Span, trace } from '@opentelemetry/api';
 import type { ExecutionOutcome } from '../db/index.js';
 import { type ExecutionRecord, newExecutionId } from '../executions/index.js';
 import type { MountedTool } from '../registry/index.js';
 import type { GatewayServices } from '../services.js';
 import { CallFailure } from '../tool-sources/index.js';
+import { traced } from '../tracing/index.js';
 import { authRequiredMessage } from './auth-hint.js';
 import { CallRedaction } from './call-redaction.js';
 import type { CallSite } from './call-site.js';
@@ -47,19 +49,34 @@ import { type McpRuntime, toolsOf } from './runtime.js';
  *
  * @throws ProtocolError `InvalidParams` for an unknown tool or an invalid `requestState`.
  */
-export async function callTool(
+export function callTool(
   runtime: McpRuntime,
   site: CallSite,
   params: CallToolRequestParams,
   ctx: ServerContext,
+): Promise<CallToolResult | InputRequiredResult> {
+  // A span per call when tracing is on; its stages are child spans (tracing/).
+  return traced('tools/call', {}, (span) => callStages(runtime, site, params, ctx, span));
+}
+
+async function callStages(
+  runtime: McpRuntime,
+  site: CallSite,
+  params: CallToolRequestParams,
+  ctx: ServerContext,
+  span: Span | undefined,
 ): Promise<CallToolResult | InputRequiredResult> {
   const { services } = runtime;
   const subject = subjectId(site.principal);
   const args = params.arguments ?? {};
 
   // 1. resolve
-  const { role, index } = await toolsOf(runtime, site.principal);
+  const { role, index } = await traced('gateway.policy', {}, () =>
+    toolsOf(runtime, site.principal),
+  );
   const tool = index.byName.get(params.name);
+  // Only a tool the caller may see names the span: any other name is the caller's choosing.
+  span?.setAttribute('gateway.tool', tool === undefined ? '(unknown)' : tool.path);
   if (tool === undefined) {
     // Committed like any answer; the answer is this error whether or not the record is stored.
     await new CallRecord(services, subject, params.name.slice(0, 200), args).settle(undefined, {
@@ -116,7 +133,11 @@ async function run(
 ): Promise<CallToolResult | InputRequiredResult> {
   const call = new RunningCall({ runtime, site, ctx, tool, role, record, round, args });
   try {
-    const result = await untilAborted(tool.source.run(input, call), call.signal);
+    const result = await traced(
+      'gateway.tool.run',
+      { 'gateway.tool': tool.path, 'gateway.source': tool.source.kind },
+      () => untilAborted(tool.source.run(input, call), call.signal),
+    );
     if (call.questionPending) return await call.askClient();
     // Masked for the client too: a prompt-injected model could ask a tool to echo its key.
     const masked = record.redaction.data(result);
@@ -273,9 +294,13 @@ export class CallRecord {
     end: Ending,
   ): Promise<R | CallToolResult> {
     try {
-      await this.#services.executions.commit(
-        this.#state(end.durationMs === undefined ? { durationMs: this.elapsed(), ...end } : end),
+      if (end.outcome !== undefined) {
+        trace.getActiveSpan()?.setAttribute('gateway.outcome', end.outcome);
+      }
+      const state = this.#state(
+        end.durationMs === undefined ? { durationMs: this.elapsed(), ...end } : end,
       );
+      await traced('gateway.record', {}, () => this.#services.executions.commit(state));
       return result;
     } catch {
       return errorResult(

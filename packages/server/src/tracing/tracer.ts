@@ -7,6 +7,22 @@ import { type Span, SpanStatusCode, trace } from '@opentelemetry/api';
  */
 export const tracer = () => trace.getTracer('@gateway/server');
 
+let enabled = false;
+
+/** Turns the spans of tool calls on (`createGateway({ tracing })`); off, they cost a branch. */
+export function enableCallSpans(): void {
+  enabled = true;
+}
+
+/** `work` in a child span named `name` when call spans are on, else `work` alone. */
+export function traced<T>(
+  name: string,
+  attributes: Record<string, string | number | boolean>,
+  work: (span: Span | undefined) => Promise<T>,
+): Promise<T> {
+  return enabled ? inSpan(name, attributes, work) : work(undefined);
+}
+
 /**
  * Runs `work` in a child span of the active one, ending it when `work` settles; a thrown error
  * marks it failed (its type only: messages may quote what a tool was given).

@@ -10,6 +10,7 @@ import {
 } from '@opentelemetry/sdk-trace-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectV2, startMcpGateway } from '../mcp/testing/mcp-test-kit.js';
+import { rememberSecret } from '../testing/known-secrets.js';
 
 const exporter = new InMemorySpanExporter();
 const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
@@ -46,7 +47,26 @@ describe('traces', () => {
       'http.route': '/api/me',
       'http.response.status_code': 200,
     });
-    expect(spans.some((span) => span.name === 'POST /mcp')).toBe(true);
+    const post = spans.filter((span) => span.name === 'POST /mcp');
+    expect(post.length).toBeGreaterThan(0);
+
+    // The call's span, under its request's, with a child span per stage.
+    const call = spans.find((span) => span.name === 'tools/call');
+    expect(call?.attributes).toMatchObject({
+      'gateway.tool': 'demo.echo.say',
+      'gateway.outcome': 'ok',
+    });
+    expect(post.map((span) => span.spanContext().spanId)).toContain(
+      call?.parentSpanContext?.spanId,
+    );
+    const children = spans
+      .filter((span) => span.parentSpanContext?.spanId === call?.spanContext().spanId)
+      .map((span) => span.name);
+    expect(children).toEqual(['gateway.policy', 'gateway.tool.run', 'gateway.record']);
+    expect(spans.find((span) => span.name === 'gateway.tool.run')?.attributes).toMatchObject({
+      'gateway.tool': 'demo.echo.say',
+      'gateway.source': 'plugin',
+    });
 
     const everything = JSON.stringify(
       spans.map((span) => ({ name: span.name, attributes: span.attributes, events: span.events })),
@@ -54,6 +74,25 @@ describe('traces', () => {
     for (const secret of [alice.mcpToken, alice.token, 'private words', alice.id]) {
       expect(everything).not.toContain(secret);
     }
+  });
+
+  it('names where a credential came from in a vending span, never the credential', async () => {
+    const key = 'ghp_serverKeyForTracing0123456789';
+    rememberSecret(key);
+    const mcp = await startMcpGateway({ tracing: true, env: { GITHUB_API_KEY: key } });
+    const admin = await mcp.user({ admin: true });
+    const client = await connectV2(mcp.url, admin.mcpToken);
+    exporter.reset();
+    await client.callTool({ name: 'demo.auth.whoami', arguments: {} });
+    const spans = exporter.getFinishedSpans();
+    const vend = spans.find((span) => span.name === 'gateway.vend');
+    expect(vend?.attributes).toEqual({
+      'gateway.provider': 'github',
+      'gateway.credential_source': 'api_key',
+    });
+    const run = spans.find((span) => span.name === 'gateway.tool.run');
+    expect(vend?.parentSpanContext?.spanId).toBe(run?.spanContext().spanId);
+    expect(JSON.stringify(spans.map((span) => span.attributes))).not.toContain(key);
   });
 
   it('makes none when tracing is off', async () => {

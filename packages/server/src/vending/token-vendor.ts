@@ -10,6 +10,7 @@ import { serverApiKey } from '../config/env.js';
 import type { ConnectionOwner } from '../db/index.js';
 import { SecretDecryptError, SecretUnreadableError } from '../secrets/index.js';
 import type { GatewayServices } from '../services.js';
+import { traced } from '../tracing/index.js';
 import { findServingConnection } from './connection-source.js';
 import { createOAuthTokenSource, type OAuthTokenResult } from './oauth-source.js';
 
@@ -178,7 +179,12 @@ export function createTokenVendor(
         getToken: async (provider, options) => {
           const authProvider = plugin.authProviders.find((entry) => entry.id === provider);
           if (authProvider === undefined) throw new UndeclaredProviderError(plugin.id, provider);
-          return (await vend(userId, provider, { ...options, authProvider })).token;
+          return traced('gateway.vend', { 'gateway.provider': provider }, async (span) => {
+            const vended = await vend(userId, provider, { ...options, authProvider });
+            // Where it came from, never what it is.
+            span?.setAttribute('gateway.credential_source', vended.source);
+            return vended.token;
+          });
         },
       };
     },
