@@ -1,4 +1,5 @@
 import type { Hono } from 'hono';
+import { oauthErrorText } from '../auth/oauth-error-text.js';
 import type { AppContext, AppEnv } from '../http/app-env.js';
 import { safeRedirectPath } from '../http/safe-redirect.js';
 import { asSignupRefusal, signupRefusalText } from '../invites/index.js';
@@ -14,22 +15,9 @@ import {
   seeOther,
 } from './page-kit.js';
 
-/** better-auth's error codes on redirects, put in words. */
-const OAUTH_ERRORS: Readonly<Record<string, string>> = {
+/** The CLI's sign-in page has no Tools tab to send an unlinked account to. */
+const CLI_WORDING: Readonly<Record<string, string>> = {
   account_not_linked: 'That account is not linked to a Gateway user with this email.',
-  email_not_found: 'The provider did not share an email address.',
-  unable_to_get_user_info: 'The provider did not say who you are (user info is missing).',
-  state_mismatch:
-    'This sign-in was already used, took too long, or was started in another browser, so it was refused. Start again.',
-  please_restart_the_process:
-    'This sign-in was already used, took too long, or was started in another browser, so it was refused. Start again.',
-  issuer_missing:
-    'The provider answered without saying who it is, which it always does; the sign-in was refused. Try again.',
-  issuer_mismatch:
-    'The answer came from another provider than the one asked; the sign-in was refused.',
-  id_token_invalid:
-    "The provider's proof of who you are did not check out (ID token refused). Try again, or tell your admin.",
-  provider_unavailable: 'The sign-in provider cannot be reached right now. Try again in a minute.',
 };
 
 /** Where to go after signing in: one of the CLI pages, or nowhere (a broken link). */
@@ -92,7 +80,7 @@ ${social}`;
         ? signupRefusalText(services.signup, refusal)
         : code === undefined
           ? undefined
-          : (OAUTH_ERRORS[code] ?? `Sign-in failed (${code}).`),
+          : oauthErrorText(code, CLI_WORDING),
     );
   });
 

@@ -1,4 +1,5 @@
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { oauthErrorText } from '../../auth/oauth-error-text.js';
 import { callAuth } from '../../cli-auth/page-kit.js';
 import type { AppContext } from '../../http/app-env.js';
 import { safeRedirectPath } from '../../http/safe-redirect.js';
@@ -10,33 +11,6 @@ import { type Html, html } from '../html.js';
 import { htmlPage, readForm, seeOther, type WebKit } from '../kit.js';
 import { layout } from '../layout.js';
 import { dropInvite, signUpState, takeInvite } from './sign-up-notice.js';
-
-/** better-auth's error codes on OAuth redirects, put in words. */
-const OAUTH_ERRORS: Readonly<Record<string, string>> = {
-  account_not_linked:
-    'That account is not linked to a Gateway user. Sign in with your password, then connect it from the Tools tab.',
-  email_not_found: 'The provider did not share an email address.',
-  unable_to_get_user_info: 'The provider did not say who you are (user info is missing).',
-  user_info_is_missing: 'The provider did not say who you are (user info is missing).',
-  // A replayed callback finds its state spent, so it reads as a mismatch too.
-  state_mismatch:
-    'This sign-in was already used, took too long, or was started in another browser, so it was refused. Start again.',
-  please_restart_the_process:
-    'This sign-in was already used, took too long, or was started in another browser, so it was refused. Start again.',
-  issuer_missing:
-    'The provider answered without saying who it is, which it always does; the sign-in was refused. Try again.',
-  issuer_mismatch:
-    'The answer came from another provider than the one asked; the sign-in was refused.',
-  id_token_invalid:
-    "The provider's proof of who you are did not check out (ID token refused). Try again, or tell your admin.",
-  provider_unavailable: 'The sign-in provider cannot be reached right now. Try again in a minute.',
-  access_denied: 'The provider sign-in was cancelled.',
-};
-
-/** A better-auth error code from an OAuth redirect, in words. */
-export function oauthErrorText(code: string): string {
-  return OAUTH_ERRORS[code] ?? `Signing in with the provider failed (${code}).`;
-}
 
 interface FormState {
   next: string;

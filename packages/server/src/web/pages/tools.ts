@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { findLinkedAccountId } from '../../auth/linked-account.js';
+import { oauthErrorText } from '../../auth/oauth-error-text.js';
 import { callAuth } from '../../cli-auth/page-kit.js';
 import { connectionCreatedSchema } from '../../connections/schemas.js';
 import { deletedSchema } from '../../http/common-schemas.js';
@@ -9,7 +10,6 @@ import { confirmForm, pill, secretDialog, statePill } from '../components.js';
 import { type Html, html } from '../html.js';
 import { action, page, seeOther, type WebKit } from '../kit.js';
 import { connectionTree } from './connection-tree.js';
-import { oauthErrorText } from './sign-in.js';
 
 const DIALOG = 'secret-dialog';
 
