@@ -82,23 +82,7 @@ export async function runRegister(options: RegisterOptions): Promise<Registratio
     namespace: options.namespace ?? pluginId,
     pluginId,
   };
-  const base = (options.url ?? io.env.GATEWAY_URL ?? DEFAULT_URL).replace(/\/+$/, '');
-  const request = options.fetch ?? fetch;
-  let response: Response;
-  try {
-    response = await withSpinner(io, `Registering ${pluginId} at ${base}`, () =>
-      request(`${base}/api/registry/sources`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      }),
-    );
-  } catch {
-    throw new CliError(
-      `Could not reach the gateway at ${base}; is it running? Pass --url or set GATEWAY_URL`,
-    );
-  }
-  const answer = (await response.json().catch(() => undefined)) as unknown;
+  const { base, response, answer } = await postSource(options, secret, pluginId, body);
   if (response.status !== 201) {
     const tools = loaded.plugin.tools.map((tool) => tool.path);
     throw refusal(response.status, answer, body, base, tools);
@@ -115,6 +99,34 @@ export async function runRegister(options: RegisterOptions): Promise<Registratio
   );
   for (const tool of registration.tools) io.stdout.write(`  ${tool}\n`);
   return registration;
+}
+
+/** POSTs a registration to the gateway, saying what is registered while it waits. */
+async function postSource(
+  options: RegisterOptions,
+  secret: string,
+  what: string,
+  body: object,
+): Promise<{ base: string; response: Response; answer: unknown }> {
+  const { io } = options;
+  const base = (options.url ?? io.env.GATEWAY_URL ?? DEFAULT_URL).replace(/\/+$/, '');
+  const request = options.fetch ?? fetch;
+  let response: Response;
+  try {
+    response = await withSpinner(io, `Registering ${what} at ${base}`, () =>
+      request(`${base}/api/registry/sources`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      }),
+    );
+  } catch {
+    throw new CliError(
+      `Could not reach the gateway at ${base}; is it running? Pass --url or set GATEWAY_URL`,
+    );
+  }
+  const answer = (await response.json().catch(() => undefined)) as unknown;
+  return { base, response, answer };
 }
 
 /** `gateway register --mcp <url>`: an upstream MCP server as a source. */
@@ -146,23 +158,7 @@ async function registerUpstream(options: RegisterOptions, secret: string): Promi
             ...(scheme === undefined ? {} : { scheme }),
           },
   };
-  const base = (options.url ?? io.env.GATEWAY_URL ?? DEFAULT_URL).replace(/\/+$/, '');
-  const request = options.fetch ?? fetch;
-  let response: Response;
-  try {
-    response = await withSpinner(io, `Registering ${url} at ${base}`, () =>
-      request(`${base}/api/registry/sources`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      }),
-    );
-  } catch {
-    throw new CliError(
-      `Could not reach the gateway at ${base}; is it running? Pass --url or set GATEWAY_URL`,
-    );
-  }
-  const answer = (await response.json().catch(() => undefined)) as unknown;
+  const { base, response, answer } = await postSource(options, secret, url, body);
   if (response.status === 503) {
     const message = (errorOf(answer)?.message ?? 'HTTP 503').replace(/\.$/, '');
     throw new CliError(`${message}; check the URL and that the upstream is running`);
