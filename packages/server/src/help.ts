@@ -22,6 +22,12 @@ export const SETTINGS: readonly (readonly [name: string, meaning: string])[] = [
   ['GATEWAY_MAX_SESSIONS_PER_USER', 'MCP sessions one user may hold on an instance (100)'],
   ['GATEWAY_CLI_TOKEN_DAYS', 'how long a CLI token works (90)'],
   ['GATEWAY_REGISTRY_SYNC_SECONDS', 'how often registrations are re-read (5)'],
+  [
+    'GATEWAY_UPSTREAM_ALLOW_PRIVATE',
+    'let upstream MCP sources be on loopback or private addresses',
+  ],
+  ['GATEWAY_UPSTREAM_MAX_BYTES', 'the largest message from an upstream MCP source (4 MiB)'],
+  ['GATEWAY_UPSTREAM_REFRESH_SECONDS', "how often upstreams' tool lists are re-read"],
   ['GATEWAY_METRICS_TOKEN', 'bearer secret of a metrics scraper for GET /metrics'],
   ['OTEL_EXPORTER_OTLP_ENDPOINT', 'send traces over OTLP/HTTP (other OTEL_* variables apply)'],
   ['<PROVIDER>_CLIENT_ID, _CLIENT_SECRET', 'enable an OAuth provider (docs/providers.md)'],
