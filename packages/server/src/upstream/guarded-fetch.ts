@@ -62,7 +62,7 @@ export function guardedFetch(options: GuardedFetchOptions): GuardedFetch {
       ...(init?.signal ? { signal: init.signal } : {}),
     });
     if (answer.statusCode >= 300 && answer.statusCode < 400) {
-      answer.body.destroy();
+      discard(answer.body);
       throw new UpstreamHttpError(
         'redirect',
         `answered a redirect (HTTP ${answer.statusCode}); the gateway does not follow an upstream's redirects`,
@@ -74,7 +74,7 @@ export function guardedFetch(options: GuardedFetchOptions): GuardedFetch {
       else if (value !== undefined) answerHeaders.set(key, value);
     }
     const empty = answer.statusCode === 204 || answer.statusCode === 304;
-    if (empty) answer.body.destroy();
+    if (empty) discard(answer.body);
     return new Response(empty ? null : limited(answer.body, maxBytes), {
       status: answer.statusCode,
       headers: answerHeaders,
@@ -121,4 +121,14 @@ function limited(body: Readable, maxBytes: number): ReadableStream<Uint8Array> {
       body.destroy();
     },
   });
+}
+
+/**
+ * Drops an answer's body unread. Destroying it makes undici's stream emit an abort error, which
+ * with no listener would be an uncaught exception and end the gateway's process: an upstream
+ * answering a redirect must not be able to do that.
+ */
+function discard(body: Dispatcher.ResponseData['body']): void {
+  body.on('error', () => {});
+  body.destroy();
 }
