@@ -88,14 +88,24 @@ export async function runRegister(options: RegisterOptions): Promise<Registratio
     throw refusal(response.status, answer, body, base, tools);
   }
 
-  const registration = answer as Registration;
+  return printRegistration(options, pluginId, base, answer as Registration);
+}
+
+/** Prints what a registration made live (as JSON with --json) and gives it back. */
+function printRegistration(
+  options: RegisterOptions,
+  what: string,
+  base: string,
+  registration: Registration,
+): Registration {
+  const { io } = options;
   if (options.json) {
     io.stdout.write(`${JSON.stringify(registration, null, 2)}\n`);
     return registration;
   }
   const colors = createColors(io);
   io.stdout.write(
-    `${colors.green('✓')} Registered ${pluginId} as source ${registration.source.id} at ${base}; ${plural(registration.tools.length, 'tool')} now live:\n`,
+    `${colors.green('✓')} Registered ${what} as source ${registration.source.id} at ${base}; ${plural(registration.tools.length, 'tool')} now live:\n`,
   );
   for (const tool of registration.tools) io.stdout.write(`  ${tool}\n`);
   return registration;
@@ -131,7 +141,6 @@ async function postSource(
 
 /** `gateway register --mcp <url>`: an upstream MCP server as a source. */
 async function registerUpstream(options: RegisterOptions, secret: string): Promise<Registration> {
-  const { io } = options;
   const url = options.mcp ?? '';
   const name = nameFromUrl(url);
   if (name === undefined && (options.namespace === undefined || options.id === undefined)) {
@@ -166,17 +175,7 @@ async function registerUpstream(options: RegisterOptions, secret: string): Promi
   if (response.status !== 201) {
     throw refusal(response.status, answer, { ...body, pluginId: '' }, base, []);
   }
-  const registration = answer as Registration;
-  if (options.json) {
-    io.stdout.write(`${JSON.stringify(registration, null, 2)}\n`);
-    return registration;
-  }
-  const colors = createColors(io);
-  io.stdout.write(
-    `${colors.green('✓')} Registered ${url} as source ${registration.source.id} at ${base}; ${registration.tools.length} tools now live:\n`,
-  );
-  for (const tool of registration.tools) io.stdout.write(`  ${tool}\n`);
-  return registration;
+  return printRegistration(options, url, base, answer as Registration);
 }
 
 /**
