@@ -178,6 +178,12 @@ export interface UpstreamToolsTable {
   fetched_at: string;
 }
 
+/** One part of the schema's state read at start (`better-auth`: its schema's fingerprint). */
+export interface SchemaStateTable {
+  name: string;
+  value: string;
+}
+
 /** How a tool call ended. */
 export type ExecutionOutcome = 'ok' | 'error' | 'denied' | 'timeout';
 
@@ -286,6 +292,7 @@ export interface DatabaseSchema {
   mcp_rounds: McpRoundsTable;
   oauth_reconnect: OAuthReconnectTable;
   invites: InvitesTable;
+  schema_state: SchemaStateTable;
 }
 
 /** A `roles` row as read. */
