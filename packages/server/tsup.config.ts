@@ -1,10 +1,30 @@
 import { defineConfig } from 'tsup';
 
-export default defineConfig({
-  entry: { index: 'src/index.ts', bin: 'src/bin.ts' },
-  format: ['esm'],
-  dts: { entry: { index: 'src/index.ts' }, compilerOptions: { paths: {} } },
-  clean: true,
-  target: 'node22',
-  platform: 'node',
-});
+// The build script empties dist/ first: the two builds below write into it side by side.
+export default defineConfig([
+  // The library (`createGateway()`): its dependencies stay imports, installed beside it.
+  {
+    entry: { index: 'src/index.ts' },
+    format: ['esm'],
+    dts: { entry: { index: 'src/index.ts' }, compilerOptions: { paths: {} } },
+    target: 'node22',
+    platform: 'node',
+  },
+  // The `gateway-server` bin, bundled: a start reads a few chunks instead of resolving and
+  // reading ~1,200 module files of its dependencies, most of the time a start took (issue 17).
+  // What loads lazily (better-auth, the upstream client, OpenTelemetry's SDK) stays in chunks
+  // of its own. Left as imports: native addons (better-sqlite3, pg), tsx (it loads the config
+  // file by path) and OpenTelemetry's SDK packages (loaded only with OTEL_EXPORTER_OTLP_ENDPOINT;
+  // the API they register with is shared through a global, whichever copy sets it).
+  {
+    entry: { bin: 'src/bin.ts' },
+    format: ['esm'],
+    target: 'node22',
+    platform: 'node',
+    noExternal: [/^(?!better-sqlite3$|pg$|tsx(\/|$)|@opentelemetry\/(?!api$))/],
+    // CommonJS dependencies inside an ES module bundle still call `require` for Node built-ins.
+    banner: {
+      js: "import { createRequire as __gatewayCreateRequire } from 'node:module'; const require = __gatewayCreateRequire(import.meta.url);",
+    },
+  },
+]);
