@@ -33,7 +33,7 @@ import {
   type SessionResolver,
 } from './identity/index.js';
 import { inviteRoutes, type SignupOptions, signupPolicy } from './invites/index.js';
-import { McpEndpoint, type McpOptions, mountMcp } from './mcp/index.js';
+import { LazyMcpEndpoint, type McpOptions, mountMcp } from './mcp/index.js';
 import { mcpEndpointRoutes } from './mcp-endpoints/routes.js';
 import { meRoutes } from './me/index.js';
 import {
@@ -212,7 +212,7 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
   }
 
   // Sessions are counted by the MCP endpoint, made once the services exist.
-  let endpoint: McpEndpoint | undefined;
+  let endpoint: LazyMcpEndpoint | undefined;
   const metrics = new GatewayMetrics({
     pendingApprovals: () => countPendingApprovals(database),
     openSessions: () => endpoint?.sessionCount ?? 0,
@@ -361,7 +361,7 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
   mountCliPages(app, services, authenticate);
   mountRoutes(app, routes);
   mountMetrics(app, metrics, authenticate);
-  const mcp = new McpEndpoint(services, authSecret, maxBodyBytes, mcpOptions);
+  const mcp = new LazyMcpEndpoint(services, authSecret, maxBodyBytes, mcpOptions);
   endpoint = mcp;
   mountMcp(app, mcp, authenticate);
   mountWebApp(app, services, authenticate);

@@ -1,8 +1,8 @@
 /**
- * What a start of `gateway-server` loads (issue 17 item 5): on a database already migrated, the
- * first answers — `/healthz`, and an MCP client with a `gw_mcp_` token listing tools — load
- * neither better-auth nor the upstream client (the v1 MCP SDK, undici); the first request that
- * needs a session loads better-auth and is served in full.
+ * What a start of `gateway-server` loads (issue 17 item 5): on a database already migrated,
+ * `/healthz` is answered without the MCP server SDK, and an MCP client with a `gw_mcp_` token
+ * lists tools without better-auth or the upstream client (the v1 MCP SDK, undici) loading; the
+ * first request that needs a session loads better-auth and is served in full.
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -23,6 +23,8 @@ const LAZY = {
   'the v1 MCP SDK (upstream client)': /\/node_modules\/@modelcontextprotocol\/sdk\//,
   undici: /\/node_modules\/undici\//,
 };
+
+const MCP_SERVER = /\/node_modules\/@modelcontextprotocol\/server\//;
 
 async function start(dir: string, loads: string) {
   const { child, output, exited } = await startBin(
@@ -94,6 +96,8 @@ describe('gateway-server start-up', () => {
     const second = await start(dir, loads);
     const health = await fetch(`${second.url}/healthz`);
     expect(await health.json()).toEqual({ ok: true });
+    // The MCP server SDK loads with the first MCP request, not before.
+    expect((await loaded(loads)).filter((url) => MCP_SERVER.test(url))).toEqual([]);
     const client = new Client({ name: 'start-up-test', version: '1.0.0' });
     await client.connect(
       new StreamableHTTPClientTransport(new URL(`${second.url}/mcp`), {

@@ -7,7 +7,6 @@ import {
   withUnknownKeyIssues,
 } from '@gateway/sdk';
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import { renderOutput } from '../mcp/render-result.js';
 import { CallFailure, type CheckedInput, type SourceCall, type ToolSource } from './tool-source.js';
 
 const NO_RESULT: CallToolResult = Object.freeze({ content: [] });
@@ -66,6 +65,8 @@ export class PluginTool implements ToolSource {
         'Output does not match the output schema',
       );
     }
+    // Loaded with the MCP endpoint that runs the call, not when plugins load at start.
+    const { renderOutput } = await import('../mcp/render-result.js');
     return renderOutput(checked.data, this.#structured);
   }
 }
