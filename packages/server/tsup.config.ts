@@ -1,4 +1,23 @@
-import { defineConfig } from 'tsup';
+import { fileURLToPath } from 'node:url';
+import { defineConfig, type Options } from 'tsup';
+
+type EsbuildPlugin = NonNullable<Options['esbuildPlugins']>[number];
+
+/**
+ * zod's namespace re-exports every locale, so a bundle carries all of them (~0.4 MB, a third of
+ * zod) though only English, the default, is used: inside zod, its locales index is replaced by
+ * build/zod-locales.js. Plugins keep their own zod, whole.
+ */
+const englishZodLocales: EsbuildPlugin = {
+  name: 'english-zod-locales',
+  setup(build) {
+    build.onResolve({ filter: /\/locales\/index\.js$/ }, (args) =>
+      /[\\/]node_modules[\\/]zod[\\/]/.test(args.importer)
+        ? { path: fileURLToPath(new URL('./build/zod-locales.js', import.meta.url)) }
+        : undefined,
+    );
+  },
+};
 
 // The build script empties dist/ first: the two builds below write into it side by side.
 export default defineConfig([
@@ -22,6 +41,7 @@ export default defineConfig([
     target: 'node22',
     platform: 'node',
     noExternal: [/^(?!better-sqlite3$|pg$|tsx(\/|$)|@opentelemetry\/(?!api$))/],
+    esbuildPlugins: [englishZodLocales],
     // CommonJS dependencies inside an ES module bundle still call `require` for Node built-ins.
     banner: {
       js: "import { createRequire as __gatewayCreateRequire } from 'node:module'; const require = __gatewayCreateRequire(import.meta.url);",
