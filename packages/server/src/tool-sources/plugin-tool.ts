@@ -65,11 +65,13 @@ export class PluginTool implements ToolSource {
         'Output does not match the output schema',
       );
     }
-    // Loaded with the MCP endpoint that runs the call, not when plugins load at start.
-    const { renderOutput } = await import('../mcp/render-result.js');
-    return renderOutput(checked.data, this.#structured);
+    rendering ??= await import('../mcp/render-result.js');
+    return rendering.renderOutput(checked.data, this.#structured);
   }
 }
+
+/** MCP result rendering: loaded with the first call (the MCP SDK), not when plugins load at start. */
+let rendering: typeof import('../mcp/render-result.js') | undefined;
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null;
