@@ -14,7 +14,7 @@
 // Usage (repository root): node scripts/deploy-check.mjs
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -287,12 +287,14 @@ async function listTools(base, mcpToken) {
   return (JSON.parse(json).result?.tools ?? []).map((tool) => tool.name);
 }
 
+/** The files under `dir`, `node_modules` left out (the check is about what the gateway writes). */
 function listFiles(dir) {
   const files = [];
-  for (const entry of readdirSync(dir, { recursive: true })) {
-    const path = join(dir, entry);
-    if (!path.includes(`${join(dir, 'node_modules')}`) && statSync(path).isFile())
-      files.push(entry);
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (entry.name === 'node_modules') continue;
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) files.push(...listFiles(path).map((file) => join(entry.name, file)));
+    else files.push(entry.name);
   }
   return files;
 }
