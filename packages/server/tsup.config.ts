@@ -19,6 +19,25 @@ const englishZodLocales: EsbuildPlugin = {
   },
 };
 
+/**
+ * prom-client `require`s @opentelemetry/api (for exemplars) where the gateway `import`s it, which
+ * would bundle the package twice (its CommonJS and ES builds). Its `require` is pointed at the ES
+ * build the gateway already carries: one copy.
+ */
+const oneOpenTelemetryApi: EsbuildPlugin = {
+  name: 'one-opentelemetry-api',
+  setup(build) {
+    build.onResolve({ filter: /^@opentelemetry\/api$/ }, async (args) => {
+      if (args.kind !== 'require-call') return undefined;
+      const esm = await build.resolve(args.path, {
+        kind: 'import-statement',
+        resolveDir: args.resolveDir,
+      });
+      return esm.errors.length > 0 ? undefined : { path: esm.path };
+    });
+  },
+};
+
 // The build script empties dist/ first: the two builds below write into it side by side.
 export default defineConfig([
   // The library (`createGateway()`): its dependencies stay imports, installed beside it.
@@ -41,7 +60,7 @@ export default defineConfig([
     target: 'node22',
     platform: 'node',
     noExternal: [/^(?!better-sqlite3$|pg$|tsx(\/|$)|@opentelemetry\/(?!api$))/],
-    esbuildPlugins: [englishZodLocales],
+    esbuildPlugins: [englishZodLocales, oneOpenTelemetryApi],
     // CommonJS dependencies inside an ES module bundle still call `require` for Node built-ins.
     banner: {
       js: "import { createRequire as __gatewayCreateRequire } from 'node:module'; const require = __gatewayCreateRequire(import.meta.url);",
