@@ -38,6 +38,26 @@ const oneOpenTelemetryApi: EsbuildPlugin = {
   },
 };
 
+/**
+ * `import ... from 'node:http'` (and http2, https) costs ~25 ms where `require` costs 3: Node
+ * builds an ES module facade of every export, which evaluates the lazy ones, Node's internal
+ * undici among them. In the bundle these imports become a CommonJS `require` of the built-in.
+ */
+const requiredHttpBuiltins: EsbuildPlugin = {
+  name: 'required-http-builtins',
+  setup(build) {
+    build.onResolve({ filter: /^(node:)?https?2?$/ }, (args) =>
+      args.kind === 'import-statement'
+        ? { path: args.path.replace(/^node:/, ''), namespace: 'required-builtin' }
+        : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'required-builtin' }, (args) => ({
+      contents: `module.exports = require(${JSON.stringify(`node:${args.path}`)});`,
+      loader: 'js',
+    }));
+  },
+};
+
 // The build script empties dist/ first: the two builds below write into it side by side.
 export default defineConfig([
   // The library (`createGateway()`): its dependencies stay imports, installed beside it.
@@ -60,7 +80,9 @@ export default defineConfig([
     target: 'node22',
     platform: 'node',
     noExternal: [/^(?!better-sqlite3$|pg$|tsx(\/|$)|@opentelemetry\/(?!api$))/],
-    esbuildPlugins: [englishZodLocales, oneOpenTelemetryApi],
+    // Keep `node:` on built-ins, so they reach the plugins below instead of tsup's own rewrite.
+    removeNodeProtocol: false,
+    esbuildPlugins: [englishZodLocales, oneOpenTelemetryApi, requiredHttpBuiltins],
     // A quarter less to read at each start (~8% less CPU to the first answer). Names are kept,
     // so a logged stack still says which function failed.
     esbuildOptions(options) {
