@@ -29,11 +29,11 @@ for (const target of databaseTargets()) {
       const { database, cleanup } = await target.open();
       onTestFinished(cleanup);
       await database.db.schema.dropTable('schema_state').execute();
-      await sql`delete from kysely_migration where name = '007-schema-state'`.execute(database.db);
+      await sql`delete from kysely_migration where name = '008-schema-state'`.execute(database.db);
 
       expect(await readSchemaState(database)).toBeUndefined();
-      expect(await migrate(database)).toEqual(['007-schema-state']);
-      expect((await readSchemaState(database))?.migrations.has('007-schema-state')).toBe(true);
+      expect(await migrate(database)).toEqual(['008-schema-state']);
+      expect((await readSchemaState(database))?.migrations.has('008-schema-state')).toBe(true);
     });
   });
 }

@@ -12,7 +12,7 @@ export interface SchemaState {
 /**
  * Reads the applied migrations and the stored schema fingerprints in one query, so a start on a
  * database that is already up to date costs one read. Undefined when the tables are not there
- * yet (a new database, or one from before `007-schema-state`): the caller then migrates in full.
+ * yet (a new database, or one from before `008-schema-state`): the caller then migrates in full.
  *
  * @example
  * const state = await readSchemaState(database);
