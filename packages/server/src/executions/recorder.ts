@@ -235,7 +235,8 @@ export class ExecutionRecorder {
     this.#queue = new Map();
     this.#waiters = undefined;
     // The batch's rows go in the segment it ends (or a later one: storing twice changes nothing).
-    if (this.#journal !== undefined && this.#unjournaled.length > 0) this.#writeJournal(this.#journal);
+    if (this.#journal !== undefined && this.#unjournaled.length > 0)
+      this.#writeJournal(this.#journal);
     const segment = this.#journal?.rotate();
     try {
       if (batch.length > 0) await this.#store(batch);
