@@ -27,6 +27,8 @@ export interface GuardedFetchOptions {
 /** A fetch for one upstream and the connection pool it uses (close it with the upstream). */
 export interface GuardedFetch {
   fetch: FetchLike;
+  /** The same guarded pool, for undici's `request` (the upstream's MCP transport). */
+  dispatcher: Dispatcher;
   close(): Promise<void>;
 }
 
@@ -80,7 +82,7 @@ export function guardedFetch(options: GuardedFetchOptions): GuardedFetch {
       headers: answerHeaders,
     });
   };
-  return { fetch, close: () => agent.close() };
+  return { fetch, dispatcher: agent, close: () => agent.close() };
 }
 
 /**

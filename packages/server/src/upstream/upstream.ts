@@ -2,10 +2,7 @@ import { createHash } from 'node:crypto';
 import { validateElicitRequest, validateSampleRequest } from '@gateway/sdk';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import {
-  StreamableHTTPClientTransport,
-  StreamableHTTPError,
-} from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
   CallToolResultSchema,
   CreateMessageRequestSchema,
@@ -23,6 +20,7 @@ import { SERVER_VERSION } from '../openapi/index.js';
 import { CallFailure, type SourceCall } from '../tool-sources/index.js';
 import { CircuitBreaker, type UpstreamHealth } from './circuit-breaker.js';
 import { type GuardedFetch, guardedFetch, UpstreamHttpError } from './guarded-fetch.js';
+import { UpstreamHttpTransport } from './http-transport.js';
 import type { UpstreamTarget } from './target.js';
 import { RefusedAddressError, type UrlPolicy } from './url-policy.js';
 
@@ -406,16 +404,15 @@ export class Upstream {
         headers[auth.header] =
           auth.scheme === undefined ? credential : `${auth.scheme} ${credential}`;
       }
-      const transport = new StreamableHTTPClientTransport(new URL(target.url), {
-        ...(this.#fetch === undefined ? {} : { fetch: this.#fetch.fetch }),
-        requestInit: { headers },
+      if (this.#fetch === undefined)
+        throw new Error('an HTTP upstream without its connection pool');
+      const transport = new UpstreamHttpTransport({
+        url: new URL(target.url),
+        dispatcher: this.#fetch.dispatcher,
+        headers,
+        maxBytes: this.#options.maxBytes,
         // A session's GET stream that breaks is opened again a few times, then left.
-        reconnectionOptions: {
-          initialReconnectionDelay: 1000,
-          maxReconnectionDelay: 30_000,
-          reconnectionDelayGrowFactor: 2,
-          maxRetries: 3,
-        },
+        maxReconnects: 3,
       });
       await client.connect(transport, {
         timeout: CONNECT_TIMEOUT_MS,
