@@ -32,7 +32,12 @@ export interface FakeTool {
 export interface FakeUpstream {
   url: string;
   /** Each `tools/call` received: the tool and the headers that matter. */
-  calls: { name: string; authorization: string | undefined; arguments: unknown }[];
+  calls: {
+    name: string;
+    authorization: string | undefined;
+    traceparent: string | undefined;
+    arguments: unknown;
+  }[];
   /** Replaces the listed tools (a test then sends nothing: the gateway refreshes on schedule). */
   setTools(tools: FakeTool[]): void;
 }
@@ -101,6 +106,7 @@ export async function startFakeUpstream(tools: FakeTool[]): Promise<FakeUpstream
     calls.push({
       name,
       authorization: request.headers.authorization,
+      traceparent: request.headers.traceparent,
       arguments: message.params?.arguments,
     });
     const behaviour = listed.find((tool) => tool.name === name)?.behaviour ?? { kind: 'answer' };
