@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair } from 'jose';
 import Provider from 'oidc-provider';
 import { onTestFinished } from 'vitest';
+import { rememberSecret } from '../../testing/known-secrets.js';
 
 /** A started authorization server for upstream tests. */
 export interface UpstreamAuthorizationServer {
@@ -92,6 +93,14 @@ export async function startUpstreamAuthorizationServer(): Promise<UpstreamAuthor
       return;
     }
     await next();
+    // Every token and client secret it hands out is looked for in the gateway's logs.
+    if (ctx.path === '/token' || ctx.path === '/reg') {
+      const issued = ctx.body as Record<string, unknown> | undefined;
+      for (const field of ['access_token', 'refresh_token', 'id_token', 'client_secret']) {
+        const value = issued?.[field];
+        if (typeof value === 'string') rememberSecret(value);
+      }
+    }
     const resource = ctx.oidc?.params?.resource;
     if (ctx.path === '/token' && typeof resource === 'string') state.resources.push(resource);
     if (ctx.path === '/reg' && ctx.status === 201) counts.registration += 1;
