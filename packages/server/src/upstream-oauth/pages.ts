@@ -21,6 +21,8 @@ const cliRequest = z.object({
   state: z.string().min(8).max(500),
 });
 
+const CLI_PAGE = '/cli/connect-upstream/:source';
+
 /** The path of the CLI's browser page for connecting upstream source `sourceId`. */
 export function cliUpstreamConnectPath(sourceId: string): string {
   return `/cli/connect-upstream/${encodeURIComponent(sourceId)}`;
@@ -74,7 +76,7 @@ export function mountUpstreamOAuthPages(pages: CliPages, oauth: UpstreamOAuthSer
     }
   });
 
-  app.get(`${cliUpstreamConnectPath(':source')}`, async (c) => {
+  app.get(CLI_PAGE, async (c) => {
     const sourceId = c.req.param('source') ?? '';
     if (!oauth.isOAuthSource(sourceId)) return notAnOAuthSource(c, sourceId);
     const parsed = cliRequest.safeParse(c.req.query());
@@ -99,7 +101,7 @@ ${hiddenFields({ ...parsed.data, csrf: csrfToken(c, services) })}
     return htmlResponse(c, page(`Connect ${sourceId}`, body));
   });
 
-  app.post(`${cliUpstreamConnectPath(':source')}`, async (c) => {
+  app.post(CLI_PAGE, async (c) => {
     const sourceId = c.req.param('source') ?? '';
     if (!oauth.isOAuthSource(sourceId)) return notAnOAuthSource(c, sourceId);
     const form = await readForm(c);
@@ -152,7 +154,7 @@ ${hiddenFields({ ...parsed.data, csrf: csrfToken(c, services) })}
     }
   });
 
-  app.get(`${cliUpstreamConnectPath(':source')}/complete`, async (c) => {
+  app.get(`${CLI_PAGE}/complete`, async (c) => {
     const sourceId = c.req.param('source') ?? '';
     const signedIn = await signedInViewer(pages, c);
     const name = escapeHtml(sourceId);
