@@ -208,6 +208,12 @@ export interface UpstreamOAuthFlowsTable {
   expires_at: string;
 }
 
+/** On SQLite: a refresh of a connection's upstream tokens in progress, until `until`. */
+export interface UpstreamOAuthRefreshLeasesTable {
+  connection_id: string;
+  until: string;
+}
+
 /** How a tool call ended. */
 export type ExecutionOutcome = 'ok' | 'error' | 'denied' | 'timeout';
 
@@ -313,6 +319,7 @@ export interface DatabaseSchema {
   upstream_tools: UpstreamToolsTable;
   upstream_oauth_clients: UpstreamOAuthClientsTable;
   upstream_oauth_flows: UpstreamOAuthFlowsTable;
+  upstream_oauth_refresh_leases: UpstreamOAuthRefreshLeasesTable;
   executions: ExecutionsTable;
   approvals: ApprovalsTable;
   mcp_rounds: McpRoundsTable;

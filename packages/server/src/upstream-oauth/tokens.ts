@@ -16,6 +16,10 @@ import { createOAuthFetch } from './oauth-fetch.js';
 /** A token this close to expiry is refreshed before it is sent. */
 const EXPIRY_SKEW_MS = 30_000;
 const REFRESH_TIMEOUT_MS = 20_000;
+/** A refresh lease outlives the refresh's own time limit by this much (SQLite). */
+const LEASE_MS = 5_000;
+/** How often an instance waiting for another's refresh looks again (SQLite). */
+const LEASE_POLL_MS = 100;
 
 /** What is encrypted in the connection: the tokens and what refreshing them needs. */
 const envelopeSchema = z.object({
@@ -228,75 +232,14 @@ export class UpstreamTokens {
   }
 
   async #refresh(connectionId: string, userId: string, sourceId: string): Promise<string> {
-    const { db, secrets, policy } = this.#deps;
-    const oauthFetch = createOAuthFetch(policy);
+    const { db } = this.#deps;
     try {
-      return await db.transaction().execute(async (trx) => {
-        if (!rowLocksSupported(trx)) {
-          // A no-op write takes SQLite's write lock now, so another process's refresh waits.
-          await trx
-            .updateTable('connections')
-            .set((eb) => ({ updated_at: eb.ref('updated_at') }))
-            .where('id', '=', connectionId)
-            .execute();
-        }
-        const row = await trx
-          .selectFrom('connections')
-          .select('encrypted_secret')
-          .where('id', '=', connectionId)
-          .$if(rowLocksSupported(trx), (q) => q.forUpdate())
-          .executeTakeFirst();
-        if (row === undefined) throw new Error('the connection was removed');
-        const envelope = this.#open(row.encrypted_secret);
-        if (typeof envelope === 'string') return envelope;
-        // Another caller (or instance) refreshed while this one waited for the row.
-        if (!dueForRefresh(envelope)) return envelope.accessToken;
-        if (envelope.refreshToken === undefined) throw new Error('no refresh token');
-        const client = await readClient({ db: trx, secrets }, sourceId, envelope.issuer);
-        if (client === undefined) throw new Error('the OAuth client of the source is gone');
-        let tokens: OAuthTokens;
-        try {
-          tokens = await withTimeout(
-            refreshAuthorization(envelope.issuer, {
-              metadata: client.metadata,
-              clientInformation: {
-                client_id: client.clientId,
-                ...(client.clientSecret === undefined
-                  ? {}
-                  : { client_secret: client.clientSecret }),
-              },
-              refreshToken: envelope.refreshToken,
-              resource: new URL(envelope.resource),
-              fetchFn: oauthFetch.fetch,
-            }),
-            REFRESH_TIMEOUT_MS,
-          );
-        } catch (error) {
-          if (isGrantRefusal(error)) throw new RefreshRefused(row.encrypted_secret);
-          throw error;
-        }
-        const next: Envelope = {
-          ...envelope,
-          accessToken: tokens.access_token,
-          ...(tokens.refresh_token === undefined ? {} : { refreshToken: tokens.refresh_token }),
-          ...(tokens.expires_in === undefined
-            ? { expiresAt: undefined }
-            : { expiresAt: Date.now() + tokens.expires_in * 1000 }),
-        };
-        await trx
-          .updateTable('connections')
-          .set({
-            encrypted_secret: secrets.encrypt(JSON.stringify(next)),
-            masked_secret: maskSecret(tokens.access_token),
-            updated_at: new Date().toISOString(),
-          })
-          .where('id', '=', connectionId)
-          .execute();
-        return tokens.access_token;
-      });
+      return rowLocksSupported(db)
+        ? await this.#refreshLocked(connectionId, sourceId)
+        : await this.#refreshLeased(connectionId, sourceId);
     } catch (error) {
       if (error instanceof RefreshRefused) {
-        // Outside the rolled-back transaction: that refresh token is dead, never sent again.
+        // That refresh token is dead: never sent again, and the user is asked to reconnect.
         await markReconnect(
           db,
           {
@@ -309,9 +252,149 @@ export class UpstreamTokens {
         );
       }
       throw error;
+    }
+  }
+
+  /**
+   * PostgreSQL: the refresh runs in a transaction holding the connection's row, which it re-reads,
+   * so an instance waiting for the row finds the fresh token instead of spending the refresh
+   * token again.
+   */
+  #refreshLocked(connectionId: string, sourceId: string): Promise<string> {
+    return this.#deps.db.transaction().execute(async (trx) => {
+      const row = await trx
+        .selectFrom('connections')
+        .select('encrypted_secret')
+        .where('id', '=', connectionId)
+        .forUpdate()
+        .executeTakeFirst();
+      if (row === undefined) throw new Error('the connection was removed');
+      const envelope = this.#open(row.encrypted_secret);
+      if (typeof envelope === 'string') return envelope;
+      if (!dueForRefresh(envelope)) return envelope.accessToken;
+      const next = await this.#exchange(envelope, sourceId, row.encrypted_secret, trx);
+      await this.#store(trx, connectionId, next);
+      return next.accessToken;
+    });
+  }
+
+  /**
+   * SQLite, where a write blocks the whole process until the database's lock is free, so no lock
+   * is held while the authorization server answers: the instance that takes the connection's
+   * lease (a row, held at most {@link REFRESH_TIMEOUT_MS}) refreshes; the others wait for the
+   * fresh tokens it stores, or for the lease to go, and then look again.
+   */
+  async #refreshLeased(connectionId: string, sourceId: string): Promise<string> {
+    const { db } = this.#deps;
+    const deadline = Date.now() + REFRESH_TIMEOUT_MS + LEASE_MS;
+    for (;;) {
+      const row = await db
+        .selectFrom('connections')
+        .select('encrypted_secret')
+        .where('id', '=', connectionId)
+        .executeTakeFirst();
+      if (row === undefined) throw new Error('the connection was removed');
+      const envelope = this.#open(row.encrypted_secret);
+      if (typeof envelope === 'string') return envelope;
+      if (!dueForRefresh(envelope)) return envelope.accessToken;
+      if (await this.#takeLease(connectionId)) {
+        try {
+          // Taken after the read above: another instance may have stored fresh tokens since.
+          const now = await db
+            .selectFrom('connections')
+            .select('encrypted_secret')
+            .where('id', '=', connectionId)
+            .executeTakeFirst();
+          if (now === undefined) throw new Error('the connection was removed');
+          const current = this.#open(now.encrypted_secret);
+          if (typeof current === 'string') return current;
+          if (!dueForRefresh(current)) return current.accessToken;
+          const next = await this.#exchange(current, sourceId, now.encrypted_secret, db);
+          await this.#store(db, connectionId, next);
+          return next.accessToken;
+        } finally {
+          await db
+            .deleteFrom('upstream_oauth_refresh_leases')
+            .where('connection_id', '=', connectionId)
+            .execute();
+        }
+      }
+      if (Date.now() > deadline) throw new Error('another instance is still refreshing');
+      await new Promise((resolve) => setTimeout(resolve, LEASE_POLL_MS));
+    }
+  }
+
+  /** Takes the connection's refresh lease unless another holder's is still running. */
+  async #takeLease(connectionId: string): Promise<boolean> {
+    const now = new Date();
+    const until = new Date(now.getTime() + REFRESH_TIMEOUT_MS + LEASE_MS).toISOString();
+    const result = await this.#deps.db
+      .insertInto('upstream_oauth_refresh_leases')
+      .values({ connection_id: connectionId, until })
+      .onConflict((oc) =>
+        oc
+          .column('connection_id')
+          .doUpdateSet({ until })
+          .where('upstream_oauth_refresh_leases.until', '<', now.toISOString()),
+      )
+      .executeTakeFirst();
+    return Number(result.numInsertedOrUpdatedRows ?? 0n) > 0;
+  }
+
+  /** Sends the refresh token; the envelope with the new tokens. */
+  async #exchange(
+    envelope: Envelope,
+    sourceId: string,
+    storedSecret: string,
+    db: Kysely<DatabaseSchema>,
+  ): Promise<Envelope> {
+    if (envelope.refreshToken === undefined) throw new Error('no refresh token');
+    const client = await readClient({ db, secrets: this.#deps.secrets }, sourceId, envelope.issuer);
+    if (client === undefined) throw new Error('the OAuth client of the source is gone');
+    const oauthFetch = createOAuthFetch(this.#deps.policy);
+    let tokens: OAuthTokens;
+    try {
+      tokens = await withTimeout(
+        refreshAuthorization(envelope.issuer, {
+          metadata: client.metadata,
+          clientInformation: {
+            client_id: client.clientId,
+            ...(client.clientSecret === undefined ? {} : { client_secret: client.clientSecret }),
+          },
+          refreshToken: envelope.refreshToken,
+          resource: new URL(envelope.resource),
+          fetchFn: oauthFetch.fetch,
+        }),
+        REFRESH_TIMEOUT_MS,
+      );
+    } catch (error) {
+      if (isGrantRefusal(error)) throw new RefreshRefused(storedSecret);
+      throw error;
     } finally {
       await oauthFetch.close();
     }
+    const { expiresAt: _previous, ...rest } = envelope;
+    return {
+      ...rest,
+      accessToken: tokens.access_token,
+      ...(tokens.refresh_token === undefined ? {} : { refreshToken: tokens.refresh_token }),
+      ...(tokens.expires_in === undefined
+        ? {}
+        : { expiresAt: Date.now() + tokens.expires_in * 1000 }),
+    };
+  }
+
+  /** Writes `next` as the connection's tokens. */
+  async #store(db: Kysely<DatabaseSchema>, connectionId: string, next: Envelope): Promise<void> {
+    await db
+      .updateTable('connections')
+      .set({
+        encrypted_secret: this.#deps.secrets.encrypt(JSON.stringify(next)),
+        masked_secret: maskSecret(next.accessToken),
+        updated_at: new Date().toISOString(),
+      })
+      .where('id', '=', connectionId)
+      .execute();
   }
 }
 

@@ -10,6 +10,9 @@ import type { GatewayMigration } from './migration.js';
  *   kept for refreshes.
  * - `upstream_oauth_flows`: connects in progress, keyed by the SHA-256 of their `state`, single
  *   use, bound to the user who started them; the PKCE verifier is encrypted.
+ * - `upstream_oauth_refresh_leases`: on SQLite, which instance is refreshing a connection's tokens
+ *   right now (until when), so a refresh is single-flight across processes without holding the
+ *   database's write lock while the authorization server answers.
  * The tokens themselves are the user's connection (`connections`, tool id `mcp.<source id>`).
  */
 export const upstreamOAuth: GatewayMigration = {
@@ -39,6 +42,13 @@ export const upstreamOAuth: GatewayMigration = {
       .addColumn('resource', 'text', (col) => col.notNull())
       .addColumn('return_to', 'text', (col) => col.notNull())
       .addColumn('expires_at', 'text', (col) => col.notNull())
+      .execute();
+    await db.schema
+      .createTable('upstream_oauth_refresh_leases')
+      .addColumn('connection_id', 'text', (col) =>
+        col.primaryKey().references('connections.id').onDelete('cascade'),
+      )
+      .addColumn('until', 'text', (col) => col.notNull())
       .execute();
   },
 };

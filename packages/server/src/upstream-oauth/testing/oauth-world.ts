@@ -35,13 +35,19 @@ export interface OAuthUpstreamWorld {
   connect(user: WorldUser, login: string): Promise<{ callback: URL; answer: Response }>;
 }
 
-/** Starts an {@link OAuthUpstreamWorld}; everything stops when the test ends. */
-export async function startOAuthUpstreamWorld(): Promise<OAuthUpstreamWorld> {
+/** The settings of every gateway of a world: upstreams on 127.0.0.1, and the `fed` role as default. */
+export const WORLD_ENV = { GATEWAY_UPSTREAM_ALLOW_PRIVATE: 'true', GATEWAY_DEFAULT_ROLE: 'fed' };
+
+/**
+ * Starts an {@link OAuthUpstreamWorld} (on `databaseUrl` when given, for a test with several
+ * instances); everything stops when the test ends.
+ */
+export async function startOAuthUpstreamWorld(
+  options: { databaseUrl?: string; registrySyncSeconds?: number } = {},
+): Promise<OAuthUpstreamWorld> {
   const as = await startUpstreamAuthorizationServer();
   const upstream = await startProtectedUpstream(as.issuer);
-  const mcp = await startMcpGateway({
-    env: { GATEWAY_UPSTREAM_ALLOW_PRIVATE: 'true', GATEWAY_DEFAULT_ROLE: 'fed' },
-  });
+  const mcp = await startMcpGateway({ env: WORLD_ENV, ...options });
   const roles = mcp.gateway.services.policy;
   const role = { id: 'fed', name: 'Federated', patterns: ['secure.**'] };
   if ((await roles.getRole('fed')) === undefined) await roles.createRole(role);
