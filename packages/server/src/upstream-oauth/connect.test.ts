@@ -43,6 +43,12 @@ describe('registering an oauth upstream', () => {
     expect(world.mcp.gateway.services.secrets.decrypt(stored.encrypted_client_secret ?? '')).toBe(
       'pre-registered-secret-0123456789',
     );
+    // The admin Sources page says how users connect, and that the list is still to come.
+    const admin = await world.signUp('admin');
+    const page = await (await admin.session.browse('/admin/sources')).text();
+    expect(page).toContain('each user connects their own account');
+    expect(page).toContain('Tool list: when the first user connects');
+    expect(page).not.toContain('pre-registered-secret');
   });
 
   it('refuses a clientSecret without clientId (400)', async () => {
