@@ -130,6 +130,43 @@ describe('connecting users and calling', () => {
     expect(connections.connections[0]?.masked_secret).toMatch(/^•+.{4}$/);
   });
 
+  it('uses a client registered beforehand instead of registering one', async () => {
+    const world = await startOAuthUpstreamWorld();
+    // An admin registers the gateway at the authorization server by hand.
+    const made = await fetch(`${world.as.issuer}/reg`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        redirect_uris: [`${world.mcp.url}/oauth/upstream/callback`],
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'client_secret_basic',
+      }),
+    });
+    expect(made.status).toBe(201);
+    const client = (await made.json()) as { client_id: string; client_secret: string };
+    expect(
+      (
+        await world.register({
+          kind: 'oauth',
+          clientId: client.client_id,
+          clientSecret: client.client_secret,
+          scopes: ['tools'],
+        })
+      ).status,
+    ).toBe(201);
+    const alice = await world.signUp('alice');
+    const { callback, answer } = await world.connect(alice, 'alice-sub');
+    expect(answer.status).toBe(303);
+    expect(world.as.registrations()).toBe(1);
+    expect(world.as.grants('authorization_code')).toBe(1);
+    expect(callback.searchParams.get('code')).not.toBeNull();
+    const { client: mcp } = await connectV1(world.mcp.url, alice.mcpToken);
+    expect(text(await mcp.callTool({ name: 'secure.whoami', arguments: {} }))).toBe(
+      'you are alice-sub',
+    );
+  });
+
   it('refuses a replayed callback and one another user brings back, storing nothing', async () => {
     const world = await startOAuthUpstreamWorld();
     expect((await world.register()).status).toBe(201);
