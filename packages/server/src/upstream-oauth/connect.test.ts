@@ -5,6 +5,7 @@
  * and each call carries the calling user's own token only.
  */
 import { describe, expect, it } from 'vitest';
+import { loginAtProvider } from '../auth/testing/oidc-provider-server.js';
 import { connectV1 } from '../mcp/testing/mcp-test-kit.js';
 import { rememberSecret } from '../testing/known-secrets.js';
 import { startOAuthUpstreamWorld } from './testing/oauth-world.js';
@@ -181,7 +182,6 @@ describe('connecting users and calling', () => {
     const started = await mallory.session.browse('/tools/oauth/mcp.secure/connect', {
       form: { go: '1' },
     });
-    const { loginAtProvider } = await import('../auth/testing/oidc-provider-server.js');
     const malloryCallback = await loginAtProvider(
       started.headers.get('location') ?? '',
       'mallory-sub',
@@ -200,5 +200,16 @@ describe('connecting users and calling', () => {
       '/oauth/upstream/callback?state=forged-state-1234&code=x',
     );
     expect(forged.status).toBe(400);
+
+    // Not signed in: refused with 401, and the answer is not spent, so signed in it completes.
+    const again = await alice.session.browse('/tools/oauth/mcp.secure/connect', {
+      form: { go: '1' },
+    });
+    const pending = await loginAtProvider(again.headers.get('location') ?? '', 'alice-sub');
+    const anonymous = await fetch(pending, { redirect: 'manual' });
+    expect(anonymous.status).toBe(401);
+    expect(await anonymous.text()).toContain('not signed in to Gateway');
+    const completed = await alice.session.browse(pending.toString());
+    expect(completed.status).toBe(303);
   });
 });

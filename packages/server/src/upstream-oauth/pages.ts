@@ -39,8 +39,17 @@ export function mountUpstreamOAuthPages(pages: CliPages, oauth: UpstreamOAuthSer
 
   app.get(UPSTREAM_CALLBACK_PATH, async (c) => {
     const viewer = await signedInViewer(pages, c);
+    if (viewer === undefined) {
+      // The flow is left as it is: signed in again in this browser, the same answer completes it.
+      return errorPage(
+        c,
+        401,
+        'Not signed in',
+        'This browser is not signed in to Gateway (the session may have ended), so the connect cannot be completed here. Sign in, then open this page again or start connecting again.',
+      );
+    }
     try {
-      const flow = await oauth.finish({ viewerId: viewer?.id, query: c.req.query() });
+      const flow = await oauth.finish({ viewerId: viewer.id, query: c.req.query() });
       if (flow.returnTo.kind === 'cli') {
         const redirect = loopbackRedirect(flow.returnTo.redirectUri);
         if (redirect !== undefined) {

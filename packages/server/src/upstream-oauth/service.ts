@@ -212,7 +212,7 @@ export class UpstreamOAuthService implements UpstreamOAuthHooks {
    * @throws ConnectError saying why; nothing is stored then.
    */
   async finish(input: {
-    viewerId: string | undefined;
+    viewerId: string;
     query: Record<string, string | undefined>;
   }): Promise<{ sourceId: string; returnTo: ConnectReturn }> {
     const { db, secrets, policy, logger } = this.#options;
