@@ -313,9 +313,9 @@ function declareUserCommands(
       .command('connect')
       .summary('connect a tool to your account')
       .description(
-        'Connect a tool, by its connector id (github, weather, ...). OAuth tools open their sign-in in the browser and come back to a listener on 127.0.0.1; API-key tools ask for the key without echo, or read it from stdin with --secret-stdin, and print only its masked form. An OAuth tool takes a token the same way when its sign-in is not set up on the server, or with --secret-stdin.',
+        'Connect a tool, by its connector id (github, weather, ...). OAuth tools open their sign-in in the browser and come back to a listener on 127.0.0.1; API-key tools ask for the key without echo, or read it from stdin with --secret-stdin, and print only its masked form. An OAuth tool takes a token the same way when its sign-in is not set up on the server, or with --secret-stdin. An upstream MCP server registered with OAuth is connected by its source id (or mcp.<source id>): you sign in at its own authorization server in the browser.',
       )
-      .argument('<tool>', 'the connector id, e.g. github or weather')
+      .argument('<tool>', 'the connector id, e.g. github or weather, or an upstream source id')
       .option('--instance-name <name>', 'name of this key or token (default "default")')
       .option('--parent <id>', 'nest under this connection of the same tool')
       .option('--workspace <id>', 'workspace or project id')
@@ -331,6 +331,7 @@ function declareUserCommands(
           'printenv WEATHER_KEY | gateway connect weather --secret-stdin --instance-name work',
           'printenv WEATHER_KEY | gateway connect weather --secret-stdin --team --description "shared key"',
           'printenv GITHUB_TOKEN | gateway connect github --secret-stdin',
+          'gateway connect secure',
         ),
       ),
   ).action(

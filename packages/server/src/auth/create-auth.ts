@@ -14,7 +14,7 @@ import type { RateLimitRule } from './rate-limit.js';
 import { betterAuthSecrets } from './secret-versions.js';
 
 /** What the sign-in setup needs from the server: everything but what it itself provides. */
-export type AuthServices = Omit<GatewayServices, 'auth' | 'tokens' | 'upstreams'>;
+export type AuthServices = Omit<GatewayServices, 'auth' | 'tokens' | 'upstreams' | 'upstreamOAuth'>;
 
 /** Options of {@link createGatewayAuth}. */
 export interface GatewayAuthOptions {

@@ -1,6 +1,6 @@
 import { NAMESPACE_MAX_LENGTH, NAMESPACE_PATTERN } from '@gateway/sdk';
 import { z } from 'zod';
-import { upstreamAuthSchema } from '../upstream/target.js';
+import { upstreamAuthInputSchema, upstreamAuthSchema } from '../upstream/target.js';
 
 const sourceId = z
   .string()
@@ -39,7 +39,7 @@ const mcpSourceBody = z
       .string()
       .max(2048)
       .meta({ description: 'The upstream MCP endpoint, `http:` or `https:`' }),
-    auth: upstreamAuthSchema.optional(),
+    auth: upstreamAuthInputSchema.optional(),
     approvalRequired: z.array(z.string().max(200)).max(1000).optional().meta({
       description:
         'Upstream tool names that ask the user for approval, besides those annotated `destructiveHint: true`',

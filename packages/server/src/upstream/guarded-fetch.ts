@@ -93,9 +93,13 @@ export function guardedFetch(options: GuardedFetchOptions): GuardedFetch {
 function limited(body: Readable, maxBytes: number): ReadableStream<Uint8Array> {
   let size = 0;
   let lastWasNewline = false;
+  // Chunks already read may still be emitted after a cancel or an error: dropped, not enqueued
+  // into a closed stream (which would throw in an event handler and end the process).
+  let done = false;
   return new ReadableStream<Uint8Array>({
     start(controller) {
       body.on('data', (chunk: Buffer) => {
+        if (done) return;
         for (let i = 0; i < chunk.length; i++) {
           const byte = chunk[i];
           if (byte === 13) continue;
@@ -108,6 +112,7 @@ function limited(body: Readable, maxBytes: number): ReadableStream<Uint8Array> {
           size++;
         }
         if (size > maxBytes) {
+          done = true;
           body.destroy();
           controller.error(
             new UpstreamHttpError('too_large', `sent a message over ${maxBytes} bytes`),
@@ -116,10 +121,20 @@ function limited(body: Readable, maxBytes: number): ReadableStream<Uint8Array> {
         }
         controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
       });
-      body.once('end', () => controller.close());
-      body.once('error', (error) => controller.error(error));
+      body.once('end', () => {
+        if (done) return;
+        done = true;
+        controller.close();
+      });
+      body.once('error', (error) => {
+        if (done) return;
+        done = true;
+        controller.error(error);
+      });
     },
     cancel() {
+      done = true;
+      body.on('error', () => {});
       body.destroy();
     },
   });

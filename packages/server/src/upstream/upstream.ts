@@ -37,6 +37,17 @@ const MAX_KEYS = 500;
 const MAX_TOOLS = 1000;
 const MAX_LIST_PAGES = 20;
 
+/** The upstream answered 401 or 403 to the credential sent. */
+export class UpstreamRefusedFailure extends CallFailure {
+  constructor(
+    readonly status: 401 | 403,
+    message: string,
+    recorded: string,
+  ) {
+    super(message, recorded);
+  }
+}
+
 /** What an {@link Upstream} is made with. */
 export interface UpstreamOptions {
   /** The registration id. */
@@ -170,7 +181,7 @@ export class Upstream {
     signal: AbortSignal,
   ): Promise<CallToolResult> {
     for (let attempt = 0; ; attempt++) {
-      const connection = await this.#checkout(credential, call);
+      const connection = await this.#checkout(credential, call, provider);
       connection.calls.add(call);
       try {
         const answer = await connection.client.callTool(
@@ -228,6 +239,7 @@ export class Upstream {
   async #checkout(
     credential: string | undefined,
     call: SourceCall | undefined,
+    provider?: string | undefined,
   ): Promise<Connection> {
     if (this.#closed) throw new CallFailure(`Source "${this.id}" was removed.`, 'Source removed');
     if (this.#options.target.kind === 'stdio') return this.#stdio();
@@ -240,7 +252,7 @@ export class Upstream {
       return await this.#connect(key, credential, call?.signal);
     } catch (error) {
       if (call?.signal.aborted === true) throw call.signal.reason;
-      throw this.#failure(error, undefined);
+      throw this.#failure(error, provider);
     }
   }
 
@@ -404,6 +416,9 @@ export class Upstream {
         headers[auth.header] =
           auth.scheme === undefined ? credential : `${auth.scheme} ${credential}`;
       }
+      if (auth.kind === 'oauth' && credential !== undefined) {
+        headers.Authorization = `Bearer ${credential}`;
+      }
       if (this.#fetch === undefined)
         throw new Error('an HTTP upstream without its connection pool');
       const transport = new UpstreamHttpTransport({
@@ -451,7 +466,8 @@ export class Upstream {
         provider === undefined
           ? "Ask an admin to check the source's credentials."
           : `Reconnect ${provider}: in the web app's Tools tab, or run \`gateway connect ${provider}\`.`;
-      return new CallFailure(
+      return new UpstreamRefusedFailure(
+        error.code,
         `${label} ${what} (HTTP ${error.code}). ${fix}`,
         `Upstream answered HTTP ${error.code}`,
       );

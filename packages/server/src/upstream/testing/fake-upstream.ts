@@ -106,7 +106,7 @@ export async function startFakeUpstream(tools: FakeTool[]): Promise<FakeUpstream
     calls.push({
       name,
       authorization: request.headers.authorization,
-      traceparent: request.headers.traceparent,
+      traceparent: [request.headers.traceparent].flat()[0],
       arguments: message.params?.arguments,
     });
     const behaviour = listed.find((tool) => tool.name === name)?.behaviour ?? { kind: 'answer' };
