@@ -304,6 +304,46 @@ export class RegistryService {
   }
 
   /**
+   * Changes an upstream source's settings, here and (through the stored row) on every instance.
+   *
+   * @throws HttpError 404 when no such registration is stored; 400 for a plugin source or a
+   * stdio upstream of the config file (its settings live there).
+   */
+  async update(
+    id: string,
+    change: {
+      approvalRequired?: string[] | undefined;
+      serviceAccountAllowed?: boolean | undefined;
+    },
+  ): Promise<RegistrySourceStatus> {
+    const row = await this.#database.db
+      .selectFrom('registry_sources')
+      .selectAll()
+      .where('id', '=', id)
+      .executeTakeFirst();
+    if (row === undefined) {
+      if (this.#upstreams?.status(id)?.transport === 'stdio') {
+        throw new HttpError(
+          'bad_request',
+          `Source "${id}" comes from the gateway's config file: change its settings there`,
+        );
+      }
+      throw new HttpError('not_found', `No registered source "${id}"`);
+    }
+    if (row.type !== 'mcp' || this.#upstreams === undefined) {
+      throw new HttpError(
+        'bad_request',
+        `Source "${id}" is a plugin: approvals and service-account use are declared by its tools`,
+      );
+    }
+    await this.#upstreams.update(id, change);
+    this.#logger.info('registry source changed', { sourceId: id });
+    const listed = (await this.list()).find((source) => source.id === id);
+    if (listed === undefined) throw new HttpError('not_found', `No registered source "${id}"`);
+    return listed;
+  }
+
+  /**
    * Removes a registration and unmounts its tools.
    *
    * @throws HttpError 404 when no such registration is stored.

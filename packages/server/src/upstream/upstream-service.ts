@@ -41,6 +41,9 @@ export interface UpstreamStatus {
   health: UpstreamHealth;
   /** When the cached tool list was fetched (ISO 8601), or null when never. */
   toolsFetchedAt: string | null;
+  /** Upstream tool names that ask for approval besides those annotated destructive. */
+  approvalRequired: string[];
+  serviceAccountAllowed: boolean;
   /** Each served path with the name the upstream gives it, where the two differ. */
   mappedNames: Record<string, string>;
 }
@@ -74,6 +77,8 @@ interface Live {
   refreshing: Promise<void> | undefined;
   refreshTimer: ReturnType<typeof setTimeout> | undefined;
   stored: boolean;
+  /** The stored row's settings as last applied here (another instance may change them). */
+  storedJson?: string | null;
 }
 
 /**
@@ -182,6 +187,7 @@ export class UpstreamService {
     }
     live.fetchedAt = auth.kind === 'oauth' ? null : fetchedAt;
     live.stored = true;
+    live.storedJson = JSON.stringify(stored);
     this.#live.set(input.id, live);
     this.#options.logger.info('upstream source registered', {
       sourceId: input.id,
@@ -213,9 +219,18 @@ export class UpstreamService {
       }
       const entry = cache.get(row.id);
       let live = this.#live.get(row.id);
-      if (live !== undefined && live.fetchedAt === (entry?.fetched_at ?? null)) continue;
+      if (
+        live !== undefined &&
+        live.fetchedAt === (entry?.fetched_at ?? null) &&
+        live.storedJson === row.upstream
+      ) {
+        continue;
+      }
       const { url, auth, ...settings } = stored.data;
       live ??= this.#liveFor(row.id, row.namespace, { kind: 'http', url, auth }, settings);
+      // Settings changed through another instance (PATCH) apply here; URL and auth never change.
+      live.settings = settings;
+      live.storedJson = row.upstream;
       live.stored = true;
       this.#live.set(row.id, live);
       this.#mountCached(row.id, live, entry?.tools, entry?.fetched_at ?? null);
@@ -320,6 +335,41 @@ export class UpstreamService {
     this.#mountCached(id, live, json, fetchedAt);
   }
 
+  /**
+   * Changes a stored HTTP source's settings: stores them (other instances apply them with their
+   * next sync) and mounts its tools again with them.
+   *
+   * @throws HttpError 404 when the source is not a stored upstream known here.
+   */
+  async update(
+    id: string,
+    change: {
+      approvalRequired?: string[] | undefined;
+      serviceAccountAllowed?: boolean | undefined;
+    },
+  ): Promise<void> {
+    const live = this.#live.get(id);
+    if (live === undefined || !live.stored || live.target.kind !== 'http') {
+      throw new HttpError('not_found', `No registered upstream source "${id}"`);
+    }
+    const settings = {
+      approvalRequired: change.approvalRequired ?? live.settings.approvalRequired,
+      serviceAccountAllowed: change.serviceAccountAllowed ?? live.settings.serviceAccountAllowed,
+    };
+    const stored: StoredUpstream = { url: live.target.url, auth: live.target.auth, ...settings };
+    const json = JSON.stringify(stored);
+    const { db } = this.#options.database;
+    await db.updateTable('registry_sources').set({ upstream: json }).where('id', '=', id).execute();
+    live.settings = settings;
+    live.storedJson = json;
+    const cached = await db
+      .selectFrom('upstream_tools')
+      .selectAll()
+      .where('source_id', '=', id)
+      .executeTakeFirst();
+    this.#mountCached(id, live, cached?.tools, cached?.fetched_at ?? live.fetchedAt);
+  }
+
   /** Unmounts a source and closes its connections (or stops its process). */
   async remove(id: string): Promise<void> {
     const live = this.#live.get(id);
@@ -346,6 +396,8 @@ export class UpstreamService {
       auth: target.kind === 'http' ? target.auth : null,
       health: live.upstream.health,
       toolsFetchedAt: live.fetchedAt,
+      approvalRequired: [...live.settings.approvalRequired],
+      serviceAccountAllowed: live.settings.serviceAccountAllowed,
       mappedNames: live.mapped,
     };
   }
