@@ -196,6 +196,19 @@ describe('a token the upstream refuses', () => {
     ).plugins;
     expect(plugins.find((plugin) => plugin.id === 'secure')?.providers[0]?.state).toBe('reconnect');
 
+    // The records of these calls say what happened, and hold no token.
+    const records = await world.mcp.gateway.request('GET', `/api/executions?userId=${alice.id}`, {
+      as: 'service',
+    });
+    const recorded = await records.text();
+    expect(recorded).toContain('Upstream answered HTTP 401');
+    expect(recorded).not.toMatch(/eyJ[\w-]+\./);
+    for (const seen of world.upstream.seen) {
+      if (seen.authorization !== undefined) {
+        expect(recorded).not.toContain(seen.authorization.replace(/^Bearer /, ''));
+      }
+    }
+
     world.upstream.refusedSubjects.clear();
     await world.connect(alice, 'alice-sub');
     expect(text(await client.callTool({ name: 'secure.whoami', arguments: {} }))).toBe(
