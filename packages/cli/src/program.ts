@@ -195,6 +195,8 @@ export function createProgram({ io, cwd, keychain }: ProgramContext): Command {
     .option('--provider <provider>', "with --mcp: send each caller's credential for this provider")
     .option('--header <header>', 'with --provider: the header carrying it (default Authorization)')
     .option('--scheme <scheme>', 'with --provider: put before the credential (default Bearer)')
+    .option('--oauth', 'with --mcp: each user connects their own account at the upstream')
+    .option('--client-id <id>', 'with --oauth: a client registered there beforehand')
     .option('--json', 'print the registration as JSON')
     .addHelpText(
       'after',
@@ -202,6 +204,7 @@ export function createProgram({ io, cwd, keychain }: ProgramContext): Command {
         'gateway register --url https://gateway.example.com',
         'gateway register --json',
         'gateway register --mcp https://mcp.example.com/mcp --provider example',
+        'gateway register --mcp https://mcp.example.com/mcp --oauth',
       ),
     )
     .action(
@@ -213,6 +216,8 @@ export function createProgram({ io, cwd, keychain }: ProgramContext): Command {
         provider?: string;
         header?: string;
         scheme?: string;
+        oauth?: boolean;
+        clientId?: string;
         json?: boolean;
       }) => {
         const { runRegister } = await import('./commands/register/index.js');

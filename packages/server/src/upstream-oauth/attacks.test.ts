@@ -39,6 +39,27 @@ describe('registration refuses metadata that breaks the rules', () => {
     expect(await storedNothing(world)).toEqual({ sources: 0, clients: 0 });
   });
 
+  it('a 401 naming resource metadata on a link-local address, or the gateway as the authorization server: 400', async () => {
+    const world = await startOAuthUpstreamWorld();
+    world.upstream.challengeOverride = 'http://169.254.169.254/latest/meta-data/';
+    const metadata = await world.register();
+    expect(metadata.status).toBe(400);
+    expect(((await metadata.json()) as { error: { message: string } }).error.message).toContain(
+      'the protected resource metadata URL points to a link-local',
+    );
+    world.upstream.challengeOverride = undefined;
+    world.upstream.metadataOverride = {
+      resource: world.upstream.url,
+      authorization_servers: [world.mcp.url],
+    };
+    const self = await world.register();
+    expect(self.status).toBe(400);
+    expect(((await self.json()) as { error: { message: string } }).error.message).toContain(
+      'the gateway itself',
+    );
+    expect(await storedNothing(world)).toEqual({ sources: 0, clients: 0 });
+  });
+
   it("protected resource metadata describing another origin's resource: 400", async () => {
     const world = await startOAuthUpstreamWorld();
     world.upstream.metadataOverride = {
@@ -174,6 +195,19 @@ describe('a token the upstream refuses', () => {
       }
     ).plugins;
     expect(plugins.find((plugin) => plugin.id === 'secure')?.providers[0]?.state).toBe('reconnect');
+
+    // The records of these calls say what happened, and hold no token.
+    const records = await world.mcp.gateway.request('GET', `/api/executions?userId=${alice.id}`, {
+      as: 'service',
+    });
+    const recorded = await records.text();
+    expect(recorded).toContain('Upstream answered HTTP 401');
+    expect(recorded).not.toMatch(/eyJ[\w-]+\./);
+    for (const seen of world.upstream.seen) {
+      if (seen.authorization !== undefined) {
+        expect(recorded).not.toContain(seen.authorization.replace(/^Bearer /, ''));
+      }
+    }
 
     world.upstream.refusedSubjects.clear();
     await world.connect(alice, 'alice-sub');

@@ -55,6 +55,9 @@ export async function storePreRegisteredClient(
  * that issuer, else the admin's pre-registered one, else one registered now by dynamic client
  * registration (RFC 7591) with `redirectUri`, stored for every instance and user after.
  *
+ * @example
+ * const client = await clientFor(deps, { sourceId, discovered, redirectUri, preRegistered: false, fetch });
+ *
  * @throws OAuthDiscoveryError when the server allows no registration and no client was given, or
  * refuses the registration.
  */

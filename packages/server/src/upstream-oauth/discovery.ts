@@ -55,6 +55,9 @@ const INITIALIZE = JSON.stringify({
  * and that server's metadata (RFC 8414, else OpenID discovery) whose `issuer` must be the server
  * it was fetched for, with PKCE S256. Every URL is checked with {@link checkOAuthUrl} before use.
  *
+ * @example
+ * const { issuer, metadata, resource } = await discoverAuthorization(url, { fetch, policy });
+ *
  * @throws OAuthDiscoveryError saying what was wrong, never a token or a raw answer.
  */
 export async function discoverAuthorization(

@@ -25,6 +25,9 @@ export class OAuthUrlError extends Error {
  * policy allows only with `GATEWAY_UPSTREAM_ALLOW_PRIVATE`), as OAuth 2.1 and the MCP
  * authorization spec require of every authorization server endpoint.
  *
+ * @example
+ * checkOAuthUrl('http://169.254.169.254/', 'the authorization server', policy); // throws
+ *
  * @throws OAuthUrlError saying which URL (`what`) and why.
  */
 export function checkOAuthUrl(raw: string, what: string, policy: UrlPolicy): URL {
@@ -58,6 +61,11 @@ export interface OAuthFetch {
  * first, then sent through the upstream's guarded fetch (addresses checked again at connect, so
  * DNS cannot rebind to a refused one; no redirect followed; answers over 256 KiB cut off), with a
  * 15 s limit. Form bodies (`URLSearchParams`) are sent as text.
+ *
+ * @example
+ * const oauthFetch = createOAuthFetch(policy);
+ * try { await registerClient(issuer, { metadata, clientMetadata, fetchFn: oauthFetch.fetch }); }
+ * finally { await oauthFetch.close(); }
  */
 export function createOAuthFetch(policy: UrlPolicy): OAuthFetch {
   const byOrigin = new Map<string, GuardedFetch>();

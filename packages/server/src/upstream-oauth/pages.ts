@@ -33,6 +33,9 @@ export function cliUpstreamConnectPath(sourceId: string): string {
  * authorization server redirects to (`/oauth/upstream/callback`), and the CLI's
  * `/cli/connect-upstream/<source>` (the browser half of `gateway connect <source>`). The web
  * app's Tools tab starts its connects itself (`/tools/oauth/mcp.<source>/connect`).
+ *
+ * @example
+ * mountUpstreamOAuthPages({ app, services, authenticate }, services.upstreamOAuth);
  */
 export function mountUpstreamOAuthPages(pages: CliPages, oauth: UpstreamOAuthService): void {
   const { app, services } = pages;

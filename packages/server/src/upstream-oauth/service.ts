@@ -74,6 +74,11 @@ export interface UpstreamOAuthServiceOptions {
  * authorization code flow with PKCE S256, `resource` (RFC 8707) on the authorization and token
  * requests, `state` single-use and bound to the user who started, and `iss` checked (RFC 9207).
  * Tokens are the user's connection (see {@link UpstreamTokens}).
+ *
+ * @example
+ * const url = await service.start({ userId, sourceId: 'secure', returnTo: { kind: 'web' } });
+ * // ... the browser comes back to /oauth/upstream/callback:
+ * const { sourceId } = await service.finish({ viewerId, query });
  */
 export class UpstreamOAuthService implements UpstreamOAuthHooks {
   readonly #options: UpstreamOAuthServiceOptions;

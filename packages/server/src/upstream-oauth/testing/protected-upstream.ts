@@ -28,6 +28,8 @@ export interface ProtectedUpstream {
    * serve the real one again.
    */
   metadataOverride: Record<string, unknown> | undefined;
+  /** Replaces the `resource_metadata` URL its `401` answers name (an attack), while set. */
+  challengeOverride: string | undefined;
 }
 
 /**
@@ -50,6 +52,7 @@ export async function startProtectedUpstream(issuer: string): Promise<ProtectedU
     seen: [],
     refusedSubjects: new Set(),
     metadataOverride: undefined,
+    challengeOverride: undefined,
   };
   const verifier = {
     async verifyAccessToken(token: string): Promise<AuthInfo> {
@@ -96,6 +99,14 @@ export async function startProtectedUpstream(issuer: string): Promise<ProtectedU
     const authorization = request.headers.get('authorization') ?? undefined;
     if (auth instanceof Response) {
       state.seen.push({ authorization, sub: undefined });
+      if (state.challengeOverride !== undefined && auth.status === 401) {
+        return new Response(null, {
+          status: 401,
+          headers: {
+            'www-authenticate': `Bearer resource_metadata="${state.challengeOverride}"`,
+          },
+        });
+      }
       return auth;
     }
     const sub = typeof auth.extra?.sub === 'string' ? auth.extra.sub : undefined;
