@@ -1,7 +1,7 @@
 import type { GatewayDatabase, RegistrySourceRow } from '../db/index.js';
 import { HttpError } from '../http/errors.js';
 import type { ServerLogger } from '../http/logger.js';
-import type { UpstreamService, UpstreamStatus } from '../upstream/index.js';
+import { oauthToolId, type UpstreamService, type UpstreamStatus } from '../upstream/index.js';
 import {
   type PluginCatalog,
   PluginCatalogError,
@@ -349,12 +349,26 @@ export class RegistryService {
    * @throws HttpError 404 when no such registration is stored.
    */
   async remove(id: string): Promise<void> {
-    const result = await this.#database.db
-      .deleteFrom('registry_sources')
-      .where('id', '=', id)
-      .executeTakeFirst();
-    if (Number(result.numDeletedRows) === 0)
-      throw new HttpError('not_found', `No registered source "${id}"`);
+    const removed = await this.#database.db.transaction().execute(async (trx) => {
+      const result = await trx
+        .deleteFrom('registry_sources')
+        .where('id', '=', id)
+        .executeTakeFirst();
+      if (Number(result.numDeletedRows) === 0) return undefined;
+      // An OAuth upstream's users' tokens go with it: they are for a source no longer served
+      // (its client registration and open sign-ins go by the foreign keys' cascade).
+      const tokens = await trx
+        .deleteFrom('connections')
+        .where('tool_id', '=', oauthToolId(id))
+        .executeTakeFirst();
+      return Number(tokens.numDeletedRows);
+    });
+    if (removed === undefined) throw new HttpError('not_found', `No registered source "${id}"`);
+    if (removed > 0)
+      this.#logger.info('upstream connections removed with their source', {
+        sourceId: id,
+        connections: removed,
+      });
     await this.#upstreams?.remove(id);
     this.#catalog.unmount(id);
     storedIn(this.#catalog).delete(id);

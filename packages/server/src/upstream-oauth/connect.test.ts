@@ -129,6 +129,17 @@ describe('connecting users and calling', () => {
     };
     expect(connections.connections.map((row) => row.tool_id)).toEqual(['mcp.secure']);
     expect(connections.connections[0]?.masked_secret).toMatch(/^•+.{4}$/);
+
+    // Removing the source removes every user's tokens for it, and its client registration.
+    const removed = await world.mcp.gateway.request('DELETE', '/api/registry/sources/secure', {
+      as: 'service',
+    });
+    expect(removed.status).toBe(200);
+    const { db } = world.mcp.gateway.services.database;
+    expect(
+      await db.selectFrom('connections').select('id').where('tool_id', '=', 'mcp.secure').execute(),
+    ).toEqual([]);
+    expect(await db.selectFrom('upstream_oauth_clients').select('source_id').execute()).toEqual([]);
   });
 
   it('uses a client registered beforehand instead of registering one', async () => {
