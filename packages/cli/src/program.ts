@@ -195,6 +195,8 @@ export function createProgram({ io, cwd, keychain }: ProgramContext): Command {
     .option('--provider <provider>', "with --mcp: send each caller's credential for this provider")
     .option('--header <header>', 'with --provider: the header carrying it (default Authorization)')
     .option('--scheme <scheme>', 'with --provider: put before the credential (default Bearer)')
+    .option('--oauth', 'with --mcp: each user connects their own account at the upstream')
+    .option('--client-id <id>', 'with --oauth: a client registered there beforehand')
     .option('--json', 'print the registration as JSON')
     .addHelpText(
       'after',
@@ -202,6 +204,7 @@ export function createProgram({ io, cwd, keychain }: ProgramContext): Command {
         'gateway register --url https://gateway.example.com',
         'gateway register --json',
         'gateway register --mcp https://mcp.example.com/mcp --provider example',
+        'gateway register --mcp https://mcp.example.com/mcp --oauth',
       ),
     )
     .action(
@@ -213,6 +216,8 @@ export function createProgram({ io, cwd, keychain }: ProgramContext): Command {
         provider?: string;
         header?: string;
         scheme?: string;
+        oauth?: boolean;
+        clientId?: string;
         json?: boolean;
       }) => {
         const { runRegister } = await import('./commands/register/index.js');
@@ -313,9 +318,9 @@ function declareUserCommands(
       .command('connect')
       .summary('connect a tool to your account')
       .description(
-        'Connect a tool, by its connector id (github, weather, ...). OAuth tools open their sign-in in the browser and come back to a listener on 127.0.0.1; API-key tools ask for the key without echo, or read it from stdin with --secret-stdin, and print only its masked form. An OAuth tool takes a token the same way when its sign-in is not set up on the server, or with --secret-stdin.',
+        'Connect a tool, by its connector id (github, weather, ...). OAuth tools open their sign-in in the browser and come back to a listener on 127.0.0.1; API-key tools ask for the key without echo, or read it from stdin with --secret-stdin, and print only its masked form. An OAuth tool takes a token the same way when its sign-in is not set up on the server, or with --secret-stdin. An upstream MCP server registered with OAuth is connected by its source id (or mcp.<source id>): you sign in at its own authorization server in the browser.',
       )
-      .argument('<tool>', 'the connector id, e.g. github or weather')
+      .argument('<tool>', 'the connector id, e.g. github or weather, or an upstream source id')
       .option('--instance-name <name>', 'name of this key or token (default "default")')
       .option('--parent <id>', 'nest under this connection of the same tool')
       .option('--workspace <id>', 'workspace or project id')
@@ -331,6 +336,7 @@ function declareUserCommands(
           'printenv WEATHER_KEY | gateway connect weather --secret-stdin --instance-name work',
           'printenv WEATHER_KEY | gateway connect weather --secret-stdin --team --description "shared key"',
           'printenv GITHUB_TOKEN | gateway connect github --secret-stdin',
+          'gateway connect secure',
         ),
       ),
   ).action(

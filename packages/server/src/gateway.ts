@@ -53,6 +53,7 @@ import { teamConnectionRoutes } from './team-connections/index.js';
 import { toolStatusRoutes } from './tool-status/index.js';
 import { enableCallSpans, traceRequests } from './tracing/index.js';
 import { UpstreamService } from './upstream/index.js';
+import { mountUpstreamOAuthPages, UpstreamOAuthService } from './upstream-oauth/index.js';
 import { userRoutes } from './users/index.js';
 import { createTokenVendor } from './vending/index.js';
 import { mountWebApp, notFoundPage } from './web/index.js';
@@ -257,9 +258,18 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
     selfOrigins: () => [new URL(services.baseUrl).origin, new URL(services.authBaseUrl).origin],
     selfPorts: () => [own.port, portOf(services.baseUrl), portOf(services.authBaseUrl)],
   };
+  const upstreamOAuth = new UpstreamOAuthService({
+    db: database.db,
+    secrets: core.secrets,
+    logger,
+    policy: upstreamPolicy,
+    baseUrl: () => services.baseUrl,
+    sources: () => services.upstreams,
+  });
   const services: GatewayServices = Object.assign(core, {
     auth,
     tokens,
+    upstreamOAuth,
     upstreams: new UpstreamService({
       database,
       plugins,
@@ -268,6 +278,8 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
       policy: upstreamPolicy,
       maxBytes: envVars.upstreamMaxBytes(env),
       refreshMs: envVars.upstreamRefreshSeconds(env) * 1000,
+      oauth: upstreamOAuth,
+      baseUrl: () => services.baseUrl,
     }),
   });
   const registry = new RegistryService(services);
@@ -359,6 +371,7 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
   });
   mountAuth(app, auth);
   mountCliPages(app, services, authenticate);
+  mountUpstreamOAuthPages({ app, services, authenticate }, services.upstreamOAuth);
   mountRoutes(app, routes);
   mountMetrics(app, metrics, authenticate);
   const mcp = new LazyMcpEndpoint(services, authSecret, maxBodyBytes, mcpOptions);

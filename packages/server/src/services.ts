@@ -10,6 +10,7 @@ import type { PolicyService } from './policy/index.js';
 import type { PluginCatalog } from './registry/index.js';
 import type { SecretBox } from './secrets/index.js';
 import type { UpstreamService } from './upstream/index.js';
+import type { UpstreamOAuthService } from './upstream-oauth/index.js';
 import type { TokenVendor } from './vending/index.js';
 
 /** What every feature of the server is built from; made once by `createGateway()`. */
@@ -39,6 +40,8 @@ export interface GatewayServices {
   approvals: ApprovalService;
   /** Upstream MCP servers as sources: their connections, tool lists and health. */
   upstreams: UpstreamService;
+  /** Per-user OAuth to upstream MCP servers (`auth: { kind: "oauth" }`): connects and tokens. */
+  upstreamOAuth: UpstreamOAuthService;
   /** Who may create an account (`GATEWAY_SIGNUP`, `GATEWAY_SIGNUP_EMAIL_DOMAINS`, `GATEWAY_ADMIN_EMAILS`). */
   signup: SignupPolicy;
 }

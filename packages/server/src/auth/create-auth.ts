@@ -13,7 +13,7 @@ import { betterAuthSchemaFingerprint } from './schema-fingerprint.js';
 import { betterAuthSecrets } from './secret-versions.js';
 
 /** What the sign-in setup needs from the server: everything but what it itself provides. */
-export type AuthServices = Omit<GatewayServices, 'auth' | 'tokens' | 'upstreams'>;
+export type AuthServices = Omit<GatewayServices, 'auth' | 'tokens' | 'upstreams' | 'upstreamOAuth'>;
 
 /** Options of {@link createGatewayAuth}. */
 export interface GatewayAuthOptions {

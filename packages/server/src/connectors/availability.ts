@@ -6,11 +6,18 @@ import { OAUTH_PROVIDERS, oauthCallbackUrl } from './providers.js';
 export interface ConnectorAvailability {
   id: string;
   name: string;
-  kind: 'social' | 'generic' | 'api_key';
+  kind: 'social' | 'generic' | 'api_key' | 'mcp_oauth';
   /** OAuth: both client id and secret set. API key: `<ID>_API_KEY` set (its value is never shown). */
   configured: boolean;
   /** OAuth only: the redirect URI to register upstream. */
   callbackUrl?: string;
+}
+
+/** An upstream MCP source whose users connect with OAuth, as availability lists it. */
+export interface UpstreamOAuthConnector {
+  id: string;
+  /** The redirect URI the gateway registers at the upstream's authorization server. */
+  callbackUrl: string;
 }
 
 /**
@@ -25,6 +32,8 @@ export function connectorAvailability(options: {
   env: Env;
   authBaseUrl: string;
   plugins: readonly Plugin[];
+  /** Upstream MCP sources with `auth: { kind: "oauth" }`, listed last as `mcp_oauth`. */
+  upstreamOAuth?: readonly UpstreamOAuthConnector[];
 }): ConnectorAvailability[] {
   const oauth = OAUTH_PROVIDERS.map((provider) => ({
     id: provider.id,
@@ -48,5 +57,13 @@ export function connectorAvailability(options: {
     }
   }
   const sorted = [...apiKeys.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  return [...oauth, ...sorted];
+  const upstreams = (options.upstreamOAuth ?? []).map((source) => ({
+    id: source.id,
+    name: `the upstream MCP server ${source.id}`,
+    kind: 'mcp_oauth' as const,
+    // The source itself is the configuration: its authorization server is discovered.
+    configured: true,
+    callbackUrl: source.callbackUrl,
+  }));
+  return [...oauth, ...sorted, ...upstreams];
 }

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { AnyRoute } from '../http/route.js';
 import { defineRoute, noQuery } from '../http/route.js';
 import type { GatewayServices } from '../services.js';
+import { UPSTREAM_CALLBACK_PATH } from '../upstream-oauth/index.js';
 import { connectorAvailability } from './availability.js';
 
 /** Answer of `GET /api/connectors/availability`. */
@@ -10,7 +11,10 @@ export const connectorAvailabilitySchema = z.object({
     z.object({
       id: z.string(),
       name: z.string(),
-      kind: z.enum(['social', 'generic', 'api_key']),
+      kind: z.enum(['social', 'generic', 'api_key', 'mcp_oauth']).meta({
+        description:
+          '`mcp_oauth`: an upstream MCP source whose users each connect their own account at it (`gateway connect <source id>`)',
+      }),
       configured: z.boolean().meta({
         description:
           'OAuth: `<ID>_CLIENT_ID` and `<ID>_CLIENT_SECRET` are both set. API key: `<ID>_API_KEY` is set',
@@ -41,7 +45,8 @@ export function connectorRoutes(services: GatewayServices): AnyRoute[] {
       query: noQuery,
       responses: {
         200: {
-          description: 'Shipped OAuth providers first, then API-key providers of loaded plugins',
+          description:
+            'Shipped OAuth providers first, then API-key providers of loaded plugins, then upstream MCP sources users connect with OAuth',
           schema: connectorAvailabilitySchema,
         },
         401: { description: 'No credentials' },
@@ -52,6 +57,10 @@ export function connectorRoutes(services: GatewayServices): AnyRoute[] {
             env: services.env,
             authBaseUrl: services.authBaseUrl,
             plugins: services.plugins.plugins(),
+            upstreamOAuth: services.upstreams.oauthSources().map((source) => ({
+              id: source.id,
+              callbackUrl: `${services.baseUrl}${UPSTREAM_CALLBACK_PATH}`,
+            })),
           }),
         });
       },

@@ -184,6 +184,42 @@ export interface SchemaStateTable {
   value: string;
 }
 
+/** The OAuth client the gateway is at an upstream's authorization server (issue 16). */
+export interface UpstreamOAuthClientsTable {
+  source_id: string;
+  /** The authorization server's issuer; empty for an admin's client not used yet. */
+  issuer: string;
+  client_id: string;
+  /** `base64(iv):base64(ciphertext)`, or null for a public client. */
+  encrypted_client_secret: string | null;
+  redirect_uri: string;
+  /** JSON of the authorization server's metadata (RFC 8414), as checked; `{}` when not yet known. */
+  metadata: string;
+  created_at: string;
+}
+
+/** A connect to an upstream's authorization server in progress: single use, short-lived. */
+export interface UpstreamOAuthFlowsTable {
+  /** SHA-256 (hex) of the `state` sent to the authorization server. */
+  state_hash: string;
+  user_id: string;
+  source_id: string;
+  issuer: string;
+  /** The PKCE code verifier, encrypted. */
+  encrypted_verifier: string;
+  /** The resource indicator (RFC 8707) the token is for. */
+  resource: string;
+  /** JSON: where the browser goes afterwards (the Tools tab, or a CLI's loopback). */
+  return_to: string;
+  expires_at: string;
+}
+
+/** On SQLite: a refresh of a connection's upstream tokens in progress, until `until`. */
+export interface UpstreamOAuthRefreshLeasesTable {
+  connection_id: string;
+  until: string;
+}
+
 /** How a tool call ended. */
 export type ExecutionOutcome = 'ok' | 'error' | 'denied' | 'timeout';
 
@@ -287,6 +323,9 @@ export interface DatabaseSchema {
   service_accounts: ServiceAccountsTable;
   registry_sources: RegistrySourcesTable;
   upstream_tools: UpstreamToolsTable;
+  upstream_oauth_clients: UpstreamOAuthClientsTable;
+  upstream_oauth_flows: UpstreamOAuthFlowsTable;
+  upstream_oauth_refresh_leases: UpstreamOAuthRefreshLeasesTable;
   executions: ExecutionsTable;
   approvals: ApprovalsTable;
   mcp_rounds: McpRoundsTable;

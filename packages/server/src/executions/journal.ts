@@ -23,8 +23,9 @@ const ours = new Set<string>();
  * An append-only file of execution records, beside a SQLite database, that makes a record
  * durable before the call's answer is sent without a SQLite transaction per call.
  *
- * A record is appended as one JSON line (a `write(2)`: once it returns, the record survives a
- * crash of the process, as a SQLite commit without fsync does) and stored in the database with
+ * Records are appended as JSON lines, those committed in one turn of the event loop in one
+ * `write(2)` (once it returns, they survive a crash of the process, as a SQLite commit without
+ * fsync does) and stored in the database with
  * the next batch. Each batch takes the segment its records were appended to ({@link rotate}) and
  * deletes it once the batch is committed ({@link remove}). Segments left behind by a process
  * that died are stored by the next gateway to start on the database ({@link recover}); storing
@@ -48,15 +49,18 @@ export class ExecutionJournal {
     ours.add(this.#prefix);
   }
 
-  /** Appends `row`; once this returns it survives a crash of this process. */
-  append(row: Row): void {
+  /** Appends `rows` in one write; once this returns they survive a crash of this process. */
+  append(rows: readonly Row[]): void {
+    if (rows.length === 0) return;
     if (this.#fd === undefined) {
       mkdirSync(this.#dir, { recursive: true, mode: 0o700 });
       this.#segment = join(this.#dir, `${this.#prefix}.${++this.#sequence}.jsonl`);
       // Readable by its owner only: the records' arguments are redacted, but private.
       this.#fd = openSync(this.#segment, 'a', 0o600);
     }
-    writeSync(this.#fd, `${JSON.stringify(row)}\n`);
+    let lines = '';
+    for (const row of rows) lines += `${JSON.stringify(row)}\n`;
+    writeSync(this.#fd, lines);
   }
 
   /** Ends the current segment: later appends go to a new one. Answers the ended segment. */

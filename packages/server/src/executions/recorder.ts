@@ -56,12 +56,13 @@ interface Waiters {
  * Stores execution records in batches, one transaction each. Two ways in:
  *
  * - {@link commit} resolves once the record is durable: a call's answer waits for it, so no
- *   answered call is without its record, even if the process is killed the next moment. On a
- *   SQLite file the record is appended to a journal beside it (journal.ts), a few microseconds,
- *   and stored with the next batch; a gateway that starts stores what a killed one left there
- *   ({@link recover}). Elsewhere (PostgreSQL, an in-memory database) commits are grouped: those
- *   made in one turn of the event loop, and all made while a batch is being stored, are stored
- *   together, so a busy gateway does not pay a transaction per call.
+ *   answered call is without its record, even if the process is killed the next moment. Commits
+ *   are grouped: those made in one turn of the event loop go together, so a busy gateway pays
+ *   neither a write nor a transaction per call. On a SQLite file they are appended to a journal
+ *   beside it in one write (journal.ts) and stored with the next batch; a gateway that starts
+ *   stores what a killed one left there ({@link recover}). Elsewhere (PostgreSQL, an in-memory
+ *   database) they are stored at once, with everything queued, and those made while a batch is
+ *   being stored go with the next.
  * - {@link write} only queues (a call's "still running" states): queued records go with the next
  *   batch, every `flushIntervalMs`.
  *
@@ -88,9 +89,13 @@ export class ExecutionRecorder {
   #commitScheduled = false;
   #flushing: Promise<void> = Promise.resolve();
   #closed = false;
+  /** Rows committed this turn, not yet in the journal (SQLite files), and their callers. */
+  #unjournaled: Row[] = [];
+  #journalWaiters: Waiters | undefined;
   readonly #commitQueued = () => {
     this.#commitScheduled = false;
-    void this.flush();
+    if (this.#journal === undefined) void this.flush();
+    else this.#writeJournal(this.#journal);
   };
 
   constructor(options: ExecutionRecorderOptions) {
@@ -140,37 +145,41 @@ export class ExecutionRecorder {
       });
       return Promise.reject(error);
     }
+    let done: Waiters;
     if (this.#journal !== undefined) {
-      try {
-        this.#journal.append(row);
-      } catch (error) {
-        this.#logger.error('execution record not stored', {
-          executionId: record.id,
-          error: error instanceof Error ? error.message : String(error),
-        });
-        return Promise.reject(error);
-      }
+      // Stored with the next batch; durable once the turn's journal write is done.
       this.#enqueue(row);
-      return Promise.resolve();
-    }
-    this.#queue.set(record.id, row);
-    if (this.#waiters === undefined) {
-      let resolve: () => void = () => {};
-      let reject: (error: unknown) => void = () => {};
-      const promise = new Promise<void>((onStored, onFailed) => {
-        resolve = onStored;
-        reject = onFailed;
-      });
-      // Every caller awaits it; this keeps a failed batch from also counting as unhandled.
-      promise.catch(() => {});
-      this.#waiters = { promise, resolve, reject };
+      this.#unjournaled.push(row);
+      done = this.#journalWaiters ??= waiters();
+    } else {
+      this.#queue.set(record.id, row);
+      done = this.#waiters ??= waiters();
     }
     if (!this.#commitScheduled) {
-      // At the end of this turn: calls answered in the same turn share the batch.
+      // After this turn's I/O callbacks: every call settled in the turn commits together.
       this.#commitScheduled = true;
       setImmediate(this.#commitQueued);
     }
-    return this.#waiters.promise;
+    return done.promise;
+  }
+
+  /** Appends the rows committed this turn to the journal, in one write, and lets their calls go. */
+  #writeJournal(journal: ExecutionJournal): void {
+    const rows = this.#unjournaled;
+    const done = this.#journalWaiters;
+    this.#unjournaled = [];
+    this.#journalWaiters = undefined;
+    try {
+      journal.append(rows);
+      done?.resolve();
+    } catch (error) {
+      // The rows stay queued for the database: their calls ran, though their answers are withheld.
+      this.#logger.error('execution records not stored', {
+        count: rows.length,
+        error: error instanceof Error ? error.message : String(error),
+      });
+      done?.reject(error);
+    }
   }
 
   /**
@@ -225,6 +234,9 @@ export class ExecutionRecorder {
     }
     this.#queue = new Map();
     this.#waiters = undefined;
+    // The batch's rows go in the segment it ends (or a later one: storing twice changes nothing).
+    if (this.#journal !== undefined && this.#unjournaled.length > 0)
+      this.#writeJournal(this.#journal);
     const segment = this.#journal?.rotate();
     try {
       if (batch.length > 0) await this.#store(batch);
@@ -248,6 +260,18 @@ export class ExecutionRecorder {
       });
     }
   }
+}
+
+function waiters(): Waiters {
+  let resolve: () => void = () => {};
+  let reject: (error: unknown) => void = () => {};
+  const promise = new Promise<void>((onStored, onFailed) => {
+    resolve = onStored;
+    reject = onFailed;
+  });
+  // A failed batch is reported to its callers and logged; no unhandled rejection besides.
+  promise.catch(() => {});
+  return { promise, resolve, reject };
 }
 
 function isRow(queued: ExecutionRecord | Row): queued is Row {

@@ -27,6 +27,7 @@ export const expectedAccess: Readonly<Record<string, Access>> = {
   // The registry: the spec's service secret, and admins (docs/decisions.md).
   'POST /api/registry/sources': 'service-or-admin',
   'GET /api/registry/sources': 'service-or-admin',
+  'PATCH /api/registry/sources/:id': 'service-or-admin',
   'DELETE /api/registry/sources/:id': 'service-or-admin',
 
   // Roles: anyone signed in reads them; writes and assignment are for admins or the service secret.

@@ -1,5 +1,6 @@
 import { expect } from 'vitest';
 import { z } from 'zod';
+import { startFakeUpstream } from '../upstream/testing/fake-upstream.js';
 import { idOf, listsTarget, text } from './fixture-kit.js';
 import type { Fixture, MatrixWorld } from './matrix-types.js';
 
@@ -51,6 +52,43 @@ export const adminFixtures: Record<string, Fixture> = {
     async prepare(world) {
       await notesSource(world, true);
       return { path: '/api/registry/sources', check: listsTarget(NOTES_SOURCE.id) };
+    },
+  },
+  'PATCH /api/registry/sources/:id': {
+    scope: 'global',
+    success: 200,
+    async prepare(world) {
+      const fake = await startFakeUpstream([{ name: 'send', behaviour: { kind: 'answer' } }]);
+      const id = world
+        .unique('up')
+        .toLowerCase()
+        .replace(/[^a-z0-9]/g, '');
+      await world.call('POST', '/api/registry/sources', {
+        type: 'mcp',
+        id,
+        namespace: id,
+        url: fake.url,
+      });
+      const allowed = async () => {
+        const { sources } = z
+          .object({
+            sources: z.array(
+              z.object({
+                id: z.string(),
+                upstream: z.object({ serviceAccountAllowed: z.boolean() }).optional(),
+              }),
+            ),
+          })
+          .parse(await world.call('GET', '/api/registry/sources'));
+        return sources.find((source) => source.id === id)?.upstream?.serviceAccountAllowed;
+      };
+      return {
+        path: `/api/registry/sources/${id}`,
+        body: { serviceAccountAllowed: true },
+        intact: async () => (await allowed()) === false,
+        check: (body) =>
+          expect(body).toMatchObject({ source: { id, upstream: { serviceAccountAllowed: true } } }),
+      };
     },
   },
   'DELETE /api/registry/sources/:id': {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { GatewayOptions } from '../gateway.js';
 import type { TestGateway, TestUser } from '../testing/test-gateway.js';
 import type { MatrixRequest, MatrixWorld, Variant } from './matrix-types.js';
 
@@ -6,8 +7,11 @@ import type { MatrixRequest, MatrixWorld, Variant } from './matrix-types.js';
  * A fresh gateway with user A (the owner), user B (another plain user), an admin and a service
  * account with the default role.
  */
-export async function createMatrixWorld(open: () => Promise<TestGateway>): Promise<MatrixWorld> {
-  const gw = await open();
+export async function createMatrixWorld(
+  open: (options?: GatewayOptions) => Promise<TestGateway>,
+): Promise<MatrixWorld> {
+  // Upstream sources on 127.0.0.1 (the fake upstream of the registry fixtures) may be registered.
+  const gw = await open({ env: { GATEWAY_UPSTREAM_ALLOW_PRIVATE: 'true' } });
   const owner = await gw.createUser({ name: 'Owner A' });
   const other = await gw.createUser({ name: 'Other B' });
   const admin = await gw.createUser({ name: 'Admin', admin: true });

@@ -40,7 +40,7 @@ export interface RouteResponse {
 
 /** A route: its contract (validated input, documented answers) and its handler. */
 export interface RouteDefinition<TBody, TQuery, TParams, TAccess extends Access = Access> {
-  method: 'get' | 'post' | 'put' | 'delete';
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete';
   /** Hono path syntax, e.g. `/api/connections/:id`. */
   path: string;
   summary: string;

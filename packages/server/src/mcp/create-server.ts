@@ -11,6 +11,24 @@ const INSTRUCTIONS =
   'Tools from the Gateway, filtered by your role. Tools that change data ask you to approve first.';
 
 /**
+ * The SDK's server, closing without a stack trace: every 2026-07-28 request closes its server,
+ * and closing builds a "Connection closed" error for the requests still waiting on it (none,
+ * once a request is answered). Capturing that error's stack was ~5% of a call's CPU time; the
+ * error's name and message are all a closed connection needs to tell.
+ */
+class ToolServer extends Server {
+  protected override _onclose(): void {
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    try {
+      super._onclose();
+    } finally {
+      Error.stackTraceLimit = limit;
+    }
+  }
+}
+
+/**
  * A small low-level MCP server for one request (or one 2025 session) of `principal`: it answers
  * `tools/list` from the principal's cached tool list and `tools/call` through {@link callTool}.
  * Nothing per tool is built here, so a server costs the same however many tools exist.
@@ -20,7 +38,7 @@ export function createToolServer(
   principal: McpPrincipal,
   kind: ConnectionKind,
 ): Server {
-  const server = new Server(SERVER_INFO, {
+  const server = new ToolServer(SERVER_INFO, {
     capabilities: { tools: { listChanged: true }, logging: {} },
     instructions: INSTRUCTIONS,
     requestState: { verify: runtime.codec.verify },

@@ -1,7 +1,7 @@
 import type { GatewayDatabase, RegistrySourceRow } from '../db/index.js';
 import { HttpError } from '../http/errors.js';
 import type { ServerLogger } from '../http/logger.js';
-import type { UpstreamService, UpstreamStatus } from '../upstream/index.js';
+import { oauthToolId, type UpstreamService, type UpstreamStatus } from '../upstream/index.js';
 import {
   type PluginCatalog,
   PluginCatalogError,
@@ -304,17 +304,71 @@ export class RegistryService {
   }
 
   /**
+   * Changes an upstream source's settings, here and (through the stored row) on every instance.
+   *
+   * @throws HttpError 404 when no such registration is stored; 400 for a plugin source or a
+   * stdio upstream of the config file (its settings live there).
+   */
+  async update(
+    id: string,
+    change: {
+      approvalRequired?: string[] | undefined;
+      serviceAccountAllowed?: boolean | undefined;
+    },
+  ): Promise<RegistrySourceStatus> {
+    const row = await this.#database.db
+      .selectFrom('registry_sources')
+      .selectAll()
+      .where('id', '=', id)
+      .executeTakeFirst();
+    if (row === undefined) {
+      if (this.#upstreams?.status(id)?.transport === 'stdio') {
+        throw new HttpError(
+          'bad_request',
+          `Source "${id}" comes from the gateway's config file: change its settings there`,
+        );
+      }
+      throw new HttpError('not_found', `No registered source "${id}"`);
+    }
+    if (row.type !== 'mcp' || this.#upstreams === undefined) {
+      throw new HttpError(
+        'bad_request',
+        `Source "${id}" is a plugin: approvals and service-account use are declared by its tools`,
+      );
+    }
+    await this.#upstreams.update(id, change);
+    this.#logger.info('registry source changed', { sourceId: id });
+    const listed = (await this.list()).find((source) => source.id === id);
+    if (listed === undefined) throw new HttpError('not_found', `No registered source "${id}"`);
+    return listed;
+  }
+
+  /**
    * Removes a registration and unmounts its tools.
    *
    * @throws HttpError 404 when no such registration is stored.
    */
   async remove(id: string): Promise<void> {
-    const result = await this.#database.db
-      .deleteFrom('registry_sources')
-      .where('id', '=', id)
-      .executeTakeFirst();
-    if (Number(result.numDeletedRows) === 0)
-      throw new HttpError('not_found', `No registered source "${id}"`);
+    const removed = await this.#database.db.transaction().execute(async (trx) => {
+      const result = await trx
+        .deleteFrom('registry_sources')
+        .where('id', '=', id)
+        .executeTakeFirst();
+      if (Number(result.numDeletedRows) === 0) return undefined;
+      // An OAuth upstream's users' tokens go with it: they are for a source no longer served
+      // (its client registration and open sign-ins go by the foreign keys' cascade).
+      const tokens = await trx
+        .deleteFrom('connections')
+        .where('tool_id', '=', oauthToolId(id))
+        .executeTakeFirst();
+      return Number(tokens.numDeletedRows);
+    });
+    if (removed === undefined) throw new HttpError('not_found', `No registered source "${id}"`);
+    if (removed > 0)
+      this.#logger.info('upstream connections removed with their source', {
+        sourceId: id,
+        connections: removed,
+      });
     await this.#upstreams?.remove(id);
     this.#catalog.unmount(id);
     storedIn(this.#catalog).delete(id);

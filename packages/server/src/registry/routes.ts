@@ -3,13 +3,19 @@ import type { GatewayServices } from '../services.js';
 import { deleteSourceRoute } from './delete-source.js';
 import { listSourcesRoute } from './list-sources.js';
 import { registerSourceRoute } from './register-source.js';
+import { updateSourceRoute } from './update-source.js';
 
 /**
- * The `/api/registry/sources` routes: register, list and remove plugin sources.
+ * The `/api/registry/sources` routes: register, list, change and remove sources.
  *
  * @example
  * const routes: AnyRoute[] = [...registryRoutes(services)];
  */
 export function registryRoutes(services: GatewayServices): AnyRoute[] {
-  return [registerSourceRoute(services), listSourcesRoute(services), deleteSourceRoute(services)];
+  return [
+    registerSourceRoute(services),
+    listSourcesRoute(services),
+    updateSourceRoute(services),
+    deleteSourceRoute(services),
+  ];
 }

@@ -1,6 +1,6 @@
 import { NAMESPACE_MAX_LENGTH, NAMESPACE_PATTERN } from '@gateway/sdk';
 import { z } from 'zod';
-import { upstreamAuthSchema } from '../upstream/target.js';
+import { upstreamAuthInputSchema, upstreamAuthSchema } from '../upstream/target.js';
 
 const sourceId = z
   .string()
@@ -39,7 +39,7 @@ const mcpSourceBody = z
       .string()
       .max(2048)
       .meta({ description: 'The upstream MCP endpoint, `http:` or `https:`' }),
-    auth: upstreamAuthSchema.optional(),
+    auth: upstreamAuthInputSchema.optional(),
     approvalRequired: z.array(z.string().max(200)).max(1000).optional().meta({
       description:
         'Upstream tool names that ask the user for approval, besides those annotated `destructiveHint: true`',
@@ -71,6 +71,13 @@ const upstreamStatusSchema = z
       retryAt: z.string().nullable(),
     }),
     toolsFetchedAt: z.string().nullable(),
+    approvalRequired: z.array(z.string()).meta({
+      description:
+        'Upstream tool names that ask for approval besides those annotated `destructiveHint: true`',
+    }),
+    serviceAccountAllowed: z
+      .boolean()
+      .meta({ description: 'Whether service accounts may use its tools' }),
     mappedNames: z.record(z.string(), z.string()).meta({
       description: 'Served tool paths whose upstream name differs, with that name',
     }),
@@ -106,7 +113,30 @@ export const sourceListSchema = z.object({
   ),
 });
 
-/** Path parameters of `DELETE /api/registry/sources/:id`. */
+/** Body of `PATCH /api/registry/sources/:id`: an `mcp` source's settings, each optional. */
+export const updateSourceBody = z
+  .object({
+    approvalRequired: z.array(z.string().max(200)).max(1000).optional().meta({
+      description:
+        'Upstream tool names that ask the user for approval, besides those annotated `destructiveHint: true` (replaces the list)',
+    }),
+    serviceAccountAllowed: z
+      .boolean()
+      .optional()
+      .meta({ description: 'Whether service accounts may use its tools' }),
+  })
+  .strict()
+  .refine(
+    (body) => body.approvalRequired !== undefined || body.serviceAccountAllowed !== undefined,
+    {
+      message: 'Send approvalRequired, serviceAccountAllowed or both',
+    },
+  );
+
+/** Answer of `PATCH /api/registry/sources/:id`. */
+export const sourceUpdatedSchema = z.object({ source: sourceListSchema.shape.sources.element });
+
+/** Path parameters of `DELETE` and `PATCH /api/registry/sources/:id`. */
 export const sourceIdParams = z
   .object({ id: z.string().meta({ description: 'The registration id' }) })
   .strict();

@@ -3,5 +3,9 @@
  * `@gateway/server/testing` (a vitest alias and a tsconfig path; not published). A gateway made
  * with them takes part in the leak check of `leak-check.setup.ts`.
  */
+
+export { loginAtProvider } from '../auth/testing/oidc-provider-server.js';
+export { startUpstreamAuthorizationServer } from '../upstream-oauth/testing/authorization-server.js';
+export { startProtectedUpstream } from '../upstream-oauth/testing/protected-upstream.js';
 export { captureLogLine, rememberSecret } from './known-secrets.js';
 export { createLeakCheckedGateway } from './leak-checked-gateway.js';

@@ -5,6 +5,7 @@ import { OAUTH_PROVIDERS } from '../connectors/index.js';
 import type { MountedTool } from '../registry/index.js';
 import type { GatewayServices } from '../services.js';
 import { listTeamConnections } from '../team-connections/store.js';
+import { oauthToolId } from '../upstream/oauth-hooks.js';
 import { providersNeedingReconnect } from '../vending/index.js';
 import type { ProviderStatus, ToolStatus } from './schemas.js';
 
@@ -15,7 +16,10 @@ const STATE_OF_SOURCE = {
   api_key: 'server',
 } as const;
 
-type StatusServices = Pick<GatewayServices, 'database' | 'env' | 'plugins' | 'policy' | 'auth'>;
+type StatusServices = Pick<
+  GatewayServices,
+  'database' | 'env' | 'plugins' | 'policy' | 'auth' | 'upstreams' | 'upstreamOAuth'
+>;
 
 /**
  * The tools `userId`'s role allows, grouped by plugin, with the state of each auth provider they
@@ -29,12 +33,13 @@ type StatusServices = Pick<GatewayServices, 'database' | 'env' | 'plugins' | 'po
  */
 export async function toolStatus(services: StatusServices, userId: string): Promise<ToolStatus> {
   const { db } = services.database;
-  const [resolution, own, team, accounts, stale] = await Promise.all([
+  const [resolution, own, team, accounts, stale, upstreamStale] = await Promise.all([
     services.policy.resolveForUser(userId),
     listUserConnections(db, userId),
     listTeamConnections(db),
     db.selectFrom('account').select('providerId').where('userId', '=', userId).execute(),
     providersNeedingReconnect(db, userId),
+    services.upstreamOAuth.tokens.needingReconnect(userId),
   ]);
   const linked = new Set(accounts.map((account) => account.providerId));
   const configured = new Set(services.auth.providers.map((provider) => provider.id));
@@ -62,18 +67,30 @@ export async function toolStatus(services: StatusServices, userId: string): Prom
         workspaceId: row.workspace_id,
         updatedAt: row.updated_at,
       }));
+    // An upstream MCP source's OAuth (`mcp.<id>`): the source is its configuration, and its
+    // tokens are the user's own connection, which the upstream may have refused.
+    const upstreamOAuth = entry.provider.startsWith('mcp.');
+    const refused = upstreamOAuth && upstreamStale.has(entry.id);
     const oauth =
-      entry.type === 'oauth2'
-        ? {
-            configured: configured.has(entry.provider),
-            linked: linked.has(entry.provider),
-            needsReconnect: stale.has(entry.provider),
-          }
-        : null;
-    const teamConnected = teamTools.has(entry.id);
-    const serverKey = serverApiKey(services.env, entry.id) !== undefined;
+      entry.type !== 'oauth2'
+        ? null
+        : upstreamOAuth
+          ? {
+              configured: true,
+              linked: connections.some((row) => row.parentId === null),
+              needsReconnect: refused,
+            }
+          : {
+              configured: configured.has(entry.provider),
+              linked: linked.has(entry.provider),
+              needsReconnect: stale.has(entry.provider),
+            };
+    // Only the user's own token is ever sent to an oauth upstream.
+    const teamConnected = !upstreamOAuth && teamTools.has(entry.id);
+    const serverKey = !upstreamOAuth && serverApiKey(services.env, entry.id) !== undefined;
     let source: ProviderStatus['source'] = null;
-    if (connections.some((row) => row.parentId === null)) source = 'connection';
+    if (refused) source = null;
+    else if (connections.some((row) => row.parentId === null)) source = 'connection';
     else if (teamConnected) source = 'team_connection';
     // A refused account serves nothing until reconnected (token vending skips it).
     else if (oauth?.linked && !oauth.needsReconnect) source = 'oauth';
@@ -129,6 +146,22 @@ export async function toolStatus(services: StatusServices, userId: string): Prom
       },
     ];
   });
+  // An oauth source nobody has connected yet lists no tools, so no role can show it: it is
+  // shown to everyone with its Connect button, and its tools appear after the first connect.
+  for (const source of services.upstreams.oauthSources()) {
+    if (source.toolsFetchedAt !== null || plugins.some((plugin) => plugin.id === source.id)) {
+      continue;
+    }
+    const id = oauthToolId(source.id);
+    const entry: AuthProvider = { id, type: 'oauth2', provider: id, scopes: [] };
+    plugins.push({
+      id: source.id,
+      name: source.id,
+      description: `Tools of the upstream MCP server registered as "${source.id}": connect your account there to list them`,
+      tools: [],
+      providers: [providerStatus(entry, source.id, true)],
+    });
+  }
   plugins.sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id));
   return { userId, roleId: resolution.role.id, plugins };
 }

@@ -3,6 +3,8 @@
  * any attribute. (The OTLP export of `gateway-server` is tested in start-tracing.test.ts.)
  */
 import { context, propagation, trace } from '@opentelemetry/api';
+import { registerInstrumentations } from '@opentelemetry/instrumentation';
+import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
 import {
   InMemorySpanExporter,
   NodeTracerProvider,
@@ -11,6 +13,8 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectV2, startMcpGateway } from '../mcp/testing/mcp-test-kit.js';
 import { rememberSecret } from '../testing/known-secrets.js';
+import { TEST_SERVICE_SECRET } from '../testing/test-gateway.js';
+import { startFakeUpstream } from '../upstream/testing/fake-upstream.js';
 
 const exporter = new InMemorySpanExporter();
 const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
@@ -74,6 +78,49 @@ describe('traces', () => {
     for (const secret of [alice.mcpToken, alice.token, 'private words', alice.id]) {
       expect(everything).not.toContain(secret);
     }
+  });
+
+  it("calls an upstream MCP server in a client span of the call's trace, and passes the trace on", async () => {
+    const upstream = await startFakeUpstream([{ name: 'look', behaviour: { kind: 'answer' } }]);
+    const mcp = await startMcpGateway({
+      tracing: true,
+      env: { GATEWAY_UPSTREAM_ALLOW_PRIVATE: 'true' },
+    });
+    const registered = await fetch(`${mcp.url}/api/registry/sources`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${TEST_SERVICE_SECRET}`,
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify({ type: 'mcp', id: 'up', namespace: 'up', url: upstream.url }),
+    });
+    expect(registered.status).toBe(201);
+    const alice = await mcp.user({ admin: true });
+    const client = await connectV2(mcp.url, alice.mcpToken);
+    // As startTracing() sets it up: outgoing requests (undici) get client spans and carry the
+    // trace. Only for this test: it would trace the tests' own fetch calls too.
+    const uninstrument = registerInstrumentations({
+      tracerProvider: provider,
+      instrumentations: [new UndiciInstrumentation()],
+    });
+    exporter.reset();
+    const result = await client
+      .callTool({ name: 'up.look', arguments: { secret: 'hush' } })
+      .finally(uninstrument);
+    expect(result.isError).toBeFalsy();
+
+    const spans = exporter.getFinishedSpans();
+    const run = spans.find((span) => span.name === 'gateway.tool.run');
+    expect(run?.attributes).toMatchObject({ 'gateway.tool': 'up.look', 'gateway.source': 'mcp' });
+    const outgoing = spans.filter(
+      (span) => span.parentSpanContext?.spanId === run?.spanContext().spanId,
+    );
+    expect(outgoing.map((span) => span.name)).toContain('POST');
+    const traceId = run?.spanContext().traceId;
+    expect(upstream.calls.at(-1)?.traceparent).toMatch(
+      new RegExp(`^00-${traceId}-[0-9a-f]{16}-01$`),
+    );
+    expect(JSON.stringify(spans.map((span) => span.attributes))).not.toContain('hush');
   });
 
   it('names where a credential came from in a vending span, never the credential', async () => {

@@ -183,6 +183,40 @@ describe('a misbehaving upstream', () => {
     expect(rows.at(-1)?.error).toBe('Upstream degraded');
   });
 
+  it('reads event-stream answers: resumes one cut after an event id, refuses garbage, huge or unanswered streams', async () => {
+    const fake = await startFakeUpstream([
+      { name: 'resume', behaviour: { kind: 'sse-resume', text: 'resumed answer' } },
+      { name: 'garbage', behaviour: { kind: 'sse-garbage' } },
+      { name: 'huge', behaviour: { kind: 'sse-huge', bytes: 100_000 } },
+      { name: 'cut', behaviour: { kind: 'sse-cut' } },
+    ]);
+    const gw = await startMcpGateway({
+      env: { GATEWAY_UPSTREAM_ALLOW_PRIVATE: 'true', GATEWAY_UPSTREAM_MAX_BYTES: '65536' },
+      mcp: { toolTimeoutMs: 5000 },
+    });
+    await register(gw.url, { type: 'mcp', id: 'sse', namespace: 'sse', url: fake.url });
+    const alice = await gw.user({ admin: true });
+    const client = await connectV2(gw.url, alice.mcpToken);
+
+    const resumed = await client.callTool({ name: 'sse.resume', arguments: {} });
+    expect(resumed.isError).toBeFalsy();
+    expect(resumed.content).toEqual([{ type: 'text', text: 'resumed answer' }]);
+
+    const expectations: [string, string][] = [
+      ['garbage', 'not MCP'],
+      ['huge', 'over 65536 bytes'],
+      ['cut', 'not MCP'],
+    ];
+    for (const [name, words] of expectations) {
+      const started = Date.now();
+      const result = await client.callTool({ name: `sse.${name}`, arguments: {} });
+      expect(result.isError, name).toBe(true);
+      expect(JSON.stringify(result.content), name).toContain(words);
+      // Not left to the time limit.
+      expect(Date.now() - started, name).toBeLessThan(2000);
+    }
+  });
+
   it('says an HTTP error for what it is', async () => {
     const fake = await startFakeUpstream(TOOLS);
     const gw = await startMcpGateway({ env: { GATEWAY_UPSTREAM_ALLOW_PRIVATE: 'true' } });

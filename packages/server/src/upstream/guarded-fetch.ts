@@ -27,6 +27,8 @@ export interface GuardedFetchOptions {
 /** A fetch for one upstream and the connection pool it uses (close it with the upstream). */
 export interface GuardedFetch {
   fetch: FetchLike;
+  /** The same guarded pool, for undici's `request` (the upstream's MCP transport). */
+  dispatcher: Dispatcher;
   close(): Promise<void>;
 }
 
@@ -80,7 +82,7 @@ export function guardedFetch(options: GuardedFetchOptions): GuardedFetch {
       headers: answerHeaders,
     });
   };
-  return { fetch, close: () => agent.close() };
+  return { fetch, dispatcher: agent, close: () => agent.close() };
 }
 
 /**
@@ -91,9 +93,13 @@ export function guardedFetch(options: GuardedFetchOptions): GuardedFetch {
 function limited(body: Readable, maxBytes: number): ReadableStream<Uint8Array> {
   let size = 0;
   let lastWasNewline = false;
+  // Chunks already read may still be emitted after a cancel or an error: dropped, not enqueued
+  // into a closed stream (which would throw in an event handler and end the process).
+  let done = false;
   return new ReadableStream<Uint8Array>({
     start(controller) {
       body.on('data', (chunk: Buffer) => {
+        if (done) return;
         for (let i = 0; i < chunk.length; i++) {
           const byte = chunk[i];
           if (byte === 13) continue;
@@ -106,6 +112,7 @@ function limited(body: Readable, maxBytes: number): ReadableStream<Uint8Array> {
           size++;
         }
         if (size > maxBytes) {
+          done = true;
           body.destroy();
           controller.error(
             new UpstreamHttpError('too_large', `sent a message over ${maxBytes} bytes`),
@@ -114,10 +121,20 @@ function limited(body: Readable, maxBytes: number): ReadableStream<Uint8Array> {
         }
         controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
       });
-      body.once('end', () => controller.close());
-      body.once('error', (error) => controller.error(error));
+      body.once('end', () => {
+        if (done) return;
+        done = true;
+        controller.close();
+      });
+      body.once('error', (error) => {
+        if (done) return;
+        done = true;
+        controller.error(error);
+      });
     },
     cancel() {
+      done = true;
+      body.on('error', () => {});
       body.destroy();
     },
   });

@@ -90,4 +90,39 @@ describe.each(targets)('upstream sources across instances on $name', ({ skip, da
     await expect.poll(() => paths(b), { timeout: 5000 }).toEqual([]);
     expect(paths(a)).toEqual([]);
   });
+
+  it.skipIf(skip)('take a change of settings on one instance to every instance', async () => {
+    const fake = await startFakeUpstream([{ name: 'wipe', behaviour: { kind: 'answer' } }]);
+    const url = await databaseUrl();
+    const a = await instance(url, '0');
+    const b = await instance(url, '0');
+    await a.request('POST', '/api/registry/sources', {
+      as: 'service',
+      body: { type: 'mcp', id: 'remote', namespace: 'remote', url: fake.url },
+    });
+    const asks = (gateway: TestGateway) =>
+      gateway.services.plugins.tool('remote.wipe')?.destructive;
+    await expect.poll(() => asks(b), { timeout: 5000 }).toBe(false);
+
+    const changed = await a.request('PATCH', '/api/registry/sources/remote', {
+      as: 'service',
+      body: { approvalRequired: ['wipe'], serviceAccountAllowed: true },
+    });
+    expect(changed.status).toBe(200);
+    expect(await changed.json()).toMatchObject({
+      source: {
+        id: 'remote',
+        tools: ['remote.wipe'],
+        upstream: { approvalRequired: ['wipe'], serviceAccountAllowed: true },
+      },
+    });
+    expect(asks(a)).toBe(true);
+    await expect.poll(() => asks(b), { timeout: 5000 }).toBe(true);
+    const listed = await b.request('GET', '/api/registry/sources', { as: 'service' });
+    expect(await listed.json()).toMatchObject({
+      sources: [{ id: 'remote', upstream: { approvalRequired: ['wipe'] } }],
+    });
+    // Nothing was asked of the upstream for it: the cached list was mounted again.
+    expect(fake.calls).toEqual([]);
+  });
 });

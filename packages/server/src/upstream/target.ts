@@ -1,38 +1,83 @@
 import { z } from 'zod';
 
+const noneAuth = z.object({ kind: z.literal('none') }).strict();
+
+const oauthFields = {
+  kind: z.literal('oauth'),
+  clientId: z.string().min(1).max(500).optional().meta({
+    description:
+      "A client registered beforehand at the upstream's authorization server; without it the gateway registers itself (RFC 7591) at the first connect",
+  }),
+  scopes: z
+    .array(z.string().regex(/^[\x21\x23-\x5b\x5d-\x7e]{1,200}$/, 'An OAuth scope'))
+    .max(50)
+    .optional()
+    .meta({
+      description:
+        "Scopes to ask for; default the upstream's `WWW-Authenticate` scope, else its metadata's `scopes_supported`",
+    }),
+};
+
+/** `{ kind: "oauth" }` as stored and listed: never the client secret. */
+const oauthAuth = z.object(oauthFields).strict();
+
+/** `{ kind: "oauth" }` as registered: may carry the pre-registered client's secret. */
+const oauthAuthInput = z
+  .object({
+    ...oauthFields,
+    clientSecret: z.string().min(1).max(2000).optional().meta({
+      description: 'The secret of `clientId`; stored encrypted and never shown again',
+    }),
+  })
+  .strict()
+  .refine((auth) => auth.clientSecret === undefined || auth.clientId !== undefined, {
+    message: 'clientSecret needs clientId',
+    path: ['clientSecret'],
+  });
+
+const headerAuth = z
+  .object({
+    kind: z.literal('header'),
+    provider: z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'Use 1-64 of a-z, 0-9, _ and -')
+      .meta({
+        description:
+          "The provider a credential is vended for: the calling user's own connection, else the team connection, else `<UPPER>_API_KEY`",
+      }),
+    header: z
+      .string()
+      .regex(/^[A-Za-z0-9-]{1,64}$/, 'An HTTP header name, e.g. `Authorization`')
+      .refine(
+        (name) => !FORBIDDEN_HEADERS.has(name.toLowerCase()),
+        'This header is set by the gateway itself',
+      )
+      .meta({ description: 'The header that carries the credential, e.g. `Authorization`' }),
+    scheme: z
+      .string()
+      .regex(/^[A-Za-z0-9._-]{1,32}$/, 'A word such as `Bearer`')
+      .optional()
+      .meta({ description: 'Put before the credential with a space, e.g. `Bearer`' }),
+  })
+  .strict();
+
 /** How the gateway authenticates to an upstream MCP server over HTTP. */
 export const upstreamAuthSchema = z
-  .discriminatedUnion('kind', [
-    z.object({ kind: z.literal('none') }).strict(),
-    z
-      .object({
-        kind: z.literal('header'),
-        provider: z
-          .string()
-          .regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'Use 1-64 of a-z, 0-9, _ and -')
-          .meta({
-            description:
-              "The provider a credential is vended for: the calling user's own connection, else the team connection, else `<UPPER>_API_KEY`",
-          }),
-        header: z
-          .string()
-          .regex(/^[A-Za-z0-9-]{1,64}$/, 'An HTTP header name, e.g. `Authorization`')
-          .refine(
-            (name) => !FORBIDDEN_HEADERS.has(name.toLowerCase()),
-            'This header is set by the gateway itself',
-          )
-          .meta({ description: 'The header that carries the credential, e.g. `Authorization`' }),
-        scheme: z
-          .string()
-          .regex(/^[A-Za-z0-9._-]{1,32}$/, 'A word such as `Bearer`')
-          .optional()
-          .meta({ description: 'Put before the credential with a space, e.g. `Bearer`' }),
-      })
-      .strict(),
-  ])
+  .discriminatedUnion('kind', [noneAuth, oauthAuth, headerAuth])
   .meta({
     description: 'How the gateway authenticates to the upstream; default `{ kind: "none" }`',
   });
+
+/** `auth` of `POST /api/registry/sources`: as {@link upstreamAuthSchema}, an oauth client's secret too. */
+export const upstreamAuthInputSchema = z
+  .discriminatedUnion('kind', [noneAuth, oauthAuthInput, headerAuth])
+  .meta({
+    description:
+      'How the gateway authenticates to the upstream; default `{ kind: "none" }`. `oauth`: each user connects their own account at the upstream (MCP authorization)',
+  });
+
+/** `auth` as registered, a pre-registered OAuth client's secret included. */
+export type UpstreamAuthInput = z.infer<typeof upstreamAuthInputSchema>;
 
 // Headers the MCP transport or HTTP itself owns: a credential there would break the connection.
 const FORBIDDEN_HEADERS = new Set([

@@ -8,11 +8,13 @@ import { type MountedTool, type PluginCatalog, PluginCatalogError } from '../reg
 import { CallFailure } from '../tool-sources/index.js';
 import type { TokenVendor } from '../vending/index.js';
 import type { UpstreamHealth } from './circuit-breaker.js';
+import { oauthToolId, type UpstreamOAuthHooks } from './oauth-hooks.js';
 import {
   type StdioUpstreamConfig,
   type StoredUpstream,
   storedUpstreamSchema,
   type UpstreamAuth,
+  type UpstreamAuthInput,
   type UpstreamTarget,
 } from './target.js';
 import { upstreamTools } from './tool-names.js';
@@ -34,7 +36,7 @@ export interface RegisterUpstreamInput {
   id: string;
   namespace: string;
   url: string;
-  auth: UpstreamAuth;
+  auth: UpstreamAuthInput;
   /** Upstream tool names that ask for approval whatever their annotations say. */
   approvalRequired: string[];
   serviceAccountAllowed: boolean;
@@ -48,6 +50,9 @@ export interface UpstreamStatus {
   health: UpstreamHealth;
   /** When the cached tool list was fetched (ISO 8601), or null when never. */
   toolsFetchedAt: string | null;
+  /** Upstream tool names that ask for approval besides those annotated destructive. */
+  approvalRequired: string[];
+  serviceAccountAllowed: boolean;
   /** Each served path with the name the upstream gives it, where the two differ. */
   mappedNames: Record<string, string>;
 }
@@ -62,6 +67,10 @@ export interface UpstreamServiceOptions {
   maxBytes: number;
   /** How often every tool list is fetched again while listening; 0: only on `list_changed`. */
   refreshMs: number;
+  /** Per-user OAuth to upstreams (`auth: { kind: "oauth" }`); without it such sources are refused. */
+  oauth?: UpstreamOAuthHooks | undefined;
+  /** The gateway's address, for the "connect it" messages. */
+  baseUrl?: () => string;
 }
 
 const listedToolsSchema = z.array(z.looseObject({ name: z.string() }));
@@ -77,6 +86,8 @@ interface Live {
   refreshing: Promise<void> | undefined;
   refreshTimer: ReturnType<typeof setTimeout> | undefined;
   stored: boolean;
+  /** The stored row's settings as last applied here (another instance may change them). */
+  storedJson?: string | null;
 }
 
 /**
@@ -113,23 +124,34 @@ export class UpstreamService {
     if (this.#live.has(input.id) || this.#options.plugins.isMounted(input.id)) {
       throw new HttpError('conflict', `A source "${input.id}" is already registered`);
     }
-    const target: UpstreamTarget = { kind: 'http', url: checked.url.href, auth: input.auth };
+    const auth = storedAuth(input.auth);
+    const target: UpstreamTarget = { kind: 'http', url: checked.url.href, auth };
     const settings = {
       approvalRequired: input.approvalRequired,
       serviceAccountAllowed: input.serviceAccountAllowed,
     };
+    const { oauth } = this.#options;
+    if (auth.kind === 'oauth') {
+      if (oauth === undefined) {
+        throw new HttpError('bad_request', 'This gateway does not connect to OAuth upstreams');
+      }
+      // No user token exists yet: the list is fetched when the first user connects.
+      await oauth.check(checked.url.href, auth);
+    }
     await loadUpstreamClient();
     const live = this.#liveFor(input.id, input.namespace, target, settings);
-    let listed: McpTool[];
-    try {
-      const credential = await this.#listingCredential(input.auth, registrant);
-      listed = await live.upstream.listTools(credential);
-    } catch (error) {
-      await live.upstream.close();
-      throw new HttpError(
-        'service_unavailable',
-        `The tool list of ${checked.url.origin} could not be fetched: ${reasonOf(error)}`,
-      );
+    let listed: McpTool[] = [];
+    if (auth.kind !== 'oauth') {
+      try {
+        const credential = await this.#listingCredential(auth, registrant);
+        listed = await live.upstream.listTools(credential);
+      } catch (error) {
+        await live.upstream.close();
+        throw new HttpError(
+          'service_unavailable',
+          `The tool list of ${checked.url.origin} could not be fetched: ${reasonOf(error)}`,
+        );
+      }
     }
     const tools = this.#mountedTools(input.id, live, listed);
     // The mount is checked before anything is stored, so a taken namespace stores nothing.
@@ -140,7 +162,7 @@ export class UpstreamService {
       throw catalogError(error);
     }
     const fetchedAt = new Date().toISOString();
-    const stored: StoredUpstream = { url: checked.url.href, auth: input.auth, ...settings };
+    const stored: StoredUpstream = { url: checked.url.href, auth, ...settings };
     try {
       await this.#options.database.db.transaction().execute(async (trx) => {
         await trx
@@ -154,6 +176,15 @@ export class UpstreamService {
             upstream: JSON.stringify(stored),
           })
           .execute();
+        if (input.auth.kind === 'oauth') {
+          if (input.auth.clientId !== undefined) {
+            await oauth?.storeClient(trx, input.id, {
+              clientId: input.auth.clientId,
+              clientSecret: 'clientSecret' in input.auth ? input.auth.clientSecret : undefined,
+            });
+          }
+          return;
+        }
         await trx
           .insertInto('upstream_tools')
           .values({ source_id: input.id, tools: JSON.stringify(listed), fetched_at: fetchedAt })
@@ -164,8 +195,9 @@ export class UpstreamService {
       await live.upstream.close();
       throw error;
     }
-    live.fetchedAt = fetchedAt;
+    live.fetchedAt = auth.kind === 'oauth' ? null : fetchedAt;
     live.stored = true;
+    live.storedJson = JSON.stringify(stored);
     this.#live.set(input.id, live);
     this.#options.logger.info('upstream source registered', {
       sourceId: input.id,
@@ -198,9 +230,18 @@ export class UpstreamService {
       }
       const entry = cache.get(row.id);
       let live = this.#live.get(row.id);
-      if (live !== undefined && live.fetchedAt === (entry?.fetched_at ?? null)) continue;
+      if (
+        live !== undefined &&
+        live.fetchedAt === (entry?.fetched_at ?? null) &&
+        live.storedJson === row.upstream
+      ) {
+        continue;
+      }
       const { url, auth, ...settings } = stored.data;
       live ??= this.#liveFor(row.id, row.namespace, { kind: 'http', url, auth }, settings);
+      // Settings changed through another instance (PATCH) apply here; URL and auth never change.
+      live.settings = settings;
+      live.storedJson = row.upstream;
       live.stored = true;
       this.#live.set(row.id, live);
       this.#mountCached(row.id, live, entry?.tools, entry?.fetched_at ?? null);
@@ -245,10 +286,37 @@ export class UpstreamService {
     return live.refreshing;
   }
 
-  async #refresh(id: string, live: Live): Promise<void> {
+  /**
+   * Fetches an oauth source's tool list with `token`, the token of a user who has just connected
+   * (the gateway has no token of its own for it), and stores it as a refresh does. Never throws.
+   */
+  refreshWith(id: string, token: string): Promise<void> {
+    const live = this.#live.get(id);
+    if (live === undefined) return Promise.resolve();
+    return this.#refresh(id, live, token);
+  }
+
+  /** An HTTP source whose users connect with OAuth, or undefined. */
+  oauthSource(id: string): { id: string; url: string; auth: OAuthAuth } | undefined {
+    const target = this.#live.get(id)?.target;
+    if (target?.kind !== 'http' || target.auth.kind !== 'oauth') return undefined;
+    return { id, url: target.url, auth: target.auth };
+  }
+
+  /** Every HTTP source whose users connect with OAuth: id and whether its tools are known yet. */
+  oauthSources(): { id: string; namespace: string; toolsFetchedAt: string | null }[] {
+    return [...this.#live]
+      .filter(([, live]) => live.target.kind === 'http' && live.target.auth.kind === 'oauth')
+      .map(([id, live]) => ({ id, namespace: live.namespace, toolsFetchedAt: live.fetchedAt }));
+  }
+
+  async #refresh(id: string, live: Live, token?: string): Promise<void> {
     let listed: McpTool[];
+    const auth = authOf(live.target);
+    // An oauth source is listed only with a connecting user's token.
+    if (auth.kind === 'oauth' && token === undefined) return;
     try {
-      const credential = await this.#listingCredential(authOf(live.target), undefined);
+      const credential = token ?? (await this.#listingCredential(auth, undefined));
       listed = await live.upstream.listTools(credential);
     } catch (error) {
       this.#options.logger.warn('upstream tool list not refreshed', {
@@ -268,13 +336,50 @@ export class UpstreamService {
         .executeTakeFirst();
       if (previous?.tools === json && live.fetchedAt !== null) return;
       await db
-        .updateTable('upstream_tools')
-        .set({ tools: json, fetched_at: fetchedAt })
-        .where('source_id', '=', id)
+        .insertInto('upstream_tools')
+        .values({ source_id: id, tools: json, fetched_at: fetchedAt })
+        .onConflict((oc) =>
+          oc.column('source_id').doUpdateSet({ tools: json, fetched_at: fetchedAt }),
+        )
         .execute();
     }
     if (this.#live.get(id) !== live) return;
     this.#mountCached(id, live, json, fetchedAt);
+  }
+
+  /**
+   * Changes a stored HTTP source's settings: stores them (other instances apply them with their
+   * next sync) and mounts its tools again with them.
+   *
+   * @throws HttpError 404 when the source is not a stored upstream known here.
+   */
+  async update(
+    id: string,
+    change: {
+      approvalRequired?: string[] | undefined;
+      serviceAccountAllowed?: boolean | undefined;
+    },
+  ): Promise<void> {
+    const live = this.#live.get(id);
+    if (live === undefined || !live.stored || live.target.kind !== 'http') {
+      throw new HttpError('not_found', `No registered upstream source "${id}"`);
+    }
+    const settings = {
+      approvalRequired: change.approvalRequired ?? live.settings.approvalRequired,
+      serviceAccountAllowed: change.serviceAccountAllowed ?? live.settings.serviceAccountAllowed,
+    };
+    const stored: StoredUpstream = { url: live.target.url, auth: live.target.auth, ...settings };
+    const json = JSON.stringify(stored);
+    const { db } = this.#options.database;
+    await db.updateTable('registry_sources').set({ upstream: json }).where('id', '=', id).execute();
+    live.settings = settings;
+    live.storedJson = json;
+    const cached = await db
+      .selectFrom('upstream_tools')
+      .selectAll()
+      .where('source_id', '=', id)
+      .executeTakeFirst();
+    this.#mountCached(id, live, cached?.tools, cached?.fetched_at ?? live.fetchedAt);
   }
 
   /** Unmounts a source and closes its connections (or stops its process). */
@@ -303,6 +408,8 @@ export class UpstreamService {
       auth: target.kind === 'http' ? target.auth : null,
       health: live.upstream.health,
       toolsFetchedAt: live.fetchedAt,
+      approvalRequired: [...live.settings.approvalRequired],
+      serviceAccountAllowed: live.settings.serviceAccountAllowed,
       mappedNames: live.mapped,
     };
   }
@@ -383,7 +490,7 @@ export class UpstreamService {
 
   #mountedTools(id: string, live: Live, listed: readonly McpTool[]): MountedTool[] {
     const auth = authOf(live.target);
-    const credentials = { id, authProviders: providersOf(auth) };
+    const credentials = { id, authProviders: providersOf(auth, id) };
     const approval = new Set(live.settings.approvalRequired);
     const tools = upstreamTools({
       sourceId: id,
@@ -393,7 +500,12 @@ export class UpstreamService {
         approval.has(tool.name) ||
         (tool.annotations?.readOnlyHint !== true && tool.annotations?.destructiveHint === true),
       serviceAccountAllowed: live.settings.serviceAccountAllowed,
-      authProvider: auth.kind === 'header' ? auth.provider : undefined,
+      authProvider:
+        auth.kind === 'header'
+          ? auth.provider
+          : auth.kind === 'oauth'
+            ? oauthToolId(id)
+            : undefined,
       sourceFor: (tool, path) =>
         new UpstreamTool({
           upstream: live.upstream,
@@ -404,6 +516,8 @@ export class UpstreamService {
             approval.has(tool.name) ||
             (tool.annotations?.readOnlyHint !== true && tool.annotations?.destructiveHint === true),
           credentials,
+          oauth: this.#options.oauth,
+          ...(this.#options.baseUrl === undefined ? {} : { baseUrl: this.#options.baseUrl }),
         }),
     });
     const mapped: Record<string, string> = {};
@@ -429,11 +543,23 @@ export class UpstreamService {
     registrant: string | undefined,
   ): Promise<string | undefined> {
     if (auth.kind !== 'header') return undefined;
-    const provider = providersOf(auth)[0];
+    const provider = providersOf(auth, '')[0];
     return this.#options.tokens.getToken(registrant ?? '', auth.provider, {
       authProvider: provider,
     });
   }
+}
+
+type OAuthAuth = Extract<UpstreamAuth, { kind: 'oauth' }>;
+
+/** `auth` as stored: an oauth client's secret goes to its own table, encrypted, never here. */
+function storedAuth(auth: UpstreamAuthInput): UpstreamAuth {
+  if (auth.kind !== 'oauth') return auth;
+  return {
+    kind: 'oauth',
+    ...(auth.clientId === undefined ? {} : { clientId: auth.clientId }),
+    ...(auth.scopes === undefined ? {} : { scopes: auth.scopes }),
+  };
 }
 
 function authOf(target: UpstreamTarget): UpstreamAuth {

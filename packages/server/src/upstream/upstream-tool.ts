@@ -1,15 +1,18 @@
-import { type AuthProvider, requireApproval } from '@gateway/sdk';
+import { type AuthProvider, AuthRequiredError, requireApproval } from '@gateway/sdk';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { CheckedInput, SourceCall, ToolSource } from '../tool-sources/index.js';
+import { howToConnect } from '../vending/token-vendor.js';
+import { oauthToolId, type UpstreamOAuthHooks } from './oauth-hooks.js';
 import type { UpstreamAuth } from './target.js';
-import type { Upstream } from './upstream.js';
+import { type Upstream, UpstreamRefusedFailure } from './upstream.js';
 
 /**
  * A tool of an upstream MCP server as a {@link ToolSource}. The upstream checks the arguments
  * itself (the gateway only requires an object); a tool marked destructive (`destructiveHint:
  * true`) or named by the admin asks for approval first, as destructive plugin tools do; a
  * `header` source sends the credential vended for its provider to the calling user, in the
- * order `getToken` tries them.
+ * order `getToken` tries them; an `oauth` source sends the calling user's own token for it, and
+ * nothing else.
  */
 export class UpstreamTool implements ToolSource {
   readonly kind = 'mcp';
@@ -20,6 +23,8 @@ export class UpstreamTool implements ToolSource {
   readonly #path: string;
   readonly #auth: UpstreamAuth;
   readonly #approval: boolean;
+  readonly #oauth: UpstreamOAuthHooks | undefined;
+  readonly #baseUrl: () => string;
 
   constructor(options: {
     upstream: Upstream;
@@ -28,6 +33,8 @@ export class UpstreamTool implements ToolSource {
     auth: UpstreamAuth;
     approval: boolean;
     credentials: { id: string; authProviders: readonly AuthProvider[] };
+    oauth?: UpstreamOAuthHooks | undefined;
+    baseUrl?: () => string;
   }) {
     this.#upstream = options.upstream;
     this.upstreamName = options.upstreamName;
@@ -35,6 +42,8 @@ export class UpstreamTool implements ToolSource {
     this.#auth = options.auth;
     this.#approval = options.approval;
     this.credentials = options.credentials;
+    this.#oauth = options.oauth;
+    this.#baseUrl = options.baseUrl ?? (() => 'the gateway');
   }
 
   async checkInput(args: Record<string, unknown>): Promise<CheckedInput> {
@@ -50,6 +59,7 @@ export class UpstreamTool implements ToolSource {
       });
     }
     const auth = this.#auth;
+    if (auth.kind === 'oauth') return this.#runWithOAuth(input, call);
     const credential =
       auth.kind === 'header' ? await call.context.auth.getToken(auth.provider) : undefined;
     return this.#upstream.call(this.upstreamName, input, credential, call, {
@@ -57,13 +67,52 @@ export class UpstreamTool implements ToolSource {
       path: this.#path,
     });
   }
+
+  async #runWithOAuth(input: unknown, call: SourceCall): Promise<CallToolResult> {
+    const sourceId = this.#upstream.id;
+    const userId = call.context.userId;
+    const found =
+      this.#oauth === undefined
+        ? ({ ok: false, reason: 'none' } as const)
+        : await this.#oauth.accessToken(userId, sourceId);
+    if (!found.ok) {
+      // The id `gateway connect` takes is the source's.
+      throw new AuthRequiredError(
+        sourceId,
+        found.reason === 'none'
+          ? `No connection of yours to the upstream MCP server of source "${sourceId}". ${howToConnect(this.#baseUrl(), sourceId)}`
+          : `Your connection to the upstream MCP server of source "${sourceId}" ${found.reason === 'refused' ? 'was refused by it (revoked or expired)' : 'has expired and could not be renewed'}. ${howToConnect(this.#baseUrl(), sourceId, 'Reconnect')}`,
+      );
+    }
+    // Masked wherever this call's text goes, like every vended credential.
+    call.redaction.remember(found.token);
+    try {
+      return await this.#upstream.call(this.upstreamName, input, found.token, call, {
+        provider: sourceId,
+        path: this.#path,
+      });
+    } catch (error) {
+      if (error instanceof UpstreamRefusedFailure && error.status === 401) {
+        await this.#oauth?.markRefused(userId, sourceId, found.connectionId);
+      }
+      throw error;
+    }
+  }
 }
 
-/** The provider entries a source with `auth` declares: a header source's one, as an API key. */
-export function providersOf(auth: UpstreamAuth): AuthProvider[] {
-  return auth.kind === 'header'
-    ? [{ id: auth.provider, type: 'api_key', provider: auth.provider, scopes: [] }]
-    : [];
+/**
+ * The provider entries a source with `auth` declares: a header source's one, as an API key; an
+ * oauth source's `mcp.<id>` (the connection holding each user's tokens).
+ */
+export function providersOf(auth: UpstreamAuth, sourceId = ''): AuthProvider[] {
+  if (auth.kind === 'header') {
+    return [{ id: auth.provider, type: 'api_key', provider: auth.provider, scopes: [] }];
+  }
+  if (auth.kind === 'oauth') {
+    const id = oauthToolId(sourceId);
+    return [{ id, type: 'oauth2', provider: id, scopes: auth.scopes ?? [] }];
+  }
+  return [];
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

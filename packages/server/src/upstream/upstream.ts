@@ -2,10 +2,7 @@ import { createHash } from 'node:crypto';
 import { validateElicitRequest, validateSampleRequest } from '@gateway/sdk';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import {
-  StreamableHTTPClientTransport,
-  StreamableHTTPError,
-} from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
   CallToolResultSchema,
   CreateMessageRequestSchema,
@@ -23,6 +20,7 @@ import { SERVER_VERSION } from '../openapi/index.js';
 import { CallFailure, type SourceCall } from '../tool-sources/index.js';
 import { CircuitBreaker, type UpstreamHealth } from './circuit-breaker.js';
 import { type GuardedFetch, guardedFetch, UpstreamHttpError } from './guarded-fetch.js';
+import { UpstreamHttpTransport } from './http-transport.js';
 import type { UpstreamTarget } from './target.js';
 import { RefusedAddressError, type UrlPolicy } from './url-policy.js';
 
@@ -38,6 +36,17 @@ const IDLE_MS = 60_000;
 const MAX_KEYS = 500;
 const MAX_TOOLS = 1000;
 const MAX_LIST_PAGES = 20;
+
+/** The upstream answered 401 or 403 to the credential sent. */
+export class UpstreamRefusedFailure extends CallFailure {
+  constructor(
+    readonly status: 401 | 403,
+    message: string,
+    recorded: string,
+  ) {
+    super(message, recorded);
+  }
+}
 
 /** What an {@link Upstream} is made with. */
 export interface UpstreamOptions {
@@ -172,7 +181,7 @@ export class Upstream {
     signal: AbortSignal,
   ): Promise<CallToolResult> {
     for (let attempt = 0; ; attempt++) {
-      const connection = await this.#checkout(credential, call);
+      const connection = await this.#checkout(credential, call, provider);
       connection.calls.add(call);
       try {
         const answer = await connection.client.callTool(
@@ -230,6 +239,7 @@ export class Upstream {
   async #checkout(
     credential: string | undefined,
     call: SourceCall | undefined,
+    provider?: string | undefined,
   ): Promise<Connection> {
     if (this.#closed) throw new CallFailure(`Source "${this.id}" was removed.`, 'Source removed');
     if (this.#options.target.kind === 'stdio') return this.#stdio();
@@ -242,7 +252,7 @@ export class Upstream {
       return await this.#connect(key, credential, call?.signal);
     } catch (error) {
       if (call?.signal.aborted === true) throw call.signal.reason;
-      throw this.#failure(error, undefined);
+      throw this.#failure(error, provider);
     }
   }
 
@@ -406,16 +416,18 @@ export class Upstream {
         headers[auth.header] =
           auth.scheme === undefined ? credential : `${auth.scheme} ${credential}`;
       }
-      const transport = new StreamableHTTPClientTransport(new URL(target.url), {
-        ...(this.#fetch === undefined ? {} : { fetch: this.#fetch.fetch }),
-        requestInit: { headers },
+      if (auth.kind === 'oauth' && credential !== undefined) {
+        headers.Authorization = `Bearer ${credential}`;
+      }
+      if (this.#fetch === undefined)
+        throw new Error('an HTTP upstream without its connection pool');
+      const transport = new UpstreamHttpTransport({
+        url: new URL(target.url),
+        dispatcher: this.#fetch.dispatcher,
+        headers,
+        maxBytes: this.#options.maxBytes,
         // A session's GET stream that breaks is opened again a few times, then left.
-        reconnectionOptions: {
-          initialReconnectionDelay: 1000,
-          maxReconnectionDelay: 30_000,
-          reconnectionDelayGrowFactor: 2,
-          maxRetries: 3,
-        },
+        maxReconnects: 3,
       });
       await client.connect(transport, {
         timeout: CONNECT_TIMEOUT_MS,
@@ -454,7 +466,8 @@ export class Upstream {
         provider === undefined
           ? "Ask an admin to check the source's credentials."
           : `Reconnect ${provider}: in the web app's Tools tab, or run \`gateway connect ${provider}\`.`;
-      return new CallFailure(
+      return new UpstreamRefusedFailure(
+        error.code,
         `${label} ${what} (HTTP ${error.code}). ${fix}`,
         `Upstream answered HTTP ${error.code}`,
       );

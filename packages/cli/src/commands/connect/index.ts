@@ -1,5 +1,11 @@
 import type { GatewayApi } from '../../api/gateway-api.js';
-import { type Connector, connectionCreated, connectorList, me } from '../../api/schemas.js';
+import {
+  type Connector,
+  connectionCreated,
+  connectionList,
+  connectorList,
+  me,
+} from '../../api/schemas.js';
 import { type SignedInOptions, signedInApi } from '../../api/signed-in.js';
 import { CliError } from '../../cli-error.js';
 import type { BrowserOpener } from '../../loopback/browser.js';
@@ -57,7 +63,8 @@ export type ConnectResult =
       team: boolean;
     }
   | {
-      kind: 'social' | 'generic';
+      /** `mcp_oauth`: an upstream MCP source, connected at its own authorization server. */
+      kind: 'social' | 'generic' | 'mcp_oauth';
       toolId: string;
       status: 'connected';
       /** The user the account is now linked to: the token's own, as the gateway confirmed. */
@@ -89,7 +96,12 @@ export async function runConnect(options: ConnectOptions): Promise<ConnectResult
     schema: connectorList,
   });
   const wanted = options.tool.trim().toLowerCase();
-  const connector = connectors.find((candidate) => candidate.id === wanted);
+  // `mcp.<source>` names an upstream source even when a provider shares its id.
+  const connector = wanted.startsWith('mcp.')
+    ? connectors.find(
+        (candidate) => candidate.kind === 'mcp_oauth' && candidate.id === wanted.slice(4),
+      )
+    : connectors.find((candidate) => candidate.id === wanted);
   if (connector === undefined) {
     const known = connectors
       .filter((candidate) => candidate.kind === 'api_key' || candidate.configured)
@@ -98,11 +110,115 @@ export async function runConnect(options: ConnectOptions): Promise<ConnectResult
       `No tool "${options.tool}" to connect at ${api.base}; ${known.length === 0 ? 'this gateway has none configured' : `connectable here: ${known.join(', ')}`}`,
     );
   }
+  if (connector.kind === 'mcp_oauth') return connectUpstream(api, connector, options);
   if (connector.kind === 'api_key') return connectApiKey(api, connector, options);
   if (!connector.configured || connectionFlags(options).length > 0) {
     return connectApiKey(api, connector, options);
   }
   return connectOAuth(api, { ...connector, kind: connector.kind }, options);
+}
+
+/**
+ * An upstream MCP source whose users connect with OAuth: the browser signs in at the upstream's
+ * authorization server (`/cli/connect-upstream/<source>`), the gateway keeps the tokens as the
+ * user's connection `mcp.<source>`, and only `status=connected` reaches the loopback.
+ */
+async function connectUpstream(
+  api: GatewayApi,
+  connector: Connector,
+  options: ConnectOptions,
+): Promise<ConnectResult> {
+  const { io } = options;
+  const flags = connectionFlags(options);
+  if (flags.length > 0) {
+    throw new CliError(
+      `${flags.join(', ')} do not apply to an upstream MCP source; run \`gateway connect ${connector.id}\` alone`,
+      { exitCode: 2 },
+    );
+  }
+  const caller = await api.call({ method: 'GET', path: '/api/me', schema: me });
+  if (caller.kind !== 'user') {
+    throw new CliError(
+      "Only a person connects an upstream MCP source, and this token is no user's; use a CLI token from `gateway login`",
+      { exitCode: 4 },
+    );
+  }
+  const before = await upstreamConnection(api, caller.userId, connector.id);
+  const state = createState();
+  const name = `the upstream MCP server ${connector.id}`;
+  await runBrowserFlow({
+    io,
+    browser: options.browser,
+    openBrowser: options.openBrowser,
+    timeoutMs: options.timeoutMs,
+    purpose: `connect ${name} to your Gateway account`,
+    pageUrl: (redirectUri) =>
+      `${api.base}/cli/connect-upstream/${encodeURIComponent(connector.id)}?${new URLSearchParams({ redirect_uri: redirectUri, state })}`,
+    accept(query) {
+      if (query.get('state') !== state) {
+        throw new CliError(
+          `The browser answered a different request (state mismatch); run \`gateway connect ${connector.id}\` again`,
+        );
+      }
+      const error = query.get('error');
+      if (error !== null) {
+        throw new CliError(
+          error === 'access_denied'
+            ? `Connecting ${name} was cancelled in the browser`
+            : error === 'provider_unavailable'
+              ? `${name} or its authorization server cannot be reached right now; try \`gateway connect ${connector.id}\` again in a minute`
+              : `Connecting ${name} failed (${error}); run \`gateway connect ${connector.id}\` again`,
+        );
+      }
+      if (query.get('status') !== 'connected' || query.get('provider') !== connector.id) {
+        throw new CliError(
+          `The browser came back without confirming ${name}; run \`gateway connect ${connector.id}\` again`,
+        );
+      }
+      return true;
+    },
+    success: {
+      title: `${connector.id} connected`,
+      message: `Your account at ${name} is connected to Gateway. You can close this tab.`,
+    },
+    timeoutMessage: (duration) =>
+      `Timed out after ${duration} waiting for the browser; run \`gateway connect ${connector.id}\` again`,
+  });
+  const after = await upstreamConnection(api, caller.userId, connector.id);
+  if (after === undefined || after === before) {
+    throw new CliError(
+      `The browser connected ${name} for another Gateway account than ${caller.email}, whom this command line is signed in as; sign in to ${api.base} as ${caller.email} in the browser and run \`gateway connect ${connector.id}\` again`,
+    );
+  }
+  const result: ConnectResult = {
+    kind: 'mcp_oauth',
+    toolId: connector.id,
+    status: 'connected',
+    userId: caller.userId,
+  };
+  if (options.json) {
+    printJson(io, result);
+    return result;
+  }
+  io.stdout.write(
+    `${createColors(io).green('✓')} Connected ${name} to your account ${caller.email}\n`,
+  );
+  return result;
+}
+
+/** When the user's connection to upstream source `sourceId` last changed, or undefined. */
+async function upstreamConnection(
+  api: GatewayApi,
+  userId: string,
+  sourceId: string,
+): Promise<string | undefined> {
+  const { connections } = await api.call({
+    method: 'GET',
+    path: `/api/connections?${new URLSearchParams({ userId })}`,
+    schema: connectionList,
+  });
+  return connections.find((row) => row.tool_id === `mcp.${sourceId}` && row.parent_id === null)
+    ?.updated_at;
 }
 
 /** The flags that only a stored connection (an API key, or an OAuth tool's token) has. */

@@ -32,6 +32,13 @@ export interface RegisterOptions {
   header?: string | undefined;
   /** For `mcp` with `provider`: put before the credential. Default `Bearer` for `Authorization`. */
   scheme?: string | undefined;
+  /**
+   * For `mcp`: each user connects their own account at the upstream's authorization server
+   * (`auth: { kind: "oauth" }`); its tools are listed once the first user has connected.
+   */
+  oauth?: boolean | undefined;
+  /** With `oauth`: a public client registered beforehand there (else the gateway registers one). */
+  clientId?: string | undefined;
   /** Print the registration as JSON. */
   json?: boolean;
   /** The HTTP client. Default the global fetch. */
@@ -152,13 +159,22 @@ async function registerUpstream(options: RegisterOptions, secret: string): Promi
   const header = options.header ?? 'Authorization';
   const scheme =
     options.scheme ?? (header.toLowerCase() === 'authorization' ? 'Bearer' : undefined);
+  if (options.oauth && options.provider !== undefined) {
+    throw new CliError('--oauth and --provider are two ways to authenticate; pass one', {
+      exitCode: 2,
+    });
+  }
+  if (options.clientId !== undefined && !options.oauth) {
+    throw new CliError('--client-id goes with --oauth', { exitCode: 2 });
+  }
   const body = {
     type: 'mcp',
     id: options.id ?? namespace.replace(/_/g, '-'),
     namespace,
     url,
-    auth:
-      options.provider === undefined
+    auth: options.oauth
+      ? { kind: 'oauth', ...(options.clientId === undefined ? {} : { clientId: options.clientId }) }
+      : options.provider === undefined
         ? { kind: 'none' }
         : {
             kind: 'header',
@@ -175,7 +191,13 @@ async function registerUpstream(options: RegisterOptions, secret: string): Promi
   if (response.status !== 201) {
     throw refusal(response.status, answer, { ...body, pluginId: '' }, base, []);
   }
-  return printRegistration(options, url, base, answer as Registration);
+  const registration = printRegistration(options, url, base, answer as Registration);
+  if (options.oauth && !options.json) {
+    options.io.stdout.write(
+      `  Each user connects their own account: \`gateway connect ${registration.source.id}\` or the Tools tab. Its tools are listed once the first user has connected.\n`,
+    );
+  }
+  return registration;
 }
 
 /**

@@ -1,5 +1,9 @@
 import { definePlugin, defineTool, type Plugin } from '@gateway/sdk';
-import { createLeakCheckedGateway } from '@gateway/server/testing';
+import {
+  createLeakCheckedGateway,
+  startProtectedUpstream,
+  startUpstreamAuthorizationServer,
+} from '@gateway/server/testing';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { z } from 'zod';
 import { CliError } from '../../cli-error.js';
@@ -284,5 +288,50 @@ describe('gateway register --mcp', () => {
     expect(nameFromUrl('https://search-tools.example.com/mcp')).toBe('search_tools');
     expect(nameFromUrl('http://127.0.0.1:3001/mcp')).toBe('mcp_3001');
     expect(nameFromUrl('ftp://x')).toBeUndefined();
+  });
+});
+
+describe('gateway register --mcp --oauth', () => {
+  it('registers an OAuth upstream with no tools yet and says how users connect', async () => {
+    const as = await startUpstreamAuthorizationServer();
+    const protectedUpstream = await startProtectedUpstream(as.issuer);
+    const gw = await createLeakCheckedGateway({
+      env: { GATEWAY_UPSTREAM_ALLOW_PRIVATE: 'true' },
+      configFile: false,
+      databaseUrl: ':memory:',
+      authSecret: 'register-test-auth-secret-0123456789',
+      serviceApiSecret: SECRET,
+      port: 0,
+    });
+    onTestFinished(() => gw.stop());
+    const { url } = await gw.start();
+    const io = createTestIo({ env: { SERVICE_API_SECRET: SECRET } });
+    const cwd = await makeTempDir();
+    const registration = await runRegister({
+      cwd,
+      io,
+      url,
+      mcp: protectedUpstream.url,
+      namespace: 'secure',
+      oauth: true,
+      clientId: 'made-beforehand',
+    });
+    expect(registration.tools).toEqual([]);
+    expect(io.out()).toBe(
+      `✓ Registered ${protectedUpstream.url} as source secure at ${url}; 0 tools now live:\n  Each user connects their own account: \`gateway connect secure\` or the Tools tab. Its tools are listed once the first user has connected.\n`,
+    );
+    const listed = (await (
+      await fetch(`${url}/api/registry/sources`, { headers: { authorization: `Bearer ${SECRET}` } })
+    ).json()) as { sources: { id: string; upstream?: { auth: unknown } }[] };
+    expect(listed.sources.find((source) => source.id === 'secure')?.upstream?.auth).toEqual({
+      kind: 'oauth',
+      clientId: 'made-beforehand',
+    });
+
+    const both = await failure(
+      runRegister({ cwd, io, url, mcp: protectedUpstream.url, oauth: true, provider: 'x' }),
+    );
+    expect(both.exitCode).toBe(2);
+    expect(both.message).toBe('--oauth and --provider are two ways to authenticate; pass one');
   });
 });

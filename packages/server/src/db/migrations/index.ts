@@ -4,6 +4,7 @@ import { mcpRounds } from './003-mcp-rounds.js';
 import { invites } from './004-invites.js';
 import { oauthReconnect } from './005-oauth-reconnect.js';
 import { upstreamSources } from './006-upstream-sources.js';
+import { upstreamOAuth } from './007-upstream-oauth.js';
 import { schemaState } from './008-schema-state.js';
 import type { GatewayMigration } from './migration.js';
 
@@ -19,8 +20,7 @@ export const migrations: Readonly<Record<string, GatewayMigration>> = {
   '004-invites': invites,
   '005-oauth-reconnect': oauthReconnect,
   '006-upstream-sources': upstreamSources,
-  // 008, not 007: main's 007-upstream-oauth was applied first in databases that have it, and
-  // kysely refuses a new step that sorts before the last one applied.
+  '007-upstream-oauth': upstreamOAuth,
   '008-schema-state': schemaState,
 };
 

@@ -11,7 +11,15 @@ export type FakeBehaviour =
   | { kind: 'huge'; bytes: number }
   | { kind: 'redirect'; location: string }
   | { kind: 'status'; status: number }
-  | { kind: 'kill' };
+  | { kind: 'kill' }
+  /** An event stream: one event whose data is not JSON. */
+  | { kind: 'sse-garbage' }
+  /** An event stream that ends (after a comment) without answering. */
+  | { kind: 'sse-cut' }
+  /** An event stream of one event of `bytes` characters. */
+  | { kind: 'sse-huge'; bytes: number }
+  /** An event stream that ends after an event id; `GET` with `Last-Event-ID` answers. */
+  | { kind: 'sse-resume'; text: string };
 
 /** A tool the fake upstream lists. */
 export interface FakeTool {
@@ -24,7 +32,12 @@ export interface FakeTool {
 export interface FakeUpstream {
   url: string;
   /** Each `tools/call` received: the tool and the headers that matter. */
-  calls: { name: string; authorization: string | undefined; arguments: unknown }[];
+  calls: {
+    name: string;
+    authorization: string | undefined;
+    traceparent: string | undefined;
+    arguments: unknown;
+  }[];
   /** Replaces the listed tools (a test then sends nothing: the gateway refreshes on schedule). */
   setTools(tools: FakeTool[]): void;
 }
@@ -32,13 +45,23 @@ export interface FakeUpstream {
 /**
  * A small MCP server over Streamable HTTP (JSON answers, no sessions) on 127.0.0.1 that lists
  * `tools` and misbehaves on purpose when one is called: hangs, sends garbage, a huge body, a
- * redirect, an HTTP error, or drops the connection. Stopped when the test ends.
+ * redirect, an HTTP error, drops the connection, or answers an event stream that is garbage,
+ * huge, cut short or to be resumed. Stopped when the test ends.
  */
 export async function startFakeUpstream(tools: FakeTool[]): Promise<FakeUpstream> {
   let listed = tools;
   const calls: FakeUpstream['calls'] = [];
   const hanging = new Set<ServerResponse>();
+  /** Answers kept for a stream to resume, by event id. */
+  const resumable = new Map<string, string>();
   const server = createServer(async (request, response) => {
+    const resumeFrom = request.headers['last-event-id'];
+    if (request.method === 'GET' && typeof resumeFrom === 'string' && resumable.has(resumeFrom)) {
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.end(`id: ${resumeFrom}-done\ndata: ${resumable.get(resumeFrom)}\n\n`);
+      resumable.delete(resumeFrom);
+      return;
+    }
     if (request.method !== 'POST') {
       response.writeHead(405).end();
       return;
@@ -83,6 +106,7 @@ export async function startFakeUpstream(tools: FakeTool[]): Promise<FakeUpstream
     calls.push({
       name,
       authorization: request.headers.authorization,
+      traceparent: [request.headers.traceparent].flat()[0],
       arguments: message.params?.arguments,
     });
     const behaviour = listed.find((tool) => tool.name === name)?.behaviour ?? { kind: 'answer' };
@@ -124,6 +148,33 @@ export async function startFakeUpstream(tools: FakeTool[]): Promise<FakeUpstream
       case 'kill':
         request.socket.destroy();
         return;
+      case 'sse-garbage':
+        response.writeHead(200, { 'content-type': 'text/event-stream' });
+        response.end('data: {"jsonrpc": "2.0", "id": \n\n');
+        return;
+      case 'sse-cut':
+        response.writeHead(200, { 'content-type': 'text/event-stream' });
+        response.end(': a comment, then nothing\n\n');
+        return;
+      case 'sse-huge':
+        response.writeHead(200, { 'content-type': 'text/event-stream' });
+        response.end(`data: ${'x'.repeat(behaviour.bytes)}\n\n`);
+        return;
+      case 'sse-resume': {
+        const eventId = `call-${message.id}`;
+        resumable.set(
+          eventId,
+          JSON.stringify({
+            jsonrpc: '2.0',
+            id: message.id,
+            result: { content: [{ type: 'text', text: behaviour.text }] },
+          }),
+        );
+        response.writeHead(200, { 'content-type': 'text/event-stream' });
+        // CRLF line ends, and a retry of 10 ms: the parser must take both.
+        response.end(`id: ${eventId}\r\nretry: 10\r\ndata: \r\n\r\n`);
+        return;
+      }
     }
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

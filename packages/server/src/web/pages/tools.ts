@@ -4,14 +4,17 @@ import { oauthErrorText } from '../../auth/oauth-error-text.js';
 import { callAuth } from '../../cli-auth/page-kit.js';
 import { connectionCreatedSchema } from '../../connections/schemas.js';
 import { deletedSchema } from '../../http/common-schemas.js';
+import { HttpError } from '../../http/errors.js';
 import { type ProviderStatus, type ToolStatus, toolStatusSchema } from '../../tool-status/index.js';
 import { withQuery } from '../api.js';
 import { confirmForm, pill, secretDialog, statePill } from '../components.js';
 import { type Html, html } from '../html.js';
-import { action, page, seeOther, type WebKit } from '../kit.js';
+import { action, type PageContext, page, seeOther, type WebKit } from '../kit.js';
 import { connectionTree } from './connection-tree.js';
 
 const DIALOG = 'secret-dialog';
+/** The provider id of an upstream MCP source's OAuth connection: `mcp.<source id>`. */
+const UPSTREAM_PREFIX = 'mcp.';
 
 const STATE_HELP: Record<ProviderStatus['state'], string> = {
   you: 'Your tools use your own credential.',
@@ -40,6 +43,14 @@ function oauthActions(provider: ProviderStatus): Html {
     return html`<p class="muted small">${provider.name} sign-in is not set up on this server; you can paste a token instead.</p>`;
   }
   const connect = `/tools/oauth/${encodeURIComponent(provider.upstream)}/connect`;
+  if (provider.upstream.startsWith(UPSTREAM_PREFIX)) {
+    // Its tokens are a connection (listed above with Disconnect), not a linked account.
+    if (oauth.needsReconnect) {
+      return html`<p class="notice error small" role="status" data-reconnect="${provider.upstream}">The upstream refused your token (revoked or expired), so its tools cannot run as you. Reconnect to sign in there again.</p>
+<form method="post" action="${connect}"><button type="submit">Reconnect ${provider.name}</button></form>`;
+    }
+    return html`<form method="post" action="${connect}"><button type="submit" class="${oauth.linked ? 'secondary' : ''}">${oauth.linked ? 'Reconnect' : 'Connect'} ${provider.name}</button></form>`;
+  }
   if (oauth.linked) {
     const disconnect = confirmForm({
       action: `/tools/oauth/${encodeURIComponent(provider.upstream)}/disconnect`,
@@ -130,7 +141,12 @@ export function mountToolsPage(kit: WebKit): void {
         toolStatusSchema,
       );
       const connected = ctx.c.req.query('connected');
-      const connectedName = services.auth.providers.find((p) => p.id === connected)?.name;
+      const connectedName =
+        services.auth.providers.find((p) => p.id === connected)?.name ??
+        (connected?.startsWith(UPSTREAM_PREFIX) &&
+        services.upstreamOAuth.isOAuthSource(connected.slice(UPSTREAM_PREFIX.length))
+          ? `The upstream MCP server ${connected.slice(UPSTREAM_PREFIX.length)}`
+          : undefined);
       const error = ctx.c.req.query('error');
       const notices = html`${connectedName === undefined ? '' : html`<p class="notice ok" role="status">${connectedName} connected.</p>`}${
         error === undefined
@@ -202,7 +218,9 @@ ${secretDialog({
   app.post(
     '/tools/oauth/:provider/connect',
     action(kit, '/tools', async (ctx) => {
-      const provider = services.auth.providers.find((p) => p.id === ctx.c.req.param('provider'));
+      const param = ctx.c.req.param('provider') ?? '';
+      if (param.startsWith(UPSTREAM_PREFIX)) return connectUpstream(kit, ctx, param);
+      const provider = services.auth.providers.find((p) => p.id === param);
       if (provider === undefined) {
         return seeOther(ctx.c, '/tools', {
           kind: 'error',
@@ -264,4 +282,27 @@ ${secretDialog({
       });
     }),
   );
+}
+
+/**
+ * Starts the signed-in user's OAuth connect to an upstream MCP source (`mcp.<source id>`): to
+ * its authorization server, back at the gateway's callback, then the Tools tab.
+ */
+async function connectUpstream(kit: WebKit, ctx: PageContext, provider: string): Promise<Response> {
+  const sourceId = provider.slice(UPSTREAM_PREFIX.length);
+  try {
+    const url = await kit.services.upstreamOAuth.start({
+      userId: ctx.viewer.id,
+      sourceId,
+      returnTo: { kind: 'web' },
+    });
+    ctx.c.header('Cache-Control', 'no-store');
+    return ctx.c.redirect(url, 303);
+  } catch (error) {
+    if (!(error instanceof HttpError)) throw error;
+    return seeOther(ctx.c, '/tools', {
+      kind: 'error',
+      text: `Connecting ${sourceId} could not start: ${error.message}`,
+    });
+  }
 }

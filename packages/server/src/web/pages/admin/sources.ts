@@ -39,9 +39,9 @@ ${
 <td>${
           upstream === undefined
             ? html`plugin <code>${source.pluginId ?? ''}</code>`
-            : html`MCP (${upstream.transport})${upstream.url === null ? '' : html`<br><code class="small">${upstream.url}</code>`}<br><span class="small muted">auth ${upstream.auth?.kind ?? 'none'}${upstream.auth?.kind === 'header' ? html`: <code>${upstream.auth.provider}</code> in <code>${upstream.auth.header}</code>` : ''}</span>`
+            : html`MCP (${upstream.transport})${upstream.url === null ? '' : html`<br><code class="small">${upstream.url}</code>`}<br><span class="small muted">auth ${upstream.auth?.kind ?? 'none'}${upstream.auth?.kind === 'header' ? html`: <code>${upstream.auth.provider}</code> in <code>${upstream.auth.header}</code>` : upstream.auth?.kind === 'oauth' ? html`: each user connects their own account${upstream.auth.clientId === undefined ? '' : html` (client <code>${upstream.auth.clientId}</code>)`}` : ''}</span>`
         }</td>
-<td>${status}${upstream === undefined ? '' : html`<br><span class="small muted">Tool list fetched ${time(upstream.toolsFetchedAt)}</span>`}</td>
+<td>${status}${upstream === undefined ? '' : upstream.auth?.kind === 'oauth' && upstream.toolsFetchedAt === null ? html`<br><span class="small muted">Tool list: when the first user connects</span>` : html`<br><span class="small muted">Tool list fetched ${time(upstream.toolsFetchedAt)}</span>`}</td>
 <td>${source.tools.length} tool${source.tools.length === 1 ? '' : 's'}<details><summary class="small">Show</summary><ul class="small">${source.tools.map(
           (path) =>
             html`<li><code>${path}</code>${mapped.some(([served]) => served === path) ? html` <span class="muted">(upstream name <code>${upstream?.mappedNames[path] ?? ''}</code>)</span>` : ''}</li>`,

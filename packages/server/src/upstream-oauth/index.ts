@@ -1,0 +1,17 @@
+export {
+  asDiscoveryError,
+  type Discovered,
+  discoverAuthorization,
+  OAuthDiscoveryError,
+} from './discovery.js';
+export { checkOAuthUrl, createOAuthFetch, OAuthUrlError } from './oauth-fetch.js';
+export { cliUpstreamConnectPath, mountUpstreamOAuthPages } from './pages.js';
+export {
+  ConnectError,
+  type ConnectReturn,
+  type OAuthSources,
+  UPSTREAM_CALLBACK_PATH,
+  UpstreamOAuthService,
+  type UpstreamOAuthServiceOptions,
+} from './service.js';
+export { UpstreamTokens } from './tokens.js';

@@ -1,0 +1,96 @@
+/**
+ * Issue 16, oauth upstreams with several instances on one database: a connect started on one
+ * instance finishes on another (flows and clients live in the database), both serve the user's
+ * token, and a refresh due on both at once is sent once (the connection's row is locked), on one
+ * SQLite file and on PostgreSQL.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { browser } from '../auth/oauth-test-kit.js';
+import { loginAtProvider } from '../auth/testing/oidc-provider-server.js';
+import { createPostgresTestDatabase, postgresTestUrl } from '../db/test-database.js';
+import { connectV1, startMcpGateway } from '../mcp/testing/mcp-test-kit.js';
+import { startOAuthUpstreamWorld, WORLD_ENV } from './testing/oauth-world.js';
+
+const postgresUrl = postgresTestUrl();
+
+const targets = [
+  {
+    name: 'one SQLite file',
+    skip: false,
+    async databaseUrl() {
+      const dir = await mkdtemp(join(tmpdir(), 'gateway-upstream-oauth-'));
+      onTestFinished(() => rm(dir, { recursive: true, force: true }));
+      return join(dir, 'gateway.db');
+    },
+  },
+  {
+    name: 'one PostgreSQL schema',
+    skip: postgresUrl === undefined,
+    async databaseUrl() {
+      const { url, database, drop } = await createPostgresTestDatabase(postgresUrl ?? '', {
+        migrate: false,
+      });
+      await database.close();
+      onTestFinished(drop);
+      return url;
+    },
+  },
+];
+
+const text = (result: unknown) =>
+  (result as { content: { text: string }[] }).content[0]?.text ?? '';
+
+for (const target of targets) {
+  describe.skipIf(target.skip)(`oauth upstreams on ${target.name}`, () => {
+    it('finishes a connect on another instance and refreshes once for both', async () => {
+      const databaseUrl = await target.databaseUrl();
+      const world = await startOAuthUpstreamWorld({ databaseUrl, registrySyncSeconds: 1 });
+      expect((await world.register()).status).toBe(201);
+      const other = await startMcpGateway({ env: WORLD_ENV, databaseUrl, registrySyncSeconds: 1 });
+      const alice = await world.signUp('alice');
+
+      // Started on the first instance, with a token due for a refresh as soon as it is stored.
+      world.as.accessTokenTtl = 20;
+      const started = await alice.session.browse('/tools/oauth/mcp.secure/connect', {
+        form: { go: '1' },
+      });
+      const callback = await loginAtProvider(started.headers.get('location') ?? '', 'alice-sub');
+      // Finished on the other, with the same browser's session.
+      const onOther = browser(
+        (request) => fetch(request, { redirect: 'manual' }),
+        other.url,
+        alice.session.jar,
+      );
+      const finished = await onOther.browse(`${other.url}${callback.pathname}${callback.search}`);
+      expect(finished.status).toBe(303);
+      expect(finished.headers.get('location')).toBe('/tools?connected=mcp.secure');
+      world.as.accessTokenTtl = 3600;
+
+      const first = (await connectV1(world.mcp.url, alice.mcpToken)).client;
+      const second = (await connectV1(other.url, alice.mcpToken)).client;
+      await expect
+        .poll(async () => (await first.listTools()).tools.map((tool) => tool.name), {
+          timeout: 5000,
+        })
+        .toContain('secure.whoami');
+      await expect
+        .poll(async () => (await second.listTools()).tools.map((tool) => tool.name), {
+          timeout: 5000,
+        })
+        .toContain('secure.whoami');
+      const results = await Promise.all([
+        ...Array.from({ length: 3 }, () =>
+          first.callTool({ name: 'secure.whoami', arguments: {} }),
+        ),
+        ...Array.from({ length: 3 }, () =>
+          second.callTool({ name: 'secure.whoami', arguments: {} }),
+        ),
+      ]);
+      expect(results.map(text)).toEqual(Array(6).fill('you are alice-sub'));
+      expect(world.as.grants('refresh_token')).toBe(1);
+    }, 60_000);
+  });
+}

@@ -1,0 +1,196 @@
+import { z } from 'zod';
+import { escapeHtml, hiddenFields, page } from '../cli-auth/html.js';
+import { loopbackRedirect, withParams } from '../cli-auth/loopback.js';
+import {
+  type CliPages,
+  csrfToken,
+  errorPage,
+  formIsGenuine,
+  htmlResponse,
+  readForm,
+  seeOther,
+  signedInViewer,
+  signInLocation,
+} from '../cli-auth/page-kit.js';
+import { HttpError } from '../http/errors.js';
+import { oauthToolId } from '../upstream/oauth-hooks.js';
+import { ConnectError, UPSTREAM_CALLBACK_PATH, type UpstreamOAuthService } from './service.js';
+
+const cliRequest = z.object({
+  redirect_uri: z.string().max(200),
+  state: z.string().min(8).max(500),
+});
+
+const CLI_PAGE = '/cli/connect-upstream/:source';
+
+/** The path of the CLI's browser page for connecting upstream source `sourceId`. */
+export function cliUpstreamConnectPath(sourceId: string): string {
+  return `/cli/connect-upstream/${encodeURIComponent(sourceId)}`;
+}
+
+/**
+ * The browser pages of per-user OAuth to upstream MCP servers: the callback every upstream's
+ * authorization server redirects to (`/oauth/upstream/callback`), and the CLI's
+ * `/cli/connect-upstream/<source>` (the browser half of `gateway connect <source>`). The web
+ * app's Tools tab starts its connects itself (`/tools/oauth/mcp.<source>/connect`).
+ *
+ * @example
+ * mountUpstreamOAuthPages({ app, services, authenticate }, services.upstreamOAuth);
+ */
+export function mountUpstreamOAuthPages(pages: CliPages, oauth: UpstreamOAuthService): void {
+  const { app, services } = pages;
+
+  app.get(UPSTREAM_CALLBACK_PATH, async (c) => {
+    const viewer = await signedInViewer(pages, c);
+    if (viewer === undefined) {
+      // The flow is left as it is: signed in again in this browser, the same answer completes it.
+      return errorPage(
+        c,
+        401,
+        'Not signed in',
+        'This browser is not signed in to Gateway (the session may have ended), so the connect cannot be completed here. Sign in, then open this page again or start connecting again.',
+      );
+    }
+    try {
+      const flow = await oauth.finish({ viewerId: viewer.id, query: c.req.query() });
+      if (flow.returnTo.kind === 'cli') {
+        const redirect = loopbackRedirect(flow.returnTo.redirectUri);
+        if (redirect !== undefined) {
+          return seeOther(
+            c,
+            withParams(redirect, {
+              state: flow.returnTo.state,
+              provider: flow.sourceId,
+              status: 'connected',
+              complete_uri: `${services.baseUrl}${cliUpstreamConnectPath(flow.sourceId)}/complete`,
+            }),
+          );
+        }
+      }
+      return seeOther(c, `/tools?connected=${encodeURIComponent(oauthToolId(flow.sourceId))}`);
+    } catch (error) {
+      if (!(error instanceof ConnectError)) throw error;
+      const back = error.flow?.returnTo;
+      if (back?.kind === 'cli') {
+        const redirect = loopbackRedirect(back.redirectUri);
+        if (redirect !== undefined) {
+          return seeOther(
+            c,
+            withParams(redirect, {
+              state: back.state,
+              provider: error.flow?.sourceId ?? '',
+              error: error.code,
+            }),
+          );
+        }
+      }
+      return errorPage(c, 400, 'Connect refused', error.message);
+    }
+  });
+
+  app.get(CLI_PAGE, async (c) => {
+    const sourceId = c.req.param('source') ?? '';
+    if (!oauth.isOAuthSource(sourceId)) return notAnOAuthSource(c, sourceId);
+    const parsed = cliRequest.safeParse(c.req.query());
+    if (!parsed.success || loopbackRedirect(parsed.data.redirect_uri) === undefined) {
+      return errorPage(
+        c,
+        400,
+        'Connect request refused',
+        'The request needs state and a loopback redirect_uri.',
+      );
+    }
+    const signedIn = await signedInViewer(pages, c);
+    if (!signedIn) return c.redirect(signInLocation(c), 302);
+    const body = `<h1>Connect ${escapeHtml(sourceId)}</h1>
+<p>Connect your account at the upstream MCP server <strong>${escapeHtml(sourceId)}</strong> to Gateway as <strong>${escapeHtml(signedIn.email)}</strong>, so its tools run as you.</p>
+<p class="muted">You will sign in at its authorization server; the command line gets told when you are done.</p>
+<form method="post" action="${escapeHtml(cliUpstreamConnectPath(sourceId))}">
+${hiddenFields({ ...parsed.data, csrf: csrfToken(c, services) })}
+<button type="submit" name="action" value="connect">Continue</button>
+<button type="submit" name="action" value="cancel">Cancel</button>
+</form>`;
+    return htmlResponse(c, page(`Connect ${sourceId}`, body));
+  });
+
+  app.post(CLI_PAGE, async (c) => {
+    const sourceId = c.req.param('source') ?? '';
+    if (!oauth.isOAuthSource(sourceId)) return notAnOAuthSource(c, sourceId);
+    const form = await readForm(c);
+    const parsed = cliRequest.safeParse(form);
+    const redirect = parsed.success ? loopbackRedirect(parsed.data.redirect_uri) : undefined;
+    if (!parsed.success || redirect === undefined) {
+      return errorPage(
+        c,
+        400,
+        'Connect request refused',
+        'The request needs state and a loopback redirect_uri.',
+      );
+    }
+    if (!formIsGenuine(c, form)) {
+      return errorPage(
+        c,
+        403,
+        'Request refused',
+        'This form was not sent from the Gateway connect page.',
+      );
+    }
+    const { state } = parsed.data;
+    if (form.action !== 'connect') {
+      return seeOther(
+        c,
+        withParams(redirect, { error: 'access_denied', state, provider: sourceId }),
+      );
+    }
+    const signedIn = await signedInViewer(pages, c);
+    if (!signedIn) {
+      return errorPage(c, 401, 'Not signed in', 'Your session ended; run the command again.');
+    }
+    try {
+      const url = await oauth.start({
+        userId: signedIn.id,
+        sourceId,
+        returnTo: { kind: 'cli', redirectUri: parsed.data.redirect_uri, state },
+      });
+      return seeOther(c, url);
+    } catch (error) {
+      if (!(error instanceof HttpError)) throw error;
+      return seeOther(
+        c,
+        withParams(redirect, {
+          state,
+          provider: sourceId,
+          error: error.code === 'service_unavailable' ? 'provider_unavailable' : 'provider_refused',
+        }),
+      );
+    }
+  });
+
+  app.get(`${CLI_PAGE}/complete`, async (c) => {
+    const sourceId = c.req.param('source') ?? '';
+    const signedIn = await signedInViewer(pages, c);
+    const name = escapeHtml(sourceId);
+    const connected =
+      signedIn !== undefined && (await oauth.accessToken(signedIn.id, sourceId)).ok === true;
+    const body = connected
+      ? `<h1>${name} connected</h1>
+<p class="notice ok" role="status">Your account at the upstream MCP server ${name} is connected to Gateway. Its tools run as you now, and the command line has been told.</p>
+<p class="muted">Go back to your terminal; you can close this tab.</p>
+<p><a href="/tools">Open your tools</a></p>`
+      : `<h1>${name} is not connected</h1>
+<p class="notice error" role="alert">Run <code>gateway connect ${name}</code> again.</p>`;
+    return htmlResponse(
+      c,
+      page(connected ? `${sourceId} connected` : `${sourceId} not connected`, body),
+    );
+  });
+}
+
+function notAnOAuthSource(c: Parameters<typeof errorPage>[0], sourceId: string): Response {
+  return errorPage(
+    c,
+    404,
+    'Source not available',
+    `"${sourceId}" is not an upstream MCP source that connects with OAuth on this gateway.`,
+  );
+}

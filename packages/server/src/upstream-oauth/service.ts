@@ -1,0 +1,333 @@
+import { createHash, randomBytes } from 'node:crypto';
+import {
+  exchangeAuthorization,
+  startAuthorization,
+} from '@modelcontextprotocol/sdk/client/auth.js';
+import type { OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type { Kysely } from 'kysely';
+import { z } from 'zod';
+import type { DatabaseSchema } from '../db/index.js';
+import { HttpError } from '../http/errors.js';
+import type { ServerLogger } from '../http/logger.js';
+import type { SecretBox } from '../secrets/index.js';
+import type {
+  OAuthUpstreamAuth,
+  UpstreamOAuthHooks,
+  UpstreamTokenLookup,
+} from '../upstream/oauth-hooks.js';
+import type { UrlPolicy } from '../upstream/url-policy.js';
+import { clientFor, readClient, storePreRegisteredClient } from './clients.js';
+import { asDiscoveryError, discoverAuthorization, OAuthDiscoveryError } from './discovery.js';
+import { createOAuthFetch } from './oauth-fetch.js';
+import { UpstreamTokens } from './tokens.js';
+
+/** The path of the one redirect URI the gateway registers at every upstream's authorization server. */
+export const UPSTREAM_CALLBACK_PATH = '/oauth/upstream/callback';
+/** How long a started connect may take before its `state` is refused. */
+const FLOW_TTL_MS = 10 * 60 * 1000;
+
+/** Where the browser goes once a connect ends. */
+export type ConnectReturn = { kind: 'web' } | { kind: 'cli'; redirectUri: string; state: string };
+
+const returnSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('web') }),
+  z.object({ kind: z.literal('cli'), redirectUri: z.string(), state: z.string() }),
+]);
+
+/**
+ * Why a connect did not complete: `code` for the CLI's loopback and the page, `message` for the
+ * person (never a token or an authorization server's raw answer).
+ */
+export class ConnectError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    /** Where the flow wanted the browser to go, once the flow is known. */
+    readonly flow?: { sourceId: string; returnTo: ConnectReturn },
+  ) {
+    super(message);
+    this.name = 'ConnectError';
+  }
+}
+
+/** The sources the service connects users to (the upstream service implements it). */
+export interface OAuthSources {
+  oauthSource(id: string): { id: string; url: string; auth: OAuthUpstreamAuth } | undefined;
+  /** Fetches a source's tool list with a token of a user who just connected. */
+  refreshWith(id: string, token: string): Promise<void>;
+}
+
+/** What {@link UpstreamOAuthService} is made with. */
+export interface UpstreamOAuthServiceOptions {
+  db: Kysely<DatabaseSchema>;
+  secrets: Pick<SecretBox, 'encrypt' | 'decrypt'>;
+  logger: ServerLogger;
+  policy: UrlPolicy;
+  baseUrl: () => string;
+  /** Read at use time: the upstream service is made after this one. */
+  sources: () => OAuthSources;
+}
+
+/**
+ * Per-user OAuth to upstream MCP servers, per the MCP authorization spec: discovery (RFC 9728,
+ * RFC 8414), the gateway's client (pre-registered, or RFC 7591 at the first connect), the
+ * authorization code flow with PKCE S256, `resource` (RFC 8707) on the authorization and token
+ * requests, `state` single-use and bound to the user who started, and `iss` checked (RFC 9207).
+ * Tokens are the user's connection (see {@link UpstreamTokens}).
+ *
+ * @example
+ * const url = await service.start({ userId, sourceId: 'secure', returnTo: { kind: 'web' } });
+ * // ... the browser comes back to /oauth/upstream/callback:
+ * const { sourceId } = await service.finish({ viewerId, query });
+ */
+export class UpstreamOAuthService implements UpstreamOAuthHooks {
+  readonly #options: UpstreamOAuthServiceOptions;
+  readonly tokens: UpstreamTokens;
+
+  constructor(options: UpstreamOAuthServiceOptions) {
+    this.#options = options;
+    this.tokens = new UpstreamTokens(options);
+  }
+
+  async check(url: string, auth: OAuthUpstreamAuth): Promise<void> {
+    const oauthFetch = createOAuthFetch(this.#options.policy);
+    try {
+      await discoverAuthorization(url, {
+        fetch: oauthFetch.fetch,
+        policy: this.#options.policy,
+        scopes: auth.scopes,
+      });
+    } catch (error) {
+      const failure = asDiscoveryError(error);
+      throw new HttpError(
+        failure.kind === 'refused' ? 'bad_request' : 'service_unavailable',
+        failure.message,
+      );
+    } finally {
+      await oauthFetch.close();
+    }
+  }
+
+  storeClient(
+    db: Kysely<DatabaseSchema>,
+    sourceId: string,
+    client: { clientId: string; clientSecret?: string | undefined },
+  ): Promise<void> {
+    return storePreRegisteredClient(this.#options, sourceId, client, db);
+  }
+
+  accessToken(userId: string, sourceId: string): Promise<UpstreamTokenLookup> {
+    return this.tokens.accessToken(userId, sourceId);
+  }
+
+  markRefused(userId: string, sourceId: string, connectionId: string): Promise<void> {
+    return this.tokens.markRefused(userId, sourceId, connectionId);
+  }
+
+  /** Whether `id` is a source whose users connect with OAuth. */
+  isOAuthSource(id: string): boolean {
+    return this.#options.sources().oauthSource(id) !== undefined;
+  }
+
+  /**
+   * Starts `userId`'s connect to source `sourceId`: discovers, gets the gateway's client, stores
+   * the flow (state hashed, PKCE verifier encrypted) and returns the authorization URL to send
+   * the browser to.
+   *
+   * @throws HttpError 404 for no such oauth source, 400 when the upstream's metadata breaks a
+   * rule, 503 when it cannot be reached.
+   */
+  async start(input: {
+    userId: string;
+    sourceId: string;
+    returnTo: ConnectReturn;
+  }): Promise<string> {
+    const { db, secrets, policy } = this.#options;
+    const source = this.#options.sources().oauthSource(input.sourceId);
+    if (source === undefined) {
+      throw new HttpError(
+        'not_found',
+        `No upstream source "${input.sourceId}" connects with OAuth`,
+      );
+    }
+    const oauthFetch = createOAuthFetch(policy);
+    try {
+      const discovered = await discoverAuthorization(source.url, {
+        fetch: oauthFetch.fetch,
+        policy,
+        scopes: source.auth.scopes,
+      });
+      const client = await clientFor(this.#options, {
+        sourceId: source.id,
+        discovered,
+        redirectUri: `${this.#options.baseUrl()}${UPSTREAM_CALLBACK_PATH}`,
+        preRegistered: source.auth.clientId !== undefined,
+        fetch: oauthFetch.fetch,
+      });
+      const state = randomBytes(32).toString('base64url');
+      const { authorizationUrl, codeVerifier } = await startAuthorization(discovered.issuer, {
+        metadata: discovered.metadata,
+        clientInformation: { client_id: client.clientId },
+        redirectUrl: client.redirectUri,
+        ...(discovered.scope === undefined ? {} : { scope: discovered.scope }),
+        state,
+        resource: new URL(discovered.resource),
+      });
+      const now = Date.now();
+      await db
+        .deleteFrom('upstream_oauth_flows')
+        .where('expires_at', '<', new Date(now).toISOString())
+        .execute();
+      await db
+        .insertInto('upstream_oauth_flows')
+        .values({
+          state_hash: hashOf(state),
+          user_id: input.userId,
+          source_id: source.id,
+          issuer: discovered.issuer,
+          encrypted_verifier: secrets.encrypt(codeVerifier),
+          resource: discovered.resource,
+          return_to: JSON.stringify(input.returnTo),
+          expires_at: new Date(now + FLOW_TTL_MS).toISOString(),
+        })
+        .execute();
+      return authorizationUrl.href;
+    } catch (error) {
+      if (error instanceof HttpError) throw error;
+      const failure = asDiscoveryError(error);
+      this.#options.logger.warn('upstream OAuth connect not started', {
+        sourceId: source.id,
+        reason: failure.message,
+      });
+      throw new HttpError(
+        failure.kind === 'refused' ? 'bad_request' : 'service_unavailable',
+        failure.message,
+      );
+    } finally {
+      await oauthFetch.close();
+    }
+  }
+
+  /**
+   * Ends a connect at the callback: takes the flow of `state` (once: a replay finds nothing),
+   * checks it is the signed-in `viewerId`'s and still fresh, checks `iss` (RFC 9207), redeems the
+   * code with the PKCE verifier and `resource`, stores the tokens as the user's connection and
+   * fetches the source's tool list with them.
+   *
+   * @throws ConnectError saying why; nothing is stored then.
+   */
+  async finish(input: {
+    viewerId: string;
+    query: Record<string, string | undefined>;
+  }): Promise<{ sourceId: string; returnTo: ConnectReturn }> {
+    const { db, secrets, policy, logger } = this.#options;
+    const { state, code, error, iss } = input.query;
+    if (state === undefined || state.length > 500) {
+      throw new ConnectError('state_mismatch', 'This connect answer carries no valid state.');
+    }
+    const row = await db
+      .deleteFrom('upstream_oauth_flows')
+      .where('state_hash', '=', hashOf(state))
+      .returningAll()
+      .executeTakeFirst();
+    if (row === undefined || row.expires_at < new Date().toISOString()) {
+      throw new ConnectError(
+        'state_mismatch',
+        'This connect answer is unknown, was already used or took too long, so it was refused. Start connecting again.',
+      );
+    }
+    const parsedReturn = returnSchema.safeParse(JSON.parse(row.return_to));
+    const flow = {
+      sourceId: row.source_id,
+      returnTo: parsedReturn.success ? parsedReturn.data : ({ kind: 'web' } as const),
+    };
+    if (input.viewerId !== row.user_id) {
+      throw new ConnectError(
+        'session_changed',
+        'This connect was started by another Gateway user than the one signed in here, so it was refused.',
+        flow,
+      );
+    }
+    if (error !== undefined) {
+      throw new ConnectError(
+        error === 'access_denied' ? 'access_denied' : 'provider_error',
+        error === 'access_denied'
+          ? 'Connecting was cancelled at the authorization server.'
+          : `The authorization server refused the connect (${error.slice(0, 100)}).`,
+        flow,
+      );
+    }
+    if (code === undefined || code.length > 2000) {
+      throw new ConnectError('provider_error', 'The authorization server sent no code.', flow);
+    }
+    const client = await readClient(this.#options, row.source_id, row.issuer);
+    if (client === undefined) {
+      throw new ConnectError('provider_error', 'The OAuth client of this source is gone.', flow);
+    }
+    const advertisesIss =
+      (client.metadata as Record<string, unknown>)
+        .authorization_response_iss_parameter_supported === true;
+    if ((iss !== undefined && iss !== row.issuer) || (iss === undefined && advertisesIss)) {
+      throw new ConnectError(
+        'issuer_mismatch',
+        'The answer came from another authorization server than the one asked (RFC 9207 iss), so it was refused.',
+        flow,
+      );
+    }
+    const oauthFetch = createOAuthFetch(policy);
+    let tokens: OAuthTokens;
+    try {
+      tokens = await exchangeAuthorization(row.issuer, {
+        metadata: client.metadata,
+        clientInformation: {
+          client_id: client.clientId,
+          ...(client.clientSecret === undefined ? {} : { client_secret: client.clientSecret }),
+        },
+        authorizationCode: code,
+        codeVerifier: secrets.decrypt(row.encrypted_verifier),
+        redirectUri: client.redirectUri,
+        resource: new URL(row.resource),
+        fetchFn: oauthFetch.fetch,
+      });
+    } catch (failure) {
+      logger.warn('upstream OAuth code not redeemed', {
+        sourceId: row.source_id,
+        reason:
+          failure instanceof OAuthDiscoveryError
+            ? failure.message
+            : failure instanceof Error
+              ? failure.name
+              : 'unknown',
+      });
+      throw new ConnectError(
+        'token_failed',
+        "The upstream's authorization server did not answer with a usable token, so nothing was stored. Try again, or tell your admin.",
+        flow,
+      );
+    } finally {
+      await oauthFetch.close();
+    }
+    if (tokens.token_type.toLowerCase() !== 'bearer') {
+      throw new ConnectError(
+        'token_failed',
+        `The authorization server issued a ${tokens.token_type.slice(0, 30)} token; the gateway sends Bearer tokens only.`,
+        flow,
+      );
+    }
+    await this.tokens.save({
+      userId: row.user_id,
+      sourceId: row.source_id,
+      tokens,
+      issuer: row.issuer,
+      resource: row.resource,
+    });
+    logger.info('upstream OAuth connected', { sourceId: row.source_id, userId: row.user_id });
+    // The gateway holds no token of its own for the upstream: each connect refreshes the list.
+    await this.#options.sources().refreshWith(row.source_id, tokens.access_token);
+    return flow;
+  }
+}
+
+function hashOf(state: string): string {
+  return createHash('sha256').update(state).digest('hex');
+}

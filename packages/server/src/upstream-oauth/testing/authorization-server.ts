@@ -1,0 +1,128 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { exportJWK, generateKeyPair } from 'jose';
+import Provider from 'oidc-provider';
+import { onTestFinished } from 'vitest';
+import { rememberSecret } from '../../testing/known-secrets.js';
+
+/** A started authorization server for upstream tests. */
+export interface UpstreamAuthorizationServer {
+  issuer: string;
+  /** Clients registered through dynamic client registration (RFC 7591). */
+  registrations(): number;
+  /** Token endpoint answers by grant type. */
+  grants(type: 'authorization_code' | 'refresh_token'): number;
+  /** The `resource` parameter of every authorization and token request, in order. */
+  resources: string[];
+  /** Access-token lifetime in seconds for tokens issued from now on. */
+  accessTokenTtl: number;
+  /** While set, the token endpoint answers this body (200, JSON) instead of a token. */
+  tokenGarbage: string | undefined;
+  /** While set, the metadata documents name this issuer instead of the real one. */
+  issuerOverride: string | undefined;
+}
+
+/**
+ * panva's `oidc-provider` on 127.0.0.1 as an upstream MCP server's authorization server: open
+ * dynamic client registration, PKCE S256 (required), resource indicators (RFC 8707) issuing
+ * JWT access tokens whose audience is the resource, refresh tokens, `iss` in authorization
+ * responses (RFC 9207) and its development login pages (any login, password `any`). Stopped
+ * when the test ends.
+ */
+export async function startUpstreamAuthorizationServer(): Promise<UpstreamAuthorizationServer> {
+  const { privateKey } = await generateKeyPair('RS256', { extractable: true });
+  const key = { ...(await exportJWK(privateKey)), kid: 'as-key-1', alg: 'RS256', use: 'sig' };
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const counts = { registration: 0, authorization_code: 0, refresh_token: 0 };
+  const state: UpstreamAuthorizationServer = {
+    issuer,
+    registrations: () => counts.registration,
+    grants: (type) => counts[type],
+    resources: [],
+    accessTokenTtl: 3600,
+    tokenGarbage: undefined,
+    issuerOverride: undefined,
+  };
+  const provider = new Provider(issuer, {
+    jwks: { keys: [key] },
+    scopes: ['openid', 'offline_access', 'tools'],
+    features: {
+      devInteractions: { enabled: true },
+      registration: { enabled: true },
+      revocation: { enabled: true },
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: () => undefined,
+        useGrantedResource: () => true,
+        getResourceServerInfo: (_ctx: unknown, resource: string) => ({
+          scope: 'tools',
+          audience: resource,
+          accessTokenTTL: state.accessTokenTtl,
+          accessTokenFormat: 'jwt',
+          jwt: { sign: { alg: 'RS256' } },
+        }),
+      },
+    },
+    issueRefreshToken: () => true,
+    findAccount: (_ctx: unknown, sub: string) => ({
+      accountId: sub,
+      claims: () => ({ sub }),
+    }),
+    ttl: {
+      AccessToken: () => state.accessTokenTtl,
+      AuthorizationCode: 60,
+      Grant: 86_400,
+      Interaction: 600,
+      Session: 86_400,
+      RefreshToken: 86_400,
+    },
+    rotateRefreshToken: true,
+    cookies: { keys: ['upstream-as-cookie-key-0123456789'] },
+  });
+  provider.use(async (ctx, next) => {
+    if (ctx.path === '/auth' || ctx.path === '/token') {
+      const url = new URL(`${issuer}${(ctx as { url?: string }).url ?? ''}`);
+      const fromQuery = url.searchParams.get('resource');
+      if (fromQuery !== null) state.resources.push(fromQuery);
+    }
+    if (ctx.path === '/token' && state.tokenGarbage !== undefined) {
+      ctx.status = 200;
+      ctx.body = state.tokenGarbage;
+      return;
+    }
+    await next();
+    // Every token and client secret it hands out is looked for in the gateway's logs.
+    if (ctx.path === '/token' || ctx.path === '/reg') {
+      const issued = ctx.body as Record<string, unknown> | undefined;
+      for (const field of ['access_token', 'refresh_token', 'id_token', 'client_secret']) {
+        const value = issued?.[field];
+        if (typeof value === 'string') rememberSecret(value);
+      }
+    }
+    const resource = ctx.oidc?.params?.resource;
+    if (ctx.path === '/token' && typeof resource === 'string') state.resources.push(resource);
+    if (ctx.path === '/reg' && ctx.status === 201) counts.registration += 1;
+    if (
+      state.issuerOverride !== undefined &&
+      (ctx.path === '/.well-known/openid-configuration' ||
+        ctx.path === '/.well-known/oauth-authorization-server')
+    ) {
+      ctx.body = { ...(ctx.body as Record<string, unknown>), issuer: state.issuerOverride };
+    }
+  });
+  provider.on('grant.success', (ctx) => {
+    const type = ctx.oidc?.params?.grant_type;
+    if (type === 'authorization_code' || type === 'refresh_token') counts[type] += 1;
+  });
+  server.on('request', provider.callback());
+  onTestFinished(
+    () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  );
+  return state;
+}

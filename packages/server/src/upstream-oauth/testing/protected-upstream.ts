@@ -1,0 +1,134 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { getRequestListener } from '@hono/node-server';
+import {
+  type AuthInfo,
+  getOAuthProtectedResourceMetadataUrl,
+  McpServer,
+  OAuthError,
+  OAuthErrorCode,
+  type OAuthMetadata,
+  oauthMetadataResponse,
+  requireBearerAuth,
+  WebStandardStreamableHTTPServerTransport,
+} from '@modelcontextprotocol/server';
+import { createRemoteJWKSet, jwtVerify } from 'jose';
+import { onTestFinished } from 'vitest';
+
+/** A started OAuth-protected upstream MCP server. */
+export interface ProtectedUpstream {
+  /** Its MCP endpoint, e.g. `http://127.0.0.1:41234/mcp`. */
+  url: string;
+  /** Every request that reached the MCP endpoint: the Authorization header it carried. */
+  seen: { authorization: string | undefined; sub: string | undefined }[];
+  /** Tokens the upstream refuses from now on (as if revoked), by subject. */
+  refusedSubjects: Set<string>;
+  /**
+   * Replaces the protected resource metadata document it serves (an attack), or `undefined` to
+   * serve the real one again.
+   */
+  metadataOverride: Record<string, unknown> | undefined;
+  /** Replaces the `resource_metadata` URL its `401` answers name (an attack), while set. */
+  challengeOverride: string | undefined;
+}
+
+/**
+ * An MCP server built with the MCP SDK (v2, `@modelcontextprotocol/server`) behind the SDK's own
+ * bearer-auth gate (`requireBearerAuth`) and metadata router (`oauthMetadataResponse`: RFC 9728
+ * protected resource metadata naming `issuer`), on 127.0.0.1. It accepts JWT access tokens
+ * `issuer` signed for it (audience = its URL, the RFC 8707 resource), and its tool `whoami`
+ * answers the token's subject. Stopped when the test ends.
+ */
+export async function startProtectedUpstream(issuer: string): Promise<ProtectedUpstream> {
+  const discovery = (await (await fetch(`${issuer}/.well-known/openid-configuration`)).json()) as
+    | OAuthMetadata
+    | Record<string, unknown>;
+  const jwks = createRemoteJWKSet(new URL(String(discovery.jwks_uri)));
+  const http = createServer();
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
+  const state: ProtectedUpstream = {
+    url,
+    seen: [],
+    refusedSubjects: new Set(),
+    metadataOverride: undefined,
+    challengeOverride: undefined,
+  };
+  const verifier = {
+    async verifyAccessToken(token: string): Promise<AuthInfo> {
+      try {
+        const { payload } = await jwtVerify(token, jwks, { issuer });
+        const sub = String(payload.sub);
+        if (state.refusedSubjects.has(sub)) throw new Error('revoked');
+        const audience = Array.isArray(payload.aud) ? payload.aud[0] : payload.aud;
+        return {
+          token,
+          clientId: String(payload.client_id ?? ''),
+          scopes: typeof payload.scope === 'string' ? payload.scope.split(' ') : [],
+          ...(payload.exp === undefined ? {} : { expiresAt: payload.exp }),
+          ...(audience === undefined ? {} : { resource: new URL(audience) }),
+          extra: { sub },
+        };
+      } catch {
+        throw new OAuthError(OAuthErrorCode.InvalidToken, 'The token is not valid here');
+      }
+    },
+  };
+  const resourceMetadataUrl = getOAuthProtectedResourceMetadataUrl(new URL(url));
+  const gate = requireBearerAuth({
+    verifier,
+    resourceMetadataUrl,
+    expectedResource: new URL(url),
+  });
+  const metadataOptions = {
+    oauthMetadata: discovery as OAuthMetadata,
+    resourceServerUrl: new URL(url),
+    scopesSupported: ['tools'],
+    resourceName: 'Protected test upstream',
+    dangerouslyAllowInsecureIssuerUrl: true,
+  };
+  const handle = async (request: Request): Promise<Response> => {
+    const path = new URL(request.url).pathname;
+    if (path.startsWith('/.well-known/oauth-protected-resource') && state.metadataOverride) {
+      return Response.json(state.metadataOverride);
+    }
+    const metadata = oauthMetadataResponse(request, metadataOptions);
+    if (metadata !== undefined) return metadata;
+    if (path !== '/mcp') return new Response('not found', { status: 404 });
+    const auth = await gate(request);
+    const authorization = request.headers.get('authorization') ?? undefined;
+    if (auth instanceof Response) {
+      state.seen.push({ authorization, sub: undefined });
+      if (state.challengeOverride !== undefined && auth.status === 401) {
+        return new Response(null, {
+          status: 401,
+          headers: {
+            'www-authenticate': `Bearer resource_metadata="${state.challengeOverride}"`,
+          },
+        });
+      }
+      return auth;
+    }
+    const sub = typeof auth.extra?.sub === 'string' ? auth.extra.sub : undefined;
+    state.seen.push({ authorization, sub });
+    const server = new McpServer({ name: 'protected-upstream', version: '1.0.0' });
+    server.registerTool('whoami', { description: 'Says whose token called it' }, async (ctx) => ({
+      content: [{ type: 'text', text: `you are ${String(ctx.http?.authInfo?.extra?.sub)}` }],
+    }));
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    });
+    await server.connect(transport);
+    return transport.handleRequest(request, { authInfo: auth });
+  };
+  http.on('request', getRequestListener(handle));
+  onTestFinished(
+    () =>
+      new Promise<void>((resolve) => {
+        http.closeAllConnections();
+        http.close(() => resolve());
+      }),
+  );
+  return state;
+}

@@ -1,0 +1,225 @@
+import type { OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type { Kysely } from 'kysely';
+import type { DatabaseSchema } from '../db/index.js';
+import { lockUser } from '../db/locks.js';
+import type { ServerLogger } from '../http/logger.js';
+import { maskSecret, type SecretBox } from '../secrets/index.js';
+import { oauthToolId, type UpstreamTokenLookup } from '../upstream/oauth-hooks.js';
+import type { UrlPolicy } from '../upstream/url-policy.js';
+import { findServingConnection } from '../vending/connection-source.js';
+import { isMarkedForReconnect, markReconnect } from '../vending/reconnect-marks.js';
+import { dueForRefresh, type Envelope, openEnvelope } from './envelope.js';
+import { RefreshRefused, TokenRefresher } from './refresh.js';
+
+/** What the token store works with. */
+export interface UpstreamTokenDeps {
+  db: Kysely<DatabaseSchema>;
+  secrets: Pick<SecretBox, 'encrypt' | 'decrypt'>;
+  logger: ServerLogger;
+  policy: UrlPolicy;
+}
+
+/**
+ * The users' tokens for upstream MCP servers with `auth: { kind: "oauth" }`, kept as each user's
+ * own connection of tool `mcp.<source id>` (encrypted like every connection), refreshed when they
+ * expire: single-flight in a process (one promise per connection) and across instances (see
+ * {@link TokenRefresher}), so a refresh token is never spent twice.
+ *
+ * @example
+ * const found = await tokens.accessToken(userId, 'secure');
+ * if (found.ok) headers.Authorization = `Bearer ${found.token}`;
+ */
+export class UpstreamTokens {
+  readonly #deps: UpstreamTokenDeps;
+  readonly #inflight = new Map<string, Promise<string>>();
+  readonly #refresher: TokenRefresher;
+
+  constructor(deps: UpstreamTokenDeps) {
+    this.#deps = deps;
+    this.#refresher = new TokenRefresher(deps);
+  }
+
+  /** Stores `tokens` as `userId`'s connection to source `sourceId`, replacing the one before. */
+  async save(input: {
+    userId: string;
+    sourceId: string;
+    tokens: OAuthTokens;
+    issuer: string;
+    resource: string;
+  }): Promise<void> {
+    const { db, secrets } = this.#deps;
+    const envelope: Envelope = {
+      v: 1,
+      accessToken: input.tokens.access_token,
+      ...(input.tokens.refresh_token === undefined
+        ? {}
+        : { refreshToken: input.tokens.refresh_token }),
+      ...(input.tokens.expires_in === undefined
+        ? {}
+        : { expiresAt: Date.now() + input.tokens.expires_in * 1000 }),
+      issuer: input.issuer,
+      resource: input.resource,
+    };
+    const toolId = oauthToolId(input.sourceId);
+    const now = new Date().toISOString();
+    const encrypted = secrets.encrypt(JSON.stringify(envelope));
+    const masked = maskSecret(input.tokens.access_token);
+    await db.transaction().execute(async (trx) => {
+      if (!(await lockUser(trx, input.userId))) throw new Error('the user no longer exists');
+      const existing = await trx
+        .selectFrom('connections')
+        .select('id')
+        .where('user_id', '=', input.userId)
+        .where('owner', '=', 'user')
+        .where('tool_id', '=', toolId)
+        .where('parent_id', 'is', null)
+        .execute();
+      const [keep, ...rest] = existing;
+      if (rest.length > 0) {
+        await trx
+          .deleteFrom('connections')
+          .where(
+            'id',
+            'in',
+            rest.map((row) => row.id),
+          )
+          .execute();
+      }
+      if (keep !== undefined) {
+        await trx
+          .updateTable('connections')
+          .set({ encrypted_secret: encrypted, masked_secret: masked, updated_at: now })
+          .where('id', '=', keep.id)
+          .execute();
+        return;
+      }
+      await trx
+        .insertInto('connections')
+        .values({
+          id: crypto.randomUUID(),
+          user_id: input.userId,
+          owner: 'user',
+          tool_id: toolId,
+          instance_name: 'Default',
+          description: null,
+          encrypted_secret: encrypted,
+          masked_secret: masked,
+          workspace_id: null,
+          parent_id: null,
+          created_at: now,
+          updated_at: now,
+        })
+        .execute();
+    });
+  }
+
+  /**
+   * `userId`'s own access token for source `sourceId`, refreshed first when it expires within
+   * 30 s. Only the user's own connection counts: never a team connection or another user's.
+   * A connection holding a plain token (pasted, not from the connect flow) is sent as it is.
+   */
+  async accessToken(userId: string, sourceId: string): Promise<UpstreamTokenLookup> {
+    const { db } = this.#deps;
+    const found = await findServingConnection(db, {
+      owner: 'user',
+      userId,
+      toolId: oauthToolId(sourceId),
+    });
+    if (found === undefined) return { ok: false, reason: 'none' };
+    if (await isMarkedForReconnect(db, found.id, found.encryptedSecret)) {
+      return { ok: false, reason: 'refused' };
+    }
+    const envelope = openEnvelope(this.#deps.secrets, found.encryptedSecret);
+    if (typeof envelope === 'string') return { ok: true, token: envelope, connectionId: found.id };
+    if (!dueForRefresh(envelope)) {
+      return { ok: true, token: envelope.accessToken, connectionId: found.id };
+    }
+    if (envelope.refreshToken === undefined) return { ok: false, reason: 'expired' };
+    let flight = this.#inflight.get(found.id);
+    if (flight === undefined) {
+      const started = this.#refresh(found.id, userId, sourceId);
+      flight = started;
+      this.#inflight.set(found.id, started);
+      started.then(
+        () => this.#inflight.delete(found.id),
+        () => this.#inflight.delete(found.id),
+      );
+    }
+    try {
+      return { ok: true, token: await flight, connectionId: found.id };
+    } catch (error) {
+      const refused = error instanceof RefreshRefused;
+      this.#deps.logger.warn('upstream OAuth token refresh failed', {
+        sourceId,
+        userId,
+        refused,
+      });
+      return { ok: false, reason: refused ? 'refused' : 'refresh_failed' };
+    }
+  }
+
+  /**
+   * Marks `userId`'s connection to `sourceId` as needing a reconnect (the upstream answered 401
+   * to its token). A new connect replaces the token, which clears the mark.
+   */
+  async markRefused(userId: string, sourceId: string, connectionId: string): Promise<void> {
+    const { db } = this.#deps;
+    const row = await db
+      .selectFrom('connections')
+      .select('encrypted_secret')
+      .where('id', '=', connectionId)
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
+    if (row === undefined) return;
+    await markReconnect(
+      db,
+      {
+        id: connectionId,
+        userId,
+        providerId: oauthToolId(sourceId),
+        accessToken: row.encrypted_secret,
+      },
+      'upstream_401',
+    );
+  }
+
+  /** The `mcp.<source id>` tool ids whose connection of `userId`'s the upstream refused. */
+  async needingReconnect(userId: string): Promise<Set<string>> {
+    const rows = await this.#deps.db
+      .selectFrom('oauth_reconnect')
+      .innerJoin('connections', 'connections.id', 'oauth_reconnect.account_id')
+      .select(['connections.id', 'connections.tool_id', 'connections.encrypted_secret'])
+      .where('oauth_reconnect.user_id', '=', userId)
+      .where('connections.tool_id', 'like', 'mcp.%')
+      .execute();
+    const marked = new Set<string>();
+    for (const row of rows) {
+      if (await isMarkedForReconnect(this.#deps.db, row.id, row.encrypted_secret)) {
+        marked.add(row.tool_id);
+      }
+    }
+    return marked;
+  }
+
+  async #refresh(connectionId: string, userId: string, sourceId: string): Promise<string> {
+    const { db } = this.#deps;
+    try {
+      return await this.#refresher.refresh(connectionId, sourceId);
+    } catch (error) {
+      if (error instanceof RefreshRefused) {
+        // That refresh token is dead: never sent again, and the user is asked to reconnect.
+        await markReconnect(
+          db,
+          {
+            id: connectionId,
+            userId,
+            providerId: oauthToolId(sourceId),
+            accessToken: error.storedSecret,
+          },
+          'invalid_grant',
+        );
+      }
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,43 @@
+import type { Kysely } from 'kysely';
+import type { DatabaseSchema } from '../db/index.js';
+import type { UpstreamAuth } from './target.js';
+
+/** `auth` of an upstream whose users each connect their own account at it. */
+export type OAuthUpstreamAuth = Extract<UpstreamAuth, { kind: 'oauth' }>;
+
+/** What a user's token lookup for an oauth upstream found. */
+export type UpstreamTokenLookup =
+  | { ok: true; token: string; connectionId: string }
+  | { ok: false; reason: 'none' | 'expired' | 'refused' | 'refresh_failed' };
+
+/**
+ * What upstream sources need of per-user OAuth (`upstream-oauth/` implements it; this folder
+ * does not depend on that one).
+ */
+export interface UpstreamOAuthHooks {
+  /**
+   * Checks at registration that the upstream's authorization can be discovered (no user token is
+   * needed for that).
+   *
+   * @throws HttpError 400 when its metadata breaks a rule, 503 when it cannot be reached.
+   */
+  check(url: string, auth: OAuthUpstreamAuth): Promise<void>;
+  /** Stores an admin's pre-registered client (its secret encrypted) in the registration's transaction. */
+  storeClient(
+    db: Kysely<DatabaseSchema>,
+    sourceId: string,
+    client: { clientId: string; clientSecret?: string | undefined },
+  ): Promise<void>;
+  /** `userId`'s own token for the source, refreshed when due. */
+  accessToken(userId: string, sourceId: string): Promise<UpstreamTokenLookup>;
+  /** The upstream refused the token: the user must connect again. */
+  markRefused(userId: string, sourceId: string, connectionId: string): Promise<void>;
+}
+
+/**
+ * The connection `tool_id` holding a user's tokens for an oauth source: `mcp.<source id>`, apart
+ * from every plugin provider id (those have no dot).
+ */
+export function oauthToolId(sourceId: string): string {
+  return `mcp.${sourceId}`;
+}
