@@ -5,16 +5,21 @@
  * load and Node's own start-up cancel out. Target: the median ratio is at most 8.
  *
  * Run from the repository root: `pnpm bench startup` (builds the server first), or
- * `node bench/startup/index.mjs [--runs 15]` after `pnpm --filter @gateway/server build`.
+ * `node bench/startup/index.mjs [--runs 15] [--bin <path to another build's dist/bin.js>]` after
+ * `pnpm --filter @gateway/server build`. See README.md for the figures.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const TARGET_RATIO = 8;
-const bin = fileURLToPath(new URL('../../packages/server/dist/bin.js', import.meta.url));
+const binAt = process.argv.indexOf('--bin');
+const bin =
+  binAt === -1
+    ? fileURLToPath(new URL('../../packages/server/dist/bin.js', import.meta.url))
+    : resolve(process.argv[binAt + 1] ?? '');
 const runsAt = process.argv.indexOf('--runs');
 const RUNS = runsAt === -1 ? 15 : Number(process.argv[runsAt + 1]);
 if (!Number.isInteger(RUNS) || RUNS < 1) {
@@ -23,7 +28,9 @@ if (!Number.isInteger(RUNS) || RUNS < 1) {
 }
 if (!existsSync(bin)) {
   console.error(
-    'error: packages/server/dist/bin.js is missing; run `pnpm --filter @gateway/server build` first',
+    binAt === -1
+      ? 'error: packages/server/dist/bin.js is missing; run `pnpm --filter @gateway/server build` first'
+      : `error: --bin ${process.argv[binAt + 1] ?? ''} does not exist; give the path of a built dist/bin.js`,
   );
   process.exit(1);
 }

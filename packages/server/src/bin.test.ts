@@ -3,33 +3,14 @@
  * it starts with only AUTH_SECRET set and answers /healthz). The built `dist/bin.js` gets the
  * same check in scripts/pack-check.sh.
  */
-import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { type AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { startBin } from './testing/run-bin.js';
+import { listeningUrl, startBin } from './testing/run-bin.js';
 
 const AUTH_SECRET = 'bin-test-auth-secret-0123456789abcdef';
-
-/** Resolves to the address the process says it listens on. */
-function listeningUrl(child: ChildProcess, output: { stderr: string }): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const check = () => {
-      const url = /Gateway listening on (http:\/\/\S+)/.exec(output.stderr)?.[1];
-      if (url !== undefined) {
-        child.stderr?.off('data', check);
-        resolve(url);
-      }
-    };
-    child.stderr?.on('data', check);
-    child.once('exit', (code) =>
-      reject(new Error(`gateway-server exited (${code}) before listening: ${output.stderr}`)),
-    );
-    check();
-  });
-}
 
 async function pollHealth(url: string): Promise<Response> {
   let last: unknown;

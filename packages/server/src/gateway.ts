@@ -3,13 +3,18 @@ import type { ServerType } from '@hono/node-server';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { ApprovalService, approvalRoutes } from './approvals/index.js';
-import { type AuthServices, createGatewayAuth, mountAuth } from './auth/index.js';
+import {
+  type AuthServices,
+  BETTER_AUTH_STATE,
+  createGatewayAuth,
+  mountAuth,
+} from './auth/index.js';
 import { checkCliTokenDays, cliTokenRoutes, mountCliPages } from './cli-auth/index.js';
 import type { Env } from './config/env.js';
 import * as envVars from './config/env.js';
 import { connectionRoutes } from './connections/routes.js';
 import { connectorRoutes } from './connectors/index.js';
-import { migrate, openDatabase } from './db/index.js';
+import { migrate, openDatabase, readSchemaState } from './db/index.js';
 import { ExecutionRecorder, executionRoutes } from './executions/index.js';
 import type { AppEnv } from './http/app-env.js';
 import { errorResponse, HttpError } from './http/errors.js';
@@ -28,7 +33,7 @@ import {
   type SessionResolver,
 } from './identity/index.js';
 import { inviteRoutes, type SignupOptions, signupPolicy } from './invites/index.js';
-import { McpEndpoint, type McpOptions, mountMcp } from './mcp/index.js';
+import { LazyMcpEndpoint, type McpOptions, mountMcp } from './mcp/index.js';
 import { mcpEndpointRoutes } from './mcp-endpoints/routes.js';
 import { meRoutes } from './me/index.js';
 import {
@@ -198,15 +203,17 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
     options.databaseUrl ?? envVars.databaseUrl(env),
     options.dataDir ?? envVars.dataDir(env),
   );
+  // One read tells whether anything is to migrate (a start on an up-to-date database costs no more).
+  const schemaState = await readSchemaState(database);
   try {
-    await migrate(database);
+    await migrate(database, undefined, schemaState);
   } catch (error) {
     await database.close();
     throw error;
   }
 
   // Sessions are counted by the MCP endpoint, made once the services exist.
-  let endpoint: McpEndpoint | undefined;
+  let endpoint: LazyMcpEndpoint | undefined;
   const metrics = new GatewayMetrics({
     pendingApprovals: () => countPendingApprovals(database),
     openSessions: () => endpoint?.sessionCount ?? 0,
@@ -278,8 +285,9 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
   const registry = new RegistryService(services);
   const registrySyncMs = (options.registrySyncSeconds ?? envVars.registrySyncSeconds(env)) * 1000;
   try {
-    // After ours: better-auth's own migrations keep its tables in step with the installed version.
-    const changes = await auth.migrate();
+    // After ours: better-auth's own migrations keep its tables in step with the installed version
+    // (skipped, better-auth not even loaded, when its schema's fingerprint is the one stored).
+    const changes = await auth.migrateIfChanged(schemaState?.values.get(BETTER_AUTH_STATE));
     if (changes.length > 0) logger.info('better-auth schema migrated', { changes });
     await registry.restore();
     await services.upstreams.startConfigured(config.upstreams);
@@ -366,7 +374,7 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
   mountUpstreamOAuthPages({ app, services, authenticate }, services.upstreamOAuth);
   mountRoutes(app, routes);
   mountMetrics(app, metrics, authenticate);
-  const mcp = new McpEndpoint(services, authSecret, maxBodyBytes, mcpOptions);
+  const mcp = new LazyMcpEndpoint(services, authSecret, maxBodyBytes, mcpOptions);
   endpoint = mcp;
   mountMcp(app, mcp, authenticate);
   mountWebApp(app, services, authenticate);

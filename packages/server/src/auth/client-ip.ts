@@ -1,5 +1,5 @@
+import { getIP } from '@better-auth/core/utils/ip';
 import { getConnInfo } from '@hono/node-server/conninfo';
-import { getIP } from 'better-auth/api';
 import type { Context } from 'hono';
 
 /**

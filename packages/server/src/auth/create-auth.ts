@@ -1,5 +1,4 @@
-import { type BetterAuthOptions, betterAuth } from 'better-auth';
-import { getSessionFromCtx } from 'better-auth/api';
+import type { BetterAuthOptions, betterAuth } from 'better-auth';
 import { trustedProxies as trustedProxiesFromEnv } from '../config/env.js';
 import { OAUTH_PROVIDERS } from '../connectors/index.js';
 import type { LogLevel } from '../http/logger.js';
@@ -7,10 +6,10 @@ import type { SessionResolver } from '../identity/index.js';
 import { signupGate } from '../invites/index.js';
 import type { GatewayServices } from '../services.js';
 import { CLIENT_IP_HEADER } from './client-ip.js';
-import { genericOidc } from './generic-oidc/index.js';
-import { migrateBetterAuth } from './migrate-auth.js';
+import { genericOidc } from './generic-oidc/plugin.js';
 import { type ConfiguredProvider, type ProviderSetup, providerSetup } from './provider-config.js';
 import type { RateLimitRule } from './rate-limit.js';
+import { betterAuthSchemaFingerprint } from './schema-fingerprint.js';
 import { betterAuthSecrets } from './secret-versions.js';
 
 /** What the sign-in setup needs from the server: everything but what it itself provides. */
@@ -105,6 +104,7 @@ function authOptions(
         // Linking by email match to an address the provider has not verified would let anyone
         // who types a victim's email at that provider into the victim's account. Only the
         // signed-in owner may link such an account, explicitly (`gateway connect`, the web app).
+        const { getSessionFromCtx } = await import('better-auth/api');
         const session = await getSessionFromCtx(ctx).catch(() => null);
         if (session?.user.id === user.id) return;
         return {
@@ -144,12 +144,18 @@ function authOptions(
   };
 }
 
-function buildAuth(services: AuthServices, options: GatewayAuthOptions, limits: GatewayRateLimits) {
-  const setup = providerSetup(services.env, services.authBaseUrl);
-  return {
-    auth: betterAuth(authOptions(services, options, limits, setup)),
-    configured: setup.configured,
-  };
+/**
+ * better-auth built for `setup`. Imported here, on first use, not at start: loading better-auth
+ * is most of what a start would cost, and requests with a gateway token never need it.
+ */
+async function buildAuth(
+  services: AuthServices,
+  options: GatewayAuthOptions,
+  limits: GatewayRateLimits,
+  setup: ProviderSetup,
+) {
+  const { betterAuth } = await import('better-auth');
+  return betterAuth(authOptions(services, options, limits, setup));
 }
 
 function loggable(value: unknown): unknown {
@@ -157,7 +163,7 @@ function loggable(value: unknown): unknown {
 }
 
 /** The better-auth instance as configured for the gateway. */
-export type Auth = ReturnType<typeof buildAuth>['auth'];
+export type Auth = ReturnType<typeof betterAuth<BetterAuthOptions>>;
 
 /** The signed-in user and session of a request, as better-auth reports them. */
 export type AuthSession = NonNullable<Awaited<ReturnType<Auth['api']['getSession']>>>;
@@ -165,10 +171,12 @@ export type AuthSession = NonNullable<Awaited<ReturnType<Auth['api']['getSession
 /** Sign-in for the gateway: better-auth on the gateway's database, and what is built on it. */
 export interface GatewayAuth {
   /**
-   * The better-auth instance. Built on first use, because the listen address (its base URL) is
-   * known only once the server listens.
+   * The better-auth instance. Loaded and built on the first request that needs it (a sign-in,
+   * a session cookie, an OAuth token refresh), not at start: the listen address (its base URL)
+   * is known only once the server listens, and loading better-auth is most of what a start
+   * would cost. Concurrent first callers wait for the same instance.
    */
-  readonly instance: Auth;
+  instance(): Promise<Auth>;
   /** The OAuth providers registered (both client id and secret set). */
   readonly providers: readonly ConfiguredProvider[];
   /** The limits this gateway enforces. */
@@ -188,9 +196,14 @@ export interface GatewayAuth {
   readonly options: BetterAuthOptions;
   /**
    * Runs better-auth's own schema migrations for these options on the gateway's database (see
-   * {@link migrateBetterAuth}); returns the changes made, empty when there was nothing to do.
+   * `migrateBetterAuth`); returns the changes made, empty when there was nothing to do.
    */
   migrate(): Promise<string[]>;
+  /**
+   * {@link migrate}, unless `stored` (the `schema_state` fingerprint read at start) shows
+   * better-auth's schema for these options is already in place: then nothing is loaded or read.
+   */
+  migrateIfChanged(stored: string | undefined): Promise<string[]>;
 }
 
 /**
@@ -207,26 +220,34 @@ export function createGatewayAuth(
   options: GatewayAuthOptions,
 ): GatewayAuth {
   const rateLimits: GatewayRateLimits = { ...DEFAULT_RATE_LIMITS, ...options.rateLimits };
+  // Read once, on first use: by then the server listens, so callback URLs carry the real port.
+  let setup: ProviderSetup | undefined;
+  const currentSetup = () => {
+    setup ??= providerSetup(services.env, services.authBaseUrl);
+    return setup;
+  };
   const currentOptions = () =>
     authOptions(services, options, rateLimits, providerSetup(services.env, services.authBaseUrl));
-  let built: ReturnType<typeof buildAuth> | undefined;
-  const get = () => {
-    built ??= buildAuth(services, options, rateLimits);
+  let built: Promise<Auth> | undefined;
+  const instance = () => {
+    built ??= buildAuth(services, options, rateLimits, currentSetup());
     return built;
   };
   const getSession = async (headers: Headers): Promise<AuthSession | null> =>
-    get().auth.api.getSession({ headers });
+    (await instance()).api.getSession({ headers });
+  const migrate = async () => {
+    const { migrateBetterAuth } = await import('./migrate-auth.js');
+    return migrateBetterAuth(services.database, currentOptions());
+  };
 
   return {
-    get instance() {
-      return get().auth;
-    },
+    instance,
     get providers() {
-      return get().configured;
+      return currentSetup().configured;
     },
     rateLimits,
     trustedProxies: trustedProxiesFromEnv(services.env),
-    handler: (request) => get().auth.handler(request),
+    handler: async (request) => (await instance()).handler(request),
     getSession,
     sessionResolver: async (headers) => {
       const session = await getSession(headers);
@@ -235,6 +256,10 @@ export function createGatewayAuth(
     get options() {
       return currentOptions();
     },
-    migrate: () => migrateBetterAuth(services.database, currentOptions()),
+    migrate,
+    migrateIfChanged: async (stored) => {
+      const fingerprint = betterAuthSchemaFingerprint(currentOptions(), services.database.dialect);
+      return stored === fingerprint ? [] : migrate();
+    },
   };
 }

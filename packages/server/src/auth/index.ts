@@ -9,14 +9,16 @@ export {
   type GatewayAuthOptions,
   type GatewayRateLimits,
 } from './create-auth.js';
+// From the files, not generic-oidc/index.js: that one also loads the providers (better-auth's
+// OAuth helpers), which start-up must not.
+export { type CallbackFailure, withCallbackContext } from './generic-oidc/callback-context.js';
 export {
-  type CallbackFailure,
   CLOUD_PLATFORM_SCOPES,
   GOOGLE_OIDC_USERINFO_URL,
   STANDARD_OIDC_SCOPES,
-  withCallbackContext,
-} from './generic-oidc/index.js';
+} from './generic-oidc/specs.js';
 export { forwardToAuth, mountAuth, toGatewayError } from './mount-auth.js';
 export { type ConfiguredProvider, type ProviderSetup, providerSetup } from './provider-config.js';
 export { consumeRateLimit, type RateLimitDecision, type RateLimitRule } from './rate-limit.js';
+export { BETTER_AUTH_STATE, betterAuthSchemaFingerprint } from './schema-fingerprint.js';
 export { type BetterAuthSecrets, betterAuthSecrets, secretVersion } from './secret-versions.js';

@@ -12,6 +12,7 @@ import {
 } from '../db/test-database.js';
 import { createTestGateway } from '../testing/test-gateway.js';
 import { browser, clientEnv } from './oauth-test-kit.js';
+import { betterAuthSchemaFingerprint } from './schema-fingerprint.js';
 
 const ORIGIN = 'http://127.0.0.1:8787';
 
@@ -140,6 +141,33 @@ for (const target of preparedTargets()) {
       await gw.stop();
       const again = await createTestGateway({ databaseUrl });
       expect(again.logs()).not.toContain('better-auth schema migrated');
+    });
+
+    it('stores the fingerprint of the schema it migrated to, and checks again when the stored one differs (issue 17)', async () => {
+      const databaseUrl = await target.prepare(async () => undefined);
+      const gw = await createTestGateway({ databaseUrl });
+      const { db, dialect } = gw.services.database;
+      const fingerprint = betterAuthSchemaFingerprint(gw.services.auth.options, dialect);
+      const stored = (on: GatewayDatabase) =>
+        on.db
+          .selectFrom('schema_state')
+          .select('value')
+          .where('name', '=', 'better-auth')
+          .executeTakeFirst();
+      expect(await stored(gw.services.database)).toEqual({ value: fingerprint });
+
+      // A fingerprint that no longer matches (another better-auth version): checked in full.
+      await db.schema.alterTable('user').dropColumn('image').execute();
+      await db
+        .updateTable('schema_state')
+        .set({ value: 'another-version' })
+        .where('name', '=', 'better-auth')
+        .execute();
+      await gw.stop();
+      const again = await createTestGateway({ databaseUrl });
+
+      expect(again.logs()).toContain('add column user.image');
+      expect(await stored(again.services.database)).toEqual({ value: fingerprint });
     });
 
     it('refuses to start, changing nothing, when better-auth cannot migrate safely', async () => {

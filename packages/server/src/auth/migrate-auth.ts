@@ -2,6 +2,7 @@ import type { BetterAuthOptions } from 'better-auth';
 import { getMigrations } from 'better-auth/db/migration';
 import { type Kysely, sql } from 'kysely';
 import type { GatewayDatabase } from '../db/index.js';
+import { BETTER_AUTH_STATE, betterAuthSchemaFingerprint } from './schema-fingerprint.js';
 
 /** What better-auth's migration plan holds, in words (`create table rateLimit`, ...). */
 function describePlan(plan: Awaited<ReturnType<typeof getMigrations>>): string[] {
@@ -31,6 +32,8 @@ function describePlan(plan: Awaited<ReturnType<typeof getMigrations>>): string[]
  *   serialises instances starting at once.
  * - PostgreSQL: better-auth reads and changes the current schema (the first of `search_path`),
  *   the one the gateway's own tables are in.
+ * - The schema's fingerprint ({@link betterAuthSchemaFingerprint}) is stored in `schema_state`
+ *   in the same transaction, so later starts with the same better-auth and options skip this.
  *
  * @example
  * const changes = await migrateBetterAuth(database, auth.options); // [] when up to date
@@ -63,6 +66,9 @@ export async function migrateBetterAuth(
       }
       const changes = describePlan(plan);
       await plan.runMigrations();
+      const fingerprint = betterAuthSchemaFingerprint(options, database.dialect);
+      await sql`insert into schema_state (name, value) values (${BETTER_AUTH_STATE}, ${fingerprint})
+        on conflict (name) do update set value = excluded.value`.execute(conn);
       await sql`commit`.execute(conn);
       return changes;
     } catch (error) {

@@ -4,7 +4,7 @@ import { type ErrorCode, errorCodes } from '../http/errors.js';
 import { bodyReadError } from '../http/request-body.js';
 import { CLIENT_IP_HEADER, clientAddress } from './client-ip.js';
 import type { GatewayAuth } from './create-auth.js';
-import { withCallbackContext } from './generic-oidc/index.js';
+import { withCallbackContext } from './generic-oidc/callback-context.js';
 
 /**
  * Mounts better-auth at `/api/auth/*`, plus the pinned generic OAuth callback

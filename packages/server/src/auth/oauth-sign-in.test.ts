@@ -55,7 +55,7 @@ for (const target of gatewayTargets()) {
         const issued = idp.issuedAccessTokens.at(-1);
         expect(row.accessToken).not.toBe(issued);
         expect(row.refreshToken).not.toBe(idp.issuedRefreshTokens.at(-1));
-        const ctx = await gw.services.auth.instance.$context;
+        const ctx = await (await gw.services.auth.instance()).$context;
         expect(await decryptOAuthToken(row.accessToken ?? '', ctx)).toBe(issued);
         expect(await decryptOAuthToken(row.refreshToken ?? '', ctx)).toBe(
           idp.issuedRefreshTokens.at(-1),

@@ -217,7 +217,7 @@ for (const mode of ['discovery', 'explicit'] as const) {
         expect(expiresIn).toBeGreaterThan((lifetime - 5) * 1000);
         // Rotated: the old refresh token is spent at the provider.
         expect(after.refreshToken).not.toBe(before.refreshToken);
-        const ctx = await gw.services.auth.instance.$context;
+        const ctx = await (await gw.services.auth.instance()).$context;
         const spent = await fetch(`${idp.issuer}/token`, {
           method: 'POST',
           headers: {
@@ -239,7 +239,7 @@ for (const mode of ['discovery', 'explicit'] as const) {
       const gw = await createTestGateway({ env: envFor(idp, mode) });
       const { session } = await signIn(gw);
       const row = await account(gw);
-      const ctx = await gw.services.auth.instance.$context;
+      const ctx = await (await gw.services.auth.instance()).$context;
       const revoked = await fetch(`${idp.issuer}/token/revocation`, {
         method: 'POST',
         headers: {

@@ -2,7 +2,10 @@ import type { BetterAuthOptions } from 'better-auth';
 import { type Env, microsoftAuthority, microsoftTenantId, oauthClient } from '../config/env.js';
 import type { OAuthProviderInfo } from '../connectors/index.js';
 import { OAUTH_PROVIDERS, oauthCallbackUrl } from '../connectors/index.js';
-import { type GenericProviderConfig, resolveGenericProvider } from './generic-oidc/index.js';
+import {
+  type GenericProviderConfig,
+  resolveGenericProvider,
+} from './generic-oidc/resolve-provider.js';
 
 /** One registered provider: its catalogue entry and the redirect URI it uses. */
 export interface ConfiguredProvider extends OAuthProviderInfo {

@@ -200,7 +200,7 @@ async function stored(gw: TestGateway, userId: string, providerId: string) {
     .where('userId', '=', userId)
     .where('providerId', '=', providerId)
     .executeTakeFirstOrThrow();
-  const ctx = await gw.services.auth.instance.$context;
+  const ctx = await (await gw.services.auth.instance()).$context;
   return {
     raw: row,
     accessToken: await decryptOAuthToken(row.accessToken ?? '', ctx),

@@ -115,7 +115,7 @@ for (const target of gatewayTargets()) {
           .selectFrom('account')
           .select(['accessToken', 'refreshToken', 'accessTokenExpiresAt'])
           .executeTakeFirstOrThrow();
-        const ctx = await gw.services.auth.instance.$context;
+        const ctx = await (await gw.services.auth.instance()).$context;
         expect(idp.issuedAccessTokens).toHaveLength(1);
         expect(row.accessToken).not.toBe(idp.issuedAccessTokens[0]);
         expect(await decryptOAuthToken(row.accessToken ?? '', ctx)).toBe(idp.issuedAccessTokens[0]);
@@ -276,7 +276,10 @@ describe('provider specifics', () => {
       .select('refreshToken')
       .executeTakeFirstOrThrow();
     expect(
-      await decryptOAuthToken(row.refreshToken ?? '', await gw.services.auth.instance.$context),
+      await decryptOAuthToken(
+        row.refreshToken ?? '',
+        await (await gw.services.auth.instance()).$context,
+      ),
     ).toBe(google.issuedRefreshTokens[1]);
   });
 

@@ -83,7 +83,7 @@ async function stored(gw: TestGateway, userId: string) {
     .select(['accessToken', 'refreshToken', 'accessTokenExpiresAt'])
     .where('userId', '=', userId)
     .executeTakeFirstOrThrow();
-  const ctx = await gw.services.auth.instance.$context;
+  const ctx = await (await gw.services.auth.instance()).$context;
   return {
     accessToken: await decryptOAuthToken(row.accessToken ?? '', ctx),
     refreshToken: row.refreshToken === null ? null : await decryptOAuthToken(row.refreshToken, ctx),

@@ -20,6 +20,7 @@ const GATEWAY_TABLES = [
   'mcp_endpoints',
   'registry_sources',
   'roles',
+  'schema_state',
   'service_accounts',
   'session',
   'upstream_tools',

@@ -34,6 +34,7 @@ export type {
   RegistrySourcesTable,
   RoleRow,
   RolesTable,
+  SchemaStateTable,
   ServiceAccountRow,
   ServiceAccountsTable,
   SessionTable,
@@ -42,3 +43,4 @@ export type {
   UserTable,
   VerificationTable,
 } from './schema.js';
+export { readSchemaState, type SchemaState } from './schema-state.js';

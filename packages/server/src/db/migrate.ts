@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { type Migration, Migrator } from 'kysely/migration';
 import type { GatewayDatabase } from './database.js';
 import { migrations as allMigrations, type GatewayMigration } from './migrations/index.js';
+import { readSchemaState, type SchemaState } from './schema-state.js';
 
 /**
  * Brings the schema up to date: applies, in name order, every migration the database has not
@@ -9,6 +10,11 @@ import { migrations as allMigrations, type GatewayMigration } from './migrations
  * is a no-op). The pending migrations run in one transaction on both engines, so a failure
  * leaves the schema as it was. Safe to run from several instances at once: kysely's migrator
  * holds a lock row on PostgreSQL, and SQLite has a single writer.
+ *
+ * When the database has applied exactly these migrations (every start after an upgrade's
+ * first), that one read of `state` (read here when not given) is all it costs: kysely's
+ * migrator, which introspects the tables and takes its lock, runs only when something is to do
+ * or the database records a step this build does not know (its error says so).
  *
  * @example
  * const database = await openDatabase(process.env.DATABASE_URL, dataDir);
@@ -20,7 +26,10 @@ import { migrations as allMigrations, type GatewayMigration } from './migrations
 export async function migrate(
   database: GatewayDatabase,
   migrations: Readonly<Record<string, GatewayMigration>> = allMigrations,
+  state?: SchemaState,
 ): Promise<string[]> {
+  const known = state ?? (await readSchemaState(database));
+  if (known !== undefined && sameNames(known.migrations, Object.keys(migrations))) return [];
   const migrator = new Migrator({
     db: database.db,
     // Named, or kysely looks for its migration tables in every schema: another schema's (a
@@ -54,6 +63,10 @@ export async function migrate(
   return results
     .filter((result) => result.status === 'Success')
     .map((result) => result.migrationName);
+}
+
+function sameNames(applied: ReadonlySet<string>, names: readonly string[]): boolean {
+  return applied.size === names.length && names.every((name) => applied.has(name));
 }
 
 /** The schema unqualified names resolve to (the first of `search_path` that exists). */

@@ -178,6 +178,12 @@ export interface UpstreamToolsTable {
   fetched_at: string;
 }
 
+/** One part of the schema's state read at start (`better-auth`: its schema's fingerprint). */
+export interface SchemaStateTable {
+  name: string;
+  value: string;
+}
+
 /** The OAuth client the gateway is at an upstream's authorization server (issue 16). */
 export interface UpstreamOAuthClientsTable {
   source_id: string;
@@ -325,6 +331,7 @@ export interface DatabaseSchema {
   mcp_rounds: McpRoundsTable;
   oauth_reconnect: OAuthReconnectTable;
   invites: InvitesTable;
+  schema_state: SchemaStateTable;
 }
 
 /** A `roles` row as read. */

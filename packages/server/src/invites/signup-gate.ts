@@ -1,4 +1,4 @@
-import { APIError } from 'better-auth/api';
+import { APIError } from '@better-auth/core/error';
 import { ADMIN_ROLE_ID, grantFirstAdmin } from '../identity/index.js';
 import type { GatewayServices } from '../services.js';
 import { inviteFromCookies } from './invite-cookie.js';

@@ -1,7 +1,6 @@
 import { createMcpHandler, isJsonContentType, isLegacyRequest } from '@modelcontextprotocol/server';
 import type { PolicyChange } from '../policy/index.js';
 import type { GatewayServices } from '../services.js';
-import { AbandonedCallSweeper } from './abandoned-calls.js';
 import { createToolServer } from './create-server.js';
 import { LegacySessions } from './legacy-sessions.js';
 import { type McpOptions, resolveMcpOptions } from './options.js';
@@ -30,7 +29,6 @@ export class McpEndpoint {
   readonly #handler: ReturnType<typeof createMcpHandler>;
   readonly #sessions: LegacySessions;
   readonly #stopWatching: () => void;
-  readonly #sweeper: AbandonedCallSweeper;
 
   constructor(
     services: GatewayServices,
@@ -85,13 +83,6 @@ export class McpEndpoint {
       stopCatalog();
       stopPolicy();
     };
-    this.#sweeper = new AbandonedCallSweeper({
-      services,
-      approvalTimeoutMs: resolved.approvalTimeoutMs,
-      toolTimeoutMs: resolved.toolTimeoutMs,
-      everyMs: resolved.sweepEveryMs,
-    });
-    this.#sweeper.start();
   }
 
   /** How many 2025 sessions are open on this instance. */
@@ -142,7 +133,6 @@ export class McpEndpoint {
   /** Closes every session and in-flight exchange (the gateway is stopping). */
   async close(): Promise<void> {
     this.#stopWatching();
-    await this.#sweeper.stop();
     await this.#sessions.closeAll();
     await this.#handler.close();
   }

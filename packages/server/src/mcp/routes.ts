@@ -1,7 +1,7 @@
 import type { Hono } from 'hono';
 import type { AppEnv } from '../http/app-env.js';
 import type { Authenticate } from '../identity/index.js';
-import type { McpEndpoint } from './mcp-endpoint.js';
+import type { LazyMcpEndpoint } from './lazy-endpoint.js';
 
 const PATHS = ['/mcp', '/mcp/:token'];
 
@@ -14,11 +14,11 @@ const PATHS = ['/mcp', '/mcp/:token'];
  * call the endpoint from other sites.
  *
  * @example
- * mountMcp(app, new McpEndpoint(services, authSecret, maxBodyBytes), authenticate);
+ * mountMcp(app, new LazyMcpEndpoint(services, authSecret, maxBodyBytes), authenticate);
  */
 export function mountMcp(
   app: Hono<AppEnv>,
-  endpoint: McpEndpoint,
+  mcp: Pick<LazyMcpEndpoint, 'endpoint'>,
   authenticate: Authenticate,
 ): void {
   app.on(
@@ -29,11 +29,11 @@ export function mountMcp(
   app.all('/mcp', async (c) => {
     const principal = await authenticate(c, 'mcp');
     c.set('principal', principal);
-    return endpoint.handle(c.req.raw, principal);
+    return (await mcp.endpoint()).handle(c.req.raw, principal);
   });
   app.all('/mcp/:token', async (c) => {
     const principal = await authenticate(c, 'mcp', c.req.param('token'));
     c.set('principal', principal);
-    return endpoint.handle(c.req.raw, principal);
+    return (await mcp.endpoint()).handle(c.req.raw, principal);
   });
 }

@@ -167,7 +167,7 @@ for (const storage of storages) {
       });
       expect(team.status).toBe(201);
       const teamId = ((await team.json()) as { id: string }).id;
-      const contextA = await a.gateway.services.auth.instance.$context;
+      const contextA = await (await a.gateway.services.auth.instance()).$context;
       const legacy = await symmetricEncrypt({ key: SECRET_A, data: LEGACY_TOKEN });
       const envelope = await symmetricEncrypt({ key: contextA.secretConfig, data: ENVELOPE_TOKEN });
       expect(envelope.startsWith(`$ba$${secretVersion(SECRET_A)}$`)).toBe(true);

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -14,7 +14,8 @@ const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 const SECRET_VARIABLE = /secret|api_key|token|password/i;
 
 /**
- * A process of `gateway-server` (its sources, through tsx) with `args`, in a fresh directory,
+ * A process of `gateway-server` (its sources, through tsx) with `args` (and Node's `nodeArgs`,
+ * before the script), in a fresh directory,
  * with nothing but `env`, PATH and HOME. Every secret-named variable is remembered and every
  * output line captured for the leak check; the process is killed when the test ends.
  *
@@ -22,7 +23,11 @@ const SECRET_VARIABLE = /secret|api_key|token|password/i;
  * const { exited, output } = await startBin({ AUTH_SECRET }, ['rekey']);
  * expect(await exited).toBe(0);
  */
-export async function startBin(env: Record<string, string>, args: readonly string[] = []) {
+export async function startBin(
+  env: Record<string, string>,
+  args: readonly string[] = [],
+  options: { nodeArgs?: readonly string[] } = {},
+) {
   const cwd = await mkdtemp(join(tmpdir(), 'gateway-server-bin-'));
   onTestFinished(() => rm(cwd, { recursive: true, force: true }));
   for (const [name, value] of Object.entries(env)) {
@@ -32,7 +37,7 @@ export async function startBin(env: Record<string, string>, args: readonly strin
   // The workspace's sources: the same condition the repo's `pnpm start` runs them with.
   const child = spawn(
     process.execPath,
-    ['--conditions=@gateway/source', '--import', tsx, bin, ...args],
+    ['--conditions=@gateway/source', '--import', tsx, ...(options.nodeArgs ?? []), bin, ...args],
     {
       cwd,
       env: { ...env, PATH: process.env.PATH ?? '', HOME: cwd },
@@ -53,4 +58,22 @@ export async function startBin(env: Record<string, string>, args: readonly strin
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
   return { cwd, child, output, exited };
+}
+
+/** Resolves to the address the process says it listens on. */
+export function listeningUrl(child: ChildProcess, output: { stderr: string }): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const check = () => {
+      const url = /Gateway listening on (http:\/\/\S+)/.exec(output.stderr)?.[1];
+      if (url !== undefined) {
+        child.stderr?.off('data', check);
+        resolve(url);
+      }
+    };
+    child.stderr?.on('data', check);
+    child.once('exit', (code) =>
+      reject(new Error(`gateway-server exited (${code}) before listening: ${output.stderr}`)),
+    );
+    check();
+  });
 }

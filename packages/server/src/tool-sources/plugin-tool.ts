@@ -7,7 +7,6 @@ import {
   withUnknownKeyIssues,
 } from '@gateway/sdk';
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import { renderOutput } from '../mcp/render-result.js';
 import { CallFailure, type CheckedInput, type SourceCall, type ToolSource } from './tool-source.js';
 
 const NO_RESULT: CallToolResult = Object.freeze({ content: [] });
@@ -66,9 +65,13 @@ export class PluginTool implements ToolSource {
         'Output does not match the output schema',
       );
     }
-    return renderOutput(checked.data, this.#structured);
+    rendering ??= await import('../mcp/render-result.js');
+    return rendering.renderOutput(checked.data, this.#structured);
   }
 }
+
+/** MCP result rendering: loaded with the first call (the MCP SDK), not when plugins load at start. */
+let rendering: typeof import('../mcp/render-result.js') | undefined;
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null;

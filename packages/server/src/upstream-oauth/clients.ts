@@ -1,14 +1,10 @@
-import { registerClient } from '@modelcontextprotocol/sdk/client/auth.js';
-import {
-  type AuthorizationServerMetadata,
-  OAuthMetadataSchema,
-  OpenIdProviderDiscoveryMetadataSchema,
-} from '@modelcontextprotocol/sdk/shared/auth.js';
+import type { AuthorizationServerMetadata } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Kysely } from 'kysely';
 import type { DatabaseSchema } from '../db/index.js';
 import type { SecretBox } from '../secrets/index.js';
 import { type Discovered, OAuthDiscoveryError } from './discovery.js';
+import { oauthClient, oauthSchemas } from './sdk.js';
 
 /** The OAuth client the gateway is at one authorization server, for one source. */
 export interface UpstreamOAuthClient {
@@ -123,29 +119,31 @@ export async function clientFor(
       );
     }
     const methods = metadata.token_endpoint_auth_methods_supported ?? ['client_secret_basic'];
-    const registered = await registerClient(discovered.issuer, {
-      metadata,
-      clientMetadata: {
-        redirect_uris: [redirectUri],
-        client_name: 'Gateway',
-        grant_types: ['authorization_code', 'refresh_token'],
-        response_types: ['code'],
-        token_endpoint_auth_method: methods.includes('client_secret_basic')
-          ? 'client_secret_basic'
-          : methods.includes('client_secret_post')
-            ? 'client_secret_post'
-            : 'none',
-      },
-      ...(discovered.scope === undefined ? {} : { scope: discovered.scope }),
-      fetchFn: input.fetch,
-    }).catch((error: unknown) => {
-      throw error instanceof OAuthDiscoveryError
-        ? error
-        : new OAuthDiscoveryError(
-            'refused',
-            "The upstream's authorization server refused to register the gateway as a client",
-          );
-    });
+    const registered = await (await oauthClient())
+      .registerClient(discovered.issuer, {
+        metadata,
+        clientMetadata: {
+          redirect_uris: [redirectUri],
+          client_name: 'Gateway',
+          grant_types: ['authorization_code', 'refresh_token'],
+          response_types: ['code'],
+          token_endpoint_auth_method: methods.includes('client_secret_basic')
+            ? 'client_secret_basic'
+            : methods.includes('client_secret_post')
+              ? 'client_secret_post'
+              : 'none',
+        },
+        ...(discovered.scope === undefined ? {} : { scope: discovered.scope }),
+        fetchFn: input.fetch,
+      })
+      .catch((error: unknown) => {
+        throw error instanceof OAuthDiscoveryError
+          ? error
+          : new OAuthDiscoveryError(
+              'refused',
+              "The upstream's authorization server refused to register the gateway as a client",
+            );
+      });
     clientId = registered.client_id;
     secret = registered.client_secret;
   }
@@ -182,6 +180,7 @@ export async function readClient(
     .executeTakeFirst();
   if (row === undefined || issuer === '') return undefined;
   const json: unknown = JSON.parse(row.metadata);
+  const { OAuthMetadataSchema, OpenIdProviderDiscoveryMetadataSchema } = await oauthSchemas();
   const parsed = OAuthMetadataSchema.safeParse(json);
   const metadata = parsed.success
     ? parsed.data

@@ -1,14 +1,9 @@
-import {
-  discoverAuthorizationServerMetadata,
-  discoverOAuthProtectedResourceMetadata,
-  extractWWWAuthenticateParams,
-} from '@modelcontextprotocol/sdk/client/auth.js';
 import type { AuthorizationServerMetadata } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { checkResourceAllowed } from '@modelcontextprotocol/sdk/shared/auth-utils.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { UpstreamHttpError } from '../upstream/guarded-fetch.js';
+import { UpstreamHttpError } from '../upstream/http-error.js';
 import { RefusedAddressError, type UrlPolicy } from '../upstream/url-policy.js';
 import { checkOAuthUrl, OAuthUrlError } from './oauth-fetch.js';
+import { oauthClient, oauthUtils } from './sdk.js';
 
 /** What the gateway learned of an upstream's authorization, checked. */
 export interface Discovered {
@@ -65,6 +60,12 @@ export async function discoverAuthorization(
   options: { fetch: FetchLike; policy: UrlPolicy; scopes?: readonly string[] | undefined },
 ): Promise<Discovered> {
   const { fetch, policy } = options;
+  const {
+    discoverAuthorizationServerMetadata,
+    discoverOAuthProtectedResourceMetadata,
+    extractWWWAuthenticateParams,
+  } = await oauthClient();
+  const { checkResourceAllowed } = await oauthUtils();
   try {
     let challenge: { resourceMetadataUrl?: URL; scope?: string } = {};
     const probe = await fetch(upstreamUrl, {

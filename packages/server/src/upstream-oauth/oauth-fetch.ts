@@ -1,5 +1,5 @@
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { type GuardedFetch, guardedFetch } from '../upstream/guarded-fetch.js';
+import type { GuardedFetch } from '../upstream/guarded-fetch.js';
 import { checkUpstreamUrl, classifyAddress, type UrlPolicy } from '../upstream/url-policy.js';
 
 /** The largest OAuth document or token answer the gateway reads. */
@@ -71,6 +71,9 @@ export function createOAuthFetch(policy: UrlPolicy): OAuthFetch {
   const byOrigin = new Map<string, GuardedFetch>();
   const fetch: FetchLike = async (input, init) => {
     const url = checkOAuthUrl(String(input), 'a URL in the OAuth exchange', policy);
+    // undici loads with the first OAuth exchange, not at start. Before the lookup, so two
+    // requests to one origin cannot both make a pool.
+    const { guardedFetch } = await import('../upstream/guarded-fetch.js');
     let guarded = byOrigin.get(url.origin);
     if (guarded === undefined) {
       guarded = guardedFetch({ url, policy, maxBytes: MAX_BYTES, connectTimeoutMs: TIMEOUT_MS });

@@ -1,4 +1,3 @@
-import { refreshAuthorization } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { Kysely } from 'kysely';
 import type { DatabaseSchema } from '../db/index.js';
@@ -8,6 +7,7 @@ import type { UrlPolicy } from '../upstream/url-policy.js';
 import { readClient } from './clients.js';
 import { dueForRefresh, type Envelope, openEnvelope } from './envelope.js';
 import { createOAuthFetch } from './oauth-fetch.js';
+import { oauthClient } from './sdk.js';
 
 /** How long a refresh may take before its callers give up. */
 const REFRESH_TIMEOUT_MS = 20_000;
@@ -146,6 +146,7 @@ export class TokenRefresher {
     const client = await readClient({ db, secrets: this.#deps.secrets }, sourceId, envelope.issuer);
     if (client === undefined) throw new Error('the OAuth client of the source is gone');
     const oauthFetch = createOAuthFetch(this.#deps.policy);
+    const { refreshAuthorization } = await oauthClient();
     let tokens: OAuthTokens;
     try {
       tokens = await withTimeout(

@@ -1,8 +1,4 @@
 import { createHash, randomBytes } from 'node:crypto';
-import {
-  exchangeAuthorization,
-  startAuthorization,
-} from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
@@ -19,6 +15,7 @@ import type { UrlPolicy } from '../upstream/url-policy.js';
 import { clientFor, readClient, storePreRegisteredClient } from './clients.js';
 import { asDiscoveryError, discoverAuthorization, OAuthDiscoveryError } from './discovery.js';
 import { createOAuthFetch } from './oauth-fetch.js';
+import { oauthClient } from './sdk.js';
 import { UpstreamTokens } from './tokens.js';
 
 /** The path of the one redirect URI the gateway registers at every upstream's authorization server. */
@@ -165,14 +162,17 @@ export class UpstreamOAuthService implements UpstreamOAuthHooks {
         fetch: oauthFetch.fetch,
       });
       const state = randomBytes(32).toString('base64url');
-      const { authorizationUrl, codeVerifier } = await startAuthorization(discovered.issuer, {
-        metadata: discovered.metadata,
-        clientInformation: { client_id: client.clientId },
-        redirectUrl: client.redirectUri,
-        ...(discovered.scope === undefined ? {} : { scope: discovered.scope }),
-        state,
-        resource: new URL(discovered.resource),
-      });
+      const { authorizationUrl, codeVerifier } = await (await oauthClient()).startAuthorization(
+        discovered.issuer,
+        {
+          metadata: discovered.metadata,
+          clientInformation: { client_id: client.clientId },
+          redirectUrl: client.redirectUri,
+          ...(discovered.scope === undefined ? {} : { scope: discovered.scope }),
+          state,
+          resource: new URL(discovered.resource),
+        },
+      );
       const now = Date.now();
       await db
         .deleteFrom('upstream_oauth_flows')
@@ -277,7 +277,7 @@ export class UpstreamOAuthService implements UpstreamOAuthHooks {
     const oauthFetch = createOAuthFetch(policy);
     let tokens: OAuthTokens;
     try {
-      tokens = await exchangeAuthorization(row.issuer, {
+      tokens = await (await oauthClient()).exchangeAuthorization(row.issuer, {
         metadata: client.metadata,
         clientInformation: {
           client_id: client.clientId,

@@ -1,18 +1,10 @@
 import type { Readable } from 'node:stream';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { Agent, type Dispatcher } from 'undici';
+import { UpstreamHttpError } from './http-error.js';
 import { guardedLookup, type UrlPolicy } from './url-policy.js';
 
-/** Why an upstream's HTTP answer was not used. */
-export class UpstreamHttpError extends Error {
-  readonly kind: 'redirect' | 'too_large';
-
-  constructor(kind: 'redirect' | 'too_large', message: string) {
-    super(message);
-    this.name = 'UpstreamHttpError';
-    this.kind = kind;
-  }
-}
+export { UpstreamHttpError };
 
 /** What a guarded fetch is made with. */
 export interface GuardedFetchOptions {

@@ -18,11 +18,20 @@ import {
   type UpstreamTarget,
 } from './target.js';
 import { upstreamTools } from './tool-names.js';
-import { Upstream } from './upstream.js';
+import type { Upstream } from './upstream.js';
 import { providersOf, UpstreamTool } from './upstream-tool.js';
 import { checkUpstreamUrl, type UrlPolicy } from './url-policy.js';
 
 /** What registering an upstream MCP source takes. */
+/**
+ * The upstream client (the v1 MCP SDK's client and transports, undici): loaded with the first
+ * upstream source, not at start, which most gateways would otherwise pay for nothing.
+ */
+let upstreamModule: typeof import('./upstream.js') | undefined;
+async function loadUpstreamClient(): Promise<void> {
+  upstreamModule ??= await import('./upstream.js');
+}
+
 export interface RegisterUpstreamInput {
   id: string;
   namespace: string;
@@ -129,6 +138,7 @@ export class UpstreamService {
       // No user token exists yet: the list is fetched when the first user connects.
       await oauth.check(checked.url.href, auth);
     }
+    await loadUpstreamClient();
     const live = this.#liveFor(input.id, input.namespace, target, settings);
     let listed: McpTool[] = [];
     if (auth.kind !== 'oauth') {
@@ -207,6 +217,7 @@ export class UpstreamService {
       .selectAll()
       .execute();
     const cache = new Map(cached.map((row) => [row.source_id, row]));
+    if (rows.some((row) => row.type === 'mcp')) await loadUpstreamClient();
     for (const row of rows) {
       if (row.type !== 'mcp' || row.upstream === null) continue;
       present.add(row.id);
@@ -245,6 +256,7 @@ export class UpstreamService {
    * cannot start is warned about and retried with the next scheduled refresh.
    */
   async startConfigured(configs: readonly StdioUpstreamConfig[]): Promise<void> {
+    if (configs.length > 0) await loadUpstreamClient();
     await Promise.all(
       configs.map(async (config) => {
         const target: UpstreamTarget = {
@@ -433,8 +445,9 @@ export class UpstreamService {
     target: UpstreamTarget,
     settings: Live['settings'],
   ): Live {
+    if (upstreamModule === undefined) throw new Error('the upstream client is not loaded yet');
     const live: Live = {
-      upstream: new Upstream({
+      upstream: new upstreamModule.Upstream({
         id,
         target,
         policy: this.#options.policy,

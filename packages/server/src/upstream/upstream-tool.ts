@@ -3,8 +3,9 @@ import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { CheckedInput, SourceCall, ToolSource } from '../tool-sources/index.js';
 import { howToConnect } from '../vending/token-vendor.js';
 import { oauthToolId, type UpstreamOAuthHooks } from './oauth-hooks.js';
+import { UpstreamRefusedFailure } from './refused.js';
 import type { UpstreamAuth } from './target.js';
-import { type Upstream, UpstreamRefusedFailure } from './upstream.js';
+import type { Upstream } from './upstream.js';
 
 /**
  * A tool of an upstream MCP server as a {@link ToolSource}. The upstream checks the arguments

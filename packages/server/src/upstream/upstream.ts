@@ -21,6 +21,7 @@ import { CallFailure, type SourceCall } from '../tool-sources/index.js';
 import { CircuitBreaker, type UpstreamHealth } from './circuit-breaker.js';
 import { type GuardedFetch, guardedFetch, UpstreamHttpError } from './guarded-fetch.js';
 import { UpstreamHttpTransport } from './http-transport.js';
+import { UpstreamRefusedFailure } from './refused.js';
 import type { UpstreamTarget } from './target.js';
 import { RefusedAddressError, type UrlPolicy } from './url-policy.js';
 
@@ -36,17 +37,6 @@ const IDLE_MS = 60_000;
 const MAX_KEYS = 500;
 const MAX_TOOLS = 1000;
 const MAX_LIST_PAGES = 20;
-
-/** The upstream answered 401 or 403 to the credential sent. */
-export class UpstreamRefusedFailure extends CallFailure {
-  constructor(
-    readonly status: 401 | 403,
-    message: string,
-    recorded: string,
-  ) {
-    super(message, recorded);
-  }
-}
 
 /** What an {@link Upstream} is made with. */
 export interface UpstreamOptions {
@@ -555,3 +545,5 @@ async function closeQuietly(connection: Connection): Promise<void> {
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
+
+export { UpstreamRefusedFailure };

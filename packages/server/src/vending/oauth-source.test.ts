@@ -82,7 +82,7 @@ async function storedRefreshToken(gw: TestGateway, userId: string): Promise<stri
     .select('refreshToken')
     .where('userId', '=', userId)
     .executeTakeFirstOrThrow();
-  const ctx = await gw.services.auth.instance.$context;
+  const ctx = await (await gw.services.auth.instance()).$context;
   return row.refreshToken === null ? null : decryptOAuthToken(row.refreshToken, ctx);
 }
 
@@ -147,7 +147,7 @@ for (const target of gatewayTargets()) {
       });
 
       // A new connection replaces the account's tokens while the old refresh is in flight.
-      const ctx = await gw.services.auth.instance.$context;
+      const ctx = await (await gw.services.auth.instance()).$context;
       await gw.services.database.db
         .updateTable('account')
         .set({

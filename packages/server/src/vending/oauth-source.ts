@@ -1,4 +1,4 @@
-import { decryptOAuthToken, type OAuth2Tokens, setTokenUtil } from 'better-auth/oauth2';
+import type { OAuth2Tokens } from 'better-auth/oauth2';
 import type { GatewayAuth } from '../auth/index.js';
 import type { GatewayDatabase } from '../db/index.js';
 import type { ServerLogger } from '../http/logger.js';
@@ -11,6 +11,20 @@ import { describeRefreshError, isMarkedForReconnect, markReconnect } from './rec
 export const EXPIRY_SKEW_MS = 30_000;
 /** How long a caller waits for a refresh, and the provider's answer is waited for under the lock. */
 export const REFRESH_TIMEOUT_MS = 20_000;
+
+type AuthContext = Awaited<Awaited<ReturnType<GatewayAuth['instance']>>['$context']>;
+
+/** Decrypts a stored OAuth token; better-auth's helpers load with the first read, not at start. */
+async function decrypt(value: string, ctx: AuthContext): Promise<string> {
+  const { decryptOAuthToken } = await import('better-auth/oauth2');
+  return decryptOAuthToken(value, ctx);
+}
+
+/** Encrypts an OAuth token for storage as better-auth does (`encryptOAuthTokens`). */
+async function encrypt(value: string | undefined, ctx: AuthContext) {
+  const { setTokenUtil } = await import('better-auth/oauth2');
+  return setTokenUtil(value, ctx);
+}
 
 /** What the OAuth source found for a user and provider. */
 export type OAuthTokenResult =
@@ -122,16 +136,16 @@ export function createOAuthTokenSource(
   const timeoutMs = options.refreshTimeoutMs ?? REFRESH_TIMEOUT_MS;
   const inflight = new Map<string, Promise<string>>();
 
-  const context = () => auth.instance.$context;
+  const context = async () => (await auth.instance()).$context;
 
   /** The account columns to write for `tokens`, keeping what the provider did not send again. */
   async function columns(tokens: OAuth2Tokens, row: StoredAccount) {
     const ctx = await context();
     return {
-      accessToken: (await setTokenUtil(tokens.accessToken, ctx)) ?? null,
+      accessToken: (await encrypt(tokens.accessToken, ctx)) ?? null,
       // A provider that rotates refresh tokens has just revoked the old one.
       refreshToken: tokens.refreshToken
-        ? ((await setTokenUtil(tokens.refreshToken, ctx)) ?? row.refreshToken)
+        ? ((await encrypt(tokens.refreshToken, ctx)) ?? row.refreshToken)
         : row.refreshToken,
       accessTokenExpiresAt: tokens.accessTokenExpiresAt ?? null,
       refreshTokenExpiresAt: tokens.refreshTokenExpiresAt ?? row.refreshTokenExpiresAt,
@@ -204,10 +218,10 @@ export function createOAuthTokenSource(
           !expired(row.accessTokenExpiresAt, Date.now(), row.updatedAt)
         ) {
           // Another caller (or instance) refreshed while this one waited for the lock.
-          return decryptOAuthToken(row.accessToken, ctx);
+          return decrypt(row.accessToken, ctx);
         }
         if (row.refreshToken === null) throw new Error('the account has no refresh token');
-        const answer = refreshWith(await decryptOAuthToken(row.refreshToken, ctx));
+        const answer = refreshWith(await decrypt(row.refreshToken, ctx));
         let tokens: OAuth2Tokens;
         try {
           tokens = await withTimeout(answer, timeoutMs);
@@ -272,7 +286,7 @@ export function createOAuthTokenSource(
         .executeTakeFirst();
       if (!account?.accessToken) return { ok: false, reason: 'none' };
       if (!expired(account.accessTokenExpiresAt, Date.now(), account.updatedAt)) {
-        return { ok: true, token: await decryptOAuthToken(account.accessToken, await context()) };
+        return { ok: true, token: await decrypt(account.accessToken, await context()) };
       }
       if (account.refreshToken === null) return { ok: false, reason: 'expired' };
       if (await isMarkedForReconnect(db, account.id, account.accessToken)) {

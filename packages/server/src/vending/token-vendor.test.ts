@@ -74,7 +74,10 @@ async function storedRefreshToken(gw: TestGateway, userId: string): Promise<stri
     .select('refreshToken')
     .where('userId', '=', userId)
     .executeTakeFirstOrThrow();
-  return decryptOAuthToken(row.refreshToken ?? '', await gw.services.auth.instance.$context);
+  return decryptOAuthToken(
+    row.refreshToken ?? '',
+    await (await gw.services.auth.instance()).$context,
+  );
 }
 
 const cloud = { id: 'google', type: 'oauth2', provider: 'gcp', scopes: [] } as const;

@@ -1,6 +1,5 @@
 import type { BetterAuthPlugin } from 'better-auth';
 import type { ServerLogger } from '../../http/logger.js';
-import { createGenericProvider } from './generic-provider.js';
 import type { GenericProviderConfig } from './resolve-provider.js';
 
 /**
@@ -15,7 +14,9 @@ export function genericOidc(
 ): BetterAuthPlugin {
   return {
     id: 'gateway-generic-oidc',
-    init: (ctx) => {
+    // The providers' module (better-auth's OAuth helpers, jose) loads with better-auth, not at start.
+    init: async (ctx) => {
+      const { createGenericProvider } = await import('./generic-provider.js');
       for (const config of configs) {
         for (const warning of config.warnings) logger.warn(warning, { providerId: config.id });
       }

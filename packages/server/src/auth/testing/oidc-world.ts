@@ -97,7 +97,7 @@ export async function revokeAndExpire(world: OidcWorld, userId: string): Promise
     .where('providerId', '=', 'gcp')
     .where('userId', '=', userId)
     .executeTakeFirstOrThrow();
-  const ctx = await world.gw.services.auth.instance.$context;
+  const ctx = await (await world.gw.services.auth.instance()).$context;
   const revoked = await fetch(`${world.idp.issuer}/token/revocation`, {
     method: 'POST',
     headers: {

@@ -5,6 +5,7 @@ import { invites } from './004-invites.js';
 import { oauthReconnect } from './005-oauth-reconnect.js';
 import { upstreamSources } from './006-upstream-sources.js';
 import { upstreamOAuth } from './007-upstream-oauth.js';
+import { schemaState } from './008-schema-state.js';
 import type { GatewayMigration } from './migration.js';
 
 /**
@@ -20,6 +21,7 @@ export const migrations: Readonly<Record<string, GatewayMigration>> = {
   '005-oauth-reconnect': oauthReconnect,
   '006-upstream-sources': upstreamSources,
   '007-upstream-oauth': upstreamOAuth,
+  '008-schema-state': schemaState,
 };
 
 export type { GatewayMigration } from './migration.js';

@@ -1,0 +1,202 @@
+/**
+ * The packaging files at the repository root (issue 17 item 6): the Dockerfile and compose.yaml
+ * set only settings gateway-server reads, and deploy/haproxy.cfg routes to compose's instances —
+ * checked by reading the files, then by running Debian's haproxy with that config in front of
+ * two real gateway-server processes. (The image's build and run are checked without Docker by
+ * scripts/deploy-check.mjs in CI.)
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { parse } from 'yaml';
+import { dockerfileStages } from '../../../../scripts/docker/dockerfile.mjs';
+import { SETTINGS } from '../help.js';
+import { listeningUrl, startBin } from '../testing/run-bin.js';
+
+const root = fileURLToPath(new URL('../../../../', import.meta.url));
+const read = (path: string) => readFileSync(join(root, path), 'utf8');
+
+interface ComposeService {
+  image?: string;
+  environment?: Record<string, string | null>;
+  volumes?: string[];
+  ports?: string[];
+  networks?: Record<string, { ipv4_address?: string }> | string[];
+}
+const compose = parse(read('compose.yaml'), { merge: true }) as {
+  services: Record<string, ComposeService>;
+};
+const runtime = dockerfileStages(read('Dockerfile')).at(-1);
+const haproxyConfig = read('deploy/haproxy.cfg');
+const gatewayServices = Object.keys(compose.services).filter((name) => name.startsWith('gateway'));
+
+/** Whether gateway-server reads `name`: a setting --help lists, or one of its patterns. */
+function isSetting(name: string): boolean {
+  const listed = SETTINGS.flatMap(([names]) => names.split(', '));
+  return (
+    listed.includes(name) ||
+    /^[A-Z0-9_]+_(CLIENT_ID|CLIENT_SECRET|API_KEY|SCOPES|JWKS_URL)$/.test(name) ||
+    // OpenTelemetry's own variables, read by its SDK when OTEL_EXPORTER_OTLP_ENDPOINT is set.
+    name.startsWith('OTEL_') ||
+    name === 'NODE_ENV'
+  );
+}
+
+describe('Dockerfile and compose.yaml', () => {
+  it('set only settings gateway-server reads', () => {
+    expect(runtime).toBeDefined();
+    const names = [
+      ...Object.keys(runtime?.env ?? {}),
+      ...gatewayServices.flatMap((name) => Object.keys(compose.services[name]?.environment ?? {})),
+    ];
+    expect(names.length).toBeGreaterThan(5);
+    expect(names.filter((name) => !isSetting(name))).toEqual([]);
+  });
+
+  it('runs two instances with the same settings on the PostgreSQL service, trusting only the proxy', () => {
+    expect(gatewayServices).toEqual(['gateway-1', 'gateway-2']);
+    const [one, two] = gatewayServices.map((name) => compose.services[name]);
+    expect(one?.environment).toEqual(two?.environment);
+    expect(one?.volumes).toEqual(two?.volumes);
+    expect(one?.environment?.DATABASE_URL).toMatch(
+      /^postgres:\/\/gateway:.+@postgres:5432\/gateway$/,
+    );
+    // A secret only ever from the environment, never written in the file.
+    expect(one?.environment?.AUTH_SECRET).toMatch(/^\$\{AUTH_SECRET:\?/);
+    expect(one?.environment?.SERVICE_API_SECRET).toMatch(/^\$\{SERVICE_API_SECRET:\?/);
+    const networks = compose.services.proxy?.networks as Record<string, { ipv4_address: string }>;
+    expect(one?.environment?.GATEWAY_TRUSTED_PROXIES).toBe(networks.gateway?.ipv4_address);
+  });
+
+  it("has haproxy send round robin to every gateway service, on the image's port, checked on /healthz", () => {
+    const servers = [...haproxyConfig.matchAll(/^\s*server\s+(\S+)\s+(\S+):(\d+)/gm)];
+    expect(servers.map(([, name, host]) => [name, host])).toEqual(
+      gatewayServices.map((name) => [name, name]),
+    );
+    expect(new Set(servers.map(([, , , port]) => port))).toEqual(new Set([runtime?.env.PORT]));
+    expect(haproxyConfig).toMatch(/^\s*balance roundrobin$/m);
+    expect(haproxyConfig).toMatch(/^\s*option httpchk GET \/healthz$/m);
+    const bind = /^\s*bind :(\d+)$/m.exec(haproxyConfig)?.[1];
+    expect(compose.services.proxy?.ports).toEqual([`${bind}:${bind}`]);
+  });
+});
+
+const haproxy = ['/usr/sbin/haproxy', '/usr/bin/haproxy'].find((path) => existsSync(path));
+
+// CI installs Debian's haproxy (.ci/run): there, a missing one fails rather than skips.
+describe.skipIf(haproxy === undefined && !process.env.CI)(
+  'deploy/haproxy.cfg in front of two gateway-server processes',
+  () => {
+    it('spreads requests round robin, and keeps a 2025 MCP session on the instance that opened it', async () => {
+      if (haproxy === undefined)
+        throw new Error('haproxy is not installed: apt-get install haproxy');
+      const dir = await mkdtemp(join(tmpdir(), 'gateway-proxy-'));
+      onTestFinished(() => rm(dir, { recursive: true, force: true }));
+      const proxyPort = await freePort();
+      const base = `http://127.0.0.1:${proxyPort}`;
+      // As compose.yaml runs them: one database, the proxy's address as their base URL.
+      const env = {
+        AUTH_SECRET: 'proxy-test-auth-secret-0123456789abcdef',
+        SERVICE_API_SECRET: 'proxy-test-service-secret-0123456789',
+        DATABASE_URL: join(dir, 'gateway.db'),
+        GATEWAY_BASE_URL: base,
+      };
+      // One after the other: the first migrates the shared database.
+      const instances: { output: { stdout: string }; address: string }[] = [];
+      for (let i = 0; i < 2; i += 1) {
+        const port = await freePort();
+        const started = await startBin({ ...env, PORT: String(port) });
+        await listeningUrl(started.child, started.output);
+        instances.push({ ...started, address: `127.0.0.1:${port}` });
+      }
+      const config = haproxyConfig
+        .replace(/^(\s*bind) :\d+$/m, `$1 127.0.0.1:${proxyPort}`)
+        .replace(/^(\s*log stdout.*)$/m, '')
+        .replace(
+          /^(\s*server\s+gateway-(\d))\s+\S+$/gm,
+          (_, head: string, n: string) => `${head} ${instances[Number(n) - 1]?.address}`,
+        );
+      expect(config).not.toMatch(/gateway-\d:8787/);
+      await writeFile(join(dir, 'haproxy.cfg'), config);
+      const proxy = spawn(haproxy, ['-db', '-f', join(dir, 'haproxy.cfg')], { stdio: 'pipe' });
+      let proxyOutput = '';
+      proxy.stderr.on('data', (chunk: Buffer) => {
+        proxyOutput += chunk.toString();
+      });
+      onTestFinished(() => {
+        proxy.kill('SIGKILL');
+      });
+      await waitFor(
+        async () => (await fetch(`${base}/healthz`)).ok,
+        () => proxyOutput,
+      );
+
+      // Round robin: ten requests, five on each instance (counted in each one's request log).
+      const route = '"route":"/api/connectors/availability"';
+      const count = (i: number) => instances[i]?.output.stdout.split(route).length ?? 0;
+      const before = [count(0), count(1)];
+      for (let i = 0; i < 10; i += 1) {
+        expect((await fetch(`${base}/api/connectors/availability`)).status).toBe(401);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect([count(0) - (before[0] ?? 0), count(1) - (before[1] ?? 0)]).toEqual([5, 5]);
+
+      // A 2025 session through the proxy: every request after initialize reaches its instance.
+      const signUp = await fetch(`${base}/api/auth/sign-up/email`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', origin: base },
+        body: JSON.stringify({
+          email: 'ada@example.test',
+          password: 'correct horse battery',
+          name: 'Ada',
+        }),
+      });
+      expect(signUp.status).toBe(200);
+      const { user } = (await signUp.json()) as { user: { id: string } };
+      const endpoint = await fetch(`${base}/api/connections/mcp-endpoints`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${env.SERVICE_API_SECRET}`,
+          'content-type': 'application/json',
+        },
+        body: JSON.stringify({ userId: user.id, name: 'proxy test' }),
+      });
+      const { token } = (await endpoint.json()) as { token: string };
+      const client = new Client({ name: 'proxy-test', version: '1.0.0' });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`${base}/mcp`), {
+          requestInit: { headers: { authorization: `Bearer ${token}` } },
+        }),
+      );
+      for (let i = 0; i < 4; i += 1)
+        expect(Array.isArray((await client.listTools()).tools)).toBe(true);
+      await client.close();
+    });
+  },
+);
+
+async function waitFor(ready: () => Promise<boolean>, log: () => string): Promise<void> {
+  for (let attempt = 0; attempt < 50; attempt += 1) {
+    if (await ready().catch(() => false)) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`haproxy did not answer: ${log()}`);
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      probe.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}

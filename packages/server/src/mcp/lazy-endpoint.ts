@@ -1,0 +1,66 @@
+import type { GatewayServices } from '../services.js';
+import { AbandonedCallSweeper } from './abandoned-calls.js';
+import type { McpEndpoint } from './mcp-endpoint.js';
+import { type McpOptions, resolveMcpOptions } from './options.js';
+
+/**
+ * The MCP endpoint, built with the first MCP request instead of at start: the MCP SDK is the
+ * largest part of what a start would load, and a gateway serves `/healthz`, the API and the web
+ * app without it. What must happen whether or not a client ever calls happens at once: the
+ * options are checked (a bad one stops the start) and the sweeper of abandoned calls runs.
+ * Concurrent first requests wait for the same endpoint.
+ *
+ * @example
+ * const mcp = new LazyMcpEndpoint(services, authSecret, maxBodyBytes, options);
+ * mountMcp(app, mcp, authenticate);
+ */
+export class LazyMcpEndpoint {
+  readonly #sweeper: AbandonedCallSweeper;
+  readonly #create: () => Promise<McpEndpoint>;
+  #endpoint: Promise<McpEndpoint> | undefined;
+  #loaded: McpEndpoint | undefined;
+  #closed = false;
+
+  /** @throws Error naming the option when one of `options` is out of range. */
+  constructor(
+    services: GatewayServices,
+    authSecret: string,
+    maxBodyBytes: number,
+    options: McpOptions = {},
+  ) {
+    const resolved = resolveMcpOptions(options, maxBodyBytes);
+    this.#sweeper = new AbandonedCallSweeper({
+      services,
+      approvalTimeoutMs: resolved.approvalTimeoutMs,
+      toolTimeoutMs: resolved.toolTimeoutMs,
+      everyMs: resolved.sweepEveryMs,
+    });
+    this.#sweeper.start();
+    this.#create = async () => {
+      const { McpEndpoint } = await import('./mcp-endpoint.js');
+      return new McpEndpoint(services, authSecret, maxBodyBytes, options);
+    };
+  }
+
+  /** How many 2025 sessions are open on this instance (none before the first MCP request). */
+  get sessionCount(): number {
+    return this.#loaded?.sessionCount ?? 0;
+  }
+
+  /** The endpoint, built on first use. @throws Error once the gateway is stopping. */
+  endpoint(): Promise<McpEndpoint> {
+    if (this.#closed) return Promise.reject(new Error('the MCP endpoint is closed'));
+    this.#endpoint ??= this.#create().then((endpoint) => {
+      this.#loaded = endpoint;
+      return endpoint;
+    });
+    return this.#endpoint;
+  }
+
+  /** Stops the sweeper and closes the endpoint's sessions, if it was ever built. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    await this.#sweeper.stop();
+    if (this.#endpoint !== undefined) await (await this.#endpoint).close();
+  }
+}

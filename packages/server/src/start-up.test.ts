@@ -1,0 +1,126 @@
+/**
+ * What a start of `gateway-server` loads (issue 17 item 5): on a database already migrated,
+ * `/healthz` is answered without the MCP server SDK, and an MCP client with a `gw_mcp_` token
+ * lists tools without better-auth or the upstream client (the v1 MCP SDK, undici) loading; the
+ * first request that needs a session loads better-auth and is served in full.
+ */
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { listeningUrl, startBin } from './testing/run-bin.js';
+
+const recorder = fileURLToPath(new URL('./testing/record-loads.mjs', import.meta.url));
+const AUTH_SECRET = 'start-up-test-auth-secret-0123456789abcdef';
+const SERVICE_API_SECRET = 'start-up-test-service-secret-0123456789';
+
+/** Modules a start must not load before a request needs them. */
+const LAZY = {
+  'better-auth': /\/node_modules\/better-auth\//,
+  'the v1 MCP SDK (upstream client)': /\/node_modules\/@modelcontextprotocol\/sdk\//,
+  undici: /\/node_modules\/undici\//,
+};
+
+const MCP_SERVER = /\/node_modules\/@modelcontextprotocol\/server\//;
+
+async function start(dir: string, loads: string) {
+  const { child, output, exited } = await startBin(
+    {
+      AUTH_SECRET,
+      SERVICE_API_SECRET,
+      PORT: '0',
+      DATABASE_URL: join(dir, 'gateway.db'),
+      GATEWAY_TEST_LOADS_FILE: loads,
+    },
+    [],
+    { nodeArgs: ['--import', recorder] },
+  );
+  const url = await listeningUrl(child, output);
+  const stop = async () => {
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  };
+  return { url, stop };
+}
+
+async function loaded(file: string): Promise<string[]> {
+  return (await readFile(file, 'utf8')).split('\n').filter(Boolean);
+}
+
+function lazyLoaded(urls: readonly string[]): string[] {
+  return Object.entries(LAZY)
+    .filter(([, pattern]) => urls.some((url) => pattern.test(url)))
+    .map(([name]) => name);
+}
+
+async function signUp(url: string): Promise<string> {
+  const response = await fetch(`${url}/api/auth/sign-up/email`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', origin: url },
+    body: JSON.stringify({
+      email: 'ada@example.test',
+      password: 'correct horse battery',
+      name: 'Ada',
+    }),
+  });
+  expect(response.status).toBe(200);
+  return ((await response.json()) as { user: { id: string } }).user.id;
+}
+
+describe('gateway-server start-up', () => {
+  it('answers /healthz and an MCP client without loading better-auth or the upstream client, and loads better-auth for the first sign-in', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'gateway-start-up-'));
+    onTestFinished(() => rm(dir, { recursive: true, force: true }));
+
+    // First start: migrates (better-auth's schema check loads it), makes a user and an endpoint.
+    const first = await start(dir, join(dir, 'first.loads'));
+    const userId = await signUp(first.url);
+    const created = await fetch(`${first.url}/api/connections/mcp-endpoints`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${SERVICE_API_SECRET}`,
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify({ userId, name: 'start-up test' }),
+    });
+    expect(created.status).toBe(201);
+    const { token } = (await created.json()) as { token: string };
+    await first.stop();
+    expect(lazyLoaded(await loaded(join(dir, 'first.loads')))).toContain('better-auth');
+
+    // Second start, on the migrated database.
+    const loads = join(dir, 'second.loads');
+    const second = await start(dir, loads);
+    const health = await fetch(`${second.url}/healthz`);
+    expect(await health.json()).toEqual({ ok: true });
+    // The MCP server SDK loads with the first MCP request, not before.
+    expect((await loaded(loads)).filter((url) => MCP_SERVER.test(url))).toEqual([]);
+    const client = new Client({ name: 'start-up-test', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${second.url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${token}` } },
+      }),
+    );
+    const { tools } = await client.listTools();
+    expect(Array.isArray(tools)).toBe(true);
+    await client.close();
+    const beforeSignIn = await loaded(loads);
+    // The recorder saw the server's own modules: an empty list would prove nothing.
+    expect(beforeSignIn.some((url) => url.endsWith('/src/gateway.ts'))).toBe(true);
+    expect(lazyLoaded(beforeSignIn)).toEqual([]);
+
+    // A request that needs a session: better-auth loads, once, and answers in full.
+    const signIn = await fetch(`${second.url}/api/auth/sign-in/email`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: second.url },
+      body: JSON.stringify({ email: 'ada@example.test', password: 'correct horse battery' }),
+    });
+    expect(signIn.status).toBe(200);
+    expect(signIn.headers.get('set-cookie')).toContain('better-auth.session_token');
+    expect(lazyLoaded(await loaded(loads))).toEqual(['better-auth']);
+    await second.stop();
+  });
+});

@@ -1,0 +1,10 @@
+/** Why an upstream's HTTP answer was not used. */
+export class UpstreamHttpError extends Error {
+  readonly kind: 'redirect' | 'too_large';
+
+  constructor(kind: 'redirect' | 'too_large', message: string) {
+    super(message);
+    this.name = 'UpstreamHttpError';
+    this.kind = kind;
+  }
+}
