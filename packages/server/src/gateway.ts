@@ -353,7 +353,9 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
   mountCliPages(app, services, authenticate);
   mountRoutes(app, routes);
   mountMetrics(app, metrics, authenticate);
-  const mcp = new McpEndpoint(services, authSecret, maxBodyBytes, mcpOptions);
+  const mcp = new McpEndpoint(services, authSecret, maxBodyBytes, mcpOptions, {
+    postgresUrl: options.databaseUrl ?? envVars.databaseUrl(env),
+  });
   endpoint = mcp;
   mountMcp(app, mcp, authenticate);
   mountWebApp(app, services, authenticate);

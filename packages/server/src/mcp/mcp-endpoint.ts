@@ -1,5 +1,4 @@
 import { createMcpHandler, isJsonContentType, isLegacyRequest } from '@modelcontextprotocol/server';
-import type { PolicyChange } from '../policy/index.js';
 import type { GatewayServices } from '../services.js';
 import { AbandonedCallSweeper } from './abandoned-calls.js';
 import { createToolServer } from './create-server.js';
@@ -9,6 +8,7 @@ import type { McpPrincipal } from './principal.js';
 import { readBody } from './read-body.js';
 import { createRoundStateCodec } from './request-state.js';
 import type { McpRuntime } from './runtime.js';
+import { SharedSessions } from './shared-sessions/index.js';
 import { ToolIndexCache } from './tool-list.js';
 
 /**
@@ -37,6 +37,7 @@ export class McpEndpoint {
     authSecret: string,
     maxBodyBytes: number,
     options: McpOptions = {},
+    deployment: { postgresUrl?: string } = {},
   ) {
     const resolved = resolveMcpOptions(options, maxBodyBytes);
     this.#runtime = {
@@ -65,21 +66,32 @@ export class McpEndpoint {
       maxRequestBodySize: resolved.maxBodyBytes,
     });
     this.#sessions = new LegacySessions({
-      createServer: (principal) => createToolServer(this.#runtime, principal, 'session'),
+      createServer: (principal, level) =>
+        createToolServer(this.#runtime, principal, 'session', level),
       idleMs: resolved.sessionIdleMs,
       maxSessions: resolved.maxSessions,
       maxSessionsPerUser: resolved.maxSessionsPerUser,
       logger: services.logger,
       maxBodyBytes: resolved.maxBodyBytes,
+      ...(services.database.dialect === 'postgres' && deployment.postgresUrl !== undefined
+        ? {
+            shared: new SharedSessions({
+              database: services.database,
+              url: deployment.postgresUrl,
+              logger: services.logger,
+              idleMs: resolved.sessionIdleMs,
+            }),
+          }
+        : {}),
     });
     const stopCatalog = services.plugins.onChange(() => {
       this.#handler.notify.toolsChanged();
-      this.#sessions.toolsChanged();
+      this.#sessions.toolsChanged({ kind: 'catalog' });
     });
     const stopPolicy = services.policy.onChange((change) => {
       // 2026-07-28 listeners are not told apart by principal: they all hear it.
       this.#handler.notify.toolsChanged();
-      this.#sessions.toolsChanged(affectedBy(change));
+      this.#sessions.toolsChanged(change);
     });
     this.#stopWatching = () => {
       stopCatalog();
@@ -94,7 +106,7 @@ export class McpEndpoint {
     this.#sweeper.start();
   }
 
-  /** How many 2025 sessions are open on this instance. */
+  /** How many 2025 sessions this instance holds. */
   get sessionCount(): number {
     return this.#sessions.size;
   }
@@ -146,17 +158,6 @@ export class McpEndpoint {
     await this.#sessions.closeAll();
     await this.#handler.close();
   }
-}
-
-/**
- * Whose tools a policy change may change: an assignment, that user's; a role edit, every user's
- * (whose role a session does not know without a lookup) and the service accounts holding it.
- */
-function affectedBy(change: PolicyChange): (principal: McpPrincipal) => boolean {
-  if (change.kind === 'assignment') {
-    return (principal) => principal.kind === 'user' && principal.userId === change.userId;
-  }
-  return (principal) => principal.kind === 'user' || principal.roleId === change.roleId;
 }
 
 function rpcError(status: number, code: number, message: string): Response {

@@ -4,6 +4,7 @@ import { mcpRounds } from './003-mcp-rounds.js';
 import { invites } from './004-invites.js';
 import { oauthReconnect } from './005-oauth-reconnect.js';
 import { upstreamSources } from './006-upstream-sources.js';
+import { mcpSessions } from './007-mcp-sessions.js';
 import type { GatewayMigration } from './migration.js';
 
 /**
@@ -18,6 +19,7 @@ export const migrations: Readonly<Record<string, GatewayMigration>> = {
   '004-invites': invites,
   '005-oauth-reconnect': oauthReconnect,
   '006-upstream-sources': upstreamSources,
+  '007-mcp-sessions': mcpSessions,
 };
 
 export type { GatewayMigration } from './migration.js';

@@ -1,0 +1,184 @@
+import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import {
+  ElicitRequestSchema,
+  ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { createPostgresTestDatabase, postgresTestUrl } from '../db/test-database.js';
+import { emptyFixtureState } from './testing/fixture-plugin.js';
+import { type McpTestGateway, type McpTestUser, startMcpGateway } from './testing/mcp-test-kit.js';
+
+// Issue 17 item 1: a 2025 session opened on one instance is served by every instance on
+// PostgreSQL, with no affinity. Here each request of a client goes to the next instance in turn.
+
+const pgUrl = postgresTestUrl();
+const DELETE = { name: 'demo.files.delete', arguments: { name: 'report.pdf' } };
+
+async function instances(count: number): Promise<McpTestGateway[]> {
+  const scoped = await createPostgresTestDatabase(pgUrl as string);
+  onTestFinished(scoped.drop);
+  const state = emptyFixtureState();
+  const started: McpTestGateway[] = [];
+  for (let i = 0; i < count; i += 1) {
+    started.push(await startMcpGateway({ databaseUrl: scoped.url, state }));
+  }
+  return started;
+}
+
+/** A fetch sending each request to the next of `urls`, as a round-robin balancer does. */
+function roundRobin(urls: string[], sent: string[] = []): typeof fetch {
+  let next = 0;
+  return (input, init) => {
+    const url = new URL(input instanceof Request ? input.url : String(input));
+    const target = new URL(urls[next % urls.length] as string);
+    next += 1;
+    url.host = target.host;
+    sent.push(url.origin);
+    return fetch(url, init);
+  };
+}
+
+async function connect(
+  urls: string[],
+  user: McpTestUser,
+  options: { elicitation?: boolean; sent?: string[] } = {},
+) {
+  const client = new V1Client(
+    { name: 'rr-test', version: '1.0.0' },
+    { capabilities: options.elicitation ? { elicitation: {} } : {} },
+  );
+  const transport = new V1Transport(new URL(`${urls[0]}/mcp`), {
+    requestInit: { headers: { authorization: `Bearer ${user.mcpToken}` } },
+    fetch: roundRobin(urls, options.sent),
+  });
+  await client.connect(transport);
+  onTestFinished(() => client.close());
+  return { client, transport };
+}
+
+function post(url: string, token: string, sessionId: string, body: unknown) {
+  return fetch(`${url}/mcp`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${token}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-session-id': sessionId,
+      'mcp-protocol-version': '2025-11-25',
+    },
+    body: JSON.stringify(body),
+  });
+}
+
+describe.skipIf(!pgUrl)('2025 sessions on PostgreSQL: any instance serves any session', () => {
+  it('lists and calls tools, and routes the elicitation answer to the instance that asked', async () => {
+    const [a, b, c] = await instances(3);
+    const urls = [a, b, c].map((gw) => (gw as McpTestGateway).url);
+    const alice = await (a as McpTestGateway).user({ admin: true });
+    const sent: string[] = [];
+    const { client } = await connect(urls, alice, { elicitation: true, sent });
+    const asked: string[] = [];
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      asked.push(request.params.message);
+      return { action: 'accept', content: { approve: true } };
+    });
+    for (let i = 0; i < 3; i += 1) {
+      const listed = await client.listTools();
+      expect(listed.tools.map((tool) => tool.name)).toContain('demo.echo.say');
+      const echoed = await client.callTool({
+        name: 'demo.echo.say',
+        arguments: { text: `hi ${i}` },
+      });
+      expect(JSON.stringify(echoed.content)).toContain(`hi ${i}`);
+    }
+    const result = await client.callTool(DELETE);
+    expect(result.isError).toBeFalsy();
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).toContain('Delete report.pdf?');
+    expect((a as McpTestGateway).state.deleted).toEqual(['report.pdf']);
+    // Every instance served some of it.
+    expect(new Set(sent)).toEqual(new Set(urls.map((url) => new URL(url).origin)));
+  });
+
+  it("refuses another principal's session on another instance exactly as on its own", async () => {
+    const [a, b] = await instances(2);
+    const gwA = a as McpTestGateway;
+    const gwB = b as McpTestGateway;
+    const alice = await gwA.user();
+    const mallory = await gwA.user();
+    const { transport } = await connect([gwA.url], alice);
+    const sessionId = transport.sessionId as string;
+    const ping = { jsonrpc: '2.0', id: 1, method: 'ping' };
+    const same = await post(gwA.url, mallory.mcpToken, sessionId, ping);
+    const other = await post(gwB.url, mallory.mcpToken, sessionId, ping);
+    expect(same.status).toBe(404);
+    expect(other.status).toBe(404);
+    expect(await other.json()).toEqual(await same.json());
+    // The owner is served on both.
+    expect((await post(gwB.url, alice.mcpToken, sessionId, ping)).status).toBe(200);
+    // An id nobody opened is as unknown.
+    expect((await post(gwB.url, alice.mcpToken, crypto.randomUUID(), ping)).status).toBe(404);
+  });
+
+  it('closes a session on every instance when the client deletes it on one', async () => {
+    const [a, b] = await instances(2);
+    const gwA = a as McpTestGateway;
+    const gwB = b as McpTestGateway;
+    const alice = await gwA.user();
+    const { transport } = await connect([gwA.url, gwB.url], alice);
+    const sessionId = transport.sessionId as string;
+    const ping = { jsonrpc: '2.0', id: 1, method: 'ping' };
+    // Held on both instances now.
+    expect((await post(gwA.url, alice.mcpToken, sessionId, ping)).status).toBe(200);
+    expect((await post(gwB.url, alice.mcpToken, sessionId, ping)).status).toBe(200);
+    const deleted = await fetch(`${gwB.url}/mcp`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${alice.mcpToken}`, 'mcp-session-id': sessionId },
+    });
+    expect(deleted.status).toBe(200);
+    expect((await post(gwA.url, alice.mcpToken, sessionId, ping)).status).toBe(404);
+    expect((await post(gwB.url, alice.mcpToken, sessionId, ping)).status).toBe(404);
+  });
+
+  it('counts the sessions of a user across instances against the per-user cap', async () => {
+    const scoped = await createPostgresTestDatabase(pgUrl as string);
+    onTestFinished(scoped.drop);
+    const state = emptyFixtureState();
+    const mcp = { maxSessionsPerUser: 2 };
+    const a = await startMcpGateway({ databaseUrl: scoped.url, state, mcp });
+    const b = await startMcpGateway({ databaseUrl: scoped.url, state, mcp });
+    const alice = await a.user();
+    const first = await connect([a.url], alice);
+    await connect([b.url], alice);
+    await connect([a.url], alice);
+    // Three opened, two allowed: the least recently used (the first) is gone everywhere.
+    const ping = { jsonrpc: '2.0', id: 1, method: 'ping' };
+    const firstId = first.transport.sessionId as string;
+    expect((await post(b.url, alice.mcpToken, firstId, ping)).status).toBe(404);
+    expect((await post(a.url, alice.mcpToken, firstId, ping)).status).toBe(404);
+  });
+
+  it('tells the client listening on another instance that its tools changed', async () => {
+    const [a, b] = await instances(2);
+    const gwA = a as McpTestGateway;
+    const gwB = b as McpTestGateway;
+    const admin = await gwA.user({ admin: true });
+    const bob = await gwA.user({ roleId: 'reader' });
+    // Bob's client talks to B only: its GET stream is held there.
+    const { client } = await connect([gwB.url], bob);
+    const changed = new Promise<void>((resolve) => {
+      client.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve());
+    });
+    await client.listTools();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const edited = await gwA.gateway.request('PUT', '/api/policy/roles/reader', {
+      as: admin,
+      body: { id: 'reader', name: 'Reader', patterns: ['demo.**'] },
+    });
+    expect(edited.status).toBe(200);
+    await changed;
+    const listed = await client.listTools();
+    expect(listed.tools.map((tool) => tool.name)).toContain('demo.files.delete');
+  });
+});

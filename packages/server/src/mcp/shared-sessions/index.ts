@@ -1,0 +1,3 @@
+export { routeAnswers } from './answer-routing.js';
+export type { BusMessage, ToolsChange } from './session-bus.js';
+export { SharedSessions, type SharedSessionsOptions } from './shared-sessions.js';
