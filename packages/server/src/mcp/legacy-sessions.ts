@@ -498,7 +498,9 @@ export class LegacySessions {
 
   #startSweeping(): void {
     if (this.#sweeper !== undefined) return;
-    this.#sweeper = setInterval(() => this.#sweep(), SWEEP_EVERY_MS);
+    // A short idle time (tests) is swept at least twice within it.
+    const every = Math.min(SWEEP_EVERY_MS, Math.max(50, this.#options.idleMs / 2));
+    this.#sweeper = setInterval(() => this.#sweep(), every);
     this.#sweeper.unref?.();
   }
 

@@ -7,6 +7,7 @@ import {
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { createPostgresTestDatabase, postgresTestUrl } from '../db/test-database.js';
 import { emptyFixtureState } from './testing/fixture-plugin.js';
+import { createInteractionPlugin } from './testing/interaction-plugin.js';
 import { type McpTestGateway, type McpTestUser, startMcpGateway } from './testing/mcp-test-kit.js';
 
 // Issue 17 item 1: a 2025 session opened on one instance is served by every instance on
@@ -182,3 +183,121 @@ describe.skipIf(!pgUrl)('2025 sessions on PostgreSQL: any instance serves any se
     expect(listed.tools.map((tool) => tool.name)).toContain('demo.files.delete');
   });
 });
+
+describe.skipIf(!pgUrl)('2025 session streams and lifetimes across instances on PostgreSQL', () => {
+  async function pair(mcp: { releaseStreamAfterMs?: number; sessionIdleMs?: number }) {
+    const scoped = await createPostgresTestDatabase(pgUrl as string);
+    onTestFinished(scoped.drop);
+    const plugins = [createInteractionPlugin()];
+    const a = await startMcpGateway({ databaseUrl: scoped.url, plugins, mcp });
+    const b = await startMcpGateway({ databaseUrl: scoped.url, plugins, mcp });
+    return { a, b, alice: await a.user({ admin: true }) };
+  }
+
+  function resume(url: string, token: string, sessionId: string, lastEventId: string) {
+    return fetch(`${url}/mcp`, {
+      headers: {
+        authorization: `Bearer ${token}`,
+        'mcp-session-id': sessionId,
+        'mcp-protocol-version': '2025-11-25',
+        accept: 'text/event-stream',
+        'last-event-id': lastEventId,
+      },
+    });
+  }
+
+  it('resumes a stream released on one instance with Last-Event-ID on another', async () => {
+    const { a, b, alice } = await pair({ releaseStreamAfterMs: 100 });
+    const sessionId = await openSession(a.url, alice.mcpToken);
+    const call = await post(a.url, alice.mcpToken, sessionId, {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: NAP,
+    });
+    const before = await sseEvents(call);
+    // Only the priming event: the stream was released mid-call.
+    expect(before).toEqual([{ id: expect.any(String), retry: '1000', data: '' }]);
+    const lastEventId = before[0]?.id ?? '';
+    // The call finishes on A meanwhile; B has never seen the session.
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    const resumed = await resume(b.url, alice.mcpToken, sessionId, lastEventId);
+    expect(resumed.status).toBe(200);
+    const replayed = await sseEvents(resumed);
+    expect(replayed.map((event) => event.data).join('\n')).toContain('rested');
+  });
+
+  it('refuses a Last-Event-ID of another session, or of none, with a 4xx and replays nothing', async () => {
+    const { a, b, alice } = await pair({ releaseStreamAfterMs: 100 });
+    const first = await openSession(a.url, alice.mcpToken);
+    const second = await openSession(a.url, alice.mcpToken);
+    const call = await post(a.url, alice.mcpToken, first, {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: NAP,
+    });
+    const [priming] = await sseEvents(call);
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    for (const lastEventId of [priming?.id ?? '', 'not-an-id', '99999999999999999999999']) {
+      const resumed = await resume(b.url, alice.mcpToken, second, lastEventId);
+      expect(resumed.status).toBeGreaterThanOrEqual(400);
+      expect(resumed.status).toBeLessThan(500);
+      expect(await resumed.text()).not.toContain('rested');
+    }
+  });
+
+  it('expires an idle session on every instance', async () => {
+    const { a, b, alice } = await pair({ sessionIdleMs: 400 });
+    const sessionId = await openSession(a.url, alice.mcpToken);
+    const ping = { jsonrpc: '2.0', id: 1, method: 'ping' };
+    expect((await post(b.url, alice.mcpToken, sessionId, ping)).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect((await post(a.url, alice.mcpToken, sessionId, ping)).status).toBe(404);
+    expect((await post(b.url, alice.mcpToken, sessionId, ping)).status).toBe(404);
+  });
+});
+
+const NAP = { name: 'calls.slow.nap', arguments: { ms: 400 } };
+
+/** Opens a 2025-11-25 session with raw HTTP; returns its id. */
+async function openSession(url: string, token: string): Promise<string> {
+  const response = await fetch(`${url}/mcp`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${token}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: {
+        protocolVersion: '2025-11-25',
+        capabilities: {},
+        clientInfo: { name: 'raw', version: '1' },
+      },
+    }),
+  });
+  await response.text();
+  const id = response.headers.get('mcp-session-id');
+  if (id === null) throw new Error('no session');
+  return id;
+}
+
+/** The SSE events of a response, as `{ id?, retry?, data }`, until the server ends the stream. */
+async function sseEvents(response: Response) {
+  return (await response.text())
+    .split('\n\n')
+    .filter((block) => block.trim() !== '' && !block.startsWith(':'))
+    .map((block) => {
+      const field = (name: string) =>
+        block
+          .split('\n')
+          .find((line) => line.startsWith(`${name}:`))
+          ?.slice(name.length + 1)
+          .trim();
+      return { id: field('id'), retry: field('retry'), data: field('data') ?? '' };
+    });
+}
