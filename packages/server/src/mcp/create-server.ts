@@ -57,7 +57,10 @@ export function createToolServer(
  */
 export interface SessionLogLevel {
   get(): LoggingLevel | undefined;
+  /** The client asked for `level` (`logging/setLevel`). */
   set(level: LoggingLevel): void | Promise<void>;
+  /** Another instance's copy of the session was asked for `level`: only take it over. */
+  follow?(level: LoggingLevel): void;
 }
 
 /** A {@link SessionLogLevel} kept in memory, starting at `initial`. */

@@ -350,7 +350,10 @@ export class LegacySessions {
     await this.#shared?.close(id);
   }
 
-  /** A log level kept in the session's row, and told to the other instances holding it. */
+  /**
+   * A log level kept in the session's row and told to the other instances holding it; they
+   * follow it with `follow`, which tells nobody.
+   */
   #sharedLevel(shared: SharedSessions, id: string, initial?: LoggingLevel): SessionLogLevel {
     const local = localLogLevel(initial);
     return {
@@ -359,6 +362,7 @@ export class LegacySessions {
         local.set(level);
         await shared.setLogLevel(id, level);
       },
+      follow: local.set,
     };
   }
 
@@ -382,8 +386,8 @@ export class LegacySessions {
         break;
       case 'level': {
         const level = asLogLevel(message.level);
-        // The copy that was asked stored it already; the others only follow.
-        if (!fromSelf && level !== undefined) void session.level.set(level);
+        // The copy that was asked stored and told it; the others only follow.
+        if (!fromSelf && level !== undefined) session.level.follow?.(level);
         break;
       }
     }

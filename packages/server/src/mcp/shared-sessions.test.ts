@@ -2,6 +2,7 @@ import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
   ElicitRequestSchema,
+  LoggingMessageNotificationSchema,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it, onTestFinished } from 'vitest';
@@ -100,6 +101,34 @@ describe.skipIf(!pgUrl)('2025 sessions on PostgreSQL: any instance serves any se
     expect((a as McpTestGateway).state.deleted).toEqual(['report.pdf']);
     // Every instance served some of it.
     expect(new Set(sent)).toEqual(new Set(urls.map((url) => new URL(url).origin)));
+  });
+
+  it('applies the log level a client asked for on one instance on every instance', async () => {
+    const gws = await instances(3);
+    const urls = gws.map((gw) => gw.url);
+    const alice = await (gws[0] as McpTestGateway).user({ admin: true });
+    const { client } = await connect(urls, alice);
+    const messages: unknown[] = [];
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+      messages.push(n.params);
+    });
+    // Every instance holds a copy before the level is set.
+    for (let i = 0; i < 3; i += 1) {
+      await client.callTool({ name: 'demo.echo.say', arguments: { text: 'quiet' } });
+    }
+    expect(messages).toEqual([]);
+    await client.setLoggingLevel('info');
+    // The other copies hear of it through NOTIFY, a moment later.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    for (let i = 0; i < 3; i += 1) {
+      await client.callTool({ name: 'demo.echo.say', arguments: { text: 'loud' } });
+    }
+    expect(messages).toHaveLength(3);
+    expect(messages[0]).toEqual({
+      level: 'info',
+      logger: 'demo.echo.say',
+      data: { message: 'echo', length: 4 },
+    });
   });
 
   it("refuses another principal's session on another instance exactly as on its own", async () => {
