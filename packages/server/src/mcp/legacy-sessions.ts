@@ -21,6 +21,7 @@ import {
 import { SessionOwners } from './session-owners.js';
 import {
   type BusMessage,
+  followStream,
   routeAnswers,
   type SharedSessions,
   type ToolsChange,
@@ -56,6 +57,11 @@ export interface LegacySessionsOptions {
   logger?: Pick<ServerLogger, 'info' | 'warn'>;
   /** PostgreSQL: sessions live in the database and any instance serves any of them. */
   shared?: SharedSessions;
+  /**
+   * How long a client resuming a tool call's stream on an instance that does not run the call
+   * is kept following it (a tool's time limit plus the time it may wait for the user).
+   */
+  followStreamMs?: number;
 }
 
 const SWEEP_EVERY_MS = 60_000;
@@ -144,10 +150,13 @@ export class LegacySessions {
       const versioned = withSessionVersion(request, session.server);
       const serving = session;
       if (request.method === 'GET') {
+        const followed = await this.#followElsewhere(serving, request);
+        if (followed !== undefined) return followed;
         return this.#listened(serving, await serving.transport.handleRequest(versioned, options));
       }
       // A DELETE is no request of the client's own to count.
       if (request.method !== 'POST') return serving.transport.handleRequest(versioned, options);
+      await this.#refreshLevel(serving, body);
       return this.#tracked(serving, () => serving.transport.handleRequest(versioned, options));
     }
     const owner = principalKey(principal);
@@ -348,6 +357,39 @@ export class LegacySessions {
       void this.#close(session);
     }
     await this.#shared?.close(id);
+  }
+
+  /**
+   * On PostgreSQL, the answer to a client resuming (`Last-Event-ID`) the stream of a tool call
+   * that another instance runs: the stream is followed in the database. Undefined for everything
+   * the transport answers itself (its own streams, the GET stream, a bad id).
+   */
+  async #followElsewhere(session: Session, request: Request): Promise<Response | undefined> {
+    const shared = this.#shared;
+    const lastEventId = request.headers.get('last-event-id');
+    if (shared === undefined || lastEventId === null) return undefined;
+    if (!request.headers.get('accept')?.includes('text/event-stream')) return undefined;
+    const events = shared.eventStore(session.id, false);
+    const streamId = await events.foreignCallStream(lastEventId);
+    if (streamId === undefined) return undefined;
+    return followStream({
+      events,
+      sessionId: session.id,
+      streamId,
+      after: lastEventId,
+      forMs: this.#options.followStreamMs ?? 10 * 60_000,
+    });
+  }
+
+  /**
+   * On PostgreSQL, before a tool call: the log level stored for the session, which another
+   * instance may have set a moment ago (its notification may not have arrived yet).
+   */
+  async #refreshLevel(session: Session, body: unknown): Promise<void> {
+    const shared = this.#shared;
+    if (shared === undefined || !isToolCall(body)) return;
+    const level = asLogLevel(await shared.logLevel(session.id));
+    if (level !== undefined) session.level.follow?.(level);
   }
 
   /**
@@ -566,6 +608,12 @@ function deliver(session: Session, message: unknown): void {
     return;
   }
   session.receive?.(parsed);
+}
+
+function isToolCall(body: unknown): boolean {
+  return (
+    typeof body === 'object' && body !== null && 'method' in body && body.method === 'tools/call'
+  );
 }
 
 /** The params of the `initialize` request `body` (checked by `claims`). */

@@ -73,6 +73,7 @@ export class McpEndpoint {
       maxSessionsPerUser: resolved.maxSessionsPerUser,
       logger: services.logger,
       maxBodyBytes: resolved.maxBodyBytes,
+      followStreamMs: resolved.toolTimeoutMs + resolved.approvalTimeoutMs,
       ...(services.database.dialect === 'postgres' && deployment.postgresUrl !== undefined
         ? {
             shared: new SharedSessions({

@@ -118,8 +118,7 @@ describe.skipIf(!pgUrl)('2025 sessions on PostgreSQL: any instance serves any se
     }
     expect(messages).toEqual([]);
     await client.setLoggingLevel('info');
-    // The other copies hear of it through NOTIFY, a moment later.
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // At once: a copy about to run a call reads the stored level (its NOTIFY may be on its way).
     for (let i = 0; i < 3; i += 1) {
       await client.callTool({ name: 'demo.echo.say', arguments: { text: 'loud' } });
     }
@@ -235,7 +234,7 @@ describe.skipIf(!pgUrl)('2025 session streams and lifetimes across instances on 
     });
   }
 
-  it('resumes a stream released on one instance with Last-Event-ID on another', async () => {
+  it('resumes a stream released on one instance with Last-Event-ID on another, mid-call', async () => {
     const { a, b, alice } = await pair({ releaseStreamAfterMs: 100 });
     const sessionId = await openSession(a.url, alice.mcpToken);
     const call = await post(a.url, alice.mcpToken, sessionId, {
@@ -248,8 +247,8 @@ describe.skipIf(!pgUrl)('2025 session streams and lifetimes across instances on 
     // Only the priming event: the stream was released mid-call.
     expect(before).toEqual([{ id: expect.any(String), retry: '1000', data: '' }]);
     const lastEventId = before[0]?.id ?? '';
-    // The call finishes on A meanwhile; B has never seen the session.
-    await new Promise((resolve) => setTimeout(resolve, 700));
+    // At once, while the call still runs on A; B has never seen the session and follows what A
+    // stores until the answer comes.
     const resumed = await resume(b.url, alice.mcpToken, sessionId, lastEventId);
     expect(resumed.status).toBe(200);
     const replayed = await sseEvents(resumed);

@@ -6,8 +6,9 @@ import type { GatewayMigration } from './migration.js';
  * both engines so the schema is one). The MCP feature owns these tables (mcp/shared-sessions):
  * - `mcp_sessions`: one row per open session: who opened it, the `initialize` parameters it was
  *   opened with (replayed to rebuild it on another instance), its log level and last use;
- * - `mcp_session_events`: the SSE events of its streams, so `Last-Event-ID` resumes on any
- *   instance; they go with their session and after a retention time;
+ * - `mcp_session_events`: the SSE events of its streams and the instance that sent each, so
+ *   `Last-Event-ID` resumes on any instance; they go with their session and after a retention
+ *   time;
  * - `mcp_session_messages`: a message between instances too large for a `NOTIFY` payload, which
  *   then carries only its id.
  */
@@ -41,6 +42,7 @@ export const mcpSessions: GatewayMigration = {
         col.notNull().references('mcp_sessions.id').onDelete('cascade'),
       )
       .addColumn('stream_id', 'text', (col) => col.notNull())
+      .addColumn('instance', 'text', (col) => col.notNull())
       .addColumn('message', 'text', (col) => col.notNull())
       .addColumn('created_at', 'text', (col) => col.notNull())
       .execute();

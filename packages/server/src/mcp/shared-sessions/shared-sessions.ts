@@ -110,6 +110,11 @@ export class SharedSessions {
     }
   }
 
+  /** The log level stored for session `id`, if its client asked for one. */
+  async logLevel(id: string): Promise<string | undefined> {
+    return (await loadSession(this.#db, id))?.logLevel;
+  }
+
   /** Stores the log level of session `id` and tells the other holders. */
   async setLogLevel(id: string, level: string): Promise<void> {
     await storeLogLevel(this.#db, id, level);
@@ -123,7 +128,7 @@ export class SharedSessions {
 
   /** The event store of session `id`; muted while the session is being rebuilt. */
   eventStore(id: string, muted: boolean): DatabaseEventStore {
-    return new DatabaseEventStore(this.#db, id, { muted });
+    return new DatabaseEventStore(this.#db, id, { instance: this.#bus.instance, muted });
   }
 
   /** How a transport of session `id` reaches the other instances. */

@@ -20,6 +20,8 @@ export interface McpSessionEventsTable {
   id: Generated<string | number>;
   session_id: string;
   stream_id: string;
+  /** The instance that sent it (its bus name), which holds the stream while it is open. */
+  instance: string;
   /** JSON of the message sent. */
   message: string;
   created_at: string;
