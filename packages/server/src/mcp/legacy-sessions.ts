@@ -1,7 +1,6 @@
 import {
   isInitializeRequest,
   type JSONRPCMessage,
-  type LoggingLevel,
   parseJSONRPCMessage,
   type Server,
   WebStandardStreamableHTTPServerTransport,
@@ -12,7 +11,8 @@ import { asLogLevel } from './log-levels.js';
 import { type McpPrincipal, principalKey } from './principal.js';
 import { SessionEventStore } from './session-event-store.js';
 import {
-  replayedInitialize,
+  initializeParams,
+  isToolCall,
   sessionNotFound,
   tooManySessions,
   whenSent,
@@ -21,11 +21,12 @@ import {
 import { SessionOwners } from './session-owners.js';
 import {
   type BusMessage,
-  followStream,
+  rebuildSession,
   routeAnswers,
   type SharedSessions,
   type ToolsChange,
 } from './shared-sessions/index.js';
+import { affectedBy } from './tools-change.js';
 
 interface Session {
   id: string;
@@ -150,7 +151,12 @@ export class LegacySessions {
       const versioned = withSessionVersion(request, session.server);
       const serving = session;
       if (request.method === 'GET') {
-        const followed = await this.#followElsewhere(serving, request);
+        // Resuming the stream of a call another instance runs: followed in the database.
+        const followed = await this.#shared?.follow(
+          serving.id,
+          request,
+          this.#options.followStreamMs ?? 10 * 60_000,
+        );
         if (followed !== undefined) return followed;
         return this.#listened(serving, await serving.transport.handleRequest(versioned, options));
       }
@@ -230,7 +236,7 @@ export class LegacySessions {
       await shared.close(id);
       return refused;
     }
-    const transport = await this.#open(principal, () => id, this.#sharedLevel(shared, id));
+    const transport = await this.#open(principal, () => id, shared.levelOf(id));
     const response = await transport.handleRequest(request, options);
     // An initialize the transport refused opened nothing.
     if (!this.#sessions.has(id)) await shared.close(id);
@@ -299,33 +305,16 @@ export class LegacySessions {
     this.#openingTotal -= 1;
     if (refused !== undefined) return refused;
     await shared.ensureListening();
-    const level = this.#sharedLevel(shared, id, asLogLevel(stored.logLevel));
-    const server = this.#options.createServer(principal, level);
-    const events = shared.eventStore(id, true);
-    const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: () => id,
-      maxRequestBodySize: this.#options.maxBodyBytes,
-      eventStore: events,
-      retryInterval: RETRY_MS,
-      onsessionclosed: (closed) => this.#closedByClient(closed),
+    const rebuilt = await rebuildSession(stored, {
+      shared,
+      principal,
+      createServer: this.#options.createServer,
+      maxBodyBytes: this.#options.maxBodyBytes,
+      retryMs: RETRY_MS,
+      onClosed: (closed) => this.#closedByClient(closed),
+      url: request.url,
     });
-    await server.connect(transport);
-    const receive = routeAnswers(transport, shared.routing(id));
-    const replay = replayedInitialize(request.url, stored.initParams);
-    await (await transport.handleRequest(replay.request, { parsedBody: replay.body })).text();
-    if (server.getNegotiatedProtocolVersion() === undefined) {
-      await transport.close().catch(() => {});
-      await server.close().catch(() => {});
-      return undefined;
-    }
-    events.unmute();
-    // Closed on another instance while this one rebuilt it.
-    if ((await shared.load(id)) === undefined) {
-      await transport.close().catch(() => {});
-      await server.close().catch(() => {});
-      return undefined;
-    }
-    return this.#add({ id, principal, server, transport, level, receive });
+    return rebuilt === undefined ? undefined : this.#add({ id, principal, ...rebuilt });
   }
 
   #add(parts: {
@@ -360,52 +349,13 @@ export class LegacySessions {
   }
 
   /**
-   * On PostgreSQL, the answer to a client resuming (`Last-Event-ID`) the stream of a tool call
-   * that another instance runs: the stream is followed in the database. Undefined for everything
-   * the transport answers itself (its own streams, the GET stream, a bad id).
-   */
-  async #followElsewhere(session: Session, request: Request): Promise<Response | undefined> {
-    const shared = this.#shared;
-    const lastEventId = request.headers.get('last-event-id');
-    if (shared === undefined || lastEventId === null) return undefined;
-    if (!request.headers.get('accept')?.includes('text/event-stream')) return undefined;
-    const events = shared.eventStore(session.id, false);
-    const streamId = await events.foreignCallStream(lastEventId);
-    if (streamId === undefined) return undefined;
-    return followStream({
-      events,
-      sessionId: session.id,
-      streamId,
-      after: lastEventId,
-      forMs: this.#options.followStreamMs ?? 10 * 60_000,
-    });
-  }
-
-  /**
    * On PostgreSQL, before a tool call: the log level stored for the session, which another
    * instance may have set a moment ago (its notification may not have arrived yet).
    */
   async #refreshLevel(session: Session, body: unknown): Promise<void> {
-    const shared = this.#shared;
-    if (shared === undefined || !isToolCall(body)) return;
-    const level = asLogLevel(await shared.logLevel(session.id));
+    if (this.#shared === undefined || !isToolCall(body)) return;
+    const level = asLogLevel(await this.#shared.logLevel(session.id));
     if (level !== undefined) session.level.follow?.(level);
-  }
-
-  /**
-   * A log level kept in the session's row and told to the other instances holding it; they
-   * follow it with `follow`, which tells nobody.
-   */
-  #sharedLevel(shared: SharedSessions, id: string, initial?: LoggingLevel): SessionLogLevel {
-    const local = localLogLevel(initial);
-    return {
-      get: local.get,
-      set: async (level) => {
-        local.set(level);
-        await shared.setLogLevel(id, level);
-      },
-      follow: local.set,
-    };
   }
 
   /** What another instance said (see `BusMessage`). */
@@ -586,19 +536,6 @@ export class LegacySessions {
   }
 }
 
-/**
- * Whose tools a change may change: a catalog change, everyone's; an assignment, that user's; a
- * role edit, every user's (whose role a session does not know without a lookup) and the service
- * accounts holding it.
- */
-function affectedBy(change: ToolsChange): (principal: McpPrincipal) => boolean {
-  if (change.kind === 'catalog') return () => true;
-  if (change.kind === 'assignment') {
-    return (principal) => principal.kind === 'user' && principal.userId === change.userId;
-  }
-  return (principal) => principal.kind === 'user' || principal.roleId === change.roleId;
-}
-
 /** Hands `session` a client message another instance received; a malformed one is dropped. */
 function deliver(session: Session, message: unknown): void {
   let parsed: JSONRPCMessage;
@@ -608,19 +545,4 @@ function deliver(session: Session, message: unknown): void {
     return;
   }
   session.receive?.(parsed);
-}
-
-function isToolCall(body: unknown): boolean {
-  return (
-    typeof body === 'object' && body !== null && 'method' in body && body.method === 'tools/call'
-  );
-}
-
-/** The params of the `initialize` request `body` (checked by `claims`). */
-function initializeParams(body: unknown): Record<string, unknown> {
-  if (typeof body === 'object' && body !== null && 'params' in body) {
-    const { params } = body;
-    if (typeof params === 'object' && params !== null) return { ...params };
-  }
-  return {};
 }

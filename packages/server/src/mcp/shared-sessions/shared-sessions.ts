@@ -1,7 +1,10 @@
+import type { LoggingLevel } from '@modelcontextprotocol/server';
 import type { GatewayDatabase } from '../../db/index.js';
 import type { NotifyListenerLogger } from '../../db/notify-listener.js';
+import { localLogLevel, type SessionLogLevel } from '../create-server.js';
 import type { AnswerRouting } from './answer-routing.js';
 import { DatabaseEventStore } from './database-event-store.js';
+import { followStream } from './followed-stream.js';
 import { type BusMessage, SessionBus, type ToolsChange } from './session-bus.js';
 import {
   deleteSession,
@@ -124,6 +127,38 @@ export class SharedSessions {
   /** Tells every instance the tools of the principals `change` selects changed. */
   toolsChanged(change: ToolsChange): void {
     this.#bus.publish({ kind: 'tools', change }).catch((error: unknown) => this.#warn(error));
+  }
+
+  /**
+   * The answer to `request` when it resumes (`Last-Event-ID`) the stream of a tool call of session
+   * `id` that another instance runs: what that instance stores, followed in the database for at
+   * most `forMs`. Undefined for everything the session's transport answers itself (its own
+   * streams, the GET stream, an unknown or malformed id).
+   */
+  async follow(id: string, request: Request, forMs: number): Promise<Response | undefined> {
+    const lastEventId = request.headers.get('last-event-id');
+    if (lastEventId === null) return undefined;
+    if (!request.headers.get('accept')?.includes('text/event-stream')) return undefined;
+    const events = this.eventStore(id, false);
+    const streamId = await events.foreignCallStream(lastEventId);
+    if (streamId === undefined) return undefined;
+    return followStream({ events, sessionId: id, streamId, after: lastEventId, forMs });
+  }
+
+  /**
+   * The log level of session `id`, starting at `initial`: kept in its row and told to the other
+   * instances holding it when the client sets it; they take it over with `follow`.
+   */
+  levelOf(id: string, initial?: LoggingLevel): SessionLogLevel {
+    const local = localLogLevel(initial);
+    return {
+      get: local.get,
+      set: async (level) => {
+        local.set(level);
+        await this.setLogLevel(id, level);
+      },
+      follow: local.set,
+    };
   }
 
   /** The event store of session `id`; muted while the session is being rebuilt. */
