@@ -150,6 +150,54 @@ describe.skipIf(!pgUrl)('2025 sessions on PostgreSQL: any instance serves any se
     expect((await post(gwB.url, alice.mcpToken, crypto.randomUUID(), ping)).status).toBe(404);
   });
 
+  it("never lets another user answer a question the gateway asked in someone's session", async () => {
+    const [a, b] = await instances(2);
+    const gwA = a as McpTestGateway;
+    const gwB = b as McpTestGateway;
+    const alice = await gwA.user({ admin: true });
+    const mallory = await gwA.user({ admin: true });
+    const aliceSession = await openSession(gwA.url, alice.mcpToken, { elicitation: {} });
+    const malloryOnB = await openSession(gwB.url, mallory.mcpToken, { elicitation: {} });
+    const call = await post(gwA.url, alice.mcpToken, aliceSession, {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: DELETE,
+    });
+    // Read alice's stream up to the question.
+    const reader = call.body?.pipeThrough(new TextDecoderStream()).getReader();
+    let text = '';
+    while (reader !== undefined && !text.includes('elicitation/create')) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += value;
+    }
+    const question = /"id":"([^"]+)"/.exec(text.slice(text.indexOf('elicitation/create')));
+    const questionId = question?.[1] ?? '';
+    expect(questionId).toMatch(/^[\w-]+:\d+$/);
+    const approve = {
+      jsonrpc: '2.0',
+      id: questionId,
+      result: { action: 'accept', content: { approve: true } },
+    };
+    // Mallory answers it in her own session (on another instance), then names alice's session.
+    expect((await post(gwB.url, mallory.mcpToken, malloryOnB, approve)).status).toBe(202);
+    expect((await post(gwB.url, mallory.mcpToken, aliceSession, approve)).status).toBe(404);
+    expect((await post(gwA.url, mallory.mcpToken, aliceSession, approve)).status).toBe(404);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(gwA.state.deleted).toEqual([]);
+    // Alice's own answer, through the other instance, decides.
+    const decline = { jsonrpc: '2.0', id: questionId, result: { action: 'decline' } };
+    expect((await post(gwB.url, alice.mcpToken, aliceSession, decline)).status).toBe(202);
+    while (reader !== undefined && !text.includes('"id":1')) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += value;
+    }
+    expect(text).toContain('"isError":true');
+    expect(gwA.state.deleted).toEqual([]);
+  });
+
   it('closes a session on every instance when the client deletes it on one', async () => {
     const [a, b] = await instances(2);
     const gwA = a as McpTestGateway;
@@ -289,7 +337,11 @@ describe.skipIf(!pgUrl)('2025 session streams and lifetimes across instances on 
 const NAP = { name: 'calls.slow.nap', arguments: { ms: 400 } };
 
 /** Opens a 2025-11-25 session with raw HTTP; returns its id. */
-async function openSession(url: string, token: string): Promise<string> {
+async function openSession(
+  url: string,
+  token: string,
+  capabilities: Record<string, unknown> = {},
+): Promise<string> {
   const response = await fetch(`${url}/mcp`, {
     method: 'POST',
     headers: {
@@ -303,7 +355,7 @@ async function openSession(url: string, token: string): Promise<string> {
       method: 'initialize',
       params: {
         protocolVersion: '2025-11-25',
-        capabilities: {},
+        capabilities,
         clientInfo: { name: 'raw', version: '1' },
       },
     }),
