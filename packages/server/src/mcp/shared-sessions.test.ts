@@ -1,6 +1,7 @@
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
+  CreateMessageRequestSchema,
   ElicitRequestSchema,
   LoggingMessageNotificationSchema,
   ToolListChangedNotificationSchema,
@@ -44,11 +45,16 @@ function roundRobin(urls: string[], sent: string[] = []): typeof fetch {
 async function connect(
   urls: string[],
   user: McpTestUser,
-  options: { elicitation?: boolean; sent?: string[] } = {},
+  options: { elicitation?: boolean; sampling?: boolean; sent?: string[] } = {},
 ) {
   const client = new V1Client(
     { name: 'rr-test', version: '1.0.0' },
-    { capabilities: options.elicitation ? { elicitation: {} } : {} },
+    {
+      capabilities: {
+        ...(options.elicitation ? { elicitation: {} } : {}),
+        ...(options.sampling ? { sampling: {} } : {}),
+      },
+    },
   );
   const transport = new V1Transport(new URL(`${urls[0]}/mcp`), {
     requestInit: { headers: { authorization: `Bearer ${user.mcpToken}` } },
@@ -101,6 +107,30 @@ describe.skipIf(!pgUrl)('2025 sessions on PostgreSQL: any instance serves any se
     expect((a as McpTestGateway).state.deleted).toEqual(['report.pdf']);
     // Every instance served some of it.
     expect(new Set(sent)).toEqual(new Set(urls.map((url) => new URL(url).origin)));
+  });
+
+  it("routes a model's answer too large for a NOTIFY to the instance that asked", async () => {
+    const scoped = await createPostgresTestDatabase(pgUrl as string);
+    onTestFinished(scoped.drop);
+    const plugins = [createInteractionPlugin()];
+    const a = await startMcpGateway({ databaseUrl: scoped.url, plugins });
+    const b = await startMcpGateway({ databaseUrl: scoped.url, plugins });
+    const alice = await a.user({ admin: true });
+    const { client } = await connect([a.url, b.url], alice, { sampling: true });
+    const colour = 'b'.repeat(20_000);
+    const fruit = 'f'.repeat(20_000);
+    client.setRequestHandler(CreateMessageRequestSchema, async (request) => {
+      const content = request.params.messages[0]?.content;
+      const prompt = content !== undefined && 'text' in content ? String(content.text) : '';
+      return {
+        role: 'assistant',
+        content: { type: 'text', text: prompt.startsWith('Name a calm colour') ? colour : fruit },
+        model: 'test-model',
+      };
+    });
+    // Round-robin: the answers alternate between the instances, so one reaches the other.
+    const result = await client.callTool({ name: 'calls.texts.pair', arguments: { mood: 'calm' } });
+    expect(result.structuredContent).toEqual({ colour, fruit, model: 'test-model' });
   });
 
   it('applies the log level a client asked for on one instance on every instance', async () => {
