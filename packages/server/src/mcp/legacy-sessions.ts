@@ -236,11 +236,17 @@ export class LegacySessions {
       await shared.close(id);
       return refused;
     }
-    const transport = await this.#open(principal, () => id, shared.levelOf(id));
-    const response = await transport.handleRequest(request, options);
-    // An initialize the transport refused opened nothing.
-    if (!this.#sessions.has(id)) await shared.close(id);
-    return response;
+    try {
+      const transport = await this.#open(principal, () => id, shared.levelOf(id));
+      const response = await transport.handleRequest(request, options);
+      // An initialize the transport refused opened nothing.
+      if (!this.#sessions.has(id)) await shared.close(id);
+      return response;
+    } catch (error) {
+      this.#dropCopy(id);
+      await shared.close(id).catch(() => {});
+      throw error;
+    }
   }
 
   /**
