@@ -107,7 +107,7 @@ export class LegacySessions {
   constructor(options: LegacySessionsOptions) {
     this.#options = options;
     this.#shared = options.shared;
-    void this.#shared?.listen((message, fromSelf) => this.#heard(message, fromSelf));
+    this.#shared?.onMessage((message, fromSelf) => this.#heard(message, fromSelf));
     if (this.#shared !== undefined) this.#startSweeping();
   }
 
@@ -525,6 +525,8 @@ export class LegacySessions {
       void this.#close(session);
     }
     if (this.#shared !== undefined) {
+      // Listening again if the connection was lost, while there are copies to tell about.
+      if (this.#sessions.size > 0) void this.#shared.ensureListening();
       this.#shared.sweep(busy).catch((error: unknown) => {
         this.#options.logger?.warn('MCP session sweep failed', {
           error: error instanceof Error ? error.message : String(error),

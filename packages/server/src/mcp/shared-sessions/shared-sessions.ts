@@ -65,13 +65,15 @@ export class SharedSessions {
     return this.#bus.instance;
   }
 
-  /** Starts listening to the other instances; `onMessage` hears what they say. */
-  listen(onMessage: (message: BusMessage, fromSelf: boolean) => void): Promise<void> {
-    this.#onMessage = onMessage;
-    return this.#bus.ensure();
+  /** Who hears what the other instances say, once this one listens ({@link ensureListening}). */
+  onMessage(handler: (message: BusMessage, fromSelf: boolean) => void): void {
+    this.#onMessage = handler;
   }
 
-  /** Listening again after a lost connection; cheap when listening already. */
+  /**
+   * Listens to the other instances, unless listening already (again after a lost connection).
+   * An instance listens once it holds a session: until then nothing said concerns it.
+   */
   ensureListening(): Promise<void> {
     return this.#bus.ensure();
   }
@@ -194,7 +196,6 @@ export class SharedSessions {
     const expired = await expireSessions(this.#db, new Date(now - this.#idleMs));
     await this.announceClosed(expired);
     await forgetOldEvents(this.#db, new Date(now - EVENT_RETENTION_MS));
-    void this.#bus.ensure();
   }
 
   /** Forgets what this instance noted of session `id` (its copy here is gone). */
