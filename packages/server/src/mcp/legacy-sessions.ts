@@ -99,7 +99,7 @@ export class LegacySessions {
   readonly #owners = new SessionOwners<Session>();
   /** `initialize` requests being answered, by principal: sessions about to exist. */
   readonly #opening = new Map<string, number>();
-  /** Sessions being rebuilt from the database, so concurrent requests rebuild once. */
+  /** Sessions being rebuilt from the database, by id and principal: concurrent requests rebuild once. */
   readonly #restoring = new Map<string, Promise<Session | Response | undefined>>();
   #openingTotal = 0;
   #sweeper: ReturnType<typeof setInterval> | undefined;
@@ -289,10 +289,12 @@ export class LegacySessions {
     id: string,
     principal: McpPrincipal,
   ): Promise<Session | Response | undefined> {
-    let pending = this.#restoring.get(id);
+    // Per principal too: someone else naming the session must not make its owner's request fail.
+    const key = `${id}\n${principalKey(principal)}`;
+    let pending = this.#restoring.get(key);
     if (pending === undefined) {
-      pending = this.#rebuild(request, id, principal).finally(() => this.#restoring.delete(id));
-      this.#restoring.set(id, pending);
+      pending = this.#rebuild(request, id, principal).finally(() => this.#restoring.delete(key));
+      this.#restoring.set(key, pending);
     }
     return pending;
   }
