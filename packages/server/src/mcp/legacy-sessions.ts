@@ -12,7 +12,6 @@ import { type McpPrincipal, principalKey } from './principal.js';
 import { SessionEventStore } from './session-event-store.js';
 import {
   initializeParams,
-  isToolCall,
   sessionNotFound,
   tooManySessions,
   whenSent,
@@ -139,6 +138,7 @@ export class LegacySessions {
     const sessionId = request.headers.get('mcp-session-id');
     if (sessionId !== null) {
       let session: Session | Response | undefined = this.#sessions.get(sessionId);
+      const held = session !== undefined;
       if (session === undefined && this.#shared !== undefined) {
         session = await this.#restore(request, sessionId, principal);
       }
@@ -147,6 +147,7 @@ export class LegacySessions {
       if (session === undefined || session.owner !== principalKey(principal)) {
         return sessionNotFound();
       }
+      if (held && !(await this.#stillOpen(session))) return sessionNotFound();
       this.#used(session);
       const versioned = withSessionVersion(request, session.server);
       const serving = session;
@@ -162,7 +163,6 @@ export class LegacySessions {
       }
       // A DELETE is no request of the client's own to count.
       if (request.method !== 'POST') return serving.transport.handleRequest(versioned, options);
-      await this.#refreshLevel(serving, body);
       return this.#tracked(serving, () => serving.transport.handleRequest(versioned, options));
     }
     const owner = principalKey(principal);
@@ -357,13 +357,21 @@ export class LegacySessions {
   }
 
   /**
-   * On PostgreSQL, before a tool call: the log level stored for the session, which another
-   * instance may have set a moment ago (its notification may not have arrived yet).
+   * On PostgreSQL, whether the session this instance holds a copy of is still open, since a
+   * `DELETE` or an expiry on another instance is announced a moment later; and its stored log
+   * level, which another instance may have set just now. One primary-key read per request of a
+   * 2025 session; nothing on SQLite.
    */
-  async #refreshLevel(session: Session, body: unknown): Promise<void> {
-    if (this.#shared === undefined || !isToolCall(body)) return;
-    const level = asLogLevel(await this.#shared.logLevel(session.id));
+  async #stillOpen(session: Session): Promise<boolean> {
+    if (this.#shared === undefined) return true;
+    const stored = await this.#shared.load(session.id);
+    if (stored === undefined) {
+      this.#dropCopy(session.id);
+      return false;
+    }
+    const level = asLogLevel(stored.logLevel);
     if (level !== undefined) session.level.follow?.(level);
+    return true;
   }
 
   /** What another instance said (see `BusMessage`). */

@@ -102,13 +102,6 @@ export function replayedInitialize(
   return { request, body };
 }
 
-/** Whether `body` is a `tools/call` request. */
-export function isToolCall(body: unknown): boolean {
-  return (
-    typeof body === 'object' && body !== null && 'method' in body && body.method === 'tools/call'
-  );
-}
-
 /** The params of the `initialize` request `body` (checked by `LegacySessions.claims`). */
 export function initializeParams(body: unknown): Record<string, unknown> {
   if (typeof body === 'object' && body !== null && 'params' in body) {

@@ -115,11 +115,6 @@ export class SharedSessions {
     }
   }
 
-  /** The log level stored for session `id`, if its client asked for one. */
-  async logLevel(id: string): Promise<string | undefined> {
-    return (await loadSession(this.#db, id))?.logLevel;
-  }
-
   /** Stores the log level of session `id` and tells the other holders. */
   async setLogLevel(id: string, level: string): Promise<void> {
     await storeLogLevel(this.#db, id, level);
