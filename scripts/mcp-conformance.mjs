@@ -5,10 +5,14 @@
 //   2. the official conformance suite (all server scenarios) with the expected-failures baseline.
 // Prints pass/fail counts; exits non-zero on any unexpected result.
 //
-// Usage (repository root): node scripts/mcp-conformance.mjs
+// Usage (repository root): node scripts/mcp-conformance.mjs [--balanced]
 // Needs Node >= 22.19 (the Inspector's minimum) and network access to the npm registry.
+// --balanced: the same run through Debian's haproxy (round-robin, no affinity) in front of three
+// gateways sharing a fresh schema of the PostgreSQL database in TEST_DATABASE_URL (issue 17).
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -44,12 +48,12 @@ function run(command, args, options = {}) {
   });
 }
 
-function startGateway() {
+function startGateway(extraEnv = {}) {
   const tsx = join(root, 'node_modules/.bin/tsx');
   const child = spawn(
     tsx,
     ['--tsconfig', 'tsconfig.base.json', 'scripts/mcp-conformance/serve.ts'],
-    { cwd: root, env: process.env, stdio: ['ignore', 'pipe', 'pipe'] },
+    { cwd: root, env: { ...process.env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let log = '';
   child.stderr.on('data', (chunk) => {
@@ -71,11 +75,95 @@ function report(name, ok, detail) {
   console.log(`${ok ? 'PASS' : 'FAIL'} ${name}${detail ? `: ${detail}` : ''}`);
 }
 
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Three gateways on one fresh PostgreSQL schema behind haproxy round-robin. */
+async function startBalanced() {
+  const database = process.env.TEST_DATABASE_URL;
+  if (!database) throw new Error('--balanced needs TEST_DATABASE_URL (a PostgreSQL database)');
+  const haproxy = ['/usr/sbin/haproxy', '/usr/bin/haproxy'].find((path) => existsSync(path));
+  if (haproxy === undefined) throw new Error('--balanced needs haproxy (apt-get install haproxy)');
+  const authSecret = randomBytes(32).toString('hex');
+  const lbPort = await freePort();
+  const baseUrl = `http://127.0.0.1:${lbPort}`;
+  const ports = [await freePort(), await freePort(), await freePort()];
+  const seed = await startGateway({
+    PORT: String(ports[0]),
+    CONFORMANCE_POSTGRES: database,
+    CONFORMANCE_BASE_URL: baseUrl,
+    CONFORMANCE_AUTH_SECRET: authSecret,
+  });
+  const others = await Promise.all(
+    ports.slice(1).map((port) =>
+      startGateway({
+        PORT: String(port),
+        CONFORMANCE_JOIN: seed.databaseUrl,
+        CONFORMANCE_BASE_URL: baseUrl,
+        CONFORMANCE_AUTH_SECRET: authSecret,
+      }),
+    ),
+  );
+  const config = join(home, 'haproxy.cfg');
+  writeFileSync(
+    config,
+    [
+      'defaults',
+      '  mode http',
+      '  retries 3',
+      '  option redispatch 1',
+      '  timeout connect 1s',
+      '  timeout client 120s',
+      '  timeout server 120s',
+      'frontend gateway',
+      `  bind 127.0.0.1:${lbPort}`,
+      '  default_backend instances',
+      'backend instances',
+      '  balance roundrobin',
+      ...ports.map((port, i) => `  server gw${i} 127.0.0.1:${port}`),
+      '',
+    ].join('\n'),
+  );
+  const balancer = spawn(haproxy, ['-db', '-f', config], { stdio: 'ignore' });
+  const url = baseUrl;
+  for (let i = 0; i < 100; i += 1) {
+    if (
+      await fetch(`${url}/healthz`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      break;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  const all = [seed, ...others];
+  return {
+    url,
+    token: seed.token,
+    log: () => all.map((gateway) => gateway.log()).join(''),
+    stop: () => {
+      balancer.kill('SIGKILL');
+      for (const gateway of all.reverse()) gateway.child.kill('SIGTERM');
+    },
+  };
+}
+
+const balanced = process.argv.includes('--balanced');
 let gateway;
 try {
-  gateway = await startGateway();
+  gateway = balanced ? await startBalanced() : await startGateway();
   const { url, token } = gateway;
-  console.log(`gateway at ${url} (endpoint token redacted)`);
+  console.log(
+    `${balanced ? 'haproxy in front of three gateways' : 'gateway'} at ${url} (endpoint token redacted)`,
+  );
 
   const list = await run('npx', [
     '-y',
@@ -148,7 +236,8 @@ try {
 } catch (error) {
   report('run', false, error instanceof Error ? error.message : String(error));
 } finally {
-  gateway?.child.kill('SIGTERM');
+  if (gateway?.stop) gateway.stop();
+  else gateway?.child.kill('SIGTERM');
   rmSync(home, { recursive: true, force: true });
 }
 

@@ -374,7 +374,9 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
   mountUpstreamOAuthPages({ app, services, authenticate }, services.upstreamOAuth);
   mountRoutes(app, routes);
   mountMetrics(app, metrics, authenticate);
-  const mcp = new LazyMcpEndpoint(services, authSecret, maxBodyBytes, mcpOptions);
+  const mcp = new LazyMcpEndpoint(services, authSecret, maxBodyBytes, mcpOptions, {
+    postgresUrl: options.databaseUrl ?? envVars.databaseUrl(env),
+  });
   endpoint = mcp;
   mountMcp(app, mcp, authenticate);
   mountWebApp(app, services, authenticate);

@@ -17,6 +17,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { parse } from 'yaml';
 import { dockerfileStages } from '../../../../scripts/docker/dockerfile.mjs';
+import { createPostgresTestDatabase, postgresTestUrl } from '../db/test-database.js';
 import { SETTINGS } from '../help.js';
 import { listeningUrl, startBin } from '../testing/run-bin.js';
 
@@ -89,23 +90,29 @@ describe('Dockerfile and compose.yaml', () => {
 });
 
 const haproxy = ['/usr/sbin/haproxy', '/usr/bin/haproxy'].find((path) => existsSync(path));
+const postgresUrl = postgresTestUrl();
 
-// CI installs Debian's haproxy (.ci/run): there, a missing one fails rather than skips.
-describe.skipIf(haproxy === undefined && !process.env.CI)(
-  'deploy/haproxy.cfg in front of two gateway-server processes',
+// CI installs Debian's haproxy (.ci/run) and runs PostgreSQL: there, a missing one fails
+// rather than skips.
+describe.skipIf((haproxy === undefined || postgresUrl === undefined) && !process.env.CI)(
+  'deploy/haproxy.cfg in front of two gateway-server processes on PostgreSQL',
   () => {
-    it('spreads requests round robin, and keeps a 2025 MCP session on the instance that opened it', async () => {
+    it('spreads requests round robin, a 2025 MCP session included', async () => {
       if (haproxy === undefined)
         throw new Error('haproxy is not installed: apt-get install haproxy');
+      if (postgresUrl === undefined) throw new Error('TEST_DATABASE_URL is unset');
       const dir = await mkdtemp(join(tmpdir(), 'gateway-proxy-'));
       onTestFinished(() => rm(dir, { recursive: true, force: true }));
+      const database = await createPostgresTestDatabase(postgresUrl, { migrate: false });
+      await database.database.close();
+      onTestFinished(database.drop);
       const proxyPort = await freePort();
       const base = `http://127.0.0.1:${proxyPort}`;
       // As compose.yaml runs them: one database, the proxy's address as their base URL.
       const env = {
         AUTH_SECRET: 'proxy-test-auth-secret-0123456789abcdef',
         SERVICE_API_SECRET: 'proxy-test-service-secret-0123456789',
-        DATABASE_URL: join(dir, 'gateway.db'),
+        DATABASE_URL: database.url,
         GATEWAY_BASE_URL: base,
       };
       // One after the other: the first migrates the shared database.
@@ -148,7 +155,7 @@ describe.skipIf(haproxy === undefined && !process.env.CI)(
       await new Promise((resolve) => setTimeout(resolve, 200));
       expect([count(0) - (before[0] ?? 0), count(1) - (before[1] ?? 0)]).toEqual([5, 5]);
 
-      // A 2025 session through the proxy: every request after initialize reaches its instance.
+      // A 2025 session through the proxy, no affinity: its requests reach both instances.
       const signUp = await fetch(`${base}/api/auth/sign-up/email`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', origin: base },
@@ -175,8 +182,15 @@ describe.skipIf(haproxy === undefined && !process.env.CI)(
           requestInit: { headers: { authorization: `Bearer ${token}` } },
         }),
       );
+      const mcpRoute = '"route":"/mcp"';
+      const served = (i: number) => instances[i]?.output.stdout.split(mcpRoute).length ?? 0;
+      const mcpBefore = [served(0), served(1)];
       for (let i = 0; i < 4; i += 1)
         expect(Array.isArray((await client.listTools()).tools)).toBe(true);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      // Round robin again: the session's requests were served by both instances.
+      expect(served(0) - (mcpBefore[0] ?? 0)).toBeGreaterThan(0);
+      expect(served(1) - (mcpBefore[1] ?? 0)).toBeGreaterThan(0);
       await client.close();
     });
   },

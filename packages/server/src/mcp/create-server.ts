@@ -37,6 +37,7 @@ export function createToolServer(
   runtime: McpRuntime,
   principal: McpPrincipal,
   kind: ConnectionKind,
+  sessionLevel: SessionLogLevel = localLogLevel(),
 ): Server {
   const server = new ToolServer(SERVER_INFO, {
     capabilities: { tools: { listChanged: true }, logging: {} },
@@ -44,12 +45,11 @@ export function createToolServer(
     requestState: { verify: runtime.codec.verify },
     inputRequired: { roundTimeoutMs: runtime.options.approvalTimeoutMs },
   });
-  let logLevel: LoggingLevel | undefined;
   const site: CallSite = {
     principal,
     kind,
     server,
-    ...(kind === 'session' ? { sessionLogLevel: () => logLevel } : {}),
+    ...(kind === 'session' ? { sessionLogLevel: () => sessionLevel.get() } : {}),
   };
   server.setRequestHandler('tools/list', async () => {
     const { index } = await toolsOf(runtime, principal);
@@ -61,9 +61,33 @@ export function createToolServer(
   if (kind === 'session') {
     // Plugin log lines reach a 2025 client only once it asked for them, at the level it asked.
     server.setRequestHandler('logging/setLevel', async (request) => {
-      logLevel = asLogLevel(request.params.level) ?? logLevel;
+      const level = asLogLevel(request.params.level);
+      if (level !== undefined) await sessionLevel.set(level);
       return {};
     });
   }
   return server;
+}
+
+/**
+ * The log level a 2025 session's client asked for. A session on one instance keeps it in memory;
+ * a session shared by instances also stores it, so the other instances serve it too.
+ */
+export interface SessionLogLevel {
+  get(): LoggingLevel | undefined;
+  /** The client asked for `level` (`logging/setLevel`). */
+  set(level: LoggingLevel): void | Promise<void>;
+  /** Another instance's copy of the session was asked for `level`: only take it over. */
+  follow?(level: LoggingLevel): void;
+}
+
+/** A {@link SessionLogLevel} kept in memory, starting at `initial`. */
+export function localLogLevel(initial?: LoggingLevel): SessionLogLevel {
+  let level = initial;
+  return {
+    get: () => level,
+    set: (next) => {
+      level = next;
+    },
+  };
 }

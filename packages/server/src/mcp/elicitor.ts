@@ -150,6 +150,8 @@ export class Elicitor {
       const result = await ctx.mcpReq.elicitInput(question.params, {
         timeout: runtime.options.approvalTimeoutMs,
         signal,
+        // On the call's own stream, which lives where the call runs (any instance).
+        relatedRequestId: ctx.mcpReq.id,
       });
       return toAnswer(
         question.kind,

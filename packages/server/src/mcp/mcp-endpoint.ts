@@ -1,5 +1,4 @@
 import { createMcpHandler, isJsonContentType, isLegacyRequest } from '@modelcontextprotocol/server';
-import type { PolicyChange } from '../policy/index.js';
 import type { GatewayServices } from '../services.js';
 import { createToolServer } from './create-server.js';
 import { LegacySessions } from './legacy-sessions.js';
@@ -8,6 +7,8 @@ import type { McpPrincipal } from './principal.js';
 import { readBody } from './read-body.js';
 import { createRoundStateCodec } from './request-state.js';
 import type { McpRuntime } from './runtime.js';
+import { SharedSessions } from './shared-sessions/index.js';
+import type { ToolsChange } from './shared-sessions/session-bus.js';
 import { ToolIndexCache } from './tool-list.js';
 
 /**
@@ -35,6 +36,7 @@ export class McpEndpoint {
     authSecret: string,
     maxBodyBytes: number,
     options: McpOptions = {},
+    deployment: { postgresUrl?: string } = {},
   ) {
     const resolved = resolveMcpOptions(options, maxBodyBytes);
     this.#runtime = {
@@ -63,29 +65,45 @@ export class McpEndpoint {
       maxRequestBodySize: resolved.maxBodyBytes,
     });
     this.#sessions = new LegacySessions({
-      createServer: (principal) => createToolServer(this.#runtime, principal, 'session'),
+      createServer: (principal, level) =>
+        createToolServer(this.#runtime, principal, 'session', level),
       idleMs: resolved.sessionIdleMs,
       maxSessions: resolved.maxSessions,
       maxSessionsPerUser: resolved.maxSessionsPerUser,
       logger: services.logger,
       maxBodyBytes: resolved.maxBodyBytes,
+      followStreamMs: resolved.toolTimeoutMs + resolved.approvalTimeoutMs,
+      ...(services.database.dialect === 'postgres' && deployment.postgresUrl !== undefined
+        ? {
+            shared: new SharedSessions({
+              database: services.database,
+              url: deployment.postgresUrl,
+              logger: services.logger,
+              idleMs: resolved.sessionIdleMs,
+            }),
+          }
+        : {}),
     });
-    const stopCatalog = services.plugins.onChange(() => {
-      this.#handler.notify.toolsChanged();
-      this.#sessions.toolsChanged();
-    });
-    const stopPolicy = services.policy.onChange((change) => {
-      // 2026-07-28 listeners are not told apart by principal: they all hear it.
-      this.#handler.notify.toolsChanged();
-      this.#sessions.toolsChanged(affectedBy(change));
-    });
+    const stopCatalog = services.plugins.onChange(() => this.toolsChanged({ kind: 'catalog' }));
+    const stopPolicy = services.policy.onChange((change) => this.toolsChanged(change));
     this.#stopWatching = () => {
       stopCatalog();
       stopPolicy();
     };
   }
 
-  /** How many 2025 sessions are open on this instance. */
+  /**
+   * Tells the clients whose tools `change` may change (and, on PostgreSQL, the other instances'
+   * clients). Called on every catalog or policy change made here; the lazy endpoint calls it for
+   * a change made before this endpoint was built.
+   */
+  toolsChanged(change: ToolsChange): void {
+    // 2026-07-28 listeners are not told apart by principal: they all hear it.
+    this.#handler.notify.toolsChanged();
+    this.#sessions.toolsChanged(change);
+  }
+
+  /** How many 2025 sessions this instance holds. */
   get sessionCount(): number {
     return this.#sessions.size;
   }
@@ -136,17 +154,6 @@ export class McpEndpoint {
     await this.#sessions.closeAll();
     await this.#handler.close();
   }
-}
-
-/**
- * Whose tools a policy change may change: an assignment, that user's; a role edit, every user's
- * (whose role a session does not know without a lookup) and the service accounts holding it.
- */
-function affectedBy(change: PolicyChange): (principal: McpPrincipal) => boolean {
-  if (change.kind === 'assignment') {
-    return (principal) => principal.kind === 'user' && principal.userId === change.userId;
-  }
-  return (principal) => principal.kind === 'user' || principal.roleId === change.roleId;
 }
 
 function rpcError(status: number, code: number, message: string): Response {

@@ -102,6 +102,8 @@ export class Sampler {
       const result = await ctx.mcpReq.requestSampling(params, {
         timeout: runtime.options.approvalTimeoutMs,
         signal,
+        // On the call's own stream, which lives where the call runs (any instance).
+        relatedRequestId: ctx.mcpReq.id,
       });
       return { ok: true, result };
     } catch (error) {

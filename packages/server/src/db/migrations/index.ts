@@ -6,6 +6,7 @@ import { oauthReconnect } from './005-oauth-reconnect.js';
 import { upstreamSources } from './006-upstream-sources.js';
 import { upstreamOAuth } from './007-upstream-oauth.js';
 import { schemaState } from './008-schema-state.js';
+import { mcpSessions } from './009-mcp-sessions.js';
 import type { GatewayMigration } from './migration.js';
 
 /**
@@ -22,6 +23,7 @@ export const migrations: Readonly<Record<string, GatewayMigration>> = {
   '006-upstream-sources': upstreamSources,
   '007-upstream-oauth': upstreamOAuth,
   '008-schema-state': schemaState,
+  '009-mcp-sessions': mcpSessions,
 };
 
 export type { GatewayMigration } from './migration.js';
