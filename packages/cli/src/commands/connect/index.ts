@@ -154,29 +154,13 @@ async function connectUpstream(
     purpose: `connect ${name} to your Gateway account`,
     pageUrl: (redirectUri) =>
       `${api.base}/cli/connect-upstream/${encodeURIComponent(connector.id)}?${new URLSearchParams({ redirect_uri: redirectUri, state })}`,
-    accept(query) {
-      if (query.get('state') !== state) {
-        throw new CliError(
-          `The browser answered a different request (state mismatch); run \`gateway connect ${connector.id}\` again`,
-        );
-      }
-      const error = query.get('error');
-      if (error !== null) {
-        throw new CliError(
-          error === 'access_denied'
-            ? `Connecting ${name} was cancelled in the browser`
-            : error === 'provider_unavailable'
-              ? `${name} or its authorization server cannot be reached right now; try \`gateway connect ${connector.id}\` again in a minute`
-              : `Connecting ${name} failed (${error}); run \`gateway connect ${connector.id}\` again`,
-        );
-      }
-      if (query.get('status') !== 'connected' || query.get('provider') !== connector.id) {
-        throw new CliError(
-          `The browser came back without confirming ${name}; run \`gateway connect ${connector.id}\` again`,
-        );
-      }
-      return true;
-    },
+    accept: (query) =>
+      acceptConnected(query, {
+        state,
+        id: connector.id,
+        name,
+        unreachable: `${name} or its authorization server`,
+      }),
     success: {
       title: `${connector.id} connected`,
       message: `Your account at ${name} is connected to Gateway. You can close this tab.`,
@@ -350,29 +334,13 @@ async function connectOAuth(
     purpose: `connect ${connector.name} to your Gateway account`,
     pageUrl: (redirectUri) =>
       `${api.base}/cli/connect/${encodeURIComponent(connector.id)}?${new URLSearchParams({ redirect_uri: redirectUri, state })}`,
-    accept(query) {
-      if (query.get('state') !== state) {
-        throw new CliError(
-          `The browser answered a different request (state mismatch); run \`gateway connect ${connector.id}\` again`,
-        );
-      }
-      const error = query.get('error');
-      if (error !== null) {
-        throw new CliError(
-          error === 'access_denied'
-            ? `Connecting ${connector.name} was cancelled in the browser`
-            : error === 'provider_unavailable'
-              ? `${connector.name} cannot be reached right now; try \`gateway connect ${connector.id}\` again in a minute`
-              : `Connecting ${connector.name} failed (${error}); run \`gateway connect ${connector.id}\` again`,
-        );
-      }
-      if (query.get('status') !== 'connected' || query.get('provider') !== connector.id) {
-        throw new CliError(
-          `The browser came back without confirming ${connector.name}; run \`gateway connect ${connector.id}\` again`,
-        );
-      }
-      return true;
-    },
+    accept: (query) =>
+      acceptConnected(query, {
+        state,
+        id: connector.id,
+        name: connector.name,
+        unreachable: connector.name,
+      }),
     success: {
       title: `${connector.name} connected`,
       message: `Your ${connector.name} account is connected to Gateway. You can close this tab.`,
@@ -436,4 +404,35 @@ async function linkedUser(
     email: caller.email,
     links: links === undefined ? undefined : new Map(links),
   };
+}
+
+/**
+ * Checks the browser's answer to a connect flow (the query the CLI's loopback listener got): its
+ * `state`, an `error` the gateway page passed on, and `status=connected` for connector `id`.
+ *
+ * @throws CliError saying what happened and to run `gateway connect <id>` again.
+ */
+function acceptConnected(
+  query: URLSearchParams,
+  expected: { state: string; id: string; name: string; unreachable: string },
+): true {
+  const { id, name } = expected;
+  const again = `run \`gateway connect ${id}\` again`;
+  if (query.get('state') !== expected.state) {
+    throw new CliError(`The browser answered a different request (state mismatch); ${again}`);
+  }
+  const error = query.get('error');
+  if (error !== null) {
+    throw new CliError(
+      error === 'access_denied'
+        ? `Connecting ${name} was cancelled in the browser`
+        : error === 'provider_unavailable'
+          ? `${expected.unreachable} cannot be reached right now; try \`gateway connect ${id}\` again in a minute`
+          : `Connecting ${name} failed (${error}); ${again}`,
+    );
+  }
+  if (query.get('status') !== 'connected' || query.get('provider') !== id) {
+    throw new CliError(`The browser came back without confirming ${name}; ${again}`);
+  }
+  return true;
 }
