@@ -1,37 +1,10 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { describe, expect, it, onTestFinished } from 'vitest';
-import { createPostgresTestDatabase, postgresTestUrl } from '../db/test-database.js';
+import { describe, expect, it } from 'vitest';
+import { sharedDatabaseTargets } from '../testing/shared-database.js';
 import { createTestGateway, type TestGateway } from '../testing/test-gateway.js';
 import { forecastPlugin, notesPlugin } from './test-plugins.js';
 
-const postgresUrl = postgresTestUrl();
-
 /** Two ways for two instances to share one database. */
-const targets = [
-  {
-    name: 'one SQLite file',
-    skip: false,
-    async databaseUrl() {
-      const dir = await mkdtemp(join(tmpdir(), 'gateway-registry-sync-'));
-      onTestFinished(() => rm(dir, { recursive: true, force: true }));
-      return join(dir, 'gateway.db');
-    },
-  },
-  {
-    name: 'one PostgreSQL schema',
-    skip: postgresUrl === undefined,
-    async databaseUrl() {
-      const { url, database, drop } = await createPostgresTestDatabase(postgresUrl!, {
-        migrate: false,
-      });
-      await database.close();
-      onTestFinished(drop);
-      return url;
-    },
-  },
-];
+const targets = sharedDatabaseTargets();
 
 async function instance(databaseUrl: string): Promise<TestGateway> {
   const gateway = await createTestGateway({

@@ -1,44 +1,11 @@
-/**
- * Issue 16, oauth upstreams with several instances on one database: a connect started on one
- * instance finishes on another (flows and clients live in the database), both serve the user's
- * token, and a refresh due on both at once is sent once (the connection's row is locked), on one
- * SQLite file and on PostgreSQL.
- */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { browser } from '../auth/oauth-test-kit.js';
 import { loginAtProvider } from '../auth/testing/oidc-provider-server.js';
-import { createPostgresTestDatabase, postgresTestUrl } from '../db/test-database.js';
 import { connectV1, startMcpGateway } from '../mcp/testing/mcp-test-kit.js';
+import { sharedDatabaseTargets } from '../testing/shared-database.js';
 import { startOAuthUpstreamWorld, WORLD_ENV } from './testing/oauth-world.js';
 
-const postgresUrl = postgresTestUrl();
-
-const targets = [
-  {
-    name: 'one SQLite file',
-    skip: false,
-    async databaseUrl() {
-      const dir = await mkdtemp(join(tmpdir(), 'gateway-upstream-oauth-'));
-      onTestFinished(() => rm(dir, { recursive: true, force: true }));
-      return join(dir, 'gateway.db');
-    },
-  },
-  {
-    name: 'one PostgreSQL schema',
-    skip: postgresUrl === undefined,
-    async databaseUrl() {
-      const { url, database, drop } = await createPostgresTestDatabase(postgresUrl ?? '', {
-        migrate: false,
-      });
-      await database.close();
-      onTestFinished(drop);
-      return url;
-    },
-  },
-];
+const targets = sharedDatabaseTargets();
 
 const text = (result: unknown) =>
   (result as { content: { text: string }[] }).content[0]?.text ?? '';

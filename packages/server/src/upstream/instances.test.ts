@@ -1,13 +1,5 @@
-/**
- * Issue 16: an upstream source registered through one instance is served by every instance
- * sharing the database, from the tool list cached there (no instance but the one refreshing asks
- * the upstream for it), and a refreshed list or a removal reaches them all.
- */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { describe, expect, it, onTestFinished } from 'vitest';
-import { createPostgresTestDatabase, postgresTestUrl } from '../db/test-database.js';
+import { describe, expect, it } from 'vitest';
+import { sharedDatabaseTargets } from '../testing/shared-database.js';
 import {
   createTestGateway,
   TEST_SERVICE_SECRET,
@@ -15,31 +7,7 @@ import {
 } from '../testing/test-gateway.js';
 import { startFakeUpstream } from './testing/fake-upstream.js';
 
-const postgresUrl = postgresTestUrl();
-
-const targets = [
-  {
-    name: 'one SQLite file',
-    skip: false,
-    async databaseUrl() {
-      const dir = await mkdtemp(join(tmpdir(), 'gateway-upstream-sync-'));
-      onTestFinished(() => rm(dir, { recursive: true, force: true }));
-      return join(dir, 'gateway.db');
-    },
-  },
-  {
-    name: 'one PostgreSQL schema',
-    skip: postgresUrl === undefined,
-    async databaseUrl() {
-      const { url, database, drop } = await createPostgresTestDatabase(postgresUrl ?? '', {
-        migrate: false,
-      });
-      await database.close();
-      onTestFinished(drop);
-      return url;
-    },
-  },
-];
+const targets = sharedDatabaseTargets();
 
 async function instance(databaseUrl: string, refreshSeconds: string): Promise<TestGateway> {
   const gateway = await createTestGateway({
