@@ -84,7 +84,7 @@ export class UpstreamHttpTransport implements Transport {
     if (type === 'application/json') {
       const data = parse(await readText(answer.body, this.#options.maxBytes));
       for (const one of Array.isArray(data) ? data : [data]) {
-        this.#deliver(asMessage(one));
+        this.onmessage?.(asMessage(one));
         await null;
       }
       return;
@@ -141,7 +141,7 @@ export class UpstreamHttpTransport implements Transport {
         // later, and an answer delivered in the same turn would make it drop the call's last
         // progress report as one for an unknown request.
         for (const message of arrived.splice(0)) {
-          this.#deliver(message);
+          this.onmessage?.(message);
           await null;
         }
       }
@@ -227,10 +227,6 @@ export class UpstreamHttpTransport implements Transport {
       throw new StreamableHTTPError(statusCode, `The upstream answered HTTP ${statusCode}`);
     }
     return answer;
-  }
-
-  #deliver(message: JSONRPCMessage): void {
-    this.onmessage?.(message);
   }
 }
 

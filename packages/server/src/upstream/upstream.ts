@@ -188,6 +188,9 @@ export class Upstream {
         return resultOf(answer, this.id);
       } catch (error) {
         if (call.signal.aborted) {
+          // Its answer may still be streaming in: the session is closed, not handed to the next
+          // call, which would otherwise hear the stopped call's log lines.
+          connection.closed = true;
           if (call.signal.reason instanceof Stopped && call.signal.reason.reason === 'timeout') {
             this.#breaker.failure('a call reached the time limit');
           } else {
