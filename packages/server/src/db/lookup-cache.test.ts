@@ -1,6 +1,9 @@
+import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { newExecutionId } from '../executions/execution-id.js';
 import { ExecutionRecorder } from '../executions/recorder.js';
@@ -12,9 +15,10 @@ import { migrate } from './migrate.js';
 import { createPostgresTestDatabase, postgresTestUrl } from './test-database.js';
 
 const pgUrl = postgresTestUrl();
+const require = createRequire(import.meta.url);
 
 /** Two connections to one SQLite file, as two gateway processes on one data dir have. */
-async function twoConnections(): Promise<[GatewayDatabase, GatewayDatabase]> {
+async function twoConnections(): Promise<[GatewayDatabase, GatewayDatabase, string]> {
   const dir = await mkdtemp(join(tmpdir(), 'gateway-mark-'));
   const file = join(dir, 'gateway.db');
   const first = await openDatabase(file, dir);
@@ -25,7 +29,7 @@ async function twoConnections(): Promise<[GatewayDatabase, GatewayDatabase]> {
     await second.close();
     await rm(dir, { recursive: true, force: true });
   });
-  return [first, second];
+  return [first, second, file];
 }
 
 async function addRole(database: GatewayDatabase, id: string) {
@@ -35,6 +39,26 @@ async function addRole(database: GatewayDatabase, id: string) {
     .values({ id, name: id, patterns: '["*"]', created_at: now, updated_at: now })
     .execute();
 }
+
+/**
+ * A second process on the database: `role <id>` commits a role, `checkpoint` checkpoints the WAL
+ * to its start and commits a role after it (the WAL restarts); each answers `ok`.
+ */
+const WRITER = `
+const Database = require(process.env.BETTER_SQLITE3);
+const database = new Database(process.env.DATABASE);
+database.pragma('busy_timeout = 5000');
+const add = (id) => database
+  .prepare("insert into roles (id, name, patterns, created_at, updated_at) values (?, ?, '[]', '', '')")
+  .run(id, id);
+let n = 0;
+require('node:readline').createInterface({ input: process.stdin }).on('line', (line) => {
+  const [command, id] = line.split(' ');
+  if (command === 'role') add(id);
+  else { database.pragma('wal_checkpoint(TRUNCATE)'); add('after-checkpoint-' + n++); }
+  process.stdout.write('ok\\n');
+});
+`;
 
 /** Lets the event loop finish its turn (the change mark forgets what it read). */
 function nextTurn(): Promise<void> {
@@ -132,6 +156,36 @@ describe('SQLite change mark', () => {
     // Any other change to the same tables counts.
     await database.db.deleteFrom('mcp_endpoints').where('id', '=', 'e1').execute();
     expect(database.changeMark()).not.toBe(mark);
+  });
+
+  it('sees every commit of another process, through checkpoints and restarts of the WAL', async () => {
+    const [database, , file] = await twoConnections();
+    // Another gateway process on the same file: its commits reach this one only through the
+    // file, as the WAL index header and data_version see them.
+    const writer = spawn(process.execPath, ['-e', WRITER], {
+      env: { ...process.env, BETTER_SQLITE3: require.resolve('better-sqlite3'), DATABASE: file },
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
+    onTestFinished(() => {
+      writer.kill();
+    });
+    const lines = createInterface({ input: writer.stdout });
+    const done = lines[Symbol.asyncIterator]();
+    const ask = async (command: string) => {
+      writer.stdin.write(`${command}\n`);
+      const answer = await done.next();
+      expect(answer.value).toBe('ok');
+    };
+    let previous = database.changeMark();
+    for (let round = 0; round < 30; round++) {
+      database.refreshChangeMark(false);
+      expect(database.changeMark()).toBe(previous);
+      await ask(round % 7 === 6 ? 'checkpoint' : `role r${round}`);
+      database.refreshChangeMark(false);
+      const now = database.changeMark();
+      expect(now, `round ${round}`).not.toBe(previous);
+      previous = now;
+    }
   });
 
   it.skipIf(!pgUrl)('is undefined on PostgreSQL, which cannot tell cheaply', async () => {

@@ -8,6 +8,7 @@ import {
   SqliteDialect,
   type SqliteStatement,
 } from 'kysely';
+import { WalIndexHeader } from './wal-index-header.js';
 
 /** The path that opens a private, throw-away SQLite database (tests). */
 export const SQLITE_MEMORY = ':memory:';
@@ -55,7 +56,7 @@ export function openSqlite(path: string): OpenedSqlite {
     database.close();
     throw error;
   }
-  const mark = new SqliteChangeMark(database);
+  const mark = new SqliteChangeMark(database, path === SQLITE_MEMORY ? undefined : `${path}-shm`);
   const runNow: RunNow = (work) => {
     if (database.inTransaction) return false;
     try {
@@ -70,7 +71,7 @@ export function openSqlite(path: string): OpenedSqlite {
   };
   return {
     dialect: new TransactionalDdlSqliteDialect({
-      database: withPortableParameters(database, mark),
+      database: withPortableParameters(database, mark, () => mark.close()),
     }),
     changeMark: () => mark.read(),
     refreshChangeMark: (fromNetwork) => mark.refresh(fromNetwork),
@@ -103,10 +104,17 @@ const UNMARKED_WRITE =
  * (file locks, ~5-15 µs), as much as a lookup it saves. A read is kept until {@link refresh}, and
  * never past the turn of the event loop it was made in (for work outside requests). Each HTTP
  * request starts with a refresh, so what it looks up reflects every commit made before it began;
- * requests from the network share one refresh per turn (see {@link refresh}).
+ * requests from the network share one refresh per turn (see {@link refresh}). A refresh first
+ * reads the WAL index header (one `pread(2)`, {@link WalIndexHeader}): while it is the one read
+ * before the last `data_version`, no connection has committed since, and that value still holds.
  */
 class SqliteChangeMark {
   readonly #dataVersion: Database.Statement<[], number>;
+  /** Where the WAL index header is read from; undefined in memory, or until the file exists. */
+  readonly #shmPath: string | undefined;
+  #header: WalIndexHeader | undefined;
+  /** The `data_version` last read from SQLite, which holds while the header is unchanged. */
+  #lastVersion: number | undefined;
   #version: number | undefined;
   #writes = 0;
   /** When requests from the network last refreshed in this turn (`performance.now()`). */
@@ -118,8 +126,9 @@ class SqliteChangeMark {
     this.#sharedSince = undefined;
   };
 
-  constructor(database: Database.Database) {
+  constructor(database: Database.Database, shmPath: string | undefined) {
     this.#dataVersion = database.prepare<[], number>('pragma data_version').pluck();
+    this.#shmPath = shmPath;
   }
 
   /** Counts a statement about to run, when it may write. */
@@ -151,10 +160,29 @@ class SqliteChangeMark {
 
   read(): string {
     if (this.#version === undefined) {
-      this.#version = this.#dataVersion.get();
+      this.#version = this.#currentVersion();
       this.#endTurnLater();
     }
     return `${this.#version}.${this.#writes}`;
+  }
+
+  close(): void {
+    this.#header?.close();
+    this.#header = undefined;
+  }
+
+  #currentVersion(): number {
+    if (this.#header === undefined && this.#shmPath !== undefined) {
+      // SQLite makes the file with the connection's first read in WAL mode.
+      this.#header = WalIndexHeader.open(this.#shmPath);
+    }
+    const header = this.#header;
+    if (header?.unchanged() === true && this.#lastVersion !== undefined) return this.#lastVersion;
+    // The header was read before this: a commit between the two shows at the next look.
+    const version = this.#dataVersion.get() ?? 0;
+    header?.remember();
+    this.#lastVersion = version;
+    return version;
   }
 
   #endTurnLater(): void {
@@ -205,6 +233,7 @@ const STATEMENT_CACHE_MAX_SQL = 1500;
 function withPortableParameters(
   database: Database.Database,
   mark: SqliteChangeMark,
+  onClose: () => void,
 ): SqliteDatabase {
   const statements = new Map<string, SqliteStatement>();
   const prepare = (sql: string): SqliteStatement => {
@@ -230,6 +259,7 @@ function withPortableParameters(
     close: () => {
       statements.clear();
       database.close();
+      onClose();
     },
     prepare(sql) {
       if (sql.length > STATEMENT_CACHE_MAX_SQL) return prepare(sql);

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { batchedSink, createLogger } from './logger.js';
 import { REDACTED, Redactor } from './redact.js';
 
@@ -69,20 +69,29 @@ describe('createLogger', () => {
 });
 
 describe('batchedSink', () => {
-  it('writes the lines of one turn of the event loop at once, in order, after the turn', async () => {
+  it('writes the lines of a few milliseconds at once, in order', async () => {
     const writes: string[] = [];
-    const sink = batchedSink((text) => writes.push(text));
+    const sink = batchedSink((text) => writes.push(text), 5);
     sink.write('a\n');
     sink.write('b\n');
+    await new Promise((resolve) => setImmediate(resolve));
     sink.write('c\n');
     expect(writes).toEqual([]);
 
-    await new Promise((resolve) => setImmediate(resolve));
-    expect(writes).toEqual(['a\nb\nc\n']);
-
+    await vi.waitFor(() => expect(writes).toEqual(['a\nb\nc\n']));
     sink.write('d\n');
-    await new Promise((resolve) => setImmediate(resolve));
-    expect(writes).toEqual(['a\nb\nc\n', 'd\n']);
+    await vi.waitFor(() => expect(writes).toEqual(['a\nb\nc\n', 'd\n']));
+  });
+
+  it('writes at once when the gathered text grows large', () => {
+    const writes: string[] = [];
+    const sink = batchedSink((text) => writes.push(text), 60_000);
+    const line = `${'x'.repeat(1023)}\n`;
+    for (let i = 0; i < 64; i++) sink.write(line);
+    expect(writes).toEqual([line.repeat(64)]);
+    sink.write('after\n');
+    sink.flush();
+    expect(writes).toEqual([line.repeat(64), 'after\n']);
   });
 
   it('writes what is gathered when flushed, as it is when the process exits', () => {
