@@ -1,7 +1,8 @@
 import { AuthRequiredError } from '@gateway/sdk';
 import { decryptOAuthToken } from 'better-auth/oauth2';
 import { describe, expect, it } from 'vitest';
-import type { TestGateway } from '../testing/test-gateway.js';
+import { sharedDatabaseTargets } from '../testing/shared-database.js';
+import { createTestGateway, type TestGateway } from '../testing/test-gateway.js';
 import { browser, gatewayTargets, oauthSignIn } from './oauth-test-kit.js';
 import {
   type SocialProviderId,
@@ -195,27 +196,29 @@ for (const target of gatewayTargets()) {
   });
 }
 
-const postgres = gatewayTargets().find((target) => target.name === 'PostgreSQL');
-describe.skipIf(postgres?.skip !== false)(
-  'social token refresh across instances (PostgreSQL)',
-  () => {
-    it('spends a rotating Discord refresh token once when two instances refresh at the same moment', async () => {
-      if (!postgres) return;
-      const discord = await startDiscord();
-      const one = await postgres.create({ env: discord.env });
-      const two = await postgres.create({ env: discord.env, shareWith: one });
-      const userId = await signIn(one, 'discord');
-      await expireAccessToken(one, userId);
+describe.each(sharedDatabaseTargets())(
+  'social token refresh across instances on $name',
+  (shared) => {
+    it.skipIf(shared.skip)(
+      'spends a rotating Discord refresh token once when two instances refresh at the same moment',
+      async () => {
+        const discord = await startDiscord();
+        const databaseUrl = await shared.databaseUrl();
+        const one = await createTestGateway({ env: discord.env, databaseUrl });
+        const two = await createTestGateway({ env: discord.env, databaseUrl });
+        const userId = await signIn(one, 'discord');
+        await expireAccessToken(one, userId);
 
-      const tokens = await Promise.all(
-        Array.from({ length: 40 }, (_, i) =>
-          ctxAuth(i % 2 === 0 ? one : two, userId, 'discord').getToken('discord'),
-        ),
-      );
+        const tokens = await Promise.all(
+          Array.from({ length: 40 }, (_, i) =>
+            ctxAuth(i % 2 === 0 ? one : two, userId, 'discord').getToken('discord'),
+          ),
+        );
 
-      // A second refresh would have been refused (the token is spent) and failed some calls.
-      expect(refreshGrants(discord, '/api/oauth2/token')).toBe(1);
-      expect(new Set(tokens)).toEqual(new Set([discord.issuedAccessTokens.at(-1)]));
-    });
+        // A second refresh would have been refused (the token is spent) and failed some calls.
+        expect(refreshGrants(discord, '/api/oauth2/token')).toBe(1);
+        expect(new Set(tokens)).toEqual(new Set([discord.issuedAccessTokens.at(-1)]));
+      },
+    );
   },
 );

@@ -214,9 +214,12 @@ export interface UpstreamOAuthFlowsTable {
   expires_at: string;
 }
 
-/** On SQLite: a refresh of a connection's upstream tokens in progress, until `until`. */
-export interface UpstreamOAuthRefreshLeasesTable {
-  connection_id: string;
+/**
+ * On SQLite: a refresh of OAuth tokens in progress, until `until` (`db/refresh-lease.ts`). `key`
+ * names the tokens: `account:<id>` (a sign-in provider's), `upstream:<connection id>`.
+ */
+export interface RefreshLeasesTable {
+  key: string;
   until: string;
 }
 
@@ -325,7 +328,7 @@ export interface DatabaseSchema {
   upstream_tools: UpstreamToolsTable;
   upstream_oauth_clients: UpstreamOAuthClientsTable;
   upstream_oauth_flows: UpstreamOAuthFlowsTable;
-  upstream_oauth_refresh_leases: UpstreamOAuthRefreshLeasesTable;
+  refresh_leases: RefreshLeasesTable;
   executions: ExecutionsTable;
   approvals: ApprovalsTable;
   mcp_rounds: McpRoundsTable;

@@ -2,6 +2,7 @@ import type { OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { Kysely } from 'kysely';
 import type { DatabaseSchema } from '../db/index.js';
 import { rowLocksSupported } from '../db/locks.js';
+import { refreshUnderLease } from '../db/refresh-lease.js';
 import { maskSecret, type SecretBox } from '../secrets/index.js';
 import type { UrlPolicy } from '../upstream/url-policy.js';
 import { readClient } from './clients.js';
@@ -13,8 +14,6 @@ import { oauthClient } from './sdk.js';
 const REFRESH_TIMEOUT_MS = 20_000;
 /** A refresh lease outlives the refresh's own time limit by this much (SQLite). */
 const LEASE_MS = 5_000;
-/** How often an instance waiting for another's refresh looks again (SQLite). */
-const LEASE_POLL_MS = 100;
 
 /** What a refresh works with. */
 export interface RefreshDeps {
@@ -73,66 +72,35 @@ export class TokenRefresher {
   }
 
   /**
-   * SQLite, where a write blocks the whole process until the database's lock is free, so no lock
-   * is held while the authorization server answers: the instance that takes the connection's
-   * lease (a row, held at most {@link REFRESH_TIMEOUT_MS}) refreshes; the others wait for the
-   * fresh tokens it stores, or for the lease to go, and then look again.
+   * SQLite, where a write blocks the whole process until the database's lock is free: under the
+   * connection's refresh lease ({@link refreshUnderLease}), no lock held while the authorization
+   * server answers.
    */
-  async #refreshLeased(connectionId: string, sourceId: string): Promise<string> {
+  #refreshLeased(connectionId: string, sourceId: string): Promise<string> {
     const { db } = this.#deps;
-    const deadline = Date.now() + REFRESH_TIMEOUT_MS + LEASE_MS;
-    for (;;) {
-      const row = await db
-        .selectFrom('connections')
-        .select('encrypted_secret')
-        .where('id', '=', connectionId)
-        .executeTakeFirst();
-      if (row === undefined) throw new Error('the connection was removed');
-      const envelope = openEnvelope(this.#deps.secrets, row.encrypted_secret);
-      if (typeof envelope === 'string') return envelope;
-      if (!dueForRefresh(envelope)) return envelope.accessToken;
-      if (await this.#takeLease(connectionId)) {
-        try {
-          // Taken after the read above: another instance may have stored fresh tokens since.
-          const now = await db
-            .selectFrom('connections')
-            .select('encrypted_secret')
-            .where('id', '=', connectionId)
-            .executeTakeFirst();
-          if (now === undefined) throw new Error('the connection was removed');
-          const current = openEnvelope(this.#deps.secrets, now.encrypted_secret);
-          if (typeof current === 'string') return current;
-          if (!dueForRefresh(current)) return current.accessToken;
-          const next = await this.#exchange(current, sourceId, now.encrypted_secret, db);
-          await this.#store(db, connectionId, next);
-          return next.accessToken;
-        } finally {
-          await db
-            .deleteFrom('upstream_oauth_refresh_leases')
-            .where('connection_id', '=', connectionId)
-            .execute();
-        }
-      }
-      if (Date.now() > deadline) throw new Error('another instance is still refreshing');
-      await new Promise((resolve) => setTimeout(resolve, LEASE_POLL_MS));
-    }
-  }
-
-  /** Takes the connection's refresh lease unless another holder's is still running. */
-  async #takeLease(connectionId: string): Promise<boolean> {
-    const now = new Date();
-    const until = new Date(now.getTime() + REFRESH_TIMEOUT_MS + LEASE_MS).toISOString();
-    const result = await this.#deps.db
-      .insertInto('upstream_oauth_refresh_leases')
-      .values({ connection_id: connectionId, until })
-      .onConflict((oc) =>
-        oc
-          .column('connection_id')
-          .doUpdateSet({ until })
-          .where('upstream_oauth_refresh_leases.until', '<', now.toISOString()),
-      )
-      .executeTakeFirst();
-    return Number(result.numInsertedOrUpdatedRows ?? 0n) > 0;
+    let seen: { envelope: Envelope; stored: string } | undefined;
+    return refreshUnderLease(db, `upstream:${connectionId}`, {
+      holdMs: REFRESH_TIMEOUT_MS + LEASE_MS,
+      current: async () => {
+        const row = await db
+          .selectFrom('connections')
+          .select('encrypted_secret')
+          .where('id', '=', connectionId)
+          .executeTakeFirst();
+        if (row === undefined) throw new Error('the connection was removed');
+        const envelope = openEnvelope(this.#deps.secrets, row.encrypted_secret);
+        if (typeof envelope === 'string') return envelope;
+        if (!dueForRefresh(envelope)) return envelope.accessToken;
+        seen = { envelope, stored: row.encrypted_secret };
+        return undefined;
+      },
+      refresh: async () => {
+        if (seen === undefined) throw new Error('the connection was not read');
+        const next = await this.#exchange(seen.envelope, sourceId, seen.stored, db);
+        await this.#store(db, connectionId, next);
+        return next.accessToken;
+      },
+    });
   }
 
   /** Sends the refresh token; the envelope with the new tokens. */

@@ -139,6 +139,33 @@ for (const target of gatewayTargets()) {
       expect(atlassian.refreshCount()).toBe(2);
     });
 
+    it('leaves the database free for every other query while the provider answers', async () => {
+      const { atlassian, gw, userId, proxy, source } = await slowRefreshSetup(target);
+      const first = source.accessToken(userId, 'atlassian');
+      await vi.waitFor(() => expect(proxy.refreshRequests).toBe(1));
+
+      // The provider is still answering: reads and writes of the same process go through at
+      // once (a transaction held through the answer would stop them until it came).
+      const started = performance.now();
+      await gw.services.database.db
+        .updateTable('user')
+        .set({ name: 'Written meanwhile' })
+        .where('id', '=', userId)
+        .execute();
+      const row = await gw.services.database.db
+        .selectFrom('user')
+        .select('name')
+        .where('id', '=', userId)
+        .executeTakeFirstOrThrow();
+      expect(row.name).toBe('Written meanwhile');
+      expect(performance.now() - started).toBeLessThan(TIMEOUT_MS / 2);
+      expect(proxy.refreshRequests).toBe(1);
+
+      proxy.release();
+      expect(await first).toEqual({ ok: true, token: atlassian.issuedAccessTokens.at(-1) });
+      expect(atlassian.refreshCount()).toBe(1);
+    });
+
     it('drops a late answer when the account changed meanwhile (the user connected again)', async () => {
       const { gw, userId, proxy, source } = await slowRefreshSetup(target);
       expect(await source.accessToken(userId, 'atlassian')).toEqual({

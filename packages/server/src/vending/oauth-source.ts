@@ -1,6 +1,8 @@
 import type { OAuth2Tokens } from 'better-auth/oauth2';
+import type { Kysely } from 'kysely';
 import type { GatewayAuth } from '../auth/index.js';
-import type { GatewayDatabase } from '../db/index.js';
+import type { DatabaseSchema, GatewayDatabase } from '../db/index.js';
+import { refreshUnderLease } from '../db/refresh-lease.js';
 import type { ServerLogger } from '../http/logger.js';
 import { describeRefreshError, isMarkedForReconnect, markReconnect } from './reconnect-marks.js';
 
@@ -11,6 +13,8 @@ import { describeRefreshError, isMarkedForReconnect, markReconnect } from './rec
 export const EXPIRY_SKEW_MS = 30_000;
 /** How long a caller waits for a refresh, and the provider's answer is waited for under the lock. */
 export const REFRESH_TIMEOUT_MS = 20_000;
+/** A refresh lease (SQLite) outlives the refresh's own time limit by this much. */
+const LEASE_MS = 5_000;
 
 type AuthContext = Awaited<Awaited<ReturnType<GatewayAuth['instance']>>['$context']>;
 
@@ -99,23 +103,32 @@ type StoredAccount = {
   idToken: string | null;
 };
 
+/** The account columns a refresh reads. */
+type AccountRow = StoredAccount & {
+  accessToken: string | null;
+  accessTokenExpiresAt: AccountDate;
+  updatedAt: AccountDate;
+};
+
 /**
  * Reads OAuth tokens from better-auth's `account` table and refreshes them single-flight:
  *
  * - in one process, concurrent callers for one account share one refresh (a promise per
  *   account);
- * - across instances, the refresh runs inside a transaction that first locks the account row
- *   (`SELECT ... FOR UPDATE` on PostgreSQL; on SQLite a write that takes the database's write
- *   lock), re-reads it, and refreshes only if it is still expired. A second instance waits on
- *   the lock, then finds the fresh token. So two instances never spend the same refresh token.
+ * - across instances, on PostgreSQL the refresh runs inside a transaction that first locks the
+ *   account row (`SELECT ... FOR UPDATE`), re-reads it, and refreshes only if it is still
+ *   expired; a second instance waits on the lock, then finds the fresh token. On SQLite, where
+ *   a transaction held through the provider's answer would stop every other query of the
+ *   process, the account's refresh lease ({@link refreshUnderLease}) plays the lock's part. So
+ *   two instances never spend the same refresh token.
  *
  * The new tokens (a rotated refresh token included) are committed before the access token is
  * returned: a crash after the upstream answer can lose at most that answer, never leave the
  * database holding a spent refresh token while a caller uses the new access token.
  *
  * A caller waits at most `refreshTimeoutMs` (20 s) and then gets `refresh_failed`. If the
- * provider has not answered by then under the lock, the transaction is rolled back (freeing the
- * row, and SQLite's write lock) but the request is not abandoned: when the answer comes, its
+ * provider has not answered by then, the transaction is rolled back (freeing the row; on SQLite
+ * the lease is kept until the answer is stored) but the request is not abandoned: when the answer comes, its
  * tokens are stored, provided the account still holds the refresh token that was sent (a
  * provider that rotates has spent it, so dropping the answer would leave the account unable to
  * refresh). Until then, callers in this process wait for that answer instead of sending the
@@ -181,6 +194,61 @@ export function createOAuthTokenSource(
     return tokens.accessToken;
   }
 
+  const readAccount = (from: Kysely<DatabaseSchema>, accountId: string) =>
+    from
+      .selectFrom('account')
+      .select([
+        'accessToken',
+        'refreshToken',
+        'accessTokenExpiresAt',
+        'refreshTokenExpiresAt',
+        'idToken',
+        'updatedAt',
+      ])
+      .where('id', '=', accountId);
+
+  /** The account's access token when it needs no refresh (another caller refreshed it). */
+  async function freshToken(row: AccountRow) {
+    if (row.accessToken === null || expired(row.accessTokenExpiresAt, Date.now(), row.updatedAt)) {
+      return undefined;
+    }
+    return decrypt(row.accessToken, await context());
+  }
+
+  /**
+   * Sends `row`'s refresh token to the provider and stores the answer through `write`; the new
+   * access token. An answer slower than the time limit is handed to `onLate` before this throws.
+   */
+  async function exchange(
+    write: Kysely<DatabaseSchema>,
+    accountId: string,
+    refreshWith: (refreshToken: string) => Promise<OAuth2Tokens>,
+    row: AccountRow,
+    onLate: (answer: Promise<OAuth2Tokens>) => void,
+  ): Promise<string> {
+    if (row.refreshToken === null) throw new Error('the account has no refresh token');
+    const answer = refreshWith(await decrypt(row.refreshToken, await context()));
+    let tokens: OAuth2Tokens;
+    try {
+      tokens = await withTimeout(answer, timeoutMs);
+    } catch (error) {
+      if (error instanceof RefreshTimeoutError) onLate(answer);
+      const described = describeRefreshError(error);
+      if (described.refused && row.accessToken !== null) {
+        throw new RefreshRefusedError(described.message, row.accessToken);
+      }
+      if (error instanceof Error) throw error;
+      throw new Error(described.message);
+    }
+    if (!tokens.accessToken) throw new Error('the provider answered without an access token');
+    await write
+      .updateTable('account')
+      .set(await columns(tokens, row))
+      .where('id', '=', accountId)
+      .execute();
+    return tokens.accessToken;
+  }
+
   async function refresh(accountId: string, providerId: string, userId: string): Promise<string> {
     const ctx = await context();
     const provider = ctx.socialProviders.find((candidate) => candidate.id === providerId);
@@ -188,59 +256,42 @@ export function createOAuthTokenSource(
       throw new Error(`provider ${providerId} is not configured or cannot refresh tokens`);
     }
     const refreshWith = provider.refreshAccessToken;
-    let late: { answer: Promise<OAuth2Tokens>; row: StoredAccount } | undefined;
+    // The storing of an answer that outlived the time limit: it may have spent the refresh token.
+    let late: Promise<string> | undefined;
+    const storeLate = (answer: Promise<OAuth2Tokens>, row: StoredAccount) => {
+      late = storeLateAnswer(accountId, providerId, answer, row);
+      return late;
+    };
     try {
-      return await db.transaction().execute(async (trx) => {
-        if (database.dialect === 'sqlite') {
-          // A no-op write takes SQLite's write lock now, so another process's refresh waits here.
-          await trx
-            .updateTable('account')
-            .set((eb) => ({ updatedAt: eb.ref('updatedAt') }))
-            .where('id', '=', accountId)
-            .execute();
-        }
-        const row = await trx
-          .selectFrom('account')
-          .select([
-            'accessToken',
-            'refreshToken',
-            'accessTokenExpiresAt',
-            'refreshTokenExpiresAt',
-            'idToken',
-            'updatedAt',
-          ])
-          .where('id', '=', accountId)
-          .$if(database.dialect === 'postgres', (q) => q.forUpdate())
-          .executeTakeFirst();
-        if (!row) throw new Error('the account was removed');
-        if (
-          row.accessToken !== null &&
-          !expired(row.accessTokenExpiresAt, Date.now(), row.updatedAt)
-        ) {
-          // Another caller (or instance) refreshed while this one waited for the lock.
-          return decrypt(row.accessToken, ctx);
-        }
-        if (row.refreshToken === null) throw new Error('the account has no refresh token');
-        const answer = refreshWith(await decrypt(row.refreshToken, ctx));
-        let tokens: OAuth2Tokens;
-        try {
-          tokens = await withTimeout(answer, timeoutMs);
-        } catch (error) {
-          if (error instanceof RefreshTimeoutError) late = { answer, row };
-          const described = describeRefreshError(error);
-          if (described.refused && row.accessToken !== null) {
-            throw new RefreshRefusedError(described.message, row.accessToken);
-          }
-          if (error instanceof Error) throw error;
-          throw new Error(described.message);
-        }
-        if (!tokens.accessToken) throw new Error('the provider answered without an access token');
-        await trx
-          .updateTable('account')
-          .set(await columns(tokens, row))
-          .where('id', '=', accountId)
-          .execute();
-        return tokens.accessToken;
+      if (database.dialect === 'postgres') {
+        // The account's row stays locked until the answer is stored: another instance waits on
+        // it, then finds the fresh token.
+        return await db.transaction().execute(async (trx) => {
+          const row = await readAccount(trx, accountId).forUpdate().executeTakeFirst();
+          if (!row) throw new Error('the account was removed');
+          return (
+            (await freshToken(row)) ??
+            (await exchange(trx, accountId, refreshWith, row, (answer) => storeLate(answer, row)))
+          );
+        });
+      }
+      let seen: AccountRow | undefined;
+      return await refreshUnderLease(db, `account:${accountId}`, {
+        holdMs: timeoutMs + LEASE_MS,
+        current: async () => {
+          const row = await readAccount(db, accountId).executeTakeFirst();
+          if (!row) throw new Error('the account was removed');
+          seen = row;
+          return freshToken(row);
+        },
+        refresh: async (hold) => {
+          const row = seen;
+          if (row === undefined) throw new Error('the account was not read');
+          return exchange(db, accountId, refreshWith, row, (answer) => {
+            // Until it is stored, no other process may send the refresh token again.
+            hold(storeLate(answer, row));
+          });
+        },
       });
     } catch (error) {
       if (error instanceof RefreshRefusedError) {
@@ -253,22 +304,20 @@ export function createOAuthTokenSource(
         );
       }
       if (late === undefined) throw error;
-      // Rolled back, so the database is free again; the provider may still answer, having spent
-      // the refresh token sent.
+      // The database is free again; the provider may still answer, having spent the refresh
+      // token sent.
       logger.warn('OAuth token refresh is slow; its answer will be stored when it comes', {
         providerId,
         accountId,
       });
-      return storeLateAnswer(accountId, providerId, late.answer, late.row).catch(
-        (lateError: unknown) => {
-          logger.warn('a late OAuth refresh answer was not stored', {
-            providerId,
-            accountId,
-            error: lateError instanceof Error ? lateError.message : String(lateError),
-          });
-          throw lateError;
-        },
-      );
+      return late.catch((lateError: unknown) => {
+        logger.warn('a late OAuth refresh answer was not stored', {
+          providerId,
+          accountId,
+          error: lateError instanceof Error ? lateError.message : String(lateError),
+        });
+        throw lateError;
+      });
     }
   }
 

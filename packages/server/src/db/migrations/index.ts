@@ -7,6 +7,7 @@ import { upstreamSources } from './006-upstream-sources.js';
 import { upstreamOAuth } from './007-upstream-oauth.js';
 import { schemaState } from './008-schema-state.js';
 import { mcpSessions } from './009-mcp-sessions.js';
+import { refreshLeases } from './010-refresh-leases.js';
 import type { GatewayMigration } from './migration.js';
 
 /**
@@ -24,6 +25,7 @@ export const migrations: Readonly<Record<string, GatewayMigration>> = {
   '007-upstream-oauth': upstreamOAuth,
   '008-schema-state': schemaState,
   '009-mcp-sessions': mcpSessions,
+  '010-refresh-leases': refreshLeases,
 };
 
 export type { GatewayMigration } from './migration.js';
