@@ -121,6 +121,10 @@ export class UpstreamOAuthService implements UpstreamOAuthHooks {
     return this.tokens.markRefused(userId, sourceId, connectionId);
   }
 
+  listingToken(sourceId: string): Promise<string | undefined> {
+    return this.tokens.listingToken(sourceId);
+  }
+
   /** Whether `id` is a source whose users connect with OAuth. */
   isOAuthSource(id: string): boolean {
     return this.#options.sources().oauthSource(id) !== undefined;

@@ -11,6 +11,9 @@ import { isMarkedForReconnect, markReconnect } from '../vending/reconnect-marks.
 import { dueForRefresh, type Envelope, openEnvelope } from './envelope.js';
 import { RefreshRefused, TokenRefresher } from './refresh.js';
 
+/** Users' connections tried for a token to list a source's tools with, at most. */
+const LISTING_CANDIDATES = 5;
+
 /** What the token store works with. */
 export interface UpstreamTokenDeps {
   db: Kysely<DatabaseSchema>;
@@ -156,6 +159,30 @@ export class UpstreamTokens {
       });
       return { ok: false, reason: refused ? 'refused' : 'refresh_failed' };
     }
+  }
+
+  /**
+   * A token to list source `sourceId`'s tools with when no user is connecting: the users' own
+   * connections to it, most recently updated first, the first of a few whose token still works
+   * (refreshed when due, like a call's). Undefined when none does. Whose token lists the tools
+   * is no secret of theirs: the list is served to every role that grants the namespace, as the
+   * list fetched when a user connects is.
+   */
+  async listingToken(sourceId: string): Promise<string | undefined> {
+    const users = await this.#deps.db
+      .selectFrom('connections')
+      .select('user_id')
+      .where('tool_id', '=', oauthToolId(sourceId))
+      .where('owner', '=', 'user')
+      .orderBy('updated_at', 'desc')
+      .limit(LISTING_CANDIDATES)
+      .execute();
+    for (const { user_id: userId } of users) {
+      if (userId === null) continue;
+      const found = await this.accessToken(userId, sourceId);
+      if (found.ok) return found.token;
+    }
+    return undefined;
   }
 
   /**

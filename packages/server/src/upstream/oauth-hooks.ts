@@ -32,6 +32,11 @@ export interface UpstreamOAuthHooks {
   accessToken(userId: string, sourceId: string): Promise<UpstreamTokenLookup>;
   /** The upstream refused the token: the user must connect again. */
   markRefused(userId: string, sourceId: string, connectionId: string): Promise<void>;
+  /**
+   * A token to list the source's tools with when no user is connecting (the scheduled refresh,
+   * the upstream's `list_changed`): a connected user's, undefined when none works.
+   */
+  listingToken(sourceId: string): Promise<string | undefined>;
 }
 
 /**

@@ -313,10 +313,14 @@ export class UpstreamService {
   async #refresh(id: string, live: Live, token?: string): Promise<void> {
     let listed: McpTool[];
     const auth = authOf(live.target);
-    // An oauth source is listed only with a connecting user's token.
-    if (auth.kind === 'oauth' && token === undefined) return;
     try {
-      const credential = token ?? (await this.#listingCredential(auth, undefined));
+      // An oauth source is listed with a user's token: the connecting user's, else (scheduled,
+      // list_changed) a connected user's; with none, its tools stay as they are.
+      const credential =
+        auth.kind === 'oauth'
+          ? (token ?? (await this.#options.oauth?.listingToken(id)))
+          : (token ?? (await this.#listingCredential(auth, undefined)));
+      if (auth.kind === 'oauth' && credential === undefined) return;
       listed = await live.upstream.listTools(credential);
     } catch (error) {
       this.#options.logger.warn('upstream tool list not refreshed', {

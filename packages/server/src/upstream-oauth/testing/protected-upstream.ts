@@ -30,6 +30,8 @@ export interface ProtectedUpstream {
   metadataOverride: Record<string, unknown> | undefined;
   /** Replaces the `resource_metadata` URL its `401` answers name (an attack), while set. */
   challengeOverride: string | undefined;
+  /** Tools it serves besides `whoami` (names; each answers `ok`), e.g. added mid-test. */
+  extraTools: string[];
 }
 
 /**
@@ -53,6 +55,7 @@ export async function startProtectedUpstream(issuer: string): Promise<ProtectedU
     refusedSubjects: new Set(),
     metadataOverride: undefined,
     challengeOverride: undefined,
+    extraTools: [],
   };
   const verifier = {
     async verifyAccessToken(token: string): Promise<AuthInfo> {
@@ -115,6 +118,11 @@ export async function startProtectedUpstream(issuer: string): Promise<ProtectedU
     server.registerTool('whoami', { description: 'Says whose token called it' }, async (ctx) => ({
       content: [{ type: 'text', text: `you are ${String(ctx.http?.authInfo?.extra?.sub)}` }],
     }));
+    for (const name of state.extraTools) {
+      server.registerTool(name, { description: `The extra tool ${name}` }, async () => ({
+        content: [{ type: 'text', text: 'ok' }],
+      }));
+    }
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,
