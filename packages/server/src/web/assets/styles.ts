@@ -91,6 +91,8 @@ button[value=deny]{background:var(--surface);color:var(--danger);border-color:va
 .tools li:last-child{border-bottom:0}
 .tool-title{display:flex;flex-wrap:wrap;gap:.25rem .6rem;align-items:center}
 .tool-title p{margin:0}
+/* an upstream's tool names can be one long word: they wrap instead of widening a phone's page */
+.tool-title>*{min-width:0;overflow-wrap:anywhere}
 /* relative: a visually hidden label inside scrolls with the table instead of widening the page */
 .table-wrap{overflow-x:auto;position:relative}
 table{width:100%;border-collapse:collapse;font-size:.95rem}
