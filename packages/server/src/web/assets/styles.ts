@@ -100,6 +100,11 @@ th,td{text-align:left;padding:.55rem .5rem;border-bottom:1px solid var(--border)
 th{font-size:.8rem;text-transform:uppercase;letter-spacing:.03em;color:var(--muted)}
 td form{margin:0}
 td code{white-space:nowrap}
+fieldset{border:0;margin:.75rem 0 0;padding:0;min-width:0}
+legend{font-weight:600;padding:0}
+label.check{display:flex;gap:.5rem;align-items:flex-start;font-weight:400;margin:.4rem 0}
+label.check input{flex:none;width:1.1rem;height:1.1rem;margin:.15rem 0 0}
+label.check code{overflow-wrap:anywhere}
 .inline-form{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center}
 .inline-form label{margin:0}
 .inline-form select{width:auto;min-width:9rem;max-width:100%}
