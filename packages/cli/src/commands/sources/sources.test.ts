@@ -3,6 +3,7 @@ import { definePlugin, defineTool } from '@gateway/sdk';
 import { startFakeUpstream } from '@gateway/server/testing';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { main } from '../../main.js';
 import { cliFailure, signInCli } from '../../test-support/cli-user.js';
 import { registerPlugin, SERVICE_SECRET, startGateway } from '../../test-support/gateway-server.js';
 import { runSourcesList, runSourcesSet } from './index.js';
@@ -82,6 +83,29 @@ describe('gateway sources', () => {
     expect(JSON.parse(cleared.io.out()).source.upstream.approvalRequired).toEqual([]);
   });
 
+  it('runs as docs/cli.md shows it, from the command line', async () => {
+    const { url, admin } = await gatewayWithSources();
+    const cli = async (...argv: string[]) => {
+      const { io } = admin.options();
+      const code = await main([...argv, '--url', url], io, admin.home, { keychain: null });
+      return { code, out: io.out(), err: io.err() };
+    };
+    await expect(
+      cli('sources', 'set', 'sums', '--approval', 'get-sum', 'search', '--service-accounts'),
+    ).resolves.toEqual({
+      code: 0,
+      out: '✓ Source sums: get-sum search ask before running (besides those annotated destructive); service accounts may use its tools\n',
+      err: '',
+    });
+    await expect(cli('sources', 'set', 'sums', '--no-approval')).resolves.toMatchObject({
+      code: 0,
+      out: '✓ Source sums: no tools ask before running (besides those annotated destructive); service accounts may use its tools\n',
+    });
+    const listed = await cli('sources', 'list');
+    expect(listed.code).toBe(0);
+    expect(listed.out).toMatch(/\nsums\s+mcp\s+sums\s+ok\s+2\n/);
+  });
+
   it('says what to pass, names the list for an unknown id, and keeps non-admins out', async () => {
     const { url, admin } = await gatewayWithSources();
     const nothing = await cliFailure(runSourcesSet({ ...admin.options(), id: 'sums' }));
@@ -104,10 +128,10 @@ describe('gateway sources', () => {
 
     const ada = await signInCli(url, 'ada@example.test');
     for (const attempt of [
-      runSourcesList(ada.options()),
-      runSourcesSet({ ...ada.options(), id: 'sums', serviceAccounts: true }),
+      () => runSourcesList(ada.options()),
+      () => runSourcesSet({ ...ada.options(), id: 'sums', serviceAccounts: true }),
     ]) {
-      const refused = await cliFailure(attempt);
+      const refused = await cliFailure(attempt());
       expect(refused.exitCode).toBe(4);
       expect(refused.message).toBe('Not allowed: Only an admin may do this');
     }
