@@ -1,5 +1,8 @@
 /** Issue 16: the admin pages list upstream sources with their status; their tools show in Tools. */
-import { describe, expect, it } from 'vitest';
+import { rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { browser } from '../../../auth/oauth-test-kit.js';
 import { rememberSecret } from '../../../testing/known-secrets.js';
 import { createTestGateway } from '../../../testing/test-gateway.js';
@@ -190,5 +193,50 @@ describe("the Sources page's settings form", () => {
       approvalRequired: ['search'],
       serviceAccountAllowed: false,
     });
+  });
+
+  it('offers no form for a stdio upstream, whose settings live in the config file', async () => {
+    const script = join(tmpdir(), `echo-${crypto.randomUUID()}.cjs`);
+    const config = join(tmpdir(), `gateway-echo-${crypto.randomUUID()}.mjs`);
+    onTestFinished(() => Promise.all([script, config].map((file) => rm(file, { force: true }))));
+    await writeFile(
+      script,
+      `let buffer = '';
+const send = (message) => process.stdout.write(JSON.stringify(message) + '\\n');
+process.stdin.on('data', (chunk) => {
+  buffer += chunk;
+  let end;
+  while ((end = buffer.indexOf('\\n')) >= 0) {
+    const message = JSON.parse(buffer.slice(0, end));
+    buffer = buffer.slice(end + 1);
+    if (message.id === undefined) continue;
+    send({ jsonrpc: '2.0', id: message.id, result: message.method === 'initialize'
+      ? { protocolVersion: message.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'echo', version: '1' } }
+      : { tools: [{ name: 'say', inputSchema: { type: 'object' } }] } });
+  }
+});
+`,
+    );
+    await writeFile(
+      config,
+      `export default { upstreams: [{ id: 'echo', namespace: 'echo', command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(script)}] }] };\n`,
+    );
+    const gw = await createTestGateway({ configFile: config });
+    const session = browser(gw.fetch, ORIGIN);
+    await session.browse('/sign-up', {
+      form: { name: 'Ada', email: 'ada@example.test', password: 'correct horse battery' },
+    });
+    const page = await (await session.browse('/admin/sources')).text();
+    expect(page).toContain('data-source="echo"');
+    expect(page).toContain(
+      "This upstream comes from the gateway's config file: change its settings there.",
+    );
+    expect(page).not.toContain('action="/admin/sources/echo/settings"');
+
+    // A post anyway gets the API's refusal as the page's error message.
+    await session.browse('/admin/sources/echo/settings', { method: 'POST', form: {} });
+    expect(await (await session.browse('/admin/sources')).text()).toContain(
+      'Source &quot;echo&quot; comes from the gateway&#39;s config file: change its settings there',
+    );
   });
 });
