@@ -198,7 +198,9 @@ describe("the Sources page's settings form", () => {
   it('offers no form for a stdio upstream, whose settings live in the config file', async () => {
     const script = join(tmpdir(), `echo-${crypto.randomUUID()}.cjs`);
     const config = join(tmpdir(), `gateway-echo-${crypto.randomUUID()}.mjs`);
-    onTestFinished(() => Promise.all([script, config].map((file) => rm(file, { force: true }))));
+    onTestFinished(async () => {
+      await Promise.all([script, config].map((file) => rm(file, { force: true })));
+    });
     await writeFile(
       script,
       `let buffer = '';
