@@ -35,6 +35,7 @@ describe('the gateway program', () => {
       'connections',
       'endpoints',
       'roles',
+      'sources',
       'invites',
       'approvals',
       'tools',
@@ -68,6 +69,8 @@ describe('the gateway program', () => {
       'roles list',
       'roles set',
       'roles assign',
+      'sources list',
+      'sources set',
       'invites create',
       'invites list',
       'invites revoke',
@@ -115,6 +118,8 @@ describe('the gateway program', () => {
       'roles list',
       'roles set',
       'roles assign',
+      'sources list',
+      'sources set',
       'invites create',
       'invites list',
       'invites revoke',
@@ -185,7 +190,7 @@ describe('exit codes and error lines', () => {
     }
   });
 
-  it('exits 2 for a bad --url and for a role without patterns', async () => {
+  it('exits 2 for a bad --url, a role without patterns and a source set without a setting', async () => {
     const env = userEnv(await makeTempDir());
     await expect(run(['login', '--url', 'gateway.example.com'], { env })).resolves.toEqual({
       code: 2,
@@ -198,6 +203,19 @@ describe('exit codes and error lines', () => {
       code: 2,
       err: 'error: Give the role at least one --pattern, e.g. --pattern "weather.**"\n',
     });
+    // `sources set` without a setting, before anything is sent (issue 16 follow-up).
+    await expect(run(['sources', 'set', 'linear'], { env })).resolves.toEqual({
+      code: 2,
+      out: '',
+      err: 'error: Say what to change: --approval <tool...>, --no-approval, --service-accounts or --no-service-accounts\n',
+    });
+    // Each setting counts: past the usage check, the command looks for the sign-in.
+    for (const flags of [['--no-approval'], ['--approval', 'a', 'b'], ['--no-service-accounts']]) {
+      await expect(run(['sources', 'set', 'linear', ...flags], { env })).resolves.toMatchObject({
+        code: 4,
+        err: 'error: Not signed in. Run `gateway login`.\n',
+      });
+    }
     const group = await run(['endpoints'], { env });
     expect(group.code).toBe(2);
     expect(group.err).toContain('Usage: gateway endpoints');

@@ -523,6 +523,70 @@ function declareUserCommands(
     await runRolesAssign({ ...account, userId, roleId, ...flags });
   });
 
+  const sources = program
+    .command('sources')
+    .helpCommand(false)
+    .summary("list sources, change an upstream's settings (admins)")
+    .description(
+      'List where tools come from: plugins and upstream MCP servers (admins). Change which tools of an upstream MCP server ask before running, and whether service accounts may use them.',
+    )
+    .addHelpText(
+      'after',
+      examples(
+        'gateway sources list',
+        'gateway sources set <id> --approval <tool> --service-accounts',
+        'gateway sources set <id> --no-approval',
+      ),
+    );
+  signedInFlags(
+    sources
+      .command('list')
+      .summary('list sources')
+      .description(
+        'List every registered source: ID, TYPE (plugin or mcp), NAMESPACE, STATUS (ok or degraded for an upstream, serving or plugin not loaded for a plugin) and how many TOOLS it serves.',
+      )
+      .addHelpText('after', examples('gateway sources list', 'gateway sources list --json')),
+  ).action(async (flags: UrlFlags) => {
+    const { runSourcesList } = await import('./commands/sources/index.js');
+    await runSourcesList({ ...account, ...flags });
+  });
+  signedInFlags(
+    sources
+      .command('set')
+      .summary("change an upstream MCP source's settings")
+      .description(
+        "Change an upstream MCP source's settings (admins). --approval replaces the tools that ask for approval before running (upstream tool names, or their served paths); --no-approval empties it. Tools annotated destructiveHint: true ask anyway. Settings not given stay as they are.",
+      )
+      .argument('<id>', 'the source id (see `gateway sources list`)')
+      .option('--approval <tool...>', 'the tools that ask before running, replacing the list')
+      .option('--no-approval', 'no tool asks before running (besides destructive ones)')
+      .option('--service-accounts', 'service accounts may use its tools')
+      .option('--no-service-accounts', 'service accounts may not use its tools')
+      .addHelpText(
+        'after',
+        examples(
+          'gateway sources set linear --approval create_issue delete_issue',
+          'gateway sources set linear --no-approval --service-accounts',
+          'gateway sources set linear --no-service-accounts --json',
+        ),
+      ),
+  ).action(
+    async (
+      id: string,
+      flags: UrlFlags & { approval?: string[] | false; serviceAccounts?: boolean },
+    ) => {
+      const { runSourcesSet } = await import('./commands/sources/index.js');
+      await runSourcesSet({
+        ...account,
+        id,
+        url: flags.url,
+        json: flags.json,
+        approval: flags.approval === false ? [] : flags.approval,
+        serviceAccounts: flags.serviceAccounts,
+      });
+    },
+  );
+
   const invites = program
     .command('invites')
     .helpCommand(false)

@@ -11,7 +11,7 @@ export type Fetch = typeof fetch;
 
 /** One request to the gateway. */
 export interface ApiRequest<T> {
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   path: string;
   query?: Record<string, string | undefined>;
   body?: unknown;

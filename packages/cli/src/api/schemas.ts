@@ -202,3 +202,27 @@ const invite = z.looseObject({
 export const inviteCreated = z.looseObject({ invite, url: z.string() });
 /** `GET /api/invites`. */
 export const inviteList = z.looseObject({ invites: z.array(invite) });
+
+const source = z.looseObject({
+  id: z.string(),
+  type: z.string(),
+  namespace: z.string(),
+  pluginId: z.string().nullable(),
+  mounted: z.boolean(),
+  tools: z.array(z.string()),
+  /** An upstream MCP source's settings and health; absent for a plugin. */
+  upstream: z
+    .looseObject({
+      health: z.looseObject({ state: z.string() }),
+      approvalRequired: z.array(z.string()),
+      serviceAccountAllowed: z.boolean(),
+      mappedNames: z.record(z.string(), z.string()),
+    })
+    .optional(),
+});
+export type Source = z.infer<typeof source>;
+
+/** `GET /api/registry/sources`. */
+export const sourceList = z.looseObject({ sources: z.array(source) });
+/** `PATCH /api/registry/sources/:id`. */
+export const sourceUpdated = z.looseObject({ source });

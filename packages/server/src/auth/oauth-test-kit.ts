@@ -137,7 +137,8 @@ export class CookieJar {
 /** Sends requests to the gateway like a browser: with its cookies, keeping new ones. */
 export type Browse = (
   url: string,
-  init?: { method?: string; body?: unknown; form?: Record<string, string> },
+  /** `form` as pairs sends a field more than once (checkboxes sharing a name). */
+  init?: { method?: string; body?: unknown; form?: Record<string, string> | [string, string][] },
 ) => Promise<Response>;
 
 /**

@@ -5,6 +5,7 @@
  */
 
 export { loginAtProvider } from '../auth/testing/oidc-provider-server.js';
+export { startFakeUpstream } from '../upstream/testing/fake-upstream.js';
 export { startUpstreamAuthorizationServer } from '../upstream-oauth/testing/authorization-server.js';
 export { startProtectedUpstream } from '../upstream-oauth/testing/protected-upstream.js';
 export { captureLogLine, rememberSecret } from './known-secrets.js';

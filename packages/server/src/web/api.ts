@@ -30,7 +30,7 @@ export interface ApiClient {
    * @throws ApiError when the API answers with an error.
    */
   send<T>(
-    method: 'POST' | 'PUT' | 'DELETE',
+    method: 'POST' | 'PUT' | 'PATCH' | 'DELETE',
     path: string,
     body: unknown,
     schema: z.ZodType<T>,

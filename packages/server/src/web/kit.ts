@@ -136,6 +136,20 @@ export async function readForm(c: AppContext): Promise<Record<string, string>> {
 }
 
 /**
+ * Every value of the form field `name`, in order: a field sent several times, like checkboxes
+ * sharing a name, which {@link readForm} keeps only the last of. (Hono keeps the body, so this
+ * reads it again after `readForm`.)
+ *
+ * @example
+ * const names = await readFormValues(ctx.c, 'approvalRequired');
+ */
+export async function readFormValues(c: AppContext, name: string): Promise<string[]> {
+  const type = c.req.header('content-type') ?? '';
+  if (!type.startsWith('application/x-www-form-urlencoded')) return [];
+  return new URLSearchParams(await readBodyText(c)).getAll(name);
+}
+
+/**
  * A form post of a signed-in user (the front door has already refused posts from other sites),
  * handled; an API error goes back to `back` with its message.
  */

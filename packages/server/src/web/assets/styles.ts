@@ -91,6 +91,8 @@ button[value=deny]{background:var(--surface);color:var(--danger);border-color:va
 .tools li:last-child{border-bottom:0}
 .tool-title{display:flex;flex-wrap:wrap;gap:.25rem .6rem;align-items:center}
 .tool-title p{margin:0}
+/* an upstream's tool names can be one long word: they wrap instead of widening a phone's page */
+.tool-title>*{min-width:0;overflow-wrap:anywhere}
 /* relative: a visually hidden label inside scrolls with the table instead of widening the page */
 .table-wrap{overflow-x:auto;position:relative}
 table{width:100%;border-collapse:collapse;font-size:.95rem}
@@ -98,6 +100,11 @@ th,td{text-align:left;padding:.55rem .5rem;border-bottom:1px solid var(--border)
 th{font-size:.8rem;text-transform:uppercase;letter-spacing:.03em;color:var(--muted)}
 td form{margin:0}
 td code{white-space:nowrap}
+fieldset{border:0;margin:.75rem 0 0;padding:0;min-width:0}
+legend{font-weight:600;padding:0}
+label.check{display:flex;gap:.5rem;align-items:flex-start;font-weight:400;margin:.4rem 0}
+label.check input{flex:none;width:1.1rem;height:1.1rem;margin:.15rem 0 0}
+label.check code{overflow-wrap:anywhere}
 .inline-form{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center}
 .inline-form label{margin:0}
 .inline-form select{width:auto;min-width:9rem;max-width:100%}

@@ -5,8 +5,9 @@
  * every page has an accessible name (read from chromium's own accessibility tree).
  */
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { rememberSecret } from '../../testing/known-secrets.js';
+import { startFakeUpstream } from '../../upstream/testing/fake-upstream.js';
 import {
   type BrowserWorld,
   DESKTOP,
@@ -114,6 +115,28 @@ async function postAs(
 afterAll(async () => {
   await bw?.close();
 });
+
+/**
+ * An upstream MCP source, so /admin/sources shows its settings form: a tool with a mapped name
+ * that asks before running, and one with a long name. Removed when the test ends (its fake
+ * upstream stops then too).
+ */
+async function withUpstreamSource(): Promise<void> {
+  const fake = await startFakeUpstream([
+    { name: 'create-issue', behaviour: { kind: 'answer' } },
+    { name: 'search_every_issue_of_every_project_by_text', behaviour: { kind: 'answer' } },
+  ]);
+  await bw.api('POST', '/api/registry/sources', {
+    type: 'mcp',
+    id: 'issues',
+    namespace: 'issues',
+    url: fake.url,
+    approvalRequired: ['create-issue'],
+  });
+  onTestFinished(async () => {
+    await bw.api('DELETE', '/api/registry/sources/issues');
+  });
+}
 
 // Browser-side code is passed as text: the server package compiles without the DOM library.
 
@@ -230,6 +253,7 @@ const LOW_CONTRAST = `(() => {
 
 describe('phone width and accessibility in a real browser', () => {
   it('fits every page into a 375 px wide screen', async () => {
+    await withUpstreamSource();
     const wide: string[] = [];
     const check = async (page: Page, label: string) => {
       const { by, first } = await overflow(page);
@@ -326,6 +350,7 @@ describe('phone width and accessibility in a real browser', () => {
   });
 
   it('gives every control on every page an accessible name', async () => {
+    await withUpstreamSource();
     const { page } = admin;
     await page.setViewportSize(DESKTOP);
     const unnamed: string[] = [];
@@ -359,9 +384,21 @@ describe('phone width and accessibility in a real browser', () => {
     await page.goto('/endpoints');
     expect(await page.getByLabel(/^Name/).getAttribute('name')).toBe('name');
     expect(await page.getByLabel(/^Description/).getAttribute('name')).toBe('description');
+    // The settings of an upstream source (issue 16 follow-up): each tool's box by its path.
+    await page.goto('/admin/sources');
+    const settings = page.locator('[data-source-settings="issues"]');
+    expect(await settings.getByRole('checkbox', { name: /issues\.create_issue/ }).isChecked()).toBe(
+      true,
+    );
+    expect(
+      await settings
+        .getByRole('checkbox', { name: 'Service accounts may use its tools' })
+        .isChecked(),
+    ).toBe(false);
   });
 
   it('keeps all text at WCAG AA contrast on every page', async () => {
+    await withUpstreamSource();
     const { page } = admin;
     await page.setViewportSize(DESKTOP);
     const low: string[] = [];

@@ -69,6 +69,8 @@ export async function startWebTestWorld(): Promise<WebTestWorld> {
         LINEAR_TOKEN_URL: `${issuer}/token`,
         LINEAR_USERINFO_URL: `${issuer}/userinfo`,
         MAPS_API_KEY: MAPS_SERVER_KEY,
+        // The fake upstream MCP servers of the tests listen on 127.0.0.1.
+        GATEWAY_UPSTREAM_ALLOW_PRIVATE: 'true',
       },
     });
   } catch (error) {

@@ -1,5 +1,8 @@
 /** Issue 16: the admin pages list upstream sources with their status; their tools show in Tools. */
-import { describe, expect, it } from 'vitest';
+import { rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { browser } from '../../../auth/oauth-test-kit.js';
 import { rememberSecret } from '../../../testing/known-secrets.js';
 import { createTestGateway } from '../../../testing/test-gateway.js';
@@ -50,5 +53,192 @@ describe('the Sources admin page', () => {
     const tools = await (await session.browse('/tools')).text();
     expect(tools).toContain('sums.search');
     expect(tools).toContain('data-provider="sumsapi"');
+  });
+});
+
+/** A gateway with the upstream `sums` (tools `get-sum` and `search`) and Ada, its first user (admin). */
+async function sumsGateway() {
+  const fake = await startFakeUpstream([
+    { name: 'get-sum', behaviour: { kind: 'answer' } },
+    { name: 'search', behaviour: { kind: 'answer' } },
+  ]);
+  const gw = await createTestGateway({ env: { GATEWAY_UPSTREAM_ALLOW_PRIVATE: 'true' } });
+  const registered = await gw.request('POST', '/api/registry/sources', {
+    as: 'service',
+    body: {
+      type: 'mcp',
+      id: 'sums',
+      namespace: 'sums',
+      url: fake.url,
+      approvalRequired: ['search'],
+    },
+  });
+  expect(registered.status).toBe(201);
+  const session = browser(gw.fetch, ORIGIN);
+  await session.browse('/sign-up', {
+    form: { name: 'Ada', email: 'ada@example.test', password: 'correct horse battery' },
+  });
+  return { gw, session };
+}
+
+async function upstreamOf(gw: Awaited<ReturnType<typeof sumsGateway>>['gw']) {
+  const res = await gw.request('GET', '/api/registry/sources', { as: 'service' });
+  const { sources } = (await res.json()) as {
+    sources: {
+      id: string;
+      upstream?: { approvalRequired: string[]; serviceAccountAllowed: boolean };
+    }[];
+  };
+  return sources.find((source) => source.id === 'sums')?.upstream;
+}
+
+// Issue 16 follow-up: an upstream's settings were changed by API only.
+describe("the Sources page's settings form", () => {
+  it('shows each tool with its upstream name, ticked when it asks, and saves a change', async () => {
+    const { gw, session } = await sumsGateway();
+    const page = await (await session.browse('/admin/sources')).text();
+    expect(page).toContain('<a class="small" href="#settings-sums">Settings of sums</a>');
+    expect(page).toContain('<form method="post" action="/admin/sources/sums/settings">');
+    expect(page).toContain(
+      '<input type="checkbox" id="settings-sums-tool-1" name="approvalRequired" value="get-sum">',
+    );
+    expect(page).toContain(
+      '<input type="checkbox" id="settings-sums-tool-2" name="approvalRequired" value="search" checked>',
+    );
+    expect(page).toContain('(upstream name <code>get-sum</code>)');
+    expect(page).toContain(
+      '<input type="checkbox" id="settings-sums-service-accounts" name="serviceAccountAllowed" value="true">',
+    );
+    expect(page).toContain('<code>destructiveHint: true</code> ask anyway');
+
+    // Both tools ticked, service accounts allowed.
+    const saved = await session.browse('/admin/sources/sums/settings', {
+      form: [
+        ['approvalRequired', 'get-sum'],
+        ['approvalRequired', 'search'],
+        ['serviceAccountAllowed', 'true'],
+      ],
+    });
+    expect(saved.status).toBe(303);
+    expect(saved.headers.get('location')).toBe('/admin/sources#settings-sums');
+    expect(await upstreamOf(gw)).toMatchObject({
+      approvalRequired: ['get-sum', 'search'],
+      serviceAccountAllowed: true,
+    });
+    const after = await (await session.browse('/admin/sources')).text();
+    expect(after).toContain(
+      'Source “sums” saved: get-sum now asks before running; service accounts may now use its tools.',
+    );
+    expect(after).toContain('name="approvalRequired" value="get-sum" checked>');
+    expect(after).toContain('name="serviceAccountAllowed" value="true" checked>');
+    // The tool now asks before running: it is listed as destructive.
+    const admin = await gw.createUser({ admin: true });
+    const resolved = await gw.request('GET', `/api/policy/resolve?userId=${admin.id}`, {
+      as: admin,
+    });
+    const { tools } = (await resolved.json()) as {
+      tools: { path: string; destructive: boolean }[];
+    };
+    expect(tools.find((tool) => tool.path === 'sums.get_sum')?.destructive).toBe(true);
+
+    // Nothing ticked: none ask, service accounts kept out again.
+    await session.browse('/admin/sources/sums/settings', { method: 'POST', form: {} });
+    expect(await upstreamOf(gw)).toMatchObject({
+      approvalRequired: [],
+      serviceAccountAllowed: false,
+    });
+    expect(await (await session.browse('/admin/sources')).text()).toContain(
+      'Source “sums” saved: get-sum, search no longer ask before running; service accounts may no longer use its tools.',
+    );
+  });
+
+  it("shows the API's refusal as an error message, never a 5xx", async () => {
+    const { session } = await sumsGateway();
+    const unknown = await session.browse('/admin/sources/nope/settings', {
+      method: 'POST',
+      form: {},
+    });
+    expect(unknown.status).toBe(303);
+    expect(unknown.headers.get('location')).toBe('/admin/sources');
+    const page = await (await session.browse('/admin/sources')).text();
+    expect(page).toMatch(/class="notice error"[^>]*>No registered source &quot;nope&quot;</);
+  });
+
+  it('refuses a forged cross-origin post and a non-admin', async () => {
+    const { gw, session } = await sumsGateway();
+    const forged = await gw.fetch(
+      new Request(`${ORIGIN}/admin/sources/sums/settings`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          cookie: session.jar.header(),
+          origin: 'https://evil.example',
+        },
+        body: 'serviceAccountAllowed=true',
+      }),
+    );
+    expect(forged.status).toBe(403);
+
+    const bob = browser(gw.fetch, ORIGIN);
+    await bob.browse('/sign-up', {
+      form: { name: 'Bob', email: 'bob@example.test', password: 'correct horse battery' },
+    });
+    expect((await bob.browse('/admin/sources')).status).toBe(403);
+    const refused = await bob.browse('/admin/sources/sums/settings', {
+      form: { serviceAccountAllowed: 'true' },
+    });
+    expect(refused.status).toBe(303);
+    expect(await (await bob.browse('/tools')).text()).toContain('Only an admin may do this.');
+    expect(await upstreamOf(gw)).toMatchObject({
+      approvalRequired: ['search'],
+      serviceAccountAllowed: false,
+    });
+  });
+
+  it('offers no form for a stdio upstream, whose settings live in the config file', async () => {
+    const script = join(tmpdir(), `echo-${crypto.randomUUID()}.cjs`);
+    const config = join(tmpdir(), `gateway-echo-${crypto.randomUUID()}.mjs`);
+    onTestFinished(async () => {
+      await Promise.all([script, config].map((file) => rm(file, { force: true })));
+    });
+    await writeFile(
+      script,
+      `let buffer = '';
+const send = (message) => process.stdout.write(JSON.stringify(message) + '\\n');
+process.stdin.on('data', (chunk) => {
+  buffer += chunk;
+  let end;
+  while ((end = buffer.indexOf('\\n')) >= 0) {
+    const message = JSON.parse(buffer.slice(0, end));
+    buffer = buffer.slice(end + 1);
+    if (message.id === undefined) continue;
+    send({ jsonrpc: '2.0', id: message.id, result: message.method === 'initialize'
+      ? { protocolVersion: message.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'echo', version: '1' } }
+      : { tools: [{ name: 'say', inputSchema: { type: 'object' } }] } });
+  }
+});
+`,
+    );
+    await writeFile(
+      config,
+      `export default { upstreams: [{ id: 'echo', namespace: 'echo', command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(script)}] }] };\n`,
+    );
+    const gw = await createTestGateway({ configFile: config });
+    const session = browser(gw.fetch, ORIGIN);
+    await session.browse('/sign-up', {
+      form: { name: 'Ada', email: 'ada@example.test', password: 'correct horse battery' },
+    });
+    const page = await (await session.browse('/admin/sources')).text();
+    expect(page).toContain('data-source="echo"');
+    expect(page).toContain(
+      "This upstream comes from the gateway's config file: change its settings there.",
+    );
+    expect(page).not.toContain('action="/admin/sources/echo/settings"');
+
+    // A post anyway gets the API's refusal as the page's error message.
+    await session.browse('/admin/sources/echo/settings', { method: 'POST', form: {} });
+    expect(await (await session.browse('/admin/sources')).text()).toContain(
+      'Source &quot;echo&quot; comes from the gateway&#39;s config file: change its settings there',
+    );
   });
 });

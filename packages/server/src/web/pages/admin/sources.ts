@@ -3,10 +3,12 @@ import { pill, time } from '../../components.js';
 import { type Html, html } from '../../html.js';
 import { page, type WebKit } from '../../kit.js';
 import { adminHead } from './admin-nav.js';
+import { mountSourceSettings, sourceSettingsCard } from './source-settings.js';
 
 /**
  * The sources: every plugin registration and upstream MCP server (issue 16), with what each
- * serves on this instance and, for an upstream, its address, auth kind and health.
+ * serves on this instance and, for an upstream, its address, auth kind and health, and a form
+ * for its settings (which tools ask before running, whether service accounts may use them).
  */
 export function mountSourcesPage(kit: WebKit): void {
   kit.app.get(
@@ -41,7 +43,7 @@ ${
             ? html`plugin <code>${source.pluginId ?? ''}</code>`
             : html`MCP (${upstream.transport})${upstream.url === null ? '' : html`<br><code class="small">${upstream.url}</code>`}<br><span class="small muted">auth ${upstream.auth?.kind ?? 'none'}${upstream.auth?.kind === 'header' ? html`: <code>${upstream.auth.provider}</code> in <code>${upstream.auth.header}</code>` : upstream.auth?.kind === 'oauth' ? html`: each user connects their own account${upstream.auth.clientId === undefined ? '' : html` (client <code>${upstream.auth.clientId}</code>)`}` : ''}</span>`
         }</td>
-<td>${status}${upstream === undefined ? '' : upstream.auth?.kind === 'oauth' && upstream.toolsFetchedAt === null ? html`<br><span class="small muted">Tool list: when the first user connects</span>` : html`<br><span class="small muted">Tool list fetched ${time(upstream.toolsFetchedAt)}</span>`}</td>
+<td>${status}${upstream === undefined ? '' : upstream.auth?.kind === 'oauth' && upstream.toolsFetchedAt === null ? html`<br><span class="small muted">Tool list: when the first user connects</span>` : html`<br><span class="small muted">Tool list fetched ${time(upstream.toolsFetchedAt)}</span>`}${upstream === undefined ? '' : html`<br><a class="small" href="#settings-${source.id}">Settings of ${source.id}</a>`}</td>
 <td>${source.tools.length} tool${source.tools.length === 1 ? '' : 's'}<details><summary class="small">Show</summary><ul class="small">${source.tools.map(
           (path) =>
             html`<li><code>${path}</code>${mapped.some(([served]) => served === path) ? html` <span class="muted">(upstream name <code>${upstream?.mappedNames[path] ?? ''}</code>)</span>` : ''}</li>`,
@@ -49,10 +51,12 @@ ${
 </tr>`;
       })}</tbody></table></div>`
 }
-</section>`;
+</section>
+${sources.map(sourceSettingsCard)}`;
         return ctx.render({ title: 'Sources', active: 'admin', body });
       },
       { admin: true },
     ),
   );
+  mountSourceSettings(kit);
 }

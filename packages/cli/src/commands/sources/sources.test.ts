@@ -1,0 +1,139 @@
+/** Issue 16 follow-up: an upstream source's settings change from the CLI, not by API only. */
+import { definePlugin, defineTool } from '@gateway/sdk';
+import { startFakeUpstream } from '@gateway/server/testing';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { main } from '../../main.js';
+import { cliFailure, signInCli } from '../../test-support/cli-user.js';
+import { registerPlugin, SERVICE_SECRET, startGateway } from '../../test-support/gateway-server.js';
+import { runSourcesList, runSourcesSet } from './index.js';
+
+const notes = definePlugin({
+  id: 'notes',
+  name: 'Notes',
+  description: 'Notes.',
+  tools: [
+    defineTool({
+      path: 'notes.list',
+      name: 'List Notes',
+      description: 'Lists notes.',
+      inputSchema: z.object({}),
+      handler: async () => ({ notes: [] }),
+    }),
+  ],
+});
+
+/** A gateway with the plugin `notes` and the upstream `sums` (`get-sum`, `search`), and its admin. */
+async function gatewayWithSources() {
+  const fake = await startFakeUpstream([
+    { name: 'get-sum', behaviour: { kind: 'answer' } },
+    { name: 'search', behaviour: { kind: 'answer' } },
+  ]);
+  const { url } = await startGateway({
+    plugins: [notes],
+    env: { GATEWAY_UPSTREAM_ALLOW_PRIVATE: 'true' },
+  });
+  await registerPlugin(url, 'notes');
+  const registered = await fetch(`${url}/api/registry/sources`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${SERVICE_SECRET}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ type: 'mcp', id: 'sums', namespace: 'sums', url: fake.url }),
+  });
+  expect(registered.status).toBe(201);
+  const admin = await signInCli(url, 'admin@example.test');
+  return { url, admin };
+}
+
+describe('gateway sources', () => {
+  it('lists plugins and upstreams with their status and tool count', async () => {
+    const { admin } = await gatewayWithSources();
+    const listed = admin.options();
+    await runSourcesList(listed);
+    expect(listed.io.out()).toMatch(
+      /^ID\s+TYPE\s+NAMESPACE\s+STATUS\s+TOOLS\nnotes\s+plugin\s+notes\s+serving\s+1\nsums\s+mcp\s+sums\s+ok\s+2\n$/,
+    );
+    const json = admin.options();
+    await runSourcesList({ ...json, json: true });
+    const { sources } = JSON.parse(json.io.out());
+    expect(sources[1]).toMatchObject({
+      id: 'sums',
+      tools: ['sums.get_sum', 'sums.search'],
+      upstream: { approvalRequired: [], serviceAccountAllowed: false },
+    });
+  });
+
+  it('sets which tools ask before running and whether service accounts may use them', async () => {
+    const { admin } = await gatewayWithSources();
+    const set = admin.options();
+    // A served path stands for its upstream name.
+    await runSourcesSet({
+      ...set,
+      id: 'sums',
+      approval: ['sums.get_sum', 'search'],
+      serviceAccounts: true,
+    });
+    expect(set.io.out()).toBe(
+      '✓ Source sums: get-sum search ask before running (besides those annotated destructive); service accounts may use its tools\n',
+    );
+
+    // A setting left out stays; --no-approval empties the list.
+    const cleared = admin.options();
+    const source = await runSourcesSet({ ...cleared, id: 'sums', approval: [], json: true });
+    expect(source.upstream).toMatchObject({ approvalRequired: [], serviceAccountAllowed: true });
+    expect(JSON.parse(cleared.io.out()).source.upstream.approvalRequired).toEqual([]);
+  });
+
+  it('runs as docs/cli.md shows it, from the command line', async () => {
+    const { url, admin } = await gatewayWithSources();
+    const cli = async (...argv: string[]) => {
+      const { io } = admin.options();
+      const code = await main([...argv, '--url', url], io, admin.home, { keychain: null });
+      return { code, out: io.out(), err: io.err() };
+    };
+    await expect(
+      cli('sources', 'set', 'sums', '--approval', 'get-sum', 'search', '--service-accounts'),
+    ).resolves.toEqual({
+      code: 0,
+      out: '✓ Source sums: get-sum search ask before running (besides those annotated destructive); service accounts may use its tools\n',
+      err: '',
+    });
+    await expect(cli('sources', 'set', 'sums', '--no-approval')).resolves.toMatchObject({
+      code: 0,
+      out: '✓ Source sums: no tools ask before running (besides those annotated destructive); service accounts may use its tools\n',
+    });
+    const listed = await cli('sources', 'list');
+    expect(listed.code).toBe(0);
+    expect(listed.out).toMatch(/\nsums\s+mcp\s+sums\s+ok\s+2\n/);
+  });
+
+  it('says what to pass, names the list for an unknown id, and keeps non-admins out', async () => {
+    const { url, admin } = await gatewayWithSources();
+    const nothing = await cliFailure(runSourcesSet({ ...admin.options(), id: 'sums' }));
+    expect(nothing.exitCode).toBe(2);
+    expect(nothing.message).toBe(
+      'Say what to change: --approval <tool...>, --no-approval, --service-accounts or --no-service-accounts',
+    );
+
+    const unknown = await cliFailure(
+      runSourcesSet({ ...admin.options(), id: 'nope', serviceAccounts: true }),
+    );
+    expect(unknown.exitCode).toBe(1);
+    expect(unknown.message).toBe('No registered source "nope"; see `gateway sources list`');
+
+    const plugin = await cliFailure(
+      runSourcesSet({ ...admin.options(), id: 'notes', approval: ['list'] }),
+    );
+    expect(plugin.exitCode).toBe(1);
+    expect(plugin.message).toMatch(/^The gateway refused the request: Source "notes" is a plugin/);
+
+    const ada = await signInCli(url, 'ada@example.test');
+    for (const attempt of [
+      () => runSourcesList(ada.options()),
+      () => runSourcesSet({ ...ada.options(), id: 'sums', serviceAccounts: true }),
+    ]) {
+      const refused = await cliFailure(attempt());
+      expect(refused.exitCode).toBe(4);
+      expect(refused.message).toBe('Not allowed: Only an admin may do this');
+    }
+  });
+});
