@@ -158,6 +158,20 @@ describe('an upstream that offers 2026-07-28', () => {
     expect(JSON.stringify(result.content)).toContain('did not finish within');
     await expect.poll(() => upstream.stopped, { timeout: 3000 }).toBe(1);
   });
+
+  it('has its tool list fetched again when it says the list changed (subscriptions/listen)', async () => {
+    const upstream = await startModernUpstream();
+    const gw = await startMcpGateway({ env: ALLOW_PRIVATE });
+    expect(await register(gw.url, 'mod', upstream.url)).toBe(201);
+    await expect.poll(() => upstream.listening, { timeout: 3000 }).toBe(1);
+    const alice = await gw.user({ admin: true });
+    const client = await connectV2(gw.url, alice.mcpToken);
+    upstream.addTool('later');
+    const names = async () => (await client.listTools()).tools.map((tool) => tool.name);
+    await expect.poll(names, { timeout: 5000 }).toContain('mod.later');
+    const ran = await client.callTool({ name: 'mod.later', arguments: {} });
+    expect(ran.content).toEqual([{ type: 'text', text: 'later ran' }]);
+  });
 });
 
 describe('an upstream that speaks 2025 only', () => {

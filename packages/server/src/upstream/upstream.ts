@@ -5,6 +5,7 @@ import {
   Client,
   type DiscoverResult,
   LOG_LEVEL_META_KEY,
+  type McpSubscription,
   type Tool as McpTool,
   ProtocolError,
   ProtocolErrorCode,
@@ -37,6 +38,8 @@ const IDLE_MS = 60_000;
 const MAX_KEYS = 500;
 const MAX_TOOLS = 1000;
 const MAX_LIST_PAGES = 20;
+/** A `subscriptions/listen` stream the upstream ended is opened again this many times. */
+const MAX_RELISTENS = 3;
 /**
  * The log level a 2026-07-28 call asks the upstream for: every line, as a 2025 session (which the
  * gateway never sends `logging/setLevel`) gets; the calling client's own level filters them.
@@ -96,6 +99,10 @@ export class Upstream {
   /** Calls a stdio process serves now (its log lines go to a call only while it is alone). */
   readonly #stdioCalls = new Set<SourceCall>();
   #era: Era | undefined;
+  /** The 2026-07-28 `subscriptions/listen` stream for tool list changes, open or opening. */
+  #subscription: Promise<McpSubscription | undefined> | undefined;
+  #relistens = 0;
+  #relisten: ReturnType<typeof setTimeout> | undefined;
   #shared: Promise<Connection> | undefined;
   #sweeper: ReturnType<typeof setInterval> | undefined;
   #closed = false;
@@ -130,13 +137,17 @@ export class Upstream {
    */
   async listTools(credential: string | undefined): Promise<McpTool[]> {
     const connection = await this.#checkout(credential, undefined);
+    // The credential the list is fetched with is the one to hear its changes with.
+    if (connection.modern) this.#listen(connection);
     const tools: McpTool[] = [];
     try {
       let cursor: string | undefined;
       for (let page = 0; page < MAX_LIST_PAGES; page++) {
         const answer = await connection.client.listTools(cursor === undefined ? {} : { cursor }, {
           timeout: CONNECT_TIMEOUT_MS,
-          cacheMode: 'refresh',
+          // Not kept in the client: calls would then check each result against its tool's output
+          // schema (the gateway forwards results as they are, as it always has) at a cost per call.
+          cacheMode: 'bypass',
           ...this.#credentialHeaders(connection, credential),
         });
         tools.push(...answer.tools);
@@ -284,10 +295,56 @@ export class Upstream {
     return this.#current.getStore();
   }
 
+  /**
+   * Opens the 2026-07-28 stream on which the upstream says its tool list changed
+   * (`subscriptions/listen`), when it offers that and none is open. A stream the upstream ends is
+   * opened again a few times; after that the scheduled refresh still notices changes.
+   */
+  #listen(connection: Connection): void {
+    const { target } = this.#options;
+    if (this.#subscription !== undefined || this.#closed || target.kind !== 'http') return;
+    // An oauth source's list is only ever fetched with a connecting user's token.
+    if (target.auth.kind === 'oauth') return;
+    const era = this.#era;
+    if (era?.kind !== 'modern' || era.discover.capabilities.tools?.listChanged !== true) return;
+    const opening = this.#current
+      .exit(() =>
+        connection.client.listen({ toolsListChanged: true }, { timeout: CONNECT_TIMEOUT_MS }),
+      )
+      .then(
+        (subscription) => {
+          void subscription.closed.then((how) => {
+            if (this.#subscription !== opening) return;
+            this.#subscription = undefined;
+            if (how !== 'remote' || connection.closed || this.#relistens >= MAX_RELISTENS) return;
+            this.#relisten = setTimeout(
+              () => this.#listen(connection),
+              1000 * 2 ** this.#relistens,
+            );
+            this.#relisten.unref();
+            this.#relistens++;
+          });
+          return subscription;
+        },
+        (error: unknown) => {
+          if (this.#subscription === opening) this.#subscription = undefined;
+          this.#options.logger.info('upstream tool list changes not heard', {
+            sourceId: this.id,
+            error: reasonOf(error),
+          });
+          return undefined;
+        },
+      );
+    this.#subscription = opening;
+  }
+
   /** Closes every connection (and stops a stdio upstream's process). */
   async close(): Promise<void> {
     this.#closed = true;
     clearInterval(this.#sweeper);
+    clearTimeout(this.#relisten);
+    // Closing its client ends the listen stream; nothing more is said to an upstream being left.
+    this.#subscription = undefined;
     const all = [...this.#idle.values()].flat();
     this.#idle.clear();
     const modern = [...this.#modern.values()];

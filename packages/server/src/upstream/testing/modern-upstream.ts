@@ -29,6 +29,10 @@ export interface ModernUpstream {
   received: ReceivedRequest[];
   /** How many `slow` calls saw their request cancelled. */
   readonly stopped: number;
+  /** Lists one more tool and tells `subscriptions/listen` streams that the list changed. */
+  addTool(name: string): void;
+  /** How many `subscriptions/listen` streams are open. */
+  readonly listening: number;
 }
 
 /**
@@ -42,6 +46,7 @@ export interface ModernUpstream {
 export async function startModernUpstream(): Promise<ModernUpstream> {
   const received: ReceivedRequest[] = [];
   let stopped = 0;
+  const added: string[] = [];
   const handler = createMcpHandler(() => {
     const server = new McpServer(
       { name: 'modern-upstream', version: '1.0.0' },
@@ -163,6 +168,15 @@ export async function startModernUpstream(): Promise<ModernUpstream> {
         return { content: [{ type: 'text', text: 'stopped' }] };
       },
     );
+    for (const name of added) {
+      server.registerTool(
+        name,
+        { description: 'Added later.', inputSchema: z.object({}) },
+        async () => ({
+          content: [{ type: 'text', text: `${name} ran` }],
+        }),
+      );
+    }
     return server;
   });
   const fetch = async (request: Request) => {
@@ -203,6 +217,13 @@ export async function startModernUpstream(): Promise<ModernUpstream> {
     received,
     get stopped() {
       return stopped;
+    },
+    addTool(name) {
+      added.push(name);
+      handler.notify.toolsChanged();
+    },
+    get listening() {
+      return received.filter((request) => request.method === 'subscriptions/listen').length;
     },
   };
 }
