@@ -12,6 +12,7 @@ import {
   SdkError,
   SdkErrorCode,
   SdkHttpError,
+  type StandardSchemaV1,
 } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { type CallToolResult, isSpecType, type LoggingLevel } from '@modelcontextprotocol/server';
@@ -45,6 +46,15 @@ const MAX_RELISTENS = 3;
  * gateway never sends `logging/setLevel`) gets; the calling client's own level filters them.
  */
 const CALL_META = { [LOG_LEVEL_META_KEY]: 'debug' };
+
+/**
+ * A tool result as it came; {@link resultOf} checks it, once. Through `callTool` the SDK would
+ * also parse every result with its revision's schema and look up the tool's output schema and
+ * `Mcp-Param-*` declarations: a second pass over every forwarded result.
+ */
+const AS_SENT: StandardSchemaV1<unknown, unknown> = {
+  '~standard': { version: 1, vendor: 'gateway', validate: (value) => ({ value }) },
+};
 
 /** What an {@link Upstream} is made with. */
 export interface UpstreamOptions {
@@ -214,12 +224,16 @@ export class Upstream {
       const stdio = this.#options.target.kind === 'stdio';
       if (stdio) this.#stdioCalls.add(call);
       try {
-        const answer = await connection.client.callTool(
+        const answer = await connection.client.request(
           {
-            name,
-            arguments: isRecord(args) ? args : {},
-            ...(connection.modern ? { _meta: CALL_META } : {}),
+            method: 'tools/call',
+            params: {
+              name,
+              arguments: isRecord(args) ? args : {},
+              ...(connection.modern ? { _meta: CALL_META } : {}),
+            },
           },
+          AS_SENT,
           {
             signal,
             timeout: NO_SDK_TIMEOUT_MS,
