@@ -383,7 +383,9 @@ export class Upstream {
       const modern = this.#modern.get(key);
       if (modern !== undefined) {
         const connection = await modern.catch(() => undefined);
-        if (connection !== undefined && !connection.closed) return connection;
+        // A 2025 session found by a concurrent first call serves that call alone: this one
+        // gets a session of its own below.
+        if (connection?.modern === true && !connection.closed) return connection;
         if (this.#modern.get(key) === modern) this.#modern.delete(key);
       }
     }
