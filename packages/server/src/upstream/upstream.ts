@@ -158,7 +158,6 @@ export class Upstream {
           // Not kept in the client: calls would then check each result against its tool's output
           // schema (the gateway forwards results as they are, as it always has) at a cost per call.
           cacheMode: 'bypass',
-          ...this.#credentialHeaders(connection, credential),
         });
         tools.push(...answer.tools);
         cursor = answer.nextCursor;
@@ -239,7 +238,6 @@ export class Upstream {
             timeout: NO_SDK_TIMEOUT_MS,
             onprogress: (progress) =>
               call.reportProgress(progress.progress, progress.total, progress.message),
-            ...this.#credentialHeaders(connection, credential),
           },
         );
         this.#breaker.success();
@@ -273,15 +271,7 @@ export class Upstream {
     }
   }
 
-  /** A 2026-07-28 request's credential header (a 2025 session has its own on every request). */
-  #credentialHeaders(
-    connection: Connection,
-    credential: string | undefined,
-  ): { headers?: Record<string, string> } {
-    if (!connection.modern || credential === undefined) return {};
-    return { headers: this.#authHeaders(credential) };
-  }
-
+  /** The header a request carries the credential in (each client is bound to one credential). */
   #authHeaders(credential: string | undefined): Record<string, string> {
     const { target } = this.#options;
     if (target.kind !== 'http' || credential === undefined) return {};
