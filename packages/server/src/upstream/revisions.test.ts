@@ -6,20 +6,33 @@
 import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { connectV1, connectV2, startMcpGateway } from '../mcp/testing/mcp-test-kit.js';
+import { rememberSecret } from '../testing/known-secrets.js';
 import { TEST_SERVICE_SECRET } from '../testing/test-gateway.js';
+import { addConnection } from './testing/connections.js';
 import { startFakeUpstream } from './testing/fake-upstream.js';
 import { startModernUpstream } from './testing/modern-upstream.js';
 
 const ALLOW_PRIVATE = { GATEWAY_UPSTREAM_ALLOW_PRIVATE: 'true' };
 
-async function register(gatewayUrl: string, id: string, url: string): Promise<number> {
+async function register(
+  gatewayUrl: string,
+  id: string,
+  url: string,
+  auth?: Record<string, unknown>,
+): Promise<number> {
   const answer = await fetch(`${gatewayUrl}/api/registry/sources`, {
     method: 'POST',
     headers: {
       authorization: `Bearer ${TEST_SERVICE_SECRET}`,
       'content-type': 'application/json',
     },
-    body: JSON.stringify({ type: 'mcp', id, namespace: id, url }),
+    body: JSON.stringify({
+      type: 'mcp',
+      id,
+      namespace: id,
+      url,
+      ...(auth === undefined ? {} : { auth }),
+    }),
   });
   return answer.status;
 }
@@ -171,6 +184,56 @@ describe('an upstream that offers 2026-07-28', () => {
     await expect.poll(names, { timeout: 5000 }).toContain('mod.later');
     const ran = await client.callTool({ name: 'mod.later', arguments: {} });
     expect(ran.content).toEqual([{ type: 'text', text: 'later ran' }]);
+  });
+});
+
+describe('a 2026-07-28 upstream behind a credential', () => {
+  it("sends each caller's own credential on their requests only, and a 401 says to reconnect", async () => {
+    const upstream = await startModernUpstream({ refuse: 'Bearer revoked-key' });
+    rememberSecret('server-mod-key');
+    const gw = await startMcpGateway({
+      env: { ...ALLOW_PRIVATE, MODAPI_API_KEY: 'server-mod-key' },
+    });
+    const auth = { kind: 'header', provider: 'modapi', header: 'Authorization', scheme: 'Bearer' };
+    expect(await register(gw.url, 'mod', upstream.url, auth)).toBe(201);
+    const alice = await gw.user({ admin: true });
+    const carol = await gw.user({ admin: true });
+    const bob = await gw.user({ admin: true });
+    const keys = { alice: 'alice-key', carol: 'carol-key', bob: 'revoked-key' };
+    for (const [user, secret] of [
+      [alice, keys.alice],
+      [carol, keys.carol],
+      [bob, keys.bob],
+    ] as const) {
+      await addConnection(gw.gateway, { userId: user.id, toolId: 'modapi', secret });
+    }
+    const onAlice = await connectV2(gw.url, alice.mcpToken);
+    const onCarol = await connectV2(gw.url, carol.mcpToken);
+    const echo = (client: typeof onAlice, text: string) =>
+      client.callTool({ name: 'mod.echo', arguments: { text } });
+    const results = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        i % 2 === 0 ? echo(onAlice, 'alice') : echo(onCarol, 'carol'),
+      ),
+    );
+    expect(results.every((result) => result.isError !== true)).toBe(true);
+    const calls = upstream.received.filter((request) => request.method === 'tools/call');
+    expect(calls).toHaveLength(8);
+    for (const call of calls) {
+      const who = (call.arguments as { text: 'alice' | 'carol' }).text;
+      expect(call.headers.authorization).toBe(`Bearer ${keys[who]}`);
+      expect(call.headers.protocolVersion).toBe('2026-07-28');
+    }
+    // Registered by the service secret: listed (and asked its revision) with the server key.
+    expect(upstream.received[0]?.method).toBe('server/discover');
+    expect(upstream.received[0]?.headers.authorization).toBe('Bearer server-mod-key');
+
+    const onBob = await connectV2(gw.url, bob.mcpToken);
+    const refused = await echo(onBob, 'bob');
+    expect(refused.isError).toBe(true);
+    const text = JSON.stringify(refused.content);
+    expect(text).toContain('refused the credential (HTTP 401)');
+    expect(text).toContain('gateway connect modapi');
   });
 });
 

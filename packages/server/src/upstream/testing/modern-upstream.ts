@@ -21,6 +21,8 @@ export interface ReceivedRequest {
   };
   /** `_meta["io.modelcontextprotocol/protocolVersion"]` of the request, if any. */
   envelopeVersion: unknown;
+  /** A `tools/call`'s arguments. */
+  arguments: unknown;
 }
 
 /** A started {@link startModernUpstream}. */
@@ -41,9 +43,12 @@ export interface ModernUpstream {
  * tools: `echo` (structured output), `chatty` (progress and log lines tagged with its `tag`,
  * `lines` of each, `pauseMs` apart), `form` (asks a form through `input_required`), `sample`
  * (asks the client's model through `input_required`) and `slow` (runs until stopped). Records every
- * request it receives; stopped when the test ends.
+ * request it receives; a `tools/call` whose `Authorization` is `refuse` is answered 401. Stopped
+ * when the test ends.
  */
-export async function startModernUpstream(): Promise<ModernUpstream> {
+export async function startModernUpstream(
+  options: { refuse?: string } = {},
+): Promise<ModernUpstream> {
   const received: ReceivedRequest[] = [];
   let stopped = 0;
   const added: string[] = [];
@@ -196,7 +201,13 @@ export async function startModernUpstream(): Promise<ModernUpstream> {
           sessionId: header('mcp-session-id'),
         },
         envelopeVersion: meta[PROTOCOL_VERSION_META_KEY],
+        arguments: params.arguments,
       });
+      const refused =
+        options.refuse !== undefined &&
+        body.method === 'tools/call' &&
+        request.headers.get('authorization') === options.refuse;
+      if (refused) return new Response('refused', { status: 401 });
     }
     return handler.fetch(request, body === undefined ? {} : { parsedBody: body });
   };
