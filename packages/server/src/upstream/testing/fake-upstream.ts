@@ -79,11 +79,12 @@ export async function startFakeUpstream(
       method: string;
       params?: { name?: string; arguments?: unknown; protocolVersion?: string };
     };
+    // A 2026-07-28 result says it is complete.
+    const complete = (result: Record<string, unknown>) =>
+      options.claims2026 === true ? { resultType: 'complete', ...result } : result;
     const answer = (result: Record<string, unknown>) => {
-      // A 2026-07-28 result says it is complete.
-      const sent = options.claims2026 === true ? { resultType: 'complete', ...result } : result;
       response.writeHead(200, { 'content-type': 'application/json' });
-      response.end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result: sent }));
+      response.end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result: complete(result) }));
     };
     requests.push({
       method: message.method,
@@ -159,7 +160,7 @@ export async function startFakeUpstream(
           JSON.stringify({
             jsonrpc: '2.0',
             id: message.id,
-            result: { content: [{ type: 'text', text: 'x'.repeat(behaviour.bytes) }] },
+            result: complete({ content: [{ type: 'text', text: 'x'.repeat(behaviour.bytes) }] }),
           }),
         );
         return;
@@ -191,7 +192,7 @@ export async function startFakeUpstream(
           JSON.stringify({
             jsonrpc: '2.0',
             id: message.id,
-            result: { content: [{ type: 'text', text: behaviour.text }] },
+            result: complete({ content: [{ type: 'text', text: behaviour.text }] }),
           }),
         );
         response.writeHead(200, { 'content-type': 'text/event-stream' });
