@@ -16,7 +16,7 @@ export interface UpstreamHttpTransportOptions {
   url: URL;
   /** The guarded connection pool of the upstream (guarded-fetch.ts). */
   dispatcher: Dispatcher;
-  /** Sent on every request (a 2025 session's credential header). */
+  /** Sent on every request: the credential header of the one credential its client is for. */
   headers: Record<string, string>;
   /** The largest message: a JSON answer (bytes), or one event of a stream (characters). */
   maxBytes: number;
@@ -45,9 +45,9 @@ const ERROR_BODY_BYTES = 16 * 1024;
  * A POST's answer is read to its end before `send` resolves, so an answer that is not MCP, or a
  * stream that ends before answering its request, fails that request instead of leaving it to
  * time out. A stream that ends after an event id but before its answer is resumed with `GET`
- * and `Last-Event-ID`, as the transport specifies. Each request may carry its own headers (a
- * 2026-07-28 call's credential) and its own abort signal: aborting it closes that request's
- * stream, which is how the 2026-07-28 revision cancels. After `notifications/initialized` a
+ * and `Last-Event-ID`, as the transport specifies. Each request may carry its own headers (the
+ * SDK's per-request ones) and its own abort signal: aborting it closes that request's stream,
+ * which is how the 2026-07-28 revision cancels. After `notifications/initialized` a
  * 2025 session's own `GET` stream is opened for what the server sends unasked.
  */
 export class UpstreamHttpTransport implements Transport {

@@ -28,7 +28,10 @@ import type { UpstreamTarget } from './target.js';
 import { RefusedAddressError, type UrlPolicy } from './url-policy.js';
 
 const CLIENT_INFO = { name: 'gateway', version: SERVER_VERSION };
-/** Connecting (TCP, `server/discover` or `initialize`) and listing tools: an upstream slower than this is down. */
+/**
+ * Connecting (TCP, `server/discover` or `initialize`) and listing tools: an upstream slower than
+ * this is down.
+ */
 const CONNECT_TIMEOUT_MS = 15_000;
 /** A call is bounded by the gateway's tool time limit (its signal), not by the SDK's default. */
 const NO_SDK_TIMEOUT_MS = 24 * 60 * 60 * 1000;
@@ -135,11 +138,6 @@ export class Upstream {
     return this.#breaker.health();
   }
 
-  /** The revision the upstream spoke at its last connect (`undefined` before, and for stdio). */
-  get protocol(): 'modern' | 'legacy' | undefined {
-    return this.#era?.kind;
-  }
-
   /**
    * The upstream's tools, every page (at most 1,000 tools).
    *
@@ -155,8 +153,8 @@ export class Upstream {
       for (let page = 0; page < MAX_LIST_PAGES; page++) {
         const answer = await connection.client.listTools(cursor === undefined ? {} : { cursor }, {
           timeout: CONNECT_TIMEOUT_MS,
-          // Not kept in the client: calls would then check each result against its tool's output
-          // schema (the gateway forwards results as they are, as it always has) at a cost per call.
+          // Not kept in the client: nothing reads it there (calls go through `request()`, see
+          // AS_SENT), and the stored list is the registry's.
           cacheMode: 'bypass',
         });
         tools.push(...answer.tools);
