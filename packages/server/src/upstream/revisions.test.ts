@@ -158,6 +158,24 @@ describe('an upstream that offers 2026-07-28', () => {
     ]);
   });
 
+  it('ends a call whose upstream keeps asking after ten rounds', async () => {
+    const upstream = await startModernUpstream();
+    const gw = await startMcpGateway({ env: ALLOW_PRIVATE });
+    expect(await register(gw.url, 'mod', upstream.url)).toBe(201);
+    const alice = await gw.user({ admin: true });
+    const { client } = await connectV1(gw.url, alice.mcpToken, { elicitation: true });
+    const { ElicitRequestSchema } = await import('@modelcontextprotocol/sdk/types.js');
+    let asked = 0;
+    client.setRequestHandler(ElicitRequestSchema, async () => {
+      asked++;
+      return { action: 'accept', content: { ok: true } };
+    });
+    const result = await client.callTool({ name: 'mod.nag', arguments: {} });
+    expect(result.isError).toBe(true);
+    expect(JSON.stringify(result.content)).toContain('kept asking for input (more than 10 rounds)');
+    expect(asked).toBeLessThanOrEqual(11);
+  });
+
   it('closes the request stream of a call that reaches the time limit', async () => {
     const upstream = await startModernUpstream();
     const gw = await startMcpGateway({

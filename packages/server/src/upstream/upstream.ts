@@ -42,6 +42,8 @@ const IDLE_MS = 60_000;
 const MAX_KEYS = 500;
 const MAX_TOOLS = 1000;
 const MAX_LIST_PAGES = 20;
+/** Rounds of `input_required` one 2026-07-28 call may take (each may ask the user something). */
+const MAX_INPUT_ROUNDS = 10;
 /** A `subscriptions/listen` stream the upstream ended is opened again this many times. */
 const MAX_RELISTENS = 3;
 /**
@@ -496,6 +498,7 @@ export class Upstream {
       capabilities: { sampling: {}, elicitation: { form: {} } },
       ...(target.kind === 'http' ? { versionNegotiation: { mode: 'auto' as const } } : {}),
       listMaxPages: MAX_LIST_PAGES,
+      inputRequired: { maxRounds: MAX_INPUT_ROUNDS },
     });
     const connection: Connection = { client, key, modern: false, closed: false, idleSince: 0 };
     client.setRequestHandler('sampling/createMessage', async (request) => {
@@ -688,8 +691,9 @@ function reasonOf(error: unknown): string {
       case SdkErrorCode.ClientHttpUnexpectedContent:
       case SdkErrorCode.InvalidResult:
       case SdkErrorCode.UnsupportedResultType:
-      case SdkErrorCode.InputRequiredRoundsExceeded:
         return 'answered something that is not MCP';
+      case SdkErrorCode.InputRequiredRoundsExceeded:
+        return `kept asking for input (more than ${MAX_INPUT_ROUNDS} rounds)`;
       default:
         // The version probe wraps what stopped it (the network, an answer that is not MCP).
         return error.cause === undefined ? 'failed' : reasonOf(error.cause);

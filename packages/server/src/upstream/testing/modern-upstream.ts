@@ -42,7 +42,8 @@ export interface ModernUpstream {
  * `McpServer` per request), so it speaks 2026-07-28 and, to 2025 clients, the 2025 revision. Its
  * tools: `echo` (structured output), `chatty` (progress and log lines tagged with its `tag`,
  * `lines` of each, `pauseMs` apart), `form` (asks a form through `input_required`), `sample`
- * (asks the client's model through `input_required`) and `slow` (runs until stopped). Records every
+ * (asks the client's model through `input_required`), `nag` (asks again, forever) and `slow`
+ * (runs until stopped). Records every
  * request it receives; a `tools/call` whose `Authorization` is `refuse` is answered 401. Stopped
  * when the test ends.
  */
@@ -155,6 +156,23 @@ export async function startModernUpstream(
           ],
         };
       },
+    );
+    server.registerTool(
+      'nag',
+      { description: 'Asks again whatever the answer.', inputSchema: z.object({}) },
+      async () =>
+        inputRequired({
+          inputRequests: {
+            again: {
+              method: 'elicitation/create',
+              params: {
+                mode: 'form',
+                message: 'Once more?',
+                requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } },
+              },
+            },
+          },
+        }),
     );
     server.registerTool(
       'slow',
