@@ -375,7 +375,12 @@ export class Upstream {
         const connection = await modern.catch(() => undefined);
         // A 2025 session found by a concurrent first call serves that call alone: this one
         // gets a session of its own below.
-        if (connection?.modern === true && !connection.closed) return connection;
+        if (connection?.modern === true && !connection.closed) {
+          // Most recently used last: the oldest go first when there are too many.
+          this.#modern.delete(key);
+          this.#modern.set(key, modern);
+          return connection;
+        }
         if (this.#modern.get(key) === modern) this.#modern.delete(key);
       }
     }
