@@ -3,6 +3,7 @@
  * its neighbours or cloud metadata are refused; an upstream that hangs, drops the connection,
  * sends garbage, a huge body, a redirect or an HTTP error ends each call as a clear `isError`
  * result within the tool time limit, and one that keeps failing is backed off and shown degraded.
+ * Each misbehaviour is tried on a 2025 upstream and on one that claims 2026-07-28.
  */
 import { describe, expect, it } from 'vitest';
 import { connectV2, startMcpGateway } from '../mcp/testing/mcp-test-kit.js';
@@ -102,7 +103,10 @@ describe('upstream URLs', () => {
   });
 });
 
-describe('a misbehaving upstream', () => {
+describe.each([
+  ['2025', false],
+  ['2026-07-28', true],
+])('a misbehaving %s upstream', (_revision, claims2026) => {
   const TOOLS: FakeTool[] = [
     { name: 'hang', behaviour: { kind: 'hang' } },
     { name: 'kill', behaviour: { kind: 'kill' } },
@@ -114,7 +118,7 @@ describe('a misbehaving upstream', () => {
   ];
 
   it('ends every call as a clear isError result within the time limit, then is backed off', async () => {
-    const fake = await startFakeUpstream(TOOLS);
+    const fake = await startFakeUpstream(TOOLS, { claims2026 });
     const gw = await startMcpGateway({
       env: { GATEWAY_UPSTREAM_ALLOW_PRIVATE: 'true', GATEWAY_UPSTREAM_MAX_BYTES: '65536' },
       mcp: { toolTimeoutMs: 1500 },
@@ -184,12 +188,15 @@ describe('a misbehaving upstream', () => {
   });
 
   it('reads event-stream answers: resumes one cut after an event id, refuses garbage, huge or unanswered streams', async () => {
-    const fake = await startFakeUpstream([
-      { name: 'resume', behaviour: { kind: 'sse-resume', text: 'resumed answer' } },
-      { name: 'garbage', behaviour: { kind: 'sse-garbage' } },
-      { name: 'huge', behaviour: { kind: 'sse-huge', bytes: 100_000 } },
-      { name: 'cut', behaviour: { kind: 'sse-cut' } },
-    ]);
+    const fake = await startFakeUpstream(
+      [
+        { name: 'resume', behaviour: { kind: 'sse-resume', text: 'resumed answer' } },
+        { name: 'garbage', behaviour: { kind: 'sse-garbage' } },
+        { name: 'huge', behaviour: { kind: 'sse-huge', bytes: 100_000 } },
+        { name: 'cut', behaviour: { kind: 'sse-cut' } },
+      ],
+      { claims2026 },
+    );
     const gw = await startMcpGateway({
       env: { GATEWAY_UPSTREAM_ALLOW_PRIVATE: 'true', GATEWAY_UPSTREAM_MAX_BYTES: '65536' },
       mcp: { toolTimeoutMs: 5000 },
@@ -218,7 +225,7 @@ describe('a misbehaving upstream', () => {
   });
 
   it('says an HTTP error for what it is', async () => {
-    const fake = await startFakeUpstream(TOOLS);
+    const fake = await startFakeUpstream(TOOLS, { claims2026 });
     const gw = await startMcpGateway({ env: { GATEWAY_UPSTREAM_ALLOW_PRIVATE: 'true' } });
     await register(gw.url, { type: 'mcp', id: 'bad', namespace: 'bad', url: fake.url });
     const alice = await gw.user({ admin: true });

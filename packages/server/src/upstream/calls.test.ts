@@ -4,12 +4,10 @@
  * order, and one user's credential never travels on another user's call.
  */
 import { describe, expect, it } from 'vitest';
-import type { ConnectionOwner } from '../db/index.js';
 import { connectV1, connectV2, startMcpGateway } from '../mcp/testing/mcp-test-kit.js';
-import { maskSecret } from '../secrets/index.js';
 import { rememberSecret } from '../testing/known-secrets.js';
-import type { TestGateway } from '../testing/test-gateway.js';
 import { TEST_SERVICE_SECRET } from '../testing/test-gateway.js';
+import { addConnection } from './testing/connections.js';
 import { digest, startFakeUpstream } from './testing/fake-upstream.js';
 
 async function register(gatewayUrl: string, body: Record<string, unknown>): Promise<Response> {
@@ -21,33 +19,6 @@ async function register(gatewayUrl: string, body: Record<string, unknown>): Prom
     },
     body: JSON.stringify(body),
   });
-}
-
-async function addConnection(
-  gw: TestGateway,
-  input: { userId: string; owner?: ConnectionOwner; toolId: string; secret: string },
-): Promise<string> {
-  rememberSecret(input.secret);
-  const id = crypto.randomUUID();
-  const at = new Date().toISOString();
-  await gw.services.database.db
-    .insertInto('connections')
-    .values({
-      id,
-      user_id: input.userId,
-      owner: input.owner ?? 'user',
-      tool_id: input.toolId,
-      instance_name: 'Default',
-      description: null,
-      encrypted_secret: gw.services.secrets.encrypt(input.secret),
-      masked_secret: maskSecret(input.secret),
-      workspace_id: null,
-      parent_id: null,
-      created_at: at,
-      updated_at: at,
-    })
-    .execute();
-  return id;
 }
 
 const ALLOW_PRIVATE = { GATEWAY_UPSTREAM_ALLOW_PRIVATE: 'true' };

@@ -1,6 +1,12 @@
-import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import {
+  type JSONRPCMessage,
+  PROTOCOL_VERSION_META_KEY,
+  SdkError,
+  SdkErrorCode,
+  SdkHttpError,
+  type Transport,
+  type TransportSendOptions,
+} from '@modelcontextprotocol/client';
 import type { Dispatcher } from 'undici';
 import { UpstreamHttpError } from './guarded-fetch.js';
 import { type ServerSentEvent, SseParser } from './sse-lines.js';
@@ -10,7 +16,7 @@ export interface UpstreamHttpTransportOptions {
   url: URL;
   /** The guarded connection pool of the upstream (guarded-fetch.ts). */
   dispatcher: Dispatcher;
-  /** Sent on every request (the vended credential's header). */
+  /** Sent on every request: the credential header of the one credential its client is for. */
   headers: Record<string, string>;
   /** The largest message: a JSON answer (bytes), or one event of a stream (characters). */
   maxBytes: number;
@@ -22,22 +28,30 @@ type Body = Dispatcher.ResponseData['body'];
 
 const ACCEPT = 'application/json, text/event-stream';
 const DEFAULT_RETRY_MS = 1000;
+/** How much of an HTTP error's body is read: enough for a JSON-RPC error, never a flood. */
+const ERROR_BODY_BYTES = 16 * 1024;
 
 /**
- * The MCP Streamable HTTP client transport (2025 revisions) of one upstream session, on undici's
- * `request` through the upstream's guarded pool. It stands in for the SDK's
- * `StreamableHTTPClientTransport`, whose fetch, web streams, text decoder and event parser cost
- * several times the MCP message they carry (~500 µs of CPU a call); the SDK's `Client` still runs
- * the protocol over it. Its errors are the SDK's (`StreamableHTTPError` with the HTTP status, -1
- * for an answer that is not MCP) and the guarded fetch's (a redirect, a message over the limit).
+ * The MCP Streamable HTTP client transport of one upstream, on undici's `request` through the
+ * upstream's guarded pool, for the MCP SDK v2 `Client` in both revisions: a 2025-11-25 session
+ * (`initialize`, `Mcp-Session-Id`, the session's `GET` stream) and the stateless 2026-07-28
+ * revision (every request its own POST, its `_meta` envelope mirrored in `MCP-Protocol-Version`,
+ * `Mcp-Method` and `Mcp-Name`). It stands in for the SDK's `StreamableHTTPClientTransport`,
+ * whose fetch, web streams, text decoder and event parser cost several times the MCP message
+ * they carry. Its errors are the SDK's (`SdkHttpError` with the HTTP status and the start of
+ * the body, which the SDK's version probe reads; `SdkError` `ClientHttpUnexpectedContent` for an
+ * answer that is not MCP) and the guarded fetch's (a redirect, a message over the limit).
  *
  * A POST's answer is read to its end before `send` resolves, so an answer that is not MCP, or a
  * stream that ends before answering its request, fails that request instead of leaving it to
  * time out. A stream that ends after an event id but before its answer is resumed with `GET`
- * and `Last-Event-ID`, as the transport specifies; after `notifications/initialized` the
- * session's own `GET` stream is opened for what the server sends unasked (tools/list_changed).
+ * and `Last-Event-ID`, as the transport specifies. Each request may carry its own headers (the
+ * SDK's per-request ones) and its own abort signal: aborting it closes that request's stream,
+ * which is how the 2026-07-28 revision cancels. After `notifications/initialized` a
+ * 2025 session's own `GET` stream is opened for what the server sends unasked.
  */
 export class UpstreamHttpTransport implements Transport {
+  readonly hasPerRequestStream = true;
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
@@ -66,8 +80,28 @@ export class UpstreamHttpTransport implements Transport {
     this.onclose?.();
   }
 
-  async send(message: JSONRPCMessage): Promise<void> {
-    const answer = await this.#request('POST', { 'content-type': 'application/json' }, message);
+  async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    const extra: Record<string, string> = { 'content-type': 'application/json' };
+    if (options?.headers !== undefined) Object.assign(extra, options.headers);
+    mirrorEnvelope(message, extra);
+    const signal =
+      options?.requestSignal === undefined
+        ? this.#abort.signal
+        : AbortSignal.any([this.#abort.signal, options.requestSignal]);
+    let answer: Dispatcher.ResponseData;
+    try {
+      answer = await this.#request('POST', extra, message, signal);
+    } catch (error) {
+      // A 2026-07-28 server answers a request it refuses (unknown tool, bad arguments) with a 400
+      // carrying the JSON-RPC error: that is its answer, not a transport failure.
+      const refusal =
+        error instanceof SdkHttpError && error.status === 400
+          ? errorAnswer(String(error.data.text ?? ''), message)
+          : undefined;
+      if (refusal === undefined) throw error;
+      this.onmessage?.(refusal);
+      return;
+    }
     const session = header(answer, 'mcp-session-id');
     if (session !== undefined) this.sessionId = session;
     if (answer.statusCode === 202) {
@@ -91,26 +125,31 @@ export class UpstreamHttpTransport implements Transport {
     }
     if (type !== 'text/event-stream') {
       discard(answer.body);
-      throw new StreamableHTTPError(-1, `Unexpected content type: ${type ?? 'none'}`);
+      throw notMcp(`Unexpected content type: ${type ?? 'none'}`);
     }
-    await this.#answerStream(answer.body, message.id);
+    await this.#answerStream(answer.body, message.id, signal);
   }
 
   /** Reads a POST's event stream until it answers request `id`, resuming it if it breaks off. */
-  async #answerStream(first: Body, id: string | number): Promise<void> {
+  async #answerStream(first: Body, id: string | number, signal: AbortSignal): Promise<void> {
     let body = first;
     for (let resumed = 0; ; resumed++) {
       const read = await this.#readStream(body, id);
       if (read.answered) return;
       const retryable = read.lastEventId !== undefined && resumed < this.#maxReconnects();
       if (!retryable || this.#closed) {
-        throw new StreamableHTTPError(-1, 'The stream ended before it answered the request');
+        throw notMcp('The stream ended before it answered the request');
       }
-      await delay(read.retryMs ?? DEFAULT_RETRY_MS, this.#abort.signal);
-      const again = await this.#request('GET', { 'last-event-id': read.lastEventId ?? '' });
+      await delay(read.retryMs ?? DEFAULT_RETRY_MS, signal);
+      const again = await this.#request(
+        'GET',
+        { 'last-event-id': read.lastEventId ?? '' },
+        undefined,
+        signal,
+      );
       if (mediaType(header(again, 'content-type')) !== 'text/event-stream') {
         discard(again.body);
-        throw new StreamableHTTPError(-1, 'The resumed stream is not an event stream');
+        throw notMcp('The resumed stream is not an event stream');
       }
       body = again.body;
     }
@@ -163,17 +202,14 @@ export class UpstreamHttpTransport implements Transport {
   #listen(attempt: number): void {
     if (this.#closed || this.sessionId === undefined) return;
     void (async () => {
-      const answer = await this.#request('GET', {});
+      const answer = await this.#request('GET', {}, undefined, this.#abort.signal);
       if (answer.statusCode === 405) {
         discard(answer.body);
         return;
       }
       if (mediaType(header(answer, 'content-type')) !== 'text/event-stream') {
         discard(answer.body);
-        throw new StreamableHTTPError(
-          answer.statusCode,
-          'The session stream is not an event stream',
-        );
+        throw notMcp('The session stream is not an event stream');
       }
       await this.#readStream(answer.body, undefined);
     })().then(
@@ -199,20 +235,22 @@ export class UpstreamHttpTransport implements Transport {
   async #request(
     method: 'GET' | 'POST',
     extra: Record<string, string>,
-    message?: JSONRPCMessage,
+    message: JSONRPCMessage | undefined,
+    signal: AbortSignal,
   ): Promise<Dispatcher.ResponseData> {
     const { url, dispatcher } = this.#options;
     const headers: Record<string, string> = { ...this.#options.headers, accept: ACCEPT, ...extra };
     if (this.sessionId !== undefined) headers['mcp-session-id'] = this.sessionId;
-    if (this.#protocolVersion !== undefined)
+    if (this.#protocolVersion !== undefined && headers['mcp-protocol-version'] === undefined) {
       headers['mcp-protocol-version'] = this.#protocolVersion;
+    }
     const answer = await dispatcher.request({
       origin: url.origin,
       path: `${url.pathname}${url.search}`,
       method,
       headers,
       ...(message === undefined ? {} : { body: JSON.stringify(message) }),
-      signal: this.#abort.signal,
+      signal,
     });
     const { statusCode } = answer;
     if (statusCode >= 300 && statusCode < 400) {
@@ -223,8 +261,19 @@ export class UpstreamHttpTransport implements Transport {
       );
     }
     if (statusCode >= 400 && !(method === 'GET' && statusCode === 405)) {
-      discard(answer.body);
-      throw new StreamableHTTPError(statusCode, `The upstream answered HTTP ${statusCode}`);
+      const text = await readText(answer.body, ERROR_BODY_BYTES).catch(() => '');
+      const code =
+        statusCode === 401
+          ? SdkErrorCode.ClientHttpAuthentication
+          : statusCode === 403
+            ? SdkErrorCode.ClientHttpForbidden
+            : SdkErrorCode.ClientHttpNotImplemented;
+      // The status and body are what the SDK's version probe reads (a 2025 server refusing
+      // `server/discover`).
+      throw new SdkHttpError(code, `The upstream answered HTTP ${statusCode}`, {
+        status: statusCode,
+        text,
+      });
     }
     return answer;
   }
@@ -244,14 +293,58 @@ function asMessage(value: unknown): JSONRPCMessage {
       if ((validId || id === null) && isObject(message.error)) return message as JSONRPCMessage;
     }
   }
-  throw new StreamableHTTPError(-1, 'The upstream sent something that is not a JSON-RPC message');
+  throw notMcp('The upstream sent something that is not a JSON-RPC message');
 }
 
 function parse(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {
-    throw new StreamableHTTPError(-1, 'The upstream sent something that is not JSON');
+    throw notMcp('The upstream sent something that is not JSON');
+  }
+}
+
+function notMcp(message: string): SdkError {
+  return new SdkError(SdkErrorCode.ClientHttpUnexpectedContent, message);
+}
+
+/**
+ * Sets the 2026-07-28 headers of a request whose `_meta` envelope names a revision: the server
+ * checks they agree with the body. A 2025 request has no envelope and gets none of them.
+ */
+function mirrorEnvelope(message: JSONRPCMessage, headers: Record<string, string>): void {
+  if (!('method' in message) || !('id' in message)) return;
+  const params = message.params as Record<string, unknown> | undefined;
+  const meta = params?._meta as Record<string, unknown> | undefined;
+  const version = meta?.[PROTOCOL_VERSION_META_KEY];
+  if (typeof version !== 'string') return;
+  headers['mcp-protocol-version'] = version;
+  headers['mcp-method'] = message.method;
+  const name =
+    message.method === 'tools/call' || message.method === 'prompts/get'
+      ? params?.name
+      : message.method === 'resources/read'
+        ? params?.uri
+        : undefined;
+  if (typeof name === 'string') headers['mcp-name'] = headerValue(name);
+}
+
+/** A value as a header carries it: as it is when it is printable ASCII, else base64 (SEP-2243). */
+function headerValue(value: string): string {
+  const plain = value !== '' && value === value.trim() && /^[\t\x20-\x7e]*$/.test(value);
+  return plain && !value.startsWith('=?base64?')
+    ? value
+    : `=?base64?${Buffer.from(value, 'utf8').toString('base64')}?=`;
+}
+
+/** The JSON-RPC error a 400 carries for `message`, when it carries one. */
+function errorAnswer(text: string, message: JSONRPCMessage): JSONRPCMessage | undefined {
+  if (!('id' in message) || !('method' in message)) return undefined;
+  try {
+    const answer = asMessage(JSON.parse(text));
+    return 'error' in answer && answer.id === message.id ? answer : undefined;
+  } catch {
+    return undefined;
   }
 }
 

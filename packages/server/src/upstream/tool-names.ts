@@ -1,4 +1,4 @@
-import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool as McpTool } from '@modelcontextprotocol/client';
 import type { JsonSchema, MountedTool } from '../registry/index.js';
 import type { ToolSource } from '../tool-sources/index.js';
 

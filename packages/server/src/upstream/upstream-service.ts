@@ -1,5 +1,5 @@
 import { AuthRequiredError } from '@gateway/sdk';
-import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool as McpTool } from '@modelcontextprotocol/client';
 import { z } from 'zod';
 import type { GatewayDatabase, RegistrySourceRow } from '../db/index.js';
 import { HttpError } from '../http/errors.js';
@@ -24,7 +24,7 @@ import { checkUpstreamUrl, type UrlPolicy } from './url-policy.js';
 
 /** What registering an upstream MCP source takes. */
 /**
- * The upstream client (the v1 MCP SDK's client and transports, undici): loaded with the first
+ * The upstream client (the MCP SDK v2 client, the gateway's HTTP transport, undici): loaded with the first
  * upstream source, not at start, which most gateways would otherwise pay for nothing.
  */
 let upstreamModule: typeof import('./upstream.js') | undefined;

@@ -1,18 +1,20 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
 import { validateElicitRequest, validateSampleRequest } from '@gateway/sdk';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
-  CallToolResultSchema,
-  CreateMessageRequestSchema,
-  ElicitRequestSchema,
-  ErrorCode,
-  LoggingMessageNotificationSchema,
-  McpError,
+  Client,
+  type DiscoverResult,
+  LOG_LEVEL_META_KEY,
+  type McpSubscription,
   type Tool as McpTool,
-  ToolListChangedNotificationSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+  ProtocolError,
+  ProtocolErrorCode,
+  SdkError,
+  SdkErrorCode,
+  SdkHttpError,
+  type StandardSchemaV1,
+} from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { type CallToolResult, isSpecType, type LoggingLevel } from '@modelcontextprotocol/server';
 import type { ServerLogger } from '../http/logger.js';
 import { Stopped } from '../mcp/running-call.js';
@@ -26,17 +28,38 @@ import type { UpstreamTarget } from './target.js';
 import { RefusedAddressError, type UrlPolicy } from './url-policy.js';
 
 const CLIENT_INFO = { name: 'gateway', version: SERVER_VERSION };
-/** Connecting (TCP, `initialize`) and listing tools: an upstream slower than this is down. */
+/**
+ * Connecting (TCP, `server/discover` or `initialize`) and listing tools: an upstream slower than
+ * this is down.
+ */
 const CONNECT_TIMEOUT_MS = 15_000;
 /** A call is bounded by the gateway's tool time limit (its signal), not by the SDK's default. */
 const NO_SDK_TIMEOUT_MS = 24 * 60 * 60 * 1000;
-/** Idle connections kept per credential, and how long one may sit unused. */
+/** Idle 2025 sessions kept per credential, and how long one may sit unused. */
 const MAX_IDLE_PER_KEY = 16;
 const IDLE_MS = 60_000;
-/** Credentials (users) with pooled connections at once; the least recently used go first. */
+/** Credentials (users) with pooled sessions or clients at once; the least recently used go first. */
 const MAX_KEYS = 500;
 const MAX_TOOLS = 1000;
 const MAX_LIST_PAGES = 20;
+/** Rounds of `input_required` one 2026-07-28 call may take (each may ask the user something). */
+const MAX_INPUT_ROUNDS = 10;
+/** A `subscriptions/listen` stream the upstream ended is opened again this many times. */
+const MAX_RELISTENS = 3;
+/**
+ * The log level a 2026-07-28 call asks the upstream for: every line, as a 2025 session (which the
+ * gateway never sends `logging/setLevel`) gets; the calling client's own level filters them.
+ */
+const CALL_META = { [LOG_LEVEL_META_KEY]: 'debug' };
+
+/**
+ * A tool result as it came; {@link resultOf} checks it, once. Through `callTool` the SDK would
+ * also parse every result with its revision's schema and look up the tool's output schema and
+ * `Mcp-Param-*` declarations: a second pass over every forwarded result.
+ */
+const AS_SENT: StandardSchemaV1<unknown, unknown> = {
+  '~standard': { version: 1, vendor: 'gateway', validate: (value) => ({ value }) },
+};
 
 /** What an {@link Upstream} is made with. */
 export interface UpstreamOptions {
@@ -51,31 +74,50 @@ export interface UpstreamOptions {
   onToolsChanged: () => void;
 }
 
-/** One MCP client session with the upstream, and the calls it serves right now. */
+/** One MCP client of the upstream: a 2025 session, or a 2026-07-28 client (no session). */
 interface Connection {
   client: Client;
   key: string;
-  /** Calls in flight: an HTTP connection serves one at a time, a stdio process several. */
-  calls: Set<SourceCall>;
+  /** Speaks 2026-07-28: stateless, serves any number of calls at once. */
+  modern: boolean;
   closed: boolean;
   idleSince: number;
 }
 
+/** The revision an HTTP upstream spoke at its last connect: its discovery, or 2025 only. */
+type Era = { kind: 'modern'; discover: DiscoverResult } | { kind: 'legacy' };
+
 /**
- * An upstream MCP server the gateway calls tools of. Over HTTP it keeps a pool of MCP sessions
- * per credential, each serving one call at a time, so log notifications belong to exactly one call
- * and a user's credential only ever travels on that user's calls. A stdio upstream is one process
- * the gateway started, restarted on the next call when it exits; its log lines reach a client only
- * while it serves that client's call alone. Failures back the upstream off ({@link CircuitBreaker}).
+ * An upstream MCP server the gateway calls tools of, with the MCP SDK v2 client over the
+ * gateway's own HTTP transport. An HTTP upstream is asked once which revision it speaks
+ * (`server/discover`): one that offers 2026-07-28 gets it, statelessly, from one client per
+ * credential serving every call at once (each call is its own POST, the credential a header of
+ * that request, and what arrives on a call's stream belongs to that call); one that does not gets
+ * the 2025-11-25 `initialize` handshake and a pool of sessions per credential, each serving one
+ * call at a time. A user's credential only ever travels on that user's calls. A stdio upstream is
+ * one process the gateway started (2025 revision), restarted on the next call when it exits; its
+ * log lines reach a client only while it serves that client's call alone. Failures back the
+ * upstream off ({@link CircuitBreaker}).
  */
 export class Upstream {
   readonly id: string;
   readonly #options: UpstreamOptions;
   readonly #breaker = new CircuitBreaker();
+  /** The call whose request an upstream's message arrived on (the transport reads it there). */
+  readonly #current = new AsyncLocalStorage<SourceCall>();
   readonly #idle = new Map<string, Connection[]>();
+  /** 2026-07-28 clients, one per credential. */
+  readonly #modern = new Map<string, Promise<Connection>>();
   /** The served path of each call in flight, for the questions it relays. */
   readonly #paths = new WeakMap<SourceCall, string>();
   readonly #fetch: GuardedFetch | undefined;
+  /** Calls a stdio process serves now (its log lines go to a call only while it is alone). */
+  readonly #stdioCalls = new Set<SourceCall>();
+  #era: Era | undefined;
+  /** The 2026-07-28 `subscriptions/listen` stream for tool list changes, open or opening. */
+  #subscription: Promise<McpSubscription | undefined> | undefined;
+  #relistens = 0;
+  #relisten: ReturnType<typeof setTimeout> | undefined;
   #shared: Promise<Connection> | undefined;
   #sweeper: ReturnType<typeof setInterval> | undefined;
   #closed = false;
@@ -105,12 +147,17 @@ export class Upstream {
    */
   async listTools(credential: string | undefined): Promise<McpTool[]> {
     const connection = await this.#checkout(credential, undefined);
+    // The credential the list is fetched with is the one to hear its changes with.
+    if (connection.modern) this.#listen(connection);
     const tools: McpTool[] = [];
     try {
       let cursor: string | undefined;
       for (let page = 0; page < MAX_LIST_PAGES; page++) {
         const answer = await connection.client.listTools(cursor === undefined ? {} : { cursor }, {
           timeout: CONNECT_TIMEOUT_MS,
+          // Not kept in the client: nothing reads it there (calls go through `request()`, see
+          // AS_SENT), and the stored list is the registry's.
+          cacheMode: 'bypass',
         });
         tools.push(...answer.tools);
         cursor = answer.nextCursor;
@@ -119,7 +166,7 @@ export class Upstream {
       this.#breaker.success();
       return tools.slice(0, MAX_TOOLS);
     } catch (error) {
-      throw this.#failure(error, undefined);
+      throw this.#failure(error, undefined, connection);
     } finally {
       this.#checkin(connection);
     }
@@ -149,14 +196,15 @@ export class Upstream {
         'Upstream degraded',
       );
     }
-    // The SDK never removes its listener from the signal it is given, and the call's own signal
-    // is aborted when the call ends: given that, every finished call would send the upstream a
-    // `notifications/cancelled`. This one is aborted only when the call is stopped.
+    // The call's own signal is aborted when the call ends, however it ends: given to the SDK, every
+    // finished call would be cancelled at the upstream. This one is aborted only when it is stopped.
     const stop = new AbortController();
     const forward = () => stop.abort(call.signal.reason);
     call.signal.addEventListener('abort', forward, { once: true });
     try {
-      return await this.#forward(name, args, credential, call, provider, stop.signal);
+      return await this.#current.run(call, () =>
+        this.#forward(name, args, credential, call, provider, stop.signal),
+      );
     } finally {
       call.signal.removeEventListener('abort', forward);
     }
@@ -172,11 +220,19 @@ export class Upstream {
   ): Promise<CallToolResult> {
     for (let attempt = 0; ; attempt++) {
       const connection = await this.#checkout(credential, call, provider);
-      connection.calls.add(call);
+      const stdio = this.#options.target.kind === 'stdio';
+      if (stdio) this.#stdioCalls.add(call);
       try {
-        const answer = await connection.client.callTool(
-          { name, arguments: isRecord(args) ? args : {} },
-          CallToolResultSchema,
+        const answer = await connection.client.request(
+          {
+            method: 'tools/call',
+            params: {
+              name,
+              arguments: isRecord(args) ? args : {},
+              ...(connection.modern ? { _meta: CALL_META } : {}),
+            },
+          },
+          AS_SENT,
           {
             signal,
             timeout: NO_SDK_TIMEOUT_MS,
@@ -188,9 +244,10 @@ export class Upstream {
         return resultOf(answer, this.id);
       } catch (error) {
         if (call.signal.aborted) {
-          // Its answer may still be streaming in: the session is closed, not handed to the next
-          // call, which would otherwise hear the stopped call's log lines.
-          connection.closed = true;
+          // A 2025 session's answer may still be streaming in: the session is closed, not handed
+          // to the next call, which would otherwise hear the stopped call's log lines. A
+          // 2026-07-28 call's stream was closed by the stop itself.
+          if (!connection.modern) connection.closed = true;
           if (call.signal.reason instanceof Stopped && call.signal.reason.reason === 'timeout') {
             this.#breaker.failure('a call reached the time limit');
           } else {
@@ -198,17 +255,34 @@ export class Upstream {
           }
           throw call.signal.reason;
         }
+        // The relayed question ends this round (the client answers `input_required`): the upstream
+        // did nothing wrong.
+        if (call.questionPending) throw error;
         // The upstream forgot the session (restarted): nothing ran, so one retry is safe.
-        if (attempt === 0 && error instanceof StreamableHTTPError && error.code === 404) {
+        if (attempt === 0 && !connection.modern && httpStatusOf(error) === 404) {
           connection.closed = true;
           continue;
         }
-        throw this.#failure(error, provider);
+        throw this.#failure(error, provider, connection);
       } finally {
-        connection.calls.delete(call);
+        if (stdio) this.#stdioCalls.delete(call);
         this.#checkin(connection);
       }
     }
+  }
+
+  /** The header a request carries the credential in (each client is bound to one credential). */
+  #authHeaders(credential: string | undefined): Record<string, string> {
+    const { target } = this.#options;
+    if (target.kind !== 'http' || credential === undefined) return {};
+    const { auth } = target;
+    if (auth.kind === 'header') {
+      return {
+        [auth.header]: auth.scheme === undefined ? credential : `${auth.scheme} ${credential}`,
+      };
+    }
+    if (auth.kind === 'oauth') return { Authorization: `Bearer ${credential}` };
+    return {};
   }
 
   /** The tool path a question names: the served path of the tool `call` runs. */
@@ -216,15 +290,73 @@ export class Upstream {
     return this.#paths.get(call) ?? this.id;
   }
 
+  /** The call a question or log line of the upstream belongs to, if it can be told. */
+  #callOf(): SourceCall | undefined {
+    if (this.#options.target.kind === 'stdio') {
+      const [call] = this.#stdioCalls.size === 1 ? this.#stdioCalls : [];
+      return call;
+    }
+    return this.#current.getStore();
+  }
+
+  /**
+   * Opens the 2026-07-28 stream on which the upstream says its tool list changed
+   * (`subscriptions/listen`), when it offers that and none is open. A stream the upstream ends is
+   * opened again a few times; after that the scheduled refresh still notices changes.
+   */
+  #listen(connection: Connection): void {
+    const { target } = this.#options;
+    if (this.#subscription !== undefined || this.#closed || target.kind !== 'http') return;
+    // An oauth source's list is only ever fetched with a connecting user's token.
+    if (target.auth.kind === 'oauth') return;
+    const era = this.#era;
+    if (era?.kind !== 'modern' || era.discover.capabilities.tools?.listChanged !== true) return;
+    const opening = this.#current
+      .exit(() =>
+        connection.client.listen({ toolsListChanged: true }, { timeout: CONNECT_TIMEOUT_MS }),
+      )
+      .then(
+        (subscription) => {
+          void subscription.closed.then((how) => {
+            if (this.#subscription !== opening) return;
+            this.#subscription = undefined;
+            if (how !== 'remote' || connection.closed || this.#relistens >= MAX_RELISTENS) return;
+            this.#relisten = setTimeout(
+              () => this.#listen(connection),
+              1000 * 2 ** this.#relistens,
+            );
+            this.#relisten.unref();
+            this.#relistens++;
+          });
+          return subscription;
+        },
+        (error: unknown) => {
+          if (this.#subscription === opening) this.#subscription = undefined;
+          this.#options.logger.info('upstream tool list changes not heard', {
+            sourceId: this.id,
+            error: reasonOf(error),
+          });
+          return undefined;
+        },
+      );
+    this.#subscription = opening;
+  }
+
   /** Closes every connection (and stops a stdio upstream's process). */
   async close(): Promise<void> {
     this.#closed = true;
     clearInterval(this.#sweeper);
+    clearTimeout(this.#relisten);
+    // Closing its client ends the listen stream; nothing more is said to an upstream being left.
+    this.#subscription = undefined;
     const all = [...this.#idle.values()].flat();
     this.#idle.clear();
+    const modern = [...this.#modern.values()];
+    this.#modern.clear();
     const shared = this.#shared;
     this.#shared = undefined;
     await Promise.all(all.map((connection) => closeQuietly(connection)));
+    await Promise.all(modern.map((connection) => connection.then(closeQuietly, () => {})));
     if (shared !== undefined) await shared.then(closeQuietly, () => {});
     await this.#fetch?.close().catch(() => {});
   }
@@ -237,20 +369,55 @@ export class Upstream {
     if (this.#closed) throw new CallFailure(`Source "${this.id}" was removed.`, 'Source removed');
     if (this.#options.target.kind === 'stdio') return this.#stdio();
     const key = credential === undefined ? '' : keyOf(credential);
+    if (this.#era?.kind !== 'legacy') {
+      const modern = this.#modern.get(key);
+      if (modern !== undefined) {
+        const connection = await modern.catch(() => undefined);
+        // A 2025 session found by a concurrent first call serves that call alone: this one
+        // gets a session of its own below.
+        if (connection?.modern === true && !connection.closed) {
+          // Most recently used last: the oldest go first when there are too many.
+          this.#modern.delete(key);
+          this.#modern.set(key, modern);
+          return connection;
+        }
+        if (this.#modern.get(key) === modern) this.#modern.delete(key);
+      }
+    }
     const idle = this.#idle.get(key);
     let connection = idle?.pop();
     while (connection?.closed === true) connection = idle?.pop();
     if (connection !== undefined) return connection;
     try {
-      return await this.#connect(key, credential, call?.signal);
+      // Opened outside the call: what the connection hears later (a session's GET stream) is not
+      // the call's.
+      const connecting = this.#current.exit(() => this.#connect(key, credential, call?.signal));
+      if (this.#era?.kind !== 'legacy') {
+        // Concurrent first calls with one credential share one 2026-07-28 client; a 2025 session
+        // is handed to this call alone, so only a modern one stays in the map.
+        const shared = connecting.then((opened) => {
+          if (!opened.modern && this.#modern.get(key) === shared) this.#modern.delete(key);
+          return opened;
+        });
+        this.#modern.set(key, shared);
+        this.#evictModern();
+        shared.catch(() => {
+          if (this.#modern.get(key) === shared) this.#modern.delete(key);
+        });
+        return await shared;
+      }
+      return await connecting;
     } catch (error) {
       if (call?.signal.aborted === true) throw call.signal.reason;
-      throw this.#failure(error, provider);
+      throw this.#failure(error, provider, undefined);
     }
   }
 
   #checkin(connection: Connection): void {
-    if (this.#options.target.kind === 'stdio') return;
+    if (this.#options.target.kind === 'stdio' || connection.modern) {
+      if (connection.closed && connection.modern) void closeQuietly(connection);
+      return;
+    }
     if (connection.closed || this.#closed) {
       void closeQuietly(connection);
       return;
@@ -277,6 +444,16 @@ export class Upstream {
       if (oldest.done === true) return;
       for (const connection of this.#idle.get(oldest.value) ?? []) void closeQuietly(connection);
       this.#idle.delete(oldest.value);
+    }
+  }
+
+  #evictModern(): void {
+    while (this.#modern.size > MAX_KEYS) {
+      const oldest = this.#modern.entries().next();
+      if (oldest.done === true) return;
+      const [key, connection] = oldest.value;
+      this.#modern.delete(key);
+      void connection.then(closeQuietly, () => {});
     }
   }
 
@@ -319,16 +496,23 @@ export class Upstream {
   ): Promise<Connection> {
     const { target, logger } = this.#options;
     // Sampling and form elicitation are relayed to the calling user's client (the call's `sample`
-    // and `ctx.elicit`, as for plugin tools: the client, else the approvals path).
+    // and `ctx.elicit`, as for plugin tools: the client, else the approvals path). On 2026-07-28
+    // the upstream asks in an `input_required` result, which the client answers with these same
+    // handlers before it sends the call again.
     const client = new Client(CLIENT_INFO, {
       capabilities: { sampling: {}, elicitation: { form: {} } },
+      ...(target.kind === 'http' ? { versionNegotiation: { mode: 'auto' as const } } : {}),
+      listMaxPages: MAX_LIST_PAGES,
+      inputRequired: { maxRounds: MAX_INPUT_ROUNDS },
     });
-    const connection: Connection = { client, key, calls: new Set(), closed: false, idleSince: 0 };
-    client.setRequestHandler(CreateMessageRequestSchema, async (request) => {
-      // Only a session serving one call can tell whose client to ask.
-      const [call] = connection.calls.size === 1 ? connection.calls : [];
+    const connection: Connection = { client, key, modern: false, closed: false, idleSince: 0 };
+    client.setRequestHandler('sampling/createMessage', async (request) => {
+      const call = this.#callOf();
       if (call === undefined) {
-        throw new McpError(ErrorCode.InvalidRequest, 'Sampling is only relayed during a tool call');
+        throw new ProtocolError(
+          ProtocolErrorCode.InvalidRequest,
+          'Sampling is only relayed during a tool call',
+        );
       }
       const { messages, maxTokens, systemPrompt, temperature, stopSequences, modelPreferences } =
         request.params;
@@ -341,8 +525,8 @@ export class Upstream {
         ...(modelPreferences === undefined ? {} : { modelPreferences }),
       });
       if (!asked.success) {
-        throw new McpError(
-          ErrorCode.InvalidParams,
+        throw new ProtocolError(
+          ProtocolErrorCode.InvalidParams,
           'The gateway relays text, image and audio sampling only',
         );
       }
@@ -354,12 +538,12 @@ export class Upstream {
         ...(answer.stopReason === undefined ? {} : { stopReason: answer.stopReason }),
       };
     });
-    client.setRequestHandler(ElicitRequestSchema, async (request) => {
-      const [call] = connection.calls.size === 1 ? connection.calls : [];
+    client.setRequestHandler('elicitation/create', async (request) => {
+      const call = this.#callOf();
       const { params } = request;
       if (call === undefined || params.mode === 'url' || !('requestedSchema' in params)) {
-        throw new McpError(
-          ErrorCode.InvalidRequest,
+        throw new ProtocolError(
+          ProtocolErrorCode.InvalidRequest,
           'Only form elicitation during a tool call is relayed',
         );
       }
@@ -371,29 +555,26 @@ export class Upstream {
         required: params.requestedSchema.required ?? [],
       });
       if (!asked.success) {
-        throw new McpError(
-          ErrorCode.InvalidParams,
+        throw new ProtocolError(
+          ProtocolErrorCode.InvalidParams,
           'The form asks for fields the gateway cannot relay',
         );
       }
       const answer = await call.context.elicit(asked.data);
-      if (!answer.approved) return { action: 'decline' };
+      if (!answer.approved) return { action: 'decline' as const };
       return isRecord(answer.data)
-        ? {
-            action: 'accept',
-            content: answer.data,
-          }
-        : { action: 'accept' };
+        ? { action: 'accept' as const, content: formContent(answer.data) }
+        : { action: 'accept' as const };
     });
-    client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
-      // Only a call this connection serves alone can be told; others' lines stay in the log.
-      if (connection.calls.size !== 1) return;
-      for (const call of connection.calls) {
-        const { level, data, logger: name } = notification.params;
-        call.forwardLog(level as LoggingLevel, data, name);
-      }
+    client.setNotificationHandler('notifications/message', (notification) => {
+      // Only the call whose request stream (or lone session) carried it is told; others' lines
+      // stay in the log.
+      const call = this.#callOf();
+      if (call === undefined) return;
+      const { level, data, logger: name } = notification.params;
+      call.forwardLog(level as LoggingLevel, data, name);
     });
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+    client.setNotificationHandler('notifications/tools/list_changed', () => {
       this.#options.onToolsChanged();
     });
     client.onclose = () => {
@@ -403,21 +584,15 @@ export class Upstream {
       logger.info('upstream transport error', { sourceId: this.id, error: reasonOf(error) });
     };
     if (target.kind === 'http') {
-      const auth = target.auth;
-      const headers: Record<string, string> = {};
-      if (auth.kind === 'header' && credential !== undefined) {
-        headers[auth.header] =
-          auth.scheme === undefined ? credential : `${auth.scheme} ${credential}`;
-      }
-      if (auth.kind === 'oauth' && credential !== undefined) {
-        headers.Authorization = `Bearer ${credential}`;
-      }
       if (this.#fetch === undefined)
         throw new Error('an HTTP upstream without its connection pool');
+      const era = this.#era;
       const transport = new UpstreamHttpTransport({
         url: new URL(target.url),
         dispatcher: this.#fetch.dispatcher,
-        headers,
+        // A 2026-07-28 client serves any call of this credential: its header goes on each request,
+        // and on the version probe, which a protected upstream answers only with it.
+        headers: this.#authHeaders(credential),
         maxBytes: this.#options.maxBytes,
         // A session's GET stream that breaks is opened again a few times, then left.
         maxReconnects: 3,
@@ -425,7 +600,14 @@ export class Upstream {
       await client.connect(transport, {
         timeout: CONNECT_TIMEOUT_MS,
         ...(signal === undefined ? {} : { signal }),
+        ...(era === undefined ? {} : { prior: era }),
       });
+      const discover = client.getDiscoverResult();
+      connection.modern = client.getProtocolEra() === 'modern';
+      this.#era =
+        connection.modern && discover !== undefined
+          ? { kind: 'modern', discover }
+          : { kind: 'legacy' };
       return connection;
     }
     const transport = new StdioClientTransport({
@@ -447,29 +629,34 @@ export class Upstream {
     return connection;
   }
 
-  /** A {@link CallFailure} for `error`, counted against the upstream when it is the upstream's fault. */
-  #failure(error: unknown, provider: string | undefined): CallFailure {
+  /**
+   * A {@link CallFailure} for `error`, counted against the upstream when it is the upstream's fault.
+   * A 2026-07-28 connection that failed below MCP is dropped, and the upstream asked again at the
+   * next connect which revision it speaks (it may have been replaced by a 2025 server).
+   */
+  #failure(
+    error: unknown,
+    provider: string | undefined,
+    connection: Connection | undefined,
+  ): CallFailure {
     if (error instanceof CallFailure) return error;
     const label = `The upstream MCP server of source "${this.id}"`;
-    if (error instanceof StreamableHTTPError && (error.code === 401 || error.code === 403)) {
+    const status = httpStatusOf(error);
+    if (status === 401 || status === 403) {
       // It answered: up, whatever it thinks of this credential.
       this.#breaker.success();
-      const what = error.code === 401 ? 'refused the credential' : 'refused access';
+      const what = status === 401 ? 'refused the credential' : 'refused access';
       const fix =
         provider === undefined
           ? "Ask an admin to check the source's credentials."
           : `Reconnect ${provider}: in the web app's Tools tab, or run \`gateway connect ${provider}\`.`;
       return new UpstreamRefusedFailure(
-        error.code,
-        `${label} ${what} (HTTP ${error.code}). ${fix}`,
-        `Upstream answered HTTP ${error.code}`,
+        status,
+        `${label} ${what} (HTTP ${status}). ${fix}`,
+        `Upstream answered HTTP ${status}`,
       );
     }
-    if (error instanceof McpError && error.code !== ErrorCode.ConnectionClosed) {
-      if (error.code === ErrorCode.RequestTimeout) {
-        this.#breaker.failure('it did not answer in time');
-        return new CallFailure(`${label} did not answer in time.`, 'Upstream timed out', 'timeout');
-      }
+    if (error instanceof ProtocolError) {
       // The upstream's own refusal (unknown tool, invalid arguments): its words, shortened.
       this.#breaker.success();
       return new CallFailure(
@@ -477,22 +664,45 @@ export class Upstream {
         `Upstream error ${error.code}`,
       );
     }
+    if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) {
+      this.#breaker.failure('it did not answer in time');
+      return new CallFailure(`${label} did not answer in time.`, 'Upstream timed out', 'timeout');
+    }
+    if (connection?.modern === true) {
+      connection.closed = true;
+      this.#era = undefined;
+    }
     const reason = reasonOf(error);
     this.#breaker.failure(reason);
     return new CallFailure(`${label} ${reason}.`, `Upstream failed: ${reason}`);
   }
 }
 
+/** The HTTP status an upstream answered, when that is why `error` was thrown. */
+function httpStatusOf(error: unknown): number | undefined {
+  if (error instanceof SdkHttpError) return error.status;
+  const cause = error instanceof Error ? error.cause : undefined;
+  return cause instanceof SdkHttpError ? cause.status : undefined;
+}
+
 /** What went wrong with an upstream, in the gateway's words (never the upstream's raw answer). */
 function reasonOf(error: unknown): string {
   if (error instanceof UpstreamHttpError) return error.message;
-  if (error instanceof StreamableHTTPError) {
-    return error.code === -1 ? 'answered something that is not MCP' : `answered HTTP ${error.code}`;
-  }
-  if (error instanceof McpError) {
-    return error.code === ErrorCode.ConnectionClosed
-      ? 'closed the connection'
-      : `answered an error (${error.code})`;
+  if (error instanceof SdkHttpError) return `answered HTTP ${error.status}`;
+  if (error instanceof SdkError) {
+    switch (error.code) {
+      case SdkErrorCode.ConnectionClosed:
+        return 'closed the connection';
+      case SdkErrorCode.ClientHttpUnexpectedContent:
+      case SdkErrorCode.InvalidResult:
+      case SdkErrorCode.UnsupportedResultType:
+        return 'answered something that is not MCP';
+      case SdkErrorCode.InputRequiredRoundsExceeded:
+        return `kept asking for input (more than ${MAX_INPUT_ROUNDS} rounds)`;
+      default:
+        // The version probe wraps what stopped it (the network, an answer that is not MCP).
+        return error.cause === undefined ? 'failed' : reasonOf(error.cause);
+    }
   }
   const cause = error instanceof Error ? error.cause : undefined;
   if (error instanceof RefusedAddressError) return `cannot be reached: ${error.message}`;
@@ -535,6 +745,22 @@ function malformed(sourceId: string): CallFailure {
     'Upstream answered a malformed result',
   );
 }
+
+/** A form's answer as elicitation carries it: the fields whose values a form can hold. */
+function formContent(data: Record<string, unknown>): Record<string, FormValue> {
+  const content: Record<string, FormValue> = {};
+  for (const [name, value] of Object.entries(data)) {
+    const fits =
+      typeof value === 'string' ||
+      typeof value === 'number' ||
+      typeof value === 'boolean' ||
+      (Array.isArray(value) && value.every((one) => typeof one === 'string'));
+    if (fits) content[name] = value;
+  }
+  return content;
+}
+
+type FormValue = string | number | boolean | string[];
 
 function keyOf(credential: string): string {
   return createHash('sha256').update(credential).digest('base64url');

@@ -38,6 +38,8 @@ export interface FakeUpstream {
     traceparent: string | undefined;
     arguments: unknown;
   }[];
+  /** Each JSON-RPC method received, with its `MCP-Protocol-Version` header. */
+  requests: { method: string; protocolVersion: string | undefined }[];
   /** Replaces the listed tools (a test then sends nothing: the gateway refreshes on schedule). */
   setTools(tools: FakeTool[]): void;
 }
@@ -46,11 +48,17 @@ export interface FakeUpstream {
  * A small MCP server over Streamable HTTP (JSON answers, no sessions) on 127.0.0.1 that lists
  * `tools` and misbehaves on purpose when one is called: hangs, sends garbage, a huge body, a
  * redirect, an HTTP error, drops the connection, or answers an event stream that is garbage,
- * huge, cut short or to be resumed. Stopped when the test ends.
+ * huge, cut short or to be resumed. It speaks the 2025 revision (`initialize`) only, unless
+ * `claims2026`: then its `server/discover` offers 2026-07-28 (and what it answers after is still
+ * whatever its tools do). Stopped when the test ends.
  */
-export async function startFakeUpstream(tools: FakeTool[]): Promise<FakeUpstream> {
+export async function startFakeUpstream(
+  tools: FakeTool[],
+  options: { claims2026?: boolean } = {},
+): Promise<FakeUpstream> {
   let listed = tools;
   const calls: FakeUpstream['calls'] = [];
+  const requests: FakeUpstream['requests'] = [];
   const hanging = new Set<ServerResponse>();
   /** Answers kept for a stream to resume, by event id. */
   const resumable = new Map<string, string>();
@@ -71,12 +79,27 @@ export async function startFakeUpstream(tools: FakeTool[]): Promise<FakeUpstream
       method: string;
       params?: { name?: string; arguments?: unknown; protocolVersion?: string };
     };
-    const answer = (result: unknown) => {
+    // A 2026-07-28 result says it is complete.
+    const complete = (result: Record<string, unknown>) =>
+      options.claims2026 === true ? { resultType: 'complete', ...result } : result;
+    const answer = (result: Record<string, unknown>) => {
       response.writeHead(200, { 'content-type': 'application/json' });
-      response.end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result }));
+      response.end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result: complete(result) }));
     };
+    requests.push({
+      method: message.method,
+      protocolVersion: [request.headers['mcp-protocol-version']].flat()[0],
+    });
     if (message.id === undefined) {
       response.writeHead(202).end();
+      return;
+    }
+    if (message.method === 'server/discover' && options.claims2026 === true) {
+      answer({
+        supportedVersions: ['2026-07-28'],
+        capabilities: { tools: {} },
+        serverInfo: { name: 'fake', version: '1.0.0' },
+      });
       return;
     }
     if (message.method === 'initialize') {
@@ -89,6 +112,8 @@ export async function startFakeUpstream(tools: FakeTool[]): Promise<FakeUpstream
     }
     if (message.method === 'tools/list') {
       answer({
+        // 2026-07-28 list results carry cache hints (harmless to a 2025 client).
+        ...(options.claims2026 === true ? { ttlMs: 0, cacheScope: 'public' } : {}),
         tools: listed.map((tool) => ({
           name: tool.name,
           description: `The fake ${tool.name}`,
@@ -135,7 +160,7 @@ export async function startFakeUpstream(tools: FakeTool[]): Promise<FakeUpstream
           JSON.stringify({
             jsonrpc: '2.0',
             id: message.id,
-            result: { content: [{ type: 'text', text: 'x'.repeat(behaviour.bytes) }] },
+            result: complete({ content: [{ type: 'text', text: 'x'.repeat(behaviour.bytes) }] }),
           }),
         );
         return;
@@ -167,7 +192,7 @@ export async function startFakeUpstream(tools: FakeTool[]): Promise<FakeUpstream
           JSON.stringify({
             jsonrpc: '2.0',
             id: message.id,
-            result: { content: [{ type: 'text', text: behaviour.text }] },
+            result: complete({ content: [{ type: 'text', text: behaviour.text }] }),
           }),
         );
         response.writeHead(200, { 'content-type': 'text/event-stream' });
@@ -187,6 +212,7 @@ export async function startFakeUpstream(tools: FakeTool[]): Promise<FakeUpstream
   return {
     url: `http://127.0.0.1:${port}/mcp`,
     calls,
+    requests,
     setTools(next) {
       listed = next;
     },

@@ -1,0 +1,302 @@
+/**
+ * Issue 16: the gateway speaks the 2026-07-28 revision to an upstream that offers it (asked with
+ * `server/discover`), statelessly, and the 2025-11-25 revision to one that does not; progress,
+ * log lines, form questions and sampling reach the calling user's client either way.
+ */
+import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { describe, expect, it } from 'vitest';
+import { connectV1, connectV2, startMcpGateway } from '../mcp/testing/mcp-test-kit.js';
+import { rememberSecret } from '../testing/known-secrets.js';
+import { TEST_SERVICE_SECRET } from '../testing/test-gateway.js';
+import { addConnection } from './testing/connections.js';
+import { startFakeUpstream } from './testing/fake-upstream.js';
+import { startModernUpstream } from './testing/modern-upstream.js';
+
+const ALLOW_PRIVATE = { GATEWAY_UPSTREAM_ALLOW_PRIVATE: 'true' };
+
+async function register(
+  gatewayUrl: string,
+  id: string,
+  url: string,
+  auth?: Record<string, unknown>,
+): Promise<number> {
+  const answer = await fetch(`${gatewayUrl}/api/registry/sources`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${TEST_SERVICE_SECRET}`,
+      'content-type': 'application/json',
+    },
+    body: JSON.stringify({
+      type: 'mcp',
+      id,
+      namespace: id,
+      url,
+      ...(auth === undefined ? {} : { auth }),
+    }),
+  });
+  return answer.status;
+}
+
+describe('an upstream that offers 2026-07-28', () => {
+  it('is listed and called in 2026-07-28, without a session, structured output included', async () => {
+    const upstream = await startModernUpstream();
+    const gw = await startMcpGateway({ env: ALLOW_PRIVATE });
+    expect(await register(gw.url, 'mod', upstream.url)).toBe(201);
+    const alice = await gw.user({ admin: true });
+    const client = await connectV2(gw.url, alice.mcpToken);
+    const names = (await client.listTools()).tools.map((tool) => tool.name);
+    expect(names).toEqual(expect.arrayContaining(['mod.echo', 'mod.chatty', 'mod.form']));
+
+    const echoed = await client.callTool({ name: 'mod.echo', arguments: { text: 'hi' } });
+    expect(echoed.isError).toBeFalsy();
+    expect(echoed.content).toEqual([{ type: 'text', text: 'echo: hi' }]);
+    expect(echoed.structuredContent).toEqual({ text: 'hi', length: 2 });
+
+    const methods = upstream.received.map((request) => request.method);
+    expect(methods[0]).toBe('server/discover');
+    expect(methods).toContain('tools/list');
+    expect(methods).not.toContain('initialize');
+    for (const request of upstream.received) {
+      expect(request.envelopeVersion).toBe('2026-07-28');
+      expect(request.headers.protocolVersion).toBe('2026-07-28');
+      expect(request.headers.mcpMethod).toBe(request.method);
+      expect(request.headers.sessionId).toBeUndefined();
+    }
+    const call = upstream.received.find((request) => request.method === 'tools/call');
+    expect(call?.headers.mcpName).toBe('echo');
+  });
+
+  it("relays progress, and each call's log lines to that call's client only", async () => {
+    const upstream = await startModernUpstream();
+    const gw = await startMcpGateway({ env: ALLOW_PRIVATE });
+    expect(await register(gw.url, 'mod', upstream.url)).toBe(201);
+    const alice = await gw.user({ admin: true });
+    const listen = async () => {
+      const { client } = await connectV1(gw.url, alice.mcpToken);
+      const lines: string[] = [];
+      client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
+        lines.push(String(notification.params.data));
+      });
+      await client.setLoggingLevel('debug');
+      return { client, lines };
+    };
+    const a = await listen();
+    const b = await listen();
+    const progressOf = { a: [] as string[], b: [] as string[] };
+    const run = (tag: 'a' | 'b', client: typeof a.client) =>
+      client.callTool(
+        { name: 'mod.chatty', arguments: { tag, lines: 4, pauseMs: 15 } },
+        undefined,
+        { onprogress: (progress) => progressOf[tag].push(progress.message ?? '') },
+      );
+    // Both at once, on one upstream client: each call's stream carries only its own lines.
+    const [doneA, doneB] = await Promise.all([run('a', a.client), run('b', b.client)]);
+    expect(doneA.content).toEqual([{ type: 'text', text: 'a done' }]);
+    expect(doneB.content).toEqual([{ type: 'text', text: 'b done' }]);
+    expect(a.lines).toEqual(['a line 1', 'a line 2', 'a line 3', 'a line 4']);
+    expect(b.lines).toEqual(['b line 1', 'b line 2', 'b line 3', 'b line 4']);
+    expect(progressOf.a).toEqual(['a 1', 'a 2', 'a 3', 'a 4']);
+    expect(progressOf.b).toEqual(['b 1', 'b 2', 'b 3', 'b 4']);
+    expect(upstream.received.every((request) => request.method !== 'initialize')).toBe(true);
+  });
+
+  it("relays its form questions and sampling (input_required) to the calling user's client", async () => {
+    const upstream = await startModernUpstream();
+    const gw = await startMcpGateway({ env: ALLOW_PRIVATE });
+    expect(await register(gw.url, 'mod', upstream.url)).toBe(201);
+    const alice = await gw.user({ admin: true });
+
+    // A 2025 client on a session: asked at once while the call waits.
+    const { client: onSession } = await connectV1(gw.url, alice.mcpToken, {
+      elicitation: true,
+      sampling: true,
+    });
+    const asked: string[] = [];
+    const { ElicitRequestSchema, CreateMessageRequestSchema } = await import(
+      '@modelcontextprotocol/sdk/types.js'
+    );
+    onSession.setRequestHandler(ElicitRequestSchema, async (request) => {
+      asked.push(request.params.message);
+      return { action: 'accept', content: { name: 'Ada' } };
+    });
+    onSession.setRequestHandler(CreateMessageRequestSchema, async () => ({
+      role: 'assistant',
+      content: { type: 'text', text: '42' },
+      model: 'test-model',
+    }));
+    const named = await onSession.callTool({ name: 'mod.form', arguments: {} });
+    expect(named.content).toEqual([{ type: 'text', text: 'hello Ada' }]);
+    expect(asked).toEqual(['What is your name?']);
+    const sampled = await onSession.callTool({ name: 'mod.sample', arguments: { prompt: 'q?' } });
+    expect(sampled.content).toEqual([{ type: 'text', text: 'model said: 42' }]);
+
+    // A 2026-07-28 client: the gateway's call ends with input_required and runs again.
+    const modern = await connectV2(gw.url, alice.mcpToken, { elicitation: true, sampling: true });
+    modern.setRequestHandler('elicitation/create', async () => ({
+      action: 'accept',
+      content: { name: 'Grace' },
+    }));
+    modern.setRequestHandler('sampling/createMessage', async () => ({
+      role: 'assistant',
+      content: { type: 'text', text: 'modern 42' },
+      model: 'test-model',
+    }));
+    const again = await modern.callTool({ name: 'mod.form', arguments: {} });
+    expect(again.content).toEqual([{ type: 'text', text: 'hello Grace' }]);
+    const sampledAgain = await modern.callTool({ name: 'mod.sample', arguments: { prompt: 'q' } });
+    expect(sampledAgain.content).toEqual([{ type: 'text', text: 'model said: modern 42' }]);
+
+    const rows = await gw.gateway.services.database.db
+      .selectFrom('executions')
+      .select(['tool_path', 'outcome', 'approval'])
+      .where('tool_path', '=', 'mod.form')
+      .orderBy('started_at')
+      .execute();
+    expect(rows.map((row) => [row.outcome, row.approval])).toEqual([
+      ['ok', 'approved'],
+      ['ok', 'approved'],
+    ]);
+  });
+
+  it('ends a call whose upstream keeps asking after ten rounds', async () => {
+    const upstream = await startModernUpstream();
+    const gw = await startMcpGateway({ env: ALLOW_PRIVATE });
+    expect(await register(gw.url, 'mod', upstream.url)).toBe(201);
+    const alice = await gw.user({ admin: true });
+    const { client } = await connectV1(gw.url, alice.mcpToken, { elicitation: true });
+    const { ElicitRequestSchema } = await import('@modelcontextprotocol/sdk/types.js');
+    let asked = 0;
+    client.setRequestHandler(ElicitRequestSchema, async () => {
+      asked++;
+      return { action: 'accept', content: { ok: true } };
+    });
+    const result = await client.callTool({ name: 'mod.nag', arguments: {} });
+    expect(result.isError).toBe(true);
+    expect(JSON.stringify(result.content)).toContain('kept asking for input (more than 10 rounds)');
+    expect(asked).toBeLessThanOrEqual(11);
+  });
+
+  it('closes the request stream of a call that reaches the time limit', async () => {
+    const upstream = await startModernUpstream();
+    const gw = await startMcpGateway({
+      env: { ...ALLOW_PRIVATE, GATEWAY_TOOL_TIMEOUT_SECONDS: '0.5' },
+    });
+    expect(await register(gw.url, 'mod', upstream.url)).toBe(201);
+    const alice = await gw.user({ admin: true });
+    const client = await connectV2(gw.url, alice.mcpToken);
+    const result = await client.callTool({ name: 'mod.slow', arguments: {} });
+    expect(result.isError).toBe(true);
+    expect(JSON.stringify(result.content)).toContain('did not finish within');
+    await expect.poll(() => upstream.stopped, { timeout: 3000 }).toBe(1);
+  });
+
+  it('has its tool list fetched again when it says the list changed (subscriptions/listen)', async () => {
+    const upstream = await startModernUpstream();
+    const gw = await startMcpGateway({ env: ALLOW_PRIVATE });
+    expect(await register(gw.url, 'mod', upstream.url)).toBe(201);
+    await expect.poll(() => upstream.listening, { timeout: 3000 }).toBe(1);
+    const alice = await gw.user({ admin: true });
+    const client = await connectV2(gw.url, alice.mcpToken);
+    upstream.addTool('later');
+    const names = async () => (await client.listTools()).tools.map((tool) => tool.name);
+    await expect.poll(names, { timeout: 5000 }).toContain('mod.later');
+    const ran = await client.callTool({ name: 'mod.later', arguments: {} });
+    expect(ran.content).toEqual([{ type: 'text', text: 'later ran' }]);
+  });
+});
+
+describe('a 2026-07-28 upstream behind a credential', () => {
+  it("sends each caller's own credential on their requests only, and a 401 says to reconnect", async () => {
+    const upstream = await startModernUpstream({ refuse: 'Bearer revoked-key' });
+    rememberSecret('server-mod-key');
+    const gw = await startMcpGateway({
+      env: { ...ALLOW_PRIVATE, MODAPI_API_KEY: 'server-mod-key' },
+    });
+    const auth = { kind: 'header', provider: 'modapi', header: 'Authorization', scheme: 'Bearer' };
+    expect(await register(gw.url, 'mod', upstream.url, auth)).toBe(201);
+    const alice = await gw.user({ admin: true });
+    const carol = await gw.user({ admin: true });
+    const bob = await gw.user({ admin: true });
+    const keys = { alice: 'alice-key', carol: 'carol-key', bob: 'revoked-key' };
+    for (const [user, secret] of [
+      [alice, keys.alice],
+      [carol, keys.carol],
+      [bob, keys.bob],
+    ] as const) {
+      await addConnection(gw.gateway, { userId: user.id, toolId: 'modapi', secret });
+    }
+    const onAlice = await connectV2(gw.url, alice.mcpToken);
+    const onCarol = await connectV2(gw.url, carol.mcpToken);
+    const echo = (client: typeof onAlice, text: string) =>
+      client.callTool({ name: 'mod.echo', arguments: { text } });
+    const results = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        i % 2 === 0 ? echo(onAlice, 'alice') : echo(onCarol, 'carol'),
+      ),
+    );
+    expect(results.every((result) => result.isError !== true)).toBe(true);
+    const calls = upstream.received.filter((request) => request.method === 'tools/call');
+    expect(calls).toHaveLength(8);
+    for (const call of calls) {
+      const who = (call.arguments as { text: 'alice' | 'carol' }).text;
+      expect(call.headers.authorization).toBe(`Bearer ${keys[who]}`);
+      expect(call.headers.protocolVersion).toBe('2026-07-28');
+    }
+    // Registered by the service secret: listed (and asked its revision) with the server key.
+    expect(upstream.received[0]?.method).toBe('server/discover');
+    expect(upstream.received[0]?.headers.authorization).toBe('Bearer server-mod-key');
+
+    const onBob = await connectV2(gw.url, bob.mcpToken);
+    const refused = await echo(onBob, 'bob');
+    expect(refused.isError).toBe(true);
+    const text = JSON.stringify(refused.content);
+    expect(text).toContain('refused the credential (HTTP 401)');
+    expect(text).toContain('gateway connect modapi');
+  });
+});
+
+describe('an upstream that speaks 2025 only', () => {
+  it('gets the initialize handshake and a session, and its tools still work', async () => {
+    const fake = await startFakeUpstream([{ name: 'ping', behaviour: { kind: 'answer' } }]);
+    const gw = await startMcpGateway({ env: ALLOW_PRIVATE });
+    expect(await register(gw.url, 'old', fake.url)).toBe(201);
+    const alice = await gw.user({ admin: true });
+    const client = await connectV2(gw.url, alice.mcpToken);
+    const result = await client.callTool({ name: 'old.ping', arguments: {} });
+    expect(result.isError).toBeFalsy();
+    const methods = fake.requests.map((request) => request.method);
+    // Asked once; refused (the fake answers what it does not know with an empty result).
+    expect(methods.slice(0, 2)).toEqual(['server/discover', 'initialize']);
+    expect(methods.filter((method) => method === 'server/discover')).toHaveLength(1);
+    const call = fake.requests.find((request) => request.method === 'tools/call');
+    expect(call?.protocolVersion).toBe('2025-11-25');
+  });
+});
+
+describe('an upstream that claims 2026-07-28 and then answers garbage', () => {
+  it('ends the call as a clear isError result, never a hang or a 5xx', async () => {
+    const fake = await startFakeUpstream(
+      [
+        { name: 'garbage', behaviour: { kind: 'garbage' } },
+        { name: 'sse', behaviour: { kind: 'sse-garbage' } },
+        { name: 'cut', behaviour: { kind: 'sse-cut' } },
+      ],
+      { claims2026: true },
+    );
+    const gw = await startMcpGateway({ env: ALLOW_PRIVATE });
+    expect(await register(gw.url, 'liar', fake.url)).toBe(201);
+    const alice = await gw.user({ admin: true });
+    const client = await connectV2(gw.url, alice.mcpToken);
+    for (const name of ['liar.garbage', 'liar.sse', 'liar.cut']) {
+      const started = Date.now();
+      const result = await client.callTool({ name, arguments: {} });
+      expect(result.isError).toBe(true);
+      expect(JSON.stringify(result.content)).toContain('answered something that is not MCP');
+      expect(Date.now() - started).toBeLessThan(5000);
+    }
+    expect(fake.requests.some((request) => request.method === 'initialize')).toBe(false);
+    expect(fake.requests.find((r) => r.method === 'tools/call')?.protocolVersion).toBe(
+      '2026-07-28',
+    );
+  });
+});
