@@ -307,7 +307,8 @@ export class Upstream {
   #listen(connection: Connection): void {
     const { target } = this.#options;
     if (this.#subscription !== undefined || this.#closed || target.kind !== 'http') return;
-    // An oauth source's list is only ever fetched with a connecting user's token.
+    // An oauth source's list is fetched with a user's token now and then (a connect, the
+    // schedule); no stream is held open on one.
     if (target.auth.kind === 'oauth') return;
     const era = this.#era;
     if (era?.kind !== 'modern' || era.discover.capabilities.tools?.listChanged !== true) return;
