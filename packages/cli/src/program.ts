@@ -526,7 +526,7 @@ function declareUserCommands(
   const sources = program
     .command('sources')
     .helpCommand(false)
-    .summary("list sources, change an upstream's settings (admins)")
+    .summary("list tool sources, change an upstream's settings")
     .description(
       'List where tools come from: plugins and upstream MCP servers (admins). Change which tools of an upstream MCP server ask before running, and whether service accounts may use them.',
     )
