@@ -1,6 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
-import { validateElicitRequest, validateSampleRequest } from '@gateway/sdk';
 import {
   Client,
   type DiscoverResult,
@@ -8,24 +7,24 @@ import {
   type McpSubscription,
   type Tool as McpTool,
   ProtocolError,
-  ProtocolErrorCode,
   SdkError,
   SdkErrorCode,
-  SdkHttpError,
   type StandardSchemaV1,
 } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { type CallToolResult, isSpecType, type LoggingLevel } from '@modelcontextprotocol/server';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { ServerLogger } from '../http/logger.js';
 import { Stopped } from '../mcp/running-call.js';
 import { SERVER_VERSION } from '../openapi/index.js';
 import { CallFailure, type SourceCall } from '../tool-sources/index.js';
 import { CircuitBreaker, type UpstreamHealth } from './circuit-breaker.js';
-import { type GuardedFetch, guardedFetch, UpstreamHttpError } from './guarded-fetch.js';
+import { httpStatusOf, MAX_INPUT_ROUNDS, reasonOf, resultOf } from './failure-reasons.js';
+import { type GuardedFetch, guardedFetch } from './guarded-fetch.js';
 import { UpstreamHttpTransport } from './http-transport.js';
 import { UpstreamRefusedFailure } from './refused.js';
+import { relayToCalls } from './relays.js';
 import type { UpstreamTarget } from './target.js';
-import { RefusedAddressError, type UrlPolicy } from './url-policy.js';
+import type { UrlPolicy } from './url-policy.js';
 
 const CLIENT_INFO = { name: 'gateway', version: SERVER_VERSION };
 /**
@@ -42,8 +41,6 @@ const IDLE_MS = 60_000;
 const MAX_KEYS = 500;
 const MAX_TOOLS = 1000;
 const MAX_LIST_PAGES = 20;
-/** Rounds of `input_required` one 2026-07-28 call may take (each may ask the user something). */
-const MAX_INPUT_ROUNDS = 10;
 /** A `subscriptions/listen` stream the upstream ended is opened again this many times. */
 const MAX_RELISTENS = 3;
 /**
@@ -496,10 +493,6 @@ export class Upstream {
     signal: AbortSignal | undefined,
   ): Promise<Connection> {
     const { target, logger } = this.#options;
-    // Sampling and form elicitation are relayed to the calling user's client (the call's `sample`
-    // and `ctx.elicit`, as for plugin tools: the client, else the approvals path). On 2026-07-28
-    // the upstream asks in an `input_required` result, which the client answers with these same
-    // handlers before it sends the call again.
     const client = new Client(CLIENT_INFO, {
       capabilities: { sampling: {}, elicitation: { form: {} } },
       ...(target.kind === 'http' ? { versionNegotiation: { mode: 'auto' as const } } : {}),
@@ -507,76 +500,12 @@ export class Upstream {
       inputRequired: { maxRounds: MAX_INPUT_ROUNDS },
     });
     const connection: Connection = { client, key, modern: false, closed: false, idleSince: 0 };
-    client.setRequestHandler('sampling/createMessage', async (request) => {
-      const call = this.#callOf();
-      if (call === undefined) {
-        throw new ProtocolError(
-          ProtocolErrorCode.InvalidRequest,
-          'Sampling is only relayed during a tool call',
-        );
-      }
-      const { messages, maxTokens, systemPrompt, temperature, stopSequences, modelPreferences } =
-        request.params;
-      const asked = validateSampleRequest({
-        messages,
-        maxTokens,
-        ...(systemPrompt === undefined ? {} : { systemPrompt }),
-        ...(temperature === undefined ? {} : { temperature }),
-        ...(stopSequences === undefined ? {} : { stopSequences }),
-        ...(modelPreferences === undefined ? {} : { modelPreferences }),
-      });
-      if (!asked.success) {
-        throw new ProtocolError(
-          ProtocolErrorCode.InvalidParams,
-          'The gateway relays text, image and audio sampling only',
-        );
-      }
-      const answer = await call.sample(asked.data);
-      return {
-        role: answer.role,
-        content: answer.content,
-        model: answer.model,
-        ...(answer.stopReason === undefined ? {} : { stopReason: answer.stopReason }),
-      };
-    });
-    client.setRequestHandler('elicitation/create', async (request) => {
-      const call = this.#callOf();
-      const { params } = request;
-      if (call === undefined || params.mode === 'url' || !('requestedSchema' in params)) {
-        throw new ProtocolError(
-          ProtocolErrorCode.InvalidRequest,
-          'Only form elicitation during a tool call is relayed',
-        );
-      }
-      const asked = validateElicitRequest({
-        toolPath: this.#toolPathOf(call),
-        message: params.message,
-        type: 'form',
-        fields: params.requestedSchema.properties,
-        required: params.requestedSchema.required ?? [],
-      });
-      if (!asked.success) {
-        throw new ProtocolError(
-          ProtocolErrorCode.InvalidParams,
-          'The form asks for fields the gateway cannot relay',
-        );
-      }
-      const answer = await call.context.elicit(asked.data);
-      if (!answer.approved) return { action: 'decline' as const };
-      return isRecord(answer.data)
-        ? { action: 'accept' as const, content: formContent(answer.data) }
-        : { action: 'accept' as const };
-    });
-    client.setNotificationHandler('notifications/message', (notification) => {
-      // Only the call whose request stream (or lone session) carried it is told; others' lines
-      // stay in the log.
-      const call = this.#callOf();
-      if (call === undefined) return;
-      const { level, data, logger: name } = notification.params;
-      call.forwardLog(level as LoggingLevel, data, name);
-    });
-    client.setNotificationHandler('notifications/tools/list_changed', () => {
-      this.#options.onToolsChanged();
+    // Questions, sampling and log lines go to the call they belong to (the call's `sample` and
+    // `ctx.elicit`, as for plugin tools).
+    relayToCalls(client, {
+      callOf: () => this.#callOf(),
+      toolPathOf: (call) => this.#toolPathOf(call),
+      onToolsChanged: () => this.#options.onToolsChanged(),
     });
     client.onclose = () => {
       connection.closed = true;
@@ -678,90 +607,6 @@ export class Upstream {
     return new CallFailure(`${label} ${reason}.`, `Upstream failed: ${reason}`);
   }
 }
-
-/** The HTTP status an upstream answered, when that is why `error` was thrown. */
-function httpStatusOf(error: unknown): number | undefined {
-  if (error instanceof SdkHttpError) return error.status;
-  const cause = error instanceof Error ? error.cause : undefined;
-  return cause instanceof SdkHttpError ? cause.status : undefined;
-}
-
-/** What went wrong with an upstream, in the gateway's words (never the upstream's raw answer). */
-function reasonOf(error: unknown): string {
-  if (error instanceof UpstreamHttpError) return error.message;
-  if (error instanceof SdkHttpError) return `answered HTTP ${error.status}`;
-  if (error instanceof SdkError) {
-    switch (error.code) {
-      case SdkErrorCode.ConnectionClosed:
-        return 'closed the connection';
-      case SdkErrorCode.ClientHttpUnexpectedContent:
-      case SdkErrorCode.InvalidResult:
-      case SdkErrorCode.UnsupportedResultType:
-        return 'answered something that is not MCP';
-      case SdkErrorCode.InputRequiredRoundsExceeded:
-        return `kept asking for input (more than ${MAX_INPUT_ROUNDS} rounds)`;
-      default:
-        // The version probe wraps what stopped it (the network, an answer that is not MCP).
-        return error.cause === undefined ? 'failed' : reasonOf(error.cause);
-    }
-  }
-  const cause = error instanceof Error ? error.cause : undefined;
-  if (error instanceof RefusedAddressError) return `cannot be reached: ${error.message}`;
-  if (cause instanceof RefusedAddressError) return `cannot be reached: ${cause.message}`;
-  if (cause instanceof UpstreamHttpError) return cause.message;
-  const code = isRecord(error) && typeof error.code === 'string' ? error.code : undefined;
-  if (code === 'UND_ERR_SOCKET') return 'dropped the connection';
-  if (code !== undefined && (code.startsWith('E') || code.startsWith('UND_ERR_CONNECT'))) {
-    return code === 'ENOENT'
-      ? 'could not be started (command not found)'
-      : `cannot be reached (${code})`;
-  }
-  if (error instanceof SyntaxError || (error instanceof Error && error.name === 'ZodError')) {
-    return 'answered something that is not MCP';
-  }
-  if (error instanceof TypeError && error.message === 'fetch failed') {
-    const code = isRecord(cause) && typeof cause.code === 'string' ? ` (${cause.code})` : '';
-    return `cannot be reached${code}`;
-  }
-  return 'failed';
-}
-
-function resultOf(answer: unknown, sourceId: string): CallToolResult {
-  if (!isRecord(answer)) throw malformed(sourceId);
-  const result: unknown = {
-    content: answer.content,
-    ...(answer.structuredContent === undefined
-      ? {}
-      : { structuredContent: answer.structuredContent }),
-    ...(answer.isError === true ? { isError: true } : {}),
-  };
-  // The SDK client has parsed it as a tool result already; this keeps only what is forwarded.
-  if (!isSpecType.CallToolResult(result) || result.content === undefined) throw malformed(sourceId);
-  return { ...result, content: result.content };
-}
-
-function malformed(sourceId: string): CallFailure {
-  return new CallFailure(
-    `The upstream MCP server of source "${sourceId}" answered a result that is not an MCP tool result.`,
-    'Upstream answered a malformed result',
-  );
-}
-
-/** A form's answer as elicitation carries it: the fields whose values a form can hold. */
-function formContent(data: Record<string, unknown>): Record<string, FormValue> {
-  const content: Record<string, FormValue> = {};
-  for (const [name, value] of Object.entries(data)) {
-    const fits =
-      typeof value === 'string' ||
-      typeof value === 'number' ||
-      typeof value === 'boolean' ||
-      (Array.isArray(value) && value.every((one) => typeof one === 'string'));
-    if (fits) content[name] = value;
-  }
-  return content;
-}
-
-type FormValue = string | number | boolean | string[];
 
 function keyOf(credential: string): string {
   return createHash('sha256').update(credential).digest('base64url');

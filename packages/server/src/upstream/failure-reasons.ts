@@ -1,0 +1,81 @@
+import { SdkError, SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/client';
+import { type CallToolResult, isSpecType } from '@modelcontextprotocol/server';
+import { CallFailure } from '../tool-sources/index.js';
+import { UpstreamHttpError } from './guarded-fetch.js';
+import { RefusedAddressError } from './url-policy.js';
+
+/** Rounds of `input_required` one 2026-07-28 call may take (each may ask the user something). */
+export const MAX_INPUT_ROUNDS = 10;
+
+/** The HTTP status an upstream answered, when that is why `error` was thrown. */
+export function httpStatusOf(error: unknown): number | undefined {
+  if (error instanceof SdkHttpError) return error.status;
+  const cause = error instanceof Error ? error.cause : undefined;
+  return cause instanceof SdkHttpError ? cause.status : undefined;
+}
+
+/** What went wrong with an upstream, in the gateway's words (never the upstream's raw answer). */
+export function reasonOf(error: unknown): string {
+  if (error instanceof UpstreamHttpError) return error.message;
+  if (error instanceof SdkHttpError) return `answered HTTP ${error.status}`;
+  if (error instanceof SdkError) {
+    switch (error.code) {
+      case SdkErrorCode.ConnectionClosed:
+        return 'closed the connection';
+      case SdkErrorCode.ClientHttpUnexpectedContent:
+      case SdkErrorCode.InvalidResult:
+      case SdkErrorCode.UnsupportedResultType:
+        return 'answered something that is not MCP';
+      case SdkErrorCode.InputRequiredRoundsExceeded:
+        return `kept asking for input (more than ${MAX_INPUT_ROUNDS} rounds)`;
+      default:
+        // The version probe wraps what stopped it (the network, an answer that is not MCP).
+        return error.cause === undefined ? 'failed' : reasonOf(error.cause);
+    }
+  }
+  const cause = error instanceof Error ? error.cause : undefined;
+  if (error instanceof RefusedAddressError) return `cannot be reached: ${error.message}`;
+  if (cause instanceof RefusedAddressError) return `cannot be reached: ${cause.message}`;
+  if (cause instanceof UpstreamHttpError) return cause.message;
+  const code = isRecord(error) && typeof error.code === 'string' ? error.code : undefined;
+  if (code === 'UND_ERR_SOCKET') return 'dropped the connection';
+  if (code !== undefined && (code.startsWith('E') || code.startsWith('UND_ERR_CONNECT'))) {
+    return code === 'ENOENT'
+      ? 'could not be started (command not found)'
+      : `cannot be reached (${code})`;
+  }
+  if (error instanceof SyntaxError || (error instanceof Error && error.name === 'ZodError')) {
+    return 'answered something that is not MCP';
+  }
+  if (error instanceof TypeError && error.message === 'fetch failed') {
+    const code = isRecord(cause) && typeof cause.code === 'string' ? ` (${cause.code})` : '';
+    return `cannot be reached${code}`;
+  }
+  return 'failed';
+}
+
+/** `answer` as the tool result the gateway forwards: content, structuredContent, isError. */
+export function resultOf(answer: unknown, sourceId: string): CallToolResult {
+  if (!isRecord(answer)) throw malformed(sourceId);
+  const result: unknown = {
+    content: answer.content,
+    ...(answer.structuredContent === undefined
+      ? {}
+      : { structuredContent: answer.structuredContent }),
+    ...(answer.isError === true ? { isError: true } : {}),
+  };
+  // The SDK client has parsed it as a tool result already; this keeps only what is forwarded.
+  if (!isSpecType.CallToolResult(result) || result.content === undefined) throw malformed(sourceId);
+  return { ...result, content: result.content };
+}
+
+function malformed(sourceId: string): CallFailure {
+  return new CallFailure(
+    `The upstream MCP server of source "${sourceId}" answered a result that is not an MCP tool result.`,
+    'Upstream answered a malformed result',
+  );
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
