@@ -66,6 +66,25 @@ describe('an upstream that offers 2026-07-28', () => {
     expect(call?.headers.mcpName).toBe('echo');
   });
 
+  it('mirrors an argument the tool declares as a header (SEP-2243), which the upstream requires', async () => {
+    const upstream = await startModernUpstream();
+    const gw = await startMcpGateway({ env: ALLOW_PRIVATE });
+    expect(await register(gw.url, 'mod', upstream.url)).toBe(201);
+    const alice = await gw.user({ admin: true });
+    const client = await connectV2(gw.url, alice.mcpToken);
+
+    const routed = await client.callTool({ name: 'mod.routed', arguments: { region: 'eu-west' } });
+    expect(routed.isError).toBeFalsy();
+    expect(routed.content).toEqual([{ type: 'text', text: 'served in eu-west' }]);
+    const call = upstream.received.find((request) => request.method === 'tools/call');
+    expect(call?.headers.paramRegion).toBe('eu-west');
+
+    // Tools that declare none are called as before, without such headers.
+    await client.callTool({ name: 'mod.echo', arguments: { text: 'hi' } });
+    const echo = upstream.received.filter((request) => request.method === 'tools/call').at(-1);
+    expect(echo?.headers.paramRegion).toBeUndefined();
+  });
+
   it("relays progress, and each call's log lines to that call's client only", async () => {
     const upstream = await startModernUpstream();
     const gw = await startMcpGateway({ env: ALLOW_PRIVATE });

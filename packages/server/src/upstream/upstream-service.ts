@@ -522,6 +522,7 @@ export class UpstreamService {
           credentials,
           oauth: this.#options.oauth,
           ...(this.#options.baseUrl === undefined ? {} : { baseUrl: this.#options.baseUrl }),
+          definition: tool,
         }),
     });
     const mapped: Record<string, string> = {};

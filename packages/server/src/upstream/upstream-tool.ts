@@ -1,4 +1,5 @@
 import { type AuthProvider, AuthRequiredError, requireApproval } from '@gateway/sdk';
+import type { Tool as McpTool } from '@modelcontextprotocol/client';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { CheckedInput, SourceCall, ToolSource } from '../tool-sources/index.js';
 import { howToConnect } from '../vending/token-vendor.js';
@@ -26,6 +27,7 @@ export class UpstreamTool implements ToolSource {
   readonly #approval: boolean;
   readonly #oauth: UpstreamOAuthHooks | undefined;
   readonly #baseUrl: () => string;
+  readonly #headerDeclaring: McpTool | undefined;
 
   constructor(options: {
     upstream: Upstream;
@@ -36,6 +38,8 @@ export class UpstreamTool implements ToolSource {
     credentials: { id: string; authProviders: readonly AuthProvider[] };
     oauth?: UpstreamOAuthHooks | undefined;
     baseUrl?: () => string;
+    /** The tool as the upstream lists it. */
+    definition?: McpTool | undefined;
   }) {
     this.#upstream = options.upstream;
     this.upstreamName = options.upstreamName;
@@ -45,6 +49,11 @@ export class UpstreamTool implements ToolSource {
     this.credentials = options.credentials;
     this.#oauth = options.oauth;
     this.#baseUrl = options.baseUrl ?? (() => 'the gateway');
+    const { definition } = options;
+    this.#headerDeclaring =
+      definition !== undefined && declaresParamHeaders(definition.inputSchema)
+        ? definition
+        : undefined;
   }
 
   async checkInput(args: Record<string, unknown>): Promise<CheckedInput> {
@@ -66,6 +75,7 @@ export class UpstreamTool implements ToolSource {
     return this.#upstream.call(this.upstreamName, input, credential, call, {
       provider: auth.kind === 'header' ? auth.provider : undefined,
       path: this.#path,
+      headerDeclaring: this.#headerDeclaring,
     });
   }
 
@@ -91,6 +101,7 @@ export class UpstreamTool implements ToolSource {
       return await this.#upstream.call(this.upstreamName, input, found.token, call, {
         provider: sourceId,
         path: this.#path,
+        headerDeclaring: this.#headerDeclaring,
       });
     } catch (error) {
       if (error instanceof UpstreamRefusedFailure && error.status === 401) {
@@ -115,6 +126,23 @@ export function providersOf(auth: UpstreamAuth, sourceId = ''): AuthProvider[] {
   }
   return [];
 }
+
+/**
+ * Whether a tool's input schema declares an argument as a request header (SEP-2243: an
+ * `x-mcp-header` on a property reached through `properties` keys only, where the spec permits
+ * it), which a 2026-07-28 server then requires as `Mcp-Param-<name>` on every call passing it.
+ */
+export function declaresParamHeaders(schema: unknown, depth = 0): boolean {
+  if (!isRecord(schema) || !isRecord(schema.properties) || depth > MAX_SCHEMA_DEPTH) return false;
+  return Object.values(schema.properties).some(
+    (property) =>
+      isRecord(property) &&
+      ('x-mcp-header' in property || declaresParamHeaders(property, depth + 1)),
+  );
+}
+
+/** How deep {@link declaresParamHeaders} follows nested `properties`: a schema is the upstream's. */
+const MAX_SCHEMA_DEPTH = 16;
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -182,7 +182,12 @@ export class Upstream {
     args: unknown,
     credential: string | undefined,
     call: SourceCall,
-    options: { provider?: string | undefined; path: string },
+    options: {
+      provider?: string | undefined;
+      path: string;
+      /** The tool as listed, when it declares arguments as headers (`declaresParamHeaders`). */
+      headerDeclaring?: McpTool | undefined;
+    },
   ): Promise<CallToolResult> {
     const { provider } = options;
     this.#paths.set(call, options.path);
@@ -200,7 +205,7 @@ export class Upstream {
     call.signal.addEventListener('abort', forward, { once: true });
     try {
       return await this.#current.run(call, () =>
-        this.#forward(name, args, credential, call, provider, stop.signal),
+        this.#forward(name, args, credential, call, provider, stop.signal, options.headerDeclaring),
       );
     } finally {
       call.signal.removeEventListener('abort', forward);
@@ -214,29 +219,35 @@ export class Upstream {
     call: SourceCall,
     provider: string | undefined,
     signal: AbortSignal,
+    headerDeclaring: McpTool | undefined,
   ): Promise<CallToolResult> {
     for (let attempt = 0; ; attempt++) {
       const connection = await this.#checkout(credential, call, provider);
       const stdio = this.#options.target.kind === 'stdio';
       if (stdio) this.#stdioCalls.add(call);
       try {
-        const answer = await connection.client.request(
-          {
-            method: 'tools/call',
-            params: {
-              name,
-              arguments: isRecord(args) ? args : {},
-              ...(connection.modern ? { _meta: CALL_META } : {}),
-            },
-          },
-          AS_SENT,
-          {
-            signal,
-            timeout: NO_SDK_TIMEOUT_MS,
-            onprogress: (progress) =>
-              call.reportProgress(progress.progress, progress.total, progress.message),
-          },
-        );
+        const params = {
+          name,
+          arguments: isRecord(args) ? args : {},
+          ...(connection.modern ? { _meta: CALL_META } : {}),
+        };
+        const sending = {
+          signal,
+          timeout: NO_SDK_TIMEOUT_MS,
+          onprogress: (progress: { progress: number; total?: number; message?: string }) =>
+            call.reportProgress(progress.progress, progress.total, progress.message),
+        };
+        // A 2026-07-28 server requires the `Mcp-Param-*` headers of the arguments its tool
+        // declares as headers (SEP-2243): the client's `callTool` mirrors them from the definition
+        // given (without its output schema: results are forwarded as they are). Other calls skip
+        // its second pass over the result.
+        const answer =
+          connection.modern && headerDeclaring !== undefined
+            ? await connection.client.callTool(params, {
+                ...sending,
+                toolDefinition: { ...headerDeclaring, outputSchema: undefined },
+              })
+            : await connection.client.request({ method: 'tools/call', params }, AS_SENT, sending);
         this.#breaker.success();
         return resultOf(answer, this.id);
       } catch (error) {

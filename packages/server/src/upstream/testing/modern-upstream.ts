@@ -18,6 +18,8 @@ export interface ReceivedRequest {
     mcpName: string | undefined;
     authorization: string | undefined;
     sessionId: string | undefined;
+    /** `Mcp-Param-Region` (SEP-2243), which the `routed` tool declares. */
+    paramRegion: string | undefined;
   };
   /** `_meta["io.modelcontextprotocol/protocolVersion"]` of the request, if any. */
   envelopeVersion: unknown;
@@ -42,8 +44,9 @@ export interface ModernUpstream {
  * `McpServer` per request), so it speaks 2026-07-28 and, to 2025 clients, the 2025 revision. Its
  * tools: `echo` (structured output), `chatty` (progress and log lines tagged with its `tag`,
  * `lines` of each, `pauseMs` apart), `form` (asks a form through `input_required`), `sample`
- * (asks the client's model through `input_required`), `nag` (asks again, forever) and `slow`
- * (runs until stopped). Records every
+ * (asks the client's model through `input_required`), `nag` (asks again, forever), `slow`
+ * (runs until stopped) and `routed` (its `region` argument declared as the `Mcp-Param-Region`
+ * header, SEP-2243, which the SDK's server then requires on every call that passes one). Records every
  * request it receives; a `tools/call` whose `Authorization` is `refuse` is answered 401. Stopped
  * when the test ends.
  */
@@ -191,6 +194,14 @@ export async function startModernUpstream(
         return { content: [{ type: 'text', text: 'stopped' }] };
       },
     );
+    server.registerTool(
+      'routed',
+      {
+        description: 'Answers from the region its header names.',
+        inputSchema: z.object({ region: z.string().meta({ 'x-mcp-header': 'Region' }) }),
+      },
+      async ({ region }) => ({ content: [{ type: 'text', text: `served in ${region}` }] }),
+    );
     for (const name of added) {
       server.registerTool(
         name,
@@ -217,6 +228,7 @@ export async function startModernUpstream(
           mcpName: header('mcp-name'),
           authorization: header('authorization'),
           sessionId: header('mcp-session-id'),
+          paramRegion: header('mcp-param-region'),
         },
         envelopeVersion: meta[PROTOCOL_VERSION_META_KEY],
         arguments: params.arguments,
