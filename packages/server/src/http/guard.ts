@@ -95,7 +95,8 @@ function hostName(host: string): string {
  *    a body without one is cut off at the limit while it streams, so no request makes the server
  *    buffer more than the limit.
  *
- * Every answer carries `X-Content-Type-Options: nosniff`.
+ * Every answer carries `X-Content-Type-Options: nosniff` (set on Node's response for requests from
+ * the network, on Hono's for those handed over in process).
  *
  * @example
  * app.use('*', requestGuard({ audience: () => audience, maxBodyBytes: 1024 * 1024 }));
@@ -111,6 +112,10 @@ export function requestGuard(options: GuardOptions): MiddlewareHandler<AppEnv> {
     );
   const limit = limitBody({ maxSize: options.maxBodyBytes, onError: tooLarge });
   return async (c, next) => {
+    // From the network the header goes on Node's response before anything is written, which costs
+    // nothing; set on Hono's response, it makes the adapter build a `Headers` object for it.
+    const outgoing = outgoingOf(c);
+    outgoing?.setHeader('X-Content-Type-Options', 'nosniff');
     const audience = options.audience();
     const host = c.req.header('host') ?? new URL(c.req.url).host;
     if (!audience.hosts.has(hostName(host)) && !isHealthCheck(c.req.method, c.req.path)) {
@@ -149,11 +154,25 @@ export function requestGuard(options: GuardOptions): MiddlewareHandler<AppEnv> {
       const refused = await limit(c, next);
       if (refused instanceof Response) c.res = refused;
     } else await next();
-    // Set in place: assigning `c.res` again would make Hono copy the response, body and all,
-    // which costs the Node adapter its fast path for every answer.
+    if (outgoing !== undefined) return;
+    // In process (`gateway.fetch()`): set in place, since assigning `c.res` again would make Hono
+    // copy the response, body and all.
     const answer = nosniff(c.res);
     if (answer !== c.res) c.res = answer;
   };
+}
+
+/** Node's response of a request from the network (`@hono/node-server` binds it as `outgoing`). */
+function outgoingOf(c: Context): { setHeader(name: string, value: string): unknown } | undefined {
+  const env: unknown = c.env;
+  if (typeof env !== 'object' || env === null || !('outgoing' in env)) return undefined;
+  const { outgoing } = env;
+  return typeof outgoing === 'object' &&
+    outgoing !== null &&
+    'setHeader' in outgoing &&
+    typeof outgoing.setHeader === 'function'
+    ? (outgoing as { setHeader(name: string, value: string): unknown })
+    : undefined;
 }
 
 /** Why a state-changing request's origin is refused, or undefined when it is the gateway's. */
