@@ -1,4 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { connectV2 } from '../mcp/testing/mcp-test-kit.js';
+import { createEndpoint } from '../mcp-endpoints/index.js';
+import { rememberSecret } from '../testing/known-secrets.js';
 import { sharedDatabaseTargets } from '../testing/shared-database.js';
 import {
   createTestGateway,
@@ -6,6 +9,7 @@ import {
   type TestGateway,
 } from '../testing/test-gateway.js';
 import { startFakeUpstream } from './testing/fake-upstream.js';
+import { startSdkUpstream } from './testing/sdk-upstream.js';
 
 const targets = sharedDatabaseTargets();
 
@@ -58,6 +62,38 @@ describe.each(targets)('upstream sources across instances on $name', ({ skip, da
     await expect.poll(() => paths(b), { timeout: 5000 }).toEqual([]);
     expect(paths(a)).toEqual([]);
   });
+
+  it.skipIf(skip)(
+    "open a 2025 session for each of an instance's first concurrent calls, none shared",
+    async () => {
+      const upstream = await startSdkUpstream({ sessionTool: true });
+      const url = await databaseUrl();
+      const a = await instance(url, '0');
+      const registered = await a.request('POST', '/api/registry/sources', {
+        as: 'service',
+        body: { type: 'mcp', id: 'remote', namespace: 'remote', url: upstream.url },
+      });
+      expect(registered.status).toBe(201);
+      // B serves the stored list without having asked the upstream which revision it speaks.
+      const b = await instance(url, '0');
+      await expect.poll(() => paths(b), { timeout: 5000 }).toContain('remote.session');
+      const alice = await b.createUser({ admin: true });
+      const created = await createEndpoint(b.services.database.db, { userId: alice.id, name: 't' });
+      if (!created.ok) throw new Error(created.problem);
+      rememberSecret(created.endpoint.token);
+      const client = await connectV2(b.services.baseUrl, created.endpoint.token);
+
+      const answers = await Promise.all(
+        Array.from({ length: 4 }, () => client.callTool({ name: 'remote.session', arguments: {} })),
+      );
+      const sessions = answers.map((answer) => {
+        expect(answer.isError).toBeFalsy();
+        return (answer.content as { text: string }[])[0]?.text;
+      });
+      // A 2025 session serves one call at a time: four calls at once ran in four sessions.
+      expect(new Set(sessions).size).toBe(4);
+    },
+  );
 
   it.skipIf(skip)('take a change of settings on one instance to every instance', async () => {
     const fake = await startFakeUpstream([{ name: 'wipe', behaviour: { kind: 'answer' } }]);

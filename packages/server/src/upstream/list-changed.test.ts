@@ -3,57 +3,9 @@
  * (`notifications/tools/list_changed`); the gateway fetches the list again at once, without
  * waiting for its schedule, and serves the new tool.
  */
-import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { connectV2, startMcpGateway } from '../mcp/testing/mcp-test-kit.js';
-
-/** An SDK MCP server over Streamable HTTP with sessions; `addTool` adds a tool to every session. */
-async function startSdkUpstream(): Promise<{ url: string; addTool(name: string): void }> {
-  const names = ['first'];
-  const servers = new Set<McpServer>();
-  const transports = new Map<string, StreamableHTTPServerTransport>();
-  const register = (server: McpServer, name: string) =>
-    server.registerTool(name, { description: `The ${name} tool` }, async () => ({
-      content: [{ type: 'text', text: `${name} ran` }],
-    }));
-  const http = createServer(async (request, response) => {
-    const sessionId = request.headers['mcp-session-id'];
-    const existing = typeof sessionId === 'string' ? transports.get(sessionId) : undefined;
-    if (existing !== undefined) {
-      await existing.handleRequest(request, response);
-      return;
-    }
-    const server = new McpServer({ name: 'sdk-upstream', version: '1.0.0' });
-    for (const name of names) register(server, name);
-    servers.add(server);
-    const transport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => {
-        transports.set(id, transport);
-      },
-    });
-    await server.connect(transport);
-    await transport.handleRequest(request, response);
-  });
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-  onTestFinished(async () => {
-    for (const server of servers) await server.close();
-    http.closeAllConnections();
-    await new Promise<void>((resolve) => http.close(() => resolve()));
-  });
-  const { port } = http.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/mcp`,
-    addTool(name) {
-      names.push(name);
-      for (const server of servers) register(server, name);
-    },
-  };
-}
+import { startSdkUpstream } from './testing/sdk-upstream.js';
 
 describe('notifications/tools/list_changed', () => {
   it('makes the gateway fetch the tool list again and serve the new tool', async () => {

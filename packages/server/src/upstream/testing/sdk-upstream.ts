@@ -1,0 +1,75 @@
+import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { onTestFinished } from 'vitest';
+
+/** A started {@link startSdkUpstream}. */
+export interface SdkUpstream {
+  url: string;
+  /** Adds a tool to every session, which tells its client the list changed. */
+  addTool(name: string): void;
+  /** How many sessions clients opened (`initialize`s answered). */
+  readonly sessions: number;
+}
+
+/**
+ * An MCP server built with the MCP SDK v1 over Streamable HTTP with sessions: the 2025 revision
+ * only, as most servers in the wild today. Its tools: `first` (answers `first ran`), those added
+ * with `addTool` and, with `sessionTool`, `session` (waits 200 ms, then answers the id of the
+ * session it ran in). Stopped when the test ends.
+ */
+export async function startSdkUpstream(
+  options: { sessionTool?: boolean } = {},
+): Promise<SdkUpstream> {
+  const names = ['first'];
+  const servers = new Set<McpServer>();
+  const transports = new Map<string, StreamableHTTPServerTransport>();
+  const register = (server: McpServer, name: string) =>
+    server.registerTool(name, { description: `The ${name} tool` }, async () => ({
+      content: [{ type: 'text', text: `${name} ran` }],
+    }));
+  const http = createServer(async (request, response) => {
+    const sessionId = request.headers['mcp-session-id'];
+    const existing = typeof sessionId === 'string' ? transports.get(sessionId) : undefined;
+    if (existing !== undefined) {
+      await existing.handleRequest(request, response);
+      return;
+    }
+    const server = new McpServer({ name: 'sdk-upstream', version: '1.0.0' });
+    for (const name of names) register(server, name);
+    if (options.sessionTool === true) {
+      server.registerTool('session', { description: 'Answers its session' }, async (extra) => {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        return { content: [{ type: 'text', text: String(extra.sessionId) }] };
+      });
+    }
+    servers.add(server);
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => {
+        transports.set(id, transport);
+      },
+    });
+    await server.connect(transport);
+    await transport.handleRequest(request, response);
+  });
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  onTestFinished(async () => {
+    for (const server of servers) await server.close();
+    http.closeAllConnections();
+    await new Promise<void>((resolve) => http.close(() => resolve()));
+  });
+  const { port } = http.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    addTool(name) {
+      names.push(name);
+      for (const server of servers) register(server, name);
+    },
+    get sessions() {
+      return transports.size;
+    },
+  };
+}
