@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { issueCode } from './codes.js';
 import { AUTHORIZE_COMPLETE_PATH } from './complete-page.js';
 import { escapeHtml, hiddenFields, page } from './html.js';
-import { loopbackRedirect, withParams } from './loopback.js';
+import { loopbackRedirect, loopbackRequest, withParams } from './loopback.js';
 import {
   type CliPages,
   csrfToken,
@@ -17,9 +17,7 @@ import {
 import { isS256Challenge } from './pkce.js';
 
 /** The query of `/cli/authorize` (and the fields of its form). */
-const authorizeRequest = z.object({
-  redirect_uri: z.string().max(200),
-  state: z.string().min(8).max(500),
+const authorizeRequest = loopbackRequest.extend({
   code_challenge: z.string().refine(isS256Challenge, 'not an S256 code challenge'),
   code_challenge_method: z.literal('S256'),
   client_name: z.string().trim().min(1).max(100).optional(),

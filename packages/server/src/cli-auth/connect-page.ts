@@ -1,9 +1,8 @@
-import { z } from 'zod';
 import type { AppContext } from '../http/app-env.js';
 import { finishConnectFlow, startConnectFlow } from './codes.js';
 import { connectCompletePath } from './complete-page.js';
 import { escapeHtml, hiddenFields, page } from './html.js';
-import { loopbackRedirect, withParams } from './loopback.js';
+import { loopbackRedirect, loopbackRequest, withParams } from './loopback.js';
 import {
   type CliPages,
   callAuth,
@@ -16,11 +15,6 @@ import {
   signedInViewer,
   signInLocation,
 } from './page-kit.js';
-
-const connectRequest = z.object({
-  redirect_uri: z.string().max(200),
-  state: z.string().min(8).max(500),
-});
 
 /**
  * `GET /cli/connect/<provider>`: the browser half of `gateway connect <provider>` for an OAuth
@@ -45,7 +39,7 @@ export function mountConnectPage(pages: CliPages): void {
   app.get('/cli/connect/:provider', async (c) => {
     const target = provider(c);
     if (!target) return notConfigured(c);
-    const parsed = connectRequest.safeParse(c.req.query());
+    const parsed = loopbackRequest.safeParse(c.req.query());
     const redirect = parsed.success ? loopbackRedirect(parsed.data.redirect_uri) : undefined;
     if (!parsed.success || !redirect) {
       return errorPage(
@@ -72,7 +66,7 @@ ${hiddenFields({ ...parsed.data, csrf: csrfToken(c, services) })}
     const target = provider(c);
     if (!target) return notConfigured(c);
     const form = await readForm(c);
-    const parsed = connectRequest.safeParse(form);
+    const parsed = loopbackRequest.safeParse(form);
     const redirect = parsed.success ? loopbackRedirect(parsed.data.redirect_uri) : undefined;
     if (!parsed.success || !redirect) {
       return errorPage(

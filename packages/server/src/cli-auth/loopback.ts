@@ -1,3 +1,5 @@
+import { z } from 'zod';
+
 /** Hosts a CLI may listen on for the redirect (RFC 8252 loopback redirection). */
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost']);
 
@@ -37,3 +39,12 @@ export function withParams(redirect: URL, params: Record<string, string>): strin
   for (const [key, value] of Object.entries(params)) url.searchParams.set(key, value);
   return url.toString();
 }
+
+/**
+ * What every CLI browser page takes from the CLI: where its loopback listener waits
+ * ({@link loopbackRedirect} checks it before anything is sent there) and the CLI's `state`.
+ */
+export const loopbackRequest = z.object({
+  redirect_uri: z.string().max(200),
+  state: z.string().min(8).max(500),
+});

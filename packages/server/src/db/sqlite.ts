@@ -71,7 +71,7 @@ export function openSqlite(path: string): OpenedSqlite {
   };
   return {
     dialect: new TransactionalDdlSqliteDialect({
-      database: withPortableParameters(database, mark, () => mark.close()),
+      database: withPortableParameters(database, mark),
     }),
     changeMark: () => mark.read(),
     refreshChangeMark: (fromNetwork) => mark.refresh(fromNetwork),
@@ -233,7 +233,6 @@ const STATEMENT_CACHE_MAX_SQL = 1500;
 function withPortableParameters(
   database: Database.Database,
   mark: SqliteChangeMark,
-  onClose: () => void,
 ): SqliteDatabase {
   const statements = new Map<string, SqliteStatement>();
   const prepare = (sql: string): SqliteStatement => {
@@ -259,7 +258,7 @@ function withPortableParameters(
     close: () => {
       statements.clear();
       database.close();
-      onClose();
+      mark.close();
     },
     prepare(sql) {
       if (sql.length > STATEMENT_CACHE_MAX_SQL) return prepare(sql);

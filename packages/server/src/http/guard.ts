@@ -200,8 +200,7 @@ function originRefusal(
  * Transfer-Encoding has none.
  */
 function inProcessBody(c: Context): boolean {
-  const fromNetwork = typeof c.env === 'object' && c.env !== null && 'incoming' in c.env;
-  return !fromNetwork && c.req.raw.body !== null;
+  return outgoingOf(c) === undefined && c.req.raw.body !== null;
 }
 
 function nosniff(response: Response): Response {

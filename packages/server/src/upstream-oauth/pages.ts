@@ -1,6 +1,5 @@
-import { z } from 'zod';
 import { escapeHtml, hiddenFields, page } from '../cli-auth/html.js';
-import { loopbackRedirect, withParams } from '../cli-auth/loopback.js';
+import { loopbackRedirect, loopbackRequest, withParams } from '../cli-auth/loopback.js';
 import {
   type CliPages,
   csrfToken,
@@ -15,11 +14,6 @@ import {
 import { HttpError } from '../http/errors.js';
 import { oauthToolId } from '../upstream/oauth-hooks.js';
 import { ConnectError, UPSTREAM_CALLBACK_PATH, type UpstreamOAuthService } from './service.js';
-
-const cliRequest = z.object({
-  redirect_uri: z.string().max(200),
-  state: z.string().min(8).max(500),
-});
 
 const CLI_PAGE = '/cli/connect-upstream/:source';
 
@@ -91,7 +85,7 @@ export function mountUpstreamOAuthPages(pages: CliPages, oauth: UpstreamOAuthSer
   app.get(CLI_PAGE, async (c) => {
     const sourceId = c.req.param('source') ?? '';
     if (!oauth.isOAuthSource(sourceId)) return notAnOAuthSource(c, sourceId);
-    const parsed = cliRequest.safeParse(c.req.query());
+    const parsed = loopbackRequest.safeParse(c.req.query());
     if (!parsed.success || loopbackRedirect(parsed.data.redirect_uri) === undefined) {
       return errorPage(
         c,
@@ -117,7 +111,7 @@ ${hiddenFields({ ...parsed.data, csrf: csrfToken(c, services) })}
     const sourceId = c.req.param('source') ?? '';
     if (!oauth.isOAuthSource(sourceId)) return notAnOAuthSource(c, sourceId);
     const form = await readForm(c);
-    const parsed = cliRequest.safeParse(form);
+    const parsed = loopbackRequest.safeParse(form);
     const redirect = parsed.success ? loopbackRedirect(parsed.data.redirect_uri) : undefined;
     if (!parsed.success || redirect === undefined) {
       return errorPage(
