@@ -264,6 +264,7 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
     logger,
     policy: upstreamPolicy,
     baseUrl: () => services.baseUrl,
+    clientMetadata: envVars.upstreamClientMetadata(env),
     sources: () => services.upstreams,
   });
   const services: GatewayServices = Object.assign(core, {

@@ -26,6 +26,10 @@ export const SETTINGS: readonly (readonly [name: string, meaning: string])[] = [
     'GATEWAY_UPSTREAM_ALLOW_PRIVATE',
     'let upstream MCP sources be on loopback or private addresses',
   ],
+  [
+    'GATEWAY_UPSTREAM_CLIENT_METADATA',
+    "offer upstreams' OAuth servers a client ID document (true)",
+  ],
   ['GATEWAY_UPSTREAM_MAX_BYTES', 'the largest message from an upstream MCP source (4 MiB)'],
   ['GATEWAY_UPSTREAM_REFRESH_SECONDS', "how often upstreams' tool lists are re-read"],
   ['GATEWAY_METRICS_TOKEN', 'bearer secret of a metrics scraper for GET /metrics'],

@@ -421,6 +421,19 @@ export function upstreamAllowPrivate(env: Env): boolean {
 }
 
 /**
+ * `GATEWAY_UPSTREAM_CLIENT_METADATA`: `false` stops the gateway offering its OAuth Client ID
+ * Metadata Document to upstreams' authorization servers, for an https gateway those servers
+ * cannot reach (it registers there instead). Default `true`; a gateway whose address is not
+ * https never offers it.
+ */
+export function upstreamClientMetadata(env: Env): boolean {
+  const raw = value(env, 'GATEWAY_UPSTREAM_CLIENT_METADATA');
+  if (raw === undefined || raw === 'true' || raw === '1') return true;
+  if (raw === 'false' || raw === '0') return false;
+  throw new Error(`GATEWAY_UPSTREAM_CLIENT_METADATA must be true or false, got "${raw}"`);
+}
+
+/**
  * `GATEWAY_UPSTREAM_REFRESH_SECONDS`: how often the tool list of every upstream MCP source is
  * fetched again (besides on its `notifications/tools/list_changed`). Default 300; 0: never.
  */

@@ -47,14 +47,17 @@ export async function storePreRegisteredClient(
 }
 
 /**
- * The client for `sourceId` at the authorization server `discovered` names: the one stored for
- * that issuer, else the admin's pre-registered one, else one registered now by dynamic client
- * registration (RFC 7591) with `redirectUri`, stored for every instance and user after.
+ * The client for `sourceId` at the authorization server `discovered` names, in the MCP
+ * authorization spec's order: the one stored for that issuer; else the admin's pre-registered
+ * one; else, where the server accepts Client ID Metadata Documents and the gateway has one
+ * (`metadataDocumentUrl`, an https address), that URL as the client ID (a public client); else
+ * one registered now by dynamic client registration (RFC 7591) with `redirectUri`. Stored for
+ * every instance and user after.
  *
  * @example
  * const client = await clientFor(deps, { sourceId, discovered, redirectUri, preRegistered: false, fetch });
  *
- * @throws OAuthDiscoveryError when the server allows no registration and no client was given, or
+ * @throws OAuthDiscoveryError when the server offers neither way and no client was given, or
  * refuses the registration.
  */
 export async function clientFor(
@@ -64,6 +67,8 @@ export async function clientFor(
     discovered: Discovered;
     redirectUri: string;
     preRegistered: boolean;
+    /** The gateway's Client ID Metadata Document URL, when its address is https. */
+    metadataDocumentUrl?: string | undefined;
     fetch: FetchLike;
   },
 ): Promise<UpstreamOAuthClient> {
@@ -110,12 +115,21 @@ export async function clientFor(
       given.encrypted_client_secret === null
         ? undefined
         : deps.secrets.decrypt(given.encrypted_client_secret);
+  } else if (
+    discovered.metadata.client_id_metadata_document_supported === true &&
+    input.metadataDocumentUrl !== undefined
+  ) {
+    // The server fetches the document itself when the browser arrives; nothing to send now.
+    clientId = input.metadataDocumentUrl;
+    secret = undefined;
   } else {
     const { metadata } = discovered;
     if (metadata.registration_endpoint === undefined) {
       throw new OAuthDiscoveryError(
         'refused',
-        "The upstream's authorization server allows no dynamic client registration; register the source again with auth.clientId (and clientSecret) of a client registered there",
+        metadata.client_id_metadata_document_supported === true
+          ? "The upstream's authorization server takes client ID metadata documents, which need the gateway's address (GATEWAY_BASE_URL) to be https, and allows no dynamic client registration; serve the gateway over https, or register the source again with auth.clientId (and clientSecret) of a client registered there"
+          : "The upstream's authorization server allows no dynamic client registration; register the source again with auth.clientId (and clientSecret) of a client registered there",
       );
     }
     const methods = metadata.token_endpoint_auth_methods_supported ?? ['client_secret_basic'];

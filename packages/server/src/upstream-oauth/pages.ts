@@ -11,8 +11,9 @@ import {
   signedInViewer,
   signInLocation,
 } from '../cli-auth/page-kit.js';
-import { HttpError } from '../http/errors.js';
+import { errorResponse, HttpError } from '../http/errors.js';
 import { oauthToolId } from '../upstream/oauth-hooks.js';
+import { CLIENT_METADATA_MAX_AGE_SECONDS, CLIENT_METADATA_PATH } from './client-metadata.js';
 import { ConnectError, UPSTREAM_CALLBACK_PATH, type UpstreamOAuthService } from './service.js';
 
 const CLI_PAGE = '/cli/connect-upstream/:source';
@@ -24,7 +25,8 @@ export function cliUpstreamConnectPath(sourceId: string): string {
 
 /**
  * The browser pages of per-user OAuth to upstream MCP servers: the callback every upstream's
- * authorization server redirects to (`/oauth/upstream/callback`), and the CLI's
+ * authorization server redirects to (`/oauth/upstream/callback`), the gateway's Client ID
+ * Metadata Document (`/oauth/client-metadata.json`, which those servers fetch), and the CLI's
  * `/cli/connect-upstream/<source>` (the browser half of `gateway connect <source>`). The web
  * app's Tools tab starts its connects itself (`/tools/oauth/mcp.<source>/connect`).
  *
@@ -33,6 +35,13 @@ export function cliUpstreamConnectPath(sourceId: string): string {
  */
 export function mountUpstreamOAuthPages(pages: CliPages, oauth: UpstreamOAuthService): void {
   const { app, services } = pages;
+
+  app.get(CLIENT_METADATA_PATH, (c) => {
+    const offered = oauth.clientMetadataDocument();
+    if ('none' in offered) return errorResponse(c, new HttpError('not_found', offered.none));
+    c.header('cache-control', `public, max-age=${CLIENT_METADATA_MAX_AGE_SECONDS}`);
+    return c.json(offered.document);
+  });
 
   app.get(UPSTREAM_CALLBACK_PATH, async (c) => {
     const viewer = await signedInViewer(pages, c);

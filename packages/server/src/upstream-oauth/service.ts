@@ -12,6 +12,7 @@ import type {
   UpstreamTokenLookup,
 } from '../upstream/oauth-hooks.js';
 import type { UrlPolicy } from '../upstream/url-policy.js';
+import { clientMetadataDocument, clientMetadataUrl } from './client-metadata.js';
 import { clientFor, readClient, storePreRegisteredClient } from './clients.js';
 import { asDiscoveryError, discoverAuthorization, OAuthDiscoveryError } from './discovery.js';
 import { createOAuthFetch } from './oauth-fetch.js';
@@ -61,13 +62,19 @@ export interface UpstreamOAuthServiceOptions {
   logger: ServerLogger;
   policy: UrlPolicy;
   baseUrl: () => string;
+  /**
+   * Whether the gateway offers its Client ID Metadata Document where its address is https
+   * (`GATEWAY_UPSTREAM_CLIENT_METADATA`, default true).
+   */
+  clientMetadata?: boolean;
   /** Read at use time: the upstream service is made after this one. */
   sources: () => OAuthSources;
 }
 
 /**
  * Per-user OAuth to upstream MCP servers, per the MCP authorization spec: discovery (RFC 9728,
- * RFC 8414), the gateway's client (pre-registered, or RFC 7591 at the first connect), the
+ * RFC 8414), the gateway's client (pre-registered, its Client ID Metadata Document where the
+ * server takes one and the gateway is on https, or RFC 7591 at the first connect), the
  * authorization code flow with PKCE S256, `resource` (RFC 8707) on the authorization and token
  * requests, `state` single-use and bound to the user who started, and `iss` checked (RFC 9207).
  * Tokens are the user's connection (see {@link UpstreamTokens}).
@@ -125,6 +132,29 @@ export class UpstreamOAuthService implements UpstreamOAuthHooks {
     return this.tokens.listingToken(sourceId);
   }
 
+  /**
+   * The gateway's Client ID Metadata Document, as `/oauth/client-metadata.json` serves it, or
+   * why it has none.
+   */
+  clientMetadataDocument(): { document: Record<string, unknown> } | { none: string } {
+    const base = this.#options.baseUrl();
+    if (this.#metadataDocumentUrl() === undefined) {
+      return {
+        none:
+          this.#options.clientMetadata === false
+            ? 'This gateway offers no OAuth client ID metadata document (GATEWAY_UPSTREAM_CLIENT_METADATA=false); it registers at authorization servers instead'
+            : "This gateway's address (GATEWAY_BASE_URL) is not https, so it has no OAuth client ID metadata document; it registers at authorization servers instead",
+      };
+    }
+    return { document: clientMetadataDocument(base, `${base}${UPSTREAM_CALLBACK_PATH}`) };
+  }
+
+  #metadataDocumentUrl(): string | undefined {
+    return this.#options.clientMetadata === false
+      ? undefined
+      : clientMetadataUrl(this.#options.baseUrl());
+  }
+
   /** Whether `id` is a source whose users connect with OAuth. */
   isOAuthSource(id: string): boolean {
     return this.#options.sources().oauthSource(id) !== undefined;
@@ -163,6 +193,7 @@ export class UpstreamOAuthService implements UpstreamOAuthHooks {
         discovered,
         redirectUri: `${this.#options.baseUrl()}${UPSTREAM_CALLBACK_PATH}`,
         preRegistered: source.auth.clientId !== undefined,
+        metadataDocumentUrl: this.#metadataDocumentUrl(),
         fetch: oauthFetch.fetch,
       });
       const state = randomBytes(32).toString('base64url');

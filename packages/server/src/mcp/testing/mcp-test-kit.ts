@@ -16,6 +16,7 @@ import { createFixturePlugin, emptyFixtureState, type FixtureState } from './fix
 /** A started gateway serving the fixture plugin over real HTTP on 127.0.0.1. */
 export interface McpTestGateway {
   gateway: TestGateway;
+  /** Its listener's address (`http://127.0.0.1:<port>`), also its base URL unless one was given. */
   url: string;
   state: FixtureState;
   /** A user (with the role given) and an MCP endpoint token of theirs. */
@@ -59,7 +60,9 @@ export async function startMcpGateway(
       patterns: ['demo.echo.*'],
     });
   }
-  const { url } = await gateway.start();
+  const { port } = await gateway.start();
+  // The listener itself: the same as the base URL unless a test gave the gateway another one.
+  const url = `http://${gatewayOptions.host ?? '127.0.0.1'}:${port}`;
   return {
     gateway,
     url,

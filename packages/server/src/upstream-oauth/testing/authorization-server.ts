@@ -2,6 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair } from 'jose';
 import Provider from 'oidc-provider';
+import { type Agent, fetch as undiciFetch } from 'undici';
 import { onTestFinished } from 'vitest';
 import { rememberSecret } from '../../testing/known-secrets.js';
 
@@ -10,6 +11,8 @@ export interface UpstreamAuthorizationServer {
   issuer: string;
   /** Clients registered through dynamic client registration (RFC 7591). */
   registrations(): number;
+  /** Client ID Metadata Documents fetched, by URL, in order. */
+  metadataFetches: string[];
   /** Token endpoint answers by grant type. */
   grants(type: 'authorization_code' | 'refresh_token'): number;
   /** The `resource` parameter of every authorization and token request, in order. */
@@ -24,12 +27,15 @@ export interface UpstreamAuthorizationServer {
 
 /**
  * panva's `oidc-provider` on 127.0.0.1 as an upstream MCP server's authorization server: open
- * dynamic client registration, PKCE S256 (required), resource indicators (RFC 8707) issuing
- * JWT access tokens whose audience is the resource, refresh tokens, `iss` in authorization
- * responses (RFC 9207) and its development login pages (any login, password `any`). Stopped
- * when the test ends.
+ * dynamic client registration (unless `registration` is false), Client ID Metadata Documents
+ * (fetched through `documentsVia`, a dispatcher that trusts a test certificate, when given),
+ * PKCE S256 (required), resource indicators (RFC 8707) issuing JWT access tokens whose audience
+ * is the resource, refresh tokens, `iss` in authorization responses (RFC 9207) and its
+ * development login pages (any login, password `any`). Stopped when the test ends.
  */
-export async function startUpstreamAuthorizationServer(): Promise<UpstreamAuthorizationServer> {
+export async function startUpstreamAuthorizationServer(
+  options: { registration?: boolean; documentsVia?: Agent } = {},
+): Promise<UpstreamAuthorizationServer> {
   const { privateKey } = await generateKeyPair('RS256', { extractable: true });
   const key = { ...(await exportJWK(privateKey)), kid: 'as-key-1', alg: 'RS256', use: 'sig' };
   const server = createServer();
@@ -39,6 +45,7 @@ export async function startUpstreamAuthorizationServer(): Promise<UpstreamAuthor
   const state: UpstreamAuthorizationServer = {
     issuer,
     registrations: () => counts.registration,
+    metadataFetches: [],
     grants: (type) => counts[type],
     resources: [],
     accessTokenTtl: 3600,
@@ -50,7 +57,8 @@ export async function startUpstreamAuthorizationServer(): Promise<UpstreamAuthor
     scopes: ['openid', 'offline_access', 'tools'],
     features: {
       devInteractions: { enabled: true },
-      registration: { enabled: true },
+      registration: { enabled: options.registration ?? true },
+      clientIdMetadataDocument: { enabled: true, ack: 'draft-02' },
       revocation: { enabled: true },
       resourceIndicators: {
         enabled: true,
@@ -80,6 +88,15 @@ export async function startUpstreamAuthorizationServer(): Promise<UpstreamAuthor
     },
     rotateRefreshToken: true,
     cookies: { keys: ['upstream-as-cookie-key-0123456789'] },
+    // The provider refuses to fetch from loopback addresses, as it should; in a test the
+    // gateway's document is on one, behind a front whose certificate `documentsVia` trusts.
+    fetch: (url: URL | string, init: Parameters<typeof undiciFetch>[1]) => {
+      state.metadataFetches.push(String(url));
+      return undiciFetch(url, {
+        ...init,
+        ...(options.documentsVia === undefined ? {} : { dispatcher: options.documentsVia }),
+      });
+    },
   });
   provider.use(async (ctx, next) => {
     if (ctx.path === '/auth' || ctx.path === '/token') {

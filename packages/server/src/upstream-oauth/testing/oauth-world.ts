@@ -4,6 +4,7 @@ import { type McpTestGateway, startMcpGateway } from '../../mcp/testing/mcp-test
 import { createEndpoint } from '../../mcp-endpoints/index.js';
 import { rememberSecret } from '../../testing/known-secrets.js';
 import { TEST_SERVICE_SECRET } from '../../testing/test-gateway.js';
+import { startTlsFront } from '../../testing/tls-front.js';
 import {
   startUpstreamAuthorizationServer,
   type UpstreamAuthorizationServer,
@@ -23,6 +24,11 @@ export interface OAuthUpstreamWorld {
   as: UpstreamAuthorizationServer;
   upstream: ProtectedUpstream;
   mcp: McpTestGateway;
+  /**
+   * The gateway's address as users reach it: its base URL (`https://…` behind a TLS front with
+   * `https: true`, else its own listener, `mcp.url`).
+   */
+  url: string;
   /** Registers the upstream as source `secure` (namespace `secure`) with the service secret. */
   register(auth?: Record<string, unknown>): Promise<Response>;
   /** Signs a new person up (email and password) and gives them an MCP endpoint. */
@@ -40,14 +46,45 @@ export const WORLD_ENV = { GATEWAY_UPSTREAM_ALLOW_PRIVATE: 'true', GATEWAY_DEFAU
 
 /**
  * Starts an {@link OAuthUpstreamWorld} (on `databaseUrl` when given, for a test with several
- * instances); everything stops when the test ends.
+ * instances); everything stops when the test ends. With `https`, the gateway is served over
+ * https behind a TLS front, as in production; `registration: false` closes the authorization
+ * server's dynamic client registration.
  */
 export async function startOAuthUpstreamWorld(
-  options: { databaseUrl?: string; registrySyncSeconds?: number } = {},
+  options: {
+    databaseUrl?: string;
+    registrySyncSeconds?: number;
+    https?: boolean;
+    registration?: boolean;
+    /** Settings of the gateway beside {@link WORLD_ENV}. */
+    env?: Record<string, string>;
+  } = {},
 ): Promise<OAuthUpstreamWorld> {
-  const as = await startUpstreamAuthorizationServer();
+  const { https = false, registration, env = {}, ...gatewayOptions } = options;
+  const front = https ? await startTlsFront() : undefined;
+  const as = await startUpstreamAuthorizationServer({
+    ...(registration === undefined ? {} : { registration }),
+    ...(front === undefined ? {} : { documentsVia: front.dispatcher }),
+  });
   const upstream = await startProtectedUpstream(as.issuer);
-  const mcp = await startMcpGateway({ env: WORLD_ENV, ...options });
+  const mcp = await startMcpGateway({
+    env: { ...WORLD_ENV, ...env },
+    ...(front === undefined ? {} : { baseUrl: front.url }),
+    ...gatewayOptions,
+  });
+  front?.forwardTo(Number(new URL(mcp.url).port));
+  const url = front?.url ?? mcp.url;
+  const send = (request: Request) =>
+    front === undefined
+      ? fetch(request, { redirect: 'manual' })
+      : (async () =>
+          front.fetch(request.url, {
+            method: request.method,
+            headers: request.headers,
+            ...(request.method === 'GET' || request.method === 'HEAD'
+              ? {}
+              : { body: await request.text() }),
+          }))();
   const roles = mcp.gateway.services.policy;
   const role = { id: 'fed', name: 'Federated', patterns: ['secure.**'] };
   if ((await roles.getRole('fed')) === undefined) await roles.createRole(role);
@@ -56,6 +93,7 @@ export async function startOAuthUpstreamWorld(
     as,
     upstream,
     mcp,
+    url,
     register: (auth = { kind: 'oauth' }) =>
       fetch(`${mcp.url}/api/registry/sources`, {
         method: 'POST',
@@ -72,7 +110,7 @@ export async function startOAuthUpstreamWorld(
         }),
       }),
     async signUp(name) {
-      const session = browser((request) => fetch(request, { redirect: 'manual' }), mcp.url);
+      const session = browser(send, url);
       const email = `${name}-${crypto.randomUUID().slice(0, 8)}@example.test`;
       const signedUp = await session.browse('/api/auth/sign-up/email', {
         body: { email, password: 'correct horse battery staple', name },
