@@ -30,9 +30,9 @@ for (const target of databaseTargets()) {
       onTestFinished(cleanup);
       // The newest step, as if the database predated it (kysely refuses a missing step that sorts
       // before one applied): when a step is added, this test moves to it.
-      const newest = '010-refresh-leases';
+      const newest = '011-upstream-oauth-scopes';
       expect(Object.keys(migrations).sort().at(-1)).toBe(newest);
-      await database.db.schema.dropTable('refresh_leases').execute();
+      await database.db.schema.dropTable('upstream_oauth_scopes').execute();
       await sql`delete from kysely_migration where name = ${newest}`.execute(database.db);
 
       expect((await readSchemaState(database))?.migrations.has(newest)).toBe(false);

@@ -214,6 +214,15 @@ export interface UpstreamOAuthFlowsTable {
   expires_at: string;
 }
 
+/** Scopes a user's next connect to an upstream asks for, after the upstream said the token lacks them. */
+export interface UpstreamOAuthScopesTable {
+  user_id: string;
+  source_id: string;
+  /** Space-separated scope tokens (RFC 6749 §3.3). */
+  scope: string;
+  updated_at: string;
+}
+
 /**
  * On SQLite: a refresh of OAuth tokens in progress, until `until` (`db/refresh-lease.ts`). `key`
  * names the tokens: `account:<id>` (a sign-in provider's), `upstream:<connection id>`.
@@ -328,6 +337,7 @@ export interface DatabaseSchema {
   upstream_tools: UpstreamToolsTable;
   upstream_oauth_clients: UpstreamOAuthClientsTable;
   upstream_oauth_flows: UpstreamOAuthFlowsTable;
+  upstream_oauth_scopes: UpstreamOAuthScopesTable;
   refresh_leases: RefreshLeasesTable;
   executions: ExecutionsTable;
   approvals: ApprovalsTable;

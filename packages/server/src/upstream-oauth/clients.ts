@@ -5,6 +5,7 @@ import type { DatabaseSchema } from '../db/index.js';
 import type { SecretBox } from '../secrets/index.js';
 import { type Discovered, OAuthDiscoveryError } from './discovery.js';
 import { oauthClient, oauthSchemas } from './sdk.js';
+import { joinScopes } from './step-up.js';
 
 /** The OAuth client the gateway is at one authorization server, for one source. */
 export interface UpstreamOAuthClient {
@@ -133,6 +134,7 @@ export async function clientFor(
       );
     }
     const methods = metadata.token_endpoint_auth_methods_supported ?? ['client_secret_basic'];
+    const registrationScope = joinScopes(discovered.scope, metadata.scopes_supported?.join(' '));
     const registered = await (await oauthClient())
       .registerClient(discovered.issuer, {
         metadata,
@@ -147,7 +149,9 @@ export async function clientFor(
               ? 'client_secret_post'
               : 'none',
         },
-        ...(discovered.scope === undefined ? {} : { scope: discovered.scope }),
+        // Every scope the server offers, not only today's: a client registered for fewer could
+        // never be granted more when an upstream asks for it (step-up authorization).
+        ...(registrationScope === undefined ? {} : { scope: registrationScope }),
         fetchFn: input.fetch,
       })
       .catch((error: unknown) => {

@@ -17,6 +17,7 @@ import { clientFor, readClient, storePreRegisteredClient } from './clients.js';
 import { asDiscoveryError, discoverAuthorization, OAuthDiscoveryError } from './discovery.js';
 import { createOAuthFetch } from './oauth-fetch.js';
 import { oauthClient } from './sdk.js';
+import { challengedScopes, joinScopes, keepWantedScopes, wantedScopes } from './step-up.js';
 import { UpstreamTokens } from './tokens.js';
 
 /** The path of the one redirect URI the gateway registers at every upstream's authorization server. */
@@ -128,6 +129,16 @@ export class UpstreamOAuthService implements UpstreamOAuthHooks {
     return this.tokens.markRefused(userId, sourceId, connectionId);
   }
 
+  async wantScope(userId: string, sourceId: string, challenge: string): Promise<void> {
+    const scopes = await challengedScopes(challenge);
+    await keepWantedScopes(this.#options.db, userId, sourceId, scopes);
+    this.#options.logger.info('upstream OAuth asks for more scope', {
+      sourceId,
+      userId,
+      scope: scopes.join(' '),
+    });
+  }
+
   listingToken(sourceId: string): Promise<string | undefined> {
     return this.tokens.listingToken(sourceId);
   }
@@ -197,13 +208,15 @@ export class UpstreamOAuthService implements UpstreamOAuthHooks {
         fetch: oauthFetch.fetch,
       });
       const state = randomBytes(32).toString('base64url');
+      // Step-up: what an upstream said this user's token lacked is asked for too.
+      const scope = joinScopes(discovered.scope, await wantedScopes(db, input.userId, source.id));
       const { authorizationUrl, codeVerifier } = await (await oauthClient()).startAuthorization(
         discovered.issuer,
         {
           metadata: discovered.metadata,
           clientInformation: { client_id: client.clientId },
           redirectUrl: client.redirectUri,
-          ...(discovered.scope === undefined ? {} : { scope: discovered.scope }),
+          ...(scope === undefined ? {} : { scope }),
           state,
           resource: new URL(discovered.resource),
         },
@@ -356,6 +369,12 @@ export class UpstreamOAuthService implements UpstreamOAuthHooks {
       issuer: row.issuer,
       resource: row.resource,
     });
+    // What a step-up asked for was asked for in this connect.
+    await db
+      .deleteFrom('upstream_oauth_scopes')
+      .where('user_id', '=', row.user_id)
+      .where('source_id', '=', row.source_id)
+      .execute();
     logger.info('upstream OAuth connected', { sourceId: row.source_id, userId: row.user_id });
     // The gateway holds no token of its own for the upstream: each connect refreshes the list.
     await this.#options.sources().refreshWith(row.source_id, tokens.access_token);

@@ -14,6 +14,18 @@ export function httpStatusOf(error: unknown): number | undefined {
   return cause instanceof SdkHttpError ? cause.status : undefined;
 }
 
+/** The `WWW-Authenticate` challenge of an upstream's 401 or 403 that `error` carries, if any. */
+export function challengeOf(error: unknown): string | undefined {
+  const http =
+    error instanceof SdkHttpError
+      ? error
+      : error instanceof Error && error.cause instanceof SdkHttpError
+        ? error.cause
+        : undefined;
+  const challenge = http?.data.challenge;
+  return typeof challenge === 'string' ? challenge : undefined;
+}
+
 /** What went wrong with an upstream, in the gateway's words (never the upstream's raw answer). */
 export function reasonOf(error: unknown): string {
   if (error instanceof UpstreamHttpError) return error.message;

@@ -269,10 +269,15 @@ export class UpstreamHttpTransport implements Transport {
             ? SdkErrorCode.ClientHttpForbidden
             : SdkErrorCode.ClientHttpNotImplemented;
       // The status and body are what the SDK's version probe reads (a 2025 server refusing
-      // `server/discover`).
+      // `server/discover`); a refusal's challenge is what step-up authorization reads.
+      const challenge =
+        statusCode === 401 || statusCode === 403
+          ? header(answer, 'www-authenticate')?.slice(0, MAX_CHALLENGE_CHARS)
+          : undefined;
       throw new SdkHttpError(code, `The upstream answered HTTP ${statusCode}`, {
         status: statusCode,
         text,
+        ...(challenge === undefined ? {} : { challenge }),
       });
     }
     return answer;
@@ -367,6 +372,9 @@ async function readText(body: Body, maxBytes: number): Promise<string> {
     ? (chunks[0] as Buffer).toString('utf8')
     : Buffer.concat(chunks).toString('utf8');
 }
+
+/** The longest `WWW-Authenticate` of a refusal kept for step-up authorization. */
+const MAX_CHALLENGE_CHARS = 2000;
 
 function header(answer: Dispatcher.ResponseData, name: string): string | undefined {
   const value = answer.headers[name];

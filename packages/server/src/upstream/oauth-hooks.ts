@@ -33,6 +33,11 @@ export interface UpstreamOAuthHooks {
   /** The upstream refused the token: the user must connect again. */
   markRefused(userId: string, sourceId: string, connectionId: string): Promise<void>;
   /**
+   * The upstream said the token lacks scope (a 403 whose `WWW-Authenticate` is `challenge`): the
+   * user's next connect asks for the scopes it names as well (step-up authorization).
+   */
+  wantScope(userId: string, sourceId: string, challenge: string): Promise<void>;
+  /**
    * A token to list the source's tools with when no user is connecting (the scheduled refresh,
    * the upstream's `list_changed`): a connected user's, undefined when none works.
    */

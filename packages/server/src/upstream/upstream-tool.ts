@@ -4,7 +4,7 @@ import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { CheckedInput, SourceCall, ToolSource } from '../tool-sources/index.js';
 import { howToConnect } from '../vending/token-vendor.js';
 import { oauthToolId, type UpstreamOAuthHooks } from './oauth-hooks.js';
-import { UpstreamRefusedFailure } from './refused.js';
+import { asksForScope, UpstreamRefusedFailure } from './refused.js';
 import type { UpstreamAuth } from './target.js';
 import type { Upstream } from './upstream.js';
 
@@ -106,6 +106,9 @@ export class UpstreamTool implements ToolSource {
     } catch (error) {
       if (error instanceof UpstreamRefusedFailure && error.status === 401) {
         await this.#oauth?.markRefused(userId, sourceId, found.connectionId);
+      } else if (error instanceof UpstreamRefusedFailure && asksForScope(error.challenge)) {
+        // The token still serves the source's other tools: nothing is marked, more is asked next time.
+        await this.#oauth?.wantScope(userId, sourceId, error.challenge ?? '');
       }
       throw error;
     }

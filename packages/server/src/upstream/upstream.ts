@@ -18,10 +18,16 @@ import { Stopped } from '../mcp/running-call.js';
 import { SERVER_VERSION } from '../openapi/index.js';
 import { CallFailure, type SourceCall } from '../tool-sources/index.js';
 import { CircuitBreaker, type UpstreamHealth } from './circuit-breaker.js';
-import { httpStatusOf, MAX_INPUT_ROUNDS, reasonOf, resultOf } from './failure-reasons.js';
+import {
+  challengeOf,
+  httpStatusOf,
+  MAX_INPUT_ROUNDS,
+  reasonOf,
+  resultOf,
+} from './failure-reasons.js';
 import { type GuardedFetch, guardedFetch } from './guarded-fetch.js';
 import { UpstreamHttpTransport } from './http-transport.js';
-import { UpstreamRefusedFailure } from './refused.js';
+import { asksForScope, UpstreamRefusedFailure } from './refused.js';
 import { relayToCalls } from './relays.js';
 import type { UpstreamTarget } from './target.js';
 import type { UrlPolicy } from './url-policy.js';
@@ -586,15 +592,22 @@ export class Upstream {
     if (status === 401 || status === 403) {
       // It answered: up, whatever it thinks of this credential.
       this.#breaker.success();
-      const what = status === 401 ? 'refused the credential' : 'refused access';
+      const challenge = challengeOf(error);
+      const stepUp = status === 403 && asksForScope(challenge);
+      const what = stepUp
+        ? 'needs more access than the credential grants'
+        : status === 401
+          ? 'refused the credential'
+          : 'refused access';
       const fix =
         provider === undefined
           ? "Ask an admin to check the source's credentials."
-          : `Reconnect ${provider}: in the web app's Tools tab, or run \`gateway connect ${provider}\`.`;
+          : `${stepUp ? `Connect ${provider} again to grant it` : `Reconnect ${provider}`}: in the web app's Tools tab, or run \`gateway connect ${provider}\`.`;
       return new UpstreamRefusedFailure(
         status,
         `${label} ${what} (HTTP ${status}). ${fix}`,
-        `Upstream answered HTTP ${status}`,
+        `Upstream answered HTTP ${status}${stepUp ? ' (insufficient_scope)' : ''}`,
+        challenge,
       );
     }
     if (error instanceof ProtocolError) {

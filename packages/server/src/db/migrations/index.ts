@@ -8,6 +8,7 @@ import { upstreamOAuth } from './007-upstream-oauth.js';
 import { schemaState } from './008-schema-state.js';
 import { mcpSessions } from './009-mcp-sessions.js';
 import { refreshLeases } from './010-refresh-leases.js';
+import { upstreamOAuthScopes } from './011-upstream-oauth-scopes.js';
 import type { GatewayMigration } from './migration.js';
 
 /**
@@ -26,6 +27,7 @@ export const migrations: Readonly<Record<string, GatewayMigration>> = {
   '008-schema-state': schemaState,
   '009-mcp-sessions': mcpSessions,
   '010-refresh-leases': refreshLeases,
+  '011-upstream-oauth-scopes': upstreamOAuthScopes,
 };
 
 export type { GatewayMigration } from './migration.js';

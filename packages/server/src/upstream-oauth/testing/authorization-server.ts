@@ -17,6 +17,8 @@ export interface UpstreamAuthorizationServer {
   grants(type: 'authorization_code' | 'refresh_token'): number;
   /** The `resource` parameter of every authorization and token request, in order. */
   resources: string[];
+  /** The `scope` parameter of every authorization request, in order. */
+  authorizationScopes: string[];
   /** Access-token lifetime in seconds for tokens issued from now on. */
   accessTokenTtl: number;
   /** While set, the token endpoint answers this body (200, JSON) instead of a token. */
@@ -48,13 +50,14 @@ export async function startUpstreamAuthorizationServer(
     metadataFetches: [],
     grants: (type) => counts[type],
     resources: [],
+    authorizationScopes: [],
     accessTokenTtl: 3600,
     tokenGarbage: undefined,
     issuerOverride: undefined,
   };
   const provider = new Provider(issuer, {
     jwks: { keys: [key] },
-    scopes: ['openid', 'offline_access', 'tools'],
+    scopes: ['openid', 'offline_access', 'tools', 'admin'],
     features: {
       devInteractions: { enabled: true },
       registration: { enabled: options.registration ?? true },
@@ -65,7 +68,7 @@ export async function startUpstreamAuthorizationServer(
         defaultResource: () => undefined,
         useGrantedResource: () => true,
         getResourceServerInfo: (_ctx: unknown, resource: string) => ({
-          scope: 'tools',
+          scope: 'tools admin',
           audience: resource,
           accessTokenTTL: state.accessTokenTtl,
           accessTokenFormat: 'jwt',
@@ -103,6 +106,8 @@ export async function startUpstreamAuthorizationServer(
       const url = new URL(`${issuer}${(ctx as { url?: string }).url ?? ''}`);
       const fromQuery = url.searchParams.get('resource');
       if (fromQuery !== null) state.resources.push(fromQuery);
+      const scope = url.searchParams.get('scope');
+      if (ctx.path === '/auth' && scope !== null) state.authorizationScopes.push(scope);
     }
     if (ctx.path === '/token' && state.tokenGarbage !== undefined) {
       ctx.status = 200;

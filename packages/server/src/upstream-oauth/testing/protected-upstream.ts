@@ -32,6 +32,14 @@ export interface ProtectedUpstream {
   challengeOverride: string | undefined;
   /** Tools it serves besides `whoami` (names; each answers `ok`), e.g. added mid-test. */
   extraTools: string[];
+  /**
+   * Tools (by name, each answering `ok`) a token may call only with a scope (the value): without
+   * it the call is answered `403` with `WWW-Authenticate: Bearer error="insufficient_scope",
+   * scope="tools <scope>"` (the MCP authorization spec's scope challenge).
+   */
+  scopedTools: Map<string, string>;
+  /** While set, the challenge of a scope refusal is this instead (an attack). */
+  scopeChallengeOverride: string | undefined;
 }
 
 /**
@@ -56,6 +64,8 @@ export async function startProtectedUpstream(issuer: string): Promise<ProtectedU
     metadataOverride: undefined,
     challengeOverride: undefined,
     extraTools: [],
+    scopedTools: new Map(),
+    scopeChallengeOverride: undefined,
   };
   const verifier = {
     async verifyAccessToken(token: string): Promise<AuthInfo> {
@@ -114,11 +124,22 @@ export async function startProtectedUpstream(issuer: string): Promise<ProtectedU
     }
     const sub = typeof auth.extra?.sub === 'string' ? auth.extra.sub : undefined;
     state.seen.push({ authorization, sub });
+    const lacking = await scopeLacking(request, state.scopedTools, auth.scopes);
+    if (lacking !== undefined) {
+      return new Response(null, {
+        status: 403,
+        headers: {
+          'www-authenticate':
+            state.scopeChallengeOverride ??
+            `Bearer error="insufficient_scope", scope="tools ${lacking}", resource_metadata="${resourceMetadataUrl}"`,
+        },
+      });
+    }
     const server = new McpServer({ name: 'protected-upstream', version: '1.0.0' });
     server.registerTool('whoami', { description: 'Says whose token called it' }, async (ctx) => ({
       content: [{ type: 'text', text: `you are ${String(ctx.http?.authInfo?.extra?.sub)}` }],
     }));
-    for (const name of state.extraTools) {
+    for (const name of [...state.extraTools, ...state.scopedTools.keys()]) {
       server.registerTool(name, { description: `The extra tool ${name}` }, async () => ({
         content: [{ type: 'text', text: 'ok' }],
       }));
@@ -139,4 +160,21 @@ export async function startProtectedUpstream(issuer: string): Promise<ProtectedU
       }),
   );
   return state;
+}
+
+/** The scope a `tools/call` in `request` needs and the token lacks, if any. */
+async function scopeLacking(
+  request: Request,
+  scopedTools: ReadonlyMap<string, string>,
+  granted: readonly string[],
+): Promise<string | undefined> {
+  if (request.method !== 'POST' || scopedTools.size === 0) return undefined;
+  const message = (await request
+    .clone()
+    .json()
+    .catch(() => undefined)) as { method?: unknown; params?: { name?: unknown } } | undefined;
+  if (message?.method !== 'tools/call' || typeof message.params?.name !== 'string')
+    return undefined;
+  const needed = scopedTools.get(message.params.name);
+  return needed !== undefined && !granted.includes(needed) ? needed : undefined;
 }
