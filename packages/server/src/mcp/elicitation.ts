@@ -2,6 +2,7 @@ import { type ElicitForm, type ElicitRequest, elicitForm } from '@gateway/sdk';
 import type {
   CreateMessageRequestParams,
   ElicitRequestFormParams,
+  ElicitRequestURLParams,
   InputResponseView,
 } from '@modelcontextprotocol/server';
 import type { Answer } from './request-state.js';
@@ -16,8 +17,18 @@ export const ELICIT_KEY = 'gateway_elicit';
  */
 const APPROVE_DEFAULT = true;
 
-/** What a question asks for: a yes or no, or the fields of a form. */
-export type QuestionKind = 'approval' | 'form';
+/**
+ * What a question asks for: a yes or no, the fields of a form, or that the user opens a link (an
+ * upstream's URL-mode elicitation).
+ */
+export type QuestionKind = 'approval' | 'form' | 'url';
+
+/** A link an upstream asks the user to open (URL-mode elicitation), checked by the relay. */
+export interface UrlElicitation {
+  message: string;
+  url: string;
+  elicitationId: string;
+}
 
 /** A question a handler asked through `ctx.elicit`, ready for the client. */
 export interface Question {
@@ -25,7 +36,7 @@ export interface Question {
   /** The handler's message, as recorded. */
   message: string;
   /** What the client shows and sends (`elicitation/create` params). */
-  params: ElicitRequestFormParams;
+  params: ElicitRequestFormParams | ElicitRequestURLParams;
   /** The form a `form` question asks the user to fill in. */
   form?: ElicitForm;
 }
@@ -63,7 +74,10 @@ export class InputNeeded extends Error {
  *
  * @param shownArgs the arguments as the user sees them (secrets redacted).
  */
-export function toQuestion(request: ElicitRequest, shownArgs: unknown): Question {
+export function toQuestion(
+  request: ElicitRequest,
+  shownArgs: unknown,
+): Question & { params: ElicitRequestFormParams } {
   const form = elicitForm(request);
   if (form !== undefined) {
     return {
@@ -107,11 +121,22 @@ export function toQuestion(request: ElicitRequest, shownArgs: unknown): Question
   };
 }
 
+/** The question that asks the user to open `asked.url`. */
+export function urlQuestion(asked: UrlElicitation): Question {
+  return {
+    kind: 'url',
+    message: `${asked.message}\n\n${asked.url}`,
+    params: { mode: 'url', ...asked },
+  };
+}
+
 /** The answer an elicitation result gives to a question of `kind`. */
 export function toAnswer(kind: QuestionKind, response: InputResponseView, by: string): Answer {
   if (response.kind !== 'elicit') return { ok: false, decision: 'cancelled', by };
   if (response.action === 'decline') return { ok: false, decision: 'declined', by };
   if (response.action === 'cancel') return { ok: false, decision: 'cancelled', by };
+  // Accepting a link says the user agreed to open it; what happens there is between the two.
+  if (kind === 'url') return { ok: true, decision: 'approved', by };
   const content = response.content ?? {};
   if (kind === 'approval') {
     const approve = content.approve ?? APPROVE_DEFAULT;

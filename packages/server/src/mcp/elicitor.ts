@@ -12,8 +12,11 @@ import {
   InputNeeded,
   type PendingSlot,
   type Question,
+  type QuestionKind,
   toAnswer,
   toQuestion,
+  type UrlElicitation,
+  urlQuestion,
 } from './elicitation.js';
 import { describeForm, formDefaults } from './form-summary.js';
 import { subjectId } from './principal.js';
@@ -93,17 +96,35 @@ export class Elicitor {
         `Invalid ctx.elicit() request from ${this.#options.toolPath}:\n${formatIssues(checked.issues)}`,
       );
     }
+    const shownArgs = redactArguments(request.args ?? {});
+    return this.#result(await this.#ask(toQuestion(request, shownArgs), shownArgs));
+  };
+
+  /**
+   * Asks the user to open a link an upstream sent (URL-mode elicitation), by the same ways as
+   * `elicit`, with a client that declared URL elicitation in place of one that takes forms; the
+   * approvals list shows the link to everyone else. Says how the user answered.
+   */
+  readonly elicitUrl = async (asked: UrlElicitation): Promise<'accept' | 'decline' | 'cancel'> => {
+    const answer = await this.#ask(urlQuestion(asked), {});
+    return answer.ok ? 'accept' : answer.decision === 'declined' ? 'decline' : 'cancel';
+  };
+
+  /**
+   * The n-th question of the call: answered from an earlier round, else asked by the best way the
+   * client offers for its kind.
+   */
+  async #ask(question: Question, shownArgs: unknown): Promise<Answer> {
     const index = this.#asked;
     this.#asked += 1;
-    const question = toQuestion(request, redactArguments(request.args ?? {}));
     const known = this.#answers[index];
-    if (known !== undefined) return this.#result(this.#settle(index, known, question));
+    if (known !== undefined) return this.#settle(index, known, question);
     const { site, limit, pending, onWaiting } = this.#options;
     // A handler that swallowed the stop signal and asks again still waits for the first answer.
     if (pending.current !== undefined) throw new InputNeeded(pending.current);
 
-    const formSupported = supportsForm(site.server.getClientCapabilities());
-    if (site.kind === 'modern' && formSupported) {
+    const clientAnswers = supports(question.kind, site.server.getClientCapabilities());
+    if (site.kind === 'modern' && clientAnswers) {
       pending.current = { kind: 'question', question };
       throw new InputNeeded(pending.current);
     }
@@ -111,16 +132,16 @@ export class Elicitor {
     onWaiting?.(true);
     try {
       const answer =
-        site.kind === 'session' && formSupported
+        site.kind === 'session' && clientAnswers
           ? await this.#askOnSession(question)
-          : await this.#askThroughApprovals(question, request);
+          : await this.#askThroughApprovals(question, shownArgs);
       const at = this.#answers.push(answer) - 1;
-      return this.#result(this.#settle(at, answer, question));
+      return this.#settle(at, answer, question);
     } finally {
       limit.resume();
       onWaiting?.(false);
     }
-  };
+  }
 
   /**
    * The answer as the handler gets it: a form's data checked against the form (only its fields
@@ -173,7 +194,7 @@ export class Elicitor {
     }
   }
 
-  async #askThroughApprovals(question: Question, request: ElicitRequest): Promise<Answer> {
+  async #askThroughApprovals(question: Question, shownArgs: unknown): Promise<Answer> {
     const { runtime, site, signal, executionId, toolPath, progress } = this.#options;
     const userId = subjectId(site.principal);
     let heartbeat: ReturnType<typeof setInterval> | undefined;
@@ -184,10 +205,12 @@ export class Elicitor {
         toolPath,
         // People deciding outside their AI client see what a form asks for, and what approving does.
         message:
-          question.form === undefined
-            ? question.message
-            : `${question.message}\n\n${describeForm(question.form)}`,
-        args: redactArguments(request.args ?? {}),
+          question.kind === 'url'
+            ? `${question.message}\n\nOpen this address in your browser; approve once you have done what it asks, or deny.`
+            : question.form === undefined
+              ? question.message
+              : `${question.message}\n\n${describeForm(question.form)}`,
+        args: shownArgs,
         timeoutMs: runtime.options.approvalTimeoutMs,
         signal,
         onPending: (pending) => {
@@ -225,9 +248,13 @@ export class Elicitor {
   }
 }
 
-/** Whether the client takes form elicitations (a bare `elicitation: {}` means form, per the spec). */
-function supportsForm(capabilities: ClientCapabilities | undefined): boolean {
+/**
+ * Whether the client takes elicitations of `kind`: a link needs `elicitation.url`, an approval or
+ * a form needs form elicitation (a bare `elicitation: {}` means form, per the spec).
+ */
+function supports(kind: QuestionKind, capabilities: ClientCapabilities | undefined): boolean {
   const elicitation = capabilities?.elicitation;
   if (elicitation === undefined) return false;
+  if (kind === 'url') return elicitation.url !== undefined;
   return elicitation.form !== undefined || elicitation.url === undefined;
 }

@@ -58,7 +58,7 @@ export const roundStateSchema = z.object({
   /** The question, for the approval record. */
   message: z.string(),
   /** What kind of answer the question asks for: a yes or no, a form, a model's answer. */
-  kind: z.enum(['approval', 'form', 'sampling']),
+  kind: z.enum(['approval', 'form', 'url', 'sampling']),
   /** Answers to the questions of earlier rounds, in order. */
   answers: z.array(answerSchema),
   /** Answers to the sampling requests of earlier rounds, in order. */

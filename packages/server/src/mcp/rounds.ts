@@ -1,4 +1,5 @@
 import {
+  type InputRequest,
   type InputRequiredResult,
   inputRequired,
   inputResponse,
@@ -8,7 +9,7 @@ import {
 } from '@modelcontextprotocol/server';
 import type { MountedTool } from '../registry/index.js';
 import type { CallSite } from './call-site.js';
-import { ELICIT_KEY, type PendingSlot, toAnswer } from './elicitation.js';
+import { ELICIT_KEY, type PendingSlot, type Question, toAnswer } from './elicitation.js';
 import { principalKey, subjectId } from './principal.js';
 import {
   type Answer,
@@ -123,7 +124,7 @@ export async function askClient(
       ? {
           message: input.question.message,
           kind: input.question.kind,
-          request: inputRequired.elicit(input.question.params),
+          request: elicitRequest(input.question.params),
         }
       : {
           message: "A completion from the client's model",
@@ -144,4 +145,11 @@ export async function askClient(
     samples: [...end.samples],
   });
   return inputRequired({ inputRequests: { [ELICIT_KEY]: question.request }, requestState });
+}
+
+/** The `elicitation/create` a round asks: a form (through the SDK's builder) or a link as sent. */
+function elicitRequest(params: Question['params']): InputRequest {
+  return params.mode === 'url'
+    ? { method: 'elicitation/create', params }
+    : inputRequired.elicit({ ...params, mode: 'form' });
 }

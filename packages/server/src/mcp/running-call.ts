@@ -11,7 +11,7 @@ import type { SourceCall } from '../tool-sources/index.js';
 import type { CallRedaction } from './call-redaction.js';
 import type { CallSite } from './call-site.js';
 import type { CallRecord } from './call-tool.js';
-import type { PendingSlot } from './elicitation.js';
+import type { PendingSlot, UrlElicitation } from './elicitation.js';
 import { Elicitor } from './elicitor.js';
 import { subjectId } from './principal.js';
 import { ProgressReporter } from './progress.js';
@@ -148,6 +148,9 @@ export class RunningCall implements SourceCall {
     });
     return this.#sampler.sample(asked);
   };
+
+  readonly elicitUrl = (asked: UrlElicitation): Promise<'accept' | 'decline' | 'cancel'> =>
+    this.#elicitor.elicitUrl(this.redaction.data(asked));
 
   forwardLog(level: LoggingLevel, data: unknown, logger?: string): void {
     const { site, ctx, tool, record } = this.#options;

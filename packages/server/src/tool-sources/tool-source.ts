@@ -2,6 +2,7 @@ import type { AuthProvider, PluginContext, SchemaIssue, ToolCall } from '@gatewa
 import type { CallToolResult, LoggingLevel } from '@modelcontextprotocol/server';
 import type { ServerLogger } from '../http/logger.js';
 import type { CallRedaction } from '../mcp/call-redaction.js';
+import type { UrlElicitation } from '../mcp/elicitation.js';
 
 /** The kinds of source a tool can come from (`registry_sources.type`). */
 export type SourceKind = 'plugin' | 'mcp';
@@ -27,6 +28,11 @@ export interface SourceCall extends ToolCall {
    * other text of the call; for upstream servers whose own log lines are relayed.
    */
   forwardLog(level: LoggingLevel, data: unknown, logger?: string): void;
+  /**
+   * Asks the user to open a link (an upstream's URL-mode elicitation, checked by the relay) by the
+   * best way the client offers, else the approvals list; how the user answered.
+   */
+  elicitUrl(asked: UrlElicitation): Promise<'accept' | 'decline' | 'cancel'>;
   /** Masks every value vended to this call (and the server's secrets) in what the call lets out. */
   readonly redaction: CallRedaction;
   /** The server log, with tool, execution and user attached (never sent to the client). */

@@ -203,6 +203,108 @@ describe('server-everything over Streamable HTTP', () => {
     expect(rows.map((row) => row.approval)).toEqual(['approved', 'declined']);
   });
 
+  it("relays the upstream's links (URL-mode elicitation) to clients that take them, else to the approvals list", async () => {
+    const upstream = await startEverythingHttp();
+    const gw = await startMcpGateway({ env: ALLOW_PRIVATE });
+    expect(
+      (await register(gw.url, { type: 'mcp', id: 'ev', namespace: 'ev', url: upstream.url }))
+        .status,
+    ).toBe(201);
+    const alice = await gw.user({ admin: true });
+    const link = {
+      url: 'https://auth.example.com/authorize?step=1',
+      message: 'Sign in at the payment provider',
+      elicitationId: 'el-1',
+    };
+
+    // A 2025 client on a session that takes links: asked on its session.
+    const { client: onSession } = await connectV1(gw.url, alice.mcpToken, { elicitation: 'url' });
+    const asked: unknown[] = [];
+    onSession.setRequestHandler(ElicitRequestSchema, async (request) => {
+      asked.push(request.params);
+      return { action: 'accept' };
+    });
+    const accepted = await onSession.callTool({
+      name: 'ev.trigger_url_elicitation',
+      arguments: link,
+    });
+    expect(accepted.isError).toBeFalsy();
+    expect(JSON.stringify(accepted.content)).toContain('User completed the URL elicitation flow');
+    expect(asked).toEqual([{ mode: 'url', ...link }]);
+
+    // A 2026-07-28 client: input_required with the link, then the call again with the answer.
+    const modern = await connectV2(gw.url, alice.mcpToken, { elicitation: 'url' });
+    const modernAsked: unknown[] = [];
+    modern.setRequestHandler('elicitation/create', async (request) => {
+      modernAsked.push(request.params);
+      return { action: 'decline' };
+    });
+    const declined = await modern.callTool({ name: 'ev.trigger_url_elicitation', arguments: link });
+    expect(JSON.stringify(declined.content)).toContain('User declined to open the URL');
+    expect(modernAsked).toMatchObject([{ mode: 'url', url: link.url, message: link.message }]);
+
+    // A client that takes no links: the approvals list shows the link, and approving accepts.
+    const { client: plain } = await connectV1(gw.url, alice.mcpToken);
+    const waiting = plain.callTool({ name: 'ev.trigger_url_elicitation', arguments: link });
+    let pending: { id: string; message: string } | undefined;
+    for (let attempt = 0; attempt < 200 && pending === undefined; attempt += 1) {
+      const listed = await gw.gateway.request('GET', `/api/approvals?userId=${alice.id}`, {
+        as: alice,
+      });
+      pending = ((await listed.json()) as { approvals: { id: string; message: string }[] })
+        .approvals[0];
+      if (pending === undefined) await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(pending?.message).toBe(
+      `${link.message}\n\n${link.url}\n\nOpen this address in your browser; approve once you have done what it asks, or deny.`,
+    );
+    const decided = await gw.gateway.request('POST', `/api/approvals/${pending?.id}`, {
+      as: alice,
+      body: { decision: 'approve' },
+    });
+    expect(decided.status).toBe(200);
+    expect(JSON.stringify((await waiting).content)).toContain(
+      'User completed the URL elicitation flow',
+    );
+
+    const rows = await gw.gateway.services.database.db
+      .selectFrom('executions')
+      .select(['approval'])
+      .where('tool_path', '=', 'ev.trigger_url_elicitation')
+      .orderBy('started_at')
+      .execute();
+    expect(rows.map((row) => row.approval)).toEqual(['approved', 'declined', 'approved']);
+  });
+
+  it('refuses to relay links that are not https, or carry credentials, without asking anyone', async () => {
+    const upstream = await startEverythingHttp();
+    const gw = await startMcpGateway({ env: ALLOW_PRIVATE });
+    expect(
+      (await register(gw.url, { type: 'mcp', id: 'ev', namespace: 'ev', url: upstream.url }))
+        .status,
+    ).toBe(201);
+    const alice = await gw.user({ admin: true });
+    const { client } = await connectV1(gw.url, alice.mcpToken, { elicitation: 'url' });
+    let asked = 0;
+    client.setRequestHandler(ElicitRequestSchema, async () => {
+      asked += 1;
+      return { action: 'accept' };
+    });
+    for (const url of [
+      'http://phish.example.com/login',
+      'https://user:secret@auth.example.com/',
+      'javascript:alert(document.cookie)',
+      `https://auth.example.com/${'a'.repeat(2100)}`,
+    ]) {
+      const refused = await client.callTool({
+        name: 'ev.trigger_url_elicitation',
+        arguments: { url, message: 'Open this', elicitationId: 'el-x' },
+      });
+      expect(refused.isError, url).toBe(true);
+    }
+    expect(asked).toBe(0);
+  });
+
   it('applies role patterns to upstream tools unchanged', async () => {
     const upstream = await startEverythingHttp();
     const gw = await startMcpGateway({ env: ALLOW_PRIVATE });

@@ -1,6 +1,7 @@
 import { validateElicitRequest, validateSampleRequest } from '@gateway/sdk';
 import { type Client, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/client';
 import type { LoggingLevel } from '@modelcontextprotocol/server';
+import type { UrlElicitation } from '../mcp/elicitation.js';
 import type { SourceCall } from '../tool-sources/index.js';
 
 /** Where {@link relayToCalls} finds the call a message of the upstream belongs to. */
@@ -18,8 +19,9 @@ export interface CallRelay {
  * elicitation go to the calling user's client (the call's `sample` and `ctx.elicit`, as for
  * plugin tools: the client, else the approvals path; on 2026-07-28 the upstream asks in an
  * `input_required` result, which the client answers with these same handlers before it sends the
- * call again), and log lines to that call alone. Anything asked outside a call, URL-mode
- * elicitation and forms the gateway cannot show are refused to the upstream.
+ * call again), URL-mode elicitation likewise to a client that declared it (`call.elicitUrl`),
+ * and log lines to that call alone. Anything asked outside a call, links that are not https and
+ * forms the gateway cannot show are refused to the upstream.
  */
 export function relayToCalls(client: Client, relay: CallRelay): void {
   client.setRequestHandler('sampling/createMessage', async (request) => {
@@ -57,10 +59,21 @@ export function relayToCalls(client: Client, relay: CallRelay): void {
   client.setRequestHandler('elicitation/create', async (request) => {
     const call = relay.callOf();
     const { params } = request;
-    if (call === undefined || params.mode === 'url' || !('requestedSchema' in params)) {
+    if (call === undefined) {
       throw new ProtocolError(
         ProtocolErrorCode.InvalidRequest,
-        'Only form elicitation during a tool call is relayed',
+        'Elicitation is only relayed during a tool call',
+      );
+    }
+    if (params.mode === 'url') {
+      const link = checkedLink(params);
+      if (typeof link === 'string') throw new ProtocolError(ProtocolErrorCode.InvalidParams, link);
+      return { action: await call.elicitUrl(link) };
+    }
+    if (!('requestedSchema' in params)) {
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidRequest,
+        'Only form and URL elicitation are relayed',
       );
     }
     const asked = validateElicitRequest({
@@ -94,6 +107,46 @@ export function relayToCalls(client: Client, relay: CallRelay): void {
     relay.onToolsChanged();
   });
 }
+
+/** The longest link, message and elicitation id of a URL-mode elicitation the gateway relays. */
+const MAX_LINK_CHARS = 2048;
+const MAX_LINK_MESSAGE_CHARS = 2000;
+const MAX_ELICITATION_ID_CHARS = 200;
+
+/**
+ * A URL-mode elicitation fit to show a person, or why not: the link is `https:` (or `http:` to
+ * this machine, for an upstream under development), carries no user name or password, and it,
+ * the message and the id are of reasonable length. Anything else (`javascript:`, `data:`,
+ * `file:`, a plain-http address elsewhere) is refused to the upstream, and the user is not asked.
+ */
+function checkedLink(params: {
+  message?: unknown;
+  url?: unknown;
+  elicitationId?: unknown;
+}): UrlElicitation | string {
+  const { message, url } = params;
+  // 2026-07-28 carries no id in an input request: a 2025 client, which needs one, gets a new one.
+  const elicitationId = params.elicitationId ?? crypto.randomUUID();
+  if (typeof message !== 'string' || typeof url !== 'string' || typeof elicitationId !== 'string') {
+    return 'A URL elicitation needs a message, a url and an elicitation id, all strings';
+  }
+  const link = url.length <= MAX_LINK_CHARS ? URL.parse(url) : null;
+  const allowed =
+    link !== null &&
+    (link.protocol === 'https:' ||
+      (link.protocol === 'http:' && LOOPBACK_HOSTS.has(link.hostname))) &&
+    link.username === '' &&
+    link.password === '';
+  if (!allowed) {
+    return 'The gateway relays https links only (http only to localhost), without credentials, of at most 2048 characters';
+  }
+  if (message.length > MAX_LINK_MESSAGE_CHARS || elicitationId.length > MAX_ELICITATION_ID_CHARS) {
+    return 'The message or elicitation id is too long to relay';
+  }
+  return { message, url: link.href, elicitationId };
+}
+
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 /** A form's answer as elicitation carries it: the fields whose values a form can hold. */
 function formContent(data: Record<string, unknown>): Record<string, FormValue> {

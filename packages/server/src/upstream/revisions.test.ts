@@ -177,6 +177,57 @@ describe('an upstream that offers 2026-07-28', () => {
     ]);
   });
 
+  it('relays its links (URL mode, input_required) to clients that take them, and declines for others', async () => {
+    const upstream = await startModernUpstream();
+    const gw = await startMcpGateway({ env: ALLOW_PRIVATE });
+    expect(await register(gw.url, 'mod', upstream.url)).toBe(201);
+    const alice = await gw.user({ admin: true });
+    const { ElicitRequestSchema } = await import('@modelcontextprotocol/sdk/types.js');
+
+    const { client: onSession } = await connectV1(gw.url, alice.mcpToken, { elicitation: 'url' });
+    const asked: unknown[] = [];
+    onSession.setRequestHandler(ElicitRequestSchema, async (request) => {
+      asked.push(request.params);
+      return { action: 'accept' };
+    });
+    const opened = await onSession.callTool({ name: 'mod.link', arguments: {} });
+    expect(opened.content).toEqual([{ type: 'text', text: 'link accept' }]);
+    expect(asked).toEqual([
+      {
+        mode: 'url',
+        message: 'Connect your bank',
+        url: 'https://bank.example.com/connect?session=1',
+        // 2026-07-28 input requests carry none; the 2025 client gets one made for it.
+        elicitationId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      },
+    ]);
+
+    const modern = await connectV2(gw.url, alice.mcpToken, { elicitation: 'url' });
+    modern.setRequestHandler('elicitation/create', async () => ({ action: 'cancel' }));
+    const cancelled = await modern.callTool({ name: 'mod.link', arguments: {} });
+    expect(cancelled.content).toEqual([{ type: 'text', text: 'link cancel' }]);
+
+    // A client that takes forms but no links is not sent one: the approvals list has it.
+    const { client: formsOnly } = await connectV1(gw.url, alice.mcpToken, { elicitation: true });
+    formsOnly.setRequestHandler(ElicitRequestSchema, async () => {
+      throw new Error('a form-only client was sent a link');
+    });
+    const waiting = formsOnly.callTool({ name: 'mod.link', arguments: {} });
+    let pendingId: string | undefined;
+    for (let attempt = 0; attempt < 200 && pendingId === undefined; attempt += 1) {
+      const listed = await gw.gateway.request('GET', `/api/approvals?userId=${alice.id}`, {
+        as: alice,
+      });
+      pendingId = ((await listed.json()) as { approvals: { id: string }[] }).approvals[0]?.id;
+      if (pendingId === undefined) await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await gw.gateway.request('POST', `/api/approvals/${pendingId}`, {
+      as: alice,
+      body: { decision: 'deny' },
+    });
+    expect((await waiting).content).toEqual([{ type: 'text', text: 'link decline' }]);
+  });
+
   it('ends a call whose upstream keeps asking after ten rounds', async () => {
     const upstream = await startModernUpstream();
     const gw = await startMcpGateway({ env: ALLOW_PRIVATE });

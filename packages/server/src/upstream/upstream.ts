@@ -511,7 +511,7 @@ export class Upstream {
   ): Promise<Connection> {
     const { target, logger } = this.#options;
     const client = new Client(CLIENT_INFO, {
-      capabilities: { sampling: {}, elicitation: { form: {} } },
+      capabilities: { sampling: {}, elicitation: { form: {}, url: {} } },
       ...(target.kind === 'http' ? { versionNegotiation: { mode: 'auto' as const } } : {}),
       listMaxPages: MAX_LIST_PAGES,
       inputRequired: { maxRounds: MAX_INPUT_ROUNDS },

@@ -122,7 +122,8 @@ export async function connectV1(
   url: string,
   token: string,
   options: {
-    elicitation?: boolean;
+    /** Declares elicitation: forms (`true`), or forms and links (`'url'`). */
+    elicitation?: boolean | 'url';
     sampling?: boolean;
     path?: boolean;
     /** The protocol revision to ask for at `initialize`; default the client's latest. */
@@ -133,7 +134,11 @@ export async function connectV1(
     { name: 'v1-test', version: '1.0.0' },
     {
       capabilities: {
-        ...(options.elicitation ? { elicitation: {} } : {}),
+        ...(options.elicitation === 'url'
+          ? { elicitation: { form: {}, url: {} } }
+          : options.elicitation
+            ? { elicitation: {} }
+            : {}),
         ...(options.sampling ? { sampling: {} } : {}),
       },
     },
@@ -155,13 +160,16 @@ export async function connectV1(
 export async function connectV2(
   url: string,
   token: string,
-  options: { elicitation?: boolean; sampling?: boolean } = {},
+  /** `elicitation`: forms (`true`), or forms and links (`'url'`). */
+  options: { elicitation?: boolean | 'url'; sampling?: boolean } = {},
 ): Promise<V2Client> {
   const client = new V2Client(
     { name: 'v2-test', version: '1.0.0' },
     {
       capabilities: {
-        ...(options.elicitation ? { elicitation: { form: {} } } : {}),
+        ...(options.elicitation
+          ? { elicitation: { form: {}, ...(options.elicitation === 'url' ? { url: {} } : {}) } }
+          : {}),
         ...(options.sampling ? { sampling: {} } : {}),
       },
       versionNegotiation: { mode: 'auto' },

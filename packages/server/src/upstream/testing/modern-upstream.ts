@@ -132,6 +132,31 @@ export async function startModernUpstream(
       },
     );
     server.registerTool(
+      'link',
+      { description: 'Sends the user to a page (URL mode).', inputSchema: z.object({}) },
+      async (_args, ctx) => {
+        const answer = inputResponse(ctx.mcpReq.inputResponses, 'link');
+        if (answer.kind === 'missing') {
+          return inputRequired({
+            inputRequests: {
+              link: inputRequired.elicitUrl({
+                message: 'Connect your bank',
+                url: 'https://bank.example.com/connect?session=1',
+              }),
+            },
+          });
+        }
+        return {
+          content: [
+            {
+              type: 'text',
+              text: `link ${answer.kind === 'elicit' ? answer.action : answer.kind}`,
+            },
+          ],
+        };
+      },
+    );
+    server.registerTool(
       'sample',
       { description: "Asks the client's model.", inputSchema: z.object({ prompt: z.string() }) },
       async ({ prompt }, ctx) => {
