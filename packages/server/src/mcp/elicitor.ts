@@ -105,10 +105,10 @@ export class Elicitor {
    * `elicit`, with a client that declared URL elicitation in place of one that takes forms; the
    * approvals list shows the link to everyone else. Says how the user answered.
    */
-  readonly elicitUrl = async (asked: UrlElicitation): Promise<'accept' | 'decline' | 'cancel'> => {
+  async elicitUrl(asked: UrlElicitation): Promise<'accept' | 'decline' | 'cancel'> {
     const answer = await this.#ask(urlQuestion(asked), {});
     return answer.ok ? 'accept' : answer.decision === 'declined' ? 'decline' : 'cancel';
-  };
+  }
 
   /**
    * The n-th question of the call: answered from an earlier round, else asked by the best way the

@@ -149,8 +149,9 @@ export class RunningCall implements SourceCall {
     return this.#sampler.sample(asked);
   };
 
-  readonly elicitUrl = (asked: UrlElicitation): Promise<'accept' | 'decline' | 'cancel'> =>
-    this.#elicitor.elicitUrl(this.redaction.data(asked));
+  elicitUrl(asked: UrlElicitation): Promise<'accept' | 'decline' | 'cancel'> {
+    return this.#elicitor.elicitUrl(this.redaction.data(asked));
+  }
 
   forwardLog(level: LoggingLevel, data: unknown, logger?: string): void {
     const { site, ctx, tool, record } = this.#options;
