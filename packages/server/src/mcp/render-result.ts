@@ -1,4 +1,5 @@
 import { type CallToolResult, type ContentBlock, isSpecType } from '@modelcontextprotocol/server';
+import { isRecord } from '../json/is-record.js';
 
 /**
  * A handler's validated output as an MCP result. Structured tools (object output schemas) answer
@@ -35,8 +36,4 @@ function contentBlocks(output: unknown): ContentBlock[] | undefined {
     blocks.push(block);
   }
   return blocks;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -5,6 +5,7 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import type { LogLevel, ServerLogger } from '../http/logger.js';
+import { isRecord } from '../json/is-record.js';
 import type { MountedTool } from '../registry/index.js';
 import type { CallRedaction } from './call-redaction.js';
 import type { CallSite } from './call-site.js';
@@ -56,10 +57,6 @@ export function toolLogger(
       forward('error', message, fields);
     },
   };
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** A logger made by `make` when a line is first logged. */

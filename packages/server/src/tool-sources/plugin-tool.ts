@@ -7,6 +7,7 @@ import {
   withUnknownKeyIssues,
 } from '@gateway/sdk';
 import type { CallToolResult } from '@modelcontextprotocol/server';
+import { isRecord } from '../json/is-record.js';
 import { CallFailure, type CheckedInput, type SourceCall, type ToolSource } from './tool-source.js';
 
 const NO_RESULT: CallToolResult = Object.freeze({ content: [] });
@@ -72,7 +73,3 @@ export class PluginTool implements ToolSource {
 
 /** MCP result rendering: loaded with the first call (the MCP SDK), not when plugins load at start. */
 let rendering: typeof import('../mcp/render-result.js') | undefined;
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null;
-}

@@ -1,5 +1,6 @@
 import { SdkError, SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/client';
 import { type CallToolResult, isSpecType } from '@modelcontextprotocol/server';
+import { isRecord } from '../json/is-record.js';
 import { CallFailure } from '../tool-sources/index.js';
 import { UpstreamHttpError } from './guarded-fetch.js';
 import { RefusedAddressError } from './url-policy.js';
@@ -86,8 +87,4 @@ function malformed(sourceId: string): CallFailure {
     `The upstream MCP server of source "${sourceId}" answered a result that is not an MCP tool result.`,
     'Upstream answered a malformed result',
   );
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,6 +1,7 @@
 import { validateElicitRequest, validateSampleRequest } from '@gateway/sdk';
 import { type Client, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/client';
 import type { LoggingLevel } from '@modelcontextprotocol/server';
+import { isRecord } from '../json/is-record.js';
 import type { UrlElicitation } from '../mcp/elicitation.js';
 import type { SourceCall } from '../tool-sources/index.js';
 
@@ -163,7 +164,3 @@ function formContent(data: Record<string, unknown>): Record<string, FormValue> {
 }
 
 type FormValue = string | number | boolean | string[];
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}

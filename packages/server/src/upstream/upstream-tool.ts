@@ -1,6 +1,7 @@
 import { type AuthProvider, AuthRequiredError, requireApproval } from '@gateway/sdk';
 import type { Tool as McpTool } from '@modelcontextprotocol/client';
 import type { CallToolResult } from '@modelcontextprotocol/server';
+import { isRecord } from '../json/is-record.js';
 import type { CheckedInput, SourceCall, ToolSource } from '../tool-sources/index.js';
 import { howToConnect } from '../vending/token-vendor.js';
 import { oauthToolId, type UpstreamOAuthHooks } from './oauth-hooks.js';
@@ -146,7 +147,3 @@ export function declaresParamHeaders(schema: unknown, depth = 0): boolean {
 
 /** How deep {@link declaresParamHeaders} follows nested `properties`: a schema is the upstream's. */
 const MAX_SCHEMA_DEPTH = 16;
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}

@@ -14,6 +14,7 @@ import {
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { ServerLogger } from '../http/logger.js';
+import { isRecord } from '../json/is-record.js';
 import { Stopped } from '../mcp/running-call.js';
 import { SERVER_VERSION } from '../openapi/index.js';
 import { CallFailure, type SourceCall } from '../tool-sources/index.js';
@@ -639,10 +640,6 @@ function keyOf(credential: string): string {
 async function closeQuietly(connection: Connection): Promise<void> {
   connection.closed = true;
   await connection.client.close().catch(() => {});
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 export { UpstreamRefusedFailure };
