@@ -1,8 +1,9 @@
-import { SdkError, SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/client';
+import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/client';
 import { type CallToolResult, isSpecType } from '@modelcontextprotocol/server';
 import { isRecord } from '../json/is-record.js';
 import { CallFailure } from '../tool-sources/index.js';
 import { UpstreamHttpError } from './guarded-fetch.js';
+import { asksForScope, UpstreamRefusedFailure } from './refused.js';
 import { RefusedAddressError } from './url-policy.js';
 
 /** Rounds of `input_required` one 2026-07-28 call may take (each may ask the user something). */
@@ -25,6 +26,66 @@ export function challengeOf(error: unknown): string | undefined {
         : undefined;
   const challenge = http?.data.challenge;
   return typeof challenge === 'string' ? challenge : undefined;
+}
+
+/**
+ * A failed upstream call as the user and the record read it (`failure`), whether it was the
+ * upstream's fault (`fault`, what the circuit breaker counts; undefined when it answered, even
+ * with a refusal) and whether it failed below MCP (`belowMcp`: the connection is not to be reused).
+ */
+export function judgeFailure(
+  error: unknown,
+  sourceId: string,
+  provider: string | undefined,
+): { failure: CallFailure; fault?: string; belowMcp: boolean } {
+  const label = `The upstream MCP server of source "${sourceId}"`;
+  const status = httpStatusOf(error);
+  if (status === 401 || status === 403) {
+    // It answered: up, whatever it thinks of this credential.
+    const challenge = challengeOf(error);
+    const stepUp = status === 403 && asksForScope(challenge);
+    const what = stepUp
+      ? 'needs more access than the credential grants'
+      : status === 401
+        ? 'refused the credential'
+        : 'refused access';
+    const fix =
+      provider === undefined
+        ? "Ask an admin to check the source's credentials."
+        : `${stepUp ? `Connect ${provider} again to grant it` : `Reconnect ${provider}`}: in the web app's Tools tab, or run \`gateway connect ${provider}\`.`;
+    return {
+      failure: new UpstreamRefusedFailure(
+        status,
+        `${label} ${what} (HTTP ${status}). ${fix}`,
+        `Upstream answered HTTP ${status}${stepUp ? ' (insufficient_scope)' : ''}`,
+        challenge,
+      ),
+      belowMcp: false,
+    };
+  }
+  if (error instanceof ProtocolError) {
+    // The upstream's own refusal (unknown tool, invalid arguments): its words, shortened.
+    return {
+      failure: new CallFailure(
+        `${label} answered an error: ${error.message.slice(0, 500)}`,
+        `Upstream error ${error.code}`,
+      ),
+      belowMcp: false,
+    };
+  }
+  if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) {
+    return {
+      failure: new CallFailure(`${label} did not answer in time.`, 'Upstream timed out', 'timeout'),
+      fault: 'it did not answer in time',
+      belowMcp: false,
+    };
+  }
+  const reason = reasonOf(error);
+  return {
+    failure: new CallFailure(`${label} ${reason}.`, `Upstream failed: ${reason}`),
+    fault: reason,
+    belowMcp: true,
+  };
 }
 
 /** What went wrong with an upstream, in the gateway's words (never the upstream's raw answer). */

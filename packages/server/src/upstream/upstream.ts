@@ -6,9 +6,6 @@ import {
   LOG_LEVEL_META_KEY,
   type McpSubscription,
   type Tool as McpTool,
-  ProtocolError,
-  SdkError,
-  SdkErrorCode,
   type StandardSchemaV1,
 } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
@@ -20,15 +17,15 @@ import { SERVER_VERSION } from '../openapi/index.js';
 import { CallFailure, type SourceCall } from '../tool-sources/index.js';
 import { CircuitBreaker, type UpstreamHealth } from './circuit-breaker.js';
 import {
-  challengeOf,
   httpStatusOf,
+  judgeFailure,
   MAX_INPUT_ROUNDS,
   reasonOf,
   resultOf,
 } from './failure-reasons.js';
 import { type GuardedFetch, guardedFetch } from './guarded-fetch.js';
 import { UpstreamHttpTransport } from './http-transport.js';
-import { asksForScope, UpstreamRefusedFailure } from './refused.js';
+import { UpstreamRefusedFailure } from './refused.js';
 import { relayToCalls } from './relays.js';
 import type { UpstreamTarget } from './target.js';
 import type { UrlPolicy } from './url-policy.js';
@@ -588,48 +585,14 @@ export class Upstream {
     connection: Connection | undefined,
   ): CallFailure {
     if (error instanceof CallFailure) return error;
-    const label = `The upstream MCP server of source "${this.id}"`;
-    const status = httpStatusOf(error);
-    if (status === 401 || status === 403) {
-      // It answered: up, whatever it thinks of this credential.
-      this.#breaker.success();
-      const challenge = challengeOf(error);
-      const stepUp = status === 403 && asksForScope(challenge);
-      const what = stepUp
-        ? 'needs more access than the credential grants'
-        : status === 401
-          ? 'refused the credential'
-          : 'refused access';
-      const fix =
-        provider === undefined
-          ? "Ask an admin to check the source's credentials."
-          : `${stepUp ? `Connect ${provider} again to grant it` : `Reconnect ${provider}`}: in the web app's Tools tab, or run \`gateway connect ${provider}\`.`;
-      return new UpstreamRefusedFailure(
-        status,
-        `${label} ${what} (HTTP ${status}). ${fix}`,
-        `Upstream answered HTTP ${status}${stepUp ? ' (insufficient_scope)' : ''}`,
-        challenge,
-      );
-    }
-    if (error instanceof ProtocolError) {
-      // The upstream's own refusal (unknown tool, invalid arguments): its words, shortened.
-      this.#breaker.success();
-      return new CallFailure(
-        `${label} answered an error: ${error.message.slice(0, 500)}`,
-        `Upstream error ${error.code}`,
-      );
-    }
-    if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) {
-      this.#breaker.failure('it did not answer in time');
-      return new CallFailure(`${label} did not answer in time.`, 'Upstream timed out', 'timeout');
-    }
-    if (connection?.modern === true) {
+    const judged = judgeFailure(error, this.id, provider);
+    if (judged.fault === undefined) this.#breaker.success();
+    else this.#breaker.failure(judged.fault);
+    if (judged.belowMcp && connection?.modern === true) {
       connection.closed = true;
       this.#era = undefined;
     }
-    const reason = reasonOf(error);
-    this.#breaker.failure(reason);
-    return new CallFailure(`${label} ${reason}.`, `Upstream failed: ${reason}`);
+    return judged.failure;
   }
 }
 

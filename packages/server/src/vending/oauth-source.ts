@@ -249,7 +249,15 @@ export function createOAuthTokenSource(
     return tokens.accessToken;
   }
 
-  async function refresh(accountId: string, providerId: string, userId: string): Promise<string> {
+  /**
+   * The account's access token after a refresh, and whether this flight sent the refresh token
+   * (`exchanged`) or found the token refreshed by another caller meanwhile.
+   */
+  async function refresh(
+    accountId: string,
+    providerId: string,
+    userId: string,
+  ): Promise<{ token: string; exchanged: boolean }> {
     const ctx = await context();
     const provider = ctx.socialProviders.find((candidate) => candidate.id === providerId);
     if (!provider?.refreshAccessToken) {
@@ -269,14 +277,17 @@ export function createOAuthTokenSource(
         return await db.transaction().execute(async (trx) => {
           const row = await readAccount(trx, accountId).forUpdate().executeTakeFirst();
           if (!row) throw new Error('the account was removed');
-          return (
-            (await freshToken(row)) ??
-            (await exchange(trx, accountId, refreshWith, row, (answer) => storeLate(answer, row)))
+          const fresh = await freshToken(row);
+          if (fresh !== undefined) return { token: fresh, exchanged: false };
+          const token = await exchange(trx, accountId, refreshWith, row, (answer) =>
+            storeLate(answer, row),
           );
+          return { token, exchanged: true };
         });
       }
       let seen: AccountRow | undefined;
-      return await refreshUnderLease(db, `account:${accountId}`, {
+      let exchanged = false;
+      const token = await refreshUnderLease(db, `account:${accountId}`, {
         holdMs: timeoutMs + LEASE_MS,
         current: async () => {
           const row = await readAccount(db, accountId).executeTakeFirst();
@@ -287,12 +298,14 @@ export function createOAuthTokenSource(
         refresh: async (hold) => {
           const row = seen;
           if (row === undefined) throw new Error('the account was not read');
+          exchanged = true;
           return exchange(db, accountId, refreshWith, row, (answer) => {
             // Until it is stored, no other process may send the refresh token again.
             hold(storeLate(answer, row));
           });
         },
       });
+      return { token, exchanged };
     } catch (error) {
       if (error instanceof RefreshRefusedError) {
         // Outside the rolled-back transaction. That refresh token is dead: it is never sent
@@ -310,14 +323,17 @@ export function createOAuthTokenSource(
         providerId,
         accountId,
       });
-      return late.catch((lateError: unknown) => {
-        logger.warn('a late OAuth refresh answer was not stored', {
-          providerId,
-          accountId,
-          error: lateError instanceof Error ? lateError.message : String(lateError),
-        });
-        throw lateError;
-      });
+      return late.then(
+        (token) => ({ token, exchanged: true }),
+        (lateError: unknown) => {
+          logger.warn('a late OAuth refresh answer was not stored', {
+            providerId,
+            accountId,
+            error: lateError instanceof Error ? lateError.message : String(lateError),
+          });
+          throw lateError;
+        },
+      );
     }
   }
 
@@ -345,13 +361,15 @@ export function createOAuthTokenSource(
       let flight = inflight.get(account.id);
       if (flight === undefined) {
         const started = refresh(account.id, providerId, userId);
-        flight = started;
-        inflight.set(account.id, started);
-        // Settles after the callers may have stopped waiting (a late answer): handled here.
+        flight = started.then((done) => done.token);
+        inflight.set(account.id, flight);
+        // Settles after the callers may have stopped waiting (a late answer): handled here. A
+        // flight that found the token already refreshed (callers that read the row before that
+        // refresh was stored) sent nothing, so it is no refresh of the metric's.
         started.then(
-          () => {
+          (done) => {
             inflight.delete(account.id);
-            options.onRefresh?.(providerId, 'ok');
+            if (done.exchanged) options.onRefresh?.(providerId, 'ok');
           },
           () => {
             inflight.delete(account.id);
