@@ -26,7 +26,7 @@ describe('step-up authorization', () => {
     const refused = await client.callTool({ name: 'secure.admin', arguments: {} });
     expect(refused.isError).toBe(true);
     expect(text(refused)).toBe(
-      'The upstream MCP server of source "secure" needs more access than the credential grants (HTTP 403). Connect secure again to grant it: in the web app\'s Tools tab, or run `gateway connect secure`.',
+      'The upstream MCP server of source "secure" needs more access than the credential grants (HTTP 403). Reconnect secure to grant it: in the web app\'s Tools tab, or run `gateway connect secure`.',
     );
     // The token still serves the source's other tools: it is not marked for reconnecting.
     const whoami = await client.callTool({ name: 'secure.whoami', arguments: {} });

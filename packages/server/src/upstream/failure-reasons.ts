@@ -52,7 +52,7 @@ export function judgeFailure(
     const fix =
       provider === undefined
         ? "Ask an admin to check the source's credentials."
-        : `${stepUp ? `Connect ${provider} again to grant it` : `Reconnect ${provider}`}: in the web app's Tools tab, or run \`gateway connect ${provider}\`.`;
+        : `${stepUp ? `Reconnect ${provider} to grant it` : `Reconnect ${provider}`}: in the web app's Tools tab, or run \`gateway connect ${provider}\`.`;
     return {
       failure: new UpstreamRefusedFailure(
         status,
