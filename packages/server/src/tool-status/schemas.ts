@@ -37,6 +37,10 @@ export const providerStatusSchema = z.object({
         description:
           'The provider refused to renew the linked account (`invalid_grant`): it serves no tool until the user connects it again (`gateway connect <upstream>` or the Tools tab)',
       }),
+      moreScope: z.string().optional().meta({
+        description:
+          "Upstream MCP sources only: the scopes (space-separated) a tool of the upstream asked for that the user's token lacks; the user's next connect asks for them (step-up authorization)",
+      }),
     })
     .nullable()
     .meta({ description: 'OAuth providers only' }),

@@ -33,13 +33,14 @@ type StatusServices = Pick<
  */
 export async function toolStatus(services: StatusServices, userId: string): Promise<ToolStatus> {
   const { db } = services.database;
-  const [resolution, own, team, accounts, stale, upstreamStale] = await Promise.all([
+  const [resolution, own, team, accounts, stale, upstreamStale, moreScope] = await Promise.all([
     services.policy.resolveForUser(userId),
     listUserConnections(db, userId),
     listTeamConnections(db),
     db.selectFrom('account').select('providerId').where('userId', '=', userId).execute(),
     providersNeedingReconnect(db, userId),
     services.upstreamOAuth.tokens.needingReconnect(userId),
+    services.upstreamOAuth.moreScopeWanted(userId),
   ]);
   const linked = new Set(accounts.map((account) => account.providerId));
   const configured = new Set(services.auth.providers.map((provider) => provider.id));
@@ -79,6 +80,7 @@ export async function toolStatus(services: StatusServices, userId: string): Prom
               configured: true,
               linked: connections.some((row) => row.parentId === null),
               needsReconnect: refused,
+              ...withMoreScope(moreScope.get(entry.id)),
             }
           : {
               configured: configured.has(entry.provider),
@@ -173,4 +175,9 @@ export function providerName(entry: AuthProvider, pluginName: string, single: bo
     if (known !== undefined) return known.name;
   }
   return single ? pluginName : entry.id;
+}
+
+/** `moreScope` of an upstream's OAuth status, when a tool of it asked for more (step-up). */
+function withMoreScope(scope: string | undefined): { moreScope?: string } {
+  return scope === undefined ? {} : { moreScope: scope };
 }

@@ -11,13 +11,20 @@ import type {
   UpstreamOAuthHooks,
   UpstreamTokenLookup,
 } from '../upstream/oauth-hooks.js';
+import { oauthToolId } from '../upstream/oauth-hooks.js';
 import type { UrlPolicy } from '../upstream/url-policy.js';
 import { clientMetadataDocument, clientMetadataUrl } from './client-metadata.js';
 import { clientFor, readClient, storePreRegisteredClient } from './clients.js';
 import { asDiscoveryError, discoverAuthorization, OAuthDiscoveryError } from './discovery.js';
 import { createOAuthFetch } from './oauth-fetch.js';
 import { oauthClient } from './sdk.js';
-import { challengedScopes, joinScopes, keepWantedScopes, wantedScopes } from './step-up.js';
+import {
+  challengedScopes,
+  joinScopes,
+  keepWantedScopes,
+  wantedScopes,
+  wantedScopesBySource,
+} from './step-up.js';
 import { UpstreamTokens } from './tokens.js';
 
 /** The path of the one redirect URI the gateway registers at every upstream's authorization server. */
@@ -137,6 +144,15 @@ export class UpstreamOAuthService implements UpstreamOAuthHooks {
       userId,
       scope: scopes.join(' '),
     });
+  }
+
+  /**
+   * The scopes upstreams asked `userId` for that their tokens lack, by the source's connection tool
+   * id (`mcp.<source id>`): the user's next connect to that source asks for them (step-up).
+   */
+  async moreScopeWanted(userId: string): Promise<Map<string, string>> {
+    const bySource = await wantedScopesBySource(this.#options.db, userId);
+    return new Map([...bySource].map(([sourceId, scope]) => [oauthToolId(sourceId), scope]));
   }
 
   listingToken(sourceId: string): Promise<string | undefined> {

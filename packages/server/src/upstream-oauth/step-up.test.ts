@@ -37,6 +37,23 @@ describe('step-up authorization', () => {
       await db.selectFrom('upstream_oauth_scopes').select(['user_id', 'scope']).execute(),
     ).toEqual([{ user_id: alice.id, scope: 'tools admin' }]);
 
+    // The Tools tab and the status API say so, to Alice only.
+    const statusOf = async (user: typeof alice) => {
+      const answer = (await (
+        await user.session.browse(`/api/tools/status?userId=${user.id}`)
+      ).json()) as {
+        plugins: { providers: { id: string; oauth: { moreScope?: string } | null }[] }[];
+      };
+      return answer.plugins
+        .flatMap((plugin) => plugin.providers)
+        .find((provider) => provider.id === 'mcp.secure')?.oauth;
+    };
+    expect(await statusOf(alice)).toMatchObject({ linked: true, moreScope: 'tools admin' });
+    const tab = await (await alice.session.browse('/tools')).text();
+    expect(tab).toContain(
+      'A tool of this source needs more access than your connection grants (tools admin). Reconnect to grant it',
+    );
+
     // Bob's connect is his own: it asks for what it always did.
     await world.connect(bob, 'bob-sub');
     expect(world.as.authorizationScopes.at(-1)).toBe('tools');
@@ -47,6 +64,8 @@ describe('step-up authorization', () => {
     expect(granted.isError).toBeFalsy();
     expect(text(granted)).toBe('ok');
     expect(await db.selectFrom('upstream_oauth_scopes').select('user_id').execute()).toEqual([]);
+    expect((await statusOf(alice))?.moreScope).toBeUndefined();
+    expect((await statusOf(bob))?.moreScope).toBeUndefined();
   });
 
   it('keeps nothing from a challenge that names no scope token, and still ends the call clearly', async () => {

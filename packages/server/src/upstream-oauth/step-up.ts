@@ -72,3 +72,16 @@ export async function wantedScopes(
     .executeTakeFirst();
   return row?.scope;
 }
+
+/** Every scope kept for `userId`'s next connects, by source id. */
+export async function wantedScopesBySource(
+  db: Kysely<DatabaseSchema>,
+  userId: string,
+): Promise<Map<string, string>> {
+  const rows = await db
+    .selectFrom('upstream_oauth_scopes')
+    .select(['source_id', 'scope'])
+    .where('user_id', '=', userId)
+    .execute();
+  return new Map(rows.map((row) => [row.source_id, row.scope]));
+}

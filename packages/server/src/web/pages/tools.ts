@@ -49,6 +49,10 @@ function oauthActions(provider: ProviderStatus): Html {
       return html`<p class="notice error small" role="status" data-reconnect="${provider.upstream}">The upstream refused your token (revoked or expired), so its tools cannot run as you. Reconnect to sign in there again.</p>
 <form method="post" action="${connect}"><button type="submit">Reconnect ${provider.name}</button></form>`;
     }
+    if (oauth.moreScope !== undefined && oauth.linked) {
+      return html`<p class="notice small" role="status" data-more-scope="${provider.upstream}">A tool of this source needs more access than your connection grants (${oauth.moreScope}). Reconnect to grant it; your other tools keep working meanwhile.</p>
+<form method="post" action="${connect}"><button type="submit">Reconnect ${provider.name}</button></form>`;
+    }
     return html`<form method="post" action="${connect}"><button type="submit" class="${oauth.linked ? 'secondary' : ''}">${oauth.linked ? 'Reconnect' : 'Connect'} ${provider.name}</button></form>`;
   }
   if (oauth.linked) {
