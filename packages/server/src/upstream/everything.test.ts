@@ -30,6 +30,20 @@ async function register(gatewayUrl: string, body: Record<string, unknown>): Prom
   });
 }
 
+/** A gateway serving server-everything over Streamable HTTP as source `ev` (namespace `ev`). */
+async function gatewayWithEverything() {
+  const upstream = await startEverythingHttp();
+  const gw = await startMcpGateway({ env: ALLOW_PRIVATE });
+  const registered = await register(gw.url, {
+    type: 'mcp',
+    id: 'ev',
+    namespace: 'ev',
+    url: upstream.url,
+  });
+  expect(registered.status).toBe(201);
+  return gw;
+}
+
 describe('server-everything over Streamable HTTP', () => {
   it('serves its tools under the namespace: list, call, structured output, progress, records', async () => {
     const upstream = await startEverythingHttp();
@@ -121,12 +135,7 @@ describe('server-everything over Streamable HTTP', () => {
   });
 
   it("relays the upstream's sampling requests to the calling user's client", async () => {
-    const upstream = await startEverythingHttp();
-    const gw = await startMcpGateway({ env: ALLOW_PRIVATE });
-    expect(
-      (await register(gw.url, { type: 'mcp', id: 'ev', namespace: 'ev', url: upstream.url }))
-        .status,
-    ).toBe(201);
+    const gw = await gatewayWithEverything();
     const alice = await gw.user({ admin: true });
     const prompts: string[] = [];
 
@@ -164,12 +173,7 @@ describe('server-everything over Streamable HTTP', () => {
   });
 
   it("relays the upstream's form questions to the calling user's client", async () => {
-    const upstream = await startEverythingHttp();
-    const gw = await startMcpGateway({ env: ALLOW_PRIVATE });
-    expect(
-      (await register(gw.url, { type: 'mcp', id: 'ev', namespace: 'ev', url: upstream.url }))
-        .status,
-    ).toBe(201);
+    const gw = await gatewayWithEverything();
     const alice = await gw.user({ admin: true });
     const { client } = await connectV1(gw.url, alice.mcpToken, { elicitation: true });
     const asked: string[] = [];
@@ -204,12 +208,7 @@ describe('server-everything over Streamable HTTP', () => {
   });
 
   it("relays the upstream's links (URL-mode elicitation) to clients that take them, else to the approvals list", async () => {
-    const upstream = await startEverythingHttp();
-    const gw = await startMcpGateway({ env: ALLOW_PRIVATE });
-    expect(
-      (await register(gw.url, { type: 'mcp', id: 'ev', namespace: 'ev', url: upstream.url }))
-        .status,
-    ).toBe(201);
+    const gw = await gatewayWithEverything();
     const alice = await gw.user({ admin: true });
     const link = {
       url: 'https://auth.example.com/authorize?step=1',
@@ -277,12 +276,7 @@ describe('server-everything over Streamable HTTP', () => {
   });
 
   it('refuses to relay links that are not https, or carry credentials, without asking anyone', async () => {
-    const upstream = await startEverythingHttp();
-    const gw = await startMcpGateway({ env: ALLOW_PRIVATE });
-    expect(
-      (await register(gw.url, { type: 'mcp', id: 'ev', namespace: 'ev', url: upstream.url }))
-        .status,
-    ).toBe(201);
+    const gw = await gatewayWithEverything();
     const alice = await gw.user({ admin: true });
     const { client } = await connectV1(gw.url, alice.mcpToken, { elicitation: 'url' });
     let asked = 0;
@@ -306,12 +300,7 @@ describe('server-everything over Streamable HTTP', () => {
   });
 
   it('applies role patterns to upstream tools unchanged', async () => {
-    const upstream = await startEverythingHttp();
-    const gw = await startMcpGateway({ env: ALLOW_PRIVATE });
-    expect(
-      (await register(gw.url, { type: 'mcp', id: 'ev', namespace: 'ev', url: upstream.url }))
-        .status,
-    ).toBe(201);
+    const gw = await gatewayWithEverything();
     await gw.gateway.services.policy.createRole({
       id: 'echoer',
       name: 'Echoer',
