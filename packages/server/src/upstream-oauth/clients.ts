@@ -134,9 +134,9 @@ export async function clientFor(
       );
     }
     const methods = metadata.token_endpoint_auth_methods_supported ?? ['client_secret_basic'];
-    const registrationScope = joinScopes(discovered.scope, metadata.scopes_supported?.join(' '));
-    const registered = await (await oauthClient())
-      .registerClient(discovered.issuer, {
+    const { registerClient } = await oauthClient();
+    const register = (scope: string | undefined) =>
+      registerClient(discovered.issuer, {
         metadata,
         clientMetadata: {
           redirect_uris: [redirectUri],
@@ -149,10 +149,19 @@ export async function clientFor(
               ? 'client_secret_post'
               : 'none',
         },
-        // Every scope the server offers, not only today's: a client registered for fewer could
-        // never be granted more when an upstream asks for it (step-up authorization).
-        ...(registrationScope === undefined ? {} : { scope: registrationScope }),
+        ...(scope === undefined ? {} : { scope }),
         fetchFn: input.fetch,
+      });
+    // Every scope the server offers, not only today's: a client registered for fewer could never
+    // be granted more when an upstream asks for it (step-up authorization). A server whose policy
+    // refuses some of them to a registering client is asked again for the source's own.
+    const registrationScope = joinScopes(discovered.scope, metadata.scopes_supported?.join(' '));
+    const registered = await register(registrationScope)
+      .catch((error: unknown) => {
+        if (error instanceof OAuthDiscoveryError || registrationScope === discovered.scope) {
+          throw error;
+        }
+        return register(discovered.scope);
       })
       .catch((error: unknown) => {
         throw error instanceof OAuthDiscoveryError

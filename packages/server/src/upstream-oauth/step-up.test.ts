@@ -68,6 +68,20 @@ describe('step-up authorization', () => {
     expect((await statusOf(bob))?.moreScope).toBeUndefined();
   });
 
+  it("registers for the source's own scopes when the server refuses a client its whole list", async () => {
+    const world = await startOAuthUpstreamWorld();
+    world.as.registrationScopes = ['tools'];
+    expect((await world.register()).status).toBe(201);
+    const alice = await world.signUp('alice');
+    const { answer } = await world.connect(alice, 'alice-sub');
+    expect(answer.status).toBe(303);
+    expect(world.as.registrations()).toBe(1);
+    const { client } = await connectV1(world.mcp.url, alice.mcpToken);
+    expect(text(await client.callTool({ name: 'secure.whoami', arguments: {} }))).toBe(
+      'you are alice-sub',
+    );
+  });
+
   it('keeps nothing from a challenge that names no scope token, and still ends the call clearly', async () => {
     const world = await startOAuthUpstreamWorld();
     world.upstream.scopedTools.set('admin', 'admin');

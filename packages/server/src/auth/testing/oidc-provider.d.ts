@@ -8,6 +8,8 @@ declare module 'oidc-provider' {
     status: number;
     body: unknown;
     oidc?: { params?: Record<string, unknown> };
+    req: IncomingMessage;
+    request: { body?: unknown };
   }
 
   export default class Provider {

@@ -25,6 +25,11 @@ export interface UpstreamAuthorizationServer {
   tokenGarbage: string | undefined;
   /** While set, the metadata documents name this issuer instead of the real one. */
   issuerOverride: string | undefined;
+  /**
+   * While set, a dynamic registration asking for a scope outside these is refused (400
+   * `invalid_client_metadata`), as a server's registration policy may.
+   */
+  registrationScopes: string[] | undefined;
 }
 
 /**
@@ -54,6 +59,7 @@ export async function startUpstreamAuthorizationServer(
     accessTokenTtl: 3600,
     tokenGarbage: undefined,
     issuerOverride: undefined,
+    registrationScopes: undefined,
   };
   const provider = new Provider(issuer, {
     jwks: { keys: [key] },
@@ -108,6 +114,21 @@ export async function startUpstreamAuthorizationServer(
       if (fromQuery !== null) state.resources.push(fromQuery);
       const scope = url.searchParams.get('scope');
       if (ctx.path === '/auth' && scope !== null) state.authorizationScopes.push(scope);
+    }
+    if (ctx.path === '/reg' && ctx.method === 'POST' && state.registrationScopes !== undefined) {
+      // Read here, then handed to the provider as a parsed body (its parser's fallback).
+      const chunks: Buffer[] = [];
+      for await (const chunk of ctx.req) chunks.push(chunk as Buffer);
+      const asked = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { scope?: string };
+      const allowed = state.registrationScopes;
+      if (
+        (asked.scope ?? '').split(' ').some((scope) => scope !== '' && !allowed.includes(scope))
+      ) {
+        ctx.status = 400;
+        ctx.body = { error: 'invalid_client_metadata', error_description: 'scope not allowed' };
+        return;
+      }
+      ctx.request.body = asked;
     }
     if (ctx.path === '/token' && state.tokenGarbage !== undefined) {
       ctx.status = 200;
