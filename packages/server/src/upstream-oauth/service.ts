@@ -6,12 +6,12 @@ import type { DatabaseSchema } from '../db/index.js';
 import { HttpError } from '../http/errors.js';
 import type { ServerLogger } from '../http/logger.js';
 import type { SecretBox } from '../secrets/index.js';
-import type {
-  OAuthUpstreamAuth,
-  UpstreamOAuthHooks,
-  UpstreamTokenLookup,
+import {
+  type OAuthUpstreamAuth,
+  oauthToolId,
+  type UpstreamOAuthHooks,
+  type UpstreamTokenLookup,
 } from '../upstream/oauth-hooks.js';
-import { oauthToolId } from '../upstream/oauth-hooks.js';
 import type { UrlPolicy } from '../upstream/url-policy.js';
 import { clientMetadataDocument, clientMetadataUrl } from './client-metadata.js';
 import { clientFor, readClient, storePreRegisteredClient } from './clients.js';
@@ -137,13 +137,25 @@ export class UpstreamOAuthService implements UpstreamOAuthHooks {
   }
 
   async wantScope(userId: string, sourceId: string, challenge: string): Promise<void> {
-    const scopes = await challengedScopes(challenge);
-    await keepWantedScopes(this.#options.db, userId, sourceId, scopes);
-    this.#options.logger.info('upstream OAuth asks for more scope', {
-      sourceId,
-      userId,
-      scope: scopes.join(' '),
-    });
+    const { db, logger } = this.#options;
+    try {
+      const scopes = await challengedScopes(challenge);
+      if (scopes.length === 0) return;
+      await keepWantedScopes(db, userId, sourceId, scopes);
+      logger.info('upstream OAuth asks for more scope', {
+        sourceId,
+        userId,
+        scope: scopes.join(' '),
+      });
+    } catch (error) {
+      // The call still ends with the upstream's refusal and what to do; only the next connect's
+      // extra scopes are lost.
+      logger.warn('upstream OAuth scope request not kept', {
+        sourceId,
+        userId,
+        error: error instanceof Error ? error.message : String(error),
+      });
+    }
   }
 
   /**

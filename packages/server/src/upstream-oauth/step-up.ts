@@ -45,7 +45,6 @@ export async function keepWantedScopes(
   sourceId: string,
   scopes: readonly string[],
 ): Promise<void> {
-  if (scopes.length === 0) return;
   const kept = await wantedScopes(db, userId, sourceId);
   const scope = joinScopes(kept, scopes.join(' ')) ?? '';
   const updatedAt = new Date().toISOString();
