@@ -103,6 +103,31 @@ export const connectionList = z.looseObject({
   ),
 });
 
+/**
+ * `GET /api/tools/status`, as far as `gateway connections list` reads it: each provider's OAuth
+ * state (an upstream MCP source's is `mcp.<id>`) and the user's own connections of it.
+ */
+export const toolStatus = z.looseObject({
+  plugins: z.array(
+    z.looseObject({
+      providers: z.array(
+        z.looseObject({
+          id: z.string(),
+          upstream: z.string(),
+          oauth: z
+            .looseObject({
+              needsReconnect: z.boolean(),
+              /** Absent from gateways older than step-up authorization. */
+              moreScope: z.string().optional(),
+            })
+            .nullable(),
+          connections: z.array(z.looseObject({ id: z.string(), parentId: z.string().nullable() })),
+        }),
+      ),
+    }),
+  ),
+});
+
 /** `GET /api/team/connections`. */
 export const teamConnectionList = z.looseObject({
   connections: z.array(

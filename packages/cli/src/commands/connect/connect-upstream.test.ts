@@ -8,15 +8,19 @@ import {
   startProtectedUpstream,
   startUpstreamAuthorizationServer,
 } from '@gateway/server/testing';
-import { describe, expect, it } from 'vitest';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { type CliUser, cliFailure, signInCli } from '../../test-support/cli-user.js';
 import { SERVICE_SECRET, startGateway } from '../../test-support/gateway-server.js';
 import { hiddenFields } from '../../test-support/test-browser.js';
+import { runConnectionsList } from '../connections/index.js';
+import { runEndpointsCreate } from '../endpoints/index.js';
 import { runConnect } from './index.js';
 
-async function startWorld() {
+async function startWorld(scopedTools: Record<string, string> = {}) {
   const as = await startUpstreamAuthorizationServer();
   const upstream = await startProtectedUpstream(as.issuer);
+  for (const [tool, scope] of Object.entries(scopedTools)) upstream.scopedTools.set(tool, scope);
   const { url, gateway } = await startGateway({ env: { GATEWAY_UPSTREAM_ALLOW_PRIVATE: 'true' } });
   const registered = await fetch(`${url}/api/registry/sources`, {
     method: 'POST',
@@ -52,6 +56,30 @@ function browse(user: CliUser, login: string, action = 'connect') {
     })();
   };
   return { openBrowser, done: () => done };
+}
+
+/** An MCP client of `user`'s own (a new endpoint of theirs), closed when the test finishes. */
+async function mcpClientOf(user: CliUser): Promise<Client> {
+  const endpoint = await runEndpointsCreate({ ...user.options(), name: 'test', json: true });
+  const client = new Client({ name: 'connect-upstream-test', version: '1.0.0' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(endpoint.mcpUrl), {
+      requestInit: { headers: { authorization: `Bearer ${endpoint.token}` } },
+    }),
+  );
+  onTestFinished(() => client.close());
+  return client;
+}
+
+async function connectUpstream(user: CliUser, login: string) {
+  const browser = browse(user, login);
+  await runConnect({
+    ...user.options(),
+    tool: 'secure',
+    openBrowser: browser.openBrowser,
+    timeoutMs: 20_000,
+  });
+  await browser.done();
 }
 
 describe('gateway connect, upstream MCP sources with OAuth', () => {
@@ -118,5 +146,56 @@ describe('gateway connect, upstream MCP sources with OAuth', () => {
     expect(flags.message).toBe(
       '--team do not apply to an upstream MCP source; run `gateway connect secure` alone',
     );
+  });
+
+  it('gateway connections list names an upstream connection to connect again, and why', async () => {
+    const { url, upstream } = await startWorld({ admin: 'admin' });
+    const ada = await signInCli(url, 'ada@example.test');
+    await connectUpstream(ada, 'ada-sub');
+    const client = await mcpClientOf(ada);
+    const list = async () => {
+      const options = ada.options();
+      await runConnectionsList(options);
+      const json = ada.options();
+      await runConnectionsList({ ...json, json: true });
+      return {
+        text: options.io.out(),
+        reconnect: (JSON.parse(json.io.out()) as { reconnect: unknown[] }).reconnect,
+      };
+    };
+    expect((await list()).reconnect).toEqual([]);
+
+    // A tool needs a scope the token lacks (step-up): the list says what the next connect asks.
+    const refused = await client.callTool({ name: 'secure.admin', arguments: {} });
+    expect(refused.isError).toBe(true);
+    const short = await list();
+    expect(short.text).toMatch(/\n\S+ +mcp\.secure +Default +/);
+    expect(short.text).toMatch(
+      /\n! A tool of the upstream MCP server secure needs more access than your connection grants \(tools admin\)\. Run `gateway connect secure` to grant it; its other tools keep working\.\n$/,
+    );
+    expect(short.reconnect).toEqual([
+      {
+        providerId: 'mcp.secure',
+        accountId: expect.any(String),
+        command: 'gateway connect secure',
+        reason: 'more_scope',
+        scope: 'tools admin',
+      },
+    ]);
+
+    // The upstream refuses the token: the connection serves nothing until connected again.
+    upstream.refusedSubjects.add('ada-sub');
+    expect((await client.callTool({ name: 'secure.whoami', arguments: {} })).isError).toBe(true);
+    const dead = await list();
+    expect(dead.text).toMatch(
+      /\n! Your connection to the upstream MCP server secure needs reconnecting: the upstream refused it\. Run `gateway connect secure`\.\n$/,
+    );
+    expect(dead.reconnect).toEqual([expect.objectContaining({ reason: 'refused' })]);
+
+    // The command it names clears both.
+    upstream.refusedSubjects.clear();
+    await connectUpstream(ada, 'ada-sub');
+    expect((await client.callTool({ name: 'secure.admin', arguments: {} })).isError).toBeFalsy();
+    expect(await list()).toMatchObject({ reconnect: [] });
   });
 });

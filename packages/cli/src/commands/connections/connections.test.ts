@@ -209,7 +209,12 @@ describe('gateway connections', () => {
     expect(JSON.parse(json.io.out())).toEqual({
       connections: [expect.objectContaining({ kind: 'oauth', toolId: 'gcp' })],
       reconnect: [
-        { providerId: 'gcp', accountId: expect.any(String), command: 'gateway connect gcp' },
+        {
+          providerId: 'gcp',
+          accountId: expect.any(String),
+          command: 'gateway connect gcp',
+          reason: 'refused',
+        },
       ],
     });
 

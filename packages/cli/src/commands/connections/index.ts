@@ -1,4 +1,5 @@
-import { connectionList, deleted, me, teamConnectionList } from '../../api/schemas.js';
+import type { GatewayApi } from '../../api/gateway-api.js';
+import { connectionList, deleted, me, teamConnectionList, toolStatus } from '../../api/schemas.js';
 import { type SignedInOptions, signedInApi } from '../../api/signed-in.js';
 import { createColors } from '../../output/color.js';
 import { printJson, printTable } from '../../output/table.js';
@@ -27,19 +28,32 @@ export interface ListedConnection {
   createdAt: string;
 }
 
-/** A linked OAuth account whose provider refused to renew it, and the command that fixes it. */
+/**
+ * A linked OAuth account, or a connection to an upstream MCP source, that needs connecting again,
+ * and the command that does it.
+ */
 export interface ReconnectNeeded {
+  /** The linked account's provider, or the connection's tool id (`mcp.<source id>`). */
   providerId: string;
+  /** The linked account's id, or the connection's. */
   accountId: string;
-  /** `gateway connect <providerId>`: the id `gateway connect` takes. */
+  /** `gateway connect <id>`: the id `gateway connect` takes. */
   command: string;
+  /**
+   * `refused`: the provider or upstream refused the sign-in (it serves nothing until reconnected);
+   * `more_scope`: a tool of the upstream needs more access than it grants (step-up), `scope` says
+   * what the next connect asks for, and the connection keeps serving the other tools.
+   */
+  reason: 'refused' | 'more_scope';
+  scope?: string;
 }
 
 /**
  * `gateway connections list`: the signed-in user's connections (`GET /api/connections`) and the
  * OAuth accounts linked to them (`linkedAccounts` of `GET /api/me`, e.g. after `gateway connect
- * gcp`), each linked account that needs reconnecting named with the command that reconnects it
- * (`--json` puts those under `reconnect`); or with `--team` the team's (`GET
+ * gcp`). Each linked account or upstream MCP connection that needs connecting again (`GET
+ * /api/tools/status`: refused, or a tool asked for more scope) is named with the command that
+ * does it (`--json` puts those under `reconnect`). With `--team`, the team's connections (`GET
  * /api/team/connections`). Secrets masked.
  *
  * @throws CliError (exit 4) when not signed in.
@@ -80,7 +94,8 @@ export async function runConnectionsList(
       api.call({ method: 'GET', path: '/api/me', schema: me }),
     ]);
     // An admin's token acting for another user (GATEWAY_USER_ID) sees only that user's secrets.
-    const links = caller.kind === 'user' && caller.userId === userId ? caller.linkedAccounts : [];
+    const own = caller.kind === 'user' && caller.userId === userId;
+    const links = own ? (caller.linkedAccounts ?? []) : [];
     connections = answer.connections.map((item) => ({
       kind: 'secret' as const,
       id: item.id,
@@ -92,7 +107,7 @@ export async function runConnectionsList(
       team: false,
       createdAt: item.created_at,
     }));
-    for (const link of links ?? []) {
+    for (const link of links) {
       connections.push({
         kind: 'oauth',
         id: link.id,
@@ -105,13 +120,17 @@ export async function runConnectionsList(
         createdAt: typeof link.createdAt === 'string' ? link.createdAt : link.updatedAt,
       });
     }
-    reconnect = (links ?? [])
+    reconnect = links
       .filter((account) => account.needsReconnect === true)
       .map((account) => ({
         providerId: account.providerId,
         accountId: account.id,
         command: `gateway connect ${account.providerId}`,
+        reason: 'refused' as const,
       }));
+    if (own && connections.some((item) => item.toolId.startsWith(UPSTREAM_PREFIX))) {
+      reconnect.push(...(await upstreamsToReconnect(api, userId)));
+    }
   }
   if (options.json) {
     printJson(io, reconnect === undefined ? { connections } : { connections, reconnect });
@@ -119,11 +138,8 @@ export async function runConnectionsList(
   }
   const c = createColors(io);
   const reconnectLines = () => {
-    for (const item of reconnect ?? []) {
-      io.stdout.write(
-        `${c.yellow('!')} Your ${item.providerId} account needs reconnecting: the provider refused to renew your sign-in. Run \`${item.command}\`.\n`,
-      );
-    }
+    for (const item of reconnect ?? [])
+      io.stdout.write(`${c.yellow('!')} ${reconnectLine(item)}\n`);
   };
   if (connections.length === 0) {
     io.stdout.write(
@@ -153,6 +169,53 @@ export async function runConnectionsList(
   }
   reconnectLines();
   return connections;
+}
+
+/** The tool id of a connection to an upstream MCP source: `mcp.<source id>`. */
+const UPSTREAM_PREFIX = 'mcp.';
+
+/**
+ * The user's connections to upstream MCP sources that need connecting again, from `GET
+ * /api/tools/status`: refused by the upstream, or short of a scope a tool asked for.
+ */
+async function upstreamsToReconnect(api: GatewayApi, userId: string): Promise<ReconnectNeeded[]> {
+  const status = await api.call({
+    method: 'GET',
+    path: '/api/tools/status',
+    query: { userId },
+    schema: toolStatus,
+  });
+  const found = new Map<string, ReconnectNeeded>();
+  for (const provider of status.plugins.flatMap((plugin) => plugin.providers)) {
+    const connection = provider.connections.find((item) => item.parentId === null);
+    if (!provider.upstream.startsWith(UPSTREAM_PREFIX) || !connection || !provider.oauth) continue;
+    const sourceId = provider.upstream.slice(UPSTREAM_PREFIX.length);
+    const base = {
+      providerId: provider.upstream,
+      accountId: connection.id,
+      command: `gateway connect ${sourceId}`,
+    };
+    if (provider.oauth.needsReconnect) found.set(provider.upstream, { ...base, reason: 'refused' });
+    else if (provider.oauth.moreScope !== undefined) {
+      found.set(provider.upstream, {
+        ...base,
+        reason: 'more_scope',
+        scope: provider.oauth.moreScope,
+      });
+    }
+  }
+  return [...found.values()];
+}
+
+/** What to do about one connection that needs connecting again, as one line. */
+function reconnectLine(item: ReconnectNeeded): string {
+  if (!item.providerId.startsWith(UPSTREAM_PREFIX)) {
+    return `Your ${item.providerId} account needs reconnecting: the provider refused to renew your sign-in. Run \`${item.command}\`.`;
+  }
+  const source = item.providerId.slice(UPSTREAM_PREFIX.length);
+  return item.reason === 'more_scope'
+    ? `A tool of the upstream MCP server ${source} needs more access than your connection grants (${item.scope}). Run \`${item.command}\` to grant it; its other tools keep working.`
+    : `Your connection to the upstream MCP server ${source} needs reconnecting: the upstream refused it. Run \`${item.command}\`.`;
 }
 
 /** Options of `runConnectionsRm()`. */
