@@ -21,7 +21,7 @@ import {
 import { describeForm, formDefaults } from './form-summary.js';
 import { subjectId } from './principal.js';
 import type { ProgressReporter } from './progress.js';
-import type { Answer } from './request-state.js';
+import { type Answer, digestInput } from './request-state.js';
 import type { McpRuntime } from './runtime.js';
 import type { TimeLimit } from './time-limit.js';
 
@@ -117,8 +117,14 @@ export class Elicitor {
   async #ask(question: Question, shownArgs: unknown): Promise<Answer> {
     const index = this.#asked;
     this.#asked += 1;
+    const digest = digestInput(question.params);
     const known = this.#answers[index];
-    if (known !== undefined) return this.#settle(index, known, question);
+    if (known !== undefined && (known.question ?? digest) === digest) {
+      return this.#settle(index, known, question);
+    }
+    // The handler ran differently this time (an upstream asked something else in this place):
+    // the answers from here on were given to other questions, and this one is asked anew.
+    this.#answers.length = index;
     const { site, limit, pending, onWaiting } = this.#options;
     // A handler that swallowed the stop signal and asks again still waits for the first answer.
     if (pending.current !== undefined) throw new InputNeeded(pending.current);
@@ -131,10 +137,12 @@ export class Elicitor {
     limit.pause();
     onWaiting?.(true);
     try {
-      const answer =
-        site.kind === 'session' && clientAnswers
+      const answer: Answer = {
+        ...(site.kind === 'session' && clientAnswers
           ? await this.#askOnSession(question)
-          : await this.#askThroughApprovals(question, shownArgs);
+          : await this.#askThroughApprovals(question, shownArgs)),
+        question: digest,
+      };
       const at = this.#answers.push(answer) - 1;
       return this.#settle(at, answer, question);
     } finally {
@@ -152,7 +160,12 @@ export class Elicitor {
     const checked = validateFormAnswer(question.form, answer.data ?? {});
     const settled: Answer = checked.success
       ? { ...answer, data: checked.data }
-      : { ok: false, decision: 'cancelled', by: answer.by };
+      : {
+          ok: false,
+          decision: 'cancelled',
+          by: answer.by,
+          ...(answer.question === undefined ? {} : { question: answer.question }),
+        };
     if (!checked.success) {
       this.#options.runtime.services.logger.warn('form answer does not fit the form', {
         executionId: this.#options.executionId,

@@ -16,6 +16,12 @@ export const answerSchema = z.object({
    * the user learns what happened and how to go ahead (issue 18).
    */
   reason: z.literal('approve_unticked').optional(),
+  /**
+   * The digest of the question it answers ({@link digestInput}). A later round's handler that
+   * asks something else in its place is not given this answer: it asks anew. Absent from answers
+   * given before the field (accepted as before).
+   */
+  question: z.string().optional(),
 });
 
 /** An answer the user gave to one question of a tool call (`ctx.elicit`). */
@@ -28,6 +34,8 @@ export type Answer = z.infer<typeof answerSchema>;
 export const sampleAnswerSchema = z.object({
   ok: z.boolean(),
   result: z.unknown().optional(),
+  /** The digest of the sampling request it answers, as {@link answerSchema}'s `question`. */
+  request: z.string().optional(),
 });
 
 /** See {@link sampleAnswerSchema}. */
@@ -59,6 +67,8 @@ export const roundStateSchema = z.object({
   message: z.string(),
   /** What kind of answer the question asks for: a yes or no, a form, a model's answer. */
   kind: z.enum(['approval', 'form', 'url', 'sampling']),
+  /** The digest of what this round asks ({@link digestInput}), given to its answer. */
+  inputDigest: z.string().optional(),
   /** Answers to the questions of earlier rounds, in order. */
   answers: z.array(answerSchema),
   /** Answers to the sampling requests of earlier rounds, in order. */
@@ -94,6 +104,19 @@ export function createRoundStateCodec(
     key,
     ttlSeconds: Math.ceil((answerWithinMs + LATE_RETRY_GRACE_MS) / 1000),
   });
+}
+
+/**
+ * What binds an answer to the question it answers, across rounds: the SHA-256 of what the user
+ * (or the client's model) was shown and asked for, without ids made afresh for each asking (a URL
+ * elicitation's `elicitationId`). A handler that runs again must ask the same to reuse an answer.
+ */
+export function digestInput(input: unknown): string {
+  if (input !== null && typeof input === 'object' && 'elicitationId' in input) {
+    const { elicitationId: _fresh, ...asked } = input;
+    return digestArguments(asked);
+  }
+  return digestArguments(input);
 }
 
 /** SHA-256 (hex) of the canonical JSON of `value`: object keys sorted, so key order never matters. */

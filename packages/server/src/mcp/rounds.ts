@@ -14,6 +14,7 @@ import { principalKey, subjectId } from './principal.js';
 import {
   type Answer,
   digestArguments,
+  digestInput,
   LATE_RETRY_GRACE_MS,
   type RoundState,
   roundStateSchema,
@@ -71,15 +72,19 @@ export async function continueRound(
 
   const response = inputResponse(ctx.mcpReq.inputResponses, ELICIT_KEY);
   if (state.kind === 'sampling') {
-    const sample: SampleAnswer =
-      response.kind === 'sampling' ? { ok: true, result: response.result } : { ok: false };
+    const sample: SampleAnswer = {
+      ...(response.kind === 'sampling' ? { ok: true, result: response.result } : { ok: false }),
+      ...(state.inputDigest === undefined ? {} : { request: state.inputDigest }),
+    };
     return { late: false, state, answers: state.answers, samples: [...state.samples, sample] };
   }
   const by = subjectId(site.principal);
-  const answer: Answer =
-    response.kind === 'missing'
-      ? { ok: false, decision: 'cancelled', by }
-      : toAnswer(state.kind, response, by);
+  const answer: Answer = {
+    ...(response.kind === 'missing'
+      ? { ok: false, decision: 'cancelled' as const, by }
+      : toAnswer(state.kind, response, by)),
+    ...(state.inputDigest === undefined ? {} : { question: state.inputDigest }),
+  };
   // The approvals list shows answers given in the AI client too.
   await services.approvals.recordAnswered({
     id: state.questionId,
@@ -141,6 +146,7 @@ export async function askClient(
     answerBy: Date.now() + runtime.options.approvalTimeoutMs,
     message: question.message,
     kind: question.kind,
+    inputDigest: digestInput(input.kind === 'question' ? input.question.params : input.params),
     answers: [...end.answers],
     samples: [...end.samples],
   });

@@ -10,7 +10,7 @@ import type { CreateMessageRequestParams, ServerContext } from '@modelcontextpro
 import type { CallSite } from './call-site.js';
 import { InputNeeded, type PendingSlot } from './elicitation.js';
 import { subjectId } from './principal.js';
-import type { SampleAnswer } from './request-state.js';
+import { digestInput, type SampleAnswer } from './request-state.js';
 import type { McpRuntime } from './runtime.js';
 import type { TimeLimit } from './time-limit.js';
 
@@ -75,8 +75,12 @@ export class Sampler {
     }
     const index = this.#asked;
     this.#asked += 1;
+    const params = toCreateMessageParams(request);
+    const digest = digestInput(params);
     const known = this.#samples[index];
-    if (known !== undefined) return this.#read(known);
+    if (known !== undefined && (known.request ?? digest) === digest) return this.#read(known);
+    // Asked differently than in the round it answered (see Elicitor): the model is asked anew.
+    this.#samples.length = index;
     if (pending.current !== undefined) throw new InputNeeded(pending.current);
 
     const offered = site.server.getClientCapabilities()?.sampling !== undefined;
@@ -85,13 +89,12 @@ export class Sampler {
         `${toolPath} asks the AI client's model for an answer (MCP sampling), and this client does not offer sampling. Use an AI client that supports sampling.`,
       );
     }
-    const params = toCreateMessageParams(request);
     if (site.kind === 'modern') {
       pending.current = { kind: 'sample', params };
       throw new InputNeeded(pending.current);
     }
     const answer = await this.#askOnSession(params);
-    this.#samples.push(answer);
+    this.#samples.push({ ...answer, request: digest });
     return this.#read(answer);
   };
 

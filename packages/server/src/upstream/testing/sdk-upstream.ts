@@ -3,6 +3,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { CreateMessageResultSchema, ElicitResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { onTestFinished } from 'vitest';
 
 /** A started {@link startSdkUpstream}. */
@@ -17,11 +18,14 @@ export interface SdkUpstream {
 /**
  * An MCP server built with the MCP SDK v1 over Streamable HTTP with sessions: the 2025 revision
  * only, as most servers in the wild today. Its tools: `first` (answers `first ran`), those added
- * with `addTool` and, with `sessionTool`, `session` (waits 200 ms, then answers the id of the
- * session it ran in). Stopped when the test ends.
+ * with `addTool`; with `sessionTool`, `session` (waits 200 ms, then answers the id of the session
+ * it ran in); with `ask`, `ask`, which asks its client a yes-or-no question in the words `ask`
+ * gives each time (form elicitation), then answers `<action>: <question>`; with `prompt`,
+ * `summarize`, which asks its client's model (sampling) in the words `prompt` gives each time,
+ * then answers `<model's text>: <prompt>`. Stopped when the test ends.
  */
 export async function startSdkUpstream(
-  options: { sessionTool?: boolean } = {},
+  options: { sessionTool?: boolean; ask?: () => string; prompt?: () => string } = {},
 ): Promise<SdkUpstream> {
   const names = ['first'];
   const servers = new Set<McpServer>();
@@ -43,6 +47,42 @@ export async function startSdkUpstream(
       server.registerTool('session', { description: 'Answers its session' }, async (extra) => {
         await new Promise((resolve) => setTimeout(resolve, 200));
         return { content: [{ type: 'text', text: String(extra.sessionId) }] };
+      });
+    }
+    const { ask } = options;
+    if (ask !== undefined) {
+      server.registerTool('ask', { description: 'Asks a question first' }, async (extra) => {
+        const message = ask();
+        // On the call's own stream, as servers asking during a call do.
+        const answer = await extra.sendRequest(
+          {
+            method: 'elicitation/create',
+            params: {
+              message,
+              requestedSchema: { type: 'object', properties: { sure: { type: 'boolean' } } },
+            },
+          },
+          ElicitResultSchema,
+        );
+        return { content: [{ type: 'text', text: `${answer.action}: ${message}` }] };
+      });
+    }
+    const { prompt } = options;
+    if (prompt !== undefined) {
+      server.registerTool('summarize', { description: 'Asks the model' }, async (extra) => {
+        const text = prompt();
+        const answer = await extra.sendRequest(
+          {
+            method: 'sampling/createMessage',
+            params: {
+              messages: [{ role: 'user', content: { type: 'text', text } }],
+              maxTokens: 50,
+            },
+          },
+          CreateMessageResultSchema,
+        );
+        const said = answer.content.type === 'text' ? answer.content.text : answer.content.type;
+        return { content: [{ type: 'text', text: `${said}: ${text}` }] };
       });
     }
     servers.add(server);
