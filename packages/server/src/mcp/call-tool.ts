@@ -13,13 +13,14 @@ import {
   ProtocolError,
   ProtocolErrorCode,
   type ServerContext,
+  UrlElicitationRequiredError,
 } from '@modelcontextprotocol/server';
 import { type Span, trace } from '@opentelemetry/api';
 import type { ExecutionOutcome } from '../db/index.js';
 import { type ExecutionRecord, newExecutionId } from '../executions/index.js';
 import type { MountedTool } from '../registry/index.js';
 import type { GatewayServices } from '../services.js';
-import { CallFailure } from '../tool-sources/index.js';
+import { CallFailure, LinksRequired } from '../tool-sources/index.js';
 import { traced } from '../tracing/index.js';
 import { authRequiredMessage } from './auth-hint.js';
 import { CallRedaction } from './call-redaction.js';
@@ -44,10 +45,11 @@ import { type McpRuntime, toolsOf } from './runtime.js';
  * 6. **settle**: the execution record is committed, then the answer is let out
  *    ({@link CallRecord.settle}, the one place a final record is written).
  *
- * Tool failures are `isError` results; only a tool the caller cannot see, or forged request
- * state, is a protocol error.
+ * Tool failures are `isError` results; only a tool the caller cannot see, forged request
+ * state, or an upstream's links for a client that takes them, is a protocol error.
  *
- * @throws ProtocolError `InvalidParams` for an unknown tool or an invalid `requestState`.
+ * @throws ProtocolError `InvalidParams` for an unknown tool or an invalid `requestState`;
+ *   `UrlElicitationRequired` (-32042) with an upstream's links ({@link LinksRequired}).
  */
 export function callTool(
   runtime: McpRuntime,
@@ -153,12 +155,12 @@ async function run(
   }
 }
 
-/** The `isError` result and record of a call that threw. */
 /** What the client hears when the user accepted an approval with `approve` unticked. */
 function untickedMessage(toolPath: string): string {
   return `${toolPath} did not go ahead: the approval was accepted with "Approve" unticked, which counts as no, so nothing was changed. To go ahead, call the tool again and accept with "Approve" ticked; to stop, decline.`;
 }
 
+/** The `isError` result and record of a call that threw. */
 function failed(
   runtime: McpRuntime,
   tool: MountedTool,
@@ -182,6 +184,7 @@ function failed(
       'Cancelled by the client',
     );
   }
+  if (error instanceof LinksRequired) return linksRequired(record, error);
   if (error instanceof CallFailure) {
     return record.finish(
       error.outcome,
@@ -222,6 +225,22 @@ function failed(
       `${tool.path} failed unexpectedly. The details are in the gateway's log under execution id ${record.id}.`,
     ),
     'Unexpected error',
+  );
+}
+
+/**
+ * Records a call whose upstream needs the user to open links first, then answers the client (one
+ * that takes links) with the same `-32042` error, the links masked like the rest of the call.
+ */
+async function linksRequired(record: CallRecord, error: LinksRequired): Promise<CallToolResult> {
+  const message = record.redaction.message(error.message);
+  const recorded = errorResult(message);
+  const settled = await record.finish('error', recorded, error.recorded);
+  // Not recorded: the error result that says so, as for every call.
+  if (settled !== recorded) return settled;
+  throw new UrlElicitationRequiredError(
+    error.links.map((link) => ({ mode: 'url' as const, ...record.redaction.data(link) })),
+    message,
   );
 }
 

@@ -100,6 +100,15 @@ export class Elicitor {
     return this.#result(await this.#ask(toQuestion(request, shownArgs), shownArgs));
   };
 
+  /** The client can be asked to open a link on this request itself (see `SourceCall.takesLinks`). */
+  get takesLinks(): boolean {
+    const { site } = this.#options;
+    return (
+      (site.kind === 'session' || site.kind === 'modern') &&
+      supports('url', site.server.getClientCapabilities())
+    );
+  }
+
   /**
    * Asks the user to open a link an upstream sent (URL-mode elicitation), by the same ways as
    * `elicit`, with a client that declared URL elicitation in place of one that takes forms; the

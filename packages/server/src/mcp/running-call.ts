@@ -132,6 +132,10 @@ export class RunningCall implements SourceCall {
     return this.#pending.current !== undefined;
   }
 
+  get takesLinks(): boolean {
+    return this.#elicitor.takesLinks;
+  }
+
   readonly sample = (request: SampleRequest): Promise<SampleResult> => {
     const { runtime, site, ctx, tool, record, round } = this.#options;
     const asked = record.redaction.data(request);

@@ -2,6 +2,7 @@ export { PluginTool } from './plugin-tool.js';
 export {
   CallFailure,
   type CheckedInput,
+  LinksRequired,
   type SourceCall,
   type SourceKind,
   type ToolSource,

@@ -33,6 +33,12 @@ export interface SourceCall extends ToolCall {
    * best way the client offers, else the approvals list; how the user answered.
    */
   elicitUrl(asked: UrlElicitation): Promise<'accept' | 'decline' | 'cancel'>;
+  /**
+   * The calling client declared URL-mode elicitation and can be asked on this request (a 2025
+   * session or a 2026-07-28 call): an upstream's "URL elicitation required" error (`-32042`) goes
+   * to it as it is, and the client calls again once the user is done.
+   */
+  readonly takesLinks: boolean;
   /** Masks every value vended to this call (and the server's secrets) in what the call lets out. */
   readonly redaction: CallRedaction;
   /** The server log, with tool, execution and user attached (never sent to the client). */
@@ -68,12 +74,32 @@ export interface ToolSource {
  */
 export class CallFailure extends Error {
   readonly recorded: string;
-  readonly outcome: 'error' | 'timeout';
+  readonly outcome: 'error' | 'timeout' | 'denied';
 
-  constructor(message: string, recorded: string, outcome: 'error' | 'timeout' = 'error') {
+  constructor(
+    message: string,
+    recorded: string,
+    outcome: 'error' | 'timeout' | 'denied' = 'error',
+  ) {
     super(message);
     this.name = 'CallFailure';
     this.recorded = recorded;
     this.outcome = outcome;
+  }
+}
+
+/**
+ * A call that cannot go on until the user has opened links (an upstream's "URL elicitation
+ * required", `-32042`), for a client that takes links ({@link SourceCall.takesLinks}): the
+ * pipeline records the call, then answers the client the same JSON-RPC error with the checked
+ * links, and the client calls again once the user is done.
+ */
+export class LinksRequired extends CallFailure {
+  readonly links: readonly UrlElicitation[];
+
+  constructor(message: string, links: readonly UrlElicitation[]) {
+    super(message, 'URL elicitation required');
+    this.name = 'LinksRequired';
+    this.links = links;
   }
 }

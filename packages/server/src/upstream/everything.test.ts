@@ -44,6 +44,31 @@ async function gatewayWithEverything() {
   return gw;
 }
 
+type Gateway = Awaited<ReturnType<typeof gatewayWithEverything>>;
+
+/** Waits for `user`'s one pending approval, decides it, and gives back what it asked. */
+async function decide(
+  gw: Gateway,
+  user: Awaited<ReturnType<Gateway['user']>>,
+  decision: 'approve' | 'deny',
+): Promise<string | undefined> {
+  let pending: { id: string; message: string } | undefined;
+  for (let attempt = 0; attempt < 200 && pending === undefined; attempt += 1) {
+    const listed = await gw.gateway.request('GET', `/api/approvals?userId=${user.id}`, {
+      as: user,
+    });
+    pending = ((await listed.json()) as { approvals: { id: string; message: string }[] })
+      .approvals[0];
+    if (pending === undefined) await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  const decided = await gw.gateway.request('POST', `/api/approvals/${pending?.id}`, {
+    as: user,
+    body: { decision },
+  });
+  expect(decided.status).toBe(200);
+  return pending?.message;
+}
+
 describe('server-everything over Streamable HTTP', () => {
   it('serves its tools under the namespace: list, call, structured output, progress, records', async () => {
     const upstream = await startEverythingHttp();
@@ -245,23 +270,9 @@ describe('server-everything over Streamable HTTP', () => {
     // A client that takes no links: the approvals list shows the link, and approving accepts.
     const { client: plain } = await connectV1(gw.url, alice.mcpToken);
     const waiting = plain.callTool({ name: 'ev.trigger_url_elicitation', arguments: link });
-    let pending: { id: string; message: string } | undefined;
-    for (let attempt = 0; attempt < 200 && pending === undefined; attempt += 1) {
-      const listed = await gw.gateway.request('GET', `/api/approvals?userId=${alice.id}`, {
-        as: alice,
-      });
-      pending = ((await listed.json()) as { approvals: { id: string; message: string }[] })
-        .approvals[0];
-      if (pending === undefined) await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    expect(pending?.message).toBe(
+    expect(await decide(gw, alice, 'approve')).toBe(
       `${link.message}\n\n${link.url}\n\nOpen this address in your browser; approve once you have done what it asks, or deny.`,
     );
-    const decided = await gw.gateway.request('POST', `/api/approvals/${pending?.id}`, {
-      as: alice,
-      body: { decision: 'approve' },
-    });
-    expect(decided.status).toBe(200);
     expect(JSON.stringify((await waiting).content)).toContain(
       'User completed the URL elicitation flow',
     );
@@ -273,6 +284,74 @@ describe('server-everything over Streamable HTTP', () => {
       .orderBy('started_at')
       .execute();
     expect(rows.map((row) => row.approval)).toEqual(['approved', 'declined', 'approved']);
+  });
+
+  it('relays its required links (-32042) to clients that take them, else through the approvals list', async () => {
+    const gw = await gatewayWithEverything();
+    const alice = await gw.user({ admin: true });
+    const name = 'ev.trigger_url_elicitation';
+    const args = (step: number) => ({
+      url: `https://auth.example.com/authorize?step=${step}`,
+      message: 'Finish signing in',
+      errorPath: true,
+    });
+    // server-everything asks for this link first, then, called again, for the one in `args`.
+    const prerequisite = {
+      mode: 'url',
+      url: 'https://modelcontextprotocol.io/',
+      message: 'Open this link to satisfy the prerequisite, then retry the request.',
+    };
+
+    // A client that takes links gets the error as the upstream sent it, and calls again once done.
+    const { client: onSession } = await connectV1(gw.url, alice.mcpToken, { elicitation: 'url' });
+    const asked: unknown[] = [];
+    onSession.setRequestHandler(ElicitRequestSchema, async (request) => {
+      asked.push(request.params.url);
+      return { action: 'accept' };
+    });
+    const required = await onSession
+      .callTool({ name, arguments: args(1) })
+      .catch((error: unknown) => error);
+    expect(required).toMatchObject({
+      code: -32042,
+      data: { elicitations: [{ ...prerequisite, elicitationId: expect.any(String) }] },
+    });
+    const done = await onSession.callTool({ name, arguments: args(1) });
+    expect(JSON.stringify(done.content)).toContain('User completed the URL elicitation flow');
+    expect(asked).toEqual([args(1).url]);
+
+    // Any other client: the approvals list shows the link; approved, the call goes again.
+    const { client: plain } = await connectV1(gw.url, alice.mcpToken);
+    const waiting = plain.callTool({ name, arguments: args(2) });
+    expect(await decide(gw, alice, 'approve')).toBe(
+      `${prerequisite.message}\n\n${prerequisite.url}\n\nOpen this address in your browser; approve once you have done what it asks, or deny.`,
+    );
+    expect(await decide(gw, alice, 'approve')).toContain(args(2).url);
+    expect(JSON.stringify((await waiting).content)).toContain(
+      'User completed the URL elicitation flow',
+    );
+
+    // Declined: nothing is sent again.
+    const declining = plain.callTool({ name, arguments: args(3) });
+    await decide(gw, alice, 'deny');
+    const declined = await declining;
+    expect(declined.isError).toBe(true);
+    expect(JSON.stringify(declined.content)).toContain(
+      'needs a step in the browser first (Open this link to satisfy the prerequisite, then retry the request.), and it was declined, so nothing was done.',
+    );
+
+    const rows = await gw.gateway.services.database.db
+      .selectFrom('executions')
+      .select(['outcome', 'error'])
+      .where('tool_path', '=', name)
+      .orderBy('started_at')
+      .execute();
+    expect(rows.map((row) => [row.outcome, row.error])).toEqual([
+      ['error', 'URL elicitation required'],
+      ['ok', null],
+      ['ok', null],
+      ['denied', 'URL elicitation declined'],
+    ]);
   });
 
   it('refuses to relay links that are not https, or carry credentials, without asking anyone', async () => {

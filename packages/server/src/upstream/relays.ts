@@ -120,7 +120,7 @@ const MAX_ELICITATION_ID_CHARS = 200;
  * the message and the id are of reasonable length. Anything else (`javascript:`, `data:`,
  * `file:`, a plain-http address elsewhere) is refused to the upstream, and the user is not asked.
  */
-function checkedLink(params: {
+export function checkedLink(params: {
   message?: unknown;
   url?: unknown;
   elicitationId?: unknown;

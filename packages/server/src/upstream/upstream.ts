@@ -27,6 +27,7 @@ import { type GuardedFetch, guardedFetch } from './guarded-fetch.js';
 import { UpstreamHttpTransport } from './http-transport.js';
 import { UpstreamRefusedFailure } from './refused.js';
 import { relayToCalls } from './relays.js';
+import { requiredLinks, settleRequiredLinks } from './required-links.js';
 import type { UpstreamTarget } from './target.js';
 import type { UrlPolicy } from './url-policy.js';
 
@@ -225,10 +226,12 @@ export class Upstream {
     signal: AbortSignal,
     headerDeclaring: McpTool | undefined,
   ): Promise<CallToolResult> {
+    let linksAsked = false;
     for (let attempt = 0; ; attempt++) {
       const connection = await this.#checkout(credential, call, provider);
       const stdio = this.#options.target.kind === 'stdio';
       if (stdio) this.#stdioCalls.add(call);
+      let required: ReturnType<typeof requiredLinks>;
       try {
         const params = {
           name,
@@ -275,11 +278,17 @@ export class Upstream {
           connection.closed = true;
           continue;
         }
-        throw this.#failure(error, provider, connection);
+        required = requiredLinks(error);
+        if (required === undefined) throw this.#failure(error, provider, connection);
+        // It answered as MCP has it: the user has a step to take in the browser.
+        this.#breaker.success();
       } finally {
         if (stdio) this.#stdioCalls.delete(call);
         this.#checkin(connection);
       }
+      // Asked with the session given back: the user may take minutes.
+      await settleRequiredLinks(required, call, this.id, linksAsked);
+      linksAsked = true;
     }
   }
 
