@@ -19,6 +19,7 @@ import {
   urlQuestion,
 } from './elicitation.js';
 import { describeForm, formDefaults } from './form-summary.js';
+import { GivenAnswers } from './given-answers.js';
 import { subjectId } from './principal.js';
 import type { ProgressReporter } from './progress.js';
 import { type Answer, digestInput } from './request-state.js';
@@ -66,22 +67,21 @@ export interface ElicitorOptions {
  */
 export class Elicitor {
   readonly #options: ElicitorOptions;
-  readonly #answers: Answer[];
-  #asked = 0;
+  readonly #answers: GivenAnswers<Answer>;
 
   constructor(options: ElicitorOptions) {
     this.#options = options;
-    this.#answers = [...options.answers];
+    this.#answers = new GivenAnswers(options.answers);
   }
 
   /** The latest answer, for the execution record. */
   get lastAnswer(): Answer | undefined {
-    return this.#answers.at(-1);
+    return this.#answers.last;
   }
 
   /** Every answer so far, to carry into the next round. */
   get answers(): readonly Answer[] {
-    return this.#answers;
+    return this.#answers.all;
   }
 
   /**
@@ -100,13 +100,10 @@ export class Elicitor {
     return this.#result(await this.#ask(toQuestion(request, shownArgs), shownArgs));
   };
 
-  /** The client can be asked to open a link on this request itself (see `SourceCall.takesLinks`). */
+  /** A 2025 session client that declared links (see `SourceCall.takesLinks`). */
   get takesLinks(): boolean {
     const { site } = this.#options;
-    return (
-      (site.kind === 'session' || site.kind === 'modern') &&
-      supports('url', site.server.getClientCapabilities())
-    );
+    return site.kind === 'session' && supports('url', site.server.getClientCapabilities());
   }
 
   /**
@@ -120,20 +117,13 @@ export class Elicitor {
   }
 
   /**
-   * The n-th question of the call: answered from an earlier round, else asked by the best way the
-   * client offers for its kind.
+   * A question of the call: answered in an earlier round ({@link GivenAnswers}), else asked by the
+   * best way the client offers for its kind.
    */
   async #ask(question: Question, shownArgs: unknown): Promise<Answer> {
-    const index = this.#asked;
-    this.#asked += 1;
     const digest = digestInput(question.params);
-    const known = this.#answers[index];
-    if (known !== undefined && (known.question ?? digest) === digest) {
-      return this.#settle(index, known, question);
-    }
-    // The handler ran differently this time (an upstream asked something else in this place):
-    // the answers from here on were given to other questions, and this one is asked anew.
-    this.#answers.length = index;
+    const known = this.#answers.take(digest);
+    if (known !== undefined) return this.#settle(known.at, known.answer, question);
     const { site, limit, pending, onWaiting } = this.#options;
     // A handler that swallowed the stop signal and asks again still waits for the first answer.
     if (pending.current !== undefined) throw new InputNeeded(pending.current);
@@ -152,8 +142,7 @@ export class Elicitor {
           : await this.#askThroughApprovals(question, shownArgs)),
         question: digest,
       };
-      const at = this.#answers.push(answer) - 1;
-      return this.#settle(at, answer, question);
+      return this.#settle(this.#answers.add(answer), answer, question);
     } finally {
       limit.resume();
       onWaiting?.(false);
@@ -182,7 +171,7 @@ export class Elicitor {
         issues: formatIssues(checked.issues),
       });
     }
-    this.#answers[index] = settled;
+    this.#answers.replace(index, settled);
     return settled;
   }
 

@@ -17,9 +17,9 @@ export const answerSchema = z.object({
    */
   reason: z.literal('approve_unticked').optional(),
   /**
-   * The digest of the question it answers ({@link digestInput}). A later round's handler that
-   * asks something else in its place is not given this answer: it asks anew. Absent from answers
-   * given before the field (accepted as before).
+   * The digest of the question it answers ({@link digestInput}): a later round's handler gets this
+   * answer only for the same question (see `GivenAnswers`). Absent from answers given before the
+   * field, which are taken in order as before.
    */
   question: z.string().optional(),
 });
@@ -35,7 +35,7 @@ export const sampleAnswerSchema = z.object({
   ok: z.boolean(),
   result: z.unknown().optional(),
   /** The digest of the sampling request it answers, as {@link answerSchema}'s `question`. */
-  request: z.string().optional(),
+  question: z.string().optional(),
 });
 
 /** See {@link sampleAnswerSchema}. */

@@ -74,7 +74,7 @@ export async function continueRound(
   if (state.kind === 'sampling') {
     const sample: SampleAnswer = {
       ...(response.kind === 'sampling' ? { ok: true, result: response.result } : { ok: false }),
-      ...(state.inputDigest === undefined ? {} : { request: state.inputDigest }),
+      ...(state.inputDigest === undefined ? {} : { question: state.inputDigest }),
     };
     return { late: false, state, answers: state.answers, samples: [...state.samples, sample] };
   }

@@ -9,6 +9,7 @@ import {
 import type { CreateMessageRequestParams, ServerContext } from '@modelcontextprotocol/server';
 import type { CallSite } from './call-site.js';
 import { InputNeeded, type PendingSlot } from './elicitation.js';
+import { GivenAnswers } from './given-answers.js';
 import { subjectId } from './principal.js';
 import { digestInput, type SampleAnswer } from './request-state.js';
 import type { McpRuntime } from './runtime.js';
@@ -46,17 +47,16 @@ export interface SamplerOptions {
  */
 export class Sampler {
   readonly #options: SamplerOptions;
-  readonly #samples: SampleAnswer[];
-  #asked = 0;
+  readonly #samples: GivenAnswers<SampleAnswer>;
 
   constructor(options: SamplerOptions) {
     this.#options = options;
-    this.#samples = [...options.samples];
+    this.#samples = new GivenAnswers(options.samples);
   }
 
   /** Every answer so far, to carry into the next round. */
   get samples(): readonly SampleAnswer[] {
-    return this.#samples;
+    return this.#samples.all;
   }
 
   /**
@@ -73,14 +73,10 @@ export class Sampler {
         `Invalid call.sample() request from ${toolPath}:\n${formatIssues(checked.issues)}`,
       );
     }
-    const index = this.#asked;
-    this.#asked += 1;
     const params = toCreateMessageParams(request);
     const digest = digestInput(params);
-    const known = this.#samples[index];
-    if (known !== undefined && (known.request ?? digest) === digest) return this.#read(known);
-    // Asked differently than in the round it answered (see Elicitor): the model is asked anew.
-    this.#samples.length = index;
+    const known = this.#samples.take(digest);
+    if (known !== undefined) return this.#read(known.answer);
     if (pending.current !== undefined) throw new InputNeeded(pending.current);
 
     const offered = site.server.getClientCapabilities()?.sampling !== undefined;
@@ -94,7 +90,7 @@ export class Sampler {
       throw new InputNeeded(pending.current);
     }
     const answer = await this.#askOnSession(params);
-    this.#samples.push({ ...answer, request: digest });
+    this.#samples.add({ ...answer, question: digest });
     return this.#read(answer);
   };
 

@@ -34,9 +34,9 @@ export interface SourceCall extends ToolCall {
    */
   elicitUrl(asked: UrlElicitation): Promise<'accept' | 'decline' | 'cancel'>;
   /**
-   * The calling client declared URL-mode elicitation and can be asked on this request (a 2025
-   * session or a 2026-07-28 call): an upstream's "URL elicitation required" error (`-32042`) goes
-   * to it as it is, and the client calls again once the user is done.
+   * The calling client is on a 2025 session and declared URL-mode elicitation: an upstream's "URL
+   * elicitation required" error (`-32042`) goes to it as it is, and the client calls again once
+   * the user is done. (2026-07-28 has no such error: its clients are asked in `input_required`.)
    */
   readonly takesLinks: boolean;
   /** Masks every value vended to this call (and the server's secrets) in what the call lets out. */

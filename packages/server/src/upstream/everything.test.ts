@@ -306,7 +306,7 @@ describe('server-everything over Streamable HTTP', () => {
     const { client: onSession } = await connectV1(gw.url, alice.mcpToken, { elicitation: 'url' });
     const asked: unknown[] = [];
     onSession.setRequestHandler(ElicitRequestSchema, async (request) => {
-      asked.push(request.params.url);
+      asked.push('url' in request.params ? request.params.url : undefined);
       return { action: 'accept' };
     });
     const required = await onSession
@@ -319,6 +319,18 @@ describe('server-everything over Streamable HTTP', () => {
     const done = await onSession.callTool({ name, arguments: args(1) });
     expect(JSON.stringify(done.content)).toContain('User completed the URL elicitation flow');
     expect(asked).toEqual([args(1).url]);
+
+    // 2026-07-28 has no -32042: a client that takes links is asked in input_required, and the
+    // call runs again with the answer (and, as server-everything asks next, for its own link).
+    const modern = await connectV2(gw.url, alice.mcpToken, { elicitation: 'url' });
+    const modernAsked: unknown[] = [];
+    modern.setRequestHandler('elicitation/create', async (request) => {
+      modernAsked.push('url' in request.params ? request.params.url : undefined);
+      return { action: 'accept' };
+    });
+    const modernDone = await modern.callTool({ name, arguments: args(4) });
+    expect(JSON.stringify(modernDone.content)).toContain('User completed the URL elicitation flow');
+    expect(modernAsked).toEqual([prerequisite.url, args(4).url]);
 
     // Any other client: the approvals list shows the link; approved, the call goes again.
     const { client: plain } = await connectV1(gw.url, alice.mcpToken);
@@ -348,6 +360,7 @@ describe('server-everything over Streamable HTTP', () => {
       .execute();
     expect(rows.map((row) => [row.outcome, row.error])).toEqual([
       ['error', 'URL elicitation required'],
+      ['ok', null],
       ['ok', null],
       ['ok', null],
       ['denied', 'URL elicitation declined'],

@@ -33,10 +33,11 @@ export function requiredLinks(error: unknown): UrlElicitation[] | string | undef
  * What a call does about an upstream's required links (see {@link requiredLinks}), the upstream's
  * session already given back:
  *
- * - a client that takes links gets them as they came ({@link LinksRequired}), and calls again
- *   once the user is done, as the MCP spec has it;
- * - any other client's user finds them in the approvals list (`call.elicitUrl`), and approves
- *   once done; then the call is sent once more (`retry`);
+ * - a 2025 session client that takes links gets them as they came ({@link LinksRequired}), and
+ *   calls again once the user is done, as the MCP spec has it;
+ * - any other client's user is asked to open each (`call.elicitUrl`: a 2026-07-28 client that
+ *   takes links in `input_required`, which has replaced the error there, anyone else in the
+ *   approvals list), and once all are accepted the call is sent once more;
  * - the same error again after that, a declined link, or unfit links end the call.
  *
  * @returns when the call should be sent to the upstream again.
