@@ -25,6 +25,7 @@ import {
 } from './failure-reasons.js';
 import { type GuardedFetch, guardedFetch } from './guarded-fetch.js';
 import { UpstreamHttpTransport } from './http-transport.js';
+import { IdleSessions } from './idle-sessions.js';
 import { UpstreamRefusedFailure } from './refused.js';
 import { relayToCalls } from './relays.js';
 import { requiredLinks, settleRequiredLinks } from './required-links.js';
@@ -39,9 +40,6 @@ const CLIENT_INFO = { name: 'gateway', version: SERVER_VERSION };
 const CONNECT_TIMEOUT_MS = 15_000;
 /** A call is bounded by the gateway's tool time limit (its signal), not by the SDK's default. */
 const NO_SDK_TIMEOUT_MS = 24 * 60 * 60 * 1000;
-/** Idle 2025 sessions kept per credential, and how long one may sit unused. */
-const MAX_IDLE_PER_KEY = 16;
-const IDLE_MS = 60_000;
 /** Credentials (users) with pooled sessions or clients at once; the least recently used go first. */
 const MAX_KEYS = 500;
 const MAX_TOOLS = 1000;
@@ -107,7 +105,7 @@ export class Upstream {
   readonly #breaker = new CircuitBreaker();
   /** The call whose request an upstream's message arrived on (the transport reads it there). */
   readonly #current = new AsyncLocalStorage<SourceCall>();
-  readonly #idle = new Map<string, Connection[]>();
+  readonly #idle = new IdleSessions<Connection>({ maxKeys: MAX_KEYS, close: closeQuietly });
   /** 2026-07-28 clients, one per credential. */
   readonly #modern = new Map<string, Promise<Connection>>();
   /** The served path of each call in flight, for the questions it relays. */
@@ -121,7 +119,6 @@ export class Upstream {
   #relistens = 0;
   #relisten: ReturnType<typeof setTimeout> | undefined;
   #shared: Promise<Connection> | undefined;
-  #sweeper: ReturnType<typeof setInterval> | undefined;
   #closed = false;
 
   constructor(options: UpstreamOptions) {
@@ -367,17 +364,15 @@ export class Upstream {
   /** Closes every connection (and stops a stdio upstream's process). */
   async close(): Promise<void> {
     this.#closed = true;
-    clearInterval(this.#sweeper);
     clearTimeout(this.#relisten);
     // Closing its client ends the listen stream; nothing more is said to an upstream being left.
     this.#subscription = undefined;
-    const all = [...this.#idle.values()].flat();
-    this.#idle.clear();
+    const idle = this.#idle.closeAll();
     const modern = [...this.#modern.values()];
     this.#modern.clear();
     const shared = this.#shared;
     this.#shared = undefined;
-    await Promise.all(all.map((connection) => closeQuietly(connection)));
+    await idle;
     await Promise.all(modern.map((connection) => connection.then(closeQuietly, () => {})));
     if (shared !== undefined) await shared.then(closeQuietly, () => {});
     await this.#fetch?.close().catch(() => {});
@@ -406,10 +401,8 @@ export class Upstream {
         if (this.#modern.get(key) === modern) this.#modern.delete(key);
       }
     }
-    const idle = this.#idle.get(key);
-    let connection = idle?.pop();
-    while (connection?.closed === true) connection = idle?.pop();
-    if (connection !== undefined) return connection;
+    const idle = this.#idle.take(key);
+    if (idle !== undefined) return idle;
     try {
       // Opened outside the call: what the connection hears later (a session's GET stream) is not
       // the call's.
@@ -444,29 +437,7 @@ export class Upstream {
       void closeQuietly(connection);
       return;
     }
-    let idle = this.#idle.get(connection.key);
-    if (idle === undefined) {
-      idle = [];
-      this.#idle.set(connection.key, idle);
-      this.#evictKeys();
-    }
-    if (idle.length >= MAX_IDLE_PER_KEY) {
-      void closeQuietly(connection);
-      return;
-    }
-    connection.idleSince = Date.now();
-    idle.push(connection);
-    this.#sweeper ??= setInterval(() => this.#sweep(), IDLE_MS / 2);
-    this.#sweeper.unref();
-  }
-
-  #evictKeys(): void {
-    while (this.#idle.size > MAX_KEYS) {
-      const oldest = this.#idle.keys().next();
-      if (oldest.done === true) return;
-      for (const connection of this.#idle.get(oldest.value) ?? []) void closeQuietly(connection);
-      this.#idle.delete(oldest.value);
-    }
+    this.#idle.give(connection);
   }
 
   #evictModern(): void {
@@ -476,20 +447,6 @@ export class Upstream {
       const [key, connection] = oldest.value;
       this.#modern.delete(key);
       void connection.then(closeQuietly, () => {});
-    }
-  }
-
-  #sweep(): void {
-    const before = Date.now() - IDLE_MS;
-    for (const [key, idle] of this.#idle) {
-      const keep = idle.filter((connection) => connection.idleSince > before && !connection.closed);
-      for (const connection of idle) if (!keep.includes(connection)) void closeQuietly(connection);
-      if (keep.length === 0) this.#idle.delete(key);
-      else this.#idle.set(key, keep);
-    }
-    if (this.#idle.size === 0) {
-      clearInterval(this.#sweeper);
-      this.#sweeper = undefined;
     }
   }
 
