@@ -11,6 +11,8 @@ export type FakeBehaviour =
   | { kind: 'huge'; bytes: number }
   | { kind: 'redirect'; location: string }
   | { kind: 'status'; status: number }
+  /** A JSON-RPC error answer. */
+  | { kind: 'error'; code: number; message: string; data?: unknown }
   | { kind: 'kill' }
   /** An event stream: one event whose data is not JSON. */
   | { kind: 'sse-garbage' }
@@ -173,6 +175,14 @@ export async function startFakeUpstream(
       case 'kill':
         request.socket.destroy();
         return;
+      case 'error': {
+        const { code, message: text, data } = behaviour;
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end(
+          JSON.stringify({ jsonrpc: '2.0', id: message.id, error: { code, message: text, data } }),
+        );
+        return;
+      }
       case 'sse-garbage':
         response.writeHead(200, { 'content-type': 'text/event-stream' });
         response.end('data: {"jsonrpc": "2.0", "id": \n\n');
