@@ -10,19 +10,9 @@ import { describe, expect, it } from 'vitest';
 import { connectV1, connectV2, startMcpGateway } from '../mcp/testing/mcp-test-kit.js';
 import { TEST_SERVICE_SECRET } from '../testing/test-gateway.js';
 import { type FakeTool, startFakeUpstream } from './testing/fake-upstream.js';
+import { registerSource } from './testing/register-source.js';
 import { startSdkUpstream } from './testing/sdk-upstream.js';
 import { checkUpstreamUrl, guardedLookup, type UrlPolicy } from './url-policy.js';
-
-async function register(gatewayUrl: string, body: Record<string, unknown>): Promise<Response> {
-  return fetch(`${gatewayUrl}/api/registry/sources`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${TEST_SERVICE_SECRET}`,
-      'content-type': 'application/json',
-    },
-    body: JSON.stringify(body),
-  });
-}
 
 const strict: UrlPolicy = {
   allowPrivate: false,
@@ -85,11 +75,11 @@ describe('upstream URLs', () => {
   it('answers 400 through the API, storing nothing', async () => {
     const gw = await startMcpGateway();
     for (const url of ['http://127.0.0.1:9/mcp', `${gw.url}/mcp`, 'ftp://example.com/']) {
-      const answer = await register(gw.url, { type: 'mcp', id: 'x', namespace: 'x', url });
+      const answer = await registerSource(gw.url, { type: 'mcp', id: 'x', namespace: 'x', url });
       expect(answer.status, url).toBe(400);
     }
     const own = await startMcpGateway({ env: { GATEWAY_UPSTREAM_ALLOW_PRIVATE: 'true' } });
-    const self = await register(own.url, {
+    const self = await registerSource(own.url, {
       type: 'mcp',
       id: 'x',
       namespace: 'x',
@@ -126,7 +116,8 @@ describe.each([
       mcp: { toolTimeoutMs: 1500 },
     });
     expect(
-      (await register(gw.url, { type: 'mcp', id: 'bad', namespace: 'bad', url: fake.url })).status,
+      (await registerSource(gw.url, { type: 'mcp', id: 'bad', namespace: 'bad', url: fake.url }))
+        .status,
     ).toBe(201);
     const alice = await gw.user({ admin: true });
     const client = await connectV2(gw.url, alice.mcpToken);
@@ -203,7 +194,7 @@ describe.each([
       env: { GATEWAY_UPSTREAM_ALLOW_PRIVATE: 'true', GATEWAY_UPSTREAM_MAX_BYTES: '65536' },
       mcp: { toolTimeoutMs: 5000 },
     });
-    await register(gw.url, { type: 'mcp', id: 'sse', namespace: 'sse', url: fake.url });
+    await registerSource(gw.url, { type: 'mcp', id: 'sse', namespace: 'sse', url: fake.url });
     const alice = await gw.user({ admin: true });
     const client = await connectV2(gw.url, alice.mcpToken);
 
@@ -229,7 +220,7 @@ describe.each([
   it('says an HTTP error for what it is', async () => {
     const fake = await startFakeUpstream(TOOLS, { claims2026 });
     const gw = await startMcpGateway({ env: { GATEWAY_UPSTREAM_ALLOW_PRIVATE: 'true' } });
-    await register(gw.url, { type: 'mcp', id: 'bad', namespace: 'bad', url: fake.url });
+    await registerSource(gw.url, { type: 'mcp', id: 'bad', namespace: 'bad', url: fake.url });
     const alice = await gw.user({ admin: true });
     const client = await connectV2(gw.url, alice.mcpToken);
     const result = await client.callTool({ name: 'bad.broken', arguments: {} });
@@ -257,7 +248,7 @@ describe.each([
       { claims2026 },
     );
     const gw = await startMcpGateway({ env: { GATEWAY_UPSTREAM_ALLOW_PRIVATE: 'true' } });
-    await register(gw.url, { type: 'mcp', id: 'bad', namespace: 'bad', url: fake.url });
+    await registerSource(gw.url, { type: 'mcp', id: 'bad', namespace: 'bad', url: fake.url });
     const alice = await gw.user({ admin: true });
     // A client that takes links, and one that does not (whose user would see the approvals list).
     const { client: takesLinks } = await connectV1(gw.url, alice.mcpToken, { elicitation: 'url' });
@@ -285,7 +276,7 @@ describe.each([
 
   it('refuses a registration whose tool list cannot be fetched, saying why', async () => {
     const gw = await startMcpGateway({ env: { GATEWAY_UPSTREAM_ALLOW_PRIVATE: 'true' } });
-    const answer = await register(gw.url, {
+    const answer = await registerSource(gw.url, {
       type: 'mcp',
       id: 'gone',
       namespace: 'gone',
@@ -313,7 +304,7 @@ describe('an upstream that asks something else when the call runs again', () => 
     capabilities: Parameters<typeof connectV2>[2],
   ) {
     const gw = await startMcpGateway({ env: { GATEWAY_UPSTREAM_ALLOW_PRIVATE: 'true' } });
-    const registered = await register(gw.url, {
+    const registered = await registerSource(gw.url, {
       type: 'mcp',
       id: 'up',
       namespace: 'up',

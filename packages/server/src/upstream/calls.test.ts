@@ -6,20 +6,9 @@
 import { describe, expect, it } from 'vitest';
 import { connectV1, connectV2, startMcpGateway } from '../mcp/testing/mcp-test-kit.js';
 import { rememberSecret } from '../testing/known-secrets.js';
-import { TEST_SERVICE_SECRET } from '../testing/test-gateway.js';
 import { addConnection } from './testing/connections.js';
 import { digest, startFakeUpstream } from './testing/fake-upstream.js';
-
-async function register(gatewayUrl: string, body: Record<string, unknown>): Promise<Response> {
-  return fetch(`${gatewayUrl}/api/registry/sources`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${TEST_SERVICE_SECRET}`,
-      'content-type': 'application/json',
-    },
-    body: JSON.stringify(body),
-  });
-}
+import { registerSource } from './testing/register-source.js';
 
 const ALLOW_PRIVATE = { GATEWAY_UPSTREAM_ALLOW_PRIVATE: 'true' };
 
@@ -30,7 +19,7 @@ describe('header auth', () => {
     const mcp = await startMcpGateway({
       env: { ...ALLOW_PRIVATE, FAKEAPI_API_KEY: 'server-fake-key' },
     });
-    const answer = await register(mcp.url, {
+    const answer = await registerSource(mcp.url, {
       type: 'mcp',
       id: 'fake',
       namespace: 'fake',
@@ -86,7 +75,7 @@ describe('header auth', () => {
     const mcp = await startMcpGateway({
       env: { ...ALLOW_PRIVATE, FAKEAPI_API_KEY: 'server-fake-key' },
     });
-    await register(mcp.url, {
+    await registerSource(mcp.url, {
       type: 'mcp',
       id: 'fake',
       namespace: 'fake',
@@ -137,7 +126,7 @@ describe('approvals, service accounts and records', () => {
       { name: 'read', behaviour: { kind: 'answer' }, annotations: { readOnlyHint: true } },
     ]);
     const mcp = await startMcpGateway({ env: ALLOW_PRIVATE });
-    await register(mcp.url, {
+    await registerSource(mcp.url, {
       type: 'mcp',
       id: 'fake',
       namespace: 'fake',
@@ -190,8 +179,13 @@ describe('approvals, service accounts and records', () => {
   it('serves service accounts only the sources that allow them', async () => {
     const fake = await startFakeUpstream([{ name: 'ping', behaviour: { kind: 'answer' } }]);
     const mcp = await startMcpGateway({ env: ALLOW_PRIVATE });
-    await register(mcp.url, { type: 'mcp', id: 'closed', namespace: 'closed', url: fake.url });
-    await register(mcp.url, {
+    await registerSource(mcp.url, {
+      type: 'mcp',
+      id: 'closed',
+      namespace: 'closed',
+      url: fake.url,
+    });
+    await registerSource(mcp.url, {
       type: 'mcp',
       id: 'open',
       namespace: 'open',
@@ -216,7 +210,7 @@ describe('approvals, service accounts and records', () => {
     const mcp = await startMcpGateway({
       env: { ...ALLOW_PRIVATE, GATEWAY_UPSTREAM_REFRESH_SECONDS: '0.3' },
     });
-    await register(mcp.url, { type: 'mcp', id: 'fake', namespace: 'fake', url: fake.url });
+    await registerSource(mcp.url, { type: 'mcp', id: 'fake', namespace: 'fake', url: fake.url });
     const alice = await mcp.user({ admin: true });
     const client = await connectV2(mcp.url, alice.mcpToken);
     const fakeTools = async () =>

@@ -16,25 +16,15 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { connectV1, connectV2, startMcpGateway } from '../mcp/testing/mcp-test-kit.js';
 import { TEST_SERVICE_SECRET } from '../testing/test-gateway.js';
 import { EVERYTHING_BIN, startEverythingHttp } from './testing/everything.js';
+import { registerSource } from './testing/register-source.js';
 
 const ALLOW_PRIVATE = { GATEWAY_UPSTREAM_ALLOW_PRIVATE: 'true' };
-
-async function register(gatewayUrl: string, body: Record<string, unknown>): Promise<Response> {
-  return fetch(`${gatewayUrl}/api/registry/sources`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${TEST_SERVICE_SECRET}`,
-      'content-type': 'application/json',
-    },
-    body: JSON.stringify(body),
-  });
-}
 
 /** A gateway serving server-everything over Streamable HTTP as source `ev` (namespace `ev`). */
 async function gatewayWithEverything() {
   const upstream = await startEverythingHttp();
   const gw = await startMcpGateway({ env: ALLOW_PRIVATE });
-  const registered = await register(gw.url, {
+  const registered = await registerSource(gw.url, {
     type: 'mcp',
     id: 'ev',
     namespace: 'ev',
@@ -73,7 +63,7 @@ describe('server-everything over Streamable HTTP', () => {
   it('serves its tools under the namespace: list, call, structured output, progress, records', async () => {
     const upstream = await startEverythingHttp();
     const gw = await startMcpGateway({ env: ALLOW_PRIVATE });
-    const registered = await register(gw.url, {
+    const registered = await registerSource(gw.url, {
       type: 'mcp',
       id: 'everything',
       namespace: 'everything',

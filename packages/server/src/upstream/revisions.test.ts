@@ -7,10 +7,10 @@ import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/type
 import { describe, expect, it } from 'vitest';
 import { connectV1, connectV2, startMcpGateway } from '../mcp/testing/mcp-test-kit.js';
 import { rememberSecret } from '../testing/known-secrets.js';
-import { TEST_SERVICE_SECRET } from '../testing/test-gateway.js';
 import { addConnection } from './testing/connections.js';
 import { startFakeUpstream } from './testing/fake-upstream.js';
 import { startModernUpstream } from './testing/modern-upstream.js';
+import { registerSource } from './testing/register-source.js';
 
 const ALLOW_PRIVATE = { GATEWAY_UPSTREAM_ALLOW_PRIVATE: 'true' };
 
@@ -20,19 +20,12 @@ async function register(
   url: string,
   auth?: Record<string, unknown>,
 ): Promise<number> {
-  const answer = await fetch(`${gatewayUrl}/api/registry/sources`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${TEST_SERVICE_SECRET}`,
-      'content-type': 'application/json',
-    },
-    body: JSON.stringify({
-      type: 'mcp',
-      id,
-      namespace: id,
-      url,
-      ...(auth === undefined ? {} : { auth }),
-    }),
+  const answer = await registerSource(gatewayUrl, {
+    type: 'mcp',
+    id,
+    namespace: id,
+    url,
+    ...(auth === undefined ? {} : { auth }),
   });
   return answer.status;
 }
