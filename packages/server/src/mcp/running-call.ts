@@ -15,11 +15,18 @@ import type { PendingSlot, UrlElicitation } from './elicitation.js';
 import { Elicitor } from './elicitor.js';
 import { subjectId } from './principal.js';
 import { ProgressReporter } from './progress.js';
+import { errorResult } from './render-result.js';
 import { askClient, type Round } from './rounds.js';
 import type { McpRuntime } from './runtime.js';
 import { Sampler } from './sampler.js';
 import { TimeLimit } from './time-limit.js';
 import { lazyLogger, passesClient, toolLogger } from './tool-logger.js';
+
+/**
+ * The most questions (and sampling requests) one call of a 2026-07-28 client may ask, one per
+ * round: a round runs the tool again from the start with every earlier answer.
+ */
+export const MAX_CALL_ROUNDS = 10;
 
 /** The abort reason once a call is over (no Error: building its stack on every call costs). */
 const CALL_ENDED = Symbol('call ended');
@@ -172,12 +179,25 @@ export class RunningCall implements SourceCall {
   async askClient(): Promise<InputRequiredResult | CallToolResult> {
     const { runtime, site, tool, args, record, round } = this.#options;
     const asking = this.#pending.current;
+    const answers = this.#elicitor.answers;
+    const samples = this.#sampler?.samples ?? (round?.late === false ? round.samples : []);
+    // Every round runs the tool again and carries every answer so far: a tool (or an upstream
+    // behind it) that asks something new each time must end, not grow its state forever.
+    if (answers.length + samples.length >= MAX_CALL_ROUNDS) {
+      return record.finish(
+        'error',
+        errorResult(
+          `${tool.path} kept asking questions (more than ${MAX_CALL_ROUNDS} in one call), so it was stopped. Call the tool again to start over; if it keeps happening, report it to whoever maintains the tool.`,
+        ),
+        `Asked more than ${MAX_CALL_ROUNDS} questions in one call`,
+      );
+    }
     const result = await askClient(runtime, site, tool, args, {
       executionId: record.id,
       startedAt: record.startedAt,
       pending: this.#pending,
-      answers: this.#elicitor.answers,
-      samples: this.#sampler?.samples ?? (round?.late === false ? round.samples : []),
+      answers,
+      samples,
     });
     return record.settle(result, asking?.kind === 'question' ? { approval: 'pending' } : {});
   }

@@ -5,8 +5,11 @@
  * result within the tool time limit, and one that keeps failing is backed off and shown degraded.
  * Each misbehaviour is tried on a 2025 upstream and on one that claims 2026-07-28.
  */
+
+import { specTypeSchemas, withInputRequired } from '@modelcontextprotocol/client';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
+import { MAX_CALL_ROUNDS } from '../mcp/running-call.js';
 import { connectV1, connectV2, startMcpGateway } from '../mcp/testing/mcp-test-kit.js';
 import { TEST_SERVICE_SECRET } from '../testing/test-gateway.js';
 import { type FakeTool, startFakeUpstream } from './testing/fake-upstream.js';
@@ -312,13 +315,13 @@ describe('an upstream that asks something else when the call runs again', () => 
     });
     expect(registered.status).toBe(201);
     const alice = await gw.user({ admin: true });
-    return connectV2(gw.url, alice.mcpToken, capabilities);
+    return { gw, alice, client: await connectV2(gw.url, alice.mcpToken, capabilities) };
   }
 
   it('does not give it the answer to the earlier question', async () => {
     const questions = ['Delete the staging data?', 'Delete the production data?'];
     const upstream = await startSdkUpstream({ ask: inTurn(questions) });
-    const client = await modernClientOf(upstream, { elicitation: true });
+    const { client } = await modernClientOf(upstream, { elicitation: true });
     const shown: string[] = [];
     client.setRequestHandler('elicitation/create', async (request) => {
       shown.push(request.params.message);
@@ -334,7 +337,7 @@ describe('an upstream that asks something else when the call runs again', () => 
   it("does not give it the model's answer to the earlier prompt", async () => {
     const prompts = ['Summarize the public notes', 'Summarize the private keys'];
     const upstream = await startSdkUpstream({ prompt: inTurn(prompts) });
-    const client = await modernClientOf(upstream, { sampling: true });
+    const { client } = await modernClientOf(upstream, { sampling: true });
     const shown: unknown[] = [];
     client.setRequestHandler('sampling/createMessage', async (request) => {
       const [message] = request.params.messages;
@@ -344,5 +347,49 @@ describe('an upstream that asks something else when the call runs again', () => 
     const result = await client.callTool({ name: 'up.summarize', arguments: {} });
     expect(shown).toEqual(prompts.map((text) => ({ type: 'text', text })));
     expect(result.content).toEqual([{ type: 'text', text: 'ok: Summarize the private keys' }]);
+  });
+
+  it(`ends the call once it has asked ${MAX_CALL_ROUNDS} questions, each new`, async () => {
+    let asked = 0;
+    const upstream = await startSdkUpstream({ ask: () => `Question ${++asked}?` });
+    const { gw, alice, client } = await modernClientOf(upstream, { elicitation: true });
+    const schema = withInputRequired(specTypeSchemas.CallToolResult);
+    const call = (params: Record<string, unknown>) =>
+      client.request(
+        { method: 'tools/call', params: { name: 'up.ask', arguments: {}, ...params } },
+        schema,
+        {
+          allowInputRequired: true,
+        },
+      );
+    let answer = await call({});
+    let rounds = 0;
+    // Each round is answered yes, and the upstream, run again, asks something new.
+    while ('requestState' in answer && rounds <= MAX_CALL_ROUNDS) {
+      rounds += 1;
+      answer = await call({
+        requestState: String(answer.requestState),
+        inputResponses: { gateway_elicit: { action: 'accept', content: { sure: true } } },
+      });
+    }
+    expect(rounds).toBe(MAX_CALL_ROUNDS);
+    expect(answer).toMatchObject({ isError: true });
+    expect(JSON.stringify(answer)).toContain(
+      `up.ask kept asking questions (more than ${MAX_CALL_ROUNDS} in one call), so it was stopped`,
+    );
+    await gw.gateway.services.executions.flush();
+    const listed = await gw.gateway.request('GET', `/api/executions?userId=${alice.id}`, {
+      as: alice,
+    });
+    const { executions } = (await listed.json()) as {
+      executions: { toolPath: string; outcome: string; error: string | null }[];
+    };
+    expect(executions).toEqual([
+      expect.objectContaining({
+        toolPath: 'up.ask',
+        outcome: 'error',
+        error: `Asked more than ${MAX_CALL_ROUNDS} questions in one call`,
+      }),
+    ]);
   });
 });
