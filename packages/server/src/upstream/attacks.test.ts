@@ -270,6 +270,14 @@ describe.each([
         );
       }
     }
+    // One reason in full: what was wrong, and who can mend it.
+    const many = await plain.callTool({ name: 'bad.many', arguments: {} });
+    expect(many.content).toEqual([
+      {
+        type: 'text',
+        text: 'The upstream MCP server of source "bad" needs a step in the browser first, in a form the gateway does not relay. It names no links, or more than 4. Tell whoever runs that server.',
+      },
+    ]);
     expect(asked).toBe(0);
     const approvals = await gw.gateway.request('GET', `/api/approvals?userId=${alice.id}`, {
       as: alice,

@@ -10,18 +10,18 @@ const MAX_LINKS = 4;
 /**
  * The links of an upstream's "URL elicitation required" error (`-32042`: the call cannot go on
  * until the user has opened them), each checked as a relayed URL elicitation is; why not, when
- * one is unfit; undefined for any other error.
+ * one is unfit (a sentence); undefined for any other error.
  */
 export function requiredLinks(error: unknown): UrlElicitation[] | string | undefined {
   if (!(error instanceof ProtocolError)) return undefined;
   if (error.code !== ProtocolErrorCode.UrlElicitationRequired) return undefined;
   const asked = isRecord(error.data) ? error.data.elicitations : undefined;
   if (!Array.isArray(asked) || asked.length === 0 || asked.length > MAX_LINKS) {
-    return `it names no links, or more than ${MAX_LINKS}`;
+    return `It names no links, or more than ${MAX_LINKS}`;
   }
   const links: UrlElicitation[] = [];
   for (const item of asked) {
-    if (!isRecord(item) || item.mode !== 'url') return 'it names something else than a link';
+    if (!isRecord(item) || item.mode !== 'url') return 'It asks for something other than a link';
     const link = checkedLink(item);
     if (typeof link === 'string') return link;
     links.push(link);
@@ -52,7 +52,7 @@ export async function settleRequiredLinks(
   const label = `The upstream MCP server of source "${sourceId}"`;
   if (typeof required === 'string') {
     throw new CallFailure(
-      `${label} needs a step in the browser first, in a form the gateway does not relay (${required}).`,
+      `${label} needs a step in the browser first, in a form the gateway does not relay. ${required}. Tell whoever runs that server.`,
       'URL elicitation refused',
     );
   }
