@@ -74,6 +74,8 @@ export class RunningCall implements SourceCall {
   readonly #release: ReturnType<typeof setTimeout> | undefined;
   #sampler: Sampler | undefined;
   #log: ServerLogger | undefined;
+  /** The ids of the links shown to a session client, until the upstream says each is done. */
+  #linksShown: Set<string> | undefined;
 
   constructor(options: RunningCallOptions) {
     const { runtime, site, ctx, tool, role, record, round } = options;
@@ -161,7 +163,22 @@ export class RunningCall implements SourceCall {
   };
 
   elicitUrl(asked: UrlElicitation): Promise<'accept' | 'decline' | 'cancel'> {
-    return this.#elicitor.elicitUrl(this.redaction.data(asked));
+    const shown = this.redaction.data(asked);
+    // Only a session client is shown the link with its id, so only it hears when it is done.
+    if (this.takesLinks) {
+      this.#linksShown ??= new Set();
+      this.#linksShown.add(shown.elicitationId);
+    }
+    return this.#elicitor.elicitUrl(shown);
+  }
+
+  forwardLinkDone(elicitationId: string): void {
+    // Masked as the id was when shown; one the client was never shown is not passed on.
+    const shown = this.redaction.text(elicitationId);
+    if (this.#linksShown?.delete(shown) !== true) return;
+    void this.#options.ctx.mcpReq
+      .notify({ method: 'notifications/elicitation/complete', params: { elicitationId: shown } })
+      .catch(() => {});
   }
 
   forwardLog(level: LoggingLevel, data: unknown, logger?: string): void {

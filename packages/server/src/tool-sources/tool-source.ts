@@ -34,6 +34,12 @@ export interface SourceCall extends ToolCall {
    */
   elicitUrl(asked: UrlElicitation): Promise<'accept' | 'decline' | 'cancel'>;
   /**
+   * The upstream says the step behind a link it asked for is done
+   * (`notifications/elicitation/complete`): told to the calling client when this call showed it
+   * that link (a 2025 session client that takes links), else dropped.
+   */
+  forwardLinkDone(elicitationId: string): void;
+  /**
    * The calling client is on a 2025 session and declared URL-mode elicitation: an upstream's "URL
    * elicitation required" error (`-32042`) goes to it as it is, and the client calls again once
    * the user is done. (2026-07-28 has no such error: its clients are asked in `input_required`.)

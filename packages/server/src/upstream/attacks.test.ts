@@ -7,7 +7,10 @@
  */
 
 import { specTypeSchemas, withInputRequired } from '@modelcontextprotocol/client';
-import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ElicitationCompleteNotificationSchema,
+  ElicitRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { MAX_CALL_ROUNDS } from '../mcp/running-call.js';
 import { connectV1, connectV2, startMcpGateway } from '../mcp/testing/mcp-test-kit.js';
@@ -399,5 +402,36 @@ describe('an upstream that asks something else when the call runs again', () => 
         error: `Asked more than ${MAX_CALL_ROUNDS} questions in one call`,
       }),
     ]);
+  });
+});
+
+describe("an upstream's word that a link's step is done", () => {
+  it('reaches the session client shown that link, and no word about a link it was not shown', async () => {
+    const upstream = await startSdkUpstream({
+      link: { url: 'https://auth.example.com/step', alsoDone: ['not-shown', 'step-2'] },
+    });
+    const gw = await startMcpGateway({ env: { GATEWAY_UPSTREAM_ALLOW_PRIVATE: 'true' } });
+    await registerSource(gw.url, { type: 'mcp', id: 'up', namespace: 'up', url: upstream.url });
+    const alice = await gw.user({ admin: true });
+    const { client } = await connectV1(gw.url, alice.mcpToken, { elicitation: 'url' });
+    const shown: unknown[] = [];
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      shown.push(request.params);
+      return { action: 'accept' };
+    });
+    const done: string[] = [];
+    client.setNotificationHandler(ElicitationCompleteNotificationSchema, (notification) => {
+      done.push(notification.params.elicitationId);
+    });
+    const result = await client.callTool({ name: 'up.link', arguments: {} });
+    expect(result.content).toEqual([{ type: 'text', text: 'accept' }]);
+    expect(shown).toEqual([
+      expect.objectContaining({
+        mode: 'url',
+        url: 'https://auth.example.com/step',
+        elicitationId: 'step-1',
+      }),
+    ]);
+    expect(done).toEqual(['step-1']);
   });
 });

@@ -20,8 +20,9 @@ export interface CallRelay {
  * elicitation go to the calling user's client (the call's `sample` and `ctx.elicit`, as for
  * plugin tools: the client, else the approvals path; on 2026-07-28 the upstream asks in an
  * `input_required` result, which the client answers with these same handlers before it sends the
- * call again), URL-mode elicitation likewise to a client that declared it (`call.elicitUrl`),
- * and log lines to that call alone. Anything asked outside a call, links that are not https and
+ * call again), URL-mode elicitation likewise to a client that declared it (`call.elicitUrl`, and
+ * the upstream's word that a link's step is done to the client shown that link), and log lines
+ * to that call alone. Anything asked outside a call, links that are not https and
  * forms the gateway cannot show are refused to the upstream.
  */
 export function relayToCalls(client: Client, relay: CallRelay): void {
@@ -103,6 +104,10 @@ export function relayToCalls(client: Client, relay: CallRelay): void {
     if (call === undefined) return;
     const { level, data, logger: name } = notification.params;
     call.forwardLog(level as LoggingLevel, data, name);
+  });
+  client.setNotificationHandler('notifications/elicitation/complete', (notification) => {
+    // Passed on only to the call that showed its client that link (see `forwardLinkDone`).
+    relay.callOf()?.forwardLinkDone(notification.params.elicitationId);
   });
   client.setNotificationHandler('notifications/tools/list_changed', () => {
     relay.onToolsChanged();

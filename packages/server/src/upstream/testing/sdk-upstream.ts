@@ -22,10 +22,18 @@ export interface SdkUpstream {
  * it ran in); with `ask`, `ask`, which asks its client a yes-or-no question in the words `ask`
  * gives each time (form elicitation), then answers `<action>: <question>`; with `prompt`,
  * `summarize`, which asks its client's model (sampling) in the words `prompt` gives each time,
- * then answers `<model's text>: <prompt>`. Stopped when the test ends.
+ * then answers `<model's text>: <prompt>`; with `link`, `link`, which asks its client to open
+ * `link.url` (URL-mode elicitation, id `step-1`), and once accepted says the step is done
+ * (`notifications/elicitation/complete`) for `link.alsoDone` (ids it never asked, if any), then
+ * for `step-1`, then answers `<action>`. Stopped when the test ends.
  */
 export async function startSdkUpstream(
-  options: { sessionTool?: boolean; ask?: () => string; prompt?: () => string } = {},
+  options: {
+    sessionTool?: boolean;
+    ask?: () => string;
+    prompt?: () => string;
+    link?: { url: string; alsoDone?: string[] };
+  } = {},
 ): Promise<SdkUpstream> {
   const names = ['first'];
   const servers = new Set<McpServer>();
@@ -65,6 +73,27 @@ export async function startSdkUpstream(
           ElicitResultSchema,
         );
         return { content: [{ type: 'text', text: `${answer.action}: ${message}` }] };
+      });
+    }
+    const { link } = options;
+    if (link !== undefined) {
+      server.registerTool('link', { description: 'Asks to open a link first' }, async (extra) => {
+        const answer = await extra.sendRequest(
+          {
+            method: 'elicitation/create',
+            params: { mode: 'url', message: 'Sign in', url: link.url, elicitationId: 'step-1' },
+          },
+          ElicitResultSchema,
+        );
+        if (answer.action === 'accept') {
+          for (const elicitationId of [...(link.alsoDone ?? []), 'step-1']) {
+            await extra.sendNotification({
+              method: 'notifications/elicitation/complete',
+              params: { elicitationId },
+            });
+          }
+        }
+        return { content: [{ type: 'text', text: answer.action }] };
       });
     }
     const { prompt } = options;
