@@ -47,6 +47,14 @@ export interface AuthResolver {
  *   },
  *   required: ['speed'],
  * });
+ * // A link to open in the browser, for what must not pass through the AI client (a payment, a
+ * // third party's sign-in).
+ * await ctx.elicit({
+ *   toolPath: 'shop.orders.pay',
+ *   message: 'Pay for order 1042',
+ *   type: 'url',
+ *   url: 'https://pay.example.com/orders/1042',
+ * });
  */
 export interface ElicitRequest {
   /** The tool requesting approval. */
@@ -59,8 +67,18 @@ export interface ElicitRequest {
    * whose first entry is the default.
    */
   args?: Record<string, unknown>;
-  /** `approval` (the default) asks yes or no; `form` asks the user for data. */
-  type?: 'approval' | 'form';
+  /**
+   * `approval` (the default) asks yes or no; `form` asks the user for data; `url` asks the user
+   * to open `url` in their browser (MCP URL-mode elicitation).
+   */
+  type?: 'approval' | 'form' | 'url';
+  /**
+   * The page a `type: 'url'` request asks the user to open: `https:` (or `http:` to localhost),
+   * without a user name or password, at most 2,048 characters. `approved` then says the user
+   * agreed to open it, not what they did there: check the outcome yourself (the order is paid,
+   * the account linked) before going on.
+   */
+  url?: string;
   /**
    * The fields of a form (`type: 'form'` only), by name: text, numbers, yes or no, a choice of
    * one or of several values, with or without labels for the values. Without it the form's

@@ -96,6 +96,44 @@ describe('validateElicitRequest', () => {
   });
 });
 
+describe('validateElicitRequest of a link', () => {
+  const link = { ...base, type: 'url' as const };
+
+  it('accepts an https link, and http to this machine', () => {
+    expect(problems({ ...link, url: 'https://pay.example.com/orders/1042?step=2' })).toBe('');
+    expect(problems({ ...link, url: 'http://localhost:5173/connect' })).toBe('');
+    expect(problems({ ...link, url: 'http://127.0.0.1:8787/' })).toBe('');
+  });
+
+  it('refuses links a person should not be sent to, and url outside a link', () => {
+    expect(problems(link)).toBe("url: type: 'url' needs the url to open");
+    expect(problems({ ...link, url: 'javascript:alert(1)' })).toBe(
+      'url: must be an https: address (http: only to localhost)',
+    );
+    expect(problems({ ...link, url: 'http://pay.example.com/' })).toBe(
+      'url: must be an https: address (http: only to localhost)',
+    );
+    expect(problems({ ...link, url: 'data:text/html,<h1>hi' })).toBe(
+      'url: must be an https: address (http: only to localhost)',
+    );
+    expect(problems({ ...link, url: 'https://user:pw@pay.example.com/' })).toBe(
+      'url: must not carry a user name or password',
+    );
+    expect(problems({ ...link, url: 'not a url' })).toBe(
+      'url: not a URL of at most 2048 characters',
+    );
+    expect(problems({ ...link, url: `https://a.example/${'x'.repeat(2048)}` })).toBe(
+      'url: not a URL of at most 2048 characters',
+    );
+    expect(problems({ ...base, url: 'https://pay.example.com/' })).toBe(
+      "url: url is for type: 'url' only",
+    );
+    expect(
+      problems({ ...link, url: 'https://a.example/', fields: { a: { type: 'boolean' } } }),
+    ).toBe("fields: fields are for type: 'form' only");
+  });
+});
+
 describe('elicitForm', () => {
   it('is undefined for an approval', () => {
     expect(elicitForm({ ...base, args: { id: '1' } })).toBeUndefined();

@@ -166,14 +166,37 @@ const requestSchema = z.object({
   toolPath: z.string().min(1),
   message: z.string(),
   args: z.record(z.string(), z.unknown()).optional(),
-  type: z.enum(['approval', 'form']).optional(),
+  type: z.enum(['approval', 'form', 'url']).optional(),
+  url: z.string().optional(),
   fields: z.record(z.string().min(1, 'a field name is empty'), z.unknown()).optional(),
   required: z.array(z.string()).optional(),
 });
 
+/** The longest link a `type: 'url'` request may ask the user to open. */
+const MAX_LINK_CHARS = 2048;
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/**
+ * What is wrong with the link of a `type: 'url'` request, if anything: a person is asked to open
+ * it, so only `https:` (or `http:` to this machine, for a tool under development), without
+ * credentials in it, and of a reasonable length.
+ */
+function linkProblem(url: string | undefined): string | undefined {
+  if (url === undefined) return "type: 'url' needs the url to open";
+  const link = url.length <= MAX_LINK_CHARS ? URL.parse(url) : null;
+  if (link === null) return `not a URL of at most ${MAX_LINK_CHARS} characters`;
+  const secure =
+    link.protocol === 'https:' || (link.protocol === 'http:' && LOOPBACK_HOSTS.has(link.hostname));
+  if (!secure) return 'must be an https: address (http: only to localhost)';
+  if (link.username !== '' || link.password !== '') {
+    return 'must not carry a user name or password';
+  }
+  return undefined;
+}
+
 /**
  * Checks a `ctx.elicit()` request as the gateway does before asking anyone: the spec's fields,
- * and a form's `fields` (each one of the {@link FormField} shapes, defaults among the values the
+ * a link's `url` (see {@link ElicitRequest.url}), and a form's `fields` (each one of the {@link FormField} shapes, defaults among the values the
  * field accepts) and `required` (names of its fields). Every issue is reported at once.
  *
  * @example
@@ -183,8 +206,14 @@ const requestSchema = z.object({
 export function validateElicitRequest(request: unknown): ValidationResult<ElicitRequest> {
   const parsed = requestSchema.safeParse(request);
   if (!parsed.success) return { success: false, issues: parsed.error.issues };
-  const { type, fields, required } = parsed.data;
+  const { type, fields, required, url } = parsed.data;
   const issues: SchemaIssue[] = [];
+  if (type === 'url') {
+    const problem = linkProblem(url);
+    if (problem !== undefined) issues.push({ path: ['url'], message: problem });
+  } else if (url !== undefined) {
+    issues.push({ path: ['url'], message: "url is for type: 'url' only" });
+  }
   if (type !== 'form') {
     if (fields !== undefined) {
       issues.push({ path: ['fields'], message: "fields are for type: 'form' only" });

@@ -15,6 +15,7 @@ import {
   type McpTestGateway,
   type McpTestUser,
   startMcpGateway,
+  waitForApproval,
 } from './testing/mcp-test-kit.js';
 
 const DELETE = { name: 'demo.files.delete', arguments: { name: 'report.pdf' } };
@@ -49,20 +50,6 @@ async function executionOf(gw: McpTestGateway, user: McpTestUser) {
     }[];
   };
   return executions[0];
-}
-
-async function waitForPending(gw: McpTestGateway, user: McpTestUser) {
-  for (let attempt = 0; attempt < 200; attempt += 1) {
-    const response = await gw.gateway.request('GET', `/api/approvals?userId=${user.id}`, {
-      as: user,
-    });
-    const { approvals } = (await response.json()) as {
-      approvals: { id: string; toolPath: string; message: string; args: unknown; status: string }[];
-    };
-    if (approvals[0] !== undefined) return approvals[0];
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error('no pending approval appeared');
 }
 
 /** Path 1 with two instances: ask on one, answer on the other, then try to replay. */
@@ -388,7 +375,7 @@ describe('approval path 3: clients without elicitation wait for a decision throu
       onprogress: (update) => progress.push(update.message ?? ''),
     });
 
-    const pending = await waitForPending(b, alice);
+    const pending = await waitForApproval(b, alice);
     // The record shows the call alive and waiting.
     expect(await executionOf(a, alice)).toMatchObject({ outcome: null, approval: 'pending' });
     expect(pending).toMatchObject({
@@ -423,7 +410,7 @@ describe('approval path 3: clients without elicitation wait for a decision throu
     const alice = await a.user({ admin: true });
     const client = await connectV2(a.url, alice.mcpToken);
     const call = client.callTool(DELETE);
-    const pending = await waitForPending(b, alice);
+    const pending = await waitForApproval(b, alice);
     await b.gateway.request('POST', `/api/approvals/${pending.id}`, {
       as: alice,
       body: { decision: 'deny' },
@@ -469,7 +456,7 @@ describe('approval path 3: clients without elicitation wait for a decision throu
     const alice = await a.user({ admin: true });
     const { client } = await connectV1(a.url, alice.mcpToken);
     const call = client.callTool(DELETE);
-    const pending = await waitForPending(b, alice);
+    const pending = await waitForApproval(b, alice);
     const started = Date.now();
     await b.gateway.request('POST', `/api/approvals/${pending.id}`, {
       as: alice,

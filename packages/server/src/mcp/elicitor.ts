@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import {
   type ElicitRequest,
   type ElicitResult,
@@ -97,6 +98,11 @@ export class Elicitor {
       );
     }
     const shownArgs = redactArguments(request.args ?? {});
+    if (request.type === 'url' && request.url !== undefined) {
+      // A fresh id each run: the answer is matched by message and link (`digestInput`).
+      const link = { message: request.message, url: request.url, elicitationId: randomUUID() };
+      return this.#result(await this.#ask(urlQuestion(link), shownArgs));
+    }
     return this.#result(await this.#ask(toQuestion(request, shownArgs), shownArgs));
   };
 

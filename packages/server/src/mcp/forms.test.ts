@@ -9,6 +9,7 @@ import {
   type McpTestGateway,
   type McpTestUser,
   startMcpGateway,
+  waitForApproval,
 } from './testing/mcp-test-kit.js';
 
 const SHIP = { name: 'calls.orders.ship', arguments: {} };
@@ -96,24 +97,14 @@ describe('forms with explicit fields (ctx.elicit({ type: "form", fields }))', ()
     const { gw, alice } = await start();
     const { client } = await connectV1(gw.url, alice.mcpToken);
     const call = client.callTool(SHIP);
-    let pending: { id: string; message: string } | undefined;
-    for (let attempt = 0; attempt < 200 && pending === undefined; attempt += 1) {
-      const response = await gw.gateway.request('GET', `/api/approvals?userId=${alice.id}`, {
-        as: alice,
-      });
-      const { approvals } = (await response.json()) as {
-        approvals: { id: string; message: string }[];
-      };
-      pending = approvals[0];
-      if (pending === undefined) await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    expect(pending?.message).toBe(
+    const pending = await waitForApproval(gw, alice);
+    expect(pending.message).toBe(
       'How should the order ship?\n\n' +
         'The tool asks for: Speed (one of Standard, Express; default Standard; required), ' +
         'Extras (any of Gift wrap, Insurance; default none), Note (text).\n' +
         'Approving here answers with the defaults.',
     );
-    await gw.gateway.request('POST', `/api/approvals/${pending?.id}`, {
+    await gw.gateway.request('POST', `/api/approvals/${pending.id}`, {
       as: alice,
       body: { decision: 'approve' },
     });

@@ -13,7 +13,12 @@ import {
   LoggingMessageNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { connectV1, connectV2, startMcpGateway } from '../mcp/testing/mcp-test-kit.js';
+import {
+  connectV1,
+  connectV2,
+  startMcpGateway,
+  waitForApproval,
+} from '../mcp/testing/mcp-test-kit.js';
 import { TEST_SERVICE_SECRET } from '../testing/test-gateway.js';
 import { EVERYTHING_BIN, startEverythingHttp } from './testing/everything.js';
 import { registerSource } from './testing/register-source.js';
@@ -42,21 +47,13 @@ async function decide(
   user: Awaited<ReturnType<Gateway['user']>>,
   decision: 'approve' | 'deny',
 ): Promise<string | undefined> {
-  let pending: { id: string; message: string } | undefined;
-  for (let attempt = 0; attempt < 200 && pending === undefined; attempt += 1) {
-    const listed = await gw.gateway.request('GET', `/api/approvals?userId=${user.id}`, {
-      as: user,
-    });
-    pending = ((await listed.json()) as { approvals: { id: string; message: string }[] })
-      .approvals[0];
-    if (pending === undefined) await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  const decided = await gw.gateway.request('POST', `/api/approvals/${pending?.id}`, {
+  const pending = await waitForApproval(gw, user);
+  const decided = await gw.gateway.request('POST', `/api/approvals/${pending.id}`, {
     as: user,
     body: { decision },
   });
   expect(decided.status).toBe(200);
-  return pending?.message;
+  return pending.message;
 }
 
 describe('server-everything over Streamable HTTP', () => {

@@ -195,3 +195,31 @@ export const INITIALIZE = {
     clientInfo: { name: 'raw', version: '1' },
   },
 };
+
+/** A pending approval as `GET /api/approvals` lists it. */
+export interface PendingApproval {
+  id: string;
+  toolPath: string;
+  message: string;
+  args: unknown;
+  status: string;
+}
+
+/**
+ * The first pending approval of `user` on `gw`, once one appears (a call waiting on the approvals
+ * path asks in the background); throws after about 4 s without one.
+ */
+export async function waitForApproval(
+  gw: { gateway: TestGateway },
+  user: TestUser,
+): Promise<PendingApproval> {
+  for (let attempt = 0; attempt < 200; attempt += 1) {
+    const response = await gw.gateway.request('GET', `/api/approvals?userId=${user.id}`, {
+      as: user,
+    });
+    const { approvals } = (await response.json()) as { approvals: PendingApproval[] };
+    if (approvals[0] !== undefined) return approvals[0];
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error('no pending approval appeared');
+}
