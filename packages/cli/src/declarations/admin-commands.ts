@@ -1,0 +1,204 @@
+import type { Command } from 'commander';
+import type { Keychain } from '../credentials/keychain.js';
+import type { Io } from '../output/io.js';
+import { examples, signedInFlags, type UrlFlags } from './options.js';
+
+/**
+ * The commands of admins: roles, tool sources and sign-up invites (`roles list` is open to every
+ * user). Each acts through the gateway's HTTP API only, and its action imports the command only
+ * when it runs.
+ */
+export function declareAdminCommands(
+  program: Command,
+  account: { io: Io; keychain?: Keychain | null },
+): void {
+  const roles = program
+    .command('roles')
+    .helpCommand(false)
+    .summary('list, set or assign roles (admins)')
+    .description(
+      'List roles; create or change one, or give a user a role (admins). A role is a list of tool-path patterns: `*` matches one segment, `**` one or more.',
+    )
+    .addHelpText(
+      'after',
+      examples(
+        'gateway roles list',
+        'gateway roles set readers --name Readers --pattern "github.*.list" --pattern "weather.**"',
+        'gateway roles assign <userId> readers',
+      ),
+    );
+  signedInFlags(
+    roles
+      .command('list')
+      .summary('list roles')
+      .description('List every role with its tool-path patterns.')
+      .addHelpText('after', examples('gateway roles list', 'gateway roles list --json')),
+  ).action(async (flags: UrlFlags) => {
+    const { runRolesList } = await import('../commands/roles/index.js');
+    await runRolesList({ ...account, ...flags });
+  });
+  signedInFlags(
+    roles
+      .command('set')
+      .summary('create or change a role')
+      .description(
+        "Create a role, or replace an existing role's name and patterns (admins). The patterns given replace all current ones.",
+      )
+      .argument('<id>', 'role id: a lowercase letter, then letters, digits, _ or -')
+      .option('--name <name>', 'display name (default: the current name, or the id)')
+      .option('--pattern <pattern...>', 'a tool-path pattern; repeat for more (at least one)')
+      .addHelpText(
+        'after',
+        examples(
+          'gateway roles set everyone --name Everyone --pattern "**"',
+          'gateway roles set readers --pattern "github.*.list" --pattern "weather.**"',
+        ),
+      ),
+  ).action(async (id: string, flags: UrlFlags & { name?: string; pattern?: string[] }) => {
+    const { runRolesSet } = await import('../commands/roles/index.js');
+    await runRolesSet({
+      ...account,
+      id,
+      url: flags.url,
+      json: flags.json,
+      name: flags.name,
+      patterns: flags.pattern ?? [],
+    });
+  });
+  signedInFlags(
+    roles
+      .command('assign')
+      .summary('give a user a role')
+      .description("Give a user a role (admins); it replaces the user's current role.")
+      .argument('<userId>', 'the user id')
+      .argument('<roleId>', 'the role id (see `gateway roles list`)')
+      .addHelpText('after', examples('gateway roles assign 4kPz9... readers')),
+  ).action(async (userId: string, roleId: string, flags: UrlFlags) => {
+    const { runRolesAssign } = await import('../commands/roles/index.js');
+    await runRolesAssign({ ...account, userId, roleId, ...flags });
+  });
+
+  const sources = program
+    .command('sources')
+    .helpCommand(false)
+    .summary("list tool sources, change an upstream's settings")
+    .description(
+      'List where tools come from: plugins and upstream MCP servers (admins). Change which tools of an upstream MCP server ask before running, and whether service accounts may use them.',
+    )
+    .addHelpText(
+      'after',
+      examples(
+        'gateway sources list',
+        'gateway sources set <id> --approval <tool> --service-accounts',
+        'gateway sources set <id> --no-approval',
+      ),
+    );
+  signedInFlags(
+    sources
+      .command('list')
+      .summary('list sources')
+      .description(
+        'List every registered source: ID, TYPE (plugin or mcp), NAMESPACE, STATUS (ok or degraded for an upstream, serving or plugin not loaded for a plugin) and how many TOOLS it serves.',
+      )
+      .addHelpText('after', examples('gateway sources list', 'gateway sources list --json')),
+  ).action(async (flags: UrlFlags) => {
+    const { runSourcesList } = await import('../commands/sources/index.js');
+    await runSourcesList({ ...account, ...flags });
+  });
+  signedInFlags(
+    sources
+      .command('set')
+      .summary("change an upstream MCP source's settings")
+      .description(
+        "Change an upstream MCP source's settings (admins). --approval replaces the tools that ask for approval before running (upstream tool names, or their served paths); --no-approval empties it. Tools annotated destructiveHint: true ask anyway. Settings not given stay as they are.",
+      )
+      .argument('<id>', 'the source id (see `gateway sources list`)')
+      .option('--approval <tool...>', 'the tools that ask before running, replacing the list')
+      .option('--no-approval', 'no tool asks before running (besides destructive ones)')
+      .option('--service-accounts', 'service accounts may use its tools')
+      .option('--no-service-accounts', 'service accounts may not use its tools')
+      .addHelpText(
+        'after',
+        examples(
+          'gateway sources set linear --approval create_issue delete_issue',
+          'gateway sources set linear --no-approval --service-accounts',
+          'gateway sources set linear --no-service-accounts --json',
+        ),
+      ),
+  ).action(
+    async (
+      id: string,
+      flags: UrlFlags & { approval?: string[] | false; serviceAccounts?: boolean },
+    ) => {
+      const { runSourcesSet } = await import('../commands/sources/index.js');
+      await runSourcesSet({
+        ...account,
+        id,
+        url: flags.url,
+        json: flags.json,
+        approval: flags.approval === false ? [] : flags.approval,
+        serviceAccounts: flags.serviceAccounts,
+      });
+    },
+  );
+
+  const invites = program
+    .command('invites')
+    .helpCommand(false)
+    .summary('create, list or revoke sign-up invites (admins)')
+    .description(
+      'Single-use sign-up links for a gateway with GATEWAY_SIGNUP=invite (admins). A link is shown once, when it is made; bound to an email, only that address may use it.',
+    )
+    .addHelpText(
+      'after',
+      examples(
+        'gateway invites create --email ada@example.com',
+        'gateway invites list',
+        'gateway invites revoke <id>',
+      ),
+    );
+  signedInFlags(
+    invites
+      .command('create')
+      .summary('make an invite link')
+      .description(
+        'Make a single-use sign-up link and print it (only this once). It expires after --days (default 7).',
+      )
+      .option('--email <email>', 'only this address may use the link')
+      .option('--days <n>', 'days the link stays valid, 1 to 90 (default 7)')
+      .addHelpText(
+        'after',
+        examples(
+          'gateway invites create',
+          'gateway invites create --email ada@example.com --days 3',
+          'gateway invites create --json',
+        ),
+      ),
+  ).action(async (flags: UrlFlags & { email?: string; days?: string }) => {
+    const { runInvitesCreate } = await import('../commands/invites/index.js');
+    await runInvitesCreate({ ...account, ...flags });
+  });
+  signedInFlags(
+    invites
+      .command('list')
+      .summary('list invites')
+      .description(
+        'List every invite, newest first, with its status (pending, used, expired, revoked). Never shows a link.',
+      )
+      .addHelpText('after', examples('gateway invites list', 'gateway invites list --json')),
+  ).action(async (flags: UrlFlags) => {
+    const { runInvitesList } = await import('../commands/invites/index.js');
+    await runInvitesList({ ...account, ...flags });
+  });
+  signedInFlags(
+    invites
+      .command('revoke')
+      .summary('revoke an invite')
+      .description('Revoke an invite; its link stops working at once.')
+      .argument('<id>', 'the invite id (see `gateway invites list`)')
+      .addHelpText('after', examples('gateway invites revoke 6b1f0d2e-...')),
+  ).action(async (id: string, flags: UrlFlags) => {
+    const { runInvitesRevoke } = await import('../commands/invites/index.js');
+    await runInvitesRevoke({ ...account, id, ...flags });
+  });
+}
