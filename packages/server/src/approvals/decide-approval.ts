@@ -14,7 +14,7 @@ import { findApproval } from './store.js';
  * @example
  * routes.push(decideApprovalRoute(services));
  */
-export function decideApprovalRoute(services: GatewayServices) {
+export function decideApprovalRoute(services: Pick<GatewayServices, 'database' | 'approvals'>) {
   return defineRoute({
     method: 'post',
     path: '/api/approvals/:id',

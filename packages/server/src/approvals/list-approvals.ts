@@ -11,7 +11,7 @@ import { type ApprovalCursor, listApprovals } from './store.js';
  * @example
  * routes.push(listApprovalsRoute(services));
  */
-export function listApprovalsRoute(services: GatewayServices) {
+export function listApprovalsRoute(services: Pick<GatewayServices, 'database'>) {
   return defineRoute({
     method: 'get',
     path: '/api/approvals',

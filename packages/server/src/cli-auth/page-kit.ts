@@ -54,7 +54,7 @@ export function seeOther(
  * The form's CSRF token: a random value in a `SameSite=Strict` cookie, echoed in a hidden field
  * (double submit). Reuses the browser's current one.
  */
-export function csrfToken(c: AppContext, services: GatewayServices): string {
+export function csrfToken(c: AppContext, services: Pick<GatewayServices, 'baseUrl'>): string {
   const existing = getCookie(c, CSRF_COOKIE);
   if (existing !== undefined && /^[A-Za-z0-9_-]{32,}$/.test(existing)) return existing;
   const token = randomBytes(24).toString('base64url');
@@ -109,7 +109,7 @@ export async function readForm(c: AppContext): Promise<Record<string, string>> {
  */
 export async function callAuth(
   c: AppContext,
-  services: GatewayServices,
+  services: Pick<GatewayServices, 'auth' | 'authBaseUrl'>,
   path: string,
   body: unknown,
 ): Promise<{ status: number; json: Record<string, unknown>; cookies: string[] }> {

@@ -31,7 +31,10 @@ function nextOf(candidate: string | undefined): string | undefined {
  * attempt goes through better-auth's own endpoints and rate limits; on success it returns to
  * `next` (a `/cli/` page).
  */
-export function mountSignInPage(app: Hono<AppEnv>, services: GatewayServices): void {
+export function mountSignInPage(
+  app: Hono<AppEnv>,
+  services: Pick<GatewayServices, 'auth' | 'authBaseUrl' | 'baseUrl' | 'signup'>,
+): void {
   const render = (
     c: AppContext,
     next: string,

@@ -18,6 +18,9 @@ const refused = () =>
     'The code is invalid, expired or already used, or does not match this verifier and redirect URI; run `gateway login` again',
   );
 
+/** What the CLI token routes read of the gateway's services. */
+export type CliTokenDeps = Pick<GatewayServices, 'database' | 'auth' | 'logger'>;
+
 /** Settings of {@link cliTokenRoutes}. */
 export interface CliTokenSettings {
   /** How many days an issued token works (`GATEWAY_CLI_TOKEN_DAYS`). */
@@ -38,7 +41,7 @@ function requireUser(principal: AuthenticatedPrincipal): string {
  * @example
  * routes.push(...cliTokenRoutes(services, { tokenDays: 90 }));
  */
-export function cliTokenRoutes(services: GatewayServices, settings: CliTokenSettings): AnyRoute[] {
+export function cliTokenRoutes(services: CliTokenDeps, settings: CliTokenSettings): AnyRoute[] {
   const { db } = services.database;
   return [
     defineRoute({

@@ -12,7 +12,7 @@ import { type CreateConnectionProblem, createConnection } from './store.js';
  * @example
  * routes.push(createConnectionRoute(services));
  */
-export function createConnectionRoute(services: GatewayServices) {
+export function createConnectionRoute(services: Pick<GatewayServices, 'database' | 'secrets'>) {
   return defineRoute({
     method: 'post',
     path: '/api/connections',

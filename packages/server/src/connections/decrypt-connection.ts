@@ -14,7 +14,9 @@ import { findEncryptedSecret } from './store.js';
  * @example
  * routes.push(decryptConnectionRoute(services));
  */
-export function decryptConnectionRoute(services: GatewayServices) {
+export function decryptConnectionRoute(
+  services: Pick<GatewayServices, 'database' | 'secrets' | 'logger'>,
+) {
   return defineRoute({
     method: 'post',
     path: '/api/connections/:id/decrypt',

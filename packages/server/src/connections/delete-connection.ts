@@ -12,7 +12,7 @@ import { deleteUserConnection } from './store.js';
  * @example
  * routes.push(deleteConnectionRoute(services));
  */
-export function deleteConnectionRoute(services: GatewayServices) {
+export function deleteConnectionRoute(services: Pick<GatewayServices, 'database'>) {
   return defineRoute({
     method: 'delete',
     path: '/api/connections/:id',

@@ -10,7 +10,7 @@ import { listUserConnections } from './store.js';
  * @example
  * routes.push(listConnectionsRoute(services));
  */
-export function listConnectionsRoute(services: GatewayServices) {
+export function listConnectionsRoute(services: Pick<GatewayServices, 'database'>) {
   return defineRoute({
     method: 'get',
     path: '/api/connections',

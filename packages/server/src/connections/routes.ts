@@ -5,13 +5,16 @@ import { decryptConnectionRoute } from './decrypt-connection.js';
 import { deleteConnectionRoute } from './delete-connection.js';
 import { listConnectionsRoute } from './list-connections.js';
 
+/** What the connection routes read of the gateway's services. */
+export type ConnectionsDeps = Pick<GatewayServices, 'database' | 'secrets' | 'logger'>;
+
 /**
  * The `/api/connections` routes: create, list, delete and (server-side) decrypt.
  *
  * @example
  * const routes: AnyRoute[] = [...connectionRoutes(services)];
  */
-export function connectionRoutes(services: GatewayServices): AnyRoute[] {
+export function connectionRoutes(services: ConnectionsDeps): AnyRoute[] {
   return [
     createConnectionRoute(services),
     listConnectionsRoute(services),

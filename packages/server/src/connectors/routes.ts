@@ -27,6 +27,12 @@ export const connectorAvailabilitySchema = z.object({
   ),
 });
 
+/** What the connector availability route reads of the gateway's services. */
+export type ConnectorsDeps = Pick<
+  GatewayServices,
+  'env' | 'authBaseUrl' | 'baseUrl' | 'plugins' | 'upstreams'
+>;
+
 /**
  * `GET /api/connectors/availability`: which OAuth and API-key connectors the server is wired up
  * for.
@@ -34,7 +40,7 @@ export const connectorAvailabilitySchema = z.object({
  * @example
  * const routes: AnyRoute[] = [...connectorRoutes(services)];
  */
-export function connectorRoutes(services: GatewayServices): AnyRoute[] {
+export function connectorRoutes(services: ConnectorsDeps): AnyRoute[] {
   return [
     defineRoute({
       method: 'get',

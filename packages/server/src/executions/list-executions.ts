@@ -11,7 +11,7 @@ import { decodeCursor, listExecutions } from './store.js';
  * @example
  * routes.push(listExecutionsRoute(services));
  */
-export function listExecutionsRoute(services: GatewayServices) {
+export function listExecutionsRoute(services: Pick<GatewayServices, 'database' | 'executions'>) {
   return defineRoute({
     method: 'get',
     path: '/api/executions',

@@ -2,12 +2,15 @@ import type { AnyRoute } from '../http/route.js';
 import type { GatewayServices } from '../services.js';
 import { listExecutionsRoute } from './list-executions.js';
 
+/** What the execution routes read of the gateway's services. */
+export type ExecutionsDeps = Pick<GatewayServices, 'database' | 'executions'>;
+
 /**
  * The `/api/executions` routes.
  *
  * @example
  * const routes: AnyRoute[] = [...executionRoutes(services)];
  */
-export function executionRoutes(services: GatewayServices): AnyRoute[] {
+export function executionRoutes(services: ExecutionsDeps): AnyRoute[] {
   return [listExecutionsRoute(services)];
 }

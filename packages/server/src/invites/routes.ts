@@ -9,6 +9,9 @@ import { createInvite, listInvites, revokeInvite } from './store.js';
 /** How long an invite link stays valid when the admin does not say. */
 export const DEFAULT_INVITE_DAYS = 7;
 
+/** What the invite routes read of the gateway's services. */
+export type InvitesDeps = Pick<GatewayServices, 'database' | 'signup' | 'baseUrl'>;
+
 /**
  * `POST`, `GET` and `DELETE /api/invites`: single-use sign-up links an admin hands out, for
  * `GATEWAY_SIGNUP=invite` (see docs/auth.md).
@@ -16,7 +19,7 @@ export const DEFAULT_INVITE_DAYS = 7;
  * @example
  * routes.push(...inviteRoutes(services));
  */
-export function inviteRoutes(services: GatewayServices): AnyRoute[] {
+export function inviteRoutes(services: InvitesDeps): AnyRoute[] {
   const { db } = services.database;
   return [
     defineRoute({

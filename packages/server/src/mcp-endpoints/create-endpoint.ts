@@ -11,7 +11,7 @@ import { createEndpoint } from './store.js';
  * @example
  * routes.push(createEndpointRoute(services));
  */
-export function createEndpointRoute(services: GatewayServices) {
+export function createEndpointRoute(services: Pick<GatewayServices, 'database'>) {
   return defineRoute({
     method: 'post',
     path: '/api/connections/mcp-endpoints',

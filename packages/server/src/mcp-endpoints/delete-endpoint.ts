@@ -12,7 +12,7 @@ import { deleteEndpoint } from './store.js';
  * @example
  * routes.push(deleteEndpointRoute(services));
  */
-export function deleteEndpointRoute(services: GatewayServices) {
+export function deleteEndpointRoute(services: Pick<GatewayServices, 'database'>) {
   return defineRoute({
     method: 'delete',
     path: '/api/connections/mcp-endpoints/:id',

@@ -10,7 +10,7 @@ import { listEndpoints } from './store.js';
  * @example
  * routes.push(listEndpointsRoute(services));
  */
-export function listEndpointsRoute(services: GatewayServices) {
+export function listEndpointsRoute(services: Pick<GatewayServices, 'database'>) {
   return defineRoute({
     method: 'get',
     path: '/api/connections/mcp-endpoints',

@@ -4,6 +4,9 @@ import { createEndpointRoute } from './create-endpoint.js';
 import { deleteEndpointRoute } from './delete-endpoint.js';
 import { listEndpointsRoute } from './list-endpoints.js';
 
+/** What the MCP endpoint routes read of the gateway's services. */
+export type McpEndpointsDeps = Pick<GatewayServices, 'database'>;
+
 /**
  * The `/api/connections/mcp-endpoints` routes: create, list and delete per-user MCP endpoints.
  * Their paths never reach a `/api/connections/:id` route: no such route shares both method and
@@ -12,7 +15,7 @@ import { listEndpointsRoute } from './list-endpoints.js';
  * @example
  * const routes: AnyRoute[] = [...mcpEndpointRoutes(services)];
  */
-export function mcpEndpointRoutes(services: GatewayServices): AnyRoute[] {
+export function mcpEndpointRoutes(services: McpEndpointsDeps): AnyRoute[] {
   return [
     createEndpointRoute(services),
     listEndpointsRoute(services),

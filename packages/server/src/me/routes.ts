@@ -11,6 +11,9 @@ const gone = () =>
     'The credential belongs to a user or account that no longer exists',
   );
 
+/** What the `/api/me` route reads of the gateway's services. */
+export type MeDeps = Pick<GatewayServices, 'database' | 'defaultRoleId'>;
+
 /**
  * `GET /api/me` (any caller): who the request's credential belongs to, so a bearer token alone
  * (`GATEWAY_TOKEN` in CI) tells the CLI the `userId` the user-scoped routes take, and, for a
@@ -21,7 +24,7 @@ const gone = () =>
  * @example
  * routes.push(...meRoutes(services));
  */
-export function meRoutes(services: GatewayServices): AnyRoute[] {
+export function meRoutes(services: MeDeps): AnyRoute[] {
   return [
     defineRoute({
       method: 'get',

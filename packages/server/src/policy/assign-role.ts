@@ -3,7 +3,7 @@ import type { GatewayServices } from '../services.js';
 import { assignRoleBody, roleAssignedSchema, userIdParams } from './schemas.js';
 
 /** `PUT /api/policy/users/:userId/role`: assigns a role to a user. */
-export function assignRoleRoute(services: GatewayServices) {
+export function assignRoleRoute(services: Pick<GatewayServices, 'policy'>) {
   return defineRoute({
     method: 'put',
     path: '/api/policy/users/:userId/role',

@@ -3,7 +3,7 @@ import type { GatewayServices } from '../services.js';
 import { roleBody, roleCreatedSchema } from './schemas.js';
 
 /** `POST /api/policy/roles`: creates a role. */
-export function createRoleRoute(services: GatewayServices) {
+export function createRoleRoute(services: Pick<GatewayServices, 'policy'>) {
   return defineRoute({
     method: 'post',
     path: '/api/policy/roles',

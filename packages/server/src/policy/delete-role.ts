@@ -3,7 +3,7 @@ import type { GatewayServices } from '../services.js';
 import { roleDeletedSchema, roleIdParams } from './schemas.js';
 
 /** `DELETE /api/policy/roles/:id`: deletes a role; its users fall back to the default role. */
-export function deleteRoleRoute(services: GatewayServices) {
+export function deleteRoleRoute(services: Pick<GatewayServices, 'policy'>) {
   return defineRoute({
     method: 'delete',
     path: '/api/policy/roles/:id',

@@ -3,7 +3,7 @@ import type { GatewayServices } from '../services.js';
 import { roleListSchema } from './schemas.js';
 
 /** `GET /api/policy/roles`: every role. */
-export function listRolesRoute(services: GatewayServices) {
+export function listRolesRoute(services: Pick<GatewayServices, 'policy'>) {
   return defineRoute({
     method: 'get',
     path: '/api/policy/roles',

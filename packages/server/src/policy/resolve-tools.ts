@@ -4,7 +4,7 @@ import type { GatewayServices } from '../services.js';
 import { resolvedToolsSchema, resolveQuery } from './schemas.js';
 
 /** `GET /api/policy/resolve?userId=`: the tools the user's role allows. */
-export function resolveToolsRoute(services: GatewayServices) {
+export function resolveToolsRoute(services: Pick<GatewayServices, 'policy'>) {
   return defineRoute({
     method: 'get',
     path: '/api/policy/resolve',

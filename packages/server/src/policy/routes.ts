@@ -7,13 +7,16 @@ import { listRolesRoute } from './list-roles.js';
 import { resolveToolsRoute } from './resolve-tools.js';
 import { updateRoleRoute } from './update-role.js';
 
+/** What the policy routes read of the gateway's services. */
+export type PolicyDeps = Pick<GatewayServices, 'policy'>;
+
 /**
  * The `/api/policy` routes: roles, role assignment and tool resolution.
  *
  * @example
  * const routes: AnyRoute[] = [...policyRoutes(services)];
  */
-export function policyRoutes(services: GatewayServices): AnyRoute[] {
+export function policyRoutes(services: PolicyDeps): AnyRoute[] {
   return [
     listRolesRoute(services),
     createRoleRoute(services),

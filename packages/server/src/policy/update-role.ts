@@ -3,7 +3,7 @@ import type { GatewayServices } from '../services.js';
 import { roleBody, roleIdParams, roleUpdatedSchema } from './schemas.js';
 
 /** `PUT /api/policy/roles/:id`: replaces a role's name and patterns; the path's id wins. */
-export function updateRoleRoute(services: GatewayServices) {
+export function updateRoleRoute(services: Pick<GatewayServices, 'policy'>) {
   return defineRoute({
     method: 'put',
     path: '/api/policy/roles/:id',

@@ -4,7 +4,9 @@ import { RegistryService } from './registry-service.js';
 import { sourceDeletedSchema, sourceIdParams } from './schemas.js';
 
 /** `DELETE /api/registry/sources/:id`: removes a registration and stops serving its tools. */
-export function deleteSourceRoute(services: GatewayServices) {
+export function deleteSourceRoute(
+  services: Pick<GatewayServices, 'database' | 'plugins' | 'logger' | 'upstreams'>,
+) {
   const registry = new RegistryService(services);
   return defineRoute({
     method: 'delete',

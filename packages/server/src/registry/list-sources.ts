@@ -4,7 +4,9 @@ import { RegistryService } from './registry-service.js';
 import { sourceListSchema } from './schemas.js';
 
 /** `GET /api/registry/sources`: every stored registration and what it serves here. */
-export function listSourcesRoute(services: GatewayServices) {
+export function listSourcesRoute(
+  services: Pick<GatewayServices, 'database' | 'plugins' | 'logger' | 'upstreams'>,
+) {
   const registry = new RegistryService(services);
   return defineRoute({
     method: 'get',

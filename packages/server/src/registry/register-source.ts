@@ -7,7 +7,9 @@ import { registerSourceBody, sourceRegisteredSchema } from './schemas.js';
  * `POST /api/registry/sources`: mounts a loaded plugin, or an upstream MCP server's tools, under a
  * namespace and stores the registration, so it is mounted again after a restart.
  */
-export function registerSourceRoute(services: GatewayServices) {
+export function registerSourceRoute(
+  services: Pick<GatewayServices, 'database' | 'plugins' | 'logger' | 'upstreams'>,
+) {
   const registry = new RegistryService(services);
   return defineRoute({
     method: 'post',

@@ -8,7 +8,9 @@ import { sourceIdParams, sourceUpdatedSchema, updateSourceBody } from './schemas
  * for approval, whether service accounts may use them) without registering it again. Its URL
  * and auth are not changed here: remove it and register it again.
  */
-export function updateSourceRoute(services: GatewayServices) {
+export function updateSourceRoute(
+  services: Pick<GatewayServices, 'database' | 'plugins' | 'logger' | 'upstreams'>,
+) {
   const registry = new RegistryService(services);
   return defineRoute({
     method: 'patch',

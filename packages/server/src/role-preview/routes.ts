@@ -3,6 +3,9 @@ import type { GatewayServices } from '../services.js';
 import { previewPatterns } from './preview.js';
 import { previewBody, previewSchema } from './schemas.js';
 
+/** What the role preview route reads of the gateway's services. */
+export type RolePreviewDeps = Pick<GatewayServices, 'plugins'>;
+
 /**
  * `POST /api/policy/preview` (admin): the tools a list of patterns would allow, for the live
  * preview of the web app's role editor. Changes nothing.
@@ -10,7 +13,7 @@ import { previewBody, previewSchema } from './schemas.js';
  * @example
  * routes.push(...rolePreviewRoutes(services));
  */
-export function rolePreviewRoutes(services: GatewayServices): AnyRoute[] {
+export function rolePreviewRoutes(services: RolePreviewDeps): AnyRoute[] {
   return [
     defineRoute({
       method: 'post',

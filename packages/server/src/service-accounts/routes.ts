@@ -10,6 +10,9 @@ import {
 } from './schemas.js';
 import { createServiceAccount, deleteServiceAccount, listServiceAccounts } from './store.js';
 
+/** What the service account routes read of the gateway's services. */
+export type ServiceAccountsDeps = Pick<GatewayServices, 'database'>;
+
 /**
  * `POST`, `GET` and `DELETE /api/service-accounts`: non-human callers with a role of their own
  * and a `gw_sa_` key. They may call only tools marked `serviceAccountAllowed` that their role
@@ -18,7 +21,7 @@ import { createServiceAccount, deleteServiceAccount, listServiceAccounts } from 
  * @example
  * routes.push(...serviceAccountRoutes(services));
  */
-export function serviceAccountRoutes(services: GatewayServices): AnyRoute[] {
+export function serviceAccountRoutes(services: ServiceAccountsDeps): AnyRoute[] {
   const { db } = services.database;
   return [
     defineRoute({

@@ -11,6 +11,9 @@ import {
 } from './schemas.js';
 import { createTeamConnection, deleteTeamConnection, listTeamConnections } from './store.js';
 
+/** What the team connection routes read of the gateway's services. */
+export type TeamConnectionsDeps = Pick<GatewayServices, 'database' | 'secrets'>;
+
 /**
  * `POST`, `GET` and `DELETE /api/team/connections`: tool secrets an admin connects once for
  * everyone. Token vending uses one for a user without a connection of their own for the tool.
@@ -18,7 +21,7 @@ import { createTeamConnection, deleteTeamConnection, listTeamConnections } from 
  * @example
  * routes.push(...teamConnectionRoutes(services));
  */
-export function teamConnectionRoutes(services: GatewayServices): AnyRoute[] {
+export function teamConnectionRoutes(services: TeamConnectionsDeps): AnyRoute[] {
   const { db } = services.database;
   return [
     defineRoute({

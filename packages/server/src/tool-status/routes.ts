@@ -4,6 +4,12 @@ import type { GatewayServices } from '../services.js';
 import { toolStatusSchema } from './schemas.js';
 import { toolStatus } from './tool-status.js';
 
+/** What the tool status route reads of the gateway's services. */
+export type ToolStatusDeps = Pick<
+  GatewayServices,
+  'database' | 'env' | 'plugins' | 'policy' | 'auth' | 'upstreams' | 'upstreamOAuth'
+>;
+
 /**
  * `GET /api/tools/status?userId=`: the user's tools by plugin, with who connects each provider
  * they need (the web app's Tools tab).
@@ -11,7 +17,7 @@ import { toolStatus } from './tool-status.js';
  * @example
  * routes.push(...toolStatusRoutes(services));
  */
-export function toolStatusRoutes(services: GatewayServices): AnyRoute[] {
+export function toolStatusRoutes(services: ToolStatusDeps): AnyRoute[] {
   return [
     defineRoute({
       method: 'get',

@@ -3,6 +3,9 @@ import type { GatewayServices } from '../services.js';
 import { userListSchema } from './schemas.js';
 import { listUsers } from './store.js';
 
+/** What the user routes read of the gateway's services. */
+export type UsersDeps = Pick<GatewayServices, 'database' | 'defaultRoleId'>;
+
 /**
  * `GET /api/users` (admin): every user with the role that applies to them, for the web app's
  * admin page and `gateway roles`.
@@ -10,7 +13,7 @@ import { listUsers } from './store.js';
  * @example
  * routes.push(...userRoutes(services));
  */
-export function userRoutes(services: GatewayServices): AnyRoute[] {
+export function userRoutes(services: UsersDeps): AnyRoute[] {
   return [
     defineRoute({
       method: 'get',

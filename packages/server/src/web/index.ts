@@ -1,9 +1,8 @@
 import type { Hono } from 'hono';
 import type { AppEnv } from '../http/app-env.js';
 import type { Authenticate } from '../identity/index.js';
-import type { GatewayServices } from '../services.js';
 import { mountAssets } from './assets/index.js';
-import type { WebKit } from './kit.js';
+import type { WebDeps, WebKit } from './kit.js';
 import { mountExecutionsPage } from './pages/admin/executions.js';
 import { mountInvitesPage } from './pages/admin/invites.js';
 import { mountRolesPage } from './pages/admin/roles.js';
@@ -28,7 +27,7 @@ import { mountToolsPage } from './pages/tools.js';
  */
 export function mountWebApp(
   app: Hono<AppEnv>,
-  services: GatewayServices,
+  services: WebDeps,
   authenticate: Authenticate,
 ): void {
   const kit: WebKit = { app, services, authenticate };

@@ -12,10 +12,24 @@ import { type Html, html } from './html.js';
 import { type LayoutOptions, layout } from './layout.js';
 import { PAGE_HEADERS } from './security.js';
 
+/** What the web app's pages and form handlers read of the gateway's services. */
+export type WebDeps = Pick<
+  GatewayServices,
+  | 'auth'
+  | 'authBaseUrl'
+  | 'baseUrl'
+  | 'database'
+  | 'defaultRoleId'
+  | 'plugins'
+  | 'policy'
+  | 'signup'
+  | 'upstreamOAuth'
+>;
+
 /** What every page and form handler of the web app is built from. */
 export interface WebKit {
   app: Hono<AppEnv>;
-  services: GatewayServices;
+  services: WebDeps;
   /** The gateway's one `authenticate()`: pages know their viewer only through it. */
   authenticate: Authenticate;
 }
@@ -25,7 +39,7 @@ export interface PageContext {
   c: AppContext;
   viewer: Viewer;
   api: ApiClient;
-  services: GatewayServices;
+  services: WebDeps;
   /** Renders a page in the layout, with the pending flash message and approvals badge. */
   render(
     options: Omit<LayoutOptions, 'viewer' | 'flash' | 'pendingApprovals'>,

@@ -26,7 +26,7 @@ export interface SignUpState {
  */
 export async function takeInvite(
   c: AppContext,
-  services: GatewayServices,
+  services: Pick<GatewayServices, 'database' | 'baseUrl'>,
   token: string,
 ): Promise<boolean> {
   const invite = await findInvite(services.database.db, token);
@@ -38,11 +38,11 @@ export async function takeInvite(
 }
 
 /** Removes the invite cookie (after the account is made, or when it no longer works). */
-export function dropInvite(c: AppContext, services: GatewayServices): void {
+export function dropInvite(c: AppContext, services: Pick<GatewayServices, 'baseUrl'>): void {
   c.header('Set-Cookie', inviteCookie(undefined, isHttps(services)), { append: true });
 }
 
-function isHttps(services: GatewayServices): boolean {
+function isHttps(services: Pick<GatewayServices, 'baseUrl'>): boolean {
   return services.baseUrl.startsWith('https:');
 }
 
@@ -54,7 +54,7 @@ function isHttps(services: GatewayServices): boolean {
  */
 export async function signUpState(
   c: AppContext,
-  services: GatewayServices,
+  services: Pick<GatewayServices, 'database' | 'signup'>,
   options: { inviteInvalid?: boolean } = {},
 ): Promise<SignUpState> {
   const policy = services.signup;

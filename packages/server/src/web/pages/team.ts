@@ -20,7 +20,7 @@ interface TeamProvider {
 }
 
 /** Every auth provider of the mounted plugins, once each, by name. */
-function mountedProviders(services: GatewayServices): TeamProvider[] {
+function mountedProviders(services: Pick<GatewayServices, 'plugins'>): TeamProvider[] {
   const pluginIds = new Set(services.plugins.tools().map((tool) => tool.pluginId));
   const byId = new Map<string, TeamProvider>();
   for (const pluginId of pluginIds) {

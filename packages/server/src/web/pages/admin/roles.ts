@@ -44,7 +44,11 @@ function patternsField(idPrefix: string, patterns: readonly string[], preview: P
 ${previewBlock(`${idPrefix}-preview`, preview)}`;
 }
 
-function roleCard(role: Role, users: number, services: GatewayServices): Html {
+function roleCard(
+  role: Role,
+  users: number,
+  services: Pick<GatewayServices, 'defaultRoleId' | 'plugins'>,
+): Html {
   const prefix = `role-${role.id}`;
   const fixed =
     role.id === ADMIN_ROLE_ID
