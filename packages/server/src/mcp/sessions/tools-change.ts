@@ -1,5 +1,5 @@
-import type { McpPrincipal } from './principal.js';
-import type { ToolsChange } from './shared-sessions/index.js';
+import type { McpPrincipal } from '../principal.js';
+import type { ToolsChange } from '../shared-sessions/index.js';
 
 /**
  * Whose tools a change may change: a catalog change, everyone's; an assignment, that user's; a

@@ -5,26 +5,26 @@ import {
   type Server,
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
-import type { ServerLogger } from '../http/logger.js';
-import { localLogLevel, type SessionLogLevel } from './create-server.js';
-import { asLogLevel } from './log-levels.js';
-import { type McpPrincipal, principalKey } from './principal.js';
-import { SessionEventStore } from './session-event-store.js';
+import type { ServerLogger } from '../../http/logger.js';
+import { localLogLevel, type SessionLogLevel } from '../create-server.js';
+import { asLogLevel } from '../log-levels.js';
+import { type McpPrincipal, principalKey } from '../principal.js';
 import {
   initializeParams,
   sessionNotFound,
   tooManySessions,
   whenSent,
   withSessionVersion,
-} from './session-http.js';
-import { SessionOwners } from './session-owners.js';
+} from '../session-http.js';
 import {
   type BusMessage,
   rebuildSession,
   routeAnswers,
   type SharedSessions,
   type ToolsChange,
-} from './shared-sessions/index.js';
+} from '../shared-sessions/index.js';
+import { SessionEventStore } from './session-event-store.js';
+import { SessionOwners } from './session-owners.js';
 import { affectedBy } from './tools-change.js';
 
 interface Session {
