@@ -1,5 +1,6 @@
 import type { McpPrincipal } from '../principal.js';
 import type { ToolsChange } from '../shared-sessions/index.js';
+import type { Session } from './session.js';
 
 /**
  * Whose tools a change may change: a catalog change, everyone's; an assignment, that user's; a
@@ -12,4 +13,22 @@ export function affectedBy(change: ToolsChange): (principal: McpPrincipal) => bo
     return (principal) => principal.kind === 'user' && principal.userId === change.userId;
   }
   return (principal) => principal.kind === 'user' || principal.roleId === change.roleId;
+}
+
+/**
+ * Tells the sessions among `sessions` whose principal `change` affects that their tools changed
+ * (`notifications/tools/list_changed`); with `onlyListening`, only those with a GET stream open
+ * here. Never throws: a notification that fails is dropped.
+ */
+export function tellToolsChanged(
+  sessions: Iterable<Session>,
+  change: ToolsChange,
+  onlyListening: boolean,
+): void {
+  const affected = affectedBy(change);
+  for (const session of sessions) {
+    if (onlyListening && session.listening === 0) continue;
+    if (!affected(session.principal)) continue;
+    session.server.sendToolListChanged().catch(() => {});
+  }
 }
