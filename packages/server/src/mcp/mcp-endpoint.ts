@@ -1,12 +1,12 @@
 import { createMcpHandler, isJsonContentType, isLegacyRequest } from '@modelcontextprotocol/server';
 import type { GatewayServices } from '../services.js';
 import { createToolServer } from './create-server.js';
-import { LegacySessions } from './legacy-sessions.js';
 import { type McpOptions, resolveMcpOptions } from './options.js';
 import type { McpPrincipal } from './principal.js';
 import { readBody } from './read-body.js';
 import { createRoundStateCodec } from './request-state.js';
 import type { McpRuntime } from './runtime.js';
+import { LegacySessions } from './sessions/index.js';
 import { SharedSessions } from './shared-sessions/index.js';
 import type { ToolsChange } from './shared-sessions/session-bus.js';
 import { ToolIndexCache } from './tool-list.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { createTestGateway } from '../testing/test-gateway.js';
-import { SessionOwners } from './session-owners.js';
+import { SessionOwners } from './sessions/session-owners.js';
 import { connectV1, INITIALIZE, startMcpGateway } from './testing/mcp-test-kit.js';
 
 // Issue 13, item 6: one member opening 10,000 sessions made everyone else's answer 404.

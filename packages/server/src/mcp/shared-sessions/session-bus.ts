@@ -13,7 +13,7 @@ export type BusMessage =
   | { kind: 'closed'; sessionId: string }
   /** The session's client asked for another log level. */
   | { kind: 'level'; sessionId: string; level: string }
-  /** Tools changed for the principals `change` selects (see mcp-endpoint's `affectedBy`). */
+  /** Tools changed for the principals `change` selects (see sessions/tools-change.ts). */
   | { kind: 'tools'; change: ToolsChange };
 
 /** Whose tools changed: everyone's (the catalog), one user's, or those holding a role. */

@@ -1,0 +1,1 @@
+export { LegacySessions, type LegacySessionsOptions } from './legacy-sessions.js';

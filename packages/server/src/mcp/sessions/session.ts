@@ -1,0 +1,44 @@
+import type {
+  JSONRPCMessage,
+  Server,
+  WebStandardStreamableHTTPServerTransport,
+} from '@modelcontextprotocol/server';
+import type { SessionLogLevel } from '../create-server.js';
+import type { McpPrincipal } from '../principal.js';
+
+/** A 2025 session this instance holds (on PostgreSQL: its copy of the session). */
+export interface Session {
+  id: string;
+  /** The principal that opened it: only the same principal may use it. */
+  owner: string;
+  principal: McpPrincipal;
+  server: Server;
+  transport: WebStandardStreamableHTTPServerTransport;
+  lastSeen: number;
+  /** POSTs of the session whose answer is still being sent (a call running, a question asked). */
+  inFlight: number;
+  /** Standalone GET streams of the session open on this instance. */
+  listening: number;
+  level: SessionLogLevel;
+  /** Delivers a message another instance forwarded (shared sessions only). */
+  receive?: (message: JSONRPCMessage) => void;
+}
+
+/** What a new or rebuilt session is made of, before it is held (see `LegacySessions`). */
+export interface SessionParts {
+  id: string;
+  principal: McpPrincipal;
+  server: Server;
+  transport: WebStandardStreamableHTTPServerTransport;
+  level: SessionLogLevel;
+  receive: ((message: JSONRPCMessage) => void) | undefined;
+}
+
+/** How long a client whose SSE stream closed should wait before reconnecting. */
+export const RETRY_MS = 1000;
+
+/** Closes the transport and server of `session`. Never throws: a failure to close is ignored. */
+export async function closeSession(session: Session): Promise<void> {
+  await session.transport.close().catch(() => {});
+  await session.server.close().catch(() => {});
+}

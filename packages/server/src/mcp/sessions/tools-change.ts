@@ -1,0 +1,34 @@
+import type { McpPrincipal } from '../principal.js';
+import type { ToolsChange } from '../shared-sessions/index.js';
+import type { Session } from './session.js';
+
+/**
+ * Whose tools a change may change: a catalog change, everyone's; an assignment, that user's; a
+ * role edit, every user's (whose role a session does not know without a lookup) and the service
+ * accounts holding it.
+ */
+export function affectedBy(change: ToolsChange): (principal: McpPrincipal) => boolean {
+  if (change.kind === 'catalog') return () => true;
+  if (change.kind === 'assignment') {
+    return (principal) => principal.kind === 'user' && principal.userId === change.userId;
+  }
+  return (principal) => principal.kind === 'user' || principal.roleId === change.roleId;
+}
+
+/**
+ * Tells the sessions among `sessions` whose principal `change` affects that their tools changed
+ * (`notifications/tools/list_changed`); with `onlyListening`, only those with a GET stream open
+ * here. Never throws: a notification that fails is dropped.
+ */
+export function tellToolsChanged(
+  sessions: Iterable<Session>,
+  change: ToolsChange,
+  onlyListening: boolean,
+): void {
+  const affected = affectedBy(change);
+  for (const session of sessions) {
+    if (onlyListening && session.listening === 0) continue;
+    if (!affected(session.principal)) continue;
+    session.server.sendToolListChanged().catch(() => {});
+  }
+}
