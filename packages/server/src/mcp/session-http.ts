@@ -79,6 +79,23 @@ export function tooManySessions(body: unknown, message: string): Response {
   return Response.json({ jsonrpc: '2.0', error: { code: -32000, message }, id }, { status: 429 });
 }
 
+/**
+ * HTTP 429 for a principal at its per-user session cap whose sessions all have a request in
+ * flight: how many it holds (`onThisServer`: counted on this instance only) and what to do.
+ */
+export function sessionCapReached(
+  body: unknown,
+  held: number,
+  maxPerUser: number,
+  onThisServer: boolean,
+): Response {
+  return tooManySessions(
+    body,
+    `Too many MCP sessions: you hold ${held}${onThisServer ? ' on this server' : ''}, the most one user may hold is ${maxPerUser}, and each has a request in flight. Close sessions you no longer use (quit idle clients), or retry when a call finishes.`,
+  );
+}
+
+/** HTTP 404 with a JSON-RPC error: the `Mcp-Session-Id` names no session (the client starts anew). */
 export function sessionNotFound(): Response {
   return Response.json(
     { jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null },

@@ -1,5 +1,5 @@
 import type { ServerLogger } from '../../http/logger.js';
-import { tooManySessions } from '../session-http.js';
+import { sessionCapReached, tooManySessions } from '../session-http.js';
 import type { HeldSessions } from './held-sessions.js';
 import { closeSession, type Session } from './session.js';
 
@@ -69,10 +69,7 @@ export class Admission {
           principal: owner,
           sessions: this.#held.count(owner),
         });
-        return tooManySessions(
-          body,
-          `Too many MCP sessions: you hold ${this.#held.count(owner)} on this server, the most one user may hold is ${maxSessionsPerUser}, and each has a request in flight. Close sessions you no longer use (quit idle clients), or retry when a call finishes.`,
-        );
+        return sessionCapReached(body, this.#held.count(owner), maxSessionsPerUser, true);
       }
       this.#evict(victim, 'per_user_cap');
     }

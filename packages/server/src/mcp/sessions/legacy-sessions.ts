@@ -22,12 +22,15 @@ import { tellToolsChanged } from './tools-change.js';
 export interface LegacySessionsOptions {
   /** A fresh server for a session of `principal`, reading its log level from `level`. */
   createServer: (principal: McpPrincipal, level: SessionLogLevel) => Server;
+  /** How long a session may go unused before it is closed. */
   idleMs: number;
   /** The most sessions kept at once, a memory guard; at it, the largest holder gives one up. */
   maxSessions: number;
   /** The most sessions one principal (a user, a service account) may hold. */
   maxSessionsPerUser: number;
+  /** The largest request body a session's transport reads. */
   maxBodyBytes: number;
+  /** Where refusals, evictions and closes are logged. */
   logger?: Pick<ServerLogger, 'info' | 'warn'>;
   /** PostgreSQL: sessions live in the database and any instance serves any of them. */
   shared?: SharedSessions;

@@ -30,6 +30,7 @@ export class SessionOwners<S extends OwnedSession> {
     return this.#owners.get(owner)?.size ?? 0;
   }
 
+  /** Counts `session` among its owner's, as the most recently used. */
   add(session: S): void {
     let sessions = this.#owners.get(session.owner);
     if (sessions === undefined) {
@@ -48,6 +49,7 @@ export class SessionOwners<S extends OwnedSession> {
     sessions.set(session.id, session);
   }
 
+  /** Stops counting `session` (closed or evicted); nothing for one not held. */
   remove(session: S): void {
     const sessions = this.#owners.get(session.owner);
     if (sessions === undefined || !sessions.delete(session.id)) return;

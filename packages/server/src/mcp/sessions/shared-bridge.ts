@@ -8,7 +8,7 @@ import type { ServerLogger } from '../../http/logger.js';
 import type { SessionLogLevel } from '../create-server.js';
 import { asLogLevel } from '../log-levels.js';
 import { type McpPrincipal, principalKey } from '../principal.js';
-import { initializeParams, tooManySessions } from '../session-http.js';
+import { initializeParams, sessionCapReached } from '../session-http.js';
 import { type BusMessage, rebuildSession, type SharedSessions } from '../shared-sessions/index.js';
 import type { Admission } from './admission.js';
 import type { HeldSessions } from './held-sessions.js';
@@ -90,10 +90,7 @@ export class SharedBridge implements StreamFollower {
         principal: owner,
         sessions: reserved.held,
       });
-      return tooManySessions(
-        body,
-        `Too many MCP sessions: you hold ${reserved.held}, the most one user may hold is ${this.#options.maxSessionsPerUser}, and each has a request in flight. Close sessions you no longer use (quit idle clients), or retry when a call finishes.`,
-      );
+      return sessionCapReached(body, reserved.held, this.#options.maxSessionsPerUser, false);
     }
     for (const evicted of reserved.evicted) this.#dropCopy(evicted);
     await shared.announceClosed(reserved.evicted);

@@ -99,6 +99,7 @@ export class SessionBus {
     await sql`select pg_notify(${channel}, ${payload})`.execute(this.#db);
   }
 
+  /** Stops listening and ends the connection it listens on. */
   async close(): Promise<void> {
     await this.#listener?.close();
   }

@@ -78,6 +78,11 @@ export class SharedSessions {
     return this.#bus.ensure();
   }
 
+  /**
+   * Stores a new session of `session.owner` in the database, making room at `maxPerOwner` by
+   * evicting the owner's least recently used sessions that are not `busy`; says which went, or
+   * that none could.
+   */
   reserve(
     session: { id: string; owner: string; initParams: unknown },
     maxPerOwner: number,
@@ -87,6 +92,7 @@ export class SharedSessions {
     return reserveSession(this.#db, { ...session, now: new Date() }, maxPerOwner, busy);
   }
 
+  /** The stored session `id` (to rebuild a copy here), if it is still open. */
   load(id: string): Promise<StoredSession | undefined> {
     return loadSession(this.#db, id);
   }
@@ -198,6 +204,7 @@ export class SharedSessions {
     this.#written.delete(id);
   }
 
+  /** Stops listening for other instances' news (the gateway is stopping). */
   async stop(): Promise<void> {
     await this.#bus.close();
   }
