@@ -1,14 +1,13 @@
-import { AuthRequiredError } from '@gateway/sdk';
 import type { Tool as McpTool } from '@modelcontextprotocol/client';
-import { z } from 'zod';
 import type { GatewayDatabase, RegistrySourceRow } from '../db/index.js';
 import { HttpError } from '../http/errors.js';
 import type { ServerLogger } from '../http/logger.js';
-import { type MountedTool, type PluginCatalog, PluginCatalogError } from '../registry/index.js';
-import { CallFailure } from '../tool-sources/index.js';
+import { type PluginCatalog, PluginCatalogError } from '../registry/index.js';
 import type { TokenVendor } from '../vending/index.js';
 import type { UpstreamHealth } from './circuit-breaker.js';
-import { oauthToolId, type UpstreamOAuthHooks } from './oauth-hooks.js';
+import { type Live, liveSource, loadUpstreamClient } from './live-source.js';
+import type { UpstreamOAuthHooks } from './oauth-hooks.js';
+import { storedAuth, storeRegistration } from './stored-upstream.js';
 import {
   type StdioUpstreamConfig,
   type StoredUpstream,
@@ -17,21 +16,17 @@ import {
   type UpstreamAuthInput,
   type UpstreamTarget,
 } from './target.js';
-import { upstreamTools } from './tool-names.js';
-import type { Upstream } from './upstream.js';
-import { providersOf, UpstreamTool } from './upstream-tool.js';
+import {
+  fetchToolList,
+  listingCredential,
+  listingFailureReason,
+  mountCached,
+  mountedTools,
+  safeJson,
+} from './tool-lists.js';
 import { checkUpstreamUrl, type UrlPolicy } from './url-policy.js';
 
 /** What registering an upstream MCP source takes. */
-/**
- * The upstream client (the MCP SDK v2 client, the gateway's HTTP transport, undici): loaded with the first
- * upstream source, not at start, which most gateways would otherwise pay for nothing.
- */
-let upstreamModule: typeof import('./upstream.js') | undefined;
-async function loadUpstreamClient(): Promise<void> {
-  upstreamModule ??= await import('./upstream.js');
-}
-
 export interface RegisterUpstreamInput {
   id: string;
   namespace: string;
@@ -71,23 +66,6 @@ export interface UpstreamServiceOptions {
   oauth?: UpstreamOAuthHooks | undefined;
   /** The gateway's address, for the "connect it" messages. */
   baseUrl?: () => string;
-}
-
-const listedToolsSchema = z.array(z.looseObject({ name: z.string() }));
-
-interface Live {
-  upstream: Upstream;
-  target: UpstreamTarget;
-  namespace: string;
-  settings: Pick<StoredUpstream, 'approvalRequired' | 'serviceAccountAllowed'>;
-  fetchedAt: string | null;
-  /** Served paths to upstream names, where they differ. */
-  mapped: Record<string, string>;
-  refreshing: Promise<void> | undefined;
-  refreshTimer: ReturnType<typeof setTimeout> | undefined;
-  stored: boolean;
-  /** The stored row's settings as last applied here (another instance may change them). */
-  storedJson?: string | null;
 }
 
 /**
@@ -143,17 +121,17 @@ export class UpstreamService {
     let listed: McpTool[] = [];
     if (auth.kind !== 'oauth') {
       try {
-        const credential = await this.#listingCredential(auth, registrant);
+        const credential = await listingCredential(this.#options.tokens, auth, registrant);
         listed = await live.upstream.listTools(credential);
       } catch (error) {
         await live.upstream.close();
         throw new HttpError(
           'service_unavailable',
-          `The tool list of ${checked.url.origin} could not be fetched: ${reasonOf(error)}`,
+          `The tool list of ${checked.url.origin} could not be fetched: ${listingFailureReason(error)}`,
         );
       }
     }
-    const tools = this.#mountedTools(input.id, live, listed);
+    const tools = mountedTools(this.#options, input.id, live, listed);
     // The mount is checked before anything is stored, so a taken namespace stores nothing.
     try {
       this.#options.plugins.mountTools({ id: input.id, namespace: input.namespace }, tools);
@@ -164,31 +142,13 @@ export class UpstreamService {
     const fetchedAt = new Date().toISOString();
     const stored: StoredUpstream = { url: checked.url.href, auth, ...settings };
     try {
-      await this.#options.database.db.transaction().execute(async (trx) => {
-        await trx
-          .insertInto('registry_sources')
-          .values({
-            id: input.id,
-            type: 'mcp',
-            namespace: input.namespace,
-            plugin_id: '',
-            created_at: fetchedAt,
-            upstream: JSON.stringify(stored),
-          })
-          .execute();
-        if (input.auth.kind === 'oauth') {
-          if (input.auth.clientId !== undefined) {
-            await oauth?.storeClient(trx, input.id, {
-              clientId: input.auth.clientId,
-              clientSecret: 'clientSecret' in input.auth ? input.auth.clientSecret : undefined,
-            });
-          }
-          return;
-        }
-        await trx
-          .insertInto('upstream_tools')
-          .values({ source_id: input.id, tools: JSON.stringify(listed), fetched_at: fetchedAt })
-          .execute();
+      await storeRegistration(this.#options.database, oauth, {
+        id: input.id,
+        namespace: input.namespace,
+        auth: input.auth,
+        stored,
+        listed,
+        fetchedAt,
       });
     } catch (error) {
       this.#options.plugins.unmount(input.id);
@@ -244,7 +204,7 @@ export class UpstreamService {
       live.storedJson = row.upstream;
       live.stored = true;
       this.#live.set(row.id, live);
-      this.#mountCached(row.id, live, entry?.tools, entry?.fetched_at ?? null);
+      mountCached(this.#options, row.id, live, entry?.tools, entry?.fetched_at ?? null);
     }
     for (const [id, live] of this.#live) {
       if (live.stored && !present.has(id)) await this.remove(id);
@@ -311,44 +271,9 @@ export class UpstreamService {
   }
 
   async #refresh(id: string, live: Live, token?: string): Promise<void> {
-    let listed: McpTool[];
-    const auth = authOf(live.target);
-    try {
-      // An oauth source is listed with a user's token: the connecting user's, else (scheduled,
-      // list_changed) a connected user's; with none, its tools stay as they are.
-      const credential =
-        auth.kind === 'oauth'
-          ? (token ?? (await this.#options.oauth?.listingToken(id)))
-          : (token ?? (await this.#listingCredential(auth, undefined)));
-      if (auth.kind === 'oauth' && credential === undefined) return;
-      listed = await live.upstream.listTools(credential);
-    } catch (error) {
-      this.#options.logger.warn('upstream tool list not refreshed', {
-        sourceId: id,
-        reason: reasonOf(error),
-      });
-      return;
-    }
-    const fetchedAt = new Date().toISOString();
-    const json = JSON.stringify(listed);
-    if (live.stored) {
-      const { db } = this.#options.database;
-      const previous = await db
-        .selectFrom('upstream_tools')
-        .select('tools')
-        .where('source_id', '=', id)
-        .executeTakeFirst();
-      if (previous?.tools === json && live.fetchedAt !== null) return;
-      await db
-        .insertInto('upstream_tools')
-        .values({ source_id: id, tools: json, fetched_at: fetchedAt })
-        .onConflict((oc) =>
-          oc.column('source_id').doUpdateSet({ tools: json, fetched_at: fetchedAt }),
-        )
-        .execute();
-    }
-    if (this.#live.get(id) !== live) return;
-    this.#mountCached(id, live, json, fetchedAt);
+    const fetched = await fetchToolList(this.#options, id, live, token);
+    if (fetched === undefined || this.#live.get(id) !== live) return;
+    mountCached(this.#options, id, live, fetched.json, fetched.fetchedAt);
   }
 
   /**
@@ -383,7 +308,7 @@ export class UpstreamService {
       .selectAll()
       .where('source_id', '=', id)
       .executeTakeFirst();
-    this.#mountCached(id, live, cached?.tools, cached?.fetched_at ?? live.fetchedAt);
+    mountCached(this.#options, id, live, cached?.tools, cached?.fetched_at ?? live.fetchedAt);
   }
 
   /** Unmounts a source and closes its connections (or stops its process). */
@@ -449,136 +374,11 @@ export class UpstreamService {
     target: UpstreamTarget,
     settings: Live['settings'],
   ): Live {
-    if (upstreamModule === undefined) throw new Error('the upstream client is not loaded yet');
-    const live: Live = {
-      upstream: new upstreamModule.Upstream({
-        id,
-        target,
-        policy: this.#options.policy,
-        maxBytes: this.#options.maxBytes,
-        logger: this.#options.logger,
-        // Several notifications in a row make one refresh.
-        onToolsChanged: () => {
-          clearTimeout(live.refreshTimer);
-          live.refreshTimer = setTimeout(() => void this.refresh(id), 200);
-          live.refreshTimer.unref();
-        },
-      }),
-      target,
-      namespace,
-      settings,
-      fetchedAt: null,
-      mapped: {},
-      refreshing: undefined,
-      refreshTimer: undefined,
-      stored: false,
-    };
-    return live;
-  }
-
-  #mountCached(id: string, live: Live, json: string | undefined, fetchedAt: string | null): void {
-    const parsed = listedToolsSchema.safeParse(safeJson(json ?? '[]'));
-    // Unknown fields pass through; the MCP tool type describes what the upstream listed.
-    const listed = parsed.success ? (parsed.data as McpTool[]) : [];
-    const tools = this.#mountedTools(id, live, listed);
-    try {
-      this.#options.plugins.mountTools({ id, namespace: live.namespace }, tools);
-      live.fetchedAt = fetchedAt;
-    } catch (error) {
-      this.#options.logger.warn('upstream source not mounted', {
-        sourceId: id,
-        reason: error instanceof Error ? error.message : String(error),
-      });
-    }
-  }
-
-  #mountedTools(id: string, live: Live, listed: readonly McpTool[]): MountedTool[] {
-    const auth = authOf(live.target);
-    const credentials = { id, authProviders: providersOf(auth, id) };
-    const approval = new Set(live.settings.approvalRequired);
-    const tools = upstreamTools({
-      sourceId: id,
-      namespace: live.namespace,
-      listed,
-      destructive: (tool) =>
-        approval.has(tool.name) ||
-        (tool.annotations?.readOnlyHint !== true && tool.annotations?.destructiveHint === true),
-      serviceAccountAllowed: live.settings.serviceAccountAllowed,
-      authProvider:
-        auth.kind === 'header'
-          ? auth.provider
-          : auth.kind === 'oauth'
-            ? oauthToolId(id)
-            : undefined,
-      sourceFor: (tool, path) =>
-        new UpstreamTool({
-          upstream: live.upstream,
-          upstreamName: tool.name,
-          path,
-          auth,
-          approval:
-            approval.has(tool.name) ||
-            (tool.annotations?.readOnlyHint !== true && tool.annotations?.destructiveHint === true),
-          credentials,
-          oauth: this.#options.oauth,
-          ...(this.#options.baseUrl === undefined ? {} : { baseUrl: this.#options.baseUrl }),
-          definition: tool,
-        }),
-    });
-    const mapped: Record<string, string> = {};
-    for (const tool of tools) {
-      const source = tool.source;
-      if (
-        source instanceof UpstreamTool &&
-        tool.path !== `${live.namespace}.${source.upstreamName}`
-      ) {
-        mapped[tool.path] = source.upstreamName;
-      }
-    }
-    live.mapped = mapped;
-    return tools;
-  }
-
-  /**
-   * The credential a tool list is fetched with: for a `header` source, the registering user's
-   * own connection, else the team connection, else the server's key (no user: the last two).
-   */
-  async #listingCredential(
-    auth: UpstreamAuth,
-    registrant: string | undefined,
-  ): Promise<string | undefined> {
-    if (auth.kind !== 'header') return undefined;
-    const provider = providersOf(auth, '')[0];
-    return this.#options.tokens.getToken(registrant ?? '', auth.provider, {
-      authProvider: provider,
-    });
+    return liveSource({ id, namespace, target, settings }, this.#options, () => this.refresh(id));
   }
 }
 
 type OAuthAuth = Extract<UpstreamAuth, { kind: 'oauth' }>;
-
-/** `auth` as stored: an oauth client's secret goes to its own table, encrypted, never here. */
-function storedAuth(auth: UpstreamAuthInput): UpstreamAuth {
-  if (auth.kind !== 'oauth') return auth;
-  return {
-    kind: 'oauth',
-    ...(auth.clientId === undefined ? {} : { clientId: auth.clientId }),
-    ...(auth.scopes === undefined ? {} : { scopes: auth.scopes }),
-  };
-}
-
-function authOf(target: UpstreamTarget): UpstreamAuth {
-  return target.kind === 'http' ? target.auth : { kind: 'none' };
-}
-
-function reasonOf(error: unknown): string {
-  if (error instanceof CallFailure)
-    return error.message.replace(/^The upstream MCP server of source "[^"]*" /, 'it ');
-  if (AuthRequiredError.isInstance(error)) {
-    return 'no credential for its provider is available to the gateway (connect one, or set a team connection or API key)';
-  }
-  return 'it failed';
-}
 
 function catalogError(error: unknown): unknown {
   if (error instanceof PluginCatalogError) {
@@ -588,12 +388,4 @@ function catalogError(error: unknown): unknown {
     );
   }
   return error;
-}
-
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }

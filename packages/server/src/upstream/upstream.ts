@@ -1,51 +1,34 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { createHash } from 'node:crypto';
 import {
-  Client,
-  type DiscoverResult,
   LOG_LEVEL_META_KEY,
-  type McpSubscription,
   type Tool as McpTool,
   type StandardSchemaV1,
 } from '@modelcontextprotocol/client';
-import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { ServerLogger } from '../http/logger.js';
 import { isRecord } from '../json/is-record.js';
 import { Stopped } from '../mcp/running-call.js';
-import { SERVER_VERSION } from '../openapi/index.js';
 import { CallFailure, type SourceCall } from '../tool-sources/index.js';
 import { CircuitBreaker, type UpstreamHealth } from './circuit-breaker.js';
 import {
-  httpStatusOf,
-  judgeFailure,
-  MAX_INPUT_ROUNDS,
-  reasonOf,
-  resultOf,
-} from './failure-reasons.js';
+  CONNECT_TIMEOUT_MS,
+  type Connection,
+  type Era,
+  MAX_LIST_PAGES,
+  openConnection,
+} from './connection.js';
+import { Connections } from './connections.js';
+import { httpStatusOf, judgeFailure, reasonOf, resultOf } from './failure-reasons.js';
 import { type GuardedFetch, guardedFetch } from './guarded-fetch.js';
-import { UpstreamHttpTransport } from './http-transport.js';
-import { IdleSessions } from './idle-sessions.js';
+import { ListChangedStream } from './list-changed.js';
 import { UpstreamRefusedFailure } from './refused.js';
-import { relayToCalls } from './relays.js';
 import { requiredLinks, settleRequiredLinks } from './required-links.js';
 import type { UpstreamTarget } from './target.js';
 import type { UrlPolicy } from './url-policy.js';
 
-const CLIENT_INFO = { name: 'gateway', version: SERVER_VERSION };
-/**
- * Connecting (TCP, `server/discover` or `initialize`) and listing tools: an upstream slower than
- * this is down.
- */
-const CONNECT_TIMEOUT_MS = 15_000;
 /** A call is bounded by the gateway's tool time limit (its signal), not by the SDK's default. */
 const NO_SDK_TIMEOUT_MS = 24 * 60 * 60 * 1000;
-/** Credentials (users) with pooled sessions or clients at once; the least recently used go first. */
-const MAX_KEYS = 500;
 const MAX_TOOLS = 1000;
-const MAX_LIST_PAGES = 20;
-/** A `subscriptions/listen` stream the upstream ended is opened again this many times. */
-const MAX_RELISTENS = 3;
 /**
  * The log level a 2026-07-28 call asks the upstream for: every line, as a 2025 session (which the
  * gateway never sends `logging/setLevel`) gets; the calling client's own level filters them.
@@ -74,19 +57,6 @@ export interface UpstreamOptions {
   onToolsChanged: () => void;
 }
 
-/** One MCP client of the upstream: a 2025 session, or a 2026-07-28 client (no session). */
-interface Connection {
-  client: Client;
-  key: string;
-  /** Speaks 2026-07-28: stateless, serves any number of calls at once. */
-  modern: boolean;
-  closed: boolean;
-  idleSince: number;
-}
-
-/** The revision an HTTP upstream spoke at its last connect: its discovery, or 2025 only. */
-type Era = { kind: 'modern'; discover: DiscoverResult } | { kind: 'legacy' };
-
 /**
  * An upstream MCP server the gateway calls tools of, with the MCP SDK v2 client over the
  * gateway's own HTTP transport. An HTTP upstream is asked once which revision it speaks
@@ -105,20 +75,15 @@ export class Upstream {
   readonly #breaker = new CircuitBreaker();
   /** The call whose request an upstream's message arrived on (the transport reads it there). */
   readonly #current = new AsyncLocalStorage<SourceCall>();
-  readonly #idle = new IdleSessions<Connection>({ maxKeys: MAX_KEYS, close: closeQuietly });
-  /** 2026-07-28 clients, one per credential. */
-  readonly #modern = new Map<string, Promise<Connection>>();
+  readonly #connections: Connections;
   /** The served path of each call in flight, for the questions it relays. */
   readonly #paths = new WeakMap<SourceCall, string>();
   readonly #fetch: GuardedFetch | undefined;
   /** Calls a stdio process serves now (its log lines go to a call only while it is alone). */
   readonly #stdioCalls = new Set<SourceCall>();
+  /** The 2026-07-28 `subscriptions/listen` stream for tool list changes. */
+  readonly #listChanged: ListChangedStream;
   #era: Era | undefined;
-  /** The 2026-07-28 `subscriptions/listen` stream for tool list changes, open or opening. */
-  #subscription: Promise<McpSubscription | undefined> | undefined;
-  #relistens = 0;
-  #relisten: ReturnType<typeof setTimeout> | undefined;
-  #shared: Promise<Connection> | undefined;
   #closed = false;
 
   constructor(options: UpstreamOptions) {
@@ -133,8 +98,26 @@ export class Upstream {
         connectTimeoutMs: CONNECT_TIMEOUT_MS,
       });
     }
+    this.#connections = new Connections({
+      stdio: target.kind === 'stdio',
+      era: () => this.#era,
+      // Opened outside the call: what the connection hears later (a session's GET stream) is not
+      // the call's.
+      connect: (key, credential, signal) =>
+        this.#current.exit(() => this.#connect(key, credential, signal)),
+      start: () => this.#connect('', undefined, undefined),
+      onStartFailure: (error) => this.#breaker.failure(reasonOf(error)),
+    });
+    this.#listChanged = new ListChangedStream({
+      id: options.id,
+      target,
+      logger: options.logger,
+      era: () => this.#era,
+      outsideCall: (open) => this.#current.exit(open),
+    });
   }
 
+  /** How the upstream's recent calls went (its circuit breaker). */
   get health(): UpstreamHealth {
     return this.#breaker.health();
   }
@@ -147,7 +130,7 @@ export class Upstream {
   async listTools(credential: string | undefined): Promise<McpTool[]> {
     const connection = await this.#checkout(credential, undefined);
     // The credential the list is fetched with is the one to hear its changes with.
-    if (connection.modern) this.#listen(connection);
+    if (connection.modern) this.#listChanged.listen(connection);
     const tools: McpTool[] = [];
     try {
       let cursor: string | undefined;
@@ -167,7 +150,7 @@ export class Upstream {
     } catch (error) {
       throw this.#failure(error, undefined, connection);
     } finally {
-      this.#checkin(connection);
+      this.#connections.checkin(connection);
     }
   }
 
@@ -281,26 +264,12 @@ export class Upstream {
         this.#breaker.success();
       } finally {
         if (stdio) this.#stdioCalls.delete(call);
-        this.#checkin(connection);
+        this.#connections.checkin(connection);
       }
       // Asked with the session given back: the user may take minutes.
       await settleRequiredLinks(required, call, this.id, linksAsked);
       linksAsked = true;
     }
-  }
-
-  /** The header a request carries the credential in (each client is bound to one credential). */
-  #authHeaders(credential: string | undefined): Record<string, string> {
-    const { target } = this.#options;
-    if (target.kind !== 'http' || credential === undefined) return {};
-    const { auth } = target;
-    if (auth.kind === 'header') {
-      return {
-        [auth.header]: auth.scheme === undefined ? credential : `${auth.scheme} ${credential}`,
-      };
-    }
-    if (auth.kind === 'oauth') return { Authorization: `Bearer ${credential}` };
-    return {};
   }
 
   /** The tool path a question names: the served path of the tool `call` runs. */
@@ -317,64 +286,11 @@ export class Upstream {
     return this.#current.getStore();
   }
 
-  /**
-   * Opens the 2026-07-28 stream on which the upstream says its tool list changed
-   * (`subscriptions/listen`), when it offers that and none is open. A stream the upstream ends is
-   * opened again a few times; after that the scheduled refresh still notices changes.
-   */
-  #listen(connection: Connection): void {
-    const { target } = this.#options;
-    if (this.#subscription !== undefined || this.#closed || target.kind !== 'http') return;
-    // An oauth source's list is fetched with a user's token now and then (a connect, the
-    // schedule); no stream is held open on one.
-    if (target.auth.kind === 'oauth') return;
-    const era = this.#era;
-    if (era?.kind !== 'modern' || era.discover.capabilities.tools?.listChanged !== true) return;
-    const opening = this.#current
-      .exit(() =>
-        connection.client.listen({ toolsListChanged: true }, { timeout: CONNECT_TIMEOUT_MS }),
-      )
-      .then(
-        (subscription) => {
-          void subscription.closed.then((how) => {
-            if (this.#subscription !== opening) return;
-            this.#subscription = undefined;
-            if (how !== 'remote' || connection.closed || this.#relistens >= MAX_RELISTENS) return;
-            this.#relisten = setTimeout(
-              () => this.#listen(connection),
-              1000 * 2 ** this.#relistens,
-            );
-            this.#relisten.unref();
-            this.#relistens++;
-          });
-          return subscription;
-        },
-        (error: unknown) => {
-          if (this.#subscription === opening) this.#subscription = undefined;
-          this.#options.logger.info('upstream tool list changes not heard', {
-            sourceId: this.id,
-            error: reasonOf(error),
-          });
-          return undefined;
-        },
-      );
-    this.#subscription = opening;
-  }
-
   /** Closes every connection (and stops a stdio upstream's process). */
   async close(): Promise<void> {
     this.#closed = true;
-    clearTimeout(this.#relisten);
-    // Closing its client ends the listen stream; nothing more is said to an upstream being left.
-    this.#subscription = undefined;
-    const idle = this.#idle.closeAll();
-    const modern = [...this.#modern.values()];
-    this.#modern.clear();
-    const shared = this.#shared;
-    this.#shared = undefined;
-    await idle;
-    await Promise.all(modern.map((connection) => connection.then(closeQuietly, () => {})));
-    if (shared !== undefined) await shared.then(closeQuietly, () => {});
+    this.#listChanged.close();
+    await this.#connections.close();
     await this.#fetch?.close().catch(() => {});
   }
 
@@ -384,160 +300,40 @@ export class Upstream {
     provider?: string | undefined,
   ): Promise<Connection> {
     if (this.#closed) throw new CallFailure(`Source "${this.id}" was removed.`, 'Source removed');
-    if (this.#options.target.kind === 'stdio') return this.#stdio();
-    const key = credential === undefined ? '' : keyOf(credential);
-    if (this.#era?.kind !== 'legacy') {
-      const modern = this.#modern.get(key);
-      if (modern !== undefined) {
-        const connection = await modern.catch(() => undefined);
-        // A 2025 session found by a concurrent first call serves that call alone: this one
-        // gets a session of its own below.
-        if (connection?.modern === true && !connection.closed) {
-          // Most recently used last: the oldest go first when there are too many.
-          this.#modern.delete(key);
-          this.#modern.set(key, modern);
-          return connection;
-        }
-        if (this.#modern.get(key) === modern) this.#modern.delete(key);
-      }
-    }
-    const idle = this.#idle.take(key);
-    if (idle !== undefined) return idle;
+    if (this.#options.target.kind === 'stdio') return this.#connections.stdio();
     try {
-      // Opened outside the call: what the connection hears later (a session's GET stream) is not
-      // the call's.
-      const connecting = this.#current.exit(() => this.#connect(key, credential, call?.signal));
-      if (this.#era?.kind !== 'legacy') {
-        // Concurrent first calls with one credential share one 2026-07-28 client; a 2025 session
-        // is handed to this call alone, so only a modern one stays in the map.
-        const shared = connecting.then((opened) => {
-          if (!opened.modern && this.#modern.get(key) === shared) this.#modern.delete(key);
-          return opened;
-        });
-        this.#modern.set(key, shared);
-        this.#evictModern();
-        shared.catch(() => {
-          if (this.#modern.get(key) === shared) this.#modern.delete(key);
-        });
-        return await shared;
-      }
-      return await connecting;
+      return await this.#connections.checkout(credential, call?.signal);
     } catch (error) {
       if (call?.signal.aborted === true) throw call.signal.reason;
       throw this.#failure(error, provider, undefined);
     }
   }
 
-  #checkin(connection: Connection): void {
-    if (this.#options.target.kind === 'stdio' || connection.modern) {
-      if (connection.closed && connection.modern) void closeQuietly(connection);
-      return;
-    }
-    if (connection.closed || this.#closed) {
-      void closeQuietly(connection);
-      return;
-    }
-    this.#idle.give(connection);
-  }
-
-  #evictModern(): void {
-    while (this.#modern.size > MAX_KEYS) {
-      const oldest = this.#modern.entries().next();
-      if (oldest.done === true) return;
-      const [key, connection] = oldest.value;
-      this.#modern.delete(key);
-      void connection.then(closeQuietly, () => {});
-    }
-  }
-
-  #stdio(): Promise<Connection> {
-    const current = this.#shared;
-    if (current !== undefined) {
-      return current.then((connection) => (connection.closed ? this.#restart() : connection));
-    }
-    return this.#restart();
-  }
-
-  #restart(): Promise<Connection> {
-    const started = this.#connect('', undefined, undefined);
-    this.#shared = started;
-    started.catch((error: unknown) => {
-      if (this.#shared === started) this.#shared = undefined;
-      this.#breaker.failure(reasonOf(error));
-    });
-    return started;
-  }
-
-  async #connect(
+  #connect(
     key: string,
     credential: string | undefined,
     signal: AbortSignal | undefined,
   ): Promise<Connection> {
-    const { target, logger } = this.#options;
-    const client = new Client(CLIENT_INFO, {
-      capabilities: { sampling: {}, elicitation: { form: {}, url: {} } },
-      ...(target.kind === 'http' ? { versionNegotiation: { mode: 'auto' as const } } : {}),
-      listMaxPages: MAX_LIST_PAGES,
-      inputRequired: { maxRounds: MAX_INPUT_ROUNDS },
+    const { target, logger, maxBytes } = this.#options;
+    return openConnection({
+      id: this.id,
+      target,
+      logger,
+      maxBytes,
+      fetch: this.#fetch,
+      relay: {
+        callOf: () => this.#callOf(),
+        toolPathOf: (call) => this.#toolPathOf(call),
+        onToolsChanged: () => this.#options.onToolsChanged(),
+      },
+      key,
+      credential,
+      signal,
+      prior: this.#era,
+      onEra: (era) => {
+        this.#era = era;
+      },
     });
-    const connection: Connection = { client, key, modern: false, closed: false, idleSince: 0 };
-    // Questions, sampling and log lines go to the call they belong to (the call's `sample` and
-    // `ctx.elicit`, as for plugin tools).
-    relayToCalls(client, {
-      callOf: () => this.#callOf(),
-      toolPathOf: (call) => this.#toolPathOf(call),
-      onToolsChanged: () => this.#options.onToolsChanged(),
-    });
-    client.onclose = () => {
-      connection.closed = true;
-    };
-    client.onerror = (error) => {
-      logger.info('upstream transport error', { sourceId: this.id, error: reasonOf(error) });
-    };
-    if (target.kind === 'http') {
-      if (this.#fetch === undefined)
-        throw new Error('an HTTP upstream without its connection pool');
-      const era = this.#era;
-      const transport = new UpstreamHttpTransport({
-        url: new URL(target.url),
-        dispatcher: this.#fetch.dispatcher,
-        // A 2026-07-28 client serves any call of this credential: its header goes on each request,
-        // and on the version probe, which a protected upstream answers only with it.
-        headers: this.#authHeaders(credential),
-        maxBytes: this.#options.maxBytes,
-        // A session's GET stream that breaks is opened again a few times, then left.
-        maxReconnects: 3,
-      });
-      await client.connect(transport, {
-        timeout: CONNECT_TIMEOUT_MS,
-        ...(signal === undefined ? {} : { signal }),
-        ...(era === undefined ? {} : { prior: era }),
-      });
-      const discover = client.getDiscoverResult();
-      connection.modern = client.getProtocolEra() === 'modern';
-      this.#era =
-        connection.modern && discover !== undefined
-          ? { kind: 'modern', discover }
-          : { kind: 'legacy' };
-      return connection;
-    }
-    const transport = new StdioClientTransport({
-      command: target.command,
-      args: [...target.args],
-      // The SDK adds only a safe default environment (PATH, HOME, ...): no gateway secret leaks.
-      env: { ...target.env },
-      ...(target.cwd === undefined ? {} : { cwd: target.cwd }),
-      stderr: 'pipe',
-    });
-    transport.stderr?.on('data', (chunk: Buffer) => {
-      logger.info('upstream stderr', {
-        sourceId: this.id,
-        text: chunk.toString('utf8').slice(0, 2000),
-      });
-    });
-    await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS });
-    logger.info('upstream process started', { sourceId: this.id, command: target.command });
-    return connection;
   }
 
   /**
@@ -560,15 +356,6 @@ export class Upstream {
     }
     return judged.failure;
   }
-}
-
-function keyOf(credential: string): string {
-  return createHash('sha256').update(credential).digest('base64url');
-}
-
-async function closeQuietly(connection: Connection): Promise<void> {
-  connection.closed = true;
-  await connection.client.close().catch(() => {});
 }
 
 export { UpstreamRefusedFailure };

@@ -1,0 +1,149 @@
+import { Client, type DiscoverResult } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import type { ServerLogger } from '../http/logger.js';
+import { SERVER_VERSION } from '../openapi/index.js';
+import { MAX_INPUT_ROUNDS, reasonOf } from './failure-reasons.js';
+import type { GuardedFetch } from './guarded-fetch.js';
+import { UpstreamHttpTransport } from './http-transport.js';
+import { type CallRelay, relayToCalls } from './relays.js';
+import type { UpstreamTarget } from './target.js';
+
+const CLIENT_INFO = { name: 'gateway', version: SERVER_VERSION };
+/**
+ * Connecting (TCP, `server/discover` or `initialize`) and listing tools: an upstream slower than
+ * this is down.
+ */
+export const CONNECT_TIMEOUT_MS = 15_000;
+/** The pages of `tools/list` read at most. */
+export const MAX_LIST_PAGES = 20;
+
+/** One MCP client of the upstream: a 2025 session, or a 2026-07-28 client (no session). */
+export interface Connection {
+  client: Client;
+  key: string;
+  /** Speaks 2026-07-28: stateless, serves any number of calls at once. */
+  modern: boolean;
+  closed: boolean;
+  idleSince: number;
+}
+
+/** The revision an HTTP upstream spoke at its last connect: its discovery, or 2025 only. */
+export type Era = { kind: 'modern'; discover: DiscoverResult } | { kind: 'legacy' };
+
+/** What {@link openConnection} takes: the upstream, and the credential the connection is for. */
+export interface OpenConnectionOptions {
+  /** The registration id, for the log lines. */
+  id: string;
+  target: UpstreamTarget;
+  logger: ServerLogger;
+  /** The largest message the upstream may send. */
+  maxBytes: number;
+  /** The HTTP upstream's guarded fetch, whose connection pool requests go through (stdio: none). */
+  fetch: GuardedFetch | undefined;
+  /** Where questions, sampling, log lines and tool list changes of the upstream go. */
+  relay: CallRelay;
+  /** The pool key of `credential`. */
+  key: string;
+  credential: string | undefined;
+  /** Stops connecting (the call that asked for the connection was stopped). */
+  signal: AbortSignal | undefined;
+  /** The revision the upstream spoke at its last connect, when known. */
+  prior: Era | undefined;
+  /** Told the revision an HTTP upstream spoke, once connected. */
+  onEra: (era: Era) => void;
+}
+
+/**
+ * Opens one MCP client of the upstream: over the gateway's HTTP transport, bound to one credential
+ * (a 2026-07-28 client when the upstream offers that, else a 2025 session), or by starting the
+ * stdio upstream's process.
+ *
+ * @throws whatever connecting throws (unreachable, refused, not MCP, timed out, `signal` aborted);
+ *   the caller judges it.
+ */
+export async function openConnection(options: OpenConnectionOptions): Promise<Connection> {
+  const { target, logger, key, credential, signal } = options;
+  const client = new Client(CLIENT_INFO, {
+    capabilities: { sampling: {}, elicitation: { form: {}, url: {} } },
+    ...(target.kind === 'http' ? { versionNegotiation: { mode: 'auto' as const } } : {}),
+    listMaxPages: MAX_LIST_PAGES,
+    inputRequired: { maxRounds: MAX_INPUT_ROUNDS },
+  });
+  const connection: Connection = { client, key, modern: false, closed: false, idleSince: 0 };
+  // Questions, sampling and log lines go to the call they belong to (the call's `sample` and
+  // `ctx.elicit`, as for plugin tools).
+  relayToCalls(client, options.relay);
+  client.onclose = () => {
+    connection.closed = true;
+  };
+  client.onerror = (error) => {
+    logger.info('upstream transport error', { sourceId: options.id, error: reasonOf(error) });
+  };
+  if (target.kind === 'http') {
+    if (options.fetch === undefined)
+      throw new Error('an HTTP upstream without its connection pool');
+    const era = options.prior;
+    const transport = new UpstreamHttpTransport({
+      url: new URL(target.url),
+      dispatcher: options.fetch.dispatcher,
+      // A 2026-07-28 client serves any call of this credential: its header goes on each request,
+      // and on the version probe, which a protected upstream answers only with it.
+      headers: authHeaders(target, credential),
+      maxBytes: options.maxBytes,
+      // A session's GET stream that breaks is opened again a few times, then left.
+      maxReconnects: 3,
+    });
+    await client.connect(transport, {
+      timeout: CONNECT_TIMEOUT_MS,
+      ...(signal === undefined ? {} : { signal }),
+      ...(era === undefined ? {} : { prior: era }),
+    });
+    const discover = client.getDiscoverResult();
+    connection.modern = client.getProtocolEra() === 'modern';
+    options.onEra(
+      connection.modern && discover !== undefined
+        ? { kind: 'modern', discover }
+        : { kind: 'legacy' },
+    );
+    return connection;
+  }
+  const transport = new StdioClientTransport({
+    command: target.command,
+    args: [...target.args],
+    // The SDK adds only a safe default environment (PATH, HOME, ...): no gateway secret leaks.
+    env: { ...target.env },
+    ...(target.cwd === undefined ? {} : { cwd: target.cwd }),
+    stderr: 'pipe',
+  });
+  transport.stderr?.on('data', (chunk: Buffer) => {
+    logger.info('upstream stderr', {
+      sourceId: options.id,
+      text: chunk.toString('utf8').slice(0, 2000),
+    });
+  });
+  await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS });
+  logger.info('upstream process started', { sourceId: options.id, command: target.command });
+  return connection;
+}
+
+/** Closes `connection`, ignoring how; it is marked closed at once. */
+export async function closeQuietly(connection: Connection): Promise<void> {
+  connection.closed = true;
+  await connection.client.close().catch(() => {});
+}
+
+/** The header a request carries the credential in (each client is bound to one credential). */
+function authHeaders(
+  target: UpstreamTarget,
+  credential: string | undefined,
+): Record<string, string> {
+  if (target.kind !== 'http' || credential === undefined) return {};
+  const { auth } = target;
+  if (auth.kind === 'header') {
+    return {
+      [auth.header]: auth.scheme === undefined ? credential : `${auth.scheme} ${credential}`,
+    };
+  }
+  if (auth.kind === 'oauth') return { Authorization: `Bearer ${credential}` };
+  return {};
+}

@@ -1,0 +1,209 @@
+import { AuthRequiredError } from '@gateway/sdk';
+import type { Tool as McpTool } from '@modelcontextprotocol/client';
+import { z } from 'zod';
+import type { GatewayDatabase } from '../db/index.js';
+import type { ServerLogger } from '../http/logger.js';
+import type { MountedTool, PluginCatalog } from '../registry/index.js';
+import { CallFailure } from '../tool-sources/index.js';
+import type { TokenVendor } from '../vending/index.js';
+import type { Live } from './live-source.js';
+import { oauthToolId, type UpstreamOAuthHooks } from './oauth-hooks.js';
+import type { UpstreamAuth, UpstreamTarget } from './target.js';
+import { upstreamTools } from './tool-names.js';
+import { providersOf, UpstreamTool } from './upstream-tool.js';
+
+const listedToolsSchema = z.array(z.looseObject({ name: z.string() }));
+
+/** What mounting a source's tools takes. */
+export interface MountOptions {
+  plugins: Pick<PluginCatalog, 'mountTools'>;
+  logger: ServerLogger;
+  /** Per-user OAuth to upstreams, which the tools of an oauth source ask for their token. */
+  oauth?: UpstreamOAuthHooks | undefined;
+  /** The gateway's address, for the "connect it" messages. */
+  baseUrl?: () => string;
+}
+
+/** What fetching a source's tool list takes. */
+export interface ListingOptions {
+  database: GatewayDatabase;
+  logger: ServerLogger;
+  tokens: Pick<TokenVendor, 'getToken'>;
+  /** Per-user OAuth to upstreams, for a connected user's token to list an oauth source with. */
+  oauth?: UpstreamOAuthHooks | undefined;
+}
+
+/**
+ * Fetches a source's tool list again (with `token`, else the credential it is listed with) and,
+ * for a stored source, keeps it in `upstream_tools` for every instance. A list that cannot be
+ * fetched is logged (the upstream counts it against its health), not thrown.
+ *
+ * @returns the list to mount and when it was fetched; undefined when there is nothing to mount
+ *   (not fetched, or the stored list is the same).
+ * @throws whatever the database throws while reading or storing the list.
+ */
+export async function fetchToolList(
+  options: ListingOptions,
+  id: string,
+  live: Pick<Live, 'upstream' | 'target' | 'stored' | 'fetchedAt'>,
+  token: string | undefined,
+): Promise<{ json: string; fetchedAt: string } | undefined> {
+  let listed: McpTool[];
+  const auth = authOf(live.target);
+  try {
+    // An oauth source is listed with a user's token: the connecting user's, else (scheduled,
+    // list_changed) a connected user's; with none, its tools stay as they are.
+    const credential =
+      auth.kind === 'oauth'
+        ? (token ?? (await options.oauth?.listingToken(id)))
+        : (token ?? (await listingCredential(options.tokens, auth, undefined)));
+    if (auth.kind === 'oauth' && credential === undefined) return undefined;
+    listed = await live.upstream.listTools(credential);
+  } catch (error) {
+    options.logger.warn('upstream tool list not refreshed', {
+      sourceId: id,
+      reason: listingFailureReason(error),
+    });
+    return undefined;
+  }
+  const fetchedAt = new Date().toISOString();
+  const json = JSON.stringify(listed);
+  if (live.stored) {
+    const { db } = options.database;
+    const previous = await db
+      .selectFrom('upstream_tools')
+      .select('tools')
+      .where('source_id', '=', id)
+      .executeTakeFirst();
+    if (previous?.tools === json && live.fetchedAt !== null) return undefined;
+    await db
+      .insertInto('upstream_tools')
+      .values({ source_id: id, tools: json, fetched_at: fetchedAt })
+      .onConflict((oc) =>
+        oc.column('source_id').doUpdateSet({ tools: json, fetched_at: fetchedAt }),
+      )
+      .execute();
+  }
+  return { json, fetchedAt };
+}
+
+/**
+ * Mounts a source's tools from a tool list as stored (`json`; unreadable or none: no tools) in the
+ * catalog, and records when it was fetched. Never throws: a mount the catalog refuses is logged.
+ */
+export function mountCached(
+  options: MountOptions,
+  id: string,
+  live: Live,
+  json: string | undefined,
+  fetchedAt: string | null,
+): void {
+  const parsed = listedToolsSchema.safeParse(safeJson(json ?? '[]'));
+  // Unknown fields pass through; the MCP tool type describes what the upstream listed.
+  const listed = parsed.success ? (parsed.data as McpTool[]) : [];
+  const tools = mountedTools(options, id, live, listed);
+  try {
+    options.plugins.mountTools({ id, namespace: live.namespace }, tools);
+    live.fetchedAt = fetchedAt;
+  } catch (error) {
+    options.logger.warn('upstream source not mounted', {
+      sourceId: id,
+      reason: error instanceof Error ? error.message : String(error),
+    });
+  }
+}
+
+/**
+ * The tools of a source as the catalog mounts them, from the list its upstream gave: named in its
+ * namespace, asking for approval when annotated destructive or named in its settings, each an
+ * {@link UpstreamTool}. Records on `live` the served paths whose upstream names differ.
+ */
+export function mountedTools(
+  options: Pick<MountOptions, 'oauth' | 'baseUrl'>,
+  id: string,
+  live: Pick<Live, 'upstream' | 'target' | 'namespace' | 'settings' | 'mapped'>,
+  listed: readonly McpTool[],
+): MountedTool[] {
+  const auth = authOf(live.target);
+  const credentials = { id, authProviders: providersOf(auth, id) };
+  const approval = new Set(live.settings.approvalRequired);
+  const tools = upstreamTools({
+    sourceId: id,
+    namespace: live.namespace,
+    listed,
+    destructive: (tool) =>
+      approval.has(tool.name) ||
+      (tool.annotations?.readOnlyHint !== true && tool.annotations?.destructiveHint === true),
+    serviceAccountAllowed: live.settings.serviceAccountAllowed,
+    authProvider:
+      auth.kind === 'header' ? auth.provider : auth.kind === 'oauth' ? oauthToolId(id) : undefined,
+    sourceFor: (tool, path) =>
+      new UpstreamTool({
+        upstream: live.upstream,
+        upstreamName: tool.name,
+        path,
+        auth,
+        approval:
+          approval.has(tool.name) ||
+          (tool.annotations?.readOnlyHint !== true && tool.annotations?.destructiveHint === true),
+        credentials,
+        oauth: options.oauth,
+        ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
+        definition: tool,
+      }),
+  });
+  const mapped: Record<string, string> = {};
+  for (const tool of tools) {
+    const source = tool.source;
+    if (
+      source instanceof UpstreamTool &&
+      tool.path !== `${live.namespace}.${source.upstreamName}`
+    ) {
+      mapped[tool.path] = source.upstreamName;
+    }
+  }
+  live.mapped = mapped;
+  return tools;
+}
+
+/**
+ * The credential a tool list is fetched with: for a `header` source, the registering user's
+ * own connection, else the team connection, else the server's key (no user: the last two).
+ *
+ * @throws AuthRequiredError when none of those is there; whatever else `getToken` throws.
+ */
+export async function listingCredential(
+  tokens: Pick<TokenVendor, 'getToken'>,
+  auth: UpstreamAuth,
+  registrant: string | undefined,
+): Promise<string | undefined> {
+  if (auth.kind !== 'header') return undefined;
+  const provider = providersOf(auth, '')[0];
+  return tokens.getToken(registrant ?? '', auth.provider, {
+    authProvider: provider,
+  });
+}
+
+/** Why a tool list could not be fetched, for a log line or an admin's error. */
+export function listingFailureReason(error: unknown): string {
+  if (error instanceof CallFailure)
+    return error.message.replace(/^The upstream MCP server of source "[^"]*" /, 'it ');
+  if (AuthRequiredError.isInstance(error)) {
+    return 'no credential for its provider is available to the gateway (connect one, or set a team connection or API key)';
+  }
+  return 'it failed';
+}
+
+/** `text` parsed as JSON; undefined when it is not JSON. */
+export function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** How a source's calls are authorized: an HTTP source's `auth`; a stdio source needs none. */
+function authOf(target: UpstreamTarget): UpstreamAuth {
+  return target.kind === 'http' ? target.auth : { kind: 'none' };
+}
