@@ -271,7 +271,19 @@ export class UpstreamService {
   }
 
   async #refresh(id: string, live: Live, token?: string): Promise<void> {
-    const fetched = await fetchToolList(this.#options, id, live, token);
+    let fetched: Awaited<ReturnType<typeof fetchToolList>>;
+    try {
+      fetched = await fetchToolList(this.#options, id, live, token);
+    } catch (error) {
+      // The database, reading or storing the list. Callers run refreshes in the background (the
+      // schedule, list_changed): a rejection there would end the process. The tools stay as they
+      // are until the next refresh.
+      this.#options.logger.warn('upstream tool list not stored', {
+        sourceId: id,
+        reason: error instanceof Error ? error.message : String(error),
+      });
+      return;
+    }
     if (fetched === undefined || this.#live.get(id) !== live) return;
     mountCached(this.#options, id, live, fetched.json, fetched.fetchedAt);
   }
