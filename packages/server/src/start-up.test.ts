@@ -1,7 +1,7 @@
 /**
  * What a start of `gateway-server` loads (issue 17 item 5): on a database already migrated,
  * `/healthz` is answered without the MCP server SDK, and an MCP client with a `gw_mcp_` token
- * lists tools without better-auth or the upstream client (the v1 MCP SDK, undici) loading; the
+ * lists tools without better-auth or the upstream client (the MCP client SDK, undici) loading; the
  * first request that needs a session loads better-auth and is served in full.
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -20,7 +20,8 @@ const SERVICE_API_SECRET = 'start-up-test-service-secret-0123456789';
 /** Modules a start must not load before a request needs them. */
 const LAZY = {
   'better-auth': /\/node_modules\/better-auth\//,
-  'the v1 MCP SDK (upstream client)': /\/node_modules\/@modelcontextprotocol\/sdk\//,
+  'the MCP client SDK (upstream client)': /\/node_modules\/@modelcontextprotocol\/client\//,
+  'the v1 MCP SDK': /\/node_modules\/@modelcontextprotocol\/sdk\//,
   undici: /\/node_modules\/undici\//,
 };
 

@@ -6,7 +6,7 @@ import { type PluginCatalog, PluginCatalogError } from '../registry/index.js';
 import type { TokenVendor } from '../vending/index.js';
 import type { UpstreamHealth } from './circuit-breaker.js';
 import { type Live, liveSource, loadUpstreamClient } from './live-source.js';
-import type { UpstreamOAuthHooks } from './oauth-hooks.js';
+import type { OAuthUpstreamAuth, UpstreamOAuthHooks } from './oauth-hooks.js';
 import { storedAuth, storeRegistration } from './stored-upstream.js';
 import {
   type StdioUpstreamConfig,
@@ -257,7 +257,7 @@ export class UpstreamService {
   }
 
   /** An HTTP source whose users connect with OAuth, or undefined. */
-  oauthSource(id: string): { id: string; url: string; auth: OAuthAuth } | undefined {
+  oauthSource(id: string): { id: string; url: string; auth: OAuthUpstreamAuth } | undefined {
     const target = this.#live.get(id)?.target;
     if (target?.kind !== 'http' || target.auth.kind !== 'oauth') return undefined;
     return { id, url: target.url, auth: target.auth };
@@ -371,6 +371,7 @@ export class UpstreamService {
     this.#schedule.unref();
   }
 
+  /** Stops the schedule and every upstream's connections (the gateway is stopping). */
   async close(): Promise<void> {
     clearInterval(this.#schedule);
     this.#schedule = undefined;
@@ -389,8 +390,6 @@ export class UpstreamService {
     return liveSource({ id, namespace, target, settings }, this.#options, () => this.refresh(id));
   }
 }
-
-type OAuthAuth = Extract<UpstreamAuth, { kind: 'oauth' }>;
 
 function catalogError(error: unknown): unknown {
   if (error instanceof PluginCatalogError) {
