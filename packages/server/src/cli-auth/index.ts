@@ -5,6 +5,7 @@ import type { GatewayServices } from '../services.js';
 import { mountAuthorizePage } from './authorize-page.js';
 import { mountCompletePages } from './complete-page.js';
 import { mountConnectPage } from './connect-page.js';
+import type { CliPagesDeps } from './page-kit.js';
 import { mountSignInPage } from './sign-in-page.js';
 
 /**
@@ -17,7 +18,7 @@ import { mountSignInPage } from './sign-in-page.js';
  */
 export function mountCliPages(
   app: Hono<AppEnv>,
-  services: GatewayServices,
+  services: CliPagesDeps & Pick<GatewayServices, 'signup'>,
   authenticate: Authenticate,
 ): void {
   const pages = { app, services, authenticate };

@@ -68,10 +68,13 @@ export function csrfToken(c: AppContext, services: Pick<GatewayServices, 'baseUr
   return token;
 }
 
+/** What the CLI pages read of the gateway's services. */
+export type CliPagesDeps = Pick<GatewayServices, 'database' | 'auth' | 'authBaseUrl' | 'baseUrl'>;
+
 /** What the CLI pages are built from. */
 export interface CliPages {
   app: Hono<AppEnv>;
-  services: GatewayServices;
+  services: CliPagesDeps;
   /** The gateway's one `authenticate()`: the pages know who is signed in only through it. */
   authenticate: Authenticate;
 }
