@@ -29,11 +29,18 @@ export async function withSpinner<T>(
   let stopped = false;
   const timer = setTimeout(
     async () => {
-      // Loaded only when a wait is actually long, so quick commands never pay for it.
-      const { spinner: createSpinner } = await import('@clack/prompts');
-      if (stopped) return;
-      spinner = createSpinner({ output, withGuide: false });
-      spinner.start(message);
+      try {
+        // Loaded only when a wait is actually long, so quick commands never pay for it.
+        const { spinner: createSpinner } = await import('@clack/prompts');
+        if (stopped) return;
+        spinner = createSpinner({ output, withGuide: false });
+        spinner.start(message);
+      } catch {
+        // The spinner is decoration: one that cannot be drawn (its module does not load, the
+        // terminal refuses raw mode) is left out and the task goes on; one half started is
+        // stopped with the task, as usual. Nobody awaits this timer: a rejection here would end
+        // the command in the middle of its task.
+      }
     },
     options.delayMs ?? io.spinnerDelayMs ?? 1000,
   );

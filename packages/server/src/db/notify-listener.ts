@@ -54,21 +54,14 @@ export class NotifyListener {
   }
 
   async #connect(): Promise<void> {
-    // Loaded here: a gateway on SQLite never needs the PostgreSQL driver.
-    const { default: driver } = await import('pg');
-    const client = new driver.Client({ connectionString: this.#url });
-    client.on('notification', (message) => {
-      if (message.channel === this.#channel && message.payload) this.#onPayload(message.payload);
-    });
-    client.on('error', (error) => {
-      this.#logger.warn('PostgreSQL listener lost its connection', {
-        channel: this.#channel,
-        error: error.message,
-      });
-      if (this.#client === client) this.#client = undefined;
-      void client.end().catch(() => {});
-    });
+    let client: pg.Client | undefined;
     try {
+      // Loaded here: a gateway on SQLite never needs the PostgreSQL driver.
+      const { default: driver } = await import('pg');
+      // The driver parses the URL here and reads the files it names (`sslrootcert`, `sslcert`,
+      // `sslkey`): a certificate removed or being replaced since the start throws. Callers run
+      // `ensure()` in the background (the approvals' poll), where a rejection ends the process.
+      client = this.#newClient(driver);
       await client.connect();
       await client.query(`LISTEN ${this.#channel}`);
       if (this.#closed) {
@@ -81,8 +74,25 @@ export class NotifyListener {
         channel: this.#channel,
         error: error instanceof Error ? error.message : String(error),
       });
-      await client.end().catch(() => {});
+      await client?.end().catch(() => {});
     }
+  }
+
+  /** A client of the URL that hands on this channel's payloads and notes a lost connection. */
+  #newClient(driver: typeof pg): pg.Client {
+    const client = new driver.Client({ connectionString: this.#url });
+    client.on('notification', (message) => {
+      if (message.channel === this.#channel && message.payload) this.#onPayload(message.payload);
+    });
+    client.on('error', (error) => {
+      this.#logger.warn('PostgreSQL listener lost its connection', {
+        channel: this.#channel,
+        error: error.message,
+      });
+      if (this.#client === client) this.#client = undefined;
+      void client.end().catch(() => {});
+    });
+    return client;
   }
 
   /** Stops listening and closes the connection. */

@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { closeSync, existsSync, readdirSync, readlinkSync, realpathSync } from 'node:fs';
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -36,6 +37,19 @@ async function sqliteFile() {
   };
   onTestFinished(() => rm(dir, { recursive: true, force: true }));
   return { dir, file, journal: `${file}-executions`, open };
+}
+
+/** The descriptor this process has open on `file` (Linux: `/proc/self/fd`). */
+function descriptorOf(file: string): number {
+  const target = realpathSync(file);
+  for (const fd of readdirSync('/proc/self/fd')) {
+    try {
+      if (readlinkSync(`/proc/self/fd/${fd}`) === target) return Number(fd);
+    } catch {
+      // The descriptor readdir itself used, closed by now.
+    }
+  }
+  throw new Error(`no descriptor open on ${file}`);
 }
 
 /** A process id no process has: one that has just exited. */
@@ -187,5 +201,41 @@ describe('committed execution records', () => {
       await recorder.flush();
       expect(await readdir(journal)).toHaveLength(1);
     });
+
+    it.skipIf(!existsSync('/proc/self/fd'))(
+      'stores a batch whose segment cannot be closed, logs it, and goes on batching',
+      async () => {
+        const { journal, open } = await sqliteFile();
+        const database = await open();
+        const lines: string[] = [];
+        const logger = createLogger({ write: (line) => lines.push(line) }, new Redactor());
+        // A full batch is stored in the background (`void this.flush()`), as a busy gateway's.
+        const recorder = new ExecutionRecorder({
+          database,
+          logger,
+          flushIntervalMs: 60_000,
+          maxBatch: 2,
+        });
+        const ids = async () =>
+          (await database.db.selectFrom('executions').select('id').orderBy('id').execute()).map(
+            (row) => row.id,
+          );
+        await recorder.commit({ ...base, id: 'c1', outcome: 'ok', durationMs: 1 });
+        const [segment] = await readdir(journal);
+        // A real failure of the segment's close: its descriptor is gone (EBADF).
+        closeSync(descriptorOf(join(journal, segment ?? '')));
+        recorder.write({ ...base, id: 'c2' });
+        await expect.poll(() => lines.join('')).toContain('execution journal segment not closed');
+        await expect.poll(ids).toEqual(['c1', 'c2']);
+        // The segment stays for a later start to store again, which changes nothing.
+        expect(await readdir(journal)).toEqual([segment]);
+
+        // Later batches are stored as before, from a segment of their own.
+        await recorder.commit({ ...base, id: 'c3', outcome: 'ok', durationMs: 1 });
+        await recorder.flush();
+        expect(await ids()).toEqual(['c1', 'c2', 'c3']);
+        expect(await readdir(journal)).toEqual([segment]);
+      },
+    );
   });
 });

@@ -63,12 +63,17 @@ export class ExecutionJournal {
     writeSync(this.#fd, lines);
   }
 
-  /** Ends the current segment: later appends go to a new one. Answers the ended segment. */
+  /**
+   * Ends the current segment: later appends go to a new one. Answers the ended segment.
+   *
+   * @throws whatever closing its file throws; later appends still go to a new segment.
+   */
   rotate(): string | undefined {
     const segment = this.#segment;
-    if (this.#fd !== undefined) closeSync(this.#fd);
+    const fd = this.#fd;
     this.#fd = undefined;
     this.#segment = undefined;
+    if (fd !== undefined) closeSync(fd);
     return segment;
   }
 

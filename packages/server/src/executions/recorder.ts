@@ -237,7 +237,17 @@ export class ExecutionRecorder {
     // The batch's rows go in the segment it ends (or a later one: storing twice changes nothing).
     if (this.#journal !== undefined && this.#unjournaled.length > 0)
       this.#writeJournal(this.#journal);
-    const segment = this.#journal?.rotate();
+    let segment: string | undefined;
+    try {
+      segment = this.#journal?.rotate();
+    } catch (error) {
+      // Its rows were written, and are stored below all the same. Left behind, the segment is
+      // stored again by a later start, which changes nothing. A rejection here would end the
+      // process (`flush` runs in the background) and stop every later batch (they chain on it).
+      this.#logger.warn('execution journal segment not closed', {
+        error: error instanceof Error ? error.message : String(error),
+      });
+    }
     try {
       if (batch.length > 0) await this.#store(batch);
       waiters?.resolve();
