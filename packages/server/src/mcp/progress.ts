@@ -56,6 +56,7 @@ export class ProgressReporter {
           ...(text === undefined ? {} : { message: text }),
         },
       })
+      // A notification to a client that has gone is dropped: the call's answer still settles.
       .catch(() => {});
   }
 }

@@ -178,6 +178,7 @@ export class RunningCall implements SourceCall {
     if (this.#linksShown?.delete(shown) !== true) return;
     void this.#options.ctx.mcpReq
       .notify({ method: 'notifications/elicitation/complete', params: { elicitationId: shown } })
+      // A notification to a client that has gone is dropped: the call's answer still settles.
       .catch(() => {});
   }
 
@@ -189,6 +190,7 @@ export class RunningCall implements SourceCall {
         method: 'notifications/message',
         params: { level, logger: logger ?? tool.path, data: record.redaction.value(data) },
       })
+      // A notification to a client that has gone is dropped: the call's answer still settles.
       .catch(() => {});
   }
 

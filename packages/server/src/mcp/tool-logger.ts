@@ -41,6 +41,7 @@ export function toolLogger(
         method: 'notifications/message',
         params: { level, logger: tool.path, data: redaction.value({ message, ...fields }) },
       })
+      // A notification to a client that has gone is dropped: the call's answer still settles.
       .catch(() => {});
   };
   return {
