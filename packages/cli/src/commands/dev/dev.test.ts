@@ -1,4 +1,4 @@
-import { readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
@@ -250,6 +250,32 @@ describe('gateway dev', () => {
     expect(await reloaded(7, 'a reload after a failed one')).toContain('1 tool');
     expect(dev.io.err()).not.toMatch(/swp|4913|\.#|~/);
     await dev.stop();
+  });
+
+  it('keeps serving when its log file can no longer be written, saying so once', async () => {
+    const dir = await project(echoPlugin);
+    const dev = await startDev(dir);
+    try {
+      const logFile = join(dir, '.gateway', 'gateway.log');
+      // A folder where the log file was: every append fails (EISDIR).
+      await rm(logFile);
+      await mkdir(logFile);
+      const config = await readMcpConfig(dir);
+      expect(await callEcho(config)).toBe('hello');
+      expect(await callEcho(config)).toBe('hello');
+      await until(() => dev.io.err().includes('cannot write'), 'the log file warning');
+      const warnings = dev.io
+        .err()
+        .split('\n')
+        .filter((line) => line.includes('cannot write'));
+      expect(warnings).toEqual([
+        expect.stringMatching(
+          /^gateway dev: cannot write .*gateway\.log \(EISDIR.*\); warnings and errors still show here\. Restart `gateway dev` to log to the file again\.$/,
+        ),
+      ]);
+    } finally {
+      await dev.stop();
+    }
   });
 
   it('opens the web app when asked, and not by default off a terminal', async () => {

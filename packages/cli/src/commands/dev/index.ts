@@ -301,11 +301,25 @@ function nextSteps(url: string, cwd: string, access: DevAccess | undefined): str
   ];
 }
 
-/** JSON lines to a file; warnings and errors also as one readable line on stderr. */
+/**
+ * JSON lines to a file; warnings and errors also as one readable line on stderr. A file that can
+ * no longer be written (its folder deleted, the disk full) is said once and left: a sink that
+ * throws would end the gateway mid-call.
+ */
 function devLogSink(file: string, io: Io) {
+  let writable = true;
   return {
     write(line: string) {
-      appendFileSync(file, line);
+      if (writable) {
+        try {
+          appendFileSync(file, line);
+        } catch (error) {
+          writable = false;
+          io.stderr.write(
+            `gateway dev: cannot write ${file} (${messageOf(error)}); warnings and errors still show here. Restart \`gateway dev\` to log to the file again.\n`,
+          );
+        }
+      }
       try {
         const entry = JSON.parse(line) as {
           level?: string;
