@@ -11,15 +11,21 @@ export default defineConfig({
       { find: /^@gateway\/sdk\/testing$/, replacement: src('./packages/sdk/src/testing/index.ts') },
       { find: /^@gateway\/sdk$/, replacement: src('./packages/sdk/src/index.ts') },
       { find: /^@gateway\/server$/, replacement: src('./packages/server/src/index.ts') },
-      // Test helpers of the server for other packages' tests; not published.
+      // Test helpers of the server for other packages' tests; not published (test/, beside src/).
       {
         find: /^@gateway\/server\/testing$/,
-        replacement: src('./packages/server/src/testing/index.ts'),
+        replacement: src('./packages/server/test/support/index.ts'),
       },
     ],
   },
   test: {
-    include: ['packages/*/src/**/*.test.ts', 'examples/*/src/**/*.test.ts', 'bench/**/*.test.ts'],
+    // packages/*/test/ holds the test helpers, and the tests of those helpers beside them.
+    include: [
+      'packages/*/src/**/*.test.ts',
+      'packages/*/test/**/*.test.ts',
+      'examples/*/src/**/*.test.ts',
+      'bench/**/*.test.ts',
+    ],
     typecheck: {
       enabled: true,
       include: ['packages/*/src/**/*.test-d.ts', 'examples/*/src/**/*.test-d.ts'],
@@ -31,7 +37,7 @@ export default defineConfig({
       : ['default'],
     // Fails a test file when a log line of its test gateways, or anything it printed, holds a
     // secret or token its gateways were sent, stored or handed out.
-    setupFiles: ['packages/server/src/testing/leak-check.setup.ts'],
+    setupFiles: ['packages/server/test/support/leak-check.setup.ts'],
     // Most test time is spent waiting on servers, browsers and sockets, so two files at once
     // even on two cores (vitest's default there is one): CI's tests take ~600 s instead of ~850.
     maxWorkers: Math.max(2, availableParallelism() - 1),

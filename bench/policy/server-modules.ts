@@ -5,6 +5,6 @@
  * this file through tsx with that tsconfig.
  */
 export { definePlugin, defineTool, type Plugin } from '@gateway/sdk';
-export { createTestDatabase } from '../../packages/server/src/db/test-database.js';
 export { PolicyService } from '../../packages/server/src/policy/index.js';
 export { PluginCatalog } from '../../packages/server/src/registry/index.js';
+export { createTestDatabase } from '../../packages/server/test/db/test-database.js';

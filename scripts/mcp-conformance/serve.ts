@@ -20,9 +20,9 @@ import {
   createConformancePlugin,
   RECONNECTION_TOOL_MS,
 } from '../../examples/conformance/src/index.js';
-import { createPostgresTestDatabase } from '../../packages/server/src/db/test-database.js';
 import { createGateway } from '../../packages/server/src/index.js';
 import { createEndpoint } from '../../packages/server/src/mcp-endpoints/index.js';
+import { createPostgresTestDatabase } from '../../packages/server/test/db/test-database.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'gateway-conformance-'));
 const joined = process.env.CONFORMANCE_JOIN;

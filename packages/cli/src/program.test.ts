@@ -1,12 +1,12 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
+import { createTestIo } from '#test/output/test-io.js';
+import { userEnv } from '#test/support/cli-user.js';
+import { makeTempDir } from '#test/support/temp-project.js';
 import { CliError } from './cli-error.js';
 import { main } from './main.js';
-import { createTestIo } from './output/test-io.js';
 import { createProgram } from './program.js';
 import { reportError } from './report-error.js';
-import { userEnv } from './test-support/cli-user.js';
-import { makeTempDir } from './test-support/temp-project.js';
 import { version } from './version.js';
 
 async function run(

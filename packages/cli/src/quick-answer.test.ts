@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createTestIo } from './output/test-io.js';
+import { createTestIo } from '#test/output/test-io.js';
 import { createProgram } from './program.js';
 import { HELP_COLUMNS, quickAnswer } from './quick-answer.js';
 import { version } from './version.js';

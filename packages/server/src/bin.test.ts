@@ -8,7 +8,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { type AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { listeningUrl, startBin } from './testing/run-bin.js';
+import { listeningUrl, startBin } from '#test/support/run-bin.js';
 
 const AUTH_SECRET = 'bin-test-auth-secret-0123456789abcdef';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { createTestGateway } from '#test/support/test-gateway.js';
 import { createSecretBox } from './secrets/index.js';
-import { createTestGateway } from './testing/test-gateway.js';
 
 describe('gateway app', () => {
   it('answers /healthz when the database answers', async () => {

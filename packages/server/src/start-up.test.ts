@@ -11,9 +11,9 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { listeningUrl, startBin } from './testing/run-bin.js';
+import { listeningUrl, startBin } from '#test/support/run-bin.js';
 
-const recorder = fileURLToPath(new URL('./testing/record-loads.mjs', import.meta.url));
+const recorder = fileURLToPath(new URL('../test/support/record-loads.mjs', import.meta.url));
 const AUTH_SECRET = 'start-up-test-auth-secret-0123456789abcdef';
 const SERVICE_API_SECRET = 'start-up-test-service-secret-0123456789';
 

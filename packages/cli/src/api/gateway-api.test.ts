@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { createTestIo } from '../output/test-io.js';
-import { cliFailure, createServiceAccount, signInCli, userEnv } from '../test-support/cli-user.js';
-import { SERVICE_SECRET, startGateway } from '../test-support/gateway-server.js';
-import { makeTempDir } from '../test-support/temp-project.js';
+import { createTestIo } from '#test/output/test-io.js';
+import { cliFailure, createServiceAccount, signInCli, userEnv } from '#test/support/cli-user.js';
+import { SERVICE_SECRET, startGateway } from '#test/support/gateway-server.js';
+import { makeTempDir } from '#test/support/temp-project.js';
 import type { Fetch } from './gateway-api.js';
 import { signedInApi } from './signed-in.js';
 

@@ -1,9 +1,9 @@
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createTestIo } from '../output/test-io.js';
-import { cliFailure, memoryKeychain, userEnv } from '../test-support/cli-user.js';
-import { makeTempDir } from '../test-support/temp-project.js';
+import { createTestIo } from '#test/output/test-io.js';
+import { cliFailure, memoryKeychain, userEnv } from '#test/support/cli-user.js';
+import { makeTempDir } from '#test/support/temp-project.js';
 import { CredentialStore } from './credential-store.js';
 import { configDir } from './paths.js';
 import { loadSession, resolveServerUrl } from './session.js';

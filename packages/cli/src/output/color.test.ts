@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { createTestIo } from '#test/output/test-io.js';
 import { createColors, isColorEnabled } from './color.js';
-import { createTestIo } from './test-io.js';
 
 describe('isColorEnabled', () => {
   it.each([

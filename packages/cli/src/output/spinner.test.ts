@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { createTestIo } from '#test/output/test-io.js';
 import { withSpinner } from './spinner.js';
-import { createTestIo } from './test-io.js';
 
 const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import { createTestIo } from '#test/output/test-io.js';
 import { CliError } from '../cli-error.js';
-import { createTestIo } from '../output/test-io.js';
 import { createSecretPrompt, readSecretFrom } from './secret.js';
 
 describe('createSecretPrompt', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createTestGateway, type TestGateway } from '../testing/test-gateway.js';
+import { createTestGateway, type TestGateway } from '#test/support/test-gateway.js';
 import type { ApprovalItem } from './store.js';
 
 async function pending(gw: TestGateway, userId: string) {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest';
-import { databaseTargets } from '../db/test-database.js';
+import { databaseTargets } from '#test/db/test-database.js';
 import { createEndpoint, listEndpoints } from '../mcp-endpoints/index.js';
 import { LAST_USED_EVERY_MS, recordTokenUse } from './last-used.js';
 

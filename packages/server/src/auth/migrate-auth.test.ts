@@ -4,14 +4,14 @@ import { join } from 'node:path';
 import { getMigrations } from 'better-auth/db/migration';
 import { sql } from 'kysely';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { type GatewayDatabase, migrate, openDatabase } from '../db/index.js';
+import { browser, clientEnv } from '#test/auth/oauth-test-kit.js';
 import {
   createPostgresTestDatabase,
   databaseTargets,
   postgresTestUrl,
-} from '../db/test-database.js';
-import { createTestGateway } from '../testing/test-gateway.js';
-import { browser, clientEnv } from './oauth-test-kit.js';
+} from '#test/db/test-database.js';
+import { createTestGateway } from '#test/support/test-gateway.js';
+import { type GatewayDatabase, migrate, openDatabase } from '../db/index.js';
 import { betterAuthSchemaFingerprint } from './schema-fingerprint.js';
 
 const ORIGIN = 'http://127.0.0.1:8787';

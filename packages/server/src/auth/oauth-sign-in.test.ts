@@ -1,7 +1,5 @@
 import { decryptOAuthToken } from 'better-auth/oauth2';
 import { describe, expect, it } from 'vitest';
-import type { TestGateway } from '../testing/test-gateway.js';
-import { STANDARD_OIDC_SCOPES } from './generic-oidc/index.js';
 import {
   browser,
   gatewayTargets,
@@ -10,7 +8,9 @@ import {
   microsoftEnv,
   oauthSignIn,
   startMockProvider,
-} from './oauth-test-kit.js';
+} from '#test/auth/oauth-test-kit.js';
+import type { TestGateway } from '#test/support/test-gateway.js';
+import { STANDARD_OIDC_SCOPES } from './generic-oidc/index.js';
 
 const ORIGIN = 'http://127.0.0.1:8787';
 

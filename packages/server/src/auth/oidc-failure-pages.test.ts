@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { loginAtProvider } from './testing/oidc-provider-server.js';
-import { type OidcWorld, startOidcWorld, webBrowser } from './testing/oidc-world.js';
+import { loginAtProvider } from '#test/auth/oidc-provider-server.js';
+import { type OidcWorld, startOidcWorld, webBrowser } from '#test/auth/oidc-world.js';
 
 // Issue 15: a sign-in or connect that fails ends on the gateway's own page with a plain sentence
 // and a way back, never on a 500 or better-auth's unbranded error page. Over real HTTP, against a

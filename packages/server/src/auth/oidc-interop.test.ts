@@ -11,13 +11,13 @@ import {
   SignJWT,
 } from 'jose';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { createTestGateway, type TestGateway } from '../testing/test-gateway.js';
-import { browser } from './oauth-test-kit.js';
+import { browser } from '#test/auth/oauth-test-kit.js';
 import {
   loginAtProvider,
   type OidcProviderServer,
   startOidcProvider,
-} from './testing/oidc-provider-server.js';
+} from '#test/auth/oidc-provider-server.js';
+import { createTestGateway, type TestGateway } from '#test/support/test-gateway.js';
 
 // Issue 15: the gateway against panva's certified OpenID Provider (`oidc-provider`) on
 // 127.0.0.1, configured as the generic provider `gcp` both through discovery (`GCP_ISSUER_URL`)

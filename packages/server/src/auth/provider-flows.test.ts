@@ -1,24 +1,24 @@
 import { AuthRequiredError } from '@gateway/sdk';
 import { decryptOAuthToken } from 'better-auth/oauth2';
 import { describe, expect, it } from 'vitest';
-import type { TestGateway } from '../testing/test-gateway.js';
-import { CLOUD_PLATFORM_SCOPES, GOOGLE_OIDC_USERINFO_URL } from './generic-oidc/index.js';
-import { browser, gatewayTargets, oauthSignIn } from './oauth-test-kit.js';
-import { providerSetup } from './provider-config.js';
 import {
   startAtlassian,
   startCloudPlatform,
   startLinear,
   startSlack,
-} from './testing/generic-providers.js';
-import type { ProviderMock, ProviderPerson } from './testing/provider-mock.js';
-import { startDiscord, startMicrosoft } from './testing/social-providers.js';
+} from '#test/auth/generic-providers.js';
+import { browser, gatewayTargets, oauthSignIn } from '#test/auth/oauth-test-kit.js';
+import type { ProviderMock, ProviderPerson } from '#test/auth/provider-mock.js';
+import { startDiscord, startMicrosoft } from '#test/auth/social-providers.js';
+import type { TestGateway } from '#test/support/test-gateway.js';
+import { CLOUD_PLATFORM_SCOPES, GOOGLE_OIDC_USERINFO_URL } from './generic-oidc/index.js';
+import { providerSetup } from './provider-config.js';
 
 // Microsoft and the four generic providers with their production settings: only
 // `<ID>_CLIENT_ID` and `<ID>_CLIENT_SECRET` are set, and the public hosts better-auth and the
 // gateway call (login.microsoftonline.com, accounts.google.com, auth.atlassian.com, slack.com,
 // api.linear.app, ...) are routed, in this test process only, to a real local OAuth server playing
-// each provider (testing/). Sign-in, account linking, encrypted token storage and refresh through
+// each provider (test/auth/). Sign-in, account linking, encrypted token storage and refresh through
 // `ctx.auth.getToken`, counted at the provider.
 
 const ORIGIN = 'http://127.0.0.1:8787';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createTestGateway } from '../testing/test-gateway.js';
-import { browser, clientEnv, gatewayTargets } from './oauth-test-kit.js';
+import { browser, clientEnv, gatewayTargets } from '#test/auth/oauth-test-kit.js';
+import { createTestGateway } from '#test/support/test-gateway.js';
 
 const ORIGIN = 'http://127.0.0.1:8787';
 

@@ -1,18 +1,18 @@
 import { decryptOAuthToken } from 'better-auth/oauth2';
 import { describe, expect, it } from 'vitest';
-import { createTestGateway, type TestGateway } from '../testing/test-gateway.js';
-import { browser, gatewayTargets, oauthSignIn } from './oauth-test-kit.js';
+import { browser, gatewayTargets, oauthSignIn } from '#test/auth/oauth-test-kit.js';
 import {
   type SocialProviderId,
   type SocialProviderMock,
   startGitHub,
   startGoogle,
   startSocialProvider,
-} from './testing/social-providers.js';
+} from '#test/auth/social-providers.js';
+import { createTestGateway, type TestGateway } from '#test/support/test-gateway.js';
 
 // GitHub, Google and Discord are better-auth social providers with hard-coded endpoints. Here
 // those public hosts are routed, in this test process only, to a real local OAuth server playing
-// each provider (testing/social-providers.ts); the gateway and better-auth run unmodified.
+// each provider (test/auth/social-providers.ts); the gateway and better-auth run unmodified.
 
 const ORIGIN = 'http://127.0.0.1:8787';
 const PROVIDERS: SocialProviderId[] = ['github', 'google', 'discord'];

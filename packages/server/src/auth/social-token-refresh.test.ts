@@ -1,19 +1,19 @@
 import { AuthRequiredError } from '@gateway/sdk';
 import { decryptOAuthToken } from 'better-auth/oauth2';
 import { describe, expect, it } from 'vitest';
-import { sharedDatabaseTargets } from '../testing/shared-database.js';
-import { createTestGateway, type TestGateway } from '../testing/test-gateway.js';
-import { browser, gatewayTargets, oauthSignIn } from './oauth-test-kit.js';
+import { browser, gatewayTargets, oauthSignIn } from '#test/auth/oauth-test-kit.js';
 import {
   type SocialProviderId,
   type SocialProviderMock,
   startDiscord,
   startGitHub,
   startGoogle,
-} from './testing/social-providers.js';
+} from '#test/auth/social-providers.js';
+import { sharedDatabaseTargets } from '#test/support/shared-database.js';
+import { createTestGateway, type TestGateway } from '#test/support/test-gateway.js';
 
 // A tool's `ctx.auth.getToken(provider)` for the social providers, against a real local OAuth
-// server playing each one (testing/social-providers.ts): the token stored at sign-in, refreshed at
+// server playing each one (test/auth/social-providers.ts): the token stored at sign-in, refreshed at
 // the provider's real token endpoint when it expires. Refresh tokens are checked by the server
 // like the real providers check them, so a refresh with a spent (rotated) token fails here too.
 

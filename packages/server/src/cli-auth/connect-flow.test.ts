@@ -4,8 +4,8 @@ import {
   gatewayTargets,
   genericProviderEnv,
   startMockProvider,
-} from '../auth/oauth-test-kit.js';
-import type { TestGateway } from '../testing/test-gateway.js';
+} from '#test/auth/oauth-test-kit.js';
+import type { TestGateway } from '#test/support/test-gateway.js';
 
 const ORIGIN = 'http://127.0.0.1:8787';
 const REDIRECT = 'http://127.0.0.1:53999/callback';

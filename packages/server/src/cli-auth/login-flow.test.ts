@@ -6,8 +6,8 @@ import {
   MICROSOFT_ENDPOINTS,
   microsoftEnv,
   startMockProvider,
-} from '../auth/oauth-test-kit.js';
-import { createTestGateway, type TestGateway } from '../testing/test-gateway.js';
+} from '#test/auth/oauth-test-kit.js';
+import { createTestGateway, type TestGateway } from '#test/support/test-gateway.js';
 import { s256 } from './pkce.js';
 
 const ORIGIN = 'http://127.0.0.1:8787';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { gatewayTargets } from '../auth/oauth-test-kit.js';
-import { createTestGateway, type TestGateway } from '../testing/test-gateway.js';
+import { gatewayTargets } from '#test/auth/oauth-test-kit.js';
+import { createTestGateway, type TestGateway } from '#test/support/test-gateway.js';
 import { issueCode } from './codes.js';
 import { s256 } from './pkce.js';
 import { cliTokenExpiry, formatExpiry } from './token-expiry.js';

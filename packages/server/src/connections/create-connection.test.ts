@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { createTestGateway } from '#test/support/test-gateway.js';
 import { maskSecret } from '../secrets/index.js';
-import { createTestGateway } from '../testing/test-gateway.js';
 import { connectionCreatedSchema } from './schemas.js';
 
 const SECRET = 'zebra-horse-battery-staple-7f3a9c';

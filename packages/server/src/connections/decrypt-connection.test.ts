@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { createTestGateway, TEST_SERVICE_SECRET } from '#test/support/test-gateway.js';
 import { createSecretBox } from '../secrets/index.js';
-import { createTestGateway, TEST_SERVICE_SECRET } from '../testing/test-gateway.js';
 
 const SECRET = 'zebra-horse-battery-staple-c0ffee';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createTestGateway, type TestGateway, type TestUser } from '../testing/test-gateway.js';
+import { createTestGateway, type TestGateway, type TestUser } from '#test/support/test-gateway.js';
 import { connectionCreatedSchema, connectionListSchema } from './schemas.js';
 
 async function connect(

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createTestGateway } from '../testing/test-gateway.js';
+import { createTestGateway } from '#test/support/test-gateway.js';
 
 // Shaped so the log redactor's patterns do not catch it: a leak must not be hidden by redaction.
 const SECRET = 'zebra-horse-battery-staple-5e1f7a';

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { describe, expect, it, onTestFinished } from 'vitest';
+import { databaseTargets } from '#test/db/test-database.js';
 import type { DatabaseSchema } from '../db/index.js';
-import { databaseTargets } from '../db/test-database.js';
 import {
   createConnection,
   deleteUserConnection,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { forecastPlugin, json, notesPlugin, repoPlugin } from '../registry/test-plugins.js';
-import { createTestGateway } from '../testing/test-gateway.js';
+import { forecastPlugin, json, notesPlugin, repoPlugin } from '#test/registry/test-plugins.js';
+import { createTestGateway } from '#test/support/test-gateway.js';
 import { OAUTH_PROVIDERS, oauthCallbackUrl } from './providers.js';
 
 interface Connector {

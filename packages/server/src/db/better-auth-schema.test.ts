@@ -1,8 +1,8 @@
 import { betterAuth } from 'better-auth';
 import { getMigrations } from 'better-auth/db/migration';
 import { describe, expect, it, onTestFinished } from 'vitest';
+import { databaseTargets } from '#test/db/test-database.js';
 import type { GatewayDatabase } from './database.js';
-import { databaseTargets } from './test-database.js';
 
 function authOptions(database: GatewayDatabase) {
   return {

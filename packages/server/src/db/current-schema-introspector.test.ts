@@ -1,11 +1,11 @@
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
-import { migrate } from './migrate.js';
 import {
   createPostgresTestDatabase,
   type PostgresTestDatabase,
   postgresTestUrl,
-} from './test-database.js';
+} from '#test/db/test-database.js';
+import { migrate } from './migrate.js';
 
 const url = postgresTestUrl();
 const opened: PostgresTestDatabase[] = [];

@@ -5,11 +5,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Kysely, sql } from 'kysely';
 import { describe, expect, it, onTestFinished } from 'vitest';
+import { databaseTargets } from '#test/db/test-database.js';
 import { type GatewayDatabase, openDatabase } from './database.js';
 import { migrate } from './migrate.js';
 import { migrations } from './migrations/index.js';
 import type { DatabaseSchema } from './schema.js';
-import { databaseTargets } from './test-database.js';
 
 const GATEWAY_TABLES = [
   'account',

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
+import { createPostgresTestDatabase, postgresTestUrl } from '#test/db/test-database.js';
 import { newExecutionId } from '../executions/execution-id.js';
 import { ExecutionRecorder } from '../executions/recorder.js';
 import { createLogger } from '../http/logger.js';
@@ -12,7 +13,6 @@ import { Redactor } from '../http/redact.js';
 import { type GatewayDatabase, openDatabase } from './database.js';
 import { LookupCache } from './lookup-cache.js';
 import { migrate } from './migrate.js';
-import { createPostgresTestDatabase, postgresTestUrl } from './test-database.js';
 
 const pgUrl = postgresTestUrl();
 const require = createRequire(import.meta.url);

@@ -5,10 +5,10 @@
  */
 import { sql } from 'kysely';
 import { describe, expect, it, onTestFinished } from 'vitest';
+import { databaseTargets } from '#test/db/test-database.js';
 import { migrate } from './migrate.js';
 import { migrations } from './migrations/index.js';
 import { readSchemaState } from './schema-state.js';
-import { databaseTargets } from './test-database.js';
 
 for (const target of databaseTargets()) {
   describe.skipIf(target.skip)(`migrations on an up-to-date ${target.name}`, () => {

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { describe, expect, it, onTestFinished } from 'vitest';
+import { createPostgresTestDatabase, postgresTestUrl } from '#test/db/test-database.js';
 import { migrate } from './migrate.js';
-import { createPostgresTestDatabase, postgresTestUrl } from './test-database.js';
 
 const url = postgresTestUrl();
 

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { describe, expect, it, onTestFinished } from 'vitest';
+import { databaseTargets } from '#test/db/test-database.js';
 import { prepareQuery } from './prepared-query.js';
-import { databaseTargets } from './test-database.js';
 
 for (const target of databaseTargets()) {
   describe.skipIf(target.skip)(`prepared queries on ${target.name}`, () => {

@@ -16,10 +16,10 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { parse } from 'yaml';
+import { createPostgresTestDatabase, postgresTestUrl } from '#test/db/test-database.js';
+import { listeningUrl, startBin } from '#test/support/run-bin.js';
 import { dockerfileStages } from '../../../../scripts/docker/dockerfile.mjs';
-import { createPostgresTestDatabase, postgresTestUrl } from '../db/test-database.js';
 import { SETTINGS } from '../help.js';
-import { listeningUrl, startBin } from '../testing/run-bin.js';
 
 const root = fileURLToPath(new URL('../../../../', import.meta.url));
 const read = (path: string) => readFileSync(join(root, path), 'utf8');

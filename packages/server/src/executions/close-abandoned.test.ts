@@ -1,6 +1,6 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
+import { databaseTargets } from '#test/db/test-database.js';
 import type { ExecutionsTable } from '../db/index.js';
-import { databaseTargets } from '../db/test-database.js';
 import { ABANDONED_ERROR, closeAbandonedExecutions } from './close-abandoned.js';
 
 const NOW = new Date('2026-03-01T12:00:00.000Z');

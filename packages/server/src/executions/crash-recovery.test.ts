@@ -4,15 +4,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it, onTestFinished } from 'vitest';
+import { createPostgresTestDatabase, postgresTestUrl } from '#test/db/test-database.js';
+import { startBin } from '#test/support/run-bin.js';
 import { openDatabase } from '../db/index.js';
-import { createPostgresTestDatabase, postgresTestUrl } from '../db/test-database.js';
-import { startBin } from '../testing/run-bin.js';
 
 // Issue 14 item 5: no answered call without its record, whenever the process is killed.
 
 const AUTH_SECRET = randomBytes(32).toString('base64');
 const SERVICE_API_SECRET = randomBytes(24).toString('hex');
-const plugin = fileURLToPath(new URL('../testing/fixtures/echo-plugin.ts', import.meta.url));
+const plugin = fileURLToPath(
+  new URL('../../test/support/fixtures/echo-plugin.ts', import.meta.url),
+);
 const ROUNDS = 3;
 const CLIENTS = 8;
 

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { describe, expect, it, onTestFinished } from 'vitest';
+import { createTestDatabase, databaseTargets } from '#test/db/test-database.js';
 import type { GatewayDatabase } from '../db/index.js';
-import { createTestDatabase, databaseTargets } from '../db/test-database.js';
 import { createLogger } from '../http/logger.js';
 import { Redactor } from '../http/redact.js';
 import { ExecutionRecorder } from './recorder.js';

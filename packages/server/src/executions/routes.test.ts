@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createTestGateway } from '../testing/test-gateway.js';
+import { createTestGateway } from '#test/support/test-gateway.js';
 
 interface Page {
   executions: { id: string; toolPath: string; startedAt: string; arguments: unknown }[];

@@ -5,8 +5,8 @@
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
+import { gatewayRoutes, routeKey } from '#test/http-suite/suite-gateway.js';
 import { errorCodes } from '../http/errors.js';
-import { gatewayRoutes, routeKey } from './suite-gateway.js';
 
 const routes = await gatewayRoutes();
 const docs = await readFile(new URL('../../../../docs/api.md', import.meta.url), 'utf8');

@@ -4,21 +4,26 @@
  * must exist"). A route added without a fixture fails here.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import type { AnyRoute } from '../http/route.js';
-import { capturedLogLines, knownSecrets } from '../testing/known-secrets.js';
 import {
   type Answer,
   expectErrorShape,
   expectNoLeaks,
   expectNoSecrets,
   readAnswer,
-} from './answers.js';
-import { expectedAccess } from './expected-access.js';
-import { expectedStatus } from './expected-status.js';
-import { fixtures } from './matrix-fixtures.js';
-import type { MatrixRequest, MatrixWorld, Variant } from './matrix-types.js';
-import { createMatrixWorld, credentialsOf, urlOf, withOtherUsersId } from './matrix-world.js';
-import { gatewayRoutes, routeKey, suiteDatabases } from './suite-gateway.js';
+} from '#test/http-suite/answers.js';
+import { expectedAccess } from '#test/http-suite/expected-access.js';
+import { expectedStatus } from '#test/http-suite/expected-status.js';
+import { fixtures } from '#test/http-suite/matrix-fixtures.js';
+import type { MatrixRequest, MatrixWorld, Variant } from '#test/http-suite/matrix-types.js';
+import {
+  createMatrixWorld,
+  credentialsOf,
+  urlOf,
+  withOtherUsersId,
+} from '#test/http-suite/matrix-world.js';
+import { gatewayRoutes, routeKey, suiteDatabases } from '#test/http-suite/suite-gateway.js';
+import { capturedLogLines, knownSecrets } from '#test/support/known-secrets.js';
+import type { AnyRoute } from '../http/route.js';
 
 const routes = await gatewayRoutes();
 const variants: Variant[] = [
@@ -60,7 +65,7 @@ for (const database of suiteDatabases('authorization matrix')) {
       it(routeKey(route), async () => {
         const fixture = fixtures[routeKey(route)];
         if (fixture === undefined) {
-          throw new Error(`add a fixture for ${routeKey(route)} to http-suite/fixtures-*.ts`);
+          throw new Error(`add a fixture for ${routeKey(route)} to test/http-suite/fixtures-*.ts`);
         }
         const world = await createMatrixWorld(open!);
         const statuses: Partial<Record<Variant, number>> = {};

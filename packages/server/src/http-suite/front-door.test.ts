@@ -5,9 +5,9 @@
  */
 import { request as httpRequest } from 'node:http';
 import { describe, expect, it } from 'vitest';
+import { expectErrorShape, readAnswer } from '#test/http-suite/answers.js';
+import { createTestGateway, type TestGateway } from '#test/support/test-gateway.js';
 import type { Gateway } from '../gateway.js';
-import { createTestGateway, type TestGateway } from '../testing/test-gateway.js';
-import { expectErrorShape, readAnswer } from './answers.js';
 
 interface RawAnswer {
   status: number;

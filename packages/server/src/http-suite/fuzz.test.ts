@@ -7,19 +7,24 @@
 import { request as httpRequest } from 'node:http';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { insertPendingApproval } from '../approvals/store.js';
-import type { AnyRoute } from '../http/route.js';
-import { capturedLogLines, knownSecrets } from '../testing/known-secrets.js';
-import type { TestGateway, TestUser } from '../testing/test-gateway.js';
 import {
   type Answer,
   expectErrorShape,
   expectNoLeaks,
   expectNoSecrets,
   readAnswer,
-} from './answers.js';
-import { type FuzzSeeds, fuzzRequest, schemaKeys, unknownPath } from './fuzz-arbitraries.js';
-import { gatewayRoutes, routeKey, suiteDatabases } from './suite-gateway.js';
+} from '#test/http-suite/answers.js';
+import {
+  type FuzzSeeds,
+  fuzzRequest,
+  schemaKeys,
+  unknownPath,
+} from '#test/http-suite/fuzz-arbitraries.js';
+import { gatewayRoutes, routeKey, suiteDatabases } from '#test/http-suite/suite-gateway.js';
+import { capturedLogLines, knownSecrets } from '#test/support/known-secrets.js';
+import type { TestGateway, TestUser } from '#test/support/test-gateway.js';
+import { insertPendingApproval } from '../approvals/store.js';
+import type { AnyRoute } from '../http/route.js';
 
 const routes = await gatewayRoutes();
 /** Runs per route: `FUZZ_RUNS`, else 120 on SQLite and 40 on PostgreSQL (slower per request). */

@@ -1,5 +1,5 @@
 /**
- * The leak check itself (`testing/known-secrets.ts`, `testing/leak-check.setup.ts`): what the
+ * The leak check itself (`test/support/known-secrets.ts`, `test/support/leak-check.setup.ts`): what the
  * test gateway remembers, and that a leak in a log line is found.
  */
 import { describe, expect, it } from 'vitest';
@@ -9,12 +9,12 @@ import {
   forgetSecretsAndLogs,
   knownSecrets,
   rememberSecret,
-} from '../testing/known-secrets.js';
+} from '#test/support/known-secrets.js';
 import {
   createTestGateway,
   TEST_AUTH_SECRET,
   TEST_SERVICE_SECRET,
-} from '../testing/test-gateway.js';
+} from '#test/support/test-gateway.js';
 
 describe('the leak check', () => {
   it('remembers what a test gateway sends and hands out, and keeps its log lines', async () => {

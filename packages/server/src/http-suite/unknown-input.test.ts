@@ -7,14 +7,14 @@
  * route admits.
  */
 import { describe, expect, it } from 'vitest';
+import { expectErrorShape, readAnswer } from '#test/http-suite/answers.js';
+import { expectedAccess } from '#test/http-suite/expected-access.js';
+import { fixtures } from '#test/http-suite/matrix-fixtures.js';
+import type { MatrixRequest, MatrixWorld, Variant } from '#test/http-suite/matrix-types.js';
+import { createMatrixWorld, credentialsOf, urlOf } from '#test/http-suite/matrix-world.js';
+import { gatewayRoutes, routeKey, suiteDatabases } from '#test/http-suite/suite-gateway.js';
+import type { TestGateway } from '#test/support/test-gateway.js';
 import type { Access, AnyRoute } from '../http/route.js';
-import type { TestGateway } from '../testing/test-gateway.js';
-import { expectErrorShape, readAnswer } from './answers.js';
-import { expectedAccess } from './expected-access.js';
-import { fixtures } from './matrix-fixtures.js';
-import type { MatrixRequest, MatrixWorld, Variant } from './matrix-types.js';
-import { createMatrixWorld, credentialsOf, urlOf } from './matrix-world.js';
-import { gatewayRoutes, routeKey, suiteDatabases } from './suite-gateway.js';
 
 const routes = await gatewayRoutes();
 

@@ -1,6 +1,6 @@
 import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { startMcpGateway } from '../mcp/testing/mcp-test-kit.js';
+import { startMcpGateway } from '#test/mcp/mcp-test-kit.js';
 
 // Issue 13 item 3: a client that hangs up in the middle of its body is its own fault, so the
 // request is logged as a 4xx, never as a 500 with an 'unhandled error'.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createTestGateway } from '../testing/test-gateway.js';
+import { createTestGateway } from '#test/support/test-gateway.js';
 
 // What reaches the log sink of a running gateway: the secrets it was configured with and the
 // token shapes of the providers it talks to never do.

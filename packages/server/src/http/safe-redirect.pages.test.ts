@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { browser } from '../auth/oauth-test-kit.js';
-import { createTestGateway } from '../testing/test-gateway.js';
+import { browser } from '#test/auth/oauth-test-kit.js';
+import { createTestGateway } from '#test/support/test-gateway.js';
 
 // Issue 13 item 4, over HTTP: the pages that take a `next` send a browser only to a path of the
 // gateway, and a `next` with a control character is a redirect or a 4xx page, never a 500.

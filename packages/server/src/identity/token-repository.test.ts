@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
+import { databaseTargets } from '#test/db/test-database.js';
 import { issueCliToken, revokeCliToken } from '../cli-auth/token-store.js';
 import type { DatabaseSchema } from '../db/index.js';
-import { databaseTargets } from '../db/test-database.js';
 import { createEndpoint, deleteEndpoint, listEndpoints } from '../mcp-endpoints/store.js';
 import { createServiceAccount } from '../service-accounts/store.js';
 import { createTokenRepository } from './token-repository.js';

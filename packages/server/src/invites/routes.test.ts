@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { rememberSecret } from '../testing/known-secrets.js';
-import { createTestGateway } from '../testing/test-gateway.js';
+import { rememberSecret } from '#test/support/known-secrets.js';
+import { createTestGateway } from '#test/support/test-gateway.js';
 
 describe('/api/invites', () => {
   it('creates a link shown once, lists invites without any token, and revokes', async () => {

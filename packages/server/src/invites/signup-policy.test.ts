@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { browser, gatewayTargets } from '../auth/oauth-test-kit.js';
+import { browser, gatewayTargets } from '#test/auth/oauth-test-kit.js';
+import { rememberSecret } from '#test/support/known-secrets.js';
+import { createTestGateway, type TestGateway } from '#test/support/test-gateway.js';
 import type { GatewayOptions } from '../gateway.js';
-import { rememberSecret } from '../testing/known-secrets.js';
-import { createTestGateway, type TestGateway } from '../testing/test-gateway.js';
 import { INVITE_COOKIE } from './invite-cookie.js';
 
 const ORIGIN = 'http://127.0.0.1:8787';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { endpointOwner } from '../testing/endpoint-owner.js';
-import { createTestGateway } from '../testing/test-gateway.js';
+import { endpointOwner } from '#test/support/endpoint-owner.js';
+import { createTestGateway } from '#test/support/test-gateway.js';
 import { endpointCreatedSchema } from './schemas.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { endpointOwner } from '../testing/endpoint-owner.js';
-import { createTestGateway, type TestGateway, type TestUser } from '../testing/test-gateway.js';
+import { endpointOwner } from '#test/support/endpoint-owner.js';
+import { createTestGateway, type TestGateway, type TestUser } from '#test/support/test-gateway.js';
 
 async function createEndpoint(gw: TestGateway, user: TestUser, name = 'Claude') {
   const res = await gw.request('POST', '/api/connections/mcp-endpoints', {

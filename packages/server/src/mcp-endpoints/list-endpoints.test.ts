@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { endpointOwner } from '#test/support/endpoint-owner.js';
+import { createTestGateway, type TestGateway, type TestUser } from '#test/support/test-gateway.js';
 import { maskToken } from '../secrets/index.js';
-import { endpointOwner } from '../testing/endpoint-owner.js';
-import { createTestGateway, type TestGateway, type TestUser } from '../testing/test-gateway.js';
 import { endpointCreatedSchema, endpointListSchema } from './schemas.js';
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { postgresTestUrl } from '../db/test-database.js';
-import { endpointOwner } from '../testing/endpoint-owner.js';
-import { createPostgresTestGateway } from '../testing/postgres-test-gateway.js';
+import { postgresTestUrl } from '#test/db/test-database.js';
+import { endpointOwner } from '#test/support/endpoint-owner.js';
+import { createPostgresTestGateway } from '#test/support/postgres-test-gateway.js';
 import { endpointCreatedSchema, endpointListSchema } from './schemas.js';
 
 const url = postgresTestUrl();

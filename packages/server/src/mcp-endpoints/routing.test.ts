@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createTestGateway } from '../testing/test-gateway.js';
+import { createTestGateway } from '#test/support/test-gateway.js';
 import { endpointListSchema } from './schemas.js';
 
 // `/api/connections/mcp-endpoints` sits under `/api/connections/:id`: these pin down that no

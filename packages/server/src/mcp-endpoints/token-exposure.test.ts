@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createTestGateway } from '../testing/test-gateway.js';
+import { createTestGateway } from '#test/support/test-gateway.js';
 
 describe('the raw MCP token', () => {
   it('appears only in the create answer: not in lists, errors or logs', async () => {

@@ -5,10 +5,9 @@ import type { Plugin } from '@gateway/sdk';
 import { specTypeSchemas, withInputRequired } from '@modelcontextprotocol/client';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { createPostgresTestDatabase, postgresTestUrl } from '../db/test-database.js';
-import { ABANDONED_ERROR } from '../executions/index.js';
-import { emptyFixtureState, type FixtureState } from './testing/fixture-plugin.js';
-import { createInteractionPlugin, emptyInteractionState } from './testing/interaction-plugin.js';
+import { createPostgresTestDatabase, postgresTestUrl } from '#test/db/test-database.js';
+import { emptyFixtureState, type FixtureState } from '#test/mcp/fixture-plugin.js';
+import { createInteractionPlugin, emptyInteractionState } from '#test/mcp/interaction-plugin.js';
 import {
   connectV1,
   connectV2,
@@ -16,7 +15,8 @@ import {
   type McpTestUser,
   startMcpGateway,
   waitForApproval,
-} from './testing/mcp-test-kit.js';
+} from '#test/mcp/mcp-test-kit.js';
+import { ABANDONED_ERROR } from '../executions/index.js';
 
 const DELETE = { name: 'demo.files.delete', arguments: { name: 'report.pdf' } };
 const pgUrl = postgresTestUrl();

@@ -7,18 +7,20 @@ import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { createPostgresTestDatabase, postgresTestUrl } from '../db/test-database.js';
-import { freePort, haproxyBinary, startHaproxy } from '../testing/haproxy.js';
-import { rememberSecret } from '../testing/known-secrets.js';
-import { startBin } from '../testing/run-bin.js';
-import { connectV2 } from './testing/mcp-test-kit.js';
+import { createPostgresTestDatabase, postgresTestUrl } from '#test/db/test-database.js';
+import { connectV2 } from '#test/mcp/mcp-test-kit.js';
+import { freePort, haproxyBinary, startHaproxy } from '#test/support/haproxy.js';
+import { rememberSecret } from '#test/support/known-secrets.js';
+import { startBin } from '#test/support/run-bin.js';
 
 // Issue 17 item 2: three gateway-server processes on one PostgreSQL database behind Debian's
 // haproxy with plain round-robin (no affinity), then one of them killed mid-run.
 
 const pgUrl = postgresTestUrl();
 const haproxy = haproxyBinary();
-const plugin = fileURLToPath(new URL('../testing/fixtures/scale-plugin.ts', import.meta.url));
+const plugin = fileURLToPath(
+  new URL('../../test/support/fixtures/scale-plugin.ts', import.meta.url),
+);
 const AUTH_SECRET = randomBytes(32).toString('base64');
 const SERVICE_API_SECRET = randomBytes(24).toString('hex');
 const PASSWORD = randomBytes(12).toString('hex');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createTestGateway } from '../testing/test-gateway.js';
-import { connectV2, INITIALIZE, startMcpGateway } from './testing/mcp-test-kit.js';
+import { connectV2, INITIALIZE, startMcpGateway } from '#test/mcp/mcp-test-kit.js';
+import { createTestGateway } from '#test/support/test-gateway.js';
 
 // `gateway-server` is configured by its environment alone: the MCP settings must be reachable
 // from there, with `createGateway({ mcp })` still beating them.

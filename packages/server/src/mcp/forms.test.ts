@@ -1,8 +1,7 @@
 import { specTypeSchemas, withInputRequired } from '@modelcontextprotocol/client';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
-import { describeForm } from './form-summary.js';
-import { createInteractionPlugin, SHIPPING_FIELDS } from './testing/interaction-plugin.js';
+import { createInteractionPlugin, SHIPPING_FIELDS } from '#test/mcp/interaction-plugin.js';
 import {
   connectV1,
   connectV2,
@@ -10,7 +9,8 @@ import {
   type McpTestUser,
   startMcpGateway,
   waitForApproval,
-} from './testing/mcp-test-kit.js';
+} from '#test/mcp/mcp-test-kit.js';
+import { describeForm } from './form-summary.js';
 
 const SHIP = { name: 'calls.orders.ship', arguments: {} };
 const REQUESTED = { type: 'object', properties: SHIPPING_FIELDS, required: ['speed'] };

@@ -2,8 +2,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { createPostgresTestDatabase, postgresTestUrl } from '../db/test-database.js';
-import { connectV2, type McpTestGateway, startMcpGateway } from './testing/mcp-test-kit.js';
+import { createPostgresTestDatabase, postgresTestUrl } from '#test/db/test-database.js';
+import { connectV2, type McpTestGateway, startMcpGateway } from '#test/mcp/mcp-test-kit.js';
 
 const pgUrl = postgresTestUrl();
 

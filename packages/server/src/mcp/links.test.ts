@@ -15,7 +15,7 @@ import {
   type McpTestUser,
   startMcpGateway,
   waitForApproval,
-} from './testing/mcp-test-kit.js';
+} from '#test/mcp/mcp-test-kit.js';
 
 const PAY_URL = 'https://pay.example.com/orders/1042';
 

@@ -1,7 +1,7 @@
 import { ProgressNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
-import { createInteractionPlugin } from './testing/interaction-plugin.js';
-import { connectV1, connectV2, startMcpGateway } from './testing/mcp-test-kit.js';
+import { createInteractionPlugin } from '#test/mcp/interaction-plugin.js';
+import { connectV1, connectV2, startMcpGateway } from '#test/mcp/mcp-test-kit.js';
 
 const COPY = { name: 'calls.files.copy', arguments: { files: ['a.txt', 'b.txt'] } };
 /** What `calls.files.copy` reports, less the report that goes backwards. */

@@ -1,7 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import { describe, expect, it } from 'vitest';
+import { startMcpGateway } from '#test/mcp/mcp-test-kit.js';
 import { readBody } from './read-body.js';
-import { startMcpGateway } from './testing/mcp-test-kit.js';
 
 const LIMIT = 64;
 

@@ -4,7 +4,7 @@
  */
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { connectV2, startMcpGateway } from './testing/mcp-test-kit.js';
+import { connectV2, startMcpGateway } from '#test/mcp/mcp-test-kit.js';
 
 describe('the execution record before the answer', () => {
   it('is stored when the client has the answer, and without it the result is withheld', async () => {

@@ -4,8 +4,8 @@ import {
   createInteractionPlugin,
   emptyInteractionState,
   type InteractionState,
-} from './testing/interaction-plugin.js';
-import { connectV1, connectV2, startMcpGateway } from './testing/mcp-test-kit.js';
+} from '#test/mcp/interaction-plugin.js';
+import { connectV1, connectV2, startMcpGateway } from '#test/mcp/mcp-test-kit.js';
 
 const PAIR = { name: 'calls.texts.pair', arguments: { mood: 'calm' } };
 const UNAVAILABLE =

@@ -6,8 +6,8 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { connectV1, connectV2, INITIALIZE, startMcpGateway } from '#test/mcp/mcp-test-kit.js';
 import { deleteEndpoint } from '../mcp-endpoints/index.js';
-import { connectV1, connectV2, INITIALIZE, startMcpGateway } from './testing/mcp-test-kit.js';
 
 function post(url: string, body: unknown, headers: Record<string, string> = {}) {
   return fetch(url, {

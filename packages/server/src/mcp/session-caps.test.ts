@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
-import { createTestGateway } from '../testing/test-gateway.js';
+import { connectV1, INITIALIZE, startMcpGateway } from '#test/mcp/mcp-test-kit.js';
+import { createTestGateway } from '#test/support/test-gateway.js';
 import { SessionOwners } from './sessions/session-owners.js';
-import { connectV1, INITIALIZE, startMcpGateway } from './testing/mcp-test-kit.js';
 
 // Issue 13, item 6: one member opening 10,000 sessions made everyone else's answer 404.
 

@@ -7,10 +7,10 @@ import {
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { createPostgresTestDatabase, postgresTestUrl } from '../db/test-database.js';
-import { emptyFixtureState } from './testing/fixture-plugin.js';
-import { createInteractionPlugin } from './testing/interaction-plugin.js';
-import { type McpTestGateway, type McpTestUser, startMcpGateway } from './testing/mcp-test-kit.js';
+import { createPostgresTestDatabase, postgresTestUrl } from '#test/db/test-database.js';
+import { emptyFixtureState } from '#test/mcp/fixture-plugin.js';
+import { createInteractionPlugin } from '#test/mcp/interaction-plugin.js';
+import { type McpTestGateway, type McpTestUser, startMcpGateway } from '#test/mcp/mcp-test-kit.js';
 
 // Issue 17 item 1: a 2025 session opened on one instance is served by every instance on
 // PostgreSQL, with no affinity. Here each request of a client goes to the next instance in turn.

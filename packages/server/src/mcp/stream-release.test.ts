@@ -1,8 +1,8 @@
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { createInteractionPlugin } from './testing/interaction-plugin.js';
-import { startMcpGateway } from './testing/mcp-test-kit.js';
+import { createInteractionPlugin } from '#test/mcp/interaction-plugin.js';
+import { startMcpGateway } from '#test/mcp/mcp-test-kit.js';
 
 const NAP = { name: 'calls.slow.nap', arguments: { ms: 400 } };
 

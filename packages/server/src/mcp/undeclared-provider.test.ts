@@ -7,9 +7,9 @@
 import { definePlugin, defineTool, type Plugin } from '@gateway/sdk';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { z } from 'zod';
-import { createPostgresTestDatabase, postgresTestUrl } from '../db/test-database.js';
-import { rememberSecret } from '../testing/known-secrets.js';
-import { connectV1, connectV2, type McpTestUser, startMcpGateway } from './testing/mcp-test-kit.js';
+import { createPostgresTestDatabase, postgresTestUrl } from '#test/db/test-database.js';
+import { connectV1, connectV2, type McpTestUser, startMcpGateway } from '#test/mcp/mcp-test-kit.js';
+import { rememberSecret } from '#test/support/known-secrets.js';
 
 const WEATHER_KEY = 'weather-key-7f3a';
 const GITHUB_SECRET = 'ghp_usersOwnGithubToken0123456789';

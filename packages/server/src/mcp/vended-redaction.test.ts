@@ -5,10 +5,10 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { LOG_LEVEL_META_KEY } from '@modelcontextprotocol/server';
 import { describe, expect, it } from 'vitest';
+import { createLeakingProbePlugin, LEAK_ENDINGS } from '#test/mcp/leaking-probe-plugin.js';
+import { connectV1, connectV2, startMcpGateway } from '#test/mcp/mcp-test-kit.js';
+import { rememberSecret } from '#test/support/known-secrets.js';
 import { leakForms, REDACTED } from '../http/redact.js';
-import { rememberSecret } from '../testing/known-secrets.js';
-import { createLeakingProbePlugin, LEAK_ENDINGS } from './testing/leaking-probe-plugin.js';
-import { connectV1, connectV2, startMcpGateway } from './testing/mcp-test-kit.js';
 
 const CONNECTION_KEY = `vault-conn-${crypto.randomUUID()}`;
 const SERVER_KEY = `wx-server-${crypto.randomUUID()}`;

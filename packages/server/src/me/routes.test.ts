@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { browser } from '../auth/oauth-test-kit.js';
-import { json } from '../registry/test-plugins.js';
-import { createTestGateway } from '../testing/test-gateway.js';
+import { browser } from '#test/auth/oauth-test-kit.js';
+import { json } from '#test/registry/test-plugins.js';
+import { createTestGateway } from '#test/support/test-gateway.js';
 import type { Me } from './schemas.js';
 
 describe('GET /api/me', () => {

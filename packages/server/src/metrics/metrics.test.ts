@@ -4,10 +4,10 @@
  * user id, token or argument.
  */
 import { describe, expect, it } from 'vitest';
+import { connectV2, startMcpGateway } from '#test/mcp/mcp-test-kit.js';
+import { rememberSecret } from '#test/support/known-secrets.js';
+import { TEST_SERVICE_SECRET } from '#test/support/test-gateway.js';
 import { createGateway } from '../gateway.js';
-import { connectV2, startMcpGateway } from '../mcp/testing/mcp-test-kit.js';
-import { rememberSecret } from '../testing/known-secrets.js';
-import { TEST_SERVICE_SECRET } from '../testing/test-gateway.js';
 
 const METRICS_TOKEN = 'metrics-scraper-token-0123456789';
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { forecastPlugin, json, notesPlugin } from '#test/registry/test-plugins.js';
+import { createTestGateway } from '#test/support/test-gateway.js';
 import { errorCodes } from '../http/errors.js';
 import { type AnyRoute, defineRoute } from '../http/route.js';
-import { forecastPlugin, json, notesPlugin } from '../registry/test-plugins.js';
-import { createTestGateway } from '../testing/test-gateway.js';
 import { buildOpenApiDocument, type OpenApiDocument, openApiPath } from './build-document.js';
 import { renderApiDocs } from './render-docs.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { postgresTestUrl } from '../db/test-database.js';
-import { createPostgresTestGateway } from '../testing/postgres-test-gateway.js';
+import { postgresTestUrl } from '#test/db/test-database.js';
+import { createPostgresTestGateway } from '#test/support/postgres-test-gateway.js';
 
 const url = postgresTestUrl();
 

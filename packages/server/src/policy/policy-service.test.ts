@@ -1,8 +1,8 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { createTestDatabase } from '../db/test-database.js';
+import { createTestDatabase } from '#test/db/test-database.js';
+import { forecastPlugin, notesPlugin } from '#test/registry/test-plugins.js';
 import { HttpError } from '../http/errors.js';
 import { PluginCatalog } from '../registry/plugin-catalog.js';
-import { forecastPlugin, notesPlugin } from '../registry/test-plugins.js';
 import { PolicyService } from './policy-service.js';
 
 async function setup(defaultRoleId = 'member') {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { forecastPlugin, json, notesPlugin } from '../registry/test-plugins.js';
+import { forecastPlugin, json, notesPlugin } from '#test/registry/test-plugins.js';
+import { createTestGateway, type TestGateway } from '#test/support/test-gateway.js';
 import { generateToken, hashToken, maskToken } from '../secrets/index.js';
-import { createTestGateway, type TestGateway } from '../testing/test-gateway.js';
 
 interface ErrorBody {
   error: { code: string; message: string; details?: unknown };

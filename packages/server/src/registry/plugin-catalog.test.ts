@@ -1,8 +1,8 @@
 import { definePlugin, defineTool } from '@gateway/sdk';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { forecastPlugin, notesPlugin, strayPlugin } from '#test/registry/test-plugins.js';
 import { PluginCatalog, PluginCatalogError } from './plugin-catalog.js';
-import { forecastPlugin, notesPlugin, strayPlugin } from './test-plugins.js';
 
 const notesSource = { id: 'notes', namespace: 'notes', pluginId: 'notes' };
 

@@ -2,8 +2,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { createTestGateway } from '../testing/test-gateway.js';
-import { forecastPlugin, json, notesPlugin, strayPlugin } from './test-plugins.js';
+import { forecastPlugin, json, notesPlugin, strayPlugin } from '#test/registry/test-plugins.js';
+import { createTestGateway } from '#test/support/test-gateway.js';
 
 interface Source {
   id: string;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { sharedDatabaseTargets } from '../testing/shared-database.js';
-import { createTestGateway, type TestGateway } from '../testing/test-gateway.js';
-import { forecastPlugin, notesPlugin } from './test-plugins.js';
+import { forecastPlugin, notesPlugin } from '#test/registry/test-plugins.js';
+import { sharedDatabaseTargets } from '#test/support/shared-database.js';
+import { createTestGateway, type TestGateway } from '#test/support/test-gateway.js';
 
 /** Two ways for two instances to share one database. */
 const targets = sharedDatabaseTargets();

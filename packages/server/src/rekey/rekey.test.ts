@@ -5,8 +5,8 @@
  */
 import { symmetricDecrypt, symmetricEncrypt } from 'better-auth/crypto';
 import { describe, expect, it, onTestFinished } from 'vitest';
+import { databaseTargets, type OpenedTestDatabase } from '#test/db/test-database.js';
 import { secretVersion } from '../auth/index.js';
-import { databaseTargets, type OpenedTestDatabase } from '../db/test-database.js';
 import { createSecretBox, maskSecret } from '../secrets/index.js';
 import { rekey } from './rekey.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { json, notesPlugin, repoPlugin } from '../registry/test-plugins.js';
-import { createTestGateway } from '../testing/test-gateway.js';
+import { json, notesPlugin, repoPlugin } from '#test/registry/test-plugins.js';
+import { createTestGateway } from '#test/support/test-gateway.js';
 import type { Preview } from './schemas.js';
 
 async function gateway() {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { gatewayTargets } from '../auth/oauth-test-kit.js';
+import { gatewayTargets } from '#test/auth/oauth-test-kit.js';
 
 for (const target of gatewayTargets()) {
   describe.skipIf(target.skip)(`service accounts on ${target.name}`, () => {

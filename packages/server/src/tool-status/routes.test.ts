@@ -1,8 +1,8 @@
 import { definePlugin, defineTool } from '@gateway/sdk';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { forecastPlugin, json, notesPlugin, repoPlugin } from '../registry/test-plugins.js';
-import { createTestGateway } from '../testing/test-gateway.js';
+import { forecastPlugin, json, notesPlugin, repoPlugin } from '#test/registry/test-plugins.js';
+import { createTestGateway } from '#test/support/test-gateway.js';
 import type { ToolStatus } from './schemas.js';
 
 async function gateway(env: Record<string, string> = {}) {

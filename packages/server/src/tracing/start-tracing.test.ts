@@ -5,7 +5,7 @@
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { startBin } from '../testing/run-bin.js';
+import { startBin } from '#test/support/run-bin.js';
 
 const AUTH_SECRET = 'tracing-test-auth-secret-0123456789abcdef';
 const TRACE_ID = '0af7651916cd43dd8448eb211c80319c';

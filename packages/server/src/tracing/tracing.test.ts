@@ -11,10 +11,10 @@ import {
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectV2, startMcpGateway } from '../mcp/testing/mcp-test-kit.js';
-import { rememberSecret } from '../testing/known-secrets.js';
-import { TEST_SERVICE_SECRET } from '../testing/test-gateway.js';
-import { startFakeUpstream } from '../upstream/testing/fake-upstream.js';
+import { connectV2, startMcpGateway } from '#test/mcp/mcp-test-kit.js';
+import { rememberSecret } from '#test/support/known-secrets.js';
+import { TEST_SERVICE_SECRET } from '#test/support/test-gateway.js';
+import { startFakeUpstream } from '#test/upstream/fake-upstream.js';
 
 const exporter = new InMemorySpanExporter();
 const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });

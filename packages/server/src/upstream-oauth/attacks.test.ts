@@ -6,9 +6,9 @@
  * (the leak check of every test file greps the logs for every token the servers issued).
  */
 import { describe, expect, it } from 'vitest';
-import { loginAtProvider } from '../auth/testing/oidc-provider-server.js';
-import { connectV1 } from '../mcp/testing/mcp-test-kit.js';
-import { startOAuthUpstreamWorld } from './testing/oauth-world.js';
+import { loginAtProvider } from '#test/auth/oidc-provider-server.js';
+import { connectV1 } from '#test/mcp/mcp-test-kit.js';
+import { startOAuthUpstreamWorld } from '#test/upstream-oauth/oauth-world.js';
 
 const text = (result: unknown) =>
   (result as { content: { text: string }[] }).content[0]?.text ?? '';
@@ -90,7 +90,7 @@ describe('registration refuses metadata that breaks the rules', () => {
     const answer = await fetch(`${world.mcp.url}/api/registry/sources`, {
       method: 'POST',
       headers: {
-        authorization: `Bearer ${(await import('../testing/test-gateway.js')).TEST_SERVICE_SECRET}`,
+        authorization: `Bearer ${(await import('#test/support/test-gateway.js')).TEST_SERVICE_SECRET}`,
         'content-type': 'application/json',
       },
       body: JSON.stringify({

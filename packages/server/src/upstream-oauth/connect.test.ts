@@ -5,10 +5,10 @@
  * and each call carries the calling user's own token only.
  */
 import { describe, expect, it } from 'vitest';
-import { loginAtProvider } from '../auth/testing/oidc-provider-server.js';
-import { connectV1 } from '../mcp/testing/mcp-test-kit.js';
-import { rememberSecret } from '../testing/known-secrets.js';
-import { startOAuthUpstreamWorld } from './testing/oauth-world.js';
+import { loginAtProvider } from '#test/auth/oidc-provider-server.js';
+import { connectV1 } from '#test/mcp/mcp-test-kit.js';
+import { rememberSecret } from '#test/support/known-secrets.js';
+import { startOAuthUpstreamWorld } from '#test/upstream-oauth/oauth-world.js';
 
 const text = (result: unknown) =>
   ((result as { content: { type: string; text: string }[] }).content[0]?.text ?? '') as string;

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { browser } from '../auth/oauth-test-kit.js';
-import { loginAtProvider } from '../auth/testing/oidc-provider-server.js';
-import { connectV1, startMcpGateway } from '../mcp/testing/mcp-test-kit.js';
-import { sharedDatabaseTargets } from '../testing/shared-database.js';
-import { startOAuthUpstreamWorld, WORLD_ENV } from './testing/oauth-world.js';
+import { browser } from '#test/auth/oauth-test-kit.js';
+import { loginAtProvider } from '#test/auth/oidc-provider-server.js';
+import { connectV1, startMcpGateway } from '#test/mcp/mcp-test-kit.js';
+import { sharedDatabaseTargets } from '#test/support/shared-database.js';
+import { startOAuthUpstreamWorld, WORLD_ENV } from '#test/upstream-oauth/oauth-world.js';
 
 const targets = sharedDatabaseTargets();
 

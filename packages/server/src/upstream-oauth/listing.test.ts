@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { connectV1 } from '../mcp/testing/mcp-test-kit.js';
-import { startOAuthUpstreamWorld } from './testing/oauth-world.js';
+import { connectV1 } from '#test/mcp/mcp-test-kit.js';
+import { startOAuthUpstreamWorld } from '#test/upstream-oauth/oauth-world.js';
 
 // Issue 16: an oauth source's tool list is refreshed on a schedule and on `list_changed` like
 // any other source's, with a connected user's token (the gateway has none of its own for it).

@@ -5,9 +5,9 @@
  * registration closed, so the only way in is the document.
  */
 import { describe, expect, it } from 'vitest';
-import { connectV1 } from '../mcp/testing/mcp-test-kit.js';
+import { connectV1 } from '#test/mcp/mcp-test-kit.js';
+import { startOAuthUpstreamWorld } from '#test/upstream-oauth/oauth-world.js';
 import { CLIENT_METADATA_PATH } from './client-metadata.js';
-import { startOAuthUpstreamWorld } from './testing/oauth-world.js';
 
 const text = (result: unknown) =>
   ((result as { content: { type: string; text: string }[] }).content[0]?.text ?? '') as string;

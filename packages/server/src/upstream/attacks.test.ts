@@ -12,12 +12,12 @@ import {
   ElicitRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
+import { connectV1, connectV2, startMcpGateway } from '#test/mcp/mcp-test-kit.js';
+import { TEST_SERVICE_SECRET } from '#test/support/test-gateway.js';
+import { type FakeTool, startFakeUpstream } from '#test/upstream/fake-upstream.js';
+import { registerSource } from '#test/upstream/register-source.js';
+import { startSdkUpstream } from '#test/upstream/sdk-upstream.js';
 import { MAX_CALL_ROUNDS } from '../mcp/running-call.js';
-import { connectV1, connectV2, startMcpGateway } from '../mcp/testing/mcp-test-kit.js';
-import { TEST_SERVICE_SECRET } from '../testing/test-gateway.js';
-import { type FakeTool, startFakeUpstream } from './testing/fake-upstream.js';
-import { registerSource } from './testing/register-source.js';
-import { startSdkUpstream } from './testing/sdk-upstream.js';
 import { checkUpstreamUrl, guardedLookup, type UrlPolicy } from './url-policy.js';
 
 const strict: UrlPolicy = {

@@ -13,15 +13,10 @@ import {
   LoggingMessageNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import {
-  connectV1,
-  connectV2,
-  startMcpGateway,
-  waitForApproval,
-} from '../mcp/testing/mcp-test-kit.js';
-import { TEST_SERVICE_SECRET } from '../testing/test-gateway.js';
-import { EVERYTHING_BIN, startEverythingHttp } from './testing/everything.js';
-import { registerSource } from './testing/register-source.js';
+import { connectV1, connectV2, startMcpGateway, waitForApproval } from '#test/mcp/mcp-test-kit.js';
+import { TEST_SERVICE_SECRET } from '#test/support/test-gateway.js';
+import { EVERYTHING_BIN, startEverythingHttp } from '#test/upstream/everything.js';
+import { registerSource } from '#test/upstream/register-source.js';
 
 const ALLOW_PRIVATE = { GATEWAY_UPSTREAM_ALLOW_PRIVATE: 'true' };
 

@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { connectV2 } from '../mcp/testing/mcp-test-kit.js';
-import { createEndpoint } from '../mcp-endpoints/index.js';
-import { rememberSecret } from '../testing/known-secrets.js';
-import { sharedDatabaseTargets } from '../testing/shared-database.js';
+import { connectV2 } from '#test/mcp/mcp-test-kit.js';
+import { rememberSecret } from '#test/support/known-secrets.js';
+import { sharedDatabaseTargets } from '#test/support/shared-database.js';
 import {
   createTestGateway,
   TEST_SERVICE_SECRET,
   type TestGateway,
-} from '../testing/test-gateway.js';
-import { startFakeUpstream } from './testing/fake-upstream.js';
-import { startSdkUpstream } from './testing/sdk-upstream.js';
+} from '#test/support/test-gateway.js';
+import { startFakeUpstream } from '#test/upstream/fake-upstream.js';
+import { startSdkUpstream } from '#test/upstream/sdk-upstream.js';
+import { createEndpoint } from '../mcp-endpoints/index.js';
 
 const targets = sharedDatabaseTargets();
 

@@ -5,8 +5,8 @@
  */
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { connectV2, startMcpGateway } from '../mcp/testing/mcp-test-kit.js';
-import { startSdkUpstream } from './testing/sdk-upstream.js';
+import { connectV2, startMcpGateway } from '#test/mcp/mcp-test-kit.js';
+import { startSdkUpstream } from '#test/upstream/sdk-upstream.js';
 
 describe('notifications/tools/list_changed', () => {
   it('makes the gateway fetch the tool list again and serve the new tool', async () => {

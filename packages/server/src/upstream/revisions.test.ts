@@ -5,12 +5,12 @@
  */
 import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
-import { connectV1, connectV2, startMcpGateway } from '../mcp/testing/mcp-test-kit.js';
-import { rememberSecret } from '../testing/known-secrets.js';
-import { addConnection } from './testing/connections.js';
-import { startFakeUpstream } from './testing/fake-upstream.js';
-import { startModernUpstream } from './testing/modern-upstream.js';
-import { registerSource } from './testing/register-source.js';
+import { connectV1, connectV2, startMcpGateway } from '#test/mcp/mcp-test-kit.js';
+import { rememberSecret } from '#test/support/known-secrets.js';
+import { addConnection } from '#test/upstream/connections.js';
+import { startFakeUpstream } from '#test/upstream/fake-upstream.js';
+import { startModernUpstream } from '#test/upstream/modern-upstream.js';
+import { registerSource } from '#test/upstream/register-source.js';
 
 const ALLOW_PRIVATE = { GATEWAY_UPSTREAM_ALLOW_PRIVATE: 'true' };
 

@@ -4,10 +4,10 @@
  * settings: its URL and auth stay as registered.
  */
 import { describe, expect, it } from 'vitest';
-import { connectV2, startMcpGateway } from '../mcp/testing/mcp-test-kit.js';
-import { notesPlugin } from '../registry/test-plugins.js';
-import { type As, createTestGateway } from '../testing/test-gateway.js';
-import { startFakeUpstream } from './testing/fake-upstream.js';
+import { connectV2, startMcpGateway } from '#test/mcp/mcp-test-kit.js';
+import { notesPlugin } from '#test/registry/test-plugins.js';
+import { type As, createTestGateway } from '#test/support/test-gateway.js';
+import { startFakeUpstream } from '#test/upstream/fake-upstream.js';
 
 const ALLOW_PRIVATE = { GATEWAY_UPSTREAM_ALLOW_PRIVATE: 'true' };
 

@@ -7,7 +7,7 @@ import { readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { connectV2, startMcpGateway } from '../mcp/testing/mcp-test-kit.js';
+import { connectV2, startMcpGateway } from '#test/mcp/mcp-test-kit.js';
 
 // An MCP server over stdio (newline-delimited JSON-RPC) that exits when `die` is called, and
 // counts its starts in the file named by its first argument.

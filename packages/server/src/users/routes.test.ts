@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { json } from '../registry/test-plugins.js';
-import { createTestGateway } from '../testing/test-gateway.js';
+import { json } from '#test/registry/test-plugins.js';
+import { createTestGateway } from '#test/support/test-gateway.js';
 import type { UserItem } from './schemas.js';
 
 describe('GET /api/users', () => {

@@ -2,10 +2,10 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { decryptOAuthToken, setTokenUtil } from 'better-auth/oauth2';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
-import { browser, gatewayTargets, oauthSignIn } from '../auth/oauth-test-kit.js';
-import { startAtlassian } from '../auth/testing/generic-providers.js';
-import { routeUpstream } from '../auth/testing/route-upstream.js';
-import type { TestGateway } from '../testing/test-gateway.js';
+import { startAtlassian } from '#test/auth/generic-providers.js';
+import { browser, gatewayTargets, oauthSignIn } from '#test/auth/oauth-test-kit.js';
+import { routeUpstream } from '#test/auth/route-upstream.js';
+import type { TestGateway } from '#test/support/test-gateway.js';
 import { createOAuthTokenSource } from './oauth-source.js';
 
 // A refresh the provider answers only after the caller gave up: Atlassian (which rotates refresh

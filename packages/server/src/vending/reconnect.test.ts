@@ -1,13 +1,13 @@
 import { AuthRequiredError } from '@gateway/sdk';
 import { describe, expect, it } from 'vitest';
-import { loginAtProvider } from '../auth/testing/oidc-provider-server.js';
+import { loginAtProvider } from '#test/auth/oidc-provider-server.js';
 import {
   cloudPlugin,
   type OidcWorld,
   revokeAndExpire,
   startOidcWorld,
   webBrowser,
-} from '../auth/testing/oidc-world.js';
+} from '#test/auth/oidc-world.js';
 import type { ToolStatus } from '../tool-status/index.js';
 
 // Issue 15: after the provider refuses a refresh (invalid_grant), the account is shown as needing

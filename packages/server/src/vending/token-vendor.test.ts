@@ -7,10 +7,10 @@ import {
   genericProviderEnv,
   oauthSignIn,
   startMockProvider,
-} from '../auth/oauth-test-kit.js';
+} from '#test/auth/oauth-test-kit.js';
+import type { TestGateway } from '#test/support/test-gateway.js';
 import type { ConnectionOwner } from '../db/index.js';
 import { createSecretBox, maskSecret, SecretUnreadableError } from '../secrets/index.js';
-import type { TestGateway } from '../testing/test-gateway.js';
 
 const ORIGIN = 'http://127.0.0.1:8787';
 

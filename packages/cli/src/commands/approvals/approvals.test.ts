@@ -1,7 +1,7 @@
 import type { Gateway } from '@gateway/server';
 import { describe, expect, it } from 'vitest';
-import { cliFailure, signInCli } from '../../test-support/cli-user.js';
-import { startGateway } from '../../test-support/gateway-server.js';
+import { cliFailure, signInCli } from '#test/support/cli-user.js';
+import { startGateway } from '#test/support/gateway-server.js';
 import { runApprovalsDecide, runApprovalsList } from './index.js';
 
 /** A tool call waiting for `userId`'s approval, as a client without elicitation causes one. */

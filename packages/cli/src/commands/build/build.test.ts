@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { createTestIo } from '#test/output/test-io.js';
+import { makeTempDir, writeFiles } from '#test/support/temp-project.js';
 import { CliError } from '../../cli-error.js';
-import { createTestIo } from '../../output/test-io.js';
 import type { ProcessRunner } from '../../process/run-process.js';
-import { makeTempDir, writeFiles } from '../../test-support/temp-project.js';
 import { runBuild } from './index.js';
 
 async function projectWithTsup(): Promise<string> {

@@ -10,9 +10,9 @@ import {
 } from '@gateway/server/testing';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { type CliUser, cliFailure, signInCli } from '../../test-support/cli-user.js';
-import { SERVICE_SECRET, startGateway } from '../../test-support/gateway-server.js';
-import { hiddenFields } from '../../test-support/test-browser.js';
+import { type CliUser, cliFailure, signInCli } from '#test/support/cli-user.js';
+import { SERVICE_SECRET, startGateway } from '#test/support/gateway-server.js';
+import { hiddenFields } from '#test/support/test-browser.js';
 import { runConnectionsList } from '../connections/index.js';
 import { runEndpointsCreate } from '../endpoints/index.js';
 import { runConnect } from './index.js';

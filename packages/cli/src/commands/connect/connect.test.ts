@@ -2,9 +2,9 @@ import { Readable } from 'node:stream';
 import { definePlugin, defineTool, type Plugin } from '@gateway/sdk';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { cliFailure, signInCli } from '../../test-support/cli-user.js';
-import { type RunningGateway, startGateway } from '../../test-support/gateway-server.js';
-import { startOAuthProvider } from '../../test-support/oauth-provider.js';
+import { cliFailure, signInCli } from '#test/support/cli-user.js';
+import { type RunningGateway, startGateway } from '#test/support/gateway-server.js';
+import { startOAuthProvider } from '#test/support/oauth-provider.js';
 import { runConnectionsList } from '../connections/index.js';
 import { runConnect } from './index.js';
 

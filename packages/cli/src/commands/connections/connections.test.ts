@@ -7,9 +7,9 @@ import {
   createServiceAccount,
   revokeTokensOf,
   signInCli,
-} from '../../test-support/cli-user.js';
-import { startGateway } from '../../test-support/gateway-server.js';
-import { startOAuthProvider } from '../../test-support/oauth-provider.js';
+} from '#test/support/cli-user.js';
+import { startGateway } from '#test/support/gateway-server.js';
+import { startOAuthProvider } from '#test/support/oauth-provider.js';
 import { runConnect } from '../connect/index.js';
 import { runConnectionsList, runConnectionsRm } from './index.js';
 

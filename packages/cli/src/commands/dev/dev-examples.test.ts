@@ -4,9 +4,9 @@ import { fileURLToPath } from 'node:url';
 import type { Plugin } from '@gateway/sdk';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
+import { createTestIo } from '#test/output/test-io.js';
+import { makeTempDir } from '#test/support/temp-project.js';
 import { plural } from '../../output/plural.js';
-import { createTestIo } from '../../output/test-io.js';
-import { makeTempDir } from '../../test-support/temp-project.js';
 import { type DevReady, runDev } from './index.js';
 import { findPluginSources } from './plugin-sources.js';
 

@@ -1,7 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { makeTempDir } from '../../test-support/temp-project.js';
+import { makeTempDir } from '#test/support/temp-project.js';
 import { loadDevSecrets } from './dev-secrets.js';
 
 describe('loadDevSecrets', () => {

@@ -3,9 +3,9 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
+import { createTestIo, type TestIo } from '#test/output/test-io.js';
+import { linkWorkspace, makeTempDir, writeFiles } from '#test/support/temp-project.js';
 import { CliError } from '../../cli-error.js';
-import { createTestIo, type TestIo } from '../../output/test-io.js';
-import { linkWorkspace, makeTempDir, writeFiles } from '../../test-support/temp-project.js';
 import { type DevReady, runDev } from './index.js';
 
 const plugin = (paths: string[]) => `

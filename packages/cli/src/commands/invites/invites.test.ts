@@ -1,8 +1,8 @@
 import { rememberSecret } from '@gateway/server/testing';
 import { describe, expect, it } from 'vitest';
-import { cliFailure, revokeTokensOf, signInCli } from '../../test-support/cli-user.js';
-import { startGateway } from '../../test-support/gateway-server.js';
-import { TestBrowser } from '../../test-support/test-browser.js';
+import { cliFailure, revokeTokensOf, signInCli } from '#test/support/cli-user.js';
+import { startGateway } from '#test/support/gateway-server.js';
+import { TestBrowser } from '#test/support/test-browser.js';
 import { runInvitesCreate, runInvitesList, runInvitesRevoke } from './index.js';
 
 describe('gateway invites', () => {

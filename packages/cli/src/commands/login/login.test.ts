@@ -1,12 +1,12 @@
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
+import { createTestIo } from '#test/output/test-io.js';
+import { cliFailure, memoryKeychain, userEnv } from '#test/support/cli-user.js';
+import { startGateway } from '#test/support/gateway-server.js';
+import { makeTempDir } from '#test/support/temp-project.js';
+import { TestBrowser } from '#test/support/test-browser.js';
 import { formatMoment } from '../../output/moment.js';
-import { createTestIo } from '../../output/test-io.js';
-import { cliFailure, memoryKeychain, userEnv } from '../../test-support/cli-user.js';
-import { startGateway } from '../../test-support/gateway-server.js';
-import { makeTempDir } from '../../test-support/temp-project.js';
-import { TestBrowser } from '../../test-support/test-browser.js';
 import { runWhoami } from '../whoami/index.js';
 import { runLogin } from './index.js';
 

@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { cliFailure, signInCli } from '../../test-support/cli-user.js';
-import { startGateway } from '../../test-support/gateway-server.js';
+import { cliFailure, signInCli } from '#test/support/cli-user.js';
+import { startGateway } from '#test/support/gateway-server.js';
 import { runWhoami } from '../whoami/index.js';
 import { runLogout } from './index.js';
 

@@ -1,11 +1,11 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { createTestIo } from '#test/output/test-io.js';
+import { makeTempDir } from '#test/support/temp-project.js';
 import { CliError } from '../../cli-error.js';
-import { createTestIo } from '../../output/test-io.js';
 import type { ProcessRunner } from '../../process/run-process.js';
 import type { Prompter } from '../../prompts/prompter.js';
-import { makeTempDir } from '../../test-support/temp-project.js';
 import { version } from '../../version.js';
 import { MCP_CLIENT_STEP, runNew } from './index.js';
 import { templateNames } from './template-names.js';

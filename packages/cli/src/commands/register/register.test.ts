@@ -6,9 +6,9 @@ import {
 } from '@gateway/server/testing';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { z } from 'zod';
+import { createTestIo } from '#test/output/test-io.js';
+import { linkWorkspace, makeTempDir, writeFiles } from '#test/support/temp-project.js';
 import { CliError } from '../../cli-error.js';
-import { createTestIo } from '../../output/test-io.js';
-import { linkWorkspace, makeTempDir, writeFiles } from '../../test-support/temp-project.js';
 import { runRegister } from './index.js';
 
 const SECRET = 'register-test-service-secret-0123456789';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { cliFailure, revokeTokensOf, signInCli } from '../../test-support/cli-user.js';
-import { startGateway } from '../../test-support/gateway-server.js';
+import { cliFailure, revokeTokensOf, signInCli } from '#test/support/cli-user.js';
+import { startGateway } from '#test/support/gateway-server.js';
 import { runRolesAssign, runRolesList, runRolesSet } from './index.js';
 
 describe('gateway roles', () => {

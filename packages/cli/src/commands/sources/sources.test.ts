@@ -3,9 +3,9 @@ import { definePlugin, defineTool } from '@gateway/sdk';
 import { startFakeUpstream } from '@gateway/server/testing';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { cliFailure, signInCli } from '#test/support/cli-user.js';
+import { registerPlugin, SERVICE_SECRET, startGateway } from '#test/support/gateway-server.js';
 import { main } from '../../main.js';
-import { cliFailure, signInCli } from '../../test-support/cli-user.js';
-import { registerPlugin, SERVICE_SECRET, startGateway } from '../../test-support/gateway-server.js';
 import { runSourcesList, runSourcesSet } from './index.js';
 
 const notes = definePlugin({

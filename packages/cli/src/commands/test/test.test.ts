@@ -1,10 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { createTestIo } from '#test/output/test-io.js';
+import { linkWorkspace, makeTempDir, writeFiles } from '#test/support/temp-project.js';
 import { CliError } from '../../cli-error.js';
-import { createTestIo } from '../../output/test-io.js';
 import type { ProcessRunner } from '../../process/run-process.js';
-import { linkWorkspace, makeTempDir, writeFiles } from '../../test-support/temp-project.js';
 import { runTest, type TestReport } from './index.js';
 
 const validPlugin = `

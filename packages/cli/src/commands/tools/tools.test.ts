@@ -1,8 +1,8 @@
 import { definePlugin, defineTool, type Plugin } from '@gateway/sdk';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { cliFailure, signInCli } from '../../test-support/cli-user.js';
-import { registerPlugin, startGateway } from '../../test-support/gateway-server.js';
+import { cliFailure, signInCli } from '#test/support/cli-user.js';
+import { registerPlugin, startGateway } from '#test/support/gateway-server.js';
 import { runRolesAssign, runRolesSet } from '../roles/index.js';
 import { runTools } from './index.js';
 

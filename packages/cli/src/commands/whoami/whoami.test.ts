@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { main } from '../../main.js';
-import { formatMoment } from '../../output/moment.js';
 import {
   cliFailure,
   createServiceAccount,
   revokeTokensOf,
   signInCli,
-} from '../../test-support/cli-user.js';
-import { SERVICE_SECRET, startGateway } from '../../test-support/gateway-server.js';
+} from '#test/support/cli-user.js';
+import { SERVICE_SECRET, startGateway } from '#test/support/gateway-server.js';
+import { main } from '../../main.js';
+import { formatMoment } from '../../output/moment.js';
 import { runWhoami } from './index.js';
 
 describe('gateway whoami', () => {

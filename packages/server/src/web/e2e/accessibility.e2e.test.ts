@@ -6,15 +6,15 @@
  */
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { rememberSecret } from '../../testing/known-secrets.js';
-import { startFakeUpstream } from '../../upstream/testing/fake-upstream.js';
+import { rememberSecret } from '#test/support/known-secrets.js';
+import { startFakeUpstream } from '#test/upstream/fake-upstream.js';
 import {
   type BrowserWorld,
   DESKTOP,
   type Person,
   PHONE,
   startBrowserWorld,
-} from '../testing/browser-world.js';
+} from '#test/web/browser-world.js';
 
 const KEY = 'wk-a11y-4e5f6a7b8c9d0e1f-a11y';
 const NESTED_KEY = 'wk-a11y-nested-0f1e2d3c4b5a-nest';

@@ -10,7 +10,7 @@ import {
   shot,
   startBrowserWorld,
   textOf,
-} from '../testing/browser-world.js';
+} from '#test/web/browser-world.js';
 
 let bw: BrowserWorld;
 

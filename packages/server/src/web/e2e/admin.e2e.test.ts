@@ -5,7 +5,7 @@
  * the roles and members it changes, so tests do not lean on each other.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rememberSecret } from '../../testing/known-secrets.js';
+import { rememberSecret } from '#test/support/known-secrets.js';
 import {
   type BrowserWorld,
   type Person,
@@ -14,7 +14,7 @@ import {
   shot,
   startBrowserWorld,
   textOf,
-} from '../testing/browser-world.js';
+} from '#test/web/browser-world.js';
 
 const TEAM_KEY = 'crm-team-9a8b7c6d5e4f3a2b-t3m1';
 rememberSecret(TEAM_KEY);

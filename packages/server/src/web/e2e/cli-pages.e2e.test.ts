@@ -6,9 +6,9 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rememberSecret } from '../../testing/known-secrets.js';
-import { type BrowserWorld, PASSWORD, shot, startBrowserWorld } from '../testing/browser-world.js';
-import { type LoopbackListener, startLoopbackListener } from '../testing/loopback-listener.js';
+import { rememberSecret } from '#test/support/known-secrets.js';
+import { type BrowserWorld, PASSWORD, shot, startBrowserWorld } from '#test/web/browser-world.js';
+import { type LoopbackListener, startLoopbackListener } from '#test/web/loopback-listener.js';
 
 let bw: BrowserWorld;
 const listeners: LoopbackListener[] = [];

@@ -6,7 +6,7 @@
  */
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rememberSecret } from '../../testing/known-secrets.js';
+import { rememberSecret } from '#test/support/known-secrets.js';
 import {
   type BrowserWorld,
   type Person,
@@ -14,7 +14,7 @@ import {
   startBrowserWorld,
   textOf,
   type VisitorOptions,
-} from '../testing/browser-world.js';
+} from '#test/web/browser-world.js';
 
 let bw: BrowserWorld;
 

@@ -11,8 +11,8 @@ import {
   type OidcWorld,
   revokeAndExpire,
   startOidcWorld,
-} from '../../auth/testing/oidc-world.js';
-import { launchChromium } from '../testing/browser.js';
+} from '#test/auth/oidc-world.js';
+import { launchChromium } from '#test/web/browser.js';
 
 /** Walks the provider's login and consent pages until the browser is back on the gateway. */
 async function throughProvider(page: Page, world: OidcWorld): Promise<void> {

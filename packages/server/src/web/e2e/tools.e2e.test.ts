@@ -5,7 +5,7 @@
  * role that allows every tool.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rememberSecret } from '../../testing/known-secrets.js';
+import { rememberSecret } from '#test/support/known-secrets.js';
 import {
   type BrowserWorld,
   type Person,
@@ -15,7 +15,7 @@ import {
   shot,
   startBrowserWorld,
   textOf,
-} from '../testing/browser-world.js';
+} from '#test/web/browser-world.js';
 
 const WEATHER_KEY = 'wk-live-7f3a9c0e5b2d41aa-wxyz';
 const WORK_KEY = 'wk-work-0d8c1b7e4f2a9e33-k9q2';

@@ -6,11 +6,11 @@
  */
 import type { Page } from 'playwright-core';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { connectV1 } from '../../mcp/testing/mcp-test-kit.js';
+import { connectV1 } from '#test/mcp/mcp-test-kit.js';
+import { rememberSecret } from '#test/support/known-secrets.js';
+import { startOAuthUpstreamWorld } from '#test/upstream-oauth/oauth-world.js';
+import { launchChromium } from '#test/web/browser.js';
 import { createEndpoint } from '../../mcp-endpoints/index.js';
-import { rememberSecret } from '../../testing/known-secrets.js';
-import { startOAuthUpstreamWorld } from '../../upstream-oauth/testing/oauth-world.js';
-import { launchChromium } from '../testing/browser.js';
 
 /** Walks the authorization server's login and consent pages until the browser is back. */
 async function throughAuthorizationServer(page: Page, gateway: string, login: string) {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { browser } from '../../../auth/oauth-test-kit.js';
-import { rememberSecret } from '../../../testing/known-secrets.js';
-import { createTestGateway } from '../../../testing/test-gateway.js';
+import { browser } from '#test/auth/oauth-test-kit.js';
+import { rememberSecret } from '#test/support/known-secrets.js';
+import { createTestGateway } from '#test/support/test-gateway.js';
 
 const ORIGIN = 'http://127.0.0.1:8787';
 

@@ -3,10 +3,10 @@ import { rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { browser } from '../../../auth/oauth-test-kit.js';
-import { rememberSecret } from '../../../testing/known-secrets.js';
-import { createTestGateway } from '../../../testing/test-gateway.js';
-import { startFakeUpstream } from '../../../upstream/testing/fake-upstream.js';
+import { browser } from '#test/auth/oauth-test-kit.js';
+import { rememberSecret } from '#test/support/known-secrets.js';
+import { createTestGateway } from '#test/support/test-gateway.js';
+import { startFakeUpstream } from '#test/upstream/fake-upstream.js';
 
 const ORIGIN = 'http://127.0.0.1:8787';
 

@@ -1,3 +1,0 @@
-// The server's test helpers (`@gateway/server/testing`) start oidc-provider, which ships no types;
-// the server declares the little they use, and this brings that declaration into the CLI's build.
-/// <reference path="../../../server/src/auth/testing/oidc-provider.d.ts" />

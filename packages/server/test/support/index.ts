@@ -1,0 +1,12 @@
+/**
+ * Test helpers of the server for the workspace's other packages, imported as
+ * `@gateway/server/testing` (a vitest alias and a tsconfig path; not published). A gateway made
+ * with them takes part in the leak check of `leak-check.setup.ts`.
+ */
+
+export { loginAtProvider } from '../auth/oidc-provider-server.js';
+export { startFakeUpstream } from '../upstream/fake-upstream.js';
+export { startUpstreamAuthorizationServer } from '../upstream-oauth/authorization-server.js';
+export { startProtectedUpstream } from '../upstream-oauth/protected-upstream.js';
+export { captureLogLine, rememberSecret } from './known-secrets.js';
+export { createLeakCheckedGateway } from './leak-checked-gateway.js';

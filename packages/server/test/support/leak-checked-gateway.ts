@@ -1,0 +1,117 @@
+import { createGateway, type Gateway, type GatewayOptions } from '../../src/gateway.js';
+import {
+  captureLogLine,
+  rememberBearer,
+  rememberSecret,
+  rememberSecretFields,
+  rememberSessionCookies,
+} from './known-secrets.js';
+
+/** Environment variables whose values are secrets, by name. */
+const SECRET_VARIABLE = /secret|api_key|token|password/i;
+/** Bodies larger than the gateway accepts are not read: the gateway refuses them unread too. */
+const MAX_WATCHED_BODY = 1024 * 1024;
+
+/**
+ * Creates a gateway for a test whose every secret the leak check of `leak-check.setup.ts` knows
+ * and whose every log line it greps (see `known-secrets.ts`): the auth and service secrets and
+ * secret-named environment variables; every secret it encrypts or decrypts; the bearer values,
+ * secret-named body fields and session cookies of every request it answers, in process or over
+ * a socket, and the `token`, `key` and `secret` fields of its answers. Its log lines go to the
+ * capture (and to `options.logSink`, if given), not to stdout.
+ *
+ * @example
+ * const gateway = await createLeakCheckedGateway({ databaseUrl: ':memory:', authSecret, port: 0 });
+ * onTestFinished(() => gateway.stop());
+ */
+export async function createLeakCheckedGateway(options: GatewayOptions = {}): Promise<Gateway> {
+  rememberSecret(options.authSecret);
+  for (const previous of options.previousAuthSecrets ?? []) rememberSecret(previous);
+  rememberSecret(options.serviceApiSecret);
+  for (const [name, value] of Object.entries(options.env ?? process.env)) {
+    if (SECRET_VARIABLE.test(name)) rememberSecret(value);
+  }
+  const gateway = await createGateway({
+    ...options,
+    logSink: {
+      write: (line) => {
+        captureLogLine(line);
+        options.logSink?.write(line);
+      },
+    },
+  });
+  watchSecretBox(gateway);
+  watchRequests(gateway);
+  return gateway;
+}
+
+/** Remembers every plaintext the gateway encrypts for storage or decrypts from it. */
+function watchSecretBox(gateway: Gateway): void {
+  const box = gateway.services.secrets;
+  const { encrypt, decrypt, open } = box;
+  box.encrypt = (plain) => {
+    rememberSecret(plain);
+    return encrypt.call(box, plain);
+  };
+  box.decrypt = (stored) => {
+    const plain = decrypt.call(box, stored);
+    rememberSecret(plain);
+    return plain;
+  };
+  box.open = (stored) => {
+    const opened = open.call(box, stored);
+    rememberSecret(opened.plain);
+    return opened;
+  };
+}
+
+/**
+ * Remembers the secrets of every request through `app.fetch`, which serves both `gateway.fetch`
+ * and the listening socket (`start()` reads it when called).
+ */
+function watchRequests(gateway: Gateway): void {
+  const { app } = gateway;
+  const inner = app.fetch;
+  app.fetch = async (request, ...rest) => {
+    rememberBearer(request.headers.get('authorization'));
+    const length = Number(request.headers.get('content-length') ?? 0);
+    const hasBody = request.method !== 'GET' && request.method !== 'HEAD';
+    if (hasBody && length <= MAX_WATCHED_BODY) {
+      // Any content type: a secret sent as text/plain must still be recognised if it leaks.
+      rememberSecretFields(parseJson(await bodyOf(request)));
+    }
+    const response = await inner(request, ...rest);
+    rememberSessionCookies(response.headers);
+    if (response.ok && /json/i.test(response.headers.get('content-type') ?? '')) {
+      rememberSecretFields(parseJson(await response.clone().text()));
+    }
+    return response;
+  };
+}
+
+/**
+ * The text of a copy of `request`'s body, or `''` once the client hangs up: a copy of a body cut
+ * off mid-way never settles, which would hold the request before the gateway ever sees it.
+ */
+function bodyOf(request: Request): Promise<string> {
+  const { signal } = request;
+  const hungUp = new Promise<string>((resolve) => {
+    if (signal.aborted) resolve('');
+    else signal.addEventListener('abort', () => resolve(''), { once: true });
+  });
+  return Promise.race([
+    request
+      .clone()
+      .text()
+      .catch(() => ''),
+    hungUp,
+  ]);
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}

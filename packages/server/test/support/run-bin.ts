@@ -1,0 +1,79 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { onTestFinished } from 'vitest';
+import { captureLogLine, rememberSecret } from './known-secrets.js';
+
+const bin = fileURLToPath(new URL('../../src/bin.ts', import.meta.url));
+const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+
+/** Environment variables whose values are secrets, by name. */
+const SECRET_VARIABLE = /secret|api_key|token|password/i;
+
+/**
+ * A process of `gateway-server` (its sources, through tsx) with `args` (and Node's `nodeArgs`,
+ * before the script), in a fresh directory,
+ * with nothing but `env`, PATH and HOME. Every secret-named variable is remembered and every
+ * output line captured for the leak check; the process is killed when the test ends.
+ *
+ * @example
+ * const { exited, output } = await startBin({ AUTH_SECRET }, ['rekey']);
+ * expect(await exited).toBe(0);
+ */
+export async function startBin(
+  env: Record<string, string>,
+  args: readonly string[] = [],
+  options: { nodeArgs?: readonly string[] } = {},
+) {
+  const cwd = await mkdtemp(join(tmpdir(), 'gateway-server-bin-'));
+  onTestFinished(() => rm(cwd, { recursive: true, force: true }));
+  for (const [name, value] of Object.entries(env)) {
+    if (SECRET_VARIABLE.test(name))
+      for (const part of value.split(',')) rememberSecret(part.trim());
+  }
+  // The workspace's sources: the same condition the repo's `pnpm start` runs them with.
+  const child = spawn(
+    process.execPath,
+    ['--conditions=@gateway/source', '--import', tsx, ...(options.nodeArgs ?? []), bin, ...args],
+    {
+      cwd,
+      env: { ...env, PATH: process.env.PATH ?? '', HOME: cwd },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  onTestFinished(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
+  const output = { stdout: '', stderr: '' };
+  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+    output.stdout += chunk;
+    captureLogLine(chunk);
+  });
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+    output.stderr += chunk;
+    captureLogLine(chunk);
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  return { cwd, child, output, exited };
+}
+
+/** Resolves to the address the process says it listens on. */
+export function listeningUrl(child: ChildProcess, output: { stderr: string }): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const check = () => {
+      const url = /Gateway listening on (http:\/\/\S+)/.exec(output.stderr)?.[1];
+      if (url !== undefined) {
+        child.stderr?.off('data', check);
+        resolve(url);
+      }
+    };
+    child.stderr?.on('data', check);
+    child.once('exit', (code) =>
+      reject(new Error(`gateway-server exited (${code}) before listening: ${output.stderr}`)),
+    );
+    check();
+  });
+}
