@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { createPostgresTestDatabase, postgresTestUrl } from '../db/test-database.js';
+import { createPostgresTestDatabase, postgresTestUrl } from '#test/db/test-database.js';
 import { createLogger } from '../http/logger.js';
 import { Redactor } from '../http/redact.js';
 import { ApprovalService } from './approval-service.js';
