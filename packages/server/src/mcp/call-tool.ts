@@ -19,7 +19,6 @@ import { type Span, trace } from '@opentelemetry/api';
 import type { ExecutionOutcome } from '../db/index.js';
 import { type ExecutionRecord, newExecutionId } from '../executions/index.js';
 import type { MountedTool } from '../registry/index.js';
-import type { GatewayServices } from '../services.js';
 import { CallFailure, LinksRequired } from '../tool-sources/index.js';
 import { traced } from '../tracing/index.js';
 import { authRequiredMessage } from './auth-hint.js';
@@ -30,7 +29,7 @@ import { subjectId } from './principal.js';
 import { errorResult } from './render-result.js';
 import { continueRound, type Round } from './rounds.js';
 import { RunningCall, Stopped } from './running-call.js';
-import { type McpRuntime, toolsOf } from './runtime.js';
+import { type McpDeps, type McpRuntime, toolsOf } from './runtime.js';
 
 /**
  * Answers `tools/call` in stages, the same for every kind of {@link ToolSource}:
@@ -258,13 +257,13 @@ export class CallRecord {
   readonly redaction: CallRedaction;
   /** Set once the call can ask questions: the last answer goes into the record. */
   elicitor: Elicitor | undefined;
-  readonly #services: GatewayServices;
+  readonly #services: McpDeps;
   readonly #subject: string;
   readonly #toolPath: string;
   readonly #args: Record<string, unknown>;
 
   constructor(
-    services: GatewayServices,
+    services: McpDeps,
     subject: string,
     toolPath: string,
     args: Record<string, unknown>,

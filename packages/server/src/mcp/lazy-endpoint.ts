@@ -1,7 +1,7 @@
-import type { GatewayServices } from '../services.js';
 import { AbandonedCallSweeper } from './abandoned-calls.js';
 import type { McpEndpoint } from './mcp-endpoint.js';
 import { type McpOptions, resolveMcpOptions } from './options.js';
+import type { McpDeps } from './runtime.js';
 import type { ToolsChange } from './shared-sessions/session-bus.js';
 
 /**
@@ -27,7 +27,7 @@ export class LazyMcpEndpoint {
 
   /** @throws Error naming the option when one of `options` is out of range. */
   constructor(
-    services: GatewayServices,
+    services: McpDeps,
     authSecret: string,
     maxBodyBytes: number,
     options: McpOptions = {},

@@ -1,11 +1,10 @@
 import { createMcpHandler, isJsonContentType, isLegacyRequest } from '@modelcontextprotocol/server';
-import type { GatewayServices } from '../services.js';
 import { createToolServer } from './create-server.js';
 import { type McpOptions, resolveMcpOptions } from './options.js';
 import type { McpPrincipal } from './principal.js';
 import { readBody } from './read-body.js';
 import { createRoundStateCodec } from './request-state.js';
-import type { McpRuntime } from './runtime.js';
+import type { McpDeps, McpRuntime } from './runtime.js';
 import { LegacySessions } from './sessions/index.js';
 import { SharedSessions } from './shared-sessions/index.js';
 import type { ToolsChange } from './shared-sessions/session-bus.js';
@@ -32,7 +31,7 @@ export class McpEndpoint {
   readonly #stopWatching: () => void;
 
   constructor(
-    services: GatewayServices,
+    services: McpDeps,
     authSecret: string,
     maxBodyBytes: number,
     options: McpOptions = {},

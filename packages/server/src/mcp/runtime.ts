@@ -6,9 +6,23 @@ import { type McpPrincipal, subjectId } from './principal.js';
 import type { RoundState } from './request-state.js';
 import type { ToolIndex, ToolIndexCache } from './tool-list.js';
 
+/** What serving MCP reads of the gateway's services. */
+export type McpDeps = Pick<
+  GatewayServices,
+  | 'approvals'
+  | 'baseUrl'
+  | 'database'
+  | 'executions'
+  | 'logger'
+  | 'plugins'
+  | 'policy'
+  | 'redactor'
+  | 'tokens'
+>;
+
 /** What serving MCP is built from; made once per gateway. */
 export interface McpRuntime {
-  services: GatewayServices;
+  services: McpDeps;
   options: ResolvedMcpOptions;
   /** Signs and checks `requestState`. */
   codec: RequestStateCodec<RoundState>;
