@@ -8,24 +8,32 @@ import { describe, expect, it } from 'vitest';
 import { connectV2, startMcpGateway } from '#test/mcp/mcp-test-kit.js';
 import { startSdkUpstream } from '#test/upstream/sdk-upstream.js';
 
+/**
+ * A gateway serving an SDK upstream as source `sdk`, with no schedule (only the notification can
+ * bring a new tool), a client of it and the `sdk.` tools that client is served.
+ */
+async function servedUpstream() {
+  const upstream = await startSdkUpstream();
+  const gw = await startMcpGateway({
+    env: { GATEWAY_UPSTREAM_ALLOW_PRIVATE: 'true', GATEWAY_UPSTREAM_REFRESH_SECONDS: '0' },
+  });
+  const registered = await gw.gateway.request('POST', '/api/registry/sources', {
+    as: 'service',
+    body: { type: 'mcp', id: 'sdk', namespace: 'sdk', url: upstream.url },
+  });
+  expect(registered.status).toBe(201);
+  const alice = await gw.user({ admin: true });
+  const client = await connectV2(gw.url, alice.mcpToken);
+  const sdkTools = async () =>
+    (await client.listTools()).tools
+      .map((tool) => tool.name)
+      .filter((name) => name.startsWith('sdk.'));
+  return { upstream, gw, client, sdkTools };
+}
+
 describe('notifications/tools/list_changed', () => {
   it('makes the gateway fetch the tool list again and serve the new tool', async () => {
-    const upstream = await startSdkUpstream();
-    // No schedule: only the notification can bring the new tool.
-    const gw = await startMcpGateway({
-      env: { GATEWAY_UPSTREAM_ALLOW_PRIVATE: 'true', GATEWAY_UPSTREAM_REFRESH_SECONDS: '0' },
-    });
-    const registered = await gw.gateway.request('POST', '/api/registry/sources', {
-      as: 'service',
-      body: { type: 'mcp', id: 'sdk', namespace: 'sdk', url: upstream.url },
-    });
-    expect(registered.status).toBe(201);
-    const alice = await gw.user({ admin: true });
-    const client = await connectV2(gw.url, alice.mcpToken);
-    const sdkTools = async () =>
-      (await client.listTools()).tools
-        .map((tool) => tool.name)
-        .filter((name) => name.startsWith('sdk.'));
+    const { upstream, client, sdkTools } = await servedUpstream();
     expect(await sdkTools()).toEqual(['sdk.first']);
 
     upstream.addTool('second');
@@ -35,21 +43,7 @@ describe('notifications/tools/list_changed', () => {
   });
 
   it('keeps serving the tools it has when the new list cannot be stored, and stores the next', async () => {
-    const upstream = await startSdkUpstream();
-    const gw = await startMcpGateway({
-      env: { GATEWAY_UPSTREAM_ALLOW_PRIVATE: 'true', GATEWAY_UPSTREAM_REFRESH_SECONDS: '0' },
-    });
-    const registered = await gw.gateway.request('POST', '/api/registry/sources', {
-      as: 'service',
-      body: { type: 'mcp', id: 'sdk', namespace: 'sdk', url: upstream.url },
-    });
-    expect(registered.status).toBe(201);
-    const alice = await gw.user({ admin: true });
-    const client = await connectV2(gw.url, alice.mcpToken);
-    const sdkTools = async () =>
-      (await client.listTools()).tools
-        .map((tool) => tool.name)
-        .filter((name) => name.startsWith('sdk.'));
+    const { upstream, gw, sdkTools } = await servedUpstream();
     const { db } = gw.gateway.services.database;
 
     // A real database failure while the refresh stores the list: the table is gone for a moment.
