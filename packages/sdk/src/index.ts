@@ -26,6 +26,7 @@ export {
   type TextField,
   type TitledChoiceField,
   type TitledMultiChoiceField,
+  urlElicitationProblem,
   validateElicitRequest,
   validateFormAnswer,
 } from './elicit/index.js';

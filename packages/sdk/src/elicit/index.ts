@@ -12,5 +12,5 @@ export type {
   TitledChoiceField,
   TitledMultiChoiceField,
 } from './form-field.js';
-export { validateElicitRequest } from './validate-elicit-request.js';
+export { urlElicitationProblem, validateElicitRequest } from './validate-elicit-request.js';
 export { validateFormAnswer } from './validate-form-answer.js';

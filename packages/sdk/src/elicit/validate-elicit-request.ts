@@ -177,12 +177,16 @@ const MAX_LINK_CHARS = 2048;
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 /**
- * What is wrong with the link of a `type: 'url'` request, if anything: a person is asked to open
- * it, so only `https:` (or `http:` to this machine, for a tool under development), without
- * credentials in it, and of a reasonable length.
+ * What is wrong with a link a person is to be asked to open (URL-mode elicitation), if anything:
+ * only `https:` (or `http:` to this machine, for a tool under development), without a user name or
+ * password in it, and of at most 2,048 characters. The gateway applies the same rules to the
+ * links upstream MCP servers ask for.
+ *
+ * @example
+ * urlElicitationProblem('javascript:alert(1)'); // 'must be an https: address (http: only to localhost)'
+ * urlElicitationProblem('https://pay.example.com/orders/1042'); // undefined
  */
-function linkProblem(url: string | undefined): string | undefined {
-  if (url === undefined) return "type: 'url' needs the url to open";
+export function urlElicitationProblem(url: string): string | undefined {
   const link = url.length <= MAX_LINK_CHARS ? URL.parse(url) : null;
   if (link === null) return `not a URL of at most ${MAX_LINK_CHARS} characters`;
   const secure =
@@ -196,8 +200,9 @@ function linkProblem(url: string | undefined): string | undefined {
 
 /**
  * Checks a `ctx.elicit()` request as the gateway does before asking anyone: the spec's fields,
- * a link's `url` (see {@link ElicitRequest.url}), and a form's `fields` (each one of the {@link FormField} shapes, defaults among the values the
- * field accepts) and `required` (names of its fields). Every issue is reported at once.
+ * a link's `url` ({@link urlElicitationProblem}), and a form's `fields` (each one of the
+ * {@link FormField} shapes, defaults among the values the field accepts) and `required` (names of
+ * its fields). Every issue is reported at once.
  *
  * @example
  * const checked = validateElicitRequest(request);
@@ -209,7 +214,8 @@ export function validateElicitRequest(request: unknown): ValidationResult<Elicit
   const { type, fields, required, url } = parsed.data;
   const issues: SchemaIssue[] = [];
   if (type === 'url') {
-    const problem = linkProblem(url);
+    const problem =
+      url === undefined ? "type: 'url' needs the url to open" : urlElicitationProblem(url);
     if (problem !== undefined) issues.push({ path: ['url'], message: problem });
   } else if (url !== undefined) {
     issues.push({ path: ['url'], message: "url is for type: 'url' only" });

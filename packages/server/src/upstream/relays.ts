@@ -1,4 +1,4 @@
-import { validateElicitRequest, validateSampleRequest } from '@gateway/sdk';
+import { urlElicitationProblem, validateElicitRequest, validateSampleRequest } from '@gateway/sdk';
 import { type Client, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/client';
 import type { LoggingLevel } from '@modelcontextprotocol/server';
 import { isRecord } from '../json/is-record.js';
@@ -114,8 +114,7 @@ export function relayToCalls(client: Client, relay: CallRelay): void {
   });
 }
 
-/** The longest link, message and elicitation id of a URL-mode elicitation the gateway relays. */
-const MAX_LINK_CHARS = 2048;
+/** The longest message and elicitation id of a URL-mode elicitation the gateway relays. */
 const MAX_LINK_MESSAGE_CHARS = 2000;
 const MAX_ELICITATION_ID_CHARS = 200;
 
@@ -136,23 +135,16 @@ export function checkedLink(params: {
   if (typeof message !== 'string' || typeof url !== 'string' || typeof elicitationId !== 'string') {
     return 'A URL elicitation needs a message, a url and an elicitation id, all strings';
   }
-  const link = url.length <= MAX_LINK_CHARS ? URL.parse(url) : null;
-  const allowed =
-    link !== null &&
-    (link.protocol === 'https:' ||
-      (link.protocol === 'http:' && LOOPBACK_HOSTS.has(link.hostname))) &&
-    link.username === '' &&
-    link.password === '';
-  if (!allowed) {
+  // The rules a plugin's link is held to (`ctx.elicit({ type: 'url' })`), one sentence for all.
+  if (urlElicitationProblem(url) !== undefined) {
     return 'The gateway relays https links only (http only to localhost), without credentials, of at most 2048 characters';
   }
   if (message.length > MAX_LINK_MESSAGE_CHARS || elicitationId.length > MAX_ELICITATION_ID_CHARS) {
     return 'The message or elicitation id is too long to relay';
   }
-  return { message, url: link.href, elicitationId };
+  // Checked above, so it parses; the normalised address is what the person sees.
+  return { message, url: new URL(url).href, elicitationId };
 }
-
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 /** A form's answer as elicitation carries it: the fields whose values a form can hold. */
 function formContent(data: Record<string, unknown>): Record<string, FormValue> {
