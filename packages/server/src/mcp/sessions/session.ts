@@ -6,24 +6,6 @@ import type {
 import type { SessionLogLevel } from '../create-server.js';
 import type { McpPrincipal } from '../principal.js';
 
-/** A 2025 session this instance holds (on PostgreSQL: its copy of the session). */
-export interface Session {
-  id: string;
-  /** The principal that opened it: only the same principal may use it. */
-  owner: string;
-  principal: McpPrincipal;
-  server: Server;
-  transport: WebStandardStreamableHTTPServerTransport;
-  lastSeen: number;
-  /** POSTs of the session whose answer is still being sent (a call running, a question asked). */
-  inFlight: number;
-  /** Standalone GET streams of the session open on this instance. */
-  listening: number;
-  level: SessionLogLevel;
-  /** Delivers a message another instance forwarded (shared sessions only). */
-  receive?: (message: JSONRPCMessage) => void;
-}
-
 /** What a new or rebuilt session is made of, before it is held (see `LegacySessions`). */
 export interface SessionParts {
   id: string;
@@ -31,7 +13,20 @@ export interface SessionParts {
   server: Server;
   transport: WebStandardStreamableHTTPServerTransport;
   level: SessionLogLevel;
+  /** Delivers a message another instance forwarded (shared sessions only). */
   receive: ((message: JSONRPCMessage) => void) | undefined;
+}
+
+/** A 2025 session this instance holds (on PostgreSQL: its copy of the session). */
+export interface Session extends Omit<SessionParts, 'receive'> {
+  /** The principal that opened it: only the same principal may use it. */
+  owner: string;
+  lastSeen: number;
+  /** POSTs of the session whose answer is still being sent (a call running, a question asked). */
+  inFlight: number;
+  /** Standalone GET streams of the session open on this instance. */
+  listening: number;
+  receive?: SessionParts['receive'];
 }
 
 /** How long a client whose SSE stream closed should wait before reconnecting. */
