@@ -1,4 +1,4 @@
-import type { LoggingLevel, Server } from '@modelcontextprotocol/server';
+import type { ClientCapabilities, LoggingLevel, ServerContext } from '@modelcontextprotocol/server';
 import type { McpPrincipal } from './principal.js';
 
 /**
@@ -13,8 +13,28 @@ export type ConnectionKind = 'modern' | 'session' | 'stateless';
 export interface CallSite {
   principal: McpPrincipal;
   kind: ConnectionKind;
-  /** The server instance answering, for the client's declared capabilities. */
-  server: Server;
+  /** What the client declared it can do (on a session, at `initialize`; else per request). */
+  clientCapabilities(): ClientCapabilities | undefined;
   /** The log level the client asked for on a 2025 session (`logging/setLevel`), if any. */
   sessionLogLevel?: () => LoggingLevel | undefined;
+}
+
+/**
+ * What a tool call reads of its request: the parts of the SDK's `ServerContext` the call path
+ * uses, so a call the gateway answers itself (`direct-call.ts`) can give the same.
+ */
+export interface CallContext {
+  mcpReq: Pick<
+    ServerContext['mcpReq'],
+    | 'id'
+    | 'signal'
+    | '_meta'
+    | 'envelope'
+    | 'requestState'
+    | 'inputResponses'
+    | 'notify'
+    | 'elicitInput'
+    | 'requestSampling'
+  >;
+  http?: Pick<NonNullable<ServerContext['http']>, 'closeSSE'> | undefined;
 }

@@ -12,7 +12,6 @@ import {
   type InputRequiredResult,
   ProtocolError,
   ProtocolErrorCode,
-  type ServerContext,
   UrlElicitationRequiredError,
 } from '@modelcontextprotocol/server';
 import { type Span, trace } from '@opentelemetry/api';
@@ -23,7 +22,7 @@ import { CallFailure, LinksRequired } from '../tool-sources/index.js';
 import { traced } from '../tracing/index.js';
 import { authRequiredMessage } from './auth-hint.js';
 import { CallRedaction } from './call-redaction.js';
-import type { CallSite } from './call-site.js';
+import type { CallContext, CallSite } from './call-site.js';
 import type { Elicitor } from './elicitor.js';
 import { subjectId } from './principal.js';
 import { errorResult } from './render-result.js';
@@ -54,7 +53,7 @@ export function callTool(
   runtime: McpRuntime,
   site: CallSite,
   params: CallToolRequestParams,
-  ctx: ServerContext,
+  ctx: CallContext,
 ): Promise<CallToolResult | InputRequiredResult> {
   // A span per call when tracing is on; its stages are child spans (tracing/).
   return traced('tools/call', {}, (span) => callStages(runtime, site, params, ctx, span));
@@ -64,7 +63,7 @@ async function callStages(
   runtime: McpRuntime,
   site: CallSite,
   params: CallToolRequestParams,
-  ctx: ServerContext,
+  ctx: CallContext,
   span: Span | undefined,
 ): Promise<CallToolResult | InputRequiredResult> {
   const { services } = runtime;
@@ -124,7 +123,7 @@ async function callStages(
 async function run(
   runtime: McpRuntime,
   site: CallSite,
-  ctx: ServerContext,
+  ctx: CallContext,
   tool: MountedTool,
   role: Role,
   record: CallRecord,

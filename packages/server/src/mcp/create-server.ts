@@ -6,7 +6,8 @@ import { asLogLevel } from './log-levels.js';
 import type { McpPrincipal } from './principal.js';
 import { type McpRuntime, toolsOf } from './runtime.js';
 
-const SERVER_INFO = { name: 'gateway', title: 'Gateway', version: SERVER_VERSION };
+/** How the gateway names itself to MCP clients. */
+export const SERVER_INFO = { name: 'gateway', title: 'Gateway', version: SERVER_VERSION };
 const INSTRUCTIONS =
   'Tools from the Gateway, filtered by your role. Tools that change data ask you to approve first.';
 
@@ -48,7 +49,7 @@ export function createToolServer(
   const site: CallSite = {
     principal,
     kind,
-    server,
+    clientCapabilities: () => server.getClientCapabilities(),
     ...(kind === 'session' ? { sessionLogLevel: () => sessionLevel.get() } : {}),
   };
   server.setRequestHandler('tools/list', async () => {

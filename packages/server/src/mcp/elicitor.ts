@@ -6,9 +6,9 @@ import {
   validateElicitRequest,
   validateFormAnswer,
 } from '@gateway/sdk';
-import type { ClientCapabilities, ServerContext } from '@modelcontextprotocol/server';
+import type { ClientCapabilities } from '@modelcontextprotocol/server';
 import { redactArguments } from '../executions/index.js';
-import type { CallSite } from './call-site.js';
+import type { CallContext, CallSite } from './call-site.js';
 import {
   InputNeeded,
   type PendingSlot,
@@ -34,7 +34,7 @@ const PROGRESS_EVERY_MS = 10_000;
 export interface ElicitorOptions {
   runtime: McpRuntime;
   site: CallSite;
-  ctx: ServerContext;
+  ctx: CallContext;
   executionId: string;
   toolPath: string;
   /** Answers carried over from earlier rounds of this call (2026-07-28 retries). */
@@ -109,7 +109,7 @@ export class Elicitor {
   /** A 2025 session client that declared links (see `SourceCall.takesLinks`). */
   get takesLinks(): boolean {
     const { site } = this.#options;
-    return site.kind === 'session' && supports('url', site.server.getClientCapabilities());
+    return site.kind === 'session' && supports('url', site.clientCapabilities());
   }
 
   /**
@@ -134,7 +134,7 @@ export class Elicitor {
     // A handler that swallowed the stop signal and asks again still waits for the first answer.
     if (pending.current !== undefined) throw new InputNeeded(pending.current);
 
-    const clientAnswers = supports(question.kind, site.server.getClientCapabilities());
+    const clientAnswers = supports(question.kind, site.clientCapabilities());
     if (site.kind === 'modern' && clientAnswers) {
       pending.current = { kind: 'question', question };
       throw new InputNeeded(pending.current);

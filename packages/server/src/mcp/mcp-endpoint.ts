@@ -1,5 +1,6 @@
 import { createMcpHandler, isJsonContentType, isLegacyRequest } from '@modelcontextprotocol/server';
 import { createToolServer } from './create-server.js';
+import { directCallOf, serveDirectCall } from './direct-call.js';
 import { type McpOptions, resolveMcpOptions } from './options.js';
 import type { McpPrincipal } from './principal.js';
 import { readBody } from './read-body.js';
@@ -136,15 +137,17 @@ export class McpEndpoint {
       }
     }
 
-    const parsed = body === undefined ? {} : { parsedBody: body };
     if (
       this.#sessions.claims(request, body) &&
       (await isLegacyRequest(request, body, { maxRequestBodySize: options.maxBodyBytes }))
     ) {
       return this.#sessions.handle(request, principal, body);
     }
+    // The common 2026-07-28 call is answered without the SDK's per-request server (direct-call.ts).
+    const direct = directCallOf(request, body);
+    if (direct !== undefined) return serveDirectCall(this.#runtime, principal, direct, request);
     this.#principals.set(request, principal);
-    return this.#handler.fetch(request, parsed);
+    return this.#handler.fetch(request, body === undefined ? {} : { parsedBody: body });
   }
 
   /** Closes every session and in-flight exchange (the gateway is stopping). */

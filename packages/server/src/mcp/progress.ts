@@ -1,4 +1,5 @@
-import type { ProgressToken, ServerContext } from '@modelcontextprotocol/server';
+import type { ProgressToken } from '@modelcontextprotocol/server';
+import type { CallContext } from './call-site.js';
 
 /** Longest progress message passed on; longer ones are cut. */
 const MAX_MESSAGE_LENGTH = 1000;
@@ -13,12 +14,12 @@ const MAX_MESSAGE_LENGTH = 1000;
  */
 export class ProgressReporter {
   readonly #token: ProgressToken | undefined;
-  readonly #request: ServerContext['mcpReq'];
+  readonly #request: CallContext['mcpReq'];
   readonly #redact: (text: string) => string;
   #last: number | undefined;
   #total: number | undefined;
 
-  constructor(ctx: ServerContext, redact: (text: string) => string) {
+  constructor(ctx: CallContext, redact: (text: string) => string) {
     this.#token = ctx.mcpReq._meta?.progressToken;
     this.#request = ctx.mcpReq;
     this.#redact = redact;

@@ -5,10 +5,9 @@ import {
   inputResponse,
   ProtocolError,
   ProtocolErrorCode,
-  type ServerContext,
 } from '@modelcontextprotocol/server';
 import type { MountedTool } from '../registry/index.js';
-import type { CallSite } from './call-site.js';
+import type { CallContext, CallSite } from './call-site.js';
 import { ELICIT_KEY, type PendingSlot, type Question, toAnswer } from './elicitation.js';
 import { principalKey, subjectId } from './principal.js';
 import {
@@ -45,7 +44,7 @@ export async function continueRound(
   site: CallSite,
   tool: MountedTool,
   args: Record<string, unknown>,
-  ctx: ServerContext,
+  ctx: CallContext,
 ): Promise<Round | undefined> {
   const raw = ctx.mcpReq.requestState();
   if (raw === undefined) return undefined;

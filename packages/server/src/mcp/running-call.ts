@@ -3,13 +3,12 @@ import type {
   CallToolResult,
   InputRequiredResult,
   LoggingLevel,
-  ServerContext,
 } from '@modelcontextprotocol/server';
 import type { ServerLogger } from '../http/logger.js';
 import type { MountedTool } from '../registry/index.js';
 import type { SourceCall } from '../tool-sources/index.js';
 import type { CallRedaction } from './call-redaction.js';
-import type { CallSite } from './call-site.js';
+import type { CallContext, CallSite } from './call-site.js';
 import type { CallRecord } from './call-tool.js';
 import type { PendingSlot, UrlElicitation } from './elicitation.js';
 import { Elicitor } from './elicitor.js';
@@ -45,7 +44,7 @@ export class Stopped extends Error {
 export interface RunningCallOptions {
   runtime: McpRuntime;
   site: CallSite;
-  ctx: ServerContext;
+  ctx: CallContext;
   tool: MountedTool;
   role: Role;
   record: CallRecord;
@@ -239,7 +238,7 @@ export class RunningCall implements SourceCall {
  */
 function releaseStreamLater(
   runtime: McpRuntime,
-  ctx: ServerContext,
+  ctx: CallContext,
 ): ReturnType<typeof setTimeout> | undefined {
   const after = runtime.options.releaseStreamAfterMs;
   const close = ctx.http?.closeSSE;

@@ -6,8 +6,8 @@ import {
   validateSampleRequest,
   validateSampleResult,
 } from '@gateway/sdk';
-import type { CreateMessageRequestParams, ServerContext } from '@modelcontextprotocol/server';
-import type { CallSite } from './call-site.js';
+import type { CreateMessageRequestParams } from '@modelcontextprotocol/server';
+import type { CallContext, CallSite } from './call-site.js';
 import { InputNeeded, type PendingSlot } from './elicitation.js';
 import { GivenAnswers } from './given-answers.js';
 import { subjectId } from './principal.js';
@@ -19,7 +19,7 @@ import type { TimeLimit } from './time-limit.js';
 export interface SamplerOptions {
   runtime: McpRuntime;
   site: CallSite;
-  ctx: ServerContext;
+  ctx: CallContext;
   executionId: string;
   toolPath: string;
   /** Answers carried over from earlier rounds of this call (2026-07-28 retries). */
@@ -79,7 +79,7 @@ export class Sampler {
     if (known !== undefined) return this.#read(known.answer);
     if (pending.current !== undefined) throw new InputNeeded(pending.current);
 
-    const offered = site.server.getClientCapabilities()?.sampling !== undefined;
+    const offered = site.clientCapabilities()?.sampling !== undefined;
     if (!offered || site.kind === 'stateless') {
       throw new ToolError(
         `${toolPath} asks the AI client's model for an answer (MCP sampling), and this client does not offer sampling. Use an AI client that supports sampling.`,

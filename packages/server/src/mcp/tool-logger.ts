@@ -1,14 +1,10 @@
 import type { Logger } from '@gateway/sdk';
-import {
-  LOG_LEVEL_META_KEY,
-  type LoggingLevel,
-  type ServerContext,
-} from '@modelcontextprotocol/server';
+import { LOG_LEVEL_META_KEY, type LoggingLevel } from '@modelcontextprotocol/server';
 import type { LogLevel, ServerLogger } from '../http/logger.js';
 import { isRecord } from '../json/is-record.js';
 import type { MountedTool } from '../registry/index.js';
 import type { CallRedaction } from './call-redaction.js';
-import type { CallSite } from './call-site.js';
+import type { CallContext, CallSite } from './call-site.js';
 import { asLogLevel, passes } from './log-levels.js';
 
 /**
@@ -21,7 +17,7 @@ export function toolLogger(
   log: ServerLogger,
   site: CallSite,
   tool: MountedTool,
-  ctx: ServerContext,
+  ctx: CallContext,
   redaction: CallRedaction,
 ): Logger {
   const threshold = clientLogLevel(site, ctx);
@@ -75,12 +71,12 @@ export function lazyLogger(make: () => Logger): Logger {
 }
 
 /** Whether the client asked for log messages at `level` (a 2025 session's, or the envelope's). */
-export function passesClient(site: CallSite, ctx: ServerContext, level: LoggingLevel): boolean {
+export function passesClient(site: CallSite, ctx: CallContext, level: LoggingLevel): boolean {
   const threshold = clientLogLevel(site, ctx);
   return threshold !== undefined && passes(level, threshold);
 }
 
-function clientLogLevel(site: CallSite, ctx: ServerContext): LoggingLevel | undefined {
+function clientLogLevel(site: CallSite, ctx: CallContext): LoggingLevel | undefined {
   if (site.kind === 'session') return site.sessionLogLevel?.();
   const envelope: object | undefined = ctx.mcpReq.envelope;
   const level: unknown =

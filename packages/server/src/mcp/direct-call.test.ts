@@ -1,0 +1,167 @@
+import { describe, expect, it } from 'vitest';
+import { createInteractionPlugin } from '#test/mcp/interaction-plugin.js';
+import { startMcpGateway } from '#test/mcp/mcp-test-kit.js';
+import { directCallOf } from './direct-call.js';
+
+const ENVELOPE = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientInfo': { name: 'probe', version: '1.0.0' },
+  'io.modelcontextprotocol/clientCapabilities': {},
+};
+
+function callBody(name: string, args: unknown, envelope: object = ENVELOPE) {
+  return {
+    jsonrpc: '2.0',
+    id: 7,
+    method: 'tools/call',
+    params: { name, arguments: args, _meta: envelope },
+  };
+}
+
+function headersFor(name: string): Record<string, string> {
+  return {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': '2026-07-28',
+    'mcp-method': 'tools/call',
+    'mcp-name': name,
+  };
+}
+
+function requestOf(body: unknown, headers: Record<string, string>): Request {
+  return new Request('http://127.0.0.1/mcp', {
+    method: 'POST',
+    headers,
+    body: JSON.stringify(body),
+  });
+}
+
+describe('which 2026-07-28 calls the gateway answers without the SDK (directCallOf)', () => {
+  const plain = callBody('demo.echo.say', { text: 'hi' });
+  const headers = headersFor('demo.echo.say');
+
+  it('takes the plain call: one request, the envelope only, headers naming the same call', () => {
+    expect(directCallOf(requestOf(plain, headers), plain)).toEqual({
+      id: 7,
+      params: { name: 'demo.echo.say', arguments: { text: 'hi' } },
+      envelope: ENVELOPE,
+      capabilities: {},
+    });
+    const noArguments = { ...plain, params: { name: 'demo.echo.say', _meta: ENVELOPE } };
+    expect(directCallOf(requestOf(noArguments, headers), noArguments)?.params).toEqual({
+      name: 'demo.echo.say',
+    });
+  });
+
+  const withParams = (params: object) => ({ ...plain, params: { ...plain.params, ...params } });
+  const withMeta = (meta: object) => withParams({ _meta: { ...ENVELOPE, ...meta } });
+  const leftToTheSdk: [string, unknown, Record<string, string>?][] = [
+    ['a batch', [plain], headers],
+    ['another method', { ...plain, method: 'tools/list' }, headers],
+    ['a notification (no id)', { ...plain, id: undefined }, headers],
+    ['a null id', { ...plain, id: null }, headers],
+    ['a fractional id', { ...plain, id: 1.5 }, headers],
+    ['a key JSON-RPC does not have', { ...plain, extra: 1 }, headers],
+    ['a wrong jsonrpc', { ...plain, jsonrpc: '1.0' }, headers],
+    ['params that are not an object', { ...plain, params: [] }, headers],
+    ['a name that is not a string', withParams({ name: 7 }), headers],
+    ['arguments that are not an object', withParams({ arguments: ['hi'] }), headers],
+    ['a retried round (requestState)', withParams({ requestState: 'x' }), headers],
+    ['answers of a round (inputResponses)', withParams({ inputResponses: {} }), headers],
+    ['a task', withParams({ task: {} }), headers],
+    ['no envelope', withParams({ _meta: undefined }), headers],
+    ['a progress token', withMeta({ progressToken: 1 }), headers],
+    ['a log level', withMeta({ 'io.modelcontextprotocol/logLevel': 'debug' }), headers],
+    ['trace context', withMeta({ traceparent: '00-abc' }), headers],
+    [
+      'another revision',
+      withMeta({ 'io.modelcontextprotocol/protocolVersion': '2026-01-01' }),
+      headers,
+    ],
+    [
+      'capabilities not by the schema',
+      withMeta({ 'io.modelcontextprotocol/clientCapabilities': { sampling: 1 } }),
+      headers,
+    ],
+    [
+      'no capabilities',
+      withParams({ _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } }),
+      headers,
+    ],
+    [
+      'client info not by the schema',
+      withMeta({ 'io.modelcontextprotocol/clientInfo': { name: 'x' } }),
+      headers,
+    ],
+    [
+      'a protocol header of another revision',
+      plain,
+      { ...headers, 'mcp-protocol-version': '2025-11-25' },
+    ],
+    ['no method header', plain, { ...headers, 'mcp-method': '' }],
+    ['a name header naming another tool', plain, { ...headers, 'mcp-name': 'demo.files.delete' }],
+  ];
+  it.each(leftToTheSdk)('leaves %s to the SDK', (_case, body, given = headers) => {
+    expect(directCallOf(requestOf(body, given), body)).toBeUndefined();
+  });
+});
+
+describe('a call the gateway answers itself is answered as the SDK answers it', () => {
+  /**
+   * Posts the same call twice: as it is (answered directly) and with one more `_meta` key that
+   * changes nothing for the call (so the SDK's server answers it), and compares the answers.
+   */
+  async function both(
+    url: string,
+    token: string,
+    name: string,
+    args: unknown,
+    capabilities: object = {},
+  ) {
+    const envelope = { ...ENVELOPE, 'io.modelcontextprotocol/clientCapabilities': capabilities };
+    const post = async (body: unknown) => {
+      const response = await fetch(`${url}/mcp`, {
+        method: 'POST',
+        headers: { ...headersFor(name), authorization: `Bearer ${token}` },
+        body: JSON.stringify(body),
+      });
+      return {
+        status: response.status,
+        type: response.headers.get('content-type'),
+        body: (await response.json()) as Record<string, unknown>,
+      };
+    };
+    const direct = callBody(name, args, envelope);
+    expect(directCallOf(requestOf(direct, headersFor(name)), direct)).toBeDefined();
+    const viaSdk = callBody(name, args, { ...envelope, 'example.test/probe': true });
+    expect(directCallOf(requestOf(viaSdk, headersFor(name)), viaSdk)).toBeUndefined();
+    return { direct: await post(direct), sdk: await post(viaSdk) };
+  }
+
+  it('for results, tool failures, unknown tools, tools outside the role and questions', async () => {
+    const gw = await startMcpGateway({ plugins: [createInteractionPlugin()] });
+    const admin = await gw.user({ admin: true });
+    const reader = await gw.user({ roleId: 'reader' });
+    const cases: [string, string, unknown, object?][] = [
+      [admin.mcpToken, 'demo.echo.say', { text: 'hi' }],
+      [admin.mcpToken, 'demo.echo.say', { text: '' }],
+      [admin.mcpToken, 'demo.fail.tool_error', {}],
+      [admin.mcpToken, 'demo.fail.crash', {}],
+      [admin.mcpToken, 'demo.fail.bad_output', {}],
+      [admin.mcpToken, 'demo.no.such_tool', {}],
+      [reader.mcpToken, 'demo.files.delete', { name: 'a.txt' }],
+      [admin.mcpToken, 'calls.orders.ship', {}, { elicitation: {} }],
+    ];
+    for (const [token, name, args, capabilities] of cases) {
+      const { direct, sdk } = await both(gw.url, token, name, args, capabilities);
+      // Execution ids and a question's signed state differ by call; everything else is the same.
+      const settled = (answer: typeof direct) =>
+        JSON.parse(
+          JSON.stringify(answer)
+            .replace(/[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}/g, '(id)')
+            .replace(/"requestState":"[^"]+"/g, '"requestState":"(signed)"'),
+        );
+      expect(settled(direct), name).toEqual(settled(sdk));
+    }
+  });
+});

@@ -1,0 +1,177 @@
+import {
+  type CallToolRequestParams,
+  type CallToolResult,
+  CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
+  type ClientCapabilities,
+  type InputRequiredResult,
+  isInputRequiredResult,
+  isSpecType,
+  PROTOCOL_VERSION_META_KEY,
+  ProtocolError,
+  ProtocolErrorCode,
+  SERVER_INFO_META_KEY,
+} from '@modelcontextprotocol/server';
+import type { CallContext, CallSite } from './call-site.js';
+import { callTool } from './call-tool.js';
+import { SERVER_INFO } from './create-server.js';
+import type { McpPrincipal } from './principal.js';
+import type { McpRuntime } from './runtime.js';
+
+const MODERN = '2026-07-28';
+const REQUEST_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);
+const PARAMS_KEYS = new Set(['name', 'arguments', '_meta']);
+const ENVELOPE_KEYS = new Set([
+  PROTOCOL_VERSION_META_KEY,
+  CLIENT_INFO_META_KEY,
+  CLIENT_CAPABILITIES_META_KEY,
+]);
+
+/** A 2026-07-28 `tools/call` the gateway answers itself ({@link directCallOf}). */
+export interface DirectCall {
+  id: string | number;
+  params: CallToolRequestParams;
+  envelope: Record<string, unknown>;
+  capabilities: ClientCapabilities;
+}
+
+/**
+ * The call when `body` is the plain 2026-07-28 `tools/call` that the gateway answers without the
+ * SDK's per-request server, else `undefined` (the SDK serves it, as every other request).
+ *
+ * The SDK builds a server, a transport and a context for every 2026-07-28 request, validates the
+ * message against the spec's schemas in four places and wraps the answer in promises and streams:
+ * about half of the gateway's CPU time for a call (bench/mcp/README.md). A call is answered here
+ * only when everything in it is something the SDK would accept as it stands and its answer is one
+ * JSON body:
+ * - one request (no batch) with exactly `jsonrpc`, `id`, `method` and `params`; `params` with
+ *   `name`, `arguments` (an object) and `_meta`;
+ * - `_meta` holding the envelope and nothing else: protocol version `2026-07-28`, the client's
+ *   capabilities and, if given, its info, each valid by the spec's schema. So no progress token and
+ *   no log level, the only ways a call could send the client notifications, and no `requestState`
+ *   or `inputResponses` (a retried round goes to the SDK, which checks them);
+ * - the `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` headers naming the same revision,
+ *   method and tool as the body.
+ *
+ * Anything else, malformed or merely unusual, takes the SDK's way and its answers.
+ */
+export function directCallOf(request: Request, body: unknown): DirectCall | undefined {
+  if (!isPlain(body) || body.method !== 'tools/call' || body.jsonrpc !== '2.0') return undefined;
+  const { id, params } = body;
+  if (typeof id !== 'string' && !Number.isSafeInteger(id)) return undefined;
+  if (!onlyKeys(body, REQUEST_KEYS) || !isPlain(params) || !onlyKeys(params, PARAMS_KEYS)) {
+    return undefined;
+  }
+  const { name, arguments: args, _meta: envelope } = params;
+  if (typeof name !== 'string' || (args !== undefined && !isPlain(args))) return undefined;
+  if (!isPlain(envelope) || !onlyKeys(envelope, ENVELOPE_KEYS)) return undefined;
+  const headers = request.headers;
+  if (
+    envelope[PROTOCOL_VERSION_META_KEY] !== MODERN ||
+    headers.get('mcp-protocol-version') !== MODERN ||
+    headers.get('mcp-method') !== 'tools/call' ||
+    headers.get('mcp-name') !== name
+  ) {
+    return undefined;
+  }
+  const capabilities = envelope[CLIENT_CAPABILITIES_META_KEY];
+  const info = envelope[CLIENT_INFO_META_KEY];
+  if (!isSpecType.ClientCapabilities(capabilities)) return undefined;
+  if (info !== undefined && !isSpecType.Implementation(info)) return undefined;
+  return {
+    id: id as string | number,
+    params: args === undefined ? { name } : { name, arguments: args },
+    envelope,
+    // Checked by the schema and kept as sent, as the SDK keeps a client's declaration.
+    capabilities: capabilities as ClientCapabilities,
+  };
+}
+
+/**
+ * Answers a {@link directCallOf} call through the same call path as the SDK's server would
+ * ({@link callTool}), with the answer the SDK would give: the result stamped `resultType` and the
+ * server's identity, a protocol error as a JSON-RPC error, and 499 with no body when the client
+ * left before the answer.
+ */
+export async function serveDirectCall(
+  runtime: McpRuntime,
+  principal: McpPrincipal,
+  call: DirectCall,
+  request: Request,
+): Promise<Response> {
+  const site: CallSite = { principal, kind: 'modern', clientCapabilities: () => call.capabilities };
+  const signal = request.signal;
+  let message: object;
+  try {
+    const result = await callTool(runtime, site, call.params, contextOf(call, signal));
+    message = { result: encoded(result), jsonrpc: '2.0', id: call.id };
+  } catch (error) {
+    message = { jsonrpc: '2.0', id: call.id, error: errorOf(error, runtime) };
+  }
+  if (signal.aborted) return new Response(null, { status: 499 });
+  return Response.json(message);
+}
+
+/**
+ * What the call path reads of its request. Nothing here can reach the client before the answer:
+ * a 2026-07-28 call asks its questions in its result (`input_required`), and without a progress
+ * token or a log level nothing is sent to the client (see {@link directCallOf}).
+ */
+function contextOf(call: DirectCall, signal: AbortSignal): CallContext {
+  const noSession = () => {
+    throw new ProtocolError(ProtocolErrorCode.InternalError, 'No session to ask the client on');
+  };
+  return {
+    mcpReq: {
+      id: call.id,
+      signal,
+      _meta: undefined,
+      envelope: call.envelope,
+      requestState: () => undefined,
+      inputResponses: undefined,
+      // Nothing is sent before the answer (above); were it ever, it is dropped, as the SDK drops
+      // a JSON exchange's notifications.
+      notify: async () => {},
+      elicitInput: noSession,
+      requestSampling: noSession,
+    },
+  };
+}
+
+/** The result as the SDK's 2026-07-28 codec puts it on the wire. */
+function encoded(result: CallToolResult | InputRequiredResult): object {
+  const typed = isInputRequiredResult(result)
+    ? result
+    : { ...result, content: result.content ?? [], resultType: result.resultType ?? 'complete' };
+  const meta = typed._meta;
+  if (meta?.[SERVER_INFO_META_KEY] !== undefined) return typed;
+  return { ...typed, _meta: { ...meta, [SERVER_INFO_META_KEY]: SERVER_INFO } };
+}
+
+/**
+ * A protocol error (an unknown tool) as the SDK answers it. The call path turns every failure of a
+ * tool into an `isError` result, so anything else is the gateway's own bug: logged, and answered
+ * without its message.
+ */
+function errorOf(error: unknown, runtime: McpRuntime): object {
+  if (error instanceof ProtocolError) {
+    return {
+      code: error.code === -32002 ? ProtocolErrorCode.InvalidParams : error.code,
+      message: error.message,
+      ...(error.data === undefined ? {} : { data: error.data }),
+    };
+  }
+  runtime.services.logger.error('MCP tool call failed', {
+    error: error instanceof Error ? error.message : String(error),
+  });
+  return { code: ProtocolErrorCode.InternalError, message: 'Internal error' };
+}
+
+function isPlain(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function onlyKeys(value: Record<string, unknown>, allowed: ReadonlySet<string>): boolean {
+  for (const key in value) if (!allowed.has(key)) return false;
+  return true;
+}
