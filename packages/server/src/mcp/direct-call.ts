@@ -91,16 +91,18 @@ export function directCallOf(request: Request, body: unknown): DirectCall | unde
  * Answers a {@link directCallOf} call through the same call path as the SDK's server would
  * ({@link callTool}), with the answer the SDK would give: the result stamped `resultType` and the
  * server's identity, a protocol error as a JSON-RPC error, and 499 with no body when the client
- * left before the answer.
+ * left before the answer. `closing` stops the call as the client leaving does (the gateway is
+ * stopping), as closing the SDK's handler stops the calls it serves.
  */
 export async function serveDirectCall(
   runtime: McpRuntime,
   principal: McpPrincipal,
   call: DirectCall,
   request: Request,
+  closing: AbortSignal,
 ): Promise<Response> {
   const site: CallSite = { principal, kind: 'modern', clientCapabilities: () => call.capabilities };
-  const signal = request.signal;
+  const signal = AbortSignal.any([request.signal, closing]);
   let message: object;
   try {
     const result = await callTool(runtime, site, call.params, contextOf(call, signal));

@@ -30,6 +30,8 @@ export class McpEndpoint {
   readonly #handler: ReturnType<typeof createMcpHandler>;
   readonly #sessions: LegacySessions;
   readonly #stopWatching: () => void;
+  /** Aborted when the endpoint closes: stops the calls answered without the SDK. */
+  readonly #closing = new AbortController();
 
   constructor(
     services: McpDeps,
@@ -145,7 +147,9 @@ export class McpEndpoint {
     }
     // The common 2026-07-28 call is answered without the SDK's per-request server (direct-call.ts).
     const direct = directCallOf(request, body);
-    if (direct !== undefined) return serveDirectCall(this.#runtime, principal, direct, request);
+    if (direct !== undefined) {
+      return serveDirectCall(this.#runtime, principal, direct, request, this.#closing.signal);
+    }
     this.#principals.set(request, principal);
     return this.#handler.fetch(request, body === undefined ? {} : { parsedBody: body });
   }
@@ -153,6 +157,7 @@ export class McpEndpoint {
   /** Closes every session and in-flight exchange (the gateway is stopping). */
   async close(): Promise<void> {
     this.#stopWatching();
+    this.#closing.abort();
     await this.#sessions.closeAll();
     await this.#handler.close();
   }

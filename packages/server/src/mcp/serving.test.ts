@@ -6,7 +6,13 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { connectV1, connectV2, INITIALIZE, startMcpGateway } from '#test/mcp/mcp-test-kit.js';
+import {
+  connectV1,
+  connectV2,
+  INITIALIZE,
+  startMcpGateway,
+  waitForApproval,
+} from '#test/mcp/mcp-test-kit.js';
 import { deleteEndpoint } from '../mcp-endpoints/index.js';
 
 function post(url: string, body: unknown, headers: Record<string, string> = {}) {
@@ -682,6 +688,25 @@ describe('MCP endpoint: shutdown', () => {
       new Promise((resolve) => setTimeout(() => resolve('hung'), 5000)),
     ]);
     expect(stopped).toBe('stopped');
+    expect(gw.state.deleted).toEqual([]);
+  });
+
+  it('stops while a 2026-07-28 call waits for approval, and the call is not carried out', async () => {
+    const gw = await startMcpGateway();
+    const alice = await gw.user({ admin: true });
+    // No elicitation declared: the call waits on the approvals path inside its request.
+    const client = await connectV2(gw.url, alice.mcpToken);
+    const call = client.callTool({ name: 'demo.files.delete', arguments: { name: 'x' } }).then(
+      () => 'answered',
+      () => 'failed',
+    );
+    await waitForApproval(gw, alice);
+    const stopped = await Promise.race([
+      gw.gateway.stop().then(() => 'stopped'),
+      new Promise((resolve) => setTimeout(() => resolve('hung'), 5000)),
+    ]);
+    expect(stopped).toBe('stopped');
+    expect(await call).toBe('failed');
     expect(gw.state.deleted).toEqual([]);
   });
 });
