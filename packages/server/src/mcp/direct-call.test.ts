@@ -66,6 +66,11 @@ describe('which 2026-07-28 calls the gateway answers without the SDK (directCall
     ['params that are not an object', { ...plain, params: [] }, headers],
     ['a name that is not a string', withParams({ name: 7 }), headers],
     ['arguments that are not an object', withParams({ arguments: ['hi'] }), headers],
+    [
+      'an argument named __proto__ (the SDK drops it)',
+      withParams({ arguments: JSON.parse('{"text":"hi","__proto__":{"admin":true}}') }),
+      headers,
+    ],
     ['a retried round (requestState)', withParams({ requestState: 'x' }), headers],
     ['answers of a round (inputResponses)', withParams({ inputResponses: {} }), headers],
     ['a task', withParams({ task: {} }), headers],
@@ -151,6 +156,10 @@ describe('a call the gateway answers itself is answered as the SDK answers it', 
       [admin.mcpToken, 'demo.no.such_tool', {}],
       [reader.mcpToken, 'demo.files.delete', { name: 'a.txt' }],
       [admin.mcpToken, 'calls.orders.ship', {}, { elicitation: {} }],
+      // Hostile but well-formed: a name with quotes and a thousand characters, capabilities
+      // with keys nobody defined.
+      [admin.mcpToken, `demo."${'x'.repeat(1000)}`, {}],
+      [admin.mcpToken, 'demo.echo.say', { text: 'hi' }, { 'x.example/whatever': { a: 1 } }],
     ];
     for (const [token, name, args, capabilities] of cases) {
       const { direct, sdk } = await both(gw.url, token, name, args, capabilities);

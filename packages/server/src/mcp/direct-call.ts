@@ -64,6 +64,9 @@ export function directCallOf(request: Request, body: unknown): DirectCall | unde
   }
   const { name, arguments: args, _meta: envelope } = params;
   if (typeof name !== 'string' || (args !== undefined && !isPlain(args))) return undefined;
+  // The SDK's schema drops an argument named `__proto__` (as zod does); the tool's own schema
+  // would refuse it. Either answer is safe, but there is one: the SDK's.
+  if (args !== undefined && Object.hasOwn(args, '__proto__')) return undefined;
   if (!isPlain(envelope) || !onlyKeys(envelope, ENVELOPE_KEYS)) return undefined;
   const headers = request.headers;
   if (
