@@ -25,14 +25,8 @@ async function main(): Promise<void> {
   const stopTracing = await startTracing(process.env);
   const gateway = await createGateway();
   const { url } = await gateway.start();
-  gateway.services.logger.info('gateway listening', { url });
-  process.stderr.write(`Gateway listening on ${url}\n`);
-  process.stderr.write(`${pluginsLine(gateway.services.plugins)}\n`);
-  const warning = openSignupWarning(host(process.env), gateway.services.signup);
-  if (warning !== undefined) {
-    gateway.services.logger.warn('open sign-up beyond loopback', { host: host(process.env) });
-    process.stderr.write(`${warning}\n`);
-  }
+  // Before saying it listens: whoever waits for that line (a process manager, a test) may stop it
+  // at once, and a signal that comes before its handler ends the process without a clean stop.
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
@@ -48,6 +42,14 @@ async function main(): Promise<void> {
   };
   process.once('SIGINT', () => stop('SIGINT'));
   process.once('SIGTERM', () => stop('SIGTERM'));
+  gateway.services.logger.info('gateway listening', { url });
+  process.stderr.write(`Gateway listening on ${url}\n`);
+  process.stderr.write(`${pluginsLine(gateway.services.plugins)}\n`);
+  const warning = openSignupWarning(host(process.env), gateway.services.signup);
+  if (warning !== undefined) {
+    gateway.services.logger.warn('open sign-up beyond loopback', { host: host(process.env) });
+    process.stderr.write(`${warning}\n`);
+  }
 }
 
 /** One line naming the loaded plugins and how many tools are mounted from them. */
