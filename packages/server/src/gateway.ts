@@ -449,7 +449,15 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
       if (server) {
         const closing = server;
         server = undefined;
-        await new Promise<void>((resolve) => closing.close(() => resolve()));
+        await new Promise<void>((resolve) => {
+          closing.close(() => resolve());
+          // A keep-alive connection whose last answer went out after close() (a call stopped
+          // above) would otherwise stay open until its idle timeout, holding the stop that long.
+          if ('closeIdleConnections' in closing) {
+            const sweep = setInterval(() => closing.closeIdleConnections(), 20);
+            closing.once('close', () => clearInterval(sweep));
+          }
+        });
       }
       await services.approvals.close();
       await services.executions.close();
