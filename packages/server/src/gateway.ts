@@ -19,6 +19,7 @@ import { ExecutionRecorder, executionRoutes } from './executions/index.js';
 import type { AppEnv } from './http/app-env.js';
 import { errorResponse, HttpError } from './http/errors.js';
 import { audienceOf, requestGuard } from './http/guard.js';
+import { closeListener, listenError } from './http/listener.js';
 import { createLogger, type LogSink, stdoutSink } from './http/logger.js';
 import { notFoundHandler } from './http/not-found.js';
 import { Redactor } from './http/redact.js';
@@ -449,15 +450,7 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
       if (server) {
         const closing = server;
         server = undefined;
-        await new Promise<void>((resolve) => {
-          closing.close(() => resolve());
-          // A keep-alive connection whose last answer went out after close() (a call stopped
-          // above) would otherwise stay open until its idle timeout, holding the stop that long.
-          if ('closeIdleConnections' in closing) {
-            const sweep = setInterval(() => closing.closeIdleConnections(), 20);
-            closing.once('close', () => clearInterval(sweep));
-          }
-        });
+        await closeListener(closing);
       }
       await services.approvals.close();
       await services.executions.close();
@@ -482,21 +475,4 @@ function portOf(url: string): number {
 
 function trimSlash(url: string): string {
   return url.replace(/\/+$/, '');
-}
-
-/**
- * A listen failure an operator can act on, in one sentence; any other error as it is. The
- * error's `code` stays, for callers (`gateway dev`) that word it their own way.
- */
-function listenError(error: NodeJS.ErrnoException, host: string, port: number): Error {
-  const message =
-    error.code === 'EADDRINUSE'
-      ? `port ${port} on ${host} is already in use: stop what is listening there, or set PORT to a free port`
-      : error.code === 'EACCES'
-        ? `not allowed to listen on port ${port} on ${host}: ports below 1024 need privileges; set PORT to 1024 or above`
-        : error.code === 'EADDRNOTAVAIL'
-          ? `${host} is not an address of this machine: set HOST to one (e.g. 127.0.0.1)`
-          : undefined;
-  if (message === undefined) return error;
-  return Object.assign(new Error(message, { cause: error }), { code: error.code });
 }
