@@ -45,7 +45,7 @@ export interface DirectCall {
  * only when everything in it is something the SDK would accept as it stands and its answer is one
  * JSON body:
  * - one request (no batch) with exactly `jsonrpc`, `id`, `method` and `params`; `params` with
- *   `name`, `arguments` (an object) and `_meta`;
+ *   `name`, `arguments` (an object, without an argument named `__proto__`) and `_meta`;
  * - `_meta` holding the envelope and nothing else: protocol version `2026-07-28`, the client's
  *   capabilities and, if given, its info, each valid by the spec's schema. So no progress token and
  *   no log level, the only ways a call could send the client notifications, and no `requestState`
