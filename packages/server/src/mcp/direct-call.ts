@@ -91,30 +91,55 @@ export function directCallOf(request: Request, body: unknown): DirectCall | unde
 }
 
 /**
- * Answers a {@link directCallOf} call through the same call path as the SDK's server would
- * ({@link callTool}), with the answer the SDK would give: the result stamped `resultType` and the
- * server's identity, a protocol error as a JSON-RPC error, and 499 with no body when the client
- * left before the answer. `closing` stops the call as the client leaving does (the gateway is
- * stopping), as closing the SDK's handler stops the calls it serves.
+ * The calls answered without the SDK, in flight: {@link DirectCalls.serve} answers one,
+ * {@link DirectCalls.stopAll} stops them all (the gateway is stopping), as closing the SDK's
+ * handler stops the calls it serves.
  */
-export async function serveDirectCall(
-  runtime: McpRuntime,
-  principal: McpPrincipal,
-  call: DirectCall,
-  request: Request,
-  closing: AbortSignal,
-): Promise<Response> {
-  const site: CallSite = { principal, kind: 'modern', clientCapabilities: () => call.capabilities };
-  const signal = AbortSignal.any([request.signal, closing]);
-  let message: object;
-  try {
-    const result = await callTool(runtime, site, call.params, contextOf(call, signal));
-    message = { result: encoded(result), jsonrpc: '2.0', id: call.id };
-  } catch (error) {
-    message = { jsonrpc: '2.0', id: call.id, error: errorOf(error, runtime) };
+export class DirectCalls {
+  readonly #running = new Set<AbortController>();
+  readonly #runtime: McpRuntime;
+
+  constructor(runtime: McpRuntime) {
+    this.#runtime = runtime;
   }
-  if (signal.aborted) return new Response(null, { status: 499 });
-  return Response.json(message);
+
+  /**
+   * Answers `call` through the same call path as the SDK's server would ({@link callTool}), with
+   * the answer the SDK would give: the result stamped `resultType` and the server's identity, a
+   * protocol error as a JSON-RPC error, and 499 with no body when the client left (or the
+   * gateway stopped) before the answer.
+   */
+  async serve(principal: McpPrincipal, call: DirectCall, request: Request): Promise<Response> {
+    const site: CallSite = {
+      principal,
+      kind: 'modern',
+      clientCapabilities: () => call.capabilities,
+    };
+    // A controller of the call's own, not AbortSignal.any() over a signal that lives as long as
+    // the gateway: each call would add a dependant to it.
+    const stop = new AbortController();
+    const clientLeft = () => stop.abort(request.signal.reason);
+    if (request.signal.aborted) clientLeft();
+    else request.signal.addEventListener('abort', clientLeft, { once: true });
+    this.#running.add(stop);
+    let message: object;
+    try {
+      const result = await callTool(this.#runtime, site, call.params, contextOf(call, stop.signal));
+      message = { result: encoded(result), jsonrpc: '2.0', id: call.id };
+    } catch (error) {
+      message = { jsonrpc: '2.0', id: call.id, error: errorOf(error, this.#runtime) };
+    } finally {
+      this.#running.delete(stop);
+      request.signal.removeEventListener('abort', clientLeft);
+    }
+    if (stop.signal.aborted) return new Response(null, { status: 499 });
+    return Response.json(message);
+  }
+
+  /** Stops every call in flight. */
+  stopAll(): void {
+    for (const stop of this.#running) stop.abort(new Error('The gateway is stopping'));
+  }
 }
 
 /**

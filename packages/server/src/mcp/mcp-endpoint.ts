@@ -1,6 +1,6 @@
 import { createMcpHandler, isJsonContentType, isLegacyRequest } from '@modelcontextprotocol/server';
 import { createToolServer } from './create-server.js';
-import { directCallOf, serveDirectCall } from './direct-call.js';
+import { DirectCalls, directCallOf } from './direct-call.js';
 import { type McpOptions, resolveMcpOptions } from './options.js';
 import type { McpPrincipal } from './principal.js';
 import { readBody } from './read-body.js';
@@ -30,8 +30,8 @@ export class McpEndpoint {
   readonly #handler: ReturnType<typeof createMcpHandler>;
   readonly #sessions: LegacySessions;
   readonly #stopWatching: () => void;
-  /** Aborted when the endpoint closes: stops the calls answered without the SDK. */
-  readonly #closing = new AbortController();
+  /** The calls answered without the SDK (direct-call.ts), stopped when the endpoint closes. */
+  readonly #direct: DirectCalls;
 
   constructor(
     services: McpDeps,
@@ -47,6 +47,7 @@ export class McpEndpoint {
       codec: createRoundStateCodec(authSecret, resolved.approvalTimeoutMs),
       tools: new ToolIndexCache({ toolName: resolved.toolName, logger: services.logger }),
     };
+    this.#direct = new DirectCalls(this.#runtime);
     const onerror = (error: Error) =>
       services.logger.warn('MCP request rejected or failed', { error: error.message });
     const factory = (context: { era: 'legacy' | 'modern'; requestInfo?: Request }) => {
@@ -148,7 +149,7 @@ export class McpEndpoint {
     // The common 2026-07-28 call is answered without the SDK's per-request server (direct-call.ts).
     const direct = directCallOf(request, body);
     if (direct !== undefined) {
-      return serveDirectCall(this.#runtime, principal, direct, request, this.#closing.signal);
+      return this.#direct.serve(principal, direct, request);
     }
     this.#principals.set(request, principal);
     return this.#handler.fetch(request, body === undefined ? {} : { parsedBody: body });
@@ -157,7 +158,7 @@ export class McpEndpoint {
   /** Closes every session and in-flight exchange (the gateway is stopping). */
   async close(): Promise<void> {
     this.#stopWatching();
-    this.#closing.abort();
+    this.#direct.stopAll();
     await this.#sessions.closeAll();
     await this.#handler.close();
   }
