@@ -19,6 +19,8 @@ import type { McpPrincipal } from './principal.js';
 import type { McpRuntime } from './runtime.js';
 
 const MODERN = '2026-07-28';
+/** 2025's "resource not found", which 2026-07-28 answers as invalid params (the SDK maps it so). */
+const RESOURCE_NOT_FOUND_2025 = -32002;
 const REQUEST_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);
 const PARAMS_KEYS = new Set(['name', 'arguments', '_meta']);
 const ENVELOPE_KEYS = new Set([
@@ -186,7 +188,7 @@ function encoded(result: CallToolResult | InputRequiredResult): object {
 function errorOf(error: unknown, runtime: McpRuntime): object {
   if (error instanceof ProtocolError) {
     return {
-      code: error.code === -32002 ? ProtocolErrorCode.InvalidParams : error.code,
+      code: error.code === RESOURCE_NOT_FOUND_2025 ? ProtocolErrorCode.InvalidParams : error.code,
       message: error.message,
       ...(error.data === undefined ? {} : { data: error.data }),
     };
