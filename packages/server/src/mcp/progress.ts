@@ -25,6 +25,11 @@ export class ProgressReporter {
     this.#redact = redact;
   }
 
+  /** Whether the client asked for progress (sent a token): else every report is dropped. */
+  get wanted(): boolean {
+    return this.#token !== undefined;
+  }
+
   /** `call.reportProgress` of the handler: never throws, never waits. */
   readonly report = (progress: number, total?: number, message?: string): void => {
     if (this.#token === undefined || typeof progress !== 'number' || !Number.isFinite(progress)) {

@@ -19,7 +19,7 @@ import { askClient, type Round } from './rounds.js';
 import type { McpRuntime } from './runtime.js';
 import { Sampler } from './sampler.js';
 import { TimeLimit } from './time-limit.js';
-import { lazyLogger, passesClient, toolLogger } from './tool-logger.js';
+import { clientLogLevel, lazyLogger, passesClient, toolLogger } from './tool-logger.js';
 
 /**
  * The most questions (and sampling requests) one call of a 2026-07-28 client may ask, one per
@@ -142,6 +142,14 @@ export class RunningCall implements SourceCall {
 
   get takesLinks(): boolean {
     return this.#elicitor.takesLinks;
+  }
+
+  get takesProgress(): boolean {
+    return this.#progress.wanted;
+  }
+
+  get clientLogLevel(): LoggingLevel | undefined {
+    return clientLogLevel(this.#options.site, this.#options.ctx);
   }
 
   readonly sample = (request: SampleRequest): Promise<SampleResult> => {

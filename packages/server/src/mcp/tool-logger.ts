@@ -76,7 +76,8 @@ export function passesClient(site: CallSite, ctx: CallContext, level: LoggingLev
   return threshold !== undefined && passes(level, threshold);
 }
 
-function clientLogLevel(site: CallSite, ctx: CallContext): LoggingLevel | undefined {
+/** The lowest level of log messages the client asked for, if it asked for any. */
+export function clientLogLevel(site: CallSite, ctx: CallContext): LoggingLevel | undefined {
   if (site.kind === 'session') return site.sessionLogLevel?.();
   const envelope: object | undefined = ctx.mcpReq.envelope;
   const level: unknown =

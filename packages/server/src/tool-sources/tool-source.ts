@@ -29,6 +29,13 @@ export interface SourceCall extends ToolCall {
    */
   forwardLog(level: LoggingLevel, data: unknown, logger?: string): void;
   /**
+   * The lowest level of log messages the calling client asked for, if any: an upstream is asked
+   * for no more than that, since {@link forwardLog} drops the rest.
+   */
+  readonly clientLogLevel: LoggingLevel | undefined;
+  /** The calling client asked for progress: else {@link ToolCall.reportProgress} drops every report. */
+  readonly takesProgress: boolean;
+  /**
    * Asks the user to open a link (an upstream's URL-mode elicitation, checked by the relay) by the
    * best way the client offers, else the approvals list; how the user answered.
    */

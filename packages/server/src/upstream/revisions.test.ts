@@ -4,6 +4,7 @@
  * log lines, form questions and sampling reach the calling user's client either way.
  */
 import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { LOG_LEVEL_META_KEY } from '@modelcontextprotocol/server';
 import { describe, expect, it } from 'vitest';
 import { connectV1, connectV2, startMcpGateway } from '#test/mcp/mcp-test-kit.js';
 import { rememberSecret } from '#test/support/known-secrets.js';
@@ -110,6 +111,38 @@ describe('an upstream that offers 2026-07-28', () => {
     expect(progressOf.a).toEqual(['a 1', 'a 2', 'a 3', 'a 4']);
     expect(progressOf.b).toEqual(['b 1', 'b 2', 'b 3', 'b 4']);
     expect(upstream.received.every((request) => request.method !== 'initialize')).toBe(true);
+  });
+
+  it('asks the upstream for the log lines and progress its caller asked for, and no more', async () => {
+    const upstream = await startModernUpstream();
+    const gw = await startMcpGateway({ env: ALLOW_PRIVATE });
+    expect(await register(gw.url, 'mod', upstream.url)).toBe(201);
+    const alice = await gw.user({ admin: true });
+    const lastCallMeta = () =>
+      upstream.received.filter((request) => request.method === 'tools/call').at(-1)?.meta;
+    const modern = await connectV2(gw.url, alice.mcpToken);
+    const echo = { name: 'mod.echo', arguments: { text: 'hi' } };
+
+    // A plain call: the client would hear no log line and no progress, so none is asked for.
+    await modern.callTool(echo);
+    expect(lastCallMeta()).not.toHaveProperty([LOG_LEVEL_META_KEY]);
+    expect(lastCallMeta()).not.toHaveProperty('progressToken');
+
+    // A 2026-07-28 call that asks for warnings and progress: the upstream is asked the same.
+    await modern.callTool(
+      { ...echo, _meta: { [LOG_LEVEL_META_KEY]: 'warning' } },
+      { onprogress: () => {} },
+    );
+    expect(lastCallMeta()?.[LOG_LEVEL_META_KEY]).toBe('warning');
+    expect(lastCallMeta()?.progressToken).toBeDefined();
+
+    // A 2025 session's level (`logging/setLevel`) is the one asked for.
+    const { client: onSession } = await connectV1(gw.url, alice.mcpToken);
+    await onSession.callTool(echo);
+    expect(lastCallMeta()).not.toHaveProperty([LOG_LEVEL_META_KEY]);
+    await onSession.setLoggingLevel('info');
+    await onSession.callTool(echo);
+    expect(lastCallMeta()?.[LOG_LEVEL_META_KEY]).toBe('info');
   });
 
   it("relays its form questions and sampling (input_required) to the calling user's client", async () => {

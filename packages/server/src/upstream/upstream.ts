@@ -29,11 +29,6 @@ import type { UrlPolicy } from './url-policy.js';
 /** A call is bounded by the gateway's tool time limit (its signal), not by the SDK's default. */
 const NO_SDK_TIMEOUT_MS = 24 * 60 * 60 * 1000;
 const MAX_TOOLS = 1000;
-/**
- * The log level a 2026-07-28 call asks the upstream for: every line, as a 2025 session (which the
- * gateway never sends `logging/setLevel`) gets; the calling client's own level filters them.
- */
-const CALL_META = { [LOG_LEVEL_META_KEY]: 'debug' };
 
 /**
  * A tool result as it came; {@link resultOf} checks it, once. Through `callTool` the SDK would
@@ -213,16 +208,20 @@ export class Upstream {
       if (stdio) this.#stdioCalls.add(call);
       let required: ReturnType<typeof requiredLinks>;
       try {
+        // The upstream is asked for the log lines and progress the calling client asked for, no
+        // more: the rest would be dropped here (a 2025 session is never sent `logging/setLevel`).
+        const level = call.clientLogLevel;
         const params = {
           name,
           arguments: isRecord(args) ? args : {},
-          ...(connection.modern ? { _meta: CALL_META } : {}),
+          ...(connection.modern && level !== undefined
+            ? { _meta: { [LOG_LEVEL_META_KEY]: level } }
+            : {}),
         };
         const sending = {
           signal,
           timeout: NO_SDK_TIMEOUT_MS,
-          onprogress: (progress: { progress: number; total?: number; message?: string }) =>
-            call.reportProgress(progress.progress, progress.total, progress.message),
+          ...(call.takesProgress ? { onprogress: progressTo(call) } : {}),
         };
         // A 2026-07-28 server requires the `Mcp-Param-*` headers of the arguments its tool
         // declares as headers (SEP-2243): the client's `callTool` mirrors them from the definition
@@ -356,6 +355,12 @@ export class Upstream {
     }
     return judged.failure;
   }
+}
+
+/** Passes the upstream's progress reports on to the call's client. */
+function progressTo(call: SourceCall) {
+  return (progress: { progress: number; total?: number; message?: string }) =>
+    call.reportProgress(progress.progress, progress.total, progress.message);
 }
 
 export { UpstreamRefusedFailure };

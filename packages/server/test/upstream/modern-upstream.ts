@@ -23,6 +23,8 @@ export interface ReceivedRequest {
   };
   /** `_meta["io.modelcontextprotocol/protocolVersion"]` of the request, if any. */
   envelopeVersion: unknown;
+  /** The request's whole `_meta` (empty when it has none). */
+  meta: Record<string, unknown>;
   /** A `tools/call`'s arguments. */
   arguments: unknown;
 }
@@ -256,6 +258,7 @@ export async function startModernUpstream(
           paramRegion: header('mcp-param-region'),
         },
         envelopeVersion: meta[PROTOCOL_VERSION_META_KEY],
+        meta,
         arguments: params.arguments,
       });
       const refused =
