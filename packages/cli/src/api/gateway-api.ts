@@ -92,6 +92,7 @@ export class GatewayApi {
   readonly #fetch: Fetch | undefined;
   readonly #io: Io | undefined;
   #me: Promise<Me> | undefined;
+  #storedUserId: Promise<string | undefined> | undefined;
 
   constructor(session: Session, options: { fetch?: Fetch | undefined; io?: Io } = {}) {
     this.session = session;
@@ -125,6 +126,9 @@ export class GatewayApi {
    */
   async userId(): Promise<string> {
     if (this.session.userId !== undefined) return this.session.userId;
+    this.#storedUserId ??= this.session.storedUserId?.() ?? Promise.resolve(undefined);
+    const stored = await this.#storedUserId;
+    if (stored !== undefined) return stored;
     const token = this.session.source === 'env' ? 'GATEWAY_TOKEN' : 'The stored token';
     const caller = await this.me().catch((error: unknown) => {
       if (!(error instanceof GatewayRefusal && error.status === 404)) throw error;

@@ -88,19 +88,38 @@ describe('the session', () => {
     expect(ftp.message).toBe('GATEWAY_URL must be an http:// or https:// URL, not ftp://x');
   });
 
-  it('lets GATEWAY_TOKEN override both stores', async () => {
+  it('lets GATEWAY_TOKEN override both stores, reading them only when asked for the user', async () => {
     const home = await makeTempDir();
     const keychain = memoryKeychain();
     await new CredentialStore({ env: userEnv(home), keychain }).save(ada);
-    const io = createTestIo({
-      env: userEnv(home, { GATEWAY_TOKEN: 'gw_cli_ci', GATEWAY_URL: ada.url }),
-    });
-    await expect(loadSession({ io, keychain })).resolves.toEqual({
+    const reads: string[] = [];
+    const watched = {
+      ...keychain,
+      get: (account: string) => {
+        reads.push(account);
+        return keychain.get(account);
+      },
+    };
+    const withToken = (token: string) =>
+      loadSession({
+        io: createTestIo({ env: userEnv(home, { GATEWAY_TOKEN: token, GATEWAY_URL: ada.url }) }),
+        keychain: watched,
+      });
+
+    const ci = await withToken('gw_cli_ci');
+    expect(ci).toEqual({
       url: ada.url,
       token: 'gw_cli_ci',
       userId: undefined,
-      tokenId: undefined,
+      storedUserId: expect.any(Function),
       source: 'env',
     });
+    // A command that never needs the user (whoami, register) never opens the keychain.
+    expect(reads).toEqual([]);
+    // Another token than the stored one: the stored user is not this token's.
+    await expect(ci?.storedUserId?.()).resolves.toBeUndefined();
+    expect(reads).toEqual([ada.url]);
+    // The stored sign-in's own token: its user, without asking the gateway.
+    await expect((await withToken(ada.token))?.storedUserId?.()).resolves.toBe(ada.userId);
   });
 });

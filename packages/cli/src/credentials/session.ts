@@ -19,10 +19,15 @@ export interface Session {
   url: string;
   token: string;
   /**
-   * The user the commands act for. Undefined with a `GATEWAY_TOKEN` that neither
-   * `GATEWAY_USER_ID` nor a stored sign-in names: `GatewayApi.userId()` then asks the gateway.
+   * The user the commands act for. Undefined with a `GATEWAY_TOKEN` without `GATEWAY_USER_ID`:
+   * `GatewayApi.userId()` then tries {@link storedUserId}, then asks the gateway.
    */
   userId: string | undefined;
+  /**
+   * With `GATEWAY_TOKEN`: the user of the sign-in `gateway login` stored with that same token, if
+   * any. Read only when a command needs the user, so one that does not never opens the keychain.
+   */
+  storedUserId?: () => Promise<string | undefined>;
   /** The CLI token's id, when known (revoked at logout). */
   tokenId?: string | undefined;
   source: CredentialSource;
@@ -53,7 +58,8 @@ export async function resolveServerUrl(io: Io, flag: string | undefined): Promis
  * The credential a command uses: `GATEWAY_TOKEN` when set (for CI; the user to act for is
  * `GATEWAY_USER_ID` when set, else the stored sign-in's with the same token, else left for
  * `GatewayApi.userId()` to ask the gateway), else the one `gateway login` stored for the
- * gateway. Undefined when there is none.
+ * gateway. Undefined when there is none. With `GATEWAY_TOKEN` the stores are read only if a
+ * command needs the user and `GATEWAY_USER_ID` does not say it ({@link Session.storedUserId}).
  */
 export async function loadSession(options: SessionOptions): Promise<Session | undefined> {
   const { io } = options;
@@ -61,13 +67,14 @@ export async function loadSession(options: SessionOptions): Promise<Session | un
   const store = new CredentialStore({ env: io.env, keychain: options.keychain });
   const envToken = io.env.GATEWAY_TOKEN?.trim();
   if (envToken) {
-    const stored = await store.load(url);
-    const sameToken = stored?.credential.token === envToken ? stored.credential : undefined;
     return {
       url,
       token: envToken,
-      userId: io.env.GATEWAY_USER_ID?.trim() || sameToken?.userId,
-      tokenId: sameToken?.tokenId,
+      userId: io.env.GATEWAY_USER_ID?.trim() || undefined,
+      storedUserId: async () => {
+        const stored = await store.load(url);
+        return stored?.credential.token === envToken ? stored.credential.userId : undefined;
+      },
       source: 'env',
     };
   }

@@ -66,12 +66,20 @@ describe('gateway whoami', () => {
       token: `gw_cli_••••••••${admin.token.slice(-4)}`,
       tokenExpiresAt: expect.any(String),
     });
-    // With GATEWAY_URL and GATEWAY_TOKEN alone, no stored sign-in is needed at all.
+    // With GATEWAY_URL and GATEWAY_TOKEN alone, no stored sign-in is needed at all, and the
+    // keychain is never opened (on a desktop that could ask to unlock it, in a script).
     const ci = bob.options({ GATEWAY_TOKEN: admin.token, GATEWAY_URL: url });
-    await expect(runWhoami({ io: ci.io, keychain: null })).resolves.toMatchObject({
+    const opened: string[] = [];
+    const keychain = {
+      get: async (account: string) => void opened.push(`get ${account}`),
+      set: async (account: string) => void opened.push(`set ${account}`),
+      delete: async (account: string) => opened.push(`delete ${account}`) < 0,
+    };
+    await expect(runWhoami({ io: ci.io, keychain })).resolves.toMatchObject({
       userId: admin.userId,
       store: 'env',
     });
+    expect(opened).toEqual([]);
     expect(ci.io.out()).toContain(`user:    admin@example.test (${admin.userId})`);
     expect(ci.io.out()).toContain('from GATEWAY_TOKEN (environment)');
 
