@@ -1,3 +1,7 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createTestGateway } from '#test/support/test-gateway.js';
 import { createSecretBox } from './secrets/index.js';
@@ -105,6 +109,32 @@ describe('gateway app', () => {
         /^SERVICE_API_SECRET is shorter than 16 characters: set the variable \(or the serviceApiSecret option\)/,
       );
       await expect(attempt).rejects.not.toThrow(/short-secret/);
+    }
+  });
+
+  it('refuses a malformed setting before it opens anything: no database is left behind', async () => {
+    const { createGateway } = await import('./gateway.js');
+    const dir = await mkdtemp(join(tmpdir(), 'gateway-settings-'));
+    try {
+      const file = join(dir, 'gateway.db');
+      for (const [name, value] of [
+        ['GATEWAY_UPSTREAM_ALLOW_PRIVATE', 'maybe'],
+        ['GATEWAY_UPSTREAM_CLIENT_METADATA', 'perhaps'],
+        ['GATEWAY_UPSTREAM_MAX_BYTES', '12'],
+        ['GATEWAY_UPSTREAM_REFRESH_SECONDS', '-1'],
+        ['GATEWAY_REGISTRY_SYNC_SECONDS', 'soon'],
+        ['GATEWAY_SIGNUP', 'sometimes'],
+      ] as const) {
+        const attempt = createGateway({
+          env: { AUTH_SECRET: 'an-auth-secret-0123456789abcdefghijkl', [name]: value },
+          databaseUrl: file,
+          configFile: false,
+        });
+        await expect(attempt).rejects.toThrow(new RegExp(`^${name} must be .*"${value}"`));
+        expect(existsSync(file)).toBe(false);
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
     }
   });
 

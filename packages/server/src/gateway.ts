@@ -1,4 +1,3 @@
-import type { Plugin } from '@gateway/sdk';
 import type { ServerType } from '@hono/node-server';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
@@ -9,18 +8,17 @@ import {
   createGatewayAuth,
   mountAuth,
 } from './auth/index.js';
-import { checkCliTokenDays, cliTokenRoutes, mountCliPages } from './cli-auth/index.js';
-import type { Env } from './config/env.js';
-import * as envVars from './config/env.js';
+import { cliTokenRoutes, mountCliPages } from './cli-auth/index.js';
 import { connectionRoutes } from './connections/routes.js';
 import { connectorRoutes } from './connectors/index.js';
 import { migrate, openDatabase, readSchemaState } from './db/index.js';
 import { ExecutionRecorder, executionRoutes } from './executions/index.js';
+import { type GatewayOptions, readSettings } from './gateway-settings.js';
 import type { AppEnv } from './http/app-env.js';
 import { errorResponse, HttpError } from './http/errors.js';
 import { audienceOf, requestGuard } from './http/guard.js';
 import { closeListener, listenError } from './http/listener.js';
-import { createLogger, type LogSink, stdoutSink } from './http/logger.js';
+import { createLogger, stdoutSink } from './http/logger.js';
 import { notFoundHandler } from './http/not-found.js';
 import { Redactor } from './http/redact.js';
 import { requestLog } from './http/request-log.js';
@@ -31,10 +29,9 @@ import {
   createFailedCredentialLimit,
   createTokenRepository,
   createUserRoleLookup,
-  type SessionResolver,
 } from './identity/index.js';
-import { inviteRoutes, type SignupOptions, signupPolicy } from './invites/index.js';
-import { LazyMcpEndpoint, type McpOptions, mountMcp } from './mcp/index.js';
+import { inviteRoutes } from './invites/index.js';
+import { LazyMcpEndpoint, mountMcp } from './mcp/index.js';
 import { mcpEndpointRoutes } from './mcp-endpoints/routes.js';
 import { meRoutes } from './me/index.js';
 import {
@@ -47,7 +44,7 @@ import { openApiRoutes } from './openapi/index.js';
 import { PolicyService, policyRoutes } from './policy/index.js';
 import { loadConfig, PluginCatalog, RegistryService, registryRoutes } from './registry/index.js';
 import { rolePreviewRoutes } from './role-preview/index.js';
-import { createSecretBox, resolveAuthSecrets } from './secrets/index.js';
+import { createSecretBox } from './secrets/index.js';
 import { serviceAccountRoutes } from './service-accounts/index.js';
 import type { GatewayServices } from './services.js';
 import { teamConnectionRoutes } from './team-connections/index.js';
@@ -58,69 +55,6 @@ import { mountUpstreamOAuthPages, UpstreamOAuthService } from './upstream-oauth/
 import { userRoutes } from './users/index.js';
 import { createTokenVendor } from './vending/index.js';
 import { mountWebApp, notFoundPage } from './web/index.js';
-
-/** Options of `createGateway()`. Each beats its environment variable. */
-export interface GatewayOptions {
-  /** Plugins to load, beside those named in the config file. */
-  plugins?: readonly Plugin[];
-  /** The config file (`gateway.config.ts` or `.js`); `false` to read none. Default: looked up in `cwd`. */
-  configFile?: string | false;
-  /** Where relative paths resolve. Default `process.cwd()`. */
-  cwd?: string;
-  /** The environment to read settings from. Default `process.env`. */
-  env?: Env;
-  databaseUrl?: string;
-  dataDir?: string;
-  /** `AUTH_SECRET`: at least 32 characters; SHA-256 of it encrypts stored secrets. */
-  authSecret?: string;
-  /**
-   * Auth secrets used before `authSecret`, newest first (`GATEWAY_PREVIOUS_AUTH_SECRETS`): what
-   * was stored under them still decrypts until `gateway-server rekey` rewrites it.
-   */
-  previousAuthSecrets?: readonly string[];
-  serviceApiSecret?: string;
-  baseUrl?: string;
-  authBaseUrl?: string;
-  host?: string;
-  port?: number;
-  /** Where JSON log lines go. Default stdout. */
-  logSink?: LogSink;
-  /** Resolves the signed-in user from a request's cookies. Default: better-auth's sessions. */
-  sessionResolver?: SessionResolver;
-  /**
-   * Host names requests may carry in `Host` besides those of the base and auth URLs
-   * (`GATEWAY_ALLOWED_HOSTS`); any other answers 421.
-   */
-  allowedHosts?: readonly string[];
-  /**
-   * Origins whose pages may send state-changing requests besides the gateway's own
-   * (`GATEWAY_ALLOWED_ORIGINS`); any other answers 403.
-   */
-  allowedOrigins?: readonly string[];
-  /** The largest request body on any route, in bytes (`GATEWAY_MAX_BODY_BYTES`, default 1 MiB). */
-  maxBodyBytes?: number;
-  /** MCP endpoint settings: tool time limit, approval timeout, sessions. */
-  mcp?: McpOptions;
-  /**
-   * Spans for requests and tool calls through `@opentelemetry/api`, to whatever tracer provider
-   * is registered. Default: on when `OTEL_EXPORTER_OTLP_ENDPOINT` (or `_TRACES_ENDPOINT`) is set
-   * (`gateway-server` then registers an OTLP exporter); an application embedding the gateway
-   * with its own provider sets it to true.
-   */
-  tracing?: boolean;
-  /**
-   * Seconds between re-reads of the stored registrations while listening, so registrations made
-   * through another instance apply here (`GATEWAY_REGISTRY_SYNC_SECONDS`, default 5; 0: never).
-   */
-  registrySyncSeconds?: number;
-  /**
-   * Days a CLI token from `gateway login` works before the user must sign in again
-   * (`GATEWAY_CLI_TOKEN_DAYS`, default 90); a whole number from 1 to 36,500.
-   */
-  cliTokenDays?: number;
-  /** Who may create an account; each field beats its variable (`GATEWAY_SIGNUP`, ...). */
-  signup?: SignupOptions;
-}
 
 /** A running (or ready to start) gateway. */
 export interface Gateway {
@@ -137,12 +71,6 @@ export interface Gateway {
 }
 
 /**
- * The shortest service secret accepted. It is a password for the most trusted caller (it decrypts
- * stored secrets), and the log redactor only masks secrets of 8 characters or more.
- */
-export const MIN_SERVICE_SECRET_LENGTH = 16;
-
-/**
  * Creates a gateway: opens and migrates the database, loads plugins, and builds the HTTP app.
  *
  * @throws when AUTH_SECRET is missing or shorter than 32 characters (it encrypts stored secrets),
@@ -153,45 +81,11 @@ export const MIN_SERVICE_SECRET_LENGTH = 16;
  * const { url } = await gateway.start();
  */
 export async function createGateway(options: GatewayOptions = {}): Promise<Gateway> {
-  const env = options.env ?? process.env;
-  const { current: authSecret, previous: previousAuthSecrets } = resolveAuthSecrets(options, env);
-  const serviceApiSecret = options.serviceApiSecret ?? envVars.serviceApiSecret(env);
-  if (serviceApiSecret !== undefined && serviceApiSecret.length < MIN_SERVICE_SECRET_LENGTH) {
-    throw new Error(
-      `SERVICE_API_SECRET is shorter than ${MIN_SERVICE_SECRET_LENGTH} characters: set the variable (or the serviceApiSecret option) to a longer one, e.g. openssl rand -base64 32, or leave it unset to turn off the trusted-caller routes`,
-    );
-  }
-  const metricsToken = envVars.metricsToken(env);
-  if (metricsToken !== undefined && metricsToken.length < MIN_SERVICE_SECRET_LENGTH) {
-    throw new Error(
-      `GATEWAY_METRICS_TOKEN is shorter than ${MIN_SERVICE_SECRET_LENGTH} characters: set it to a longer one, e.g. openssl rand -base64 32, or leave it unset (then only SERVICE_API_SECRET reads /metrics)`,
-    );
-  }
-  const host = options.host ?? envVars.host(env);
-  const port = options.port ?? envVars.port(env);
-  const baseUrl = trimSlash(options.baseUrl ?? envVars.baseUrl(env) ?? `http://${host}:${port}`);
-  const authBaseUrl = trimSlash(options.authBaseUrl ?? envVars.authBaseUrl(env) ?? baseUrl);
-
-  // Read before anything opens, so a bad value fails fast and leaves nothing behind.
-  const mcpOptions: McpOptions = { ...envVars.mcpSettings(env), ...options.mcp };
-  const maxBodyBytes = options.maxBodyBytes ?? envVars.maxBodyBytes(env);
-  if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes <= 0) {
-    throw new Error(
-      `createGateway({ maxBodyBytes }) must be a positive number, got ${maxBodyBytes}`,
-    );
-  }
-  const extraHosts = options.allowedHosts ?? envVars.allowedHosts(env) ?? [];
-  const extraOrigins = options.allowedOrigins ?? envVars.allowedOrigins(env) ?? [];
-  const cliTokenDays = checkCliTokenDays(options.cliTokenDays ?? envVars.cliTokenDays(env));
-  const signup = signupPolicy(env, options.signup);
-  // Every secret the server is given, before anything can log: keys, client secrets, passwords.
-  const redactor = new Redactor([
-    authSecret,
-    ...previousAuthSecrets,
-    serviceApiSecret,
-    metricsToken,
-    ...envVars.configuredSecrets(env, options.databaseUrl),
-  ]);
+  // Every setting first, so a bad value fails fast and leaves nothing behind.
+  const settings = readSettings(options);
+  const { env, authSecret, previousAuthSecrets, serviceApiSecret, metricsToken, host, port } =
+    settings;
+  const redactor = new Redactor(settings.secrets);
   const logger = createLogger(options.logSink ?? stdoutSink, redactor);
   // Before the database opens, so a bad config or plugin fails fast and leaves nothing open.
   const config = await loadConfig({
@@ -200,10 +94,7 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
     env,
   });
   const plugins = new PluginCatalog([...(options.plugins ?? []), ...config.plugins]);
-  const database = await openDatabase(
-    options.databaseUrl ?? envVars.databaseUrl(env),
-    options.dataDir ?? envVars.dataDir(env),
-  );
+  const database = await openDatabase(settings.databaseUrl, settings.dataDir);
   // One read tells whether anything is to migrate (a start on an up-to-date database costs no more).
   const schemaState = await readSchemaState(database);
   try {
@@ -227,18 +118,18 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
     secrets: createSecretBox(authSecret, previousAuthSecrets),
     logger,
     redactor,
-    baseUrl,
-    authBaseUrl,
-    defaultRoleId: envVars.defaultRole(env),
+    baseUrl: settings.baseUrl,
+    authBaseUrl: settings.authBaseUrl,
+    defaultRoleId: settings.defaultRoleId,
     plugins,
-    policy: new PolicyService({ database, plugins, defaultRoleId: envVars.defaultRole(env) }),
+    policy: new PolicyService({ database, plugins, defaultRoleId: settings.defaultRoleId }),
     executions: new ExecutionRecorder({ database, logger, onCommit: metricsOfCall(metrics) }),
     approvals: new ApprovalService({
       database,
       logger,
-      postgresUrl: options.databaseUrl ?? envVars.databaseUrl(env),
+      postgresUrl: settings.databaseUrl,
     }),
-    signup,
+    signup: settings.signup,
   };
   try {
     // Before any call is served: the records of calls a killed gateway answered.
@@ -255,7 +146,7 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
   // One object, so the port start() learns reaches the check that refuses the gateway itself.
   const own = { port };
   const upstreamPolicy = {
-    allowPrivate: envVars.upstreamAllowPrivate(env),
+    allowPrivate: settings.upstream.allowPrivate,
     selfOrigins: () => [new URL(services.baseUrl).origin, new URL(services.authBaseUrl).origin],
     selfPorts: () => [own.port, portOf(services.baseUrl), portOf(services.authBaseUrl)],
   };
@@ -265,7 +156,7 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
     logger,
     policy: upstreamPolicy,
     baseUrl: () => services.baseUrl,
-    clientMetadata: envVars.upstreamClientMetadata(env),
+    clientMetadata: settings.upstream.clientMetadata,
     sources: () => services.upstreams,
   });
   const services: GatewayServices = Object.assign(core, {
@@ -278,14 +169,13 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
       logger,
       tokens,
       policy: upstreamPolicy,
-      maxBytes: envVars.upstreamMaxBytes(env),
-      refreshMs: envVars.upstreamRefreshSeconds(env) * 1000,
+      maxBytes: settings.upstream.maxBytes,
+      refreshMs: settings.upstream.refreshMs,
       oauth: upstreamOAuth,
       baseUrl: () => services.baseUrl,
     }),
   });
   const registry = new RegistryService(services);
-  const registrySyncMs = (options.registrySyncSeconds ?? envVars.registrySyncSeconds(env)) * 1000;
   try {
     // After ours: better-auth's own migrations keep its tables in step with the installed version
     // (skipped, better-auth not even loaded, when its schema's fingerprint is the one stored).
@@ -309,7 +199,8 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
     limit: createFailedCredentialLimit({ database, trustedProxies: auth.trustedProxies }),
   });
   // Recomputed only when start() learns the real port.
-  let audience = audienceOf(baseUrl, authBaseUrl, extraHosts, extraOrigins);
+  const { extraHosts, extraOrigins, maxBodyBytes } = settings;
+  let audience = audienceOf(settings.baseUrl, settings.authBaseUrl, extraHosts, extraOrigins);
   const currentAudience = () => {
     if (audience.base !== services.baseUrl || audience.auth !== services.authBaseUrl) {
       audience = audienceOf(services.baseUrl, services.authBaseUrl, extraHosts, extraOrigins);
@@ -325,7 +216,7 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
     ...policyRoutes(services),
     ...connectorRoutes(services),
     ...teamConnectionRoutes(services),
-    ...cliTokenRoutes(services, { tokenDays: cliTokenDays }),
+    ...cliTokenRoutes(services, { tokenDays: settings.cliTokenDays }),
     ...serviceAccountRoutes(services),
     ...executionRoutes(services),
     ...approvalRoutes(services),
@@ -339,7 +230,7 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
 
   const app = new Hono<AppEnv>();
   // First: what runs after it, the request log included, nests in the request's span.
-  if (options.tracing ?? envVars.tracingConfigured(env)) {
+  if (settings.tracing) {
     app.use('*', traceRequests());
     enableCallSpans();
   }
@@ -376,8 +267,8 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
   mountUpstreamOAuthPages({ app, services, authenticate }, services.upstreamOAuth);
   mountRoutes(app, routes);
   mountMetrics(app, metrics, authenticate);
-  const mcp = new LazyMcpEndpoint(services, authSecret, maxBodyBytes, mcpOptions, {
-    postgresUrl: options.databaseUrl ?? envVars.databaseUrl(env),
+  const mcp = new LazyMcpEndpoint(services, authSecret, maxBodyBytes, settings.mcp, {
+    postgresUrl: settings.databaseUrl,
   });
   endpoint = mcp;
   mountMcp(app, mcp, authenticate);
@@ -421,15 +312,15 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
       new Promise((resolve, reject) => {
         const listening = serve({ fetch: app.fetch, hostname: host, port }, (info) => {
           // With port 0 the real port is known only now; derived addresses follow it.
-          if (options.baseUrl === undefined && envVars.baseUrl(env) === undefined) {
+          if (!settings.baseUrlGiven) {
             const derived = services.baseUrl;
             services.baseUrl = `http://${host}:${info.port}`;
             if (services.authBaseUrl === derived) services.authBaseUrl = services.baseUrl;
           }
           own.port = info.port;
           services.upstreams.startSchedule();
-          if (registrySyncMs > 0 && registrySync === undefined) {
-            registrySync = setInterval(syncRegistry, registrySyncMs);
+          if (settings.registrySyncMs > 0 && registrySync === undefined) {
+            registrySync = setInterval(syncRegistry, settings.registrySyncMs);
             registrySync.unref();
           }
           resolve({ url: services.baseUrl, port: info.port });
@@ -471,8 +362,4 @@ function fromNetwork(env: unknown): boolean {
 function portOf(url: string): number {
   const parsed = new URL(url);
   return parsed.port === '' ? (parsed.protocol === 'https:' ? 443 : 80) : Number(parsed.port);
-}
-
-function trimSlash(url: string): string {
-  return url.replace(/\/+$/, '');
 }

@@ -1,5 +1,6 @@
 export type { Env, SignupMode } from './config/env.js';
-export { createGateway, type Gateway, type GatewayOptions } from './gateway.js';
+export { createGateway, type Gateway } from './gateway.js';
+export type { GatewayOptions } from './gateway-settings.js';
 export type { ErrorBody, ErrorCode } from './http/errors.js';
 export type { LogSink } from './http/logger.js';
 export type { Principal, SessionResolver } from './identity/index.js';

@@ -12,7 +12,7 @@ import {
 } from '#test/auth/oauth-test-kit.js';
 import { rememberSecret } from '#test/support/known-secrets.js';
 import { createTestGateway, type TestGateway } from '#test/support/test-gateway.js';
-import type { GatewayOptions } from '../gateway.js';
+import type { GatewayOptions } from '../gateway-settings.js';
 import { INVITE_COOKIE } from './invite-cookie.js';
 
 const ORIGIN = 'http://127.0.0.1:8787';

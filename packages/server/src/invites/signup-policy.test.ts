@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { browser, gatewayTargets } from '#test/auth/oauth-test-kit.js';
 import { rememberSecret } from '#test/support/known-secrets.js';
 import { createTestGateway, type TestGateway } from '#test/support/test-gateway.js';
-import type { GatewayOptions } from '../gateway.js';
+import type { GatewayOptions } from '../gateway-settings.js';
 import { INVITE_COOKIE } from './invite-cookie.js';
 
 const ORIGIN = 'http://127.0.0.1:8787';

@@ -1,7 +1,7 @@
 import { OAuth2Server } from 'oauth2-mock-server';
 import { onTestFinished } from 'vitest';
 import type { Env } from '../../src/config/env.js';
-import type { GatewayOptions } from '../../src/gateway.js';
+import type { GatewayOptions } from '../../src/gateway-settings.js';
 import { createPostgresTestDatabase, postgresTestUrl } from '../db/test-database.js';
 import { createTestGateway, type TestGateway } from '../support/test-gateway.js';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { GatewayOptions } from '../../src/gateway.js';
+import type { GatewayOptions } from '../../src/gateway-settings.js';
 import type { TestGateway, TestUser } from '../support/test-gateway.js';
 import type { MatrixRequest, MatrixWorld, Variant } from './matrix-types.js';
 

@@ -1,5 +1,5 @@
 import { onTestFinished } from 'vitest';
-import type { GatewayOptions } from '../../src/gateway.js';
+import type { GatewayOptions } from '../../src/gateway-settings.js';
 import type { AnyRoute } from '../../src/http/route.js';
 import { createPostgresTestDatabase } from '../db/test-database.js';
 import { forecastPlugin, notesPlugin } from '../registry/test-plugins.js';

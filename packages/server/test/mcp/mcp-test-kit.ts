@@ -6,7 +6,7 @@ import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { onTestFinished } from 'vitest';
-import type { GatewayOptions } from '../../src/gateway.js';
+import type { GatewayOptions } from '../../src/gateway-settings.js';
 import { createEndpoint } from '../../src/mcp-endpoints/index.js';
 import { createServiceAccount } from '../../src/service-accounts/index.js';
 import { rememberSecret } from '../support/known-secrets.js';

@@ -1,4 +1,5 @@
-import { createGateway, type Gateway, type GatewayOptions } from '../../src/gateway.js';
+import { createGateway, type Gateway } from '../../src/gateway.js';
+import type { GatewayOptions } from '../../src/gateway-settings.js';
 import {
   captureLogLine,
   rememberBearer,

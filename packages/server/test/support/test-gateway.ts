@@ -1,5 +1,6 @@
 import { onTestFinished } from 'vitest';
-import type { Gateway, GatewayOptions } from '../../src/gateway.js';
+import type { Gateway } from '../../src/gateway.js';
+import type { GatewayOptions } from '../../src/gateway-settings.js';
 import { generateToken, hashToken, maskToken } from '../../src/secrets/index.js';
 import { rememberSecret } from './known-secrets.js';
 import { createLeakCheckedGateway } from './leak-checked-gateway.js';
