@@ -2,6 +2,12 @@ import type { Plugin } from '@gateway/sdk';
 import { checkCliTokenDays } from './cli-auth/index.js';
 import type { Env } from './config/env.js';
 import * as envVars from './config/env.js';
+import {
+  upstreamAllowPrivate,
+  upstreamClientMetadata,
+  upstreamMaxBytes,
+  upstreamRefreshSeconds,
+} from './config/env-upstream.js';
 import type { LogSink } from './http/logger.js';
 import type { SessionResolver } from './identity/index.js';
 import { type SignupOptions, type SignupPolicy, signupPolicy } from './invites/index.js';
@@ -164,10 +170,10 @@ export function readSettings(options: GatewayOptions): GatewaySettings {
     registrySyncMs: (options.registrySyncSeconds ?? envVars.registrySyncSeconds(env)) * 1000,
     tracing: options.tracing ?? envVars.tracingConfigured(env),
     upstream: {
-      allowPrivate: envVars.upstreamAllowPrivate(env),
-      clientMetadata: envVars.upstreamClientMetadata(env),
-      maxBytes: envVars.upstreamMaxBytes(env),
-      refreshMs: envVars.upstreamRefreshSeconds(env) * 1000,
+      allowPrivate: upstreamAllowPrivate(env),
+      clientMetadata: upstreamClientMetadata(env),
+      maxBytes: upstreamMaxBytes(env),
+      refreshMs: upstreamRefreshSeconds(env) * 1000,
     },
     secrets: [
       authSecret,

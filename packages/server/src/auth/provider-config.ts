@@ -1,5 +1,6 @@
 import type { BetterAuthOptions } from 'better-auth';
-import { type Env, microsoftAuthority, microsoftTenantId, oauthClient } from '../config/env.js';
+import type { Env } from '../config/env.js';
+import { microsoftAuthority, microsoftTenantId, oauthClient } from '../config/env-providers.js';
 import type { OAuthProviderInfo } from '../connectors/index.js';
 import { OAUTH_PROVIDERS, oauthCallbackUrl } from '../connectors/index.js';
 import {

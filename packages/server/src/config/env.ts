@@ -1,11 +1,13 @@
 /**
- * Every environment variable the server reads, each with its meaning and default. Values are
- * read through functions at use time, never at import time, and an explicit option always beats
- * the environment.
+ * Every environment variable the server reads, each with its meaning and default: here, and those
+ * of OAuth providers in env-providers.ts and of upstream MCP sources in env-upstream.ts. Values
+ * are read through functions at use time, never at import time, and an explicit option always
+ * beats the environment.
  */
 export type Env = Readonly<Record<string, string | undefined>>;
 
-function value(env: Env, name: string): string | undefined {
+/** The variable `name`, trimmed; undefined when unset or blank. */
+export function value(env: Env, name: string): string | undefined {
   const raw = env[name]?.trim();
   return raw === undefined || raw === '' ? undefined : raw;
 }
@@ -91,7 +93,7 @@ export function registrySyncSeconds(env: Env): number {
 }
 
 /** A comma-separated variable as lower-case entries, each once; undefined when none is set. */
-function list(env: Env, name: string): string[] | undefined {
+export function list(env: Env, name: string): string[] | undefined {
   const raw = value(env, name);
   if (raw === undefined) return undefined;
   const entries = raw
@@ -269,68 +271,6 @@ function safeDecode(text: string): string {
   }
 }
 
-/** `<PROVIDER>_CLIENT_ID` and `<PROVIDER>_CLIENT_SECRET`: both set enable an OAuth provider. */
-export function oauthClient(
-  env: Env,
-  providerId: string,
-): { clientId: string; clientSecret: string } | undefined {
-  const prefix = providerId.toUpperCase().replace(/[^A-Z0-9]/g, '_');
-  const clientId = value(env, `${prefix}_CLIENT_ID`);
-  const clientSecret = value(env, `${prefix}_CLIENT_SECRET`);
-  return clientId !== undefined && clientSecret !== undefined
-    ? { clientId, clientSecret }
-    : undefined;
-}
-
-function providerPrefix(providerId: string): string {
-  return providerId.toUpperCase().replace(/[^A-Z0-9]/g, '_');
-}
-
-/** An upstream endpoint of an OAuth provider that the environment may override. */
-export type OAuthEndpointName =
-  | 'AUTHORIZATION_URL'
-  | 'TOKEN_URL'
-  | 'USERINFO_URL'
-  | 'ISSUER_URL'
-  | 'JWKS_URL';
-
-/**
- * `<PROVIDER>_AUTHORIZATION_URL`, `<PROVIDER>_TOKEN_URL`, `<PROVIDER>_USERINFO_URL`: replace one
- * upstream endpoint of a generic OAuth provider (a self-hosted or regional deployment, or a local
- * OAuth server in tests). `<PROVIDER>_ISSUER_URL`: the OpenID issuer; its discovery document
- * supplies every endpoint not set explicitly, and ID tokens must come from it.
- * `<PROVIDER>_JWKS_URL`: the keys ID tokens are signed with. Unset: the provider's public
- * endpoints.
- */
-export const oauthEndpoint = (
-  env: Env,
-  providerId: string,
-  endpoint: OAuthEndpointName,
-): string | undefined => value(env, `${providerPrefix(providerId)}_${endpoint}`);
-
-/**
- * `<PROVIDER>_SCOPES`: the scopes a generic OAuth provider asks for, space- or comma-separated,
- * replacing its defaults. Unset: the defaults (see docs/providers.md).
- */
-export function oauthScopes(env: Env, providerId: string): string[] | undefined {
-  const raw = value(env, `${providerPrefix(providerId)}_SCOPES`);
-  if (raw === undefined) return undefined;
-  const scopes = raw.split(/[\s,]+/).filter((scope) => scope !== '');
-  return scopes.length > 0 ? scopes : undefined;
-}
-
-/** `MICROSOFT_TENANT_ID`: the Entra ID tenant users sign in from. Default `common` (any). */
-export const microsoftTenantId = (env: Env): string | undefined =>
-  value(env, 'MICROSOFT_TENANT_ID');
-
-/**
- * `MICROSOFT_AUTHORITY`: the Entra ID sign-in host, for national clouds
- * (`https://login.microsoftonline.us`) or a local OIDC server in tests.
- * Default `https://login.microsoftonline.com`.
- */
-export const microsoftAuthority = (env: Env): string | undefined =>
-  value(env, 'MICROSOFT_AUTHORITY');
-
 /**
  * `GATEWAY_TRUSTED_PROXIES`: comma-separated IPs or CIDR ranges of reverse proxies whose
  * `X-Forwarded-For` is believed when rate limiting by client address. Unset: the socket's peer
@@ -403,62 +343,4 @@ export function adminEmails(env: Env): string[] | undefined {
     );
   }
   return emails;
-}
-
-/**
- * `GATEWAY_UPSTREAM_ALLOW_PRIVATE`: `true` lets upstream MCP sources (`type: "mcp"`) live on
- * loopback and private addresses (10/8, 172.16/12, 192.168/16, 127/8, fc00::/7, ...), for an
- * upstream beside the gateway on one host or network. Default `false`: such a URL, or a host name
- * resolving to such an address, is refused, so a registration cannot reach the gateway's
- * neighbours. Link-local addresses (cloud metadata) and the gateway's own address are refused
- * either way.
- */
-export function upstreamAllowPrivate(env: Env): boolean {
-  const raw = value(env, 'GATEWAY_UPSTREAM_ALLOW_PRIVATE');
-  if (raw === undefined || raw === 'false' || raw === '0') return false;
-  if (raw === 'true' || raw === '1') return true;
-  throw new Error(`GATEWAY_UPSTREAM_ALLOW_PRIVATE must be true or false, got "${raw}"`);
-}
-
-/**
- * `GATEWAY_UPSTREAM_CLIENT_METADATA`: `false` stops the gateway offering its OAuth Client ID
- * Metadata Document to upstreams' authorization servers, for an https gateway those servers
- * cannot reach (it registers there instead). Default `true`; a gateway whose address is not
- * https never offers it.
- */
-export function upstreamClientMetadata(env: Env): boolean {
-  const raw = value(env, 'GATEWAY_UPSTREAM_CLIENT_METADATA');
-  if (raw === undefined || raw === 'true' || raw === '1') return true;
-  if (raw === 'false' || raw === '0') return false;
-  throw new Error(`GATEWAY_UPSTREAM_CLIENT_METADATA must be true or false, got "${raw}"`);
-}
-
-/**
- * `GATEWAY_UPSTREAM_REFRESH_SECONDS`: how often the tool list of every upstream MCP source is
- * fetched again (besides on its `notifications/tools/list_changed`). Default 300; 0: never.
- */
-export function upstreamRefreshSeconds(env: Env): number {
-  const raw = value(env, 'GATEWAY_UPSTREAM_REFRESH_SECONDS');
-  if (raw === undefined) return 300;
-  const parsed = Number(raw);
-  if (!Number.isFinite(parsed) || parsed < 0) {
-    throw new Error(
-      `GATEWAY_UPSTREAM_REFRESH_SECONDS must be a number of seconds >= 0, got "${raw}"`,
-    );
-  }
-  return parsed;
-}
-
-/**
- * `GATEWAY_UPSTREAM_MAX_BYTES`: the largest message an upstream MCP server may send (an HTTP
- * answer, one event of a stream); a larger one ends the call with an error. Default 4 MiB.
- */
-export function upstreamMaxBytes(env: Env): number {
-  const raw = value(env, 'GATEWAY_UPSTREAM_MAX_BYTES');
-  if (raw === undefined) return 4 * 1024 * 1024;
-  const parsed = Number(raw);
-  if (!Number.isInteger(parsed) || parsed < 1024) {
-    throw new Error(`GATEWAY_UPSTREAM_MAX_BYTES must be a whole number >= 1024, got "${raw}"`);
-  }
-  return parsed;
 }

@@ -1,5 +1,6 @@
 import type { Plugin } from '@gateway/sdk';
-import { type Env, oauthClient, serverApiKey } from '../config/env.js';
+import { type Env, serverApiKey } from '../config/env.js';
+import { oauthClient } from '../config/env-providers.js';
 import { OAUTH_PROVIDERS, oauthCallbackUrl } from './providers.js';
 
 /** One connector of `GET /api/connectors/availability`. */

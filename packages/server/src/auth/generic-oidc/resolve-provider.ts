@@ -1,4 +1,5 @@
-import { type Env, oauthEndpoint, oauthScopes } from '../../config/env.js';
+import type { Env } from '../../config/env.js';
+import { oauthEndpoint, oauthScopes } from '../../config/env-providers.js';
 import {
   type ApiIdentity,
   GENERIC_PROVIDER_SPECS,

@@ -1,0 +1,64 @@
+/** The environment variables of sign-in and OAuth providers (see env.ts for the others). */
+import { type Env, value } from './env.js';
+
+/** `<PROVIDER>_CLIENT_ID` and `<PROVIDER>_CLIENT_SECRET`: both set enable an OAuth provider. */
+export function oauthClient(
+  env: Env,
+  providerId: string,
+): { clientId: string; clientSecret: string } | undefined {
+  const prefix = providerPrefix(providerId);
+  const clientId = value(env, `${prefix}_CLIENT_ID`);
+  const clientSecret = value(env, `${prefix}_CLIENT_SECRET`);
+  return clientId !== undefined && clientSecret !== undefined
+    ? { clientId, clientSecret }
+    : undefined;
+}
+
+function providerPrefix(providerId: string): string {
+  return providerId.toUpperCase().replace(/[^A-Z0-9]/g, '_');
+}
+
+/** An upstream endpoint of an OAuth provider that the environment may override. */
+export type OAuthEndpointName =
+  | 'AUTHORIZATION_URL'
+  | 'TOKEN_URL'
+  | 'USERINFO_URL'
+  | 'ISSUER_URL'
+  | 'JWKS_URL';
+
+/**
+ * `<PROVIDER>_AUTHORIZATION_URL`, `<PROVIDER>_TOKEN_URL`, `<PROVIDER>_USERINFO_URL`: replace one
+ * upstream endpoint of a generic OAuth provider (a self-hosted or regional deployment, or a local
+ * OAuth server in tests). `<PROVIDER>_ISSUER_URL`: the OpenID issuer; its discovery document
+ * supplies every endpoint not set explicitly, and ID tokens must come from it.
+ * `<PROVIDER>_JWKS_URL`: the keys ID tokens are signed with. Unset: the provider's public
+ * endpoints.
+ */
+export const oauthEndpoint = (
+  env: Env,
+  providerId: string,
+  endpoint: OAuthEndpointName,
+): string | undefined => value(env, `${providerPrefix(providerId)}_${endpoint}`);
+
+/**
+ * `<PROVIDER>_SCOPES`: the scopes a generic OAuth provider asks for, space- or comma-separated,
+ * replacing its defaults. Unset: the defaults (see docs/providers.md).
+ */
+export function oauthScopes(env: Env, providerId: string): string[] | undefined {
+  const raw = value(env, `${providerPrefix(providerId)}_SCOPES`);
+  if (raw === undefined) return undefined;
+  const scopes = raw.split(/[\s,]+/).filter((scope) => scope !== '');
+  return scopes.length > 0 ? scopes : undefined;
+}
+
+/** `MICROSOFT_TENANT_ID`: the Entra ID tenant users sign in from. Default `common` (any). */
+export const microsoftTenantId = (env: Env): string | undefined =>
+  value(env, 'MICROSOFT_TENANT_ID');
+
+/**
+ * `MICROSOFT_AUTHORITY`: the Entra ID sign-in host, for national clouds
+ * (`https://login.microsoftonline.us`) or a local OIDC server in tests.
+ * Default `https://login.microsoftonline.com`.
+ */
+export const microsoftAuthority = (env: Env): string | undefined =>
+  value(env, 'MICROSOFT_AUTHORITY');
