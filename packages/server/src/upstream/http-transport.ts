@@ -1,6 +1,5 @@
 import {
   type JSONRPCMessage,
-  PROTOCOL_VERSION_META_KEY,
   SdkError,
   SdkErrorCode,
   SdkHttpError,
@@ -8,6 +7,7 @@ import {
   type TransportSendOptions,
 } from '@modelcontextprotocol/client';
 import type { Dispatcher } from 'undici';
+import { mirrorEnvelope } from './envelope-headers.js';
 import { UpstreamHttpError } from './guarded-fetch.js';
 import { type ServerSentEvent, SseParser } from './sse-lines.js';
 
@@ -311,35 +311,6 @@ function parse(text: string): unknown {
 
 function notMcp(message: string): SdkError {
   return new SdkError(SdkErrorCode.ClientHttpUnexpectedContent, message);
-}
-
-/**
- * Sets the 2026-07-28 headers of a request whose `_meta` envelope names a revision: the server
- * checks they agree with the body. A 2025 request has no envelope and gets none of them.
- */
-function mirrorEnvelope(message: JSONRPCMessage, headers: Record<string, string>): void {
-  if (!('method' in message) || !('id' in message)) return;
-  const params = message.params as Record<string, unknown> | undefined;
-  const meta = params?._meta as Record<string, unknown> | undefined;
-  const version = meta?.[PROTOCOL_VERSION_META_KEY];
-  if (typeof version !== 'string') return;
-  headers['mcp-protocol-version'] = version;
-  headers['mcp-method'] = message.method;
-  const name =
-    message.method === 'tools/call' || message.method === 'prompts/get'
-      ? params?.name
-      : message.method === 'resources/read'
-        ? params?.uri
-        : undefined;
-  if (typeof name === 'string') headers['mcp-name'] = headerValue(name);
-}
-
-/** A value as a header carries it: as it is when it is printable ASCII, else base64 (SEP-2243). */
-function headerValue(value: string): string {
-  const plain = value !== '' && value === value.trim() && /^[\t\x20-\x7e]*$/.test(value);
-  return plain && !value.startsWith('=?base64?')
-    ? value
-    : `=?base64?${Buffer.from(value, 'utf8').toString('base64')}?=`;
 }
 
 /** The JSON-RPC error a 400 carries for `message`, when it carries one. */
