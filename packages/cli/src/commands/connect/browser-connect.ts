@@ -20,28 +20,15 @@ export async function connectOAuth(
   // Whoever is signed in to the browser gets the link, which need not be the token's user: note
   // the token user's links now, to check afterwards that the new one landed on them.
   const before = await linkedUser(api, connector.id);
-  const state = createState();
-  await runBrowserFlow({
-    io,
-    browser: options.browser,
-    openBrowser: options.openBrowser,
-    timeoutMs: options.timeoutMs,
-    purpose: `connect ${connector.name} to your Gateway account`,
-    pageUrl: (redirectUri) =>
-      `${api.base}/cli/connect/${encodeURIComponent(connector.id)}?${new URLSearchParams({ redirect_uri: redirectUri, state })}`,
-    accept: (query) =>
-      acceptConnected(query, {
-        state,
-        id: connector.id,
-        name: connector.name,
-        unreachable: connector.name,
-      }),
+  await connectInBrowser(api, options, {
+    id: connector.id,
+    path: 'connect',
+    name: connector.name,
+    unreachable: connector.name,
     success: {
       title: `${connector.name} connected`,
       message: `Your ${connector.name} account is connected to Gateway. You can close this tab.`,
     },
-    timeoutMessage: (duration) =>
-      `Timed out after ${duration} waiting for the browser; run \`gateway connect ${connector.id}\` again`,
   });
   const after = await linkedUser(api, connector.id);
   const landed =
@@ -58,20 +45,11 @@ export async function connectOAuth(
       `${createColors(io).yellow('warning:')} ${api.base} does not list linked accounts (an older version?), so which account ${connector.name} went to is unconfirmed\n`,
     );
   }
-  const result: ConnectResult = {
-    kind: connector.kind,
-    toolId: connector.id,
-    status: 'connected',
-    userId: after.userId,
-  };
-  if (options.json) {
-    printJson(io, result);
-    return result;
-  }
-  io.stdout.write(
-    `${createColors(io).green('✓')} Connected ${connector.name} (${connector.id}) to your account ${after.email}\n`,
+  return connected(
+    options,
+    { kind: connector.kind, toolId: connector.id, status: 'connected', userId: after.userId },
+    `Connected ${connector.name} (${connector.id}) to your account ${after.email}`,
   );
-  return result;
 }
 
 /**
@@ -99,6 +77,46 @@ async function linkedUser(
     email: caller.email,
     links: links === undefined ? undefined : new Map(links),
   };
+}
+
+/** Prints `result` (as JSON with `--json`, else `line` after a check mark) and returns it. */
+function connected(options: ConnectOptions, result: ConnectResult, line: string): ConnectResult {
+  const { io } = options;
+  if (options.json) printJson(io, result);
+  else io.stdout.write(`${createColors(io).green('✓')} ${line}\n`);
+  return result;
+}
+
+/**
+ * One connect flow in the browser: opens `/cli/<path>/<id>` of the gateway and waits for its
+ * answer at the loopback listener, checked by {@link acceptConnected}.
+ */
+async function connectInBrowser(
+  api: GatewayApi,
+  options: ConnectOptions,
+  flow: {
+    id: string;
+    path: 'connect' | 'connect-upstream';
+    name: string;
+    unreachable: string;
+    success: { title: string; message: string };
+  },
+): Promise<void> {
+  const { id, name } = flow;
+  const state = createState();
+  await runBrowserFlow({
+    io: options.io,
+    browser: options.browser,
+    openBrowser: options.openBrowser,
+    timeoutMs: options.timeoutMs,
+    purpose: `connect ${name} to your Gateway account`,
+    pageUrl: (redirectUri) =>
+      `${api.base}/cli/${flow.path}/${encodeURIComponent(id)}?${new URLSearchParams({ redirect_uri: redirectUri, state })}`,
+    accept: (query) => acceptConnected(query, { state, id, name, unreachable: flow.unreachable }),
+    success: flow.success,
+    timeoutMessage: (duration) =>
+      `Timed out after ${duration} waiting for the browser; run \`gateway connect ${id}\` again`,
+  });
 }
 
 /**
@@ -142,7 +160,6 @@ export async function connectUpstream(
   connector: Connector,
   options: ConnectOptions,
 ): Promise<ConnectResult> {
-  const { io } = options;
   const flags = connectionFlags(options);
   if (flags.length > 0) {
     throw new CliError(
@@ -158,29 +175,16 @@ export async function connectUpstream(
     );
   }
   const before = await upstreamConnection(api, caller.userId, connector.id);
-  const state = createState();
   const name = `the upstream MCP server ${connector.id}`;
-  await runBrowserFlow({
-    io,
-    browser: options.browser,
-    openBrowser: options.openBrowser,
-    timeoutMs: options.timeoutMs,
-    purpose: `connect ${name} to your Gateway account`,
-    pageUrl: (redirectUri) =>
-      `${api.base}/cli/connect-upstream/${encodeURIComponent(connector.id)}?${new URLSearchParams({ redirect_uri: redirectUri, state })}`,
-    accept: (query) =>
-      acceptConnected(query, {
-        state,
-        id: connector.id,
-        name,
-        unreachable: `${name} or its authorization server`,
-      }),
+  await connectInBrowser(api, options, {
+    id: connector.id,
+    path: 'connect-upstream',
+    name,
+    unreachable: `${name} or its authorization server`,
     success: {
       title: `${connector.id} connected`,
       message: `Your account at ${name} is connected to Gateway. You can close this tab.`,
     },
-    timeoutMessage: (duration) =>
-      `Timed out after ${duration} waiting for the browser; run \`gateway connect ${connector.id}\` again`,
   });
   const after = await upstreamConnection(api, caller.userId, connector.id);
   if (after === undefined || after === before) {
@@ -188,20 +192,11 @@ export async function connectUpstream(
       `The browser connected ${name} for another Gateway account than ${caller.email}, whom this command line is signed in as; sign in to ${api.base} as ${caller.email} in the browser and run \`gateway connect ${connector.id}\` again`,
     );
   }
-  const result: ConnectResult = {
-    kind: 'mcp_oauth',
-    toolId: connector.id,
-    status: 'connected',
-    userId: caller.userId,
-  };
-  if (options.json) {
-    printJson(io, result);
-    return result;
-  }
-  io.stdout.write(
-    `${createColors(io).green('✓')} Connected ${name} to your account ${caller.email}\n`,
+  return connected(
+    options,
+    { kind: 'mcp_oauth', toolId: connector.id, status: 'connected', userId: caller.userId },
+    `Connected ${name} to your account ${caller.email}`,
   );
-  return result;
 }
 
 /** When the user's connection to upstream source `sourceId` last changed, or undefined. */

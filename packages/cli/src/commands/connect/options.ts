@@ -33,16 +33,8 @@ export interface ConnectOptions extends SignedInOptions {
 /** What `gateway connect` made. The secret itself is never part of it. */
 export type ConnectResult =
   | {
-      kind: 'api_key';
-      id: string;
-      toolId: string;
-      instanceName: string;
-      maskedSecret: string;
-      team: boolean;
-    }
-  | {
-      /** An OAuth tool connected with a token the user pasted, stored as a connection. */
-      kind: 'token';
+      /** A stored API key, or (`token`) an OAuth tool's token the user pasted. */
+      kind: 'api_key' | 'token';
       id: string;
       toolId: string;
       instanceName: string;
