@@ -8,6 +8,7 @@ import { LOG_LEVEL_META_KEY } from '@modelcontextprotocol/server';
 import { describe, expect, it } from 'vitest';
 import { connectV1, connectV2, startMcpGateway } from '#test/mcp/mcp-test-kit.js';
 import { rememberSecret } from '#test/support/known-secrets.js';
+import { TEST_SERVICE_SECRET } from '#test/support/test-gateway.js';
 import { addConnection } from '#test/upstream/connections.js';
 import { startFakeUpstream } from '#test/upstream/fake-upstream.js';
 import { startModernUpstream } from '#test/upstream/modern-upstream.js';
@@ -283,6 +284,32 @@ describe('an upstream that offers 2026-07-28', () => {
     const result = await client.callTool({ name: 'mod.slow', arguments: {} });
     expect(result.isError).toBe(true);
     expect(JSON.stringify(result.content)).toContain('did not finish within');
+    await expect.poll(() => upstream.stopped, { timeout: 3000 }).toBe(1);
+  });
+
+  it('ends a call in flight when its source is removed, closing its request stream', async () => {
+    const upstream = await startModernUpstream();
+    const gw = await startMcpGateway({ env: ALLOW_PRIVATE });
+    expect(await register(gw.url, 'mod', upstream.url)).toBe(201);
+    const alice = await gw.user({ admin: true });
+    const client = await connectV2(gw.url, alice.mcpToken);
+    const calling = client.callTool({ name: 'mod.slow', arguments: {} });
+    await expect
+      .poll(() => upstream.received.filter((request) => request.method === 'tools/call').length)
+      .toBe(1);
+    const removed = await fetch(`${gw.url}/api/registry/sources/mod`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${TEST_SERVICE_SECRET}` },
+    });
+    expect(removed.status).toBe(200);
+    const result = await calling;
+    expect(result.isError).toBe(true);
+    expect(result.content).toEqual([
+      {
+        type: 'text',
+        text: 'Source "mod" was removed from the gateway; its tools are no longer served.',
+      },
+    ]);
     await expect.poll(() => upstream.stopped, { timeout: 3000 }).toBe(1);
   });
 

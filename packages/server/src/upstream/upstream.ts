@@ -249,6 +249,8 @@ export class Upstream {
           }
           throw call.signal.reason;
         }
+        // The source was removed meanwhile, which closed its connections: not the upstream's doing.
+        if (this.#closed) throw this.#removed();
         // The relayed question ends this round (the client answers `input_required`): the upstream
         // did nothing wrong.
         if (call.questionPending) throw error;
@@ -298,7 +300,7 @@ export class Upstream {
     call: SourceCall | undefined,
     provider?: string | undefined,
   ): Promise<Connection> {
-    if (this.#closed) throw new CallFailure(`Source "${this.id}" was removed.`, 'Source removed');
+    if (this.#closed) throw this.#removed();
     if (this.#options.target.kind === 'stdio') return this.#connections.stdio();
     try {
       return await this.#connections.checkout(credential, call?.signal);
@@ -306,6 +308,13 @@ export class Upstream {
       if (call?.signal.aborted === true) throw call.signal.reason;
       throw this.#failure(error, provider, undefined);
     }
+  }
+
+  #removed(): CallFailure {
+    return new CallFailure(
+      `Source "${this.id}" was removed from the gateway; its tools are no longer served.`,
+      'Source removed',
+    );
   }
 
   #connect(
