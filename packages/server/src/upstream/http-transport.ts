@@ -7,6 +7,7 @@ import {
   type TransportSendOptions,
 } from '@modelcontextprotocol/client';
 import type { Dispatcher } from 'undici';
+import { delay, eitherSignal } from './abort-signals.js';
 import { mirrorEnvelope } from './envelope-headers.js';
 import { UpstreamHttpError } from './guarded-fetch.js';
 import { type ServerSentEvent, SseParser } from './sse-lines.js';
@@ -365,46 +366,6 @@ function header(answer: Dispatcher.ResponseData, name: string): string | undefin
 /** A media type's essence: `text/event-stream; charset=utf-8` is `text/event-stream`. */
 function mediaType(value: string | undefined): string | undefined {
   return value?.split(';', 1)[0]?.trim().toLowerCase();
-}
-
-/**
- * A signal aborted when `connection` or `request` is, for one request. Not `AbortSignal.any()`:
- * that keeps every request's signal as a dependant of the connection's, which lives as long as
- * the upstream, until a collection clears it (~270 bytes a call, and slower young-generation
- * collections, measured in stop 27). `release` drops the listeners once the request is done.
- */
-function eitherSignal(
-  connection: AbortSignal,
-  request: AbortSignal | undefined,
-): { signal: AbortSignal; release: () => void } {
-  if (request === undefined) return { signal: connection, release: () => {} };
-  const both = new AbortController();
-  const stop = (event: Event) => both.abort((event.target as AbortSignal).reason);
-  if (connection.aborted) both.abort(connection.reason);
-  else if (request.aborted) both.abort(request.reason);
-  connection.addEventListener('abort', stop, { once: true });
-  request.addEventListener('abort', stop, { once: true });
-  return {
-    signal: both.signal,
-    release: () => {
-      connection.removeEventListener('abort', stop);
-      request.removeEventListener('abort', stop);
-    },
-  };
-}
-
-function delay(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const stop = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', stop);
-      resolve();
-    }, ms);
-    signal.addEventListener('abort', stop, { once: true });
-  });
 }
 
 /**
