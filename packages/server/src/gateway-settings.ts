@@ -110,6 +110,8 @@ export interface GatewaySettings {
   extraOrigins: readonly string[];
   cliTokenDays: number;
   signup: SignupPolicy;
+  /** `GATEWAY_TRUSTED_PROXIES`: whose `X-Forwarded-For` is believed. */
+  trustedProxies: readonly string[];
   registrySyncMs: number;
   tracing: boolean;
   upstream: { allowPrivate: boolean; clientMetadata: boolean; maxBytes: number; refreshMs: number };
@@ -140,7 +142,7 @@ export function readSettings(options: GatewayOptions): GatewaySettings {
   const host = options.host ?? envVars.host(env);
   const port = options.port ?? envVars.port(env);
   const givenBaseUrl = options.baseUrl ?? envVars.baseUrl(env);
-  const baseUrl = trimSlash(givenBaseUrl ?? `http://${host}:${port}`);
+  const baseUrl = trimSlash(givenBaseUrl ?? listenUrl(host, port));
   const maxBodyBytes = options.maxBodyBytes ?? envVars.maxBodyBytes(env);
   if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes <= 0) {
     throw new Error(
@@ -167,6 +169,7 @@ export function readSettings(options: GatewayOptions): GatewaySettings {
     extraOrigins: options.allowedOrigins ?? envVars.allowedOrigins(env) ?? [],
     cliTokenDays: checkCliTokenDays(options.cliTokenDays ?? envVars.cliTokenDays(env)),
     signup: signupPolicy(env, options.signup),
+    trustedProxies: envVars.trustedProxies(env),
     registrySyncMs: (options.registrySyncSeconds ?? envVars.registrySyncSeconds(env)) * 1000,
     tracing: options.tracing ?? envVars.tracingConfigured(env),
     upstream: {
@@ -183,6 +186,11 @@ export function readSettings(options: GatewayOptions): GatewaySettings {
       ...envVars.configuredSecrets(env, options.databaseUrl),
     ],
   };
+}
+
+/** The address of what listens on `host` and `port`: an IPv6 literal (`::1`) in brackets. */
+export function listenUrl(host: string, port: number): string {
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 }
 
 function trimSlash(url: string): string {

@@ -124,6 +124,8 @@ describe('gateway app', () => {
         ['GATEWAY_UPSTREAM_REFRESH_SECONDS', '-1'],
         ['GATEWAY_REGISTRY_SYNC_SECONDS', 'soon'],
         ['GATEWAY_SIGNUP', 'sometimes'],
+        // A host name would be skipped by the address parser, leaving no forwarded address counted.
+        ['GATEWAY_TRUSTED_PROXIES', 'lb.internal'],
       ] as const) {
         const attempt = createGateway({
           env: { AUTH_SECRET: 'an-auth-secret-0123456789abcdefghijkl', [name]: value },

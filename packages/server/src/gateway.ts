@@ -13,7 +13,7 @@ import { connectionRoutes } from './connections/routes.js';
 import { connectorRoutes } from './connectors/index.js';
 import { migrate, openDatabase, readSchemaState } from './db/index.js';
 import { ExecutionRecorder, executionRoutes } from './executions/index.js';
-import { type GatewayOptions, readSettings } from './gateway-settings.js';
+import { type GatewayOptions, listenUrl, readSettings } from './gateway-settings.js';
 import type { AppEnv } from './http/app-env.js';
 import { errorResponse, HttpError } from './http/errors.js';
 import { audienceOf, requestGuard } from './http/guard.js';
@@ -139,7 +139,11 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
     throw error;
   }
   // One object, so the addresses start() learns reach sign-in and token vending too.
-  const auth = createGatewayAuth(core, { authSecret, previousAuthSecrets });
+  const auth = createGatewayAuth(core, {
+    authSecret,
+    previousAuthSecrets,
+    trustedProxies: settings.trustedProxies,
+  });
   const tokens = createTokenVendor(core, auth, {
     onRefresh: (provider, result) => metrics.tokenRefresh(provider, result),
   });
@@ -314,7 +318,7 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
           // With port 0 the real port is known only now; derived addresses follow it.
           if (!settings.baseUrlGiven) {
             const derived = services.baseUrl;
-            services.baseUrl = `http://${host}:${info.port}`;
+            services.baseUrl = listenUrl(host, info.port);
             if (services.authBaseUrl === derived) services.authBaseUrl = services.baseUrl;
           }
           own.port = info.port;

@@ -1,5 +1,4 @@
 import type { BetterAuthOptions, betterAuth } from 'better-auth';
-import { trustedProxies as trustedProxiesFromEnv } from '../config/env.js';
 import { OAUTH_PROVIDERS } from '../connectors/index.js';
 import type { LogLevel } from '../http/logger.js';
 import type { SessionResolver } from '../identity/index.js';
@@ -27,6 +26,8 @@ export interface GatewayAuthOptions {
   previousAuthSecrets?: readonly string[];
   /** Rate limits; defaults to {@link DEFAULT_RATE_LIMITS}. */
   rateLimits?: Partial<GatewayRateLimits>;
+  /** `GATEWAY_TRUSTED_PROXIES`, checked: whose `X-Forwarded-For` is believed. Default none. */
+  trustedProxies?: readonly string[];
 }
 
 /** The limits on abuse-prone endpoints, per client address, counted in the database. */
@@ -246,7 +247,7 @@ export function createGatewayAuth(
       return currentSetup().configured;
     },
     rateLimits,
-    trustedProxies: trustedProxiesFromEnv(services.env),
+    trustedProxies: options.trustedProxies ?? [],
     handler: async (request) => (await instance()).handler(request),
     getSession,
     sessionResolver: async (headers) => {

@@ -208,6 +208,40 @@ describe('over HTTP', () => {
   });
 });
 
+describe('the failed-credential limit behind a proxy', () => {
+  it('counts a request whose forwarded chain it cannot believe against the peer, never not at all', async () => {
+    // On ::1, so the peer differs from the 127.0.0.1 that better-auth's own resolver answers
+    // under NODE_ENV=test for what it cannot resolve (in production it answers nothing, which
+    // left such a request uncounted).
+    const gw = await createTestGateway({
+      baseUrl: undefined,
+      host: '::1',
+      port: 0,
+      env: { GATEWAY_TRUSTED_PROXIES: '::1' },
+    });
+    const { url, port } = await gw.start();
+    // An IPv6 listen address makes a base URL with brackets (it used to fail as "Invalid URL").
+    expect(url).toBe(`http://[::1]:${port}`);
+    const statuses: number[] = [];
+    for (let i = 0; i < 31; i++) {
+      const res = await fetch(`${url}/api/me`, {
+        headers: { authorization: 'Bearer gw_cli_wrong', 'x-forwarded-for': 'not-an-address' },
+      });
+      statuses.push(res.status);
+      await res.body?.cancel();
+    }
+    expect(statuses.slice(0, 30).every((status) => status === 401)).toBe(true);
+    expect(statuses[30]).toBe(429);
+    const counters = await gw.services.database.db
+      .selectFrom('rateLimit')
+      .select(['key', 'count'])
+      .execute();
+    expect(counters).toEqual([
+      { key: '0000:0000:0000:0000:0000:0000:0000:0000|bad-credential', count: 30 },
+    ]);
+  });
+});
+
 describe('provider registration', () => {
   it('registers no provider without client settings, and starts without error', async () => {
     const gw = await createTestGateway({ env: {} });

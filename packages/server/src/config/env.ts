@@ -4,6 +4,8 @@
  * are read through functions at use time, never at import time, and an explicit option always
  * beats the environment.
  */
+import { findInvalidTrustedProxies } from '@better-auth/core/utils/ip';
+
 export type Env = Readonly<Record<string, string | undefined>>;
 
 /** The variable `name`, trimmed; undefined when unset or blank. */
@@ -275,12 +277,23 @@ function safeDecode(text: string): string {
  * `GATEWAY_TRUSTED_PROXIES`: comma-separated IPs or CIDR ranges of reverse proxies whose
  * `X-Forwarded-For` is believed when rate limiting by client address. Unset: the socket's peer
  * address is the client (nothing forwarded is trusted).
+ *
+ * @throws Error naming the variable when an entry is not an IP address or CIDR range (a host
+ *   name, `10.0.0.0/33`): the address parser would skip it, and then no forwarded address, not
+ *   even the proxy's own, would be believed or counted.
  */
 export function trustedProxies(env: Env): string[] {
-  return (value(env, 'GATEWAY_TRUSTED_PROXIES') ?? '')
+  const entries = (value(env, 'GATEWAY_TRUSTED_PROXIES') ?? '')
     .split(',')
     .map((entry) => entry.trim())
     .filter((entry) => entry !== '');
+  const bad = findInvalidTrustedProxies(entries);
+  if (bad.length > 0) {
+    throw new Error(
+      `GATEWAY_TRUSTED_PROXIES must be comma-separated IP addresses or CIDR ranges like 10.0.0.0/8, got "${bad.join('", "')}"`,
+    );
+  }
+  return entries;
 }
 
 /** Who may create an account: anyone, only holders of an admin's invite, or nobody new. */
