@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { chmod, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -133,6 +133,32 @@ describe('openDatabase', () => {
     const attempt = openDatabase('mysql://root:hunter2@db.internal/gateway', await tempDir());
     await expect(attempt).rejects.toThrow(/Unsupported DATABASE_URL scheme "mysql:"/);
     await expect(attempt).rejects.not.toThrow(/hunter2/);
+  });
+
+  it('refuses a PostgreSQL URL written wrong or quoted, instead of opening a new file by its name', async () => {
+    const dir = await tempDir();
+    for (const [url, message] of [
+      [
+        'postgres:/gw:hunter2@db.internal/gateway',
+        /starts with "postgres:" but is not a postgres:\/\/ URL/,
+      ],
+      [
+        '"postgres://gw:hunter2@db.internal:5432/gateway"',
+        /neither a postgres:\/\/ URL nor a file path/,
+      ],
+      [
+        "'postgresql://gw:hunter2@db.internal/gateway'",
+        /neither a postgres:\/\/ URL nor a file path/,
+      ],
+      ['file:gateway.db', /Unsupported DATABASE_URL scheme "file:"/],
+    ] as const) {
+      const attempt = openDatabase(url, dir);
+      await expect(attempt).rejects.toThrow(message);
+      await expect(attempt).rejects.not.toThrow(/hunter2/);
+    }
+    // Nothing was created under any of those names (they are relative to the working directory).
+    const made = readdirSync(process.cwd()).filter((name) => /postgres|^file:/.test(name));
+    expect(made).toEqual([]);
   });
 
   it('can be closed twice', async () => {

@@ -57,8 +57,8 @@ export const DEFAULT_SQLITE_FILE = 'gateway.db';
  * const database = await openDatabase(process.env.DATABASE_URL, '.gateway');
  * await migrate(database);
  *
- * @throws when `url` has another scheme (`mysql://...`), or the database cannot be opened or
- * reached.
+ * @throws when `url` has another scheme (`mysql://...`) or is neither a URL nor a path (a
+ * malformed or quoted `postgres` URL), or the database cannot be opened or reached.
  */
 export async function openDatabase(
   url: string | undefined,
@@ -66,7 +66,7 @@ export async function openDatabase(
 ): Promise<GatewayDatabase> {
   const target = url?.trim() || join(dataDir, DEFAULT_SQLITE_FILE);
   const dialect: DatabaseDialect = isPostgresUrl(target) ? 'postgres' : 'sqlite';
-  if (dialect === 'sqlite') rejectOtherUrlSchemes(target);
+  if (dialect === 'sqlite' && target !== SQLITE_MEMORY) rejectUrlLike(target);
 
   const sqlite = dialect === 'sqlite' ? openSqlite(target) : undefined;
   const postgres = sqlite === undefined ? await openPostgresDialect(target) : undefined;
@@ -99,12 +99,28 @@ export async function openDatabase(
   };
 }
 
-function rejectOtherUrlSchemes(target: string): void {
-  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(target)?.[1];
-  // Only the scheme is named: the rest of a URL may hold a password.
-  if (scheme) {
+/**
+ * Refuses a `DATABASE_URL` that is no SQLite file path but would be opened as one, creating a new
+ * empty database where the operator meant another (whose first sign-up then becomes admin): a URL
+ * of another scheme, a PostgreSQL URL written wrong (`postgres:/host/db`), or one wrapped in
+ * quotes that an env file kept. Only the scheme is named: the rest may hold a password.
+ */
+function rejectUrlLike(target: string): void {
+  // Two letters or more: `C:\data\gateway.db` is a path.
+  const scheme = /^([a-z][a-z0-9+.-]+):/i.exec(target)?.[1];
+  if (scheme !== undefined && /^postgres(?:ql)?$/i.test(scheme)) {
+    throw new Error(
+      `DATABASE_URL starts with "${scheme}:" but is not a ${scheme}:// URL; write it as postgres://user:password@host:5432/database`,
+    );
+  }
+  if (scheme !== undefined) {
     throw new Error(
       `Unsupported DATABASE_URL scheme "${scheme}:". Use a postgres:// URL or a SQLite file path.`,
+    );
+  }
+  if (/^["'`]|["'`]$/.test(target) || target.includes('://')) {
+    throw new Error(
+      'DATABASE_URL is neither a postgres:// URL nor a file path (quotes around it, or something before the scheme?); set it to postgres://user:password@host:5432/database or a SQLite file path',
     );
   }
 }
