@@ -1,4 +1,5 @@
 import type { Plugin } from '@gateway/sdk';
+import { providerSetup } from './auth/provider-config.js';
 import { checkCliTokenDays } from './cli-auth/index.js';
 import type { Env } from './config/env.js';
 import * as envVars from './config/env.js';
@@ -149,6 +150,9 @@ export function readSettings(options: GatewayOptions): GatewaySettings {
       `createGateway({ maxBodyBytes }) must be a positive number, got ${maxBodyBytes}`,
     );
   }
+  const authBaseUrl = trimSlash(options.authBaseUrl ?? envVars.authBaseUrl(env) ?? baseUrl);
+  // Every sign-in provider's settings (their URLs above all), now rather than at the first sign-in.
+  providerSetup(env, authBaseUrl);
   return {
     env,
     authSecret,
@@ -158,7 +162,7 @@ export function readSettings(options: GatewayOptions): GatewaySettings {
     host,
     port,
     baseUrl,
-    authBaseUrl: trimSlash(options.authBaseUrl ?? envVars.authBaseUrl(env) ?? baseUrl),
+    authBaseUrl,
     baseUrlGiven: givenBaseUrl !== undefined,
     databaseUrl: options.databaseUrl ?? envVars.databaseUrl(env),
     dataDir: options.dataDir ?? envVars.dataDir(env),

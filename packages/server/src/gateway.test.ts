@@ -140,6 +140,47 @@ describe('gateway app', () => {
     }
   });
 
+  it("refuses a sign-in provider's address that is not https, before it opens anything", async () => {
+    const { createGateway } = await import('./gateway.js');
+    const dir = await mkdtemp(join(tmpdir(), 'gateway-settings-'));
+    const file = join(dir, 'gateway.db');
+    const gcp = { GCP_CLIENT_ID: 'gcp-client', GCP_CLIENT_SECRET: 'gcp-client-secret-0123' };
+    const microsoft = {
+      MICROSOFT_CLIENT_ID: 'ms-client',
+      MICROSOFT_CLIENT_SECRET: 'ms-secret-0123',
+    };
+    const start = (env: Record<string, string>) =>
+      createGateway({
+        env: { AUTH_SECRET: 'an-auth-secret-0123456789abcdefghijkl', ...env },
+        databaseUrl: file,
+        configFile: false,
+      });
+    try {
+      for (const [env, message] of [
+        [
+          { ...gcp, GCP_ISSUER_URL: 'http://idp.example.com' },
+          /^GCP_ISSUER_URL must be an https:\/\/ URL/,
+        ],
+        [
+          { ...gcp, GCP_TOKEN_URL: 'https://gw:hunter2@idp.example.com/token' },
+          /^GCP_TOKEN_URL must not hold a user name or password$/,
+        ],
+        [
+          { ...microsoft, MICROSOFT_AUTHORITY: 'http://login.example.net' },
+          /^MICROSOFT_AUTHORITY must be an https:\/\/ URL/,
+        ],
+      ] as const) {
+        await expect(start(env)).rejects.toThrow(message);
+        expect(existsSync(file)).toBe(false);
+      }
+      // Plain http to this machine stays allowed, for a local test server.
+      const local = await start({ ...gcp, GCP_ISSUER_URL: 'http://127.0.0.1:9/' });
+      await local.stop();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('trims AUTH_SECRET and SERVICE_API_SECRET read from the environment', async () => {
     const service = 'trimmed-service-secret-0123456789';
     const gw = await createTestGateway({

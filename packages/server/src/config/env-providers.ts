@@ -1,5 +1,6 @@
 /** The environment variables of sign-in and OAuth providers (see env.ts for the others). */
 import { type Env, value } from './env.js';
+import { isLoopback } from './loopback.js';
 
 /** `<PROVIDER>_CLIENT_ID` and `<PROVIDER>_CLIENT_SECRET`: both set enable an OAuth provider. */
 export function oauthClient(
@@ -34,11 +35,14 @@ export type OAuthEndpointName =
  * `<PROVIDER>_JWKS_URL`: the keys ID tokens are signed with. Unset: the provider's public
  * endpoints.
  */
-export const oauthEndpoint = (
+export function oauthEndpoint(
   env: Env,
   providerId: string,
   endpoint: OAuthEndpointName,
-): string | undefined => value(env, `${providerPrefix(providerId)}_${endpoint}`);
+): string | undefined {
+  const name = `${providerPrefix(providerId)}_${endpoint}`;
+  return checkedProviderUrl(name, value(env, name));
+}
 
 /**
  * `<PROVIDER>_SCOPES`: the scopes a generic OAuth provider asks for, space- or comma-separated,
@@ -61,4 +65,26 @@ export const microsoftTenantId = (env: Env): string | undefined =>
  * Default `https://login.microsoftonline.com`.
  */
 export const microsoftAuthority = (env: Env): string | undefined =>
-  value(env, 'MICROSOFT_AUTHORITY');
+  checkedProviderUrl('MICROSOFT_AUTHORITY', value(env, 'MICROSOFT_AUTHORITY'));
+
+/**
+ * A sign-in provider's address as set: an `https:` URL (plain `http:` only to this machine, for a
+ * local test server), without a user name or password. ID tokens, keys and the client secret
+ * travel to it, so a plain-http address elsewhere would let anyone on the way sign in as anyone.
+ *
+ * @throws Error naming the variable (never its value, which may hold credentials).
+ */
+function checkedProviderUrl(name: string, raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  const url = URL.canParse(raw) ? new URL(raw) : undefined;
+  const problem =
+    url === undefined
+      ? 'is not a URL'
+      : url.username !== '' || url.password !== ''
+        ? 'must not hold a user name or password'
+        : url.protocol === 'https:' || (url.protocol === 'http:' && isLoopback(url.hostname))
+          ? undefined
+          : 'must be an https:// URL (http:// only to this machine, for a local test server)';
+  if (problem !== undefined) throw new Error(`${name} ${problem}`);
+  return raw;
+}

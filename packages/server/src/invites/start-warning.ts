@@ -1,16 +1,7 @@
-import { isIP } from 'node:net';
+import { isLoopback } from '../config/loopback.js';
 import type { SignupPolicy } from './policy.js';
 
-/** Whether `host` is reachable only from this machine. */
-export function isLoopback(host: string): boolean {
-  const name = host
-    .trim()
-    .toLowerCase()
-    .replace(/^\[|\]$/g, '');
-  if (name === 'localhost' || name.endsWith('.localhost')) return true;
-  if (isIP(name) === 4) return name.startsWith('127.');
-  return name === '::1' || name.startsWith('::ffff:127.');
-}
+export { isLoopback };
 
 /**
  * The warning `gateway-server` prints at start when anyone on the network could create the
