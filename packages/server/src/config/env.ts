@@ -106,6 +106,18 @@ export function list(env: Env, name: string): string[] | undefined {
 }
 
 /**
+ * {@link list}, refusing a variable that is set but names nothing (`,`): read as unset, it would
+ * mean the opposite of a restriction (`unset` says what).
+ */
+function nonEmptyList(env: Env, name: string, unset: string): string[] | undefined {
+  const entries = list(env, name);
+  if (entries === undefined && value(env, name) !== undefined) {
+    throw new Error(`${name} is set but names nothing; unset it for ${unset}`);
+  }
+  return entries;
+}
+
+/**
  * `GATEWAY_ALLOWED_HOSTS`: comma-separated host names (no port) that requests may name in `Host`
  * besides those of `GATEWAY_BASE_URL` and `AUTH_BASE_URL` (DNS rebinding protection): names a
  * proxy in front sends, or another name of the same gateway.
@@ -330,7 +342,7 @@ const EMAIL = /^[^\s@]+@[^\s@]+$/;
  * @throws Error naming the variable when an entry is not a domain name.
  */
 export function signupEmailDomains(env: Env): string[] | undefined {
-  const domains = list(env, 'GATEWAY_SIGNUP_EMAIL_DOMAINS');
+  const domains = nonEmptyList(env, 'GATEWAY_SIGNUP_EMAIL_DOMAINS', 'any domain');
   const bad = domains?.filter((domain) => !DOMAIN.test(domain)) ?? [];
   if (bad.length > 0) {
     throw new Error(
@@ -348,7 +360,7 @@ export function signupEmailDomains(env: Env): string[] | undefined {
  * @throws Error naming the variable when an entry is not an email address.
  */
 export function adminEmails(env: Env): string[] | undefined {
-  const emails = list(env, 'GATEWAY_ADMIN_EMAILS');
+  const emails = nonEmptyList(env, 'GATEWAY_ADMIN_EMAILS', 'the first user as admin');
   const bad = emails?.filter((email) => !EMAIL.test(email)) ?? [];
   if (bad.length > 0) {
     throw new Error(

@@ -28,6 +28,15 @@ export interface SignupPolicy {
  * const policy = signupPolicy(process.env, { mode: 'invite' });
  */
 export function signupPolicy(env: Env, options: SignupOptions = {}): SignupPolicy {
+  for (const [field, entries] of [
+    ['emailDomains', options.emailDomains],
+    ['adminEmails', options.adminEmails],
+  ] as const) {
+    // An empty list would be read as none given: no restriction, the opposite of what it says.
+    if (entries?.every((entry) => entry.replaceAll(',', '').trim() === '')) {
+      throw new Error(`createGateway({ signup: { ${field}: [] } }) names nothing; leave it out`);
+    }
+  }
   const mode =
     options.mode === undefined
       ? envVars.signupMode(env)

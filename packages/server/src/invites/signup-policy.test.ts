@@ -202,6 +202,18 @@ describe('sign-up policy on the email sign-up API', () => {
     await expect(
       createTestGateway({ env: { GATEWAY_ADMIN_EMAILS: 'not-an-address' } }),
     ).rejects.toThrow(/^GATEWAY_ADMIN_EMAILS must be comma-separated email addresses/);
+    // A restriction that names nothing must not read as no restriction at all.
+    await expect(
+      createTestGateway({ env: { GATEWAY_SIGNUP_EMAIL_DOMAINS: ' , ' } }),
+    ).rejects.toThrow(
+      'GATEWAY_SIGNUP_EMAIL_DOMAINS is set but names nothing; unset it for any domain',
+    );
+    await expect(createTestGateway({ env: { GATEWAY_ADMIN_EMAILS: ',' } })).rejects.toThrow(
+      'GATEWAY_ADMIN_EMAILS is set but names nothing; unset it for the first user as admin',
+    );
+    for (const signup of [{ emailDomains: [] }, { adminEmails: [''] }]) {
+      await expect(createTestGateway({ signup })).rejects.toThrow(/names nothing; leave it out$/);
+    }
     // The option beats the environment.
     const gw = await createTestGateway({
       env: { GATEWAY_SIGNUP: 'closed' },
