@@ -223,6 +223,47 @@ describe.each([
     }
   });
 
+  it("closes a call's stream once it has the answer, whatever the upstream sends after", async () => {
+    const fake = await startFakeUpstream([{ name: 'linger', behaviour: { kind: 'sse-linger' } }], {
+      claims2026,
+    });
+    const gw = await startMcpGateway({ env: { GATEWAY_UPSTREAM_ALLOW_PRIVATE: 'true' } });
+    await registerSource(gw.url, { type: 'mcp', id: 'up', namespace: 'up', url: fake.url });
+    const alice = await gw.user({ admin: true });
+    const client = await connectV2(gw.url, alice.mcpToken);
+    for (let i = 0; i < 5; i++) {
+      const result = await client.callTool({ name: 'up.linger', arguments: {} });
+      expect(result.content).toEqual([{ type: 'text', text: 'answered, still here' }]);
+    }
+    // Else each answered call would hold a socket (and hear the stream) until the upstream let go.
+    await expect.poll(() => fake.lingering, { timeout: 2000 }).toBe(0);
+  });
+
+  it('refuses a result nested too deep to forward as not MCP, never a 5xx or a hung call', async () => {
+    const fake = await startFakeUpstream(
+      [{ name: 'deep', behaviour: { kind: 'deep', depth: 100_000 } }],
+      { claims2026 },
+    );
+    const gw = await startMcpGateway({ env: { GATEWAY_UPSTREAM_ALLOW_PRIVATE: 'true' } });
+    await registerSource(gw.url, { type: 'mcp', id: 'up', namespace: 'up', url: fake.url });
+    const alice = await gw.user({ admin: true });
+    for (const client of [
+      await connectV2(gw.url, alice.mcpToken),
+      (await connectV1(gw.url, alice.mcpToken)).client,
+    ]) {
+      const result = await client.callTool({ name: 'up.deep', arguments: {} });
+      expect(result.isError).toBe(true);
+      expect(JSON.stringify(result.content)).toContain('not MCP');
+    }
+    await gw.gateway.services.executions.flush();
+    const rows = await gw.gateway.services.database.db
+      .selectFrom('executions')
+      .select('outcome')
+      .where('tool_path', '=', 'up.deep')
+      .execute();
+    expect(rows.map((row) => row.outcome)).toEqual(['error', 'error']);
+  });
+
   it('says an HTTP error for what it is', async () => {
     const fake = await startFakeUpstream(TOOLS, { claims2026 });
     const gw = await startMcpGateway({ env: { GATEWAY_UPSTREAM_ALLOW_PRIVATE: 'true' } });

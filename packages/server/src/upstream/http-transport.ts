@@ -7,6 +7,7 @@ import {
   type TransportSendOptions,
 } from '@modelcontextprotocol/client';
 import type { Dispatcher } from 'undici';
+import { nestedDeeperThan } from '../json/nesting.js';
 import { delay, eitherSignal } from './abort-signals.js';
 import { mirrorEnvelope } from './envelope-headers.js';
 import { UpstreamHttpError } from './guarded-fetch.js';
@@ -175,6 +176,8 @@ export class UpstreamHttpTransport implements Transport {
     let lastEventId: string | undefined;
     const arrived: JSONRPCMessage[] = [];
     const parser = new SseParser(this.#options.maxBytes, (event: ServerSentEvent) => {
+      // Nothing after the answer belongs to the request (see below).
+      if (answered) return;
       if (event.id !== undefined) lastEventId = event.id;
       if (event.data === '' || event.event !== 'message') return;
       const message = asMessage(parse(event.data));
@@ -193,6 +196,12 @@ export class UpstreamHttpTransport implements Transport {
         for (const message of arrived.splice(0)) {
           this.onmessage?.(message);
           await null;
+        }
+        // The answer ends the request's stream: an upstream that keeps it open would hold a
+        // socket per finished call, and go on talking (questions, log lines) as that call.
+        if (answered) {
+          body.on('error', () => {});
+          break;
         }
       }
     } catch (error) {
@@ -313,12 +322,21 @@ function asMessage(value: unknown): JSONRPCMessage {
 }
 
 function parse(text: string): unknown {
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch {
     throw notMcp('The upstream sent something that is not JSON');
   }
+  // Deeper than any MCP message needs; deep enough to overflow the stack of whatever walks it.
+  if (nestedDeeperThan(value, MAX_MESSAGE_DEPTH)) {
+    throw notMcp(`The upstream sent a message nested more than ${MAX_MESSAGE_DEPTH} levels deep`);
+  }
+  return value;
 }
+
+/** The deepest nesting of objects and arrays an upstream message may have. */
+const MAX_MESSAGE_DEPTH = 100;
 
 function notMcp(message: string): SdkError {
   return new SdkError(SdkErrorCode.ClientHttpUnexpectedContent, message);

@@ -21,7 +21,11 @@ export type FakeBehaviour =
   /** An event stream of one event of `bytes` characters. */
   | { kind: 'sse-huge'; bytes: number }
   /** An event stream that ends after an event id; `GET` with `Last-Event-ID` answers. */
-  | { kind: 'sse-resume'; text: string };
+  | { kind: 'sse-resume'; text: string }
+  /** An event stream that answers, then stays open, sending a comment every 50 ms. */
+  | { kind: 'sse-linger' }
+  /** A result whose structuredContent nests arrays `depth` levels deep. */
+  | { kind: 'deep'; depth: number };
 
 /** A tool the fake upstream lists. */
 export interface FakeTool {
@@ -44,6 +48,8 @@ export interface FakeUpstream {
   requests: { method: string; protocolVersion: string | undefined }[];
   /** Replaces the listed tools (a test then sends nothing: the gateway refreshes on schedule). */
   setTools(tools: FakeTool[]): void;
+  /** How many `sse-linger` streams the gateway has not closed yet. */
+  readonly lingering: number;
 }
 
 /**
@@ -62,6 +68,7 @@ export async function startFakeUpstream(
   const calls: FakeUpstream['calls'] = [];
   const requests: FakeUpstream['requests'] = [];
   const hanging = new Set<ServerResponse>();
+  const lingering = new Set<ServerResponse>();
   /** Answers kept for a stream to resume, by event id. */
   const resumable = new Map<string, string>();
   const server = createServer(async (request, response) => {
@@ -195,6 +202,28 @@ export async function startFakeUpstream(
         response.writeHead(200, { 'content-type': 'text/event-stream' });
         response.end(`data: ${'x'.repeat(behaviour.bytes)}\n\n`);
         return;
+      case 'sse-linger': {
+        response.writeHead(200, { 'content-type': 'text/event-stream' });
+        const result = complete({ content: [{ type: 'text', text: 'answered, still here' }] });
+        response.write(`data: ${JSON.stringify({ jsonrpc: '2.0', id: message.id, result })}\n\n`);
+        const keepalive = setInterval(() => response.write(': still here\n\n'), 50);
+        lingering.add(response);
+        response.on('close', () => {
+          clearInterval(keepalive);
+          lingering.delete(response);
+        });
+        return;
+      }
+      case 'deep': {
+        const { depth } = behaviour;
+        const nested = `${'['.repeat(depth)}${']'.repeat(depth)}`;
+        const content = JSON.stringify([{ type: 'text', text: 'deep' }]);
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end(
+          `{"jsonrpc":"2.0","id":${JSON.stringify(message.id)},"result":{"resultType":"complete","content":${content},"structuredContent":{"a":${nested}}}}`,
+        );
+        return;
+      }
       case 'sse-resume': {
         const eventId = `call-${message.id}`;
         resumable.set(
@@ -214,7 +243,7 @@ export async function startFakeUpstream(
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   onTestFinished(async () => {
-    for (const response of hanging) response.socket?.destroy();
+    for (const response of [...hanging, ...lingering]) response.socket?.destroy();
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
   });
@@ -225,6 +254,9 @@ export async function startFakeUpstream(
     requests,
     setTools(next) {
       listed = next;
+    },
+    get lingering() {
+      return lingering.size;
     },
   };
 }
