@@ -1,10 +1,11 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Plugin } from '@gateway/sdk';
+import { definePlugin, defineTool, type Plugin } from '@gateway/sdk';
 import { specTypeSchemas, withInputRequired } from '@modelcontextprotocol/client';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it, onTestFinished } from 'vitest';
+import { z } from 'zod';
 import { createPostgresTestDatabase, postgresTestUrl } from '#test/db/test-database.js';
 import { emptyFixtureState, type FixtureState } from '#test/mcp/fixture-plugin.js';
 import { createInteractionPlugin, emptyInteractionState } from '#test/mcp/interaction-plugin.js';
@@ -466,5 +467,44 @@ describe('approval path 3: clients without elicitation wait for a decision throu
     expect(result.isError).toBeFalsy();
     expect(Date.now() - started).toBeLessThan(2000);
     expect(state.deleted).toEqual(['report.pdf']);
+  });
+});
+
+describe('a call that keeps asking', () => {
+  it('is stopped after ten questions on a session, however quickly the client answers', async () => {
+    const asked = { count: 0 };
+    const nagging = definePlugin({
+      id: 'nag',
+      name: 'Nag',
+      description: 'Asks without end.',
+      tools: [
+        defineTool({
+          path: 'nag.ask.forever',
+          name: 'Ask Forever',
+          description: 'Asks one question after another.',
+          inputSchema: z.object({}),
+          async handler(ctx) {
+            for (;;) {
+              asked.count += 1;
+              await ctx.elicit({
+                toolPath: 'nag.ask.forever',
+                message: `Question ${asked.count}?`,
+              });
+            }
+          },
+        }),
+      ],
+    });
+    const gw = await startMcpGateway({ plugins: [nagging] });
+    const alice = await gw.user({ admin: true });
+    const { client } = await connectV1(gw.url, alice.mcpToken, { elicitation: true });
+    client.setRequestHandler(ElicitRequestSchema, async () => ({
+      action: 'accept',
+      content: { approve: true },
+    }));
+    const result = await client.callTool({ name: 'nag.ask.forever', arguments: {} });
+    expect(result.isError).toBe(true);
+    expect(JSON.stringify(result.content)).toContain('kept asking questions (more than 10');
+    expect(asked.count).toBe(11);
   });
 });

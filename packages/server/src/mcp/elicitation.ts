@@ -1,4 +1,4 @@
-import { type ElicitForm, type ElicitRequest, elicitForm } from '@gateway/sdk';
+import { type ElicitForm, type ElicitRequest, elicitForm, ToolError } from '@gateway/sdk';
 import type {
   CreateMessageRequestParams,
   ElicitRequestFormParams,
@@ -52,6 +52,32 @@ export type PendingInput =
  */
 export interface PendingSlot {
   current: PendingInput | undefined;
+  /**
+   * Questions and sampling requests this run of the call put to the user or the client on a
+   * session or through approvals, at most {@link MAX_CALL_ROUNDS}.
+   */
+  asked: number;
+}
+
+/**
+ * The most questions and sampling requests one call may put, however the client is reached: a
+ * tool, or an upstream behind it, that asks without end must end, not fill the approvals list
+ * or spend the client's model tokens (a 2026-07-28 call counts its rounds, see `askClient`).
+ */
+export const MAX_CALL_ROUNDS = 10;
+
+/**
+ * Counts one more question or sampling request of the call in `pending`.
+ *
+ * @throws ToolError past {@link MAX_CALL_ROUNDS}: the call ends as an error result.
+ */
+export function countQuestion(pending: PendingSlot, toolPath: string): void {
+  if (pending.asked >= MAX_CALL_ROUNDS) {
+    throw new ToolError(
+      `${toolPath} kept asking questions (more than ${MAX_CALL_ROUNDS} in one call), so it was stopped. Call the tool again to start over; if it keeps happening, report it to whoever maintains the tool.`,
+    );
+  }
+  pending.asked += 1;
 }
 
 /**

@@ -10,6 +10,7 @@ import type { ClientCapabilities } from '@modelcontextprotocol/server';
 import { redactArguments } from '../executions/index.js';
 import type { CallContext, CallSite } from './call-site.js';
 import {
+  countQuestion,
   InputNeeded,
   type PendingSlot,
   type Question,
@@ -139,6 +140,7 @@ export class Elicitor {
       pending.current = { kind: 'question', question };
       throw new InputNeeded(pending.current);
     }
+    countQuestion(pending, this.#options.toolPath);
     limit.pause();
     onWaiting?.(true);
     try {

@@ -10,7 +10,7 @@ import type { SourceCall } from '../tool-sources/index.js';
 import type { CallRedaction } from './call-redaction.js';
 import type { CallContext, CallSite } from './call-site.js';
 import type { CallRecord } from './call-tool.js';
-import type { PendingSlot, UrlElicitation } from './elicitation.js';
+import { MAX_CALL_ROUNDS, type PendingSlot, type UrlElicitation } from './elicitation.js';
 import { Elicitor } from './elicitor.js';
 import { subjectId } from './principal.js';
 import { ProgressReporter } from './progress.js';
@@ -21,11 +21,8 @@ import { Sampler } from './sampler.js';
 import { TimeLimit } from './time-limit.js';
 import { clientLogLevel, lazyLogger, passesClient, toolLogger } from './tool-logger.js';
 
-/**
- * The most questions (and sampling requests) one call of a 2026-07-28 client may ask, one per
- * round: a round runs the tool again from the start with every earlier answer.
- */
-export const MAX_CALL_ROUNDS = 10;
+/** The most questions and sampling requests one call may put (elicitation.ts). */
+export { MAX_CALL_ROUNDS };
 
 /** The abort reason once a call is over (no Error: building its stack on every call costs). */
 const CALL_ENDED = Symbol('call ended');
@@ -68,7 +65,7 @@ export class RunningCall implements SourceCall {
   readonly #controller = new AbortController();
   readonly #limit: TimeLimit;
   readonly #progress: ProgressReporter;
-  readonly #pending: PendingSlot = { current: undefined };
+  readonly #pending: PendingSlot = { current: undefined, asked: 0 };
   readonly #elicitor: Elicitor;
   readonly #release: ReturnType<typeof setTimeout> | undefined;
   #sampler: Sampler | undefined;

@@ -8,7 +8,7 @@ import {
 } from '@gateway/sdk';
 import type { CreateMessageRequestParams } from '@modelcontextprotocol/server';
 import type { CallContext, CallSite } from './call-site.js';
-import { InputNeeded, type PendingSlot } from './elicitation.js';
+import { countQuestion, InputNeeded, type PendingSlot } from './elicitation.js';
 import { GivenAnswers } from './given-answers.js';
 import { subjectId } from './principal.js';
 import { digestInput, type SampleAnswer } from './request-state.js';
@@ -89,6 +89,7 @@ export class Sampler {
       pending.current = { kind: 'sample', params };
       throw new InputNeeded(pending.current);
     }
+    countQuestion(pending, toolPath);
     const answer = await this.#askOnSession(params);
     this.#samples.add({ ...answer, question: digest });
     return this.#read(answer);
