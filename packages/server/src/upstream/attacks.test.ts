@@ -264,6 +264,34 @@ describe.each([
     expect(rows.map((row) => row.outcome)).toEqual(['error', 'error']);
   });
 
+  it('leaves out a listed tool too large to serve to every client, keeping the rest', async () => {
+    const huge = {
+      type: 'object',
+      properties: { x: { type: 'string', description: 'x'.repeat(100_000) } },
+    };
+    const fake = await startFakeUpstream(
+      [
+        { name: 'small', behaviour: { kind: 'answer', text: 'small ran' } },
+        { name: 'huge', behaviour: { kind: 'answer' }, inputSchema: huge },
+      ],
+      { claims2026 },
+    );
+    const gw = await startMcpGateway({ env: { GATEWAY_UPSTREAM_ALLOW_PRIVATE: 'true' } });
+    const registered = await registerSource(gw.url, {
+      type: 'mcp',
+      id: 'up',
+      namespace: 'up',
+      url: fake.url,
+    });
+    expect(registered.status).toBe(201);
+    const alice = await gw.user({ admin: true });
+    const client = await connectV2(gw.url, alice.mcpToken);
+    const names = (await client.listTools()).tools.map((tool) => tool.name);
+    expect(names).toContain('up.small');
+    expect(names).not.toContain('up.huge');
+    expect(gw.gateway.logs()).toContain('upstream tools left out: too large');
+  });
+
   it('says an HTTP error for what it is', async () => {
     const fake = await startFakeUpstream(TOOLS, { claims2026 });
     const gw = await startMcpGateway({ env: { GATEWAY_UPSTREAM_ALLOW_PRIVATE: 'true' } });

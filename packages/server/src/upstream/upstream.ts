@@ -20,6 +20,7 @@ import {
 import { Connections } from './connections.js';
 import { httpStatusOf, judgeFailure, reasonOf, resultOf } from './failure-reasons.js';
 import { type GuardedFetch, guardedFetch } from './guarded-fetch.js';
+import { toolsWithinBudget } from './list-budget.js';
 import { ListChangedStream } from './list-changed.js';
 import { UpstreamRefusedFailure } from './refused.js';
 import { requiredLinks, settleRequiredLinks } from './required-links.js';
@@ -141,7 +142,15 @@ export class Upstream {
         if (cursor === undefined || tools.length >= MAX_TOOLS) break;
       }
       this.#breaker.success();
-      return tools.slice(0, MAX_TOOLS);
+      const { kept, left } = toolsWithinBudget(tools.slice(0, MAX_TOOLS), this.#options.maxBytes);
+      if (left.length > 0) {
+        this.#options.logger.warn('upstream tools left out: too large', {
+          sourceId: this.id,
+          tools: left.slice(0, 20).join(', '),
+          count: left.length,
+        });
+      }
+      return kept;
     } catch (error) {
       throw this.#failure(error, undefined, connection);
     } finally {

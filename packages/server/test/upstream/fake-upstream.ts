@@ -32,6 +32,8 @@ export interface FakeTool {
   name: string;
   behaviour: FakeBehaviour;
   annotations?: Record<string, unknown>;
+  /** Listed as it is; default an object schema without properties. */
+  inputSchema?: Record<string, unknown>;
 }
 
 /** A started fake upstream. */
@@ -126,7 +128,7 @@ export async function startFakeUpstream(
         tools: listed.map((tool) => ({
           name: tool.name,
           description: `The fake ${tool.name}`,
-          inputSchema: { type: 'object', properties: {} },
+          inputSchema: tool.inputSchema ?? { type: 'object', properties: {} },
           ...(tool.annotations === undefined ? {} : { annotations: tool.annotations }),
         })),
       });
