@@ -143,14 +143,21 @@ export function readSettings(options: GatewayOptions): GatewaySettings {
   const host = options.host ?? envVars.host(env);
   const port = options.port ?? envVars.port(env);
   const givenBaseUrl = options.baseUrl ?? envVars.baseUrl(env);
-  const baseUrl = trimSlash(givenBaseUrl ?? listenUrl(host, port));
+  const baseUrl =
+    givenBaseUrl === undefined
+      ? listenUrl(host, port)
+      : webAddress(givenBaseUrl, 'GATEWAY_BASE_URL (or the baseUrl option)');
   const maxBodyBytes = options.maxBodyBytes ?? envVars.maxBodyBytes(env);
   if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes <= 0) {
     throw new Error(
       `createGateway({ maxBodyBytes }) must be a positive number, got ${maxBodyBytes}`,
     );
   }
-  const authBaseUrl = trimSlash(options.authBaseUrl ?? envVars.authBaseUrl(env) ?? baseUrl);
+  const givenAuthBaseUrl = options.authBaseUrl ?? envVars.authBaseUrl(env);
+  const authBaseUrl =
+    givenAuthBaseUrl === undefined
+      ? baseUrl
+      : webAddress(givenAuthBaseUrl, 'AUTH_BASE_URL (or the authBaseUrl option)');
   // Every sign-in provider's settings (their URLs above all), now rather than at the first sign-in.
   providerSetup(env, authBaseUrl);
   return {
@@ -174,7 +181,12 @@ export function readSettings(options: GatewayOptions): GatewaySettings {
     cliTokenDays: checkCliTokenDays(options.cliTokenDays ?? envVars.cliTokenDays(env)),
     signup: signupPolicy(env, options.signup),
     trustedProxies: envVars.trustedProxies(env),
-    registrySyncMs: (options.registrySyncSeconds ?? envVars.registrySyncSeconds(env)) * 1000,
+    registrySyncMs:
+      envVars.registrySyncSeconds(
+        options.registrySyncSeconds === undefined
+          ? env
+          : { GATEWAY_REGISTRY_SYNC_SECONDS: String(options.registrySyncSeconds) },
+      ) * 1000,
     tracing: options.tracing ?? envVars.tracingConfigured(env),
     upstream: {
       allowPrivate: upstreamAllowPrivate(env),
@@ -197,6 +209,17 @@ export function listenUrl(host: string, port: number): string {
   return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 }
 
-function trimSlash(url: string): string {
-  return url.replace(/\/+$/, '');
+/**
+ * An address people and clients reach, as the gateway compares and prints it: an `http:` or
+ * `https:` URL in its normal form (`HTTPS://GW.example.com/` is `https://gw.example.com`, so every
+ * check of the scheme sees the lower-case one), without a trailing slash.
+ *
+ * @throws Error naming the setting when it is not such a URL.
+ */
+function webAddress(raw: string, name: string): string {
+  const url = URL.canParse(raw) ? new URL(raw) : undefined;
+  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+    throw new Error(`${name} must be an http:// or https:// URL, e.g. https://gateway.example.com`);
+  }
+  return url.href.replace(/\/+$/, '');
 }

@@ -181,6 +181,31 @@ describe('gateway app', () => {
     }
   });
 
+  it('writes the base URL in its normal form, and refuses one that is no web address', async () => {
+    const { createGateway } = await import('./gateway.js');
+    const env = { AUTH_SECRET: 'an-auth-secret-0123456789abcdefghijkl' };
+    // The lower-case scheme is what the secure-cookie checks look for.
+    const gw = await createGateway({
+      env: { ...env, GATEWAY_BASE_URL: 'HTTPS://GW.Example.com/' },
+      databaseUrl: ':memory:',
+      configFile: false,
+    });
+    expect(gw.services.baseUrl).toBe('https://gw.example.com');
+    expect(gw.services.authBaseUrl).toBe('https://gw.example.com');
+    await gw.stop();
+    for (const options of [
+      { env: { ...env, GATEWAY_BASE_URL: 'gw.example.com' } },
+      { env: { ...env, AUTH_BASE_URL: 'ftp://gw.example.com' } },
+    ]) {
+      await expect(
+        createGateway({ ...options, databaseUrl: ':memory:', configFile: false }),
+      ).rejects.toThrow(/_URL \(or the \w+ option\) must be an http:\/\/ or https:\/\/ URL/);
+    }
+    await expect(
+      createGateway({ env, registrySyncSeconds: -1, databaseUrl: ':memory:', configFile: false }),
+    ).rejects.toThrow('GATEWAY_REGISTRY_SYNC_SECONDS must be a number of seconds >= 0, got "-1"');
+  });
+
   it('trims AUTH_SECRET and SERVICE_API_SECRET read from the environment', async () => {
     const service = 'trimmed-service-secret-0123456789';
     const gw = await createTestGateway({
