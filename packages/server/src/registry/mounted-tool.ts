@@ -1,5 +1,6 @@
 import { acceptedInputKeys, type Plugin, type Tool } from '@gateway/sdk';
 import { z } from 'zod';
+import { deepFreeze } from '../json/deep-freeze.js';
 import { PluginTool, type ToolSource } from '../tool-sources/index.js';
 import { PluginCatalogError } from './catalog-error.js';
 
@@ -115,13 +116,4 @@ function toJsonSchema(
     const detail = `${tool.path}: ${field} cannot be represented as JSON Schema (${reason})`;
     throw new PluginCatalogError('unrepresentable_schema', detail, [detail]);
   }
-}
-
-// Shared by every caller, so a route or MCP session must not be able to edit it in place.
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const child of Object.values(value)) deepFreeze(child);
-  }
-  return value;
 }

@@ -1,4 +1,5 @@
 import type { Tool as McpTool } from '@modelcontextprotocol/client';
+import { deepFreeze } from '../json/deep-freeze.js';
 import type { JsonSchema, MountedTool } from '../registry/index.js';
 import type { ToolSource } from '../tool-sources/index.js';
 
@@ -79,12 +80,4 @@ export function upstreamTools(options: {
     );
   }
   return tools;
-}
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const child of Object.values(value)) deepFreeze(child);
-  }
-  return value;
 }
