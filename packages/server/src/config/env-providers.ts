@@ -1,5 +1,5 @@
 /** The environment variables of sign-in and OAuth providers (see env.ts for the others). */
-import { type Env, value } from './env.js';
+import { type Env, providerPrefix, value } from './env.js';
 import { isLoopback } from './loopback.js';
 
 /** `<PROVIDER>_CLIENT_ID` and `<PROVIDER>_CLIENT_SECRET`: both set enable an OAuth provider. */
@@ -13,10 +13,6 @@ export function oauthClient(
   return clientId !== undefined && clientSecret !== undefined
     ? { clientId, clientSecret }
     : undefined;
-}
-
-function providerPrefix(providerId: string): string {
-  return providerId.toUpperCase().replace(/[^A-Z0-9]/g, '_');
 }
 
 /** An upstream endpoint of an OAuth provider that the environment may override. */

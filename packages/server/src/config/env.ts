@@ -242,7 +242,12 @@ export const configPath = (env: Env): string | undefined => value(env, 'GATEWAY_
 
 /** `<NAME>_API_KEY`: a server-supplied key for a tool or provider; NAME is the id upper-cased, non-alphanumerics as `_`. */
 export function apiKeyVariable(providerId: string): string {
-  return `${providerId.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_API_KEY`;
+  return `${providerPrefix(providerId)}_API_KEY`;
+}
+
+/** How a tool or provider id starts its variables' names: upper case, non-alphanumerics as `_`. */
+export function providerPrefix(providerId: string): string {
+  return providerId.toUpperCase().replace(/[^A-Z0-9]/g, '_');
 }
 
 /** Reads the server-supplied key for `providerId`, if set. */

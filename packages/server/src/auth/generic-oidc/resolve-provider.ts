@@ -1,4 +1,4 @@
-import type { Env } from '../../config/env.js';
+import { type Env, providerPrefix } from '../../config/env.js';
 import { oauthEndpoint, oauthScopes } from '../../config/env-providers.js';
 import {
   type ApiIdentity,
@@ -62,7 +62,7 @@ export function resolveGenericProvider(
   const tokenUrl = setting('TOKEN_URL');
   const userInfoUrl = setting('USERINFO_URL');
   const jwksUrl = setting('JWKS_URL');
-  const prefix = provider.id.toUpperCase().replace(/[^A-Z0-9]/g, '_');
+  const prefix = providerPrefix(provider.id);
   const base = { ...provider, ...client, redirectURI, warnings: [] as string[] };
   const overridden =
     issuer !== undefined || authorizationUrl !== undefined || tokenUrl !== undefined;
