@@ -41,7 +41,8 @@ export function upstreamRefreshSeconds(env: Env): number {
 
 /**
  * `GATEWAY_UPSTREAM_MAX_BYTES`: the largest message an upstream MCP server may send (an HTTP
- * answer, one event of a stream); a larger one ends the call with an error. Default 4 MiB.
+ * answer, one event of a stream, one line of a stdio upstream); a larger one ends the call with an
+ * error. Default 4 MiB.
  */
 export function upstreamMaxBytes(env: Env): number {
   const raw = value(env, 'GATEWAY_UPSTREAM_MAX_BYTES');

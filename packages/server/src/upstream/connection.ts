@@ -5,6 +5,7 @@ import { SERVER_VERSION } from '../openapi/index.js';
 import { MAX_INPUT_ROUNDS, reasonOf } from './failure-reasons.js';
 import type { GuardedFetch } from './guarded-fetch.js';
 import { UpstreamHttpTransport } from './http-transport.js';
+import { holdToDepth } from './message-depth.js';
 import { type CallRelay, relayToCalls } from './relays.js';
 import type { UpstreamTarget } from './target.js';
 
@@ -114,6 +115,8 @@ export async function openConnection(options: OpenConnectionOptions): Promise<Co
     env: { ...target.env },
     ...(target.cwd === undefined ? {} : { cwd: target.cwd }),
     stderr: 'pipe',
+    // The largest message, as for an HTTP upstream: a longer line closes the connection.
+    maxBufferSize: options.maxBytes,
   });
   transport.stderr?.on('data', (chunk: Buffer) => {
     logger.info('upstream stderr', {
@@ -122,6 +125,7 @@ export async function openConnection(options: OpenConnectionOptions): Promise<Co
     });
   });
   await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS });
+  holdToDepth(transport, logger, options.id);
   logger.info('upstream process started', { sourceId: options.id, command: target.command });
   return connection;
 }

@@ -7,10 +7,10 @@ import {
   type TransportSendOptions,
 } from '@modelcontextprotocol/client';
 import type { Dispatcher } from 'undici';
-import { nestedDeeperThan } from '../json/nesting.js';
 import { delay, eitherSignal } from './abort-signals.js';
 import { mirrorEnvelope } from './envelope-headers.js';
 import { UpstreamHttpError } from './guarded-fetch.js';
+import { TOO_DEEP, tooDeep } from './message-depth.js';
 import { type ServerSentEvent, SseParser } from './sse-lines.js';
 
 /** What an {@link UpstreamHttpTransport} is made with. */
@@ -328,15 +328,9 @@ function parse(text: string): unknown {
   } catch {
     throw notMcp('The upstream sent something that is not JSON');
   }
-  // Deeper than any MCP message needs; deep enough to overflow the stack of whatever walks it.
-  if (nestedDeeperThan(value, MAX_MESSAGE_DEPTH)) {
-    throw notMcp(`The upstream sent a message nested more than ${MAX_MESSAGE_DEPTH} levels deep`);
-  }
+  if (tooDeep(value)) throw notMcp(TOO_DEEP);
   return value;
 }
-
-/** The deepest nesting of objects and arrays an upstream message may have. */
-const MAX_MESSAGE_DEPTH = 100;
 
 function notMcp(message: string): SdkError {
   return new SdkError(SdkErrorCode.ClientHttpUnexpectedContent, message);

@@ -1,7 +1,7 @@
 /**
  * Issue 16: a stdio upstream is started and supervised by the gateway. One that dies in the
  * middle of a call ends that call as an `isError` result at once, and the next call starts it
- * again.
+ * again. Its messages are held to the limits an HTTP upstream's are: depth and size.
  */
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { connectV2, startMcpGateway } from '#test/mcp/mcp-test-kit.js';
 
-// An MCP server over stdio (newline-delimited JSON-RPC) that exits when `die` is called, and
+// An MCP server over stdio (newline-delimited JSON-RPC) that exits when `die` is called, answers
+// `deep` nested 100,000 levels and `flood` with 200 KB, and
 // counts its starts in the file named by its first argument.
 const SERVER = `
 const { appendFileSync } = require('node:fs');
@@ -29,9 +30,17 @@ process.stdin.on('data', (chunk) => {
       send({ jsonrpc: '2.0', id: message.id, result: { tools: [
         { name: 'die', inputSchema: { type: 'object' } },
         { name: 'live', inputSchema: { type: 'object' } },
+        { name: 'deep', inputSchema: { type: 'object' } },
+        { name: 'flood', inputSchema: { type: 'object' } },
       ] } });
     } else if (message.params?.name === 'die') {
       process.exit(3);
+    } else if (message.params?.name === 'flood') {
+      send({ jsonrpc: '2.0', id: message.id, result: { content: [{ type: 'text', text: 'x'.repeat(200000) }] } });
+    } else if (message.params?.name === 'deep') {
+      // Written by hand: JSON.stringify cannot nest this deep.
+      const depth = 100000;
+      process.stdout.write('{"jsonrpc":"2.0","id":' + JSON.stringify(message.id) + ',"result":{"content":[],"structuredContent":{"a":' + '['.repeat(depth) + ']'.repeat(depth) + '}}}\\n');
     } else {
       send({ jsonrpc: '2.0', id: message.id, result: { content: [{ type: 'text', text: 'alive' }] } });
     }
@@ -39,25 +48,32 @@ process.stdin.on('data', (chunk) => {
 });
 `;
 
+/** A gateway serving {@link SERVER} over stdio as `mortal`, and an admin's client of it. */
+async function startMortal(env: Record<string, string> = {}) {
+  const dir = tmpdir();
+  const id = crypto.randomUUID();
+  const script = join(dir, `mortal-${id}.cjs`);
+  const starts = join(dir, `mortal-${id}.log`);
+  const config = join(dir, `gateway-mortal-${id}.mjs`);
+  onTestFinished(async () => {
+    await Promise.all([script, starts, config].map((file) => rm(file, { force: true })));
+  });
+  await writeFile(script, SERVER);
+  await writeFile(starts, '');
+  await writeFile(
+    config,
+    `export default { upstreams: [{ id: 'mortal', namespace: 'mortal', command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(script)}, ${JSON.stringify(starts)}] }] };\n`,
+  );
+  const gw = await startMcpGateway({ configFile: config, env, mcp: { toolTimeoutMs: 5000 } });
+  const alice = await gw.user({ admin: true });
+  const client = await connectV2(gw.url, alice.mcpToken);
+  const started = async () => (await readFile(starts, 'utf8')).trim().split('\n');
+  return { gw, client, started };
+}
+
 describe('a stdio upstream', () => {
   it('that dies mid-call ends the call as an error, and is started again for the next', async () => {
-    const dir = tmpdir();
-    const id = crypto.randomUUID();
-    const script = join(dir, `mortal-${id}.cjs`);
-    const starts = join(dir, `mortal-${id}.log`);
-    const config = join(dir, `gateway-mortal-${id}.mjs`);
-    onTestFinished(async () => {
-      await Promise.all([script, starts, config].map((file) => rm(file, { force: true })));
-    });
-    await writeFile(script, SERVER);
-    await writeFile(starts, '');
-    await writeFile(
-      config,
-      `export default { upstreams: [{ id: 'mortal', namespace: 'mortal', command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(script)}, ${JSON.stringify(starts)}] }] };\n`,
-    );
-    const gw = await startMcpGateway({ configFile: config, mcp: { toolTimeoutMs: 5000 } });
-    const alice = await gw.user({ admin: true });
-    const client = await connectV2(gw.url, alice.mcpToken);
+    const { client, started: starts } = await startMortal();
     expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(
       expect.arrayContaining(['mortal.die', 'mortal.live']),
     );
@@ -70,6 +86,40 @@ describe('a stdio upstream', () => {
 
     const lived = await client.callTool({ name: 'mortal.live', arguments: {} });
     expect(lived.content).toEqual([{ type: 'text', text: 'alive' }]);
-    expect((await readFile(starts, 'utf8')).trim().split('\n')).toEqual(['start', 'start']);
+    expect(await starts()).toEqual(['start', 'start']);
+  });
+
+  it('that answers nested too deep to forward ends the call as not MCP at once, and serves on', async () => {
+    const { gw, client, started: starts } = await startMortal();
+    const started = Date.now();
+    const deep = await client.callTool({ name: 'mortal.deep', arguments: {} });
+    expect(deep.isError).toBe(true);
+    expect(JSON.stringify(deep.content)).toContain('not MCP');
+    // Well inside the tool time limit (5 s): the answer is refused, not waited for.
+    expect(Date.now() - started).toBeLessThan(4000);
+
+    const lived = await client.callTool({ name: 'mortal.live', arguments: {} });
+    expect(lived.content).toEqual([{ type: 'text', text: 'alive' }]);
+    await gw.gateway.services.executions.flush();
+    const rows = await gw.gateway.services.database.db
+      .selectFrom('executions')
+      .select('outcome')
+      .where('tool_path', '=', 'mortal.deep')
+      .execute();
+    expect(rows.map((row) => row.outcome)).toEqual(['error']);
+    expect(await starts()).toEqual(['start']);
+  });
+
+  it('that sends a message over GATEWAY_UPSTREAM_MAX_BYTES is closed, and started again for the next call', async () => {
+    const { client, started: starts } = await startMortal({ GATEWAY_UPSTREAM_MAX_BYTES: '65536' });
+    const started = Date.now();
+    const flood = await client.callTool({ name: 'mortal.flood', arguments: {} });
+    expect(flood.isError).toBe(true);
+    expect(JSON.stringify(flood.content)).toContain('closed the connection');
+    expect(Date.now() - started).toBeLessThan(4000);
+
+    const lived = await client.callTool({ name: 'mortal.live', arguments: {} });
+    expect(lived.content).toEqual([{ type: 'text', text: 'alive' }]);
+    expect(await starts()).toEqual(['start', 'start']);
   });
 });
