@@ -5,12 +5,14 @@
  *   log on stdout (which the benchmark sends to /dev/null), serving an echo tool at `/mcp`;
  * - `federated`: the same Gateway without the plugin, serving the `bare` server (its URL the next
  *   argument) as an upstream MCP source: two hops against the bare server's one (issue 16);
+ * - `relay`: a forwarder to the `bare` server (its URL the next argument) doing no work of its
+ *   own, the ceiling of the federated ratio;
  * - `bare`: the MCP SDK v2 alone, `createMcpHandler` with a new `McpServer` per request, serving
  *   the same echo tool, reading the body the way the Gateway does (`request.text()`, passed as
  *   `parsedBody`); `BENCH_BARE_BODY=sdk` lets the handler read it itself, as the SDK documents.
  * Both use the same HTTP stack (hono on @hono/node-server) and serve 2026-07-28 statelessly.
  * Sends `{ started: { url, token? } }` to the parent; answers `cpu` messages with its CPU time so
- * far (user + system, µs) and `rss` messages with its RSS and heap after a GC.
+ * far (user + system, µs) and `rss` messages with its memory after a GC.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -20,6 +22,7 @@ import { definePlugin, defineTool } from '@gateway/sdk';
 import { createGateway } from '@gateway/server';
 import { serve } from '@hono/node-server';
 import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
+import { Pool } from 'undici';
 import { z } from 'zod';
 
 const input = z.object({ text: z.string() });
@@ -139,13 +142,56 @@ async function startBare(): Promise<{ url: string; stop: () => Promise<void> }> 
   });
 }
 
+/**
+ * The `relay` side: the ceiling of any gateway on this stack. It does no work of its own: on the
+ * same HTTP stack as the others it forwards each request's body and MCP headers to the bare
+ * server (`upstream`) over one kept-alive connection pool (undici's `request`, as the Gateway's
+ * upstream transport uses) and answers with the bare server's answer as it came.
+ */
+async function startRelay(upstream: string): Promise<{ url: string; stop: () => Promise<void> }> {
+  const pool = new Pool(upstream, { connections: 64 });
+  const target = new URL('/mcp', upstream);
+  const forwarded = ['accept', 'content-type', 'mcp-protocol-version', 'mcp-method', 'mcp-name'];
+  const fetch = async (request: Request) => {
+    const headers: Record<string, string> = {};
+    for (const name of forwarded) {
+      const value = request.headers.get(name);
+      if (value !== null) headers[name] = value;
+    }
+    const answer = await pool.request({
+      method: 'POST',
+      path: target.pathname,
+      headers,
+      body: await request.text(),
+    });
+    const type = answer.headers['content-type'];
+    return new Response(await answer.body.text(), {
+      status: answer.statusCode,
+      headers: typeof type === 'string' ? { 'content-type': type } : {},
+    });
+  };
+  return new Promise((resolve) => {
+    const listening = serve({ fetch, hostname: '127.0.0.1', port: 0 }, (info) =>
+      resolve({
+        url: `http://127.0.0.1:${info.port}`,
+        stop: async () => {
+          await new Promise<void>((done) => listening.close(() => done()));
+          await pool.close();
+        },
+      }),
+    );
+  });
+}
+
 const kind = process.argv[2];
 const started =
   kind === 'gateway'
     ? await startGateway()
     : kind === 'federated'
       ? await startGateway(process.argv[3])
-      : await startBare();
+      : kind === 'relay'
+        ? await startRelay(process.argv[3] ?? '')
+        : await startBare();
 process.send?.({
   started: { url: started.url, token: 'token' in started ? started.token : undefined },
 });
@@ -155,8 +201,8 @@ process.on('message', (message) => {
     process.send?.({ cpu: user + system });
   } else if (message === 'rss') {
     globalThis.gc?.();
-    const { rss, heapUsed } = process.memoryUsage();
-    process.send?.({ rss, heapUsed });
+    const { rss, heapUsed, heapTotal, external } = process.memoryUsage();
+    process.send?.({ rss, heapUsed, heapTotal, external });
   } else if (message === 'stop') {
     void started.stop().then(() => process.exit(0));
   }
