@@ -12,7 +12,7 @@ import {
   ElicitRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
-import { connectV1, connectV2, startMcpGateway } from '#test/mcp/mcp-test-kit.js';
+import { connectV1, connectV2, recordsOf, startMcpGateway } from '#test/mcp/mcp-test-kit.js';
 import { TEST_SERVICE_SECRET } from '#test/support/test-gateway.js';
 import { type FakeTool, startFakeUpstream } from '#test/upstream/fake-upstream.js';
 import { registerSource } from '#test/upstream/register-source.js';
@@ -255,12 +255,7 @@ describe.each([
       expect(result.isError).toBe(true);
       expect(JSON.stringify(result.content)).toContain('not MCP');
     }
-    await gw.gateway.services.executions.flush();
-    const rows = await gw.gateway.services.database.db
-      .selectFrom('executions')
-      .select('outcome')
-      .where('tool_path', '=', 'up.deep')
-      .execute();
+    const rows = await recordsOf(gw, 'up.deep');
     expect(rows.map((row) => row.outcome)).toEqual(['error', 'error']);
   });
 

@@ -13,7 +13,13 @@ import {
   LoggingMessageNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { connectV1, connectV2, startMcpGateway, waitForApproval } from '#test/mcp/mcp-test-kit.js';
+import {
+  connectV1,
+  connectV2,
+  recordsOf,
+  startMcpGateway,
+  waitForApproval,
+} from '#test/mcp/mcp-test-kit.js';
 import { TEST_SERVICE_SECRET } from '#test/support/test-gateway.js';
 import { EVERYTHING_BIN, startEverythingHttp } from '#test/upstream/everything.js';
 import { registerSource } from '#test/upstream/register-source.js';
@@ -205,12 +211,7 @@ describe('server-everything over Streamable HTTP', () => {
       arguments: {},
     });
     expect(JSON.stringify(declined.content)).toContain('User declined');
-    const rows = await gw.gateway.services.database.db
-      .selectFrom('executions')
-      .select(['approval', 'approved_by'])
-      .where('tool_path', '=', 'ev.trigger_elicitation_request')
-      .orderBy('started_at')
-      .execute();
+    const rows = await recordsOf(gw, 'ev.trigger_elicitation_request');
     expect(rows.map((row) => row.approval)).toEqual(['approved', 'declined']);
   });
 
@@ -259,12 +260,7 @@ describe('server-everything over Streamable HTTP', () => {
       'User completed the URL elicitation flow',
     );
 
-    const rows = await gw.gateway.services.database.db
-      .selectFrom('executions')
-      .select(['approval'])
-      .where('tool_path', '=', 'ev.trigger_url_elicitation')
-      .orderBy('started_at')
-      .execute();
+    const rows = await recordsOf(gw, 'ev.trigger_url_elicitation');
     expect(rows.map((row) => row.approval)).toEqual(['approved', 'declined', 'approved']);
   });
 
@@ -334,12 +330,7 @@ describe('server-everything over Streamable HTTP', () => {
       'needs a step in the browser first (Open this link to satisfy the prerequisite, then retry the request.), and it was declined, so nothing was done.',
     );
 
-    const rows = await gw.gateway.services.database.db
-      .selectFrom('executions')
-      .select(['outcome', 'error'])
-      .where('tool_path', '=', name)
-      .orderBy('started_at')
-      .execute();
+    const rows = await recordsOf(gw, name);
     expect(rows.map((row) => [row.outcome, row.error])).toEqual([
       ['error', 'URL elicitation required'],
       ['ok', null],

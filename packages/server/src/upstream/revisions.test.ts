@@ -6,7 +6,7 @@
 import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { LOG_LEVEL_META_KEY } from '@modelcontextprotocol/server';
 import { describe, expect, it } from 'vitest';
-import { connectV1, connectV2, startMcpGateway } from '#test/mcp/mcp-test-kit.js';
+import { connectV1, connectV2, recordsOf, startMcpGateway } from '#test/mcp/mcp-test-kit.js';
 import { rememberSecret } from '#test/support/known-secrets.js';
 import { TEST_SERVICE_SECRET } from '#test/support/test-gateway.js';
 import { addConnection } from '#test/upstream/connections.js';
@@ -192,12 +192,7 @@ describe('an upstream that offers 2026-07-28', () => {
     const sampledAgain = await modern.callTool({ name: 'mod.sample', arguments: { prompt: 'q' } });
     expect(sampledAgain.content).toEqual([{ type: 'text', text: 'model said: modern 42' }]);
 
-    const rows = await gw.gateway.services.database.db
-      .selectFrom('executions')
-      .select(['tool_path', 'outcome', 'approval'])
-      .where('tool_path', '=', 'mod.form')
-      .orderBy('started_at')
-      .execute();
+    const rows = await recordsOf(gw, 'mod.form');
     expect(rows.map((row) => [row.outcome, row.approval])).toEqual([
       ['ok', 'approved'],
       ['ok', 'approved'],

@@ -7,7 +7,7 @@ import { readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { connectV2, startMcpGateway } from '#test/mcp/mcp-test-kit.js';
+import { connectV2, recordsOf, startMcpGateway } from '#test/mcp/mcp-test-kit.js';
 
 // An MCP server over stdio (newline-delimited JSON-RPC) that exits when `die` is called, answers
 // `deep` nested 100,000 levels and `flood` with 200 KB, and
@@ -100,13 +100,7 @@ describe('a stdio upstream', () => {
 
     const lived = await client.callTool({ name: 'mortal.live', arguments: {} });
     expect(lived.content).toEqual([{ type: 'text', text: 'alive' }]);
-    await gw.gateway.services.executions.flush();
-    const rows = await gw.gateway.services.database.db
-      .selectFrom('executions')
-      .select('outcome')
-      .where('tool_path', '=', 'mortal.deep')
-      .execute();
-    expect(rows.map((row) => row.outcome)).toEqual(['error']);
+    expect((await recordsOf(gw, 'mortal.deep')).map((row) => row.outcome)).toEqual(['error']);
     expect(await starts()).toEqual(['start']);
   });
 

@@ -223,3 +223,17 @@ export async function waitForApproval(
   }
   throw new Error('no pending approval appeared');
 }
+
+/**
+ * The execution records of the tool at `toolPath` on `gw`, oldest first, once every record of a
+ * finished call is written.
+ */
+export async function recordsOf(gw: { gateway: TestGateway }, toolPath: string) {
+  await gw.gateway.services.executions.flush();
+  return gw.gateway.services.database.db
+    .selectFrom('executions')
+    .selectAll()
+    .where('tool_path', '=', toolPath)
+    .orderBy('started_at')
+    .execute();
+}
