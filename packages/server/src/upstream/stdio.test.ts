@@ -10,12 +10,17 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { connectV2, recordsOf, startMcpGateway } from '#test/mcp/mcp-test-kit.js';
 
 // An MCP server over stdio (newline-delimited JSON-RPC) that exits when `die` is called, answers
-// `deep` nested 100,000 levels and `flood` with 200 KB, and
-// counts its starts in the file named by its first argument.
+// `deep` nested 100,000 levels and `flood` with 200 KB, asks a question nested that deep in
+// `ask_deep` and logs a line nested that deep in `noisy_deep`, and counts its starts in the file
+// named by its first argument.
 const SERVER = `
 const { appendFileSync } = require('node:fs');
 appendFileSync(process.argv[2], 'start\\n');
 let buffer = '';
+let asking;
+// Written by hand: JSON.stringify cannot nest this deep.
+const deep = '['.repeat(100000) + ']'.repeat(100000);
+const write = (text) => process.stdout.write(text + '\\n');
 const send = (message) => process.stdout.write(JSON.stringify(message) + '\\n');
 process.stdin.on('data', (chunk) => {
   buffer += chunk;
@@ -24,6 +29,11 @@ process.stdin.on('data', (chunk) => {
     const message = JSON.parse(buffer.slice(0, end));
     buffer = buffer.slice(end + 1);
     if (message.id === undefined) continue;
+    if (message.method === undefined) {
+      // The gateway's answer to the question 'ask_deep' asked: the call ends with what it said.
+      send({ jsonrpc: '2.0', id: asking, result: { content: [{ type: 'text', text: message.error?.message ?? 'answered' }] } });
+      continue;
+    }
     if (message.method === 'initialize') {
       send({ jsonrpc: '2.0', id: message.id, result: { protocolVersion: message.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'mortal', version: '1' } } });
     } else if (message.method === 'tools/list') {
@@ -32,15 +42,21 @@ process.stdin.on('data', (chunk) => {
         { name: 'live', inputSchema: { type: 'object' } },
         { name: 'deep', inputSchema: { type: 'object' } },
         { name: 'flood', inputSchema: { type: 'object' } },
+        { name: 'ask_deep', inputSchema: { type: 'object' } },
+        { name: 'noisy_deep', inputSchema: { type: 'object' } },
       ] } });
     } else if (message.params?.name === 'die') {
       process.exit(3);
     } else if (message.params?.name === 'flood') {
       send({ jsonrpc: '2.0', id: message.id, result: { content: [{ type: 'text', text: 'x'.repeat(200000) }] } });
     } else if (message.params?.name === 'deep') {
-      // Written by hand: JSON.stringify cannot nest this deep.
-      const depth = 100000;
-      process.stdout.write('{"jsonrpc":"2.0","id":' + JSON.stringify(message.id) + ',"result":{"content":[],"structuredContent":{"a":' + '['.repeat(depth) + ']'.repeat(depth) + '}}}\\n');
+      write('{"jsonrpc":"2.0","id":' + JSON.stringify(message.id) + ',"result":{"content":[],"structuredContent":{"a":' + deep + '}}}');
+    } else if (message.params?.name === 'ask_deep') {
+      asking = message.id;
+      write('{"jsonrpc":"2.0","id":"q1","method":"elicitation/create","params":{"message":"deep?","requestedSchema":{"type":"object","properties":{"a":' + deep + '}}}}');
+    } else if (message.params?.name === 'noisy_deep') {
+      write('{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"error","data":' + deep + '}}');
+      send({ jsonrpc: '2.0', id: message.id, result: { content: [{ type: 'text', text: 'alive' }] } });
     } else {
       send({ jsonrpc: '2.0', id: message.id, result: { content: [{ type: 'text', text: 'alive' }] } });
     }
@@ -101,6 +117,20 @@ describe('a stdio upstream', () => {
     const lived = await client.callTool({ name: 'mortal.live', arguments: {} });
     expect(lived.content).toEqual([{ type: 'text', text: 'alive' }]);
     expect((await recordsOf(gw, 'mortal.deep')).map((row) => row.outcome)).toEqual(['error']);
+    expect(await starts()).toEqual(['start']);
+  });
+
+  it('that asks or logs nested too deep is refused or not heard, and its call ends as it says', async () => {
+    const { client, started: starts } = await startMortal();
+    const asked = await client.callTool({ name: 'mortal.ask_deep', arguments: {} });
+    expect(asked.content).toEqual([
+      {
+        type: 'text',
+        text: 'The upstream sent a message nested more than 100 levels deep, which is not MCP',
+      },
+    ]);
+    const noisy = await client.callTool({ name: 'mortal.noisy_deep', arguments: {} });
+    expect(noisy.content).toEqual([{ type: 'text', text: 'alive' }]);
     expect(await starts()).toEqual(['start']);
   });
 
