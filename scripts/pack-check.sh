@@ -43,6 +43,25 @@ node --input-type=module -e '
   console.log(`sdk root entry (${seen.size} files) imports only`, [...external].join(", ") || "nothing external");
 ' "$root/packages/sdk/dist/index.js"
 
+# The server and CLI bundles read their package.json for the version only: neither carries the
+# rest of it (scripts/own-version-only.mjs).
+node -e '
+  const { readFileSync, readdirSync } = require("node:fs");
+  const { join } = require("node:path");
+  for (const dir of process.argv.slice(1)) {
+    // Its description, a sentence nothing else in the bundle says.
+    const { description } = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
+    for (const file of readdirSync(join(dir, "dist")).filter((name) => name.endsWith(".js"))) {
+      const code = readFileSync(join(dir, "dist", file), "utf8");
+      if (code.includes(JSON.stringify(description))) {
+        console.error(`${dir}/dist/${file} carries its package.json, not only the version`);
+        process.exit(1);
+      }
+    }
+  }
+  console.log("the server and CLI bundles carry their version, not their package.json");
+' "$root/packages/server" "$root/packages/cli"
+
 project=$(mktemp -d)
 server_dir=$(mktemp -d)
 trap 'rm -rf "$project" "$server_dir"' EXIT

@@ -1,5 +1,7 @@
 import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'tsup';
+import { ownVersionOnly } from '../../scripts/own-version-only.mjs';
 
 /**
  * `gateway --help` as commander prints it from the sources (80 columns, no colour). bin.js prints
@@ -23,4 +25,6 @@ export default defineConfig(() => ({
   platform: 'node',
   splitting: true,
   define: { __GATEWAY_HELP__: JSON.stringify(renderHelp()) },
+  // `version` reads package.json: the bundle carries its version, not the whole file.
+  esbuildPlugins: [ownVersionOnly(fileURLToPath(new URL('.', import.meta.url)))],
 }));
