@@ -1,3 +1,4 @@
+export { ConnectError, type ConnectReturn } from './connect-error.js';
 export {
   asDiscoveryError,
   type Discovered,
@@ -7,8 +8,6 @@ export {
 export { checkOAuthUrl, createOAuthFetch, OAuthUrlError } from './oauth-fetch.js';
 export { cliUpstreamConnectPath, mountUpstreamOAuthPages } from './pages.js';
 export {
-  ConnectError,
-  type ConnectReturn,
   type OAuthSources,
   UPSTREAM_CALLBACK_PATH,
   UpstreamOAuthService,

@@ -14,7 +14,8 @@ import {
 import { errorResponse, HttpError } from '../http/errors.js';
 import { oauthToolId } from '../upstream/oauth-hooks.js';
 import { CLIENT_METADATA_MAX_AGE_SECONDS, CLIENT_METADATA_PATH } from './client-metadata.js';
-import { ConnectError, UPSTREAM_CALLBACK_PATH, type UpstreamOAuthService } from './service.js';
+import { ConnectError } from './connect-error.js';
+import { UPSTREAM_CALLBACK_PATH, type UpstreamOAuthService } from './service.js';
 
 const CLI_PAGE = '/cli/connect-upstream/:source';
 

@@ -1,7 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { Kysely } from 'kysely';
-import { z } from 'zod';
 import type { DatabaseSchema } from '../db/index.js';
 import { HttpError } from '../http/errors.js';
 import type { ServerLogger } from '../http/logger.js';
@@ -15,8 +13,10 @@ import {
 import type { UrlPolicy } from '../upstream/url-policy.js';
 import { clientMetadataDocument, clientMetadataUrl } from './client-metadata.js';
 import { clientFor, readClient, storePreRegisteredClient } from './clients.js';
-import { asDiscoveryError, discoverAuthorization, OAuthDiscoveryError } from './discovery.js';
+import { ConnectError, type ConnectReturn, returnSchema } from './connect-error.js';
+import { asDiscoveryError, discoverAuthorization } from './discovery.js';
 import { createOAuthFetch } from './oauth-fetch.js';
+import { redeemCode } from './redeem-code.js';
 import { oauthClient } from './sdk.js';
 import {
   challengedScopes,
@@ -31,30 +31,6 @@ import { UpstreamTokens } from './tokens.js';
 export const UPSTREAM_CALLBACK_PATH = '/oauth/upstream/callback';
 /** How long a started connect may take before its `state` is refused. */
 const FLOW_TTL_MS = 10 * 60 * 1000;
-
-/** Where the browser goes once a connect ends. */
-export type ConnectReturn = { kind: 'web' } | { kind: 'cli'; redirectUri: string; state: string };
-
-const returnSchema = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('web') }),
-  z.object({ kind: z.literal('cli'), redirectUri: z.string(), state: z.string() }),
-]);
-
-/**
- * Why a connect did not complete: `code` for the CLI's loopback and the page, `message` for the
- * person (never a token or an authorization server's raw answer).
- */
-export class ConnectError extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-    /** Where the flow wanted the browser to go, once the flow is known. */
-    readonly flow?: { sourceId: string; returnTo: ConnectReturn },
-  ) {
-    super(message);
-    this.name = 'ConnectError';
-  }
-}
 
 /** The sources the service connects users to (the upstream service implements it). */
 export interface OAuthSources {
@@ -350,46 +326,19 @@ export class UpstreamOAuthService implements UpstreamOAuthHooks {
         flow,
       );
     }
-    const oauthFetch = createOAuthFetch(policy);
-    let tokens: OAuthTokens;
-    try {
-      tokens = await (await oauthClient()).exchangeAuthorization(row.issuer, {
-        metadata: client.metadata,
-        clientInformation: {
-          client_id: client.clientId,
-          ...(client.clientSecret === undefined ? {} : { client_secret: client.clientSecret }),
-        },
-        authorizationCode: code,
-        codeVerifier: secrets.decrypt(row.encrypted_verifier),
-        redirectUri: client.redirectUri,
-        resource: new URL(row.resource),
-        fetchFn: oauthFetch.fetch,
-      });
-    } catch (failure) {
-      logger.warn('upstream OAuth code not redeemed', {
+    const tokens = await redeemCode(
+      {
         sourceId: row.source_id,
-        reason:
-          failure instanceof OAuthDiscoveryError
-            ? failure.message
-            : failure instanceof Error
-              ? failure.name
-              : 'unknown',
-      });
-      throw new ConnectError(
-        'token_failed',
-        "The upstream's authorization server did not answer with a usable token, so nothing was stored. Try again, or tell your admin.",
+        issuer: row.issuer,
+        client,
+        code,
+        codeVerifier: secrets.decrypt(row.encrypted_verifier),
+        resource: row.resource,
         flow,
-      );
-    } finally {
-      await oauthFetch.close();
-    }
-    if (tokens.token_type.toLowerCase() !== 'bearer') {
-      throw new ConnectError(
-        'token_failed',
-        `The authorization server issued a ${tokens.token_type.slice(0, 30)} token; the gateway sends Bearer tokens only.`,
-        flow,
-      );
-    }
+      },
+      policy,
+      logger,
+    );
     await this.tokens.save({
       userId: row.user_id,
       sourceId: row.source_id,
