@@ -27,6 +27,23 @@ const strict: UrlPolicy = {
 };
 const lenient: UrlPolicy = { ...strict, allowPrivate: true };
 
+/** A 2026-07-28 client of a gateway serving `upstream` as source `up`. */
+async function modernClientOf(
+  upstream: { url: string },
+  capabilities?: Parameters<typeof connectV2>[2],
+) {
+  const gw = await startMcpGateway({ env: { GATEWAY_UPSTREAM_ALLOW_PRIVATE: 'true' } });
+  const registered = await registerSource(gw.url, {
+    type: 'mcp',
+    id: 'up',
+    namespace: 'up',
+    url: upstream.url,
+  });
+  expect(registered.status).toBe(201);
+  const alice = await gw.user({ admin: true });
+  return { gw, alice, client: await connectV2(gw.url, alice.mcpToken, capabilities) };
+}
+
 describe('upstream URLs', () => {
   it.each([
     ['file:///etc/passwd', 'http: or https:'],
@@ -271,16 +288,7 @@ describe.each([
       ],
       { claims2026 },
     );
-    const gw = await startMcpGateway({ env: { GATEWAY_UPSTREAM_ALLOW_PRIVATE: 'true' } });
-    const registered = await registerSource(gw.url, {
-      type: 'mcp',
-      id: 'up',
-      namespace: 'up',
-      url: fake.url,
-    });
-    expect(registered.status).toBe(201);
-    const alice = await gw.user({ admin: true });
-    const client = await connectV2(gw.url, alice.mcpToken);
+    const { gw, client } = await modernClientOf(fake);
     const names = (await client.listTools()).tools.map((tool) => tool.name);
     expect(names).toContain('up.small');
     expect(names).not.toContain('up.huge');
@@ -375,23 +383,6 @@ describe('an upstream that asks something else when the call runs again', () => 
     let asked = 0;
     return () => words[Math.min(asked++, words.length - 1)] ?? '';
   };
-
-  /** A 2026-07-28 client of a gateway serving `upstream` as source `up`. */
-  async function modernClientOf(
-    upstream: { url: string },
-    capabilities: Parameters<typeof connectV2>[2],
-  ) {
-    const gw = await startMcpGateway({ env: { GATEWAY_UPSTREAM_ALLOW_PRIVATE: 'true' } });
-    const registered = await registerSource(gw.url, {
-      type: 'mcp',
-      id: 'up',
-      namespace: 'up',
-      url: upstream.url,
-    });
-    expect(registered.status).toBe(201);
-    const alice = await gw.user({ admin: true });
-    return { gw, alice, client: await connectV2(gw.url, alice.mcpToken, capabilities) };
-  }
 
   it('does not give it the answer to the earlier question', async () => {
     const questions = ['Delete the staging data?', 'Delete the production data?'];

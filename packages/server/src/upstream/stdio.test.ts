@@ -21,7 +21,7 @@ let asking;
 // Written by hand: JSON.stringify cannot nest this deep.
 const deep = '['.repeat(100000) + ']'.repeat(100000);
 const write = (text) => process.stdout.write(text + '\\n');
-const send = (message) => process.stdout.write(JSON.stringify(message) + '\\n');
+const send = (message) => write(JSON.stringify(message));
 process.stdin.on('data', (chunk) => {
   buffer += chunk;
   let end;
