@@ -9,14 +9,13 @@ import { oauthClient } from './sdk.js';
 
 /** What redeeming a connect's authorization code takes. */
 export interface RedeemCode {
-  sourceId: string;
   issuer: string;
   client: UpstreamOAuthClient;
   code: string;
   codeVerifier: string;
   /** The upstream's resource (RFC 8707), asked for again at the token endpoint. */
   resource: string;
-  /** The flow, for where the browser goes when redeeming fails. */
+  /** The flow: its source, and where the browser goes when redeeming fails. */
   flow: { sourceId: string; returnTo: ConnectReturn };
 }
 
@@ -50,7 +49,7 @@ export async function redeemCode(
     });
   } catch (failure) {
     logger.warn('upstream OAuth code not redeemed', {
-      sourceId: input.sourceId,
+      sourceId: flow.sourceId,
       reason:
         failure instanceof OAuthDiscoveryError
           ? failure.message

@@ -328,7 +328,6 @@ export class UpstreamOAuthService implements UpstreamOAuthHooks {
     }
     const tokens = await redeemCode(
       {
-        sourceId: row.source_id,
         issuer: row.issuer,
         client,
         code,
