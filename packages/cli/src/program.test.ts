@@ -31,6 +31,7 @@ describe('the gateway program', () => {
       'login',
       'logout',
       'whoami',
+      'token',
       'connect',
       'connections',
       'endpoints',

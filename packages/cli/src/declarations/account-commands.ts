@@ -65,6 +65,26 @@ export function declareAccountCommands(
 
   signedInFlags(
     program
+      .command('token')
+      .summary('print the stored CLI token, for scripts')
+      .description(
+        'Print the token the CLI sends to the gateway, alone on one line, for scripts and curl: GATEWAY_TOKEN when set, else the one `gateway login` stored for the gateway (--url, else GATEWAY_URL, else the last login). The gateway is not asked; `gateway whoami` checks that the token still works. Treat the output as a password.',
+      )
+      .addHelpText(
+        'after',
+        examples(
+          'gateway token',
+          'curl -H "Authorization: Bearer $(gateway token)" http://127.0.0.1:8787/api/me',
+        ),
+      ),
+    false,
+  ).action(async (flags: UrlFlags) => {
+    const { runToken } = await import('../commands/token/index.js');
+    await runToken({ ...account, url: flags.url });
+  });
+
+  signedInFlags(
+    program
       .command('connect')
       .summary('connect a tool to your account')
       .description(
