@@ -9,8 +9,9 @@ import { describe, expect, it } from 'vitest';
 // for minutes; the guard stops every entry point at once with one line.
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, '../../..');
-const guardFile = resolve(here, '../bin/node-guard.cjs');
+const guardFile = resolve(root, 'packages/sdk/bin/node-guard.cjs');
 const binFile = resolve(here, '../bin/gateway.cjs');
+const serverBinFile = resolve(root, 'packages/server/bin/gateway-server.cjs');
 const guard = createRequire(import.meta.url)(guardFile) as {
   check(version: string, retry: string, execPath?: string): string | null;
 };
@@ -55,7 +56,7 @@ describe('the Node version guard', () => {
   });
 
   it('uses no syntax newer than Node 14 parses', () => {
-    for (const file of [guardFile, binFile]) {
+    for (const file of [guardFile, binFile, serverBinFile]) {
       const code = readFileSync(file, 'utf8').replace(/\/\/.*$/gm, '');
       // Optional chaining and ?? are Node 14; logical assignment, numeric separators and
       // private members are newer.
@@ -82,25 +83,57 @@ describe('the Node version guard', () => {
       });
     });
 
-    it.each([
-      ['start', '-p pnpm@12 pnpm start'],
-      ['test', '-p pnpm@12 pnpm test'],
-      ['gateway', '-p pnpm@12 pnpm gateway <command>'],
-    ])('stops the root `%s` script the same way', (script, retry) => {
-      const scripts = (
-        JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
-          scripts: Record<string, string>;
-        }
-      ).scripts;
-      const command = scripts[script] ?? '';
-      expect(command).toMatch(/^node packages\/cli\/bin\/node-guard\.cjs .* && /);
-      const result = spawnSync('sh', ['-c', command], {
+    it('stops the gateway-server bin with one line and exit 1, not a SyntaxError stack', () => {
+      const result = spawnSync(node, [serverBinFile, '--port', '0'], {
         cwd: root,
         encoding: 'utf8',
         env: onOldNode,
       });
+      expect(result).toMatchObject({
+        status: 1,
+        signal: null,
+        stdout: '',
+        stderr: refusal(version, node, '-p @gateway/server -- gateway-server --port 0'),
+      });
+    });
+
+    const scripts = (
+      JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+        scripts: Record<string, string>;
+      }
+    ).scripts;
+
+    // Issue 35, item 1: GATEWAY_NODE_DOWNLOAD=0 keeps the stop with one line.
+    it.each([
+      ['start', '-p pnpm@12 pnpm start'],
+      ['test', '-p pnpm@12 pnpm test'],
+      ['gateway', '-p pnpm@12 pnpm gateway'],
+    ])('stops the root `%s` script with GATEWAY_NODE_DOWNLOAD=0', (script, retry) => {
+      const command = scripts[script] ?? '';
+      expect(command).toMatch(/^node packages\/sdk\/bin\/node-guard\.cjs '[^']+' '[^']+'$/);
+      const result = spawnSync('sh', ['-c', command], {
+        cwd: root,
+        encoding: 'utf8',
+        env: { ...onOldNode, GATEWAY_NODE_DOWNLOAD: '0' },
+      });
       expect(result).toMatchObject({ status: 1, signal: null, stdout: '' });
       expect(result.stderr).toBe(refusal(version, node, retry));
     });
+
+    // Issue 35, item 1: the README's commands work on an older Node: the script runs itself
+    // again on Node 24 from the npm registry, saying so in one line, with the arguments given.
+    it('runs a root script again on Node 24 from the npm registry, with its arguments', () => {
+      const result = spawnSync('sh', ['-c', `${scripts.gateway ?? ''} --version`], {
+        cwd: root,
+        encoding: 'utf8',
+        env: { ...onOldNode, npm_config_yes: 'true' },
+        timeout: 240_000,
+      });
+      expect(result.stderr).toContain(
+        `Node.js ${version} is older than the 22.12 Gateway needs: running \`pnpm gateway\` on Node.js 24 from the npm registry (npx -y -p node@24; GATEWAY_NODE_DOWNLOAD=0 stops instead)\n`,
+      );
+      expect(result.status).toBe(0);
+      expect(result.stdout.trim().split('\n').at(-1)).toMatch(/^\d+\.\d+\.\d+$/);
+    }, 300_000);
   });
 });
