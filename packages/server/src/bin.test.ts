@@ -35,7 +35,7 @@ describe('gateway-server', () => {
     expect(url).not.toBe('http://127.0.0.1:0');
 
     const health = await pollHealth(url);
-    expect(await health.json()).toEqual({ ok: true });
+    expect(await health.json()).toEqual({ ok: true, database: 'up' });
     const database = join(cwd, '.gateway', 'gateway.db');
     expect(existsSync(database)).toBe(true);
     expect((await stat(database)).mode & 0o777).toBe(0o600);

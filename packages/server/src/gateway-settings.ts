@@ -103,6 +103,8 @@ export interface GatewaySettings {
   baseUrlGiven: boolean;
   /** `DATABASE_URL` or the option; undefined: the embedded database in `dataDir`. */
   databaseUrl: string | undefined;
+  /** PostgreSQL's pool: its size and connect timeout. */
+  databasePool: { max: number; connectTimeoutMs: number };
   dataDir: string;
   defaultRoleId: string;
   mcp: McpOptions;
@@ -172,6 +174,10 @@ export function readSettings(options: GatewayOptions): GatewaySettings {
     authBaseUrl,
     baseUrlGiven: givenBaseUrl !== undefined,
     databaseUrl: options.databaseUrl ?? envVars.databaseUrl(env),
+    databasePool: {
+      max: envVars.databasePoolMax(env),
+      connectTimeoutMs: envVars.databaseConnectTimeoutMs(env),
+    },
     dataDir: options.dataDir ?? envVars.dataDir(env),
     defaultRoleId: envVars.defaultRole(env),
     mcp: { ...envVars.mcpSettings(env), ...options.mcp },

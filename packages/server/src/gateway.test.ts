@@ -7,11 +7,14 @@ import { createTestGateway } from '#test/support/test-gateway.js';
 import { createSecretBox } from './secrets/index.js';
 
 describe('gateway app', () => {
-  it('answers /healthz when the database answers', async () => {
+  it('answers /healthz and /readyz when the database answers', async () => {
     const gw = await createTestGateway();
     const res = await gw.request('GET', '/healthz');
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ ok: true });
+    expect(await res.json()).toEqual({ ok: true, database: 'up' });
+    const ready = await gw.request('GET', '/readyz');
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toEqual({ ready: true });
   });
 
   it('answers unknown routes with the JSON error body', async () => {

@@ -12,8 +12,16 @@ import { cliTokenRoutes, mountCliPages } from './cli-auth/index.js';
 import { connectionRoutes } from './connections/routes.js';
 import { connectorRoutes } from './connectors/index.js';
 import { migrate, openDatabase, readSchemaState } from './db/index.js';
+import { isDatabaseUnavailable } from './db/unavailable.js';
 import { ExecutionRecorder, executionRoutes } from './executions/index.js';
 import { type GatewayOptions, listenUrl, readSettings } from './gateway-settings.js';
+import {
+  DatabaseHealth,
+  databaseReadiness,
+  databaseUnavailable,
+  mountHealth,
+  Readiness,
+} from './health/index.js';
 import type { AppEnv } from './http/app-env.js';
 import { errorResponse, HttpError } from './http/errors.js';
 import { audienceOf, requestGuard } from './http/guard.js';
@@ -64,6 +72,8 @@ export interface Gateway {
   /** Answers one request, without a listening socket (what tests use). */
   fetch(request: Request): Promise<Response>;
   services: GatewayServices;
+  /** What `GET /readyz` checks (the database); a stop in progress adds its own check. */
+  readiness: Readiness;
   /** Listens on host and port; resolves to the address. */
   start(): Promise<{ url: string; port: number }>;
   /** Stops listening and closes the database. */
@@ -94,7 +104,11 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
     env,
   });
   const plugins = new PluginCatalog([...(options.plugins ?? []), ...config.plugins]);
-  const database = await openDatabase(settings.databaseUrl, settings.dataDir);
+  const database = await openDatabase(
+    settings.databaseUrl,
+    settings.dataDir,
+    settings.databasePool,
+  );
   // One read tells whether anything is to migrate (a start on an up-to-date database costs no more).
   const schemaState = await readSchemaState(database);
   try {
@@ -103,6 +117,11 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
     await database.close();
     throw error;
   }
+
+  // What /healthz reports and /readyz checks; other checks (a stop in progress) join it.
+  const health = new DatabaseHealth(database);
+  const readiness = new Readiness();
+  readiness.add(databaseReadiness(health));
 
   // Sessions are counted by the MCP endpoint, made once the services exist.
   let endpoint: LazyMcpEndpoint | undefined;
@@ -258,14 +277,7 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
     await next();
   });
 
-  app.get('/healthz', async (c) => {
-    try {
-      await database.db.selectFrom('roles').select('id').limit(1).execute();
-      return c.json({ ok: true });
-    } catch {
-      return errorResponse(c, new HttpError('service_unavailable', 'The database does not answer'));
-    }
-  });
+  mountHealth(app, { health, readiness });
   mountAuth(app, auth);
   mountCliPages(app, services, authenticate);
   mountUpstreamOAuthPages({ app, services, authenticate }, services.upstreamOAuth);
@@ -281,6 +293,15 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
   app.notFound(notFoundHandler(app, { page: notFoundPage }));
   app.onError((error, c) => {
     if (error instanceof HttpError) return errorResponse(c, error);
+    if (isDatabaseUnavailable(error)) {
+      health.noteUnavailable();
+      logger.warn('database unavailable', {
+        requestId: c.get('requestId'),
+        route: c.req.routePath,
+        error: error instanceof Error ? error.message : String(error),
+      });
+      return errorResponse(c, databaseUnavailable());
+    }
     logger.error('unhandled error', {
       requestId: c.get('requestId'),
       route: c.req.routePath,
@@ -311,6 +332,7 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
     app,
     routes,
     services,
+    readiness,
     fetch: async (request) => app.fetch(request),
     start: () =>
       new Promise((resolve, reject) => {

@@ -7,6 +7,8 @@ export const SETTINGS: readonly (readonly [name: string, meaning: string])[] = [
   ['GATEWAY_BASE_URL', 'the address people and clients reach'],
   ['AUTH_BASE_URL', 'the address OAuth callbacks use (GATEWAY_BASE_URL)'],
   ['DATABASE_URL', 'postgres://... or a SQLite file (<data dir>/gateway.db)'],
+  ['GATEWAY_DATABASE_POOL_MAX', "PostgreSQL connections one instance's pool opens (10)"],
+  ['GATEWAY_DATABASE_CONNECT_TIMEOUT_MS', 'how long a PostgreSQL connect may take (5000)'],
   ['GATEWAY_DATA_DIR', 'data directory (./.gateway)'],
   ['GATEWAY_CONFIG', 'config file naming plugins (gateway.config.ts or .js)'],
   ['GATEWAY_DEFAULT_ROLE', 'role of users with none assigned (member)'],

@@ -96,7 +96,7 @@ describe('gateway-server start-up', () => {
     const loads = join(dir, 'second.loads');
     const second = await start(dir, loads);
     const health = await fetch(`${second.url}/healthz`);
-    expect(await health.json()).toEqual({ ok: true });
+    expect(await health.json()).toEqual({ ok: true, database: 'up' });
     // The MCP server SDK loads with the first MCP request, not before.
     expect((await loaded(loads)).filter((url) => MCP_SERVER.test(url))).toEqual([]);
     const client = new Client({ name: 'start-up-test', version: '1.0.0' });

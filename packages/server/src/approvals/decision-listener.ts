@@ -17,8 +17,8 @@ export async function announceDecision(database: GatewayDatabase, id: string): P
 
 /**
  * Listens for decisions made on any instance (`LISTEN` on a dedicated PostgreSQL connection, see
- * `NotifyListener`). It connects on first use and again on the next `ensure()` after losing its
- * server; waiters keep a slow poll meanwhile, so a notification lost in a reconnect only delays a
+ * `NotifyListener`). It connects on first use and, after losing its server, again by itself with
+ * a backoff; waiters keep a slow poll meanwhile, so a notification lost in a reconnect only delays a
  * wake-up.
  */
 export class DecisionListener {

@@ -73,6 +73,44 @@ export const tracingConfigured = (env: Env): boolean =>
 /** `DATABASE_URL`: `postgres://...` or a SQLite file path. Default `<data dir>/gateway.db`. */
 export const databaseUrl = (env: Env): string | undefined => value(env, 'DATABASE_URL');
 
+/**
+ * `GATEWAY_DATABASE_POOL_MAX`: the most PostgreSQL connections one instance's pool opens (the
+ * LISTEN connections of approvals and shared sessions come on top). Default 10. Size PostgreSQL's
+ * `max_connections` for every instance (docs/deploy.md).
+ *
+ * @throws Error naming the variable when it is not a whole number from 1 to 1000.
+ */
+export function databasePoolMax(env: Env): number {
+  const raw = value(env, 'GATEWAY_DATABASE_POOL_MAX');
+  if (raw === undefined) return 10;
+  const parsed = /^\d{1,4}$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!(parsed >= 1 && parsed <= 1000)) {
+    throw new Error(
+      `GATEWAY_DATABASE_POOL_MAX must be a whole number of connections from 1 to 1000, got "${raw}"`,
+    );
+  }
+  return parsed;
+}
+
+/**
+ * `GATEWAY_DATABASE_CONNECT_TIMEOUT_MS`: how long opening a PostgreSQL connection, or waiting for
+ * a free one of the pool, may take before the request gets 503 `database_unavailable`. Default
+ * 5000.
+ *
+ * @throws Error naming the variable when it is not a whole number from 100 to 120000.
+ */
+export function databaseConnectTimeoutMs(env: Env): number {
+  const raw = value(env, 'GATEWAY_DATABASE_CONNECT_TIMEOUT_MS');
+  if (raw === undefined) return 5000;
+  const parsed = /^\d{1,6}$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!(parsed >= 100 && parsed <= 120_000)) {
+    throw new Error(
+      `GATEWAY_DATABASE_CONNECT_TIMEOUT_MS must be a whole number of milliseconds from 100 to 120000, got "${raw}"`,
+    );
+  }
+  return parsed;
+}
+
 /** `GATEWAY_DATA_DIR`: where the embedded database and generated files live. Default `./.gateway`. */
 export const dataDir = (env: Env): string => value(env, 'GATEWAY_DATA_DIR') ?? '.gateway';
 

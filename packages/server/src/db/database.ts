@@ -1,6 +1,11 @@
 import { join } from 'node:path';
 import { Kysely, sql } from 'kysely';
-import { isPostgresUrl, openPostgresDialect, type PoolStats } from './postgres.js';
+import {
+  isPostgresUrl,
+  openPostgresDialect,
+  type PoolStats,
+  type PostgresPoolOptions,
+} from './postgres.js';
 import type { DatabaseSchema } from './schema.js';
 import { openSqlite, type RunNow, SQLITE_MEMORY } from './sqlite.js';
 
@@ -63,13 +68,15 @@ export const DEFAULT_SQLITE_FILE = 'gateway.db';
 export async function openDatabase(
   url: string | undefined,
   dataDir: string,
+  /** PostgreSQL only: the pool's size and connect timeout. */
+  pool?: PostgresPoolOptions,
 ): Promise<GatewayDatabase> {
   const target = url?.trim() || join(dataDir, DEFAULT_SQLITE_FILE);
   const dialect: DatabaseDialect = isPostgresUrl(target) ? 'postgres' : 'sqlite';
   if (dialect === 'sqlite' && target !== SQLITE_MEMORY) rejectUrlLike(target);
 
   const sqlite = dialect === 'sqlite' ? openSqlite(target) : undefined;
-  const postgres = sqlite === undefined ? await openPostgresDialect(target) : undefined;
+  const postgres = sqlite === undefined ? await openPostgresDialect(target, pool) : undefined;
   const db = new Kysely<DatabaseSchema>({
     dialect: sqlite?.dialect ?? (postgres as NonNullable<typeof postgres>).dialect,
   });

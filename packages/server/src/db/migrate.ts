@@ -20,8 +20,9 @@ import { readSchemaState, type SchemaState } from './schema-state.js';
  * const database = await openDatabase(process.env.DATABASE_URL, dataDir);
  * const applied = await migrate(database);
  *
- * @throws when a migration fails (the whole run is rolled back), or when the
- * database records a migration this build does not know (it was migrated by a newer version).
+ * @throws when a migration fails (the whole run is rolled back), or when the database records a
+ * migration this build does not know: "this database is newer than this build", naming both
+ * versions, when it was migrated by a newer build.
  */
 export async function migrate(
   database: GatewayDatabase,
@@ -29,6 +30,7 @@ export async function migrate(
   state?: SchemaState,
 ): Promise<string[]> {
   const known = state ?? (await readSchemaState(database));
+  if (known !== undefined) refuseUnknownSteps(known.migrations, Object.keys(migrations));
   if (known !== undefined && sameNames(known.migrations, Object.keys(migrations))) return [];
   const migrator = new Migrator({
     db: database.db,
@@ -63,6 +65,33 @@ export async function migrate(
   return results
     .filter((result) => result.status === 'Success')
     .map((result) => result.migrationName);
+}
+
+/**
+ * Refuses a database that records steps this build does not have: one migrated by a newer build
+ * (an upgrade rolled back, an older instance started beside newer ones). Running on it would
+ * read and write tables whose shape this build does not know, so it says so with both versions,
+ * rather than kysely's "corrupted migrations".
+ */
+function refuseUnknownSteps(applied: ReadonlySet<string>, names: readonly string[]): void {
+  const known = new Set(names);
+  const unknown = [...applied].filter((name) => !known.has(name)).sort();
+  if (unknown.length === 0) return;
+  const ours = [...names].sort().at(-1) ?? '';
+  const theirs = unknown.at(-1) ?? '';
+  if (versionOf(theirs) > versionOf(ours)) {
+    throw new Error(
+      `this database is newer than this build: its schema is at version ${versionOf(theirs)} ("${theirs}"), this build knows up to version ${versionOf(ours)} ("${ours}"). Run a build at least as new as the one that migrated it (or restore a backup taken before that upgrade).`,
+    );
+  }
+  throw new Error(
+    `this database records migrations this build does not know (${unknown.map((name) => `"${name}"`).join(', ')}; this build knows up to version ${versionOf(ours)}, "${ours}"): it was migrated by another build. Run that build, or restore a backup taken before it ran.`,
+  );
+}
+
+/** The number a step's name starts with (`010-refresh-leases`: 10); 0 when it has none. */
+function versionOf(name: string): number {
+  return Number(/^(\d+)/.exec(name)?.[1] ?? 0);
 }
 
 function sameNames(applied: ReadonlySet<string>, names: readonly string[]): boolean {

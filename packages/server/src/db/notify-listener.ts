@@ -5,10 +5,22 @@ export interface NotifyListenerLogger {
   warn(message: string, fields?: Record<string, unknown>): void;
 }
 
+/** The first wait before connecting again after a loss; it doubles up to {@link MAX_BACKOFF_MS}. */
+const FIRST_BACKOFF_MS = 100;
+/**
+ * The longest wait between two attempts: once the server answers again, the listener is back
+ * within about this (well inside the 5 s an instance has to serve normally again).
+ */
+const MAX_BACKOFF_MS = 2000;
+/** How long opening the connection may take. */
+const CONNECT_TIMEOUT_MS = 5000;
+
 /**
  * A dedicated PostgreSQL connection that `LISTEN`s on one channel and hands each payload to
- * `onPayload`. It connects on first `ensure()` and again on the next `ensure()` after losing its
- * server; a notification sent while it was away is lost, which callers must tolerate.
+ * `onPayload`. It connects on first `ensure()`; once asked to listen, it reconnects and listens
+ * again by itself after losing its server (a restart, a failover), with a backoff from 100 ms up
+ * to 2 s between attempts. A notification sent while it was away is lost, which callers must
+ * tolerate.
  *
  * @example
  * const listener = new NotifyListener({ url, channel: 'gw_x', logger, onPayload: console.log });
@@ -22,6 +34,10 @@ export class NotifyListener {
   #client: pg.Client | undefined;
   #connecting: Promise<void> | undefined;
   #closed = false;
+  /** Set by the first `ensure()`: from then on a lost connection is made again. */
+  #wanted = false;
+  #retry: NodeJS.Timeout | undefined;
+  #backoffMs = FIRST_BACKOFF_MS;
 
   constructor(options: {
     url: string;
@@ -46,6 +62,7 @@ export class NotifyListener {
 
   /** Connects and listens, unless already listening. Never throws: failures are logged. */
   ensure(): Promise<void> {
+    this.#wanted = true;
     if (this.#closed || this.#client !== undefined) return Promise.resolve();
     this.#connecting ??= this.#connect().finally(() => {
       this.#connecting = undefined;
@@ -69,18 +86,40 @@ export class NotifyListener {
         return;
       }
       this.#client = client;
+      if (this.#backoffMs > FIRST_BACKOFF_MS) {
+        this.#logger.warn('PostgreSQL listener connected again', { channel: this.#channel });
+      }
+      this.#backoffMs = FIRST_BACKOFF_MS;
     } catch (error) {
       this.#logger.warn('PostgreSQL listener could not connect', {
         channel: this.#channel,
         error: error instanceof Error ? error.message : String(error),
       });
       await client?.end().catch(() => {});
+      this.#scheduleReconnect();
     }
+  }
+
+  /** Connects again after the current backoff, which then doubles (up to 2 s). */
+  #scheduleReconnect(): void {
+    if (this.#closed || !this.#wanted || this.#retry !== undefined) return;
+    const delay = this.#backoffMs;
+    this.#backoffMs = Math.min(this.#backoffMs * 2, MAX_BACKOFF_MS);
+    this.#retry = setTimeout(() => {
+      this.#retry = undefined;
+      void this.ensure();
+    }, delay);
+    // A listener waiting to reconnect never keeps the process alive by itself.
+    this.#retry.unref();
   }
 
   /** A client of the URL that hands on this channel's payloads and notes a lost connection. */
   #newClient(driver: typeof pg): pg.Client {
-    const client = new driver.Client({ connectionString: this.#url });
+    const client = new driver.Client({
+      connectionString: this.#url,
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      keepAlive: true,
+    });
     client.on('notification', (message) => {
       if (message.channel === this.#channel && message.payload) this.#onPayload(message.payload);
     });
@@ -89,8 +128,17 @@ export class NotifyListener {
         channel: this.#channel,
         error: error.message,
       });
-      if (this.#client === client) this.#client = undefined;
+      const wasListening = this.#client === client;
+      if (wasListening) this.#client = undefined;
       void client.end().catch(() => {});
+      // The first wait is short: a restart is usually over in a second or two.
+      if (wasListening) this.#scheduleReconnect();
+    });
+    // A connection the server closed without an error message first.
+    client.on('end', () => {
+      if (this.#client !== client) return;
+      this.#client = undefined;
+      this.#scheduleReconnect();
     });
     return client;
   }
@@ -98,6 +146,8 @@ export class NotifyListener {
   /** Stops listening and closes the connection. */
   async close(): Promise<void> {
     this.#closed = true;
+    clearTimeout(this.#retry);
+    this.#retry = undefined;
     await this.#connecting;
     const client = this.#client;
     this.#client = undefined;

@@ -8,6 +8,22 @@ export interface PoolStats {
   waiting: number;
 }
 
+/** The pool's size when `GATEWAY_DATABASE_POOL_MAX` is unset. */
+export const DEFAULT_POOL_MAX = 10;
+/** How long opening a connection may take when `GATEWAY_DATABASE_CONNECT_TIMEOUT_MS` is unset. */
+export const DEFAULT_CONNECT_TIMEOUT_MS = 5000;
+
+/** How the gateway's PostgreSQL pool is sized and how long it waits for a connection. */
+export interface PostgresPoolOptions {
+  /** The most connections the pool opens (`GATEWAY_DATABASE_POOL_MAX`). Default 10. */
+  max?: number;
+  /**
+   * How long opening a connection, or waiting for a free one, may take before the query fails
+   * (`GATEWAY_DATABASE_CONNECT_TIMEOUT_MS`). Default 5000.
+   */
+  connectTimeoutMs?: number;
+}
+
 /** kysely's PostgreSQL dialect, introspecting the current schema only (see the introspector). */
 class GatewayPostgresDialect extends PostgresDialect {
   override createIntrospector(db: Kysely<unknown>): DatabaseIntrospector {
@@ -27,18 +43,36 @@ export function isPostgresUrl(url: string): boolean {
  * `url` may carry any libpq-style parameter `pg` understands, for instance
  * `?options=-c%20search_path%3Dgateway` to keep the gateway's tables in their own schema.
  */
-export async function openPostgresDialect(url: string): Promise<{
+export async function openPostgresDialect(
+  url: string,
+  options: PostgresPoolOptions = {},
+): Promise<{
   dialect: PostgresDialect;
   poolStats: () => PoolStats;
 }> {
   // Loaded here: a gateway on SQLite never needs the PostgreSQL driver.
   const { default: pg } = await import('pg');
-  const pool = new pg.Pool({ connectionString: url });
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.max ?? DEFAULT_POOL_MAX,
+    // Bounds both opening a connection and waiting for a free one: during an outage a request
+    // fails within this, never hangs.
+    connectionTimeoutMillis: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+    // A server gone without a word (a failover, a dropped network) is noticed by TCP.
+    keepAlive: true,
+  });
   // An idle client losing its server (a restart, a failover) is reported on the pool; unhandled,
   // that event would crash the process. The pool has already discarded the client and the next
-  // query opens a fresh one, so a warning is all that is due. The message names no credentials.
-  pool.on('error', (error) => {
-    console.warn(`PostgreSQL idle connection error: ${error.message}`);
+  // query opens a fresh one; the client's own listener (below) logs it.
+  pool.on('error', () => {});
+  // A client checked out of the pool has no listener of the pool's: one losing its server between
+  // two queries (a transaction awaiting its caller, kysely holding it) emits 'error' on itself,
+  // which would crash the process. Its query, if any, fails on its own; the pool drops the client
+  // when it comes back (it is no longer queryable). The message names no credentials.
+  pool.on('connect', (client) => {
+    client.on('error', (error) => {
+      console.warn(`PostgreSQL connection lost: ${error.message}`);
+    });
   });
   return {
     dialect: new GatewayPostgresDialect({ pool }),

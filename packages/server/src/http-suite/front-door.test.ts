@@ -144,7 +144,7 @@ describe('the front door: Host', () => {
     const routes = mountedRoutes(gw);
     expect(routes.length).toBeGreaterThan(40);
     for (const route of routes) {
-      if (route.path === '/healthz') continue;
+      if (route.path === '/healthz' || route.path === '/readyz') continue;
       const answer = await raw(`${url}${route.path}`, {
         method: route.method,
         headers: {
@@ -188,15 +188,17 @@ describe('the front door: Host', () => {
     expect(endpoints).toEqual([]);
   });
 
-  it('answers GET /healthz to any Host, for probes that address an instance by its IP', async () => {
+  it('answers GET /healthz and /readyz to any Host, for probes that address an instance by its IP', async () => {
     const { url, port } = await started();
-    const answer = await raw(`${url}/healthz`, { headers: { host: `10.1.2.3:${port}` } });
-    expect(answer.status).toBe(200);
-    const post = await raw(`${url}/healthz`, {
-      method: 'POST',
-      headers: { host: `10.1.2.3:${port}` },
-    });
-    expect(post.status).toBe(421);
+    for (const path of ['/healthz', '/readyz']) {
+      const answer = await raw(`${url}${path}`, { headers: { host: `10.1.2.3:${port}` } });
+      expect(answer.status).toBe(200);
+      const post = await raw(`${url}${path}`, {
+        method: 'POST',
+        headers: { host: `10.1.2.3:${port}` },
+      });
+      expect(post.status).toBe(421);
+    }
   });
 
   it('accepts the loopback names of a loopback gateway, and names an operator allows', async () => {

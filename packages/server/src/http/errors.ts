@@ -20,6 +20,8 @@ export const errorCodes = {
   rate_limited: 429,
   internal: 500,
   service_unavailable: 503,
+  // The database is stopped, restarting, unreachable, or (SQLite) locked or read-only: retry.
+  database_unavailable: 503,
 } as const satisfies Record<string, ContentfulStatusCode>;
 
 export type ErrorCode = keyof typeof errorCodes;

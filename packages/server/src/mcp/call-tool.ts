@@ -16,6 +16,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { type Span, trace } from '@opentelemetry/api';
 import type { ExecutionOutcome } from '../db/index.js';
+import { isDatabaseUnavailable } from '../db/unavailable.js';
 import { type ExecutionRecord, newExecutionId } from '../executions/index.js';
 import type { MountedTool } from '../registry/index.js';
 import { CallFailure, LinksRequired } from '../tool-sources/index.js';
@@ -319,9 +320,11 @@ export class CallRecord {
       );
       await traced('gateway.record', {}, () => this.#services.executions.commit(state));
       return result;
-    } catch {
+    } catch (error) {
       return errorResult(
-        `The gateway could not record this call of ${this.#toolPath}, so its result is withheld. Execution id: ${this.id}; the gateway's log has the details.`,
+        isDatabaseUnavailable(error)
+          ? `The gateway's database is unavailable, so this call of ${this.#toolPath} could not be recorded and its result is withheld; retry shortly. Execution id: ${this.id}.`
+          : `The gateway could not record this call of ${this.#toolPath}, so its result is withheld. Execution id: ${this.id}; the gateway's log has the details.`,
       );
     }
   }

@@ -1,4 +1,10 @@
-import { type LoggingLevel, Server } from '@modelcontextprotocol/server';
+import {
+  type LoggingLevel,
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
+} from '@modelcontextprotocol/server';
+import { isDatabaseUnavailable } from '../db/unavailable.js';
 import { SERVER_VERSION } from '../openapi/index.js';
 import type { CallSite, ConnectionKind } from './call-site.js';
 import { callTool } from './call-tool.js';
@@ -53,11 +59,11 @@ export function createToolServer(
     ...(kind === 'session' ? { sessionLogLevel: () => sessionLevel.get() } : {}),
   };
   server.setRequestHandler('tools/list', async () => {
-    const { index } = await toolsOf(runtime, principal);
+    const { index } = await toolsOf(runtime, principal).catch(unavailableAsProtocolError);
     return { tools: [...index.list] };
   });
   server.setRequestHandler('tools/call', (request, ctx) =>
-    callTool(runtime, site, request.params, ctx),
+    callTool(runtime, site, request.params, ctx).catch(unavailableAsProtocolError),
   );
   if (kind === 'session') {
     // Plugin log lines reach a 2025 client only once it asked for them, at the level it asked.
@@ -68,6 +74,20 @@ export function createToolServer(
     });
   }
   return server;
+}
+
+/**
+ * A request the database could not serve, answered inside the MCP session (whose HTTP answer may
+ * already be a stream) as a JSON-RPC error a client can show; anything else as it was.
+ */
+function unavailableAsProtocolError(error: unknown): never {
+  if (isDatabaseUnavailable(error)) {
+    throw new ProtocolError(
+      ProtocolErrorCode.InternalError,
+      "The gateway's database is unavailable for the moment; retry shortly",
+    );
+  }
+  throw error;
 }
 
 /**

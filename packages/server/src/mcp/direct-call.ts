@@ -12,6 +12,7 @@ import {
   ProtocolErrorCode,
   SERVER_INFO_META_KEY,
 } from '@modelcontextprotocol/server';
+import { isDatabaseUnavailable } from '../db/unavailable.js';
 import type { CallContext, CallSite } from './call-site.js';
 import { callTool } from './call-tool.js';
 import { SERVER_INFO } from './create-server.js';
@@ -129,6 +130,8 @@ export class DirectCalls {
       const result = await callTool(this.#runtime, site, call.params, contextOf(call, stop.signal));
       message = { result: encoded(result), jsonrpc: '2.0', id: call.id };
     } catch (error) {
+      // Before the tool ran (a lookup of the call path): the gateway's 503, for any client.
+      if (isDatabaseUnavailable(error)) throw error;
       message = { jsonrpc: '2.0', id: call.id, error: errorOf(error, this.#runtime) };
     } finally {
       this.#running.delete(stop);

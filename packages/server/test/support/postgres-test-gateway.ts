@@ -1,4 +1,5 @@
 import { onTestFinished } from 'vitest';
+import type { GatewayOptions } from '../../src/gateway-settings.js';
 import { createPostgresTestDatabase } from '../db/test-database.js';
 import { createTestGateway, type TestGateway } from './test-gateway.js';
 
@@ -9,9 +10,12 @@ import { createTestGateway, type TestGateway } from './test-gateway.js';
  * @example
  * const gw = await createPostgresTestGateway(process.env.TEST_DATABASE_URL!);
  */
-export async function createPostgresTestGateway(url: string): Promise<TestGateway> {
+export async function createPostgresTestGateway(
+  url: string,
+  options: Omit<GatewayOptions, 'databaseUrl'> = {},
+): Promise<TestGateway> {
   const { url: scoped, database, drop } = await createPostgresTestDatabase(url, { migrate: false });
   await database.close();
   onTestFinished(drop);
-  return createTestGateway({ databaseUrl: scoped });
+  return createTestGateway({ ...options, databaseUrl: scoped });
 }

@@ -132,7 +132,10 @@ describe('gateway dev', () => {
     const dir = await project(plugin(['demo.items.list']));
     const dev = await startDev(dir);
     expect(dev.info.plugins).toEqual([{ id: 'demo', tools: ['demo.items.list'] }]);
-    expect(await (await fetch(`${dev.info.url}/healthz`)).json()).toEqual({ ok: true });
+    expect(await (await fetch(`${dev.info.url}/healthz`)).json()).toEqual({
+      ok: true,
+      database: 'up',
+    });
     expect(dev.io.out()).toContain(`Gateway dev server ready at ${dev.info.url}`);
     // Issue 18: it said "1 tools".
     expect(dev.io.out()).toContain('plugin demo: 1 tool (demo.items.list)');

@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { postgresTestUrl } from '#test/db/test-database.js';
+import { createPostgresTestGateway } from '#test/support/postgres-test-gateway.js';
+import { createTestGateway } from '#test/support/test-gateway.js';
+import { databaseConnectTimeoutMs, databasePoolMax } from '../config/env.js';
+
+// Issue 30 item 4: the pool was fixed at 10 connections, with no connect timeout.
+
+describe('GATEWAY_DATABASE_POOL_MAX and GATEWAY_DATABASE_CONNECT_TIMEOUT_MS', () => {
+  it('default to 10 connections and 5000 ms', () => {
+    expect(databasePoolMax({})).toBe(10);
+    expect(databaseConnectTimeoutMs({})).toBe(5000);
+    expect(databasePoolMax({ GATEWAY_DATABASE_POOL_MAX: ' 25 ' })).toBe(25);
+    expect(databaseConnectTimeoutMs({ GATEWAY_DATABASE_CONNECT_TIMEOUT_MS: '1500' })).toBe(1500);
+  });
+
+  it('refuse a malformed value at start, naming the variable', async () => {
+    for (const bad of ['0', '-1', '2.5', 'ten', '1001', '1e3']) {
+      await expect(createTestGateway({ env: { GATEWAY_DATABASE_POOL_MAX: bad } })).rejects.toThrow(
+        `GATEWAY_DATABASE_POOL_MAX must be a whole number of connections from 1 to 1000, got "${bad}"`,
+      );
+    }
+    for (const bad of ['0', '99', '120001', '5s']) {
+      await expect(
+        createTestGateway({ env: { GATEWAY_DATABASE_CONNECT_TIMEOUT_MS: bad } }),
+      ).rejects.toThrow(
+        `GATEWAY_DATABASE_CONNECT_TIMEOUT_MS must be a whole number of milliseconds from 100 to 120000, got "${bad}"`,
+      );
+    }
+  });
+
+  const url = postgresTestUrl();
+  it.skipIf(url === undefined)('size the PostgreSQL pool: it never opens more', async () => {
+    const gw = await createPostgresTestGateway(url as string, {
+      env: { GATEWAY_DATABASE_POOL_MAX: '2' },
+    });
+    const stats = gw.services.database.poolStats;
+    if (stats === undefined) throw new Error('no pool');
+    let most = 0;
+    await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        const response = await gw.request('GET', '/api/policy/roles', { as: 'service' });
+        most = Math.max(most, stats().total);
+        expect(response.status).toBe(200);
+      }),
+    );
+    await Promise.all(
+      Array.from({ length: 6 }, () =>
+        gw.services.database.db
+          .selectNoFrom((eb) => eb.fn<number>('pg_sleep', [eb.val(0.05)]).as('slept'))
+          .execute()
+          .then(() => {
+            most = Math.max(most, stats().total);
+          }),
+      ),
+    );
+    expect(most).toBe(2);
+  });
+});
