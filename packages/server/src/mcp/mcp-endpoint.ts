@@ -155,6 +155,11 @@ export class McpEndpoint {
     return this.#handler.fetch(request, body === undefined ? {} : { parsedBody: body });
   }
 
+  /** Ends the standalone event streams of the 2025 sessions held here (see `LegacySessions`). */
+  closeStreams(): void {
+    this.#sessions.closeStreams();
+  }
+
   /** Closes every session and in-flight exchange (the gateway is stopping). */
   async close(): Promise<void> {
     this.#stopWatching();

@@ -174,6 +174,22 @@ export class LegacySessions {
   }
 
   /**
+   * Ends the standalone GET stream of every session held here, as the 2025 transport allows: the
+   * client reconnects after the stream's `retry` interval, and through a balancer reaches another
+   * instance while this one drains (on PostgreSQL that one rebuilds the session). The sessions
+   * stay open. Never throws.
+   */
+  closeStreams(): void {
+    for (const session of this.#held.values()) {
+      try {
+        session.transport.closeStandaloneSSEStream();
+      } catch {
+        // A transport already closed has no stream to end.
+      }
+    }
+  }
+
+  /**
    * Closes every session this instance holds (the gateway is stopping). Rejects when the shared
    * sessions' listening connection fails to close.
    */
