@@ -46,7 +46,12 @@ export function connectionSettings(env: Env): ConnectionSettings {
  * (database connections, upstreams, plugin and log files): a tenth of it, at least 128; 4,096
  * where the limit cannot be read (not Linux).
  */
-export function defaultMaxConnections(limits = readLimits()): number {
+export function defaultMaxConnections(): number {
+  return maxConnectionsUnder(readLimits());
+}
+
+/** {@link defaultMaxConnections} for the text of `/proc/self/limits` (undefined: unreadable). */
+export function maxConnectionsUnder(limits: string | undefined): number {
   const files = limits === undefined ? undefined : /^Max open files\s+(\d+)/m.exec(limits)?.[1];
   if (files === undefined) return 4096;
   const soft = Number(files);
