@@ -43,7 +43,6 @@ export async function shippedHaproxyConfig(port: number, backends: readonly numb
   const adapted = config
     .replace(/^(\s*bind) :\d+$/m, `$1 127.0.0.1:${port}`)
     .replace(/^\s*log stdout.*$/m, '')
-    .replace(/^\s*maxconn \d+$/m, '  maxconn 2000')
     .replace(
       /^backend gateways$/m,
       'backend gateways\n  http-response set-header X-Served-By %[srv_name]',
