@@ -107,7 +107,7 @@ describe('deploy/gateway@.service', () => {
       .filter(([, key]) => key !== 'Environment')
       .map(([, key, value]) => [key, value]),
   );
-  const environment = [...unit.matchAll(/^Environment=(\w+)=/gm)].map(([, name]) => name);
+  const environment = [...unit.matchAll(/^Environment=(\w+)=/gm)].map(([, name]) => name ?? '');
 
   it('restarts a crashed gateway and gives a stop more than the drain may take', () => {
     expect(service.Restart).toBe('on-failure');
@@ -118,7 +118,7 @@ describe('deploy/gateway@.service', () => {
   });
 
   it("runs the image's command from the directory build-runtime.sh makes, with real settings", () => {
-    expect(service.ExecStart).toBe(`/usr/bin/${runtime?.cmd.join(' ')}`);
+    expect(service.ExecStart).toBe(`/usr/bin/${runtime?.cmd?.join(' ')}`);
     expect(service.WorkingDirectory).toBe('/opt/gateway');
     expect(environment).toContain('PORT');
     expect(environment.filter((name) => !isSetting(name))).toEqual([]);
@@ -191,7 +191,7 @@ describe.skipIf((haproxy === undefined || postgresUrl === undefined) && !process
       }
       await new Promise((resolve) => setTimeout(resolve, 200));
       const spread = [count(0) - (before[0] ?? 0), count(1) - (before[1] ?? 0)];
-      expect(spread[0] + spread[1]).toBe(20);
+      expect((spread[0] ?? 0) + (spread[1] ?? 0)).toBe(20);
       expect(Math.min(...spread)).toBeGreaterThanOrEqual(4);
 
       // A 2025 session through the proxy: every one of its requests reaches the same instance.
