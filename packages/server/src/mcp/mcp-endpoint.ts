@@ -73,6 +73,8 @@ export class McpEndpoint {
       idleMs: resolved.sessionIdleMs,
       maxSessions: resolved.maxSessions,
       maxSessionsPerUser: resolved.maxSessionsPerUser,
+      maxRebuiltSessions: resolved.maxRebuiltSessions,
+      rebuiltIdleMs: resolved.rebuiltSessionIdleMs,
       logger: services.logger,
       maxBodyBytes: resolved.maxBodyBytes,
       followStreamMs: resolved.toolTimeoutMs + resolved.approvalTimeoutMs,
