@@ -10,8 +10,8 @@
  * (target <= 2), and throughput 3 ÷ 1 (which the machine's cores bound: on 2 vCPUs shared with
  * the load generator and haproxy, three instances cannot do three times one's work).
  *
- * Settings: `BENCH_SCALE_CALLS` (measured calls per setup, default 6000), `BENCH_SCALE_WARMUP`
- * (default 2000), `BENCH_SCALE_CONCURRENCY` (default 16), `BENCH_SCALE_ROUNDS` (default 2: each
+ * Settings: `BENCH_SCALE_CALLS` (measured calls per setup, default 3000), `BENCH_SCALE_WARMUP`
+ * (default 1000), `BENCH_SCALE_CONCURRENCY` (default 16), `BENCH_SCALE_ROUNDS` (default 2: each
  * setup measured that many times, medians printed), `BENCH_DATABASE_URL` (default
  * `TEST_DATABASE_URL`; each PostgreSQL setup runs in a fresh schema, dropped at the end).
  *
@@ -34,8 +34,8 @@ const bin = join(root, 'packages/server/dist/bin.js');
 const plugin = join(root, 'packages/server/test/support/fixtures/scale-plugin.ts');
 const pg = createRequire(join(root, 'packages/server/package.json'))('pg') as typeof import('pg');
 
-const CALLS = Number(process.env.BENCH_SCALE_CALLS ?? 6000);
-const WARMUP = Number(process.env.BENCH_SCALE_WARMUP ?? 2000);
+const CALLS = Number(process.env.BENCH_SCALE_CALLS ?? 3000);
+const WARMUP = Number(process.env.BENCH_SCALE_WARMUP ?? 1000);
 const CONCURRENCY = Number(process.env.BENCH_SCALE_CONCURRENCY ?? 16);
 const ROUNDS = Number(process.env.BENCH_SCALE_ROUNDS ?? 2);
 const databaseUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
@@ -158,6 +158,7 @@ async function startSetup(setup: Setup) {
       GATEWAY_BASE_URL: url,
       GATEWAY_DATA_DIR: join(dir, 'data'),
       GATEWAY_TRUSTED_PROXIES: '127.0.0.1',
+      GATEWAY_REGISTRY_SYNC_SECONDS: '1',
       ...(schema === undefined ? {} : { DATABASE_URL: schema.url }),
     };
     const ports: number[] = [];
@@ -186,6 +187,13 @@ async function startSetup(setup: Setup) {
     await new Promise((resolve) => setTimeout(resolve, 3000));
     await waitFor('haproxy', async () => (await fetch(`${url}/healthz`)).ok);
     const token = await endpointToken(url, serviceSecret);
+    // Every instance serves the tool (the others read the registration within a second).
+    const direct = new Agent({ keepAlive: false });
+    for (const port of ports) {
+      const instance = { url: `http://127.0.0.1:${port}`, token };
+      const call = await client(instance, direct, false);
+      await waitFor(`the tool on port ${port}`, async () => (await call()) >= 0, 30_000);
+    }
     const gateways = children.slice(0, setup.instances);
     return {
       url,
