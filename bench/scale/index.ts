@@ -5,7 +5,9 @@
  * half calls in 2025 sessions (`Mcp-Session-Id`, which the balancer keeps on one instance).
  *
  * Prints, for each setup, calls per second, p50/p99 latency, and the gateways' CPU time per call
- * (all instances together, from /proc), then the ratios the targets are about: CPU per call of 3
+ * (all instances together, from /proc; in brackets less what they spend with no call, sampled for
+ * 3 s before each round: at a few dozen calls per second, timers and health checks of three
+ * instances are a large share of it), then the ratios the targets are about: CPU per call of 3
  * instances ÷ 1 (target <= 1.3: a second instance adds capacity, not cost), PostgreSQL ÷ SQLite
  * (target <= 2), and throughput 3 ÷ 1 (which the machine's cores bound: on 2 vCPUs shared with
  * the load generator and haproxy, three instances cannot do three times one's work).
@@ -32,12 +34,23 @@ import { fileURLToPath } from 'node:url';
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const bin = join(root, 'packages/server/dist/bin.js');
 const plugin = join(root, 'packages/server/test/support/fixtures/scale-plugin.ts');
-const pg = createRequire(join(root, 'packages/server/package.json'))('pg') as typeof import('pg');
+/** node-postgres, from the server package's dependencies (bench/ has none). */
+const pg = createRequire(join(root, 'packages/server/package.json'))('pg') as {
+  Client: new (config: {
+    connectionString?: string;
+  }) => {
+    connect(): Promise<void>;
+    query(sql: string): Promise<unknown>;
+    end(): Promise<void>;
+  };
+};
 
 const CALLS = Number(process.env.BENCH_SCALE_CALLS ?? 3000);
 const WARMUP = Number(process.env.BENCH_SCALE_WARMUP ?? 1000);
 const CONCURRENCY = Number(process.env.BENCH_SCALE_CONCURRENCY ?? 16);
 const ROUNDS = Number(process.env.BENCH_SCALE_ROUNDS ?? 2);
+/** How long the gateways' CPU is sampled with no call before each round. */
+const IDLE_MS = 3000;
 const databaseUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
 const haproxy = ['/usr/sbin/haproxy', '/usr/bin/haproxy'].find((path) => existsSync(path));
 const TOOL = 'scale.echo.say';
@@ -69,6 +82,11 @@ interface Run {
   p99: number;
   /** The gateways' CPU time (user + system, all instances) per call, in microseconds. */
   cpuPerCall: number;
+  /**
+   * The same, less what the gateways spend with no call at all (timers, the balancer's health
+   * checks, registry re-reads), measured just before: the cost the calls add.
+   */
+  netCpuPerCall: number;
   /** haproxy's, likewise. */
   proxyCpuPerCall: number;
 }
@@ -158,7 +176,7 @@ async function startSetup(setup: Setup) {
       GATEWAY_BASE_URL: url,
       GATEWAY_DATA_DIR: join(dir, 'data'),
       GATEWAY_TRUSTED_PROXIES: '127.0.0.1',
-      GATEWAY_REGISTRY_SYNC_SECONDS: '1',
+      GATEWAY_REGISTRY_SYNC_SECONDS: '2',
       ...(schema === undefined ? {} : { DATABASE_URL: schema.url }),
     };
     const ports: number[] = [];
@@ -335,6 +353,12 @@ async function load(target: Awaited<ReturnType<typeof startSetup>>, calls: numbe
   const callers = await Promise.all(
     Array.from({ length: CONCURRENCY }, (_, i) => client(target, agent, i % 2 === 0)),
   );
+  // What the gateways spend meanwhile without any call, per second.
+  const idleStart = target.gatewayCpu();
+  const idleStarted = performance.now();
+  await new Promise((resolve) => setTimeout(resolve, IDLE_MS));
+  const idlePerSecond =
+    (target.gatewayCpu() - idleStart) / ((performance.now() - idleStarted) / 1000);
   const latencies: number[] = [];
   let next = 0;
   const cpuBefore = target.gatewayCpu();
@@ -350,6 +374,7 @@ async function load(target: Awaited<ReturnType<typeof startSetup>>, calls: numbe
   );
   const seconds = (performance.now() - started) / 1000;
   const cpuPerCall = (target.gatewayCpu() - cpuBefore) / calls;
+  const netCpuPerCall = Math.max(0, cpuPerCall - (idlePerSecond * seconds) / calls);
   const proxyCpuPerCall = (target.proxyCpu() - proxyBefore) / calls;
   agent.destroy();
   latencies.sort((a, b) => a - b);
@@ -360,6 +385,7 @@ async function load(target: Awaited<ReturnType<typeof startSetup>>, calls: numbe
     p50: at(0.5),
     p99: at(0.99),
     cpuPerCall,
+    netCpuPerCall,
     proxyCpuPerCall,
   };
 }
@@ -385,7 +411,7 @@ console.log(
     `(half 2025 sessions, half 2026-07-28 stateless), ${CALLS} calls per round, medians of ${ROUNDS} rounds`,
 );
 console.log(
-  'setup                      calls/s  p50/p99 ms      CPU µs/call gateways  CPU µs/call haproxy',
+  'setup                      calls/s  p50/p99 ms      CPU µs/call gateways (less idle)  CPU µs/call haproxy',
 );
 for (const setup of setups) {
   const target = await startSetup(setup);
@@ -398,6 +424,7 @@ for (const setup of setups) {
       p50: median(runs.map((r) => r.p50)),
       p99: median(runs.map((r) => r.p99)),
       cpuPerCall: median(runs.map((r) => r.cpuPerCall)),
+      netCpuPerCall: median(runs.map((r) => r.netCpuPerCall)),
       proxyCpuPerCall: median(runs.map((r) => r.proxyCpuPerCall)),
     };
     results.set(setup.name, run);
@@ -406,7 +433,7 @@ for (const setup of setups) {
         setup.name.padEnd(25),
         fmt(run.callsPerSecond, 0).padStart(8),
         `${fmt(run.p50)}/${fmt(run.p99)}`.padStart(14),
-        fmt(run.cpuPerCall, 0).padStart(22),
+        `${fmt(run.cpuPerCall, 0)} (${fmt(run.netCpuPerCall, 0)})`.padStart(32),
         fmt(run.proxyCpuPerCall, 0).padStart(20),
       ].join('  '),
     );
@@ -418,6 +445,10 @@ const [pg1, pg3, sqlite1] = setups.map((setup) => results.get(setup.name) as Run
 if (pg1 !== undefined && pg3 !== undefined && sqlite1 !== undefined) {
   const scaleCpu = pg3.cpuPerCall / pg1.cpuPerCall;
   const pgCpu = pg1.cpuPerCall / sqlite1.cpuPerCall;
+  console.log(
+    `CPU per call less idle: 3 instances ÷ 1 ${fmt(pg3.netCpuPerCall / pg1.netCpuPerCall)}, ` +
+      `PostgreSQL ÷ SQLite ${fmt(pg1.netCpuPerCall / sqlite1.netCpuPerCall)}`,
+  );
   console.log(
     `throughput 3 instances ÷ 1 (PostgreSQL): ${fmt(pg3.callsPerSecond / pg1.callsPerSecond)}`,
   );

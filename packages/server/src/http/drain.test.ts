@@ -9,9 +9,14 @@ import { describe, expect, it } from 'vitest';
 import { callTool, startScaleBin } from '#test/support/scale-bin.js';
 
 /** A GET on a connection of its own, answering its status and `Connection` header. */
-function get(url: string, path: string): Promise<{ status: number; connection: string }> {
+function get(
+  url: string,
+  path: string,
+  host?: string,
+): Promise<{ status: number; connection: string }> {
+  const headers = host === undefined ? {} : { host };
   return new Promise((resolve, reject) => {
-    const sent = request(`${url}${path}`, { agent: false }, (response) => {
+    const sent = request(`${url}${path}`, { agent: false, headers }, (response) => {
       response.resume();
       response.on('end', () =>
         resolve({
@@ -32,6 +37,11 @@ describe('a SIGTERM', () => {
       GATEWAY_SHUTDOWN_NOTICE_MS: '1500',
     });
     expect(await get(gateway.url, '/readyz')).toMatchObject({ status: 200 });
+    // A balancer may probe an instance by its own address, whatever the gateway's name.
+    expect(await get(gateway.url, '/readyz', '10.1.2.3:8787')).toMatchObject({ status: 200 });
+    expect(await get(gateway.url, '/api/connectors/availability', '10.1.2.3:8787')).toMatchObject(
+      { status: 421 },
+    );
     const inFlight = callTool(gateway.url, gateway.token, 'scale.slow.wait', { ms: 3000 });
     // The call has reached the tool before the signal.
     await new Promise((resolve) => setTimeout(resolve, 500));
