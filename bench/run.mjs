@@ -20,6 +20,11 @@ const benchmarks = {
     // The Gateway is measured as released: built, always afresh, so the figures are this code's.
     build: ['pnpm', '--filter', '@gateway/sdk', '--filter', '@gateway/server', 'build'],
   },
+  scale: {
+    command: ['pnpm', 'exec', 'tsx', 'bench/scale/index.ts'],
+    // The Gateway as released, as gateway-server runs it.
+    build: ['pnpm', '--filter', '@gateway/sdk', '--filter', '@gateway/server', 'build'],
+  },
   startup: {
     command: [process.execPath, 'bench/startup/index.mjs'],
     build: ['pnpm', '--filter', '@gateway/sdk', '--filter', '@gateway/server', 'build'],

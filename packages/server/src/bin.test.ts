@@ -134,11 +134,12 @@ describe('gateway-server', () => {
     expect(await exited).toBe(0);
     expect(output.stderr).toBe('');
     expect(output.stdout).toMatch(/^usage: gateway-server /);
-    const read = new Set(
-      (await readFile(new URL('./config/env.ts', import.meta.url), 'utf8')).match(
-        /'GATEWAY_[A-Z_]+'/g,
+    const sources = await Promise.all(
+      ['./config/env.ts', './config/env-connections.ts'].map((path) =>
+        readFile(new URL(path, import.meta.url), 'utf8'),
       ),
     );
+    const read = new Set(sources.join('\n').match(/'GATEWAY_[A-Z_]+'/g));
     const operations = await readFile(
       new URL('../../../docs/operations.md', import.meta.url),
       'utf8',

@@ -4,6 +4,11 @@ import { checkCliTokenDays } from './cli-auth/index.js';
 import type { Env } from './config/env.js';
 import * as envVars from './config/env.js';
 import {
+  type ConnectionSettings,
+  connectionSettings,
+  REQUEST_TIMEOUT_MS,
+} from './config/env-connections.js';
+import {
   upstreamAllowPrivate,
   upstreamClientMetadata,
   upstreamMaxBytes,
@@ -76,6 +81,13 @@ export interface GatewayOptions {
   cliTokenDays?: number;
   /** Who may create an account; each field beats its variable (`GATEWAY_SIGNUP`, ...). */
   signup?: SignupOptions;
+  /**
+   * Connection limits and how a drain stops; each field beats its variable
+   * (`GATEWAY_SHUTDOWN_GRACE_MS`, `GATEWAY_MAX_CONNECTIONS_PER_CLIENT`, ... in
+   * docs/operations.md). `requestTimeoutMs` (how long a request's body may take to arrive,
+   * default 60 s) has no variable.
+   */
+  connections?: Partial<ConnectionSettings> & { requestTimeoutMs?: number };
 }
 
 /**
@@ -115,6 +127,8 @@ export interface GatewaySettings {
   signup: SignupPolicy;
   /** `GATEWAY_TRUSTED_PROXIES`: whose `X-Forwarded-For` is believed. */
   trustedProxies: readonly string[];
+  /** Connection limits and the drain's timing (env-connections.ts). */
+  connections: ConnectionSettings & { requestTimeoutMs: number };
   registrySyncMs: number;
   tracing: boolean;
   upstream: { allowPrivate: boolean; clientMetadata: boolean; maxBytes: number; refreshMs: number };
@@ -187,6 +201,11 @@ export function readSettings(options: GatewayOptions): GatewaySettings {
     cliTokenDays: checkCliTokenDays(options.cliTokenDays ?? envVars.cliTokenDays(env)),
     signup: signupPolicy(env, options.signup),
     trustedProxies: envVars.trustedProxies(env),
+    connections: {
+      requestTimeoutMs: REQUEST_TIMEOUT_MS,
+      ...connectionSettings(env),
+      ...options.connections,
+    },
     registrySyncMs:
       envVars.registrySyncSeconds(
         options.registrySyncSeconds === undefined

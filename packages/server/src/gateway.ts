@@ -1,3 +1,5 @@
+import type { Server } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { ServerType } from '@hono/node-server';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
@@ -23,6 +25,8 @@ import {
   Readiness,
 } from './health/index.js';
 import type { AppEnv } from './http/app-env.js';
+import { ConnectionGuard } from './http/connection-guard.js';
+import { DrainState } from './http/drain.js';
 import { errorResponse, HttpError } from './http/errors.js';
 import { audienceOf, requestGuard } from './http/guard.js';
 import { closeListener, listenError } from './http/listener.js';
@@ -78,6 +82,14 @@ export interface Gateway {
   start(): Promise<{ url: string; port: number }>;
   /** Stops listening and closes the database. */
   stop(): Promise<void>;
+  /**
+   * Stops as a deploy wants (SIGTERM): `/readyz` and every new request answer 503 at once (new
+   * requests with `Connection: close`) for the notice time while the balancer notices, open
+   * 2025 streams and idle connections are closed, then the listener; calls in flight finish
+   * within the grace (`GATEWAY_SHUTDOWN_GRACE_MS`), anything still open after it is cut, and
+   * the gateway stops as {@link stop} does.
+   */
+  drain(): Promise<void>;
 }
 
 /**
@@ -252,6 +264,15 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
   ];
 
   const app = new Hono<AppEnv>();
+  const draining = new DrainState();
+  // A stop in progress is checked before the database: a flag, and the balancer must see it at once.
+  readiness.add(
+    () =>
+      draining.isDraining()
+        ? { code: 'service_unavailable', message: 'This instance is stopping' }
+        : undefined,
+    { first: true },
+  );
   // First: what runs after it, the request log included, nests in the request's span.
   if (settings.tracing) {
     app.use('*', traceRequests());
@@ -263,6 +284,8 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
       metrics.httpRequest(method, route, status, seconds),
     ),
   );
+  // A stopping instance takes nothing new; logged, so the refusals show in the request log.
+  app.use('*', draining.refuseWhileDraining());
   app.use('*', requestGuard({ audience: currentAudience, maxBodyBytes }));
   // Tokens and roles are cached while the database is unchanged; a request sees every commit
   // made before it began (db/lookup-cache.ts).
@@ -314,6 +337,11 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
   });
 
   let server: ServerType | undefined;
+  const guard = new ConnectionGuard({
+    ...settings.connections,
+    trustedProxies: settings.trustedProxies,
+    logger,
+  });
   let registrySync: NodeJS.Timeout | undefined;
   let syncing: Promise<void> | undefined;
   const syncRegistry = () => {
@@ -336,44 +364,84 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
     fetch: async (request) => app.fetch(request),
     start: () =>
       new Promise((resolve, reject) => {
-        const listening = serve({ fetch: app.fetch, hostname: host, port }, (info) => {
-          // With port 0 the real port is known only now; derived addresses follow it.
-          if (!settings.baseUrlGiven) {
-            const derived = services.baseUrl;
-            services.baseUrl = listenUrl(host, info.port);
-            if (services.authBaseUrl === derived) services.authBaseUrl = services.baseUrl;
-          }
-          own.port = info.port;
-          services.upstreams.startSchedule();
-          if (settings.registrySyncMs > 0 && registrySync === undefined) {
-            registrySync = setInterval(syncRegistry, settings.registrySyncMs);
-            registrySync.unref();
-          }
-          resolve({ url: services.baseUrl, port: info.port });
-        });
+        const listening = serve(
+          {
+            fetch: app.fetch,
+            hostname: host,
+            port,
+            serverOptions: guard.serverOptions(),
+          },
+          (info) => {
+            // With port 0 the real port is known only now; derived addresses follow it.
+            if (!settings.baseUrlGiven) {
+              const derived = services.baseUrl;
+              services.baseUrl = listenUrl(host, info.port);
+              if (services.authBaseUrl === derived) services.authBaseUrl = services.baseUrl;
+            }
+            own.port = info.port;
+            services.upstreams.startSchedule();
+            if (settings.registrySyncMs > 0 && registrySync === undefined) {
+              registrySync = setInterval(syncRegistry, settings.registrySyncMs);
+              registrySync.unref();
+            }
+            resolve({ url: services.baseUrl, port: info.port });
+          },
+        );
+        guard.attach(listening as Server);
         listening.once('error', (error: NodeJS.ErrnoException) => {
           reject(listenError(error, host, port));
         });
         server = listening;
       }),
-    stop: async () => {
-      // First, so open MCP streams (2025 sessions, calls waiting for approval) do not hold the
-      // listening socket open.
-      clearInterval(registrySync);
-      registrySync = undefined;
-      await syncing;
-      await mcp.close();
-      await services.upstreams.close();
-      if (server) {
-        const closing = server;
-        server = undefined;
-        await closeListener(closing);
+    stop,
+    drain: async () => {
+      const { shutdownGraceMs, shutdownNoticeMs } = settings.connections;
+      const deadline = Date.now() + shutdownGraceMs;
+      draining.start();
+      // Their clients reconnect, through the balancer to another instance.
+      mcp.closeStreams();
+      guard.closeIdle();
+      // While the balancer notices (/readyz), new requests are refused, not connections.
+      const noticeEnds = Date.now() + Math.min(shutdownNoticeMs, shutdownGraceMs);
+      while (Date.now() < noticeEnds) {
+        await sleep(Math.min(100, noticeEnds - Date.now()));
+        guard.closeIdle();
       }
-      await services.approvals.close();
-      await services.executions.close();
-      await database.close();
+      const listener = server;
+      server = undefined;
+      const closed = listener === undefined ? undefined : closeListener(listener);
+      // Calls in flight finish, within the grace; streams opened meanwhile and idle
+      // connections are closed as they appear.
+      while (guard.busy > 0 && Date.now() < deadline) {
+        guard.closeStreams();
+        guard.closeUnused();
+        await sleep(Math.min(50, Math.max(1, deadline - Date.now())));
+      }
+      guard.closeAll();
+      await closed;
+      await stop();
     },
   };
+
+  async function stop(): Promise<void> {
+    // First, so open MCP streams (2025 sessions, calls waiting for approval) do not hold the
+    // listening socket open.
+    clearInterval(registrySync);
+    registrySync = undefined;
+    await syncing;
+    await mcp.close();
+    await services.upstreams.close();
+    if (server) {
+      const closing = server;
+      server = undefined;
+      // Sockets that never sent a whole request are no call to wait for.
+      guard.closeUnused();
+      await closeListener(closing);
+    }
+    await services.approvals.close();
+    await services.executions.close();
+    await database.close();
+  }
 }
 
 /**

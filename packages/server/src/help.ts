@@ -22,6 +22,12 @@ export const SETTINGS: readonly (readonly [name: string, meaning: string])[] = [
   ['GATEWAY_TRUSTED_PROXIES', 'proxies whose X-Forwarded-For is believed'],
   ['GATEWAY_MAX_BODY_BYTES', 'the largest request body (1048576)'],
   ['GATEWAY_MAX_SESSIONS_PER_USER', 'MCP sessions one user may hold on an instance (100)'],
+  ['GATEWAY_SHUTDOWN_GRACE_MS', 'how long SIGTERM lets calls in flight finish (25000)'],
+  ['GATEWAY_SHUTDOWN_NOTICE_MS', 'how long SIGTERM refuses requests before closing (3000)'],
+  ['GATEWAY_REQUEST_HEAD_TIMEOUT_MS', 'time a connection has to send a request head (10000)'],
+  ['GATEWAY_KEEP_ALIVE_TIMEOUT_MS', 'how long an idle kept-alive connection stays (5000)'],
+  ['GATEWAY_MAX_CONNECTIONS_PER_CLIENT', 'open connections one address may hold (128)'],
+  ['GATEWAY_MAX_CONNECTIONS', 'open connections in all (the file limit less a tenth)'],
   ['GATEWAY_CLI_TOKEN_DAYS', 'how long a CLI token works (90)'],
   ['GATEWAY_REGISTRY_SYNC_SECONDS', 'how often registrations are re-read (5)'],
   [

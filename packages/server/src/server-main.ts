@@ -1,4 +1,5 @@
 import { host } from './config/env.js';
+import { connectionSettings } from './config/env-connections.js';
 import { createGateway } from './gateway.js';
 import { helpText } from './help.js';
 import { batchedSink } from './http/logger.js';
@@ -7,6 +8,8 @@ import type { PluginCatalog } from './registry/index.js';
 import { startTracing } from './tracing/index.js';
 
 const USAGE = 'usage: gateway-server [rekey | --help]';
+/** How long past the shutdown grace a stop may take (closing the database, flushing) before exit. */
+const STOP_MARGIN_MS = 5000;
 
 // The server's own entry: settings come from the environment (see docs/operations.md).
 async function main(): Promise<void> {
@@ -32,8 +35,20 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     gateway.services.logger.info('stopping', { signal });
-    gateway
-      .stop()
+    // SIGTERM (a deploy, a supervisor) drains: the balancer moves away, calls in flight finish
+    // within the grace. SIGINT (Ctrl-C) stops at once.
+    const drain = signal === 'SIGTERM';
+    if (drain) {
+      // Whatever holds the stop, the process ends a few seconds after the grace.
+      const { shutdownGraceMs } = connectionSettings(process.env);
+      setTimeout(() => {
+        gateway.services.logger.error('stop took longer than the grace; exiting', {
+          graceMs: shutdownGraceMs,
+        });
+        process.exit(1);
+      }, shutdownGraceMs + STOP_MARGIN_MS).unref();
+    }
+    (drain ? gateway.drain() : gateway.stop())
       .then(() => stopTracing?.())
       .then(
         () => process.exit(0),

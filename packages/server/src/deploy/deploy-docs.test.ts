@@ -48,3 +48,39 @@ describe('docs/deploy.md', () => {
     expect((await stat(join(dir, '.env'))).mode & 0o777).toBe(0o600);
   });
 });
+
+describe('docs/deploy.md and docs/operations.md on stopping, balancing and connections', () => {
+  it('say a supervisor is required and describe the systemd unit as it is', async () => {
+    const operations = await readFile(join(root, 'docs/operations.md'), 'utf8');
+    const unit = await readFile(join(root, 'deploy/gateway@.service'), 'utf8');
+    expect(operations).toContain('**run it under a supervisor**');
+    expect(operations).toContain('(../deploy/gateway@.service)');
+    for (const key of ['TimeoutStopSec', 'LimitNOFILE', 'Restart']) {
+      const value = new RegExp(`^${key}=(.+)$`, 'm').exec(unit)?.[1];
+      expect(value).toBeDefined();
+      expect(docs).toContain(`${key}=${value}`);
+    }
+  });
+
+  it("describe deploy/haproxy.cfg's checks, retries and caps as it has them", async () => {
+    const haproxy = await readFile(join(root, 'deploy/haproxy.cfg'), 'utf8');
+    const retryOn = /^\s*retry-on (.+)$/m.exec(haproxy)?.[1];
+    const check = /^\s*default-server check (inter \S+ fastinter \S+ fall \d+)/m.exec(haproxy)?.[1];
+    const cap = /sc_conn_cur\(0\) gt (\d+)/.exec(haproxy)?.[1];
+    expect(docs.replace(/\s+/g, ' ')).toContain(`retry-on ${retryOn}`);
+    expect(docs).toContain(`\`${check}\``);
+    expect(docs).toContain(`caps each client address at ${cap} open connections`);
+    expect(haproxy).toMatch(/^\s*option httpchk GET \/readyz$/m);
+  });
+
+  it('list every connection and stop setting in the table of settings', async () => {
+    const operations = await readFile(join(root, 'docs/operations.md'), 'utf8');
+    const source = await readFile(
+      join(root, 'packages/server/src/config/env-connections.ts'),
+      'utf8',
+    );
+    const names = [...new Set(source.match(/'GATEWAY_[A-Z_]+'/g))].map((name) => name.slice(1, -1));
+    expect(names.length).toBeGreaterThanOrEqual(6);
+    for (const name of names) expect(operations).toMatch(new RegExp(`^\\| \`${name}\` \\|`, 'm'));
+  });
+});

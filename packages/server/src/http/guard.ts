@@ -66,9 +66,9 @@ export function audienceOf(
 }
 
 /**
- * `GET /healthz` and `GET /readyz` answer to any `Host`: load balancers and orchestrators probe an instance by its
- * own address (a pod's IP), and the answer says only that the database answers, which a
- * rebinding page gains nothing from.
+ * `GET /healthz` and `GET /readyz` answer to any `Host`: load balancers and orchestrators probe an
+ * instance by its own address (a pod's IP), and the answers say only that the database answers
+ * and whether the instance takes requests, which a rebinding page gains nothing from.
  */
 function isHealthCheck(method: string, path: string): boolean {
   return (path === '/healthz' || path === '/readyz') && (method === 'GET' || method === 'HEAD');

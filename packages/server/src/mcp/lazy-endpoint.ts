@@ -77,6 +77,14 @@ export class LazyMcpEndpoint {
     return this.#endpoint;
   }
 
+  /**
+   * Ends the standalone event streams of the 2025 sessions held here, if the endpoint was ever
+   * built: their clients reconnect (a drain: to another instance). Never throws.
+   */
+  closeStreams(): void {
+    this.#loaded?.closeStreams();
+  }
+
   /** Stops the sweeper and closes the endpoint's sessions, if it was ever built. */
   async close(): Promise<void> {
     this.#closed = true;

@@ -73,6 +73,8 @@ export class McpEndpoint {
       idleMs: resolved.sessionIdleMs,
       maxSessions: resolved.maxSessions,
       maxSessionsPerUser: resolved.maxSessionsPerUser,
+      maxRebuiltSessions: resolved.maxRebuiltSessions,
+      rebuiltIdleMs: resolved.rebuiltSessionIdleMs,
       logger: services.logger,
       maxBodyBytes: resolved.maxBodyBytes,
       followStreamMs: resolved.toolTimeoutMs + resolved.approvalTimeoutMs,
@@ -153,6 +155,11 @@ export class McpEndpoint {
     }
     this.#principals.set(request, principal);
     return this.#handler.fetch(request, body === undefined ? {} : { parsedBody: body });
+  }
+
+  /** Ends the standalone event streams of the 2025 sessions held here (see `LegacySessions`). */
+  closeStreams(): void {
+    this.#sessions.closeStreams();
   }
 
   /** Closes every session and in-flight exchange (the gateway is stopping). */

@@ -17,6 +17,18 @@ export interface McpOptions {
    */
   maxSessions?: number;
   /**
+   * PostgreSQL: the most copies of 2025 sessions opened on other instances this instance keeps
+   * (rebuilt when a request of such a session comes here: the balancer moved it, or its
+   * instance is gone). At it, the least recently used idle copy is dropped; when every copy is
+   * busy, a request needing another answers 429. Default 1,000.
+   */
+  maxRebuiltSessions?: number;
+  /**
+   * PostgreSQL: a rebuilt copy (see `maxRebuiltSessions`) unused this long is dropped; the
+   * session stays open and is rebuilt again if needed. Default 2 minutes.
+   */
+  rebuiltSessionIdleMs?: number;
+  /**
    * The most 2025 sessions one user or service account may hold (`GATEWAY_MAX_SESSIONS_PER_USER`).
    * One more closes their own least recently used idle session, never another user's; when all
    * of theirs have a request in flight, the new `initialize` answers 429. Default 100.
@@ -51,6 +63,8 @@ export interface ResolvedMcpOptions {
   sessionIdleMs: number;
   maxSessions: number;
   maxSessionsPerUser: number;
+  maxRebuiltSessions: number;
+  rebuiltSessionIdleMs: number;
   releaseStreamAfterMs: number | undefined;
   sweepEveryMs: number;
   toolName: (tool: MountedTool) => string;
@@ -69,6 +83,12 @@ export function resolveMcpOptions(options: McpOptions, maxBodyBytes: number): Re
     sessionIdleMs: positive('sessionIdleMs', options.sessionIdleMs, 30 * 60_000),
     maxSessions: positive('maxSessions', options.maxSessions, 10_000),
     maxSessionsPerUser: positiveWhole('maxSessionsPerUser', options.maxSessionsPerUser, 100),
+    maxRebuiltSessions: positiveWhole('maxRebuiltSessions', options.maxRebuiltSessions, 1000),
+    rebuiltSessionIdleMs: positive(
+      'rebuiltSessionIdleMs',
+      options.rebuiltSessionIdleMs,
+      2 * 60_000,
+    ),
     releaseStreamAfterMs:
       options.releaseStreamAfterMs === undefined
         ? undefined

@@ -11,6 +11,8 @@ import { createPostgresTestDatabase, postgresTestUrl } from '#test/db/test-datab
 import { emptyFixtureState } from '#test/mcp/fixture-plugin.js';
 import { createInteractionPlugin } from '#test/mcp/interaction-plugin.js';
 import { type McpTestGateway, type McpTestUser, startMcpGateway } from '#test/mcp/mcp-test-kit.js';
+import { TEST_SERVICE_SECRET } from '#test/support/test-gateway.js';
+import type { McpOptions } from './options.js';
 
 // Issue 17 item 1: a 2025 session opened on one instance is served by every instance on
 // PostgreSQL, with no affinity. Here each request of a client goes to the next instance in turn.
@@ -291,7 +293,7 @@ describe.skipIf(!pgUrl)('2025 sessions on PostgreSQL: any instance serves any se
 });
 
 describe.skipIf(!pgUrl)('2025 session streams and lifetimes across instances on PostgreSQL', () => {
-  async function pair(mcp: { releaseStreamAfterMs?: number; sessionIdleMs?: number }) {
+  async function pair(mcp: McpOptions) {
     const scoped = await createPostgresTestDatabase(pgUrl as string);
     onTestFinished(scoped.drop);
     const plugins = [createInteractionPlugin()];
@@ -361,6 +363,37 @@ describe.skipIf(!pgUrl)('2025 session streams and lifetimes across instances on 
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect((await post(a.url, alice.mcpToken, sessionId, ping)).status).toBe(404);
     expect((await post(b.url, alice.mcpToken, sessionId, ping)).status).toBe(404);
+  });
+
+  it('caps the copies an instance rebuilds of sessions opened elsewhere, and drops idle ones', async () => {
+    const { a, b, alice } = await pair({ maxRebuiltSessions: 2, rebuiltSessionIdleMs: 600 });
+    const open = async (url: string) => {
+      const response = await fetch(`${url}/metrics`, {
+        headers: { authorization: `Bearer ${TEST_SERVICE_SECRET}` },
+      });
+      const value = /^gateway_mcp_sessions_open (\d+)$/m.exec(await response.text())?.[1];
+      return Number(value);
+    };
+    const sessions = [
+      await openSession(a.url, alice.mcpToken),
+      await openSession(a.url, alice.mcpToken),
+      await openSession(a.url, alice.mcpToken),
+    ];
+    const ping = { jsonrpc: '2.0', id: 1, method: 'ping' };
+    // Each is served by the other instance too, which keeps at most two copies.
+    for (const sessionId of sessions) {
+      expect((await post(b.url, alice.mcpToken, sessionId, ping)).status).toBe(200);
+    }
+    expect(await open(b.url)).toBe(2);
+    expect(await open(a.url)).toBe(3);
+    // Unused, the copies go; the sessions stay open where they were opened, and anywhere else.
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    expect(await open(b.url)).toBe(0);
+    expect(await open(a.url)).toBe(3);
+    for (const sessionId of sessions) {
+      expect((await post(b.url, alice.mcpToken, sessionId, ping)).status).toBe(200);
+      expect((await post(a.url, alice.mcpToken, sessionId, ping)).status).toBe(200);
+    }
   });
 });
 

@@ -1,8 +1,9 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { onTestFinished } from 'vitest';
 
 /** The path of Debian's `haproxy`, or undefined when it is not installed. */
@@ -29,43 +30,39 @@ export function freePort(): Promise<number> {
   });
 }
 
+const shipped = fileURLToPath(new URL('../../../../deploy/haproxy.cfg', import.meta.url));
+
 /**
- * Starts `haproxy` on `127.0.0.1:port` in front of `backends` (`127.0.0.1:<port>` each) with
- * plain round-robin and no stickiness: every request may reach any backend. Answers name the
- * backend that served them in `X-Served-By`. A backend that stops answering its health check
- * (`GET /healthz`) is taken out; a request whose connection fails is sent to another backend.
- * Stopped when the test ends.
+ * deploy/haproxy.cfg as shipped, listening on `127.0.0.1:port` in front of `backends`
+ * (`127.0.0.1:<port>` each, named `gw0`, `gw1`, ...), logging nowhere, and naming the backend
+ * that served each answer in `X-Served-By`.
+ */
+export async function shippedHaproxyConfig(port: number, backends: readonly number[]) {
+  const config = await readFile(shipped, 'utf8');
+  const servers = backends.map((backend, index) => `  server gw${index} 127.0.0.1:${backend}`);
+  const adapted = config
+    .replace(/^(\s*bind) :\d+$/m, `$1 127.0.0.1:${port}`)
+    .replace(/^\s*log stdout.*$/m, '')
+    .replace(
+      /^backend gateways$/m,
+      'backend gateways\n  http-response set-header X-Served-By %[srv_name]',
+    )
+    .replace(/(?:^\s*server\s+gateway-\d.*\n)+/m, `${servers.join('\n')}\n`);
+  if (!adapted.includes('server gw0') || adapted.includes('gateway-1:')) {
+    throw new Error('deploy/haproxy.cfg no longer has the server lines this helper replaces');
+  }
+  return adapted;
+}
+
+/**
+ * Starts `haproxy` with deploy/haproxy.cfg as shipped (see {@link shippedHaproxyConfig}) on
+ * `127.0.0.1:port` in front of `backends`. Stopped when the test ends.
  */
 export async function startHaproxy(binary: string, port: number, backends: readonly number[]) {
   const dir = await mkdtemp(join(tmpdir(), 'gateway-haproxy-'));
   onTestFinished(() => rm(dir, { recursive: true, force: true }));
   const config = join(dir, 'haproxy.cfg');
-  await writeFile(
-    config,
-    [
-      'global',
-      '  maxconn 512',
-      'defaults',
-      '  mode http',
-      '  retries 3',
-      '  option redispatch 1',
-      '  timeout connect 1s',
-      '  timeout client 60s',
-      '  timeout server 60s',
-      'frontend gateway',
-      `  bind 127.0.0.1:${port}`,
-      '  default_backend instances',
-      'backend instances',
-      '  balance roundrobin',
-      '  option httpchk GET /healthz',
-      '  http-response set-header X-Served-By %[srv_name]',
-      ...backends.map(
-        (backend, index) =>
-          `  server gw${index} 127.0.0.1:${backend} check inter 300 fall 1 rise 2`,
-      ),
-      '',
-    ].join('\n'),
-  );
+  await writeFile(config, await shippedHaproxyConfig(port, backends));
   const child = spawn(binary, ['-db', '-f', config], { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {

@@ -9,6 +9,8 @@ const SWEEP_EVERY_MS = 60_000;
 export interface IdleSweeperOptions {
   /** A session unused this long is closed. */
   idleMs: number;
+  /** PostgreSQL: a copy rebuilt here of a session opened elsewhere, unused this long, is dropped. */
+  rebuiltIdleMs?: number;
   logger?: Pick<ServerLogger, 'warn'>;
   /** PostgreSQL: the sweep also expires the sessions of every instance in the database. */
   shared?: Pick<SharedSessions, 'ensureListening' | 'sweep'>;
@@ -40,7 +42,8 @@ export class IdleSweeper {
   start(): void {
     if (this.#sweeper !== undefined) return;
     // A short idle time (tests) is swept at least twice within it.
-    const every = Math.min(SWEEP_EVERY_MS, Math.max(50, this.#options.idleMs / 2));
+    const shortest = Math.min(this.#options.idleMs, this.#options.rebuiltIdleMs ?? Infinity);
+    const every = Math.min(SWEEP_EVERY_MS, Math.max(50, shortest / 2));
     this.#sweeper = setInterval(() => this.#sweep(), every);
     this.#sweeper.unref?.();
   }
@@ -53,13 +56,21 @@ export class IdleSweeper {
 
   #sweep(): void {
     const shared = this.#options.shared !== undefined;
-    const cutoff = Date.now() - this.#options.idleMs;
+    const now = Date.now();
+    const cutoff = now - this.#options.idleMs;
+    const copyCutoff = now - (this.#options.rebuiltIdleMs ?? this.#options.idleMs);
     const busy: string[] = [];
     for (const session of this.#held.values()) {
       // A call longer than the idle time (an approval waited on) is no idle session; on
       // PostgreSQL neither is a client listening here, which other instances cannot see.
       const inUse = session.inFlight > 0 || (shared && session.listening > 0);
       if (inUse && shared) busy.push(session.id);
+      // A rebuilt copy goes sooner: only the copy, the session lives on in the database.
+      if (shared && session.rebuilt === true && !inUse && session.lastSeen <= copyCutoff) {
+        this.#held.remove(session);
+        void closeSession(session);
+        continue;
+      }
       // Oldest first: on one instance the first session still in use ends the sweep.
       if (session.lastSeen > cutoff) {
         if (shared) continue;

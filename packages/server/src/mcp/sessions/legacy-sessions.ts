@@ -28,6 +28,10 @@ export interface LegacySessionsOptions {
   maxSessions: number;
   /** The most sessions one principal (a user, a service account) may hold. */
   maxSessionsPerUser: number;
+  /** PostgreSQL: the most copies rebuilt here of sessions opened elsewhere. Default 1,000. */
+  maxRebuiltSessions?: number;
+  /** PostgreSQL: a rebuilt copy unused this long is dropped. Default 2 minutes. */
+  rebuiltIdleMs?: number;
   /** The largest request body a session's transport reads. */
   maxBodyBytes: number;
   /** Where refusals, evictions and closes are logged. */
@@ -62,6 +66,9 @@ export interface LegacySessionsOptions {
  * idle session, never anyone else's; when all of theirs have a request in flight, the new
  * `initialize` answers 429. The overall cap (`maxSessions`) guards this instance's memory: at it,
  * the principal holding the most sessions here gives one up (on PostgreSQL only the copy here).
+ * Copies rebuilt here of sessions opened elsewhere are capped apart (`maxRebuiltSessions`: the
+ * least recently used idle one goes) and dropped once idle for `rebuiltIdleMs`, so a balancer
+ * that moves sessions around cannot make every instance hold every session.
  *
  * The parts, in this folder: `HeldSessions` (the sessions held here, in order of use),
  * `Admission` (the caps), `IdleSweeper` (idle expiry), `serveSessionRequest` (one session's
@@ -90,10 +97,11 @@ export class LegacySessions {
         createServer: options.createServer,
         maxBodyBytes: options.maxBodyBytes,
         maxSessionsPerUser: options.maxSessionsPerUser,
+        maxRebuilt: options.maxRebuiltSessions ?? 1000,
         followStreamMs: options.followStreamMs ?? 10 * 60_000,
         logger: options.logger,
         open: (principal, sessionId, level) => this.#open(principal, sessionId, level),
-        add: (parts) => this.#add(parts),
+        add: (parts) => this.#add(parts, true),
         closedByClient: (id) => this.#closedByClient(id),
       });
       this.#bridge = bridge;
@@ -174,6 +182,22 @@ export class LegacySessions {
   }
 
   /**
+   * Ends the standalone GET stream of every session held here, as the 2025 transport allows: the
+   * client reconnects after the stream's `retry` interval, and through a balancer reaches another
+   * instance while this one drains (on PostgreSQL that one rebuilds the session). The sessions
+   * stay open. Never throws.
+   */
+  closeStreams(): void {
+    for (const session of this.#held.values()) {
+      try {
+        session.transport.closeStandaloneSSEStream();
+      } catch {
+        // A transport already closed has no stream to end.
+      }
+    }
+  }
+
+  /**
    * Closes every session this instance holds (the gateway is stopping). Rejects when the shared
    * sessions' listening connection fails to close.
    */
@@ -214,13 +238,14 @@ export class LegacySessions {
     return transport;
   }
 
-  #add(parts: SessionParts): Session {
+  #add(parts: SessionParts, rebuilt = false): Session {
     const session: Session = {
       ...parts,
       owner: principalKey(parts.principal),
       lastSeen: Date.now(),
       inFlight: 0,
       listening: 0,
+      rebuilt,
     };
     this.#held.add(session);
     this.#sweeper.start();

@@ -26,6 +26,11 @@ export interface Session extends Omit<SessionParts, 'receive'> {
   inFlight: number;
   /** Standalone GET streams of the session open on this instance. */
   listening: number;
+  /**
+   * A copy rebuilt here of a session another instance opened (PostgreSQL): capped and dropped
+   * sooner when idle (the session itself lives on in the database).
+   */
+  rebuilt?: boolean;
   receive?: SessionParts['receive'];
 }
 

@@ -8,7 +8,7 @@ import type { ServerLogger } from '../../http/logger.js';
 import type { SessionLogLevel } from '../create-server.js';
 import { asLogLevel } from '../log-levels.js';
 import { type McpPrincipal, principalKey } from '../principal.js';
-import { initializeParams, sessionCapReached } from '../session-http.js';
+import { initializeParams, sessionCapReached, tooManySessions } from '../session-http.js';
 import { type BusMessage, rebuildSession, type SharedSessions } from '../shared-sessions/index.js';
 import type { Admission } from './admission.js';
 import type { HeldSessions } from './held-sessions.js';
@@ -26,6 +26,8 @@ export interface SharedBridgeOptions {
   maxBodyBytes: number;
   /** The most sessions one principal may hold, counted in the database. */
   maxSessionsPerUser: number;
+  /** The most copies rebuilt here of sessions opened elsewhere. */
+  maxRebuilt: number;
   /** How long a client resuming a tool call's stream that another instance runs is followed. */
   followStreamMs: number;
   logger?: Pick<ServerLogger, 'warn'>;
@@ -142,7 +144,7 @@ export class SharedBridge implements StreamFollower {
     const shared = this.#shared;
     const stored = await shared.load(id);
     if (stored === undefined || stored.owner !== principalKey(principal)) return undefined;
-    const refused = this.#options.admission.makeRoomToRebuild();
+    const refused = this.#makeRoomForCopy() ?? this.#options.admission.makeRoomToRebuild();
     if (refused !== undefined) return refused;
     await shared.ensureListening();
     const rebuilt = await rebuildSession(stored, {
@@ -208,6 +210,33 @@ export class SharedBridge implements StreamFollower {
         break;
       }
     }
+  }
+
+  /**
+   * At the cap of rebuilt copies, drops the least recently used idle one; a 429 answer when
+   * every copy is busy.
+   */
+  #makeRoomForCopy(): Response | undefined {
+    let copies = 0;
+    let idle: Session | undefined;
+    // Least recently used first.
+    for (const session of this.#held.values()) {
+      if (session.rebuilt !== true) continue;
+      copies += 1;
+      if (idle === undefined && session.inFlight === 0 && session.listening === 0) idle = session;
+    }
+    if (copies < this.#options.maxRebuilt) return undefined;
+    if (idle === undefined) {
+      this.#options.logger?.warn('MCP session not rebuilt: every rebuilt copy here is busy', {
+        copies,
+      });
+      return tooManySessions(
+        undefined,
+        `Too many MCP sessions rebuilt on this server: all ${copies} have a request in flight. Retry when a call finishes.`,
+      );
+    }
+    this.#dropCopy(idle.id);
+    return undefined;
   }
 
   /** Drops this instance's copy of session `id`; the session itself lives on elsewhere. */

@@ -1,0 +1,94 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { onTestFinished } from 'vitest';
+import { rememberSecret } from './known-secrets.js';
+import { listeningUrl, startBin } from './run-bin.js';
+
+const plugin = fileURLToPath(new URL('./fixtures/scale-plugin.ts', import.meta.url));
+
+/**
+ * One `gateway-server` process (SQLite in its own directory unless `env` names a database) serving
+ * the scale fixture plugin's tools (fixtures/scale-plugin.ts) to one user's MCP endpoint, for the
+ * tests that stop, flood or balance real processes.
+ *
+ * @example
+ * const gateway = await startScaleBin({ GATEWAY_SHUTDOWN_GRACE_MS: '3000' });
+ * const answer = await callTool(gateway.url, gateway.token, 'scale.slow.wait', { ms: 500 });
+ */
+export async function startScaleBin(env: Record<string, string> = {}) {
+  const dir = await mkdtemp(join(tmpdir(), 'gateway-scale-bin-'));
+  onTestFinished(() => rm(dir, { recursive: true, force: true }));
+  const config = join(dir, 'gateway.config.js');
+  await writeFile(config, `export default { plugins: [${JSON.stringify(plugin)}] };\n`);
+  const serviceSecret = randomBytes(24).toString('hex');
+  const started = await startBin({
+    AUTH_SECRET: randomBytes(32).toString('base64'),
+    SERVICE_API_SECRET: serviceSecret,
+    PORT: '0',
+    GATEWAY_CONFIG: config,
+    ...env,
+  });
+  const url = await listeningUrl(started.child, started.output);
+  const token = await endpointToken(url, serviceSecret);
+  return { ...started, url, token, serviceSecret };
+}
+
+/** A user, the scale source registered, and an MCP endpoint token of that user on `url`. */
+export async function endpointToken(url: string, serviceSecret: string): Promise<string> {
+  const password = randomBytes(12).toString('hex');
+  rememberSecret(password);
+  const signedUp = await fetch(`${url}/api/auth/sign-up/email`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', origin: url },
+    body: JSON.stringify({ name: 'Ada', email: 'ada@example.test', password }),
+  });
+  if (signedUp.status !== 200) throw new Error(`sign-up answered ${signedUp.status}`);
+  const { user } = (await signedUp.json()) as { user: { id: string } };
+  const service = { authorization: `Bearer ${serviceSecret}`, 'content-type': 'application/json' };
+  const registered = await fetch(`${url}/api/registry/sources`, {
+    method: 'POST',
+    headers: service,
+    body: JSON.stringify({ type: 'plugin', id: 'scale', namespace: 'scale', pluginId: 'scale' }),
+  });
+  if (registered.status !== 201) throw new Error(`registering answered ${registered.status}`);
+  const endpoint = await fetch(`${url}/api/connections/mcp-endpoints`, {
+    method: 'POST',
+    headers: service,
+    body: JSON.stringify({ userId: user.id, name: 'scale' }),
+  });
+  if (endpoint.status !== 201) throw new Error(`endpoint answered ${endpoint.status}`);
+  const { token } = (await endpoint.json()) as { token: string };
+  rememberSecret(token);
+  return token;
+}
+
+/**
+ * A 2025 `tools/call` outside a session (served statelessly) of `name` with `args`: its HTTP
+ * status and the text of its answer.
+ */
+export async function callTool(
+  url: string,
+  token: string,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<{ status: number; text: string; headers: Headers }> {
+  const response = await fetch(`${url}/mcp`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${token}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2025-11-25',
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name, arguments: args },
+    }),
+  });
+  return { status: response.status, text: await response.text(), headers: response.headers };
+}
