@@ -200,7 +200,7 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
     metricsToken,
     sessions: options.sessionResolver ?? auth.sessionResolver,
     roleOf: createUserRoleLookup(database, services.defaultRoleId),
-    limit: createFailedCredentialLimit({ database, trustedProxies: auth.trustedProxies }),
+    limit: createFailedCredentialLimit({ database, trustedProxies: auth.trustedProxies, logger }),
   });
   // Recomputed only when start() learns the real port.
   const { extraHosts, extraOrigins, maxBodyBytes } = settings;
