@@ -235,13 +235,15 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
   const app = new Hono<AppEnv>();
   // First: what runs after it, the request log included, nests in the request's span.
   if (settings.tracing) {
-    app.use('*', traceRequests());
+    app.use('*', traceRequests(settings.trustedProxies));
     enableCallSpans();
   }
   app.use(
     '*',
-    requestLog(logger, (method, route, status, seconds) =>
-      metrics.httpRequest(method, route, status, seconds),
+    requestLog(
+      logger,
+      (method, route, status, seconds) => metrics.httpRequest(method, route, status, seconds),
+      settings.trustedProxies,
     ),
   );
   app.use('*', requestGuard({ audience: currentAudience, maxBodyBytes }));

@@ -85,6 +85,18 @@ function hopAddress(hop: string): string | undefined {
   return undefined;
 }
 
+/**
+ * Whether the request's socket peer is one of `trustedProxies`: what it forwards (a client's
+ * address, a request id, a trace context) may be believed. False for an in-process request.
+ */
+export function fromTrustedProxy(c: Context, trustedProxies: readonly string[]): boolean {
+  if (trustedProxies.length === 0) return false;
+  const peer = socketAddress(c);
+  if (peer === undefined || isIP(peer) === 0) return false;
+  // For one address better-auth's parser answers nothing exactly when it is a trusted proxy.
+  return getIPFromHeader(peer, { trustedProxies: [...trustedProxies] }) === null;
+}
+
 function socketAddress(c: Context): string | undefined {
   try {
     return getConnInfo(c).remote.address;
