@@ -7,10 +7,19 @@ import { existsSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { type AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { listeningUrl, startBin } from '#test/support/run-bin.js';
 
 const AUTH_SECRET = 'bin-test-auth-secret-0123456789abcdef';
+
+/** The messages of the process's own lines on stderr, each of which must be a JSON object. */
+function stderrMessages(stderr: string): string[] {
+  return stderr
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => (JSON.parse(line) as { msg: string }).msg);
+}
 
 async function pollHealth(url: string): Promise<Response> {
   let last: unknown;
@@ -54,9 +63,9 @@ describe('gateway-server', () => {
   it('refuses to start without AUTH_SECRET, in one line, leaving nothing behind', async () => {
     const { cwd, output, exited } = await startBin({ PORT: '0' });
     expect(await exited).toBe(1);
-    expect(output.stderr).toBe(
-      'gateway-server: AUTH_SECRET is not set: set the AUTH_SECRET environment variable (e.g. `export AUTH_SECRET="$(openssl rand -base64 32)"`, and keep it: it encrypts stored secrets) or pass authSecret to createGateway()\n',
-    );
+    expect(stderrMessages(output.stderr)).toEqual([
+      'gateway-server: AUTH_SECRET is not set: set the AUTH_SECRET environment variable (e.g. `export AUTH_SECRET="$(openssl rand -base64 32)"`, and keep it: it encrypts stored secrets) or pass authSecret to createGateway()',
+    ]);
     expect(output.stdout).toBe('');
     expect(existsSync(join(cwd, '.gateway'))).toBe(false);
   }, 60_000);
@@ -67,9 +76,11 @@ describe('gateway-server', () => {
     expect(short).toHaveLength(31);
     const { cwd, output, exited } = await startBin({ AUTH_SECRET: short, PORT: '0' });
     expect(await exited).toBe(1);
-    expect(output.stderr).toMatch(
-      /^gateway-server: AUTH_SECRET is shorter than 32 characters: make one with `openssl rand -base64 32` and keep it [^\n]*\n$/,
-    );
+    expect(stderrMessages(output.stderr)).toEqual([
+      expect.stringMatching(
+        /^gateway-server: AUTH_SECRET is shorter than 32 characters: make one with `openssl rand -base64 32` and keep it /,
+      ),
+    ]);
     expect(output.stderr).not.toContain('31-characters');
     expect(output.stdout).toBe('');
     expect(existsSync(join(cwd, '.gateway'))).toBe(false);
@@ -82,9 +93,9 @@ describe('gateway-server', () => {
       PORT: '0',
     });
     expect(await exited).toBe(1);
-    expect(output.stderr).toMatch(
-      /^gateway-server: SERVICE_API_SECRET is shorter than 16 characters: [^\n]*\n$/,
-    );
+    expect(stderrMessages(output.stderr)).toEqual([
+      expect.stringMatching(/^gateway-server: SERVICE_API_SECRET is shorter than 16 characters: /),
+    ]);
     expect(output.stderr).not.toContain('short-secret');
   }, 60_000);
 
@@ -92,8 +103,8 @@ describe('gateway-server', () => {
     const open = await startBin({ AUTH_SECRET, PORT: '0', HOST: '0.0.0.0' });
     await listeningUrl(open.child, open.output);
     await waitFor(() => open.output.stderr.includes('Warning:'));
-    expect(open.output.stderr).toContain(
-      'Warning: sign-up is open (GATEWAY_SIGNUP=open) and the gateway listens on 0.0.0.0, beyond this machine: anyone who reaches it can create an account, and the first account becomes the admin. Set GATEWAY_ADMIN_EMAILS=<your email> to name the admin, and GATEWAY_SIGNUP=invite unless everyone who can reach it may sign up.\n',
+    expect(stderrMessages(open.output.stderr)).toContain(
+      'Warning: sign-up is open (GATEWAY_SIGNUP=open) and the gateway listens on 0.0.0.0, beyond this machine: anyone who reaches it can create an account, and the first account becomes the admin. Set GATEWAY_ADMIN_EMAILS=<your email> to name the admin, and GATEWAY_SIGNUP=invite unless everyone who can reach it may sign up.',
     );
     open.child.kill('SIGTERM');
     expect(await open.exited).toBe(0);
@@ -115,9 +126,9 @@ describe('gateway-server', () => {
   it('refuses a bad GATEWAY_SIGNUP in one line naming the variable', async () => {
     const { output, exited } = await startBin({ AUTH_SECRET, PORT: '0', GATEWAY_SIGNUP: 'public' });
     expect(await exited).toBe(1);
-    expect(output.stderr).toBe(
-      'gateway-server: GATEWAY_SIGNUP must be open, invite or closed, got "public"\n',
-    );
+    expect(stderrMessages(output.stderr)).toEqual([
+      'gateway-server: GATEWAY_SIGNUP must be open, invite or closed, got "public"',
+    ]);
   }, 60_000);
 
   it('refuses an unknown command with usage, exit code 2', async () => {
@@ -158,24 +169,82 @@ describe('gateway-server', () => {
     const { port } = taken.address() as AddressInfo;
     const { output, exited } = await startBin({ AUTH_SECRET, PORT: String(port) });
     expect(await exited).toBe(1);
-    expect(output.stderr).toBe(
-      `gateway-server: port ${port} on 127.0.0.1 is already in use: stop what is listening there, or set PORT to a free port\n`,
-    );
+    expect(stderrMessages(output.stderr)).toEqual([
+      `gateway-server: port ${port} on 127.0.0.1 is already in use: stop what is listening there, or set PORT to a free port`,
+    ]);
   }, 60_000);
 
   it('names the plugins it loaded as it starts', async () => {
     const { child, output } = await startBin({ AUTH_SECRET, PORT: '0' });
     await listeningUrl(child, output);
     await waitFor(() => output.stderr.includes('plugins loaded'));
-    expect(output.stderr).toContain(
-      'No plugins loaded: name them in gateway.config.ts (see docs/operations.md)\n',
+    expect(stderrMessages(output.stderr)).toContain(
+      'No plugins loaded: name them in gateway.config.ts (see docs/operations.md)',
     );
     child.kill('SIGTERM');
+  }, 60_000);
+
+  // Issue 30 item 5: one log stream of JSON lines, the process's own included.
+  it('writes only JSON lines: the listen line names the bound address and the base URL apart', async () => {
+    const { child, output, exited } = await startBin({
+      AUTH_SECRET,
+      PORT: '0',
+      GATEWAY_BASE_URL: 'https://gateway.example.com',
+    });
+    await waitFor(() => output.stderr.includes('plugins loaded'));
+    const listen = output.stderr
+      .split('\n')
+      .map((line) => (line === '' ? {} : (JSON.parse(line) as Record<string, unknown>)))
+      .find((line) => String(line.msg).startsWith('Gateway listening on'));
+    expect(listen).toMatchObject({
+      level: 'info',
+      address: expect.stringMatching(/^127\.0\.0\.1:\d+$/),
+      baseUrl: 'https://gateway.example.com',
+    });
+    const address = String(listen?.address);
+    expect(address).not.toBe('127.0.0.1:0');
+    await pollHealth(`http://${address}`);
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    for (const line of `${output.stdout}${output.stderr}`.split('\n').filter(Boolean)) {
+      expect(() => JSON.parse(line), line).not.toThrow();
+    }
+  }, 60_000);
+
+  it('logs a warning and a crash as JSON lines, then exits 1', async () => {
+    const fixture = fileURLToPath(
+      new URL('../test/support/fixtures/warn-then-crash.mjs', import.meta.url),
+    );
+    const { child, output, exited } = await startBin({ AUTH_SECRET, PORT: '0' }, [], {
+      nodeArgs: ['--import', pathToFileURL(fixture).href],
+    });
+    await listeningUrl(child, output);
+    child.kill('SIGUSR2');
+    expect(await exited).toBe(1);
+    const lines = output.stderr
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        level: 'warn',
+        msg: 'the driver does not like this setting',
+        warning: 'DriverWarning',
+        code: 'FIXTURE_WARNING',
+      }),
+    );
+    const crash = lines.at(-1);
+    expect(crash).toMatchObject({
+      level: 'error',
+      msg: 'gateway-server crashed: uncaught exception',
+      error: expect.stringContaining('fixture crash holding [redacted]'),
+    });
+    expect(output.stderr).not.toContain(AUTH_SECRET);
   }, 60_000);
 });
 
 async function waitFor(condition: () => boolean): Promise<void> {
-  for (let attempt = 0; attempt < 100 && !condition(); attempt++) {
+  for (let attempt = 0; attempt < 600 && !condition(); attempt++) {
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }

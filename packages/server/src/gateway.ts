@@ -231,7 +231,7 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
     metricsToken,
     sessions: options.sessionResolver ?? auth.sessionResolver,
     roleOf: createUserRoleLookup(database, services.defaultRoleId),
-    limit: createFailedCredentialLimit({ database, trustedProxies: auth.trustedProxies }),
+    limit: createFailedCredentialLimit({ database, trustedProxies: auth.trustedProxies, logger }),
   });
   // Recomputed only when start() learns the real port.
   const { extraHosts, extraOrigins, maxBodyBytes } = settings;
@@ -275,13 +275,15 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
   );
   // First: what runs after it, the request log included, nests in the request's span.
   if (settings.tracing) {
-    app.use('*', traceRequests());
+    app.use('*', traceRequests(settings.trustedProxies));
     enableCallSpans();
   }
   app.use(
     '*',
-    requestLog(logger, (method, route, status, seconds) =>
-      metrics.httpRequest(method, route, status, seconds),
+    requestLog(
+      logger,
+      (method, route, status, seconds) => metrics.httpRequest(method, route, status, seconds),
+      settings.trustedProxies,
     ),
   );
   // A stopping instance takes nothing new; logged, so the refusals show in the request log.

@@ -2,7 +2,8 @@ import { host } from './config/env.js';
 import { connectionSettings } from './config/env-connections.js';
 import { createGateway } from './gateway.js';
 import { helpText } from './help.js';
-import { batchedSink } from './http/logger.js';
+import { batchedSink, createLogger, type ServerLogger } from './http/logger.js';
+import { Redactor } from './http/redact.js';
 import { openSignupWarning } from './invites/index.js';
 import type { PluginCatalog } from './registry/index.js';
 import { startTracing } from './tracing/index.js';
@@ -10,6 +11,31 @@ import { startTracing } from './tracing/index.js';
 const USAGE = 'usage: gateway-server [rekey | --help]';
 /** How long past the shutdown grace a stop may take (closing the database, flushing) before exit. */
 const STOP_MARGIN_MS = 5000;
+
+/** Environment variables whose values are secrets, by name: scrubbed from the process's lines. */
+const SECRET_VARIABLE = /secret|password|token|api_key|private_key|database_url/i;
+
+/**
+ * The process's own lines on stderr (start, warnings of Node and the drivers, a refusal to start,
+ * a crash), as JSON like every other log line, written at once: the last one may precede an exit.
+ * Secrets given in the environment are scrubbed, as the gateway's own log does.
+ */
+let processLog: ServerLogger = createLogger(
+  { write: (line) => process.stderr.write(line) },
+  new Redactor(
+    Object.entries(process.env)
+      .filter(([name]) => SECRET_VARIABLE.test(name))
+      .map(([, value]) => value),
+  ),
+);
+
+/** A crash, as one JSON line, then the exit a crash makes (the log's last lines are flushed). */
+function crash(kind: string, error: unknown): void {
+  processLog.error(`gateway-server crashed: ${kind}`, {
+    error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+  });
+  process.exit(1);
+}
 
 // The server's own entry: settings come from the environment (see docs/operations.md).
 async function main(): Promise<void> {
@@ -25,16 +51,34 @@ async function main(): Promise<void> {
     );
     process.exit(2);
   }
+  // Node prints warnings (a driver's, a deprecation) as plain text: they become JSON lines.
+  process.removeAllListeners('warning');
+  process.on('warning', (warning) => {
+    const code = (warning as Error & { code?: unknown }).code;
+    processLog.warn(warning.message, {
+      warning: warning.name,
+      ...(typeof code === 'string' ? { code } : {}),
+    });
+  });
+  process.on('uncaughtException', (error) => crash('uncaught exception', error));
+  process.on('unhandledRejection', (reason) => crash('unhandled rejection', reason));
   const stopTracing = await startTracing(process.env);
   const gateway = await createGateway();
-  const { url } = await gateway.start();
+  // Its redactor knows every secret the gateway was given, from options and files too.
+  processLog = createLogger(
+    { write: (line) => process.stderr.write(line) },
+    gateway.services.redactor,
+  );
+  const { url, port } = await gateway.start();
+  const listenHost = host(process.env);
+  const address = `${listenHost.includes(':') ? `[${listenHost}]` : listenHost}:${port}`;
   // Before saying it listens: whoever waits for that line (a process manager, a test) may stop it
   // at once, and a signal that comes before its handler ends the process without a clean stop.
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    gateway.services.logger.info('stopping', { signal });
+    processLog.info('stopping', { signal });
     // SIGTERM (a deploy, a supervisor) drains: the balancer moves away, calls in flight finish
     // within the grace. SIGINT (Ctrl-C) stops at once.
     const drain = signal === 'SIGTERM';
@@ -42,7 +86,7 @@ async function main(): Promise<void> {
       // Whatever holds the stop, the process ends a few seconds after the grace.
       const { shutdownGraceMs } = connectionSettings(process.env);
       setTimeout(() => {
-        gateway.services.logger.error('stop took longer than the grace; exiting', {
+        processLog.error('stop took longer than the grace; exiting', {
           graceMs: shutdownGraceMs,
         });
         process.exit(1);
@@ -57,14 +101,11 @@ async function main(): Promise<void> {
   };
   process.once('SIGINT', () => stop('SIGINT'));
   process.once('SIGTERM', () => stop('SIGTERM'));
-  gateway.services.logger.info('gateway listening', { url });
-  process.stderr.write(`Gateway listening on ${url}\n`);
-  process.stderr.write(`${pluginsLine(gateway.services.plugins)}\n`);
-  const warning = openSignupWarning(host(process.env), gateway.services.signup);
-  if (warning !== undefined) {
-    gateway.services.logger.warn('open sign-up beyond loopback', { host: host(process.env) });
-    process.stderr.write(`${warning}\n`);
-  }
+  // The address it is bound to and the base URL clients are told differ behind a proxy.
+  processLog.info(`Gateway listening on ${url} (bound to ${address})`, { address, baseUrl: url });
+  processLog.info(pluginsLine(gateway.services.plugins));
+  const warning = openSignupWarning(listenHost, gateway.services.signup);
+  if (warning !== undefined) processLog.warn(warning, { host: listenHost });
 }
 
 /** One line naming the loaded plugins and how many tools are mounted from them. */
@@ -90,8 +131,7 @@ async function rekeyCommand(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(
-    `gateway-server: ${error instanceof Error ? error.message : String(error)}\n`,
-  );
+  // A refusal to start (a setting, the database, the port): its message, which says what to do.
+  processLog.error(`gateway-server: ${error instanceof Error ? error.message : String(error)}`);
   process.exit(1);
 });

@@ -1,6 +1,6 @@
 import type { BetterAuthOptions, betterAuth } from 'better-auth';
 import { OAUTH_PROVIDERS } from '../connectors/index.js';
-import type { LogLevel } from '../http/logger.js';
+import type { LogLevel, ServerLogger } from '../http/logger.js';
 import type { SessionResolver } from '../identity/index.js';
 import { signupGate } from '../invites/index.js';
 import type { GatewayServices } from '../services.js';
@@ -184,6 +184,8 @@ export interface GatewayAuth {
   readonly rateLimits: GatewayRateLimits;
   /** Trusted proxies (`GATEWAY_TRUSTED_PROXIES`) for telling the client address. */
   readonly trustedProxies: readonly string[];
+  /** Where a request refused for an unreadable forwarded address is told. */
+  readonly logger: ServerLogger;
   /** better-auth's request handler for `/api/auth/*`. */
   handler(request: Request): Promise<Response>;
   /** The signed-in user of a request, from its session cookie. */
@@ -248,6 +250,7 @@ export function createGatewayAuth(
     },
     rateLimits,
     trustedProxies: options.trustedProxies ?? [],
+    logger: services.logger,
     handler: async (request) => (await instance()).handler(request),
     getSession,
     sessionResolver: async (headers) => {

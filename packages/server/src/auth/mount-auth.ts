@@ -23,7 +23,7 @@ export function mountAuth(app: Hono<AppEnv>, auth: GatewayAuth): void {
 
 /**
  * Hands the request (or a copy at `path`) to better-auth, with the client address header set
- * by the gateway. Exported for the CLI pages, which sign in and link accounts through the same
+ * by the gateway (a forwarded chain it cannot read is refused: see `clientAddress`). Exported for the CLI pages, which sign in and link accounts through the same
  * handler so the same rate limits and checks apply.
  */
 export async function forwardToAuth(
@@ -33,7 +33,7 @@ export async function forwardToAuth(
 ): Promise<Response> {
   const headers = new Headers(request.headers);
   headers.delete(CLIENT_IP_HEADER);
-  const ip = clientAddress(c, auth.trustedProxies);
+  const ip = clientAddress(c, auth.trustedProxies, auth.logger);
   if (ip !== undefined) headers.set(CLIENT_IP_HEADER, ip);
   const hasBody = request.method !== 'GET' && request.method !== 'HEAD';
   let body: ArrayBuffer | undefined;

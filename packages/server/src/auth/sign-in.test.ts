@@ -197,7 +197,8 @@ describe('over HTTP', () => {
     const started = await proxied.start();
     await fetch(`${started.url}/api/auth/sign-in/email`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-forwarded-for': '203.0.113.7' },
+      // A proxy that writes the client's port too (issue 30): the address is still read.
+      headers: { 'content-type': 'application/json', 'x-forwarded-for': '203.0.113.7:4711' },
       body: JSON.stringify({ email: 'nobody@example.test', password: 'whatever-password' }),
     });
     const behindProxy = await proxied.services.database.db
@@ -209,10 +210,8 @@ describe('over HTTP', () => {
 });
 
 describe('the failed-credential limit behind a proxy', () => {
-  it('counts a request whose forwarded chain it cannot believe against the peer, never not at all', async () => {
-    // On ::1, so the peer differs from the 127.0.0.1 that better-auth's own resolver answers
-    // under NODE_ENV=test for what it cannot resolve (in production it answers nothing, which
-    // left such a request uncounted).
+  /** A gateway on ::1 that trusts ::1 as its proxy, and a wrong credential sent through it. */
+  async function behindProxy() {
     const gw = await createTestGateway({
       baseUrl: undefined,
       host: '::1',
@@ -222,22 +221,63 @@ describe('the failed-credential limit behind a proxy', () => {
     const { url, port } = await gw.start();
     // An IPv6 listen address makes a base URL with brackets (it used to fail as "Invalid URL").
     expect(url).toBe(`http://[::1]:${port}`);
-    const statuses: number[] = [];
-    for (let i = 0; i < 31; i++) {
+    const wrong = async (forwardedFor: string) => {
       const res = await fetch(`${url}/api/me`, {
-        headers: { authorization: 'Bearer gw_cli_wrong', 'x-forwarded-for': 'not-an-address' },
+        headers: { authorization: 'Bearer gw_cli_wrong', 'x-forwarded-for': forwardedFor },
       });
-      statuses.push(res.status);
       await res.body?.cancel();
-    }
+      return res.status;
+    };
+    const counters = () =>
+      gw.services.database.db.selectFrom('rateLimit').select(['key', 'count']).execute();
+    return { gw, wrong, counters };
+  }
+
+  // Issue 30: `ip:port` from a trusted proxy was charged to the proxy itself.
+  it('reads ip:port and bracketed IPv6 hops, so one client locked out does not lock out another', async () => {
+    const { wrong, counters } = await behindProxy();
+    const statuses: number[] = [];
+    for (let i = 0; i < 31; i++) statuses.push(await wrong('203.0.113.7:51234'));
     expect(statuses.slice(0, 30).every((status) => status === 401)).toBe(true);
     expect(statuses[30]).toBe(429);
-    const counters = await gw.services.database.db
-      .selectFrom('rateLimit')
-      .select(['key', 'count'])
-      .execute();
-    expect(counters).toEqual([
-      { key: '0000:0000:0000:0000:0000:0000:0000:0000|bad-credential', count: 30 },
+    // Another client behind the same proxy, in each form a proxy may write it.
+    expect(await wrong('198.51.100.9:4711')).toBe(401);
+    expect(await wrong('[2001:db8::17]:4711')).toBe(401);
+    expect(await wrong('[2001:db8:0:1::17]')).toBe(401);
+    // A hop the client wrote itself, left of the proxy's, changes nothing.
+    expect(await wrong('203.0.113.7, 198.51.100.10:80')).toBe(401);
+    const rows = await counters();
+    expect(new Map(rows.map((row) => [row.key, row.count]))).toEqual(
+      new Map([
+        ['203.0.113.7|bad-credential', 30],
+        ['198.51.100.9|bad-credential', 1],
+        ['2001:0db8:0000:0000:0000:0000:0000:0000|bad-credential', 1],
+        ['2001:0db8:0000:0001:0000:0000:0000:0000|bad-credential', 1],
+        ['198.51.100.10|bad-credential', 1],
+      ]),
+    );
+  });
+
+  it('refuses a chain it cannot read, with a warning, and charges no one', async () => {
+    const { gw, wrong, counters } = await behindProxy();
+    for (const chain of ['not-an-address', '203.0.113.7:port', '[203.0.113.7]:80', 'unknown']) {
+      expect(await wrong(chain), chain).toBe(400);
+    }
+    expect(await counters()).toEqual([]);
+    const warnings = gw
+      .logs()
+      .split('\n')
+      .filter((line) => line.includes('unreadable X-Forwarded-For'));
+    expect(warnings).toHaveLength(4);
+    expect(JSON.parse(warnings[0] ?? '{}')).toMatchObject({
+      level: 'warn',
+      peer: '::1',
+      forwardedFor: 'not-an-address',
+    });
+    // Every hop is a trusted proxy: the farthest is the client, not the nearest.
+    expect(await wrong('::1, ::1')).toBe(401);
+    expect(await counters()).toEqual([
+      { key: '0000:0000:0000:0000:0000:0000:0000:0000|bad-credential', count: 1 },
     ]);
   });
 });

@@ -57,7 +57,7 @@ export function cliTokenRoutes(services: CliTokenDeps, settings: CliTokenSetting
         429: { description: 'Too many exchanges from this address; see Retry-After' },
       },
       async handler(c, { body }) {
-        const ip = clientAddress(c, services.auth.trustedProxies) ?? 'unknown';
+        const ip = clientAddress(c, services.auth.trustedProxies, services.logger) ?? 'unknown';
         const decision = await consumeRateLimit(
           db,
           `${ip}|/api/cli/token`,

@@ -6,6 +6,7 @@ import {
   type PoolStats,
   type PostgresPoolOptions,
 } from './postgres.js';
+import { withQuerySpans } from './query-spans.js';
 import type { DatabaseSchema } from './schema.js';
 import { openSqlite, type RunNow, SQLITE_MEMORY } from './sqlite.js';
 
@@ -78,7 +79,10 @@ export async function openDatabase(
   const sqlite = dialect === 'sqlite' ? openSqlite(target) : undefined;
   const postgres = sqlite === undefined ? await openPostgresDialect(target, pool) : undefined;
   const db = new Kysely<DatabaseSchema>({
-    dialect: sqlite?.dialect ?? (postgres as NonNullable<typeof postgres>).dialect,
+    dialect: withQuerySpans(
+      sqlite?.dialect ?? (postgres as NonNullable<typeof postgres>).dialect,
+      dialect,
+    ),
   });
   const changeMark = sqlite?.changeMark ?? (() => undefined);
   const refreshChangeMark = sqlite?.refreshChangeMark ?? (() => {});

@@ -1,8 +1,12 @@
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import Database from 'better-sqlite3';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { createPostgresTestDatabase, postgresTestUrl } from '#test/db/test-database.js';
 import { startBin } from '#test/support/run-bin.js';
@@ -18,7 +22,10 @@ const plugin = fileURLToPath(
 const ROUNDS = 3;
 const CLIENTS = 8;
 
-async function listening(started: Awaited<ReturnType<typeof startBin>>): Promise<string> {
+async function listening(started: {
+  output: { stderr: string };
+  child: { exitCode: number | null };
+}): Promise<string> {
   for (let waited = 0; waited < 60_000; waited += 50) {
     const url = /Gateway listening on (http:\/\/\S+)/.exec(started.output.stderr)?.[1];
     if (url !== undefined) return url;
@@ -185,6 +192,168 @@ describe('execution records after kill -9', () => {
       });
       onTestFinished(drop);
       await crashTest(url, () => textsIn(url));
+    },
+    180_000,
+  );
+});
+
+/**
+ * `gateway-server` started by a shell that then becomes `sleep`: a parent that never reaps it,
+ * so once killed it stays a zombie until the test ends (or, `reaped`, started normally).
+ */
+async function startOwner(env: Record<string, string>, zombie: boolean) {
+  if (!zombie) {
+    const started = await startBin(env);
+    return { ...started, pid: started.child.pid as number };
+  }
+  const cwd = await mkdtemp(join(tmpdir(), 'gateway-zombie-'));
+  const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+  const bin = fileURLToPath(new URL('../bin.ts', import.meta.url));
+  const shell = spawn(
+    'sh',
+    [
+      '-c',
+      '"$0" "$@" & echo "pid=$!"; exec sleep 600',
+      process.execPath,
+      '--conditions=@gateway/source',
+      '--import',
+      tsx,
+      bin,
+    ],
+    {
+      cwd,
+      env: { ...env, PATH: process.env.PATH ?? '', HOME: cwd },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  shell.stdout.setEncoding('utf8');
+  shell.stderr.setEncoding('utf8');
+  const output = { stdout: '', stderr: '' };
+  shell.stdout.on('data', (chunk: string) => {
+    output.stdout += chunk;
+  });
+  shell.stderr.on('data', (chunk: string) => {
+    output.stderr += chunk;
+  });
+  // Not the zombie's parent's job to reap it: ending the parent hands it to init, which does.
+  onTestFinished(async () => {
+    shell.kill('SIGKILL');
+    await rm(cwd, { recursive: true, force: true });
+  });
+  for (let waited = 0; !/pid=\d+/.test(output.stdout) && waited < 10_000; waited += 20) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  const pid = Number(/pid=(\d+)/.exec(output.stdout)?.[1]);
+  expect(pid).toBeGreaterThan(0);
+  onTestFinished(() => {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
+  });
+  return { child: shell, output, pid };
+}
+
+/** The state letter of a process in /proc (Z: a zombie), or undefined when there is none. */
+function processState(pid: number): string | undefined {
+  try {
+    return /\) (\w) /.exec(readFileSync(`/proc/${pid}/stat`, 'utf8'))?.[1];
+  } catch {
+    return undefined;
+  }
+}
+
+// Issue 30 item 6: a killed gateway's answered calls get their records from a gateway still
+// running on the same file, whether the dead one was reaped or is left a zombie.
+describe.each([
+  ['killed and reaped', false],
+  ['killed and left a zombie', true],
+])('execution records of a gateway %s', (_, zombie) => {
+  it.skipIf(process.platform !== 'linux')(
+    'are stored by another gateway on the same SQLite file, without a restart',
+    async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'gateway-rescan-db-'));
+      onTestFinished(() => rm(dir, { recursive: true, force: true }));
+      const file = join(dir, 'gateway.db');
+      await writeFile(
+        join(dir, 'gateway.config.js'),
+        `export default { plugins: [${JSON.stringify(plugin)}] };\n`,
+      );
+      const env = {
+        AUTH_SECRET,
+        SERVICE_API_SECRET,
+        PORT: '0',
+        DATABASE_URL: file,
+        GATEWAY_CONFIG: join(dir, 'gateway.config.js'),
+      };
+      const owner = await startOwner(env, zombie);
+      const url = await listening(owner);
+      await api(
+        url,
+        '/api/registry/sources',
+        { type: 'plugin', id: 'echo', namespace: 'echo', pluginId: 'echo' },
+        SERVICE_API_SECRET,
+      );
+      const signedUp = (await api(url, '/api/auth/sign-up/email', {
+        name: 'Rescan',
+        email: 'rescan@example.test',
+        password: randomBytes(16).toString('hex'),
+      })) as { user: { id: string } };
+      const { token } = (await api(
+        url,
+        '/api/connections/mcp-endpoints',
+        { userId: signedUp.user.id, name: 'rescan' },
+        SERVICE_API_SECRET,
+      )) as { token: string };
+      // The survivor: started now, its start-up scan finds the owner alive.
+      const survivor = await startBin(env);
+      await listening(survivor);
+
+      const answered: string[] = [];
+      let stop = false;
+      const clients = Array.from({ length: 4 }, async (_, client) => {
+        for (let n = 0; !stop; n += 1) {
+          const text = `c${client}-${n}`;
+          if (await call(url, token, text)) answered.push(text);
+        }
+      });
+      for (const until = Date.now() + 60_000; answered.length < 20 && Date.now() < until; ) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      // A writer on the file: the owner's next batch waits for it (the process with it), so the
+      // calls it answered meanwhile are in its journal only when it is killed.
+      const writer = new Database(file);
+      writer.pragma('busy_timeout = 10000');
+      writer.exec('BEGIN IMMEDIATE');
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      process.kill(owner.pid, 'SIGKILL');
+      stop = true;
+      for (let waited = 0; waited < 10_000; waited += 20) {
+        const state = processState(owner.pid);
+        if (zombie ? state === 'Z' : state === undefined) break;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect(processState(owner.pid)).toBe(zombie ? 'Z' : undefined);
+      await Promise.all(clients);
+      writer.exec('ROLLBACK');
+      writer.close();
+      const journal = await readdir(`${file}-executions`);
+      expect(journal.some((name) => name.endsWith('.jsonl'))).toBe(true);
+
+      // Within a few of the survivor's scans, every answered call has its record.
+      let missing: string[] = answered;
+      for (const until = Date.now() + 45_000; missing.length > 0 && Date.now() < until; ) {
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        const recorded = await textsIn(file);
+        missing = answered.filter((text) => !recorded.has(text));
+      }
+      expect(answered.length).toBeGreaterThanOrEqual(20);
+      expect(missing).toEqual([]);
+      expect(await readdir(`${file}-executions`)).toEqual([]);
+      expect(survivor.output.stdout).toContain('execution records recovered from the journal');
+      survivor.child.kill('SIGTERM');
+      expect(await survivor.exited).toBe(0);
     },
     180_000,
   );

@@ -131,17 +131,25 @@ describe('committed execution records', () => {
     await expect(sql`select * from rolled_back`.execute(database.db)).rejects.toThrow();
   });
 
+  /** The segments in a journal directory (beside them, the owners' lock files). */
+  const segmentsIn = async (journal: string) =>
+    (await readdir(journal)).filter((name) => name.endsWith('.jsonl'));
+
   describe('on a SQLite file: the journal', () => {
     it('makes a record durable before it is stored, and the batch removes its segment', async () => {
       const { journal, open } = await sqliteFile();
       const database = await open();
       const { recorder, rows } = recorderOn(database);
       await recorder.commit({ ...base, id: 'c1', outcome: 'ok', durationMs: 1 });
-      const [segment] = await readdir(journal);
+      const [segment] = await segmentsIn(journal);
       expect(segment).toMatch(/\.jsonl$/);
       expect(await rows()).toEqual([]);
       await recorder.flush();
       expect(await rows()).toMatchObject([{ id: 'c1', outcome: 'ok' }]);
+      expect(await segmentsIn(journal)).toEqual([]);
+      // The owner's lock file lives as long as the recorder.
+      expect(await readdir(journal)).toEqual([expect.stringMatching(/\.lock$/)]);
+      await recorder.close();
       expect(await readdir(journal)).toEqual([]);
     });
 
@@ -183,7 +191,7 @@ describe('committed execution records', () => {
         ['lost-1', 'ok', 1],
         ['lost-2', 'error', 1],
       ]);
-      expect(await readdir(journal)).toEqual([`${host}.${process.ppid}.live.1.jsonl`]);
+      expect(await segmentsIn(journal)).toEqual([`${host}.${process.ppid}.live.1.jsonl`]);
       expect(restarted.lines.join('')).toContain('execution records recovered from the journal');
       // Run again, it finds nothing more to do.
       expect(await restarted.recorder.recover()).toBe(0);
@@ -199,7 +207,7 @@ describe('committed execution records', () => {
       // The answer may go: the record is in the journal.
       await recorder.commit({ ...base, id: 'c1', outcome: 'ok', durationMs: 1 });
       await recorder.flush();
-      expect(await readdir(journal)).toHaveLength(1);
+      expect(await segmentsIn(journal)).toHaveLength(1);
     });
 
     it.skipIf(!existsSync('/proc/self/fd'))(
@@ -221,20 +229,20 @@ describe('committed execution records', () => {
             (row) => row.id,
           );
         await recorder.commit({ ...base, id: 'c1', outcome: 'ok', durationMs: 1 });
-        const [segment] = await readdir(journal);
+        const [segment] = await segmentsIn(journal);
         // A real failure of the segment's close: its descriptor is gone (EBADF).
         closeSync(descriptorOf(join(journal, segment ?? '')));
         recorder.write({ ...base, id: 'c2' });
         await expect.poll(() => lines.join('')).toContain('execution journal segment not closed');
         await expect.poll(ids).toEqual(['c1', 'c2']);
         // The segment stays for a later start to store again, which changes nothing.
-        expect(await readdir(journal)).toEqual([segment]);
+        expect(await segmentsIn(journal)).toEqual([segment]);
 
         // Later batches are stored as before, from a segment of their own.
         await recorder.commit({ ...base, id: 'c3', outcome: 'ok', durationMs: 1 });
         await recorder.flush();
         expect(await ids()).toEqual(['c1', 'c2', 'c3']);
-        expect(await readdir(journal)).toEqual([segment]);
+        expect(await segmentsIn(journal)).toEqual([segment]);
       },
     );
   });

@@ -5,13 +5,18 @@ import {
   openSync,
   readdirSync,
   readFileSync,
+  renameSync,
   statSync,
   unlinkSync,
   writeSync,
 } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import type { Row } from './record-rows.js';
+
+/** The suffix of a journal owner's lock file: held while the process lives. */
+const LOCK = '.lock';
 
 /** A segment another live process may still be writing is left alone until it is this old. */
 const ABANDONED_AFTER_MS = 60_000;
@@ -31,9 +36,13 @@ const ours = new Set<string>();
  * that died are stored by the next gateway to start on the database ({@link recover}); storing
  * one twice changes nothing (the upsert never undoes a stored outcome).
  *
- * Segment names carry the host, the process id and its start time, so a gateway recognises its
- * own, those of a process that is gone (same host, no such process, or the same process id
- * from before a restart), and those of another host's process (left for a minute).
+ * Segment names carry the host, the process id and a start token. Before its first segment a
+ * journal takes an exclusive lock on a lock file of the same prefix (an SQLite database held in
+ * an exclusive transaction: SQLite's own file locks) and holds it while the process lives. The
+ * kernel drops the lock when the process dies, before it is reaped: a killed process, or one left
+ * a zombie by its parent, is told from a live one by whether its lock can be taken, never by
+ * `kill(pid, 0)` (which a zombie and a reused process id both pass). Segments without a lock
+ * file (an older build's) are judged as before: same host and no such process, or a minute old.
  */
 export class ExecutionJournal {
   readonly #dir: string;
@@ -41,6 +50,7 @@ export class ExecutionJournal {
   #sequence = 0;
   #fd: number | undefined;
   #segment: string | undefined;
+  #lock: { db: Database.Database; path: string } | undefined;
 
   constructor(dir: string) {
     this.#dir = dir;
@@ -54,6 +64,10 @@ export class ExecutionJournal {
     if (rows.length === 0) return;
     if (this.#fd === undefined) {
       mkdirSync(this.#dir, { recursive: true, mode: 0o700 });
+      if (this.#lock === undefined) {
+        const path = join(this.#dir, `${this.#prefix}${LOCK}`);
+        this.#lock = { db: holdLock(path), path };
+      }
       this.#segment = join(this.#dir, `${this.#prefix}.${++this.#sequence}.jsonl`);
       // Readable by its owner only: the records' arguments are redacted, but private.
       this.#fd = openSync(this.#segment, 'a', 0o600);
@@ -77,6 +91,18 @@ export class ExecutionJournal {
     return segment;
   }
 
+  /**
+   * Lets go of the owner lock, once every segment is stored or left for a recovery (the gateway
+   * is stopping). A later append takes it again.
+   */
+  close(): void {
+    const lock = this.#lock;
+    this.#lock = undefined;
+    if (lock === undefined) return;
+    removeFile(lock.path);
+    lock.db.close();
+  }
+
   /** Deletes a segment whose records are committed. */
   remove(segment: string): void {
     try {
@@ -90,7 +116,8 @@ export class ExecutionJournal {
   /**
    * Stores the records of every segment no live process is writing, then deletes the segment.
    * A torn last line (the process died mid-write, before the call could be answered) is skipped.
-   * Answers how many records were stored.
+   * Answers how many records were stored. Runs at start and then every few seconds, so a killed
+   * gateway's records are stored by any other one on the database without waiting for a restart.
    */
   async recover(store: (rows: Row[]) => Promise<void>): Promise<number> {
     let names: string[];
@@ -100,19 +127,43 @@ export class ExecutionJournal {
       if (error instanceof Error && 'code' in error && error.code === 'ENOENT') return 0;
       throw error;
     }
-    let stored = 0;
+    const owners = new Map<string, { segments: string[]; locked: boolean }>();
     for (const name of names) {
-      if (!name.endsWith('.jsonl') || ours.has(name.split('.').slice(0, 3).join('.'))) continue;
-      const path = join(this.#dir, name);
-      if (!this.#abandoned(name, path)) continue;
-      const rows = readRows(path);
-      for (let at = 0; at < rows.length; at += 500) await store(rows.slice(at, at + 500));
-      stored += rows.length;
-      this.remove(path);
+      const isLock = name.endsWith(LOCK);
+      if (!isLock && !name.endsWith('.jsonl')) continue;
+      const prefix = isLock ? name.slice(0, -LOCK.length) : name.split('.').slice(0, 3).join('.');
+      if (ours.has(prefix)) continue;
+      const owner = owners.get(prefix) ?? { segments: [], locked: false };
+      if (isLock) owner.locked = true;
+      else owner.segments.push(name);
+      owners.set(prefix, owner);
+    }
+    let stored = 0;
+    for (const [prefix, owner] of owners) {
+      const lockPath = join(this.#dir, `${prefix}${LOCK}`);
+      const claim = owner.locked ? claimLock(lockPath) : undefined;
+      if (claim === 'held') continue;
+      try {
+        for (const name of owner.segments) {
+          const path = join(this.#dir, name);
+          if (claim === undefined && !this.#abandoned(name, path)) continue;
+          const rows = readRows(path);
+          for (let at = 0; at < rows.length; at += 500) await store(rows.slice(at, at + 500));
+          stored += rows.length;
+          this.remove(path);
+        }
+      } finally {
+        if (claim !== undefined) {
+          // Every segment is stored: the dead owner's lock file goes too.
+          removeFile(lockPath);
+          claim.close();
+        }
+      }
     }
     return stored;
   }
 
+  /** For a segment without a lock file (an older build's): whether its process is gone. */
   #abandoned(name: string, path: string): boolean {
     const [host, pid] = name.split('.');
     if (host === hostTag()) {
@@ -125,6 +176,60 @@ export class ExecutionJournal {
     } catch {
       return false;
     }
+  }
+}
+
+/**
+ * Takes the lock a journal's owner holds while it lives: an SQLite database in an exclusive
+ * transaction. Made under a temporary name and renamed once held, so no one ever finds the lock
+ * file unheld while its owner lives.
+ */
+function holdLock(path: string): Database.Database {
+  const pending = `${path}.${randomBytes(4).toString('hex')}.tmp`;
+  const lock = new Database(pending);
+  try {
+    // Nothing is ever written: no rollback journal file beside it.
+    lock.pragma('journal_mode = MEMORY');
+    lock.exec('BEGIN EXCLUSIVE');
+    renameSync(pending, path);
+  } catch (error) {
+    lock.close();
+    removeFile(pending);
+    throw error;
+  }
+  return lock;
+}
+
+/**
+ * Tries to take a journal owner's lock: `held` while its process lives, else the lock, now this
+ * process's, for as long as the dead owner's segments are stored. Undefined when the lock file
+ * is gone (its owner stopped, or another gateway recovered it) or is no lock (then its segments
+ * are judged by the rule for lock-less ones).
+ */
+function claimLock(path: string): Database.Database | 'held' | undefined {
+  let lock: Database.Database;
+  try {
+    lock = new Database(path, { fileMustExist: true, timeout: 0 });
+  } catch {
+    return undefined;
+  }
+  try {
+    lock.pragma('journal_mode = MEMORY');
+    lock.exec('BEGIN EXCLUSIVE');
+    return lock;
+  } catch (error) {
+    lock.close();
+    const code = error instanceof Error && 'code' in error ? error.code : undefined;
+    return code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED' ? 'held' : undefined;
+  }
+}
+
+/** Deletes a file that may already be gone. */
+function removeFile(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch (error) {
+    if (!(error instanceof Error && 'code' in error && error.code === 'ENOENT')) throw error;
   }
 }
 

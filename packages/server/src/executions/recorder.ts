@@ -43,6 +43,11 @@ export interface ExecutionRecorderOptions {
   maxBatch?: number;
   /** Told of every record committed (a call's answer about to be sent), e.g. for metrics. */
   onCommit?: (record: ExecutionRecord) => void;
+  /**
+   * How often the SQLite journal is scanned again, after {@link ExecutionRecorder.recover}, for
+   * what another gateway on the same file left when it was killed. Default 5 s.
+   */
+  recoverEveryMs?: number;
 }
 
 /** The callers waiting for the records queued since the last batch was taken. */
@@ -89,6 +94,9 @@ export class ExecutionRecorder {
   #commitScheduled = false;
   #flushing: Promise<void> = Promise.resolve();
   #closed = false;
+  readonly #recoverEveryMs: number;
+  #rescan: ReturnType<typeof setInterval> | undefined;
+  #recovering: Promise<number> | undefined;
   /** Rows committed this turn, not yet in the journal (SQLite files), and their callers. */
   #unjournaled: Row[] = [];
   #journalWaiters: Waiters | undefined;
@@ -106,6 +114,7 @@ export class ExecutionRecorder {
     this.#onCommit = options.onCommit;
     this.#interval = options.flushIntervalMs ?? 50;
     this.#maxBatch = options.maxBatch ?? 500;
+    this.#recoverEveryMs = options.recoverEveryMs ?? 5000;
   }
 
   /**
@@ -199,18 +208,41 @@ export class ExecutionRecorder {
 
   /**
    * Stores the records a gateway that was killed left in the journal (SQLite files only); run
-   * once at start, before calls are served. Answers how many it stored.
+   * at start, before calls are served. Answers how many it stored. From then on the journal is
+   * scanned again every `recoverEveryMs`, so the records of another gateway on the same file
+   * that is killed meanwhile are stored without waiting for a start.
    */
   async recover(): Promise<number> {
-    const stored = (await this.#journal?.recover(this.#store)) ?? 0;
+    const journal = this.#journal;
+    if (journal === undefined || this.#closed) return 0;
+    this.#recovering ??= journal.recover(this.#store).finally(() => {
+      this.#recovering = undefined;
+    });
+    const stored = await this.#recovering;
     if (stored > 0) this.#logger.info('execution records recovered from the journal', { stored });
+    if (this.#rescan === undefined && !this.#closed) {
+      this.#rescan = setInterval(() => {
+        this.recover().catch((error: unknown) => {
+          // Left for the next pass: a segment is deleted only once its records are stored.
+          this.#logger.warn('execution journal scan failed; retrying on the next pass', {
+            error: error instanceof Error ? error.message : String(error),
+          });
+        });
+      }, this.#recoverEveryMs);
+      this.#rescan.unref?.();
+    }
     return stored;
   }
 
   /** Flushes and stops taking records (the gateway is stopping). */
   async close(): Promise<void> {
+    clearInterval(this.#rescan);
+    this.#rescan = undefined;
+    await this.#recovering?.catch(() => 0);
     await this.flush();
     this.#closed = true;
+    // Every segment is stored, or left for a recovery: the owner lock can go.
+    this.#journal?.close();
   }
 
   async #storeQueued(): Promise<void> {

@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { batchedSink, createLogger } from './logger.js';
 import { REDACTED, Redactor } from './redact.js';
+import { withRequestId } from './request-id.js';
 
 describe('createLogger', () => {
   const secret = 'configured-secret-value';
@@ -41,6 +42,28 @@ describe('createLogger', () => {
       password: REDACTED,
       detail: { header: REDACTED },
     });
+  });
+
+  // Issue 30 item 5.
+  it('adds the id of the request being handled to every line written meanwhile', async () => {
+    const { logger, parsed } = capture();
+    await withRequestId('req-1', async () => {
+      await new Promise((resolve) => setTimeout(resolve, 1));
+      logger.child({ source: 'up' }).warn('in a request');
+      logger.info('names its own', { requestId: 'other' });
+    });
+    logger.info('outside');
+    expect(parsed()).toEqual([
+      {
+        time: expect.any(String),
+        level: 'warn',
+        msg: 'in a request',
+        requestId: 'req-1',
+        source: 'up',
+      },
+      { time: expect.any(String), level: 'info', msg: 'names its own', requestId: 'other' },
+      { time: expect.any(String), level: 'info', msg: 'outside' },
+    ]);
   });
 
   it("adds a child logger's fields to each of its lines, the line's own fields last", () => {

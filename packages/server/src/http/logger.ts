@@ -1,4 +1,5 @@
 import type { Redactor } from './redact.js';
+import { currentRequestId } from './request-id.js';
 
 export type LogLevel = 'info' | 'warn' | 'error';
 
@@ -19,7 +20,8 @@ export interface ServerLogger {
 
 /**
  * Writes JSON lines `{ time, level, msg, ...fields }` with secrets scrubbed. A field named `time`,
- * `level` or `msg` is left out: those are the line's own.
+ * `level` or `msg` is left out: those are the line's own. A line written while a request is
+ * handled carries its `requestId` (unless it names one itself).
  */
 export function createLogger(
   sink: LogSink,
@@ -29,7 +31,13 @@ export function createLogger(
   const hasBase = Object.keys(base).length > 0;
   const log = (level: LogLevel, message: string, fields?: Record<string, unknown>) => {
     const head = `{"time":"${isoNow()}","level":"${level}","msg":${JSON.stringify(redactor.text(message))}`;
-    const own = hasBase ? { ...base, ...fields } : fields;
+    const requestId = currentRequestId();
+    const own =
+      requestId === undefined || (fields !== undefined && 'requestId' in fields)
+        ? hasBase
+          ? { ...base, ...fields }
+          : fields
+        : { requestId, ...base, ...fields };
     if (own === undefined) {
       sink.write(`${head}}\n`);
     } else if ('time' in own || 'level' in own || 'msg' in own) {

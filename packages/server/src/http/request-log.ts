@@ -1,22 +1,32 @@
 import type { MiddlewareHandler } from 'hono';
+import { fromTrustedProxy } from '../auth/client-ip.js';
 import { ANONYMOUS, logIdentity } from '../identity/principal.js';
 import type { AppEnv } from './app-env.js';
 import type { ServerLogger } from './logger.js';
+import { REQUEST_ID_HEADER, requestIdOf, withRequestId } from './request-id.js';
 
 /**
  * Logs one line per request: method, route, status, duration and user id. The route is the
  * matched pattern (`/mcp/:token`), never the raw path, so tokens in URLs stay out of the log.
+ *
+ * Each request gets an id ({@link requestIdOf}: a trusted proxy's `X-Request-Id`, else a new
+ * one), answered in `X-Request-Id` and carried by every log line written while it is handled.
  */
 export function requestLog(
   logger: ServerLogger,
   observe?: (method: string, route: string, status: number, seconds: number) => void,
+  trustedProxies: readonly string[] = [],
 ): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const started = performance.now();
-    const requestId = crypto.randomUUID();
+    const requestId = requestIdOf(
+      c.req.header(REQUEST_ID_HEADER),
+      fromTrustedProxy(c, trustedProxies),
+    );
     c.set('requestId', requestId);
     c.set('principal', ANONYMOUS);
-    await next();
+    await withRequestId(requestId, next);
+    answerRequestId(c, requestId);
     const matched = c.req.routePath;
     const route = matched === '/*' || matched === '*' ? '(unmatched)' : matched;
     const ms = performance.now() - started;
@@ -31,4 +41,17 @@ export function requestLog(
     });
     observe?.(c.req.method, route, status, ms / 1000);
   };
+}
+
+/** Sets `X-Request-Id` on the answer, copying a response whose headers are immutable. */
+function answerRequestId(c: Parameters<MiddlewareHandler<AppEnv>>[0], requestId: string): void {
+  try {
+    c.res.headers.set(REQUEST_ID_HEADER, requestId);
+  } catch {
+    // A response taken from fetch() (a proxied answer) has immutable headers.
+    const copy = new Response(c.res.body, c.res);
+    copy.headers.set(REQUEST_ID_HEADER, requestId);
+    c.res = undefined;
+    c.res = copy;
+  }
 }

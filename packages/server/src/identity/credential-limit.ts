@@ -3,6 +3,7 @@ import { clientAddress } from '../auth/client-ip.js';
 import { consumeRateLimit, type RateLimitRule } from '../auth/rate-limit.js';
 import type { GatewayDatabase } from '../db/index.js';
 import { HttpError } from '../http/errors.js';
+import type { ServerLogger } from '../http/logger.js';
 
 /** Thirty wrong credentials a minute per client address. */
 export const DEFAULT_FAILED_CREDENTIAL_LIMIT: RateLimitRule = Object.freeze({
@@ -26,13 +27,21 @@ export const DEFAULT_FAILED_CREDENTIAL_LIMIT: RateLimitRule = Object.freeze({
 export function createFailedCredentialLimit(options: {
   database: GatewayDatabase;
   trustedProxies: readonly string[];
+  logger?: ServerLogger;
   rule?: RateLimitRule;
 }) {
   const rule = options.rule ?? DEFAULT_FAILED_CREDENTIAL_LIMIT;
   return {
     /** Counts a failure of the request's address; returns `error`, or a 429 past the limit. */
     async refuse(c: Context, error: HttpError): Promise<HttpError> {
-      const address = clientAddress(c, options.trustedProxies);
+      let address: string | undefined;
+      try {
+        address = clientAddress(c, options.trustedProxies, options.logger);
+      } catch (refusal) {
+        // A forwarded chain it cannot read: refused, never charged to the proxy.
+        if (refusal instanceof HttpError) return refusal;
+        throw refusal;
+      }
       if (address === undefined) return error;
       const decision = await consumeRateLimit(
         options.database.db,

@@ -1,5 +1,7 @@
 import {
+  type Context,
   context,
+  type Link,
   propagation,
   ROOT_CONTEXT,
   SpanKind,
@@ -7,25 +9,38 @@ import {
   trace,
 } from '@opentelemetry/api';
 import type { MiddlewareHandler } from 'hono';
+import { fromTrustedProxy } from '../auth/client-ip.js';
 import type { AppEnv } from '../http/app-env.js';
 import { tracer } from './tracer.js';
 
+/** Probes a balancer or scraper sends every few seconds: they would drown the traces. */
+const UNTRACED = new Set(['/healthz', '/readyz', '/metrics']);
+
 /**
- * A server span per HTTP request, continuing the trace its `traceparent` names (W3C trace
- * context), active while the request is handled so calls and outgoing requests nest under it.
- * Named by method and route pattern (`POST /mcp/:token`), never the raw path, which may hold a
- * token.
+ * A server span per HTTP request, active while the request is handled so calls, queries and
+ * outgoing requests nest under it. Named by method and route pattern (`POST /mcp/:token`), never
+ * the raw path, which may hold a token. Health checks and metric scrapes get none.
+ *
+ * The trace a request's `traceparent`/`tracestate` names (W3C trace context) is continued only
+ * when it comes from one of `trustedProxies` (`GATEWAY_TRUSTED_PROXIES`): anyone else could
+ * graft the gateway's spans onto a trace of their choosing, or pick the trace id operators
+ * search by. Another client's context becomes a link of a new root span.
  */
-export function traceRequests(): MiddlewareHandler<AppEnv> {
+export function traceRequests(trustedProxies: readonly string[]): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const parent = propagation.extract(ROOT_CONTEXT, c.req.raw.headers, {
+    if (UNTRACED.has(c.req.path)) return next();
+    const given = propagation.extract(ROOT_CONTEXT, c.req.raw.headers, {
       get: (headers, key) => headers.get(key) ?? undefined,
       keys: (headers) => [...headers.keys()],
     });
+    const trusted = fromTrustedProxy(c, trustedProxies);
+    const parent: Context = trusted ? given : ROOT_CONTEXT;
+    const claimed = trusted ? undefined : trace.getSpanContext(given);
+    const links: Link[] = claimed === undefined ? [] : [{ context: claimed }];
     const { method } = c.req;
     const span = tracer().startSpan(
       method,
-      { kind: SpanKind.SERVER, attributes: { 'http.request.method': method } },
+      { kind: SpanKind.SERVER, attributes: { 'http.request.method': method }, links },
       parent,
     );
     try {

@@ -32,7 +32,11 @@ const PARENT = '00f067aa0ba902b7';
 
 describe('traces', () => {
   it("makes a span per request in the caller's trace, named by route, with nothing secret", async () => {
-    const mcp = await startMcpGateway({ tracing: true });
+    // The test's requests come from 127.0.0.1: a proxy the gateway trusts.
+    const mcp = await startMcpGateway({
+      tracing: true,
+      env: { GATEWAY_TRUSTED_PROXIES: '127.0.0.1' },
+    });
     const alice = await mcp.user({ roleId: 'reader' });
     const client = await connectV2(mcp.url, alice.mcpToken);
     exporter.reset();
@@ -66,7 +70,11 @@ describe('traces', () => {
     const children = spans
       .filter((span) => span.parentSpanContext?.spanId === call?.spanContext().spanId)
       .map((span) => span.name);
-    expect(children).toEqual(['gateway.policy', 'gateway.tool.run', 'gateway.record']);
+    expect(children.filter((name) => name.startsWith('gateway.'))).toEqual([
+      'gateway.policy',
+      'gateway.tool.run',
+      'gateway.record',
+    ]);
     expect(spans.find((span) => span.name === 'gateway.tool.run')?.attributes).toMatchObject({
       'gateway.tool': 'demo.echo.say',
       'gateway.source': 'plugin',
@@ -77,6 +85,61 @@ describe('traces', () => {
     );
     for (const secret of [alice.mcpToken, alice.token, 'private words', alice.id]) {
       expect(everything).not.toContain(secret);
+    }
+  });
+
+  // Issue 30 item 5.
+  it("starts a new trace for a client's traceparent, linking it, and traces no health check", async () => {
+    const mcp = await startMcpGateway({ tracing: true });
+    const alice = await mcp.user({ roleId: 'reader' });
+    exporter.reset();
+    const traceparent = `00-${TRACE_ID}-${PARENT}-01`;
+    const response = await fetch(`${mcp.url}/api/me`, {
+      headers: { ...alice.headers, traceparent, tracestate: 'vendor=chosen' },
+    });
+    expect(response.status).toBe(200);
+    for (const path of ['/healthz', '/metrics']) {
+      await (await fetch(`${mcp.url}${path}`, { headers: { traceparent } })).body?.cancel();
+    }
+
+    const spans = exporter.getFinishedSpans();
+    const api = spans.find((span) => span.name === 'GET /api/me');
+    expect(api?.spanContext().traceId).not.toBe(TRACE_ID);
+    expect(api?.parentSpanContext).toBeUndefined();
+    expect(api?.spanContext().traceState).toBeUndefined();
+    expect(api?.links.map((link) => link.context.traceId)).toEqual([TRACE_ID]);
+    expect(spans.some((span) => span.spanContext().traceId === TRACE_ID)).toBe(false);
+    // Only the one request: the health check and the scrape made no span, nor did their queries.
+    expect(new Set(spans.map((span) => span.spanContext().traceId))).toEqual(
+      new Set([api?.spanContext().traceId]),
+    );
+    expect(spans.map((span) => span.name)).not.toContain('GET /healthz');
+  });
+
+  it('makes a span per database query, naming the operation and table, never a value', async () => {
+    const mcp = await startMcpGateway({ tracing: true });
+    const alice = await mcp.user({ roleId: 'reader' });
+    exporter.reset();
+    const response = await fetch(`${mcp.url}/api/me`, { headers: alice.headers });
+    expect(response.status).toBe(200);
+    const spans = exporter.getFinishedSpans();
+    const api = spans.find((span) => span.name === 'GET /api/me');
+    const queries = spans.filter((span) => span.attributes['db.system.name'] === 'sqlite');
+    expect(queries.length).toBeGreaterThan(0);
+    for (const query of queries) {
+      expect(query.spanContext().traceId).toBe(api?.spanContext().traceId);
+      expect(query.name).toMatch(/^(SELECT|INSERT|UPDATE|DELETE)( \w+)?$/);
+      expect(query.attributes['db.operation.name']).toBe(query.name.split(' ')[0]);
+    }
+    // The token's lookup, among others.
+    expect(queries.map((span) => span.attributes['db.collection.name'])).toContain(
+      'service_accounts',
+    );
+    // No value, and no SQL text (which could carry one written into it): words and names only.
+    const texts = queries.flatMap((span) => [span.name, ...Object.values(span.attributes)]);
+    for (const text of texts) {
+      expect(String(text)).toMatch(/^[A-Za-z_]+( [A-Za-z_]+)?$/);
+      expect(String(text)).not.toContain(alice.id);
     }
   });
 

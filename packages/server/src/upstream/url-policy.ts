@@ -1,6 +1,7 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
 import { networkInterfaces } from 'node:os';
+import { embeddedIpv4 } from './embedded-ipv4.js';
 
 /** Where upstream MCP servers may live (`GATEWAY_UPSTREAM_ALLOW_PRIVATE`, the gateway's own address). */
 export interface UrlPolicy {
@@ -34,28 +35,34 @@ privateRanges.addSubnet('172.16.0.0', 12, 'ipv4');
 privateRanges.addSubnet('192.168.0.0', 16, 'ipv4');
 privateRanges.addSubnet('198.18.0.0', 15, 'ipv4');
 privateRanges.addSubnet('fc00::', 7, 'ipv6');
+const localUseNat64 = new BlockList();
+localUseNat64.addSubnet('64:ff9b:1::', 48, 'ipv6');
 
-/** The class of an IP address; IPv4 inside IPv6 (mapped, NAT64) is judged as the IPv4 it carries. */
+/** From least to most refused: an address embedding several is judged by the worst. */
+const severity: readonly AddressClass[] = ['public', 'private', 'loopback', 'forbidden'];
+
+/**
+ * The class of an IP address. An IPv6 address that carries an IPv4 one (mapped, compatible,
+ * NAT64, 6to4, Teredo: {@link embeddedIpv4}) is judged as the IPv4 it carries; NAT64's local-use
+ * prefix is private at least.
+ */
 export function classifyAddress(address: string): AddressClass {
   const embedded = embeddedIpv4(address);
-  if (embedded !== undefined) return classifyAddress(embedded);
+  const floor: AddressClass = localUseNat64.check(address, 'ipv6') ? 'private' : 'public';
+  const kinds = embedded.length > 0 ? embedded.map(classifyAddress) : [ownClass(address)];
+  return kinds.reduce(
+    (worst, kind) => (severity.indexOf(kind) > severity.indexOf(worst) ? kind : worst),
+    floor,
+  );
+}
+
+/** The class of an address by its own ranges. */
+function ownClass(address: string): AddressClass {
   const family = isIP(address) === 6 ? 'ipv6' : 'ipv4';
   if (forbidden.check(address, family)) return 'forbidden';
   if (loopback.check(address, family)) return 'loopback';
   if (privateRanges.check(address, family)) return 'private';
   return 'public';
-}
-
-function embeddedIpv4(address: string): string | undefined {
-  if (isIP(address) !== 6) return undefined;
-  const match = /^(?:::ffff:|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (match?.[1] !== undefined) return match[1];
-  // The URL parser writes a mapped address in hex: ::ffff:7f00:1.
-  const hex = /^(?:::ffff:|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(address);
-  if (hex?.[1] === undefined || hex[2] === undefined) return undefined;
-  const high = Number.parseInt(hex[1], 16);
-  const low = Number.parseInt(hex[2], 16);
-  return `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
 }
 
 /** The addresses of this machine's interfaces: with a gateway port, the gateway itself. */
