@@ -143,6 +143,7 @@ export function createAuthenticator(options: {
         roleId: owner.roleId,
         via: 'mcp_token',
         endpointId: owner.endpointId,
+        roleRow: owner.role,
       });
     }
     if (owner.kind === 'service_account') {

@@ -25,6 +25,17 @@ export interface UserPrincipal {
   readonly via: UserCredential;
   /** The MCP endpoint whose token was used (`via: 'mcp_token'`). */
   readonly endpointId?: string;
+  /**
+   * The applying role's row (patterns as stored JSON) as read with the MCP endpoint token on this
+   * very request (`via: 'mcp_token'`), or null when that role does not exist: a 2026-07-28 call,
+   * which lives no longer than its request, resolves its tools from it without reading the role
+   * again. A 2025 session outlives the request that opened it and reads the role afresh instead.
+   */
+  readonly roleRow?: {
+    readonly id: string;
+    readonly name: string;
+    readonly patterns: string;
+  } | null;
   /** The CLI token used (`via: 'cli_token'`). */
   readonly tokenId?: string;
   /** When the CLI token used expires (`via: 'cli_token'`); null when it never does. */

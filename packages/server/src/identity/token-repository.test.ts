@@ -4,6 +4,7 @@ import { databaseTargets } from '#test/db/test-database.js';
 import { issueCliToken, revokeCliToken } from '../cli-auth/token-store.js';
 import type { DatabaseSchema } from '../db/index.js';
 import { createEndpoint, deleteEndpoint, listEndpoints } from '../mcp-endpoints/store.js';
+import { findRoleRow } from '../policy/role-store.js';
 import { createServiceAccount } from '../service-accounts/store.js';
 import { createTokenRepository } from './token-repository.js';
 
@@ -38,9 +39,18 @@ for (const target of databaseTargets()) {
       if (!created.ok) throw new Error(created.problem);
       const { endpoint } = created;
 
+      // The role's row comes with it, as stored (every MCP call resolves its tools from it).
+      const member = await findRoleRow(database.db, 'member');
+      expect(member).toBeDefined();
       expect(await tokens.find(endpoint.token)).toEqual({
         found: true,
-        owner: { kind: 'mcp', endpointId: endpoint.id, userId: 'u1', roleId: 'member' },
+        owner: {
+          kind: 'mcp',
+          endpointId: endpoint.id,
+          userId: 'u1',
+          roleId: 'member',
+          role: member,
+        },
       });
       await vi.waitFor(async () => {
         const [listed] = await listEndpoints(database.db, 'u1');

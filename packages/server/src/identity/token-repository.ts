@@ -2,11 +2,19 @@ import { recordTokenUse } from '../auth/last-used.js';
 import type { GatewayDatabase } from '../db/index.js';
 import { LookupCache } from '../db/lookup-cache.js';
 import { prepareQuery } from '../db/prepared-query.js';
+import type { StoredRole } from '../policy/role-store.js';
 import { hashToken } from '../secrets/index.js';
 
 /** The owner of a bearer token, as stored. */
 export type TokenOwner =
-  | { kind: 'mcp'; endpointId: string; userId: string; roleId: string }
+  | {
+      kind: 'mcp';
+      endpointId: string;
+      userId: string;
+      roleId: string;
+      /** The role's row, read in the same query (null: no such role). */
+      role: StoredRole | null;
+    }
   | { kind: 'cli'; tokenId: string; userId: string; roleId: string; expiresAt: string | null }
   | {
       kind: 'service_account';
@@ -40,18 +48,27 @@ export function createTokenRepository(database: GatewayDatabase, defaultRoleId: 
   const { db } = database;
   // Scalar subqueries rather than joins, which SQLite would prepare again on every run (see
   // prepareRoleLookups in policy/role-store.ts). Built and compiled once: every MCP call runs one.
+  // The role's row comes in the same query: every MCP call needs it, and on PostgreSQL, where
+  // nothing is cached, a second query was a third of a call's round trips.
   const endpointQuery = prepareQuery(db, ['hash'], (param) =>
     db
       .selectFrom('mcp_endpoints')
-      .select((eb) => [
-        'mcp_endpoints.id',
-        'mcp_endpoints.user_id',
-        eb
+      .select((eb) => {
+        const assigned = eb
           .selectFrom('user_roles')
           .select('user_roles.role_id')
-          .whereRef('user_roles.user_id', '=', 'mcp_endpoints.user_id')
-          .as('role_id'),
-      ])
+          .whereRef('user_roles.user_id', '=', 'mcp_endpoints.user_id');
+        const applying = eb.fn.coalesce(assigned, eb.val(defaultRoleId));
+        const column = (name: 'name' | 'patterns') =>
+          eb.selectFrom('roles').select(name).where('roles.id', '=', applying);
+        return [
+          'mcp_endpoints.id',
+          'mcp_endpoints.user_id',
+          assigned.as('role_id'),
+          column('name').as('role_name'),
+          column('patterns').as('role_patterns'),
+        ];
+      })
       .where('mcp_endpoints.token_hash', '=', param('hash')),
   );
   const apiTokenQuery = prepareQuery(db, ['hash'], (param) =>
@@ -83,14 +100,16 @@ export function createTokenRepository(database: GatewayDatabase, defaultRoleId: 
   const read = async (token: string, hash: string): Promise<TokenOwner | undefined> => {
     if (token.startsWith('gw_mcp_')) {
       const [row] = await endpointQuery({ hash });
-      return (
-        row && {
-          kind: 'mcp',
-          endpointId: row.id,
-          userId: row.user_id,
-          roleId: row.role_id ?? defaultRoleId,
-        }
-      );
+      if (row === undefined) return undefined;
+      const roleId = row.role_id ?? defaultRoleId;
+      const { role_name: name, role_patterns: patterns } = row;
+      return {
+        kind: 'mcp',
+        endpointId: row.id,
+        userId: row.user_id,
+        roleId,
+        role: name !== null && patterns !== null ? { id: roleId, name, patterns } : null,
+      };
     }
     const [row] = await apiTokenQuery({ hash });
     if (row === undefined) return undefined;

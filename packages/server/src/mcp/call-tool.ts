@@ -73,7 +73,7 @@ async function callStages(
 
   // 1. resolve
   const { role, index } = await traced('gateway.policy', {}, () =>
-    toolsOf(runtime, site.principal),
+    toolsOf(runtime, site.principal, site.kind !== 'session'),
   );
   const tool = index.byName.get(params.name);
   // Only a tool the caller may see names the span: any other name is the caller's choosing.

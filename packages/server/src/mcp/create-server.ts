@@ -59,7 +59,9 @@ export function createToolServer(
     ...(kind === 'session' ? { sessionLogLevel: () => sessionLevel.get() } : {}),
   };
   server.setRequestHandler('tools/list', async () => {
-    const { index } = await toolsOf(runtime, principal).catch(unavailableAsProtocolError);
+    const { index } = await toolsOf(runtime, principal, kind !== 'session').catch(
+      unavailableAsProtocolError,
+    );
     return { tools: [...index.list] };
   });
   server.setRequestHandler('tools/call', (request, ctx) =>

@@ -42,10 +42,19 @@ export interface PrincipalTools {
 export async function toolsOf(
   runtime: McpRuntime,
   principal: McpPrincipal,
+  /**
+   * The principal was authenticated for this very request, which the call does not outlive (a
+   * 2026-07-28 request, or a 2025 one outside a session): the role read with its token may be
+   * used as is.
+   */
+  thisRequest = false,
 ): Promise<PrincipalTools> {
+  const { policy } = runtime.services;
   const resolution =
-    principal.kind === 'user'
-      ? await runtime.services.policy.resolveForUser(subjectId(principal))
-      : await runtime.services.policy.resolveForServiceAccount(principal.roleId);
+    principal.kind === 'service_account'
+      ? await policy.resolveForServiceAccount(principal.roleId)
+      : thisRequest && principal.roleRow !== undefined
+        ? policy.resolveForUserRole(principal.roleId, principal.roleRow)
+        : await policy.resolveForUser(subjectId(principal));
   return { role: resolution.role, index: runtime.tools.get(resolution.tools) };
 }

@@ -225,6 +225,14 @@ export class PolicyService {
   }
 
   /**
+   * The tools a user may see and call, from the row of the role that applies to them as the caller
+   * just read it (null: the role does not exist, so none), rather than reading it again.
+   */
+  resolveForUserRole(roleId: string, row: StoredRole | null): Resolution {
+    return this.#resolution(row ?? emptyRole(roleId), 'users');
+  }
+
+  /**
    * The tools a service account with role `roleId` may see and call: those the role's patterns
    * match and that allow service accounts (`serviceAccountAllowed`). A missing role allows none.
    */
