@@ -61,6 +61,8 @@ function authOptions(
     ...new Set([new URL(services.baseUrl).origin, new URL(services.authBaseUrl).origin]),
   ];
   const { db } = services.database;
+  // The sign-up policy, invites, admin emails and first-user-admin (invites/signup-gate.ts).
+  const gate = signupGate(services);
   const { secrets, legacySecret } = betterAuthSecrets(
     options.authSecret,
     options.previousAuthSecrets,
@@ -99,6 +101,9 @@ function authOptions(
     },
     user: {
       validateUserInfo: async ({ user, source }, ctx) => {
+        // Runs just before the user-create hook of the same request: the gate learns whether
+        // the address comes from a provider (verified or not) or a password form.
+        if (source.action === 'create-user') gate.noteSignupMethod(ctx, source.method);
         // Only a provider that says the address is verified may link by email match. better-auth
         // reads a missing flag as false; the check says so itself rather than rely on that.
         if (source.action !== 'link-account' || user.emailVerified === true) return;
@@ -115,8 +120,7 @@ function authOptions(
         };
       },
     },
-    // The sign-up policy, invites, admin emails and first-user-admin (invites/signup-gate.ts).
-    databaseHooks: { user: { create: signupGate(services) } },
+    databaseHooks: { user: { create: { before: gate.before, after: gate.after } } },
     // An OAuth flow started without an errorCallbackURL (straight through the API) still ends on
     // a gateway page that words the error, not on better-auth's own error page.
     onAPIError: { errorURL: `${services.baseUrl}/sign-in` },

@@ -25,8 +25,8 @@ export interface OidcProviderServer {
   discoveries(): number;
   /** Requests to the token endpoint, answered or refused. */
   tokenRequests(): number;
-  /** The claims each subject's account has. */
-  accounts: Map<string, { email: string; name: string }>;
+  /** The claims each subject's account has (`emailVerified` defaults to true). */
+  accounts: Map<string, { email: string; name: string; emailVerified?: boolean }>;
 }
 
 export async function startOidcProvider(options: {
@@ -74,7 +74,12 @@ export async function startOidcProvider(options: {
       const account = state.accounts.get(sub) ?? { email: `${sub}@example.test`, name: sub };
       return {
         accountId: sub,
-        claims: () => ({ sub, email: account.email, email_verified: true, name: account.name }),
+        claims: () => ({
+          sub,
+          email: account.email,
+          email_verified: 'emailVerified' in account ? account.emailVerified !== false : true,
+          name: account.name,
+        }),
       };
     },
     ttl: {
