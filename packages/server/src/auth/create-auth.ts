@@ -6,6 +6,7 @@ import { signupGate } from '../invites/index.js';
 import type { GatewayServices } from '../services.js';
 import { CLIENT_IP_HEADER } from './client-ip.js';
 import { genericOidc } from './generic-oidc/plugin.js';
+import { createOutageLog, type OutageLog } from './outage-log.js';
 import { type ConfiguredProvider, type ProviderSetup, providerSetup } from './provider-config.js';
 import type { RateLimitRule } from './rate-limit.js';
 import { betterAuthSchemaFingerprint } from './schema-fingerprint.js';
@@ -56,6 +57,7 @@ function authOptions(
   options: GatewayAuthOptions,
   limits: GatewayRateLimits,
   setup: ProviderSetup,
+  outages: OutageLog,
 ): BetterAuthOptions {
   const origins = [
     ...new Set([new URL(services.baseUrl).origin, new URL(services.authBaseUrl).origin]),
@@ -82,7 +84,7 @@ function authOptions(
     trustedOrigins: origins,
     emailAndPassword: { enabled: true, autoSignIn: true },
     socialProviders: setup.socialProviders,
-    plugins: setup.generic.length > 0 ? [genericOidc(setup.generic, services.logger)] : [],
+    plugins: setup.generic.length > 0 ? [genericOidc(setup.generic, services.logger, outages)] : [],
     account: {
       // Refresh tokens are long-lived credentials to the user's other accounts.
       encryptOAuthTokens: true,
@@ -158,9 +160,10 @@ async function buildAuth(
   options: GatewayAuthOptions,
   limits: GatewayRateLimits,
   setup: ProviderSetup,
+  outages: OutageLog,
 ) {
   const { betterAuth } = await import('better-auth');
-  return betterAuth(authOptions(services, options, limits, setup));
+  return betterAuth(authOptions(services, options, limits, setup, outages));
 }
 
 function loggable(value: unknown): unknown {
@@ -186,6 +189,8 @@ export interface GatewayAuth {
   readonly providers: readonly ConfiguredProvider[];
   /** The limits this gateway enforces. */
   readonly rateLimits: GatewayRateLimits;
+  /** Where "a provider cannot be reached" is logged, once a minute per provider. */
+  readonly outages: OutageLog;
   /** Trusted proxies (`GATEWAY_TRUSTED_PROXIES`) for telling the client address. */
   readonly trustedProxies: readonly string[];
   /** better-auth's request handler for `/api/auth/*`. */
@@ -225,6 +230,7 @@ export function createGatewayAuth(
   options: GatewayAuthOptions,
 ): GatewayAuth {
   const rateLimits: GatewayRateLimits = { ...DEFAULT_RATE_LIMITS, ...options.rateLimits };
+  const outages = createOutageLog(services.logger);
   // Read once, on first use: by then the server listens, so callback URLs carry the real port.
   let setup: ProviderSetup | undefined;
   const currentSetup = () => {
@@ -232,10 +238,16 @@ export function createGatewayAuth(
     return setup;
   };
   const currentOptions = () =>
-    authOptions(services, options, rateLimits, providerSetup(services.env, services.authBaseUrl));
+    authOptions(
+      services,
+      options,
+      rateLimits,
+      providerSetup(services.env, services.authBaseUrl),
+      outages,
+    );
   let built: Promise<Auth> | undefined;
   const instance = () => {
-    built ??= buildAuth(services, options, rateLimits, currentSetup());
+    built ??= buildAuth(services, options, rateLimits, currentSetup(), outages);
     return built;
   };
   const getSession = async (headers: Headers): Promise<AuthSession | null> =>
@@ -251,6 +263,7 @@ export function createGatewayAuth(
       return currentSetup().configured;
     },
     rateLimits,
+    outages,
     trustedProxies: options.trustedProxies ?? [],
     handler: async (request) => (await instance()).handler(request),
     getSession,

@@ -101,7 +101,11 @@ export async function toolStatus(services: StatusServices, userId: string): Prom
       source !== null ? STATE_OF_SOURCE[source] : oauth?.needsReconnect ? 'reconnect' : 'none';
     return {
       id: entry.id,
-      name: providerName(entry, pluginName, single),
+      // A configured provider's name as set (`<P>_DISPLAY_NAME` for a generic slot).
+      name:
+        (entry.type === 'oauth2'
+          ? services.auth.providers.find((provider) => provider.id === entry.provider)?.name
+          : undefined) ?? providerName(entry, pluginName, single),
       type: entry.type,
       upstream: entry.provider,
       state,
