@@ -132,7 +132,10 @@ export async function toolStatus(services: StatusServices, userId: string): Prom
           });
     if (plugin === undefined) return [];
     const needed = new Set(tools.flatMap((tool) => tool.authProvider ?? []));
-    const entries = plugin.authProviders.filter((entry) => needed.has(entry.id));
+    // A tool without `authProvider` picks one at run time among all its plugin declares, so the
+    // card shows them all (issue 39: it said "No credentials needed" while calls said Reconnect).
+    const picksAtRunTime = tools.some((tool) => tool.authProvider === undefined);
+    const entries = plugin.authProviders.filter((entry) => picksAtRunTime || needed.has(entry.id));
     // Token vending serves a tool every provider its plugin declares, and no other.
     const allowedProviders = plugin.authProviders.map((entry) => entry.id);
     return [
