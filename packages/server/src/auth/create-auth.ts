@@ -8,7 +8,7 @@ import { CLIENT_IP_HEADER } from './client-ip.js';
 import { genericOidc } from './generic-oidc/plugin.js';
 import { createOutageLog, type OutageLog } from './outage-log.js';
 import { type ConfiguredProvider, type ProviderSetup, providerSetup } from './provider-config.js';
-import type { RateLimitRule } from './rate-limit.js';
+import { consumeRateLimit, type RateLimitRule } from './rate-limit.js';
 import { betterAuthSchemaFingerprint } from './schema-fingerprint.js';
 import { betterAuthSecrets } from './secret-versions.js';
 
@@ -131,7 +131,9 @@ function authOptions(
       storage: 'database',
       window: limits.other.window,
       max: limits.other.max,
-      customRules: { '/sign-in/*': limits.signIn, '/sign-up/*': limits.signUp },
+      // Sign-in and sign-up are limited by the gateway before better-auth, as a token bucket
+      // (`limitSignIn`): better-auth's counter refused a steady stream under the limit.
+      customRules: { '/sign-in/*': false, '/sign-up/*': false },
     },
     advanced: {
       // The gateway mount sets this header from the socket (and trusted proxies only).
@@ -164,6 +166,40 @@ async function buildAuth(
 ) {
   const { betterAuth } = await import('better-auth');
   return betterAuth(authOptions(services, options, limits, setup, outages));
+}
+
+/**
+ * 429 (as better-auth words it, with `X-Retry-After`) when `request` is a sign-in or sign-up past
+ * its limit for the client address the gateway put in {@link CLIENT_IP_HEADER} (one shared
+ * bucket per path for requests without one, as better-auth keeps); undefined otherwise.
+ */
+async function limitSignIn(
+  services: AuthServices,
+  limits: GatewayRateLimits,
+  request: Request,
+): Promise<Response | undefined> {
+  const path = new URL(request.url).pathname;
+
+  const rule = path.startsWith('/api/auth/sign-in/')
+    ? limits.signIn
+    : path.startsWith('/api/auth/sign-up/')
+      ? limits.signUp
+      : undefined;
+  if (rule === undefined || request.method !== 'POST') return undefined;
+  const address = request.headers.get(CLIENT_IP_HEADER) ?? 'no-address';
+  const decision = await consumeRateLimit(
+    services.database.db,
+    `${address}|${path.slice('/api/auth'.length)}`,
+    rule,
+  );
+  if (decision.allowed) return undefined;
+  return new Response(JSON.stringify({ message: 'Too many requests. Please try again later.' }), {
+    status: 429,
+    headers: {
+      'content-type': 'application/json',
+      'x-retry-after': String(decision.retryAfter),
+    },
+  });
 }
 
 function loggable(value: unknown): unknown {
@@ -265,7 +301,8 @@ export function createGatewayAuth(
     rateLimits,
     outages,
     trustedProxies: options.trustedProxies ?? [],
-    handler: async (request) => (await instance()).handler(request),
+    handler: async (request) =>
+      (await limitSignIn(services, rateLimits, request)) ?? (await instance()).handler(request),
     getSession,
     sessionResolver: async (headers) => {
       const session = await getSession(headers);
