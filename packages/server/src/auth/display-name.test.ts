@@ -49,12 +49,12 @@ describe('<P>_DISPLAY_NAME of a generic slot (issue 39)', () => {
     expect(page).not.toContain('Not GitHub');
   });
 
-  it('refuses a name with control characters or past 60 characters at start', async () => {
+  it('stops the start for a name with control characters or past 60 characters', async () => {
     for (const bad of ['Corp\nSSO', 'x'.repeat(61)]) {
       await expect(
         createTestGateway({
           env: { GCP_CLIENT_ID: 'id', GCP_CLIENT_SECRET: 'secret', GCP_DISPLAY_NAME: bad },
-        }).then((gw) => gw.fetch(new Request(`${ORIGIN}/sign-in`))),
+        }),
       ).rejects.toThrow(
         'GCP_DISPLAY_NAME must be at most 60 characters, without control characters',
       );
