@@ -15,6 +15,7 @@ export const SETTINGS: readonly (readonly [name: string, meaning: string])[] = [
   ['GATEWAY_SIGNUP', 'who may create an account: open, invite, closed'],
   ['GATEWAY_SIGNUP_EMAIL_DOMAINS', 'email domains new accounts must have'],
   ['GATEWAY_ADMIN_EMAILS', 'addresses that get the admin role on sign-up'],
+  ['GATEWAY_PASSWORD_EMAILS', "how a password sign-up's address counts: trusted, unverified"],
   ['GATEWAY_TOOL_TIMEOUT_SECONDS', "a tool handler's time limit (60)"],
   ['GATEWAY_APPROVAL_TIMEOUT_SECONDS', 'how long a call waits for an approval (300)'],
   ['GATEWAY_ALLOWED_HOSTS', 'further Host names the gateway answers to'],
@@ -43,6 +44,7 @@ export const SETTINGS: readonly (readonly [name: string, meaning: string])[] = [
   ['GATEWAY_METRICS_TOKEN', 'bearer secret of a metrics scraper for GET /metrics'],
   ['OTEL_EXPORTER_OTLP_ENDPOINT', 'send traces over OTLP/HTTP (other OTEL_* variables apply)'],
   ['<PROVIDER>_CLIENT_ID, _CLIENT_SECRET', 'enable an OAuth provider (docs/providers.md)'],
+  ['<PROVIDER>_DISPLAY_NAME', "a generic slot's name on sign-in buttons and messages"],
   ['<PROVIDER>_API_KEY', 'a server-supplied key for a provider'],
 ];
 

@@ -6,8 +6,9 @@ import { signupGate } from '../invites/index.js';
 import type { GatewayServices } from '../services.js';
 import { CLIENT_IP_HEADER } from './client-ip.js';
 import { genericOidc } from './generic-oidc/plugin.js';
+import { createOutageLog, type OutageLog } from './outage-log.js';
 import { type ConfiguredProvider, type ProviderSetup, providerSetup } from './provider-config.js';
-import type { RateLimitRule } from './rate-limit.js';
+import { consumeRateLimit, type RateLimitRule } from './rate-limit.js';
 import { betterAuthSchemaFingerprint } from './schema-fingerprint.js';
 import { betterAuthSecrets } from './secret-versions.js';
 
@@ -56,11 +57,14 @@ function authOptions(
   options: GatewayAuthOptions,
   limits: GatewayRateLimits,
   setup: ProviderSetup,
+  outages: OutageLog,
 ): BetterAuthOptions {
   const origins = [
     ...new Set([new URL(services.baseUrl).origin, new URL(services.authBaseUrl).origin]),
   ];
   const { db } = services.database;
+  // The sign-up policy, invites, admin emails and first-user-admin (invites/signup-gate.ts).
+  const gate = signupGate(services);
   const { secrets, legacySecret } = betterAuthSecrets(
     options.authSecret,
     options.previousAuthSecrets,
@@ -80,7 +84,7 @@ function authOptions(
     trustedOrigins: origins,
     emailAndPassword: { enabled: true, autoSignIn: true },
     socialProviders: setup.socialProviders,
-    plugins: setup.generic.length > 0 ? [genericOidc(setup.generic, services.logger)] : [],
+    plugins: setup.generic.length > 0 ? [genericOidc(setup.generic, services.logger, outages)] : [],
     account: {
       // Refresh tokens are long-lived credentials to the user's other accounts.
       encryptOAuthTokens: true,
@@ -99,6 +103,9 @@ function authOptions(
     },
     user: {
       validateUserInfo: async ({ user, source }, ctx) => {
+        // Runs just before the user-create hook of the same request: the gate learns whether
+        // the address comes from a provider (verified or not) or a password form.
+        if (source.action === 'create-user') gate.noteSignupMethod(ctx, source.method);
         // Only a provider that says the address is verified may link by email match. better-auth
         // reads a missing flag as false; the check says so itself rather than rely on that.
         if (source.action !== 'link-account' || user.emailVerified === true) return;
@@ -115,8 +122,7 @@ function authOptions(
         };
       },
     },
-    // The sign-up policy, invites, admin emails and first-user-admin (invites/signup-gate.ts).
-    databaseHooks: { user: { create: signupGate(services) } },
+    databaseHooks: { user: { create: { before: gate.before, after: gate.after } } },
     // An OAuth flow started without an errorCallbackURL (straight through the API) still ends on
     // a gateway page that words the error, not on better-auth's own error page.
     onAPIError: { errorURL: `${services.baseUrl}/sign-in` },
@@ -125,7 +131,9 @@ function authOptions(
       storage: 'database',
       window: limits.other.window,
       max: limits.other.max,
-      customRules: { '/sign-in/*': limits.signIn, '/sign-up/*': limits.signUp },
+      // Sign-in and sign-up are limited by the gateway before better-auth, as a token bucket
+      // (`limitSignIn`): better-auth's counter refused a steady stream under the limit.
+      customRules: { '/sign-in/*': false, '/sign-up/*': false },
     },
     advanced: {
       // The gateway mount sets this header from the socket (and trusted proxies only).
@@ -154,9 +162,44 @@ async function buildAuth(
   options: GatewayAuthOptions,
   limits: GatewayRateLimits,
   setup: ProviderSetup,
+  outages: OutageLog,
 ) {
   const { betterAuth } = await import('better-auth');
-  return betterAuth(authOptions(services, options, limits, setup));
+  return betterAuth(authOptions(services, options, limits, setup, outages));
+}
+
+/**
+ * 429 (as better-auth words it, with `X-Retry-After`) when `request` is a sign-in or sign-up past
+ * its limit for the client address the gateway put in {@link CLIENT_IP_HEADER} (one shared
+ * bucket per path for requests without one, as better-auth keeps); undefined otherwise.
+ */
+async function limitSignIn(
+  services: AuthServices,
+  limits: GatewayRateLimits,
+  request: Request,
+): Promise<Response | undefined> {
+  const path = new URL(request.url).pathname;
+
+  const rule = path.startsWith('/api/auth/sign-in/')
+    ? limits.signIn
+    : path.startsWith('/api/auth/sign-up/')
+      ? limits.signUp
+      : undefined;
+  if (rule === undefined || request.method !== 'POST') return undefined;
+  const address = request.headers.get(CLIENT_IP_HEADER) ?? 'no-address';
+  const decision = await consumeRateLimit(
+    services.database.db,
+    `${address}|${path.slice('/api/auth'.length)}`,
+    rule,
+  );
+  if (decision.allowed) return undefined;
+  return new Response(JSON.stringify({ message: 'Too many requests. Please try again later.' }), {
+    status: 429,
+    headers: {
+      'content-type': 'application/json',
+      'x-retry-after': String(decision.retryAfter),
+    },
+  });
 }
 
 function loggable(value: unknown): unknown {
@@ -182,6 +225,8 @@ export interface GatewayAuth {
   readonly providers: readonly ConfiguredProvider[];
   /** The limits this gateway enforces. */
   readonly rateLimits: GatewayRateLimits;
+  /** Where "a provider cannot be reached" is logged, once a minute per provider. */
+  readonly outages: OutageLog;
   /** Trusted proxies (`GATEWAY_TRUSTED_PROXIES`) for telling the client address. */
   readonly trustedProxies: readonly string[];
   /** Where a request refused for an unreadable forwarded address is told. */
@@ -223,6 +268,7 @@ export function createGatewayAuth(
   options: GatewayAuthOptions,
 ): GatewayAuth {
   const rateLimits: GatewayRateLimits = { ...DEFAULT_RATE_LIMITS, ...options.rateLimits };
+  const outages = createOutageLog(services.logger);
   // Read once, on first use: by then the server listens, so callback URLs carry the real port.
   let setup: ProviderSetup | undefined;
   const currentSetup = () => {
@@ -230,10 +276,16 @@ export function createGatewayAuth(
     return setup;
   };
   const currentOptions = () =>
-    authOptions(services, options, rateLimits, providerSetup(services.env, services.authBaseUrl));
+    authOptions(
+      services,
+      options,
+      rateLimits,
+      providerSetup(services.env, services.authBaseUrl),
+      outages,
+    );
   let built: Promise<Auth> | undefined;
   const instance = () => {
-    built ??= buildAuth(services, options, rateLimits, currentSetup());
+    built ??= buildAuth(services, options, rateLimits, currentSetup(), outages);
     return built;
   };
   const getSession = async (headers: Headers): Promise<AuthSession | null> =>
@@ -249,9 +301,11 @@ export function createGatewayAuth(
       return currentSetup().configured;
     },
     rateLimits,
+    outages,
     trustedProxies: options.trustedProxies ?? [],
     logger: services.logger,
-    handler: async (request) => (await instance()).handler(request),
+    handler: async (request) =>
+      (await limitSignIn(services, rateLimits, request)) ?? (await instance()).handler(request),
     getSession,
     sessionResolver: async (headers) => {
       const session = await getSession(headers);

@@ -18,7 +18,18 @@ export {
   STANDARD_OIDC_SCOPES,
 } from './generic-oidc/specs.js';
 export { forwardToAuth, mountAuth, toGatewayError } from './mount-auth.js';
-export { type ConfiguredProvider, type ProviderSetup, providerSetup } from './provider-config.js';
+export {
+  createOutageLog,
+  OUTAGE_LOG_INTERVAL_MS,
+  type OutageLog,
+  providerUnreachableText,
+} from './outage-log.js';
+export {
+  type ConfiguredProvider,
+  type ProviderSetup,
+  providerDisplayName,
+  providerSetup,
+} from './provider-config.js';
 export { consumeRateLimit, type RateLimitDecision, type RateLimitRule } from './rate-limit.js';
 export { BETTER_AUTH_STATE, betterAuthSchemaFingerprint } from './schema-fingerprint.js';
 export { type BetterAuthSecrets, betterAuthSecrets, secretVersion } from './secret-versions.js';

@@ -49,7 +49,9 @@ describe('discovery down when a sign-in or connect starts', () => {
     expect(res.status).toBe(503);
     const body = (await res.json()) as { error: { code: string; message: string } };
     expect(body.error.code).toBe('service_unavailable');
-    expect(body.error.message).toContain(UNREACHABLE);
+    expect(body.error.message).toBe(
+      'Google Cloud sign-in cannot be reached right now; try again shortly',
+    );
   });
 
   it("puts the web sign-in back on the gateway's sign-in page, saying so", async () => {

@@ -1,6 +1,11 @@
 import type { BetterAuthOptions } from 'better-auth';
 import type { Env } from '../config/env.js';
-import { microsoftAuthority, microsoftTenantId, oauthClient } from '../config/env-providers.js';
+import {
+  microsoftAuthority,
+  microsoftTenantId,
+  oauthClient,
+  oauthDisplayName,
+} from '../config/env-providers.js';
 import type { OAuthProviderInfo } from '../connectors/index.js';
 import { OAUTH_PROVIDERS, oauthCallbackUrl } from '../connectors/index.js';
 import {
@@ -38,9 +43,10 @@ export function providerSetup(env: Env, authBaseUrl: string): ProviderSetup {
   const generic: GenericProviderConfig[] = [];
   const configured: ConfiguredProvider[] = [];
 
-  for (const provider of OAUTH_PROVIDERS) {
-    const client = oauthClient(env, provider.id);
+  for (const shipped of OAUTH_PROVIDERS) {
+    const client = oauthClient(env, shipped.id);
     if (client === undefined) continue;
+    const provider = { ...shipped, name: providerDisplayName(env, shipped) };
     configured.push({
       ...provider,
       callbackUrl: oauthCallbackUrl(authBaseUrl, provider),
@@ -59,6 +65,19 @@ export function providerSetup(env: Env, authBaseUrl: string): ProviderSetup {
     }
   }
   return { socialProviders, generic, configured };
+}
+
+/**
+ * A shipped provider's name as users see it: a generic slot's `<P>_DISPLAY_NAME` when set,
+ * else the product's name.
+ *
+ * @example
+ * providerDisplayName({ GCP_DISPLAY_NAME: 'Okta' }, { id: 'gcp', name: 'Google Cloud', kind: 'generic' }); // 'Okta'
+ */
+export function providerDisplayName(env: Env, provider: OAuthProviderInfo): string {
+  return provider.kind === 'generic'
+    ? (oauthDisplayName(env, provider.id) ?? provider.name)
+    : provider.name;
 }
 
 function socialProvider(

@@ -11,13 +11,19 @@ export interface RateLimitRule {
 export type RateLimitDecision = { allowed: true } | { allowed: false; retryAfter: number };
 
 /**
- * Counts one request under `key` in better-auth's `rateLimit` table, with better-auth's own
- * rule: a counter resets once `window` seconds pass without a request, and a request past `max`
- * inside the window is refused. Each step is one conditional statement, so concurrent requests
- * (on any instance sharing the database) cannot all slip past a stale read.
+ * Counts one request under `key` against `rule` as a token bucket (the generic cell rate
+ * algorithm): `max` requests may come at once, and the bucket refills at `max` per `window`
+ * seconds, continuously. So "10 a minute" is a rate: a steady request every 8 seconds is never
+ * refused (issue 39: better-auth's counter, reset only by a whole window without requests,
+ * refused the 11th of such a stream), and after a burst of 10 the next is allowed 6 s later.
  *
- * The gateway's own sensitive endpoints (the CLI token exchange) use it; better-auth applies the
- * same table to sign-in and sign-up.
+ * Stored in better-auth's `rateLimit` table: `lastRequest` holds the bucket's theoretical arrival
+ * time (when it will be full again plus one interval; in the past means full), `count` the
+ * requests since it was last full (for reading). Each step is one conditional statement, so
+ * concurrent requests (on any instance sharing the database) cannot all slip past a stale read.
+ *
+ * The gateway's sign-in and sign-up (before better-auth) and its own sensitive endpoints (the CLI
+ * token exchange, wrong credentials) use it.
  *
  * @example
  * const decision = await consumeRateLimit(db, `${ip}|/api/cli/token`, { window: 60, max: 10 });
@@ -29,29 +35,36 @@ export async function consumeRateLimit(
   rule: RateLimitRule,
   now: number = Date.now(),
 ): Promise<RateLimitDecision> {
-  const windowStart = now - rule.window * 1000;
+  // One request's share of the window, and how far ahead of now the bucket may be booked.
+  const interval = Math.max(1, Math.floor((rule.window * 1000) / Math.max(1, rule.max)));
+  const tolerance = rule.window * 1000 - interval;
 
   const created = await db
     .insertInto('rateLimit')
-    .values({ id: crypto.randomUUID(), key, count: 1, lastRequest: now })
+    .values({ id: crypto.randomUUID(), key, count: 1, lastRequest: now + interval })
     .onConflict((oc) => oc.column('key').doNothing())
     .executeTakeFirst();
   if (Number(created.numInsertedOrUpdatedRows ?? 0) > 0) return { allowed: true };
 
-  const reset = await db
-    .updateTable('rateLimit')
-    .set({ count: 1, lastRequest: now })
-    .where('key', '=', key)
-    .where('lastRequest', '<=', windowStart)
-    .executeTakeFirst();
-  if (Number(reset.numUpdatedRows) > 0) return { allowed: true };
-
   const counted = await db
     .updateTable('rateLimit')
-    .set((eb) => ({ count: eb('count', '+', 1), lastRequest: now }))
+    .set((eb) => ({
+      lastRequest: eb
+        .case()
+        .when('lastRequest', '>', now)
+        .then(eb('lastRequest', '+', interval))
+        .else(now + interval)
+        .end()
+        .$castTo<number>(),
+      count: eb
+        .case()
+        .when('lastRequest', '>', now)
+        .then(eb('count', '+', 1))
+        .else(1)
+        .end(),
+    }))
     .where('key', '=', key)
-    .where('lastRequest', '>', windowStart)
-    .where('count', '<', rule.max)
+    .where('lastRequest', '<=', now + tolerance)
     .executeTakeFirst();
   if (Number(counted.numUpdatedRows) > 0) return { allowed: true };
 
@@ -60,9 +73,9 @@ export async function consumeRateLimit(
     .select('lastRequest')
     .where('key', '=', key)
     .executeTakeFirst();
-  const last = Number(row?.lastRequest ?? now);
+  const booked = Number(row?.lastRequest ?? now);
   return {
     allowed: false,
-    retryAfter: Math.max(1, Math.ceil((last + rule.window * 1000 - now) / 1000)),
+    retryAfter: Math.max(1, Math.ceil((booked - tolerance - now) / 1000)),
   };
 }

@@ -108,9 +108,12 @@ for (const target of gatewayTargets()) {
           body: { email: 'ada@example.test', password: 'wrong password!' },
         });
       const limit = gw.services.auth.rateLimits.signIn.max;
-      for (let i = 0; i < limit; i += 1) expect((await attempt()).status).toBe(401);
-      const limited = await attempt();
-      expect(limited.status).toBe(429);
+      // At once: the limit is a rate (a token bucket), so requests spread over more than a
+      // tenth of its window would each find one more allowed.
+      const answers = await Promise.all(Array.from({ length: limit + 1 }, attempt));
+      expect(answers.filter((answer) => answer.status === 401)).toHaveLength(limit);
+      const limited = answers.find((answer) => answer.status === 429);
+      if (limited === undefined) throw new Error('no attempt was limited');
       expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
       expect(await limited.json()).toEqual({
         error: { code: 'rate_limited', message: expect.any(String) },
@@ -128,11 +131,12 @@ for (const target of gatewayTargets()) {
     it('limits sign-up too', async () => {
       const gw = await target.create();
       const limit = gw.services.auth.rateLimits.signUp.max;
-      for (let i = 0; i < limit; i += 1)
-        expect((await signUp(gw, `user${i}@example.test`)).res.status).toBe(200);
-      const limited = await signUp(gw, 'one-too-many@example.test');
-      expect(limited.res.status).toBe(429);
-      expect(await limited.res.json()).toMatchObject({ error: { code: 'rate_limited' } });
+      const answers = await Promise.all(
+        Array.from({ length: limit + 1 }, (_, i) => signUp(gw, `user${i}@example.test`)),
+      );
+      expect(answers.filter(({ res }) => res.status === 200)).toHaveLength(limit);
+      const limited = answers.find(({ res }) => res.status === 429);
+      expect(await limited?.res.json()).toMatchObject({ error: { code: 'rate_limited' } });
     });
   });
 }

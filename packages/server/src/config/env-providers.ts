@@ -15,6 +15,25 @@ export function oauthClient(
     : undefined;
 }
 
+/**
+ * `<PROVIDER>_DISPLAY_NAME`: what a generic provider slot (`gcp`, `atlassian`, `slack`, `linear`)
+ * is called on sign-in buttons, pages and messages, when it is pointed at another identity
+ * provider ("Okta", "Corp SSO"). At most 60 characters, no control characters. Unset: the
+ * product's name ("Google Cloud").
+ *
+ * @throws Error naming the variable when the value does not fit.
+ */
+export function oauthDisplayName(env: Env, providerId: string): string | undefined {
+  const name = `${providerPrefix(providerId)}_DISPLAY_NAME`;
+  const raw = value(env, name)?.trim();
+  if (raw === undefined || raw === '') return undefined;
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses
+  if (raw.length > 60 || /[\u0000-\u001f\u007f]/.test(raw)) {
+    throw new Error(`${name} must be at most 60 characters, without control characters`);
+  }
+  return raw;
+}
+
 /** An upstream endpoint of an OAuth provider that the environment may override. */
 export type OAuthEndpointName =
   | 'AUTHORIZATION_URL'

@@ -351,6 +351,28 @@ export function trustedProxies(env: Env): string[] {
   return entries;
 }
 
+/** How a password sign-up's address counts: as its owner's (`trusted`) or as unverified. */
+export type PasswordEmails = 'trusted' | 'unverified';
+
+/**
+ * `GATEWAY_PASSWORD_EMAILS`: whether the address of a password sign-up (which Gateway cannot
+ * verify: it sends no mail) counts for `GATEWAY_ADMIN_EMAILS`, `GATEWAY_SIGNUP_EMAIL_DOMAINS` and
+ * email-bound invites. `trusted` (the default): it does, as the operator's documented risk, so a
+ * gateway without a sign-in provider can get its admin. `unverified`: it counts only as an
+ * unverified address, like an OAuth sign-up whose provider did not verify it: such a sign-up is
+ * never made admin by the list, and is refused under a domain list, closed sign-up or an
+ * email-bound invite.
+ *
+ * @throws Error naming the variable when it is neither.
+ */
+export function passwordEmails(env: Env): PasswordEmails {
+  const raw = value(env, 'GATEWAY_PASSWORD_EMAILS');
+  if (raw === undefined) return 'trusted';
+  const lower = raw.toLowerCase();
+  if (lower === 'trusted' || lower === 'unverified') return lower;
+  throw new Error(`GATEWAY_PASSWORD_EMAILS must be trusted or unverified, got "${raw}"`);
+}
+
 /** Who may create an account: anyone, only holders of an admin's invite, or nobody new. */
 export type SignupMode = 'open' | 'invite' | 'closed';
 

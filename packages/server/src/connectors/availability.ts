@@ -1,6 +1,6 @@
 import type { Plugin } from '@gateway/sdk';
 import { type Env, serverApiKey } from '../config/env.js';
-import { oauthClient } from '../config/env-providers.js';
+import { oauthClient, oauthDisplayName } from '../config/env-providers.js';
 import { OAUTH_PROVIDERS, oauthCallbackUrl } from './providers.js';
 
 /** One connector of `GET /api/connectors/availability`. */
@@ -38,7 +38,10 @@ export function connectorAvailability(options: {
 }): ConnectorAvailability[] {
   const oauth = OAUTH_PROVIDERS.map((provider) => ({
     id: provider.id,
-    name: provider.name,
+    name:
+      provider.kind === 'generic'
+        ? (oauthDisplayName(options.env, provider.id) ?? provider.name)
+        : provider.name,
     kind: provider.kind,
     configured: oauthClient(options.env, provider.id) !== undefined,
     callbackUrl: oauthCallbackUrl(options.authBaseUrl, provider),

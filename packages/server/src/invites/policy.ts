@@ -1,4 +1,4 @@
-import type { Env, SignupMode } from '../config/env.js';
+import type { Env, PasswordEmails, SignupMode } from '../config/env.js';
 import * as envVars from '../config/env.js';
 
 /** `createGateway({ signup })`: each field beats its environment variable. */
@@ -9,6 +9,8 @@ export interface SignupOptions {
   emailDomains?: readonly string[];
   /** `GATEWAY_ADMIN_EMAILS`: addresses made admin at creation (turns first-user-admin off). */
   adminEmails?: readonly string[];
+  /** `GATEWAY_PASSWORD_EMAILS`: how a password sign-up's (unverifiable) address counts. */
+  passwordEmails?: PasswordEmails;
 }
 
 /** Who may create an account on this gateway, settled at start. */
@@ -18,6 +20,8 @@ export interface SignupPolicy {
   readonly emailDomains: readonly string[] | undefined;
   /** Lower case; undefined: none, and the first user becomes admin. */
   readonly adminEmails: readonly string[] | undefined;
+  /** Whether a password sign-up's address counts as verified (`trusted`) or not. */
+  readonly passwordEmails: PasswordEmails;
 }
 
 /**
@@ -51,7 +55,11 @@ export function signupPolicy(env: Env, options: SignupOptions = {}): SignupPolic
     options.adminEmails === undefined
       ? envVars.adminEmails(env)
       : envVars.adminEmails({ GATEWAY_ADMIN_EMAILS: options.adminEmails.join(',') });
-  return Object.freeze({ mode, emailDomains, adminEmails });
+  const passwordEmails =
+    options.passwordEmails === undefined
+      ? envVars.passwordEmails(env)
+      : envVars.passwordEmails({ GATEWAY_PASSWORD_EMAILS: options.passwordEmails });
+  return Object.freeze({ mode, emailDomains, adminEmails, passwordEmails });
 }
 
 /** Why a new account was refused, as better-auth error codes (they travel on OAuth redirects). */
@@ -60,7 +68,8 @@ export type SignupRefusal =
   | 'signup_invite_required'
   | 'signup_email_domain'
   | 'invite_invalid'
-  | 'invite_email_mismatch';
+  | 'invite_email_mismatch'
+  | 'signup_email_unverified';
 
 /** Whether `email` is one of the `GATEWAY_ADMIN_EMAILS`. */
 export function isAdminEmail(policy: SignupPolicy, email: string): boolean {
@@ -106,6 +115,8 @@ export function signupRefusalText(policy: SignupPolicy, code: SignupRefusal): st
       return 'This invite link is no longer valid (used, revoked or expired); ask an admin for a new one';
     case 'invite_email_mismatch':
       return 'This invite is for another email address; sign up with the address it was made for';
+    case 'signup_email_unverified':
+      return 'Your sign-in provider has not verified this email address, and sign-up here needs a verified one; verify it with the provider and sign in again, or ask an admin for access';
   }
 }
 
@@ -117,6 +128,7 @@ export function asSignupRefusal(code: string | undefined): SignupRefusal | undef
     case 'signup_email_domain':
     case 'invite_invalid':
     case 'invite_email_mismatch':
+    case 'signup_email_unverified':
       return code;
     default:
       return undefined;

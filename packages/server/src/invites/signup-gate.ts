@@ -14,29 +14,58 @@ type HookContext = { headers?: Headers | undefined; request?: Request | undefine
  * the sign-up policy and uses the request's invite; `after` makes the account admin when its
  * address is one of `GATEWAY_ADMIN_EMAILS`, else (only when none are set) when it is the first.
  *
+ * An address counts for the admin list, the domain list and an invite made for it only when it
+ * is verified: an OAuth sign-up's provider said so (`email_verified: true`, GitHub's verified
+ * primary address, ...), or it is a password sign-up and `GATEWAY_PASSWORD_EMAILS` is `trusted`.
+ * Anyone can type any address at an identity provider that lets users edit their email. How the
+ * account is being made comes from better-auth's `validateUserInfo` ({@link noteSignupMethod}),
+ * which runs just before the hook for the same request.
+ *
  * A refusal is an `APIError` 403 whose code is a {@link SignupRefusal}: the JSON API answers it in
  * the gateway's error body, and the OAuth callback redirects with it to the page that started
  * the sign-in, which words it.
  *
  * @example
- * databaseHooks: { user: { create: signupGate(services) } }
+ * const gate = signupGate(services);
+ * databaseHooks: { user: { create: { before: gate.before, after: gate.after } } }
  */
 export function signupGate(services: Pick<GatewayServices, 'database' | 'signup' | 'logger'>) {
   const { db } = services.database;
   const policy = services.signup;
   // Which invite a request used, from `before` to `after` (both get the same context object).
   const usedInvites = new WeakMap<object, string>();
+  // How the account of a request is being made (`email-password`, `oauth`), from better-auth's
+  // `validateUserInfo` to the hooks (the same endpoint context object reaches both).
+  const methods = new WeakMap<object, string>();
   const refuse = (code: SignupRefusal) =>
     new APIError('FORBIDDEN', { code, message: signupRefusalText(policy, code) });
+  const counts = (user: { emailVerified?: unknown }, context: HookContext): boolean => {
+    if (user.emailVerified === true) return true;
+    const method = context ? methods.get(context) : undefined;
+    return method === 'email-password' && policy.passwordEmails === 'trusted';
+  };
 
   return {
-    async before(user: { email?: unknown }, context: HookContext): Promise<void> {
+    /** Records how the account of `context`'s request is being made (`source.method`). */
+    noteSignupMethod(context: object, method: string): void {
+      methods.set(context, method);
+    },
+
+    async before(
+      user: { email?: unknown; emailVerified?: unknown },
+      context: HookContext,
+    ): Promise<void> {
       const email = typeof user.email === 'string' ? user.email.trim().toLowerCase() : '';
+      const verified = counts(user, context);
+      const admin = isAdminEmail(policy, email);
       // The operator named these addresses: they may always sign up, so a closed or invite-only
-      // gateway can still get its first admin.
-      if (isAdminEmail(policy, email)) return;
-      if (policy.mode === 'closed') throw refuse('signup_closed');
+      // gateway can still get its first admin; but only someone shown to own the address.
+      if (admin && verified) return;
+      if (policy.mode === 'closed') {
+        throw refuse(admin ? 'signup_email_unverified' : 'signup_closed');
+      }
       if (!domainAllowed(policy, email)) throw refuse('signup_email_domain');
+      if (policy.emailDomains !== undefined && !verified) throw refuse('signup_email_unverified');
       const cookies = context?.headers?.get('cookie') ?? context?.request?.headers.get('cookie');
       const token = inviteFromCookies(cookies);
       if (token === undefined) {
@@ -44,20 +73,37 @@ export function signupGate(services: Pick<GatewayServices, 'database' | 'signup'
         return;
       }
       // Used in the same step that admits the account: a second sign-up with it finds it used.
-      const used = await consumeInvite(db, token, email);
+      const used = await consumeInvite(db, token, email, verified);
       if (used.ok) {
         if (context) usedInvites.set(context, used.id);
         return;
       }
       // Open sign-up needs no invite; a stale one in the browser must not get in the way.
       if (policy.mode === 'open') return;
-      throw refuse(used.reason === 'email_mismatch' ? 'invite_email_mismatch' : 'invite_invalid');
+      throw refuse(
+        used.reason === 'email_mismatch'
+          ? 'invite_email_mismatch'
+          : used.reason === 'email_unverified'
+            ? 'signup_email_unverified'
+            : 'invite_invalid',
+      );
     },
 
-    async after(user: { id: string; email: string }, context: HookContext): Promise<void> {
+    async after(
+      user: { id: string; email: string; emailVerified?: unknown },
+      context: HookContext,
+    ): Promise<void> {
       const inviteId = context ? usedInvites.get(context) : undefined;
       if (inviteId !== undefined) await recordInviteUser(db, inviteId, user.id);
       if (isAdminEmail(policy, user.email)) {
+        if (!counts(user, context)) {
+          // Not the operator's named admin until shown to own the address; nor the "first
+          // user", which the admin list turned off.
+          services.logger.warn('an admin email signed up unverified and was not made admin', {
+            userId: user.id,
+          });
+          return;
+        }
         await db
           .insertInto('user_roles')
           .values({

@@ -129,7 +129,12 @@ export async function consumeInvite(
   db: Kysely<DatabaseSchema>,
   token: string,
   email: string,
-): Promise<{ ok: true; id: string } | { ok: false; reason: 'invalid' | 'email_mismatch' }> {
+  /** Whether the address is verified: an invite made for an address takes only a verified one. */
+  emailVerified = true,
+): Promise<
+  | { ok: true; id: string }
+  | { ok: false; reason: 'invalid' | 'email_mismatch' | 'email_unverified' }
+> {
   if (!INVITE_TOKEN.test(token)) return { ok: false, reason: 'invalid' };
   const address = email.trim().toLowerCase();
   const now = new Date().toISOString();
@@ -141,7 +146,11 @@ export async function consumeInvite(
     .where('used_at', 'is', null)
     .where('revoked_at', 'is', null)
     .where('expires_at', '>', now)
-    .where((eb) => eb.or([eb('email', 'is', null), eb('email', '=', address)]))
+    .where((eb) =>
+      emailVerified
+        ? eb.or([eb('email', 'is', null), eb('email', '=', address)])
+        : eb('email', 'is', null),
+    )
     .executeTakeFirst();
   const row = await db
     .selectFrom('invites')
@@ -151,7 +160,8 @@ export async function consumeInvite(
   if (row === undefined) return { ok: false, reason: 'invalid' };
   if (Number(result.numUpdatedRows) > 0) return { ok: true, id: row.id };
   const usable = row.used_at === null && row.revoked_at === null && row.expires_at > now;
-  return { ok: false, reason: usable && row.email !== address ? 'email_mismatch' : 'invalid' };
+  if (!usable) return { ok: false, reason: 'invalid' };
+  return { ok: false, reason: row.email === address ? 'email_unverified' : 'email_mismatch' };
 }
 
 /** Records which account an invite created (after better-auth has made it). */

@@ -212,7 +212,9 @@ function failed(
     return record.finish('error', errorResult(message), message);
   }
   if (AuthRequiredError.isInstance(error)) {
-    const message = redaction.message(authRequiredMessage(error, runtime.services.baseUrl));
+    const message = redaction.message(
+      authRequiredMessage(error, runtime.services.baseUrl, tool.source.credentials.authProviders),
+    );
     return record.finish('error', errorResult(message), `No credential for ${error.provider}`);
   }
   call.log.error('tool failed', {

@@ -1,6 +1,7 @@
 import { definePlugin, defineTool } from '@gateway/sdk';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { browser } from '#test/auth/oauth-test-kit.js';
 import { forecastPlugin, json, notesPlugin, repoPlugin } from '#test/registry/test-plugins.js';
 import { createTestGateway } from '#test/support/test-gateway.js';
 import type { ToolStatus } from './schemas.js';
@@ -151,6 +152,59 @@ describe('GET /api/tools/status', () => {
       },
     ]);
     expect(plugin('notes')?.tools.map((tool) => tool.allowedProviders)).toEqual([[], [], []]);
+  });
+
+  // Issue 39: a tool choosing its provider at run time showed "No credentials needed".
+  it("shows the plugin's declared providers for a tool that picks one at run time", async () => {
+    const picker = definePlugin({
+      id: 'picker',
+      name: 'Picker',
+      description: 'Chooses a provider per call.',
+      authProviders: [
+        { id: 'idp-gcp', type: 'oauth2', provider: 'gcp', scopes: [] },
+        { id: 'weather', type: 'api_key', provider: 'weather', scopes: [] },
+      ],
+      tools: [
+        defineTool({
+          path: 'picker.any.call',
+          name: 'Call Any',
+          description: 'Picks a provider from its input.',
+          inputSchema: z.object({ provider: z.string() }),
+          async handler(ctx, { provider }) {
+            return ctx.auth.getToken(provider);
+          },
+        }),
+      ],
+    });
+    const gw = await createTestGateway({
+      plugins: [picker],
+      env: {
+        GCP_CLIENT_ID: 'id',
+        GCP_CLIENT_SECRET: 'gcp-secret-0123456789',
+        GCP_DISPLAY_NAME: 'Corp SSO',
+      },
+    });
+    gw.services.plugins.mount({ id: 'picker', namespace: 'picker', pluginId: 'picker' });
+    // The first account, made in a browser, is admin; its Tools tab is checked below.
+    const session = browser(gw.fetch, 'http://127.0.0.1:8787');
+    const signedUp = await session.browse('/api/auth/sign-up/email', {
+      body: { email: 'ada@example.test', password: 'correct horse battery', name: 'Ada' },
+    });
+    expect(signedUp.status).toBe(200);
+    const ada = await gw.createUser({ admin: true });
+    const status = await json<ToolStatus>(
+      await gw.request('GET', `/api/tools/status?userId=${ada.id}`, { as: ada }),
+    );
+    const providers = status.plugins.find((plugin) => plugin.id === 'picker')?.providers;
+    expect(providers?.map((provider) => [provider.id, provider.name, provider.state])).toEqual([
+      ['idp-gcp', 'Corp SSO', 'none'],
+      ['weather', 'weather', 'none'],
+    ]);
+    const page = await session.browse('/tools');
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).not.toContain('No credentials needed');
+    expect(html).toContain('data-provider="idp-gcp"');
   });
 
   it("lists only what the user's role allows", async () => {

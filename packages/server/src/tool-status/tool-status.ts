@@ -101,7 +101,11 @@ export async function toolStatus(services: StatusServices, userId: string): Prom
       source !== null ? STATE_OF_SOURCE[source] : oauth?.needsReconnect ? 'reconnect' : 'none';
     return {
       id: entry.id,
-      name: providerName(entry, pluginName, single),
+      // A configured provider's name as set (`<P>_DISPLAY_NAME` for a generic slot).
+      name:
+        (entry.type === 'oauth2'
+          ? services.auth.providers.find((provider) => provider.id === entry.provider)?.name
+          : undefined) ?? providerName(entry, pluginName, single),
       type: entry.type,
       upstream: entry.provider,
       state,
@@ -128,7 +132,10 @@ export async function toolStatus(services: StatusServices, userId: string): Prom
           });
     if (plugin === undefined) return [];
     const needed = new Set(tools.flatMap((tool) => tool.authProvider ?? []));
-    const entries = plugin.authProviders.filter((entry) => needed.has(entry.id));
+    // A tool without `authProvider` picks one at run time among all its plugin declares, so the
+    // card shows them all (issue 39: it said "No credentials needed" while calls said Reconnect).
+    const picksAtRunTime = tools.some((tool) => tool.authProvider === undefined);
+    const entries = plugin.authProviders.filter((entry) => picksAtRunTime || needed.has(entry.id));
     // Token vending serves a tool every provider its plugin declares, and no other.
     const allowedProviders = plugin.authProviders.map((entry) => entry.id);
     return [

@@ -7,8 +7,10 @@ export {
 } from './oauth-source.js';
 export { accountsNeedingReconnect, providersNeedingReconnect } from './reconnect-marks.js';
 export {
+  connectIdFor,
   createTokenVendor,
   howToConnect,
+  ProviderUnreachableError,
   type TokenSource,
   type TokenVendor,
   type ToolPlugin,

@@ -111,7 +111,8 @@ for (const target of gatewayTargets()) {
 
       const first = await source.accessToken(userId, 'atlassian');
 
-      expect(first).toEqual({ ok: false, reason: 'refresh_failed' });
+      // Slow is an outage, not an expired sign-in: the late answer is stored (issue 39).
+      expect(first).toEqual({ ok: false, reason: 'unreachable' });
       expect(gw.logs()).toContain('no answer from the provider within 1s');
       // Rolled back: the database takes writes while the provider is still answering.
       await gw.services.database.db
@@ -170,7 +171,7 @@ for (const target of gatewayTargets()) {
       const { gw, userId, proxy, source } = await slowRefreshSetup(target);
       expect(await source.accessToken(userId, 'atlassian')).toEqual({
         ok: false,
-        reason: 'refresh_failed',
+        reason: 'unreachable',
       });
 
       // A new connection replaces the account's tokens while the old refresh is in flight.

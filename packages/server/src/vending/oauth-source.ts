@@ -35,7 +35,8 @@ export type OAuthTokenResult =
   | { ok: true; token: string }
   /** `none`: no linked account; `expired`: expired without a refresh token; `refresh_failed`: the provider refused. */
   /** `refused`: the provider refused the refresh token; the account needs a reconnect. */
-  | { ok: false; reason: 'none' | 'expired' | 'refresh_failed' | 'refused' };
+  /** `unreachable`: the provider is down or slow; nothing expired for good, nothing is marked. */
+  | { ok: false; reason: 'none' | 'expired' | 'refresh_failed' | 'refused' | 'unreachable' };
 
 /** The user's OAuth access tokens, refreshed when they expire. */
 export interface OAuthTokenSource {
@@ -94,8 +95,15 @@ export interface OAuthTokenSourceOptions {
   onRefresh?: (providerId: string, result: 'ok' | 'failed') => void;
 }
 
+/** The provider answered a refresh with an outage status (5xx, 429). */
+class RefreshOutageError extends Error {
+  override readonly name = 'RefreshOutageError';
+}
+
 /** The provider did not answer a refresh in time. */
-class RefreshTimeoutError extends Error {}
+class RefreshTimeoutError extends Error {
+  override readonly name = 'TimeoutError';
+}
 
 type StoredAccount = {
   refreshToken: string | null;
@@ -238,6 +246,8 @@ export function createOAuthTokenSource(
         throw new RefreshRefusedError(described.message, row.accessToken);
       }
       if (error instanceof Error) throw error;
+      // The provider's error body: kept as an outage when it is one (a 503, a 429).
+      if (described.unreachable) throw new RefreshOutageError(described.message);
       throw new Error(described.message);
     }
     if (!tokens.accessToken) throw new Error('the provider answered without an access token');
@@ -381,11 +391,17 @@ export function createOAuthTokenSource(
         return { ok: true, token: await withTimeout(flight, timeoutMs) };
       } catch (error) {
         const refused = error instanceof RefreshRefusedError;
+        const described = describeRefreshError(error);
+        if (!refused && described.unreachable) {
+          // Every call fails alike during an outage: one line a minute, not one per call.
+          auth.outages.report(providerId, described.message);
+          return { ok: false, reason: 'unreachable' };
+        }
         logger.warn(
           refused
             ? 'OAuth token refresh failed: refused by the provider, the account needs a reconnect'
             : 'OAuth token refresh failed',
-          { providerId, userId, error: describeRefreshError(error).message },
+          { providerId, userId, error: described.message },
         );
         return { ok: false, reason: refused ? 'refused' : 'refresh_failed' };
       }

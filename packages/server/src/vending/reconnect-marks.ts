@@ -100,13 +100,33 @@ export async function providersNeedingReconnect(
 /** OAuth error codes meaning the refresh token will never work again (RFC 6749 5.2, Slack's). */
 const REFUSALS = new Set(['invalid_grant', 'invalid_refresh_token', 'token_revoked']);
 
+/** Errors, by name, that mean the provider could not be reached (or its discovery failed). */
+const OUTAGE_ERRORS = new Set([
+  'ProviderUnavailableError',
+  'DiscoveryError',
+  'RefreshOutageError',
+  'TimeoutError',
+]);
+
 /**
  * What a failed refresh says, readable in a log: better-auth throws the provider's error body
  * (an object, which printed as "[object Object]") or an Error. `refused` is true when the
- * provider refused the refresh token itself, as opposed to being down or slow.
+ * provider refused the refresh token itself; `unreachable` when it is down or slow (not reached,
+ * its discovery failing, a 5xx or 429 answer): nothing of the user's expired then.
  */
-export function describeRefreshError(error: unknown): { message: string; refused: boolean } {
-  if (error instanceof Error) return { message: error.message, refused: false };
+export function describeRefreshError(error: unknown): {
+  message: string;
+  refused: boolean;
+  unreachable: boolean;
+} {
+  if (error instanceof Error) {
+    return {
+      message: error.message,
+      refused: false,
+      // A fetch that never got an answer fails with a TypeError ("fetch failed").
+      unreachable: OUTAGE_ERRORS.has(error.name) || error instanceof TypeError,
+    };
+  }
   if (typeof error === 'object' && error !== null) {
     const fields = error as Record<string, unknown>;
     const code = typeof fields.error === 'string' ? fields.error : undefined;
@@ -120,7 +140,9 @@ export function describeRefreshError(error: unknown): { message: string; refused
     ]
       .filter((part) => part !== undefined)
       .join(' ');
-    return { message, refused: code !== undefined && REFUSALS.has(code) };
+    const refused = code !== undefined && REFUSALS.has(code);
+    const outage = status !== undefined && (status >= 500 || status === 429 || status === 408);
+    return { message, refused, unreachable: !refused && outage };
   }
-  return { message: String(error), refused: false };
+  return { message: String(error), refused: false, unreachable: false };
 }

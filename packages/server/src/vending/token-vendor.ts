@@ -3,9 +3,10 @@ import {
   AuthRequiredError,
   type AuthResolver,
   type GetTokenOptions,
+  ToolError,
   UndeclaredProviderError,
 } from '@gateway/sdk';
-import type { GatewayAuth } from '../auth/index.js';
+import { type GatewayAuth, providerUnreachableText } from '../auth/index.js';
 import { serverApiKey } from '../config/env.js';
 import type { ConnectionOwner } from '../db/index.js';
 import { SecretDecryptError, SecretUnreadableError } from '../secrets/index.js';
@@ -137,10 +138,11 @@ export function createTokenVendor(
     if (own !== undefined) return { token: own, source: 'connection' };
     const team = await fromConnection('team', userId, providerId, instance);
     if (team !== undefined) return { token: team, source: 'team_connection' };
+    const connectId = connectIdFor(authProvider, providerId);
     if (instance !== undefined) {
       throw new AuthRequiredError(
         providerId,
-        `No "${providerId}" connection named "${instance}". ${howToConnect(services.baseUrl, providerId)}`,
+        `No "${providerId}" connection named "${instance}". ${howToConnect(services.baseUrl, connectId)}`,
       );
     }
 
@@ -153,13 +155,12 @@ export function createTokenVendor(
     const key = serverApiKey(services.env, providerId);
     if (key !== undefined) return { token: key, source: 'api_key' };
 
-    // The id the user can act on: `gateway connect` takes the configured OAuth provider (`gcp`),
-    // not the plugin's own name for it (issue 15).
-    const connectId =
-      authProvider === undefined || authProvider.type === 'api_key'
-        ? providerId
-        : (authProvider.provider ?? providerId);
     const reason = oauthResult !== undefined && !oauthResult.ok ? oauthResult.reason : 'none';
+    if (reason === 'unreachable') {
+      // Nothing of the user's expired and nothing is marked: the provider is down (issue 39).
+      const name = auth.providers.find((provider) => provider.id === connectId)?.name ?? connectId;
+      throw new ProviderUnreachableError(providerUnreachableText(name));
+    }
     throw new AuthRequiredError(
       providerId,
       reason === 'refused'
@@ -189,6 +190,31 @@ export function createTokenVendor(
       };
     },
   };
+}
+
+/**
+ * The provider a call needed cannot be reached right now: a tool error (the call fails and is
+ * recorded as such), not a credential the user must renew.
+ */
+export class ProviderUnreachableError extends ToolError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ProviderUnreachableError';
+  }
+}
+
+/**
+ * The id `gateway connect` takes for a plugin's auth provider `providerId`: the configured OAuth
+ * provider (`gcp`) an OAuth entry names, not the plugin's own name for it (`idp-gcp`), which the
+ * CLI does not know (issues 15, 39); an API-key entry's own id.
+ *
+ * @example
+ * connectIdFor({ id: 'idp-gcp', type: 'oauth2', provider: 'gcp', scopes: [] }, 'idp-gcp'); // 'gcp'
+ */
+export function connectIdFor(authProvider: AuthProvider | undefined, providerId: string): string {
+  return authProvider === undefined || authProvider.type === 'api_key'
+    ? providerId
+    : authProvider.provider || providerId;
 }
 
 /**

@@ -19,14 +19,16 @@ export interface OidcProviderServer {
   accessTokenTtl: number;
   /** While true, the discovery document answers 503 (an IdP blip). */
   discoveryDown: boolean;
+  /** While true, every endpoint answers 503, as a provider behind a failing proxy does. */
+  down: boolean;
   /** Token endpoint answers by grant type. */
   grants(type: 'authorization_code' | 'refresh_token'): number;
   /** Discovery documents served. */
   discoveries(): number;
   /** Requests to the token endpoint, answered or refused. */
   tokenRequests(): number;
-  /** The claims each subject's account has. */
-  accounts: Map<string, { email: string; name: string }>;
+  /** The claims each subject's account has (`emailVerified` defaults to true). */
+  accounts: Map<string, { email: string; name: string; emailVerified?: boolean }>;
 }
 
 export async function startOidcProvider(options: {
@@ -51,6 +53,7 @@ export async function startOidcProvider(options: {
     signingKey,
     accessTokenTtl: options.accessTokenTtl ?? 3600,
     discoveryDown: false,
+    down: false,
     grants: (type) => counts[type],
     discoveries: () => counts.discovery,
     tokenRequests: () => counts.token,
@@ -74,7 +77,12 @@ export async function startOidcProvider(options: {
       const account = state.accounts.get(sub) ?? { email: `${sub}@example.test`, name: sub };
       return {
         accountId: sub,
-        claims: () => ({ sub, email: account.email, email_verified: true, name: account.name }),
+        claims: () => ({
+          sub,
+          email: account.email,
+          email_verified: 'emailVerified' in account ? account.emailVerified !== false : true,
+          name: account.name,
+        }),
       };
     },
     ttl: {
@@ -91,8 +99,13 @@ export async function startOidcProvider(options: {
   });
   provider.use(async (ctx, next) => {
     if (ctx.path === '/token') counts.token += 1;
+    if (ctx.path === '/.well-known/openid-configuration') counts.discovery += 1;
+    if (state.down) {
+      ctx.status = 503;
+      ctx.body = { error: 'temporarily_unavailable' };
+      return;
+    }
     if (ctx.path === '/.well-known/openid-configuration') {
-      counts.discovery += 1;
       if (state.discoveryDown) {
         ctx.status = 503;
         ctx.body = { error: 'temporarily_unavailable' };

@@ -4,7 +4,12 @@
  * with them takes part in the leak check of `leak-check.setup.ts`.
  */
 
-export { loginAtProvider } from '../auth/oidc-provider-server.js';
+export {
+  loginAtProvider,
+  type OidcProviderServer,
+  startOidcProvider,
+} from '../auth/oidc-provider-server.js';
+export { revokeLinkedGrant } from '../auth/revoke-grant.js';
 export { startFakeUpstream } from '../upstream/fake-upstream.js';
 export { startUpstreamAuthorizationServer } from '../upstream-oauth/authorization-server.js';
 export { startProtectedUpstream } from '../upstream-oauth/protected-upstream.js';

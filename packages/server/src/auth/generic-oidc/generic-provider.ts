@@ -9,6 +9,7 @@ import {
 import { createRemoteJWKSet, type JWTVerifyGetKey } from 'jose';
 import type { ServerLogger } from '../../http/logger.js';
 import { createDiscovery, IdTokenError, verifyIdToken } from '../../identity/oidc/index.js';
+import { type OutageLog, providerUnreachableText } from '../outage-log.js';
 import { currentCallback, refuseCallback } from './callback-context.js';
 import type { GenericProviderConfig } from './resolve-provider.js';
 import type { Profile } from './specs.js';
@@ -31,8 +32,14 @@ interface Resolved {
  */
 export const PROVIDER_UNAVAILABLE = 'PROVIDER_UNAVAILABLE';
 
-/** The provider's configuration cannot be completed (discovery failing, an endpoint missing). */
-class ProviderUnavailableError extends Error {}
+/**
+ * The provider's configuration cannot be completed (discovery failing, an endpoint missing), or
+ * it could not be reached. Token vending tells it by name (this module loads with better-auth)
+ * and words it as an outage, not as an expired sign-in.
+ */
+export class ProviderUnavailableError extends Error {
+  override readonly name = 'ProviderUnavailableError';
+}
 
 /**
  * better-auth provider for a generic provider: every method first resolves the endpoints, through
@@ -44,6 +51,7 @@ class ProviderUnavailableError extends Error {}
 export function createGenericProvider(
   config: GenericProviderConfig,
   logger: ServerLogger,
+  outages: OutageLog,
 ): OAuthProvider {
   const discovery =
     config.discoverFrom === undefined
@@ -57,7 +65,15 @@ export function createGenericProvider(
   };
 
   async function resolve(): Promise<Resolved> {
-    const metadata = discovery === undefined ? undefined : await discovery.metadata();
+    const metadata =
+      discovery === undefined
+        ? undefined
+        : await discovery.metadata().catch((error: unknown) => {
+            throw new ProviderUnavailableError(
+              error instanceof Error ? error.message : String(error),
+              { cause: error },
+            );
+          });
     const authorizationUrl = config.authorizationUrl ?? metadata?.authorization_endpoint;
     const tokenUrl = config.tokenUrl ?? metadata?.token_endpoint;
     const jwksUrl = config.jwksUrl ?? metadata?.jwks_uri;
@@ -94,10 +110,7 @@ export function createGenericProvider(
       return await resolve();
     } catch (error) {
       refuseCallback('provider_unavailable');
-      logger.warn('an OAuth provider is not reachable', {
-        providerId: config.id,
-        error: error instanceof Error ? error.message : String(error),
-      });
+      outages.report(config.id, error instanceof Error ? error.message : String(error));
       throw error;
     }
   }
@@ -137,14 +150,11 @@ export function createGenericProvider(
       try {
         resolved = await resolve();
       } catch (error) {
-        logger.warn('an OAuth provider is not reachable', {
-          providerId: config.id,
-          error: error instanceof Error ? error.message : String(error),
-        });
+        outages.report(config.id, error instanceof Error ? error.message : String(error));
         // The provider is down, not the gateway: a 503 the pages word, not a 500 `internal`.
         throw new APIError('SERVICE_UNAVAILABLE', {
           code: PROVIDER_UNAVAILABLE,
-          message: `${config.name} cannot be reached right now; try again in a minute.`,
+          message: providerUnreachableText(config.name),
         });
       }
       const { prompt, access_type: accessType, ...params } = config.authorizationParams;
@@ -241,12 +251,21 @@ export function createGenericProvider(
     },
     async refreshAccessToken(refreshToken) {
       const resolved = await resolve();
-      return refreshAccessToken({
-        refreshToken,
-        options,
-        tokenEndpoint: resolved.tokenUrl,
-        authentication: resolved.tokenAuth,
-      });
+      try {
+        return await refreshAccessToken({
+          refreshToken,
+          options,
+          tokenEndpoint: resolved.tokenUrl,
+          authentication: resolved.tokenAuth,
+        });
+      } catch (error) {
+        // Not reached at all (refused connection, DNS): an outage. An answer, even an error
+        // one, is the provider's to describe (token vending tells refusals from outages).
+        if (error instanceof TypeError) {
+          throw new ProviderUnavailableError(`${config.id}: ${error.message}`, { cause: error });
+        }
+        throw error;
+      }
     },
   };
   return provider;

@@ -1,5 +1,6 @@
 import type { BetterAuthPlugin } from 'better-auth';
 import type { ServerLogger } from '../../http/logger.js';
+import type { OutageLog } from '../outage-log.js';
 import type { GenericProviderConfig } from './resolve-provider.js';
 
 /**
@@ -11,6 +12,7 @@ import type { GenericProviderConfig } from './resolve-provider.js';
 export function genericOidc(
   configs: readonly GenericProviderConfig[],
   logger: ServerLogger,
+  outages: OutageLog,
 ): BetterAuthPlugin {
   return {
     id: 'gateway-generic-oidc',
@@ -23,7 +25,7 @@ export function genericOidc(
       return {
         context: {
           socialProviders: [
-            ...configs.map((config) => createGenericProvider(config, logger)),
+            ...configs.map((config) => createGenericProvider(config, logger, outages)),
             ...ctx.socialProviders,
           ],
         },

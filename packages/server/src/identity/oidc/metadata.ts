@@ -16,16 +16,30 @@ export const oidcMetadataSchema = z.object({
 /** An OpenID Provider's discovery document, as far as the gateway reads it. */
 export type OidcMetadata = z.infer<typeof oidcMetadataSchema>;
 
-/** Discovery did not give a usable document; the message says why and names no secret. */
+/**
+ * Discovery did not give a usable document; the message says why and names no secret.
+ * `unreachable`: the provider could not be reached or answered with an outage status (5xx, 429),
+ * as opposed to answering with something unusable.
+ */
 export class DiscoveryError extends Error {
   override readonly name = 'DiscoveryError';
+  constructor(
+    message: string,
+    readonly unreachable = false,
+  ) {
+    super(message);
+  }
 }
 
 /** Options of {@link createDiscovery}. */
 export interface DiscoveryOptions {
   /** The issuer identifier (`<P>_ISSUER_URL`); the document must name the same issuer. */
   issuer: string;
-  /** Attempts per lookup (default 3): a blip while the provider restarts should not fail a sign-in. */
+  /**
+   * Attempts per lookup when the provider cannot be connected to at all (default 3): a blip
+   * while it restarts should not fail a sign-in. An HTTP answer (a 503 included) is not retried
+   * within a lookup: the next lookup asks again.
+   */
   attempts?: number;
   /** Wait before the second attempt, doubled for each further one (default 250 ms). */
   backoffMs?: number;
@@ -52,8 +66,9 @@ export function sameIssuer(a: string, b: string): boolean {
 }
 
 /**
- * Discovery for one issuer: `<issuer>/.well-known/openid-configuration`, retried with backoff,
- * concurrent callers sharing one lookup, never remembered as a failure.
+ * Discovery for one issuer: `<issuer>/.well-known/openid-configuration`, retried with backoff
+ * while the provider cannot be connected to, concurrent callers sharing one lookup (one request
+ * for any number of callers while it answers 503), never remembered as a failure.
  *
  * @example
  * const discovery = createDiscovery({ issuer: 'https://idp.example.com/realms/main' });
@@ -76,14 +91,20 @@ export function createDiscovery(options: DiscoveryOptions): Discovery {
         signal: AbortSignal.timeout(timeoutMs),
       });
     } catch (error) {
-      throw new DiscoveryError(`${url} could not be reached (${describe(error)})`);
+      throw new DiscoveryError(`${url} could not be reached (${describe(error)})`, true);
     }
-    if (!response.ok) throw new DiscoveryError(`${url} answered ${response.status}`);
+    if (!response.ok) {
+      await response.body?.cancel().catch(() => undefined);
+      throw new Answered(
+        `${url} answered ${response.status}`,
+        response.status >= 500 || response.status === 429,
+      );
+    }
     const parsed = oidcMetadataSchema.safeParse(await response.json().catch(() => undefined));
-    if (!parsed.success) throw new DiscoveryError(`${url} is not an OpenID discovery document`);
+    if (!parsed.success) throw new Answered(`${url} is not an OpenID discovery document`);
     // OIDC Discovery 4.3: a document naming another issuer must not be used (mix-up defence).
     if (!sameIssuer(parsed.data.issuer, options.issuer)) {
-      throw new DiscoveryError(
+      throw new Answered(
         `${url} names issuer ${parsed.data.issuer}, not the configured ${options.issuer}`,
       );
     }
@@ -98,9 +119,11 @@ export function createDiscovery(options: DiscoveryOptions): Discovery {
         return await fetchOnce();
       } catch (error) {
         last = error;
+        if (error instanceof Answered) break;
       }
     }
-    throw last instanceof DiscoveryError ? last : new DiscoveryError(describe(last));
+    if (last instanceof Answered) throw new DiscoveryError(last.message, last.unreachable);
+    throw last instanceof DiscoveryError ? last : new DiscoveryError(describe(last), true);
   }
 
   return {
@@ -122,6 +145,9 @@ export function createDiscovery(options: DiscoveryOptions): Discovery {
     },
   };
 }
+
+/** The provider answered (not retried within a lookup). */
+class Answered extends DiscoveryError {}
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
