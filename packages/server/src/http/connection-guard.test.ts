@@ -66,6 +66,57 @@ function probe(url: string, path: string): Promise<{ status: number; ms: number 
 
 const waitFor = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/**
+ * A 2025 session's standalone event stream (GET), open; `ended()` says whether the server has
+ * ended or cut it so far.
+ */
+async function openEventStream(url: string, token: string) {
+  const headers = {
+    authorization: `Bearer ${token}`,
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+  };
+  const opened = await fetch(`${url}/mcp`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: {
+        protocolVersion: '2025-11-25',
+        capabilities: {},
+        clientInfo: { name: 'stream', version: '1.0.0' },
+      },
+    }),
+  });
+  await opened.text();
+  const session = {
+    'mcp-session-id': opened.headers.get('mcp-session-id') ?? '',
+    'mcp-protocol-version': '2025-11-25',
+  };
+  const initialized = await fetch(`${url}/mcp`, {
+    method: 'POST',
+    headers: { ...headers, ...session },
+    body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+  });
+  await initialized.text();
+  const stream = await fetch(`${url}/mcp`, {
+    headers: { authorization: headers.authorization, accept: 'text/event-stream', ...session },
+  });
+  expect(stream.status).toBe(200);
+  let ended = false;
+  const reader = stream.body?.getReader();
+  void (async () => {
+    try {
+      while (!(await reader?.read())?.done) {}
+    } catch {}
+    ended = true;
+  })();
+  onTestFinished(() => reader?.cancel().catch(() => {}));
+  return { ended: () => ended };
+}
+
 describe('a flood of idle and half-sent connections from one address', () => {
   it('never starves real clients, is closed by the head deadline, and does not hold a SIGTERM', async () => {
     const gateway = await startScaleBin({
@@ -80,6 +131,9 @@ describe('a flood of idle and half-sent connections from one address', () => {
     const long = callTool(gateway.url, gateway.token, 'scale.slow.wait', {
       ms: HEAD_TIMEOUT_MS * 2,
     }).catch((error: Error) => ({ status: 0, text: error.message }));
+
+    // An event stream that stays quiet longer than every connection deadline.
+    const stream = await openEventStream(gateway.url, gateway.token);
 
     // Real clients, a request every 100 ms, for as long as the flood lasts.
     const probes: { status: number; ms: number }[] = [];
@@ -119,6 +173,7 @@ describe('a flood of idle and half-sent connections from one address', () => {
     expect(lifetimes.filter((ms) => ms >= HEAD_TIMEOUT_MS - 100).length).toBeGreaterThan(0);
 
     const answered = await long;
+    expect(stream.ended()).toBe(false);
     expect(answered.status).toBe(200);
     expect(answered.text).toContain(`"waited":${HEAD_TIMEOUT_MS * 2}`);
     probing = false;
