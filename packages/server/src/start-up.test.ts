@@ -35,6 +35,8 @@ async function start(dir: string, loads: string) {
       PORT: '0',
       DATABASE_URL: join(dir, 'gateway.db'),
       GATEWAY_TEST_LOADS_FILE: loads,
+      // No balancer to wait for: SIGTERM stops it without the drain's notice.
+      GATEWAY_SHUTDOWN_NOTICE_MS: '0',
     },
     [],
     { nodeArgs: ['--import', recorder] },

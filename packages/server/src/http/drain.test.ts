@@ -39,9 +39,9 @@ describe('a SIGTERM', () => {
     expect(await get(gateway.url, '/readyz')).toMatchObject({ status: 200 });
     // A balancer may probe an instance by its own address, whatever the gateway's name.
     expect(await get(gateway.url, '/readyz', '10.1.2.3:8787')).toMatchObject({ status: 200 });
-    expect(await get(gateway.url, '/api/connectors/availability', '10.1.2.3:8787')).toMatchObject(
-      { status: 421 },
-    );
+    expect(await get(gateway.url, '/api/connectors/availability', '10.1.2.3:8787')).toMatchObject({
+      status: 421,
+    });
     const inFlight = callTool(gateway.url, gateway.token, 'scale.slow.wait', { ms: 3000 });
     // The call has reached the tool before the signal.
     await new Promise((resolve) => setTimeout(resolve, 500));
