@@ -19,9 +19,10 @@ export function requestLog(
 ): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const started = performance.now();
+    const given = c.req.header(REQUEST_ID_HEADER);
     const requestId = requestIdOf(
-      c.req.header(REQUEST_ID_HEADER),
-      fromTrustedProxy(c, trustedProxies),
+      given,
+      given !== undefined && fromTrustedProxy(c, trustedProxies),
     );
     c.set('requestId', requestId);
     c.set('principal', ANONYMOUS);

@@ -33,10 +33,10 @@ export function traceRequests(trustedProxies: readonly string[]): MiddlewareHand
       get: (headers, key) => headers.get(key) ?? undefined,
       keys: (headers) => [...headers.keys()],
     });
-    const trusted = fromTrustedProxy(c, trustedProxies);
+    const claimed = trace.getSpanContext(given);
+    const trusted = claimed !== undefined && fromTrustedProxy(c, trustedProxies);
     const parent: Context = trusted ? given : ROOT_CONTEXT;
-    const claimed = trusted ? undefined : trace.getSpanContext(given);
-    const links: Link[] = claimed === undefined ? [] : [{ context: claimed }];
+    const links: Link[] = claimed === undefined || trusted ? [] : [{ context: claimed }];
     const { method } = c.req;
     const span = tracer().startSpan(
       method,
