@@ -168,7 +168,9 @@ for (const database of ['sqlite', 'postgres'] as const) {
           arguments: { provider: 'gh' },
         });
         expect(gh.isError).toBe(true);
-        expect(textOf(gh)).toContain('gateway connect gh');
+        // The id the CLI takes: the OAuth provider the entry names, not the plugin's (issue 39).
+        expect(textOf(gh)).toContain('`gateway connect github`');
+        expect(textOf(gh)).not.toContain('`gateway connect gh`');
       });
 
       it('is recorded as an error with the refusal, and no secret reaches answers or logs', async () => {

@@ -6,7 +6,8 @@ import {
   ToolError,
   UndeclaredProviderError,
 } from '@gateway/sdk';
-import { type GatewayAuth, providerUnreachableText } from '../auth/index.js';
+import type { GatewayAuth } from '../auth/index.js';
+import { providerUnreachableText } from '../auth/outage-log.js';
 import { serverApiKey } from '../config/env.js';
 import type { ConnectionOwner } from '../db/index.js';
 import { SecretDecryptError, SecretUnreadableError } from '../secrets/index.js';
