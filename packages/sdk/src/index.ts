@@ -64,6 +64,13 @@ export {
   unknownKeyIssues,
   withUnknownKeyIssues,
 } from './tool/input-keys.js';
+export {
+  type JsonSchema,
+  type JsonSchemaResult,
+  jsonSchemaProblems,
+  toolJsonSchema,
+  unrepresentableSchemaMessage,
+} from './tool/json-schema.js';
 export type { InputSchema, Tool, ToolDefinition, ToolOutput } from './tool/types.js';
 export {
   formatIssues,

@@ -18,7 +18,7 @@ import { validatePlugin } from './validate-plugin.js';
  */
 export function definePlugin(definition: PluginDefinition): Plugin {
   const problems = validatePlugin(definition);
-  if (problems.length > 0) throw new PluginDefinitionError(problems);
+  if (problems.length > 0) throw new PluginDefinitionError(problems, definition);
   return Object.freeze({
     ...definition,
     authProviders: definition.authProviders ?? [],
