@@ -71,10 +71,11 @@ function freePort() {
 
 /**
  * Starts verdaccio on a free port of 127.0.0.1 and publishes the gateway-{sdk,cli,server}-*.tgz
- * of `packs` to it. Resolves with its URL and `stop()`.
+ * of `packs` to it, when given (without, @gateway/* is left for the caller to publish). Resolves
+ * with its URL and `stop()`.
  */
 export async function startLocalRegistry({ packs, log = () => {} }) {
-  const tarballs = PACKAGES.map((name) => {
+  const tarballs = (packs === undefined ? [] : PACKAGES).map((name) => {
     const file = readdirSync(packs).find((entry) =>
       new RegExp(`^gateway-${name}-.+\\.tgz$`).test(entry),
     );
@@ -156,9 +157,11 @@ export async function startLocalRegistry({ packs, log = () => {} }) {
     await stop();
     throw error;
   }
-  log(
-    `Local registry at ${url} serves ${tarballs.map((file) => file.split('/').pop()).join(', ')}`,
-  );
+  if (tarballs.length > 0) {
+    log(
+      `Local registry at ${url} serves ${tarballs.map((file) => file.split('/').pop()).join(', ')}`,
+    );
+  }
   return { url, stop };
 }
 

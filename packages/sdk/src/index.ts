@@ -40,14 +40,14 @@ export {
   ToolError,
   UndeclaredProviderError,
 } from './errors/index.js';
-export { definePlugin, isPlugin } from './plugin/define-plugin.js';
+export { defineAuthProviders, definePlugin, isPlugin } from './plugin/define-plugin.js';
 export {
   NAMESPACE_MAX_LENGTH,
   NAMESPACE_PATTERN,
   namespaceProblems,
   toolPathsOutsideNamespace,
 } from './plugin/namespace.js';
-export type { AuthProvider, Plugin, PluginDefinition } from './plugin/types.js';
+export type { AuthProvider, Plugin, PluginDefinition, ProviderId } from './plugin/types.js';
 export { isTitleCase, validatePlugin } from './plugin/validate-plugin.js';
 export {
   compilePatterns,
@@ -58,12 +58,19 @@ export {
   roleSchema,
 } from './policy/index.js';
 export { validateSampleRequest, validateSampleResult } from './sampling/index.js';
-export { defineTool } from './tool/define-tool.js';
+export { defineTool, defineToolFor } from './tool/define-tool.js';
 export {
   acceptedInputKeys,
   unknownKeyIssues,
   withUnknownKeyIssues,
 } from './tool/input-keys.js';
+export {
+  type JsonSchema,
+  type JsonSchemaResult,
+  jsonSchemaProblems,
+  toolJsonSchema,
+  unrepresentableSchemaMessage,
+} from './tool/json-schema.js';
 export type { InputSchema, Tool, ToolDefinition, ToolOutput } from './tool/types.js';
 export {
   formatIssues,

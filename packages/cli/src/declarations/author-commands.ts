@@ -53,12 +53,12 @@ export function declareAuthorCommands(
 
   program
     .command('test')
-    .summary('check the plugin definition and run its tests')
+    .summary('check the plugin as the gateway would and run its tests')
     .description(
-      "Check the plugin definition, listing every problem at once with its tool and field, and every getToken('<provider>') call in the source for a provider the plugin does not declare (file and line; best-effort), then run the project's tests (its vitest, else npm test). Exits 1 when anything fails.",
+      "Run every check the gateway applies to the plugin and list every problem of every tool at once: the definition, the namespace (its id), the JSON Schema of each input and output schema (tool and field), and every getToken('<provider>') call in the source for a provider the plugin does not declare (file and line; best-effort). Then run the project's tests (its vitest, else npm test). Exits 1 when anything fails.",
     )
     .option('--json', 'print a JSON report { plugin, tools, problems, tests } on stdout')
-    .option('--no-tests', 'only check the plugin definition')
+    .option('--no-tests', "only run the checks, not the project's tests")
     .addHelpText('after', examples('gateway test', 'gateway test --json > report.json'))
     .action(async (flags: { json?: boolean; tests: boolean }) => {
       const { runTest } = await import('../commands/test/index.js');
@@ -122,7 +122,10 @@ export function declareAuthorCommands(
     )
     .option('--url <url>', 'the gateway (env GATEWAY_URL, default http://127.0.0.1:8787)')
     .option('--id <id>', 'source id to register under (default: the plugin id)')
-    .option('--namespace <namespace>', 'tool-path namespace (default: the plugin id)')
+    .option(
+      '--namespace <namespace>',
+      'with --mcp: tool-path namespace (a plugin registers under its id)',
+    )
     .option('--mcp <url>', "an upstream MCP server's endpoint to register instead of this plugin")
     .option('--provider <provider>', "with --mcp: send each caller's credential for this provider")
     .option('--header <header>', 'with --provider: the header carrying it (default Authorization)')

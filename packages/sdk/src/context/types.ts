@@ -14,8 +14,11 @@ export interface GetTokenOptions {
  * Vends the credential a tool needs at call time. The gateway checks, in order: the user's own
  * connection, a team connection, the user's OAuth account (refreshed when expired), then the
  * server's `<UPPER>_API_KEY` environment variable.
+ *
+ * `TProvider` is the provider ids `getToken()` takes: those of the plugin for a tool made with
+ * `defineToolFor(authProviders)`, any string otherwise.
  */
-export interface AuthResolver {
+export interface AuthResolver<TProvider extends string = string> {
   /**
    * Returns a bearer token or API key for `provider`, an id from the plugin's `authProviders`.
    * A tool gets credentials only for the providers its plugin declares.
@@ -27,7 +30,7 @@ export interface AuthResolver {
    * const token = await ctx.auth.getToken('github');
    * await fetch(url, { headers: { authorization: `Bearer ${token}` } });
    */
-  getToken(provider: string, options?: GetTokenOptions): Promise<string>;
+  getToken(provider: TProvider, options?: GetTokenOptions): Promise<string>;
 }
 
 /**
@@ -116,13 +119,16 @@ export interface Logger {
   error(message: string, fields?: Record<string, unknown>): void;
 }
 
-/** What a handler receives about the caller (argument `ctx`). */
-export interface PluginContext {
+/**
+ * What a handler receives about the caller (argument `ctx`). `TProvider`: the provider ids
+ * `ctx.auth.getToken()` takes (see {@link AuthResolver}).
+ */
+export interface PluginContext<TProvider extends string = string> {
   /** The authenticated user's id. */
   userId: string;
   /** The user's role. */
   role: Role;
-  auth: AuthResolver;
+  auth: AuthResolver<TProvider>;
   elicit: ElicitFn;
   logger: Logger;
 }

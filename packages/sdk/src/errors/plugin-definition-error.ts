@@ -26,14 +26,23 @@ export function formatProblem(problem: PluginProblem): string {
 export class PluginDefinitionError extends GatewayError {
   readonly [marker] = true;
   readonly problems: readonly PluginProblem[];
+  /**
+   * The definition refused, when `definePlugin()` threw this: `gateway test` checks the rest of
+   * it (namespace, JSON Schemas, providers) to report every problem in one run. Not enumerable,
+   * so logging the error does not print the whole plugin.
+   */
+  declare readonly definition?: unknown;
 
-  constructor(problems: readonly PluginProblem[]) {
+  constructor(problems: readonly PluginProblem[], definition?: unknown) {
     const count = problems.length === 1 ? '1 problem' : `${problems.length} problems`;
     super(
       `Invalid plugin definition (${count}):\n${problems.map((p) => `  - ${formatProblem(p)}`).join('\n')}`,
     );
     this.name = 'PluginDefinitionError';
     this.problems = problems;
+    if (definition !== undefined) {
+      Object.defineProperty(this, 'definition', { value: definition, enumerable: false });
+    }
   }
 
   /** Whether `error` is a PluginDefinitionError from any copy of the sdk. */

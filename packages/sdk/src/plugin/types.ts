@@ -1,4 +1,5 @@
-import type { Tool } from '../tool/types.js';
+import type { z } from 'zod';
+import type { InputSchema, Tool } from '../tool/types.js';
 
 /**
  * How the plugin's tools authenticate upstream.
@@ -14,20 +15,37 @@ export interface AuthProvider {
   type: 'oauth2' | 'api_key';
   /** Upstream provider name, e.g. `github` or `google`. */
   provider: string;
-  /** OAuth scopes requested (empty for API keys). */
+  /**
+   * What the tools need, written down for the admin; never requested by the gateway (the server's
+   * `<ID>_SCOPES` sets what an OAuth provider is asked for). `[]` for API keys.
+   */
   scopes: readonly string[];
 }
 
-/** A plugin's definition, as `definePlugin()` receives it. */
-export interface PluginDefinition {
+/** The provider ids of `authProviders`: literal ids when declared literally, else `string`. */
+export type ProviderId<TProviders extends readonly AuthProvider[]> = TProviders[number]['id'];
+
+/**
+ * A plugin's definition, as `definePlugin()` receives it. With `TProviders` known (an array
+ * literal), each tool's `authProvider` must be one of their ids, and a tool made with
+ * `defineToolFor()` for other providers does not fit.
+ */
+export interface PluginDefinition<
+  TProviders extends readonly AuthProvider[] = readonly AuthProvider[],
+> {
   /** Plugin identifier, lowercase (`[a-z][a-z0-9_-]*`). */
   id: string;
   /** Display name. */
   name: string;
   description: string;
   /** Auth providers shared by the plugin's tools. */
-  authProviders?: readonly AuthProvider[];
-  tools: readonly Tool[];
+  authProviders?: TProviders;
+  tools: readonly Tool<
+    InputSchema,
+    z.ZodType | undefined,
+    ProviderId<TProviders>,
+    ProviderId<TProviders>
+  >[];
 }
 
 /** A validated plugin. */

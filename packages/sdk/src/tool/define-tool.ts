@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { AuthProvider, ProviderId } from '../plugin/types.js';
 import type { InputSchema, Tool, ToolDefinition } from './types.js';
 
 /**
@@ -23,6 +24,41 @@ import type { InputSchema, Tool, ToolDefinition } from './types.js';
 export function defineTool<
   TInputSchema extends InputSchema,
   TOutputSchema extends z.ZodType | undefined = undefined,
->(definition: ToolDefinition<TInputSchema, TOutputSchema>): Tool<TInputSchema, TOutputSchema> {
+  // The literal `authProvider` names, so `definePlugin()` can check it against its providers.
+  const TAuthProvider extends string = never,
+>(
+  definition: ToolDefinition<TInputSchema, TOutputSchema, string, TAuthProvider>,
+): Tool<TInputSchema, TOutputSchema, string, TAuthProvider> {
   return { ...definition, kind: 'gateway.tool' };
+}
+
+/**
+ * `defineTool` for the tools of a plugin with these `authProviders`: `authProvider` and
+ * `ctx.auth.getToken()` take only their ids, so `tsc` refuses a misspelt or undeclared provider.
+ * Declare the providers with {@link defineAuthProviders} (or `as const`) so their ids are known.
+ *
+ * @example
+ * export const authProviders = defineAuthProviders([
+ *   { id: 'weather', type: 'api_key', provider: 'weather', scopes: [] },
+ * ]);
+ * const defineWeatherTool = defineToolFor(authProviders);
+ * export const getForecast = defineWeatherTool({
+ *   // ...
+ *   authProvider: 'weather', // 'wether' does not compile
+ *   async handler(ctx, { city }) {
+ *     const key = await ctx.auth.getToken('weather'); // so does getToken('github')
+ *     return { summary: await fetchForecast(city, key) };
+ *   },
+ * });
+ */
+export function defineToolFor<const TProviders extends readonly AuthProvider[]>(
+  _authProviders: TProviders,
+): <
+  TInputSchema extends InputSchema,
+  TOutputSchema extends z.ZodType | undefined = undefined,
+  TAuthProvider extends ProviderId<TProviders> = never,
+>(
+  definition: ToolDefinition<TInputSchema, TOutputSchema, ProviderId<TProviders>, TAuthProvider>,
+) => Tool<TInputSchema, TOutputSchema, ProviderId<TProviders>, TAuthProvider> {
+  return (definition) => ({ ...definition, kind: 'gateway.tool' });
 }

@@ -8,10 +8,16 @@ export type InputSchema = z.ZodObject;
 export type ToolOutput<TOutputSchema extends z.ZodType | undefined> =
   TOutputSchema extends z.ZodType ? z.input<TOutputSchema> : unknown;
 
-/** A tool's definition, as `defineTool()` receives it. */
+/**
+ * A tool's definition, as `defineTool()` receives it. `TProvider`: the provider ids the handler's
+ * `ctx.auth.getToken()` takes (the plugin's, with `defineToolFor()`; any string with
+ * `defineTool()`); `TAuthProvider`: the one `authProvider` names.
+ */
 export interface ToolDefinition<
   TInputSchema extends InputSchema,
   TOutputSchema extends z.ZodType | undefined,
+  TProvider extends string = string,
+  TAuthProvider extends TProvider = TProvider,
 > {
   /** Dot-separated path, `<namespace>.<group>.<action>`; segments are `[a-z0-9_]+`. */
   path: string;
@@ -26,12 +32,12 @@ export interface ToolDefinition<
   /** `true` for tools that create, update or delete data. */
   destructive?: boolean;
   /** The id of the plugin auth provider the tool needs. */
-  authProvider?: string;
+  authProvider?: TAuthProvider;
   /** Whether service accounts may list and call the tool. Default false. */
   serviceAccountAllowed?: boolean;
   /** Runs the tool. `input` is already validated against `inputSchema`. */
   handler(
-    ctx: PluginContext,
+    ctx: PluginContext<TProvider>,
     input: z.output<TInputSchema>,
     call: ToolCall,
   ): Promise<ToolOutput<TOutputSchema>>;
@@ -44,6 +50,8 @@ export interface ToolDefinition<
 export interface Tool<
   TInputSchema extends InputSchema = InputSchema,
   TOutputSchema extends z.ZodType | undefined = z.ZodType | undefined,
-> extends ToolDefinition<TInputSchema, TOutputSchema> {
+  TProvider extends string = string,
+  TAuthProvider extends TProvider = TProvider,
+> extends ToolDefinition<TInputSchema, TOutputSchema, TProvider, TAuthProvider> {
   readonly kind: 'gateway.tool';
 }

@@ -1,5 +1,11 @@
-import { acceptedInputKeys, type Plugin, type Tool } from '@gateway/sdk';
-import { z } from 'zod';
+import {
+  acceptedInputKeys,
+  type Plugin,
+  type Tool,
+  toolJsonSchema,
+  unrepresentableSchemaMessage,
+} from '@gateway/sdk';
+import type { z } from 'zod';
 import { deepFreeze } from '../json/deep-freeze.js';
 import { PluginTool, type ToolSource } from '../tool-sources/index.js';
 import { PluginCatalogError } from './catalog-error.js';
@@ -108,12 +114,12 @@ function toJsonSchema(
   io: 'input' | 'output',
   extra: JsonSchema = {},
 ): JsonSchema {
-  try {
-    return deepFreeze({ ...(z.toJSONSchema(schema, { io }) as JsonSchema), ...extra });
-  } catch (error) {
+  // The sdk's conversion, so `gateway test` refuses exactly the schemas refused here.
+  const result = toolJsonSchema(schema, io);
+  if ('reason' in result) {
     // A schema MCP clients cannot read (e.g. z.date()) must fail the mount, not every tools/list.
-    const reason = error instanceof Error ? error.message : String(error);
-    const detail = `${tool.path}: ${field} cannot be represented as JSON Schema (${reason})`;
+    const detail = `${tool.path}: ${field} ${unrepresentableSchemaMessage(result.reason)}`;
     throw new PluginCatalogError('unrepresentable_schema', detail, [detail]);
   }
+  return deepFreeze({ ...result.schema, ...extra });
 }

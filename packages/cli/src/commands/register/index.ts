@@ -16,7 +16,10 @@ export interface RegisterOptions {
   url?: string | undefined;
   /** The source id to register under. Default: the plugin id. */
   id?: string | undefined;
-  /** The tool-path namespace. Default: the plugin id. */
+  /**
+   * The tool-path namespace: for `mcp`. A plugin registers under its id only (its tool paths
+   * start with it); any other value is refused before anything is sent.
+   */
   namespace?: string | undefined;
   /**
    * Register an upstream MCP server (its Streamable HTTP URL) instead of this project's plugin:
@@ -83,10 +86,18 @@ export async function runRegister(options: RegisterOptions): Promise<Registratio
     throw new CliError(`${entry} is not a valid plugin; run \`gateway test\` to see every problem`);
   }
   const pluginId = loaded.plugin.id;
+  // Tool paths are absolute and start with the plugin id (what `gateway test` checks), so the
+  // gateway, which requires every path to start with `<namespace>.`, refuses any other namespace.
+  if (options.namespace !== undefined && options.namespace !== pluginId) {
+    throw new CliError(
+      `--namespace ${options.namespace} cannot be used for plugin ${pluginId}: its tool paths start with its id ("${pluginId}."), so it registers under the namespace ${pluginId} only; leave --namespace out (it is for --mcp)`,
+      { exitCode: 2 },
+    );
+  }
   const body = {
     type: 'plugin',
     id: options.id ?? pluginId,
-    namespace: options.namespace ?? pluginId,
+    namespace: pluginId,
     pluginId,
   };
   const { base, response, answer } = await postSource(options, secret, pluginId, body);
@@ -257,6 +268,9 @@ function refusal(
         `The gateway at ${base} has no plugin "${body.pluginId}" loaded; add it to the server's gateway.config and restart the server`,
       );
     case 409:
+      // A plugin has one namespace, its id: another --id would find it taken too.
+      if (body.pluginId !== '')
+        return new CliError(`${message}; remove the existing source first to register it again`);
       return new CliError(
         `${message}; pass another --id or --namespace, or remove the existing source first`,
       );

@@ -143,21 +143,39 @@ describe('gateway register', () => {
   it('answers 400 with the reason and the flag to change', async () => {
     const [url, cwd] = await Promise.all([gateway(), project()]);
     const io = createTestIo({ env: { SERVICE_API_SECRET: SECRET, GATEWAY_URL: url } });
-    // Same plugin under a namespace its paths do not start with: 400, naming the paths.
-    const outside = await failure(
-      runRegister({ cwd, io, id: 'demo-3', namespace: 'other', json: true }),
-    );
-    expect(outside.exitCode).toBe(1);
-    expect(outside.message).toBe(
-      'The gateway refused the registration: Every tool path must start with "other."; these do not: demo.items.list; pass another --namespace',
-    );
-    // A namespace the gateway's validation refuses: its { path, message } details, in words.
-    const invalid = await failure(runRegister({ cwd, io, namespace: 'Foo' }));
+    // An id the gateway's validation refuses: its { path, message } details, in words.
+    const invalid = await failure(runRegister({ cwd, io, id: '-x' }));
     expect(invalid.exitCode).toBe(1);
-    expect(invalid.message).toBe(
-      'The gateway refused the registration: Invalid body (namespace: Use a-z, 0-9 and _ (underscore style), e.g. `google_drive`); pass another --namespace',
+    expect(invalid.message).toMatch(
+      /^The gateway refused the registration: Invalid body \(id: .+\); pass another --id$/,
     );
-    const both = await failure(runRegister({ cwd, io, id: '-x', namespace: 'Foo' }));
+    expect(io.out()).toBe('');
+  });
+
+  // Issue 34: a plugin's tool paths start with its id, so no other namespace can ever work.
+  it('refuses --namespace for a plugin, saying why, before sending anything', async () => {
+    const cwd = await project();
+    const sent: string[] = [];
+    const spy: typeof fetch = async (input, init) => {
+      sent.push(String(input));
+      return fetch(input, init);
+    };
+    const io = createTestIo({ env: { SERVICE_API_SECRET: SECRET } });
+    for (const namespace of ['other', 'Foo']) {
+      const error = await failure(runRegister({ cwd, io, namespace, fetch: spy }));
+      expect(error.exitCode).toBe(2);
+      expect(error.message).toBe(
+        `--namespace ${namespace} cannot be used for plugin demo: its tool paths start with its id ("demo."), so it registers under the namespace demo only; leave --namespace out (it is for --mcp)`,
+      );
+    }
+    expect(sent).toEqual([]);
+  });
+
+  it('answers 400 for both flags of an upstream, naming them', async () => {
+    const [url, cwd] = await Promise.all([gateway(), project()]);
+    const io = createTestIo({ env: { SERVICE_API_SECRET: SECRET, GATEWAY_URL: url } });
+    const mcp = `${url}/mcp`;
+    const both = await failure(runRegister({ cwd, io, mcp, id: '-x', namespace: 'Foo' }));
     expect(both.message).toMatch(
       /^The gateway refused the registration: Invalid body \(id: .+; namespace: .+\); pass another --id and --namespace$/,
     );
@@ -168,10 +186,11 @@ describe('gateway register', () => {
     const [url, cwd] = await Promise.all([gateway(), project()]);
     const io = createTestIo({ env: { SERVICE_API_SECRET: SECRET } });
     await runRegister({ cwd, io, url });
+    // Its own id as --namespace is the default spelt out: allowed.
     const error = await failure(runRegister({ cwd, io, url, namespace: 'demo' }));
     expect(error.exitCode).toBe(1);
     expect(error.message).toBe(
-      'A source "demo" is already registered; pass another --id or --namespace, or remove the existing source first',
+      'A source "demo" is already registered; remove the existing source first to register it again',
     );
   });
 

@@ -1,4 +1,4 @@
-import { formatProblem, namespaceProblems, type PluginProblem } from '@gateway/sdk';
+import { formatProblem, type PluginProblem } from '@gateway/sdk';
 import { CliError } from '../../cli-error.js';
 import { createColors, isColorEnabled } from '../../output/color.js';
 import type { Io } from '../../output/io.js';
@@ -9,6 +9,7 @@ import { findPackageBin } from '../../project/find-bin.js';
 import { isRecord, readPackageJson } from '../../project/read-package-json.js';
 import { findPluginEntry } from './find-entry.js';
 import { type LoadedPlugin, loadPlugin } from './load-plugin.js';
+import { declaredProviders, mountProblems } from './mount-problems.js';
 import {
   scanTokenCalls,
   type UndeclaredTokenCall,
@@ -45,8 +46,8 @@ export interface TestReport {
   /** Tool paths of the plugin. */
   tools: string[];
   /**
-   * Every problem at once: each of the definition with its plugin, tool and field, and each
-   * `getToken()` call for an undeclared provider with its file and line.
+   * Every problem at once: each of the definition, the namespace or a schema with its plugin,
+   * tool and field, and each `getToken()` call for an undeclared provider with its file and line.
    */
   problems: TestProblem[];
   /** The project's tests; null when they did not run (invalid plugin, `--no-tests`, no runner). */
@@ -54,14 +55,18 @@ export interface TestReport {
 }
 
 /**
- * `gateway test`: loads the plugin, reports every problem of its definition at once (tool and
- * field) and every `getToken('<provider>')` call its source makes for a provider it does not
- * declare (file and line; a scan of string literals, so best-effort), then runs the project's tests with its own vitest (or `npm test`). With `--json` the
- * report is printed whatever happens, failures included, with `ok` saying whether all passed.
+ * `gateway test`: loads the plugin and runs every check the gateway applies to it, reporting
+ * every problem of every tool in one run: its definition (tool and field), the namespace
+ * `gateway dev` and `gateway register` mount it under, the JSON Schema of each input and output
+ * schema (with the server's own conversion), and each `getToken('<provider>')` call its source
+ * makes for a provider it does not declare (file and line; a scan of string literals, so
+ * best-effort). Then it runs the project's tests with its own vitest (or `npm test`). With
+ * `--json` the report is printed whatever happens, failures included, with `ok` saying whether
+ * all passed.
  *
  * @returns the report, when the plugin is valid and the tests pass.
  * @throws CliError (exit 1) after printing the report, when no plugin is found or it cannot be
- *   loaded, the definition has problems or a call asks for an undeclared provider, nothing can run the tests, or the tests fail.
+ *   loaded, it has any problem, nothing can run the tests, or the tests fail.
  * @example
  * const report = await runTest({ cwd: 'weather', io, json: true });
  */
@@ -87,16 +92,22 @@ export async function runTest(options: TestOptions): Promise<TestReport> {
   }
   report.plugin = loaded.id ?? null;
   report.tools = loaded.tools;
-  report.problems = [...loaded.problems];
   const name = loaded.id ?? entry;
-  if (loaded.plugin !== undefined) {
-    // `gateway dev` and `gateway register` mount the plugin under its id: the same rule here.
-    report.problems.push(...namespaceProblems(loaded.plugin));
-    // The gateway refuses these when the tool runs; say so before deploying (best-effort).
-    const { id, authProviders } = loaded.plugin;
-    const declared = authProviders.map((provider) => provider.id);
-    report.problems.push(...undeclaredTokenCalls(await scanTokenCalls(cwd, entry), id, declared));
-  }
+  // Everything the server refuses, checked together on whatever part of the definition is sound,
+  // so one run reports every problem of every tool: the definition (what the gateway's catalog
+  // validates), the namespace `gateway dev` and `gateway register` mount it under and the JSON
+  // Schema of every input and output (what mounting checks), then the providers the source asks
+  // for (what the gateway refuses when the tool runs; a best-effort scan).
+  const { definition } = loaded;
+  report.problems = [
+    ...loaded.problems,
+    ...mountProblems(definition, loaded.problems),
+    ...undeclaredTokenCalls(
+      await scanTokenCalls(cwd, entry),
+      loaded.id ?? '<unnamed>',
+      declaredProviders(definition),
+    ),
+  ];
 
   if (!json) {
     if (report.problems.length === 0) {

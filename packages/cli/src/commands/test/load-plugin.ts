@@ -22,6 +22,11 @@ export interface LoadedPlugin {
   problems: PluginProblem[];
   /** The plugin, when valid. */
   plugin: Plugin | undefined;
+  /**
+   * What the entry exported, valid or not (for a definition `definePlugin()` refused, what it
+   * was given), so `gateway test` can check the rest of it; undefined when that is unknown.
+   */
+  definition: unknown;
 }
 
 /**
@@ -43,7 +48,14 @@ export async function loadPlugin(cwd: string, entry: string): Promise<LoadedPlug
   } catch (error) {
     if (PluginDefinitionError.isInstance(error)) {
       const problems = [...error.problems];
-      return { id: problems[0]?.plugin, tools: [], problems, plugin: undefined };
+      const { definition } = error;
+      return {
+        id: readId(definition) ?? problems[0]?.plugin,
+        tools: readToolPaths(definition),
+        problems,
+        plugin: undefined,
+        definition,
+      };
     }
     const message = error instanceof Error ? error.message : String(error);
     throw new CliError(`Could not load ${entry}: ${oneLine(message)}`, { cause: error });
@@ -66,6 +78,7 @@ export async function loadPlugin(cwd: string, entry: string): Promise<LoadedPlug
     tools: readToolPaths(definition),
     problems,
     plugin: problems.length === 0 && isPlugin(definition) ? definition : undefined,
+    definition,
   };
 }
 

@@ -158,7 +158,7 @@ describe('gateway test', () => {
     expect(report).toEqual({
       ok: false,
       plugin: 'demo',
-      tools: [],
+      tools: ['demo.items.list'],
       problems: [
         { plugin: 'demo', field: 'description', message: 'must not be empty' },
         expect.objectContaining({ tool: 'demo.items.list', field: 'name' }),

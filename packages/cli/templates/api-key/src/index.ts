@@ -1,4 +1,4 @@
-import { definePlugin, defineTool, ToolError } from '@gateway/sdk';
+import { defineAuthProviders, definePlugin, defineToolFor, ToolError } from '@gateway/sdk';
 import { z } from 'zod';
 
 const API_URL_VARIABLE = '{{envPrefix}}_API_URL';
@@ -7,6 +7,15 @@ const API_URL_VARIABLE = '{{envPrefix}}_API_URL';
 function apiUrl(): string {
   return process.env[API_URL_VARIABLE] ?? 'https://api.example.com';
 }
+
+/** The credentials this plugin's tools may ask for. */
+export const authProviders = defineAuthProviders([
+  { id: '{{id}}', type: 'api_key', provider: '{{id}}', scopes: [] },
+]);
+
+// Its tools take only these provider ids in `authProvider` and `ctx.auth.getToken()`: `tsc`
+// refuses a misspelt or undeclared one.
+const defineTool = defineToolFor(authProviders);
 
 const item = z.object({ id: z.string(), title: z.string(), url: z.string() });
 const searchResponse = z.object({ items: z.array(item) });
@@ -50,6 +59,6 @@ export default definePlugin({
   id: '{{id}}',
   name: '{{title}}',
   description: 'Search {{title}} from the web app and AI clients.',
-  authProviders: [{ id: '{{id}}', type: 'api_key', provider: '{{id}}', scopes: [] }],
+  authProviders,
   tools: [searchItems],
 });

@@ -1,4 +1,4 @@
-import { definePlugin, defineTool, ToolError } from '@gateway/sdk';
+import { defineAuthProviders, definePlugin, defineToolFor, ToolError } from '@gateway/sdk';
 import { z } from 'zod';
 
 /**
@@ -8,6 +8,16 @@ import { z } from 'zod';
 function apiUrl(): string {
   return process.env.GITHUB_API_URL ?? 'https://api.github.com';
 }
+
+/** The credentials this plugin's tools may ask for. */
+export const authProviders = defineAuthProviders([
+  // Add `repo` to the scopes to include private repositories.
+  { id: 'github', type: 'oauth2', provider: 'github', scopes: ['read:user'] },
+]);
+
+// Its tools take only these provider ids in `authProvider` and `ctx.auth.getToken()`: `tsc`
+// refuses a misspelt or undeclared one.
+const defineTool = defineToolFor(authProviders);
 
 const repository = z.object({
   name: z.string(),
@@ -75,9 +85,6 @@ export default definePlugin({
   id: '{{id}}',
   name: '{{title}}',
   description: 'Your GitHub repositories, from the web app and AI clients.',
-  authProviders: [
-    // Add `repo` to the scopes to include private repositories.
-    { id: 'github', type: 'oauth2', provider: 'github', scopes: ['read:user'] },
-  ],
+  authProviders,
   tools: [listRepositories],
 });

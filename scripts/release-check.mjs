@@ -1,0 +1,145 @@
+#!/usr/bin/env node
+// The release pipeline, proven end to end without the public registry (issue 35, item 3): what
+// .github/workflows/release.yml does on GitHub, against a local verdaccio on 127.0.0.1.
+//
+// 1. A fresh clone of this commit, installed; a changeset bumping the fixed group
+//    (@gateway/sdk, cli, server) by a patch; `pnpm changeset version`: all three at the new
+//    version, internal ranges updated, CHANGELOG.md written.
+// 2. `pnpm release` (pnpm build, then `changeset publish`) to the local registry: the three
+//    packages published at the new version, with no `workspace:` range left in them.
+// 3. A plugin project as its author makes it: @gateway/cli of that version installed from the
+//    registry, `gateway new` (installs), then the registry stopped and `gateway test` run in the
+//    project: what was published works with nothing more from the registry.
+//
+// Usage: node scripts/release-check.mjs (after `pnpm install`; CI runs it in .ci/run).
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startLocalRegistry } from './local-registry/index.mjs';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const PACKAGES = ['sdk', 'cli', 'server'];
+const work = mkdtempSync(join(tmpdir(), 'gateway-release-check-'));
+const clone = join(work, 'gateway');
+// npm's cache for the plugin project alone, so nothing of an earlier run stands in for the registry.
+const cache = join(work, 'npm-cache');
+const env = {
+  ...process.env,
+  NO_COLOR: '1',
+  CI: 'true',
+  npm_config_yes: 'true',
+  npm_config_loglevel: 'error',
+  npm_config_update_notifier: 'false',
+};
+let registry;
+
+async function cleanUp() {
+  if (registry !== undefined) await registry.stop();
+  rmSync(work, { recursive: true, force: true });
+}
+
+async function fail(message, output = '') {
+  if (output) process.stderr.write(`${output}\n`);
+  console.error(`release check failed: ${message}`);
+  await cleanUp();
+  process.exit(1);
+}
+
+/** Runs a command to its end; its output is returned, and shown when it fails. */
+function run(command, args, cwd, extraEnv = {}) {
+  try {
+    return execFileSync(command, args, {
+      cwd,
+      env: { ...env, ...extraEnv },
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      maxBuffer: 64 * 1024 * 1024,
+    });
+  } catch (error) {
+    const failure = new Error(`${command} ${args.join(' ')} in ${cwd} exited ${error.status}`);
+    failure.output = `${error.stdout ?? ''}${error.stderr ?? ''}`;
+    throw failure;
+  }
+}
+
+const manifest = (dir) => JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+
+try {
+  // 1. A clean checkout, versioned by changesets.
+  run('git', ['clone', '--quiet', root, clone], work);
+  run('pnpm', ['install', '--frozen-lockfile', '--prefer-offline'], clone);
+  const before = manifest(join(clone, 'packages/cli')).version;
+  writeFileSync(
+    join(clone, '.changeset/release-check.md'),
+    "---\n'@gateway/cli': patch\n---\n\nThe release check's own change.\n",
+  );
+  run('pnpm', ['changeset', 'version'], clone);
+  const versions = PACKAGES.map((name) => manifest(join(clone, 'packages', name)).version);
+  const version = versions[1];
+  if (version === before || new Set(versions).size !== 1) {
+    await fail(
+      `changeset version gave ${versions.join(', ')} (was ${before}): one new version for all three`,
+    );
+  }
+  const changelog = readFileSync(join(clone, 'packages/server/CHANGELOG.md'), 'utf8');
+  if (!changelog.includes(`## ${version}`))
+    await fail(`packages/server/CHANGELOG.md has no ## ${version}`);
+  console.log(
+    `changeset version: @gateway/sdk, cli and server ${before} -> ${version}, changelogs written`,
+  );
+
+  // 2. Published as the release workflow publishes, to a registry of our own.
+  registry = await startLocalRegistry({});
+  const host = new URL(registry.url).host;
+  const publishEnv = {
+    npm_config_registry: registry.url,
+    [`npm_config_//${host}/:_authToken`]: 'anonymous',
+  };
+  // pnpm (which `changeset publish` runs) reads its registry from the workspace's .npmrc only.
+  writeFileSync(
+    join(clone, '.npmrc'),
+    `registry=${registry.url}\n//${host}/:_authToken=anonymous\n`,
+  );
+  run('pnpm', ['release'], clone, publishEnv);
+  for (const name of PACKAGES) {
+    const published = JSON.parse(
+      run('npm', ['view', `@gateway/${name}@${version}`, '--json'], work, publishEnv),
+    );
+    if (published.version !== version) await fail(`@gateway/${name}@${version} is not published`);
+    const ranges = JSON.stringify({ ...published.dependencies, ...published.peerDependencies });
+    if (ranges.includes('workspace:')) await fail(`@gateway/${name} was published with ${ranges}`);
+  }
+  console.log(`pnpm release: @gateway/sdk, cli and server ${version} published to ${registry.url}`);
+
+  // 3. A plugin project from the published CLI, then on its own with the registry gone.
+  const author = join(work, 'author');
+  mkdirSync(author);
+  const projectEnv = { ...publishEnv, npm_config_cache: cache };
+  run('npm', ['init', '-y'], author, projectEnv);
+  run('npm', ['install', '--no-audit', '--no-fund', `@gateway/cli@${version}`], author, projectEnv);
+  run(
+    join(author, 'node_modules/.bin/gateway'),
+    ['new', 'my-tools', '--template', 'blank'],
+    author,
+    projectEnv,
+  );
+  const project = join(author, 'my-tools');
+  const sdkRange =
+    manifest(project).dependencies?.['@gateway/sdk'] ??
+    manifest(project).peerDependencies?.['@gateway/sdk'];
+  if (sdkRange !== `^${version}`)
+    await fail(`the new project asks for @gateway/sdk ${sdkRange}, not ^${version}`);
+  await registry.stop();
+  registry = undefined;
+  const tested = run('npx', ['gateway', 'test', '--json'], project, { npm_config_offline: 'true' });
+  const report = JSON.parse(tested.slice(tested.indexOf('{')));
+  if (report.ok !== true) await fail('gateway test did not pass the new project', tested);
+  console.log(
+    `a plugin project from @gateway/cli ${version}: gateway test passes with the registry stopped`,
+  );
+  await cleanUp();
+} catch (error) {
+  await fail(error.message, error.output ?? error.stack ?? '');
+}
