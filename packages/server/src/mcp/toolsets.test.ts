@@ -430,3 +430,18 @@ describe('a discovery endpoint', () => {
     expect(created).toEqual(['Later']);
   });
 });
+
+describe('the gateway namespace', () => {
+  it('is refused to a plugin or upstream registered through the API', async () => {
+    const gw = await gateway();
+    const admin = await gw.user({ admin: true });
+    for (const body of [
+      { type: 'plugin', id: 'shadow', namespace: 'gateway', pluginId: 'notes' },
+      { type: 'mcp', id: 'shadow', namespace: 'gateway', url: 'https://mcp.example.test/mcp' },
+    ]) {
+      const response = await api(gw, admin, 'POST', '/api/registry/sources', body);
+      expect(response.status).toBe(400);
+      expect(JSON.stringify(await response.json())).toContain('reserved');
+    }
+  });
+});
