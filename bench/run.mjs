@@ -20,6 +20,10 @@ const benchmarks = {
     // The Gateway is measured as released: built, always afresh, so the figures are this code's.
     build: ['pnpm', '--filter', '@gateway/sdk', '--filter', '@gateway/server', 'build'],
   },
+  toolsets: {
+    command: [process.execPath, 'bench/toolsets/index.mjs'],
+    build: ['pnpm', '--filter', '@gateway/sdk', '--filter', '@gateway/server', 'build'],
+  },
   startup: {
     command: [process.execPath, 'bench/startup/index.mjs'],
     build: ['pnpm', '--filter', '@gateway/sdk', '--filter', '@gateway/server', 'build'],
