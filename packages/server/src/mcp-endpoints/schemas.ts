@@ -30,6 +30,7 @@ export const createEndpointBody = z
 /** Body of `PATCH /api/connections/mcp-endpoints/:id`: what the endpoint serves, each optional. */
 export const updateEndpointBody = z
   .object({
+    userId: userIdSchema,
     tools: toolsField.nullable().optional(),
     mode: modeField.optional(),
   })

@@ -1,4 +1,3 @@
-import { userIdQuery } from '../http/common-schemas.js';
 import { HttpError } from '../http/errors.js';
 import { idParams, requireUuid } from '../http/id-param.js';
 import { defineRoute } from '../http/route.js';
@@ -8,7 +7,7 @@ import { endpointUpdatedSchema, updateEndpointBody } from './schemas.js';
 import { updateEndpoint } from './store.js';
 
 /**
- * `PATCH /api/connections/mcp-endpoints/:id?userId=`: changes which tools an endpoint serves
+ * `PATCH /api/connections/mcp-endpoints/:id` (`{ userId, tools?, mode? }`): changes which tools an endpoint serves
  * (`tools`) and how (`mode`). The endpoint's open 2025 sessions, and no others, are told their
  * tool list changed (`notifications/tools/list_changed`), on every instance.
  *
@@ -24,9 +23,8 @@ export function updateEndpointRoute(
     summary: 'Change the tools an MCP endpoint serves, and its mode',
     tag: 'MCP endpoints',
     access: 'user',
-    actsFor: 'query',
+    actsFor: 'body',
     params: idParams,
-    query: userIdQuery,
     body: updateEndpointBody,
     responses: {
       200: {
@@ -38,9 +36,12 @@ export function updateEndpointRoute(
       403: { description: "Another user's userId, without being an admin" },
       404: { description: "No such endpoint among the user's" },
     },
-    async handler(c, { params, query, body }) {
+    async handler(c, { params, body }) {
       const id = requireUuid(params.id, 'MCP endpoint');
-      const endpoint = await updateEndpoint(services.database.db, query.userId, id, body);
+      const endpoint = await updateEndpoint(services.database.db, body.userId, id, {
+        tools: body.tools,
+        mode: body.mode,
+      });
       // Someone else's endpoint is "not found" too: a 403 would confirm that it exists.
       if (endpoint === undefined) throw new HttpError('not_found', `No MCP endpoint ${id}`);
       if (body.tools !== undefined || body.mode !== undefined) services.endpointScopes.changed(id);

@@ -323,11 +323,10 @@ describe.skipIf(!pgUrl)('an endpoint changed on one instance (issue 33)', () => 
     await untouched.listTools();
     await new Promise((resolve) => setTimeout(resolve, 300));
     const id = await endpointOf(alice);
-    const patched = await gwA.gateway.request(
-      'PATCH',
-      `/api/connections/mcp-endpoints/${id}?userId=${alice.id}`,
-      { as: alice, body: { tools: ['demo.echo.say'] } },
-    );
+    const patched = await gwA.gateway.request('PATCH', `/api/connections/mcp-endpoints/${id}`, {
+      as: alice,
+      body: { userId: alice.id, tools: ['demo.echo.say'] },
+    });
     expect(patched.status).toBe(200);
     await changed;
     expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['demo.echo.say']);

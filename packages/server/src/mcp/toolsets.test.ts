@@ -183,13 +183,10 @@ describe('PATCH /api/connections/mcp-endpoints/:id', () => {
     expect(names((await changed.listTools()).tools)).toEqual(ALL_NOTES_AND_CRM);
     expect(names((await untouched.listTools()).tools)).toEqual(ALL_NOTES_AND_CRM);
 
-    const patched = await api(
-      gw,
-      ada,
-      'PATCH',
-      `/api/connections/mcp-endpoints/${first.id}?userId=${ada.id}`,
-      { tools: ['notes.notes.list'] },
-    );
+    const patched = await api(gw, ada, 'PATCH', `/api/connections/mcp-endpoints/${first.id}`, {
+      userId: ada.id,
+      tools: ['notes.notes.list'],
+    });
     expect(patched.status).toBe(200);
     expect(await patched.json()).toMatchObject({
       endpoint: { id: first.id, tools: ['notes.notes.list'], mode: 'tools' },
@@ -223,16 +220,17 @@ describe('PATCH /api/connections/mcp-endpoints/:id', () => {
     const admin = await gw.user({ admin: true });
     const target = await endpoint(gw, ada);
     const path = `/api/connections/mcp-endpoints/${target.id}`;
-    expect(
-      (await api(gw, eve, 'PATCH', `${path}?userId=${ada.id}`, { mode: 'discovery' })).status,
-    ).toBe(403);
-    expect(
-      (await api(gw, eve, 'PATCH', `${path}?userId=${eve.id}`, { mode: 'discovery' })).status,
-    ).toBe(404);
-    const bad = await api(gw, ada, 'PATCH', `${path}?userId=${ada.id}`, { tools: ['Notes..x'] });
+    expect((await api(gw, eve, 'PATCH', path, { userId: ada.id, mode: 'discovery' })).status).toBe(
+      403,
+    );
+    expect((await api(gw, eve, 'PATCH', path, { userId: eve.id, mode: 'discovery' })).status).toBe(
+      404,
+    );
+    const bad = await api(gw, ada, 'PATCH', path, { userId: ada.id, tools: ['Notes..x'] });
     expect(bad.status).toBe(400);
     expect(await bad.json()).toMatchObject({ error: { code: 'validation_failed' } });
-    const byAdmin = await api(gw, admin, 'PATCH', `${path}?userId=${ada.id}`, {
+    const byAdmin = await api(gw, admin, 'PATCH', path, {
+      userId: ada.id,
       mode: 'discovery',
       tools: ['later.**'],
     });

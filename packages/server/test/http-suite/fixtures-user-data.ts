@@ -141,8 +141,7 @@ export const userDataFixtures: Record<string, Fixture> = {
         text(await world.call('GET', `/api/connections/mcp-endpoints?userId=${world.owner.id}`));
       return {
         path: `/api/connections/mcp-endpoints/${id}`,
-        query: { userId: world.owner.id },
-        body: { tools: ['notes.notes.list'], mode: 'discovery' },
+        body: { userId: world.owner.id, tools: ['notes.notes.list'], mode: 'discovery' },
         targetId: id,
         intact: async () => !(await listed()).includes('notes.notes.list'),
         check: (body) =>

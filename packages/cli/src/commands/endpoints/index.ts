@@ -163,8 +163,8 @@ export async function runEndpointsUpdate(options: EndpointsUpdateOptions) {
   const { endpoint } = await api.call({
     method: 'PATCH',
     path: `/api/connections/mcp-endpoints/${encodeURIComponent(options.id)}`,
-    query: { userId: await api.userId() },
     body: {
+      userId: await api.userId(),
       ...(options.tools === undefined ? {} : { tools: patternsOf(options.tools) }),
       ...(options.allTools ? { tools: null } : {}),
       ...(options.mode === undefined ? {} : { mode: options.mode }),

@@ -161,11 +161,8 @@ export function mountEndpointsPage(kit: WebKit): void {
     action(kit, '/endpoints', async (ctx, form) => {
       const { endpoint } = await ctx.api.send(
         'PATCH',
-        withQuery(
-          `/api/connections/mcp-endpoints/${encodeURIComponent(ctx.c.req.param('id') ?? '')}`,
-          { userId: ctx.viewer.id },
-        ),
-        { tools: patternLines(form.tools), mode: modeOf(form.mode) },
+        `/api/connections/mcp-endpoints/${encodeURIComponent(ctx.c.req.param('id') ?? '')}`,
+        { userId: ctx.viewer.id, tools: patternLines(form.tools), mode: modeOf(form.mode) },
         endpointUpdatedSchema,
       );
       return seeOther(ctx.c, '/endpoints', {
