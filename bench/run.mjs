@@ -25,6 +25,10 @@ const benchmarks = {
     // The Gateway as released, as gateway-server runs it.
     build: ['pnpm', '--filter', '@gateway/sdk', '--filter', '@gateway/server', 'build'],
   },
+  toolsets: {
+    command: [process.execPath, 'bench/toolsets/index.mjs'],
+    build: ['pnpm', '--filter', '@gateway/sdk', '--filter', '@gateway/server', 'build'],
+  },
   startup: {
     command: [process.execPath, 'bench/startup/index.mjs'],
     build: ['pnpm', '--filter', '@gateway/sdk', '--filter', '@gateway/server', 'build'],

@@ -44,6 +44,7 @@ import {
 } from './identity/index.js';
 import { inviteRoutes } from './invites/index.js';
 import { LazyMcpEndpoint, mountMcp } from './mcp/index.js';
+import { EndpointScopes } from './mcp-endpoints/index.js';
 import { mcpEndpointRoutes } from './mcp-endpoints/routes.js';
 import { meRoutes } from './me/index.js';
 import {
@@ -154,6 +155,7 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
     defaultRoleId: settings.defaultRoleId,
     plugins,
     policy: new PolicyService({ database, plugins, defaultRoleId: settings.defaultRoleId }),
+    endpointScopes: new EndpointScopes(database),
     executions: new ExecutionRecorder({ database, logger, onCommit: metricsOfCall(metrics) }),
     approvals: new ApprovalService({
       database,

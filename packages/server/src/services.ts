@@ -6,6 +6,7 @@ import type { ExecutionRecorder } from './executions/index.js';
 import type { ServerLogger } from './http/logger.js';
 import type { Redactor } from './http/redact.js';
 import type { SignupPolicy } from './invites/index.js';
+import type { EndpointScopes } from './mcp-endpoints/index.js';
 import type { PolicyService } from './policy/index.js';
 import type { PluginCatalog } from './registry/index.js';
 import type { SecretBox } from './secrets/index.js';
@@ -30,6 +31,8 @@ export interface GatewayServices {
   plugins: PluginCatalog;
   /** Roles, assignments and which tools a user or service account may use. */
   policy: PolicyService;
+  /** What each MCP endpoint serves of its user's role (`tools`, `mode`), and its changes. */
+  endpointScopes: EndpointScopes;
   /** Sign-in (better-auth): sessions, OAuth providers, rate limits. */
   auth: GatewayAuth;
   /** Vends credentials to tool handlers (`ctx.auth.getToken`). */

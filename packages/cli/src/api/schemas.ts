@@ -149,6 +149,8 @@ export const endpointCreated = z.looseObject({
   name: z.string(),
   token: z.string(),
   createdAt: z.string(),
+  tools: z.array(z.string()).nullable().optional(),
+  mode: z.string().optional(),
 });
 
 /** `GET /api/connections/mcp-endpoints`. */
@@ -162,8 +164,20 @@ export const endpointList = z.looseObject({
       createdAt: z.string(),
       lastUsedAt: z.string().nullable(),
       expiresAt: z.string().nullable().optional(),
+      tools: z.array(z.string()).nullable().optional(),
+      mode: z.string().optional(),
     }),
   ),
+});
+
+/** `PATCH /api/connections/mcp-endpoints/:id`. */
+export const endpointUpdated = z.looseObject({
+  endpoint: z.looseObject({
+    id: z.string(),
+    name: z.string(),
+    tools: z.array(z.string()).nullable(),
+    mode: z.string(),
+  }),
 });
 
 const role = z.looseObject({ id: z.string(), name: z.string(), patterns: z.array(z.string()) });

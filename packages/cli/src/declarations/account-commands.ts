@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import type { Keychain } from '../credentials/keychain.js';
 import type { Io } from '../output/io.js';
 import { examples, signedInFlags, type UrlFlags } from './options.js';
@@ -173,15 +173,16 @@ export function declareAccountCommands(
   const endpoints = program
     .command('endpoints')
     .helpCommand(false)
-    .summary('create, list or remove MCP endpoints')
+    .summary('create, list, update or remove MCP endpoints')
     .description(
-      'Create, list or remove your personal MCP endpoints. `create` prints the token once, with configurations for Claude Desktop, Cursor and VS Code.',
+      'Create, list, update or remove your personal MCP endpoints. `create` prints the token once, with configurations for Claude Desktop, Cursor and VS Code. An endpoint may serve only some tools of your role (`--tools`), and list them or only search, describe and call them (`--mode discovery`).',
     )
     .addHelpText(
       'after',
       examples(
         'gateway endpoints create laptop',
         'gateway endpoints list',
+        "gateway endpoints update <id> --tools 'notes.**' --mode discovery",
         'gateway endpoints rm <id>',
       ),
     );
@@ -194,17 +195,33 @@ export function declareAccountCommands(
       )
       .argument('<name>', "a name unique among your endpoints, e.g. the client's")
       .option('--description <text>', 'what the endpoint is for')
+      .option(
+        '--tools <patterns...>',
+        'serve only the tools of your role these patterns match (role grammar, e.g. notes.** github.repos.*; commas also separate)',
+      )
+      .addOption(
+        new Option(
+          '--mode <mode>',
+          'tools: list every tool; discovery: search, describe and call',
+        ).choices(['tools', 'discovery']),
+      )
       .addHelpText(
         'after',
         examples(
           'gateway endpoints create laptop',
           'gateway endpoints create ci --description "CI agent" --json',
+          "gateway endpoints create notes --tools 'notes.**' --mode discovery",
         ),
       ),
-  ).action(async (name: string, flags: UrlFlags & { description?: string }) => {
-    const { runEndpointsCreate } = await import('../commands/endpoints/index.js');
-    await runEndpointsCreate({ ...account, name, ...flags });
-  });
+  ).action(
+    async (
+      name: string,
+      flags: UrlFlags & { description?: string; tools?: string[]; mode?: 'tools' | 'discovery' },
+    ) => {
+      const { runEndpointsCreate } = await import('../commands/endpoints/index.js');
+      await runEndpointsCreate({ ...account, name, ...flags });
+    },
+  );
   signedInFlags(
     endpoints
       .command('list')
@@ -215,6 +232,42 @@ export function declareAccountCommands(
     const { runEndpointsList } = await import('../commands/endpoints/index.js');
     await runEndpointsList({ ...account, ...flags });
   });
+  signedInFlags(
+    endpoints
+      .command('update')
+      .summary("change an MCP endpoint's tools or mode")
+      .description(
+        'Change which tools of your role an MCP endpoint serves, or its mode. Its connected clients are told their tool list changed.',
+      )
+      .argument('<id>', 'the endpoint id (see `gateway endpoints list`)')
+      .option(
+        '--tools <patterns...>',
+        'serve only the tools of your role these patterns match (commas also separate)',
+      )
+      .option('--all-tools', 'serve every tool of your role again')
+      .addOption(
+        new Option(
+          '--mode <mode>',
+          'tools: list every tool; discovery: search, describe and call',
+        ).choices(['tools', 'discovery']),
+      )
+      .addHelpText(
+        'after',
+        examples(
+          "gateway endpoints update 2b9e... --tools 'notes.**' 'github.repos.*'",
+          'gateway endpoints update 2b9e... --mode discovery',
+          'gateway endpoints update 2b9e... --all-tools --mode tools',
+        ),
+      ),
+  ).action(
+    async (
+      id: string,
+      flags: UrlFlags & { tools?: string[]; allTools?: boolean; mode?: 'tools' | 'discovery' },
+    ) => {
+      const { runEndpointsUpdate } = await import('../commands/endpoints/index.js');
+      await runEndpointsUpdate({ ...account, id, ...flags });
+    },
+  );
   signedInFlags(
     endpoints
       .command('rm')

@@ -124,6 +124,10 @@ export interface McpEndpointsTable {
   masked_token: string;
   created_at: string;
   last_used_at: string | null;
+  /** JSON array of tool-path patterns narrowing the role (migration 015); null: the whole role. */
+  tools: ColumnType<string | null, string | null | undefined, string | null>;
+  /** `tools` or `discovery` (migration 015); `tools` unless set. */
+  mode: ColumnType<string, string | undefined, string>;
 }
 
 /** What an API token authenticates as. */

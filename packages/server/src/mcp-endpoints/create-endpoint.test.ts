@@ -24,6 +24,8 @@ describe('POST /api/connections/mcp-endpoints', () => {
       name: 'Claude Desktop',
       token: expect.stringMatching(/^gw_mcp_[0-9A-Za-z]{40}$/),
       createdAt: expect.stringMatching(ISO),
+      tools: null,
+      mode: 'tools',
     });
     const body = endpointCreatedSchema.parse(json);
     expect(await endpointOwner(gw.services.database, body.token)).toEqual({

@@ -33,6 +33,8 @@ export function createEndpointRoute(services: Pick<GatewayServices, 'database'>)
         userId: body.userId,
         name: body.name,
         description: body.description,
+        tools: body.tools,
+        mode: body.mode,
       });
       if (!result.ok) {
         throw result.problem === 'user_not_found'

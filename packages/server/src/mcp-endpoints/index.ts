@@ -1,11 +1,22 @@
+export { type EndpointScopeListener, EndpointScopes } from './endpoint-scopes.js';
 export { mcpEndpointRoutes } from './routes.js';
+export {
+  ENDPOINT_MODES,
+  type EndpointMode,
+  type EndpointScope,
+  endpointScopeOf,
+  NOTHING,
+  WHOLE_ROLE,
+} from './scope.js';
 export {
   type CreatedEndpoint,
   type CreateEndpointResult,
   createEndpoint,
   deleteEndpoint,
+  type EndpointChange,
   type EndpointListItem,
   type EndpointOwner,
   listEndpoints,
   type NewEndpoint,
+  updateEndpoint,
 } from './store.js';

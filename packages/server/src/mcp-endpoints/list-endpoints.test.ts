@@ -45,6 +45,8 @@ describe('GET /api/connections/mcp-endpoints', () => {
       maskedToken: maskToken(created.token),
       createdAt: created.createdAt,
       lastUsedAt,
+      tools: null,
+      mode: 'tools',
     });
     expect(endpoints).toHaveLength(2);
     expect(body).toEqual({

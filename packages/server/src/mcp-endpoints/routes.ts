@@ -2,13 +2,19 @@ import type { AnyRoute } from '../http/route.js';
 import type { GatewayServices } from '../services.js';
 import { createEndpointRoute } from './create-endpoint.js';
 import { deleteEndpointRoute } from './delete-endpoint.js';
+import type { EndpointScopes } from './endpoint-scopes.js';
 import { listEndpointsRoute } from './list-endpoints.js';
+import { previewEndpointRoute } from './preview-endpoint.js';
+import { updateEndpointRoute } from './update-endpoint.js';
 
 /** What the MCP endpoint routes read of the gateway's services. */
-export type McpEndpointsDeps = Pick<GatewayServices, 'database'>;
+export type McpEndpointsDeps = Pick<GatewayServices, 'database' | 'policy'> & {
+  endpointScopes: EndpointScopes;
+};
 
 /**
- * The `/api/connections/mcp-endpoints` routes: create, list and delete per-user MCP endpoints.
+ * The `/api/connections/mcp-endpoints` routes: create, list, change (tools and mode), preview and
+ * delete per-user MCP endpoints.
  * Their paths never reach a `/api/connections/:id` route: no such route shares both method and
  * segment count with them, and those routes answer 404 to an id that is not a UUID.
  *
@@ -19,6 +25,8 @@ export function mcpEndpointRoutes(services: McpEndpointsDeps): AnyRoute[] {
   return [
     createEndpointRoute(services),
     listEndpointsRoute(services),
+    previewEndpointRoute(services),
+    updateEndpointRoute(services),
     deleteEndpointRoute(services),
   ];
 }

@@ -1,5 +1,20 @@
+import { patternSchema } from '@gateway/sdk';
 import { z } from 'zod';
 import { userIdSchema } from '../http/common-schemas.js';
+import { ENDPOINT_MODES } from './scope.js';
+
+/** As many patterns as a role may hold. */
+const MAX_PATTERNS_PER_ROLE = 1000;
+
+const toolsField = z.array(patternSchema).max(MAX_PATTERNS_PER_ROLE).meta({
+  description:
+    'Tool-path patterns in the role grammar (`notes.**`, `github.repos.list`, `*` segments): the endpoint serves the tools of your role that one of them matches. Null or empty: the whole role. A pattern may match no tool yet.',
+});
+
+const modeField = z.enum(ENDPOINT_MODES).meta({
+  description:
+    '`tools` lists the tools; `discovery` lists `gateway.search_tools`, `gateway.describe_tools` and `gateway.call_tool` instead',
+});
 
 /** Body of `POST /api/connections/mcp-endpoints`. */
 export const createEndpointBody = z
@@ -7,8 +22,36 @@ export const createEndpointBody = z
     userId: userIdSchema,
     name: z.string().min(1).max(100).meta({ description: "Unique among the user's endpoints" }),
     description: z.string().max(1000).optional(),
+    tools: toolsField.nullable().optional(),
+    mode: modeField.optional().meta({ description: 'Default `tools`' }),
   })
   .strict();
+
+/** Body of `PATCH /api/connections/mcp-endpoints/:id`: what the endpoint serves, each optional. */
+export const updateEndpointBody = z
+  .object({
+    userId: userIdSchema,
+    tools: toolsField.nullable().optional(),
+    mode: modeField.optional(),
+  })
+  .strict();
+
+/** Body of `POST /api/connections/mcp-endpoints/preview`. */
+export const previewEndpointBody = z
+  .object({
+    userId: userIdSchema,
+    tools: z.array(z.string().max(1000)).max(MAX_PATTERNS_PER_ROLE).meta({
+      description: 'Tool-path patterns as typed, valid or not',
+    }),
+  })
+  .strict();
+
+const scopeFields = {
+  tools: z.array(z.string()).nullable().meta({
+    description: 'The patterns narrowing the role; null: the whole role',
+  }),
+  mode: z.enum(ENDPOINT_MODES),
+};
 
 /** Answer of `POST /api/connections/mcp-endpoints`: the only answer that carries the raw token. */
 export const endpointCreatedSchema = z.object({
@@ -16,6 +59,7 @@ export const endpointCreatedSchema = z.object({
   name: z.string(),
   token: z.string().meta({ description: 'The MCP token (`gw_mcp_...`); shown this once' }),
   createdAt: z.iso.datetime(),
+  ...scopeFields,
 });
 
 /** One element of `GET /api/connections/mcp-endpoints`. */
@@ -26,7 +70,11 @@ export const endpointListItemSchema = z.object({
   maskedToken: z.string().meta({ description: 'e.g. `gw_mcp_••••••••abcd`' }),
   createdAt: z.iso.datetime(),
   lastUsedAt: z.iso.datetime().nullable(),
+  ...scopeFields,
 });
 
 /** Answer of `GET /api/connections/mcp-endpoints`. */
 export const endpointListSchema = z.object({ endpoints: z.array(endpointListItemSchema) });
+
+/** Answer of `PATCH /api/connections/mcp-endpoints/:id`. */
+export const endpointUpdatedSchema = z.object({ endpoint: endpointListItemSchema });

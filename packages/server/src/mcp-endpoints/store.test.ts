@@ -48,6 +48,8 @@ for (const target of databaseTargets()) {
           name: 'Claude',
           token: expect.stringMatching(/^gw_mcp_[0-9A-Za-z]{40}$/),
           createdAt: T0.toISOString(),
+          tools: null,
+          mode: 'tools',
         },
       });
       if (!result.ok) return;
@@ -62,6 +64,8 @@ for (const target of databaseTargets()) {
           masked_token: maskToken(result.endpoint.token),
           created_at: T0.toISOString(),
           last_used_at: null,
+          tools: null,
+          mode: 'tools',
         },
       ]);
       expect(JSON.stringify(rows)).not.toContain(result.endpoint.token.slice('gw_mcp_'.length));
@@ -106,6 +110,8 @@ for (const target of databaseTargets()) {
           maskedToken: maskToken(first.token),
           createdAt: at(0).toISOString(),
           lastUsedAt: null,
+          tools: null,
+          mode: 'tools',
         },
         {
           id: second.id,
@@ -114,6 +120,8 @@ for (const target of databaseTargets()) {
           maskedToken: maskToken(second.token),
           createdAt: at(1).toISOString(),
           lastUsedAt: null,
+          tools: null,
+          mode: 'tools',
         },
       ]);
     });

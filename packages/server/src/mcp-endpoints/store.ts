@@ -2,12 +2,17 @@ import type { Kysely } from 'kysely';
 import type { DatabaseSchema } from '../db/index.js';
 import { lockUser } from '../db/locks.js';
 import { generateToken, hashToken, maskToken } from '../secrets/index.js';
+import { type EndpointMode, endpointScopeOf, storedTools } from './scope.js';
 
 /** What {@link createEndpoint} stores. */
 export interface NewEndpoint {
   userId: string;
   name: string;
   description?: string | undefined;
+  /** Patterns narrowing the user's role; none (or empty): the whole role. */
+  tools?: readonly string[] | null | undefined;
+  /** `tools` unless given. */
+  mode?: EndpointMode | undefined;
   /** When it was created; now unless given (tests pin it to check ordering). */
   now?: Date;
 }
@@ -19,6 +24,9 @@ export interface CreatedEndpoint {
   /** `gw_mcp_` and 40 base62 characters. Only its SHA-256 hash is stored. */
   token: string;
   createdAt: string;
+  /** The patterns narrowing the role; null: the whole role. */
+  tools: string[] | null;
+  mode: EndpointMode;
 }
 
 /** The outcome of {@link createEndpoint}. */
@@ -34,6 +42,9 @@ export interface EndpointListItem {
   maskedToken: string;
   createdAt: string;
   lastUsedAt: string | null;
+  /** The patterns narrowing the role; null: the whole role. */
+  tools: string[] | null;
+  mode: EndpointMode;
 }
 
 /** Who an MCP token belongs to. */
@@ -69,11 +80,15 @@ export async function createEndpoint(
     if (duplicate) return { ok: false, problem: 'duplicate' };
 
     const token = generateToken('mcp');
+    const tools = storedTools(input.tools);
+    const mode = input.mode ?? 'tools';
     const endpoint: CreatedEndpoint = {
       id: crypto.randomUUID(),
       name: input.name,
       token,
       createdAt: (input.now ?? new Date()).toISOString(),
+      tools: toolsOf(tools),
+      mode,
     };
     await trx
       .insertInto('mcp_endpoints')
@@ -86,6 +101,8 @@ export async function createEndpoint(
         masked_token: maskToken(token),
         created_at: endpoint.createdAt,
         last_used_at: null,
+        tools,
+        mode,
       })
       .execute();
     return { ok: true, endpoint };
@@ -104,19 +121,93 @@ export async function listEndpoints(
 ): Promise<EndpointListItem[]> {
   const rows = await db
     .selectFrom('mcp_endpoints')
-    .select(['id', 'name', 'description', 'masked_token', 'created_at', 'last_used_at'])
+    .select(LIST_COLUMNS)
     .where('user_id', '=', userId)
     .orderBy('created_at')
     .orderBy('id')
     .execute();
-  return rows.map((row) => ({
+  return rows.map(listItem);
+}
+
+const LIST_COLUMNS = [
+  'id',
+  'name',
+  'description',
+  'masked_token',
+  'created_at',
+  'last_used_at',
+  'tools',
+  'mode',
+] as const;
+
+function listItem(row: {
+  id: string;
+  name: string;
+  description: string | null;
+  masked_token: string;
+  created_at: string;
+  last_used_at: string | null;
+  tools: string | null;
+  mode: string;
+}): EndpointListItem {
+  return {
     id: row.id,
     name: row.name,
     description: row.description,
     maskedToken: row.masked_token,
     createdAt: row.created_at,
     lastUsedAt: row.last_used_at,
-  }));
+    tools: toolsOf(row.tools),
+    mode: endpointScopeOf(row).mode,
+  };
+}
+
+/** The stored patterns as the API shows them: a copy, or null for the whole role. */
+function toolsOf(stored: string | null): string[] | null {
+  const { tools } = endpointScopeOf({ tools: stored, mode: 'tools' });
+  return tools === null ? null : [...tools];
+}
+
+/** What {@link updateEndpoint} changes; a field left out stays as it is. */
+export interface EndpointChange {
+  /** New patterns; null or empty: the whole role. */
+  tools?: readonly string[] | null | undefined;
+  mode?: EndpointMode | undefined;
+}
+
+/**
+ * Changes what the user's endpoint `id` serves. Returns the endpoint as listed, or undefined when
+ * there is no such endpoint among the user's.
+ *
+ * @example
+ * const updated = await updateEndpoint(db, userId, endpointId, { tools: ['notes.**'] });
+ */
+export async function updateEndpoint(
+  db: Kysely<DatabaseSchema>,
+  userId: string,
+  id: string,
+  change: EndpointChange,
+): Promise<EndpointListItem | undefined> {
+  const set = {
+    ...(change.tools === undefined ? {} : { tools: storedTools(change.tools) }),
+    ...(change.mode === undefined ? {} : { mode: change.mode }),
+  };
+  if (Object.keys(set).length > 0) {
+    const result = await db
+      .updateTable('mcp_endpoints')
+      .set(set)
+      .where('id', '=', id)
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
+    if (Number(result.numUpdatedRows) === 0) return undefined;
+  }
+  const row = await db
+    .selectFrom('mcp_endpoints')
+    .select(LIST_COLUMNS)
+    .where('id', '=', id)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+  return row === undefined ? undefined : listItem(row);
 }
 
 /**

@@ -24,6 +24,7 @@ import { traced } from '../tracing/index.js';
 import { authRequiredMessage } from './auth-hint.js';
 import { CallRedaction } from './call-redaction.js';
 import type { CallContext, CallSite } from './call-site.js';
+import { answerMetaTool, isMetaTool } from './discovery/index.js';
 import type { Elicitor } from './elicitor.js';
 import { subjectId } from './principal.js';
 import { errorResult } from './render-result.js';
@@ -34,8 +35,10 @@ import { type McpDeps, type McpRuntime, toolsOf } from './runtime.js';
 /**
  * Answers `tools/call` in stages, the same for every kind of {@link ToolSource}:
  *
- * 1. **resolve**: the tool among the caller's (one outside the role is as unknown as one that
- *    does not exist);
+ * 1. **resolve**: the tool among the caller's (one outside the role, or outside the endpoint's
+ *    tools, is as unknown as one that does not exist); on a discovery endpoint
+ *    `gateway.search_tools` and `gateway.describe_tools` are answered here, and
+ *    `gateway.call_tool` resolves the tool it names, which then runs as if called directly;
  * 2. **resume**: a retried 2026-07-28 round's verified state and answer;
  * 3. **validate**: the source checks the arguments;
  * 4. **authorize credentials**: the call's `auth` serves only the providers its source declares,
@@ -69,12 +72,19 @@ async function callStages(
 ): Promise<CallToolResult | InputRequiredResult> {
   const { services } = runtime;
   const subject = subjectId(site.principal);
-  const args = params.arguments ?? {};
 
   // 1. resolve
-  const { role, index } = await traced('gateway.policy', {}, () =>
+  const { role, index, mode } = await traced('gateway.policy', {}, () =>
     toolsOf(runtime, site.principal, site.kind !== 'session'),
   );
+  // A discovery endpoint's meta-tools: search and describe answer here; `gateway.call_tool`
+  // names the real tool, which goes on through every stage below as a direct call would.
+  if (mode === 'discovery' && isMetaTool(params.name)) {
+    const meta = answerMetaTool(index, params);
+    if ('result' in meta) return meta.result;
+    params = meta.call;
+  }
+  const args = params.arguments ?? {};
   const tool = index.byName.get(params.name);
   // Only a tool the caller may see names the span: any other name is the caller's choosing.
   span?.setAttribute('gateway.tool', tool === undefined ? '(unknown)' : tool.path);

@@ -8,6 +8,7 @@ import { isDatabaseUnavailable } from '../db/unavailable.js';
 import { SERVER_VERSION } from '../openapi/index.js';
 import type { CallSite, ConnectionKind } from './call-site.js';
 import { callTool } from './call-tool.js';
+import { META_TOOLS } from './discovery/index.js';
 import { asLogLevel } from './log-levels.js';
 import type { McpPrincipal } from './principal.js';
 import { type McpRuntime, toolsOf } from './runtime.js';
@@ -37,7 +38,8 @@ class ToolServer extends Server {
 
 /**
  * A small low-level MCP server for one request (or one 2025 session) of `principal`: it answers
- * `tools/list` from the principal's cached tool list and `tools/call` through {@link callTool}.
+ * `tools/list` from the principal's cached tool list (on a discovery endpoint, the meta-tools) and
+ * `tools/call` through {@link callTool}.
  * Nothing per tool is built here, so a server costs the same however many tools exist.
  */
 export function createToolServer(
@@ -59,10 +61,10 @@ export function createToolServer(
     ...(kind === 'session' ? { sessionLogLevel: () => sessionLevel.get() } : {}),
   };
   server.setRequestHandler('tools/list', async () => {
-    const { index } = await toolsOf(runtime, principal, kind !== 'session').catch(
+    const { index, mode } = await toolsOf(runtime, principal, kind !== 'session').catch(
       unavailableAsProtocolError,
     );
-    return { tools: [...index.list] };
+    return { tools: mode === 'discovery' ? [...META_TOOLS] : [...index.list] };
   });
   server.setRequestHandler('tools/call', (request, ctx) =>
     callTool(runtime, site, request.params, ctx).catch(unavailableAsProtocolError),

@@ -10,7 +10,7 @@ import type { ToolsChange } from './shared-sessions/session-bus.js';
  * app without it. What must happen whether or not a client ever calls happens at once: the
  * options are checked (a bad one stops the start) and the sweeper of abandoned calls runs. On
  * PostgreSQL a policy change made here before the endpoint exists (a role edited through this
- * instance's API) builds it, so the other instances' 2025 clients hear of it; elsewhere no client
+ * instance's API, an endpoint's tools changed) builds it, so the other instances' 2025 clients hear of it; elsewhere no client
  * of this instance can be listening yet. Concurrent first requests wait for the same endpoint.
  *
  * @example
@@ -57,9 +57,16 @@ export class LazyMcpEndpoint {
           }),
       );
     };
-    // Only policy changes: a catalog change (a registration) reaches every instance through its
+    // Only policy and endpoint changes: a catalog change (a registration) reaches every instance through its
     // own registry sync, and the ones made while starting must not build the endpoint.
-    this.#stopWatching = services.policy.onChange((change) => early(change));
+    const stopPolicy = services.policy.onChange((change) => early(change));
+    const stopEndpoints = services.endpointScopes.onChange((endpointId) =>
+      early({ kind: 'endpoint', endpointId }),
+    );
+    this.#stopWatching = () => {
+      stopPolicy();
+      stopEndpoints();
+    };
   }
 
   /** How many 2025 sessions are open on this instance (none before the first MCP request). */

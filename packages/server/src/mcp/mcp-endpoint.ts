@@ -91,9 +91,13 @@ export class McpEndpoint {
     });
     const stopCatalog = services.plugins.onChange(() => this.toolsChanged({ kind: 'catalog' }));
     const stopPolicy = services.policy.onChange((change) => this.toolsChanged(change));
+    const stopEndpoints = services.endpointScopes.onChange((endpointId) =>
+      this.toolsChanged({ kind: 'endpoint', endpointId }),
+    );
     this.#stopWatching = () => {
       stopCatalog();
       stopPolicy();
+      stopEndpoints();
     };
   }
 

@@ -2,6 +2,7 @@ import { ProgressNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { createInteractionPlugin } from '#test/mcp/interaction-plugin.js';
 import { connectV1, connectV2, startMcpGateway } from '#test/mcp/mcp-test-kit.js';
+import { rememberSecret } from '#test/support/known-secrets.js';
 
 const COPY = { name: 'calls.files.copy', arguments: { files: ['a.txt', 'b.txt'] } };
 /** What `calls.files.copy` reports, less the report that goes backwards. */
@@ -32,6 +33,30 @@ describe('progress: call.reportProgress reaches the client that asked for it', (
     });
     expect(result.isError).toBeFalsy();
     expect(updates.map(withoutToken)).toEqual(REPORTED);
+  });
+
+  // Issue 33: gateway.call_tool on a discovery endpoint runs the tool as a direct call would.
+  it('sends them through gateway.call_tool of a discovery endpoint, to both clients', async () => {
+    const { alice, gw } = await start();
+    const created = await gw.gateway.request('POST', '/api/connections/mcp-endpoints', {
+      as: alice,
+      body: { userId: alice.id, name: 'discovery', mode: 'discovery' },
+    });
+    const { token } = (await created.json()) as { token: string };
+    rememberSecret(token);
+    const viaMeta = { name: 'gateway.call_tool', arguments: COPY };
+    const { client } = await connectV1(gw.url, token);
+    const v1: Record<string, unknown>[] = [];
+    const result = await client.callTool(viaMeta, undefined, {
+      onprogress: (update) => v1.push(update),
+    });
+    expect(result.isError).toBeFalsy();
+    expect(v1.map(withoutToken)).toEqual(REPORTED);
+    const v2Client = await connectV2(gw.url, token);
+    const v2: Record<string, unknown>[] = [];
+    const v2Result = await v2Client.callTool(viaMeta, { onprogress: (update) => v2.push(update) });
+    expect(v2Result.isError).toBeFalsy();
+    expect(v2.map(withoutToken)).toEqual(REPORTED);
   });
 
   it('sends them to a 2026-07-28 client too', async () => {

@@ -1,5 +1,6 @@
 import type { Role } from '@gateway/sdk';
 import type { RequestStateCodec } from '@modelcontextprotocol/server';
+import { type EndpointMode, WHOLE_ROLE } from '../mcp-endpoints/index.js';
 import type { GatewayServices } from '../services.js';
 import type { ResolvedMcpOptions } from './options.js';
 import { type McpPrincipal, subjectId } from './principal.js';
@@ -12,6 +13,7 @@ export type McpDeps = Pick<
   | 'approvals'
   | 'baseUrl'
   | 'database'
+  | 'endpointScopes'
   | 'executions'
   | 'logger'
   | 'plugins'
@@ -29,15 +31,20 @@ export interface McpRuntime {
   tools: ToolIndexCache;
 }
 
-/** The tools a principal may use right now, as MCP serves them, and its role. */
+/** The tools a principal may use right now, as MCP serves them, its role, and how they are offered. */
 export interface PrincipalTools {
   role: Role;
+  /** The tools it may call: its role's, narrowed by its endpoint's patterns. */
   index: ToolIndex;
+  /** `discovery`: `tools/list` serves the meta-tools instead (discovery.ts). */
+  mode: EndpointMode;
 }
 
 /**
- * Resolves the tools of `principal`: a user's by their role, a service account's by its role and
- * `serviceAccountAllowed`. Cheap after the first call per role: one role lookup, then cached sets.
+ * Resolves the tools of `principal`: a user's by their role narrowed by the endpoint they came
+ * through (any kind of endpoint: its row decides, see `EndpointScopes`), a service account's by its
+ * role and `serviceAccountAllowed`. Cheap after the first call per role and endpoint patterns: a
+ * role lookup and an endpoint lookup, then cached sets.
  */
 export async function toolsOf(
   runtime: McpRuntime,
@@ -49,12 +56,20 @@ export async function toolsOf(
    */
   thisRequest = false,
 ): Promise<PrincipalTools> {
-  const { policy } = runtime.services;
-  const resolution =
-    principal.kind === 'service_account'
-      ? await policy.resolveForServiceAccount(principal.roleId)
-      : thisRequest && principal.roleRow !== undefined
-        ? policy.resolveForUserRole(principal.roleId, principal.roleRow)
-        : await policy.resolveForUser(subjectId(principal));
-  return { role: resolution.role, index: runtime.tools.get(resolution.tools) };
+  const { policy, endpointScopes } = runtime.services;
+  if (principal.kind === 'service_account') {
+    const resolution = await policy.resolveForServiceAccount(principal.roleId);
+    return { role: resolution.role, index: runtime.tools.get(resolution.tools), mode: 'tools' };
+  }
+  const [resolution, scope] = await Promise.all([
+    thisRequest && principal.roleRow !== undefined
+      ? policy.resolveForUserRole(principal.roleId, principal.roleRow)
+      : policy.resolveForUser(subjectId(principal)),
+    principal.endpointId === undefined ? WHOLE_ROLE : endpointScopes.scopeOf(principal.endpointId),
+  ]);
+  return {
+    role: resolution.role,
+    index: runtime.tools.get(resolution.tools, scope),
+    mode: scope.mode,
+  };
 }

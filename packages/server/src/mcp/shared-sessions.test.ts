@@ -292,6 +292,52 @@ describe.skipIf(!pgUrl)('2025 sessions on PostgreSQL: any instance serves any se
   });
 });
 
+describe.skipIf(!pgUrl)('an endpoint changed on one instance (issue 33)', () => {
+  it("tells that endpoint's session on another instance, and no other session, and narrows it there", async () => {
+    const [a, b] = await instances(2);
+    const gwA = a as McpTestGateway;
+    const gwB = b as McpTestGateway;
+    const alice = await gwA.user({ admin: true });
+    const other = await gwA.user({ admin: true });
+    const endpointOf = async (user: McpTestUser) => {
+      const [row] = await gwA.gateway.services.database.db
+        .selectFrom('mcp_endpoints')
+        .select('id')
+        .where('user_id', '=', user.id)
+        .execute();
+      return row?.id ?? '';
+    };
+    // Both clients talk to B only: their GET streams are held there.
+    const { client } = await connect([gwB.url], alice);
+    const { client: untouched } = await connect([gwB.url], other);
+    let heard = 0;
+    let heardOther = 0;
+    const changed = new Promise<void>((resolve) => {
+      client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+        heard += 1;
+        resolve();
+      });
+    });
+    untouched.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      heardOther += 1;
+    });
+    expect((await client.listTools()).tools.length).toBeGreaterThan(1);
+    await untouched.listTools();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const id = await endpointOf(alice);
+    const patched = await gwA.gateway.request('PATCH', `/api/connections/mcp-endpoints/${id}`, {
+      as: alice,
+      body: { userId: alice.id, tools: ['demo.echo.say'] },
+    });
+    expect(patched.status).toBe(200);
+    await changed;
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['demo.echo.say']);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(heard).toBe(1);
+    expect(heardOther).toBe(0);
+  });
+});
+
 describe.skipIf(!pgUrl)('2025 session streams and lifetimes across instances on PostgreSQL', () => {
   async function pair(mcp: McpOptions) {
     const scoped = await createPostgresTestDatabase(pgUrl as string);

@@ -1,6 +1,11 @@
+import { compilePatterns, type PathMatcher } from '@gateway/sdk';
 import { isSpecType, type Tool as McpTool } from '@modelcontextprotocol/server';
 import type { ServerLogger } from '../http/logger.js';
+import type { EndpointScope } from '../mcp-endpoints/index.js';
 import type { MountedTool } from '../registry/index.js';
+
+/** Compiled endpoint patterns kept at most; past it, the cache starts over. */
+const MAX_MATCHERS = 1000;
 
 /** What MCP serves of one tool set: the `tools/list` answer and the tools by MCP name. */
 export interface ToolIndex {
@@ -20,6 +25,9 @@ export interface ToolIndex {
  */
 export class ToolIndexCache {
   readonly #cache = new WeakMap<readonly MountedTool[], ToolIndex>();
+  /** A role's index narrowed by an endpoint's patterns, by the patterns as stored. */
+  readonly #scoped = new WeakMap<ToolIndex, Map<string, ToolIndex>>();
+  #matchers = new Map<string, PathMatcher>();
   readonly #toolName: (tool: MountedTool) => string;
   readonly #logger: ServerLogger;
 
@@ -28,14 +36,39 @@ export class ToolIndexCache {
     this.#logger = options.logger;
   }
 
-  /** The index of `tools` (a policy resolution's array). */
-  get(tools: readonly MountedTool[]): ToolIndex {
+  /**
+   * The index of `tools` (a policy resolution's array), narrowed to the tools `scope`'s patterns
+   * match when it has any. Built once per role resolution and endpoint patterns, so a call costs
+   * map lookups.
+   */
+  get(tools: readonly MountedTool[], scope?: EndpointScope): ToolIndex {
     let index = this.#cache.get(tools);
     if (index === undefined) {
       index = this.#build(tools);
       this.#cache.set(tools, index);
     }
-    return index;
+    if (scope === undefined || scope.tools === null) return index;
+    let narrowed = this.#scoped.get(index);
+    if (narrowed === undefined) {
+      narrowed = new Map();
+      this.#scoped.set(index, narrowed);
+    }
+    let scoped = narrowed.get(scope.key);
+    if (scoped === undefined) {
+      scoped = narrow(index, this.#matcher(scope));
+      narrowed.set(scope.key, scoped);
+    }
+    return scoped;
+  }
+
+  #matcher(scope: EndpointScope): PathMatcher {
+    let matcher = this.#matchers.get(scope.key);
+    if (matcher === undefined) {
+      if (this.#matchers.size >= MAX_MATCHERS) this.#matchers = new Map();
+      matcher = compilePatterns(scope.tools ?? []);
+      this.#matchers.set(scope.key, matcher);
+    }
+    return matcher;
   }
 
   #build(tools: readonly MountedTool[]): ToolIndex {
@@ -77,4 +110,19 @@ export class ToolIndexCache {
     }
     return { list: Object.freeze(list), byName, structured };
   }
+}
+
+/** The part of `index` whose tools' paths `matcher` accepts, sharing its frozen entries. */
+function narrow(index: ToolIndex, matcher: PathMatcher): ToolIndex {
+  const list: McpTool[] = [];
+  const byName = new Map<string, MountedTool>();
+  const structured = new Set<string>();
+  for (const entry of index.list) {
+    const tool = index.byName.get(entry.name);
+    if (tool === undefined || !matcher.matches(tool.path)) continue;
+    list.push(entry);
+    byName.set(entry.name, tool);
+    if (index.structured.has(entry.name)) structured.add(entry.name);
+  }
+  return { list: Object.freeze(list), byName, structured };
 }

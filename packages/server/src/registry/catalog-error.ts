@@ -5,6 +5,7 @@ export type PluginCatalogErrorReason =
   | 'unknown_plugin'
   | 'duplicate_source'
   | 'namespace_taken'
+  | 'namespace_reserved'
   | 'path_outside_namespace'
   | 'unrepresentable_schema';
 

@@ -12,6 +12,12 @@ import { type MountedTool, type MountSource, mountedTool } from './mounted-tool.
 export { PluginCatalogError, type PluginCatalogErrorReason } from './catalog-error.js';
 export type { JsonSchema, MountedTool, MountSource } from './mounted-tool.js';
 
+/**
+ * Namespaces no plugin or upstream may mount: `gateway` holds the discovery meta-tools of MCP
+ * endpoints in discovery mode, which must never be shadowed by (or mistaken for) a mounted tool.
+ */
+export const RESERVED_NAMESPACES: ReadonlySet<string> = new Set(['gateway']);
+
 /** Called after every change of the mounted tools, with the catalog's new version. */
 export type CatalogListener = (version: number) => void;
 
@@ -125,8 +131,9 @@ export class PluginCatalog {
    * Checks that `source` can be mounted and returns the tools it would mount, without mounting
    * anything. {@link PluginCatalog.mount} runs the same checks.
    *
-   * @throws PluginCatalogError `unknown_plugin`, `duplicate_source`, `namespace_taken`,
-   * `path_outside_namespace` (details: the paths) or `unrepresentable_schema`.
+   * @throws PluginCatalogError `unknown_plugin`, `namespace_reserved` (`gateway`),
+   * `duplicate_source`, `namespace_taken`, `path_outside_namespace` (details: the paths) or
+   * `unrepresentable_schema`.
    */
   check(source: MountSource): readonly MountedTool[] {
     const plugin = this.#plugins.get(source.pluginId);
@@ -141,6 +148,13 @@ export class PluginCatalog {
   }
 
   #assertFree(source: ToolSetSource): void {
+    if (RESERVED_NAMESPACES.has(source.namespace)) {
+      throw new PluginCatalogError(
+        'namespace_reserved',
+        `The namespace "${source.namespace}" is reserved for the gateway's own tools (gateway.search_tools, gateway.describe_tools, gateway.call_tool); choose another`,
+        [source.id],
+      );
+    }
     if (this.#mounts.has(source.id)) {
       throw new PluginCatalogError(
         'duplicate_source',
@@ -165,7 +179,7 @@ export class PluginCatalog {
    * the listeners.
    *
    * @throws PluginCatalogError `duplicate_source` (another kind of source has the id),
-   * `namespace_taken` or `path_outside_namespace`; nothing changes then.
+   * `namespace_reserved`, `namespace_taken` or `path_outside_namespace`; nothing changes then.
    */
   mountTools(source: ToolSetSource, tools: readonly MountedTool[]): readonly MountedTool[] {
     const existing = this.#mounts.get(source.id);

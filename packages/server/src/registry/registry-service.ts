@@ -67,6 +67,7 @@ const statusOf: Record<PluginCatalogErrorReason, 'bad_request' | 'not_found' | '
   unknown_plugin: 'not_found',
   duplicate_source: 'conflict',
   namespace_taken: 'conflict',
+  namespace_reserved: 'bad_request',
   path_outside_namespace: 'bad_request',
   unrepresentable_schema: 'bad_request',
 };

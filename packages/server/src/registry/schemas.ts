@@ -1,6 +1,7 @@
 import { NAMESPACE_MAX_LENGTH, NAMESPACE_PATTERN } from '@gateway/sdk';
 import { z } from 'zod';
 import { upstreamAuthInputSchema, upstreamAuthSchema } from '../upstream/target.js';
+import { RESERVED_NAMESPACES } from './plugin-catalog.js';
 
 const sourceId = z
   .string()
@@ -13,7 +14,10 @@ const sourceId = z
 const namespace = z
   .string()
   .regex(NAMESPACE_PATTERN, 'Use a-z, 0-9 and _ (underscore style), e.g. `google_drive`')
-  .max(NAMESPACE_MAX_LENGTH, `Use at most ${NAMESPACE_MAX_LENGTH} characters`);
+  .max(NAMESPACE_MAX_LENGTH, `Use at most ${NAMESPACE_MAX_LENGTH} characters`)
+  .refine((value) => !RESERVED_NAMESPACES.has(value), {
+    message: "The namespace `gateway` is reserved for the gateway's own tools; choose another",
+  });
 
 /** A plugin source in `POST /api/registry/sources`. */
 const pluginSourceBody = z

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { RESERVED_NAMESPACES } from '../registry/plugin-catalog.js';
 
 const noneAuth = z.object({ kind: z.literal('none') }).strict();
 
@@ -110,7 +111,12 @@ export type UpstreamTarget =
 export const stdioUpstreamSchema = z
   .object({
     id: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'Use 1-64 of a-z, 0-9, _ and -'),
-    namespace: z.string().regex(/^[a-z0-9_]{1,64}$/, 'Use a-z, 0-9 and _ (underscore style)'),
+    namespace: z
+      .string()
+      .regex(/^[a-z0-9_]{1,64}$/, 'Use a-z, 0-9 and _ (underscore style)')
+      .refine((value) => !RESERVED_NAMESPACES.has(value), {
+        message: "The namespace `gateway` is reserved for the gateway's own tools; choose another",
+      }),
     command: z.string().min(1),
     args: z.array(z.string()).default([]),
     env: z.record(z.string(), z.string()).default({}),

@@ -79,6 +79,39 @@ describe('web app pages (without a browser)', () => {
     expect((await post({ 'sec-fetch-site': 'same-origin' })).status).toBe(201);
   });
 
+  // Issue 33: an endpoint's tools and mode, with the preview over the user's role.
+  it('creates an endpoint with tools and a mode, previews them, and changes them', async () => {
+    const { gw, session } = await signedUp();
+    const page = await (await session.browse('/endpoints')).text();
+    expect(page).toContain('data-preview-user=');
+    expect(page).toContain('Serves all 1 tool of your role');
+    const created = await session.browse('/endpoints', {
+      form: { name: 'Weather', tools: 'forecast.**\nlater.tools', mode: 'discovery' },
+    });
+    expect(created.status).toBe(201);
+    const html = await created.text();
+    expect(html).toContain('Tools: forecast.**, later.tools · discovery mode');
+    expect(html).toContain('Line 2 (later.tools): matches nothing today');
+    expect(html).toContain('Serves 1 of 1 tool of your role');
+    const [row] = await gw.services.database.db
+      .selectFrom('mcp_endpoints')
+      .select(['id', 'tools', 'mode'])
+      .execute();
+    expect(row).toMatchObject({ tools: '["forecast.**","later.tools"]', mode: 'discovery' });
+
+    const saved = await session.browse(`/endpoints/${row?.id}/update`, {
+      form: { tools: '', mode: 'tools' },
+    });
+    expect(saved.status).toBe(303);
+    const after = await (await session.browse('/endpoints')).text();
+    expect(after).toContain('Every tool of your role');
+    const bad = await session.browse(`/endpoints/${row?.id}/update`, {
+      form: { tools: 'Bad..pattern', mode: 'tools' },
+    });
+    expect(bad.status).toBe(303);
+    expect(await (await session.browse('/endpoints')).text()).toContain('segment');
+  });
+
   it('keeps admin pages for admins', async () => {
     const { gw } = await signedUp();
     const bob = browser(gw.fetch, ORIGIN);

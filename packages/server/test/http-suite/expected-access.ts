@@ -17,6 +17,8 @@ export const expectedAccess: Readonly<Record<string, Access>> = {
 
   'POST /api/connections/mcp-endpoints': 'user',
   'GET /api/connections/mcp-endpoints': 'user',
+  'POST /api/connections/mcp-endpoints/preview': 'user',
+  'PATCH /api/connections/mcp-endpoints/:id': 'user',
   'DELETE /api/connections/mcp-endpoints/:id': 'user',
 
   // A team connection records the admin who made it; the service secret may list and remove.

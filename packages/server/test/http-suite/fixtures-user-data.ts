@@ -115,6 +115,42 @@ export const userDataFixtures: Record<string, Fixture> = {
       };
     },
   },
+  'POST /api/connections/mcp-endpoints/preview': {
+    scope: 'user',
+    success: 200,
+    async prepare(world) {
+      return {
+        path: '/api/connections/mcp-endpoints/preview',
+        body: { userId: world.owner.id, tools: ['notes.**', 'nothing.yet'] },
+        check: (body) =>
+          expect(body).toMatchObject({
+            patterns: [
+              { pattern: 'notes.**', problem: null },
+              { pattern: 'nothing.yet', problem: null, matches: 0 },
+            ],
+          }),
+      };
+    },
+  },
+  'PATCH /api/connections/mcp-endpoints/:id': {
+    scope: 'user',
+    success: 200,
+    async prepare(world) {
+      const id = await createEndpoint(world);
+      const listed = async () =>
+        text(await world.call('GET', `/api/connections/mcp-endpoints?userId=${world.owner.id}`));
+      return {
+        path: `/api/connections/mcp-endpoints/${id}`,
+        body: { userId: world.owner.id, tools: ['notes.notes.list'], mode: 'discovery' },
+        targetId: id,
+        intact: async () => !(await listed()).includes('notes.notes.list'),
+        check: (body) =>
+          expect(body).toMatchObject({
+            endpoint: { id, tools: ['notes.notes.list'], mode: 'discovery' },
+          }),
+      };
+    },
+  },
   'DELETE /api/connections/mcp-endpoints/:id': {
     scope: 'user',
     success: 200,

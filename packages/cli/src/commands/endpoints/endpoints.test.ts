@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { cliFailure, revokeTokensOf, signInCli } from '#test/support/cli-user.js';
 import { startGateway } from '#test/support/gateway-server.js';
-import { runEndpointsCreate, runEndpointsList, runEndpointsRm } from './index.js';
+import {
+  runEndpointsCreate,
+  runEndpointsList,
+  runEndpointsRm,
+  runEndpointsUpdate,
+} from './index.js';
 import { mcpClientConfigs } from './mcp-client-configs.js';
 
 async function mcpStatus(url: string, token: string): Promise<number> {
@@ -61,7 +66,7 @@ describe('gateway endpoints', () => {
     await runEndpointsList(listed);
     expect(listed.io.out()).toMatch(
       new RegExp(
-        `^ID\\s+NAME\\s+TOKEN\\s+LAST USED\\s+DESCRIPTION\\n${endpoint.id}\\s+Laptop\\s+gw_mcp_•+\\S{4}\\s+\\S+\\s+Claude\\n$`,
+        `^ID\\s+NAME\\s+TOKEN\\s+LAST USED\\s+TOOLS\\s+DESCRIPTION\\n${endpoint.id}\\s+Laptop\\s+gw_mcp_•+\\S{4}\\s+\\S+\\s+all\\s+Claude\\n$`,
       ),
     );
     expect(listed.io.out()).not.toContain(endpoint.token);
@@ -84,6 +89,50 @@ describe('gateway endpoints', () => {
     const again = await cliFailure(runEndpointsRm({ ...ada.options(), id: endpoint.id }));
     expect(again.exitCode).toBe(1);
     expect(again.message).toBe(`No MCP endpoint ${endpoint.id}; see \`gateway endpoints list\``);
+  });
+
+  it('creates an endpoint with --tools and --mode, and updates them (issue 33)', async () => {
+    const { url } = await startGateway();
+    const ada = await signInCli(url, 'ada@example.test');
+    const created = ada.options();
+    const endpoint = await runEndpointsCreate({
+      ...created,
+      name: 'notes',
+      tools: ['notes.**'],
+      mode: 'discovery',
+    });
+    expect(created.io.out()).toContain('Serves notes.** (discovery)\n');
+
+    const updated = ada.options();
+    const result = await runEndpointsUpdate({
+      ...updated,
+      id: endpoint.id,
+      tools: ['notes.notes.list,github.repos.*'],
+      mode: 'tools',
+    });
+    expect(result).toMatchObject({ tools: ['notes.notes.list', 'github.repos.*'], mode: 'tools' });
+    expect(updated.io.out()).toBe(
+      '✓ Updated MCP endpoint "notes": serves notes.notes.list, github.repos.*\n',
+    );
+    const listed = ada.options();
+    await runEndpointsList({ ...listed, json: true });
+    expect(JSON.parse(listed.io.out())).toMatchObject({
+      endpoints: [
+        { id: endpoint.id, tools: ['notes.notes.list', 'github.repos.*'], mode: 'tools' },
+      ],
+    });
+
+    const all = ada.options();
+    await runEndpointsUpdate({ ...all, id: endpoint.id, allTools: true });
+    expect(all.io.out()).toBe('✓ Updated MCP endpoint "notes": serves every tool of your role\n');
+
+    const nothing = await cliFailure(runEndpointsUpdate({ ...ada.options(), id: endpoint.id }));
+    expect(nothing.exitCode).toBe(2);
+    const invalid = await cliFailure(
+      runEndpointsUpdate({ ...ada.options(), id: endpoint.id, tools: ['Notes..x'] }),
+    );
+    expect(invalid.exitCode).toBe(1);
+    expect(invalid.message).toContain('tools.0');
   });
 
   it('refuses a taken name (exit 1) and a revoked sign-in (exit 4)', async () => {

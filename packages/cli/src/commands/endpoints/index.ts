@@ -1,5 +1,6 @@
-import { deleted, endpointCreated, endpointList } from '../../api/schemas.js';
+import { deleted, endpointCreated, endpointList, endpointUpdated } from '../../api/schemas.js';
 import { type SignedInOptions, signedInApi } from '../../api/signed-in.js';
+import { CliError } from '../../cli-error.js';
 import { createColors } from '../../output/color.js';
 import { printJson, printTable } from '../../output/table.js';
 import { type McpClientConfigs, mcpClientConfigs, serverName } from './mcp-client-configs.js';
@@ -10,7 +11,21 @@ export { type McpClientConfigs, mcpClientConfigs } from './mcp-client-configs.js
 export interface EndpointsCreateOptions extends SignedInOptions {
   name: string;
   description?: string | undefined;
+  /** Patterns narrowing the role (each may hold several, comma-separated); none: the whole role. */
+  tools?: readonly string[] | undefined;
+  mode?: 'tools' | 'discovery' | undefined;
   json?: boolean | undefined;
+}
+
+/** The patterns given to `--tools`, split at commas and spaces, blanks dropped. */
+export function patternsOf(values: readonly string[]): string[] {
+  return values.flatMap((value) => value.split(/[\s,]+/)).filter((value) => value !== '');
+}
+
+/** What an endpoint serves, as one line: its patterns, or the whole role, and its mode. */
+function scopeLine(endpoint: { tools?: string[] | null | undefined; mode?: string | undefined }) {
+  const tools = endpoint.tools ? endpoint.tools.join(', ') : 'every tool of your role';
+  return endpoint.mode === 'discovery' ? `${tools} (discovery)` : tools;
 }
 
 /** A new endpoint: the only time its token is shown. */
@@ -43,6 +58,8 @@ export async function runEndpointsCreate(
       userId: await api.userId(),
       name: options.name,
       ...(options.description === undefined ? {} : { description: options.description }),
+      ...(options.tools === undefined ? {} : { tools: patternsOf(options.tools) }),
+      ...(options.mode === undefined ? {} : { mode: options.mode }),
     },
     schema: endpointCreated,
     conflictHint: 'see `gateway endpoints list`',
@@ -65,7 +82,8 @@ export async function runEndpointsCreate(
   const block = (title: string, config: unknown) =>
     `${c.bold(title)}\n${JSON.stringify(config, null, 2)}\n\n`;
   io.stdout.write(
-    `${c.green('✓')} Created MCP endpoint "${created.name}" (${created.id})\n\n` +
+    `${c.green('✓')} Created MCP endpoint "${created.name}" (${created.id})\n` +
+      `${c.bold('Serves')} ${scopeLine(created)}\n\n` +
       `${c.bold('Token')} ${c.yellow('(shown only this once; keep it secret)')}\n  ${created.token}\n\n` +
       `${c.bold('MCP URL')} ${mcpUrl}, with the header Authorization: Bearer <token>\n\n` +
       block('Claude Desktop (claude_desktop_config.json):', configs.claudeDesktop) +
@@ -101,16 +119,65 @@ export async function runEndpointsList(options: EndpointsListOptions) {
   }
   printTable(
     io,
-    ['ID', 'NAME', 'TOKEN', 'LAST USED', 'DESCRIPTION'],
+    ['ID', 'NAME', 'TOKEN', 'LAST USED', 'TOOLS', 'DESCRIPTION'],
     endpoints.map((endpoint) => [
       endpoint.id,
       endpoint.name,
       endpoint.maskedToken,
       endpoint.lastUsedAt ?? 'never',
+      endpoint.tools || endpoint.mode === 'discovery' ? scopeLine(endpoint) : 'all',
       endpoint.description ?? '',
     ]),
   );
   return endpoints;
+}
+
+/** Options of `runEndpointsUpdate()`. */
+export interface EndpointsUpdateOptions extends SignedInOptions {
+  id: string;
+  /** New patterns (each may hold several, comma-separated). */
+  tools?: readonly string[] | undefined;
+  /** Serve the whole role again. */
+  allTools?: boolean | undefined;
+  mode?: 'tools' | 'discovery' | undefined;
+  json?: boolean | undefined;
+}
+
+/**
+ * `gateway endpoints update <id>`: changes which tools of the user's role an MCP endpoint serves
+ * (`--tools`, `--all-tools`) or its mode (`--mode`); its connected clients hear that their tool
+ * list changed.
+ *
+ * @throws CliError: nothing to change or both `--tools` and `--all-tools` (2), not signed in (4),
+ * no such endpoint or an invalid pattern (1).
+ */
+export async function runEndpointsUpdate(options: EndpointsUpdateOptions) {
+  const { io } = options;
+  if (options.tools !== undefined && options.allTools) {
+    throw new CliError('Give --tools or --all-tools, not both', { exitCode: 2 });
+  }
+  if (options.tools === undefined && !options.allTools && options.mode === undefined) {
+    throw new CliError('Nothing to change: give --tools, --all-tools or --mode', { exitCode: 2 });
+  }
+  const api = await signedInApi(options);
+  const { endpoint } = await api.call({
+    method: 'PATCH',
+    path: `/api/connections/mcp-endpoints/${encodeURIComponent(options.id)}`,
+    body: {
+      userId: await api.userId(),
+      ...(options.tools === undefined ? {} : { tools: patternsOf(options.tools) }),
+      ...(options.allTools ? { tools: null } : {}),
+      ...(options.mode === undefined ? {} : { mode: options.mode }),
+    },
+    schema: endpointUpdated,
+    notFoundHint: 'see `gateway endpoints list`',
+  });
+  if (options.json) printJson(io, { endpoint });
+  else
+    io.stdout.write(
+      `${createColors(io).green('✓')} Updated MCP endpoint "${endpoint.name}": serves ${scopeLine(endpoint)}\n`,
+    );
+  return endpoint;
 }
 
 /** Options of `runEndpointsRm()`. */

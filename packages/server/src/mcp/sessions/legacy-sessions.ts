@@ -147,8 +147,13 @@ export class LegacySessions {
         session = await this.#bridge.restore(request, sessionId, principal);
       }
       if (session instanceof Response) return session;
-      // Another principal's session is as unknown as a closed one.
-      if (session === undefined || session.owner !== principalKey(principal)) {
+      // Another principal's session is as unknown as a closed one, and so is one the same user
+      // opened through another endpoint: it serves that endpoint's tools, not this one's.
+      if (
+        session === undefined ||
+        session.owner !== principalKey(principal) ||
+        endpointOf(session.principal) !== endpointOf(principal)
+      ) {
         return sessionNotFound();
       }
       // On PostgreSQL a copy held here may have been closed on another instance.
@@ -261,4 +266,9 @@ export class LegacySessions {
     }
     await this.#shared?.close(id);
   }
+}
+
+/** The MCP endpoint a principal came through, if any (a service account comes through none). */
+function endpointOf(principal: McpPrincipal): string | undefined {
+  return principal.kind === 'user' ? principal.endpointId : undefined;
 }

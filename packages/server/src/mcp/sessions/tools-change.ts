@@ -5,10 +5,13 @@ import type { Session } from './session.js';
 /**
  * Whose tools a change may change: a catalog change, everyone's; an assignment, that user's; a
  * role edit, every user's (whose role a session does not know without a lookup) and the service
- * accounts holding it.
+ * accounts holding it; an endpoint's change, the sessions opened through that endpoint alone.
  */
 export function affectedBy(change: ToolsChange): (principal: McpPrincipal) => boolean {
   if (change.kind === 'catalog') return () => true;
+  if (change.kind === 'endpoint') {
+    return (principal) => principal.kind === 'user' && principal.endpointId === change.endpointId;
+  }
   if (change.kind === 'assignment') {
     return (principal) => principal.kind === 'user' && principal.userId === change.userId;
   }

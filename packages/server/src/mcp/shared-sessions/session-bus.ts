@@ -16,11 +16,15 @@ export type BusMessage =
   /** Tools changed for the principals `change` selects (see sessions/tools-change.ts). */
   | { kind: 'tools'; change: ToolsChange };
 
-/** Whose tools changed: everyone's (the catalog), one user's, or those holding a role. */
+/**
+ * Whose tools changed: everyone's (the catalog), one user's, those holding a role, or the clients
+ * of one MCP endpoint (its tools or mode changed).
+ */
 export type ToolsChange =
   | { kind: 'catalog' }
   | { kind: 'assignment'; userId: string }
-  | { kind: 'role'; roleId: string };
+  | { kind: 'role'; roleId: string }
+  | { kind: 'endpoint'; endpointId: string };
 
 interface Envelope {
   from: string;

@@ -228,23 +228,34 @@ export const APP_SCRIPT = String.raw`(function () {
     document.addEventListener('visibilitychange', poll);
   }
 
-  // Role editor: preview the tools the typed patterns match.
+  // Role editor and MCP endpoint tools: preview the tools the typed patterns match.
   var areas = document.querySelectorAll('textarea[data-preview]');
   Array.prototype.forEach.call(areas, function (area) {
     var out = document.getElementById(area.getAttribute('data-preview'));
     if (!out) return;
+    // An MCP endpoint's tools: previewed over the user's role, patterns matching nothing said so.
+    var userId = area.getAttribute('data-preview-user');
+    var unmatched = userId !== null;
+    var patternsOf = function () {
+      return area.value.split('\n').map(function (line) { return line.trim(); })
+        .filter(function (line) { return line !== ''; }).slice(0, 1000);
+    };
     var timer = 0;
     var sequence = 0;
     var draw = function (data) {
       var summary = out.querySelector('[data-preview-summary]');
       var problems = out.querySelector('[data-preview-problems]');
       var tools = out.querySelector('[data-preview-tools]');
-      summary.textContent = 'Matches ' + data.tools.length + ' of ' + data.totalTools + (data.totalTools === 1 ? ' tool' : ' tools');
+      summary.textContent = (userId && patternsOf().length === 0)
+        ? 'Serves all ' + data.totalTools + (data.totalTools === 1 ? ' tool' : ' tools') + ' of your role'
+        : (userId ? 'Serves ' : 'Matches ') + data.tools.length + ' of ' + data.totalTools + (data.totalTools === 1 ? ' tool' : ' tools') + (userId ? ' of your role' : '');
       problems.replaceChildren();
       data.patterns.forEach(function (entry, index) {
-        if (entry.problem === null) return;
+        var problem = entry.problem;
+        if (problem === null && unmatched && entry.matches === 0) problem = 'matches nothing today';
+        if (problem === null) return;
         var li = document.createElement('li');
-        li.textContent = 'Line ' + (index + 1) + ' (' + entry.pattern + '): ' + entry.problem;
+        li.textContent = 'Line ' + (index + 1) + ' (' + entry.pattern + '): ' + problem;
         problems.appendChild(li);
       });
       problems.hidden = problems.children.length === 0;
@@ -259,14 +270,13 @@ export const APP_SCRIPT = String.raw`(function () {
       });
     };
     var update = function () {
-      var patterns = area.value.split('\n').map(function (line) { return line.trim(); })
-        .filter(function (line) { return line !== ''; });
+      var patterns = patternsOf();
       var mine = ++sequence;
-      fetch('/api/policy/preview', {
+      fetch(userId ? '/api/connections/mcp-endpoints/preview' : '/api/policy/preview', {
         method: 'POST',
         headers: { 'content-type': 'application/json', accept: 'application/json' },
         credentials: 'same-origin',
-        body: JSON.stringify({ patterns: patterns.slice(0, 1000) })
+        body: JSON.stringify(userId ? { userId: userId, tools: patterns } : { patterns: patterns })
       }).then(function (res) { return res.ok ? res.json() : null; })
         .then(function (data) { if (data && mine === sequence) draw(data); })
         .catch(function () {});

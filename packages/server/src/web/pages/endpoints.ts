@@ -1,11 +1,17 @@
 import type { z } from 'zod';
 import { deletedSchema } from '../../http/common-schemas.js';
-import { endpointCreatedSchema, endpointListSchema } from '../../mcp-endpoints/schemas.js';
+import {
+  endpointCreatedSchema,
+  endpointListSchema,
+  endpointUpdatedSchema,
+} from '../../mcp-endpoints/schemas.js';
+import { type Preview, previewSchema } from '../../role-preview/index.js';
 import { withQuery } from '../api.js';
 import { confirmForm, copyBlock, time } from '../components.js';
 import { type Html, html } from '../html.js';
 import { action, type PageContext, page, seeOther, type WebKit } from '../kit.js';
 import { clientConfigs } from '../mcp-client-configs.js';
+import { patternLines, previewBlock } from './admin/roles.js';
 
 type Created = z.infer<typeof endpointCreatedSchema>;
 
@@ -27,14 +33,50 @@ ${copyBlock(`config-${config.id}`, config.text, `${config.client} configuration`
 </section>`;
 }
 
+/** What an endpoint with `patterns` would serve the viewer (the preview route, over their role). */
+function previewOf(ctx: PageContext, patterns: readonly string[]): Promise<Preview> {
+  return ctx.api.send(
+    'POST',
+    '/api/connections/mcp-endpoints/preview',
+    { userId: ctx.viewer.id, tools: patterns },
+    previewSchema,
+  );
+}
+
+/** The tools and mode fields of an endpoint form, with the live preview of what it serves. */
+function scopeFields(
+  ctx: PageContext,
+  idPrefix: string,
+  patterns: readonly string[],
+  mode: 'tools' | 'discovery',
+  preview: Preview,
+): Html {
+  return html`<label for="${idPrefix}-tools">Tools <span class="hint">Optional. Patterns, one per line (<code>notes.**</code>, <code>github.repos.*</code>): the endpoint serves only the tools of your role they match. Empty: every tool of your role.</span></label>
+<textarea id="${idPrefix}-tools" name="tools" spellcheck="false" autocomplete="off" data-preview="${idPrefix}-preview" data-preview-user="${ctx.viewer.id}">${patterns.join('\n')}</textarea>
+${previewBlock(`${idPrefix}-preview`, preview, true)}
+<label for="${idPrefix}-mode">Mode <span class="hint">Discovery lists three tools (search, describe, call) instead of every tool: for large catalogs</span></label>
+<select id="${idPrefix}-mode" name="mode">
+<option value="tools"${mode === 'tools' ? html` selected` : ''}>Tools: list every tool</option>
+<option value="discovery"${mode === 'discovery' ? html` selected` : ''}>Discovery: search, describe, call</option>
+</select>`;
+}
+
+function modeOf(value: string | undefined): 'tools' | 'discovery' {
+  return value === 'discovery' ? 'discovery' : 'tools';
+}
+
 async function endpointsPage(ctx: PageContext, created?: Created): Promise<Response> {
   const { endpoints } = await ctx.api.get(
     withQuery('/api/connections/mcp-endpoints', { userId: ctx.viewer.id }),
     endpointListSchema,
   );
+  const previews = await Promise.all([
+    previewOf(ctx, []),
+    ...endpoints.map((endpoint) => previewOf(ctx, endpoint.tools ?? [])),
+  ]);
   const baseUrl = ctx.services.baseUrl;
   const body = html`<div class="page-head"><div><h1>MCP endpoints</h1>
-<p class="lead">Each endpoint has its own token, so you can connect an AI client and revoke it alone. Clients see exactly the tools of your Tools tab.</p></div></div>
+<p class="lead">Each endpoint has its own token, so you can connect an AI client and revoke it alone. Clients see the tools of your Tools tab, or only those an endpoint's patterns select.</p></div></div>
 ${created === undefined ? '' : createdPanel(baseUrl, created)}
 <div class="grid-2">
 <section class="card" aria-labelledby="create-title">
@@ -44,6 +86,7 @@ ${created === undefined ? '' : createdPanel(baseUrl, created)}
 <input id="endpoint-name" name="name" type="text" required maxlength="100" autocomplete="off">
 <label for="endpoint-description">Description <span class="hint">Optional</span></label>
 <input id="endpoint-description" name="description" type="text" maxlength="1000" autocomplete="off">
+${scopeFields(ctx, 'endpoint', [], 'tools', previews[0] as Preview)}
 <div class="actions"><button type="submit">Create endpoint</button></div>
 </form>
 </section>
@@ -55,8 +98,14 @@ ${
     : html`<div class="table-wrap"><table>
 <thead><tr><th scope="col">Name</th><th scope="col">Token</th><th scope="col">Last used</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
 <tbody>${endpoints.map(
-        (endpoint) => html`<tr data-endpoint="${endpoint.name}">
-<td><strong>${endpoint.name}</strong>${endpoint.description ? html`<br><span class="muted small">${endpoint.description}</span>` : ''}<br><span class="muted small">Created ${time(endpoint.createdAt)}</span></td>
+        (endpoint, index) => html`<tr data-endpoint="${endpoint.name}">
+<td><strong>${endpoint.name}</strong>${endpoint.description ? html`<br><span class="muted small">${endpoint.description}</span>` : ''}<br><span class="muted small">Created ${time(endpoint.createdAt)}</span>
+<br><span class="small" data-endpoint-scope>${endpoint.tools === null ? 'Every tool of your role' : `Tools: ${endpoint.tools.join(', ')}`}${endpoint.mode === 'discovery' ? ' · discovery mode' : ''}</span>
+<details><summary class="small">Change tools</summary>
+<form method="post" action="/endpoints/${encodeURIComponent(endpoint.id)}/update">
+${scopeFields(ctx, `endpoint-${index}`, endpoint.tools ?? [], endpoint.mode, previews[index + 1] as Preview)}
+<div class="actions"><button type="submit">Save ${endpoint.name}</button></div>
+</form></details></td>
 <td><code>${endpoint.maskedToken}</code></td>
 <td data-last-used>${time(endpoint.lastUsedAt)}</td>
 <td>${confirmForm({
@@ -75,7 +124,8 @@ ${
 
 /**
  * MCP endpoints: create one (its token shown once, with a copy button and ready-to-paste client
- * configurations), list them with their last use, delete one.
+ * configurations), list them with their last use, change the tools one serves and its mode (with
+ * a live preview of the tools over the user's role), delete one.
  */
 export function mountEndpointsPage(kit: WebKit): void {
   const { app } = kit;
@@ -97,10 +147,28 @@ export function mountEndpointsPage(kit: WebKit): void {
           userId: ctx.viewer.id,
           name: form.name?.trim() ?? '',
           ...(description ? { description } : {}),
+          tools: patternLines(form.tools),
+          mode: modeOf(form.mode),
         },
         endpointCreatedSchema,
       );
       return endpointsPage(ctx, created);
+    }),
+  );
+
+  app.post(
+    '/endpoints/:id/update',
+    action(kit, '/endpoints', async (ctx, form) => {
+      const { endpoint } = await ctx.api.send(
+        'PATCH',
+        `/api/connections/mcp-endpoints/${encodeURIComponent(ctx.c.req.param('id') ?? '')}`,
+        { userId: ctx.viewer.id, tools: patternLines(form.tools), mode: modeOf(form.mode) },
+        endpointUpdatedSchema,
+      );
+      return seeOther(ctx.c, '/endpoints', {
+        kind: 'ok',
+        text: `Endpoint “${endpoint.name}” saved; its connected clients are told their tools changed.`,
+      });
     }),
   );
 

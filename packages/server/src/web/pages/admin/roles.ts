@@ -22,12 +22,25 @@ export function patternLines(text: string | undefined): string[] {
     .filter((line) => line !== '');
 }
 
-function previewBlock(id: string, preview: Preview): Html {
-  const problems = preview.patterns.flatMap((entry, index) =>
-    entry.problem === null ? [] : [{ line: index + 1, ...entry }],
-  );
+/**
+ * The live preview of patterns (filled again by the client script as they are typed). For an MCP
+ * endpoint (`endpoint`), the tools are the user's role's, and a valid pattern matching none of them
+ * is said to match nothing today.
+ */
+export function previewBlock(id: string, preview: Preview, endpoint = false): Html {
+  const problems = preview.patterns.flatMap((entry, index) => {
+    const problem =
+      entry.problem ?? (endpoint && entry.matches === 0 ? 'matches nothing today' : null);
+    return problem === null ? [] : [{ line: index + 1, pattern: entry.pattern, problem }];
+  });
+  const tools = `${preview.totalTools} tool${preview.totalTools === 1 ? '' : 's'}`;
+  const summary = !endpoint
+    ? `Matches ${preview.tools.length} of ${tools}`
+    : preview.patterns.length === 0
+      ? `Serves all ${tools} of your role`
+      : `Serves ${preview.tools.length} of ${tools} of your role`;
   return html`<div class="preview" id="${id}">
-<p class="small" data-preview-summary aria-live="polite">Matches ${preview.tools.length} of ${preview.totalTools} tool${preview.totalTools === 1 ? '' : 's'}</p>
+<p class="small" data-preview-summary aria-live="polite">${summary}</p>
 <ul class="problems small" data-preview-problems${problems.length === 0 ? html` hidden` : ''}>${problems.map(
     (problem) => html`<li>Line ${problem.line} (${problem.pattern}): ${problem.problem}</li>`,
   )}</ul>
