@@ -3,6 +3,7 @@ import { providerSetup } from './auth/provider-config.js';
 import { checkCliTokenDays } from './cli-auth/index.js';
 import type { Env } from './config/env.js';
 import * as envVars from './config/env.js';
+import { type McpOAuthSettings, mcpOAuthSettings } from './config/env-mcp-oauth.js';
 import {
   upstreamAllowPrivate,
   upstreamClientMetadata,
@@ -76,6 +77,11 @@ export interface GatewayOptions {
   cliTokenDays?: number;
   /** Who may create an account; each field beats its variable (`GATEWAY_SIGNUP`, ...). */
   signup?: SignupOptions;
+  /**
+   * Gateway's own authorization server for its MCP endpoint; each field beats its variable
+   * (`GATEWAY_MCP_OAUTH`, `GATEWAY_MCP_OAUTH_ACCESS_TOKEN_SECONDS`, ...).
+   */
+  mcpOAuth?: Partial<McpOAuthSettings>;
 }
 
 /**
@@ -116,6 +122,7 @@ export interface GatewaySettings {
   registrySyncMs: number;
   tracing: boolean;
   upstream: { allowPrivate: boolean; clientMetadata: boolean; maxBytes: number; refreshMs: number };
+  mcpOAuth: McpOAuthSettings;
   /** Every secret the server is given, for the log redactor: keys, client secrets, passwords. */
   secrets: string[];
 }
@@ -194,6 +201,7 @@ export function readSettings(options: GatewayOptions): GatewaySettings {
       maxBytes: upstreamMaxBytes(env),
       refreshMs: upstreamRefreshSeconds(env) * 1000,
     },
+    mcpOAuth: { ...mcpOAuthSettings(env), ...options.mcpOAuth },
     secrets: [
       authSecret,
       ...previousAuthSecrets,

@@ -33,6 +33,7 @@ import {
 import { inviteRoutes } from './invites/index.js';
 import { LazyMcpEndpoint, mountMcp } from './mcp/index.js';
 import { mcpEndpointRoutes } from './mcp-endpoints/routes.js';
+import { mcpChallenge, mcpResource, mountMcpOAuth } from './mcp-oauth/index.js';
 import { meRoutes } from './me/index.js';
 import {
   countPendingApprovals,
@@ -201,6 +202,14 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
     sessions: options.sessionResolver ?? auth.sessionResolver,
     roleOf: createUserRoleLookup(database, services.defaultRoleId),
     limit: createFailedCredentialLimit({ database, trustedProxies: auth.trustedProxies }),
+    ...(settings.mcpOAuth.enabled
+      ? {
+          mcpOAuth: {
+            resource: () => mcpResource(services.baseUrl),
+            challenge: (error) => mcpChallenge(services.baseUrl, error),
+          },
+        }
+      : {}),
   });
   // Recomputed only when start() learns the real port.
   const { extraHosts, extraOrigins, maxBodyBytes } = settings;
@@ -268,6 +277,13 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
   });
   mountAuth(app, auth);
   mountCliPages(app, services, authenticate);
+  mountMcpOAuth({
+    app,
+    services,
+    authenticate,
+    settings: settings.mcpOAuth,
+    policy: upstreamPolicy,
+  });
   mountUpstreamOAuthPages({ app, services, authenticate }, services.upstreamOAuth);
   mountRoutes(app, routes);
   mountMetrics(app, metrics, authenticate);

@@ -162,6 +162,9 @@ export const endpointList = z.looseObject({
       createdAt: z.string(),
       lastUsedAt: z.string().nullable(),
       expiresAt: z.string().nullable().optional(),
+      /** `oauth`: made by a client's sign-in; absent from servers before it existed. */
+      kind: z.enum(['token', 'oauth']).optional(),
+      clientId: z.string().nullable().optional(),
     }),
   ),
 });

@@ -25,6 +25,8 @@ export interface UserPrincipal {
   readonly via: UserCredential;
   /** The MCP endpoint whose token was used (`via: 'mcp_token'`). */
   readonly endpointId?: string;
+  /** The OAuth client of the endpoint, when a `gw_oat_` access token was used. */
+  readonly clientId?: string;
   /** The CLI token used (`via: 'cli_token'`). */
   readonly tokenId?: string;
   /** When the CLI token used expires (`via: 'cli_token'`); null when it never does. */

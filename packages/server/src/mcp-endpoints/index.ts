@@ -3,6 +3,7 @@ export {
   type CreatedEndpoint,
   type CreateEndpointResult,
   createEndpoint,
+  createOAuthEndpoint,
   deleteEndpoint,
   type EndpointListItem,
   type EndpointOwner,

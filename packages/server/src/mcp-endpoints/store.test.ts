@@ -62,6 +62,8 @@ for (const target of databaseTargets()) {
           masked_token: maskToken(result.endpoint.token),
           created_at: T0.toISOString(),
           last_used_at: null,
+          kind: 'token',
+          oauth_client_id: null,
         },
       ]);
       expect(JSON.stringify(rows)).not.toContain(result.endpoint.token.slice('gw_mcp_'.length));
@@ -106,6 +108,8 @@ for (const target of databaseTargets()) {
           maskedToken: maskToken(first.token),
           createdAt: at(0).toISOString(),
           lastUsedAt: null,
+          kind: 'token',
+          clientId: null,
         },
         {
           id: second.id,
@@ -114,6 +118,8 @@ for (const target of databaseTargets()) {
           maskedToken: maskToken(second.token),
           createdAt: at(1).toISOString(),
           lastUsedAt: null,
+          kind: 'token',
+          clientId: null,
         },
       ]);
     });

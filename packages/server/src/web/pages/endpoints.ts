@@ -57,7 +57,7 @@ ${
 <tbody>${endpoints.map(
         (endpoint) => html`<tr data-endpoint="${endpoint.name}">
 <td><strong>${endpoint.name}</strong>${endpoint.description ? html`<br><span class="muted small">${endpoint.description}</span>` : ''}<br><span class="muted small">Created ${time(endpoint.createdAt)}</span></td>
-<td><code>${endpoint.maskedToken}</code></td>
+<td>${endpoint.kind === 'oauth' ? html`<span class="muted small">Signed in with OAuth</span>` : html`<code>${endpoint.maskedToken}</code>`}</td>
 <td data-last-used>${time(endpoint.lastUsedAt)}</td>
 <td>${confirmForm({
           action: `/endpoints/${encodeURIComponent(endpoint.id)}/delete`,
