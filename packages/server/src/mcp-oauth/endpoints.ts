@@ -44,8 +44,8 @@ async function readTokenForm(c: Context): Promise<Map<string, string>> {
 }
 
 /** The public client's id, from the body; a client secret is refused (there are none). */
-function clientIdOf(c: Context, form: Map<string, string>): string {
-  if (c.req.header('authorization') !== undefined || form.has('client_secret')) {
+function clientIdOf(form: Map<string, string>): string {
+  if (form.has('client_secret')) {
     throw new OAuthError(
       'invalid_client',
       'Clients of this server are public: send client_id in the body and no secret',
@@ -75,7 +75,7 @@ export function mountOAuthEndpoints(deps: EndpointDeps): void {
     TOKEN_PATH,
     oauthEndpoint(logger, async (c) => {
       const form = await readTokenForm(c);
-      const clientId = clientIdOf(c, form);
+      const clientId = clientIdOf(form);
       const client = await clients.find(clientId);
       const grantType = form.get('grant_type');
       let answer: unknown;
@@ -155,7 +155,7 @@ export function mountOAuthEndpoints(deps: EndpointDeps): void {
     REVOKE_PATH,
     oauthEndpoint(logger, async (c) => {
       const form = await readTokenForm(c);
-      const clientId = clientIdOf(c, form);
+      const clientId = clientIdOf(form);
       const token = form.get('token');
       if (token === undefined) throw new OAuthError('invalid_request', 'token is required');
       await revokeToken(db, token, clientId);
