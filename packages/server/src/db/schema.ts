@@ -303,6 +303,10 @@ export interface ExecutionsTable {
   /** JSON of the call's arguments, secrets redacted. */
   arguments: string;
   error: string | null;
+  /** The MCP endpoint the call came through, when it came through one. */
+  endpoint_id: string | null;
+  /** The OAuth client of that endpoint, for an `oauth` endpoint. */
+  client_id: string | null;
 }
 
 /** Where an approval request stands. */

@@ -116,6 +116,19 @@ describe('MCP SDK v1 client: sign in with OAuth, no token configured', () => {
         )
         .toMatch(/^\d{4}-/);
       if (document !== undefined) expect(document.hits()).toBeGreaterThan(0);
+
+      // The call's record names the endpoint and the client it came through.
+      const records = await session.browse(`/api/executions?userId=${user?.id}`);
+      const { executions } = (await records.json()) as {
+        executions: { toolPath: string; endpointId: string | null; clientId: string | null }[];
+      };
+      expect(executions).toEqual([
+        expect.objectContaining({
+          toolPath: 'demo.echo.say',
+          endpointId: endpoints[0]?.id,
+          clientId: endpoints[0]?.clientId,
+        }),
+      ]);
     });
   }
 });

@@ -13,6 +13,8 @@ import type { GatewayMigration } from './migration.js';
  *   it expires so a replay revokes what it issued.
  * - `mcp_oauth_tokens`: access (`gw_oat_`) and refresh (`gw_ort_`) tokens by their SHA-256, each
  *   bound to its endpoint (deleted with it), client and resource.
+ * - `executions.endpoint_id`, `executions.client_id`: the MCP endpoint a call came through, and
+ *   its OAuth client (null for calls made before, and outside MCP endpoints).
  */
 export const mcpOAuth: GatewayMigration = {
   async up(db: Kysely<unknown>) {
@@ -21,6 +23,8 @@ export const mcpOAuth: GatewayMigration = {
       .addColumn('kind', 'text', (col) => col.notNull().defaultTo('token'))
       .execute();
     await db.schema.alterTable('mcp_endpoints').addColumn('oauth_client_id', 'text').execute();
+    await db.schema.alterTable('executions').addColumn('endpoint_id', 'text').execute();
+    await db.schema.alterTable('executions').addColumn('client_id', 'text').execute();
 
     await db.schema
       .createTable('mcp_oauth_clients')
