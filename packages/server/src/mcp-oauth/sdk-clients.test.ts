@@ -1,3 +1,9 @@
+import {
+  Client as V2Client,
+  type OAuthClientProvider as V2Provider,
+  StreamableHTTPClientTransport as V2Transport,
+  UnauthorizedError as V2UnauthorizedError,
+} from '@modelcontextprotocol/client';
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -129,6 +135,46 @@ describe('MCP SDK v1 client: sign in with OAuth, no token configured', () => {
           clientId: endpoints[0]?.clientId,
         }),
       ]);
+    });
+  }
+});
+
+describe('MCP SDK v2 client: sign in with OAuth, no token configured', () => {
+  for (const registration of ['dynamic client registration', 'a client id metadata document']) {
+    it(`discovers, registers, signs in, consents and calls a tool (${registration})`, async () => {
+      const gw = await startOAuthGateway();
+      const session = await signedInBrowser(gw.url);
+      const document =
+        registration === 'dynamic client registration'
+          ? undefined
+          : await serveClientDocument({
+              client_name: 'Document client v2',
+              redirect_uris: [REDIRECT],
+              token_endpoint_auth_method: 'none',
+            });
+      let callback: URL | undefined;
+      // The v1 provider's shape is the v2 interface's too (plain data and callbacks).
+      const auth = provider({
+        ...(document === undefined ? {} : { clientMetadataUrl: document.clientId }),
+        openBrowser: async (url) => {
+          callback = (await consent(session, url.href)).location;
+        },
+      }) as unknown as V2Provider & { saved: () => OAuthTokens | undefined };
+      const transport = new V2Transport(new URL(`${gw.url}/mcp`), { authProvider: auth });
+      const client = new V2Client({ name: 'v2-oauth', version: '1.0.0' });
+      await expect(client.connect(transport)).rejects.toThrow(V2UnauthorizedError);
+      expect(callback?.searchParams.get('iss')).toBe(gw.url);
+      // The v2 client checks `iss` (RFC 9207) against the issuer it discovered.
+      await transport.finishAuth(callback?.searchParams ?? new URLSearchParams());
+      expect(auth.saved()?.access_token).toMatch(/^gw_oat_/);
+
+      const connected = new V2Client({ name: 'v2-oauth', version: '1.0.0' });
+      await connected.connect(new V2Transport(new URL(`${gw.url}/mcp`), { authProvider: auth }));
+      onTestFinished(() => connected.close());
+      const { tools } = await connected.listTools();
+      expect(tools.map((tool) => tool.name)).toContain('demo.echo.say');
+      const result = await connected.callTool({ name: 'demo.echo.say', arguments: { text: 'v2' } });
+      expect(result.structuredContent).toMatchObject({ text: 'v2' });
     });
   }
 });
