@@ -329,6 +329,42 @@ describe('MCP authorization server: attacks', () => {
     expect(await listEndpoints(gw.gateway.services.database.db, user?.id ?? '')).toEqual([]);
   });
 
+  it('refuses an expired access token, saying to refresh it, and an expired refresh token', async () => {
+    const gw = await startOAuthGateway();
+    const session = await signedInBrowser(gw.url);
+    const client = await nativeClient(gw);
+    const { body } = await signIn(gw, session, client);
+    const { db } = gw.gateway.services.database;
+    const past = new Date(Date.now() - 1000).toISOString();
+    await db
+      .updateTable('mcp_oauth_tokens')
+      .set({ expires_at: past })
+      .where('kind', '=', 'access')
+      .execute();
+    const expired = await mcpPost(gw, String(body.access_token));
+    expect(expired.status).toBe(401);
+    expect(expired.headers.get('www-authenticate')).toContain(
+      'error="invalid_token", error_description="The access token expired; refresh it"',
+    );
+    const refreshed = await tokenRequest(gw.url, {
+      grant_type: 'refresh_token',
+      refresh_token: String(body.refresh_token),
+      client_id: client.clientId,
+    });
+    expect((await mcpPost(gw, String(refreshed.body.access_token))).status).toBe(200);
+    await db
+      .updateTable('mcp_oauth_tokens')
+      .set({ expires_at: past })
+      .where('kind', '=', 'refresh')
+      .execute();
+    const late = await tokenRequest(gw.url, {
+      grant_type: 'refresh_token',
+      refresh_token: String(refreshed.body.refresh_token),
+      client_id: client.clientId,
+    });
+    expect(late).toEqual({ status: 400, body: oauthError('invalid_grant') });
+  });
+
   it('revokes (RFC 7009): an access token alone, a refresh token with its grant', async () => {
     const gw = await startOAuthGateway();
     const session = await signedInBrowser(gw.url);
