@@ -35,14 +35,15 @@ describe('GATEWAY_MCP_OAUTH settings', () => {
   });
 
   it('refuses malformed values, naming the variable', () => {
-    for (const [name, value] of [
+    const cases: [string, string][] = [
       ['GATEWAY_MCP_OAUTH', 'yes'],
       ['GATEWAY_MCP_OAUTH_ACCESS_TOKEN_SECONDS', '59'],
       ['GATEWAY_MCP_OAUTH_ACCESS_TOKEN_SECONDS', '1h'],
       ['GATEWAY_MCP_OAUTH_REFRESH_TOKEN_DAYS', '0'],
       ['GATEWAY_MCP_OAUTH_CLIENT_ID_ORIGINS', 'https://claude.ai/path'],
       ['GATEWAY_MCP_OAUTH_CLIENT_ID_ORIGINS', 'claude.ai'],
-    ]) {
+    ];
+    for (const [name, value] of cases) {
       expect(() => mcpOAuthSettings({ [name]: value }), `${name}=${value}`).toThrow(name);
     }
   });
