@@ -8,6 +8,7 @@ import {
   connectionSettings,
   REQUEST_TIMEOUT_MS,
 } from './config/env-connections.js';
+import { type McpOAuthSettings, mcpOAuthSettings } from './config/env-mcp-oauth.js';
 import {
   upstreamAllowPrivate,
   upstreamClientMetadata,
@@ -88,6 +89,11 @@ export interface GatewayOptions {
    * default 60 s) has no variable.
    */
   connections?: Partial<ConnectionSettings> & { requestTimeoutMs?: number };
+  /**
+   * Gateway's own authorization server for its MCP endpoint; each field beats its variable
+   * (`GATEWAY_MCP_OAUTH`, `GATEWAY_MCP_OAUTH_ACCESS_TOKEN_SECONDS`, ...).
+   */
+  mcpOAuth?: Partial<McpOAuthSettings>;
 }
 
 /**
@@ -132,6 +138,7 @@ export interface GatewaySettings {
   registrySyncMs: number;
   tracing: boolean;
   upstream: { allowPrivate: boolean; clientMetadata: boolean; maxBytes: number; refreshMs: number };
+  mcpOAuth: McpOAuthSettings;
   /** Every secret the server is given, for the log redactor: keys, client secrets, passwords. */
   secrets: string[];
 }
@@ -219,6 +226,7 @@ export function readSettings(options: GatewayOptions): GatewaySettings {
       maxBytes: upstreamMaxBytes(env),
       refreshMs: upstreamRefreshSeconds(env) * 1000,
     },
+    mcpOAuth: { ...mcpOAuthSettings(env), ...options.mcpOAuth },
     secrets: [
       authSecret,
       ...previousAuthSecrets,

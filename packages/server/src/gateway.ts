@@ -46,6 +46,7 @@ import { inviteRoutes } from './invites/index.js';
 import { LazyMcpEndpoint, mountMcp } from './mcp/index.js';
 import { EndpointScopes } from './mcp-endpoints/index.js';
 import { mcpEndpointRoutes } from './mcp-endpoints/routes.js';
+import { mcpChallenge, mcpResource, mountMcpOAuth } from './mcp-oauth/index.js';
 import { meRoutes } from './me/index.js';
 import {
   countPendingApprovals,
@@ -234,6 +235,14 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
     sessions: options.sessionResolver ?? auth.sessionResolver,
     roleOf: createUserRoleLookup(database, services.defaultRoleId),
     limit: createFailedCredentialLimit({ database, trustedProxies: auth.trustedProxies, logger }),
+    ...(settings.mcpOAuth.enabled
+      ? {
+          mcpOAuth: {
+            resource: () => mcpResource(services.baseUrl),
+            challenge: (error) => mcpChallenge(services.baseUrl, error),
+          },
+        }
+      : {}),
   });
   // Recomputed only when start() learns the real port.
   const { extraHosts, extraOrigins, maxBodyBytes } = settings;
@@ -307,6 +316,13 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
   mountHealth(app, { health, readiness });
   mountAuth(app, auth);
   mountCliPages(app, services, authenticate);
+  mountMcpOAuth({
+    app,
+    services,
+    authenticate,
+    settings: settings.mcpOAuth,
+    policy: upstreamPolicy,
+  });
   mountUpstreamOAuthPages({ app, services, authenticate }, services.upstreamOAuth);
   mountRoutes(app, routes);
   mountMetrics(app, metrics, authenticate);

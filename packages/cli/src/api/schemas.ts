@@ -166,6 +166,9 @@ export const endpointList = z.looseObject({
       expiresAt: z.string().nullable().optional(),
       tools: z.array(z.string()).nullable().optional(),
       mode: z.string().optional(),
+      /** `oauth`: made by a client's sign-in; absent from servers before it existed. */
+      kind: z.enum(['token', 'oauth']).optional(),
+      clientId: z.string().nullable().optional(),
     }),
   ),
 });

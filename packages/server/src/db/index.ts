@@ -25,6 +25,7 @@ export type {
   ExecutionRow,
   ExecutionsTable,
   InvitesTable,
+  McpEndpointKind,
   McpEndpointRow,
   McpEndpointsTable,
   McpRoundsTable,

@@ -128,6 +128,57 @@ export interface McpEndpointsTable {
   tools: ColumnType<string | null, string | null | undefined, string | null>;
   /** `tools` or `discovery` (migration 015); `tools` unless set. */
   mode: ColumnType<string, string | undefined, string>;
+  /** `token` (a `gw_mcp_` token) or `oauth` (a client's sign-in; `token_hash` is `oauth:<id>`). */
+  kind: ColumnType<McpEndpointKind, McpEndpointKind | undefined, McpEndpointKind>;
+  /** The client of an `oauth` endpoint. */
+  oauth_client_id: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+/** How an MCP endpoint is reached: its own token, or OAuth tokens from a client's sign-in. */
+export type McpEndpointKind = 'token' | 'oauth';
+
+/** A client of Gateway's own authorization server: registered (DCR) or a fetched metadata document. */
+export interface McpOAuthClientsTable {
+  client_id: string;
+  kind: 'dcr' | 'cimd';
+  client_name: string;
+  /** JSON array of exact redirect URIs. */
+  redirect_uris: string;
+  application_type: 'web' | 'native';
+  /** JSON of the client metadata as registered or fetched. */
+  metadata: string;
+  created_at: string;
+  last_used_at: string | null;
+  /** A metadata document: when the cached copy must be fetched again. */
+  expires_at: string | null;
+}
+
+/** An authorization code of Gateway's authorization server, by its SHA-256. */
+export interface McpOAuthCodesTable {
+  code_hash: string;
+  client_id: string;
+  user_id: string;
+  redirect_uri: string;
+  code_challenge: string;
+  resource: string;
+  scope: string;
+  expires_at: string;
+  /** Set when redeemed: the endpoint it made (revoked if the code is replayed). */
+  endpoint_id: string | null;
+}
+
+/** An access or refresh token of Gateway's authorization server, by its SHA-256. */
+export interface McpOAuthTokensTable {
+  token_hash: string;
+  kind: 'access' | 'refresh';
+  endpoint_id: string;
+  client_id: string;
+  resource: string;
+  scope: string;
+  created_at: string;
+  expires_at: string;
+  /** A refresh token exchanged once: presenting it again revokes the whole grant. */
+  rotated_at: string | null;
 }
 
 /** What an API token authenticates as. */
@@ -256,6 +307,10 @@ export interface ExecutionsTable {
   /** JSON of the call's arguments, secrets redacted. */
   arguments: string;
   error: string | null;
+  /** The MCP endpoint the call came through, when it came through one. */
+  endpoint_id: string | null;
+  /** The OAuth client of that endpoint, for an `oauth` endpoint. */
+  client_id: string | null;
 }
 
 /** Where an approval request stands. */
@@ -335,6 +390,9 @@ export interface DatabaseSchema {
   user_roles: UserRolesTable;
   connections: ConnectionsTable;
   mcp_endpoints: McpEndpointsTable;
+  mcp_oauth_clients: McpOAuthClientsTable;
+  mcp_oauth_codes: McpOAuthCodesTable;
+  mcp_oauth_tokens: McpOAuthTokensTable;
   api_tokens: ApiTokensTable;
   service_accounts: ServiceAccountsTable;
   registry_sources: RegistrySourcesTable;

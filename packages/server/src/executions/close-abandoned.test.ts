@@ -19,6 +19,8 @@ function row(id: string, fields: Partial<ExecutionsTable>): ExecutionsTable {
     approved_by: null,
     arguments: '{}',
     error: null,
+    endpoint_id: null,
+    client_id: null,
     ...fields,
   };
 }

@@ -16,12 +16,19 @@ const COLUMNS = [
   'approved_by',
   'arguments',
   'error',
+  'endpoint_id',
+  'client_id',
 ] as const satisfies readonly (keyof Row)[];
 // `arguments` too: a call's last write masks the values it was vended (mcp/call-redaction.ts),
 // which its first write, stored before the tool ran, could not know.
 const UPDATED = COLUMNS.filter(
   (column) =>
-    column !== 'id' && column !== 'user_id' && column !== 'tool_path' && column !== 'started_at',
+    column !== 'id' &&
+    column !== 'user_id' &&
+    column !== 'tool_path' &&
+    column !== 'started_at' &&
+    column !== 'endpoint_id' &&
+    column !== 'client_id',
 );
 
 /**

@@ -66,6 +66,8 @@ describe('ExecutionRecorder', () => {
         approved_by: null,
         arguments: '{"text":"hi","token":"[redacted]"}',
         error: null,
+        endpoint_id: null,
+        client_id: null,
       },
     ]);
   });

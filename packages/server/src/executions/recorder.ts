@@ -31,6 +31,10 @@ export interface ExecutionRecord {
   approvedBy?: string;
   /** A short, user-facing reason for an error outcome (never a stack). */
   error?: string;
+  /** The MCP endpoint the call came through. */
+  endpointId?: string;
+  /** The OAuth client of that endpoint (`gw_oat_` tokens). */
+  clientId?: string;
 }
 
 /** Options of {@link ExecutionRecorder}. */
@@ -332,5 +336,7 @@ function toRow(record: ExecutionRecord): Row {
     approved_by: record.approvedBy ?? null,
     arguments: JSON.stringify(redactArguments(record.arguments ?? {})),
     error: record.error === undefined ? null : redactError(record.error, record.arguments),
+    endpoint_id: record.endpointId ?? null,
+    client_id: record.clientId ?? null,
   };
 }

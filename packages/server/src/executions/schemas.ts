@@ -42,6 +42,13 @@ export const executionSchema = z
     approvedBy: z.string().nullable().meta({ description: 'Who answered the approval' }),
     arguments: z.unknown().meta({ description: 'The arguments, secrets redacted' }),
     error: z.string().nullable(),
+    endpointId: z
+      .string()
+      .nullable()
+      .meta({ description: 'The MCP endpoint the call came through' }),
+    clientId: z.string().nullable().meta({
+      description: 'The OAuth client of that endpoint, when it is of kind `oauth`',
+    }),
   })
   .meta({ description: 'One tool call' });
 

@@ -14,6 +14,9 @@ export interface ExecutionListItem {
   /** The call's arguments, secrets redacted. */
   arguments: unknown;
   error: string | null;
+  /** The MCP endpoint the call came through, and its OAuth client. */
+  endpointId: string | null;
+  clientId: string | null;
 }
 
 /** One page of execution records. */
@@ -91,6 +94,8 @@ export async function listExecutions(
       approvedBy: row.approved_by,
       arguments: parseArguments(row.arguments),
       error: row.error,
+      endpointId: row.endpoint_id,
+      clientId: row.client_id,
     })),
     nextCursor:
       rows.length > options.limit && last !== undefined

@@ -232,6 +232,10 @@ describe('the front door: Origin', () => {
     const otherPort = port === 3000 ? 3001 : 3000;
     for (const route of mountedRoutes(gw).filter((r) => STATE_CHANGING.has(r.method))) {
       if (/^\/api\/auth\/(?:oauth2\/)?callback\//.test(route.path)) continue;
+      // The token, registration and revocation endpoints of the MCP authorization server take no
+      // cookie (a client's credentials are in the body): browser-based clients call them from
+      // their own origin (mcp-oauth/attacks.test.ts checks they answer OAuth errors there).
+      if (/^\/oauth\/(?:token|register|revoke)$/.test(route.path)) continue;
       for (const origin of ['http://evil.example', 'null', `http://127.0.0.1:${otherPort}`]) {
         const answer = await raw(`${url}${route.path}`, {
           method: route.method,

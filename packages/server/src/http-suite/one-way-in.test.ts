@@ -58,6 +58,9 @@ const rules: { what: string; pattern: RegExp; allowedIn: string[] }[] = [
       'identity/token-repository.ts',
       // Consuming a sign-up invite by its hash: an invite is not a credential of a request.
       'invites/store.ts',
+      // Redeeming or revoking an OAuth refresh token at the token or revocation endpoint: a
+      // credential of that OAuth request, not of a request to the API or MCP.
+      'mcp-oauth/grants.ts',
       // Doc comments showing how a prepared query or a token hash is used.
       'db/prepared-query.ts',
       'secrets/tokens.ts',

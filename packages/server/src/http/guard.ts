@@ -29,6 +29,12 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
  * `state` that better-auth checks there is what binds the answer to the browser that asked.
  */
 const CROSS_SITE_POSTS = /^\/api\/auth\/(?:callback|oauth2\/callback)\//;
+/**
+ * The token, registration and revocation endpoints of Gateway's own authorization server: called
+ * by OAuth clients, browser-based ones from their own origin, never with a cookie (the client's
+ * credentials are in the body), so no other site can ride a user's session through them.
+ */
+const OAUTH_CLIENT_POSTS = /^\/oauth\/(?:token|register|revoke)$/;
 
 /**
  * Who a gateway at `baseUrl` and `authBaseUrl` answers for: their hosts and origins, the loopback
@@ -129,7 +135,11 @@ export function requestGuard(options: GuardOptions): MiddlewareHandler<AppEnv> {
         ),
       );
     }
-    if (!SAFE_METHODS.has(c.req.method) && !CROSS_SITE_POSTS.test(c.req.path)) {
+    if (
+      !SAFE_METHODS.has(c.req.method) &&
+      !CROSS_SITE_POSTS.test(c.req.path) &&
+      !OAUTH_CLIENT_POSTS.test(c.req.path)
+    ) {
       const byCookie =
         c.req.header('cookie') !== undefined && c.req.header('authorization') === undefined;
       const refusal = originRefusal(

@@ -11,7 +11,7 @@ const NESTED_TOO_DEEP = '[nested too deep]';
 
 /** Token shapes scrubbed wherever they appear, each with what replaces it. */
 const TOKEN_PATTERNS: readonly (readonly [RegExp, string])[] = [
-  [/gw_(?:mcp|cli|sa|inv)_[A-Za-z0-9]{8,}/g, REDACTED],
+  [/gw_(?:mcp|cli|sa|inv|oat|ort|oac)_[A-Za-z0-9]{8,}/g, REDACTED],
   [/\b(?:Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}/gi, REDACTED],
   [/\b(?:sk|pk|rk)-[A-Za-z0-9_-]{16,}/g, REDACTED],
   [/\bgh[pousr]_[A-Za-z0-9]{20,}/g, REDACTED],

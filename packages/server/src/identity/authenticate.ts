@@ -20,7 +20,7 @@ export type SessionResolver = (headers: Headers) => Promise<{ userId: string } |
  * - `api`: the JSON API: the service secret, a `gw_cli_` token, a `gw_sa_` key, else the session
  *   cookie;
  * - `mcp`: the MCP endpoint: a `gw_mcp_` endpoint token or a `gw_sa_` key, in the header or the
- *   path;
+ *   path, or a `gw_oat_` OAuth access token in the header;
  * - `page`: the web app and the CLI pages: the session cookie alone;
  * - `metrics`: `GET /metrics`: `GATEWAY_METRICS_TOKEN`, else as `api`.
  */
@@ -57,8 +57,26 @@ export function createAuthenticator(options: {
   /** The role that applies to a user; undefined when there is no such user. */
   roleOf: (userId: string) => Promise<string | undefined>;
   limit: FailedCredentialLimit;
+  /**
+   * Gateway's own authorization server (`GATEWAY_MCP_OAUTH`), when on: `gw_oat_` access tokens
+   * are accepted at `/mcp` for this resource only, and a 401 there names the resource metadata.
+   */
+  mcpOAuth?: {
+    resource(): string;
+    challenge(error?: { error: 'invalid_token'; description: string }): string;
+  };
 }) {
-  const { tokens, serviceApiSecret, metricsToken, limit } = options;
+  const { tokens, serviceApiSecret, metricsToken, limit, mcpOAuth } = options;
+
+  /** A 401 from `/mcp`: with the resource metadata's address when OAuth is on. */
+  const mcpUnauthenticated = (message: string, invalidToken: boolean): HttpError =>
+    mcpOAuth === undefined
+      ? new UnauthenticatedError(message, invalidToken)
+      : new HttpError('unauthorized', message, undefined, {
+          'WWW-Authenticate': mcpOAuth.challenge(
+            invalidToken ? { error: 'invalid_token', description: message } : undefined,
+          ),
+        });
 
   const refuse = async (c: Context, message: string | HttpError): Promise<never> => {
     const error = typeof message === 'string' ? new UnauthenticatedError(message, true) : message;
@@ -87,7 +105,7 @@ export function createAuthenticator(options: {
       throw new UnauthenticatedError('Send the credential as Authorization: Bearer <token>', false);
     }
     if (serviceApiSecret !== undefined && safeEqual(token, serviceApiSecret)) return TRUSTED;
-    if (token.startsWith('gw_mcp_')) {
+    if (token.startsWith('gw_mcp_') || token.startsWith('gw_oat_')) {
       return refuse(c, 'An MCP endpoint token works only at /mcp; the API takes a CLI token');
     }
     const lookup = await tokens.find(token);
@@ -126,24 +144,44 @@ export function createAuthenticator(options: {
       token = authorization === undefined ? undefined : BEARER.exec(authorization)?.[1];
     }
     if (token === undefined || token === '') {
-      throw new UnauthenticatedError(
-        'Send your MCP endpoint token as Authorization: Bearer <token>, or use the URL {base_url}/mcp/<token>',
+      throw mcpUnauthenticated(
+        mcpOAuth === undefined
+          ? 'Send your MCP endpoint token as Authorization: Bearer <token>, or use the URL {base_url}/mcp/<token>'
+          : 'Sign in (OAuth), or send your MCP endpoint token as Authorization: Bearer <token>, or use the URL {base_url}/mcp/<token>',
         false,
       );
     }
+    const refuseMcp = (message: string) => refuse(c, mcpUnauthenticated(message, true));
     if (token.startsWith('gw_cli_')) {
-      return refuse(c, 'A CLI token does not work at /mcp; use an MCP endpoint token');
+      return refuseMcp('A CLI token does not work at /mcp; use an MCP endpoint token');
+    }
+    if (token.startsWith('gw_oat_') && (mcpOAuth === undefined || pathToken !== undefined)) {
+      return refuseMcp(
+        mcpOAuth === undefined
+          ? 'OAuth sign-in is turned off on this gateway'
+          : 'An OAuth access token goes in the Authorization header, never in the URL',
+      );
     }
     const lookup = await tokens.find(token);
-    if (!lookup.found) return refuse(c, 'The MCP token is unknown, deleted or revoked');
+    if (!lookup.found) {
+      return refuseMcp(
+        lookup.reason === 'expired' && token.startsWith('gw_oat_')
+          ? 'The access token expired; refresh it'
+          : 'The MCP token is unknown, deleted or revoked',
+      );
+    }
     const { owner } = lookup;
     if (owner.kind === 'mcp') {
+      if (owner.oauth !== undefined && owner.oauth.resource !== mcpOAuth?.resource()) {
+        return refuseMcp('The access token was issued for another resource');
+      }
       return userPrincipal({
         userId: owner.userId,
         roleId: owner.roleId,
         via: 'mcp_token',
         endpointId: owner.endpointId,
         roleRow: owner.role,
+        ...(owner.oauth === undefined ? {} : { clientId: owner.oauth.clientId }),
       });
     }
     if (owner.kind === 'service_account') {
@@ -153,7 +191,7 @@ export function createAuthenticator(options: {
         roleId: owner.roleId,
       };
     }
-    return refuse(c, 'The MCP token is unknown, deleted or revoked');
+    return refuseMcp('The MCP token is unknown, deleted or revoked');
   };
 
   function authenticate(c: Context, surface: 'mcp', pathToken?: string): Promise<ToolPrincipal>;

@@ -36,6 +36,8 @@ export interface UserPrincipal {
     readonly name: string;
     readonly patterns: string;
   } | null;
+  /** The OAuth client of the endpoint, when a `gw_oat_` access token was used. */
+  readonly clientId?: string;
   /** The CLI token used (`via: 'cli_token'`). */
   readonly tokenId?: string;
   /** When the CLI token used expires (`via: 'cli_token'`); null when it never does. */

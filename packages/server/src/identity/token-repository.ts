@@ -14,6 +14,8 @@ export type TokenOwner =
       roleId: string;
       /** The role's row, read in the same query (null: no such role). */
       role: StoredRole | null;
+      /** A `gw_oat_` access token of an `oauth` endpoint: its client, resource and expiry. */
+      oauth?: { clientId: string; resource: string; scope: string; expiresAt: string };
     }
   | { kind: 'cli'; tokenId: string; userId: string; roleId: string; expiresAt: string | null }
   | {
@@ -33,8 +35,8 @@ export type TokenLookup =
   | { found: false; reason: TokenRefusal; expiredAt?: string };
 
 /**
- * Every bearer token the gateway issues (`gw_mcp_` endpoint tokens, `gw_cli_` tokens, `gw_sa_`
- * service account keys), found by its SHA-256 hash in one place. A token's owner, and the role
+ * Every bearer token the gateway issues (`gw_mcp_` endpoint tokens, `gw_oat_` OAuth access tokens
+ * of `oauth` endpoints, `gw_cli_` tokens, `gw_sa_` service account keys), found by its SHA-256 hash in one place. A token's owner, and the role
  * that applies to it, is read once and kept while the database is unchanged
  * ({@link LookupCache}): a deleted endpoint, a revoked key or a new role assignment applies to
  * the next request on every instance. Expiry is checked on every use, so a kept token expires on
@@ -70,6 +72,37 @@ export function createTokenRepository(database: GatewayDatabase, defaultRoleId: 
         ];
       })
       .where('mcp_endpoints.token_hash', '=', param('hash')),
+  );
+  // An OAuth access token's endpoint and role (its row too), by scalar subqueries as above.
+  const oauthTokenQuery = prepareQuery(db, ['hash'], (param) =>
+    db
+      .selectFrom('mcp_oauth_tokens')
+      .select((eb) => {
+        const owner = eb
+          .selectFrom('mcp_endpoints')
+          .select('mcp_endpoints.user_id')
+          .whereRef('mcp_endpoints.id', '=', 'mcp_oauth_tokens.endpoint_id');
+        const assigned = eb
+          .selectFrom('user_roles')
+          .select('user_roles.role_id')
+          .where('user_roles.user_id', '=', owner);
+        const applying = eb.fn.coalesce(assigned, eb.val(defaultRoleId));
+        const column = (name: 'name' | 'patterns') =>
+          eb.selectFrom('roles').select(name).where('roles.id', '=', applying);
+        return [
+          'mcp_oauth_tokens.endpoint_id',
+          'mcp_oauth_tokens.client_id',
+          'mcp_oauth_tokens.resource',
+          'mcp_oauth_tokens.scope',
+          'mcp_oauth_tokens.expires_at',
+          owner.as('user_id'),
+          assigned.as('role_id'),
+          column('name').as('role_name'),
+          column('patterns').as('role_patterns'),
+        ];
+      })
+      .where('mcp_oauth_tokens.token_hash', '=', param('hash'))
+      .where('mcp_oauth_tokens.kind', '=', 'access'),
   );
   const apiTokenQuery = prepareQuery(db, ['hash'], (param) =>
     db
@@ -111,6 +144,25 @@ export function createTokenRepository(database: GatewayDatabase, defaultRoleId: 
         role: name !== null && patterns !== null ? { id: roleId, name, patterns } : null,
       };
     }
+    if (token.startsWith('gw_oat_')) {
+      const [row] = await oauthTokenQuery({ hash });
+      if (row === undefined || row.user_id === null) return undefined;
+      const roleId = row.role_id ?? defaultRoleId;
+      const { role_name: name, role_patterns: patterns } = row;
+      return {
+        kind: 'mcp',
+        endpointId: row.endpoint_id,
+        userId: row.user_id,
+        roleId,
+        role: name !== null && patterns !== null ? { id: roleId, name, patterns } : null,
+        oauth: {
+          clientId: row.client_id,
+          resource: row.resource,
+          scope: row.scope,
+          expiresAt: row.expires_at,
+        },
+      };
+    }
     const [row] = await apiTokenQuery({ hash });
     if (row === undefined) return undefined;
     if (row.kind === 'service_account') {
@@ -138,13 +190,14 @@ export function createTokenRepository(database: GatewayDatabase, defaultRoleId: 
      * up; anything else is unknown without a query.
      */
     async find(token: string): Promise<TokenLookup> {
-      if (!/^gw_(?:mcp|cli|sa)_/.test(token)) return { found: false, reason: 'unknown' };
+      if (!/^gw_(?:mcp|cli|sa|oat)_/.test(token)) return { found: false, reason: 'unknown' };
       const hash = hashToken(token);
       const owner = await owners.get(hash, () => read(token, hash));
       if (owner === undefined) return { found: false, reason: 'unknown' };
-      if (owner.kind !== 'mcp' && owner.expiresAt !== null) {
-        if (owner.expiresAt <= new Date().toISOString()) {
-          return { found: false, reason: 'expired', expiredAt: owner.expiresAt };
+      const expiresAt = owner.kind === 'mcp' ? owner.oauth?.expiresAt : owner.expiresAt;
+      if (expiresAt !== undefined && expiresAt !== null) {
+        if (expiresAt <= new Date().toISOString()) {
+          return { found: false, reason: 'expired', expiredAt: expiresAt };
         }
       }
       if (owner.kind === 'mcp') recordTokenUse(db, 'mcp_endpoints', owner.endpointId);

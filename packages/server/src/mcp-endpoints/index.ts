@@ -12,6 +12,7 @@ export {
   type CreatedEndpoint,
   type CreateEndpointResult,
   createEndpoint,
+  createOAuthEndpoint,
   deleteEndpoint,
   type EndpointChange,
   type EndpointListItem,

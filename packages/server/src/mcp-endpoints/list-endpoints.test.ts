@@ -45,6 +45,8 @@ describe('GET /api/connections/mcp-endpoints', () => {
       maskedToken: maskToken(created.token),
       createdAt: created.createdAt,
       lastUsedAt,
+      kind: 'token',
+      clientId: null,
       tools: null,
       mode: 'tools',
     });

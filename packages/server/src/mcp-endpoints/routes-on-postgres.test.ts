@@ -44,6 +44,8 @@ describe.skipIf(!url)('MCP endpoint routes on PostgreSQL', () => {
           maskedToken: expect.stringMatching(/^gw_mcp_•{8}/),
           createdAt: expect.any(String),
           lastUsedAt: expect.any(String),
+          kind: 'token',
+          clientId: null,
           tools: null,
           mode: 'tools',
         },

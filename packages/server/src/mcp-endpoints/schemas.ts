@@ -70,6 +70,12 @@ export const endpointListItemSchema = z.object({
   maskedToken: z.string().meta({ description: 'e.g. `gw_mcp_••••••••abcd`' }),
   createdAt: z.iso.datetime(),
   lastUsedAt: z.iso.datetime().nullable(),
+  kind: z.enum(['token', 'oauth']).meta({
+    description: '`token`: a `gw_mcp_` token; `oauth`: a client signed in with OAuth',
+  }),
+  clientId: z.string().nullable().meta({
+    description: 'The OAuth client of an `oauth` endpoint (a URL for a metadata document)',
+  }),
   ...scopeFields,
 });
 

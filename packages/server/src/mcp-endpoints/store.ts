@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { DatabaseSchema } from '../db/index.js';
+import type { DatabaseSchema, McpEndpointKind } from '../db/index.js';
 import { lockUser } from '../db/locks.js';
 import { generateToken, hashToken, maskToken } from '../secrets/index.js';
 import { type EndpointMode, endpointScopeOf, storedTools } from './scope.js';
@@ -42,6 +42,10 @@ export interface EndpointListItem {
   maskedToken: string;
   createdAt: string;
   lastUsedAt: string | null;
+  /** `token` (a `gw_mcp_` token) or `oauth` (a client's sign-in). */
+  kind: 'token' | 'oauth';
+  /** The OAuth client of an `oauth` endpoint. */
+  clientId: string | null;
   /** The patterns narrowing the role; null: the whole role. */
   tools: string[] | null;
   mode: EndpointMode;
@@ -110,6 +114,51 @@ export async function createEndpoint(
 }
 
 /**
+ * Makes the user an MCP endpoint of kind `oauth` for a client's sign-in (`mcp-oauth/`), inside the
+ * caller's transaction: named after the client, with ` (2)`, ` (3)`... when the user already has
+ * that name. It has no endpoint token: its `token_hash` is `oauth:<id>`, which no token's SHA-256
+ * equals; OAuth access tokens reach it instead. Returns its id, or undefined when there is no such
+ * user.
+ *
+ * @example
+ * const endpointId = await createOAuthEndpoint(trx, { userId, clientName: 'Claude', clientId });
+ */
+export async function createOAuthEndpoint(
+  trx: Kysely<DatabaseSchema>,
+  input: { userId: string; clientName: string; clientId: string; now?: Date },
+): Promise<string | undefined> {
+  if (!(await lockUser(trx, input.userId))) return undefined;
+  const taken = new Set(
+    (
+      await trx
+        .selectFrom('mcp_endpoints')
+        .select('name')
+        .where('user_id', '=', input.userId)
+        .execute()
+    ).map((row) => row.name),
+  );
+  let name = input.clientName;
+  for (let n = 2; taken.has(name); n++) name = `${input.clientName} (${n})`;
+  const id = crypto.randomUUID();
+  await trx
+    .insertInto('mcp_endpoints')
+    .values({
+      id,
+      user_id: input.userId,
+      name,
+      description: null,
+      token_hash: `oauth:${id}`,
+      masked_token: 'gw_oat_••••••••',
+      created_at: (input.now ?? new Date()).toISOString(),
+      last_used_at: null,
+      kind: 'oauth',
+      oauth_client_id: input.clientId,
+    })
+    .execute();
+  return id;
+}
+
+/**
  * The user's MCP endpoints, oldest first (ties broken by id), tokens masked.
  *
  * @example
@@ -136,6 +185,8 @@ const LIST_COLUMNS = [
   'masked_token',
   'created_at',
   'last_used_at',
+  'kind',
+  'oauth_client_id',
   'tools',
   'mode',
 ] as const;
@@ -147,6 +198,8 @@ function listItem(row: {
   masked_token: string;
   created_at: string;
   last_used_at: string | null;
+  kind: McpEndpointKind;
+  oauth_client_id: string | null;
   tools: string | null;
   mode: string;
 }): EndpointListItem {
@@ -157,6 +210,8 @@ function listItem(row: {
     maskedToken: row.masked_token,
     createdAt: row.created_at,
     lastUsedAt: row.last_used_at,
+    kind: row.kind,
+    clientId: row.oauth_client_id,
     tools: toolsOf(row.tools),
     mode: endpointScopeOf(row).mode,
   };

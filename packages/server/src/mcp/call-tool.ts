@@ -26,7 +26,7 @@ import { CallRedaction } from './call-redaction.js';
 import type { CallContext, CallSite } from './call-site.js';
 import { answerMetaTool, isMetaTool } from './discovery/index.js';
 import type { Elicitor } from './elicitor.js';
-import { subjectId } from './principal.js';
+import { type McpPrincipal, subjectId } from './principal.js';
 import { errorResult } from './render-result.js';
 import { continueRound, type Round } from './rounds.js';
 import { RunningCall, Stopped } from './running-call.js';
@@ -71,7 +71,6 @@ async function callStages(
   span: Span | undefined,
 ): Promise<CallToolResult | InputRequiredResult> {
   const { services } = runtime;
-  const subject = subjectId(site.principal);
 
   // 1. resolve
   const { role, index, mode } = await traced('gateway.policy', {}, () =>
@@ -90,17 +89,20 @@ async function callStages(
   span?.setAttribute('gateway.tool', tool === undefined ? '(unknown)' : tool.path);
   if (tool === undefined) {
     // Committed like any answer; the answer is this error whether or not the record is stored.
-    await new CallRecord(services, subject, params.name.slice(0, 200), args).settle(undefined, {
-      outcome: 'denied',
-      durationMs: 0,
-      error: 'No such tool for this caller',
-    });
+    await new CallRecord(services, site.principal, params.name.slice(0, 200), args).settle(
+      undefined,
+      {
+        outcome: 'denied',
+        durationMs: 0,
+        error: 'No such tool for this caller',
+      },
+    );
     throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${params.name} not found`);
   }
 
   // 2. resume
   const round = await continueRound(runtime, site, tool, args, ctx);
-  const record = new CallRecord(services, subject, tool.path, args, round);
+  const record = new CallRecord(services, site.principal, tool.path, args, round);
   if (round?.late === true) {
     const seconds = formatSeconds(runtime.options.approvalTimeoutMs);
     return record.settle(
@@ -271,18 +273,27 @@ export class CallRecord {
   elicitor: Elicitor | undefined;
   readonly #services: McpDeps;
   readonly #subject: string;
+  /** The endpoint (and its OAuth client) the call came through, for the record. */
+  readonly #via: Pick<ExecutionRecord, 'endpointId' | 'clientId'>;
   readonly #toolPath: string;
   readonly #args: Record<string, unknown>;
 
   constructor(
     services: McpDeps,
-    subject: string,
+    principal: McpPrincipal,
     toolPath: string,
     args: Record<string, unknown>,
     round?: Round,
   ) {
     this.#services = services;
-    this.#subject = subject;
+    this.#subject = subjectId(principal);
+    this.#via =
+      principal.kind === 'user'
+        ? {
+            ...(principal.endpointId === undefined ? {} : { endpointId: principal.endpointId }),
+            ...(principal.clientId === undefined ? {} : { clientId: principal.clientId }),
+          }
+        : {};
     this.#toolPath = toolPath;
     this.#args = args;
     this.id = round?.state.executionId ?? newExecutionId();
@@ -348,6 +359,7 @@ export class CallRecord {
       toolPath: this.#toolPath,
       startedAt: this.startedAt,
       arguments: this.redaction.data(this.#args),
+      ...this.#via,
       ...end,
     };
   }

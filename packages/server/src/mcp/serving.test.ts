@@ -34,7 +34,10 @@ describe('MCP endpoint: access', () => {
 
     const missing = await post(`${gw.url}/mcp`, INITIALIZE);
     expect(missing.status).toBe(401);
-    expect(missing.headers.get('www-authenticate')).toMatch(/^Bearer realm="gateway"/);
+    // Gateway's authorization server is on by default: the challenge says where to sign in.
+    expect(missing.headers.get('www-authenticate')).toBe(
+      `Bearer resource_metadata="${gw.url}/.well-known/oauth-protected-resource/mcp", scope="mcp"`,
+    );
 
     const unknown = await post(`${gw.url}/mcp/gw_mcp_${'x'.repeat(40)}`, INITIALIZE);
     expect(unknown.status).toBe(401);

@@ -1,8 +1,11 @@
 import { createHash, hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { MASK_CHAR, MASK_RUN, maskSecret, REVEALED_CHARS } from './mask.js';
 
-/** What a gateway token is for: an MCP endpoint, the CLI, a service account, or a sign-up invite. */
-export type TokenKind = 'mcp' | 'cli' | 'sa' | 'inv';
+/**
+ * What a gateway token is for: an MCP endpoint, the CLI, a service account, a sign-up invite, or
+ * an OAuth access token, refresh token or authorization code of an `oauth` MCP endpoint.
+ */
+export type TokenKind = 'mcp' | 'cli' | 'sa' | 'inv' | 'oat' | 'ort' | 'oac';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 /** 40 base62 characters carry about 238 bits of randomness. */
@@ -12,7 +15,7 @@ const TOKEN_RANDOM_CHARS = 40;
  * they are drawn again (rejection sampling). 248 = 4 * 62.
  */
 const UNBIASED_LIMIT = 256 - (256 % BASE62.length);
-const GATEWAY_TOKEN = /^(gw_(?:mcp|cli|sa|inv)_)([A-Za-z0-9]+)$/;
+const GATEWAY_TOKEN = /^(gw_(?:mcp|cli|sa|inv|oat|ort|oac)_)([A-Za-z0-9]+)$/;
 
 /**
  * A new random token: `gw_<kind>_` and 40 base62 characters, e.g. `gw_mcp_4fT...`. The prefix
@@ -74,7 +77,7 @@ export function safeEqual(a: string, b: string): boolean {
 
 /** Well-known credential shapes, each matched against a whole value. */
 const KNOWN_TOKEN_SHAPES: readonly RegExp[] = [
-  /^gw_(?:mcp|cli|sa|inv)_[A-Za-z0-9]{32,}$/, // ours
+  /^gw_(?:mcp|cli|sa|inv|oat|ort|oac)_[A-Za-z0-9]{32,}$/, // ours
   /^sk-[A-Za-z0-9_-]{16,}$/, // OpenAI, Anthropic (sk-ant-...), Stripe-style secret keys
   /^(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}$/, // Stripe
   /^gh[pousr]_[A-Za-z0-9]{30,}$/, // GitHub tokens

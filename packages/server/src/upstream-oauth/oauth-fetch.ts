@@ -60,14 +60,17 @@ export interface OAuthFetch {
  * The fetch the MCP SDK's OAuth helpers run over: every URL checked with {@link checkOAuthUrl}
  * first, then sent through the upstream's guarded fetch (addresses checked again at connect, so
  * DNS cannot rebind to a refused one; no redirect followed; answers over 256 KiB cut off), with a
- * 15 s limit. Form bodies (`URLSearchParams`) are sent as text.
+ * 15 s limit (or `limits`). Form bodies (`URLSearchParams`) are sent as text.
  *
  * @example
  * const oauthFetch = createOAuthFetch(policy);
  * try { await registerClient(issuer, { metadata, clientMetadata, fetchFn: oauthFetch.fetch }); }
  * finally { await oauthFetch.close(); }
  */
-export function createOAuthFetch(policy: UrlPolicy): OAuthFetch {
+export function createOAuthFetch(
+  policy: UrlPolicy,
+  limits: { maxBytes: number; timeoutMs: number } = { maxBytes: MAX_BYTES, timeoutMs: TIMEOUT_MS },
+): OAuthFetch {
   const byOrigin = new Map<string, GuardedFetch>();
   const fetch: FetchLike = async (input, init) => {
     const url = checkOAuthUrl(String(input), 'a URL in the OAuth exchange', policy);
@@ -76,13 +79,18 @@ export function createOAuthFetch(policy: UrlPolicy): OAuthFetch {
     const { guardedFetch } = await import('../upstream/guarded-fetch.js');
     let guarded = byOrigin.get(url.origin);
     if (guarded === undefined) {
-      guarded = guardedFetch({ url, policy, maxBytes: MAX_BYTES, connectTimeoutMs: TIMEOUT_MS });
+      guarded = guardedFetch({
+        url,
+        policy,
+        maxBytes: limits.maxBytes,
+        connectTimeoutMs: limits.timeoutMs,
+      });
       byOrigin.set(url.origin, guarded);
     }
     const body = init?.body;
     const signal = init?.signal
-      ? AbortSignal.any([init.signal, AbortSignal.timeout(TIMEOUT_MS)])
-      : AbortSignal.timeout(TIMEOUT_MS);
+      ? AbortSignal.any([init.signal, AbortSignal.timeout(limits.timeoutMs)])
+      : AbortSignal.timeout(limits.timeoutMs);
     return guarded.fetch(url, {
       ...init,
       ...(body instanceof URLSearchParams ? { body: body.toString() } : {}),

@@ -1,6 +1,9 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { rememberSecret } from '@gateway/server/testing';
 import { describe, expect, it } from 'vitest';
 import { cliFailure, revokeTokensOf, signInCli } from '#test/support/cli-user.js';
 import { startGateway } from '#test/support/gateway-server.js';
+import { hiddenFields } from '#test/support/test-browser.js';
 import {
   runEndpointsCreate,
   runEndpointsList,
@@ -148,6 +151,61 @@ describe('gateway endpoints', () => {
     const signedOut = await cliFailure(runEndpointsList(ada.options()));
     expect(signedOut.exitCode).toBe(4);
     expect(signedOut.message).toBe('Not signed in. Run `gateway login`.');
+  });
+});
+
+describe('gateway endpoints list with a client signed in by OAuth', () => {
+  it('lists the grant as an endpoint of its own, without a token', async () => {
+    const { url } = await startGateway();
+    const ada = await signInCli(url, 'ada@example.test');
+    const registered = await fetch(`${url}/oauth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ client_name: 'Claude Code', redirect_uris: ['http://127.0.0.1/cb'] }),
+    });
+    const { client_id: clientId } = (await registered.json()) as { client_id: string };
+    const verifier = randomBytes(32).toString('base64url');
+    const authorize = new URL('/oauth/authorize', url);
+    for (const [name, value] of Object.entries({
+      response_type: 'code',
+      client_id: clientId,
+      redirect_uri: 'http://127.0.0.1:45000/cb',
+      code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+      code_challenge_method: 'S256',
+      resource: `${url}/mcp`,
+    })) {
+      authorize.searchParams.set(name, value);
+    }
+    const page = await ada.browser.request(authorize.href);
+    expect(page.status).toBe(200);
+    const allowed = await ada.browser.request('/oauth/authorize', {
+      form: { ...hiddenFields(await page.text()), action: 'allow' },
+    });
+    const code = new URL(allowed.headers.get('location') ?? '').searchParams.get('code') ?? '';
+    const token = await fetch(`${url}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code,
+        client_id: clientId,
+        redirect_uri: 'http://127.0.0.1:45000/cb',
+        code_verifier: verifier,
+      }).toString(),
+    });
+    expect(token.status).toBe(200);
+    const { access_token: accessToken } = (await token.json()) as { access_token: string };
+    rememberSecret(accessToken);
+
+    const listed = ada.options();
+    const endpoints = await runEndpointsList(listed);
+    expect(endpoints).toEqual([
+      expect.objectContaining({ name: 'Claude Code', kind: 'oauth', clientId }),
+    ]);
+    expect(listed.io.out()).toMatch(/\n\S+\s+Claude Code\s+OAuth sign-in\s+never\s*\n$/);
+    expect(await mcpStatus(url, accessToken)).toBe(200);
+    await runEndpointsRm({ ...ada.options(), id: endpoints[0]?.id ?? '' });
+    expect(await mcpStatus(url, accessToken)).toBe(401);
   });
 });
 

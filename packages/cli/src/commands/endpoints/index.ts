@@ -123,7 +123,7 @@ export async function runEndpointsList(options: EndpointsListOptions) {
     endpoints.map((endpoint) => [
       endpoint.id,
       endpoint.name,
-      endpoint.maskedToken,
+      endpoint.kind === 'oauth' ? 'OAuth sign-in' : endpoint.maskedToken,
       endpoint.lastUsedAt ?? 'never',
       endpoint.tools || endpoint.mode === 'discovery' ? scopeLine(endpoint) : 'all',
       endpoint.description ?? '',

@@ -1,0 +1,130 @@
+/**
+ * Issue 32's main case: `mcp-remote` (npm) pointed at Gateway's `/mcp` with no header at all. It
+ * discovers the authorization server, registers itself, and sends the user to sign in; Debian's
+ * chromium (playwright-core) signs in with a password on the web app's page and allows the client
+ * on the consent page; then the test lists and calls a tool over mcp-remote's stdio.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { signedInBrowser, startOAuthGateway } from '#test/mcp-oauth/oauth-kit.js';
+import { launchChromium } from '#test/web/browser.js';
+import { listEndpoints } from '../mcp-endpoints/index.js';
+
+const MCP_REMOTE = fileURLToPath(
+  new URL('../../node_modules/mcp-remote/dist/proxy.js', import.meta.url),
+);
+const PASSWORD = 'correct horse battery';
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return address.port;
+}
+
+/** mcp-remote as an AI client runs it: a child speaking JSON-RPC lines on stdio. */
+async function startMcpRemote(url: string) {
+  const configDir = await mkdtemp(join(tmpdir(), 'mcp-remote-'));
+  // An empty PATH: mcp-remote must not find a browser of its own; the test is the browser.
+  const emptyPath = await mkdtemp(join(tmpdir(), 'no-browser-'));
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [MCP_REMOTE, `${url}/mcp`, String(await freePort()), '--host', '127.0.0.1'],
+    {
+      env: { MCP_REMOTE_CONFIG_DIR: configDir, PATH: emptyPath, HOME: configDir },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    },
+  );
+  onTestFinished(async () => {
+    child.kill();
+    await rm(configDir, { recursive: true, force: true });
+    await rm(emptyPath, { recursive: true, force: true });
+  });
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString('utf8');
+  });
+  const answers = new Map<number, (message: Record<string, unknown>) => void>();
+  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
+  lines.on('line', (line) => {
+    try {
+      const message = JSON.parse(line) as Record<string, unknown>;
+      if (typeof message.id === 'number') answers.get(message.id)?.(message);
+    } catch {
+      // Not a JSON-RPC line.
+    }
+  });
+  let nextId = 1;
+  return {
+    stderr: () => stderr,
+    async authorizationUrl(): Promise<string> {
+      await expect
+        .poll(() => /visiting:\s*\n(\S+)/.exec(stderr)?.[1], { timeout: 30_000 })
+        .toBeTruthy();
+      return /visiting:\s*\n(\S+)/.exec(stderr)?.[1] ?? '';
+    },
+    request(method: string, params: Record<string, unknown> = {}) {
+      const id = nextId++;
+      const answer = new Promise<Record<string, unknown>>((resolve) => answers.set(id, resolve));
+      child.stdin?.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
+      return answer;
+    },
+    notify(method: string) {
+      child.stdin?.write(`${JSON.stringify({ jsonrpc: '2.0', method })}\n`);
+    },
+  };
+}
+
+describe('mcp-remote with no header, signing in through the browser', () => {
+  it('signs in with a password, consents, then lists and calls a tool over stdio', async () => {
+    const gw = await startOAuthGateway();
+    // The account exists already; the browser below starts signed out.
+    await signedInBrowser(gw.url, 'remote@example.test');
+    const remote = await startMcpRemote(gw.url);
+    const authorize = await remote.authorizationUrl();
+    expect(new URL(authorize).pathname).toBe('/oauth/authorize');
+
+    const browser = await launchChromium();
+    onTestFinished(() => browser.close());
+    const page = await (await browser.newContext()).newPage();
+    page.setDefaultTimeout(20_000);
+    await page.goto(authorize);
+    expect(new URL(page.url()).pathname).toBe('/sign-in');
+    await page.getByLabel('Email').fill('remote@example.test');
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: /^Allow / }).waitFor();
+    expect(await page.textContent('body')).toContain('Unverified client');
+    await page.getByRole('button', { name: 'Allow' }).click();
+    await page.waitForURL((url) => url.pathname === '/oauth/callback');
+
+    const initialized = await remote.request('initialize', {
+      protocolVersion: '2025-06-18',
+      capabilities: {},
+      clientInfo: { name: 'e2e', version: '1.0.0' },
+    });
+    expect(initialized.result).toMatchObject({ serverInfo: expect.any(Object) });
+    remote.notify('notifications/initialized');
+    const listed = await remote.request('tools/list');
+    const tools = (listed.result as { tools: { name: string }[] }).tools.map((tool) => tool.name);
+    expect(tools).toContain('demo.echo.say');
+    const called = await remote.request('tools/call', {
+      name: 'demo.echo.say',
+      arguments: { text: 'from mcp-remote' },
+    });
+    expect(called.result).toMatchObject({ structuredContent: { text: 'from mcp-remote' } });
+
+    const { db } = gw.gateway.services.database;
+    const [user] = await db.selectFrom('user').select('id').execute();
+    const endpoints = await listEndpoints(db, user?.id ?? '');
+    expect(endpoints).toEqual([expect.objectContaining({ kind: 'oauth' })]);
+  }, 120_000);
+});
