@@ -25,19 +25,35 @@ for (const target of databaseTargets()) {
       expect(tables.map((table) => table.name)).not.toContain('kysely_migration_lock');
     });
 
-    it('runs the migrator when a step is missing from the record', async () => {
+    it('runs the migrator when steps are missing from the record', async () => {
       const { database, cleanup } = await target.open();
       onTestFinished(cleanup);
-      // The newest step, as if the database predated it (kysely refuses a missing step that sorts
-      // before one applied): when a step is added, this test moves to it.
-      const newest = '011-upstream-oauth-scopes';
-      expect(Object.keys(migrations).sort().at(-1)).toBe(newest);
-      await database.db.schema.dropTable('upstream_oauth_scopes').execute();
-      await sql`delete from kysely_migration where name = ${newest}`.execute(database.db);
+      // The two newest steps, as if the database predated them (kysely refuses a missing step
+      // that sorts before one applied): when a step is added, this test moves to it.
+      const newest = ['014-mcp-oauth', '015-endpoint-toolsets'];
+      expect(Object.keys(migrations).sort().slice(-2)).toEqual(newest);
+      const { schema } = database.db;
+      await schema.alterTable('mcp_endpoints').dropColumn('mode').execute();
+      await schema.alterTable('mcp_endpoints').dropColumn('tools').execute();
+      for (const table of ['mcp_oauth_tokens', 'mcp_oauth_codes', 'mcp_oauth_clients']) {
+        await schema.dropTable(table).execute();
+      }
+      await schema.alterTable('mcp_endpoints').dropColumn('oauth_client_id').execute();
+      await schema.alterTable('mcp_endpoints').dropColumn('kind').execute();
+      await schema.alterTable('executions').dropColumn('client_id').execute();
+      await schema.alterTable('executions').dropColumn('endpoint_id').execute();
+      for (const name of newest) {
+        await sql`delete from kysely_migration where name = ${name}`.execute(database.db);
+      }
 
-      expect((await readSchemaState(database))?.migrations.has(newest)).toBe(false);
-      expect(await migrate(database)).toEqual([newest]);
-      expect((await readSchemaState(database))?.migrations.has(newest)).toBe(true);
+      expect((await readSchemaState(database))?.migrations.has(newest[0] as string)).toBe(false);
+      expect(await migrate(database)).toEqual(newest);
+      const state = await readSchemaState(database);
+      expect(newest.every((name) => state?.migrations.has(name))).toBe(true);
+      const columns = (await database.db.introspection.getTables())
+        .find((table) => table.name === 'mcp_endpoints')
+        ?.columns.map((column) => column.name);
+      expect(columns).toEqual(expect.arrayContaining(['kind', 'oauth_client_id', 'tools', 'mode']));
     });
   });
 }
