@@ -200,9 +200,16 @@ describe('gateway endpoints list with a client signed in by OAuth', () => {
     const listed = ada.options();
     const endpoints = await runEndpointsList(listed);
     expect(endpoints).toEqual([
-      expect.objectContaining({ name: 'Claude Code', kind: 'oauth', clientId }),
+      expect.objectContaining({
+        name: 'Claude Code',
+        kind: 'oauth',
+        clientId,
+        tools: null,
+        mode: 'tools',
+      }),
     ]);
-    expect(listed.io.out()).toMatch(/\n\S+\s+Claude Code\s+OAuth sign-in\s+never\s*\n$/);
+    // The whole role, like a new token endpoint: the TOOLS column says `all`.
+    expect(listed.io.out()).toMatch(/\n\S+\s+Claude Code\s+OAuth sign-in\s+never\s+all\s*\n$/);
     expect(await mcpStatus(url, accessToken)).toBe(200);
     await runEndpointsRm({ ...ada.options(), id: endpoints[0]?.id ?? '' });
     expect(await mcpStatus(url, accessToken)).toBe(401);
