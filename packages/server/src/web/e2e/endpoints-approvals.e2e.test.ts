@@ -89,7 +89,7 @@ describe('MCP endpoints in a real browser', () => {
         return row.locator('[data-last-used] time').count();
       })
       .toBe(1);
-    expect(await row.locator('code').textContent()).toMatch(/^gw_mcp_•+/);
+    expect(await row.locator('[data-token] code').textContent()).toMatch(/^gw_mcp_•+/);
     await shot(page, 'endpoints');
 
     await row.getByRole('button', { name: 'Delete Laptop' }).click();

@@ -106,7 +106,7 @@ ${
 ${scopeFields(ctx, `endpoint-${index}`, endpoint.tools ?? [], endpoint.mode, previews[index + 1] as Preview)}
 <div class="actions"><button type="submit">Save ${endpoint.name}</button></div>
 </form></details></td>
-<td>${endpoint.kind === 'oauth' ? html`<span class="muted small">Signed in with OAuth</span>` : html`<code>${endpoint.maskedToken}</code>`}</td>
+<td data-token>${endpoint.kind === 'oauth' ? html`<span class="muted small">Signed in with OAuth</span>` : html`<code>${endpoint.maskedToken}</code>`}</td>
 <td data-last-used>${time(endpoint.lastUsedAt)}</td>
 <td>${confirmForm({
           action: `/endpoints/${encodeURIComponent(endpoint.id)}/delete`,
