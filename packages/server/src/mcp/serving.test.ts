@@ -592,6 +592,8 @@ describe('MCP endpoint: tools/call', () => {
         tool: 'demo.echo.say',
         executionId: execution?.id,
         userId: alice.id,
+        // The request's id, as every log line of a request carries (issue 30).
+        requestId: expect.any(String),
         length: 5,
       },
     ]);
