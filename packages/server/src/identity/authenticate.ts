@@ -181,6 +181,7 @@ export function createAuthenticator(options: {
         via: 'mcp_token',
         endpointId: owner.endpointId,
         roleRow: owner.role,
+        endpointRow: owner.scope,
         ...(owner.oauth === undefined ? {} : { clientId: owner.oauth.clientId }),
       });
     }

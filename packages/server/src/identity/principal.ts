@@ -36,6 +36,12 @@ export interface UserPrincipal {
     readonly name: string;
     readonly patterns: string;
   } | null;
+  /**
+   * The endpoint's `tools` and `mode` as stored, read with its token on this very request
+   * (`via: 'mcp_token'`): a call that lives no longer than its request takes what the endpoint
+   * serves from it instead of reading the endpoint again, as with {@link roleRow}.
+   */
+  readonly endpointRow?: { readonly tools: string | null; readonly mode: string };
   /** The OAuth client of the endpoint, when a `gw_oat_` access token was used. */
   readonly clientId?: string;
   /** The CLI token used (`via: 'cli_token'`). */

@@ -50,6 +50,22 @@ for (const target of databaseTargets()) {
           userId: 'u1',
           roleId: 'member',
           role: member,
+          // What the endpoint serves, as stored (a 2026-07-28 call reads no more than this row).
+          scope: { tools: null, mode: 'tools' },
+        },
+      });
+      const narrowed = await createEndpoint(database.db, {
+        userId: 'u1',
+        name: 'Narrow',
+        tools: ['notes.**'],
+        mode: 'discovery',
+      });
+      if (!narrowed.ok) throw new Error(narrowed.problem);
+      expect(await tokens.find(narrowed.endpoint.token)).toMatchObject({
+        found: true,
+        owner: {
+          endpointId: narrowed.endpoint.id,
+          scope: { tools: '["notes.**"]', mode: 'discovery' },
         },
       });
       await vi.waitFor(async () => {

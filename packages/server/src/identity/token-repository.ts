@@ -14,6 +14,8 @@ export type TokenOwner =
       roleId: string;
       /** The role's row, read in the same query (null: no such role). */
       role: StoredRole | null;
+      /** What the endpoint serves, as stored (`tools`, `mode`), read in the same query. */
+      scope: { tools: string | null; mode: string };
       /** A `gw_oat_` access token of an `oauth` endpoint: its client, resource and expiry. */
       oauth?: { clientId: string; resource: string; scope: string; expiresAt: string };
     }
@@ -66,6 +68,8 @@ export function createTokenRepository(database: GatewayDatabase, defaultRoleId: 
         return [
           'mcp_endpoints.id',
           'mcp_endpoints.user_id',
+          'mcp_endpoints.tools',
+          'mcp_endpoints.mode',
           assigned.as('role_id'),
           column('name').as('role_name'),
           column('patterns').as('role_patterns'),
@@ -78,10 +82,12 @@ export function createTokenRepository(database: GatewayDatabase, defaultRoleId: 
     db
       .selectFrom('mcp_oauth_tokens')
       .select((eb) => {
-        const owner = eb
-          .selectFrom('mcp_endpoints')
-          .select('mcp_endpoints.user_id')
-          .whereRef('mcp_endpoints.id', '=', 'mcp_oauth_tokens.endpoint_id');
+        const endpoint = (name: 'user_id' | 'tools' | 'mode') =>
+          eb
+            .selectFrom('mcp_endpoints')
+            .select(name)
+            .whereRef('mcp_endpoints.id', '=', 'mcp_oauth_tokens.endpoint_id');
+        const owner = endpoint('user_id');
         const assigned = eb
           .selectFrom('user_roles')
           .select('user_roles.role_id')
@@ -96,6 +102,8 @@ export function createTokenRepository(database: GatewayDatabase, defaultRoleId: 
           'mcp_oauth_tokens.scope',
           'mcp_oauth_tokens.expires_at',
           owner.as('user_id'),
+          endpoint('tools').as('tools'),
+          endpoint('mode').as('mode'),
           assigned.as('role_id'),
           column('name').as('role_name'),
           column('patterns').as('role_patterns'),
@@ -142,6 +150,7 @@ export function createTokenRepository(database: GatewayDatabase, defaultRoleId: 
         userId: row.user_id,
         roleId,
         role: name !== null && patterns !== null ? { id: roleId, name, patterns } : null,
+        scope: { tools: row.tools, mode: row.mode },
       };
     }
     if (token.startsWith('gw_oat_')) {
@@ -155,6 +164,8 @@ export function createTokenRepository(database: GatewayDatabase, defaultRoleId: 
         userId: row.user_id,
         roleId,
         role: name !== null && patterns !== null ? { id: roleId, name, patterns } : null,
+        // The endpoint row exists (user_id came from it): its mode is never null.
+        scope: { tools: row.tools, mode: row.mode ?? 'tools' },
         oauth: {
           clientId: row.client_id,
           resource: row.resource,

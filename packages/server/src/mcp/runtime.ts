@@ -1,6 +1,6 @@
 import type { Role } from '@gateway/sdk';
 import type { RequestStateCodec } from '@modelcontextprotocol/server';
-import { type EndpointMode, WHOLE_ROLE } from '../mcp-endpoints/index.js';
+import { type EndpointMode, endpointScopeOf, WHOLE_ROLE } from '../mcp-endpoints/index.js';
 import type { GatewayServices } from '../services.js';
 import type { ResolvedMcpOptions } from './options.js';
 import { type McpPrincipal, subjectId } from './principal.js';
@@ -51,8 +51,8 @@ export async function toolsOf(
   principal: McpPrincipal,
   /**
    * The principal was authenticated for this very request, which the call does not outlive (a
-   * 2026-07-28 request, or a 2025 one outside a session): the role read with its token may be
-   * used as is.
+   * 2026-07-28 request, or a 2025 one outside a session): the role and the endpoint's row read
+   * with its token may be used as is (on PostgreSQL, no read of either again).
    */
   thisRequest = false,
 ): Promise<PrincipalTools> {
@@ -65,7 +65,11 @@ export async function toolsOf(
     thisRequest && principal.roleRow !== undefined
       ? policy.resolveForUserRole(principal.roleId, principal.roleRow)
       : policy.resolveForUser(subjectId(principal)),
-    principal.endpointId === undefined ? WHOLE_ROLE : endpointScopes.scopeOf(principal.endpointId),
+    principal.endpointId === undefined
+      ? WHOLE_ROLE
+      : thisRequest && principal.endpointRow !== undefined
+        ? endpointScopeOf(principal.endpointRow)
+        : endpointScopes.scopeOf(principal.endpointId),
   ]);
   return {
     role: resolution.role,
