@@ -4,6 +4,7 @@ import type { LoggingLevel } from '@modelcontextprotocol/server';
 import { isRecord } from '../json/is-record.js';
 import type { UrlElicitation } from '../mcp/elicitation.js';
 import type { SourceCall } from '../tool-sources/index.js';
+import type { UpstreamNotice } from './upstream.js';
 
 /** Where {@link relayToCalls} finds the call a message of the upstream belongs to. */
 export interface CallRelay {
@@ -13,6 +14,8 @@ export interface CallRelay {
   toolPathOf(call: SourceCall): string;
   /** The upstream said its tool list changed. */
   onToolsChanged(): void;
+  /** The upstream said its resources or prompts changed. */
+  onNotice(notice: UpstreamNotice): void;
 }
 
 /**
@@ -112,7 +115,22 @@ export function relayToCalls(client: Client, relay: CallRelay): void {
   client.setNotificationHandler('notifications/tools/list_changed', () => {
     relay.onToolsChanged();
   });
+  client.setNotificationHandler('notifications/resources/list_changed', () => {
+    relay.onNotice({ kind: 'resources_changed' });
+  });
+  client.setNotificationHandler('notifications/prompts/list_changed', () => {
+    relay.onNotice({ kind: 'prompts_changed' });
+  });
+  client.setNotificationHandler('notifications/resources/updated', (notification) => {
+    const { uri } = notification.params;
+    if (typeof uri === 'string' && uri.length <= MAX_URI_CHARS) {
+      relay.onNotice({ kind: 'resource_updated', uri });
+    }
+  });
 }
+
+/** The longest resource URI an upstream's update notice may name. */
+const MAX_URI_CHARS = 4096;
 
 /** The longest message and elicitation id of a URL-mode elicitation the gateway relays. */
 const MAX_LINK_MESSAGE_CHARS = 2000;

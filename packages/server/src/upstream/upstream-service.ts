@@ -5,8 +5,10 @@ import type { ServerLogger } from '../http/logger.js';
 import { type PluginCatalog, PluginCatalogError } from '../registry/index.js';
 import type { TokenVendor } from '../vending/index.js';
 import type { UpstreamHealth } from './circuit-breaker.js';
+import { type FederatedSource, federatedCredential } from './federation.js';
 import { type Live, liveSource, loadUpstreamClient } from './live-source.js';
 import type { OAuthUpstreamAuth, UpstreamOAuthHooks } from './oauth-hooks.js';
+import { offersAnything, storedOffers } from './offers.js';
 import { storedAuth, storeRegistration } from './stored-upstream.js';
 import {
   type StdioUpstreamConfig,
@@ -24,7 +26,11 @@ import {
   mountedTools,
   safeJson,
 } from './tool-lists.js';
+import type { UpstreamNotice } from './upstream.js';
 import { checkUpstreamUrl, type UrlPolicy } from './url-policy.js';
+
+/** Told what a source said of its resources and prompts (see {@link UpstreamNotice}). */
+export type NoticeListener = (source: FederatedSource, notice: UpstreamNotice) => void;
 
 /** What registering an upstream MCP source takes. */
 export interface RegisterUpstreamInput {
@@ -79,6 +85,7 @@ export interface UpstreamServiceOptions {
 export class UpstreamService {
   readonly #options: UpstreamServiceOptions;
   readonly #live = new Map<string, Live>();
+  readonly #noticeListeners = new Set<NoticeListener>();
   #schedule: ReturnType<typeof setInterval> | undefined;
 
   constructor(options: UpstreamServiceOptions) {
@@ -140,6 +147,7 @@ export class UpstreamService {
       throw catalogError(error);
     }
     const fetchedAt = new Date().toISOString();
+    live.offers = live.upstream.offers ?? {};
     const stored: StoredUpstream = { url: checked.url.href, auth, ...settings };
     try {
       await storeRegistration(this.#options.database, oauth, {
@@ -148,6 +156,7 @@ export class UpstreamService {
         auth: input.auth,
         stored,
         listed,
+        capabilities: JSON.stringify(live.offers),
         fetchedAt,
       });
     } catch (error) {
@@ -203,6 +212,7 @@ export class UpstreamService {
       live.settings = settings;
       live.storedJson = row.upstream;
       live.stored = true;
+      live.offers = storedOffers(entry?.capabilities);
       this.#live.set(row.id, live);
       mountCached(this.#options, row.id, live, entry?.tools, entry?.fetched_at ?? null);
     }
@@ -285,6 +295,7 @@ export class UpstreamService {
       return;
     }
     if (fetched === undefined || this.#live.get(id) !== live) return;
+    live.offers = storedOffers(fetched.capabilities);
     mountCached(this.#options, id, live, fetched.json, fetched.fetchedAt);
   }
 
@@ -331,6 +342,53 @@ export class UpstreamService {
     clearTimeout(live.refreshTimer);
     this.#options.plugins.unmount(id);
     await live.upstream.close();
+  }
+
+  /**
+   * The source `id` as resources, prompts and completions are federated from it, when it is an
+   * upstream known here that offers any of them.
+   */
+  federated(id: string): FederatedSource | undefined {
+    const live = this.#live.get(id);
+    if (live === undefined || !offersAnything(live.offers)) return undefined;
+    return { id, namespace: live.namespace, offers: live.offers };
+  }
+
+  /** Whether any upstream known here offers resources, prompts or completions. */
+  get federates(): boolean {
+    for (const live of this.#live.values()) if (offersAnything(live.offers)) return true;
+    return false;
+  }
+
+  /**
+   * Sends `method` to source `id` for `subject` (a user or service account id), with the
+   * credential its tool calls would send ({@link federatedCredential}).
+   *
+   * @throws HttpError 404 when `id` is not an upstream known here; AuthRequiredError without a
+   *   credential; whatever {@link Upstream.request} throws.
+   */
+  async forward(
+    id: string,
+    subject: string,
+    method: string,
+    params: Record<string, unknown>,
+    signal?: AbortSignal,
+  ): Promise<unknown> {
+    const live = this.#live.get(id);
+    if (live === undefined) throw new HttpError('not_found', `No upstream source "${id}"`);
+    const { credential, provider } = await federatedCredential(this.#options, id, live, subject);
+    return live.upstream.request(method, params, credential, { signal, provider });
+  }
+
+  /**
+   * Calls `listener` with what any source says of its resources and prompts (lists changed, a
+   * watched resource updated).
+   *
+   * @returns a function that removes the listener.
+   */
+  onNotice(listener: NoticeListener): () => void {
+    this.#noticeListeners.add(listener);
+    return () => this.#noticeListeners.delete(listener);
   }
 
   /** Whether `id` is an upstream source known here. */
@@ -387,7 +445,25 @@ export class UpstreamService {
     target: UpstreamTarget,
     settings: Live['settings'],
   ): Live {
-    return liveSource({ id, namespace, target, settings }, this.#options, () => this.refresh(id));
+    return liveSource(
+      { id, namespace, target, settings },
+      this.#options,
+      () => this.refresh(id),
+      (notice) => this.#notice(id, notice),
+    );
+  }
+
+  #notice(id: string, notice: UpstreamNotice): void {
+    const live = this.#live.get(id);
+    if (live === undefined) return;
+    const source = { id, namespace: live.namespace, offers: live.offers };
+    for (const listener of this.#noticeListeners) {
+      try {
+        listener(source, notice);
+      } catch {
+        // A listener's failure must not stop the others.
+      }
+    }
   }
 }
 
