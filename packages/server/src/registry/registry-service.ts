@@ -231,6 +231,8 @@ export class RegistryService {
           auth: input.auth ?? { kind: 'none' },
           approvalRequired: input.approvalRequired ?? [],
           serviceAccountAllowed: input.serviceAccountAllowed ?? false,
+          allowElicitation: input.allowElicitation,
+          allowSampling: input.allowSampling,
         },
         registrant,
       );
@@ -314,6 +316,8 @@ export class RegistryService {
     change: {
       approvalRequired?: string[] | undefined;
       serviceAccountAllowed?: boolean | undefined;
+      allowElicitation?: boolean | undefined;
+      allowSampling?: boolean | undefined;
     },
   ): Promise<RegistrySourceStatus> {
     const row = await this.#database.db

@@ -18,7 +18,10 @@ export interface Live {
   upstream: Upstream;
   target: UpstreamTarget;
   namespace: string;
-  settings: Pick<StoredUpstream, 'approvalRequired' | 'serviceAccountAllowed'>;
+  settings: Pick<
+    StoredUpstream,
+    'approvalRequired' | 'serviceAccountAllowed' | 'allowElicitation' | 'allowSampling'
+  >;
   fetchedAt: string | null;
   /** What it offers besides tools (resources, prompts, completions), as last fetched. */
   offers: Offers;
@@ -60,6 +63,7 @@ export function liveSource(
         live.refreshTimer.unref();
       },
       onNotice,
+      relaySettings: () => live.settings,
     }),
     target,
     namespace,

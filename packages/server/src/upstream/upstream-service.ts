@@ -41,6 +41,10 @@ export interface RegisterUpstreamInput {
   /** Upstream tool names that ask for approval whatever their annotations say. */
   approvalRequired: string[];
   serviceAccountAllowed: boolean;
+  /** Whether its questions reach the calling user (default true). */
+  allowElicitation?: boolean | undefined;
+  /** Whether its sampling requests reach the calling user's client (default true). */
+  allowSampling?: boolean | undefined;
 }
 
 /** An upstream source's state on this instance. */
@@ -54,6 +58,8 @@ export interface UpstreamStatus {
   /** Upstream tool names that ask for approval besides those annotated destructive. */
   approvalRequired: string[];
   serviceAccountAllowed: boolean;
+  allowElicitation: boolean;
+  allowSampling: boolean;
   /** Each served path with the name the upstream gives it, where the two differ. */
   mappedNames: Record<string, string>;
 }
@@ -114,6 +120,8 @@ export class UpstreamService {
     const settings = {
       approvalRequired: input.approvalRequired,
       serviceAccountAllowed: input.serviceAccountAllowed,
+      allowElicitation: input.allowElicitation ?? true,
+      allowSampling: input.allowSampling ?? true,
     };
     const { oauth } = this.#options;
     if (auth.kind === 'oauth') {
@@ -310,6 +318,8 @@ export class UpstreamService {
     change: {
       approvalRequired?: string[] | undefined;
       serviceAccountAllowed?: boolean | undefined;
+      allowElicitation?: boolean | undefined;
+      allowSampling?: boolean | undefined;
     },
   ): Promise<void> {
     const live = this.#live.get(id);
@@ -319,6 +329,8 @@ export class UpstreamService {
     const settings = {
       approvalRequired: change.approvalRequired ?? live.settings.approvalRequired,
       serviceAccountAllowed: change.serviceAccountAllowed ?? live.settings.serviceAccountAllowed,
+      allowElicitation: change.allowElicitation ?? live.settings.allowElicitation,
+      allowSampling: change.allowSampling ?? live.settings.allowSampling,
     };
     const stored: StoredUpstream = { url: live.target.url, auth: live.target.auth, ...settings };
     const json = JSON.stringify(stored);
@@ -409,6 +421,8 @@ export class UpstreamService {
       toolsFetchedAt: live.fetchedAt,
       approvalRequired: [...live.settings.approvalRequired],
       serviceAccountAllowed: live.settings.serviceAccountAllowed,
+      allowElicitation: live.settings.allowElicitation,
+      allowSampling: live.settings.allowSampling,
       mappedNames: live.mapped,
     };
   }

@@ -25,7 +25,7 @@ import { ListChangedStream } from './list-changed.js';
 import { type Offers, offersOf } from './offers.js';
 import { UpstreamRefusedFailure } from './refused.js';
 import { requiredLinks, settleRequiredLinks } from './required-links.js';
-import type { UpstreamTarget } from './target.js';
+import type { RelaySettings, UpstreamTarget } from './target.js';
 import type { UrlPolicy } from './url-policy.js';
 
 /** A call is bounded by the gateway's tool time limit (its signal), not by the SDK's default. */
@@ -54,6 +54,8 @@ export interface UpstreamOptions {
   onToolsChanged: () => void;
   /** Called when the upstream says its resources or prompts changed (see {@link UpstreamNotice}). */
   onNotice?: ((notice: UpstreamNotice) => void) | undefined;
+  /** Whether its questions and sampling requests reach the user now (default: both do). */
+  relaySettings?: (() => RelaySettings) | undefined;
 }
 
 /**
@@ -422,6 +424,9 @@ export class Upstream {
         toolPathOf: (call) => this.#toolPathOf(call),
         onToolsChanged: () => this.#options.onToolsChanged(),
         onNotice: (notice) => this.#options.onNotice?.(notice),
+        sourceId: this.id,
+        settings: () =>
+          this.#options.relaySettings?.() ?? { allowElicitation: true, allowSampling: true },
       },
       key,
       credential,
