@@ -47,7 +47,10 @@ export async function createToolServer(
   kind: ConnectionKind,
   sessionLevel: SessionLogLevel = localLogLevel(),
 ): Promise<Server> {
-  const federated = federatedCapabilities(await visibleSources(runtime, principal), kind);
+  // A caller whose tools cannot be resolved (a user deleted meanwhile) is told so by
+  // `tools/list`; its server offers nothing more.
+  const sources = await visibleSources(runtime, principal).catch(() => []);
+  const federated = federatedCapabilities(sources, kind);
   const server = new ToolServer(SERVER_INFO, {
     capabilities: { tools: { listChanged: true }, logging: {}, ...federated },
     instructions: INSTRUCTIONS,

@@ -10,7 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client as V2Client } from '@modelcontextprotocol/client';
 import type { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { connectV1, connectV2, startMcpGateway } from '#test/mcp/mcp-test-kit.js';
 import { EVERYTHING_BIN, startEverythingHttp } from '#test/upstream/everything.js';
 import { registerSource } from '#test/upstream/register-source.js';
@@ -284,5 +285,39 @@ describe('resources, prompts and completions of upstreams (issue 31)', () => {
       )
       .catch((caught: unknown) => caught);
     expect(error).toMatchObject({ code: -32601 });
+  });
+
+  it("relays a stdio upstream's resource updates to the 2025 sessions that subscribed", async () => {
+    const { gw } = await federatedGateway();
+    const alice = await gw.user({ admin: true });
+    const { client: subscriber } = await connectV1(gw.url, alice.mcpToken);
+    const { client: bystander } = await connectV1(gw.url, alice.mcpToken);
+    const heard: string[] = [];
+    const overheard: string[] = [];
+    subscriber.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
+      heard.push(notification.params.uri);
+    });
+    bystander.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
+      overheard.push(notification.params.uri);
+    });
+    const uri = 'local+demo://resource/dynamic/text/1';
+    await subscriber.subscribeResource({ uri });
+    // A resource of a source the caller does not see cannot be subscribed to either.
+    const carol = await gw.user({ roleId: 'local_only' });
+    const { client: outsider } = await connectV1(gw.url, carol.mcpToken);
+    await expect(
+      outsider.subscribeResource({ uri: 'ev+demo://resource/dynamic/text/1' }),
+    ).rejects.toThrow(/not found/);
+
+    // server-everything then says the subscribed resource was updated, at once and every 5 s.
+    const toggled = await subscriber.callTool({
+      name: 'local.toggle_subscriber_updates',
+      arguments: {},
+    });
+    expect(toggled.isError).toBeFalsy();
+    await vi.waitFor(() => expect(heard).toContain(uri), { timeout: 15_000, interval: 100 });
+    expect(overheard).toEqual([]);
+    await subscriber.unsubscribeResource({ uri });
+    await subscriber.callTool({ name: 'local.toggle_subscriber_updates', arguments: {} });
   });
 });

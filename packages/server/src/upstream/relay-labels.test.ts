@@ -4,14 +4,18 @@
  * turned off (`allowElicitation`, `allowSampling`) never reaches the client: it is answered at
  * once.
  */
+
+import { rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import {
   CreateMessageRequestSchema,
   ElicitRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { connectV1, startMcpGateway } from '#test/mcp/mcp-test-kit.js';
 import { TEST_SERVICE_SECRET } from '#test/support/test-gateway.js';
-import { startEverythingHttp } from '#test/upstream/everything.js';
+import { EVERYTHING_BIN, startEverythingHttp } from '#test/upstream/everything.js';
 import { registerSource } from '#test/upstream/register-source.js';
 
 async function gatewayWithEverything(settings: Record<string, unknown> = {}) {
@@ -138,5 +142,43 @@ describe('relayed questions say who asks (issue 31)', () => {
     const gw = await gatewayWithEverything();
     const bad = await patchSource(gw.url, { allowSampling: 'no' });
     expect(bad.status).toBe(400);
+  });
+
+  it('takes the switches from the config file for a stdio upstream', async () => {
+    const config = join(tmpdir(), `gateway-relays-${crypto.randomUUID()}.mjs`);
+    await writeFile(
+      config,
+      `export default { upstreams: [{ id: 'local', namespace: 'local', command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(EVERYTHING_BIN)}, 'stdio'], allowElicitation: false, allowSampling: false }] };\n`,
+    );
+    onTestFinished(() => rm(config, { force: true }));
+    const gw = await startMcpGateway({ configFile: config });
+    const alice = await gw.user({ admin: true });
+    const { client } = await connectV1(gw.url, alice.mcpToken, {
+      elicitation: true,
+      sampling: true,
+    });
+    let reached = 0;
+    client.setRequestHandler(CreateMessageRequestSchema, async () => {
+      reached++;
+      return { role: 'assistant', content: { type: 'text', text: 'leaked' }, model: 'test' };
+    });
+    client.setRequestHandler(ElicitRequestSchema, async () => {
+      reached++;
+      return { action: 'accept', content: { name: 'leaked', check: true } };
+    });
+    await client.callTool({ name: 'local.trigger_elicitation_request', arguments: {} });
+    await client.callTool({
+      name: 'local.trigger_sampling_request',
+      arguments: { prompt: 'hi', maxTokens: 10 },
+    });
+    expect(reached).toBe(0);
+    const listed = await fetch(`${gw.url}/api/registry/sources`, {
+      headers: { authorization: `Bearer ${TEST_SERVICE_SECRET}` },
+    });
+    const { sources } = (await listed.json()) as { sources: { id: string; upstream?: object }[] };
+    expect(sources.find((source) => source.id === 'local')?.upstream).toMatchObject({
+      allowElicitation: false,
+      allowSampling: false,
+    });
   });
 });
