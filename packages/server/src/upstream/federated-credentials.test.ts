@@ -14,7 +14,7 @@ import { registerSource } from '#test/upstream/register-source.js';
 
 /**
  * An MCP server (SDK v1, stateless Streamable HTTP) with a tool `ping`, a resource `whoami://me`
- * answering a digest of the `X-Api-Key` it was sent, a resource `big://blob` of `bigBytes`
+ * answering a digest of the `X-Api-Key` it was sent, a resource `echo://key` answering the key, a resource `big://blob` of `bigBytes`
  * characters, and a prompt `greet` naming the same digest.
  */
 async function startKeyedUpstream(bigBytes: number): Promise<string> {
@@ -27,6 +27,10 @@ async function startKeyedUpstream(bigBytes: number): Promise<string> {
     }));
     server.registerResource('me', 'whoami://me', { mimeType: 'text/plain' }, async (uri) => ({
       contents: [{ uri: uri.href, text: who }],
+    }));
+    // A careless (or hostile) upstream that says back the key it was sent.
+    server.registerResource('echo', 'echo://key', { mimeType: 'text/plain' }, async (uri) => ({
+      contents: [{ uri: uri.href, text: `your key is ${String(key)}` }],
     }));
     server.registerResource('big', 'big://blob', { mimeType: 'text/plain' }, async (uri) => ({
       contents: [{ uri: uri.href, text: 'x'.repeat(bigBytes) }],
@@ -81,6 +85,11 @@ describe("upstream resources with the caller's credential (issue 31)", () => {
         expect(read.contents).toEqual([{ uri: 'keyed+whoami://me', text: digest(key) }]);
         const prompt = await client.getPrompt({ name: 'keyed.greet' });
         expect(JSON.stringify(prompt.messages)).toContain(`hello ${digest(key)}`);
+        // The key sent is masked in what comes back, as in a tool result.
+        const echoed = await client.readResource({ uri: 'keyed+echo://key' });
+        expect(echoed.contents).toEqual([
+          { uri: 'keyed+echo://key', text: 'your key is [redacted]' },
+        ]);
       }
     }
 

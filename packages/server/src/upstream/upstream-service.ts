@@ -384,12 +384,17 @@ export class UpstreamService {
     subject: string,
     method: string,
     params: Record<string, unknown>,
-    signal?: AbortSignal,
+    options: {
+      signal?: AbortSignal | undefined;
+      /** Told the credential before it is sent, to mask it in what comes back. */
+      remember?: ((credential: string) => void) | undefined;
+    } = {},
   ): Promise<unknown> {
     const live = this.#live.get(id);
     if (live === undefined) throw new HttpError('not_found', `No upstream source "${id}"`);
     const { credential, provider } = await federatedCredential(this.#options, id, live, subject);
-    return live.upstream.request(method, params, credential, { signal, provider });
+    if (credential !== undefined) options.remember?.(credential);
+    return live.upstream.request(method, params, credential, { signal: options.signal, provider });
   }
 
   /**

@@ -3,6 +3,7 @@ import {
   type GetPromptResult,
   isSpecType,
   type Prompt,
+  ProtocolError,
   type ReadResourceResult,
   type Resource,
   type ResourceTemplateType,
@@ -17,6 +18,7 @@ import {
   splitPrompt,
   splitUri,
 } from '../../upstream/namespaced-names.js';
+import { CallRedaction } from '../call-redaction.js';
 import { type McpPrincipal, subjectId } from '../principal.js';
 import type { McpRuntime } from '../runtime.js';
 import {
@@ -57,11 +59,22 @@ export function serveFederated(
     params: Record<string, unknown>,
     signal: AbortSignal,
   ): Promise<unknown> => {
+    // The credential sent is masked in what comes back, as in a tool call's result and errors.
+    const redaction = new CallRedaction(services.redactor);
     try {
-      return await upstreams.forward(source.id, subject, method, params, signal);
+      const answer = await upstreams.forward(source.id, subject, method, params, {
+        signal,
+        remember: (credential) => redaction.remember(credential),
+      });
+      return redaction.data(answer);
     } catch (error) {
       if (signal.aborted) throw error;
-      throw federatedError(error, source.id, logger);
+      const failure = federatedError(error, source.id, logger);
+      return Promise.reject(
+        failure instanceof ProtocolError
+          ? new ProtocolError(failure.code, redaction.message(failure.message))
+          : failure,
+      );
     }
   };
   /** The source a namespaced resource URI belongs to, among those the caller sees. */
