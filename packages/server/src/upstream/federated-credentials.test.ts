@@ -54,7 +54,7 @@ async function startKeyedUpstream(bigBytes: number): Promise<string> {
   return `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
 }
 
-describe("upstream resources with the caller's credential (issue 31)", () => {
+describe("upstream resources with the caller's credential (issue 31)", { timeout: 90_000 }, () => {
   it("reads each user's resources and prompts with that user's own key, never another's", async () => {
     const url = await startKeyedUpstream(10);
     const mcp = await startMcpGateway({ env: { GATEWAY_UPSTREAM_ALLOW_PRIVATE: 'true' } });

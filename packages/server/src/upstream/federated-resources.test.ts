@@ -170,7 +170,8 @@ async function servesEverything(client: AnyClient, ns: string) {
   expect(narrowed.completion.values).toEqual(['David', 'Eve', 'Frank']);
 }
 
-describe('resources, prompts and completions of upstreams (issue 31)', () => {
+// Real upstream processes and four clients per test: generous under a loaded machine.
+describe('resources, prompts and completions of upstreams (issue 31)', { timeout: 120_000 }, () => {
   it('serves those of server-everything over HTTP and stdio to v1 and v2 clients', async () => {
     const { gw } = await federatedGateway();
     const alice = await gw.user({ admin: true });

@@ -40,7 +40,7 @@ function patchSource(url: string, body: Record<string, unknown>): Promise<Respon
   });
 }
 
-describe('relayed questions say who asks (issue 31)', () => {
+describe('relayed questions say who asks (issue 31)', { timeout: 90_000 }, () => {
   it('names the source and tool in every form, link and sampling request it relays', async () => {
     const gw = await gatewayWithEverything();
     const alice = await gw.user({ admin: true });
