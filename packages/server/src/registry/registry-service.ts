@@ -232,6 +232,8 @@ export class RegistryService {
           auth: input.auth ?? { kind: 'none' },
           approvalRequired: input.approvalRequired ?? [],
           serviceAccountAllowed: input.serviceAccountAllowed ?? false,
+          allowElicitation: input.allowElicitation,
+          allowSampling: input.allowSampling,
         },
         registrant,
       );
@@ -315,6 +317,8 @@ export class RegistryService {
     change: {
       approvalRequired?: string[] | undefined;
       serviceAccountAllowed?: boolean | undefined;
+      allowElicitation?: boolean | undefined;
+      allowSampling?: boolean | undefined;
     },
   ): Promise<RegistrySourceStatus> {
     const row = await this.#database.db

@@ -1,6 +1,6 @@
 import { NAMESPACE_MAX_LENGTH, NAMESPACE_PATTERN } from '@gateway/sdk';
 import { z } from 'zod';
-import { upstreamAuthInputSchema, upstreamAuthSchema } from '../upstream/target.js';
+import { relaySwitches, upstreamAuthInputSchema, upstreamAuthSchema } from '../upstream/target.js';
 import { RESERVED_NAMESPACES } from './plugin-catalog.js';
 
 const sourceId = z
@@ -52,6 +52,7 @@ const mcpSourceBody = z
       .boolean()
       .optional()
       .meta({ description: 'Whether service accounts may use its tools (default false)' }),
+    ...relaySwitches,
   })
   .strict();
 
@@ -82,6 +83,12 @@ const upstreamStatusSchema = z
     serviceAccountAllowed: z
       .boolean()
       .meta({ description: 'Whether service accounts may use its tools' }),
+    allowElicitation: z
+      .boolean()
+      .meta({ description: "Whether the upstream's questions reach the calling user" }),
+    allowSampling: z.boolean().meta({
+      description: "Whether the upstream's sampling requests reach the calling user's client",
+    }),
     mappedNames: z.record(z.string(), z.string()).meta({
       description: 'Served tool paths whose upstream name differs, with that name',
     }),
@@ -128,14 +135,13 @@ export const updateSourceBody = z
       .boolean()
       .optional()
       .meta({ description: 'Whether service accounts may use its tools' }),
+    ...relaySwitches,
   })
   .strict()
-  .refine(
-    (body) => body.approvalRequired !== undefined || body.serviceAccountAllowed !== undefined,
-    {
-      message: 'Send approvalRequired, serviceAccountAllowed or both',
-    },
-  );
+  .refine((body) => Object.values(body).some((value) => value !== undefined), {
+    message:
+      'Send at least one of approvalRequired, serviceAccountAllowed, allowElicitation, allowSampling',
+  });
 
 /** Answer of `PATCH /api/registry/sources/:id`. */
 export const sourceUpdatedSchema = z.object({ source: sourceListSchema.shape.sources.element });

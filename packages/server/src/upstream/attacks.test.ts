@@ -396,7 +396,10 @@ describe('an upstream that asks something else when the call runs again', () => 
     const result = await client.callTool({ name: 'up.ask', arguments: {} });
     // The first question (asked in the first run) and the second (asked in its place in the
     // second run) were both put to the user; the third run asks the second again, answered.
-    expect(shown).toEqual(questions);
+    // Each labelled with who asks (issue 31).
+    expect(shown).toEqual(
+      questions.map((text) => `Upstream source up, tool up.ask, asks: ${text}`),
+    );
     expect(result.content).toEqual([{ type: 'text', text: 'accept: Delete the production data?' }]);
   });
 

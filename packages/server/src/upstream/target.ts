@@ -123,6 +123,8 @@ export const stdioUpstreamSchema = z
     cwd: z.string().optional(),
     approvalRequired: z.array(z.string()).default([]),
     serviceAccountAllowed: z.boolean().default(false),
+    allowElicitation: z.boolean().default(true),
+    allowSampling: z.boolean().default(true),
   })
   .strict();
 
@@ -135,7 +137,30 @@ export const storedUpstreamSchema = z.object({
   auth: upstreamAuthSchema,
   approvalRequired: z.array(z.string()).default([]),
   serviceAccountAllowed: z.boolean().default(false),
+  allowElicitation: z.boolean().default(true),
+  allowSampling: z.boolean().default(true),
 });
+
+/**
+ * Whether an upstream's questions (`elicitation/create`) and sampling requests reach the calling
+ * user's client; off, the gateway declines them at once. Both default on.
+ */
+export const relaySwitches = {
+  allowElicitation: z.boolean().optional().meta({
+    description:
+      "Whether the upstream's questions (elicitation) reach the calling user; off, each is declined at once (default true)",
+  }),
+  allowSampling: z.boolean().optional().meta({
+    description:
+      "Whether the upstream's sampling requests reach the calling user's client; off, each is refused at once (default true)",
+  }),
+};
+
+/** What an upstream may ask the calling user through the gateway. */
+export interface RelaySettings {
+  allowElicitation: boolean;
+  allowSampling: boolean;
+}
 
 /** A stored HTTP upstream's settings. */
 export type StoredUpstream = z.infer<typeof storedUpstreamSchema>;

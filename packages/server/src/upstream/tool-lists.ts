@@ -47,7 +47,7 @@ export async function fetchToolList(
   id: string,
   live: Pick<Live, 'upstream' | 'target' | 'stored' | 'fetchedAt'>,
   token: string | undefined,
-): Promise<{ json: string; fetchedAt: string } | undefined> {
+): Promise<{ json: string; fetchedAt: string; capabilities: string } | undefined> {
   let listed: McpTool[];
   const auth = authOf(live.target);
   try {
@@ -68,23 +68,30 @@ export async function fetchToolList(
   }
   const fetchedAt = new Date().toISOString();
   const json = JSON.stringify(listed);
+  const capabilities = JSON.stringify(live.upstream.offers ?? {});
   if (live.stored) {
     const { db } = options.database;
     const previous = await db
       .selectFrom('upstream_tools')
-      .select('tools')
+      .select(['tools', 'capabilities'])
       .where('source_id', '=', id)
       .executeTakeFirst();
-    if (previous?.tools === json && live.fetchedAt !== null) return undefined;
+    if (
+      previous?.tools === json &&
+      previous.capabilities === capabilities &&
+      live.fetchedAt !== null
+    ) {
+      return undefined;
+    }
     await db
       .insertInto('upstream_tools')
-      .values({ source_id: id, tools: json, fetched_at: fetchedAt })
+      .values({ source_id: id, tools: json, fetched_at: fetchedAt, capabilities })
       .onConflict((oc) =>
-        oc.column('source_id').doUpdateSet({ tools: json, fetched_at: fetchedAt }),
+        oc.column('source_id').doUpdateSet({ tools: json, fetched_at: fetchedAt, capabilities }),
       )
       .execute();
   }
-  return { json, fetchedAt };
+  return { json, fetchedAt, capabilities };
 }
 
 /**
@@ -150,6 +157,7 @@ export function mountedTools(
         oauth: options.oauth,
         ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
         definition: tool,
+        namespace: live.namespace,
       }),
   });
   const mapped: Record<string, string> = {};

@@ -4,7 +4,7 @@ import {
   type Tool as McpTool,
   type StandardSchemaV1,
 } from '@modelcontextprotocol/client';
-import type { CallToolResult } from '@modelcontextprotocol/server';
+import { type CallToolResult, ProtocolError } from '@modelcontextprotocol/server';
 import type { ServerLogger } from '../http/logger.js';
 import { isRecord } from '../json/is-record.js';
 import { Stopped } from '../mcp/running-call.js';
@@ -22,9 +22,10 @@ import { httpStatusOf, judgeFailure, reasonOf, resultOf } from './failure-reason
 import { type GuardedFetch, guardedFetch } from './guarded-fetch.js';
 import { toolsWithinBudget } from './list-budget.js';
 import { ListChangedStream } from './list-changed.js';
+import { type Offers, offersOf } from './offers.js';
 import { UpstreamRefusedFailure } from './refused.js';
 import { requiredLinks, settleRequiredLinks } from './required-links.js';
-import type { UpstreamTarget } from './target.js';
+import type { RelaySettings, UpstreamTarget } from './target.js';
 import type { UrlPolicy } from './url-policy.js';
 
 /** A call is bounded by the gateway's tool time limit (its signal), not by the SDK's default. */
@@ -51,7 +52,20 @@ export interface UpstreamOptions {
   logger: ServerLogger;
   /** Called when the upstream says its tool list changed (`notifications/tools/list_changed`). */
   onToolsChanged: () => void;
+  /** Called when the upstream says its resources or prompts changed (see {@link UpstreamNotice}). */
+  onNotice?: ((notice: UpstreamNotice) => void) | undefined;
+  /** Whether its questions and sampling requests reach the user now (default: both do). */
+  relaySettings?: (() => RelaySettings) | undefined;
 }
+
+/**
+ * What an upstream says of its resources and prompts outside a call: a list changed, or a
+ * resource it was asked to watch was updated (`uri` as the upstream names it).
+ */
+export type UpstreamNotice =
+  | { kind: 'resources_changed' }
+  | { kind: 'prompts_changed' }
+  | { kind: 'resource_updated'; uri: string };
 
 /**
  * An upstream MCP server the gateway calls tools of, with the MCP SDK v2 client over the
@@ -80,6 +94,7 @@ export class Upstream {
   /** The 2026-07-28 `subscriptions/listen` stream for tool list changes. */
   readonly #listChanged: ListChangedStream;
   #era: Era | undefined;
+  #offers: Offers | undefined;
   #closed = false;
 
   constructor(options: UpstreamOptions) {
@@ -113,6 +128,14 @@ export class Upstream {
     });
   }
 
+  /**
+   * What the upstream offered besides tools when its tool list was last fetched here; undefined
+   * before that (the stored copy tells then).
+   */
+  get offers(): Offers | undefined {
+    return this.#offers;
+  }
+
   /** How the upstream's recent calls went (its circuit breaker). */
   get health(): UpstreamHealth {
     return this.#breaker.health();
@@ -142,6 +165,7 @@ export class Upstream {
         if (cursor === undefined || tools.length >= MAX_TOOLS) break;
       }
       this.#breaker.success();
+      this.#offers = offersOf(connection.client.getServerCapabilities());
       const { kept, left } = toolsWithinBudget(tools.slice(0, MAX_TOOLS), this.#options.maxBytes);
       if (left.length > 0) {
         this.#options.logger.warn('upstream tools left out: too large', {
@@ -282,6 +306,63 @@ export class Upstream {
     }
   }
 
+  /**
+   * Sends `method` with `params` for a caller outside a tool call (resources, prompts,
+   * completions) with the caller's `credential`, and gives back the answer as the upstream sent
+   * it (the caller checks it). A session the upstream forgot is opened again once. Bounded by
+   * `signal` and the connect time limit; its size by the largest message, as a tool result's.
+   *
+   * @throws ProtocolError the upstream's own JSON-RPC error (an unknown resource, bad params);
+   *   CallFailure for anything else (degraded, unreachable, 401/403, not MCP); the signal's reason
+   *   when it was aborted.
+   */
+  async request(
+    method: string,
+    params: Record<string, unknown>,
+    credential: string | undefined,
+    options: { signal?: AbortSignal | undefined; provider?: string | undefined } = {},
+  ): Promise<unknown> {
+    const { signal, provider } = options;
+    const wait = this.#breaker.refusal();
+    if (wait !== undefined) {
+      throw new CallFailure(
+        `The upstream MCP server of source "${this.id}" is degraded: its recent calls failed (${this.#breaker.health().lastError ?? 'unknown reason'}). The gateway tries it again in ${wait} s.`,
+        'Upstream degraded',
+      );
+    }
+    return this.#current.exit(async () => {
+      for (let attempt = 0; ; attempt++) {
+        const connection = await this.#checkout(credential, undefined, provider);
+        try {
+          const answer = await connection.client.request({ method, params }, AS_SENT, {
+            timeout: CONNECT_TIMEOUT_MS,
+            ...(signal === undefined ? {} : { signal }),
+          });
+          this.#breaker.success();
+          return answer;
+        } catch (error) {
+          if (signal?.aborted === true) {
+            if (!connection.modern) connection.closed = true;
+            throw signal.reason;
+          }
+          if (this.#closed) throw this.#removed();
+          if (attempt === 0 && !connection.modern && httpStatusOf(error) === 404) {
+            connection.closed = true;
+            continue;
+          }
+          if (error instanceof ProtocolError) {
+            // It answered, as MCP has it: its refusal is the caller's to read.
+            this.#breaker.success();
+            throw error;
+          }
+          throw this.#failure(error, provider, connection);
+        } finally {
+          this.#connections.checkin(connection);
+        }
+      }
+    });
+  }
+
   /** The tool path a question names: the served path of the tool `call` runs. */
   #toolPathOf(call: SourceCall): string {
     return this.#paths.get(call) ?? this.id;
@@ -342,6 +423,10 @@ export class Upstream {
         callOf: () => this.#callOf(),
         toolPathOf: (call) => this.#toolPathOf(call),
         onToolsChanged: () => this.#options.onToolsChanged(),
+        onNotice: (notice) => this.#options.onNotice?.(notice),
+        sourceId: this.id,
+        settings: () =>
+          this.#options.relaySettings?.() ?? { allowElicitation: true, allowSampling: true },
       },
       key,
       credential,
