@@ -64,7 +64,13 @@ export {
   unknownKeyIssues,
   withUnknownKeyIssues,
 } from './tool/input-keys.js';
-export type { InputSchema, Tool, ToolDefinition, ToolOutput } from './tool/types.js';
+export type {
+  InputSchema,
+  Tool,
+  ToolAnnotations,
+  ToolDefinition,
+  ToolOutput,
+} from './tool/types.js';
 export {
   formatIssues,
   type SchemaIssue,

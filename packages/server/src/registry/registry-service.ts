@@ -230,6 +230,7 @@ export class RegistryService {
           url: input.url,
           auth: input.auth ?? { kind: 'none' },
           approvalRequired: input.approvalRequired ?? [],
+          approval: input.approval ?? 'hints',
           serviceAccountAllowed: input.serviceAccountAllowed ?? false,
         },
         registrant,
@@ -313,6 +314,7 @@ export class RegistryService {
     id: string,
     change: {
       approvalRequired?: string[] | undefined;
+      approval?: 'hints' | 'all' | 'listed' | undefined;
       serviceAccountAllowed?: boolean | undefined;
     },
   ): Promise<RegistrySourceStatus> {

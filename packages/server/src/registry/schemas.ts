@@ -1,6 +1,10 @@
 import { NAMESPACE_MAX_LENGTH, NAMESPACE_PATTERN } from '@gateway/sdk';
 import { z } from 'zod';
-import { upstreamAuthInputSchema, upstreamAuthSchema } from '../upstream/target.js';
+import {
+  approvalModeSchema,
+  upstreamAuthInputSchema,
+  upstreamAuthSchema,
+} from '../upstream/target.js';
 
 const sourceId = z
   .string()
@@ -42,8 +46,9 @@ const mcpSourceBody = z
     auth: upstreamAuthInputSchema.optional(),
     approvalRequired: z.array(z.string().max(200)).max(1000).optional().meta({
       description:
-        'Upstream tool names that ask the user for approval, besides those annotated `destructiveHint: true`',
+        'Upstream tool names that always ask the user for approval, whatever their annotations say',
     }),
+    approval: approvalModeSchema.optional(),
     serviceAccountAllowed: z
       .boolean()
       .optional()
@@ -72,9 +77,9 @@ const upstreamStatusSchema = z
     }),
     toolsFetchedAt: z.string().nullable(),
     approvalRequired: z.array(z.string()).meta({
-      description:
-        'Upstream tool names that ask for approval besides those annotated `destructiveHint: true`',
+      description: 'Upstream tool names that always ask for approval',
     }),
+    approval: approvalModeSchema,
     serviceAccountAllowed: z
       .boolean()
       .meta({ description: 'Whether service accounts may use its tools' }),
@@ -118,8 +123,9 @@ export const updateSourceBody = z
   .object({
     approvalRequired: z.array(z.string().max(200)).max(1000).optional().meta({
       description:
-        'Upstream tool names that ask the user for approval, besides those annotated `destructiveHint: true` (replaces the list)',
+        'Upstream tool names that always ask the user for approval, whatever their annotations say (replaces the list)',
     }),
+    approval: approvalModeSchema.optional(),
     serviceAccountAllowed: z
       .boolean()
       .optional()
@@ -127,9 +133,12 @@ export const updateSourceBody = z
   })
   .strict()
   .refine(
-    (body) => body.approvalRequired !== undefined || body.serviceAccountAllowed !== undefined,
+    (body) =>
+      body.approvalRequired !== undefined ||
+      body.approval !== undefined ||
+      body.serviceAccountAllowed !== undefined,
     {
-      message: 'Send approvalRequired, serviceAccountAllowed or both',
+      message: 'Send approvalRequired, approval, serviceAccountAllowed or several',
     },
   );
 

@@ -49,7 +49,14 @@ export class Connections {
   stdio(): Promise<Connection> {
     const current = this.#shared;
     if (current !== undefined) {
-      return current.then((connection) => (connection.closed ? this.#restart() : connection));
+      return current.then((connection) => {
+        if (!connection.closed) return connection;
+        // Calls waiting on the same exited process restart it once.
+        if (this.#shared !== current) return this.stdio();
+        // The old process is stopped and reaped whatever state it is in, never left behind.
+        void closeQuietly(connection);
+        return this.#restart();
+      });
     }
     return this.#restart();
   }
@@ -107,7 +114,7 @@ export class Connections {
    */
   checkin(connection: Connection): void {
     if (this.#options.stdio || connection.modern) {
-      if (connection.closed && connection.modern) void closeQuietly(connection);
+      if (connection.closed) void closeQuietly(connection);
       return;
     }
     if (connection.closed || this.#closed) {

@@ -4,6 +4,7 @@ import { isRecord } from '../json/is-record.js';
 import { CallFailure } from '../tool-sources/index.js';
 import { UpstreamHttpError } from './guarded-fetch.js';
 import { asksForScope, UpstreamRefusedFailure } from './refused.js';
+import { StdioStartError } from './stdio-process.js';
 import { RefusedAddressError } from './url-policy.js';
 
 /** Rounds of `input_required` one 2026-07-28 call may take (each may ask the user something). */
@@ -90,6 +91,7 @@ export function judgeFailure(
 
 /** What went wrong with an upstream, in the gateway's words (never the upstream's raw answer). */
 export function reasonOf(error: unknown): string {
+  if (error instanceof StdioStartError) return error.message;
   if (error instanceof UpstreamHttpError) return error.message;
   if (error instanceof SdkHttpError) return `answered HTTP ${error.status}`;
   if (error instanceof SdkError) {

@@ -43,7 +43,7 @@ describe.each(targets)('upstream sources across instances on $name', ({ skip, da
     const b = await instance(url, '0');
     const registered = await a.request('POST', '/api/registry/sources', {
       as: 'service',
-      body: { type: 'mcp', id: 'remote', namespace: 'remote', url: fake.url },
+      body: { type: 'mcp', approval: 'listed', id: 'remote', namespace: 'remote', url: fake.url },
     });
     expect(registered.status).toBe(201);
     await expect.poll(() => paths(b), { timeout: 5000 }).toEqual(['remote.search']);
@@ -71,7 +71,13 @@ describe.each(targets)('upstream sources across instances on $name', ({ skip, da
       const a = await instance(url, '0');
       const registered = await a.request('POST', '/api/registry/sources', {
         as: 'service',
-        body: { type: 'mcp', id: 'remote', namespace: 'remote', url: upstream.url },
+        body: {
+          type: 'mcp',
+          approval: 'listed',
+          id: 'remote',
+          namespace: 'remote',
+          url: upstream.url,
+        },
       });
       expect(registered.status).toBe(201);
       // B serves the stored list without having asked the upstream which revision it speaks.
@@ -102,7 +108,7 @@ describe.each(targets)('upstream sources across instances on $name', ({ skip, da
     const b = await instance(url, '0');
     await a.request('POST', '/api/registry/sources', {
       as: 'service',
-      body: { type: 'mcp', id: 'remote', namespace: 'remote', url: fake.url },
+      body: { type: 'mcp', approval: 'listed', id: 'remote', namespace: 'remote', url: fake.url },
     });
     const asks = (gateway: TestGateway) =>
       gateway.services.plugins.tool('remote.wipe')?.destructive;

@@ -17,7 +17,7 @@ export interface Live {
   upstream: Upstream;
   target: UpstreamTarget;
   namespace: string;
-  settings: Pick<StoredUpstream, 'approvalRequired' | 'serviceAccountAllowed'>;
+  settings: Pick<StoredUpstream, 'approvalRequired' | 'approval' | 'serviceAccountAllowed'>;
   fetchedAt: string | null;
   /** Served paths to upstream names, where they differ. */
   mapped: Record<string, string>;

@@ -9,6 +9,7 @@ import { type Live, liveSource, loadUpstreamClient } from './live-source.js';
 import type { OAuthUpstreamAuth, UpstreamOAuthHooks } from './oauth-hooks.js';
 import { storedAuth, storeRegistration } from './stored-upstream.js';
 import {
+  type ApprovalMode,
   type StdioUpstreamConfig,
   type StoredUpstream,
   storedUpstreamSchema,
@@ -34,6 +35,8 @@ export interface RegisterUpstreamInput {
   auth: UpstreamAuthInput;
   /** Upstream tool names that ask for approval whatever their annotations say. */
   approvalRequired: string[];
+  /** Which other tools ask for approval. */
+  approval: ApprovalMode;
   serviceAccountAllowed: boolean;
 }
 
@@ -45,8 +48,10 @@ export interface UpstreamStatus {
   health: UpstreamHealth;
   /** When the cached tool list was fetched (ISO 8601), or null when never. */
   toolsFetchedAt: string | null;
-  /** Upstream tool names that ask for approval besides those annotated destructive. */
+  /** Upstream tool names that always ask for approval. */
   approvalRequired: string[];
+  /** Which other tools ask for approval. */
+  approval: ApprovalMode;
   serviceAccountAllowed: boolean;
   /** Each served path with the name the upstream gives it, where the two differ. */
   mappedNames: Record<string, string>;
@@ -106,6 +111,7 @@ export class UpstreamService {
     const target: UpstreamTarget = { kind: 'http', url: checked.url.href, auth };
     const settings = {
       approvalRequired: input.approvalRequired,
+      approval: input.approval,
       serviceAccountAllowed: input.serviceAccountAllowed,
     };
     const { oauth } = this.#options;
@@ -225,6 +231,7 @@ export class UpstreamService {
           args: config.args,
           env: config.env,
           ...(config.cwd === undefined ? {} : { cwd: config.cwd }),
+          startTimeoutMs: config.startTimeoutMs,
         };
         const live = this.#liveFor(config.id, config.namespace, target, config);
         this.#live.set(config.id, live);
@@ -298,6 +305,7 @@ export class UpstreamService {
     id: string,
     change: {
       approvalRequired?: string[] | undefined;
+      approval?: ApprovalMode | undefined;
       serviceAccountAllowed?: boolean | undefined;
     },
   ): Promise<void> {
@@ -307,6 +315,7 @@ export class UpstreamService {
     }
     const settings = {
       approvalRequired: change.approvalRequired ?? live.settings.approvalRequired,
+      approval: change.approval ?? live.settings.approval,
       serviceAccountAllowed: change.serviceAccountAllowed ?? live.settings.serviceAccountAllowed,
     };
     const stored: StoredUpstream = { url: live.target.url, auth: live.target.auth, ...settings };
@@ -350,6 +359,7 @@ export class UpstreamService {
       health: live.upstream.health,
       toolsFetchedAt: live.fetchedAt,
       approvalRequired: [...live.settings.approvalRequired],
+      approval: live.settings.approval,
       serviceAccountAllowed: live.settings.serviceAccountAllowed,
       mappedNames: live.mapped,
     };

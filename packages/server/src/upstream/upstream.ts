@@ -13,6 +13,7 @@ import { CircuitBreaker, type UpstreamHealth } from './circuit-breaker.js';
 import {
   CONNECT_TIMEOUT_MS,
   type Connection,
+  closeQuietly,
   type Era,
   MAX_LIST_PAGES,
   openConnection,
@@ -30,6 +31,8 @@ import type { UrlPolicy } from './url-policy.js';
 /** A call is bounded by the gateway's tool time limit (its signal), not by the SDK's default. */
 const NO_SDK_TIMEOUT_MS = 24 * 60 * 60 * 1000;
 const MAX_TOOLS = 1000;
+/** How long a stdio process has to answer a ping after a call timed out before it is restarted. */
+const PING_TIMEOUT_MS = 10_000;
 
 /**
  * A tool result as it came; {@link resultOf} checks it, once. Through `callTool` the SDK would
@@ -81,6 +84,8 @@ export class Upstream {
   readonly #listChanged: ListChangedStream;
   #era: Era | undefined;
   #closed = false;
+  /** Why a stdio upstream's process is not running (it could not start, or it exited). */
+  #processDown: string | undefined;
 
   constructor(options: UpstreamOptions) {
     this.id = options.id;
@@ -101,8 +106,19 @@ export class Upstream {
       // the call's.
       connect: (key, credential, signal) =>
         this.#current.exit(() => this.#connect(key, credential, signal)),
-      start: () => this.#connect('', undefined, undefined),
-      onStartFailure: (error) => this.#breaker.failure(reasonOf(error)),
+      start: () =>
+        this.#connect('', undefined, undefined).then((connection) => {
+          this.#processDown = undefined;
+          return connection;
+        }),
+      onStartFailure: (error) => {
+        this.#processDown = reasonOf(error);
+        this.#options.logger.warn('upstream process not started', {
+          sourceId: this.id,
+          reason: this.#processDown,
+        });
+        this.#breaker.failure(this.#processDown);
+      },
     });
     this.#listChanged = new ListChangedStream({
       id: options.id,
@@ -115,7 +131,11 @@ export class Upstream {
 
   /** How the upstream's recent calls went (its circuit breaker). */
   get health(): UpstreamHealth {
-    return this.#breaker.health();
+    const health = this.#breaker.health();
+    // A stdio upstream whose process is not running is degraded until it starts, however few
+    // calls have failed.
+    if (this.#processDown === undefined) return health;
+    return { ...health, state: 'degraded', lastError: this.#processDown };
   }
 
   /**
@@ -249,13 +269,17 @@ export class Upstream {
         if (call.signal.aborted) {
           // A 2025 session's answer may still be streaming in: the session is closed, not handed
           // to the next call, which would otherwise hear the stopped call's log lines. A
-          // 2026-07-28 call's stream was closed by the stop itself.
-          if (!connection.modern) connection.closed = true;
-          if (call.signal.reason instanceof Stopped && call.signal.reason.reason === 'timeout') {
-            this.#breaker.failure('a call reached the time limit');
-          } else {
-            this.#breaker.abandon();
+          // 2026-07-28 call's stream was closed by the stop itself. A stdio process keeps
+          // running: the SDK has sent it `notifications/cancelled`, and its state is everyone's.
+          const timedOut =
+            call.signal.reason instanceof Stopped && call.signal.reason.reason === 'timeout';
+          if (stdio) {
+            if (timedOut) this.#checkAnswering(connection);
+          } else if (!connection.modern) {
+            connection.closed = true;
           }
+          if (timedOut) this.#breaker.failure('a call reached the time limit');
+          else this.#breaker.abandon();
           throw call.signal.reason;
         }
         // The source was removed meanwhile, which closed its connections: not the upstream's doing.
@@ -280,6 +304,20 @@ export class Upstream {
       await settleRequiredLinks(required, call, this.id, linksAsked);
       linksAsked = true;
     }
+  }
+
+  /**
+   * After a call on a stdio process reached the time limit: a process that does not answer a
+   * ping either is stopped (and reaped), and the next call starts it again.
+   */
+  #checkAnswering(connection: Connection): void {
+    connection.client.ping({ timeout: PING_TIMEOUT_MS }).catch(() => {
+      if (connection.closed) return;
+      this.#options.logger.warn('upstream process stopped: it no longer answers', {
+        sourceId: this.id,
+      });
+      void closeQuietly(connection);
+    });
   }
 
   /** The tool path a question names: the served path of the tool `call` runs. */
@@ -349,6 +387,9 @@ export class Upstream {
       prior: this.#era,
       onEra: (era) => {
         this.#era = era;
+      },
+      onExit: (reason) => {
+        if (!this.#closed) this.#processDown = reason;
       },
     });
   }
