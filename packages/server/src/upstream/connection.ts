@@ -26,6 +26,8 @@ export interface Connection {
   modern: boolean;
   closed: boolean;
   idleSince: number;
+  /** A 2025 session that served an earlier call and was kept: the upstream may have forgotten it. */
+  kept?: boolean;
   /** A stdio upstream's process. */
   process?: StdioProcess;
 }
@@ -74,7 +76,13 @@ export async function openConnection(options: OpenConnectionOptions): Promise<Co
     listMaxPages: MAX_LIST_PAGES,
     inputRequired: { maxRounds: MAX_INPUT_ROUNDS },
   });
-  const connection: Connection = { client, key, modern: false, closed: false, idleSince: 0 };
+  const connection: Connection = {
+    client,
+    key,
+    modern: false,
+    closed: false,
+    idleSince: 0,
+  };
   // Questions, sampling and log lines go to the call they belong to (the call's `sample` and
   // `ctx.elicit`, as for plugin tools).
   relayToCalls(client, options.relay);

@@ -88,7 +88,10 @@ export class Connections {
       }
     }
     const idle = this.#idle.take(key);
-    if (idle !== undefined) return idle;
+    if (idle !== undefined) {
+      idle.kept = true;
+      return idle;
+    }
     const connecting = this.#options.connect(key, credential, signal);
     if (this.#options.era()?.kind !== 'legacy') {
       // Concurrent first calls with one credential share one 2026-07-28 client; a 2025 session
@@ -122,6 +125,14 @@ export class Connections {
       return;
     }
     this.#idle.give(connection);
+  }
+
+  /**
+   * Closes every idle 2025 session: the upstream forgot one (it restarted), so it forgot them all,
+   * and the next calls open new ones instead of each finding a dead one first.
+   */
+  dropIdle(): void {
+    this.#idle.drop();
   }
 
   /** Closes every connection (and stops a stdio upstream's process); none is kept from now on. */

@@ -17,6 +17,18 @@ export function httpStatusOf(error: unknown): number | undefined {
   return cause instanceof SdkHttpError ? cause.status : undefined;
 }
 
+/** The start of the body of the HTTP error answer `error` carries, or ''. */
+export function httpTextOf(error: unknown): string {
+  const http =
+    error instanceof SdkHttpError
+      ? error
+      : error instanceof Error && error.cause instanceof SdkHttpError
+        ? error.cause
+        : undefined;
+  const text = http?.data.text;
+  return typeof text === 'string' ? text.slice(0, 2000) : '';
+}
+
 /** The `WWW-Authenticate` challenge of an upstream's 401 or 403 that `error` carries, if any. */
 export function challengeOf(error: unknown): string | undefined {
   const http =

@@ -29,6 +29,8 @@ export class UpstreamTool implements ToolSource {
   readonly #oauth: UpstreamOAuthHooks | undefined;
   readonly #baseUrl: () => string;
   readonly #headerDeclaring: McpTool | undefined;
+  /** The upstream says calling the tool changes nothing: a call may be sent again. */
+  readonly #readOnly: boolean;
 
   constructor(options: {
     upstream: Upstream;
@@ -51,6 +53,7 @@ export class UpstreamTool implements ToolSource {
     this.#oauth = options.oauth;
     this.#baseUrl = options.baseUrl ?? (() => 'the gateway');
     const { definition } = options;
+    this.#readOnly = definition?.annotations?.readOnlyHint === true;
     this.#headerDeclaring =
       definition !== undefined && declaresParamHeaders(definition.inputSchema)
         ? definition
@@ -77,6 +80,7 @@ export class UpstreamTool implements ToolSource {
       provider: auth.kind === 'header' ? auth.provider : undefined,
       path: this.#path,
       headerDeclaring: this.#headerDeclaring,
+      readOnly: this.#readOnly,
     });
   }
 
@@ -103,6 +107,7 @@ export class UpstreamTool implements ToolSource {
         provider: sourceId,
         path: this.#path,
         headerDeclaring: this.#headerDeclaring,
+        readOnly: this.#readOnly,
       });
     } catch (error) {
       if (error instanceof UpstreamRefusedFailure && error.status === 401) {

@@ -19,7 +19,7 @@ import {
   openConnection,
 } from './connection.js';
 import { Connections } from './connections.js';
-import { httpStatusOf, judgeFailure, reasonOf, resultOf } from './failure-reasons.js';
+import { httpStatusOf, httpTextOf, judgeFailure, reasonOf, resultOf } from './failure-reasons.js';
 import { type GuardedFetch, guardedFetch } from './guarded-fetch.js';
 import { toolsWithinBudget } from './list-budget.js';
 import { ListChangedStream } from './list-changed.js';
@@ -144,6 +144,16 @@ export class Upstream {
    * @throws CallFailure when the upstream cannot be reached or answers something else than MCP.
    */
   async listTools(credential: string | undefined): Promise<McpTool[]> {
+    try {
+      return await this.#listTools(credential, true);
+    } catch (error) {
+      if (!(error instanceof StaleSession)) throw error;
+      // Listing changes nothing: a session the upstream forgot is replaced and asked again.
+      return this.#listTools(credential, false);
+    }
+  }
+
+  async #listTools(credential: string | undefined, mayHeal: boolean): Promise<McpTool[]> {
     const connection = await this.#checkout(credential, undefined);
     // The credential the list is fetched with is the one to hear its changes with.
     if (connection.modern) this.#listChanged.listen(connection);
@@ -172,6 +182,11 @@ export class Upstream {
       }
       return kept;
     } catch (error) {
+      if (mayHeal && staleSession(error, connection) !== undefined) {
+        connection.closed = true;
+        this.#connections.dropIdle();
+        throw new StaleSession();
+      }
       throw this.#failure(error, undefined, connection);
     } finally {
       this.#connections.checkin(connection);
@@ -196,6 +211,8 @@ export class Upstream {
       path: string;
       /** The tool as listed, when it declares arguments as headers (`declaresParamHeaders`). */
       headerDeclaring?: McpTool | undefined;
+      /** The upstream annotates the tool `readOnlyHint: true`: sending it twice is harmless. */
+      readOnly?: boolean | undefined;
     },
   ): Promise<CallToolResult> {
     const { provider } = options;
@@ -214,7 +231,7 @@ export class Upstream {
     call.signal.addEventListener('abort', forward, { once: true });
     try {
       return await this.#current.run(call, () =>
-        this.#forward(name, args, credential, call, provider, stop.signal, options.headerDeclaring),
+        this.#forward(name, args, credential, call, provider, stop.signal, options),
       );
     } finally {
       call.signal.removeEventListener('abort', forward);
@@ -228,9 +245,11 @@ export class Upstream {
     call: SourceCall,
     provider: string | undefined,
     signal: AbortSignal,
-    headerDeclaring: McpTool | undefined,
+    tool: { headerDeclaring?: McpTool | undefined; readOnly?: boolean | undefined },
   ): Promise<CallToolResult> {
+    const { headerDeclaring } = tool;
     let linksAsked = false;
+    let healed = false;
     for (let attempt = 0; ; attempt++) {
       const connection = await this.#checkout(credential, call, provider);
       const stdio = this.#options.target.kind === 'stdio';
@@ -287,10 +306,15 @@ export class Upstream {
         // The relayed question ends this round (the client answers `input_required`): the upstream
         // did nothing wrong.
         if (call.questionPending) throw error;
-        // The upstream forgot the session (restarted): nothing ran, so one retry is safe.
-        if (attempt === 0 && !connection.modern && httpStatusOf(error) === 404) {
+        // A session the upstream forgot (it restarted) is dropped and a new one opened, once: at
+        // once when the call never reached the tool, else only for a tool that changes nothing.
+        const stale = healed ? undefined : staleSession(error, connection);
+        if (stale !== undefined) {
           connection.closed = true;
-          continue;
+          this.#connections.dropIdle();
+          healed = true;
+          if (stale === 'refused' || tool.readOnly === true) continue;
+          throw this.#staleFailure(error, provider);
         }
         required = requiredLinks(error);
         if (required === undefined) throw this.#failure(error, provider, connection);
@@ -395,6 +419,19 @@ export class Upstream {
   }
 
   /**
+   * The failure of a call sent on a kept session that broke, where sending it again could run
+   * the tool twice. Not counted against the upstream: a fresh session says whether it is down.
+   */
+  #staleFailure(error: unknown, provider: string | undefined): CallFailure {
+    this.#breaker.abandon();
+    if (judgeFailure(error, this.id, provider).fault === undefined) this.#breaker.success();
+    return new CallFailure(
+      `The upstream MCP server of source "${this.id}" lost the session the call went on (${reasonOf(error)}); the call may or may not have run there, so it was not sent again. The next call opens a new session.`,
+      'Upstream session lost',
+    );
+  }
+
+  /**
    * A {@link CallFailure} for `error`, counted against the upstream when it is the upstream's fault.
    * A 2026-07-28 connection that failed below MCP is dropped, and the upstream asked again at the
    * next connect which revision it speaks (it may have been replaced by a 2025 server).
@@ -407,13 +444,46 @@ export class Upstream {
     if (error instanceof CallFailure) return error;
     const judged = judgeFailure(error, this.id, provider);
     if (judged.fault === undefined) this.#breaker.success();
+    // A kept session that broke says little about the upstream: only a fresh one's failure counts.
+    else if (connection?.kept === true && judged.belowMcp) this.#breaker.abandon();
     else this.#breaker.failure(judged.fault);
+    // A session that failed below MCP is not trusted with another call: the next one opens a
+    // fresh session, whose failure counts.
+    if (judged.belowMcp && connection !== undefined && connection.process === undefined) {
+      connection.closed = true;
+    }
     if (judged.belowMcp && connection?.modern === true) {
       connection.closed = true;
       this.#era = undefined;
     }
     return judged.failure;
   }
+}
+
+/** A kept session failed while listing: it is replaced and the list asked for again. */
+class StaleSession extends Error {}
+
+/**
+ * Whether `error` says a kept 2025 session is gone, and how: `refused` when the upstream refused
+ * the request for its session (HTTP 404, or 400 naming the session) or could not be reached at
+ * all, so the request did nothing; `broken` when the connection failed in a way that may have
+ * come after the request was delivered. Undefined for anything else, and for a fresh session,
+ * whose failure is the upstream's own.
+ */
+function staleSession(error: unknown, connection: Connection): 'refused' | 'broken' | undefined {
+  if (connection.modern || connection.kept !== true || connection.process !== undefined) {
+    return undefined;
+  }
+  const status = httpStatusOf(error);
+  if (status === 404) return 'refused';
+  if (status === 400 && /session/i.test(httpTextOf(error))) return 'refused';
+  if (status !== undefined) return undefined;
+  const reason = reasonOf(error);
+  if (/ECONNREFUSED/.test(reason)) return 'refused';
+  if (/dropped the connection|closed the connection|cannot be reached/.test(reason)) {
+    return 'broken';
+  }
+  return undefined;
 }
 
 /** Passes the upstream's progress reports on to the call's client. */
