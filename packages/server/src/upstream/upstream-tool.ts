@@ -66,11 +66,14 @@ export class UpstreamTool implements ToolSource {
 
   async run(input: unknown, call: SourceCall): Promise<CallToolResult> {
     if (this.#approval) {
-      await requireApproval(call.context, {
-        toolPath: this.#path,
-        message: `Run ${this.#path} on the upstream MCP server of source "${this.#upstream.id}"?`,
-        args: isRecord(input) ? input : {},
-      });
+      // Removing the source ends the call, and the approval with it.
+      await this.#upstream.untilRemoved(
+        requireApproval(call.context, {
+          toolPath: this.#path,
+          message: `Run ${this.#path} on the upstream MCP server of source "${this.#upstream.id}"?`,
+          args: isRecord(input) ? input : {},
+        }),
+      );
     }
     const auth = this.#auth;
     if (auth.kind === 'oauth') return this.#runWithOAuth(input, call);

@@ -84,6 +84,8 @@ export class Upstream {
   readonly #listChanged: ListChangedStream;
   #era: Era | undefined;
   #closed = false;
+  /** Aborted when the source is removed (or the gateway stops). */
+  readonly #removal = new AbortController();
   /** Why a stdio upstream's process is not running (it could not start, or it exited). */
   #processDown: string | undefined;
 
@@ -250,7 +252,7 @@ export class Upstream {
     const { headerDeclaring } = tool;
     let linksAsked = false;
     let healed = false;
-    for (let attempt = 0; ; attempt++) {
+    for (;;) {
       const connection = await this.#checkout(credential, call, provider);
       const stdio = this.#options.target.kind === 'stdio';
       if (stdio) this.#stdioCalls.add(call);
@@ -358,9 +360,28 @@ export class Upstream {
     return this.#current.getStore();
   }
 
+  /**
+   * `work` (a call's wait for approval), ended with the "source removed" failure as soon as the
+   * source is removed: the call ends, and with it the approval, which then can never run it.
+   */
+  async untilRemoved<T>(work: Promise<T>): Promise<T> {
+    if (this.#closed) throw this.#removed();
+    let onRemoved: (() => void) | undefined;
+    const removed = new Promise<never>((_, reject) => {
+      onRemoved = () => reject(this.#removed());
+      this.#removal.signal.addEventListener('abort', onRemoved, { once: true });
+    });
+    try {
+      return await Promise.race([work, removed]);
+    } finally {
+      if (onRemoved !== undefined) this.#removal.signal.removeEventListener('abort', onRemoved);
+    }
+  }
+
   /** Closes every connection (and stops a stdio upstream's process). */
   async close(): Promise<void> {
     this.#closed = true;
+    this.#removal.abort();
     this.#listChanged.close();
     await this.#connections.close();
     await this.#fetch?.close().catch(() => {});

@@ -26,6 +26,8 @@ export interface Session extends Omit<SessionParts, 'receive'> {
   inFlight: number;
   /** Standalone GET streams of the session open on this instance. */
   listening: number;
+  /** When a GET last resumed a stream (`Last-Event-ID`) here: a closed call stream is taken up. */
+  resumedAt?: number;
   receive?: SessionParts['receive'];
 }
 
