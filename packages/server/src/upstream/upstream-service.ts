@@ -133,7 +133,7 @@ export class UpstreamService {
         await live.upstream.close();
         throw new HttpError(
           'service_unavailable',
-          `The tool list of ${checked.url.origin} could not be fetched: ${listingFailureReason(error)}`,
+          `The tool list of ${checked.url.origin}${checked.url.pathname} could not be fetched: ${listingFailureReason(error)}`,
         );
       }
     }
