@@ -112,7 +112,7 @@ describe.each(targets)('upstream sources across instances on $name', ({ skip, da
     });
     const asks = (gateway: TestGateway) =>
       gateway.services.plugins.tool('remote.wipe')?.destructive;
-    await expect.poll(() => asks(b), { timeout: 5000 }).toBe(false);
+    await expect.poll(() => asks(b), { timeout: 15_000 }).toBe(false);
 
     const changed = await a.request('PATCH', '/api/registry/sources/remote', {
       as: 'service',
@@ -127,7 +127,7 @@ describe.each(targets)('upstream sources across instances on $name', ({ skip, da
       },
     });
     expect(asks(a)).toBe(true);
-    await expect.poll(() => asks(b), { timeout: 5000 }).toBe(true);
+    await expect.poll(() => asks(b), { timeout: 15_000 }).toBe(true);
     const listed = await b.request('GET', '/api/registry/sources', { as: 'service' });
     expect(await listed.json()).toMatchObject({
       sources: [{ id: 'remote', upstream: { approvalRequired: ['wipe'] } }],
