@@ -1,6 +1,11 @@
 import { NAMESPACE_MAX_LENGTH, NAMESPACE_PATTERN } from '@gateway/sdk';
 import { z } from 'zod';
-import { relaySwitches, upstreamAuthInputSchema, upstreamAuthSchema } from '../upstream/target.js';
+import {
+  approvalModeSchema,
+  relaySwitches,
+  upstreamAuthInputSchema,
+  upstreamAuthSchema,
+} from '../upstream/target.js';
 import { RESERVED_NAMESPACES } from './plugin-catalog.js';
 
 const sourceId = z
@@ -46,8 +51,9 @@ const mcpSourceBody = z
     auth: upstreamAuthInputSchema.optional(),
     approvalRequired: z.array(z.string().max(200)).max(1000).optional().meta({
       description:
-        'Upstream tool names that ask the user for approval, besides those annotated `destructiveHint: true`',
+        'Upstream tool names that always ask the user for approval, whatever their annotations say',
     }),
+    approval: approvalModeSchema.optional(),
     serviceAccountAllowed: z
       .boolean()
       .optional()
@@ -77,9 +83,9 @@ const upstreamStatusSchema = z
     }),
     toolsFetchedAt: z.string().nullable(),
     approvalRequired: z.array(z.string()).meta({
-      description:
-        'Upstream tool names that ask for approval besides those annotated `destructiveHint: true`',
+      description: 'Upstream tool names that always ask for approval',
     }),
+    approval: approvalModeSchema,
     serviceAccountAllowed: z
       .boolean()
       .meta({ description: 'Whether service accounts may use its tools' }),
@@ -129,8 +135,9 @@ export const updateSourceBody = z
   .object({
     approvalRequired: z.array(z.string().max(200)).max(1000).optional().meta({
       description:
-        'Upstream tool names that ask the user for approval, besides those annotated `destructiveHint: true` (replaces the list)',
+        'Upstream tool names that always ask the user for approval, whatever their annotations say (replaces the list)',
     }),
+    approval: approvalModeSchema.optional(),
     serviceAccountAllowed: z
       .boolean()
       .optional()
@@ -140,7 +147,7 @@ export const updateSourceBody = z
   .strict()
   .refine((body) => Object.values(body).some((value) => value !== undefined), {
     message:
-      'Send at least one of approvalRequired, serviceAccountAllowed, allowElicitation, allowSampling',
+      'Send at least one of approvalRequired, approval, serviceAccountAllowed, allowElicitation, allowSampling',
   });
 
 /** Answer of `PATCH /api/registry/sources/:id`. */

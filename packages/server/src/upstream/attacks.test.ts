@@ -369,7 +369,10 @@ describe.each([
       url: 'http://127.0.0.1:9/mcp',
     });
     expect(answer.status).toBe(503);
-    expect(await answer.text()).toContain('cannot be reached');
+    const text = await answer.text();
+    expect(text).toContain('cannot be reached');
+    // The whole URL, path included (issue 31): several servers may share an origin.
+    expect(text).toContain('http://127.0.0.1:9/mcp could not be fetched');
   });
 });
 

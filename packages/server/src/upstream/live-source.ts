@@ -20,7 +20,7 @@ export interface Live {
   namespace: string;
   settings: Pick<
     StoredUpstream,
-    'approvalRequired' | 'serviceAccountAllowed' | 'allowElicitation' | 'allowSampling'
+    'approvalRequired' | 'approval' | 'serviceAccountAllowed' | 'allowElicitation' | 'allowSampling'
   >;
   fetchedAt: string | null;
   /** What it offers besides tools (resources, prompts, completions), as last fetched. */

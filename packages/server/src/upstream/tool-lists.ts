@@ -133,14 +133,12 @@ export function mountedTools(
 ): MountedTool[] {
   const auth = authOf(live.target);
   const credentials = { id, authProviders: providersOf(auth, id) };
-  const approval = new Set(live.settings.approvalRequired);
+  const asks = asksApproval(live.settings);
   const tools = upstreamTools({
     sourceId: id,
     namespace: live.namespace,
     listed,
-    destructive: (tool) =>
-      approval.has(tool.name) ||
-      (tool.annotations?.readOnlyHint !== true && tool.annotations?.destructiveHint === true),
+    destructive: asks,
     serviceAccountAllowed: live.settings.serviceAccountAllowed,
     authProvider:
       auth.kind === 'header' ? auth.provider : auth.kind === 'oauth' ? oauthToolId(id) : undefined,
@@ -150,9 +148,7 @@ export function mountedTools(
         upstreamName: tool.name,
         path,
         auth,
-        approval:
-          approval.has(tool.name) ||
-          (tool.annotations?.readOnlyHint !== true && tool.annotations?.destructiveHint === true),
+        approval: asks(tool),
         credentials,
         oauth: options.oauth,
         ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
@@ -172,6 +168,25 @@ export function mountedTools(
   }
   live.mapped = mapped;
   return tools;
+}
+
+/**
+ * Whether a call of an upstream's tool asks for approval first, by the source's settings: a tool
+ * named in `approvalRequired` always does, whatever its upstream claims; else by `approval` mode.
+ * Under `hints`, an upstream that says nothing gets MCP's defaults (`readOnlyHint: false`,
+ * `destructiveHint: true`): it asks.
+ */
+export function asksApproval(
+  settings: Pick<Live['settings'], 'approvalRequired' | 'approval'>,
+): (tool: Pick<McpTool, 'name' | 'annotations'>) => boolean {
+  const listed = new Set(settings.approvalRequired);
+  return (tool) => {
+    if (listed.has(tool.name)) return true;
+    if (settings.approval === 'all') return true;
+    if (settings.approval === 'listed') return false;
+    const hints = tool.annotations;
+    return hints?.readOnlyHint !== true && hints?.destructiveHint !== false;
+  };
 }
 
 /**

@@ -11,6 +11,7 @@ import type { OAuthUpstreamAuth, UpstreamOAuthHooks } from './oauth-hooks.js';
 import { offersAnything, storedOffers } from './offers.js';
 import { storedAuth, storeRegistration } from './stored-upstream.js';
 import {
+  type ApprovalMode,
   type StdioUpstreamConfig,
   type StoredUpstream,
   storedUpstreamSchema,
@@ -40,6 +41,8 @@ export interface RegisterUpstreamInput {
   auth: UpstreamAuthInput;
   /** Upstream tool names that ask for approval whatever their annotations say. */
   approvalRequired: string[];
+  /** Which other tools ask for approval. */
+  approval: ApprovalMode;
   serviceAccountAllowed: boolean;
   /** Whether its questions reach the calling user (default true). */
   allowElicitation?: boolean | undefined;
@@ -55,8 +58,10 @@ export interface UpstreamStatus {
   health: UpstreamHealth;
   /** When the cached tool list was fetched (ISO 8601), or null when never. */
   toolsFetchedAt: string | null;
-  /** Upstream tool names that ask for approval besides those annotated destructive. */
+  /** Upstream tool names that always ask for approval. */
   approvalRequired: string[];
+  /** Which other tools ask for approval. */
+  approval: ApprovalMode;
   serviceAccountAllowed: boolean;
   allowElicitation: boolean;
   allowSampling: boolean;
@@ -119,6 +124,7 @@ export class UpstreamService {
     const target: UpstreamTarget = { kind: 'http', url: checked.url.href, auth };
     const settings = {
       approvalRequired: input.approvalRequired,
+      approval: input.approval,
       serviceAccountAllowed: input.serviceAccountAllowed,
       allowElicitation: input.allowElicitation ?? true,
       allowSampling: input.allowSampling ?? true,
@@ -142,7 +148,7 @@ export class UpstreamService {
         await live.upstream.close();
         throw new HttpError(
           'service_unavailable',
-          `The tool list of ${checked.url.origin} could not be fetched: ${listingFailureReason(error)}`,
+          `The tool list of ${checked.url.origin}${checked.url.pathname} could not be fetched: ${listingFailureReason(error)}`,
         );
       }
     }
@@ -243,6 +249,7 @@ export class UpstreamService {
           args: config.args,
           env: config.env,
           ...(config.cwd === undefined ? {} : { cwd: config.cwd }),
+          startTimeoutMs: config.startTimeoutMs,
         };
         const live = this.#liveFor(config.id, config.namespace, target, config);
         this.#live.set(config.id, live);
@@ -317,6 +324,7 @@ export class UpstreamService {
     id: string,
     change: {
       approvalRequired?: string[] | undefined;
+      approval?: ApprovalMode | undefined;
       serviceAccountAllowed?: boolean | undefined;
       allowElicitation?: boolean | undefined;
       allowSampling?: boolean | undefined;
@@ -328,6 +336,7 @@ export class UpstreamService {
     }
     const settings = {
       approvalRequired: change.approvalRequired ?? live.settings.approvalRequired,
+      approval: change.approval ?? live.settings.approval,
       serviceAccountAllowed: change.serviceAccountAllowed ?? live.settings.serviceAccountAllowed,
       allowElicitation: change.allowElicitation ?? live.settings.allowElicitation,
       allowSampling: change.allowSampling ?? live.settings.allowSampling,
@@ -425,6 +434,7 @@ export class UpstreamService {
       health: live.upstream.health,
       toolsFetchedAt: live.fetchedAt,
       approvalRequired: [...live.settings.approvalRequired],
+      approval: live.settings.approval,
       serviceAccountAllowed: live.settings.serviceAccountAllowed,
       allowElicitation: live.settings.allowElicitation,
       allowSampling: live.settings.allowSampling,

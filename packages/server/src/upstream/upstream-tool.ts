@@ -31,6 +31,8 @@ export class UpstreamTool implements ToolSource {
   readonly #baseUrl: () => string;
   readonly #headerDeclaring: McpTool | undefined;
   readonly #namespace: string | undefined;
+  /** The upstream says calling the tool changes nothing: a call may be sent again. */
+  readonly #readOnly: boolean;
 
   constructor(options: {
     upstream: Upstream;
@@ -56,6 +58,7 @@ export class UpstreamTool implements ToolSource {
     this.#baseUrl = options.baseUrl ?? (() => 'the gateway');
     this.#namespace = options.namespace;
     const { definition } = options;
+    this.#readOnly = definition?.annotations?.readOnlyHint === true;
     this.#headerDeclaring =
       definition !== undefined && declaresParamHeaders(definition.inputSchema)
         ? definition
@@ -68,11 +71,14 @@ export class UpstreamTool implements ToolSource {
 
   async run(input: unknown, call: SourceCall): Promise<CallToolResult> {
     if (this.#approval) {
-      await requireApproval(call.context, {
-        toolPath: this.#path,
-        message: `Run ${this.#path} on the upstream MCP server of source "${this.#upstream.id}"?`,
-        args: isRecord(input) ? input : {},
-      });
+      // Removing the source ends the call, and the approval with it.
+      await this.#upstream.untilRemoved(
+        requireApproval(call.context, {
+          toolPath: this.#path,
+          message: `Run ${this.#path} on the upstream MCP server of source "${this.#upstream.id}"?`,
+          args: isRecord(input) ? input : {},
+        }),
+      );
     }
     const auth = this.#auth;
     if (auth.kind === 'oauth') return this.#linked(await this.#runWithOAuth(input, call));
@@ -82,6 +88,7 @@ export class UpstreamTool implements ToolSource {
       provider: auth.kind === 'header' ? auth.provider : undefined,
       path: this.#path,
       headerDeclaring: this.#headerDeclaring,
+      readOnly: this.#readOnly,
     });
     return this.#linked(result);
   }
@@ -116,6 +123,7 @@ export class UpstreamTool implements ToolSource {
         provider: sourceId,
         path: this.#path,
         headerDeclaring: this.#headerDeclaring,
+        readOnly: this.#readOnly,
       });
     } catch (error) {
       if (error instanceof UpstreamRefusedFailure && error.status === 401) {
