@@ -589,6 +589,8 @@ describe('MCP endpoint: tools/call', () => {
         tool: 'demo.echo.say',
         executionId: execution?.id,
         userId: alice.id,
+        // The request's id, as on every log line written while it is served.
+        requestId: expect.any(String),
         length: 5,
       },
     ]);
