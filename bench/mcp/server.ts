@@ -116,7 +116,13 @@ async function startBare(): Promise<{ url: string; stop: () => Promise<void> }> 
     const server = new McpServer({ name: 'bare', version: '1.0.0' });
     server.registerTool(
       'bench.echo.say',
-      { description: 'Echoes the text.', inputSchema: input, outputSchema: output },
+      {
+        description: 'Echoes the text.',
+        inputSchema: input,
+        outputSchema: output,
+        // Read-only, as it says: served as an upstream, it does not ask for approval.
+        annotations: { readOnlyHint: true },
+      },
       async ({ text }) => ({
         content: [{ type: 'text', text: JSON.stringify({ text }) }],
         structuredContent: { text },

@@ -210,10 +210,16 @@ describe('exit codes and error lines', () => {
     await expect(run(['sources', 'set', 'linear'], { env })).resolves.toEqual({
       code: 2,
       out: '',
-      err: 'error: Say what to change: --approval <tool...>, --no-approval, --service-accounts or --no-service-accounts\n',
+      err: 'error: Say what to change: --approval <tool...>, --no-approval, --[no-]service-accounts, --[no-]elicitation or --[no-]sampling\n',
     });
     // Each setting counts: past the usage check, the command looks for the sign-in.
-    for (const flags of [['--no-approval'], ['--approval', 'a', 'b'], ['--no-service-accounts']]) {
+    for (const flags of [
+      ['--no-approval'],
+      ['--approval', 'a', 'b'],
+      ['--no-service-accounts'],
+      ['--no-elicitation'],
+      ['--sampling'],
+    ]) {
       await expect(run(['sources', 'set', 'linear', ...flags], { env })).resolves.toMatchObject({
         code: 4,
         err: 'error: Not signed in. Run `gateway login`.\n',

@@ -71,7 +71,13 @@ export {
   toolJsonSchema,
   unrepresentableSchemaMessage,
 } from './tool/json-schema.js';
-export type { InputSchema, Tool, ToolDefinition, ToolOutput } from './tool/types.js';
+export type {
+  InputSchema,
+  Tool,
+  ToolAnnotations,
+  ToolDefinition,
+  ToolOutput,
+} from './tool/types.js';
 export {
   formatIssues,
   type SchemaIssue,

@@ -258,6 +258,9 @@ const source = z.looseObject({
       health: z.looseObject({ state: z.string() }),
       approvalRequired: z.array(z.string()),
       serviceAccountAllowed: z.boolean(),
+      /** Absent from servers older than issue 31. */
+      allowElicitation: z.boolean().optional(),
+      allowSampling: z.boolean().optional(),
       mappedNames: z.record(z.string(), z.string()),
     })
     .optional(),

@@ -117,18 +117,28 @@ export function declareAdminCommands(
       .option('--no-approval', 'no tool asks before running (besides destructive ones)')
       .option('--service-accounts', 'service accounts may use its tools')
       .option('--no-service-accounts', 'service accounts may not use its tools')
+      .option('--elicitation', "the upstream's questions reach the calling user")
+      .option('--no-elicitation', "the upstream's questions are declined at once")
+      .option('--sampling', "the upstream's sampling requests reach the calling user's client")
+      .option('--no-sampling', "the upstream's sampling requests are refused at once")
       .addHelpText(
         'after',
         examples(
           'gateway sources set linear --approval create_issue delete_issue',
           'gateway sources set linear --no-approval --service-accounts',
           'gateway sources set linear --no-service-accounts --json',
+          'gateway sources set fs --no-elicitation --no-sampling',
         ),
       ),
   ).action(
     async (
       id: string,
-      flags: UrlFlags & { approval?: string[] | false; serviceAccounts?: boolean },
+      flags: UrlFlags & {
+        approval?: string[] | false;
+        serviceAccounts?: boolean;
+        elicitation?: boolean;
+        sampling?: boolean;
+      },
     ) => {
       const { runSourcesSet } = await import('../commands/sources/index.js');
       await runSourcesSet({
@@ -138,6 +148,8 @@ export function declareAdminCommands(
         json: flags.json,
         approval: flags.approval === false ? [] : flags.approval,
         serviceAccounts: flags.serviceAccounts,
+        elicitation: flags.elicitation,
+        sampling: flags.sampling,
       });
     },
   );

@@ -28,6 +28,55 @@ const plugin = (overrides: Record<string, unknown> = {}) => ({
 });
 
 describe('validatePlugin', () => {
+  it('checks annotations: the three hints, booleans, and no read-only destructive tool', () => {
+    expect(
+      validatePlugin(
+        plugin({
+          tools: [
+            tool({
+              annotations: { readOnlyHint: false, idempotentHint: true, openWorldHint: false },
+            }),
+          ],
+        }),
+      ),
+    ).toEqual([]);
+    const problems = validatePlugin(
+      plugin({
+        tools: [
+          tool({ path: 'demo.a.b', annotations: { readOnlyHint: 'yes', destructiveHint: false } }),
+          tool({ path: 'demo.c.d', destructive: true, annotations: { readOnlyHint: true } }),
+          tool({ path: 'demo.e.f', annotations: [] }),
+        ],
+      }),
+    );
+    expect(problems).toEqual([
+      {
+        plugin: 'demo',
+        tool: 'demo.a.b',
+        field: 'annotations.readOnlyHint',
+        message: 'must be true or false',
+      },
+      {
+        plugin: 'demo',
+        tool: 'demo.a.b',
+        field: 'annotations.destructiveHint',
+        message: "is set from the tool's `destructive`",
+      },
+      {
+        plugin: 'demo',
+        tool: 'demo.c.d',
+        field: 'annotations.readOnlyHint',
+        message: 'contradicts `destructive: true` (a destructive tool is not read-only)',
+      },
+      {
+        plugin: 'demo',
+        tool: 'demo.e.f',
+        field: 'annotations',
+        message: 'must be an object of true/false hints',
+      },
+    ]);
+  });
+
   it('accepts a valid plugin', () => {
     expect(validatePlugin(plugin())).toEqual([]);
     expect(definePlugin(plugin() as never).kind).toBe('gateway.plugin');

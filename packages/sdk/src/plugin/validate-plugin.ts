@@ -144,6 +144,10 @@ export function validatePlugin(definition: unknown): PluginProblem[] {
       if (tool[flag] !== undefined && typeof tool[flag] !== 'boolean')
         reportTool(flag, 'must be true or false');
     }
+    if (tool.annotations !== undefined) {
+      for (const problem of annotationProblems(tool.annotations, tool.destructive === true))
+        reportTool(problem.field, problem.message);
+    }
     if (tool.authProvider !== undefined) {
       if (typeof tool.authProvider !== 'string' || !providerIds.has(tool.authProvider))
         reportTool(
@@ -152,6 +156,35 @@ export function validatePlugin(definition: unknown): PluginProblem[] {
         );
     }
   }
+  return problems;
+}
+
+const ANNOTATION_HINTS = new Set(['readOnlyHint', 'idempotentHint', 'openWorldHint']);
+
+function annotationProblems(
+  annotations: unknown,
+  destructive: boolean,
+): { field: string; message: string }[] {
+  if (!isRecord(annotations))
+    return [{ field: 'annotations', message: 'must be an object of true/false hints' }];
+  const problems: { field: string; message: string }[] = [];
+  for (const [key, value] of Object.entries(annotations)) {
+    const field = `annotations.${key}`;
+    if (!ANNOTATION_HINTS.has(key))
+      problems.push({
+        field,
+        message:
+          key === 'destructiveHint' || key === 'title'
+            ? `is set from the tool's ${key === 'title' ? 'name' : '`destructive`'}`
+            : 'is not a hint a tool declares (readOnlyHint, idempotentHint, openWorldHint)',
+      });
+    else if (typeof value !== 'boolean') problems.push({ field, message: 'must be true or false' });
+  }
+  if (destructive && annotations.readOnlyHint === true)
+    problems.push({
+      field: 'annotations.readOnlyHint',
+      message: 'contradicts `destructive: true` (a destructive tool is not read-only)',
+    });
   return problems;
 }
 

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { PluginContext, ToolCall } from '../context/types.js';
 import { definePlugin } from '../plugin/define-plugin.js';
 import { defineTool } from './define-tool.js';
-import type { Tool } from './types.js';
+import type { Tool, ToolAnnotations } from './types.js';
 
 describe('defineTool types', () => {
   it('infers the handler input from inputSchema', () => {
@@ -124,5 +124,43 @@ describe('defineTool types', () => {
     expectTypeOf(a).toExtend<Tool>();
     expectTypeOf(b).toExtend<Tool>();
     definePlugin({ id: 'demo', name: 'Demo', description: 'Demo.', tools: [a, b] });
+  });
+
+  it('takes the three hints a tool may declare as annotations, and nothing else', () => {
+    const search = defineTool({
+      path: 'demo.web.search',
+      name: 'Search the Web',
+      description: 'Searches.',
+      inputSchema: z.object({ q: z.string() }),
+      annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: true },
+      async handler() {
+        return [];
+      },
+    });
+    expectTypeOf(search.annotations).toEqualTypeOf<ToolAnnotations | undefined>();
+
+    defineTool({
+      path: 'demo.web.post',
+      name: 'Post',
+      description: 'Posts.',
+      inputSchema: z.object({}),
+      // @ts-expect-error destructiveHint comes from `destructive`, not annotations
+      annotations: { destructiveHint: true },
+      async handler() {
+        return null;
+      },
+    });
+
+    defineTool({
+      path: 'demo.web.post',
+      name: 'Post',
+      description: 'Posts.',
+      inputSchema: z.object({}),
+      // @ts-expect-error a hint is true or false
+      annotations: { readOnlyHint: 'yes' },
+      async handler() {
+        return null;
+      },
+    });
   });
 });

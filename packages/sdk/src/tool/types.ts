@@ -9,6 +9,22 @@ export type ToolOutput<TOutputSchema extends z.ZodType | undefined> =
   TOutputSchema extends z.ZodType ? z.input<TOutputSchema> : unknown;
 
 /**
+ * The MCP tool annotations a plugin tool may declare (`destructiveHint` comes from `destructive`,
+ * `title` from `name`).
+ *
+ * @example
+ * annotations: { readOnlyHint: false, idempotentHint: true, openWorldHint: true }
+ */
+export interface ToolAnnotations {
+  /** The tool changes nothing. Default: `!destructive`. */
+  readOnlyHint?: boolean;
+  /** Calling it again with the same arguments has no further effect. */
+  idempotentHint?: boolean;
+  /** It reaches outside systems (the web, a third-party API), not a closed domain. */
+  openWorldHint?: boolean;
+}
+
+/**
  * A tool's definition, as `defineTool()` receives it. `TProvider`: the provider ids the handler's
  * `ctx.auth.getToken()` takes (the plugin's, with `defineToolFor()`; any string with
  * `defineTool()`); `TAuthProvider`: the one `authProvider` names.
@@ -31,6 +47,12 @@ export interface ToolDefinition<
   outputSchema?: TOutputSchema;
   /** `true` for tools that create, update or delete data. */
   destructive?: boolean;
+  /**
+   * MCP hints clients read to decide how carefully to treat the tool. `destructive: true` means
+   * `destructiveHint: true, readOnlyHint: false`, so `readOnlyHint: true` there is an error.
+   * Without `readOnlyHint`, a tool that is not destructive is served as read-only.
+   */
+  annotations?: ToolAnnotations;
   /** The id of the plugin auth provider the tool needs. */
   authProvider?: TAuthProvider;
   /** Whether service accounts may list and call the tool. Default false. */

@@ -450,7 +450,12 @@ for (const target of databaseTargets()) {
         created_at: iso(),
         upstream: '{"url":"https://mcp.example.com/mcp","auth":{"kind":"none"}}',
       };
-      const cached = { source_id: 'src-2', tools: '[{"name":"search"}]', fetched_at: iso() };
+      const cached = {
+        source_id: 'src-2',
+        tools: '[{"name":"search"}]',
+        fetched_at: iso(),
+        capabilities: '{"prompts":{"listChanged":false}}',
+      };
       await db.insertInto('registry_sources').values(upstream).execute();
       await db.insertInto('upstream_tools').values(cached).execute();
       expect(

@@ -231,6 +231,8 @@ export interface UpstreamToolsTable {
   /** JSON array of MCP `Tool` objects, as the upstream listed them. */
   tools: string;
   fetched_at: string;
+  /** JSON of what the upstream offers besides tools (`Offers`, upstream/offers.ts), or null. */
+  capabilities: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** One part of the schema's state read at start (`better-auth`: its schema's fingerprint). */

@@ -34,6 +34,18 @@ describe('redactArguments', () => {
     expect(isSensitiveKey('sshKey')).toBe(true);
   });
 
+  // Issue 31: a relayed sampling request's maxTokens was recorded as [redacted].
+  it('keeps counts of model tokens, but not a token named in the plural that is text', () => {
+    expect(
+      redactArguments({ maxTokens: 200, max_tokens: 5, temperature: 0.2, totalTokens: 7 }),
+    ).toEqual({ maxTokens: 200, max_tokens: 5, temperature: 0.2, totalTokens: 7 });
+    expect(redactArguments({ tokens: 'abc def', token: 12345, apiTokens: ['x'] })).toEqual({
+      tokens: '[redacted]',
+      token: '[redacted]',
+      apiTokens: '[redacted]',
+    });
+  });
+
   it('hides values that look like tokens wherever they are', () => {
     expect(
       redactArguments({

@@ -47,11 +47,19 @@ export function redactArguments(value: unknown, depth = 0): unknown {
   const out: Record<string, unknown> = {};
   for (const [key, item] of Object.entries(value)) {
     out[key] =
-      isSensitiveKey(key) && item !== null && item !== undefined
+      isSensitiveKey(key) && item !== null && item !== undefined && !isTokenCount(key, item)
         ? REDACTED
         : redactArguments(item, depth + 1);
   }
   return out;
+}
+
+/**
+ * A count of model tokens (`maxTokens`, `max_tokens`, `totalTokens`: plural, a number), which
+ * a sampling request carries and a record should show, not a credential.
+ */
+function isTokenCount(key: string, item: unknown): boolean {
+  return typeof item === 'number' && /tokens$/i.test(key);
 }
 
 /**

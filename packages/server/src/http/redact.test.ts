@@ -5,6 +5,18 @@ describe('Redactor', () => {
   const secret = 's3cr3t-value-of-the-server';
   const redactor = new Redactor([secret, undefined, 'short']);
 
+  // Issue 31: a relayed sampling request's maxTokens was recorded as [redacted].
+  it('keeps counts of model tokens, and still hides a token field holding text', () => {
+    expect(
+      redactor.value({ maxTokens: 200, temperature: 0.3, token: 'abc', tokens: 'x y' }),
+    ).toEqual({
+      maxTokens: 200,
+      temperature: 0.3,
+      token: REDACTED,
+      tokens: REDACTED,
+    });
+  });
+
   it('leaves text without secrets or tokens as it is', () => {
     const text = 'POST /mcp 200 in 1.25 ms for 0b7c2a4e-1f3d-4c5e-9a8b-7c6d5e4f3a2b';
     expect(redactor.text(text)).toBe(text);

@@ -208,7 +208,11 @@ export class Redactor {
   }
 
   #field(key: string, item: unknown, depth: number): unknown {
-    return SECRET_KEY.test(key) && item !== null && item !== undefined
+    // A count of model tokens (a sampling request's `maxTokens`) is a number, not a credential.
+    return SECRET_KEY.test(key) &&
+      item !== null &&
+      item !== undefined &&
+      !(typeof item === 'number' && /tokens$/i.test(key))
       ? REDACTED
       : this.value(item, depth + 1);
   }

@@ -9,6 +9,7 @@ import { SERVER_VERSION } from '../openapi/index.js';
 import type { CallSite, ConnectionKind } from './call-site.js';
 import { callTool } from './call-tool.js';
 import { META_TOOLS } from './discovery/index.js';
+import { federatedCapabilities, serveFederated, visibleSources } from './federation/index.js';
 import { asLogLevel } from './log-levels.js';
 import type { McpPrincipal } from './principal.js';
 import { type McpRuntime, toolsOf } from './runtime.js';
@@ -25,7 +26,11 @@ const INSTRUCTIONS =
  * error's name and message are all a closed connection needs to tell.
  */
 class ToolServer extends Server {
+  /** Called once the server closed. */
+  closed: (() => void) | undefined;
+
   protected override _onclose(): void {
+    this.closed?.();
     const limit = Error.stackTraceLimit;
     Error.stackTraceLimit = 0;
     try {
@@ -40,16 +45,22 @@ class ToolServer extends Server {
  * A small low-level MCP server for one request (or one 2025 session) of `principal`: it answers
  * `tools/list` from the principal's cached tool list (on a discovery endpoint, the meta-tools) and
  * `tools/call` through {@link callTool}.
- * Nothing per tool is built here, so a server costs the same however many tools exist.
+ * Nothing per tool is built here, so a server costs the same however many tools exist. When
+ * upstream sources the principal sees offer resources, prompts or completions, the server
+ * declares those and serves them (`federation/`); it declares nothing of them otherwise.
  */
-export function createToolServer(
+export async function createToolServer(
   runtime: McpRuntime,
   principal: McpPrincipal,
   kind: ConnectionKind,
   sessionLevel: SessionLogLevel = localLogLevel(),
-): Server {
+): Promise<Server> {
+  // A caller whose tools cannot be resolved (a user deleted meanwhile) is told so by
+  // `tools/list`; its server offers nothing more.
+  const sources = await visibleSources(runtime, principal).catch(() => []);
+  const federated = federatedCapabilities(sources, kind);
   const server = new ToolServer(SERVER_INFO, {
-    capabilities: { tools: { listChanged: true }, logging: {} },
+    capabilities: { tools: { listChanged: true }, logging: {}, ...federated },
     instructions: INSTRUCTIONS,
     requestState: { verify: runtime.codec.verify },
     inputRequired: { roundTimeoutMs: runtime.options.approvalTimeoutMs },
@@ -69,6 +80,12 @@ export function createToolServer(
   server.setRequestHandler('tools/call', (request, ctx) =>
     callTool(runtime, site, request.params, ctx).catch(unavailableAsProtocolError),
   );
+  const notices = kind === 'session' ? runtime.notices : undefined;
+  serveFederated(server, runtime, principal, federated, notices);
+  if (notices !== undefined && Object.keys(federated).length > 0) {
+    notices.add(server, principal);
+    server.closed = () => notices.remove(server);
+  }
   if (kind === 'session') {
     // Plugin log lines reach a 2025 client only once it asked for them, at the level it asked.
     server.setRequestHandler('logging/setLevel', async (request) => {

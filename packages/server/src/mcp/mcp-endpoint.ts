@@ -1,6 +1,8 @@
 import { createMcpHandler, isJsonContentType, isLegacyRequest } from '@modelcontextprotocol/server';
+import { namespacedUri } from '../upstream/namespaced-names.js';
 import { createToolServer } from './create-server.js';
 import { DirectCalls, directCallOf } from './direct-call.js';
+import { SessionNotices } from './federation/index.js';
 import { type McpOptions, resolveMcpOptions } from './options.js';
 import type { McpPrincipal } from './principal.js';
 import { readBody } from './read-body.js';
@@ -46,6 +48,7 @@ export class McpEndpoint {
       options: resolved,
       codec: createRoundStateCodec(authSecret, resolved.approvalTimeoutMs),
       tools: new ToolIndexCache({ toolName: resolved.toolName, logger: services.logger }),
+      notices: new SessionNotices(),
     };
     this.#direct = new DirectCalls(this.#runtime);
     const onerror = (error: Error) =>
@@ -94,10 +97,19 @@ export class McpEndpoint {
     const stopEndpoints = services.endpointScopes.onChange((endpointId) =>
       this.toolsChanged({ kind: 'endpoint', endpointId }),
     );
+    // What upstreams say of their resources and prompts reaches the clients listening here.
+    const stopNotices = services.upstreams.onNotice((source, notice) => {
+      const notify = this.#handler.notify;
+      if (notice.kind === 'resources_changed') notify.resourcesChanged();
+      else if (notice.kind === 'prompts_changed') notify.promptsChanged();
+      else notify.resourceUpdated(namespacedUri(source.namespace, notice.uri));
+      void this.#runtime.notices.heard(this.#runtime, source, notice);
+    });
     this.#stopWatching = () => {
       stopCatalog();
       stopPolicy();
       stopEndpoints();
+      stopNotices();
     };
   }
 

@@ -2,6 +2,7 @@ import type { Role } from '@gateway/sdk';
 import type { RequestStateCodec } from '@modelcontextprotocol/server';
 import { type EndpointMode, endpointScopeOf, WHOLE_ROLE } from '../mcp-endpoints/index.js';
 import type { GatewayServices } from '../services.js';
+import type { SessionNotices } from './federation/session-notices.js';
 import type { ResolvedMcpOptions } from './options.js';
 import { type McpPrincipal, subjectId } from './principal.js';
 import type { RoundState } from './request-state.js';
@@ -20,6 +21,7 @@ export type McpDeps = Pick<
   | 'policy'
   | 'redactor'
   | 'tokens'
+  | 'upstreams'
 >;
 
 /** What serving MCP is built from; made once per gateway. */
@@ -29,6 +31,8 @@ export interface McpRuntime {
   /** Signs and checks `requestState`. */
   codec: RequestStateCodec<RoundState>;
   tools: ToolIndexCache;
+  /** The 2025 sessions that hear upstreams' resource and prompt notices. */
+  notices: SessionNotices;
 }
 
 /** The tools a principal may use right now, as MCP serves them, its role, and how they are offered. */

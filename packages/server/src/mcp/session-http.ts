@@ -26,7 +26,12 @@ export function withSessionVersion(request: Request, server: Server): Request {
  * `response` with `done` called once its body has been sent, or cancelled because the client
  * went away (at once when it has none: a 202 for notifications).
  */
-export function whenSent(response: Response, done: () => void): Response {
+export function whenSent(
+  response: Response,
+  done: () => void,
+  /** Called instead when the client stopped reading (closed the connection) before the end. */
+  onCancel?: () => void,
+): Response {
   const source = response.body;
   if (source === null) {
     done();
@@ -54,6 +59,7 @@ export function whenSent(response: Response, done: () => void): Response {
         }
       },
       cancel(reason) {
+        if (!finished) onCancel?.();
         finish();
         return reader.cancel(reason);
       },

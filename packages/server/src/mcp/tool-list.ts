@@ -92,11 +92,8 @@ export class ToolIndexCache {
         description: tool.description,
         inputSchema: tool.inputJsonSchema,
         ...(output === undefined ? {} : { outputSchema: output }),
-        annotations: {
-          title: tool.name,
-          readOnlyHint: !tool.destructive,
-          destructiveHint: tool.destructive,
-        },
+        // An upstream's own annotations, exactly: a hint it did not give is never added.
+        ...(tool.annotations === undefined ? {} : { annotations: tool.annotations }),
       };
       if (!isSpecType.Tool(candidate)) {
         this.#logger.warn('tool not served over MCP: its schema is not an MCP tool schema', {

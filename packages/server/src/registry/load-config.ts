@@ -66,7 +66,8 @@ const configSchema = z
  * default export is `{ plugins: [...] }`, each entry a plugin object, a path (relative to the
  * config file) or a package name whose default export is a plugin. TypeScript files are loaded
  * with tsx. `upstreams` names stdio MCP servers the gateway starts itself:
- * `{ id, namespace, command, args?, env?, cwd?, approvalRequired?, serviceAccountAllowed? }`.
+ * `{ id, namespace, command, args?, env?, cwd?, approvalRequired?, approval?, serviceAccountAllowed?,
+ * startTimeoutMs? }`.
  *
  * No file named and none found: no plugins, no error.
  *

@@ -52,6 +52,11 @@ export interface MountedTool {
   inputKeys?: ReadonlySet<string>;
   /** JSON Schema of the structured result, when the tool declares `outputSchema`. */
   outputJsonSchema?: JsonSchema;
+  /**
+   * MCP `annotations` as served: an upstream tool's exactly as its upstream listed them (none when
+   * it gave none); a plugin tool's from its `name`, `destructive` and declared `annotations`.
+   */
+  annotations?: Readonly<Record<string, unknown>>;
   /** Where the tool comes from and how it runs: a {@link PluginTool} or an upstream MCP tool. */
   source: ToolSource;
 }
@@ -85,7 +90,24 @@ export function mountedTool(tool: Tool, plugin: Plugin, source: MountSource): Mo
     inputJsonSchema: schemas.input,
     ...(schemas.inputKeys === undefined ? {} : { inputKeys: schemas.inputKeys }),
     ...(schemas.output === undefined ? {} : { outputJsonSchema: schemas.output }),
+    annotations: pluginAnnotations(tool),
     source: new PluginTool(tool, plugin, schemas.output?.type === 'object', schemas.inputKeys),
+  });
+}
+
+/**
+ * A plugin tool's MCP annotations: `destructive` is `destructiveHint: true, readOnlyHint: false`;
+ * a tool that is not destructive is read-only unless it says otherwise.
+ */
+function pluginAnnotations(tool: Tool): Readonly<Record<string, unknown>> {
+  const destructive = tool.destructive === true;
+  const declared = tool.annotations ?? {};
+  return Object.freeze({
+    title: tool.name,
+    readOnlyHint: destructive ? false : (declared.readOnlyHint ?? true),
+    destructiveHint: destructive,
+    ...(declared.idempotentHint === undefined ? {} : { idempotentHint: declared.idempotentHint }),
+    ...(declared.openWorldHint === undefined ? {} : { openWorldHint: declared.openWorldHint }),
   });
 }
 

@@ -231,7 +231,10 @@ export class RegistryService {
           url: input.url,
           auth: input.auth ?? { kind: 'none' },
           approvalRequired: input.approvalRequired ?? [],
+          approval: input.approval ?? 'hints',
           serviceAccountAllowed: input.serviceAccountAllowed ?? false,
+          allowElicitation: input.allowElicitation,
+          allowSampling: input.allowSampling,
         },
         registrant,
       );
@@ -314,7 +317,10 @@ export class RegistryService {
     id: string,
     change: {
       approvalRequired?: string[] | undefined;
+      approval?: 'hints' | 'all' | 'listed' | undefined;
       serviceAccountAllowed?: boolean | undefined;
+      allowElicitation?: boolean | undefined;
+      allowSampling?: boolean | undefined;
     },
   ): Promise<RegistrySourceStatus> {
     const row = await this.#database.db

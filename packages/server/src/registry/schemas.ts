@@ -1,6 +1,11 @@
 import { NAMESPACE_MAX_LENGTH, NAMESPACE_PATTERN } from '@gateway/sdk';
 import { z } from 'zod';
-import { upstreamAuthInputSchema, upstreamAuthSchema } from '../upstream/target.js';
+import {
+  approvalModeSchema,
+  relaySwitches,
+  upstreamAuthInputSchema,
+  upstreamAuthSchema,
+} from '../upstream/target.js';
 import { RESERVED_NAMESPACES } from './plugin-catalog.js';
 
 const sourceId = z
@@ -46,12 +51,14 @@ const mcpSourceBody = z
     auth: upstreamAuthInputSchema.optional(),
     approvalRequired: z.array(z.string().max(200)).max(1000).optional().meta({
       description:
-        'Upstream tool names that ask the user for approval, besides those annotated `destructiveHint: true`',
+        'Upstream tool names that always ask the user for approval, whatever their annotations say',
     }),
+    approval: approvalModeSchema.optional(),
     serviceAccountAllowed: z
       .boolean()
       .optional()
       .meta({ description: 'Whether service accounts may use its tools (default false)' }),
+    ...relaySwitches,
   })
   .strict();
 
@@ -76,12 +83,18 @@ const upstreamStatusSchema = z
     }),
     toolsFetchedAt: z.string().nullable(),
     approvalRequired: z.array(z.string()).meta({
-      description:
-        'Upstream tool names that ask for approval besides those annotated `destructiveHint: true`',
+      description: 'Upstream tool names that always ask for approval',
     }),
+    approval: approvalModeSchema,
     serviceAccountAllowed: z
       .boolean()
       .meta({ description: 'Whether service accounts may use its tools' }),
+    allowElicitation: z
+      .boolean()
+      .meta({ description: "Whether the upstream's questions reach the calling user" }),
+    allowSampling: z.boolean().meta({
+      description: "Whether the upstream's sampling requests reach the calling user's client",
+    }),
     mappedNames: z.record(z.string(), z.string()).meta({
       description: 'Served tool paths whose upstream name differs, with that name',
     }),
@@ -122,20 +135,20 @@ export const updateSourceBody = z
   .object({
     approvalRequired: z.array(z.string().max(200)).max(1000).optional().meta({
       description:
-        'Upstream tool names that ask the user for approval, besides those annotated `destructiveHint: true` (replaces the list)',
+        'Upstream tool names that always ask the user for approval, whatever their annotations say (replaces the list)',
     }),
+    approval: approvalModeSchema.optional(),
     serviceAccountAllowed: z
       .boolean()
       .optional()
       .meta({ description: 'Whether service accounts may use its tools' }),
+    ...relaySwitches,
   })
   .strict()
-  .refine(
-    (body) => body.approvalRequired !== undefined || body.serviceAccountAllowed !== undefined,
-    {
-      message: 'Send approvalRequired, serviceAccountAllowed or both',
-    },
-  );
+  .refine((body) => Object.values(body).some((value) => value !== undefined), {
+    message:
+      'Send at least one of approvalRequired, approval, serviceAccountAllowed, allowElicitation, allowSampling',
+  });
 
 /** Answer of `PATCH /api/registry/sources/:id`. */
 export const sourceUpdatedSchema = z.object({ source: sourceListSchema.shape.sources.element });

@@ -155,7 +155,13 @@ describe('traces', () => {
         authorization: `Bearer ${TEST_SERVICE_SECRET}`,
         'content-type': 'application/json',
       },
-      body: JSON.stringify({ type: 'mcp', id: 'up', namespace: 'up', url: upstream.url }),
+      body: JSON.stringify({
+        type: 'mcp',
+        approval: 'listed',
+        id: 'up',
+        namespace: 'up',
+        url: upstream.url,
+      }),
     });
     expect(registered.status).toBe(201);
     const alice = await mcp.user({ admin: true });

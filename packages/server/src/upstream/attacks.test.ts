@@ -369,7 +369,10 @@ describe.each([
       url: 'http://127.0.0.1:9/mcp',
     });
     expect(answer.status).toBe(503);
-    expect(await answer.text()).toContain('cannot be reached');
+    const text = await answer.text();
+    expect(text).toContain('cannot be reached');
+    // The whole URL, path included (issue 31): several servers may share an origin.
+    expect(text).toContain('http://127.0.0.1:9/mcp could not be fetched');
   });
 });
 
@@ -396,7 +399,10 @@ describe('an upstream that asks something else when the call runs again', () => 
     const result = await client.callTool({ name: 'up.ask', arguments: {} });
     // The first question (asked in the first run) and the second (asked in its place in the
     // second run) were both put to the user; the third run asks the second again, answered.
-    expect(shown).toEqual(questions);
+    // Each labelled with who asks (issue 31).
+    expect(shown).toEqual(
+      questions.map((text) => `Upstream source up, tool up.ask, asks: ${text}`),
+    );
     expect(result.content).toEqual([{ type: 'text', text: 'accept: Delete the production data?' }]);
   });
 

@@ -102,6 +102,7 @@ describe('header auth', () => {
       as: admin,
       body: {
         type: 'mcp',
+        approval: 'listed',
         id: 'fake',
         namespace: 'fake',
         url: fake.url,
@@ -119,11 +120,24 @@ describe('header auth', () => {
 });
 
 describe('approvals, service accounts and records', () => {
-  it('asks before a destructiveHint tool or one the admin named, and records the decision', async () => {
+  // Issue 31: annotations pass through exactly; `hints` asks by MCP's defaults, and a tool the
+  // operator listed asks whatever its upstream claims.
+  it('serves annotations as the upstream sent them and asks by hints, listed names first', async () => {
     const fake = await startFakeUpstream([
       { name: 'wipe', behaviour: { kind: 'answer' }, annotations: { destructiveHint: true } },
       { name: 'send', behaviour: { kind: 'answer' } },
-      { name: 'read', behaviour: { kind: 'answer' }, annotations: { readOnlyHint: true } },
+      {
+        name: 'read',
+        behaviour: { kind: 'answer' },
+        annotations: { title: 'Read It', readOnlyHint: true, openWorldHint: false },
+      },
+      {
+        name: 'add',
+        behaviour: { kind: 'answer' },
+        annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
+      },
+      // A hostile upstream says read-only about a tool the operator wants asked about.
+      { name: 'liar', behaviour: { kind: 'answer' }, annotations: { readOnlyHint: true } },
     ]);
     const mcp = await startMcpGateway({ env: ALLOW_PRIVATE });
     await registerSource(mcp.url, {
@@ -131,17 +145,24 @@ describe('approvals, service accounts and records', () => {
       id: 'fake',
       namespace: 'fake',
       url: fake.url,
-      approvalRequired: ['send'],
+      approval: 'hints',
+      approvalRequired: ['liar'],
     });
     const alice = await mcp.user({ admin: true });
     const client = await connectV2(mcp.url, alice.mcpToken, { elicitation: true });
     const { tools } = await client.listTools();
-    const hints = Object.fromEntries(
+    const served = Object.fromEntries(
       tools
         .filter((tool) => tool.name.startsWith('fake.'))
-        .map((tool) => [tool.name, tool.annotations?.destructiveHint]),
+        .map((tool) => [tool.name, tool.annotations ?? null]),
     );
-    expect(hints).toEqual({ 'fake.read': false, 'fake.send': true, 'fake.wipe': true });
+    expect(served).toEqual({
+      'fake.add': { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
+      'fake.liar': { readOnlyHint: true },
+      'fake.read': { title: 'Read It', readOnlyHint: true, openWorldHint: false },
+      'fake.send': null,
+      'fake.wipe': { destructiveHint: true },
+    });
 
     let answer: 'accept' | 'decline' = 'decline';
     const asked: string[] = [];
@@ -153,16 +174,19 @@ describe('approvals, service accounts and records', () => {
     });
     const declined = await client.callTool({ name: 'fake.wipe', arguments: { all: true } });
     expect(declined.isError).toBe(true);
+    const lied = await client.callTool({ name: 'fake.liar', arguments: {} });
+    expect(lied.isError).toBe(true);
     expect(fake.calls).toEqual([]);
 
     answer = 'accept';
     const approved = await client.callTool({ name: 'fake.send', arguments: { to: 'x' } });
     expect(approved.isError).toBeFalsy();
     expect(fake.calls.map((call) => [call.name, call.arguments])).toEqual([['send', { to: 'x' }]]);
-    const read = await client.callTool({ name: 'fake.read', arguments: {} });
-    expect(read.isError).toBeFalsy();
-    expect(asked).toHaveLength(2);
+    expect((await client.callTool({ name: 'fake.read', arguments: {} })).isError).toBeFalsy();
+    expect((await client.callTool({ name: 'fake.add', arguments: {} })).isError).toBeFalsy();
+    expect(asked).toHaveLength(3);
     expect(asked[0]).toContain('fake.wipe');
+    expect(asked[1]).toContain('fake.liar');
 
     const rows = await mcp.gateway.services.database.db
       .selectFrom('executions')
@@ -171,9 +195,33 @@ describe('approvals, service accounts and records', () => {
       .execute();
     expect(rows).toEqual([
       { tool_path: 'fake.wipe', outcome: 'denied', approval: 'declined', approved_by: alice.id },
+      { tool_path: 'fake.liar', outcome: 'denied', approval: 'declined', approved_by: alice.id },
       { tool_path: 'fake.send', outcome: 'ok', approval: 'approved', approved_by: alice.id },
       { tool_path: 'fake.read', outcome: 'ok', approval: null, approved_by: null },
+      { tool_path: 'fake.add', outcome: 'ok', approval: null, approved_by: null },
     ]);
+
+    // `all` asks for every tool; `listed` only for the names, whatever the hints say.
+    const asks = async () => {
+      asked.length = 0;
+      for (const name of ['fake.read', 'fake.wipe', 'fake.liar'])
+        await client.callTool({ name, arguments: {} });
+      return asked.map((message) => /fake\.[a-z]+/.exec(message)?.[0]);
+    };
+    const patch = (approval: string) =>
+      mcp.gateway.request('PATCH', '/api/registry/sources/fake', {
+        as: 'service',
+        body: { approval },
+      });
+    expect((await patch('all')).status).toBe(200);
+    expect(await asks()).toEqual(['fake.read', 'fake.wipe', 'fake.liar']);
+    const listed = await patch('listed');
+    expect(
+      ((await listed.json()) as { source: { upstream: { approval: string } } }).source.upstream
+        .approval,
+    ).toBe('listed');
+    expect(await asks()).toEqual(['fake.liar']);
+    expect((await patch('some')).status).toBe(400);
   });
 
   it('serves service accounts only the sources that allow them', async () => {

@@ -1,5 +1,4 @@
-import { Client, type DiscoverResult } from '@modelcontextprotocol/client';
-import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { Client, type DiscoverResult, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import type { ServerLogger } from '../http/logger.js';
 import { SERVER_VERSION } from '../openapi/index.js';
 import { MAX_INPUT_ROUNDS, reasonOf } from './failure-reasons.js';
@@ -7,7 +6,8 @@ import type { GuardedFetch } from './guarded-fetch.js';
 import { UpstreamHttpTransport } from './http-transport.js';
 import { holdToDepth } from './message-depth.js';
 import { type CallRelay, relayToCalls } from './relays.js';
-import type { UpstreamTarget } from './target.js';
+import { StdioProcess, StdioStartError } from './stdio-process.js';
+import { DEFAULT_START_TIMEOUT_MS, type UpstreamTarget } from './target.js';
 
 const CLIENT_INFO = { name: 'gateway', version: SERVER_VERSION };
 /**
@@ -26,6 +26,10 @@ export interface Connection {
   modern: boolean;
   closed: boolean;
   idleSince: number;
+  /** A 2025 session that served an earlier call and was kept: the upstream may have forgotten it. */
+  kept?: boolean;
+  /** A stdio upstream's process. */
+  process?: StdioProcess;
 }
 
 /** The revision an HTTP upstream spoke at its last connect: its discovery, or 2025 only. */
@@ -52,6 +56,8 @@ export interface OpenConnectionOptions {
   prior: Era | undefined;
   /** Told the revision an HTTP upstream spoke, once connected. */
   onEra: (era: Era) => void;
+  /** Told when a stdio upstream's process ends without the gateway stopping it, and why. */
+  onExit?: (reason: string) => void;
 }
 
 /**
@@ -70,12 +76,24 @@ export async function openConnection(options: OpenConnectionOptions): Promise<Co
     listMaxPages: MAX_LIST_PAGES,
     inputRequired: { maxRounds: MAX_INPUT_ROUNDS },
   });
-  const connection: Connection = { client, key, modern: false, closed: false, idleSince: 0 };
+  const connection: Connection = {
+    client,
+    key,
+    modern: false,
+    closed: false,
+    idleSince: 0,
+  };
   // Questions, sampling and log lines go to the call they belong to (the call's `sample` and
   // `ctx.elicit`, as for plugin tools).
   relayToCalls(client, options.relay);
   client.onclose = () => {
     connection.closed = true;
+    const process = connection.process;
+    if (process !== undefined && !process.closing) {
+      const reason = process.reason() ?? 'closed its output';
+      logger.warn('upstream process exited', { sourceId: options.id, reason });
+      options.onExit?.(reason);
+    }
   };
   client.onerror = (error) => {
     logger.info('upstream transport error', { sourceId: options.id, error: reasonOf(error) });
@@ -108,26 +126,45 @@ export async function openConnection(options: OpenConnectionOptions): Promise<Co
     );
     return connection;
   }
-  const transport = new StdioClientTransport({
+  const startTimeoutMs = target.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS;
+  const transport = new StdioProcess({
     command: target.command,
-    args: [...target.args],
-    // The SDK adds only a safe default environment (PATH, HOME, ...): no gateway secret leaks.
-    env: { ...target.env },
-    ...(target.cwd === undefined ? {} : { cwd: target.cwd }),
-    stderr: 'pipe',
+    args: target.args,
+    env: target.env,
+    cwd: target.cwd,
     // The largest message, as for an HTTP upstream: a longer line closes the connection.
     maxBufferSize: options.maxBytes,
+    onStderr: (text) =>
+      logger.info('upstream stderr', { sourceId: options.id, text: text.slice(0, 2000) }),
   });
-  transport.stderr?.on('data', (chunk: Buffer) => {
-    logger.info('upstream stderr', {
-      sourceId: options.id,
-      text: chunk.toString('utf8').slice(0, 2000),
-    });
-  });
-  await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS });
+  connection.process = transport;
+  try {
+    await client.connect(transport, { timeout: startTimeoutMs });
+  } catch (error) {
+    // Whatever runs of it is stopped: a process still starting (npx downloading) is never left.
+    await transport.close();
+    throw new StdioStartError(startFailure(error, transport, startTimeoutMs));
+  }
   holdToDepth(transport, logger, options.id);
-  logger.info('upstream process started', { sourceId: options.id, command: target.command });
+  logger.info('upstream process started', {
+    sourceId: options.id,
+    command: target.command,
+    pid: transport.pid,
+  });
   return connection;
+}
+
+/** Why a stdio upstream did not start: how its process ended, or that it took too long. */
+function startFailure(error: unknown, process: StdioProcess, startTimeoutMs: number): string {
+  const code = error instanceof Error && 'code' in error ? error.code : undefined;
+  if (code === 'ENOENT') return 'could not be started (command not found)';
+  if (code === 'EACCES') return 'could not be started (command not executable)';
+  const exited = process.reason();
+  if (exited !== undefined && !/^was stopped by/.test(exited)) return `${exited} while starting`;
+  if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) {
+    return `did not start within ${Math.round(startTimeoutMs / 1000)} s (startTimeoutMs)${process.stderrTail()}`;
+  }
+  return `could not be started: ${reasonOf(error)}${process.stderrTail()}`;
 }
 
 /** Closes `connection`, ignoring how; it is marked closed at once. */

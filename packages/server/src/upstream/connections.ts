@@ -49,7 +49,14 @@ export class Connections {
   stdio(): Promise<Connection> {
     const current = this.#shared;
     if (current !== undefined) {
-      return current.then((connection) => (connection.closed ? this.#restart() : connection));
+      return current.then((connection) => {
+        if (!connection.closed) return connection;
+        // Calls waiting on the same exited process restart it once.
+        if (this.#shared !== current) return this.stdio();
+        // The old process is stopped and reaped whatever state it is in, never left behind.
+        void closeQuietly(connection);
+        return this.#restart();
+      });
     }
     return this.#restart();
   }
@@ -81,7 +88,10 @@ export class Connections {
       }
     }
     const idle = this.#idle.take(key);
-    if (idle !== undefined) return idle;
+    if (idle !== undefined) {
+      idle.kept = true;
+      return idle;
+    }
     const connecting = this.#options.connect(key, credential, signal);
     if (this.#options.era()?.kind !== 'legacy') {
       // Concurrent first calls with one credential share one 2026-07-28 client; a 2025 session
@@ -107,7 +117,7 @@ export class Connections {
    */
   checkin(connection: Connection): void {
     if (this.#options.stdio || connection.modern) {
-      if (connection.closed && connection.modern) void closeQuietly(connection);
+      if (connection.closed) void closeQuietly(connection);
       return;
     }
     if (connection.closed || this.#closed) {
@@ -115,6 +125,14 @@ export class Connections {
       return;
     }
     this.#idle.give(connection);
+  }
+
+  /**
+   * Closes every idle 2025 session: the upstream forgot one (it restarted), so it forgot them all,
+   * and the next calls open new ones instead of each finding a dead one first.
+   */
+  dropIdle(): void {
+    this.#idle.drop();
   }
 
   /** Closes every connection (and stops a stdio upstream's process); none is kept from now on. */

@@ -237,7 +237,9 @@ describe('server-everything over Streamable HTTP', () => {
     });
     expect(accepted.isError).toBeFalsy();
     expect(JSON.stringify(accepted.content)).toContain('User completed the URL elicitation flow');
-    expect(asked).toEqual([{ mode: 'url', ...link }]);
+    // Who asks and where the link goes come first (issue 31).
+    const labelled = `Upstream source ev, tool ev.trigger_url_elicitation, asks you to open a page at https://auth.example.com: ${link.message}`;
+    expect(asked).toEqual([{ mode: 'url', ...link, message: labelled }]);
 
     // A 2026-07-28 client: input_required with the link, then the call again with the answer.
     const modern = await connectV2(gw.url, alice.mcpToken, { elicitation: 'url' });
@@ -248,13 +250,13 @@ describe('server-everything over Streamable HTTP', () => {
     });
     const declined = await modern.callTool({ name: 'ev.trigger_url_elicitation', arguments: link });
     expect(JSON.stringify(declined.content)).toContain('User declined to open the URL');
-    expect(modernAsked).toMatchObject([{ mode: 'url', url: link.url, message: link.message }]);
+    expect(modernAsked).toMatchObject([{ mode: 'url', url: link.url, message: labelled }]);
 
     // A client that takes no links: the approvals list shows the link, and approving accepts.
     const { client: plain } = await connectV1(gw.url, alice.mcpToken);
     const waiting = plain.callTool({ name: 'ev.trigger_url_elicitation', arguments: link });
     expect(await decide(gw, alice, 'approve')).toBe(
-      `${link.message}\n\n${link.url}\n\nOpen this address in your browser; approve once you have done what it asks, or deny.`,
+      `${labelled}\n\n${link.url}\n\nOpen this address in your browser; approve once you have done what it asks, or deny.`,
     );
     expect(JSON.stringify((await waiting).content)).toContain(
       'User completed the URL elicitation flow',

@@ -4,6 +4,7 @@ import { isRecord } from '../json/is-record.js';
 import { CallFailure } from '../tool-sources/index.js';
 import { UpstreamHttpError } from './guarded-fetch.js';
 import { asksForScope, UpstreamRefusedFailure } from './refused.js';
+import { StdioStartError } from './stdio-process.js';
 import { RefusedAddressError } from './url-policy.js';
 
 /** Rounds of `input_required` one 2026-07-28 call may take (each may ask the user something). */
@@ -14,6 +15,18 @@ export function httpStatusOf(error: unknown): number | undefined {
   if (error instanceof SdkHttpError) return error.status;
   const cause = error instanceof Error ? error.cause : undefined;
   return cause instanceof SdkHttpError ? cause.status : undefined;
+}
+
+/** The start of the body of the HTTP error answer `error` carries, or ''. */
+export function httpTextOf(error: unknown): string {
+  const http =
+    error instanceof SdkHttpError
+      ? error
+      : error instanceof Error && error.cause instanceof SdkHttpError
+        ? error.cause
+        : undefined;
+  const text = http?.data.text;
+  return typeof text === 'string' ? text.slice(0, 2000) : '';
 }
 
 /** The `WWW-Authenticate` challenge of an upstream's 401 or 403 that `error` carries, if any. */
@@ -90,6 +103,7 @@ export function judgeFailure(
 
 /** What went wrong with an upstream, in the gateway's words (never the upstream's raw answer). */
 export function reasonOf(error: unknown): string {
+  if (error instanceof StdioStartError) return error.message;
   if (error instanceof UpstreamHttpError) return error.message;
   if (error instanceof SdkHttpError) return `answered HTTP ${error.status}`;
   if (error instanceof SdkError) {

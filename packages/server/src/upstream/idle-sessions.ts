@@ -52,6 +52,13 @@ export class IdleSessions<S extends PooledSession> {
     this.#sweeper.unref();
   }
 
+  /** Closes every idle session now (they are known dead); the pool keeps sessions again after. */
+  drop(): void {
+    const all = [...this.#idle.values()].flat();
+    this.#idle.clear();
+    for (const session of all) void this.#close(session);
+  }
+
   /** Closes every idle session, and the pool keeps none from now on. */
   async closeAll(): Promise<void> {
     clearInterval(this.#sweeper);

@@ -43,7 +43,7 @@ describe.each(targets)('upstream sources across instances on $name', ({ skip, da
     const b = await instance(url, '0');
     const registered = await a.request('POST', '/api/registry/sources', {
       as: 'service',
-      body: { type: 'mcp', id: 'remote', namespace: 'remote', url: fake.url },
+      body: { type: 'mcp', approval: 'listed', id: 'remote', namespace: 'remote', url: fake.url },
     });
     expect(registered.status).toBe(201);
     await expect.poll(() => paths(b), { timeout: 5000 }).toEqual(['remote.search']);
@@ -71,7 +71,13 @@ describe.each(targets)('upstream sources across instances on $name', ({ skip, da
       const a = await instance(url, '0');
       const registered = await a.request('POST', '/api/registry/sources', {
         as: 'service',
-        body: { type: 'mcp', id: 'remote', namespace: 'remote', url: upstream.url },
+        body: {
+          type: 'mcp',
+          approval: 'listed',
+          id: 'remote',
+          namespace: 'remote',
+          url: upstream.url,
+        },
       });
       expect(registered.status).toBe(201);
       // B serves the stored list without having asked the upstream which revision it speaks.
@@ -102,11 +108,11 @@ describe.each(targets)('upstream sources across instances on $name', ({ skip, da
     const b = await instance(url, '0');
     await a.request('POST', '/api/registry/sources', {
       as: 'service',
-      body: { type: 'mcp', id: 'remote', namespace: 'remote', url: fake.url },
+      body: { type: 'mcp', approval: 'listed', id: 'remote', namespace: 'remote', url: fake.url },
     });
     const asks = (gateway: TestGateway) =>
       gateway.services.plugins.tool('remote.wipe')?.destructive;
-    await expect.poll(() => asks(b), { timeout: 5000 }).toBe(false);
+    await expect.poll(() => asks(b), { timeout: 15_000 }).toBe(false);
 
     const changed = await a.request('PATCH', '/api/registry/sources/remote', {
       as: 'service',
@@ -121,7 +127,7 @@ describe.each(targets)('upstream sources across instances on $name', ({ skip, da
       },
     });
     expect(asks(a)).toBe(true);
-    await expect.poll(() => asks(b), { timeout: 5000 }).toBe(true);
+    await expect.poll(() => asks(b), { timeout: 15_000 }).toBe(true);
     const listed = await b.request('GET', '/api/registry/sources', { as: 'service' });
     expect(await listed.json()).toMatchObject({
       sources: [{ id: 'remote', upstream: { approvalRequired: ['wipe'] } }],

@@ -19,7 +19,7 @@ async function servedUpstream() {
   });
   const registered = await gw.gateway.request('POST', '/api/registry/sources', {
     as: 'service',
-    body: { type: 'mcp', id: 'sdk', namespace: 'sdk', url: upstream.url },
+    body: { type: 'mcp', approval: 'listed', id: 'sdk', namespace: 'sdk', url: upstream.url },
   });
   expect(registered.status).toBe(201);
   const alice = await gw.user({ admin: true });

@@ -20,7 +20,7 @@ export interface ListChangedStreamOptions {
 }
 
 /**
- * The 2026-07-28 stream on which an upstream says its tool list changed (`subscriptions/listen`;
+ * The 2026-07-28 stream on which an upstream says its tool (prompt, resource) list changed (`subscriptions/listen`;
  * the notifications it carries reach `onToolsChanged` through the client's relay). A 2025 upstream
  * says so on its sessions instead, with nothing to open.
  */
@@ -48,11 +48,17 @@ export class ListChangedStream {
     // schedule); no stream is held open on one.
     if (target.auth.kind === 'oauth') return;
     const era = this.#options.era();
-    if (era?.kind !== 'modern' || era.discover.capabilities.tools?.listChanged !== true) return;
+    if (era?.kind !== 'modern') return;
+    const { capabilities } = era.discover;
+    // Resources' and prompts' list changes are heard on the same stream (relayed to clients).
+    const filter = {
+      ...(capabilities.tools?.listChanged === true ? { toolsListChanged: true } : {}),
+      ...(capabilities.prompts?.listChanged === true ? { promptsListChanged: true } : {}),
+      ...(capabilities.resources?.listChanged === true ? { resourcesListChanged: true } : {}),
+    };
+    if (Object.keys(filter).length === 0) return;
     const opening = this.#options
-      .outsideCall(() =>
-        connection.client.listen({ toolsListChanged: true }, { timeout: CONNECT_TIMEOUT_MS }),
-      )
+      .outsideCall(() => connection.client.listen(filter, { timeout: CONNECT_TIMEOUT_MS }))
       .then(
         (subscription) => {
           void subscription.closed.then((how) => {

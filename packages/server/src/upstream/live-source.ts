@@ -1,5 +1,6 @@
+import type { Offers } from './offers.js';
 import type { StoredUpstream, UpstreamTarget } from './target.js';
-import type { Upstream, UpstreamOptions } from './upstream.js';
+import type { Upstream, UpstreamNotice, UpstreamOptions } from './upstream.js';
 
 /**
  * The upstream client (the MCP SDK v2 client, the gateway's HTTP transport, undici): loaded with the first
@@ -17,8 +18,13 @@ export interface Live {
   upstream: Upstream;
   target: UpstreamTarget;
   namespace: string;
-  settings: Pick<StoredUpstream, 'approvalRequired' | 'serviceAccountAllowed'>;
+  settings: Pick<
+    StoredUpstream,
+    'approvalRequired' | 'approval' | 'serviceAccountAllowed' | 'allowElicitation' | 'allowSampling'
+  >;
   fetchedAt: string | null;
+  /** What it offers besides tools (resources, prompts, completions), as last fetched. */
+  offers: Offers;
   /** Served paths to upstream names, where they differ. */
   mapped: Record<string, string>;
   refreshing: Promise<void> | undefined;
@@ -39,6 +45,7 @@ export function liveSource(
   source: { id: string; namespace: string; target: UpstreamTarget; settings: Live['settings'] },
   client: Pick<UpstreamOptions, 'policy' | 'maxBytes' | 'logger'>,
   refresh: () => Promise<void>,
+  onNotice?: (notice: UpstreamNotice) => void,
 ): Live {
   const { id, namespace, target, settings } = source;
   if (upstreamModule === undefined) throw new Error('the upstream client is not loaded yet');
@@ -55,11 +62,14 @@ export function liveSource(
         live.refreshTimer = setTimeout(() => void refresh(), 200);
         live.refreshTimer.unref();
       },
+      onNotice,
+      relaySettings: () => live.settings,
     }),
     target,
     namespace,
     settings,
     fetchedAt: null,
+    offers: {},
     mapped: {},
     refreshing: undefined,
     refreshTimer: undefined,

@@ -4,6 +4,8 @@ import type { LoggingLevel } from '@modelcontextprotocol/server';
 import { isRecord } from '../json/is-record.js';
 import type { UrlElicitation } from '../mcp/elicitation.js';
 import type { SourceCall } from '../tool-sources/index.js';
+import type { RelaySettings } from './target.js';
+import type { UpstreamNotice } from './upstream.js';
 
 /** Where {@link relayToCalls} finds the call a message of the upstream belongs to. */
 export interface CallRelay {
@@ -13,6 +15,21 @@ export interface CallRelay {
   toolPathOf(call: SourceCall): string;
   /** The upstream said its tool list changed. */
   onToolsChanged(): void;
+  /** The upstream said its resources or prompts changed. */
+  onNotice(notice: UpstreamNotice): void;
+  /** The source's id, which every relayed question names. */
+  sourceId: string;
+  /** Whether its questions and sampling requests reach the user (the source's settings, now). */
+  settings(): RelaySettings;
+}
+
+/**
+ * Who asks, put before every question and sampling request an upstream relays: the person
+ * answering knows it is not the gateway (nor the client) asking, and which source and tool to
+ * blame for a hostile question.
+ */
+export function whoAsks(sourceId: string, toolPath: string): string {
+  return `Upstream source ${sourceId}, tool ${toolPath}, asks`;
 }
 
 /**
@@ -34,12 +51,21 @@ export function relayToCalls(client: Client, relay: CallRelay): void {
         'Sampling is only relayed during a tool call',
       );
     }
+    if (!relay.settings().allowSampling) {
+      // Refused at once: the client never hears of it.
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidRequest,
+        `Sampling is turned off for source "${relay.sourceId}" at the gateway`,
+      );
+    }
     const { messages, maxTokens, systemPrompt, temperature, stopSequences, modelPreferences } =
       request.params;
+    // The client shows the system prompt with the request: it says who asks first.
+    const label = `${whoAsks(relay.sourceId, relay.toolPathOf(call))} for this completion.`;
     const asked = validateSampleRequest({
       messages,
       maxTokens,
-      ...(systemPrompt === undefined ? {} : { systemPrompt }),
+      systemPrompt: systemPrompt === undefined ? label : `${label}\n\n${systemPrompt}`,
       ...(temperature === undefined ? {} : { temperature }),
       ...(stopSequences === undefined ? {} : { stopSequences }),
       ...(modelPreferences === undefined ? {} : { modelPreferences }),
@@ -67,10 +93,19 @@ export function relayToCalls(client: Client, relay: CallRelay): void {
         'Elicitation is only relayed during a tool call',
       );
     }
+    // Turned off: declined at once, the user never asked.
+    if (!relay.settings().allowElicitation) return { action: 'decline' as const };
+    const asks = whoAsks(relay.sourceId, relay.toolPathOf(call));
     if (params.mode === 'url') {
       const link = checkedLink(params);
       if (typeof link === 'string') throw new ProtocolError(ProtocolErrorCode.InvalidParams, link);
-      return { action: await call.elicitUrl(link) };
+      const origin = new URL(link.url).origin;
+      return {
+        action: await call.elicitUrl({
+          ...link,
+          message: `${asks} you to open a page at ${origin}: ${link.message}`,
+        }),
+      };
     }
     if (!('requestedSchema' in params)) {
       throw new ProtocolError(
@@ -80,7 +115,7 @@ export function relayToCalls(client: Client, relay: CallRelay): void {
     }
     const asked = validateElicitRequest({
       toolPath: relay.toolPathOf(call),
-      message: params.message,
+      message: `${asks}: ${params.message}`,
       type: 'form',
       fields: params.requestedSchema.properties,
       required: params.requestedSchema.required ?? [],
@@ -112,7 +147,22 @@ export function relayToCalls(client: Client, relay: CallRelay): void {
   client.setNotificationHandler('notifications/tools/list_changed', () => {
     relay.onToolsChanged();
   });
+  client.setNotificationHandler('notifications/resources/list_changed', () => {
+    relay.onNotice({ kind: 'resources_changed' });
+  });
+  client.setNotificationHandler('notifications/prompts/list_changed', () => {
+    relay.onNotice({ kind: 'prompts_changed' });
+  });
+  client.setNotificationHandler('notifications/resources/updated', (notification) => {
+    const { uri } = notification.params;
+    if (typeof uri === 'string' && uri.length <= MAX_URI_CHARS) {
+      relay.onNotice({ kind: 'resource_updated', uri });
+    }
+  });
 }
+
+/** The longest resource URI an upstream's update notice may name. */
+const MAX_URI_CHARS = 4096;
 
 /** The longest message and elicitation id of a URL-mode elicitation the gateway relays. */
 const MAX_LINK_MESSAGE_CHARS = 2000;

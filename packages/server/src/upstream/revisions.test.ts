@@ -172,7 +172,7 @@ describe('an upstream that offers 2026-07-28', () => {
     }));
     const named = await onSession.callTool({ name: 'mod.form', arguments: {} });
     expect(named.content).toEqual([{ type: 'text', text: 'hello Ada' }]);
-    expect(asked).toEqual(['What is your name?']);
+    expect(asked).toEqual(['Upstream source mod, tool mod.form, asks: What is your name?']);
     const sampled = await onSession.callTool({ name: 'mod.sample', arguments: { prompt: 'q?' } });
     expect(sampled.content).toEqual([{ type: 'text', text: 'model said: 42' }]);
 
@@ -217,7 +217,8 @@ describe('an upstream that offers 2026-07-28', () => {
     expect(asked).toEqual([
       {
         mode: 'url',
-        message: 'Connect your bank',
+        message:
+          'Upstream source mod, tool mod.link, asks you to open a page at https://bank.example.com: Connect your bank',
         url: 'https://bank.example.com/connect?session=1',
         // 2026-07-28 input requests carry none; the 2025 client gets one made for it.
         elicitationId: expect.stringMatching(/^[0-9a-f-]{36}$/),

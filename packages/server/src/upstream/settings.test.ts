@@ -18,7 +18,7 @@ describe("an upstream source's settings", () => {
     const admin = await mcp.user({ admin: true });
     const registered = await mcp.gateway.request('POST', '/api/registry/sources', {
       as: 'service',
-      body: { type: 'mcp', id: 'fake', namespace: 'fake', url: fake.url },
+      body: { type: 'mcp', approval: 'listed', id: 'fake', namespace: 'fake', url: fake.url },
     });
     expect(registered.status).toBe(201);
     const client = await connectV2(mcp.url, admin.mcpToken, { elicitation: true });
@@ -36,9 +36,8 @@ describe("an upstream source's settings", () => {
     });
     expect(changed.status).toBe(200);
     const { tools } = await client.listTools();
-    expect(tools.find((tool) => tool.name === 'fake.send')?.annotations?.destructiveHint).toBe(
-      true,
-    );
+    // What asks is the gateway's business: the upstream's annotations (none here) stay as they are.
+    expect(tools.find((tool) => tool.name === 'fake.send')?.annotations).toBeUndefined();
     const declined = await client.callTool({ name: 'fake.send', arguments: {} });
     expect(declined.isError).toBe(true);
     expect(asked).toHaveLength(1);

@@ -3,7 +3,7 @@
  * middle of a call ends that call as an `isError` result at once, and the next call starts it
  * again. Its messages are held to the limits an HTTP upstream's are: depth and size.
  */
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
@@ -18,6 +18,7 @@ const { appendFileSync } = require('node:fs');
 appendFileSync(process.argv[2], 'start\\n');
 let buffer = '';
 let asking;
+let count = 0;
 // Written by hand: JSON.stringify cannot nest this deep.
 const deep = '['.repeat(100000) + ']'.repeat(100000);
 const write = (text) => process.stdout.write(text + '\\n');
@@ -28,6 +29,7 @@ process.stdin.on('data', (chunk) => {
   while ((end = buffer.indexOf('\\n')) >= 0) {
     const message = JSON.parse(buffer.slice(0, end));
     buffer = buffer.slice(end + 1);
+    if (message.method === 'notifications/cancelled') appendFileSync(process.argv[2], 'cancelled\\n');
     if (message.id === undefined) continue;
     if (message.method === undefined) {
       // The gateway's answer to the question 'ask_deep' asked: the call ends with what it said.
@@ -44,7 +46,15 @@ process.stdin.on('data', (chunk) => {
         { name: 'flood', inputSchema: { type: 'object' } },
         { name: 'ask_deep', inputSchema: { type: 'object' } },
         { name: 'noisy_deep', inputSchema: { type: 'object' } },
+        { name: 'slow', inputSchema: { type: 'object' } },
+        { name: 'count', inputSchema: { type: 'object' } },
       ] } });
+    } else if (message.params?.name === 'slow') {
+      // Never answers: the caller cancels it.
+      appendFileSync(process.argv[2], 'slow\\n');
+    } else if (message.params?.name === 'count') {
+      count += 1;
+      send({ jsonrpc: '2.0', id: message.id, result: { content: [{ type: 'text', text: String(count) }] } });
     } else if (message.params?.name === 'die') {
       process.exit(3);
     } else if (message.params?.name === 'flood') {
@@ -65,7 +75,7 @@ process.stdin.on('data', (chunk) => {
 `;
 
 /** A gateway serving {@link SERVER} over stdio as `mortal`, and an admin's client of it. */
-async function startMortal(env: Record<string, string> = {}) {
+async function startMortal(env: Record<string, string> = {}, timeoutMs = 5000) {
   const dir = tmpdir();
   const id = crypto.randomUUID();
   const script = join(dir, `mortal-${id}.cjs`);
@@ -78,13 +88,24 @@ async function startMortal(env: Record<string, string> = {}) {
   await writeFile(starts, '');
   await writeFile(
     config,
-    `export default { upstreams: [{ id: 'mortal', namespace: 'mortal', command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(script)}, ${JSON.stringify(starts)}] }] };\n`,
+    `export default { upstreams: [{ id: 'mortal', namespace: 'mortal', approval: 'listed', command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(script)}, ${JSON.stringify(starts)}] }] };\n`,
   );
-  const gw = await startMcpGateway({ configFile: config, env, mcp: { toolTimeoutMs: 5000 } });
+  const gw = await startMcpGateway({ configFile: config, env, mcp: { toolTimeoutMs: timeoutMs } });
   const alice = await gw.user({ admin: true });
   const client = await connectV2(gw.url, alice.mcpToken);
-  const started = async () => (await readFile(starts, 'utf8')).trim().split('\n');
-  return { gw, client, started };
+  const lines = async () => (await readFile(starts, 'utf8')).trim().split('\n');
+  const started = async () => (await lines()).filter((line) => line === 'start');
+  // Its processes: those whose command line names this test's script.
+  const processes = async () => {
+    const found: number[] = [];
+    for (const pid of await readdir('/proc').catch(() => [])) {
+      if (!/^\d+$/.test(pid)) continue;
+      const command = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
+      if (command.includes(script)) found.push(Number(pid));
+    }
+    return found;
+  };
+  return { gw, client, started, lines, processes };
 }
 
 describe('a stdio upstream', () => {
@@ -145,5 +166,58 @@ describe('a stdio upstream', () => {
     const lived = await client.callTool({ name: 'mortal.live', arguments: {} });
     expect(lived.content).toEqual([{ type: 'text', text: 'alive' }]);
     expect(await starts()).toEqual(['start', 'start']);
+  });
+
+  // Issue 31: a cancelled call used to close the process, start another and leave the old one.
+  it('keeps its one process and its state through ten cancelled calls, telling it each cancel', async () => {
+    const { client, started, lines, processes } = await startMortal({}, 60_000);
+    expect((await client.callTool({ name: 'mortal.count', arguments: {} })).content).toEqual([
+      { type: 'text', text: '1' },
+    ]);
+    for (let i = 1; i <= 10; i++) {
+      const stop = new AbortController();
+      const call = client.callTool({ name: 'mortal.slow', arguments: {} }, { signal: stop.signal });
+      // Cancelled once the process has the call.
+      await expect
+        .poll(async () => (await lines()).filter((line) => line === 'slow').length, {
+          timeout: 10_000,
+        })
+        .toBe(i);
+      stop.abort();
+      await expect(call).rejects.toThrow();
+    }
+    await expect
+      .poll(async () => (await lines()).filter((line) => line === 'cancelled').length, {
+        timeout: 10_000,
+      })
+      .toBe(10);
+    // The same process, its counter where it was.
+    expect((await client.callTool({ name: 'mortal.count', arguments: {} })).content).toEqual([
+      { type: 'text', text: '2' },
+    ]);
+    expect(await started()).toEqual(['start']);
+    expect(await processes()).toHaveLength(1);
+  });
+
+  it('that exits is stopped and reaped, restarted once, and the gateway stops its last one', async () => {
+    const { gw, client, started, processes } = await startMortal();
+    const [first] = await processes();
+    expect(first).toBeDefined();
+    expect((await client.callTool({ name: 'mortal.die', arguments: {} })).isError).toBe(true);
+    const listed = await gw.gateway.request('GET', '/api/registry/sources', { as: 'service' });
+    const { sources } = (await listed.json()) as {
+      sources: { id: string; upstream?: { health: { state: string; lastError: string | null } } }[];
+    };
+    expect(sources.find((source) => source.id === 'mortal')?.upstream?.health).toMatchObject({
+      state: 'degraded',
+      lastError: 'exited with code 3',
+    });
+    expect((await client.callTool({ name: 'mortal.count', arguments: {} })).isError).toBeFalsy();
+    expect(await started()).toEqual(['start', 'start']);
+    const now = await processes();
+    expect(now).toHaveLength(1);
+    expect(now).not.toContain(first);
+    await gw.gateway.stop();
+    await expect.poll(processes, { timeout: 10_000 }).toEqual([]);
   });
 });

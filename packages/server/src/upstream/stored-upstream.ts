@@ -22,6 +22,8 @@ export interface UpstreamRegistration {
   stored: StoredUpstream;
   /** The tool list fetched at registration (an oauth source has none yet). */
   listed: readonly McpTool[];
+  /** What it offers besides tools, as JSON (`Offers`). */
+  capabilities: string;
   fetchedAt: string;
 }
 
@@ -61,7 +63,12 @@ export async function storeRegistration(
     }
     await trx
       .insertInto('upstream_tools')
-      .values({ source_id: id, tools: JSON.stringify(listed), fetched_at: fetchedAt })
+      .values({
+        source_id: id,
+        tools: JSON.stringify(listed),
+        fetched_at: fetchedAt,
+        capabilities: registration.capabilities,
+      })
       .execute();
   });
 }

@@ -105,7 +105,26 @@ export type UpstreamTarget =
       args: readonly string[];
       env: Readonly<Record<string, string>>;
       cwd?: string;
+      /** How long starting the process and its `initialize` may take. */
+      startTimeoutMs?: number;
     };
+
+/**
+ * Which tools of an upstream ask the user for approval before a call is forwarded (besides those
+ * named in `approvalRequired`, which always ask): `hints` every tool unless its upstream says it is
+ * read-only (`readOnlyHint: true`) or not destructive (`destructiveHint: false`), MCP's own
+ * defaults; `all` every tool; `listed` only the named ones.
+ */
+export const approvalModeSchema = z.enum(['hints', 'all', 'listed']).meta({
+  description:
+    'Which tools ask for approval besides `approvalRequired`: `hints` (default) every tool its upstream does not annotate `readOnlyHint: true` or `destructiveHint: false`, `all` every tool, `listed` none',
+});
+
+/** Which tools of an upstream ask for approval: see {@link approvalModeSchema}. */
+export type ApprovalMode = z.infer<typeof approvalModeSchema>;
+
+/** How long a stdio upstream may take to start (`npx -y` may download the package first). */
+export const DEFAULT_START_TIMEOUT_MS = 60_000;
 
 /** A stdio upstream as the operator's config file names it (`upstreams` entries). */
 export const stdioUpstreamSchema = z
@@ -122,7 +141,16 @@ export const stdioUpstreamSchema = z
     env: z.record(z.string(), z.string()).default({}),
     cwd: z.string().optional(),
     approvalRequired: z.array(z.string()).default([]),
+    approval: approvalModeSchema.default('hints'),
     serviceAccountAllowed: z.boolean().default(false),
+    allowElicitation: z.boolean().default(true),
+    allowSampling: z.boolean().default(true),
+    startTimeoutMs: z
+      .number()
+      .int()
+      .min(1000, 'At least 1000 (1 s)')
+      .max(600_000, 'At most 600000 (10 minutes)')
+      .default(DEFAULT_START_TIMEOUT_MS),
   })
   .strict();
 
@@ -134,8 +162,32 @@ export const storedUpstreamSchema = z.object({
   url: z.string(),
   auth: upstreamAuthSchema,
   approvalRequired: z.array(z.string()).default([]),
+  approval: approvalModeSchema.default('hints'),
   serviceAccountAllowed: z.boolean().default(false),
+  allowElicitation: z.boolean().default(true),
+  allowSampling: z.boolean().default(true),
 });
+
+/**
+ * Whether an upstream's questions (`elicitation/create`) and sampling requests reach the calling
+ * user's client; off, the gateway declines them at once. Both default on.
+ */
+export const relaySwitches = {
+  allowElicitation: z.boolean().optional().meta({
+    description:
+      "Whether the upstream's questions (elicitation) reach the calling user; off, each is declined at once (default true)",
+  }),
+  allowSampling: z.boolean().optional().meta({
+    description:
+      "Whether the upstream's sampling requests reach the calling user's client; off, each is refused at once (default true)",
+  }),
+};
+
+/** What an upstream may ask the calling user through the gateway. */
+export interface RelaySettings {
+  allowElicitation: boolean;
+  allowSampling: boolean;
+}
 
 /** A stored HTTP upstream's settings. */
 export type StoredUpstream = z.infer<typeof storedUpstreamSchema>;

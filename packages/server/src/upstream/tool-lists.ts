@@ -47,7 +47,7 @@ export async function fetchToolList(
   id: string,
   live: Pick<Live, 'upstream' | 'target' | 'stored' | 'fetchedAt'>,
   token: string | undefined,
-): Promise<{ json: string; fetchedAt: string } | undefined> {
+): Promise<{ json: string; fetchedAt: string; capabilities: string } | undefined> {
   let listed: McpTool[];
   const auth = authOf(live.target);
   try {
@@ -68,23 +68,30 @@ export async function fetchToolList(
   }
   const fetchedAt = new Date().toISOString();
   const json = JSON.stringify(listed);
+  const capabilities = JSON.stringify(live.upstream.offers ?? {});
   if (live.stored) {
     const { db } = options.database;
     const previous = await db
       .selectFrom('upstream_tools')
-      .select('tools')
+      .select(['tools', 'capabilities'])
       .where('source_id', '=', id)
       .executeTakeFirst();
-    if (previous?.tools === json && live.fetchedAt !== null) return undefined;
+    if (
+      previous?.tools === json &&
+      previous.capabilities === capabilities &&
+      live.fetchedAt !== null
+    ) {
+      return undefined;
+    }
     await db
       .insertInto('upstream_tools')
-      .values({ source_id: id, tools: json, fetched_at: fetchedAt })
+      .values({ source_id: id, tools: json, fetched_at: fetchedAt, capabilities })
       .onConflict((oc) =>
-        oc.column('source_id').doUpdateSet({ tools: json, fetched_at: fetchedAt }),
+        oc.column('source_id').doUpdateSet({ tools: json, fetched_at: fetchedAt, capabilities }),
       )
       .execute();
   }
-  return { json, fetchedAt };
+  return { json, fetchedAt, capabilities };
 }
 
 /**
@@ -126,14 +133,12 @@ export function mountedTools(
 ): MountedTool[] {
   const auth = authOf(live.target);
   const credentials = { id, authProviders: providersOf(auth, id) };
-  const approval = new Set(live.settings.approvalRequired);
+  const asks = asksApproval(live.settings);
   const tools = upstreamTools({
     sourceId: id,
     namespace: live.namespace,
     listed,
-    destructive: (tool) =>
-      approval.has(tool.name) ||
-      (tool.annotations?.readOnlyHint !== true && tool.annotations?.destructiveHint === true),
+    destructive: asks,
     serviceAccountAllowed: live.settings.serviceAccountAllowed,
     authProvider:
       auth.kind === 'header' ? auth.provider : auth.kind === 'oauth' ? oauthToolId(id) : undefined,
@@ -143,13 +148,12 @@ export function mountedTools(
         upstreamName: tool.name,
         path,
         auth,
-        approval:
-          approval.has(tool.name) ||
-          (tool.annotations?.readOnlyHint !== true && tool.annotations?.destructiveHint === true),
+        approval: asks(tool),
         credentials,
         oauth: options.oauth,
         ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
         definition: tool,
+        namespace: live.namespace,
       }),
   });
   const mapped: Record<string, string> = {};
@@ -164,6 +168,25 @@ export function mountedTools(
   }
   live.mapped = mapped;
   return tools;
+}
+
+/**
+ * Whether a call of an upstream's tool asks for approval first, by the source's settings: a tool
+ * named in `approvalRequired` always does, whatever its upstream claims; else by `approval` mode.
+ * Under `hints`, an upstream that says nothing gets MCP's defaults (`readOnlyHint: false`,
+ * `destructiveHint: true`): it asks.
+ */
+export function asksApproval(
+  settings: Pick<Live['settings'], 'approvalRequired' | 'approval'>,
+): (tool: Pick<McpTool, 'name' | 'annotations'>) => boolean {
+  const listed = new Set(settings.approvalRequired);
+  return (tool) => {
+    if (listed.has(tool.name)) return true;
+    if (settings.approval === 'all') return true;
+    if (settings.approval === 'listed') return false;
+    const hints = tool.annotations;
+    return hints?.readOnlyHint !== true && hints?.destructiveHint !== false;
+  };
 }
 
 /**

@@ -66,6 +66,9 @@ export function upstreamTools(options: {
         name: (tool.title ?? tool.annotations?.title ?? tool.name).slice(0, 200),
         description: (tool.description ?? '').slice(0, MAX_DESCRIPTION),
         destructive: options.destructive(tool),
+        ...(tool.annotations === undefined
+          ? {}
+          : { annotations: deepFreeze(structuredClone(tool.annotations)) }),
         ...(options.authProvider === undefined ? {} : { authProvider: options.authProvider }),
         pluginId: sourceId,
         sourceId,

@@ -5,10 +5,13 @@ import type { ServerLogger } from '../http/logger.js';
 import { type PluginCatalog, PluginCatalogError } from '../registry/index.js';
 import type { TokenVendor } from '../vending/index.js';
 import type { UpstreamHealth } from './circuit-breaker.js';
+import { type FederatedSource, federatedCredential } from './federation.js';
 import { type Live, liveSource, loadUpstreamClient } from './live-source.js';
 import type { OAuthUpstreamAuth, UpstreamOAuthHooks } from './oauth-hooks.js';
+import { offersAnything, storedOffers } from './offers.js';
 import { storedAuth, storeRegistration } from './stored-upstream.js';
 import {
+  type ApprovalMode,
   type StdioUpstreamConfig,
   type StoredUpstream,
   storedUpstreamSchema,
@@ -24,7 +27,11 @@ import {
   mountedTools,
   safeJson,
 } from './tool-lists.js';
+import type { UpstreamNotice } from './upstream.js';
 import { checkUpstreamUrl, type UrlPolicy } from './url-policy.js';
+
+/** Told what a source said of its resources and prompts (see {@link UpstreamNotice}). */
+export type NoticeListener = (source: FederatedSource, notice: UpstreamNotice) => void;
 
 /** What registering an upstream MCP source takes. */
 export interface RegisterUpstreamInput {
@@ -34,7 +41,13 @@ export interface RegisterUpstreamInput {
   auth: UpstreamAuthInput;
   /** Upstream tool names that ask for approval whatever their annotations say. */
   approvalRequired: string[];
+  /** Which other tools ask for approval. */
+  approval: ApprovalMode;
   serviceAccountAllowed: boolean;
+  /** Whether its questions reach the calling user (default true). */
+  allowElicitation?: boolean | undefined;
+  /** Whether its sampling requests reach the calling user's client (default true). */
+  allowSampling?: boolean | undefined;
 }
 
 /** An upstream source's state on this instance. */
@@ -45,9 +58,13 @@ export interface UpstreamStatus {
   health: UpstreamHealth;
   /** When the cached tool list was fetched (ISO 8601), or null when never. */
   toolsFetchedAt: string | null;
-  /** Upstream tool names that ask for approval besides those annotated destructive. */
+  /** Upstream tool names that always ask for approval. */
   approvalRequired: string[];
+  /** Which other tools ask for approval. */
+  approval: ApprovalMode;
   serviceAccountAllowed: boolean;
+  allowElicitation: boolean;
+  allowSampling: boolean;
   /** Each served path with the name the upstream gives it, where the two differ. */
   mappedNames: Record<string, string>;
 }
@@ -79,6 +96,7 @@ export interface UpstreamServiceOptions {
 export class UpstreamService {
   readonly #options: UpstreamServiceOptions;
   readonly #live = new Map<string, Live>();
+  readonly #noticeListeners = new Set<NoticeListener>();
   #schedule: ReturnType<typeof setInterval> | undefined;
 
   constructor(options: UpstreamServiceOptions) {
@@ -106,7 +124,10 @@ export class UpstreamService {
     const target: UpstreamTarget = { kind: 'http', url: checked.url.href, auth };
     const settings = {
       approvalRequired: input.approvalRequired,
+      approval: input.approval,
       serviceAccountAllowed: input.serviceAccountAllowed,
+      allowElicitation: input.allowElicitation ?? true,
+      allowSampling: input.allowSampling ?? true,
     };
     const { oauth } = this.#options;
     if (auth.kind === 'oauth') {
@@ -127,7 +148,7 @@ export class UpstreamService {
         await live.upstream.close();
         throw new HttpError(
           'service_unavailable',
-          `The tool list of ${checked.url.origin} could not be fetched: ${listingFailureReason(error)}`,
+          `The tool list of ${checked.url.origin}${checked.url.pathname} could not be fetched: ${listingFailureReason(error)}`,
         );
       }
     }
@@ -140,6 +161,7 @@ export class UpstreamService {
       throw catalogError(error);
     }
     const fetchedAt = new Date().toISOString();
+    live.offers = live.upstream.offers ?? {};
     const stored: StoredUpstream = { url: checked.url.href, auth, ...settings };
     try {
       await storeRegistration(this.#options.database, oauth, {
@@ -148,6 +170,7 @@ export class UpstreamService {
         auth: input.auth,
         stored,
         listed,
+        capabilities: JSON.stringify(live.offers),
         fetchedAt,
       });
     } catch (error) {
@@ -203,6 +226,7 @@ export class UpstreamService {
       live.settings = settings;
       live.storedJson = row.upstream;
       live.stored = true;
+      live.offers = storedOffers(entry?.capabilities);
       this.#live.set(row.id, live);
       mountCached(this.#options, row.id, live, entry?.tools, entry?.fetched_at ?? null);
     }
@@ -225,6 +249,7 @@ export class UpstreamService {
           args: config.args,
           env: config.env,
           ...(config.cwd === undefined ? {} : { cwd: config.cwd }),
+          startTimeoutMs: config.startTimeoutMs,
         };
         const live = this.#liveFor(config.id, config.namespace, target, config);
         this.#live.set(config.id, live);
@@ -285,6 +310,7 @@ export class UpstreamService {
       return;
     }
     if (fetched === undefined || this.#live.get(id) !== live) return;
+    live.offers = storedOffers(fetched.capabilities);
     mountCached(this.#options, id, live, fetched.json, fetched.fetchedAt);
   }
 
@@ -298,7 +324,10 @@ export class UpstreamService {
     id: string,
     change: {
       approvalRequired?: string[] | undefined;
+      approval?: ApprovalMode | undefined;
       serviceAccountAllowed?: boolean | undefined;
+      allowElicitation?: boolean | undefined;
+      allowSampling?: boolean | undefined;
     },
   ): Promise<void> {
     const live = this.#live.get(id);
@@ -307,7 +336,10 @@ export class UpstreamService {
     }
     const settings = {
       approvalRequired: change.approvalRequired ?? live.settings.approvalRequired,
+      approval: change.approval ?? live.settings.approval,
       serviceAccountAllowed: change.serviceAccountAllowed ?? live.settings.serviceAccountAllowed,
+      allowElicitation: change.allowElicitation ?? live.settings.allowElicitation,
+      allowSampling: change.allowSampling ?? live.settings.allowSampling,
     };
     const stored: StoredUpstream = { url: live.target.url, auth: live.target.auth, ...settings };
     const json = JSON.stringify(stored);
@@ -333,6 +365,58 @@ export class UpstreamService {
     await live.upstream.close();
   }
 
+  /**
+   * The source `id` as resources, prompts and completions are federated from it, when it is an
+   * upstream known here that offers any of them.
+   */
+  federated(id: string): FederatedSource | undefined {
+    const live = this.#live.get(id);
+    if (live === undefined || !offersAnything(live.offers)) return undefined;
+    return { id, namespace: live.namespace, offers: live.offers };
+  }
+
+  /** Whether any upstream known here offers resources, prompts or completions. */
+  get federates(): boolean {
+    for (const live of this.#live.values()) if (offersAnything(live.offers)) return true;
+    return false;
+  }
+
+  /**
+   * Sends `method` to source `id` for `subject` (a user or service account id), with the
+   * credential its tool calls would send ({@link federatedCredential}).
+   *
+   * @throws HttpError 404 when `id` is not an upstream known here; AuthRequiredError without a
+   *   credential; whatever {@link Upstream.request} throws.
+   */
+  async forward(
+    id: string,
+    subject: string,
+    method: string,
+    params: Record<string, unknown>,
+    options: {
+      signal?: AbortSignal | undefined;
+      /** Told the credential before it is sent, to mask it in what comes back. */
+      remember?: ((credential: string) => void) | undefined;
+    } = {},
+  ): Promise<unknown> {
+    const live = this.#live.get(id);
+    if (live === undefined) throw new HttpError('not_found', `No upstream source "${id}"`);
+    const { credential, provider } = await federatedCredential(this.#options, id, live, subject);
+    if (credential !== undefined) options.remember?.(credential);
+    return live.upstream.request(method, params, credential, { signal: options.signal, provider });
+  }
+
+  /**
+   * Calls `listener` with what any source says of its resources and prompts (lists changed, a
+   * watched resource updated).
+   *
+   * @returns a function that removes the listener.
+   */
+  onNotice(listener: NoticeListener): () => void {
+    this.#noticeListeners.add(listener);
+    return () => this.#noticeListeners.delete(listener);
+  }
+
   /** Whether `id` is an upstream source known here. */
   has(id: string): boolean {
     return this.#live.has(id);
@@ -350,7 +434,10 @@ export class UpstreamService {
       health: live.upstream.health,
       toolsFetchedAt: live.fetchedAt,
       approvalRequired: [...live.settings.approvalRequired],
+      approval: live.settings.approval,
       serviceAccountAllowed: live.settings.serviceAccountAllowed,
+      allowElicitation: live.settings.allowElicitation,
+      allowSampling: live.settings.allowSampling,
       mappedNames: live.mapped,
     };
   }
@@ -387,7 +474,25 @@ export class UpstreamService {
     target: UpstreamTarget,
     settings: Live['settings'],
   ): Live {
-    return liveSource({ id, namespace, target, settings }, this.#options, () => this.refresh(id));
+    return liveSource(
+      { id, namespace, target, settings },
+      this.#options,
+      () => this.refresh(id),
+      (notice) => this.#notice(id, notice),
+    );
+  }
+
+  #notice(id: string, notice: UpstreamNotice): void {
+    const live = this.#live.get(id);
+    if (live === undefined) return;
+    const source = { id, namespace: live.namespace, offers: live.offers };
+    for (const listener of this.#noticeListeners) {
+      try {
+        listener(source, notice);
+      } catch {
+        // A listener's failure must not stop the others.
+      }
+    }
   }
 }
 

@@ -4,6 +4,7 @@ import type { CallToolResult } from '@modelcontextprotocol/server';
 import { isRecord } from '../json/is-record.js';
 import type { CheckedInput, SourceCall, ToolSource } from '../tool-sources/index.js';
 import { howToConnect } from '../vending/token-vendor.js';
+import { namespacedContent } from './namespaced-names.js';
 import { oauthToolId, type UpstreamOAuthHooks } from './oauth-hooks.js';
 import { asksForScope, UpstreamRefusedFailure } from './refused.js';
 import type { UpstreamAuth } from './target.js';
@@ -29,6 +30,9 @@ export class UpstreamTool implements ToolSource {
   readonly #oauth: UpstreamOAuthHooks | undefined;
   readonly #baseUrl: () => string;
   readonly #headerDeclaring: McpTool | undefined;
+  readonly #namespace: string | undefined;
+  /** The upstream says calling the tool changes nothing: a call may be sent again. */
+  readonly #readOnly: boolean;
 
   constructor(options: {
     upstream: Upstream;
@@ -41,6 +45,8 @@ export class UpstreamTool implements ToolSource {
     baseUrl?: () => string;
     /** The tool as the upstream lists it. */
     definition?: McpTool | undefined;
+    /** The source's namespace: resource links in results are named in it (`<namespace>+<uri>`). */
+    namespace?: string | undefined;
   }) {
     this.#upstream = options.upstream;
     this.upstreamName = options.upstreamName;
@@ -50,7 +56,9 @@ export class UpstreamTool implements ToolSource {
     this.credentials = options.credentials;
     this.#oauth = options.oauth;
     this.#baseUrl = options.baseUrl ?? (() => 'the gateway');
+    this.#namespace = options.namespace;
     const { definition } = options;
+    this.#readOnly = definition?.annotations?.readOnlyHint === true;
     this.#headerDeclaring =
       definition !== undefined && declaresParamHeaders(definition.inputSchema)
         ? definition
@@ -63,21 +71,33 @@ export class UpstreamTool implements ToolSource {
 
   async run(input: unknown, call: SourceCall): Promise<CallToolResult> {
     if (this.#approval) {
-      await requireApproval(call.context, {
-        toolPath: this.#path,
-        message: `Run ${this.#path} on the upstream MCP server of source "${this.#upstream.id}"?`,
-        args: isRecord(input) ? input : {},
-      });
+      // Removing the source ends the call, and the approval with it.
+      await this.#upstream.untilRemoved(
+        requireApproval(call.context, {
+          toolPath: this.#path,
+          message: `Run ${this.#path} on the upstream MCP server of source "${this.#upstream.id}"?`,
+          args: isRecord(input) ? input : {},
+        }),
+      );
     }
     const auth = this.#auth;
-    if (auth.kind === 'oauth') return this.#runWithOAuth(input, call);
+    if (auth.kind === 'oauth') return this.#linked(await this.#runWithOAuth(input, call));
     const credential =
       auth.kind === 'header' ? await call.context.auth.getToken(auth.provider) : undefined;
-    return this.#upstream.call(this.upstreamName, input, credential, call, {
+    const result = await this.#upstream.call(this.upstreamName, input, credential, call, {
       provider: auth.kind === 'header' ? auth.provider : undefined,
       path: this.#path,
       headerDeclaring: this.#headerDeclaring,
+      readOnly: this.#readOnly,
     });
+    return this.#linked(result);
+  }
+
+  /** `result` with its resource links and embedded resources named as the gateway serves them. */
+  #linked(result: CallToolResult): CallToolResult {
+    if (this.#namespace === undefined) return result;
+    const content = namespacedContent(this.#namespace, result.content);
+    return content === result.content ? result : { ...result, content };
   }
 
   async #runWithOAuth(input: unknown, call: SourceCall): Promise<CallToolResult> {
@@ -103,6 +123,7 @@ export class UpstreamTool implements ToolSource {
         provider: sourceId,
         path: this.#path,
         headerDeclaring: this.#headerDeclaring,
+        readOnly: this.#readOnly,
       });
     } catch (error) {
       if (error instanceof UpstreamRefusedFailure && error.status === 401) {

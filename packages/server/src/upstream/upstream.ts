@@ -4,7 +4,7 @@ import {
   type Tool as McpTool,
   type StandardSchemaV1,
 } from '@modelcontextprotocol/client';
-import type { CallToolResult } from '@modelcontextprotocol/server';
+import { type CallToolResult, ProtocolError } from '@modelcontextprotocol/server';
 import type { ServerLogger } from '../http/logger.js';
 import { isRecord } from '../json/is-record.js';
 import { Stopped } from '../mcp/running-call.js';
@@ -13,23 +13,27 @@ import { CircuitBreaker, type UpstreamHealth } from './circuit-breaker.js';
 import {
   CONNECT_TIMEOUT_MS,
   type Connection,
+  closeQuietly,
   type Era,
   MAX_LIST_PAGES,
   openConnection,
 } from './connection.js';
 import { Connections } from './connections.js';
-import { httpStatusOf, judgeFailure, reasonOf, resultOf } from './failure-reasons.js';
+import { httpStatusOf, httpTextOf, judgeFailure, reasonOf, resultOf } from './failure-reasons.js';
 import { type GuardedFetch, guardedFetch } from './guarded-fetch.js';
 import { toolsWithinBudget } from './list-budget.js';
 import { ListChangedStream } from './list-changed.js';
+import { type Offers, offersOf } from './offers.js';
 import { UpstreamRefusedFailure } from './refused.js';
 import { requiredLinks, settleRequiredLinks } from './required-links.js';
-import type { UpstreamTarget } from './target.js';
+import type { RelaySettings, UpstreamTarget } from './target.js';
 import type { UrlPolicy } from './url-policy.js';
 
 /** A call is bounded by the gateway's tool time limit (its signal), not by the SDK's default. */
 const NO_SDK_TIMEOUT_MS = 24 * 60 * 60 * 1000;
 const MAX_TOOLS = 1000;
+/** How long a stdio process has to answer a ping after a call timed out before it is restarted. */
+const PING_TIMEOUT_MS = 10_000;
 
 /**
  * A tool result as it came; {@link resultOf} checks it, once. Through `callTool` the SDK would
@@ -51,7 +55,20 @@ export interface UpstreamOptions {
   logger: ServerLogger;
   /** Called when the upstream says its tool list changed (`notifications/tools/list_changed`). */
   onToolsChanged: () => void;
+  /** Called when the upstream says its resources or prompts changed (see {@link UpstreamNotice}). */
+  onNotice?: ((notice: UpstreamNotice) => void) | undefined;
+  /** Whether its questions and sampling requests reach the user now (default: both do). */
+  relaySettings?: (() => RelaySettings) | undefined;
 }
+
+/**
+ * What an upstream says of its resources and prompts outside a call: a list changed, or a
+ * resource it was asked to watch was updated (`uri` as the upstream names it).
+ */
+export type UpstreamNotice =
+  | { kind: 'resources_changed' }
+  | { kind: 'prompts_changed' }
+  | { kind: 'resource_updated'; uri: string };
 
 /**
  * An upstream MCP server the gateway calls tools of, with the MCP SDK v2 client over the
@@ -80,7 +97,12 @@ export class Upstream {
   /** The 2026-07-28 `subscriptions/listen` stream for tool list changes. */
   readonly #listChanged: ListChangedStream;
   #era: Era | undefined;
+  #offers: Offers | undefined;
   #closed = false;
+  /** Aborted when the source is removed (or the gateway stops). */
+  readonly #removal = new AbortController();
+  /** Why a stdio upstream's process is not running (it could not start, or it exited). */
+  #processDown: string | undefined;
 
   constructor(options: UpstreamOptions) {
     this.id = options.id;
@@ -101,8 +123,19 @@ export class Upstream {
       // the call's.
       connect: (key, credential, signal) =>
         this.#current.exit(() => this.#connect(key, credential, signal)),
-      start: () => this.#connect('', undefined, undefined),
-      onStartFailure: (error) => this.#breaker.failure(reasonOf(error)),
+      start: () =>
+        this.#connect('', undefined, undefined).then((connection) => {
+          this.#processDown = undefined;
+          return connection;
+        }),
+      onStartFailure: (error) => {
+        this.#processDown = reasonOf(error);
+        this.#options.logger.warn('upstream process not started', {
+          sourceId: this.id,
+          reason: this.#processDown,
+        });
+        this.#breaker.failure(this.#processDown);
+      },
     });
     this.#listChanged = new ListChangedStream({
       id: options.id,
@@ -113,9 +146,21 @@ export class Upstream {
     });
   }
 
+  /**
+   * What the upstream offered besides tools when its tool list was last fetched here; undefined
+   * before that (the stored copy tells then).
+   */
+  get offers(): Offers | undefined {
+    return this.#offers;
+  }
+
   /** How the upstream's recent calls went (its circuit breaker). */
   get health(): UpstreamHealth {
-    return this.#breaker.health();
+    const health = this.#breaker.health();
+    // A stdio upstream whose process is not running is degraded until it starts, however few
+    // calls have failed.
+    if (this.#processDown === undefined) return health;
+    return { ...health, state: 'degraded', lastError: this.#processDown };
   }
 
   /**
@@ -124,6 +169,16 @@ export class Upstream {
    * @throws CallFailure when the upstream cannot be reached or answers something else than MCP.
    */
   async listTools(credential: string | undefined): Promise<McpTool[]> {
+    try {
+      return await this.#listTools(credential, true);
+    } catch (error) {
+      if (!(error instanceof StaleSession)) throw error;
+      // Listing changes nothing: a session the upstream forgot is replaced and asked again.
+      return this.#listTools(credential, false);
+    }
+  }
+
+  async #listTools(credential: string | undefined, mayHeal: boolean): Promise<McpTool[]> {
     const connection = await this.#checkout(credential, undefined);
     // The credential the list is fetched with is the one to hear its changes with.
     if (connection.modern) this.#listChanged.listen(connection);
@@ -142,6 +197,7 @@ export class Upstream {
         if (cursor === undefined || tools.length >= MAX_TOOLS) break;
       }
       this.#breaker.success();
+      this.#offers = offersOf(connection.client.getServerCapabilities());
       const { kept, left } = toolsWithinBudget(tools.slice(0, MAX_TOOLS), this.#options.maxBytes);
       if (left.length > 0) {
         this.#options.logger.warn('upstream tools left out: too large', {
@@ -152,6 +208,11 @@ export class Upstream {
       }
       return kept;
     } catch (error) {
+      if (mayHeal && staleSession(error, connection) !== undefined) {
+        connection.closed = true;
+        this.#connections.dropIdle();
+        throw new StaleSession();
+      }
       throw this.#failure(error, undefined, connection);
     } finally {
       this.#connections.checkin(connection);
@@ -176,6 +237,8 @@ export class Upstream {
       path: string;
       /** The tool as listed, when it declares arguments as headers (`declaresParamHeaders`). */
       headerDeclaring?: McpTool | undefined;
+      /** The upstream annotates the tool `readOnlyHint: true`: sending it twice is harmless. */
+      readOnly?: boolean | undefined;
     },
   ): Promise<CallToolResult> {
     const { provider } = options;
@@ -194,7 +257,7 @@ export class Upstream {
     call.signal.addEventListener('abort', forward, { once: true });
     try {
       return await this.#current.run(call, () =>
-        this.#forward(name, args, credential, call, provider, stop.signal, options.headerDeclaring),
+        this.#forward(name, args, credential, call, provider, stop.signal, options),
       );
     } finally {
       call.signal.removeEventListener('abort', forward);
@@ -208,10 +271,12 @@ export class Upstream {
     call: SourceCall,
     provider: string | undefined,
     signal: AbortSignal,
-    headerDeclaring: McpTool | undefined,
+    tool: { headerDeclaring?: McpTool | undefined; readOnly?: boolean | undefined },
   ): Promise<CallToolResult> {
+    const { headerDeclaring } = tool;
     let linksAsked = false;
-    for (let attempt = 0; ; attempt++) {
+    let healed = false;
+    for (;;) {
       const connection = await this.#checkout(credential, call, provider);
       const stdio = this.#options.target.kind === 'stdio';
       if (stdio) this.#stdioCalls.add(call);
@@ -249,13 +314,17 @@ export class Upstream {
         if (call.signal.aborted) {
           // A 2025 session's answer may still be streaming in: the session is closed, not handed
           // to the next call, which would otherwise hear the stopped call's log lines. A
-          // 2026-07-28 call's stream was closed by the stop itself.
-          if (!connection.modern) connection.closed = true;
-          if (call.signal.reason instanceof Stopped && call.signal.reason.reason === 'timeout') {
-            this.#breaker.failure('a call reached the time limit');
-          } else {
-            this.#breaker.abandon();
+          // 2026-07-28 call's stream was closed by the stop itself. A stdio process keeps
+          // running: the SDK has sent it `notifications/cancelled`, and its state is everyone's.
+          const timedOut =
+            call.signal.reason instanceof Stopped && call.signal.reason.reason === 'timeout';
+          if (stdio) {
+            if (timedOut) this.#checkAnswering(connection);
+          } else if (!connection.modern) {
+            connection.closed = true;
           }
+          if (timedOut) this.#breaker.failure('a call reached the time limit');
+          else this.#breaker.abandon();
           throw call.signal.reason;
         }
         // The source was removed meanwhile, which closed its connections: not the upstream's doing.
@@ -263,10 +332,15 @@ export class Upstream {
         // The relayed question ends this round (the client answers `input_required`): the upstream
         // did nothing wrong.
         if (call.questionPending) throw error;
-        // The upstream forgot the session (restarted): nothing ran, so one retry is safe.
-        if (attempt === 0 && !connection.modern && httpStatusOf(error) === 404) {
+        // A session the upstream forgot (it restarted) is dropped and a new one opened, once: at
+        // once when the call never reached the tool, else only for a tool that changes nothing.
+        const stale = healed ? undefined : staleSession(error, connection);
+        if (stale !== undefined) {
           connection.closed = true;
-          continue;
+          this.#connections.dropIdle();
+          healed = true;
+          if (stale === 'refused' || tool.readOnly === true) continue;
+          throw this.#staleFailure(error, provider);
         }
         required = requiredLinks(error);
         if (required === undefined) throw this.#failure(error, provider, connection);
@@ -280,6 +354,80 @@ export class Upstream {
       await settleRequiredLinks(required, call, this.id, linksAsked);
       linksAsked = true;
     }
+  }
+
+  /**
+   * Sends `method` with `params` for a caller outside a tool call (resources, prompts,
+   * completions) with the caller's `credential`, and gives back the answer as the upstream sent
+   * it (the caller checks it). A session the upstream forgot is opened again once. Bounded by
+   * `signal` and the connect time limit; its size by the largest message, as a tool result's.
+   *
+   * @throws ProtocolError the upstream's own JSON-RPC error (an unknown resource, bad params);
+   *   CallFailure for anything else (degraded, unreachable, 401/403, not MCP); the signal's reason
+   *   when it was aborted.
+   */
+  async request(
+    method: string,
+    params: Record<string, unknown>,
+    credential: string | undefined,
+    options: { signal?: AbortSignal | undefined; provider?: string | undefined } = {},
+  ): Promise<unknown> {
+    const { signal, provider } = options;
+    const wait = this.#breaker.refusal();
+    if (wait !== undefined) {
+      throw new CallFailure(
+        `The upstream MCP server of source "${this.id}" is degraded: its recent calls failed (${this.#breaker.health().lastError ?? 'unknown reason'}). The gateway tries it again in ${wait} s.`,
+        'Upstream degraded',
+      );
+    }
+    return this.#current.exit(async () => {
+      for (let attempt = 0; ; attempt++) {
+        const connection = await this.#checkout(credential, undefined, provider);
+        try {
+          const answer = await connection.client.request({ method, params }, AS_SENT, {
+            timeout: CONNECT_TIMEOUT_MS,
+            ...(signal === undefined ? {} : { signal }),
+          });
+          this.#breaker.success();
+          return answer;
+        } catch (error) {
+          if (signal?.aborted === true) {
+            if (!connection.modern) connection.closed = true;
+            throw signal.reason;
+          }
+          if (this.#closed) throw this.#removed();
+          // A session the upstream forgot (it restarted) is replaced and asked again, once: these
+          // requests read, so sending one again is safe however far it got.
+          if (attempt === 0 && staleSession(error, connection) !== undefined) {
+            connection.closed = true;
+            this.#connections.dropIdle();
+            continue;
+          }
+          if (error instanceof ProtocolError) {
+            // It answered, as MCP has it: its refusal is the caller's to read.
+            this.#breaker.success();
+            throw error;
+          }
+          throw this.#failure(error, provider, connection);
+        } finally {
+          this.#connections.checkin(connection);
+        }
+      }
+    });
+  }
+
+  /**
+   * After a call on a stdio process reached the time limit: a process that does not answer a
+   * ping either is stopped (and reaped), and the next call starts it again.
+   */
+  #checkAnswering(connection: Connection): void {
+    connection.client.ping({ timeout: PING_TIMEOUT_MS }).catch(() => {
+      if (connection.closed) return;
+      this.#options.logger.warn('upstream process stopped: it no longer answers', {
+        sourceId: this.id,
+      });
+      void closeQuietly(connection);
+    });
   }
 
   /** The tool path a question names: the served path of the tool `call` runs. */
@@ -296,9 +444,28 @@ export class Upstream {
     return this.#current.getStore();
   }
 
+  /**
+   * `work` (a call's wait for approval), ended with the "source removed" failure as soon as the
+   * source is removed: the call ends, and with it the approval, which then can never run it.
+   */
+  async untilRemoved<T>(work: Promise<T>): Promise<T> {
+    if (this.#closed) throw this.#removed();
+    let onRemoved: (() => void) | undefined;
+    const removed = new Promise<never>((_, reject) => {
+      onRemoved = () => reject(this.#removed());
+      this.#removal.signal.addEventListener('abort', onRemoved, { once: true });
+    });
+    try {
+      return await Promise.race([work, removed]);
+    } finally {
+      if (onRemoved !== undefined) this.#removal.signal.removeEventListener('abort', onRemoved);
+    }
+  }
+
   /** Closes every connection (and stops a stdio upstream's process). */
   async close(): Promise<void> {
     this.#closed = true;
+    this.#removal.abort();
     this.#listChanged.close();
     await this.#connections.close();
     await this.#fetch?.close().catch(() => {});
@@ -342,6 +509,10 @@ export class Upstream {
         callOf: () => this.#callOf(),
         toolPathOf: (call) => this.#toolPathOf(call),
         onToolsChanged: () => this.#options.onToolsChanged(),
+        onNotice: (notice) => this.#options.onNotice?.(notice),
+        sourceId: this.id,
+        settings: () =>
+          this.#options.relaySettings?.() ?? { allowElicitation: true, allowSampling: true },
       },
       key,
       credential,
@@ -350,7 +521,23 @@ export class Upstream {
       onEra: (era) => {
         this.#era = era;
       },
+      onExit: (reason) => {
+        if (!this.#closed) this.#processDown = reason;
+      },
     });
+  }
+
+  /**
+   * The failure of a call sent on a kept session that broke, where sending it again could run
+   * the tool twice. Not counted against the upstream: a fresh session says whether it is down.
+   */
+  #staleFailure(error: unknown, provider: string | undefined): CallFailure {
+    this.#breaker.abandon();
+    if (judgeFailure(error, this.id, provider).fault === undefined) this.#breaker.success();
+    return new CallFailure(
+      `The upstream MCP server of source "${this.id}" lost the session the call went on (${reasonOf(error)}); the call may or may not have run there, so it was not sent again. The next call opens a new session.`,
+      'Upstream session lost',
+    );
   }
 
   /**
@@ -366,13 +553,46 @@ export class Upstream {
     if (error instanceof CallFailure) return error;
     const judged = judgeFailure(error, this.id, provider);
     if (judged.fault === undefined) this.#breaker.success();
+    // A kept session that broke says little about the upstream: only a fresh one's failure counts.
+    else if (connection?.kept === true && judged.belowMcp) this.#breaker.abandon();
     else this.#breaker.failure(judged.fault);
+    // A session that failed below MCP is not trusted with another call: the next one opens a
+    // fresh session, whose failure counts.
+    if (judged.belowMcp && connection !== undefined && connection.process === undefined) {
+      connection.closed = true;
+    }
     if (judged.belowMcp && connection?.modern === true) {
       connection.closed = true;
       this.#era = undefined;
     }
     return judged.failure;
   }
+}
+
+/** A kept session failed while listing: it is replaced and the list asked for again. */
+class StaleSession extends Error {}
+
+/**
+ * Whether `error` says a kept 2025 session is gone, and how: `refused` when the upstream refused
+ * the request for its session (HTTP 404, or 400 naming the session) or could not be reached at
+ * all, so the request did nothing; `broken` when the connection failed in a way that may have
+ * come after the request was delivered. Undefined for anything else, and for a fresh session,
+ * whose failure is the upstream's own.
+ */
+function staleSession(error: unknown, connection: Connection): 'refused' | 'broken' | undefined {
+  if (connection.modern || connection.kept !== true || connection.process !== undefined) {
+    return undefined;
+  }
+  const status = httpStatusOf(error);
+  if (status === 404) return 'refused';
+  if (status === 400 && /session/i.test(httpTextOf(error))) return 'refused';
+  if (status !== undefined) return undefined;
+  const reason = reasonOf(error);
+  if (/ECONNREFUSED/.test(reason)) return 'refused';
+  if (/dropped the connection|closed the connection|cannot be reached/.test(reason)) {
+    return 'broken';
+  }
+  return undefined;
 }
 
 /** Passes the upstream's progress reports on to the call's client. */

@@ -103,6 +103,7 @@ export async function startOAuthUpstreamWorld(
         },
         body: JSON.stringify({
           type: 'mcp',
+          approval: 'listed',
           id: 'secure',
           namespace: 'secure',
           url: upstream.url,

@@ -25,10 +25,14 @@ async function freePort(): Promise<number> {
 
 /**
  * Starts `server-everything streamableHttp` in a process of its own and answers its MCP URL on
- * 127.0.0.1 once it listens; the process is killed when the test ends.
+ * 127.0.0.1 once it listens; the process is killed when the test ends. `stop()` kills it and
+ * waits until it is gone.
  */
-export async function startEverythingHttp(): Promise<{ url: string; process: ChildProcess }> {
-  const port = await freePort();
+export async function startEverythingHttp(
+  /** A port to listen on (to start it again where it was); default a free one. */
+  onPort?: number,
+): Promise<{ url: string; process: ChildProcess; port: number }> {
+  const port = onPort ?? (await freePort());
   const child = spawn(process.execPath, [EVERYTHING_BIN, 'streamableHttp'], {
     env: { PATH: process.env.PATH ?? '', PORT: String(port) },
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -54,5 +58,5 @@ export async function startEverythingHttp(): Promise<{ url: string; process: Chi
       reject(new Error(`server-everything exited (${code}): ${output}`));
     });
   });
-  return { url: `http://127.0.0.1:${port}/mcp`, process: child };
+  return { url: `http://127.0.0.1:${port}/mcp`, process: child, port };
 }

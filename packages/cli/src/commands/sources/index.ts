@@ -66,6 +66,10 @@ export interface SourcesSetOptions extends SignedInOptions {
   approval?: readonly string[] | undefined;
   /** Whether service accounts may use its tools. */
   serviceAccounts?: boolean | undefined;
+  /** Whether the upstream's questions reach the calling user (off: declined at once). */
+  elicitation?: boolean | undefined;
+  /** Whether the upstream's sampling requests reach the calling user's client (off: refused). */
+  sampling?: boolean | undefined;
   json?: boolean | undefined;
 }
 
@@ -79,14 +83,24 @@ export interface SourcesSetOptions extends SignedInOptions {
  */
 export async function runSourcesSet(options: SourcesSetOptions): Promise<Source> {
   const { io } = options;
-  if (options.approval === undefined && options.serviceAccounts === undefined) {
+  if (
+    options.approval === undefined &&
+    options.serviceAccounts === undefined &&
+    options.elicitation === undefined &&
+    options.sampling === undefined
+  ) {
     throw new CliError(
-      'Say what to change: --approval <tool...>, --no-approval, --service-accounts or --no-service-accounts',
+      'Say what to change: --approval <tool...>, --no-approval, --[no-]service-accounts, --[no-]elicitation or --[no-]sampling',
       { exitCode: 2 },
     );
   }
   const api = await signedInApi(options);
-  const body: { approvalRequired?: string[]; serviceAccountAllowed?: boolean } = {};
+  const body: {
+    approvalRequired?: string[];
+    serviceAccountAllowed?: boolean;
+    allowElicitation?: boolean;
+    allowSampling?: boolean;
+  } = {};
   if (options.approval !== undefined) {
     const { sources } = await api.call({
       method: 'GET',
@@ -100,6 +114,8 @@ export async function runSourcesSet(options: SourcesSetOptions): Promise<Source>
     body.approvalRequired = [...new Set(names)];
   }
   if (options.serviceAccounts !== undefined) body.serviceAccountAllowed = options.serviceAccounts;
+  if (options.elicitation !== undefined) body.allowElicitation = options.elicitation;
+  if (options.sampling !== undefined) body.allowSampling = options.sampling;
   const { source } = await api.call({
     method: 'PATCH',
     path: `/api/registry/sources/${encodeURIComponent(options.id)}`,
@@ -113,8 +129,12 @@ export async function runSourcesSet(options: SourcesSetOptions): Promise<Source>
   }
   const asks = source.upstream?.approvalRequired ?? [];
   const accounts = source.upstream?.serviceAccountAllowed ?? false;
+  const relays = [
+    source.upstream?.allowElicitation === false ? 'its questions are declined' : undefined,
+    source.upstream?.allowSampling === false ? 'its sampling requests are refused' : undefined,
+  ].filter((part) => part !== undefined);
   io.stdout.write(
-    `${createColors(io).green('✓')} Source ${source.id}: ${asks.length === 0 ? 'no tools ask' : `${asks.join(' ')} ask${asks.length === 1 ? 's' : ''}`} before running (besides those annotated destructive); service accounts ${accounts ? 'may' : 'may not'} use its tools\n`,
+    `${createColors(io).green('✓')} Source ${source.id}: ${asks.length === 0 ? 'no tools ask' : `${asks.join(' ')} ask${asks.length === 1 ? 's' : ''}`} before running (besides those annotated destructive); service accounts ${accounts ? 'may' : 'may not'} use its tools${relays.length === 0 ? '' : `; ${relays.join(', ')}`}\n`,
   );
   return source;
 }

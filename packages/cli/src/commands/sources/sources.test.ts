@@ -101,6 +101,18 @@ describe('gateway sources', () => {
       code: 0,
       out: '✓ Source sums: no tools ask before running (besides those annotated destructive); service accounts may use its tools\n',
     });
+    // Issue 31: an upstream's questions and sampling requests can be turned off.
+    await expect(
+      cli('sources', 'set', 'sums', '--no-elicitation', '--no-sampling'),
+    ).resolves.toMatchObject({
+      code: 0,
+      out: '✓ Source sums: no tools ask before running (besides those annotated destructive); service accounts may use its tools; its questions are declined, its sampling requests are refused\n',
+    });
+    const relays = await cli('sources', 'set', 'sums', '--elicitation', '--json');
+    expect(JSON.parse(relays.out).source.upstream).toMatchObject({
+      allowElicitation: true,
+      allowSampling: false,
+    });
     const listed = await cli('sources', 'list');
     expect(listed.code).toBe(0);
     expect(listed.out).toMatch(/\nsums\s+mcp\s+sums\s+ok\s+2\n/);
@@ -111,7 +123,7 @@ describe('gateway sources', () => {
     const nothing = await cliFailure(runSourcesSet({ ...admin.options(), id: 'sums' }));
     expect(nothing.exitCode).toBe(2);
     expect(nothing.message).toBe(
-      'Say what to change: --approval <tool...>, --no-approval, --service-accounts or --no-service-accounts',
+      'Say what to change: --approval <tool...>, --no-approval, --[no-]service-accounts, --[no-]elicitation or --[no-]sampling',
     );
 
     const unknown = await cliFailure(

@@ -9,6 +9,7 @@ import { schemaState } from './008-schema-state.js';
 import { mcpSessions } from './009-mcp-sessions.js';
 import { refreshLeases } from './010-refresh-leases.js';
 import { upstreamOAuthScopes } from './011-upstream-oauth-scopes.js';
+import { upstreamCapabilities } from './013-upstream-capabilities.js';
 import { mcpOAuth } from './014-mcp-oauth.js';
 import { endpointToolsets } from './015-endpoint-toolsets.js';
 import type { GatewayMigration } from './migration.js';
@@ -30,6 +31,7 @@ export const migrations: Readonly<Record<string, GatewayMigration>> = {
   '009-mcp-sessions': mcpSessions,
   '010-refresh-leases': refreshLeases,
   '011-upstream-oauth-scopes': upstreamOAuthScopes,
+  '013-upstream-capabilities': upstreamCapabilities,
   '014-mcp-oauth': mcpOAuth,
   '015-endpoint-toolsets': endpointToolsets,
 };

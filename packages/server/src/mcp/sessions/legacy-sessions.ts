@@ -21,7 +21,7 @@ import { tellToolsChanged } from './tools-change.js';
 /** Options of {@link LegacySessions}. */
 export interface LegacySessionsOptions {
   /** A fresh server for a session of `principal`, reading its log level from `level`. */
-  createServer: (principal: McpPrincipal, level: SessionLogLevel) => Server;
+  createServer: (principal: McpPrincipal, level: SessionLogLevel) => Promise<Server>;
   /** How long a session may go unused before it is closed. */
   idleMs: number;
   /** The most sessions kept at once, a memory guard; at it, the largest holder gives one up. */
@@ -223,7 +223,7 @@ export class LegacySessions {
     sessionId: () => string,
     level: SessionLogLevel,
   ): Promise<WebStandardStreamableHTTPServerTransport> {
-    const server = this.#options.createServer(principal, level);
+    const server = await this.#options.createServer(principal, level);
     const shared = this.#shared;
     const id = sessionId();
     let receive: ((message: JSONRPCMessage) => void) | undefined;

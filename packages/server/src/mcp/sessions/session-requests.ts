@@ -21,6 +21,7 @@ export async function serveSessionRequest(
 ): Promise<Response> {
   const versioned = withSessionVersion(request, session.server);
   if (request.method === 'GET') {
+    if (request.headers.has('last-event-id')) session.resumedAt = Date.now();
     // Resuming the stream of a call another instance runs: followed in the database.
     const followed = await follower?.follow(session.id, request);
     if (followed !== undefined) return followed;
@@ -28,11 +29,30 @@ export async function serveSessionRequest(
   }
   // A DELETE is no request of the client's own to count.
   if (request.method !== 'POST') return session.transport.handleRequest(versioned, options);
-  return tracked(session, () => session.transport.handleRequest(versioned, options));
+  return tracked(
+    session,
+    () => session.transport.handleRequest(versioned, options),
+    requestIdsOf(options.parsedBody),
+  );
 }
 
-/** Runs one POST of `session`, which counts as busy until its answer has been sent. */
-async function tracked(session: Session, run: () => Promise<Response>): Promise<Response> {
+/**
+ * How long after a client closed a call's stream it has to take it up again (a GET with
+ * `Last-Event-ID`) before its calls are cancelled, as if it had sent `notifications/cancelled`.
+ */
+export const ABANDONED_STREAM_GRACE_MS = 3000;
+
+/**
+ * Runs one POST of `session`, which counts as busy until its answer has been sent. A client that
+ * closes the stream before its answer and does not resume it within
+ * {@link ABANDONED_STREAM_GRACE_MS} is gone: its requests are cancelled, so nothing it started
+ * (a pending approval above all) can run after it left.
+ */
+async function tracked(
+  session: Session,
+  run: () => Promise<Response>,
+  requestIds: readonly (string | number)[],
+): Promise<Response> {
   session.inFlight += 1;
   let response: Response;
   try {
@@ -41,8 +61,41 @@ async function tracked(session: Session, run: () => Promise<Response>): Promise<
     session.inFlight -= 1;
     throw error;
   }
-  return whenSent(response, () => {
-    session.inFlight -= 1;
+  const abandoned =
+    requestIds.length === 0
+      ? undefined
+      : () => {
+          const closedAt = Date.now();
+          const timer = setTimeout(() => {
+            if ((session.resumedAt ?? 0) >= closedAt) return;
+            for (const requestId of requestIds) {
+              session.transport.onmessage?.({
+                jsonrpc: '2.0',
+                method: 'notifications/cancelled',
+                params: { requestId, reason: 'The client closed the connection' },
+              });
+            }
+          }, ABANDONED_STREAM_GRACE_MS);
+          timer.unref();
+        };
+  return whenSent(
+    response,
+    () => {
+      session.inFlight -= 1;
+    },
+    abandoned,
+  );
+}
+
+/** The ids of the requests (not notifications or answers) in a POST's JSON-RPC body. */
+function requestIdsOf(body: unknown): (string | number)[] {
+  const messages = Array.isArray(body) ? body : [body];
+  return messages.flatMap((message: unknown) => {
+    if (typeof message !== 'object' || message === null) return [];
+    const { id, method } = message as { id?: unknown; method?: unknown };
+    return typeof method === 'string' && (typeof id === 'string' || typeof id === 'number')
+      ? [id]
+      : [];
   });
 }
 

@@ -31,6 +31,8 @@ export interface Session extends Omit<SessionParts, 'receive'> {
    * sooner when idle (the session itself lives on in the database).
    */
   rebuilt?: boolean;
+  /** When a GET last resumed a stream (`Last-Event-ID`) here: a closed call stream is taken up. */
+  resumedAt?: number;
   receive?: SessionParts['receive'];
 }
 

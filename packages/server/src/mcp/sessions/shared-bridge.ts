@@ -22,7 +22,7 @@ export interface SharedBridgeOptions {
   held: HeldSessions;
   admission: Admission;
   /** A fresh server for a session of `principal`, reading its log level from `level`. */
-  createServer: (principal: McpPrincipal, level: SessionLogLevel) => Server;
+  createServer: (principal: McpPrincipal, level: SessionLogLevel) => Promise<Server>;
   maxBodyBytes: number;
   /** The most sessions one principal may hold, counted in the database. */
   maxSessionsPerUser: number;

@@ -23,7 +23,7 @@ export interface RebuiltSession {
 export interface RebuildOptions {
   shared: SharedSessions;
   principal: McpPrincipal;
-  createServer: (principal: McpPrincipal, level: SessionLogLevel) => Server;
+  createServer: (principal: McpPrincipal, level: SessionLogLevel) => Promise<Server>;
   maxBodyBytes: number;
   retryMs: number;
   /** The client ended the session (`DELETE`) on this copy. */
@@ -46,7 +46,7 @@ export async function rebuildSession(
   const { shared } = options;
   const id = stored.id;
   const level = shared.levelOf(id, asLogLevel(stored.logLevel));
-  const server = options.createServer(options.principal, level);
+  const server = await options.createServer(options.principal, level);
   const events = shared.eventStore(id, true);
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: () => id,

@@ -9,6 +9,8 @@ type ListedSource = z.infer<typeof sourceListSchema>['sources'][number];
 interface Settings {
   approvalRequired: readonly string[];
   serviceAccountAllowed: boolean;
+  allowElicitation: boolean;
+  allowSampling: boolean;
 }
 
 /** The upstream's own name of a served tool: its mapped name, else the path after the namespace. */
@@ -96,6 +98,23 @@ ${checkbox({
   label: html`Service accounts may use its tools`,
 })}
 </fieldset>
+<fieldset>
+<legend>Questions from the upstream</legend>
+<p class="hint">Each question or sampling request names this source and the tool that asks. Unticked, the gateway declines it at once and nobody is asked.</p>
+${checkbox({
+  id: `${prefix}-elicitation`,
+  name: 'allowElicitation',
+  value: 'true',
+  checked: upstream.allowElicitation,
+  label: html`Its questions reach the user (elicitation)`,
+})}${checkbox({
+  id: `${prefix}-sampling`,
+  name: 'allowSampling',
+  value: 'true',
+  checked: upstream.allowSampling,
+  label: html`Its sampling requests reach the user's AI client`,
+})}
+</fieldset>
 <div class="actions"><button type="submit">Save settings of ${source.id}</button></div>
 </form>
 </section>`;
@@ -127,6 +146,16 @@ export function settingsChange(id: string, before: Settings, after: Settings): s
         ? 'service accounts may now use its tools'
         : 'service accounts may no longer use its tools',
     );
+  if (before.allowElicitation !== after.allowElicitation)
+    parts.push(
+      after.allowElicitation ? 'its questions now reach users' : 'its questions are now declined',
+    );
+  if (before.allowSampling !== after.allowSampling)
+    parts.push(
+      after.allowSampling
+        ? 'its sampling requests now reach clients'
+        : 'its sampling requests are now refused',
+    );
   const text =
     parts.length === 0
       ? `Source “${id}”: nothing changed.`
@@ -137,8 +166,8 @@ export function settingsChange(id: string, before: Settings, after: Settings): s
 
 /**
  * `POST /admin/sources/:id/settings`: the settings form, sent to
- * `PATCH /api/registry/sources/:id` as a whole (an unticked box is absent from the form, so both
- * fields are always sent), then back to the Sources page saying what changed.
+ * `PATCH /api/registry/sources/:id` as a whole (an unticked box is absent from the form, so every
+ * field is always sent), then back to the Sources page saying what changed.
  */
 export function mountSourceSettings(kit: WebKit): void {
   kit.app.post(
@@ -156,6 +185,8 @@ export function mountSourceSettings(kit: WebKit): void {
           {
             approvalRequired: [...new Set(await readFormValues(ctx.c, 'approvalRequired'))],
             serviceAccountAllowed: form.serviceAccountAllowed === 'true',
+            allowElicitation: form.allowElicitation === 'true',
+            allowSampling: form.allowSampling === 'true',
           },
           sourceUpdatedSchema,
         );

@@ -86,7 +86,12 @@ async function upstreamOf(gw: Awaited<ReturnType<typeof sumsGateway>>['gw']) {
   const { sources } = (await res.json()) as {
     sources: {
       id: string;
-      upstream?: { approvalRequired: string[]; serviceAccountAllowed: boolean };
+      upstream?: {
+        approvalRequired: string[];
+        serviceAccountAllowed: boolean;
+        allowElicitation: boolean;
+        allowSampling: boolean;
+      };
     }[];
   };
   return sources.find((source) => source.id === 'sums')?.upstream;
@@ -110,6 +115,13 @@ describe("the Sources page's settings form", () => {
       '<input type="checkbox" id="settings-sums-service-accounts" name="serviceAccountAllowed" value="true">',
     );
     expect(page).toContain('<code>destructiveHint: true</code> ask anyway');
+    // Issue 31: whether its questions and sampling requests reach anyone, on by default.
+    expect(page).toContain(
+      '<input type="checkbox" id="settings-sums-elicitation" name="allowElicitation" value="true" checked>',
+    );
+    expect(page).toContain(
+      '<input type="checkbox" id="settings-sums-sampling" name="allowSampling" value="true" checked>',
+    );
 
     // Both tools ticked, service accounts allowed.
     const saved = await session.browse('/admin/sources/sums/settings', {
@@ -117,6 +129,8 @@ describe("the Sources page's settings form", () => {
         ['approvalRequired', 'get-sum'],
         ['approvalRequired', 'search'],
         ['serviceAccountAllowed', 'true'],
+        ['allowElicitation', 'true'],
+        ['allowSampling', 'true'],
       ],
     });
     expect(saved.status).toBe(303);
@@ -141,14 +155,16 @@ describe("the Sources page's settings form", () => {
     };
     expect(tools.find((tool) => tool.path === 'sums.get_sum')?.destructive).toBe(true);
 
-    // Nothing ticked: none ask, service accounts kept out again.
+    // Nothing ticked: none ask, service accounts kept out again, no questions relayed.
     await session.browse('/admin/sources/sums/settings', { method: 'POST', form: {} });
     expect(await upstreamOf(gw)).toMatchObject({
       approvalRequired: [],
       serviceAccountAllowed: false,
+      allowElicitation: false,
+      allowSampling: false,
     });
     expect(await (await session.browse('/admin/sources')).text()).toContain(
-      'Source “sums” saved: get-sum, search no longer ask before running; service accounts may no longer use its tools.',
+      'Source “sums” saved: get-sum, search no longer ask before running; service accounts may no longer use its tools; its questions are now declined; its sampling requests are now refused.',
     );
   });
 

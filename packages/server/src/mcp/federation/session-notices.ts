@@ -1,0 +1,69 @@
+import type { Server } from '@modelcontextprotocol/server';
+import type { FederatedSource } from '../../upstream/federation.js';
+import { namespacedUri } from '../../upstream/namespaced-names.js';
+import type { UpstreamNotice } from '../../upstream/upstream.js';
+import type { McpPrincipal } from '../principal.js';
+import type { McpRuntime } from '../runtime.js';
+import { visibleSources } from './visible-sources.js';
+
+interface Listening {
+  principal: McpPrincipal;
+  /** Namespaced URIs the session's client subscribed to (`resources/subscribe`). */
+  uris: Set<string>;
+}
+
+/**
+ * What this instance's 2025 sessions hear of upstreams' resources and prompts: a session's server
+ * is {@link add}ed when it opens and {@link remove}d when it closes; an upstream's notice then
+ * reaches the sessions it concerns ({@link heard}): a list change those whose caller sees the
+ * source, a resource update those that subscribed to that resource.
+ */
+export class SessionNotices {
+  readonly #sessions = new Map<Server, Listening>();
+
+  /** `server` serves a session of `principal`. */
+  add(server: Server, principal: McpPrincipal): void {
+    this.#sessions.set(server, { principal, uris: new Set() });
+  }
+
+  /** `server`'s session closed. */
+  remove(server: Server): void {
+    this.#sessions.delete(server);
+  }
+
+  subscribe(server: Server, uri: string): void {
+    this.#sessions.get(server)?.uris.add(uri);
+  }
+
+  unsubscribe(server: Server, uri: string): void {
+    this.#sessions.get(server)?.uris.delete(uri);
+  }
+
+  /** Passes `notice` of `source` on to the sessions it concerns. Never throws. */
+  async heard(runtime: McpRuntime, source: FederatedSource, notice: UpstreamNotice): Promise<void> {
+    if (notice.kind === 'resource_updated') {
+      const uri = namespacedUri(source.namespace, notice.uri);
+      for (const [server, listening] of this.#sessions) {
+        if (listening.uris.has(uri)) void server.sendResourceUpdated({ uri }).catch(() => {});
+      }
+      return;
+    }
+    for (const [server, listening] of [...this.#sessions]) {
+      let sees: boolean;
+      try {
+        sees = (await visibleSources(runtime, listening.principal)).some(
+          (visible) => visible.id === source.id,
+        );
+      } catch {
+        continue;
+      }
+      if (!sees) continue;
+      const capabilities = server.getCapabilities();
+      const sent =
+        notice.kind === 'resources_changed'
+          ? capabilities?.resources?.listChanged === true && server.sendResourceListChanged()
+          : capabilities?.prompts?.listChanged === true && server.sendPromptListChanged();
+      if (sent !== false) void sent.catch(() => {});
+    }
+  }
+}

@@ -1,0 +1,213 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import {
+  type JSONRPCMessage,
+  ReadBuffer,
+  serializeMessage,
+  type Transport,
+} from '@modelcontextprotocol/client';
+import { getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
+
+/** Lines of the process's stderr kept for the reason it stopped. */
+const STDERR_LINES = 5;
+const STDERR_LINE_CHARS = 300;
+/** How long a process may take to go after its stdin closes, and then after SIGTERM. */
+const GRACE_MS = 2000;
+
+/** A stdio upstream's process that could not be started, saying why in the gateway's words. */
+export class StdioStartError extends Error {
+  override readonly name = 'StdioStartError';
+}
+
+/** How a stdio upstream's process is started. */
+export interface StdioProcessOptions {
+  command: string;
+  args: readonly string[];
+  env: Readonly<Record<string, string>>;
+  cwd?: string | undefined;
+  /** The longest line (message) the process may send; a longer one closes the transport. */
+  maxBufferSize: number;
+  /** Each chunk of the process's stderr, as it comes. */
+  onStderr?: (text: string) => void;
+}
+
+/**
+ * The MCP stdio transport of an upstream process the gateway starts, which unlike the SDK's keeps
+ * what a supervisor needs: the exit code or signal and the last lines of stderr ({@link reason}),
+ * and a {@link close} that always ends the process and everything it started (npx starts the
+ * server as a child): stdin closed, then SIGTERM to its process group, then SIGKILL, and waits
+ * until the process is reaped.
+ */
+export class StdioProcess implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+  readonly #options: StdioProcessOptions;
+  readonly #buffer: ReadBuffer;
+  readonly #stderr: string[] = [];
+  #partial = '';
+  #child: ChildProcess | undefined;
+  #exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+  #exited: Promise<void> = Promise.resolve();
+  #closing = false;
+
+  constructor(options: StdioProcessOptions) {
+    this.#options = options;
+    this.#buffer = new ReadBuffer({ maxBufferSize: options.maxBufferSize });
+  }
+
+  /** The process id, while it runs. */
+  get pid(): number | undefined {
+    return this.#exit === undefined ? this.#child?.pid : undefined;
+  }
+
+  /** Whether the gateway is stopping it (an exit now is not a failure). */
+  get closing(): boolean {
+    return this.#closing;
+  }
+
+  /**
+   * Why the process is not running, in the gateway's words: how it exited and its last stderr
+   * lines; undefined while it runs.
+   */
+  reason(): string | undefined {
+    if (this.#exit === undefined) return undefined;
+    const { code, signal } = this.#exit;
+    const how = signal !== null ? `was stopped by ${signal}` : `exited with code ${code ?? '?'}`;
+    return `${how}${this.stderrTail()}`;
+  }
+
+  /** The last lines the process wrote to stderr, as `; stderr: "..."`, or '' when none. */
+  stderrTail(): string {
+    const lines = [...this.#stderr, this.#partial.trim()].filter((line) => line !== '');
+    return lines.length === 0
+      ? ''
+      : `; stderr: ${JSON.stringify(lines.slice(-STDERR_LINES).join(' | '))}`;
+  }
+
+  start(): Promise<void> {
+    if (this.#child !== undefined) throw new Error('the upstream process is already started');
+    const { command, args, env, cwd } = this.#options;
+    return new Promise((resolve, reject) => {
+      const child = spawn(command, [...args], {
+        // Only a safe default environment (PATH, HOME, ...) and the configured one: no gateway
+        // secret reaches the process.
+        env: { ...getDefaultEnvironment(), ...env },
+        stdio: ['pipe', 'pipe', 'pipe'],
+        ...(cwd === undefined ? {} : { cwd }),
+        // Its own process group, so stopping it stops what it started (npx runs the server as a
+        // child of its own).
+        detached: process.platform !== 'win32',
+        windowsHide: true,
+      });
+      this.#child = child;
+      this.#exited = new Promise((done) => {
+        child.once('exit', (code, signal) => {
+          this.#exit = { code, signal };
+          done();
+        });
+      });
+      child.once('error', (error) => {
+        if (this.#exit === undefined) this.#exit = { code: null, signal: null };
+        reject(error);
+        this.onerror?.(error);
+      });
+      child.once('spawn', () => resolve());
+      child.once('close', () => this.onclose?.());
+      child.stdin?.on('error', (error) => this.onerror?.(error));
+      child.stdout?.on('data', (chunk: Buffer) => {
+        try {
+          this.#buffer.append(chunk);
+          this.#readMessages();
+        } catch (error) {
+          this.onerror?.(error instanceof Error ? error : new Error(String(error)));
+          void this.close();
+        }
+      });
+      child.stdout?.on('error', (error) => this.onerror?.(error));
+      child.stderr?.on('data', (chunk: Buffer) => this.#heard(chunk.toString('utf8')));
+      child.stderr?.on('error', () => {});
+    });
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const stdin = this.#child?.stdin;
+      if (stdin === undefined || stdin === null || this.#exit !== undefined || this.#closing) {
+        reject(new Error('the upstream process is not running'));
+        return;
+      }
+      if (stdin.write(serializeMessage(message))) resolve();
+      else stdin.once('drain', resolve);
+    });
+  }
+
+  /** Stops the process and what it started, and waits until it is gone. Never throws. */
+  async close(): Promise<void> {
+    this.#closing = true;
+    const child = this.#child;
+    if (child === undefined) return;
+    if (this.#exit === undefined) {
+      try {
+        child.stdin?.end();
+      } catch {}
+      if (!(await this.#exitWithin(GRACE_MS))) {
+        this.#signal(child, 'SIGTERM');
+        if (!(await this.#exitWithin(GRACE_MS))) this.#signal(child, 'SIGKILL');
+      }
+      await this.#exited;
+    }
+    // What it started may outlive it: the group is told too (nothing when it is empty).
+    this.#signal(child, 'SIGKILL');
+    child.stdout?.destroy();
+    child.stderr?.destroy();
+    child.stdin?.destroy();
+    this.#buffer.clear();
+  }
+
+  #readMessages(): void {
+    for (;;) {
+      let message: JSONRPCMessage | null;
+      try {
+        message = this.#buffer.readMessage();
+      } catch (error) {
+        this.onerror?.(error instanceof Error ? error : new Error(String(error)));
+        continue;
+      }
+      if (message === null) return;
+      this.onmessage?.(message);
+    }
+  }
+
+  #heard(text: string): void {
+    this.#options.onStderr?.(text);
+    const lines = (this.#partial + text).split(/\r?\n/);
+    this.#partial = (lines.pop() ?? '').slice(-STDERR_LINE_CHARS);
+    for (const line of lines) {
+      if (line.trim() === '') continue;
+      this.#stderr.push(line.trim().slice(0, STDERR_LINE_CHARS));
+      if (this.#stderr.length > STDERR_LINES) this.#stderr.shift();
+    }
+  }
+
+  async #exitWithin(ms: number): Promise<boolean> {
+    if (this.#exit !== undefined) return true;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), ms);
+    });
+    const exited = await Promise.race([this.#exited.then(() => true as const), timeout]);
+    clearTimeout(timer);
+    return exited;
+  }
+
+  #signal(child: ChildProcess, signal: NodeJS.Signals): void {
+    const pid = child.pid;
+    if (pid === undefined) return;
+    try {
+      if (process.platform === 'win32') child.kill(signal);
+      else process.kill(-pid, signal);
+    } catch {
+      // Gone already.
+    }
+  }
+}
