@@ -53,7 +53,7 @@ export function declareAuthorCommands(
 
   program
     .command('test')
-    .summary('check the plugin as the gateway would and run its tests')
+    .summary('check it as the gateway would, then run its tests')
     .description(
       "Run every check the gateway applies to the plugin and list every problem of every tool at once: the definition, the namespace (its id), the JSON Schema of each input and output schema (tool and field), and every getToken('<provider>') call in the source for a provider the plugin does not declare (file and line; best-effort). Then run the project's tests (its vitest, else npm test). Exits 1 when anything fails.",
     )

@@ -360,6 +360,10 @@ for (const target of databaseTargets()) {
           masked_token: 'gw_mcp_••••••••abcd',
           created_at: iso(),
           last_used_at: iso(5),
+          kind: 'token' as const,
+          oauth_client_id: null,
+          tools: '["notes.**","github.repos.list"]',
+          mode: 'discovery',
         },
         service_accounts: {
           id: randomUUID(),
@@ -387,6 +391,8 @@ for (const target of databaseTargets()) {
           approved_by: userId,
           arguments: '{"id":"42","token":"[redacted]"}',
           error: null,
+          endpoint_id: null,
+          client_id: 'https://client.example/metadata.json',
         },
       };
       const apiToken = {

@@ -31,6 +31,8 @@ async function startWorld(scopedTools: Record<string, string> = {}) {
       namespace: 'secure',
       url: upstream.url,
       auth: { kind: 'oauth' },
+      // Its tools carry no annotations, which under the default `hints` mode would ask first.
+      approval: 'listed',
     }),
   });
   expect(registered.status).toBe(201);
