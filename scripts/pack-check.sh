@@ -17,8 +17,10 @@ done
 tarball=$(ls "$out"/gateway-sdk-*.tgz)
 echo "packed $(cd "$out" && ls gateway-*.tgz | tr '\n' ' ')"
 # The bins' Node version check ships with them: the sdk's guard, and the server's bin that runs it.
-tar -tzf "$tarball" | grep -qx 'package/bin/node-guard.cjs' || { echo "the sdk pack has no bin/node-guard.cjs" >&2; exit 1; }
-tar -tzf "$(ls "$out"/gateway-server-*.tgz)" | grep -qx 'package/bin/gateway-server.cjs' \
+# (grep without -q reads the whole listing: under pipefail, -q's early exit would fail tar.)
+tar -tzf "$tarball" | grep -x 'package/bin/node-guard.cjs' >/dev/null \
+  || { echo "the sdk pack has no bin/node-guard.cjs" >&2; exit 1; }
+tar -tzf "$(ls "$out"/gateway-server-*.tgz)" | grep -x 'package/bin/gateway-server.cjs' >/dev/null \
   || { echo "the server pack has no bin/gateway-server.cjs" >&2; exit 1; }
 
 # The root entry runs wherever a plugin runs: no node: module, nothing but zod. Follows the
