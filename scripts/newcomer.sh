@@ -153,7 +153,7 @@ sed 's/^/  | /' "$logs/start.log"
 check_output "$logs/start.log"
 echo "    serving at $url after $((SECONDS - begun)) s"
 health=$(node -e 'fetch(process.argv[1]).then((r) => r.text()).then((t) => process.stdout.write(t))' "$url/healthz")
-[ "$health" = '{"ok":true}' ] || fail "$url/healthz answered $health, not {\"ok\":true}"
+[ "$health" = '{"ok":true,"database":"up"}' ] || fail "$url/healthz answered $health, not {\"ok\":true,\"database\":\"up\"}"
 step "README: list the tools from an MCP client" 180 "$clone" -- \
   npx @modelcontextprotocol/inspector --cli --config .gateway/mcp.json --method tools/list
 grep -q '"name": "weather\.' "$last_log" || fail "the Inspector listed no weather tool"
