@@ -13,7 +13,7 @@
  * the load generator and haproxy, three instances cannot do three times one's work).
  *
  * Settings: `BENCH_SCALE_CALLS` (measured calls per setup, default 3000), `BENCH_SCALE_WARMUP`
- * (default 1000), `BENCH_SCALE_CONCURRENCY` (default 16), `BENCH_SCALE_ROUNDS` (default 2: each
+ * (warm-up calls per instance, default 1000), `BENCH_SCALE_CONCURRENCY` (default 16), `BENCH_SCALE_ROUNDS` (default 2: each
  * setup measured that many times, medians printed), `BENCH_DATABASE_URL` (default
  * `TEST_DATABASE_URL`; each PostgreSQL setup runs in a fresh schema, dropped at the end).
  *
@@ -416,7 +416,9 @@ console.log(
 for (const setup of setups) {
   const target = await startSetup(setup);
   try {
-    await load(target, WARMUP);
+    // Every instance warms up as long as a single one does: each compiles its hot code and fills
+    // its caches on its own, which a long-running deployment pays once, not per call.
+    await load(target, WARMUP * setup.instances);
     const runs: Run[] = [];
     for (let round = 0; round < ROUNDS; round += 1) runs.push(await load(target, CALLS));
     const run: Run = {

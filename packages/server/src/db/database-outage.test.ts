@@ -210,9 +210,14 @@ describe.skipIf(skipReason !== undefined)(
       const database = await startPrivatePostgres();
       const { urls, servers } = await instances(database);
       const { token } = await endpointToken(urls[0] as string);
+      // A tool the instance does not serve yet is a JSON-RPC error in a 200: wait for the echo
+      // itself on every instance (the others read the registration within a sync interval).
       await waitFor('the tools on every instance', async () => {
         for (const url of urls) {
-          if ((await echo(url, token, 'warm-up')).status !== 200) return false;
+          const answer = await (await echo(url, token, 'warm-up')).text();
+          if (!answer.includes('"text":"warm-up"') || answer.includes('"isError":true')) {
+            return false;
+          }
         }
         return true;
       });
