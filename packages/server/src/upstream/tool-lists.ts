@@ -45,18 +45,20 @@ export interface ListingOptions {
 export async function fetchToolList(
   options: ListingOptions,
   id: string,
-  live: Pick<Live, 'upstream' | 'target' | 'stored' | 'fetchedAt'>,
+  live: Pick<Live, 'upstream' | 'target' | 'stored' | 'fetchedAt' | 'settings'>,
   token: string | undefined,
 ): Promise<{ json: string; fetchedAt: string; capabilities: string } | undefined> {
   let listed: McpTool[];
   const auth = authOf(live.target);
   try {
     // An oauth source is listed with a user's token: the connecting user's, else (scheduled,
-    // list_changed) a connected user's; with none, its tools stay as they are.
+    // list_changed) a connected user's; with none, its tools stay as they are. A header source is
+    // listed as at its registration: the registering admin's own credential, else the team's,
+    // else the server key.
     const credential =
       auth.kind === 'oauth'
         ? (token ?? (await options.oauth?.listingToken(id)))
-        : (token ?? (await listingCredential(options.tokens, auth, undefined)));
+        : (token ?? (await listingCredential(options.tokens, auth, live.settings.listedBy)));
     if (auth.kind === 'oauth' && credential === undefined) return undefined;
     listed = await live.upstream.listTools(credential);
   } catch (error) {
