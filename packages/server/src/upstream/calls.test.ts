@@ -155,7 +155,9 @@ describe('header auth', () => {
     await mcp.gateway.services.upstreams.refresh('fake');
     const client = await connectV2(mcp.url, admin.mcpToken);
     const served = async () =>
-      (await client.listTools()).tools.map((tool) => tool.name).filter((n) => n.startsWith('fake.'));
+      (await client.listTools()).tools
+        .map((tool) => tool.name)
+        .filter((n) => n.startsWith('fake.'));
     expect(await served()).toEqual(['fake.second', 'fake.whoami']);
     expect(mcp.gateway.logs()).not.toContain('no credential');
     const result = await client.callTool({ name: 'fake.second', arguments: {} });
