@@ -6,6 +6,7 @@ import type { ServerLogger } from '../http/logger.js';
 import type { MountedTool, PluginCatalog } from '../registry/index.js';
 import { CallFailure } from '../tool-sources/index.js';
 import type { TokenVendor } from '../vending/index.js';
+import { reasonOf } from './failure-reasons.js';
 import type { Live } from './live-source.js';
 import { oauthToolId, type UpstreamOAuthHooks } from './oauth-hooks.js';
 import type { UpstreamAuth, UpstreamTarget } from './target.js';
@@ -216,7 +217,9 @@ export function listingFailureReason(error: unknown): string {
   if (AuthRequiredError.isInstance(error)) {
     return 'no credential for its provider is available to the gateway (connect one, or set a team connection or API key)';
   }
-  return 'it failed';
+  // The real reason where one is known: a stdio process that did not start (its exit code and
+  // stderr, or the start limit), an address that cannot be reached.
+  return `it ${reasonOf(error)}`;
 }
 
 /** `text` parsed as JSON; undefined when it is not JSON. */

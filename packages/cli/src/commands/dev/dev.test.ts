@@ -303,7 +303,7 @@ process.stdin.on('data', (chunk) => {
 `,
       'gateway.config.mjs': `export default {
   upstreams: [
-    { id: 'echo', namespace: 'echo', command: ${JSON.stringify(process.execPath)}, args: ['echo-server.cjs'], cwd: ${JSON.stringify(dir)} },
+    { id: 'echo', namespace: 'echo', command: ${JSON.stringify(process.execPath)}, args: ['echo-server.cjs'] },
     { id: 'broken', namespace: 'broken', command: ${JSON.stringify(process.execPath)}, args: ['-e', "process.stderr.write('cannot open the database'); process.exit(3)"], startTimeoutMs: 5000 },
   ],
 };
@@ -326,6 +326,11 @@ process.stdin.on('data', (chunk) => {
     expect(dev.io.err()).toMatch(
       /\[warn\] upstream process not started \(source broken\): .*exited with code 3.*cannot open the database/,
     );
+    // Listing it says the same reason, not a bare "it failed".
+    expect(dev.io.err()).toMatch(
+      /\[warn\] upstream tool list not refreshed \(source broken\): it .*exited with code 3/,
+    );
+    expect(dev.io.err()).not.toContain('it failed');
     // The echo upstream's tool is served to the dev account's MCP client as written.
     const config = await readMcpConfig(dir);
     const client = new Client({ name: 'dev-test', version: '1.0.0' });
