@@ -72,6 +72,7 @@ describe('the gateway program', () => {
       'roles set',
       'roles assign',
       'sources list',
+      'sources add',
       'sources set',
       'invites create',
       'invites list',
@@ -122,6 +123,7 @@ describe('the gateway program', () => {
       'roles set',
       'roles assign',
       'sources list',
+      'sources add',
       'sources set',
       'invites create',
       'invites list',
@@ -210,7 +212,7 @@ describe('exit codes and error lines', () => {
     await expect(run(['sources', 'set', 'linear'], { env })).resolves.toEqual({
       code: 2,
       out: '',
-      err: 'error: Say what to change: --approval <tool...>, --no-approval, --[no-]service-accounts, --[no-]elicitation or --[no-]sampling\n',
+      err: 'error: Say what to change: --approval <tool...>, --no-approval, --approval-mode <mode>, --[no-]service-accounts, --[no-]elicitation or --[no-]sampling\n',
     });
     // Each setting counts: past the usage check, the command looks for the sign-in.
     for (const flags of [

@@ -259,6 +259,7 @@ const source = z.looseObject({
       approvalRequired: z.array(z.string()),
       serviceAccountAllowed: z.boolean(),
       /** Absent from servers older than issue 31. */
+      approval: z.string().optional(),
       allowElicitation: z.boolean().optional(),
       allowSampling: z.boolean().optional(),
       mappedNames: z.record(z.string(), z.string()),

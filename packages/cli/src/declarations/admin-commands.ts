@@ -81,14 +81,15 @@ export function declareAdminCommands(
   const sources = program
     .command('sources')
     .helpCommand(false)
-    .summary("list tool sources, change an upstream's settings")
+    .summary("list tool sources, add an MCP server, change an upstream's settings")
     .description(
-      'List where tools come from: plugins and upstream MCP servers (admins). Change which tools of an upstream MCP server ask before running, and whether service accounts may use them.',
+      'List where tools come from: plugins and upstream MCP servers (admins). Add an upstream MCP server. Change which tools of an upstream MCP server ask before running, and whether service accounts may use them.',
     )
     .addHelpText(
       'after',
       examples(
         'gateway sources list',
+        'gateway sources add https://mcp.example.com/mcp',
         'gateway sources set <id> --approval <tool> --service-accounts',
         'gateway sources set <id> --no-approval',
       ),
@@ -107,6 +108,64 @@ export function declareAdminCommands(
   });
   signedInFlags(
     sources
+      .command('add')
+      .summary('add an upstream MCP server')
+      .description(
+        "Add an upstream MCP server (its Streamable HTTP endpoint) as a source (admins): its tools are served as <namespace>.<tool>. The gateway fetches its tool list first and refuses one it cannot fetch. --provider sends each calling user's credential for that provider (their own, else the team's, else <PROVIDER>_API_KEY); --oauth has each user connect their own account at the upstream. --approval-mode says which tools ask before running: hints (default: all but those the upstream annotates read-only or not destructive), all, or listed (only those named by --approval).",
+      )
+      .argument('<url>', "the upstream's MCP endpoint, http(s)")
+      .option('--id <id>', 'source id (default: the namespace, _ as -)')
+      .option('--namespace <name>', "tool-path namespace (default: from the URL's host)")
+      .option('--provider <id>', "send each calling user's credential for this provider")
+      .option('--header <name>', 'with --provider: the header (default Authorization)')
+      .option('--scheme <word>', 'with --provider: put before the credential (default Bearer)')
+      .option('--oauth', 'each user connects their own account at the upstream')
+      .option('--client-id <id>', 'with --oauth: a client registered there beforehand')
+      .option('--approval-mode <mode>', 'hints (default), all or listed')
+      .option('--approval <tool...>', 'upstream tools that always ask before running')
+      .option('--service-accounts', 'service accounts may use its tools')
+      .option('--no-elicitation', "the upstream's questions are declined at once")
+      .option('--no-sampling', "the upstream's sampling requests are refused at once")
+      .addHelpText(
+        'after',
+        examples(
+          'gateway sources add https://mcp.example.com/mcp',
+          'gateway sources add https://api.acme.test/mcp --provider acme --approval-mode all',
+          'gateway sources add https://mcp.linear.app/mcp --oauth',
+          'gateway sources add http://127.0.0.1:3001/mcp --namespace everything --json',
+        ),
+      ),
+  ).action(
+    async (
+      mcpUrl: string,
+      flags: UrlFlags & {
+        id?: string;
+        namespace?: string;
+        provider?: string;
+        header?: string;
+        scheme?: string;
+        oauth?: boolean;
+        clientId?: string;
+        approvalMode?: string;
+        approval?: string[];
+        serviceAccounts?: boolean;
+        elicitation?: boolean;
+        sampling?: boolean;
+      },
+    ) => {
+      const { runSourcesAdd } = await import('../commands/sources/index.js');
+      await runSourcesAdd({
+        ...account,
+        ...flags,
+        mcpUrl,
+        // Commander sets a --no- flag's default (true): sent only when turned off.
+        elicitation: flags.elicitation === false ? false : undefined,
+        sampling: flags.sampling === false ? false : undefined,
+      });
+    },
+  );
+  signedInFlags(
+    sources
       .command('set')
       .summary("change an upstream MCP source's settings")
       .description(
@@ -115,6 +174,7 @@ export function declareAdminCommands(
       .argument('<id>', 'the source id (see `gateway sources list`)')
       .option('--approval <tool...>', 'the tools that ask before running, replacing the list')
       .option('--no-approval', 'no tool asks before running (besides destructive ones)')
+      .option('--approval-mode <mode>', 'which other tools ask: hints, all or listed')
       .option('--service-accounts', 'service accounts may use its tools')
       .option('--no-service-accounts', 'service accounts may not use its tools')
       .option('--elicitation', "the upstream's questions reach the calling user")
@@ -135,6 +195,7 @@ export function declareAdminCommands(
       id: string,
       flags: UrlFlags & {
         approval?: string[] | false;
+        approvalMode?: string;
         serviceAccounts?: boolean;
         elicitation?: boolean;
         sampling?: boolean;
@@ -147,6 +208,7 @@ export function declareAdminCommands(
         url: flags.url,
         json: flags.json,
         approval: flags.approval === false ? [] : flags.approval,
+        approvalMode: flags.approvalMode,
         serviceAccounts: flags.serviceAccounts,
         elicitation: flags.elicitation,
         sampling: flags.sampling,

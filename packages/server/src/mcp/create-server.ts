@@ -75,7 +75,10 @@ export async function createToolServer(
     const { index, mode } = await toolsOf(runtime, principal, kind !== 'session').catch(
       unavailableAsProtocolError,
     );
-    return { tools: mode === 'discovery' ? [...META_TOOLS] : [...index.list] };
+    const list = mode === 'discovery' ? META_TOOLS : index.list;
+    // A session is told of a catalog change only when what it was served changes.
+    if (kind === 'session') runtime.served.remember(server, list);
+    return { tools: [...list] };
   });
   server.setRequestHandler('tools/call', (request, ctx) =>
     callTool(runtime, site, request.params, ctx).catch(unavailableAsProtocolError),

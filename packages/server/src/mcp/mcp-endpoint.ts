@@ -2,12 +2,15 @@ import { createMcpHandler, isJsonContentType, isLegacyRequest } from '@modelcont
 import { namespacedUri } from '../upstream/namespaced-names.js';
 import { createToolServer } from './create-server.js';
 import { DirectCalls, directCallOf } from './direct-call.js';
+import { META_TOOLS } from './discovery/index.js';
 import { SessionNotices } from './federation/index.js';
 import { type McpOptions, resolveMcpOptions } from './options.js';
 import type { McpPrincipal } from './principal.js';
 import { readBody } from './read-body.js';
 import { createRoundStateCodec } from './request-state.js';
 import type { McpDeps, McpRuntime } from './runtime.js';
+import { toolsOf } from './runtime.js';
+import { ServedTools } from './served-tools.js';
 import { LegacySessions } from './sessions/index.js';
 import { SharedSessions } from './shared-sessions/index.js';
 import type { ToolsChange } from './shared-sessions/session-bus.js';
@@ -49,6 +52,7 @@ export class McpEndpoint {
       codec: createRoundStateCodec(authSecret, resolved.approvalTimeoutMs),
       tools: new ToolIndexCache({ toolName: resolved.toolName, logger: services.logger }),
       notices: new SessionNotices(),
+      served: new ServedTools(),
     };
     this.#direct = new DirectCalls(this.#runtime);
     const onerror = (error: Error) =>
@@ -81,6 +85,11 @@ export class McpEndpoint {
       logger: services.logger,
       maxBodyBytes: resolved.maxBodyBytes,
       followStreamMs: resolved.toolTimeoutMs + resolved.approvalTimeoutMs,
+      servedChanged: (session) =>
+        this.#runtime.served.changed(session.server, async () => {
+          const { index, mode } = await toolsOf(this.#runtime, session.principal);
+          return mode === 'discovery' ? META_TOOLS : index.list;
+        }),
       ...(services.database.dialect === 'postgres' && deployment.postgresUrl !== undefined
         ? {
             shared: new SharedSessions({

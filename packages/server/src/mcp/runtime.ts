@@ -6,6 +6,7 @@ import type { SessionNotices } from './federation/session-notices.js';
 import type { ResolvedMcpOptions } from './options.js';
 import { type McpPrincipal, subjectId } from './principal.js';
 import type { RoundState } from './request-state.js';
+import type { ServedTools } from './served-tools.js';
 import type { ToolIndex, ToolIndexCache } from './tool-list.js';
 
 /** What serving MCP reads of the gateway's services. */
@@ -33,6 +34,8 @@ export interface McpRuntime {
   tools: ToolIndexCache;
   /** The 2025 sessions that hear upstreams' resource and prompt notices. */
   notices: SessionNotices;
+  /** What each 2025 session was last served by `tools/list`. */
+  served: ServedTools;
 }
 
 /** The tools a principal may use right now, as MCP serves them, its role, and how they are offered. */

@@ -158,6 +158,25 @@ export default config;
     expect(config.plugins.map((plugin) => plugin.id)).toEqual(['custom']);
   });
 
+  // Issue 31: a stdio upstream started wherever the gateway was started from (npx in a
+  // workspace root took minutes to resolve); it now starts in the config file's folder.
+  it("starts a stdio upstream in the config file's folder, or its cwd relative to it", async () => {
+    const dir = await project({
+      'conf/gateway.config.js': `export default { upstreams: [
+  { id: 'here', namespace: 'here', command: 'node', args: ['server.js'] },
+  { id: 'sub', namespace: 'sub', command: 'node', cwd: '../servers' },
+] };`,
+    });
+    const config = await loadConfig({
+      cwd: dir,
+      env: { GATEWAY_CONFIG: 'conf/gateway.config.js' },
+    });
+    expect(config.upstreams.map((upstream) => [upstream.id, upstream.cwd])).toEqual([
+      ['here', join(dir, 'conf')],
+      ['sub', join(dir, 'servers')],
+    ]);
+  });
+
   it('reports every problem at once as `path: message`', async () => {
     const dir = await project({
       'nodefault.js': 'export const nothing = 1;',

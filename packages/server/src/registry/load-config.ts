@@ -111,8 +111,10 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
   if (problems.length > 0) throw new ConfigError(label, problems.sort(byIndex));
   const upstreams = (parsed.data.upstreams ?? []).map((upstream) => ({
     ...upstream,
-    // Relative to the config file, as plugin paths are.
-    ...(upstream.cwd === undefined ? {} : { cwd: resolve(dirname(file), upstream.cwd) }),
+    // Relative to the config file, as plugin paths are; none given, the config file's folder, so
+    // the process starts in the project wherever the gateway was started from (`npx` resolves
+    // there, a relative script path means the same).
+    cwd: resolve(dirname(file), upstream.cwd ?? '.'),
   }));
   return { file, plugins: plugins.filter((plugin) => plugin !== undefined), upstreams };
 }

@@ -117,6 +117,53 @@ describe('header auth', () => {
     expect(JSON.stringify(result.content)).toContain('fakeapi');
     expect(fake.calls.map((call) => call.authorization)).toEqual([]);
   });
+
+  // Issue 31: the scheduled refresh of a header source used no user's credential, so with only
+  // the registering admin's own connection it logged "no credential" every time.
+  it("refreshes the tool list with the registering admin's own credential", async () => {
+    const fake = await startFakeUpstream([{ name: 'whoami', behaviour: { kind: 'answer' } }]);
+    const mcp = await startMcpGateway({ env: ALLOW_PRIVATE });
+    const admin = await mcp.user({ admin: true });
+    await addConnection(mcp.gateway, { userId: admin.id, toolId: 'fakeapi', secret: 'admin-key' });
+    const registered = await mcp.gateway.request('POST', '/api/registry/sources', {
+      as: admin,
+      body: {
+        type: 'mcp',
+        approval: 'listed',
+        id: 'fake',
+        namespace: 'fake',
+        url: fake.url,
+        auth: { kind: 'header', provider: 'fakeapi', header: 'Authorization', scheme: 'Bearer' },
+      },
+    });
+    expect(registered.status).toBe(201);
+    // The registering admin's id is stored with the source (every instance lists with it), and
+    // not shown by the API.
+    const row = await mcp.gateway.services.database.db
+      .selectFrom('registry_sources')
+      .select('upstream')
+      .where('id', '=', 'fake')
+      .executeTakeFirstOrThrow();
+    expect(JSON.parse(row.upstream ?? '{}')).toMatchObject({ listedBy: admin.id });
+    const listed = await mcp.gateway.request('GET', '/api/registry/sources', { as: admin });
+    expect(JSON.stringify(await listed.json())).not.toContain(admin.id);
+
+    fake.setTools([
+      { name: 'whoami', behaviour: { kind: 'answer' } },
+      { name: 'second', behaviour: { kind: 'answer' } },
+    ]);
+    await mcp.gateway.services.upstreams.refresh('fake');
+    const client = await connectV2(mcp.url, admin.mcpToken);
+    const served = async () =>
+      (await client.listTools()).tools
+        .map((tool) => tool.name)
+        .filter((n) => n.startsWith('fake.'));
+    expect(await served()).toEqual(['fake.second', 'fake.whoami']);
+    expect(mcp.gateway.logs()).not.toContain('no credential');
+    const result = await client.callTool({ name: 'fake.second', arguments: {} });
+    expect(JSON.stringify(result.content)).toContain(digest('Bearer admin-key'));
+    expect(fake.calls.map((call) => call.authorization)).toEqual(['Bearer admin-key']);
+  });
 });
 
 describe('approvals, service accounts and records', () => {

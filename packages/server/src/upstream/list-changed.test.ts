@@ -3,9 +3,10 @@
  * (`notifications/tools/list_changed`); the gateway fetches the list again at once, without
  * waiting for its schedule, and serves the new tool.
  */
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { connectV2, startMcpGateway } from '#test/mcp/mcp-test-kit.js';
+import { connectV1, connectV2, startMcpGateway } from '#test/mcp/mcp-test-kit.js';
 import { startSdkUpstream } from '#test/upstream/sdk-upstream.js';
 
 /**
@@ -59,5 +60,66 @@ describe('notifications/tools/list_changed', () => {
     await expect
       .poll(sdkTools, { timeout: 5000 })
       .toEqual(['sdk.first', 'sdk.second', 'sdk.third']);
+  });
+});
+
+// Issue 31: `tools/list_changed` went to every session, also to users whose role sees none of the
+// change. A catalog change now reaches only the 2025 sessions whose served tools it changed.
+describe('tools/list_changed after an upstream changed its tools', () => {
+  it('reaches only the sessions whose served tools changed', async () => {
+    const { upstream, gw } = await servedUpstream();
+    const { policy } = gw.gateway.services;
+    await policy.createRole({ id: 'all_sdk', name: 'All sdk', patterns: ['sdk.**'] });
+    await policy.createRole({ id: 'first_only', name: 'First only', patterns: ['sdk.first'] });
+    await policy.createRole({ id: 'third_only', name: 'Third only', patterns: ['sdk.third'] });
+    const sessions = await Promise.all(
+      ['all_sdk', 'first_only', 'third_only'].map(async (roleId) => {
+        const user = await gw.user({ roleId });
+        const { client } = await connectV1(gw.url, user.mcpToken);
+        const heard = { count: 0 };
+        client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+          heard.count += 1;
+        });
+        const names = async () => (await client.listTools()).tools.map((tool) => tool.name);
+        return { roleId, client, heard, names };
+      }),
+    );
+    const [all, firstOnly, thirdOnly] = sessions as [
+      (typeof sessions)[number],
+      (typeof sessions)[number],
+      (typeof sessions)[number],
+    ];
+    expect(await all.names()).toEqual(['sdk.first']);
+    expect(await firstOnly.names()).toEqual(['sdk.first']);
+    expect(await thirdOnly.names()).toEqual([]);
+
+    // sdk.second: seen by all_sdk only.
+    upstream.addTool('second');
+    await expect.poll(() => all.heard.count, { timeout: 5000 }).toBe(1);
+    expect(await all.names()).toEqual(['sdk.first', 'sdk.second']);
+    // Whatever else was on its way has arrived by now.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(firstOnly.heard.count).toBe(0);
+    expect(thirdOnly.heard.count).toBe(0);
+
+    // sdk.third: seen by all_sdk and third_only, once each.
+    upstream.addTool('third');
+    await expect.poll(() => thirdOnly.heard.count, { timeout: 5000 }).toBe(1);
+    await expect.poll(() => all.heard.count, { timeout: 5000 }).toBe(2);
+    expect(await thirdOnly.names()).toEqual(['sdk.third']);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(firstOnly.heard.count).toBe(0);
+    expect(all.heard.count).toBe(2);
+    expect(thirdOnly.heard.count).toBe(1);
+
+    // The source removed: those who saw its tools are told, the others were told nothing new.
+    const removed = await gw.gateway.request('DELETE', '/api/registry/sources/sdk', {
+      as: 'service',
+    });
+    expect(removed.status).toBe(200);
+    await expect.poll(() => firstOnly.heard.count, { timeout: 5000 }).toBe(1);
+    await expect.poll(() => thirdOnly.heard.count, { timeout: 5000 }).toBe(2);
+    await expect.poll(() => all.heard.count, { timeout: 5000 }).toBe(3);
+    expect(await firstOnly.names()).toEqual([]);
   });
 });

@@ -21,7 +21,8 @@ export interface Live {
   settings: Pick<
     StoredUpstream,
     'approvalRequired' | 'approval' | 'serviceAccountAllowed' | 'allowElicitation' | 'allowSampling'
-  >;
+  > &
+    Partial<Pick<StoredUpstream, 'listedBy'>>;
   fetchedAt: string | null;
   /** What it offers besides tools (resources, prompts, completions), as last fetched. */
   offers: Offers;

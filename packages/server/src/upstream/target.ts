@@ -166,6 +166,12 @@ export const storedUpstreamSchema = z.object({
   serviceAccountAllowed: z.boolean().default(false),
   allowElicitation: z.boolean().default(true),
   allowSampling: z.boolean().default(true),
+  /**
+   * For a `header` source registered by an admin: that admin's user id, whose own credential the
+   * tool list is fetched with again (the schedule, `list_changed`), else the team's or the server
+   * key, as at registration. Never listed by the API.
+   */
+  listedBy: z.string().optional(),
 });
 
 /**

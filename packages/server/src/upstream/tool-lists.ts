@@ -6,6 +6,7 @@ import type { ServerLogger } from '../http/logger.js';
 import type { MountedTool, PluginCatalog } from '../registry/index.js';
 import { CallFailure } from '../tool-sources/index.js';
 import type { TokenVendor } from '../vending/index.js';
+import { reasonOf } from './failure-reasons.js';
 import type { Live } from './live-source.js';
 import { oauthToolId, type UpstreamOAuthHooks } from './oauth-hooks.js';
 import type { UpstreamAuth, UpstreamTarget } from './target.js';
@@ -45,18 +46,20 @@ export interface ListingOptions {
 export async function fetchToolList(
   options: ListingOptions,
   id: string,
-  live: Pick<Live, 'upstream' | 'target' | 'stored' | 'fetchedAt'>,
+  live: Pick<Live, 'upstream' | 'target' | 'stored' | 'fetchedAt' | 'settings'>,
   token: string | undefined,
 ): Promise<{ json: string; fetchedAt: string; capabilities: string } | undefined> {
   let listed: McpTool[];
   const auth = authOf(live.target);
   try {
     // An oauth source is listed with a user's token: the connecting user's, else (scheduled,
-    // list_changed) a connected user's; with none, its tools stay as they are.
+    // list_changed) a connected user's; with none, its tools stay as they are. A header source is
+    // listed as at its registration: the registering admin's own credential, else the team's,
+    // else the server key.
     const credential =
       auth.kind === 'oauth'
         ? (token ?? (await options.oauth?.listingToken(id)))
-        : (token ?? (await listingCredential(options.tokens, auth, undefined)));
+        : (token ?? (await listingCredential(options.tokens, auth, live.settings.listedBy)));
     if (auth.kind === 'oauth' && credential === undefined) return undefined;
     listed = await live.upstream.listTools(credential);
   } catch (error) {
@@ -214,7 +217,9 @@ export function listingFailureReason(error: unknown): string {
   if (AuthRequiredError.isInstance(error)) {
     return 'no credential for its provider is available to the gateway (connect one, or set a team connection or API key)';
   }
-  return 'it failed';
+  // The real reason where one is known: a stdio process that did not start (its exit code and
+  // stderr, or the start limit), an address that cannot be reached.
+  return `it ${reasonOf(error)}`;
 }
 
 /** `text` parsed as JSON; undefined when it is not JSON. */

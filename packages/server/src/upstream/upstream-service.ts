@@ -128,6 +128,8 @@ export class UpstreamService {
       serviceAccountAllowed: input.serviceAccountAllowed,
       allowElicitation: input.allowElicitation ?? true,
       allowSampling: input.allowSampling ?? true,
+      // Its list is fetched again with the same admin's credential (their own, else the team's).
+      ...(auth.kind === 'header' && registrant !== undefined ? { listedBy: registrant } : {}),
     };
     const { oauth } = this.#options;
     if (auth.kind === 'oauth') {
@@ -340,6 +342,7 @@ export class UpstreamService {
       serviceAccountAllowed: change.serviceAccountAllowed ?? live.settings.serviceAccountAllowed,
       allowElicitation: change.allowElicitation ?? live.settings.allowElicitation,
       allowSampling: change.allowSampling ?? live.settings.allowSampling,
+      ...(live.settings.listedBy === undefined ? {} : { listedBy: live.settings.listedBy }),
     };
     const stored: StoredUpstream = { url: live.target.url, auth: live.target.auth, ...settings };
     const json = JSON.stringify(stored);

@@ -281,6 +281,73 @@ describe('gateway dev', () => {
     }
   });
 
+  // Issue 31: stdio upstreams from the config file run under `gateway dev` too, and one that
+  // cannot start shows as degraded, with its exit code and stderr, on the terminal.
+  it('runs the stdio upstreams of the config file, saying why one cannot start', async () => {
+    const dir = await project(plugin(['demo.items.list']));
+    await writeFiles(dir, {
+      'echo-server.cjs': `let buffer = '';
+const send = (message) => process.stdout.write(JSON.stringify(message) + '\\n');
+process.stdin.on('data', (chunk) => {
+  buffer += chunk;
+  let end;
+  while ((end = buffer.indexOf('\\n')) >= 0) {
+    const message = JSON.parse(buffer.slice(0, end));
+    buffer = buffer.slice(end + 1);
+    if (message.id === undefined) continue;
+    send({ jsonrpc: '2.0', id: message.id, result: message.method === 'initialize'
+      ? { protocolVersion: message.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'echo', version: '1' } }
+      : { tools: [{ name: 'say', inputSchema: { type: 'object' }, annotations: { readOnlyHint: true } }] } });
+  }
+});
+`,
+      'gateway.config.mjs': `export default {
+  upstreams: [
+    { id: 'echo', namespace: 'echo', command: ${JSON.stringify(process.execPath)}, args: ['echo-server.cjs'] },
+    { id: 'broken', namespace: 'broken', command: ${JSON.stringify(process.execPath)}, args: ['-e', "process.stderr.write('cannot open the database'); process.exit(3)"], startTimeoutMs: 5000 },
+  ],
+};
+`,
+    });
+    const dev = await startDev(dir);
+    expect(dev.info.upstreams).toEqual([
+      { id: 'echo', tools: ['echo.say'], state: 'ok', lastError: null },
+      {
+        id: 'broken',
+        tools: [],
+        state: 'degraded',
+        lastError: expect.stringMatching(/exited with code 3.*cannot open the database/),
+      },
+    ]);
+    expect(dev.io.out()).toContain('  upstream echo (stdio): 1 tool (echo.say)\n');
+    expect(dev.io.out()).toMatch(
+      / {2}upstream broken \(stdio\): degraded, .*exited with code 3.*cannot open the database.*; 0 tools, started again on the next call\n/,
+    );
+    expect(dev.io.err()).toMatch(
+      /\[warn\] upstream process not started \(source broken\): .*exited with code 3.*cannot open the database/,
+    );
+    // Listing it says the same reason, not a bare "it failed".
+    expect(dev.io.err()).toMatch(
+      /\[warn\] upstream tool list not refreshed \(source broken\): it .*exited with code 3/,
+    );
+    expect(dev.io.err()).not.toContain('it failed');
+    // The echo upstream's tool is served to the dev account's MCP client as written.
+    const config = await readMcpConfig(dir);
+    const client = new Client({ name: 'dev-test', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(config.url), {
+        requestInit: { headers: config.headers },
+      }),
+    );
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name).sort()).toEqual(['demo.items.list', 'echo.say']);
+    expect(tools.find((tool) => tool.name === 'echo.say')?.annotations).toEqual({
+      readOnlyHint: true,
+    });
+    await client.close();
+    await dev.stop();
+  });
+
   it('opens the web app when asked, and not by default off a terminal', async () => {
     const dir = await project(plugin(['demo.items.list']));
     const opened: string[] = [];

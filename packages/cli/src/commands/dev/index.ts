@@ -36,11 +36,23 @@ export interface DevOptions {
   onReady?: (ready: DevReady) => void;
 }
 
+/** An upstream MCP server of the config file as `gateway dev` started it. */
+export interface DevUpstream {
+  id: string;
+  tools: string[];
+  /** `ok`, or `degraded` while its process cannot start (or its calls fail). */
+  state: string;
+  /** Why it is degraded: the exit code or signal and the last stderr lines. */
+  lastError: string | null;
+}
+
 /** What a running dev gateway serves. */
 export interface DevReady {
   url: string;
   /** Registered plugins and their tool paths. */
   plugins: { id: string; tools: string[] }[];
+  /** The upstream MCP servers of the config file (stdio), their tools and health. */
+  upstreams: DevUpstream[];
   /** The dev account and MCP client configuration, unless people signed up in this data dir. */
   devAccess: DevAccess | undefined;
 }
@@ -78,6 +90,15 @@ export async function runDev(options: DevOptions): Promise<void> {
   out(`${colors.green('✓')} Gateway dev server ready at ${colors.bold(url)}`);
   for (const { id, tools } of registered)
     out(`  plugin ${id}: ${plural(tools.length, 'tool')} (${tools.join(', ')})`);
+  const upstreams = configuredUpstreams(gateway);
+  for (const upstream of upstreams) {
+    const tools = `${plural(upstream.tools.length, 'tool')}${upstream.tools.length === 0 ? '' : ` (${upstream.tools.join(', ')})`}`;
+    out(
+      upstream.state === 'ok'
+        ? `  upstream ${upstream.id} (stdio): ${tools}`
+        : `  upstream ${upstream.id} (stdio): ${colors.red(upstream.state)}, ${upstream.lastError ?? 'reason unknown'}; ${tools}, started again on the next call`,
+    );
+  }
   out(
     `  data:   ${relative(cwd, dataDir) || '.'} (SQLite), JSON logs in ${relative(cwd, logFile)}`,
   );
@@ -92,7 +113,7 @@ export async function runDev(options: DevOptions): Promise<void> {
       // The address is printed above; a missing browser is no failure.
     });
   }
-  options.onReady?.({ url, plugins: registered, devAccess });
+  options.onReady?.({ url, plugins: registered, upstreams, devAccess });
 
   await stopped(options.signal);
   await Promise.all(watchers.map((watcher) => watcher.close()));
@@ -306,6 +327,20 @@ function nextSteps(url: string, cwd: string, access: DevAccess | undefined): str
  * no longer be written (its folder deleted, the disk full) is said once and left: a sink that
  * throws would end the gateway mid-call.
  */
+/** The stdio upstreams of the config file, with what they serve and their health. */
+function configuredUpstreams(gateway: Gateway): DevUpstream[] {
+  const { upstreams, plugins } = gateway.services;
+  return upstreams.configured().map(({ id }) => {
+    const health = upstreams.status(id)?.health;
+    return {
+      id,
+      tools: plugins.pathsOf(id),
+      state: health?.state ?? 'degraded',
+      lastError: health?.lastError ?? null,
+    };
+  });
+}
+
 function devLogSink(file: string, io: Io) {
   let writable = true;
   return {
@@ -326,10 +361,16 @@ function devLogSink(file: string, io: Io) {
           msg?: string;
           tool?: string;
           error?: string;
+          sourceId?: string;
+          reason?: string;
         };
         if (entry.level === 'warn' || entry.level === 'error') {
+          // An upstream's warning names it and says why (a stdio process that cannot start: its
+          // exit code or signal and last stderr lines).
+          const about = entry.tool ?? (entry.sourceId && `source ${entry.sourceId}`);
+          const why = entry.reason ?? entry.error;
           io.stderr.write(
-            `[${entry.level}] ${entry.msg ?? ''}${entry.tool ? ` (${entry.tool})` : ''}\n`,
+            `[${entry.level}] ${entry.msg ?? ''}${about ? ` (${about})` : ''}${why ? `: ${why}` : ''}\n`,
           );
         }
       } catch {

@@ -6,6 +6,9 @@ import { plural } from '../../output/plural.js';
 import { withSpinner } from '../../output/spinner.js';
 import { findPluginEntry } from '../test/find-entry.js';
 import { loadPlugin } from '../test/load-plugin.js';
+import { nameFromUrl } from './name-from-url.js';
+
+export { nameFromUrl };
 
 /** Options of `runRegister()`. */
 export interface RegisterOptions {
@@ -209,29 +212,6 @@ async function registerUpstream(options: RegisterOptions, secret: string): Promi
     );
   }
   return registration;
-}
-
-/**
- * A namespace from an upstream URL's host: its first label that is not `mcp`, `api` or `www`
- * (`https://mcp.linear.app/mcp` is `linear`), `mcp_<port>` for an IP address or `localhost`.
- */
-export function nameFromUrl(url: string): string | undefined {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return undefined;
-  }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return undefined;
-  const host = parsed.hostname.replace(/^\[|\]$/g, '');
-  if (/^[\d.]+$/.test(host) || host.includes(':') || host === 'localhost') {
-    return `mcp_${parsed.port || (parsed.protocol === 'https:' ? '443' : '80')}`;
-  }
-  const label = host.split('.').find((part) => !['mcp', 'api', 'www'].includes(part)) ?? host;
-  return label
-    .toLowerCase()
-    .replace(/[^a-z0-9_]/g, '_')
-    .slice(0, 64);
 }
 
 function refusal(

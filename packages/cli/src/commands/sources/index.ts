@@ -3,7 +3,9 @@ import { type SignedInOptions, signedInApi } from '../../api/signed-in.js';
 import { CliError } from '../../cli-error.js';
 import { createColors } from '../../output/color.js';
 import { printJson, printTable } from '../../output/table.js';
+import { APPROVAL_MODES } from './add.js';
 
+export { APPROVAL_MODES, runSourcesAdd, type SourceAdded, type SourcesAddOptions } from './add.js';
 export type { Source };
 
 /** Options of `runSourcesList()`. */
@@ -64,6 +66,8 @@ export interface SourcesSetOptions extends SignedInOptions {
    * `destructiveHint: true` ask anyway.
    */
   approval?: readonly string[] | undefined;
+  /** Which other tools ask: `hints`, `all` or `listed`. */
+  approvalMode?: string | undefined;
   /** Whether service accounts may use its tools. */
   serviceAccounts?: boolean | undefined;
   /** Whether the upstream's questions reach the calling user (off: declined at once). */
@@ -85,18 +89,26 @@ export async function runSourcesSet(options: SourcesSetOptions): Promise<Source>
   const { io } = options;
   if (
     options.approval === undefined &&
+    options.approvalMode === undefined &&
     options.serviceAccounts === undefined &&
     options.elicitation === undefined &&
     options.sampling === undefined
   ) {
     throw new CliError(
-      'Say what to change: --approval <tool...>, --no-approval, --[no-]service-accounts, --[no-]elicitation or --[no-]sampling',
+      'Say what to change: --approval <tool...>, --no-approval, --approval-mode <mode>, --[no-]service-accounts, --[no-]elicitation or --[no-]sampling',
       { exitCode: 2 },
     );
+  }
+  const mode = options.approvalMode;
+  if (mode !== undefined && !(APPROVAL_MODES as readonly string[]).includes(mode)) {
+    throw new CliError(`--approval-mode is one of ${APPROVAL_MODES.join(', ')}; got "${mode}"`, {
+      exitCode: 2,
+    });
   }
   const api = await signedInApi(options);
   const body: {
     approvalRequired?: string[];
+    approval?: string;
     serviceAccountAllowed?: boolean;
     allowElicitation?: boolean;
     allowSampling?: boolean;
@@ -113,6 +125,7 @@ export async function runSourcesSet(options: SourcesSetOptions): Promise<Source>
     );
     body.approvalRequired = [...new Set(names)];
   }
+  if (mode !== undefined) body.approval = mode;
   if (options.serviceAccounts !== undefined) body.serviceAccountAllowed = options.serviceAccounts;
   if (options.elicitation !== undefined) body.allowElicitation = options.elicitation;
   if (options.sampling !== undefined) body.allowSampling = options.sampling;
@@ -134,9 +147,23 @@ export async function runSourcesSet(options: SourcesSetOptions): Promise<Source>
     source.upstream?.allowSampling === false ? 'its sampling requests are refused' : undefined,
   ].filter((part) => part !== undefined);
   io.stdout.write(
-    `${createColors(io).green('✓')} Source ${source.id}: ${asks.length === 0 ? 'no tools ask' : `${asks.join(' ')} ask${asks.length === 1 ? 's' : ''}`} before running (besides those annotated destructive); service accounts ${accounts ? 'may' : 'may not'} use its tools${relays.length === 0 ? '' : `; ${relays.join(', ')}`}\n`,
+    `${createColors(io).green('✓')} Source ${source.id}: ${asks.length === 0 ? 'no tools ask' : `${asks.join(' ')} ask${asks.length === 1 ? 's' : ''}`} before running${others(source.upstream?.approval)}; service accounts ${accounts ? 'may' : 'may not'} use its tools${relays.length === 0 ? '' : `; ${relays.join(', ')}`}\n`,
   );
   return source;
+}
+
+/** What asks besides the listed tools, by the source's approval mode (unknown: older servers). */
+function others(mode: string | undefined): string {
+  switch (mode) {
+    case 'all':
+      return ', and every other tool too (approval mode all)';
+    case 'listed':
+      return ', and no other tool (approval mode listed)';
+    case 'hints':
+      return ', and the others unless annotated read-only or not destructive (approval mode hints)';
+    default:
+      return ' (besides those annotated destructive)';
+  }
 }
 
 /** `name` when it is an upstream name; the upstream name of the served path `name` otherwise. */

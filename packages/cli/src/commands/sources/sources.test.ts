@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { cliFailure, signInCli } from '#test/support/cli-user.js';
 import { registerPlugin, SERVICE_SECRET, startGateway } from '#test/support/gateway-server.js';
 import { main } from '../../main.js';
-import { runSourcesList, runSourcesSet } from './index.js';
+import { runSourcesAdd, runSourcesList, runSourcesSet } from './index.js';
 
 const notes = definePlugin({
   id: 'notes',
@@ -73,7 +73,7 @@ describe('gateway sources', () => {
       serviceAccounts: true,
     });
     expect(set.io.out()).toBe(
-      '✓ Source sums: get-sum search ask before running (besides those annotated destructive); service accounts may use its tools\n',
+      '✓ Source sums: get-sum search ask before running, and the others unless annotated read-only or not destructive (approval mode hints); service accounts may use its tools\n',
     );
 
     // A setting left out stays; --no-approval empties the list.
@@ -94,19 +94,19 @@ describe('gateway sources', () => {
       cli('sources', 'set', 'sums', '--approval', 'get-sum', 'search', '--service-accounts'),
     ).resolves.toEqual({
       code: 0,
-      out: '✓ Source sums: get-sum search ask before running (besides those annotated destructive); service accounts may use its tools\n',
+      out: '✓ Source sums: get-sum search ask before running, and the others unless annotated read-only or not destructive (approval mode hints); service accounts may use its tools\n',
       err: '',
     });
     await expect(cli('sources', 'set', 'sums', '--no-approval')).resolves.toMatchObject({
       code: 0,
-      out: '✓ Source sums: no tools ask before running (besides those annotated destructive); service accounts may use its tools\n',
+      out: '✓ Source sums: no tools ask before running, and the others unless annotated read-only or not destructive (approval mode hints); service accounts may use its tools\n',
     });
     // Issue 31: an upstream's questions and sampling requests can be turned off.
     await expect(
       cli('sources', 'set', 'sums', '--no-elicitation', '--no-sampling'),
     ).resolves.toMatchObject({
       code: 0,
-      out: '✓ Source sums: no tools ask before running (besides those annotated destructive); service accounts may use its tools; its questions are declined, its sampling requests are refused\n',
+      out: '✓ Source sums: no tools ask before running, and the others unless annotated read-only or not destructive (approval mode hints); service accounts may use its tools; its questions are declined, its sampling requests are refused\n',
     });
     const relays = await cli('sources', 'set', 'sums', '--elicitation', '--json');
     expect(JSON.parse(relays.out).source.upstream).toMatchObject({
@@ -123,7 +123,7 @@ describe('gateway sources', () => {
     const nothing = await cliFailure(runSourcesSet({ ...admin.options(), id: 'sums' }));
     expect(nothing.exitCode).toBe(2);
     expect(nothing.message).toBe(
-      'Say what to change: --approval <tool...>, --no-approval, --[no-]service-accounts, --[no-]elicitation or --[no-]sampling',
+      'Say what to change: --approval <tool...>, --no-approval, --approval-mode <mode>, --[no-]service-accounts, --[no-]elicitation or --[no-]sampling',
     );
 
     const unknown = await cliFailure(
@@ -147,5 +147,139 @@ describe('gateway sources', () => {
       expect(refused.exitCode).toBe(4);
       expect(refused.message).toBe('Not allowed: Only an admin may do this');
     }
+  });
+
+  it('sets the approval mode', async () => {
+    const { admin } = await gatewayWithSources();
+    const set = admin.options();
+    const source = await runSourcesSet({ ...set, id: 'sums', approvalMode: 'all' });
+    expect(source.upstream?.approval).toBe('all');
+    expect(set.io.out()).toBe(
+      '✓ Source sums: no tools ask before running, and every other tool too (approval mode all); service accounts may not use its tools\n',
+    );
+    const wrong = await cliFailure(
+      runSourcesSet({ ...admin.options(), id: 'sums', approvalMode: 'some' }),
+    );
+    expect(wrong.exitCode).toBe(2);
+    expect(wrong.message).toBe('--approval-mode is one of hints, all, listed; got "some"');
+  });
+});
+
+// Issue 31: an admin adds an MCP server from the CLI as signed in, not with the service secret.
+describe('gateway sources add', () => {
+  it('adds an upstream with its settings, from the command line as docs/cli.md shows', async () => {
+    const { url, admin } = await gatewayWithSources();
+    const other = await startFakeUpstream([
+      { name: 'lookup', behaviour: { kind: 'answer' }, annotations: { readOnlyHint: true } },
+      { name: 'write', behaviour: { kind: 'answer' } },
+    ]);
+    const cli = async (...argv: string[]) => {
+      const { io } = admin.options();
+      const code = await main([...argv, '--url', url], io, admin.home, { keychain: null });
+      return { code, out: io.out(), err: io.err() };
+    };
+    const added = await cli(
+      'sources',
+      'add',
+      other.url,
+      '--namespace',
+      'lookups',
+      '--approval-mode',
+      'listed',
+      '--approval',
+      'write',
+      '--no-sampling',
+    );
+    expect(added).toEqual({
+      code: 0,
+      out: `✓ Added ${other.url} as source lookups; 2 tools now live:\n  lookups.lookup\n  lookups.write\n`,
+      err: '',
+    });
+    const listed = JSON.parse((await cli('sources', 'list', '--json')).out);
+    expect(listed.sources.find((source: { id: string }) => source.id === 'lookups')).toMatchObject({
+      type: 'mcp',
+      namespace: 'lookups',
+      tools: ['lookups.lookup', 'lookups.write'],
+      upstream: {
+        url: other.url,
+        auth: { kind: 'none' },
+        approval: 'listed',
+        approvalRequired: ['write'],
+        serviceAccountAllowed: false,
+        allowElicitation: true,
+        allowSampling: false,
+      },
+    });
+
+    // Defaults: the namespace from the URL (an IP address: mcp_<port>), approval mode hints.
+    const third = await startFakeUpstream([{ name: 'echo', behaviour: { kind: 'answer' } }]);
+    const plain = admin.options();
+    const answer = await runSourcesAdd({ ...plain, mcpUrl: third.url, json: true });
+    const port = new URL(third.url).port;
+    expect(answer).toMatchObject({
+      source: { id: `mcp-${port}`, namespace: `mcp_${port}` },
+      tools: [`mcp_${port}.echo`],
+    });
+    expect(JSON.parse(plain.io.out())).toEqual(answer);
+  });
+
+  it('fails in one line: bad flags, a taken id, an upstream that cannot be listed, a non-admin', async () => {
+    const { url, admin } = await gatewayWithSources();
+    const fake = await startFakeUpstream([{ name: 'echo', behaviour: { kind: 'answer' } }]);
+    const failure = (options: Partial<Parameters<typeof runSourcesAdd>[0]>) =>
+      cliFailure(runSourcesAdd({ ...admin.options(), mcpUrl: fake.url, ...options }));
+
+    for (const [options, message] of [
+      [
+        { mcpUrl: 'ftp://example.test/mcp' },
+        "ftp://example.test/mcp is not an http(s) URL; pass the upstream's MCP endpoint",
+      ],
+      [
+        { mcpUrl: 'not a url' },
+        "not a url is not an http(s) URL; pass the upstream's MCP endpoint",
+      ],
+      [
+        { oauth: true, provider: 'acme' },
+        '--oauth and --provider are two ways to authenticate; pass one',
+      ],
+      [{ clientId: 'abc' }, '--client-id goes with --oauth'],
+      [{ header: 'X-Key' }, '--header and --scheme go with --provider'],
+      [{ approvalMode: 'never' }, '--approval-mode is one of hints, all, listed; got "never"'],
+    ] as const) {
+      const refused = await failure(options);
+      expect(refused.exitCode).toBe(2);
+      expect(refused.message).toBe(message);
+    }
+
+    const taken = await failure({ id: 'sums', namespace: 'other' });
+    expect(taken.exitCode).toBe(1);
+    expect(taken.message).toBe(
+      'A source "sums" is already registered; pass another --id or --namespace, or remove the existing source first',
+    );
+    const badNamespace = await failure({ namespace: 'Bad Name!' });
+    expect(badNamespace.exitCode).toBe(1);
+    expect(badNamespace.message).toMatch(/^The gateway refused the request: .*namespace/);
+    expect(badNamespace.message).not.toContain('\n');
+
+    // Nothing listens there (port 9, discard): the gateway says why, naming the URL with its path.
+    const unreachable = await failure({ mcpUrl: 'http://127.0.0.1:9/mcp' });
+    expect(unreachable.exitCode).toBe(1);
+    expect(unreachable.message).toMatch(
+      /^The gateway at http:\/\/127\.0\.0\.1:\d+ answered 503: The tool list of http:\/\/127\.0\.0\.1:9\/mcp could not be fetched: /,
+    );
+    expect(unreachable.message).not.toContain('\n');
+
+    const ada = await signInCli(url, 'ada@example.test');
+    const notAdmin = await cliFailure(runSourcesAdd({ ...ada.options(), mcpUrl: fake.url }));
+    expect(notAdmin.exitCode).toBe(4);
+    expect(notAdmin.message).toBe('Not allowed: Only an admin may do this');
+    const { sources } = JSON.parse(
+      await (async () => {
+        const listed = admin.options();
+        await runSourcesList({ ...listed, json: true });
+        return listed.io.out();
+      })(),
+    );
+    expect(sources.map((source: { id: string }) => source.id)).toEqual(['notes', 'sums']);
   });
 });

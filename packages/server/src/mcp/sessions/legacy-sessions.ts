@@ -16,7 +16,7 @@ import { closeSession, RETRY_MS, type Session, type SessionParts } from './sessi
 import { SessionEventStore } from './session-event-store.js';
 import { serveSessionRequest } from './session-requests.js';
 import { SharedBridge } from './shared-bridge.js';
-import { tellToolsChanged } from './tools-change.js';
+import { type ServedChanged, tellToolsChanged } from './tools-change.js';
 
 /** Options of {@link LegacySessions}. */
 export interface LegacySessionsOptions {
@@ -43,6 +43,11 @@ export interface LegacySessionsOptions {
    * is kept following it (a tool's time limit plus the time it may wait for the user).
    */
   followStreamMs?: number;
+  /**
+   * Whether what `session` is served changed since its client last listed its tools (a catalog
+   * change is announced only then). Default: always.
+   */
+  servedChanged?: ServedChanged;
 }
 
 /**
@@ -100,6 +105,7 @@ export class LegacySessions {
         maxRebuilt: options.maxRebuiltSessions ?? 1000,
         followStreamMs: options.followStreamMs ?? 10 * 60_000,
         logger: options.logger,
+        servedChanged: options.servedChanged,
         open: (principal, sessionId, level) => this.#open(principal, sessionId, level),
         add: (parts) => this.#add(parts, true),
         closedByClient: (id) => this.#closedByClient(id),
@@ -183,7 +189,7 @@ export class LegacySessions {
    */
   toolsChanged(change: ToolsChange): void {
     if (this.#shared !== undefined) this.#shared.toolsChanged(change);
-    else tellToolsChanged(this.#held.values(), change, false);
+    else tellToolsChanged(this.#held.values(), change, false, this.#options.servedChanged);
   }
 
   /**

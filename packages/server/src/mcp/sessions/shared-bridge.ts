@@ -14,7 +14,7 @@ import type { Admission } from './admission.js';
 import type { HeldSessions } from './held-sessions.js';
 import { closeSession, RETRY_MS, type Session, type SessionParts } from './session.js';
 import type { StreamFollower } from './session-requests.js';
-import { tellToolsChanged } from './tools-change.js';
+import { type ServedChanged, tellToolsChanged } from './tools-change.js';
 
 /** Options of {@link SharedBridge}. */
 export interface SharedBridgeOptions {
@@ -41,6 +41,8 @@ export interface SharedBridgeOptions {
   add: (parts: SessionParts) => Session;
   /** The client ended session `id` (`DELETE`). */
   closedByClient: (id: string) => Promise<void>;
+  /** Whether a session's served tools changed (see `LegacySessionsOptions`). */
+  servedChanged?: ServedChanged | undefined;
 }
 
 /**
@@ -188,7 +190,7 @@ export class SharedBridge implements StreamFollower {
   /** What another instance said (see `BusMessage`). Never throws. */
   heard(message: BusMessage, fromSelf: boolean): void {
     if (message.kind === 'tools') {
-      tellToolsChanged(this.#held.values(), message.change, true);
+      tellToolsChanged(this.#held.values(), message.change, true, this.#options.servedChanged);
       return;
     }
     const session = this.#held.get(message.sessionId);

@@ -2,12 +2,15 @@ import type { z } from 'zod';
 import { sourceListSchema, sourceUpdatedSchema } from '../../../registry/schemas.js';
 import { type Html, html } from '../../html.js';
 import { action, readFormValues, seeOther, type WebKit } from '../../kit.js';
+import { approvalChoices } from './add-source.js';
 
 type ListedSource = z.infer<typeof sourceListSchema>['sources'][number];
 
 /** The settings an admin changes on an upstream MCP source (`PATCH /api/registry/sources/:id`). */
 interface Settings {
   approvalRequired: readonly string[];
+  /** Absent from what an older API answered. */
+  approval?: string | undefined;
   serviceAccountAllowed: boolean;
   allowElicitation: boolean;
   allowSampling: boolean;
@@ -71,7 +74,9 @@ export function sourceSettingsCard(source: ListedSource): Html {
 <form method="post" action="/admin/sources/${encodeURIComponent(source.id)}/settings">
 <fieldset>
 <legend>Ask before running</legend>
-<p class="hint">Each ticked tool asks the user for approval before the call goes to the upstream. Tools the upstream annotates <code>destructiveHint: true</code> ask anyway.</p>
+<p class="hint">Each ticked tool always asks the user for approval before the call goes to the upstream, whatever the upstream says of it. Which other tools ask:</p>
+${approvalChoices(prefix, upstream.approval)}
+<p class="hint">Always ask for:</p>
 ${
   listed.length === 0 && unlisted.length === 0
     ? html`<p class="muted small">No tools listed yet${upstream.auth?.kind === 'oauth' ? ': they are listed once the first user connects' : ''}.</p>`
@@ -136,6 +141,8 @@ export function settingsChange(id: string, before: Settings, after: Settings): s
   const asks = after.approvalRequired.filter((name) => !before.approvalRequired.includes(name));
   const stops = before.approvalRequired.filter((name) => !after.approvalRequired.includes(name));
   const parts: string[] = [];
+  if (after.approval !== undefined && before.approval !== after.approval)
+    parts.push(`approval mode now ${after.approval}`);
   if (asks.length > 0)
     parts.push(`${names(asks)} now ask${asks.length === 1 ? 's' : ''} before running`);
   if (stops.length > 0)
@@ -184,6 +191,8 @@ export function mountSourceSettings(kit: WebKit): void {
           `/api/registry/sources/${encodeURIComponent(id)}`,
           {
             approvalRequired: [...new Set(await readFormValues(ctx.c, 'approvalRequired'))],
+            // Absent from a form without the radio buttons: the mode stays as it is.
+            ...(form.approval === undefined ? {} : { approval: form.approval }),
             serviceAccountAllowed: form.serviceAccountAllowed === 'true',
             allowElicitation: form.allowElicitation === 'true',
             allowSampling: form.allowSampling === 'true',

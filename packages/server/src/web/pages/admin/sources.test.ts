@@ -57,12 +57,12 @@ describe('the Sources admin page', () => {
 });
 
 /** A gateway with the upstream `sums` (tools `get-sum` and `search`) and Ada, its first user (admin). */
-async function sumsGateway() {
+async function sumsGateway(env: Record<string, string> = {}) {
   const fake = await startFakeUpstream([
     { name: 'get-sum', behaviour: { kind: 'answer' } },
     { name: 'search', behaviour: { kind: 'answer' } },
   ]);
-  const gw = await createTestGateway({ env: { GATEWAY_UPSTREAM_ALLOW_PRIVATE: 'true' } });
+  const gw = await createTestGateway({ env: { GATEWAY_UPSTREAM_ALLOW_PRIVATE: 'true', ...env } });
   const registered = await gw.request('POST', '/api/registry/sources', {
     as: 'service',
     body: {
@@ -88,6 +88,7 @@ async function upstreamOf(gw: Awaited<ReturnType<typeof sumsGateway>>['gw']) {
       id: string;
       upstream?: {
         approvalRequired: string[];
+        approval: string;
         serviceAccountAllowed: boolean;
         allowElicitation: boolean;
         allowSampling: boolean;
@@ -96,6 +97,135 @@ async function upstreamOf(gw: Awaited<ReturnType<typeof sumsGateway>>['gw']) {
   };
   return sources.find((source) => source.id === 'sums')?.upstream;
 }
+
+/** Every source as the API lists it. */
+async function sourcesOf(gw: Awaited<ReturnType<typeof sumsGateway>>['gw']) {
+  const res = await gw.request('GET', '/api/registry/sources', { as: 'service' });
+  return (
+    (await res.json()) as {
+      sources: { id: string; namespace: string; tools: string[]; upstream?: unknown }[];
+    }
+  ).sources;
+}
+
+// Issue 31: the web app had no form to add an upstream.
+describe('the "Add an MCP server" form', () => {
+  it('adds an upstream with its auth and approval mode, and shows it', async () => {
+    rememberSecret('server-look-key');
+    const { gw, session } = await sumsGateway({ LOOKAPI_API_KEY: 'server-look-key' });
+    const page = await (await session.browse('/admin/sources')).text();
+    expect(page).toContain('<h2 id="add-source-title">Add an MCP server</h2>');
+    expect(page).toContain('<form method="post" action="/admin/sources/add">');
+    expect(page).toContain(
+      '<input type="radio" id="add-source-approval-hints" name="approval" value="hints" checked>',
+    );
+
+    const other = await startFakeUpstream([
+      { name: 'lookup', behaviour: { kind: 'answer' }, annotations: { readOnlyHint: true } },
+      { name: 'write', behaviour: { kind: 'answer' } },
+    ]);
+    const added = await session.browse('/admin/sources/add', {
+      form: {
+        url: other.url,
+        namespace: 'look_ups',
+        id: '',
+        authKind: 'header',
+        provider: 'lookapi',
+        header: 'X-Api-Key',
+        scheme: '',
+        clientId: '',
+        approval: 'all',
+      },
+    });
+    expect(added.status).toBe(303);
+    const flash = /class="notice[^"]*"[^>]*>([^<]*)</.exec(
+      await (await session.browse('/admin/sources')).text(),
+    )?.[1];
+    expect(flash).toBe('Source “look-ups” added: 2 tools now live.');
+    expect(added.headers.get('location')).toBe('/admin/sources#settings-look-ups');
+    const listed = (await sourcesOf(gw)).find((source) => source.id === 'look-ups');
+    expect(listed).toMatchObject({
+      namespace: 'look_ups',
+      tools: ['look_ups.lookup', 'look_ups.write'],
+      upstream: {
+        url: other.url,
+        auth: { kind: 'header', provider: 'lookapi', header: 'X-Api-Key' },
+        approval: 'all',
+      },
+    });
+    const after = await (await session.browse('/admin/sources')).text();
+    expect(after).toContain('data-source="look-ups"');
+    expect(after).toContain(
+      '<input type="radio" id="settings-look-ups-approval-all" name="approval" value="all" checked>',
+    );
+    // Every tool asks under "all", even the one the upstream says is read-only.
+    const admin = await gw.createUser({ admin: true });
+    const resolved = await gw.request('GET', `/api/policy/resolve?userId=${admin.id}`, {
+      as: admin,
+    });
+    const { tools } = (await resolved.json()) as {
+      tools: { path: string; destructive: boolean }[];
+    };
+    expect(tools.find((tool) => tool.path === 'look_ups.lookup')?.destructive).toBe(true);
+  });
+
+  it("shows the API's refusal in one message and adds nothing: bad fields, a taken namespace, an unreachable server", async () => {
+    const { gw, session } = await sumsGateway();
+    const fake = await startFakeUpstream([{ name: 'echo', behaviour: { kind: 'answer' } }]);
+    const refusal = async (form: Record<string, string>) => {
+      const res = await session.browse('/admin/sources/add', { form });
+      expect(res.status).toBe(303);
+      expect(res.headers.get('location')).toBe('/admin/sources#add-source');
+      const page = await (await session.browse('/admin/sources')).text();
+      return /class="notice error"[^>]*>([^<]*)</.exec(page)?.[1];
+    };
+    expect(await refusal({ url: fake.url, namespace: 'bad-name' })).toMatch(
+      /^Invalid body: namespace: /,
+    );
+    expect(await refusal({ url: 'ftp://example.test/mcp', namespace: 'ftp' })).toBe(
+      'url must be http: or https:',
+    );
+    expect(await refusal({ url: fake.url, namespace: 'sums', id: 'other' })).toContain(
+      'namespace &quot;sums&quot;',
+    );
+    expect(
+      await refusal({ url: fake.url, namespace: 'keyed', authKind: 'header', provider: '' }),
+    ).toMatch(/^Invalid body: auth/);
+    expect(await refusal({ url: fake.url, namespace: 'modes', approval: 'some' })).toMatch(
+      /^Invalid body: approval/,
+    );
+    expect(await refusal({ url: 'http://127.0.0.1:9/mcp', namespace: 'gone' })).toContain(
+      'The tool list of http://127.0.0.1:9/mcp could not be fetched',
+    );
+    expect((await sourcesOf(gw)).map((source) => source.id)).toEqual(['sums']);
+  });
+
+  it('refuses a forged cross-origin post and a non-admin', async () => {
+    const { gw, session } = await sumsGateway();
+    const fake = await startFakeUpstream([{ name: 'echo', behaviour: { kind: 'answer' } }]);
+    const forged = await gw.fetch(
+      new Request(`${ORIGIN}/admin/sources/add`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          cookie: session.jar.header(),
+          origin: 'https://evil.example',
+        },
+        body: new URLSearchParams({ url: fake.url, namespace: 'forged' }).toString(),
+      }),
+    );
+    expect(forged.status).toBe(403);
+    const bob = browser(gw.fetch, ORIGIN);
+    await bob.browse('/sign-up', {
+      form: { name: 'Bob', email: 'bob@example.test', password: 'correct horse battery' },
+    });
+    const refused = await bob.browse('/admin/sources/add', {
+      form: { url: fake.url, namespace: 'bobs' },
+    });
+    expect(refused.status).toBe(303);
+    expect((await sourcesOf(gw)).map((source) => source.id)).toEqual(['sums']);
+  });
+});
 
 // Issue 16 follow-up: an upstream's settings were changed by API only.
 describe("the Sources page's settings form", () => {
@@ -114,7 +244,14 @@ describe("the Sources page's settings form", () => {
     expect(page).toContain(
       '<input type="checkbox" id="settings-sums-service-accounts" name="serviceAccountAllowed" value="true">',
     );
-    expect(page).toContain('<code>destructiveHint: true</code> ask anyway');
+    expect(page).toContain('always asks the user for approval');
+    // Issue 31: the approval mode, hints by default.
+    expect(page).toContain(
+      '<input type="radio" id="settings-sums-approval-hints" name="approval" value="hints" checked>',
+    );
+    expect(page).toContain(
+      '<input type="radio" id="settings-sums-approval-all" name="approval" value="all">',
+    );
     // Issue 31: whether its questions and sampling requests reach anyone, on by default.
     expect(page).toContain(
       '<input type="checkbox" id="settings-sums-elicitation" name="allowElicitation" value="true" checked>',
@@ -131,18 +268,21 @@ describe("the Sources page's settings form", () => {
         ['serviceAccountAllowed', 'true'],
         ['allowElicitation', 'true'],
         ['allowSampling', 'true'],
+        ['approval', 'listed'],
       ],
     });
     expect(saved.status).toBe(303);
     expect(saved.headers.get('location')).toBe('/admin/sources#settings-sums');
     expect(await upstreamOf(gw)).toMatchObject({
       approvalRequired: ['get-sum', 'search'],
+      approval: 'listed',
       serviceAccountAllowed: true,
     });
     const after = await (await session.browse('/admin/sources')).text();
     expect(after).toContain(
-      'Source “sums” saved: get-sum now asks before running; service accounts may now use its tools.',
+      'Source “sums” saved: approval mode now listed; get-sum now asks before running; service accounts may now use its tools.',
     );
+    expect(after).toContain('name="approval" value="listed" checked>');
     expect(after).toContain('name="approvalRequired" value="get-sum" checked>');
     expect(after).toContain('name="serviceAccountAllowed" value="true" checked>');
     // The tool now asks before running: it is listed as destructive.

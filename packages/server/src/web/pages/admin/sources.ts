@@ -2,13 +2,15 @@ import { sourceListSchema } from '../../../registry/schemas.js';
 import { pill, time } from '../../components.js';
 import { type Html, html } from '../../html.js';
 import { page, type WebKit } from '../../kit.js';
+import { addSourceCard, mountAddSource } from './add-source.js';
 import { adminHead } from './admin-nav.js';
 import { mountSourceSettings, sourceSettingsCard } from './source-settings.js';
 
 /**
  * The sources: every plugin registration and upstream MCP server (issue 16), with what each
  * serves on this instance and, for an upstream, its address, auth kind and health, and a form
- * for its settings (which tools ask before running, whether service accounts may use them).
+ * for its settings (which tools ask before running, whether service accounts may use them), and
+ * a form to add an MCP server.
  */
 export function mountSourcesPage(kit: WebKit): void {
   kit.app.get(
@@ -17,7 +19,7 @@ export function mountSourcesPage(kit: WebKit): void {
       kit,
       async (ctx) => {
         const { sources } = await ctx.api.get('/api/registry/sources', sourceListSchema);
-        const body = html`${adminHead('sources', 'Where tools come from: plugins the gateway loaded, and upstream MCP servers. Register an upstream with `gateway register --mcp <url>` or POST /api/registry/sources.')}
+        const body = html`${adminHead('sources', 'Where tools come from: plugins the gateway loaded, and upstream MCP servers. Add an MCP server with the form below, `gateway sources add <url>` or POST /api/registry/sources.')}
 <section class="card" aria-labelledby="sources-title">
 <h2 id="sources-title">Sources</h2>
 ${
@@ -52,6 +54,7 @@ ${
       })}</tbody></table></div>`
 }
 </section>
+${addSourceCard()}
 ${sources.map(sourceSettingsCard)}`;
         return ctx.render({ title: 'Sources', active: 'admin', body });
       },
@@ -59,4 +62,5 @@ ${sources.map(sourceSettingsCard)}`;
     ),
   );
   mountSourceSettings(kit);
+  mountAddSource(kit);
 }
