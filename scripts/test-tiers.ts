@@ -29,6 +29,7 @@ export const TEST_FILE_GLOBS = [
   'packages/*/test/**/*.test.ts',
   'examples/*/src/**/*.test.ts',
   'bench/**/*.test.ts',
+  'scripts/**/*.test.ts',
 ];
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
