@@ -6,7 +6,7 @@ import { TIERS, testFilesByTier } from './scripts/test-tiers.js';
 const files = testFilesByTier();
 const src = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
-export default defineConfig({
+export default defineConfig(({ mode }) => ({
   resolve: {
     // Tests run against package sources; the built output is checked by the pack check in .ci/run.
     alias: [
@@ -28,7 +28,8 @@ export default defineConfig({
       test: {
         name: tier,
         include: files[tier],
-        env: { GATEWAY_TEST_TIER: tier },
+        // `pnpm test:fast` (`--mode fast`) tells the property tests to try fewer examples.
+        env: { GATEWAY_TEST_TIER: tier, ...(mode === 'fast' ? { GATEWAY_TEST_FAST: '1' } : {}) },
         // The type tests (*.test-d.ts) run once, with the unit tier.
         typecheck: { enabled: tier === 'unit' },
       },
@@ -55,4 +56,4 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },
-});
+}));

@@ -14,8 +14,8 @@
  * - the rest is `unit`. The unit tier's setup file (`scripts/unit-tier.setup.ts`) fails a unit
  *   file that opens a socket after all, naming the line to add.
  *
- * `vitest.config.ts` makes one vitest project per tier from this. `node scripts/test-tiers.ts`
- * prints each file's tier and why (`--summary` only the counts).
+ * `vitest.config.ts` makes one vitest project per tier from this. `pnpm test:tiers [part of a
+ * path]` prints each file's tier and why (`--summary` only the counts).
  */
 import { globSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -42,8 +42,10 @@ const SYSTEM_MARKERS: readonly RegExp[] = [
   /\bchromium\b/i,
   // The CLI's own process runner, called for real (tsc, vitest, npm).
   /\brunProcess\(/,
-  // A stdio upstream is a child process the gateway spawns.
+  // A stdio upstream is a child process the gateway spawns; the test names its command.
   /transport:\s*['"]stdio['"]/,
+  /command:\s*(\$\{)?\s*(JSON\.stringify\()?process\.execPath/,
+  /\bupstreams:[^\n]*\bcommand:/,
 ];
 
 /** Sockets, HTTP, databases and the test gateways built on them. */
