@@ -1,10 +1,12 @@
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import { TIERS, testFilesByTier } from './scripts/test-tiers.js';
 
+const files = testFilesByTier();
 const src = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
-export default defineConfig({
+export default defineConfig(({ mode }) => ({
   resolve: {
     // Tests run against package sources; the built output is checked by the pack check in .ci/run.
     alias: [
@@ -19,13 +21,19 @@ export default defineConfig({
     ],
   },
   test: {
-    // packages/*/test/ holds the test helpers, and the tests of those helpers beside them.
-    include: [
-      'packages/*/src/**/*.test.ts',
-      'packages/*/test/**/*.test.ts',
-      'examples/*/src/**/*.test.ts',
-      'bench/**/*.test.ts',
-    ],
+    // Three tiers, one vitest project each (scripts/test-tiers.ts decides a file's tier from what
+    // it uses; CONTRIBUTING.md): `pnpm test` runs all, `pnpm test:fast` unit and integration.
+    projects: TIERS.map((tier) => ({
+      extends: true as const,
+      test: {
+        name: tier,
+        include: files[tier],
+        // `pnpm test:fast` (`--mode fast`) tells the property tests to try fewer examples.
+        env: { GATEWAY_TEST_TIER: tier, ...(mode === 'fast' ? { GATEWAY_TEST_FAST: '1' } : {}) },
+        // The type tests (*.test-d.ts) run once, with the unit tier.
+        typecheck: { enabled: tier === 'unit' },
+      },
+    })),
     typecheck: {
       enabled: true,
       include: ['packages/*/src/**/*.test-d.ts', 'examples/*/src/**/*.test-d.ts'],
@@ -37,11 +45,15 @@ export default defineConfig({
       : ['default'],
     // Fails a test file when a log line of its test gateways, or anything it printed, holds a
     // secret or token its gateways were sent, stored or handed out.
-    setupFiles: ['packages/server/test/support/leak-check.setup.ts'],
+    setupFiles: [
+      'packages/server/test/support/leak-check.setup.ts',
+      // Keeps a unit file off sockets and processes, an integration file off processes.
+      'packages/server/test/support/tier-guard.setup.ts',
+    ],
     // Most test time is spent waiting on servers, browsers and sockets, so two files at once
     // even on two cores (vitest's default there is one): CI's tests take ~600 s instead of ~850.
     maxWorkers: Math.max(2, availableParallelism() - 1),
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },
-});
+}));

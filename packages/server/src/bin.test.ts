@@ -174,6 +174,23 @@ describe('gateway-server', () => {
     ]);
   }, 60_000);
 
+  it('says which PostgreSQL address it could not reach, and what to check, without the password', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const { output, exited } = await startBin({
+      AUTH_SECRET,
+      PORT: '0',
+      DATABASE_URL: `postgres://gateway:down-db-password-0123@127.0.0.1:${port}/gateway`,
+    });
+    expect(await exited).toBe(1);
+    expect(stderrMessages(output.stderr)).toEqual([
+      `gateway-server: cannot reach PostgreSQL at 127.0.0.1:${port} (DATABASE_URL): the connection was refused. Check that PostgreSQL is running and accepts TCP connections there (its listen_addresses and port, a firewall in between), and that DATABASE_URL names that host and port`,
+    ]);
+    expect(output.stderr).not.toContain('down-db-password');
+  }, 60_000);
+
   it('names the plugins it loaded as it starts', async () => {
     const { child, output } = await startBin({ AUTH_SECRET, PORT: '0' });
     await listeningUrl(child, output);

@@ -1,5 +1,6 @@
 import { host } from './config/env.js';
 import { connectionSettings } from './config/env-connections.js';
+import { databaseUnreachableMessage } from './db/unreachable-message.js';
 import { createGateway } from './gateway.js';
 import { helpText } from './help.js';
 import { batchedSink, createLogger, type ServerLogger } from './http/logger.js';
@@ -132,6 +133,9 @@ async function rekeyCommand(): Promise<void> {
 
 main().catch((error: unknown) => {
   // A refusal to start (a setting, the database, the port): its message, which says what to do.
-  processLog.error(`gateway-server: ${error instanceof Error ? error.message : String(error)}`);
+  const message =
+    databaseUnreachableMessage(error, process.env.DATABASE_URL) ??
+    (error instanceof Error ? error.message : String(error));
+  processLog.error(`gateway-server: ${message}`);
   process.exit(1);
 });

@@ -46,11 +46,16 @@ const plugins = () => [notesPlugin(), forecastPlugin()];
 
 /**
  * The databases to run `suite` on, each making a test gateway with the test plugins loaded.
- * Without `TEST_DATABASE_URL` the PostgreSQL run is skipped, with a notice saying so.
+ * Without `TEST_DATABASE_URL`, and in `pnpm test:fast` (`GATEWAY_TEST_FAST`: these suites go
+ * route by route, a fresh PostgreSQL schema each, which is most of the fast tiers' time), the
+ * PostgreSQL run is skipped, with a notice saying so; `pnpm test` and CI run it.
  */
 export function suiteDatabases(suite: string): SuiteDatabase[] {
-  const url = process.env.TEST_DATABASE_URL?.trim() || undefined;
-  if (url === undefined) {
+  const fast = process.env.GATEWAY_TEST_FAST === '1';
+  const url = fast ? undefined : process.env.TEST_DATABASE_URL?.trim() || undefined;
+  if (fast) {
+    console.warn(`pnpm test:fast: the ${suite} runs on SQLite only; pnpm test runs PostgreSQL too`);
+  } else if (url === undefined) {
     console.warn(`TEST_DATABASE_URL unset: the ${suite} runs on SQLite only, not PostgreSQL`);
   }
   return [
