@@ -63,6 +63,7 @@ import { serviceAccountRoutes } from './service-accounts/index.js';
 import type { GatewayServices } from './services.js';
 import { teamConnectionRoutes } from './team-connections/index.js';
 import { toolStatusRoutes } from './tool-status/index.js';
+import { overviewRoutes } from './overview/index.js';
 import { enableCallSpans, traceRequests } from './tracing/index.js';
 import { UpstreamService } from './upstream/index.js';
 import { mountUpstreamOAuthPages, UpstreamOAuthService } from './upstream-oauth/index.js';
@@ -265,6 +266,7 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
     ...cliTokenRoutes(services, { tokenDays: settings.cliTokenDays }),
     ...serviceAccountRoutes(services),
     ...executionRoutes(services),
+    ...overviewRoutes(services),
     ...approvalRoutes(services),
     ...userRoutes(services),
     ...meRoutes(services),

@@ -1,4 +1,5 @@
-import type { ExecutionOutcome, GatewayDatabase } from '../db/index.js';
+import type { ExecutionOutcome, ExecutionRow, GatewayDatabase } from '../db/index.js';
+import { type ExecutionFilters, filterConditions } from './filters.js';
 
 /** An execution record as the API answers it. */
 export interface ExecutionListItem {
@@ -26,7 +27,7 @@ export interface ExecutionPage {
   nextCursor: string | null;
 }
 
-interface Cursor {
+export interface Cursor {
   startedAt: string;
   id: string;
 }
@@ -54,23 +55,42 @@ function encodeCursor(cursor: Cursor): string {
 }
 
 /**
- * A user's execution records, newest first, `limit` per page, continuing after `cursor`.
+ * Execution records matching `filters`, newest first, `limit` per page, continuing after `cursor`
+ * (keyset pagination on `(started_at, id)`, so a page costs the same however deep it is).
  *
  * @example
  * const { executions, nextCursor } = await listExecutions(database, { userId, limit: 50 });
  */
 export async function listExecutions(
   database: GatewayDatabase,
-  options: { userId: string; limit: number; cursor?: Cursor | undefined },
+  options: ExecutionFilters & { limit: number; cursor?: Cursor | undefined },
 ): Promise<ExecutionPage> {
+  const rows = await pageRows(database, options, options.limit + 1, options.cursor);
+  const page = rows.slice(0, options.limit);
+  const last = page.at(-1);
+  return {
+    executions: page.map(toListItem),
+    nextCursor:
+      rows.length > options.limit && last !== undefined
+        ? encodeCursor({ startedAt: last.started_at, id: last.id })
+        : null,
+  };
+}
+
+/** Rows matching `filters` after `cursor`, newest first. */
+export function pageRows(
+  database: GatewayDatabase,
+  filters: ExecutionFilters,
+  limit: number,
+  cursor?: Cursor | undefined,
+): Promise<ExecutionRow[]> {
   let query = database.db
     .selectFrom('executions')
     .selectAll()
-    .where('user_id', '=', options.userId)
+    .where((eb) => filterConditions(eb, filters))
     .orderBy('started_at', 'desc')
     .orderBy('id', 'desc')
-    .limit(options.limit + 1);
-  const { cursor } = options;
+    .limit(limit);
   if (cursor !== undefined) {
     query = query.where((eb) =>
       eb.or([
@@ -79,28 +99,41 @@ export async function listExecutions(
       ]),
     );
   }
-  const rows = await query.execute();
-  const page = rows.slice(0, options.limit);
-  const last = page.at(-1);
+  return query.execute();
+}
+
+/**
+ * One execution record by id; `undefined` when there is none (or, with `userId`, none of theirs).
+ *
+ * @example
+ * const record = await findExecution(database, id, viewer.isAdmin ? undefined : viewer.id);
+ */
+export async function findExecution(
+  database: GatewayDatabase,
+  id: string,
+  userId?: string,
+): Promise<ExecutionListItem | undefined> {
+  let query = database.db.selectFrom('executions').selectAll().where('id', '=', id);
+  if (userId !== undefined) query = query.where('user_id', '=', userId);
+  const row = await query.executeTakeFirst();
+  return row === undefined ? undefined : toListItem(row);
+}
+
+/** A row as the API answers it. */
+export function toListItem(row: ExecutionRow): ExecutionListItem {
   return {
-    executions: page.map((row) => ({
-      id: row.id,
-      userId: row.user_id,
-      toolPath: row.tool_path,
-      startedAt: row.started_at,
-      durationMs: row.duration_ms,
-      outcome: row.outcome,
-      approval: row.approval,
-      approvedBy: row.approved_by,
-      arguments: parseArguments(row.arguments),
-      error: row.error,
-      endpointId: row.endpoint_id,
-      clientId: row.client_id,
-    })),
-    nextCursor:
-      rows.length > options.limit && last !== undefined
-        ? encodeCursor({ startedAt: last.started_at, id: last.id })
-        : null,
+    id: row.id,
+    userId: row.user_id,
+    toolPath: row.tool_path,
+    startedAt: row.started_at,
+    durationMs: row.duration_ms,
+    outcome: row.outcome,
+    approval: row.approval,
+    approvedBy: row.approved_by,
+    arguments: parseArguments(row.arguments),
+    error: row.error,
+    endpointId: row.endpoint_id,
+    clientId: row.client_id,
   };
 }
 
