@@ -62,6 +62,9 @@ export const expectedAccess: Readonly<Record<string, Access>> = {
   'DELETE /api/invites/:id': 'admin',
 
   'GET /api/executions': 'user',
+  'GET /api/executions/:id': 'user',
+  'GET /api/executions/export': 'admin',
+  'GET /api/overview': 'service-or-admin',
   'GET /api/approvals': 'user',
   'POST /api/approvals/:id': 'user',
 
