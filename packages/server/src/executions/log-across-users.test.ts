@@ -118,7 +118,7 @@ for (const database of suiteDatabases('execution log')) {
       expect(
         await tools({ from: '0000-01-01T00:00:00Z', to: '9999-12-31T23:59:59.999Z' }),
       ).toHaveLength(6);
-      for (const bad of [
+      const bads: Record<string, string>[] = [
         { from: 'yesterday' },
         { to: '1e999' },
         { from: '+275760-09-13T00:00:00Z' },
@@ -126,7 +126,8 @@ for (const database of suiteDatabases('execution log')) {
         { limit: '100000' },
         { tool: 'x'.repeat(5000) },
         { cursor: Buffer.from('["a"]').toString('base64url') },
-      ]) {
+      ];
+      for (const bad of bads) {
         const response = await gw.request('GET', `/api/executions?${new URLSearchParams(bad)}`, {
           as: admin,
         });
