@@ -40,6 +40,7 @@ export const expectedAccess: Readonly<Record<string, Access>> = {
   'PUT /api/policy/users/:userId/role': 'service-or-admin',
   'GET /api/policy/resolve': 'user',
   'POST /api/policy/preview': 'service-or-admin',
+  'GET /api/explain': 'user',
 
   'GET /api/me': 'user',
   'GET /api/users': 'service-or-admin',

@@ -291,6 +291,21 @@ export const userDataFixtures: Record<string, Fixture> = {
       };
     },
   },
+  'GET /api/explain': {
+    scope: 'user',
+    success: 200,
+    async prepare(world) {
+      return {
+        path: '/api/explain',
+        query: { userId: world.owner.id, tool: 'notes.notes.list' },
+        check: (body, variant) => {
+          if (variant !== 'other user, own id') {
+            expect(body).toMatchObject({ subject: { id: world.owner.id } });
+          }
+        },
+      };
+    },
+  },
   'GET /api/approvals': {
     scope: 'user',
     success: 200,
