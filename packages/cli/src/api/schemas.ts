@@ -303,7 +303,7 @@ export const explanation = z.looseObject({
   credential: z
     .looseObject({ source: z.string(), provider: z.string().nullable(), why: z.string() })
     .nullable(),
-  approval: z.looseObject({ asks: z.boolean(), why: z.string() }).nullable(),
+  approval: z.looseObject({ asks: z.string(), why: z.string() }).nullable(),
   source: z
     .looseObject({ id: z.string(), healthy: z.boolean(), detail: z.string().nullable() })
     .nullable(),

@@ -38,7 +38,12 @@ export async function userCredential(
 ): Promise<CredentialExplanation> {
   const providers = providersOf(services, tool);
   if (providers.length === 0) {
-    return { source: 'not_needed', provider: null, why: 'The tool takes no credential' };
+    return {
+      source: 'not_needed',
+      provider: null,
+      required: false,
+      why: 'The tool takes no credential',
+    };
   }
   const status = await toolStatus(services, userId);
   const entries = status.plugins
@@ -50,6 +55,7 @@ export async function userCredential(
     return {
       source: serving.source,
       provider: serving.id,
+      required: tool.authProvider !== undefined,
       why: `"${serving.id}" is served by ${SAID[serving.source]}`,
     };
   }
@@ -57,6 +63,7 @@ export async function userCredential(
   return {
     source: 'none',
     provider: first.id,
+    required: tool.authProvider !== undefined,
     why:
       first.state === 'reconnect'
         ? `The provider refused to renew the linked "${first.id}" account: reconnect it`
@@ -74,7 +81,12 @@ export async function serviceAccountCredential(
 ): Promise<CredentialExplanation> {
   const providers = providersOf(services, tool);
   if (providers.length === 0) {
-    return { source: 'not_needed', provider: null, why: 'The tool takes no credential' };
+    return {
+      source: 'not_needed',
+      provider: null,
+      required: false,
+      why: 'The tool takes no credential',
+    };
   }
   const team = new Set((await listTeamConnections(services.database.db)).map((row) => row.tool_id));
   for (const provider of providers) {
@@ -83,6 +95,7 @@ export async function serviceAccountCredential(
       return {
         source: 'team_connection',
         provider: provider.id,
+        required: tool.authProvider !== undefined,
         why: `"${provider.id}" is served by ${SAID.team_connection}`,
       };
     }
@@ -90,6 +103,7 @@ export async function serviceAccountCredential(
       return {
         source: 'api_key',
         provider: provider.id,
+        required: tool.authProvider !== undefined,
         why: `"${provider.id}" is served by ${SAID.api_key}`,
       };
     }
@@ -98,6 +112,7 @@ export async function serviceAccountCredential(
   return {
     source: 'none',
     provider: id,
+    required: tool.authProvider !== undefined,
     why: `A service account has no connection of its own, and no team connection or server key serves "${id}"`,
   };
 }

@@ -21,24 +21,27 @@ export type ExplainSubject =
 function approvalOf(services: ExplainServices, tool: MountedTool): Explanation['approval'] {
   const status = tool.source.kind === 'mcp' ? services.upstreams.status(tool.sourceId) : undefined;
   if (status === undefined) {
-    return tool.destructive
-      ? { asks: true, why: 'The tool is declared destructive: every call asks first' }
-      : { asks: false, why: 'The tool is not declared destructive' };
+    return {
+      asks: 'tool',
+      why: tool.destructive
+        ? 'A plugin tool declared destructive: its handler asks when it calls requireApproval; the gateway adds no question of its own'
+        : 'A plugin tool not declared destructive: the gateway asks nothing; its handler may still call requireApproval',
+    };
   }
   const name = status.mappedNames[tool.path] ?? tool.path.slice(tool.namespace.length + 1);
   if (status.approvalRequired.includes(name)) {
-    return { asks: true, why: `The source lists "${name}" among the tools that always ask` };
+    return { asks: 'yes', why: `The source lists "${name}" among the tools that always ask` };
   }
-  if (status.approval === 'all') return { asks: true, why: 'The source asks before every tool' };
+  if (status.approval === 'all') return { asks: 'yes', why: 'The source asks before every tool' };
   if (status.approval === 'listed') {
-    return { asks: false, why: 'The source asks only for the tools it lists, and not this one' };
+    return { asks: 'no', why: 'The source asks only for the tools it lists, and not this one' };
   }
   return tool.destructive
     ? {
-        asks: true,
+        asks: 'yes',
         why: "The upstream's annotations do not say it is read-only or harmless (approval mode `hints`)",
       }
-    : { asks: false, why: "The upstream's annotations say it is read-only or not destructive" };
+    : { asks: 'no', why: "The upstream's annotations say it is read-only or not destructive" };
 }
 
 function sourceOf(services: ExplainServices, tool: MountedTool): Explanation['source'] {
@@ -171,7 +174,11 @@ export async function explain(
       : await serviceAccountCredential(services, tool);
   const approval = approvalOf(services, tool);
   const source = sourceOf(services, tool);
-  if (credential !== null) reasons.push(`Credential: ${credential.why}`);
+  if (credential !== null) {
+    reasons.push(
+      `Credential: ${credential.why}${credential.required || credential.source === 'not_needed' ? '' : ' (if the tool asks for one at run time)'}`,
+    );
+  }
   reasons.push(`Approval: ${approval?.why ?? ''}`);
   if (!source?.healthy) reasons.push(`Source ${tool.sourceId} is not healthy: ${source?.detail}`);
   return {
@@ -179,7 +186,10 @@ export async function explain(
     subject: subjectOut,
     known: true,
     visible,
-    callable: visible && credential?.source !== 'none' && source?.healthy === true,
+    callable:
+      visible &&
+      !(credential?.required === true && credential.source === 'none') &&
+      source?.healthy === true,
     reasons,
     role: { id: role.id, admits: rolePattern !== null, pattern: rolePattern },
     endpoint,

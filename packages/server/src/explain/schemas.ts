@@ -74,11 +74,23 @@ export const explanationSchema = z.object({
           '`connection`: own connection; `team_connection`; `oauth`: the sign-in account; `api_key`: the server key; `none`; `not_needed`',
       }),
       provider: z.string().nullable(),
+      required: z.boolean().meta({
+        description:
+          'The tool names this provider, so a call needs it; false when the tool picks one (or none) at run time',
+      }),
       why: z.string(),
     })
     .nullable()
     .meta({ description: 'Null when the tool is not visible' }),
-  approval: z.object({ asks: z.boolean(), why: z.string() }).nullable(),
+  approval: z
+    .object({
+      asks: z.enum(['yes', 'no', 'tool']).meta({
+        description:
+          '`yes`: the gateway asks before every call; `no`: it does not; `tool`: a plugin tool, whose handler decides (`requireApproval`)',
+      }),
+      why: z.string(),
+    })
+    .nullable(),
   source: z
     .object({ id: z.string(), healthy: z.boolean(), detail: z.string().nullable() })
     .nullable(),
