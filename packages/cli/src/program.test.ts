@@ -40,6 +40,8 @@ describe('the gateway program', () => {
       'invites',
       'approvals',
       'tools',
+      'executions',
+      'explain',
     ]);
   });
 
@@ -79,6 +81,7 @@ describe('the gateway program', () => {
       'approvals list',
       'approvals approve',
       'approvals deny',
+      'executions list',
     ]);
   });
 
@@ -130,6 +133,8 @@ describe('the gateway program', () => {
       'approvals approve',
       'approvals deny',
       'tools',
+      'executions list',
+      'explain',
     ]);
   });
 
