@@ -31,9 +31,9 @@ export interface Activity {
   last24h: HourOfActivity[];
   /** 7 days in hours (168), oldest first. */
   last7d: HourOfActivity[];
-  /** Over the 7 days, most calls first (at most 10). */
+  /** Over the last 24 hours, most calls first (at most 10). */
   topByCalls: ToolActivity[];
-  /** Over the 7 days, most errors first (at most 10; tools with none left out). */
+  /** Over the last 24 hours, most errors first (at most 10; tools with none left out). */
   topByErrors: ToolActivity[];
 }
 
@@ -87,7 +87,7 @@ function percentile(histogram: Map<number, number>, total: number, share: number
 
 /**
  * The calls of the last 7 days (to the end of the current hour) by hour and outcome, and the top
- * tools by calls and by errors with p50/p95. Two grouped reads of the `started_at` index
+ * tools of the last 24 hours by calls and by errors with p50/p95. Two grouped reads of the `started_at` index
  * (migration 016), which holds every column they need.
  *
  * @example
@@ -117,7 +117,7 @@ export async function readActivity(database: GatewayDatabase, now: Date): Promis
       sql<number>`count(*)`.as('calls'),
       sql<number>`sum(case when outcome in ('error', 'timeout') then 1 else 0 end)`.as('errors'),
     ])
-    .where('started_at', '>=', since)
+    .where('started_at', '>=', new Date(until - 24 * HOUR).toISOString())
     .groupBy(['tool_path', bucket])
     .execute();
 

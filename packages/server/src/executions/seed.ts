@@ -25,7 +25,7 @@ export async function seedExecutions(
     'id, user_id, tool_path, started_at, duration_ms, outcome, approval, approved_by, arguments, error, endpoint_id, client_id';
   const values = (i: string, startedAt: string) => `'e-' || ${i}, 'user-' || (${i} % 200),
     'src' || (${i} % 5) || '.group' || ((${i} / 5) % 5) || '.tool' || ((${i} / 25) % 2),
-    ${startedAt}, 1 + (${i} * 7919) % 2000, ${outcome(i)},
+    ${startedAt}, 1 + ((${i} % 2000) * 7919) % 2000, ${outcome(i)},
     case when ${i} % 50 = 0 then 'approved' else null end, null,
     '{"query":"x","limit":10}', case when ${i} % 100 between 90 and 95 then 'Upstream failed' else null end,
     case when ${i} % 3 = 0 then 'ep-' || (${i} % 20) else null end, null`;

@@ -92,12 +92,15 @@ export function pageRows(
     .orderBy('id', 'desc')
     .limit(limit);
   if (cursor !== undefined) {
-    query = query.where((eb) =>
-      eb.or([
-        eb('started_at', '<', cursor.startedAt),
-        eb.and([eb('started_at', '=', cursor.startedAt), eb('id', '<', cursor.id)]),
-      ]),
-    );
+    // The `<=` alone bounds the index range: with only the OR, SQLite scans from the newest.
+    query = query
+      .where('started_at', '<=', cursor.startedAt)
+      .where((eb) =>
+        eb.or([
+          eb('started_at', '<', cursor.startedAt),
+          eb.and([eb('started_at', '=', cursor.startedAt), eb('id', '<', cursor.id)]),
+        ]),
+      );
   }
   return query.execute();
 }

@@ -23,8 +23,10 @@ export const overviewSchema = z.object({
   until: z.string().meta({ description: 'End of the window (exclusive): the next full hour' }),
   last24h: z.array(hour).meta({ description: '24 hours, oldest first' }),
   last7d: z.array(hour).meta({ description: '168 hours, oldest first' }),
-  topByCalls: z.array(tool).meta({ description: 'Over 7 days, at most 10' }),
-  topByErrors: z.array(tool).meta({ description: 'Over 7 days, at most 10, errors only' }),
+  topByCalls: z.array(tool).meta({ description: 'Over the last 24 hours, at most 10' }),
+  topByErrors: z
+    .array(tool)
+    .meta({ description: 'Over the last 24 hours, at most 10, errors only' }),
   pendingApprovals: z.object({
     count: z.number(),
     oldest: z.array(

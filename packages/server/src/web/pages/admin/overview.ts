@@ -30,7 +30,7 @@ function toolTable(
 <h2 id="${id}">${caption}</h2>
 ${
   tools.length === 0
-    ? html`<p class="empty">None in the last 7 days.</p>`
+    ? html`<p class="empty">None in the last 24 hours.</p>`
     : html`<div class="table-wrap"><table>
 <thead><tr><th scope="col">Tool</th><th scope="col">Calls</th><th scope="col">Errors</th><th scope="col">p50</th><th scope="col">p95</th></tr></thead>
 <tbody>${tools.map(
@@ -81,8 +81,8 @@ ${activityChart({ id: 'day', title: 'Calls per hour, last 24 hours (UTC)', bars:
 ${activityChart({ id: 'week', title: 'Calls per hour, last 7 days (UTC)', bars: overview.last7d.map((hour) => ({ label: hour.hour, counts: hour.counts })), tick: 24, axisLabel: dayAndHour })}
 </section>
 <div class="grid-2">
-${toolTable('top-calls-title', 'Top tools by calls (7 days)', overview.topByCalls)}
-${toolTable('top-errors-title', 'Top tools by errors (7 days)', overview.topByErrors)}
+${toolTable('top-calls-title', 'Top tools by calls (24 hours)', overview.topByCalls)}
+${toolTable('top-errors-title', 'Top tools by errors (24 hours)', overview.topByErrors)}
 </div>
 <section class="card" aria-labelledby="health-title">
 <h2 id="health-title">Upstream health</h2>
