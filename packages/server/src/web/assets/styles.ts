@@ -136,6 +136,7 @@ dialog::backdrop{background:rgba(15,18,25,.55)}
 dialog h2{margin-top:0}
 .stack>*+*{margin-top:.5rem}
 .chart-figure{margin:0 0 1rem}
+.chart-figure th[scope=row],[data-top-tool] th[scope=row]{font-size:.95rem;text-transform:none;letter-spacing:0;color:var(--text);font-weight:400}
 .chart{width:100%;height:auto;max-height:14rem;display:block;margin:.5rem 0}
 .chart-ok{fill:var(--ok)}.chart-error{fill:var(--danger)}.chart-denied{fill:var(--warn)}
 .chart-pending{fill:var(--info)}.chart-expired{fill:var(--neutral)}
