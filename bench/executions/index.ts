@@ -39,6 +39,19 @@ const cases: Case[] = [
     name: 'log, tool prefix',
     run: (db) => listExecutions(db, { limit: 50, tool: 'src3.group2.' }),
   },
+  {
+    name: 'log, a tool prefix matching nothing',
+    run: (db) => listExecutions(db, { limit: 50, tool: 'nothing.' }),
+  },
+  {
+    name: 'log, nothing in a 7-day range',
+    run: (db) =>
+      listExecutions(db, {
+        limit: 50,
+        tool: 'nothing.',
+        from: new Date(NOW.getTime() - 7 * 86_400_000).toISOString(),
+      }),
+  },
   { name: 'log, source', run: (db) => listExecutions(db, { limit: 50, source: 'src4' }) },
   { name: 'log, errors', run: (db) => listExecutions(db, { limit: 50, outcome: 'error' }) },
   {

@@ -37,6 +37,8 @@ for (const target of databaseTargets()) {
       await schema.alterTable('mcp_endpoints').dropColumn('tools').execute();
       await schema.dropIndex('executions_started_at_id_idx').execute();
       await schema.dropIndex('executions_activity_idx').execute();
+      await schema.dropIndex('executions_endpoint_id_started_at_idx').execute();
+      await schema.dropIndex('executions_tool_path_idx').execute();
       for (const name of newest) {
         await sql`delete from kysely_migration where name = ${name}`.execute(database.db);
       }

@@ -1,6 +1,6 @@
 import { type Expression, type ExpressionBuilder, type SqlBool, sql } from 'kysely';
 import { z } from 'zod';
-import type { DatabaseSchema } from '../db/index.js';
+import type { DatabaseDialect, DatabaseSchema } from '../db/index.js';
 
 /** What the log can be narrowed to; every field optional, all of them together (AND). */
 export interface ExecutionFilters {
@@ -65,6 +65,24 @@ type Eb = ExpressionBuilder<DatabaseSchema, 'executions'>;
 function startsWith(eb: Eb, prefix: string): Expression<SqlBool> {
   // substr, not LIKE: the text is matched literally (and case-sensitively) on both engines.
   return eb(sql<string>`substr(tool_path, 1, ${[...prefix].length})`, '=', prefix);
+}
+
+/** The tool-path prefix a filter asks for (the longer of `tool` and `<source>.`), if any. */
+export function pathPrefix(filters: ExecutionFilters): string | undefined {
+  const source = filters.source === undefined ? undefined : `${filters.source}.`;
+  if (filters.tool === undefined) return source;
+  if (source === undefined) return filters.tool;
+  return filters.tool.length >= source.length ? filters.tool : source;
+}
+
+/**
+ * `tool_path` within the range of paths starting with `prefix`, in byte order (as the
+ * `executions_tool_path_idx` index of migration 016 sorts them), so the index can read it.
+ */
+export function prefixRange(eb: Eb, prefix: string, dialect: DatabaseDialect): Expression<SqlBool> {
+  const column =
+    dialect === 'postgres' ? sql<string>`tool_path collate "C"` : sql<string>`tool_path`;
+  return eb.and([eb(column, '>=', prefix), eb(column, '<', `${prefix}\u{10FFFF}`)]);
 }
 
 /**

@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { suiteDatabases } from '#test/http-suite/suite-gateway.js';
 import type { TestGateway, TestUser } from '#test/support/test-gateway.js';
+import { seedExecutions } from './seed.js';
 
 interface Item {
   id: string;
@@ -135,6 +136,28 @@ for (const database of suiteDatabases('execution log')) {
       }
       // The table is still there.
       expect(await tools({})).toHaveLength(6);
+    });
+
+    it('pages a rare prefix and a common one alike, newest first (two read paths)', async () => {
+      const gw = await database.open!();
+      const admin = await gw.createUser({ admin: true });
+      await seedExecutions(gw.services.database, 3000, new Date());
+      const all: Page = await page(gw, admin, { tool: 'src', limit: '200' });
+      // `src` matches all 3000 (the newest-first walk); `src1.` 600 (a range of the tool index).
+      const expected = all.executions.filter((item) => item.toolPath.startsWith('src1.'));
+      const seen: string[] = [];
+      let cursor: string | null = '';
+      while (cursor !== null && seen.length < expected.length) {
+        const next: Page = await page(gw, admin, {
+          tool: 'src1.',
+          limit: '7',
+          ...(cursor === '' ? {} : { cursor }),
+        });
+        seen.push(...next.executions.map((item) => item.id));
+        cursor = next.nextCursor;
+      }
+      expect(seen.slice(0, expected.length)).toEqual(expected.map((item) => item.id));
+      expect((await page(gw, admin, { tool: 'nothing.' })).executions).toEqual([]);
     });
 
     it("never shows a non-admin another user's calls", async () => {

@@ -1,5 +1,6 @@
+import { sql } from 'kysely';
 import type { ExecutionOutcome, ExecutionRow, GatewayDatabase } from '../db/index.js';
-import { type ExecutionFilters, filterConditions } from './filters.js';
+import { type ExecutionFilters, filterConditions, pathPrefix, prefixRange } from './filters.js';
 
 /** An execution record as the API answers it. */
 export interface ExecutionListItem {
@@ -77,20 +78,50 @@ export async function listExecutions(
   };
 }
 
-/** Rows matching `filters` after `cursor`, newest first. */
-export function pageRows(
+/** Above this many calls, a path prefix is common enough to find newest first. */
+const RARE_PREFIX = 1000;
+
+/**
+ * Whether at most {@link RARE_PREFIX} calls have a tool path starting with `prefix`: a read of at
+ * most that many entries of the tool-path index.
+ */
+async function isRarePrefix(database: GatewayDatabase, prefix: string): Promise<boolean> {
+  const rows = await database.db
+    .selectFrom('executions')
+    .select('id')
+    .where((eb) => prefixRange(eb, prefix, database.dialect))
+    .limit(RARE_PREFIX + 1)
+    .execute();
+  return rows.length <= RARE_PREFIX;
+}
+
+/**
+ * Rows matching `filters` after `cursor`, newest first. Walking the `started_at` index newest
+ * first finds a page at once when matches are common; a tool or source prefix that few calls
+ * have would make that walk read the whole table, so such a prefix is read as a range of the
+ * tool-path index instead and its few rows sorted (issue 38: a filter matching nothing answered
+ * in 2.4 s on 1M rows before).
+ */
+export async function pageRows(
   database: GatewayDatabase,
   filters: ExecutionFilters,
   limit: number,
   cursor?: Cursor | undefined,
 ): Promise<ExecutionRow[]> {
+  const prefix = pathPrefix(filters);
+  const rare = prefix !== undefined && (await isRarePrefix(database, prefix));
+  // SQLite: `+started_at` keeps the planner from ordering by the started_at index, so it reads
+  // the tool-path range; PostgreSQL picks the range from its statistics.
+  const newest =
+    rare && database.dialect === 'sqlite' ? sql<string>`+started_at` : sql<string>`started_at`;
   let query = database.db
     .selectFrom('executions')
     .selectAll()
     .where((eb) => filterConditions(eb, filters))
-    .orderBy('started_at', 'desc')
+    .orderBy(newest, 'desc')
     .orderBy('id', 'desc')
     .limit(limit);
+  if (rare) query = query.where((eb) => prefixRange(eb, prefix, database.dialect));
   if (cursor !== undefined) {
     // The `<=` alone bounds the index range: with only the OR, SQLite scans from the newest.
     query = query
