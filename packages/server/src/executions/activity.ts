@@ -97,29 +97,32 @@ export async function readActivity(database: GatewayDatabase, now: Date): Promis
   const until = Math.floor(now.getTime() / HOUR) * HOUR + HOUR;
   const since = new Date(until - 168 * HOUR).toISOString();
   const { db } = database;
-  const hourly = await db
-    .selectFrom('executions')
-    .select([
-      sql<string>`substr(started_at, 1, 13)`.as('hour'),
-      'outcome',
-      'approval',
-      sql<number>`count(*)`.as('calls'),
-    ])
-    .where('started_at', '>=', since)
-    .groupBy([sql`substr(started_at, 1, 13)`, 'outcome', 'approval'])
-    .execute();
   const bucket = bucketExpression();
-  const perTool = await db
-    .selectFrom('executions')
-    .select([
-      'tool_path',
-      bucket.as('bucket'),
-      sql<number>`count(*)`.as('calls'),
-      sql<number>`sum(case when outcome in ('error', 'timeout') then 1 else 0 end)`.as('errors'),
-    ])
-    .where('started_at', '>=', new Date(until - 24 * HOUR).toISOString())
-    .groupBy(['tool_path', bucket])
-    .execute();
+  // Side by side: on PostgreSQL each read takes its own pooled connection.
+  const [hourly, perTool] = await Promise.all([
+    db
+      .selectFrom('executions')
+      .select([
+        sql<string>`substr(started_at, 1, 13)`.as('hour'),
+        'outcome',
+        'approval',
+        sql<number>`count(*)`.as('calls'),
+      ])
+      .where('started_at', '>=', since)
+      .groupBy([sql`substr(started_at, 1, 13)`, 'outcome', 'approval'])
+      .execute(),
+    db
+      .selectFrom('executions')
+      .select([
+        'tool_path',
+        bucket.as('bucket'),
+        sql<number>`count(*)`.as('calls'),
+        sql<number>`sum(case when outcome in ('error', 'timeout') then 1 else 0 end)`.as('errors'),
+      ])
+      .where('started_at', '>=', new Date(until - 24 * HOUR).toISOString())
+      .groupBy(['tool_path', bucket])
+      .execute(),
+  ]);
 
   const hours = new Map<string, HourOfActivity>();
   const last7d: HourOfActivity[] = [];
