@@ -40,6 +40,8 @@ describe('the gateway program', () => {
       'invites',
       'approvals',
       'tools',
+      'executions',
+      'explain',
     ]);
   });
 
@@ -80,6 +82,7 @@ describe('the gateway program', () => {
       'approvals list',
       'approvals approve',
       'approvals deny',
+      'executions list',
     ]);
   });
 
@@ -132,6 +135,8 @@ describe('the gateway program', () => {
       'approvals approve',
       'approvals deny',
       'tools',
+      'executions list',
+      'explain',
     ]);
   });
 

@@ -16,6 +16,7 @@ import { connectorRoutes } from './connectors/index.js';
 import { migrate, openDatabase, readSchemaState } from './db/index.js';
 import { isDatabaseUnavailable } from './db/unavailable.js';
 import { ExecutionRecorder, executionRoutes } from './executions/index.js';
+import { explainRoutes } from './explain/index.js';
 import { type GatewayOptions, listenUrl, readSettings } from './gateway-settings.js';
 import {
   DatabaseHealth,
@@ -55,6 +56,7 @@ import {
   mountMetrics,
 } from './metrics/index.js';
 import { openApiRoutes } from './openapi/index.js';
+import { overviewRoutes } from './overview/index.js';
 import { PolicyService, policyRoutes } from './policy/index.js';
 import { loadConfig, PluginCatalog, RegistryService, registryRoutes } from './registry/index.js';
 import { rolePreviewRoutes } from './role-preview/index.js';
@@ -265,11 +267,13 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
     ...cliTokenRoutes(services, { tokenDays: settings.cliTokenDays }),
     ...serviceAccountRoutes(services),
     ...executionRoutes(services),
+    ...overviewRoutes(services),
     ...approvalRoutes(services),
     ...userRoutes(services),
     ...meRoutes(services),
     ...toolStatusRoutes(services),
     ...rolePreviewRoutes(services),
+    ...explainRoutes(services),
     ...inviteRoutes(services),
     ...openApiRoutes({ routes: () => routes, baseUrl: () => services.baseUrl }),
   ];

@@ -272,3 +272,41 @@ export type Source = z.infer<typeof source>;
 export const sourceList = z.looseObject({ sources: z.array(source) });
 /** `PATCH /api/registry/sources/:id`. */
 export const sourceUpdated = z.looseObject({ source });
+
+const execution = z.looseObject({
+  id: z.string(),
+  userId: z.string(),
+  toolPath: z.string(),
+  startedAt: z.string(),
+  durationMs: z.number().nullable(),
+  outcome: z.string().nullable(),
+  approval: z.string().nullable(),
+  error: z.string().nullable(),
+  endpointId: z.string().nullable(),
+});
+export type Execution = z.infer<typeof execution>;
+
+/** `GET /api/executions`. */
+export const executionPage = z.looseObject({
+  executions: z.array(execution),
+  nextCursor: z.string().nullable(),
+});
+
+/** `GET /api/explain`. */
+export const explanation = z.looseObject({
+  toolPath: z.string(),
+  subject: z.looseObject({ kind: z.string(), id: z.string(), roleId: z.string() }),
+  known: z.boolean(),
+  visible: z.boolean(),
+  callable: z.boolean(),
+  reasons: z.array(z.string()),
+  role: z.looseObject({ id: z.string(), admits: z.boolean(), pattern: z.string().nullable() }),
+  credential: z
+    .looseObject({ source: z.string(), provider: z.string().nullable(), why: z.string() })
+    .nullable(),
+  approval: z.looseObject({ asks: z.string(), why: z.string() }).nullable(),
+  source: z
+    .looseObject({ id: z.string(), healthy: z.boolean(), detail: z.string().nullable() })
+    .nullable(),
+});
+export type Explanation = z.infer<typeof explanation>;

@@ -30,18 +30,15 @@ for (const target of databaseTargets()) {
       onTestFinished(cleanup);
       // The two newest steps, as if the database predated them (kysely refuses a missing step
       // that sorts before one applied): when a step is added, this test moves to it.
-      const newest = ['014-mcp-oauth', '015-endpoint-toolsets'];
+      const newest = ['015-endpoint-toolsets', '016-execution-indexes'];
       expect(Object.keys(migrations).sort().slice(-2)).toEqual(newest);
       const { schema } = database.db;
       await schema.alterTable('mcp_endpoints').dropColumn('mode').execute();
       await schema.alterTable('mcp_endpoints').dropColumn('tools').execute();
-      for (const table of ['mcp_oauth_tokens', 'mcp_oauth_codes', 'mcp_oauth_clients']) {
-        await schema.dropTable(table).execute();
-      }
-      await schema.alterTable('mcp_endpoints').dropColumn('oauth_client_id').execute();
-      await schema.alterTable('mcp_endpoints').dropColumn('kind').execute();
-      await schema.alterTable('executions').dropColumn('client_id').execute();
-      await schema.alterTable('executions').dropColumn('endpoint_id').execute();
+      await schema.dropIndex('executions_started_at_id_idx').execute();
+      await schema.dropIndex('executions_activity_idx').execute();
+      await schema.dropIndex('executions_endpoint_id_started_at_idx').execute();
+      await schema.dropIndex('executions_tool_path_idx').execute();
       for (const name of newest) {
         await sql`delete from kysely_migration where name = ${name}`.execute(database.db);
       }

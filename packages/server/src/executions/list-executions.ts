@@ -1,12 +1,14 @@
 import { HttpError } from '../http/errors.js';
 import { defineRoute } from '../http/route.js';
 import type { GatewayServices } from '../services.js';
+import { userFilterFor } from './access.js';
 import { executionPageSchema, listExecutionsQuery } from './schemas.js';
 import { decodeCursor, listExecutions } from './store.js';
 
 /**
- * `GET /api/executions?userId=&cursor=&limit=`: a user's tool calls, newest first; admins may read
- * anyone's.
+ * `GET /api/executions?userId=&tool=&source=&outcome=&endpointId=&from=&to=&cursor=&limit=`: tool
+ * calls matching the filters, newest first. A user reads their own (naming their `userId`); admins
+ * and the service secret anyone's, or everyone's without `userId`.
  *
  * @example
  * routes.push(listExecutionsRoute(services));
@@ -15,18 +17,22 @@ export function listExecutionsRoute(services: Pick<GatewayServices, 'database' |
   return defineRoute({
     method: 'get',
     path: '/api/executions',
-    summary: "List a user's tool calls (execution records), newest first",
+    summary: 'List tool calls (execution records), filtered, newest first',
     tag: 'Executions',
     access: 'user',
     actsFor: 'query',
     query: listExecutionsQuery,
     responses: {
       200: { description: 'One page of execution records', schema: executionPageSchema },
-      400: { description: 'userId missing, a bad cursor or limit, or an unknown parameter' },
+      400: { description: 'A bad filter, cursor or limit, or an unknown parameter' },
       401: { description: 'No credentials' },
-      403: { description: "Another user's userId, without being an admin" },
+      403: {
+        description:
+          "Another user's userId, or no userId, without being an admin; a service account",
+      },
     },
-    async handler(c, { query }) {
+    async handler(c, { query, principal }) {
+      const userId = userFilterFor(principal, query.userId);
       const cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
       if (query.cursor !== undefined && cursor === undefined) {
         throw new HttpError('validation_failed', 'Invalid query', [
@@ -35,11 +41,7 @@ export function listExecutionsRoute(services: Pick<GatewayServices, 'database' |
       }
       // Records are written in batches; what this instance still holds goes first.
       await services.executions.flush();
-      const page = await listExecutions(services.database, {
-        userId: query.userId,
-        limit: query.limit,
-        cursor,
-      });
+      const page = await listExecutions(services.database, { ...query, userId, cursor });
       return c.json(page, 200);
     },
   });

@@ -1,5 +1,7 @@
 import type { AnyRoute } from '../http/route.js';
 import type { GatewayServices } from '../services.js';
+import { executionDetailRoute } from './execution-detail.js';
+import { exportExecutionsRoute } from './export-executions.js';
 import { listExecutionsRoute } from './list-executions.js';
 
 /** What the execution routes read of the gateway's services. */
@@ -12,5 +14,10 @@ export type ExecutionsDeps = Pick<GatewayServices, 'database' | 'executions'>;
  * const routes: AnyRoute[] = [...executionRoutes(services)];
  */
 export function executionRoutes(services: ExecutionsDeps): AnyRoute[] {
-  return [listExecutionsRoute(services)];
+  // The export before `:id`, so its path is not read as an id.
+  return [
+    listExecutionsRoute(services),
+    exportExecutionsRoute(services),
+    executionDetailRoute(services),
+  ];
 }

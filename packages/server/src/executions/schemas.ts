@@ -1,16 +1,16 @@
 import { z } from 'zod';
-import { userIdSchema } from '../http/common-schemas.js';
+import { filterFields } from './filters.js';
 
-/** Query of `GET /api/executions`. */
+/** Query of `GET /api/executions`: the filters, and a page. */
 export const listExecutionsQuery = z
   .object({
-    userId: userIdSchema,
+    ...filterFields,
     cursor: z
       .string()
       .min(1)
       .max(500)
       .optional()
-      .meta({ description: 'The `nextCursor` of the previous page' }),
+      .meta({ description: 'The `nextCursor` of the previous page (with the same filters)' }),
     limit: z.coerce
       .number()
       .int()
@@ -20,6 +20,20 @@ export const listExecutionsQuery = z
       .meta({ description: 'Records per page (1-200, default 50)' }),
   })
   .strict();
+
+/** Query of `GET /api/executions/export`: the filters, and the format. */
+export const exportExecutionsQuery = z
+  .object({
+    ...filterFields,
+    format: z
+      .enum(['jsonl', 'csv'])
+      .default('jsonl')
+      .meta({ description: '`jsonl` (one record a line, default) or `csv`' }),
+  })
+  .strict();
+
+/** Path of `GET /api/executions/:id`. */
+export const executionIdParams = z.object({ id: z.string().min(1).max(200) }).strict();
 
 /** An execution record as answered. */
 export const executionSchema = z
@@ -57,3 +71,6 @@ export const executionPageSchema = z.object({
   executions: z.array(executionSchema),
   nextCursor: z.string().nullable().meta({ description: 'Cursor of the next (older) page' }),
 });
+
+/** Answer of `GET /api/executions/:id`. */
+export const executionDetailSchema = z.object({ execution: executionSchema });

@@ -24,7 +24,7 @@ const NAV: readonly { key: Section; href: string; label: string; admin?: boolean
   { key: 'team', href: '/team', label: 'Team tools' },
   { key: 'endpoints', href: '/endpoints', label: 'MCP endpoints' },
   { key: 'approvals', href: '/approvals', label: 'Approvals' },
-  { key: 'admin', href: '/admin/roles', label: 'Admin', admin: true },
+  { key: 'admin', href: '/admin', label: 'Admin', admin: true },
 ];
 
 function brand(): Html {

@@ -46,7 +46,7 @@ describe('web app pages (without a browser)', () => {
     expect(html).toContain('data-provider="forecast"');
     // Each tool says which credentials it may obtain: its plugin's declared providers (issue 14).
     expect(html).toMatch(
-      /<li data-tool="forecast\.daily\.get">[\s\S]*?<p class="small muted" data-allowed-providers="forecast">May use credentials of <code>forecast<\/code> only\.<\/p>/,
+      /<li data-tool="forecast\.daily\.get"[^>]*>[\s\S]*?<p class="small muted" data-allowed-providers="forecast">May use credentials of <code>forecast<\/code> only\.<\/p>/,
     );
     expect(html).toContain('Welcome, Ada');
   });

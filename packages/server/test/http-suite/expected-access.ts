@@ -40,6 +40,7 @@ export const expectedAccess: Readonly<Record<string, Access>> = {
   'PUT /api/policy/users/:userId/role': 'service-or-admin',
   'GET /api/policy/resolve': 'user',
   'POST /api/policy/preview': 'service-or-admin',
+  'GET /api/explain': 'user',
 
   'GET /api/me': 'user',
   'GET /api/users': 'service-or-admin',
@@ -62,6 +63,9 @@ export const expectedAccess: Readonly<Record<string, Access>> = {
   'DELETE /api/invites/:id': 'admin',
 
   'GET /api/executions': 'user',
+  'GET /api/executions/:id': 'user',
+  'GET /api/executions/export': 'admin',
+  'GET /api/overview': 'service-or-admin',
   'GET /api/approvals': 'user',
   'POST /api/approvals/:id': 'user',
 

@@ -38,6 +38,16 @@ async function notesSource(world: MatrixWorld, registered: boolean) {
 
 /** Fixtures of the routes that run the gateway: registry, roles, users, service accounts. */
 export const adminFixtures: Record<string, Fixture> = {
+  'GET /api/overview': {
+    scope: 'global',
+    success: 200,
+    async prepare() {
+      return {
+        path: '/api/overview',
+        check: (body) => expect(body).toMatchObject({ last24h: expect.any(Array) }),
+      };
+    },
+  },
   'POST /api/registry/sources': {
     scope: 'global',
     success: 201,

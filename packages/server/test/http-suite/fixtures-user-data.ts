@@ -13,6 +13,22 @@ async function createEndpoint(world: MatrixWorld) {
   return idOf(await world.call('POST', '/api/connections/mcp-endpoints', body));
 }
 
+/** Records a finished tool call of user A; its id. */
+async function ownerExecution(world: MatrixWorld): Promise<string> {
+  const id = crypto.randomUUID();
+  world.gw.services.executions.write({
+    id,
+    userId: world.owner.id,
+    toolPath: 'notes.notes.list',
+    startedAt: new Date(),
+    arguments: { limit: 5 },
+    outcome: 'ok',
+    durationMs: 3,
+  });
+  await world.gw.services.executions.flush();
+  return id;
+}
+
 async function pendingApproval(world: MatrixWorld) {
   const now = new Date();
   const approval = await insertPendingApproval(world.gw.services.database.db, {
@@ -252,6 +268,41 @@ export const userDataFixtures: Record<string, Fixture> = {
         query: { userId: world.owner.id },
         targetId: id,
         check: listsTarget(id),
+      };
+    },
+  },
+  'GET /api/executions/:id': {
+    scope: 'resource',
+    success: 200,
+    async prepare(world) {
+      const id = await ownerExecution(world);
+      return { path: `/api/executions/${id}`, targetId: id, check: listsTarget(id) };
+    },
+  },
+  'GET /api/executions/export': {
+    scope: 'global',
+    success: 200,
+    async prepare(world) {
+      const id = await ownerExecution(world);
+      return {
+        path: '/api/executions/export',
+        query: { userId: world.owner.id, format: 'jsonl' },
+        check: (body) => expect(String(body)).toContain(id),
+      };
+    },
+  },
+  'GET /api/explain': {
+    scope: 'user',
+    success: 200,
+    async prepare(world) {
+      return {
+        path: '/api/explain',
+        query: { userId: world.owner.id, tool: 'notes.notes.list' },
+        check: (body, variant) => {
+          if (variant !== 'other user, own id') {
+            expect(body).toMatchObject({ subject: { id: world.owner.id } });
+          }
+        },
       };
     },
   },

@@ -287,6 +287,55 @@ export const APP_SCRIPT = String.raw`(function () {
     });
   });
 
+  // Search and filter lists (the Tools tab, admin Sources) as one types: items carry
+  // data-filter-text (lower case) and data-states; a group (a plugin's card) hides with its last
+  // item. The GET form still works without the script.
+  document.querySelectorAll('form[data-filter-form]').forEach(function (form) {
+    var input = form.querySelector('[data-filter]');
+    var stateSelect = form.querySelector('[data-filter-state]');
+    var count = form.querySelector('[data-filter-count]');
+    var apply = function () {
+      var items = document.querySelectorAll('[data-filter-text]');
+      var groups = document.querySelectorAll('[data-filter-group]');
+      var needle = input ? input.value.trim().toLowerCase() : '';
+      var state = stateSelect ? stateSelect.value : '';
+      var shown = 0;
+      for (var i = 0; i < items.length; i++) {
+        var item = items[i];
+        var group = item.closest('[data-filter-group]');
+        var states = ((group || item).getAttribute('data-states') || '').split(' ');
+        var match = item.getAttribute('data-filter-text').indexOf(needle) !== -1 &&
+          (state === '' || states.indexOf(state) !== -1);
+        item.hidden = !match;
+        if (match) shown++;
+      }
+      for (var j = 0; j < groups.length; j++) {
+        var own = groups[j].querySelectorAll('[data-filter-text]');
+        var groupStates = (groups[j].getAttribute('data-states') || '').split(' ');
+        var any = false;
+        for (var k = 0; k < own.length; k++) if (!own[k].hidden) any = true;
+        groups[j].hidden = own.length === 0
+          ? needle !== '' || (state !== '' && groupStates.indexOf(state) === -1)
+          : !any;
+      }
+      if (count) count.textContent = shown + (shown === 1 ? ' match' : ' matches');
+    };
+    var timer;
+    if (input) {
+      input.addEventListener('input', function () {
+        window.clearTimeout(timer);
+        timer = window.setTimeout(apply, 60);
+      });
+      input.addEventListener('keydown', function (event) {
+        if (event.key === 'Escape' && input.value !== '') {
+          input.value = '';
+          apply();
+        }
+      });
+    }
+    if (stateSelect) stateSelect.addEventListener('change', apply);
+  });
+
   // A save that returns to the block it changed (/tools#provider-weather) scrolls there, past
   // the message at the top of the page: show the message at the top of that block, so the
   // browser's scroll to it (before or after this runs) brings both into view (issue 18).

@@ -135,4 +135,23 @@ dialog{border:1px solid var(--border);border-radius:10px;padding:1.25rem;width:m
 dialog::backdrop{background:rgba(15,18,25,.55)}
 dialog h2{margin-top:0}
 .stack>*+*{margin-top:.5rem}
+.chart-figure{margin:0 0 1rem}
+.chart-figure th[scope=row],[data-top-tool] th[scope=row]{font-size:.95rem;text-transform:none;letter-spacing:0;color:var(--text);font-weight:400}
+.chart{width:100%;height:auto;max-height:14rem;display:block;margin:.5rem 0}
+.chart-ok{fill:var(--ok)}.chart-error{fill:var(--danger)}.chart-denied{fill:var(--warn)}
+.chart-pending{fill:var(--info)}.chart-expired{fill:var(--neutral)}
+.chart-ok-bg{background:var(--ok)}.chart-error-bg{background:var(--danger)}.chart-denied-bg{background:var(--warn)}
+.chart-pending-bg{background:var(--info)}.chart-expired-bg{background:var(--neutral)}
+.chart-axis{fill:var(--muted);font-size:11px}.chart-grid{stroke:var(--border)}
+.legend{list-style:none;display:flex;flex-wrap:wrap;gap:.25rem 1rem;margin:0;padding:0;font-size:.875rem}
+.legend li{display:flex;align-items:center;gap:.35rem}
+.swatch{display:inline-block;width:.8rem;height:.8rem;border-radius:2px}
+.stats{display:grid;gap:.75rem;grid-template-columns:repeat(auto-fit,minmax(10rem,1fr));margin:0 0 1rem}
+.stat{background:var(--surface);border:1px solid var(--border);border-radius:var(--radius);padding:.75rem 1rem}
+.stat strong{display:block;font-size:1.5rem}
+.filters{display:grid;gap:.25rem 1rem;grid-template-columns:repeat(auto-fit,minmax(12rem,1fr));align-items:end}
+.filters label{margin:.25rem 0}
+.filters input,.filters select{width:100%}
+dl.facts{display:grid;grid-template-columns:minmax(8rem,max-content) 1fr;gap:.35rem 1rem;margin:0}
+dl.facts dt{font-weight:600}dl.facts dd{margin:0;min-width:0;overflow-wrap:anywhere}
 `;

@@ -22,14 +22,25 @@ const TEAM_KEY = 'crm-a11y-team-7a6b5c4d3e2f-team';
 for (const secret of [KEY, NESTED_KEY, TEAM_KEY]) rememberSecret(secret);
 
 /** Pages every signed-in user has. */
-const MEMBER_PAGES = ['/tools', '/team', '/endpoints', '/approvals'];
+const MEMBER_PAGES = [
+  '/tools',
+  '/tools?q=route',
+  '/tools/explain?tool=maps.routes.get',
+  '/team',
+  '/endpoints',
+  '/approvals',
+];
 const ADMIN_PAGES = [
+  '/admin',
   '/admin/roles',
   '/admin/users',
   '/admin/invites',
   '/admin/service-accounts',
   '/admin/sources',
   '/admin/executions',
+  '/admin/executions?outcome=ok&source=maps',
+  '/admin/explain?tool=maps.routes.get',
+  '/admin/explain?tool=crm.contacts.nothing',
 ];
 
 /** Roles that take input or act, and so need a name. */
@@ -409,6 +420,34 @@ describe('phone width and accessibility in a real browser', () => {
     for (const path of [...MEMBER_PAGES, ...ADMIN_PAGES]) {
       await page.goto(path);
       await check(page, path);
+    }
+    // One call's detail, reached from the log.
+    await page.goto('/admin/executions');
+    await page
+      .getByRole('link', { name: /^Details of the / })
+      .first()
+      .click();
+    await page.locator('[data-execution-detail]').waitFor();
+    await check(page, 'the detail of a call');
+    // The overview's plots: each outcome's colour at 3:1 against the card, as graphics need
+    // (WCAG 1.4.11), in the bars and in the legend's swatches.
+    await page.goto('/admin');
+    const graphics = (await page.evaluate(`(() => {
+      const rgb = (value) => (value.match(/\\d+(\\.\\d+)?/g) || []).slice(0, 3).map(Number);
+      const lum = ([r, g, b]) => {
+        const [R, G, B] = [r, g, b].map((v) => { const c = v / 255; return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4; });
+        return 0.2126 * R + 0.7152 * G + 0.0722 * B;
+      };
+      const ratio = (a, b) => { const [l, d] = [lum(a), lum(b)].sort((x, y) => y - x); return (l + 0.05) / (d + 0.05); };
+      const card = rgb(getComputedStyle(document.querySelector('.card')).backgroundColor);
+      const found = [];
+      for (const rect of document.querySelectorAll('svg.chart rect')) found.push(['bar ' + rect.getAttribute('class'), ratio(rgb(getComputedStyle(rect).fill), card)]);
+      for (const swatch of document.querySelectorAll('.swatch')) found.push(['swatch ' + swatch.className, ratio(rgb(getComputedStyle(swatch).backgroundColor), card)]);
+      return found;
+    })()`)) as [string, number][];
+    expect(graphics.length).toBeGreaterThan(5);
+    for (const [what, contrast] of graphics) {
+      if (contrast < 3) low.push(`/admin: ${what} ${contrast.toFixed(2)}`);
     }
     const { page: visitor } = await bw.visitor();
     for (const path of ['/sign-in', '/sign-up', '/cli/sign-in?next=%2Fcli%2Fauthorize']) {

@@ -4,6 +4,7 @@
  * account, and read the execution log. The admin is the file's first account; every test makes
  * the roles and members it changes, so tests do not lean on each other.
  */
+import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rememberSecret } from '#test/support/known-secrets.js';
 import {
@@ -239,16 +240,38 @@ describe('admin pages in a real browser', () => {
     const client = await bw.mcp(token);
     await client.callTool({ name: 'notes.notes.list', arguments: {} });
 
+    await client.callTool({ name: 'notes.notes.create', arguments: { text: 'x' } }).catch(() => {});
+
     const { page } = admin;
     await page.goto('/admin/executions');
-    expect(await page.locator('[data-execution]').count()).toBe(0);
     await page.getByLabel('User').selectOption({ label: 'Nora Notes (nora@example.test)' });
+    await page.getByLabel('Outcome').selectOption('ok');
     await page.getByRole('button', { name: 'Show' }).click();
-    await page.waitForURL(`**/admin/executions?userId=${nora.id}`);
+    await page.waitForURL(`**/admin/executions?userId=${nora.id}*`);
     const rows = page.locator('[data-execution]');
     await expect.poll(() => rows.count()).toBe(1);
     expect(await rows.locator('code').textContent()).toBe('notes.notes.list');
     expect(await rows.locator('.pill').textContent()).toBe('ok');
+    await shot(page, 'admin-executions');
+
+    // The detail of the call, then back; the export of the filtered set downloads.
+    await rows.getByRole('link', { name: 'Details of the notes.notes.list call' }).click();
+    await page.locator('[data-execution-detail]').waitFor();
+    const detail = await page.textContent('[data-execution-detail]');
+    expect(detail).toContain('notes.notes.list');
+    expect(detail).toContain('not asked');
+    await shot(page, 'admin-execution-detail');
+    await page.goBack();
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('link', { name: 'Export CSV' }).click(),
+    ]);
+    expect(download.suggestedFilename()).toMatch(/^executions-.*\.csv$/);
+    const csv = await readFile((await download.path()) ?? '', 'utf8');
+    const lines = csv.trim().split('\r\n');
+    expect(lines).toHaveLength(2);
+    expect(lines[1]).toContain('"notes.notes.list"');
+    expect(lines[1]).toContain(nora.id);
     await shot(page, 'admin-executions');
   });
 });

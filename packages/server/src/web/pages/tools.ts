@@ -7,7 +7,7 @@ import { deletedSchema } from '../../http/common-schemas.js';
 import { HttpError } from '../../http/errors.js';
 import { type ProviderStatus, type ToolStatus, toolStatusSchema } from '../../tool-status/index.js';
 import { withQuery } from '../api.js';
-import { confirmForm, pill, secretDialog, statePill } from '../components.js';
+import { confirmForm, pill, secretDialog, selected, statePill } from '../components.js';
 import { type Html, html } from '../html.js';
 import { action, type PageContext, page, seeOther, type WebKit } from '../kit.js';
 import { connectionTree } from './connection-tree.js';
@@ -111,8 +111,15 @@ function allowedProviders(ids: readonly string[]): Html {
   )} only.</p>`;
 }
 
+/** The states a plugin's providers are in, for the state filter ("none-needed": no provider). */
+function statesOf(plugin: ToolStatus['plugins'][number]): string[] {
+  return plugin.providers.length === 0
+    ? ['none-needed']
+    : [...new Set(plugin.providers.map((provider) => provider.state))];
+}
+
 function pluginCard(plugin: ToolStatus['plugins'][number]): Html {
-  return html`<section class="card" aria-labelledby="plugin-${plugin.id}" data-plugin="${plugin.id}">
+  return html`<section class="card" aria-labelledby="plugin-${plugin.id}" data-plugin="${plugin.id}" data-filter-group data-states="${statesOf(plugin).join(' ')}">
 <div class="plugin-head"><h2 id="plugin-${plugin.id}">${plugin.name}</h2><p class="muted">${plugin.description}</p></div>
 ${
   plugin.providers.length === 0
@@ -120,13 +127,62 @@ ${
     : plugin.providers.map(providerBlock)
 }
 <ul class="tools" aria-label="Tools of ${plugin.name}">${plugin.tools.map(
-    (tool) => html`<li data-tool="${tool.path}">
-<div class="tool-title"><strong>${tool.name}</strong> <code>${tool.path}</code>${tool.destructive ? html` ${pill('Asks first', 'warn')}` : ''}</div>
+    (
+      tool,
+    ) => html`<li data-tool="${tool.path}" data-filter-text="${`${tool.name} ${tool.path} ${plugin.id} ${plugin.name}`.toLowerCase()}">
+<div class="tool-title"><strong>${tool.name}</strong> <code>${tool.path}</code>${tool.destructive ? html` ${pill('Asks first', 'warn')}` : ''} <a class="button secondary small" href="/tools/explain?tool=${encodeURIComponent(tool.path)}" aria-label="Explain ${tool.path}">Explain</a></div>
 <p class="muted small">${tool.description}</p>
 ${allowedProviders(tool.allowedProviders)}
 </li>`,
   )}</ul>
 </section>`;
+}
+
+const STATE_FILTERS = [
+  ['', 'Any state'],
+  ['you', 'Connected by you'],
+  ['team', 'Connected by your team'],
+  ['server', 'Connected by a server key'],
+  ['reconnect', 'Needs reconnecting'],
+  ['none', 'Not connected'],
+  ['none-needed', 'No credentials needed'],
+] as const;
+
+/** The plugins with the tools matching `q` (name, path, namespace), whose providers are in `state`. */
+function filterPlugins(
+  plugins: ToolStatus['plugins'],
+  q: string,
+  state: string,
+): ToolStatus['plugins'] {
+  const needle = q.toLowerCase();
+  return plugins.flatMap((plugin) => {
+    if (state !== '' && !statesOf(plugin).includes(state)) return [];
+    const tools = plugin.tools.filter((tool) =>
+      `${tool.name} ${tool.path} ${plugin.id} ${plugin.name}`.toLowerCase().includes(needle),
+    );
+    return tools.length === 0 && (needle !== '' || plugin.tools.length > 0)
+      ? []
+      : [{ ...plugin, tools }];
+  });
+}
+
+/**
+ * Search and the connection-state filter: a GET form that works without the script; with it,
+ * the list narrows as one types (`data-filter`), announcing how many tools match.
+ */
+function toolFilterForm(q: string, state: string, plugins: ToolStatus['plugins']): Html {
+  const count = plugins.reduce((sum, plugin) => sum + plugin.tools.length, 0);
+  return html`<form class="card filters" method="get" action="/tools" role="search" aria-label="Search tools" data-filter-form>
+<div><label for="tool-search">Search tools<span class="hint">By name, path or namespace</span></label>
+<input id="tool-search" name="q" type="search" maxlength="200" value="${q}" autocomplete="off" spellcheck="false" data-filter aria-controls="tool-count"></div>
+<div><label for="tool-state">Connection</label>
+<select id="tool-state" name="state" data-filter-state>${STATE_FILTERS.map(
+    ([value, label]) =>
+      html`<option value="${value}"${selected(value === state)}>${label}</option>`,
+  )}</select></div>
+<div class="actions"><button type="submit" class="secondary">Filter</button>
+<p class="small muted" id="tool-count" role="status" data-filter-count>${count} tool${count === 1 ? '' : 's'}</p></div>
+</form>`;
 }
 
 /**
@@ -152,6 +208,9 @@ export function mountToolsPage(kit: WebKit): void {
           ? `The upstream MCP server ${connected.slice(UPSTREAM_PREFIX.length)}`
           : undefined);
       const error = ctx.c.req.query('error');
+      const q = (ctx.c.req.query('q') ?? '').trim().slice(0, 200);
+      const state = ctx.c.req.query('state') ?? '';
+      const plugins = filterPlugins(status.plugins, q, state);
       const notices = html`${connectedName === undefined ? '' : html`<p class="notice ok" role="status">${connectedName} connected.</p>`}${
         error === undefined
           ? ''
@@ -163,7 +222,11 @@ ${notices}
 ${
   status.plugins.length === 0
     ? html`<div class="card"><p class="empty">Your role allows no tools yet. Ask an admin to add tool patterns to the <code>${status.roleId}</code> role.</p></div>`
-    : status.plugins.map(pluginCard)
+    : html`${toolFilterForm(q, state, plugins)}${
+        plugins.length === 0
+          ? html`<div class="card"><p class="empty">No tool matches.</p></div>`
+          : plugins.map(pluginCard)
+      }`
 }
 ${secretDialog({
   id: DIALOG,

@@ -2,20 +2,24 @@ import { type Html, html, raw } from '../../html.js';
 
 /** The admin pages. */
 export type AdminSection =
+  | 'overview'
   | 'roles'
   | 'users'
   | 'invites'
   | 'service-accounts'
   | 'sources'
-  | 'executions';
+  | 'executions'
+  | 'explain';
 
 const SECTIONS: readonly { key: AdminSection; href: string; label: string }[] = [
+  { key: 'overview', href: '/admin', label: 'Overview' },
   { key: 'roles', href: '/admin/roles', label: 'Roles' },
   { key: 'users', href: '/admin/users', label: 'Users' },
   { key: 'invites', href: '/admin/invites', label: 'Invites' },
   { key: 'service-accounts', href: '/admin/service-accounts', label: 'Service accounts' },
   { key: 'sources', href: '/admin/sources', label: 'Sources' },
   { key: 'executions', href: '/admin/executions', label: 'Execution log' },
+  { key: 'explain', href: '/admin/explain', label: 'Explain' },
 ];
 
 /** The heading and section tabs of the admin pages. */

@@ -98,8 +98,6 @@ ${
 export function mountRolesPage(kit: WebKit): void {
   const { app, services } = kit;
 
-  app.get('/admin', (c) => c.redirect('/admin/roles', 302));
-
   app.get(
     '/admin/roles',
     page(

@@ -1,0 +1,200 @@
+import { HttpError } from '../http/errors.js';
+import type { AuthenticatedPrincipal } from '../identity/index.js';
+import { endpointScopeOf } from '../mcp-endpoints/index.js';
+import type { MountedTool } from '../registry/index.js';
+import type { GatewayServices } from '../services.js';
+import { serviceAccountCredential, userCredential } from './credential.js';
+import { firstMatch } from './match.js';
+import type { Explanation } from './schemas.js';
+
+/** What explain reads of the gateway's services. */
+export type ExplainServices = Pick<
+  GatewayServices,
+  'database' | 'env' | 'plugins' | 'policy' | 'auth' | 'upstreams' | 'upstreamOAuth'
+>;
+
+/** Whose call to explain. */
+export type ExplainSubject =
+  | { kind: 'user'; id: string; endpointId?: string | undefined }
+  | { kind: 'service_account'; id: string };
+
+function approvalOf(services: ExplainServices, tool: MountedTool): Explanation['approval'] {
+  const status = tool.source.kind === 'mcp' ? services.upstreams.status(tool.sourceId) : undefined;
+  if (status === undefined) {
+    return {
+      asks: 'tool',
+      why: tool.destructive
+        ? 'A plugin tool declared destructive: its handler asks when it calls requireApproval; the gateway adds no question of its own'
+        : 'A plugin tool not declared destructive: the gateway asks nothing; its handler may still call requireApproval',
+    };
+  }
+  const name = status.mappedNames[tool.path] ?? tool.path.slice(tool.namespace.length + 1);
+  if (status.approvalRequired.includes(name)) {
+    return { asks: 'yes', why: `The source lists "${name}" among the tools that always ask` };
+  }
+  if (status.approval === 'all') return { asks: 'yes', why: 'The source asks before every tool' };
+  if (status.approval === 'listed') {
+    return { asks: 'no', why: 'The source asks only for the tools it lists, and not this one' };
+  }
+  return tool.destructive
+    ? {
+        asks: 'yes',
+        why: "The upstream's annotations do not say it is read-only or harmless (approval mode `hints`)",
+      }
+    : { asks: 'no', why: "The upstream's annotations say it is read-only or not destructive" };
+}
+
+function sourceOf(services: ExplainServices, tool: MountedTool): Explanation['source'] {
+  const status = tool.source.kind === 'mcp' ? services.upstreams.status(tool.sourceId) : undefined;
+  if (status === undefined) {
+    return { id: tool.sourceId, healthy: true, detail: 'A plugin loaded in the gateway' };
+  }
+  const healthy = status.health.state === 'ok';
+  return {
+    id: tool.sourceId,
+    healthy,
+    detail: healthy
+      ? 'The upstream answers'
+      : (status.health.lastError ?? 'The upstream is degraded'),
+  };
+}
+
+/**
+ * Why `subject` may or may not see and call the tool at `path`: the role (and endpoint toolset)
+ * pattern deciding it, the credential a call would take now, whether it asks for approval, and
+ * the source's health. An asker who is not an admin (or the service secret) learns nothing of a
+ * tool the subject's role does not give: the answer is the same as for a tool that does not exist.
+ *
+ * @throws HttpError 404 for an unknown user, service account or endpoint (of that user).
+ * @example
+ * const explanation = await explain(services, principal, { kind: 'user', id }, 'notes.notes.list');
+ */
+export async function explain(
+  services: ExplainServices,
+  asker: AuthenticatedPrincipal,
+  subject: ExplainSubject,
+  path: string,
+): Promise<Explanation> {
+  const knowsAll = asker.kind === 'trusted' || (asker.kind === 'user' && asker.isAdmin);
+  const { db } = services.database;
+  let resolution: Awaited<ReturnType<typeof services.policy.resolveForUser>>;
+  if (subject.kind === 'user') {
+    resolution = await services.policy.resolveForUser(subject.id);
+  } else {
+    const account = await db
+      .selectFrom('service_accounts')
+      .select('role_id')
+      .where('id', '=', subject.id)
+      .executeTakeFirst();
+    if (account === undefined) throw new HttpError('not_found', 'No such service account');
+    resolution = await services.policy.resolveForServiceAccount(account.role_id);
+  }
+  let endpoint: Explanation['endpoint'] = null;
+  let endpointPatterns: readonly string[] | null = null;
+  if (subject.kind === 'user' && subject.endpointId !== undefined) {
+    const row = await db
+      .selectFrom('mcp_endpoints')
+      .select(['id', 'tools', 'mode'])
+      .where('id', '=', subject.endpointId)
+      .where('user_id', '=', subject.id)
+      .executeTakeFirst();
+    if (row === undefined) throw new HttpError('not_found', 'No such MCP endpoint of this user');
+    const scope = endpointScopeOf(row);
+    endpointPatterns = scope.tools;
+    const pattern = scope.tools === null ? null : firstMatch(scope.tools, path);
+    endpoint = {
+      id: row.id,
+      admits: scope.tools === null || pattern !== null,
+      pattern,
+      mode: scope.mode,
+    };
+  }
+
+  const role = resolution.role;
+  const subjectOut = { kind: subject.kind, id: subject.id, roleId: role.id };
+  const allowed = resolution.tool(path);
+  const tool = allowed ?? services.plugins.tools().find((item) => item.path === path);
+  const rolePattern = firstMatch(role.patterns, path);
+  if (allowed === undefined && !knowsAll) {
+    return {
+      toolPath: path,
+      subject: subjectOut,
+      known: false,
+      visible: false,
+      callable: false,
+      reasons: [`Role "${role.id}" gives no tool at ${path} (or there is no such tool)`],
+      role: { id: role.id, admits: false, pattern: null },
+      endpoint: endpoint === null ? null : { ...endpoint, admits: false, pattern: null },
+      credential: null,
+      approval: null,
+      source: null,
+    };
+  }
+  const reasons: string[] = [];
+  if (tool === undefined) {
+    reasons.push(`No tool ${path} is mounted`);
+  } else if (rolePattern === null) {
+    reasons.push(`No pattern of role "${role.id}" matches ${path}`);
+  } else if (allowed === undefined) {
+    reasons.push(
+      `Role "${role.id}" matches it with "${rolePattern}", but the tool does not allow service accounts`,
+    );
+  } else {
+    reasons.push(`Role "${role.id}" admits it with the pattern "${rolePattern}"`);
+  }
+  if (endpoint !== null) {
+    reasons.push(
+      endpoint.pattern !== null
+        ? `Endpoint toolset pattern "${endpoint.pattern}" admits it`
+        : endpoint.admits
+          ? 'The endpoint serves the whole role'
+          : `No toolset pattern of the endpoint matches it (${(endpointPatterns ?? []).join(', ')})`,
+    );
+  }
+  const visible = allowed !== undefined && (endpoint?.admits ?? true);
+  if (tool === undefined) {
+    return {
+      toolPath: path,
+      subject: subjectOut,
+      known: false,
+      visible: false,
+      callable: false,
+      reasons,
+      role: { id: role.id, admits: rolePattern !== null, pattern: rolePattern },
+      endpoint,
+      credential: null,
+      approval: null,
+      source: null,
+    };
+  }
+  const credential = !visible
+    ? null
+    : subject.kind === 'user'
+      ? await userCredential(services, subject.id, tool)
+      : await serviceAccountCredential(services, tool);
+  const approval = approvalOf(services, tool);
+  const source = sourceOf(services, tool);
+  if (credential !== null) {
+    reasons.push(
+      `Credential: ${credential.why}${credential.required || credential.source === 'not_needed' ? '' : ' (if the tool asks for one at run time)'}`,
+    );
+  }
+  reasons.push(`Approval: ${approval?.why ?? ''}`);
+  if (!source?.healthy) reasons.push(`Source ${tool.sourceId} is not healthy: ${source?.detail}`);
+  return {
+    toolPath: path,
+    subject: subjectOut,
+    known: true,
+    visible,
+    callable:
+      visible &&
+      !(credential?.required === true && credential.source === 'none') &&
+      source?.healthy === true,
+    reasons,
+    role: { id: role.id, admits: rolePattern !== null, pattern: rolePattern },
+    endpoint,
+    credential,
+    approval,
+    source,
+  };
+}

@@ -1,0 +1,3 @@
+export { readOverview } from './overview.js';
+export { overviewRoutes } from './routes.js';
+export { type Overview, overviewSchema } from './schemas.js';
