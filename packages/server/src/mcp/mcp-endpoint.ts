@@ -8,6 +8,7 @@ import type { McpPrincipal } from './principal.js';
 import { readBody } from './read-body.js';
 import { createRoundStateCodec } from './request-state.js';
 import type { McpDeps, McpRuntime } from './runtime.js';
+import { isPlainLegacyRequest } from './session-http.js';
 import { LegacySessions } from './sessions/index.js';
 import { SharedSessions } from './shared-sessions/index.js';
 import type { ToolsChange } from './shared-sessions/session-bus.js';
@@ -160,7 +161,9 @@ export class McpEndpoint {
 
     if (
       this.#sessions.claims(request, body) &&
-      (await isLegacyRequest(request, body, { maxRequestBodySize: options.maxBodyBytes }))
+      // A session's ordinary request is told legacy from its shape (isPlainLegacyRequest).
+      (isPlainLegacyRequest(request, body) ||
+        (await isLegacyRequest(request, body, { maxRequestBodySize: options.maxBodyBytes })))
     ) {
       return this.#sessions.handle(request, principal, body);
     }
