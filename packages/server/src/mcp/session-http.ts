@@ -125,11 +125,59 @@ export async function whenGathered(
   }
   done();
   const body = chunks.length === 1 ? (chunks[0] as Uint8Array) : Buffer.concat(chunks, size);
+  const answer = loneAnswer(body);
+  if (answer !== undefined) {
+    // The stream held nothing but its answer: sent as the JSON body it is (see loneAnswer).
+    const headers = new Headers(response.headers);
+    headers.set('content-type', 'application/json');
+    return new Response(answer, { status: response.status, headers });
+  }
   return new Response(body, {
     status: response.status,
     statusText: response.statusText,
     headers: response.headers,
   });
+}
+
+/**
+ * The JSON-RPC answer `stream` (a whole event stream) carries, when that is all it carries: its
+ * events are the priming event (an id and no data) and one message that answers a request. The
+ * 2025 transport lets the server answer a POST with either an event stream or that one JSON
+ * message, and every client accepts both (it must send `Accept: application/json,
+ * text/event-stream`, which the SDK's transport checks); the JSON body costs a client a JSON parse
+ * instead of a text decoder and an event parser. Undefined when the stream carries anything
+ * else (a notification, a question, several messages): it is sent as it came.
+ */
+function loneAnswer(stream: Uint8Array): string | undefined {
+  const text = Buffer.from(stream.buffer, stream.byteOffset, stream.byteLength).toString('utf8');
+  let data: string | undefined;
+  for (const event of text.split('\n\n')) {
+    for (const line of event.split('\n')) {
+      if (!line.startsWith('data:')) continue;
+      const value = line.slice(line.startsWith('data: ') ? 6 : 5);
+      if (value === '') continue;
+      // A second message, or a message on several data lines: not one plain answer.
+      if (data !== undefined) return undefined;
+      data = value;
+    }
+  }
+  if (data === undefined) return undefined;
+  try {
+    const message: unknown = JSON.parse(data);
+    if (
+      typeof message !== 'object' ||
+      message === null ||
+      Array.isArray(message) ||
+      'method' in message ||
+      !('id' in message) ||
+      !('result' in message || 'error' in message)
+    ) {
+      return undefined;
+    }
+  } catch {
+    return undefined;
+  }
+  return data;
 }
 
 /**
