@@ -19,6 +19,12 @@
  * (see server.ts); `BENCH_PROFILE=gateway` (or `bare`, `federated`, `relay`) writes a CPU profile
  * of that server. Figures and what they mean are in README.md.
  *
+ * Issue 37 adds, through the MCP SDK v1 client (sessions.ts): 2025-11-25 sessions against a bare
+ * SDK server serving sessions (`sessions`), the stdio federated case (`stdio`: a stdio echo
+ * server called directly, through the Gateway as a stdio upstream, and the Gateway's plugin
+ * echo), and the plugin path with an OAuth access token (`gw_oat_`) beside the `gw_mcp_` one.
+ * `BENCH_CASES` picks cases, `BENCH_CONCURRENCY` concurrencies, `BENCH_WARMUP` warm-up calls.
+ *
  * Run from the repository root: `pnpm bench mcp`, which builds the Gateway first (the Gateway
  * measured is `packages/server/dist`).
  */

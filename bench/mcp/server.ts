@@ -10,7 +10,11 @@
  * - `bare`: the MCP SDK v2 alone, `createMcpHandler` with a new `McpServer` per request, serving
  *   the same echo tool, reading the body the way the Gateway does (`request.text()`, passed as
  *   `parsedBody`); `BENCH_BARE_BODY=sdk` lets the handler read it itself, as the SDK documents.
- * Both use the same HTTP stack (hono on @hono/node-server) and serve 2026-07-28 statelessly.
+ * - `bare-session`: the MCP SDK v2 serving 2025-11-25 sessions (one server and transport per
+ *   session, answers as JSON; `BENCH_BARE_SESSION=sse` answers with event streams).
+ * The `gateway` side also serves `stdio-echo.mjs` as a stdio upstream (`io.bench.echo.say`) and
+ * hands over an OAuth access token (`gw_oat_`) of the same user besides the endpoint's token.
+ * All use the same HTTP stack (hono on @hono/node-server).
  * Sends `{ started: { url, token? } }` to the parent; answers `cpu` messages with its CPU time so
  * far (user + system, µs) and `rss` messages with its memory after a GC.
  */
