@@ -19,6 +19,12 @@
  * (see server.ts); `BENCH_PROFILE=gateway` (or `bare`, `federated`, `relay`) writes a CPU profile
  * of that server. Figures and what they mean are in README.md.
  *
+ * Issue 37 adds, through the MCP SDK v1 client (sessions.ts): 2025-11-25 sessions against a bare
+ * SDK server serving sessions (`sessions`), the stdio federated case (`stdio`: a stdio echo
+ * server called directly, through the Gateway as a stdio upstream, and the Gateway's plugin
+ * echo), and the plugin path with an OAuth access token (`gw_oat_`) beside the `gw_mcp_` one.
+ * `BENCH_CASES` picks cases, `BENCH_CONCURRENCY` concurrencies, `BENCH_WARMUP` warm-up calls.
+ *
  * Run from the repository root: `pnpm bench mcp`, which builds the Gateway first (the Gateway
  * measured is `packages/server/dist`).
  */
@@ -26,13 +32,24 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { fileURLToPath } from 'node:url';
+import {
+  type Connected,
+  childrenOf,
+  httpSession,
+  loadClients,
+  processCpu,
+  type SessionRun,
+  stdioSession,
+} from './sessions.js';
 
 interface Target {
-  name: 'bare' | 'gateway' | 'federated' | 'relay';
+  name: 'bare' | 'gateway' | 'federated' | 'relay' | 'bare-session' | 'gateway-oauth';
   /** The MCP name of the echo tool it serves. */
   tool: string;
   url: URL;
   token: string | undefined;
+  /** The Gateway's OAuth access token (`gw_oat_`) for the same user, when it has one. */
+  oauthToken?: string | undefined;
   child: ChildProcess;
 }
 
@@ -54,7 +71,24 @@ const CALLS = {
   1: Number(process.env.BENCH_CALLS_1 ?? 2000),
   16: Number(process.env.BENCH_CALLS_16 ?? 6000),
 };
-const WARMUP = 2000;
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 2000);
+/**
+ * Which cases run (`BENCH_CASES`, comma-separated, default all): `plugin` (2026-07-28, the
+ * Gateway's plugin tool against the bare server, with `gw_mcp_` and `gw_oat_` tokens),
+ * `federated` (over HTTP, with the relay), `sessions` (2025-11-25 sessions of the SDK v1 client)
+ * and `stdio` (the stdio federated case). `BENCH_FEDERATED=0` leaves out `federated`.
+ */
+const CASES = new Set(
+  (process.env.BENCH_CASES ?? 'plugin,federated,sessions,stdio,memory')
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => !(name === 'federated' && process.env.BENCH_FEDERATED === '0')),
+);
+/** The concurrencies measured (`BENCH_CONCURRENCY`, e.g. `1` or `16`; default both). */
+const CONCURRENCIES = (process.env.BENCH_CONCURRENCY ?? '1,16')
+  .split(',')
+  .map(Number)
+  .filter((n): n is 1 | 16 => n === 1 || n === 16);
 /**
  * Calls before the RSS baseline, so one-off growth (JIT, heap sizing) is not counted as a leak.
  * RSS grows in steps, not per call: on a slower machine 30,000 calls after 20,000 read +31 and
@@ -65,6 +99,7 @@ const RSS_WARMUP = Number(process.env.BENCH_RSS_WARMUP ?? 50_000);
 /** Calls the RSS growth is measured over; the 20 MB target is per 100,000 calls. */
 const RSS_CALLS = Number(process.env.BENCH_RSS_CALLS ?? 30_000);
 const serverScript = fileURLToPath(new URL('./server.ts', import.meta.url));
+const stdioEcho = fileURLToPath(new URL('./stdio-echo.mjs', import.meta.url));
 const built = fileURLToPath(new URL('../../packages/server/dist/index.js', import.meta.url));
 if (!existsSync(built)) {
   console.error('error: the Gateway is not built; run `pnpm bench mcp`, which builds it first');
@@ -88,14 +123,25 @@ async function start(name: Target['name'], upstream?: URL): Promise<Target> {
     // The Gateway's request log goes to stdout, as in production; here to /dev/null.
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
-  const started = await new Promise<{ url: string; token?: string }>((resolve, reject) => {
-    child.once('message', (message: { started: { url: string; token?: string } }) =>
-      resolve(message.started),
-    );
-    child.once('exit', (code) => reject(new Error(`${name} server exited (${code})`)));
-  });
+  const started = await new Promise<{ url: string; token?: string; oauthToken?: string }>(
+    (resolve, reject) => {
+      child.once(
+        'message',
+        (message: { started: { url: string; token?: string; oauthToken?: string } }) =>
+          resolve(message.started),
+      );
+      child.once('exit', (code) => reject(new Error(`${name} server exited (${code})`)));
+    },
+  );
   const tool = name === 'federated' ? 'up.bench.echo.say' : 'bench.echo.say';
-  return { name, tool, url: new URL('/mcp', started.url), token: started.token, child };
+  return {
+    name,
+    tool,
+    url: new URL('/mcp', started.url),
+    token: started.token,
+    oauthToken: started.oauthToken,
+    child,
+  };
 }
 
 function body(id: number, tool: string): string {
@@ -209,71 +255,112 @@ function median(values: number[]): number {
 }
 const verdict = (ok: boolean) => (ok ? 'PASS' : 'FAIL');
 
-const bare = await start('bare');
-const gateway = await start('gateway').catch((error: unknown) => {
-  bare.child.kill();
-  throw error;
-});
-// BENCH_FEDERATED=0 leaves the federated case out.
+/** The servers started, stopped (or killed, if starting one fails) at the end. */
+const launched: Target[] = [];
+async function launch(name: Target['name'], upstream?: URL): Promise<Target> {
+  try {
+    const target = await start(name, upstream);
+    launched.push(target);
+    return target;
+  } catch (error) {
+    for (const target of launched) target.child.kill();
+    throw error;
+  }
+}
+
+const bare =
+  CASES.has('plugin') || CASES.has('federated') || CASES.has('memory')
+    ? await launch('bare')
+    : undefined;
+const gateway = await launch('gateway');
 const federated =
-  process.env.BENCH_FEDERATED === '0'
-    ? undefined
-    : await start('federated', bare.url).catch((error: unknown) => {
-        bare.child.kill();
-        gateway.child.kill();
-        throw error;
-      });
+  CASES.has('federated') || (CASES.has('memory') && bare !== undefined)
+    ? bare === undefined
+      ? undefined
+      : await launch('federated', bare.url)
+    : undefined;
 // The relay: a forwarder on the same stack doing no work of its own, the ceiling of the
 // federated ratio (see server.ts).
 const relay =
-  federated === undefined
-    ? undefined
-    : await start('relay', bare.url).catch((error: unknown) => {
-        for (const target of [bare, gateway, federated]) target.child.kill();
-        throw error;
-      });
+  CASES.has('federated') && bare !== undefined ? await launch('relay', bare.url) : undefined;
+const bareSession = CASES.has('sessions') ? await launch('bare-session') : undefined;
+/** The verdicts, printed at the end. */
+const verdicts: string[] = [];
+const typical = (list: Run[]): Run => ({
+  callsPerSecond: median(list.map((run) => run.callsPerSecond)),
+  p50: median(list.map((run) => run.p50)),
+  p99: median(list.map((run) => run.p99)),
+  cpuPerCall: median(list.map((run) => run.cpuPerCall)),
+});
+
 try {
-  for (const target of [bare, gateway]) await load(target, 16, WARMUP);
+  if (CASES.has('plugin') && bare !== undefined) await pluginCase(bare, gateway);
+  if (federated !== undefined && relay !== undefined && bare !== undefined) {
+    await federatedCase(bare, federated, relay);
+  }
+  if (bareSession !== undefined) await sessionCase(bareSession, gateway);
+  if (CASES.has('stdio')) await stdioCase(gateway);
+  if (CASES.has('memory')) await memoryCase([gateway, federated]);
+  for (const line of verdicts) console.log(line);
+} finally {
+  for (const target of launched) target.child.send('stop');
+}
+
+/**
+ * 2026-07-28: the Gateway's plugin tool against the bare server, with the endpoint's `gw_mcp_`
+ * token and with an OAuth access token (`gw_oat_`) of the same user from the Gateway's own
+ * authorization server (issue 32), in the same rounds.
+ */
+async function pluginCase(bare: Target, gateway: Target): Promise<void> {
+  const oauth: Target | undefined =
+    gateway.oauthToken === undefined
+      ? undefined
+      : { ...gateway, name: 'gateway-oauth', token: gateway.oauthToken };
+  const sides = [bare, gateway, ...(oauth === undefined ? [] : [oauth])];
+  for (const target of sides) await load(target, 16, WARMUP);
   console.log(
     'MCP benchmark: echo tool, tools/call over HTTP on 127.0.0.1, 2026-07-28 stateless; ' +
       `bare server reads bodies ${process.env.BENCH_BARE_BODY === 'sdk' ? 'the SDK way' : 'as text, like the Gateway'}`,
   );
   console.log(
-    `medians of ${ROUNDS} rounds, each measuring both servers back to back (ratio and added latency taken within each round)`,
+    `medians of ${ROUNDS} rounds, each measuring the servers back to back (ratio and added latency taken within each round)`,
   );
   console.log(
-    'conc  bare calls/s  gateway calls/s  ratio  bare p50/p99 ms  gateway p50/p99 ms  added p50/p99 ms  CPU µs/call bare/gateway',
+    'conc  bare calls/s  gateway calls/s  ratio  bare p50/p99 ms  gateway p50/p99 ms  added p50/p99 ms  CPU µs/call bare/gateway  OAuth token: ratio  CPU µs/call',
   );
-  const rows: { concurrency: number; ratio: number; addedP99: number }[] = [];
-  for (const concurrency of [1, 16] as const) {
-    const runs: Record<'bare' | 'gateway', Run[]> = { bare: [], gateway: [] };
+  for (const concurrency of CONCURRENCIES) {
+    const runs: Record<'bare' | 'gateway' | 'gateway-oauth', Run[]> = {
+      bare: [],
+      gateway: [],
+      'gateway-oauth': [],
+    };
     const ratios: number[] = [];
+    const oauthRatios: number[] = [];
     const addedP50s: number[] = [];
     const addedP99s: number[] = [];
     for (let round = 0; round < ROUNDS; round += 1) {
-      const order = round % 2 === 0 ? [bare, gateway] : [gateway, bare];
+      const order = round % 2 === 0 ? sides : [...sides].reverse();
       const measured: Partial<Record<Target['name'], Run>> = {};
       for (const target of order)
         measured[target.name] = await load(target, concurrency, CALLS[concurrency]);
-      const { bare: bareRun, gateway: gatewayRun } = measured as Record<'bare' | 'gateway', Run>;
+      const bareRun = measured.bare as Run;
+      const gatewayRun = measured.gateway as Run;
       runs.bare.push(bareRun);
       runs.gateway.push(gatewayRun);
       ratios.push(gatewayRun.callsPerSecond / bareRun.callsPerSecond);
       addedP50s.push(gatewayRun.p50 - bareRun.p50);
       addedP99s.push(gatewayRun.p99 - bareRun.p99);
+      const oauthRun = measured['gateway-oauth'];
+      if (oauthRun !== undefined) {
+        runs['gateway-oauth'].push(oauthRun);
+        oauthRatios.push(oauthRun.callsPerSecond / bareRun.callsPerSecond);
+      }
     }
-    const typical = (list: Run[]): Run => ({
-      callsPerSecond: median(list.map((run) => run.callsPerSecond)),
-      p50: median(list.map((run) => run.p50)),
-      p99: median(list.map((run) => run.p99)),
-      cpuPerCall: median(list.map((run) => run.cpuPerCall)),
-    });
     const b = typical(runs.bare);
     const g = typical(runs.gateway);
+    const o = runs['gateway-oauth'].length > 0 ? typical(runs['gateway-oauth']) : undefined;
     const ratio = median(ratios);
-    const addedP50 = median(addedP50s);
     const addedP99 = median(addedP99s);
-    rows.push({ concurrency, ratio, addedP99 });
     console.log(
       [
         String(concurrency).padEnd(4),
@@ -282,63 +369,260 @@ try {
         fmt(ratio).padStart(6),
         `${fmt(b.p50)}/${fmt(b.p99)}`.padStart(16),
         `${fmt(g.p50)}/${fmt(g.p99)}`.padStart(19),
-        `${fmt(addedP50)}/${fmt(addedP99)}`.padStart(17),
+        `${fmt(median(addedP50s))}/${fmt(addedP99)}`.padStart(17),
         `${fmt(b.cpuPerCall, 0)}/${fmt(g.cpuPerCall, 0)}`.padStart(24),
+        (o === undefined ? '-' : fmt(median(oauthRatios))).padStart(19),
+        (o === undefined ? '-' : fmt(o.cpuPerCall, 0)).padStart(11),
       ].join('  '),
     );
-  }
-
-  // Issue 16: the Gateway in front of the bare server as an upstream, against the bare server
-  // called directly (two hops against one).
-  const federatedRows: { concurrency: number; ratio: number; relayRatio: number }[] = [];
-  if (federated !== undefined && relay !== undefined) {
-    await load(federated, 16, WARMUP);
-    await load(relay, 16, WARMUP);
-    console.log(
-      'federated: Gateway -> bare server as an upstream MCP source, against the bare server directly',
+    verdicts.push(
+      `${verdict(ratio >= 1)} plugin ratio >= 1.0 at ${concurrency} client(s): ${fmt(ratio)}`,
+      `${verdict(addedP99 <= 2)} added p99 <= 2 ms at ${concurrency} client(s): ${fmt(addedP99)} ms`,
     );
-    console.log(
-      'conc  bare calls/s  federated calls/s  ratio  bare p50/p99 ms  federated p50/p99 ms  CPU µs/call bare/federated  relay ratio  relay p50 ms  relay CPU µs/call',
-    );
-    for (const concurrency of [1, 16] as const) {
-      const ratios: number[] = [];
-      const relayRatios: number[] = [];
-      const pairs: { b: Run; f: Run; r: Run }[] = [];
-      for (let round = 0; round < ROUNDS; round += 1) {
-        const first = round % 2 === 0;
-        const b1 = first ? await load(bare, concurrency, CALLS[concurrency]) : undefined;
-        const f = await load(federated, concurrency, CALLS[concurrency]);
-        const r = await load(relay, concurrency, CALLS[concurrency]);
-        const b = b1 ?? (await load(bare, concurrency, CALLS[concurrency]));
-        pairs.push({ b, f, r });
-        ratios.push(f.callsPerSecond / b.callsPerSecond);
-        relayRatios.push(r.callsPerSecond / b.callsPerSecond);
-      }
-      const pick = (side: 'b' | 'f' | 'r', key: keyof Run) =>
-        median(pairs.map((pair) => pair[side][key]));
-      const ratio = median(ratios);
-      const relayRatio = median(relayRatios);
-      federatedRows.push({ concurrency, ratio, relayRatio });
-      console.log(
-        [
-          String(concurrency).padEnd(4),
-          fmt(pick('b', 'callsPerSecond'), 0).padStart(12),
-          fmt(pick('f', 'callsPerSecond'), 0).padStart(18),
-          fmt(ratio).padStart(6),
-          `${fmt(pick('b', 'p50'))}/${fmt(pick('b', 'p99'))}`.padStart(16),
-          `${fmt(pick('f', 'p50'))}/${fmt(pick('f', 'p99'))}`.padStart(21),
-          `${fmt(pick('b', 'cpuPerCall'), 0)}/${fmt(pick('f', 'cpuPerCall'), 0)}`.padStart(26),
-          fmt(relayRatio).padStart(11),
-          fmt(pick('r', 'p50')).padStart(12),
-          fmt(pick('r', 'cpuPerCall'), 0).padStart(17),
-        ].join('  '),
+    if (o !== undefined) {
+      verdicts.push(
+        `${verdict(median(oauthRatios) >= 1)} plugin ratio with an OAuth token >= 1.0 at ${concurrency} client(s): ${fmt(median(oauthRatios))}`,
       );
     }
   }
+}
 
-  // The plugin Gateway's, and the federated one's: its upstream client is a path of its own.
-  const growths: { name: string; rss: number }[] = [];
-  for (const target of [gateway, federated]) {
+/**
+ * Issue 16 / 37: the Gateway in front of the bare server as an upstream, against the bare server
+ * called directly (two hops against one) and against the relay; the target is the Gateway's
+ * ratio >= 0.8 of the relay's.
+ */
+async function federatedCase(bare: Target, federated: Target, relay: Target): Promise<void> {
+  await load(federated, 16, WARMUP);
+  await load(relay, 16, WARMUP);
+  console.log(
+    'federated: Gateway -> bare server as an upstream MCP source, against the bare server directly',
+  );
+  console.log(
+    'conc  bare calls/s  federated calls/s  ratio  bare p50/p99 ms  federated p50/p99 ms  CPU µs/call bare/federated  relay ratio  relay p50 ms  relay CPU µs/call  ÷ relay',
+  );
+  for (const concurrency of CONCURRENCIES) {
+    const ratios: number[] = [];
+    const relayRatios: number[] = [];
+    const ofRelay: number[] = [];
+    const pairs: { b: Run; f: Run; r: Run }[] = [];
+    for (let round = 0; round < ROUNDS; round += 1) {
+      const first = round % 2 === 0;
+      const b1 = first ? await load(bare, concurrency, CALLS[concurrency]) : undefined;
+      const f = await load(federated, concurrency, CALLS[concurrency]);
+      const r = await load(relay, concurrency, CALLS[concurrency]);
+      const b = b1 ?? (await load(bare, concurrency, CALLS[concurrency]));
+      pairs.push({ b, f, r });
+      ratios.push(f.callsPerSecond / b.callsPerSecond);
+      relayRatios.push(r.callsPerSecond / b.callsPerSecond);
+      ofRelay.push(f.callsPerSecond / r.callsPerSecond);
+    }
+    const pick = (side: 'b' | 'f' | 'r', key: keyof Run) =>
+      median(pairs.map((pair) => pair[side][key]));
+    const ratio = median(ratios);
+    const relayRatio = median(relayRatios);
+    const relative = median(ofRelay);
+    console.log(
+      [
+        String(concurrency).padEnd(4),
+        fmt(pick('b', 'callsPerSecond'), 0).padStart(12),
+        fmt(pick('f', 'callsPerSecond'), 0).padStart(18),
+        fmt(ratio).padStart(6),
+        `${fmt(pick('b', 'p50'))}/${fmt(pick('b', 'p99'))}`.padStart(16),
+        `${fmt(pick('f', 'p50'))}/${fmt(pick('f', 'p99'))}`.padStart(21),
+        `${fmt(pick('b', 'cpuPerCall'), 0)}/${fmt(pick('f', 'cpuPerCall'), 0)}`.padStart(26),
+        fmt(relayRatio).padStart(11),
+        fmt(pick('r', 'p50')).padStart(12),
+        fmt(pick('r', 'cpuPerCall'), 0).padStart(17),
+        fmt(relative).padStart(7),
+      ].join('  '),
+    );
+    verdicts.push(
+      `${verdict(relative >= 0.8)} federated ÷ relay calls/s >= 0.8 at ${concurrency} client(s): ${fmt(relative)}` +
+        ` (federated ratio ${fmt(ratio)}, relay ${fmt(relayRatio)})`,
+    );
+  }
+}
+
+/** `concurrency` 2025-11-25 sessions of the v1 client with `target`, for one measured stretch. */
+async function withSessions<T>(
+  target: Target,
+  concurrency: number,
+  use: (clients: Connected['client'][]) => Promise<T>,
+): Promise<T> {
+  const sessions = await Promise.all(
+    Array.from({ length: concurrency }, () => httpSession(target.url, target.token)),
+  );
+  try {
+    return await use(sessions.map((session) => session.client));
+  } finally {
+    await Promise.all(sessions.map((session) => session.close()));
+  }
+}
+
+/**
+ * Issue 37: the SDK v1 client's 2025-11-25 sessions (one per client), the Gateway's plugin tool
+ * against the bare SDK server serving sessions the cheapest correct way (server.ts).
+ */
+async function sessionCase(bareSession: Target, gateway: Target): Promise<void> {
+  const measure = (target: Target, concurrency: number, calls: number) =>
+    withSessions(target, concurrency, (clients) =>
+      loadClients(clients, concurrency, target.tool, calls, async () => [await cpuTime(target)]),
+    );
+  for (const target of [bareSession, gateway]) await measure(target, 16, WARMUP);
+  console.log(
+    `2025-11-25 sessions, SDK v1 client (one session per client): Gateway plugin tool against the bare SDK server (${process.env.BENCH_BARE_SESSION === 'sse' ? 'answering with event streams' : 'answering JSON'})`,
+  );
+  console.log(
+    'conc  bare calls/s  gateway calls/s  ratio  bare p50/p99 ms  gateway p50/p99 ms  CPU µs/call bare/gateway  CPU ratio',
+  );
+  for (const concurrency of CONCURRENCIES) {
+    const rounds: { b: SessionRun; g: SessionRun }[] = [];
+    for (let round = 0; round < ROUNDS; round += 1) {
+      const order = round % 2 === 0 ? [bareSession, gateway] : [gateway, bareSession];
+      const measured = new Map<Target, SessionRun>();
+      for (const target of order) {
+        measured.set(target, await measure(target, concurrency, CALLS[concurrency]));
+      }
+      rounds.push({
+        b: measured.get(bareSession) as SessionRun,
+        g: measured.get(gateway) as SessionRun,
+      });
+    }
+    const pick = (side: 'b' | 'g', read: (run: SessionRun) => number) =>
+      median(rounds.map((pair) => read(pair[side])));
+    const ratio = median(rounds.map(({ b, g }) => g.callsPerSecond / b.callsPerSecond));
+    const cpuRatio = median(
+      rounds.map(({ b, g }) => (g.cpuPerCall[0] ?? 0) / (b.cpuPerCall[0] ?? 1)),
+    );
+    console.log(
+      [
+        String(concurrency).padEnd(4),
+        fmt(
+          pick('b', (run) => run.callsPerSecond),
+          0,
+        ).padStart(12),
+        fmt(
+          pick('g', (run) => run.callsPerSecond),
+          0,
+        ).padStart(16),
+        fmt(ratio).padStart(6),
+        `${fmt(pick('b', (run) => run.p50))}/${fmt(pick('b', (run) => run.p99))}`.padStart(16),
+        `${fmt(pick('g', (run) => run.p50))}/${fmt(pick('g', (run) => run.p99))}`.padStart(19),
+        `${fmt(
+          pick('b', (run) => run.cpuPerCall[0] ?? 0),
+          0,
+        )}/${fmt(
+          pick('g', (run) => run.cpuPerCall[0] ?? 0),
+          0,
+        )}`.padStart(24),
+        fmt(cpuRatio).padStart(9),
+      ].join('  '),
+    );
+    verdicts.push(
+      `${verdict(ratio >= 0.95)} 2025 session ratio >= 0.95 at ${concurrency} client(s): ${fmt(ratio)} (Gateway CPU per call ${fmt(cpuRatio)} of the bare server's)`,
+    );
+  }
+}
+
+/**
+ * Issue 37: the stdio federated case. The same v1 client calls the stdio echo server directly
+ * over stdio (one connection, carrying `concurrency` calls at once), the same server through the
+ * Gateway that serves it as a stdio upstream (`io.bench.echo.say`, 2025 sessions), and the
+ * Gateway's plugin echo (same sessions, same process). Target: the stdio federated call's latency
+ * <= 1.5 times the plugin call's.
+ */
+async function stdioCase(gateway: Target): Promise<void> {
+  const direct = await stdioSession(stdioEcho);
+  try {
+    // The Gateway starts its upstream's process with its first use; the warm-up makes it.
+    await withSessions(gateway, 16, (clients) =>
+      loadClients(clients, 16, 'io.bench.echo.say', WARMUP, async () => []),
+    );
+    const gatewayPid = gateway.child.pid ?? 0;
+    const [upstreamPid] = childrenOf(gatewayPid, 'stdio-echo.mjs');
+    const gatewayCpu = async () => [
+      await cpuTime(gateway),
+      upstreamPid === undefined ? 0 : processCpu(upstreamPid),
+    ];
+    await loadClients([direct.client], 16, 'bench.echo.say', WARMUP, async () => []);
+    await withSessions(gateway, 16, (clients) =>
+      loadClients(clients, 16, 'bench.echo.say', WARMUP, async () => []),
+    );
+    console.log(
+      'stdio federated: the v1 client calls the stdio echo server directly, through the Gateway (stdio upstream), and the Gateway plugin echo',
+    );
+    console.log(
+      'conc  direct p50/p99 ms  via Gateway p50/p99 ms  plugin p50/p99 ms  calls/s direct/via/plugin  CPU µs/call direct | via: Gateway+upstream | plugin  via ÷ plugin p50  via ÷ direct p50',
+    );
+    for (const concurrency of CONCURRENCIES) {
+      const rounds: { d: SessionRun; v: SessionRun; p: SessionRun }[] = [];
+      for (let round = 0; round < ROUNDS; round += 1) {
+        const measureDirect = () =>
+          loadClients(
+            [direct.client],
+            concurrency,
+            'bench.echo.say',
+            CALLS[concurrency],
+            async () => [processCpu(direct.pid)],
+          );
+        const measureVia = (tool: string) =>
+          withSessions(gateway, concurrency, (clients) =>
+            loadClients(clients, concurrency, tool, CALLS[concurrency], gatewayCpu),
+          );
+        const steps = [
+          ['d', measureDirect],
+          ['v', () => measureVia('io.bench.echo.say')],
+          ['p', () => measureVia('bench.echo.say')],
+        ] as const;
+        const order = round % 2 === 0 ? steps : [...steps].reverse();
+        const measured: Partial<Record<'d' | 'v' | 'p', SessionRun>> = {};
+        for (const [key, run] of order) measured[key] = await run();
+        rounds.push(measured as { d: SessionRun; v: SessionRun; p: SessionRun });
+      }
+      const pick = (side: 'd' | 'v' | 'p', read: (run: SessionRun) => number) =>
+        median(rounds.map((round) => read(round[side])));
+      const viaPlugin = median(rounds.map(({ v, p }) => v.p50 / p.p50));
+      const viaDirect = median(rounds.map(({ v, d }) => v.p50 / d.p50));
+      const ms = (side: 'd' | 'v' | 'p') =>
+        `${fmt(pick(side, (run) => run.p50))}/${fmt(pick(side, (run) => run.p99))}`;
+      const cpu = (side: 'd' | 'v' | 'p', i: number) =>
+        fmt(
+          pick(side, (run) => run.cpuPerCall[i] ?? 0),
+          0,
+        );
+      console.log(
+        [
+          String(concurrency).padEnd(4),
+          ms('d').padStart(17),
+          ms('v').padStart(22),
+          ms('p').padStart(17),
+          ['d', 'v', 'p']
+            .map((side) =>
+              fmt(
+                pick(side as 'd', (run) => run.callsPerSecond),
+                0,
+              ),
+            )
+            .join('/')
+            .padStart(25),
+          `${cpu('d', 0)} | ${cpu('v', 0)}+${cpu('v', 1)} | ${cpu('p', 0)}`.padStart(47),
+          fmt(viaPlugin).padStart(16),
+          fmt(viaDirect).padStart(16),
+        ].join('  '),
+      );
+      verdicts.push(
+        `${verdict(viaPlugin <= 1.5)} stdio federated p50 <= 1.5 x plugin p50 at ${concurrency} client(s): ${fmt(viaPlugin)} (${fmt(viaDirect)} x the direct stdio call)`,
+      );
+    }
+  } finally {
+    await direct.close();
+  }
+}
+
+/** The plugin Gateway's growth, and the federated one's: its upstream client is a path of its own. */
+async function memoryCase(targets: (Target | undefined)[]): Promise<void> {
+  for (const target of targets) {
     if (target === undefined) continue;
     await load(target, 16, RSS_WARMUP);
     const before = await memory(target);
@@ -346,35 +630,16 @@ try {
     await load(target, 16, RSS_CALLS);
     const after = await memory(target);
     const mb = (key: keyof Memory) => (after[key] - before[key]) / 1024 / 1024;
-    growths.push({ name: target.name, rss: mb('rss') });
     console.log(
       `${target.name} growth over ${RSS_CALLS} calls (16 clients, after ${RSS_WARMUP} warm-up calls, each after a GC): ` +
         `RSS ${fmt(mb('rss'), 1)} MB; JS heap ${fmt(mb('heapUsed'), 1)} MB used, ${fmt(mb('heapTotal'), 1)} MB reserved; ` +
         `external ${fmt(mb('external'), 1)} MB (${fmt((performance.now() - started) / 1000, 1)} s)`,
     );
-  }
-  for (const row of rows) {
-    console.log(
-      `${verdict(row.ratio >= 0.8)} ratio >= 0.8 at ${row.concurrency} client(s): ${fmt(row.ratio)}`,
-    );
-    console.log(
-      `${verdict(row.addedP99 <= 2)} added p99 <= 2 ms at ${row.concurrency} client(s): ${fmt(row.addedP99)} ms`,
-    );
-  }
-  for (const row of federatedRows) {
-    console.log(
-      `${verdict(row.ratio >= 0.5)} federated ratio >= 0.5 at ${row.concurrency} client(s): ${fmt(row.ratio)}` +
-        ` (a relay doing no work of its own: ${fmt(row.relayRatio)})`,
-    );
-  }
-  for (const { name, rss } of growths) {
-    console.log(
-      `${verdict(rss <= 20)} ${name} RSS growth <= 20 MB over ${RSS_CALLS} calls: ${fmt(rss, 1)} MB` +
+    verdicts.push(
+      `${verdict(mb('rss') <= 20)} ${target.name} RSS growth <= 20 MB over ${RSS_CALLS} calls: ${fmt(mb('rss'), 1)} MB` +
         (RSS_CALLS < 100_000
           ? ' (the target is per 100,000: run with BENCH_RSS_CALLS=100000)'
           : ''),
     );
   }
-} finally {
-  for (const target of [bare, gateway, federated, relay]) target?.child.send('stop');
 }

@@ -10,18 +10,27 @@
  * - `bare`: the MCP SDK v2 alone, `createMcpHandler` with a new `McpServer` per request, serving
  *   the same echo tool, reading the body the way the Gateway does (`request.text()`, passed as
  *   `parsedBody`); `BENCH_BARE_BODY=sdk` lets the handler read it itself, as the SDK documents.
- * Both use the same HTTP stack (hono on @hono/node-server) and serve 2026-07-28 statelessly.
+ * - `bare-session`: the MCP SDK v2 serving 2025-11-25 sessions (one server and transport per
+ *   session, answers as JSON; `BENCH_BARE_SESSION=sse` answers with event streams).
+ * The `gateway` side also serves `stdio-echo.mjs` as a stdio upstream (`io.bench.echo.say`) and
+ * hands over an OAuth access token (`gw_oat_`) of the same user besides the endpoint's token.
+ * All use the same HTTP stack (hono on @hono/node-server).
  * Sends `{ started: { url, token? } }` to the parent; answers `cpu` messages with its CPU time so
  * far (user + system, µs) and `rss` messages with its memory after a GC.
  */
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { definePlugin, defineTool } from '@gateway/sdk';
 import { createGateway } from '@gateway/server';
 import { serve } from '@hono/node-server';
-import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
+import {
+  createMcpHandler,
+  McpServer,
+  WebStandardStreamableHTTPServerTransport,
+} from '@modelcontextprotocol/server';
 import { Pool } from 'undici';
 import { z } from 'zod';
 
@@ -34,8 +43,16 @@ const output = z.object({ text: z.string() });
  */
 async function startGateway(
   upstream?: string,
-): Promise<{ url: string; token: string; stop: () => Promise<void> }> {
+): Promise<{ url: string; token: string; oauthToken?: string; stop: () => Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), 'gateway-bench-'));
+  // The plugin Gateway also serves the stdio echo upstream (`io.bench.echo.say`, issue 37), so a
+  // plugin call and a stdio federated call are measured through the same process.
+  const configFile = join(dir, 'gateway.config.mjs');
+  const stdioEcho = fileURLToPath(new URL('./stdio-echo.mjs', import.meta.url));
+  writeFileSync(
+    configFile,
+    `export default { upstreams: [{ id: 'io', namespace: 'io', command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(stdioEcho)}] }] };\n`,
+  );
   const plugin = definePlugin({
     id: 'bench',
     name: 'Bench',
@@ -56,7 +73,7 @@ async function startGateway(
   const serviceSecret = randomBytes(24).toString('hex');
   const gateway = await createGateway({
     plugins: [plugin],
-    configFile: false,
+    configFile: upstream === undefined ? configFile : false,
     env: {
       SERVICE_API_SECRET: serviceSecret,
       // The bare upstream listens on 127.0.0.1 beside it.
@@ -69,6 +86,7 @@ async function startGateway(
   });
   const { url } = await gateway.start();
   // Set up as a user and an operator would: through the HTTP API.
+  let cookie = '';
   const api = async (path: string, body: unknown, bearer?: string) => {
     const response = await gateway.fetch(
       new Request(`${url}${path}`, {
@@ -82,6 +100,8 @@ async function startGateway(
       }),
     );
     if (!response.ok) throw new Error(`${path}: ${response.status} ${await response.text()}`);
+    const set = response.headers.getSetCookie().map((line) => line.split(';')[0]);
+    if (set.length > 0) cookie = set.join('; ');
     return response.json();
   };
   await api(
@@ -101,9 +121,12 @@ async function startGateway(
     { userId: signedUp.user.id, name: 'bench' },
     serviceSecret,
   )) as { token: string };
+  const oauthToken =
+    upstream === undefined ? await oauthAccessToken(gateway.fetch, url, cookie) : undefined;
   return {
     url,
     token: created.token,
+    ...(oauthToken === undefined ? {} : { oauthToken }),
     stop: async () => {
       await gateway.stop();
       rmSync(dir, { recursive: true, force: true });
@@ -111,25 +134,156 @@ async function startGateway(
   };
 }
 
-async function startBare(): Promise<{ url: string; stop: () => Promise<void> }> {
-  const handler = createMcpHandler(() => {
-    const server = new McpServer({ name: 'bare', version: '1.0.0' });
-    server.registerTool(
-      'bench.echo.say',
-      {
-        description: 'Echoes the text.',
-        inputSchema: input,
-        outputSchema: output,
-        // Read-only, as it says: served as an upstream, it does not ask for approval.
-        annotations: { readOnlyHint: true },
-      },
-      async ({ text }) => ({
-        content: [{ type: 'text', text: JSON.stringify({ text }) }],
-        structuredContent: { text },
+/**
+ * An OAuth access token (`gw_oat_`) from the Gateway's own MCP authorization server, got the way
+ * a client gets one: dynamic registration, the signed-in user's consent, the code exchanged with
+ * PKCE. `cookie` is the user's browser session.
+ */
+async function oauthAccessToken(
+  fetchGateway: (request: Request) => Promise<Response>,
+  url: string,
+  cookie: string,
+): Promise<string> {
+  const redirectUri = 'http://127.0.0.1:9/callback';
+  const send = async (path: string, init: RequestInit = {}) =>
+    fetchGateway(new Request(`${url}${path}`, { ...init, redirect: 'manual' }));
+  const registered = await send('/oauth/register', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      client_name: 'bench',
+      redirect_uris: [redirectUri],
+      token_endpoint_auth_method: 'none',
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+    }),
+  });
+  const { client_id: clientId } = (await registered.json()) as { client_id: string };
+  const verifier = randomBytes(48).toString('base64url');
+  const challenge = createHash('sha256').update(verifier).digest('base64url');
+  const query = new URLSearchParams({
+    response_type: 'code',
+    client_id: clientId,
+    redirect_uri: redirectUri,
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+    resource: `${url}/mcp`,
+    state: 'bench',
+  });
+  const page = await send(`/oauth/authorize?${query}`, { headers: { cookie } });
+  const html = await page.text();
+  if (page.status !== 200) throw new Error(`consent page: ${page.status} ${html.slice(0, 300)}`);
+  // The page sets its CSRF cookie, which the form must come back with.
+  const cookies = [cookie, ...page.headers.getSetCookie().map((line) => line.split(';')[0])].join(
+    '; ',
+  );
+  const form = new URLSearchParams({ action: 'allow' });
+  for (const [, name, value] of html.matchAll(
+    /<input type="hidden" name="([^"]+)" value="([^"]*)">/g,
+  )) {
+    form.set(
+      name ?? '',
+      (value ?? '')
+        .replaceAll('&quot;', '"')
+        .replaceAll('&#39;', "'")
+        .replaceAll('&lt;', '<')
+        .replaceAll('&gt;', '>')
+        .replaceAll('&amp;', '&'),
+    );
+  }
+  const consented = await send('/oauth/authorize', {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: url, cookie: cookies },
+    body: form.toString(),
+  });
+  const location = consented.headers.get('location');
+  const code = location === null ? null : new URL(location).searchParams.get('code');
+  if (code === null) throw new Error(`consent: ${consented.status} ${await consented.text()}`);
+  const token = await send('/oauth/token', {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      code,
+      client_id: clientId,
+      redirect_uri: redirectUri,
+      code_verifier: verifier,
+      resource: `${url}/mcp`,
+    }).toString(),
+  });
+  const answer = (await token.json()) as { access_token?: string };
+  if (answer.access_token === undefined) throw new Error(`token: ${JSON.stringify(answer)}`);
+  return answer.access_token;
+}
+
+/** The bare server's echo tool, on a new SDK v2 server. */
+function echoServer(): McpServer {
+  const server = new McpServer({ name: 'bare', version: '1.0.0' });
+  server.registerTool(
+    'bench.echo.say',
+    {
+      description: 'Echoes the text.',
+      inputSchema: input,
+      outputSchema: output,
+      // Read-only, as it says: served as an upstream, it does not ask for approval.
+      annotations: { readOnlyHint: true },
+    },
+    async ({ text }) => ({
+      content: [{ type: 'text', text: JSON.stringify({ text }) }],
+      structuredContent: { text },
+    }),
+  );
+  return server;
+}
+
+/**
+ * The `bare-session` side: the SDK v2 serving 2025-11-25 sessions the cheapest correct way, one
+ * server and transport per session (as the SDK's examples do), the body read as the Gateway reads
+ * it, and each answer one JSON body (`enableJsonResponse`: no event stream, no event store, as an
+ * echo tool that never asks the client anything may). `BENCH_BARE_SESSION=sse` answers with an
+ * event stream, as the Gateway does (its tools may ask the client questions mid-call).
+ */
+async function startBareSessions(): Promise<{ url: string; stop: () => Promise<void> }> {
+  const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>();
+  const json = process.env.BENCH_BARE_SESSION !== 'sse';
+  const fetch = async (request: Request) => {
+    const body = request.method === 'POST' ? JSON.parse(await request.text()) : undefined;
+    const options = body === undefined ? {} : { parsedBody: body };
+    const id = request.headers.get('mcp-session-id');
+    const held = id === null ? undefined : sessions.get(id);
+    if (held !== undefined) return held.handleRequest(request, options);
+    if (id !== null) {
+      return Response.json(
+        { jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null },
+        { status: 404 },
+      );
+    }
+    const transport: WebStandardStreamableHTTPServerTransport =
+      new WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: () => crypto.randomUUID(),
+        enableJsonResponse: json,
+        onsessioninitialized: (opened) => {
+          sessions.set(opened, transport);
+        },
+        onsessionclosed: (closed) => {
+          sessions.delete(closed);
+        },
+      });
+    await echoServer().connect(transport);
+    return transport.handleRequest(request, options);
+  };
+  return new Promise((resolve) => {
+    const listening = serve({ fetch, hostname: '127.0.0.1', port: 0 }, (info) =>
+      resolve({
+        url: `http://127.0.0.1:${info.port}`,
+        stop: () => new Promise<void>((done) => listening.close(() => done())),
       }),
     );
-    return server;
   });
+}
+
+async function startBare(): Promise<{ url: string; stop: () => Promise<void> }> {
+  const handler = createMcpHandler(echoServer);
   // By default the body is read the way the Gateway reads it, as one piece, and handed over
   // parsed. BENCH_BARE_BODY=sdk lets the handler read it itself, as the SDK's examples do (a
   // clone and a web stream: ~40 µs more a call, which would flatter the Gateway).
@@ -197,9 +351,15 @@ const started =
       ? await startGateway(process.argv[3])
       : kind === 'relay'
         ? await startRelay(process.argv[3] ?? '')
-        : await startBare();
+        : kind === 'bare-session'
+          ? await startBareSessions()
+          : await startBare();
 process.send?.({
-  started: { url: started.url, token: 'token' in started ? started.token : undefined },
+  started: {
+    url: started.url,
+    token: 'token' in started ? started.token : undefined,
+    oauthToken: 'oauthToken' in started ? started.oauthToken : undefined,
+  },
 });
 process.on('message', (message) => {
   if (message === 'cpu') {

@@ -11,6 +11,7 @@ import { createRoundStateCodec } from './request-state.js';
 import type { McpDeps, McpRuntime } from './runtime.js';
 import { toolsOf } from './runtime.js';
 import { ServedTools } from './served-tools.js';
+import { isPlainLegacyRequest } from './session-http.js';
 import { LegacySessions } from './sessions/index.js';
 import { SharedSessions } from './shared-sessions/index.js';
 import type { ToolsChange } from './shared-sessions/session-bus.js';
@@ -169,7 +170,9 @@ export class McpEndpoint {
 
     if (
       this.#sessions.claims(request, body) &&
-      (await isLegacyRequest(request, body, { maxRequestBodySize: options.maxBodyBytes }))
+      // A session's ordinary request is told legacy from its shape (isPlainLegacyRequest).
+      (isPlainLegacyRequest(request, body) ||
+        (await isLegacyRequest(request, body, { maxRequestBodySize: options.maxBodyBytes })))
     ) {
       return this.#sessions.handle(request, principal, body);
     }

@@ -49,6 +49,8 @@ export class StdioProcess implements Transport {
   #exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
   #exited: Promise<void> = Promise.resolve();
   #closing = false;
+  /** Whether stdin holds this turn's messages, to be written together (see `send`). */
+  #corked = false;
 
   constructor(options: StdioProcessOptions) {
     this.#options = options;
@@ -135,6 +137,16 @@ export class StdioProcess implements Transport {
       if (stdin === undefined || stdin === null || this.#exit !== undefined || this.#closing) {
         reject(new Error('the upstream process is not running'));
         return;
+      }
+      // The messages sent in one turn of the event loop (calls that came in together) go to the
+      // process in one write: each write to its pipe costs a system call and wakes the process.
+      if (!this.#corked) {
+        this.#corked = true;
+        stdin.cork();
+        setImmediate(() => {
+          this.#corked = false;
+          stdin.uncork();
+        });
       }
       if (stdin.write(serializeMessage(message))) resolve();
       else stdin.once('drain', resolve);

@@ -1,4 +1,4 @@
-import { whenSent, withSessionVersion } from '../session-http.js';
+import { whenGathered, whenSent, withSessionVersion } from '../session-http.js';
 import type { Session } from './session.js';
 
 /** Where a GET may resume the stream of a tool call another instance runs (PostgreSQL). */
@@ -78,7 +78,8 @@ async function tracked(
           }, ABANDONED_STREAM_GRACE_MS);
           timer.unref();
         };
-  return whenSent(
+  // An answer that is ready within a few milliseconds goes out as one body (whenGathered).
+  return whenGathered(
     response,
     () => {
       session.inFlight -= 1;

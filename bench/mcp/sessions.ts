@@ -1,0 +1,160 @@
+/**
+ * Load through the MCP SDK v1 client (`@modelcontextprotocol/sdk`), what the Inspector,
+ * `mcp-remote` and most clients in the field speak: a 2025-11-25 session per client over
+ * Streamable HTTP, or one stdio connection to a process this benchmark starts. Used by index.ts
+ * for the 2025 session case and the stdio federated case (issue 37).
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+
+/** The v1 SDK's modules, from the server package's dependencies (bench/ has none of its own). */
+const sdk = (path: string) =>
+  new URL(
+    `../../packages/server/node_modules/@modelcontextprotocol/sdk/dist/esm/${path}`,
+    import.meta.url,
+  ).href;
+
+/** What the benchmark uses of a v1 `Client`. */
+interface V1Client {
+  connect(transport: unknown): Promise<void>;
+  callTool(params: { name: string; arguments: Record<string, unknown> }): Promise<{
+    structuredContent?: unknown;
+    isError?: boolean;
+  }>;
+  close(): Promise<void>;
+}
+type ClientClass = new (
+  info: { name: string; version: string },
+  options: { capabilities: Record<string, unknown> },
+) => V1Client;
+
+const { Client } = (await import(sdk('client/index.js'))) as { Client: ClientClass };
+const { StreamableHTTPClientTransport } = (await import(sdk('client/streamableHttp.js'))) as {
+  StreamableHTTPClientTransport: new (
+    url: URL,
+    options: { requestInit?: RequestInit },
+  ) => { terminateSession(): Promise<void>; sessionId?: string };
+};
+const { StdioClientTransport } = (await import(sdk('client/stdio.js'))) as {
+  StdioClientTransport: new (options: {
+    command: string;
+    args: string[];
+    stderr?: 'inherit' | 'ignore';
+  }) => { pid: number | null };
+};
+
+/** One client's connection, and how to end it. */
+export interface Connected {
+  client: V1Client;
+  close: () => Promise<void>;
+}
+
+/** A 2025-11-25 session of the v1 client with the MCP endpoint at `url`. */
+export async function httpSession(url: URL, token: string | undefined): Promise<Connected> {
+  const transport = new StreamableHTTPClientTransport(url, {
+    requestInit: token === undefined ? {} : { headers: { authorization: `Bearer ${token}` } },
+  });
+  const client = new Client({ name: 'bench-v1', version: '1.0.0' }, { capabilities: {} });
+  await client.connect(transport);
+  return {
+    client,
+    close: async () => {
+      // DELETE, so neither server keeps the session until it expires.
+      await transport.terminateSession().catch(() => undefined);
+      await client.close();
+    },
+  };
+}
+
+/** A v1 client of a stdio server it starts (`node script`); its process id for its CPU time. */
+export async function stdioSession(script: string): Promise<Connected & { pid: number }> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [script],
+    stderr: 'inherit',
+  });
+  const client = new Client({ name: 'bench-v1', version: '1.0.0' }, { capabilities: {} });
+  await client.connect(transport);
+  const pid = transport.pid;
+  if (pid === null) throw new Error('the stdio server has no process id');
+  return { client, pid, close: () => client.close() };
+}
+
+/** A process's CPU time so far (user + system, µs), from `/proc` (Linux). */
+export function processCpu(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // The fields after the command's closing parenthesis; utime and stime are the 12th and 13th.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  // Linux reports them in clock ticks of 10 ms (USER_HZ 100).
+  return ticks * 10_000;
+}
+
+/** The processes whose parent is `parent` and whose command line contains `marker`. */
+export function childrenOf(parent: number, marker: string): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid !== parent) continue;
+      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(marker))
+        found.push(Number(entry));
+    } catch {
+      // The process ended while being read.
+    }
+  }
+  return found;
+}
+
+/** One measured stretch of calls. */
+export interface SessionRun {
+  callsPerSecond: number;
+  p50: number;
+  p99: number;
+  /** CPU time (µs) per call of each process measured, in the order `cpu` gives them. */
+  cpuPerCall: number[];
+}
+
+/**
+ * `calls` calls of `tool` spread over `clients` (each keeps one call in flight; on one stdio
+ * connection `clients` is how many calls it carries at once), timing each, and the CPU time the
+ * processes `cpu` reads spent meanwhile.
+ */
+export async function loadClients(
+  clients: V1Client[],
+  concurrency: number,
+  tool: string,
+  calls: number,
+  cpu: () => Promise<number[]>,
+): Promise<SessionRun> {
+  const latencies: number[] = [];
+  let next = 0;
+  const cpuBefore = await cpu();
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async (_, lane) => {
+      const client = clients[lane % clients.length] as V1Client;
+      while (next < calls) {
+        next += 1;
+        const began = performance.now();
+        const result = await client.callTool({ name: tool, arguments: { text: 'hello' } });
+        if (result.isError === true || result.structuredContent === undefined) {
+          throw new Error(`${tool}: unexpected answer ${JSON.stringify(result).slice(0, 300)}`);
+        }
+        latencies.push(performance.now() - began);
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  const cpuAfter = await cpu();
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) =>
+    latencies[Math.min(latencies.length - 1, Math.ceil(q * latencies.length) - 1)] ?? 0;
+  return {
+    callsPerSecond: calls / seconds,
+    p50: at(0.5),
+    p99: at(0.99),
+    cpuPerCall: cpuAfter.map((after, i) => (after - (cpuBefore[i] ?? 0)) / calls),
+  };
+}
