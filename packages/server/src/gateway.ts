@@ -1,15 +1,11 @@
 import type { Server } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { Plugin } from '@gateway/sdk';
 import type { ServerType } from '@hono/node-server';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { ApprovalService, approvalRoutes } from './approvals/index.js';
-import {
-  type AuthServices,
-  BETTER_AUTH_STATE,
-  createGatewayAuth,
-  mountAuth,
-} from './auth/index.js';
+import { BETTER_AUTH_STATE, createGatewayAuth, mountAuth } from './auth/index.js';
 import { cliTokenRoutes, mountCliPages } from './cli-auth/index.js';
 import { connectionRoutes } from './connections/routes.js';
 import { connectorRoutes } from './connectors/index.js';
@@ -77,7 +73,8 @@ export interface Gateway {
   routes: readonly AnyRoute[];
   /** Answers one request, without a listening socket (what tests use). */
   fetch(request: Request): Promise<Response>;
-  services: GatewayServices;
+  /** What `gateway dev` does beside HTTP: reload a plugin in place (see {@link GatewayDevHandle}). */
+  dev: GatewayDevHandle;
   /** What `GET /readyz` checks (the database); a stop in progress adds its own check. */
   readiness: Readiness;
   /** Listens on host and port; resolves to the address. */
@@ -95,6 +92,41 @@ export interface Gateway {
 }
 
 /**
+ * The narrow handle `gateway dev` holds (packages/cli/src/commands/dev): the address the gateway
+ * answers on, and the plugin catalog's swaps a file watcher needs. Everything else goes through
+ * HTTP, as for any client.
+ */
+export interface GatewayDevHandle {
+  /** {base_url}, without a trailing slash; the real port once {@link Gateway.start} resolved. */
+  readonly baseUrl: string;
+  /**
+   * Replaces the loaded plugin of the same id with `plugin` (a new build of it): its mounted
+   * tools serve the new code from the next call.
+   *
+   * @throws PluginCatalogError when `plugin` is invalid or no plugin of its id is loaded.
+   */
+  replacePlugin(plugin: Plugin): void;
+  /** The tool paths mounted from the source `sourceId` (a registration's id); empty when none. */
+  mountedPaths(sourceId: string): string[];
+  /**
+   * Mounts a loaded plugin under `namespace` without a registration row (one that exists already
+   * but was not mounted); the mounted tool paths.
+   *
+   * @throws PluginCatalogError saying why the plugin cannot be mounted.
+   */
+  mount(source: { id: string; namespace: string; pluginId: string }): string[];
+}
+
+/**
+ * A gateway with the services it is built from: what the server's own entry points
+ * (`gateway-server`, `rekey`) and its tests hold. Not exported from the package: outside code gets
+ * a {@link Gateway}.
+ */
+export interface ServedGateway extends Gateway {
+  services: GatewayServices;
+}
+
+/**
  * Creates a gateway: opens and migrates the database, loads plugins, and builds the HTTP app.
  *
  * @throws when AUTH_SECRET is missing or shorter than 32 characters (it encrypts stored secrets),
@@ -104,7 +136,12 @@ export interface Gateway {
  * const gateway = await createGateway({ plugins: [notes], authSecret: process.env.AUTH_SECRET });
  * const { url } = await gateway.start();
  */
-export async function createGateway(options: GatewayOptions = {}): Promise<Gateway> {
+export function createGateway(options: GatewayOptions = {}): Promise<Gateway> {
+  return openGateway(options);
+}
+
+/** {@link createGateway}, with the services it is built from (for the server's own entry points). */
+export async function openGateway(options: GatewayOptions = {}): Promise<ServedGateway> {
   // Every setting first, so a bad value fails fast and leaves nothing behind.
   const settings = readSettings(options);
   const { env, authSecret, previousAuthSecrets, serviceApiSecret, metricsToken, host, port } =
@@ -145,7 +182,7 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
     knownTool: (path) => plugins.tool(path) !== undefined,
     ...(database.poolStats === undefined ? {} : { pool: database.poolStats }),
   });
-  const core: AuthServices = {
+  const core: Omit<GatewayServices, 'auth' | 'tokens' | 'upstreams' | 'upstreamOAuth'> = {
     env,
     database,
     secrets: createSecretBox(authSecret, previousAuthSecrets),
@@ -380,6 +417,16 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
     app,
     routes,
     services,
+    dev: {
+      get baseUrl() {
+        return services.baseUrl;
+      },
+      replacePlugin: (plugin) => {
+        services.plugins.replace(plugin);
+      },
+      mountedPaths: (sourceId) => services.plugins.pathsOf(sourceId),
+      mount: (source) => services.plugins.mount(source).map((tool) => tool.path),
+    },
     readiness,
     fetch: async (request) => app.fetch(request),
     start: () =>

@@ -2,11 +2,13 @@ import type { Tool as McpTool } from '@modelcontextprotocol/client';
 import type { GatewayDatabase, RegistrySourceRow } from '../db/index.js';
 import { HttpError } from '../http/errors.js';
 import type { ServerLogger } from '../http/logger.js';
-import { type PluginCatalog, PluginCatalogError } from '../registry/index.js';
+import { PluginCatalogError } from '../registry/catalog-error.js';
+import type { PluginCatalog } from '../registry/plugin-catalog.js';
 import type { TokenVendor } from '../vending/index.js';
 import type { UpstreamHealth } from './circuit-breaker.js';
 import { type FederatedSource, federatedCredential } from './federation.js';
 import { type Live, liveSource, loadUpstreamClient } from './live-source.js';
+import type { UpstreamNotice } from './notice.js';
 import type { OAuthUpstreamAuth, UpstreamOAuthHooks } from './oauth-hooks.js';
 import { offersAnything, storedOffers } from './offers.js';
 import { storedAuth, storeRegistration } from './stored-upstream.js';
@@ -27,7 +29,6 @@ import {
   mountedTools,
   safeJson,
 } from './tool-lists.js';
-import type { UpstreamNotice } from './upstream.js';
 import { checkUpstreamUrl, type UrlPolicy } from './url-policy.js';
 
 /** Told what a source said of its resources and prompts (see {@link UpstreamNotice}). */

@@ -121,7 +121,7 @@ async function watchSources(
         const what = `(${changed.join(', ')} changed)`;
         try {
           const plugin = await loadValid(source);
-          gateway.services.plugins.replace(plugin);
+          gateway.dev.replacePlugin(plugin);
           id = plugin.id;
           io.stdout.write(
             `${colors.green('↻')} reloaded ${plugin.id} ${what}: ${plural(plugin.tools.length, 'tool')}\n`,
@@ -249,7 +249,7 @@ async function register(
   serviceSecret: string,
 ): Promise<{ id: string; tools: string[] }> {
   const response = await gateway.fetch(
-    new Request(`${gateway.services.baseUrl}/api/registry/sources`, {
+    new Request(`${gateway.dev.baseUrl}/api/registry/sources`, {
       method: 'POST',
       headers: { authorization: `Bearer ${serviceSecret}`, 'content-type': 'application/json' },
       body: JSON.stringify({
@@ -267,11 +267,11 @@ async function register(
   // Registrations persist: one made by an earlier run was mounted again at start, unless this
   // version of the plugin cannot be; mounting it here says why.
   if (response.status === 409) {
-    const mounted = gateway.services.plugins.pathsOf(plugin.id);
+    const mounted = gateway.dev.mountedPaths(plugin.id);
     if (mounted.length > 0) return { id: plugin.id, tools: mounted };
     try {
       const source = { id: plugin.id, namespace: plugin.id, pluginId: plugin.id };
-      return { id: plugin.id, tools: gateway.services.plugins.mount(source).map((t) => t.path) };
+      return { id: plugin.id, tools: gateway.dev.mount(source) };
     } catch (error) {
       throw new CliError(`Could not register ${plugin.id}: ${messageOf(error)}`);
     }

@@ -1,3 +1,4 @@
+import type { GatewayDatabase } from '../../db/database.js';
 import type { AppContext } from '../../http/app-env.js';
 import {
   findInvite,
@@ -6,7 +7,7 @@ import {
   inviteFromCookies,
   signupRefusalText,
 } from '../../invites/index.js';
-import type { GatewayServices } from '../../services.js';
+import type { SignupPolicy } from '../../invites/policy.js';
 import { type Html, html } from '../html.js';
 
 /** What the sign-up page shows about who may sign up, for one browser. */
@@ -26,7 +27,7 @@ export interface SignUpState {
  */
 export async function takeInvite(
   c: AppContext,
-  services: Pick<GatewayServices, 'database' | 'baseUrl'>,
+  services: { database: GatewayDatabase; baseUrl: string },
   token: string,
 ): Promise<boolean> {
   const invite = await findInvite(services.database.db, token);
@@ -38,11 +39,11 @@ export async function takeInvite(
 }
 
 /** Removes the invite cookie (after the account is made, or when it no longer works). */
-export function dropInvite(c: AppContext, services: Pick<GatewayServices, 'baseUrl'>): void {
+export function dropInvite(c: AppContext, services: { baseUrl: string }): void {
   c.header('Set-Cookie', inviteCookie(undefined, isHttps(services)), { append: true });
 }
 
-function isHttps(services: Pick<GatewayServices, 'baseUrl'>): boolean {
+function isHttps(services: { baseUrl: string }): boolean {
   return services.baseUrl.startsWith('https:');
 }
 
@@ -54,7 +55,7 @@ function isHttps(services: Pick<GatewayServices, 'baseUrl'>): boolean {
  */
 export async function signUpState(
   c: AppContext,
-  services: Pick<GatewayServices, 'database' | 'signup'>,
+  services: { database: GatewayDatabase; signup: SignupPolicy },
   options: { inviteInvalid?: boolean } = {},
 ): Promise<SignUpState> {
   const policy = services.signup;
