@@ -30,7 +30,7 @@ import { createLogger, stdoutSink } from './http/logger.js';
 import { notFoundHandler } from './http/not-found.js';
 import { Redactor } from './http/redact.js';
 import { requestLog } from './http/request-log.js';
-import { type AnyRoute, mountRoutes } from './http/route.js';
+import { type AnyRoute, httpErrorOf, mountRoutes } from './http/route.js';
 import {
   actingPrincipal,
   createAuthenticator,
@@ -372,7 +372,8 @@ export async function openGateway(options: GatewayOptions = {}): Promise<ServedG
 
   app.notFound(notFoundHandler(app, { page: notFoundPage }));
   app.onError((error, c) => {
-    if (error instanceof HttpError) return errorResponse(c, error);
+    const answer = httpErrorOf(error);
+    if (answer !== undefined) return errorResponse(c, answer);
     if (isDatabaseUnavailable(error)) {
       health.noteUnavailable();
       logger.warn('database unavailable', {

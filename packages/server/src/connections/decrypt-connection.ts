@@ -62,7 +62,7 @@ export function decryptConnectionRoute(services: {
         throw new SecretUnreadableError(
           { id, owner: row?.owner ?? 'user', toolId: row?.tool_id ?? 'unknown' },
           { cause: error },
-        ).toHttpError();
+        ).toRefusal();
       }
       // The raw secret must not linger in any cache between here and the caller.
       c.header('Cache-Control', 'no-store');

@@ -1,6 +1,6 @@
 import type { Tool as McpTool } from '@modelcontextprotocol/client';
 import type { GatewayDatabase, RegistrySourceRow } from '../db/index.js';
-import { HttpError } from '../http/errors.js';
+import { Refusal } from '../errors/refusal.js';
 import type { ServerLogger } from '../http/logger.js';
 import { PluginCatalogError } from '../registry/catalog-error.js';
 import type { PluginCatalog } from '../registry/plugin-catalog.js';
@@ -109,7 +109,7 @@ export class UpstreamService {
    * registering user, or the team or server, has for its provider), stores both and mounts its
    * tools.
    *
-   * @throws HttpError 400 for a refused URL; 409 id or namespace taken; 503
+   * @throws Refusal 400 for a refused URL; 409 id or namespace taken; 503
    * (`service_unavailable`) when the tool list cannot be fetched, saying why.
    */
   async register(
@@ -117,9 +117,9 @@ export class UpstreamService {
     registrant: string | undefined,
   ): Promise<{ tools: string[] }> {
     const checked = checkUpstreamUrl(input.url, this.#options.policy);
-    if (!checked.ok) throw new HttpError('bad_request', checked.problem);
+    if (!checked.ok) throw new Refusal('bad_request', checked.problem);
     if (this.#live.has(input.id) || this.#options.plugins.isMounted(input.id)) {
-      throw new HttpError('conflict', `A source "${input.id}" is already registered`);
+      throw new Refusal('conflict', `A source "${input.id}" is already registered`);
     }
     const auth = storedAuth(input.auth);
     const target: UpstreamTarget = { kind: 'http', url: checked.url.href, auth };
@@ -133,7 +133,7 @@ export class UpstreamService {
     const { oauth } = this.#options;
     if (auth.kind === 'oauth') {
       if (oauth === undefined) {
-        throw new HttpError('bad_request', 'This gateway does not connect to OAuth upstreams');
+        throw new Refusal('bad_request', 'This gateway does not connect to OAuth upstreams');
       }
       // No user token exists yet: the list is fetched when the first user connects.
       await oauth.check(checked.url.href, auth);
@@ -147,7 +147,7 @@ export class UpstreamService {
         listed = await live.upstream.listTools(credential);
       } catch (error) {
         await live.upstream.close();
-        throw new HttpError(
+        throw new Refusal(
           'service_unavailable',
           `The tool list of ${checked.url.origin}${checked.url.pathname} could not be fetched: ${listingFailureReason(error)}`,
         );
@@ -319,7 +319,7 @@ export class UpstreamService {
    * Changes a stored HTTP source's settings: stores them (other instances apply them with their
    * next sync) and mounts its tools again with them.
    *
-   * @throws HttpError 404 when the source is not a stored upstream known here.
+   * @throws Refusal 404 when the source is not a stored upstream known here.
    */
   async update(
     id: string,
@@ -333,7 +333,7 @@ export class UpstreamService {
   ): Promise<void> {
     const live = this.#live.get(id);
     if (live === undefined || !live.stored || live.target.kind !== 'http') {
-      throw new HttpError('not_found', `No registered upstream source "${id}"`);
+      throw new Refusal('not_found', `No registered upstream source "${id}"`);
     }
     const settings = {
       approvalRequired: change.approvalRequired ?? live.settings.approvalRequired,
@@ -386,7 +386,7 @@ export class UpstreamService {
    * Sends `method` to source `id` for `subject` (a user or service account id), with the
    * credential its tool calls would send ({@link federatedCredential}).
    *
-   * @throws HttpError 404 when `id` is not an upstream known here; AuthRequiredError without a
+   * @throws Refusal 404 when `id` is not an upstream known here; AuthRequiredError without a
    *   credential; whatever {@link Upstream.request} throws.
    */
   async forward(
@@ -401,7 +401,7 @@ export class UpstreamService {
     } = {},
   ): Promise<unknown> {
     const live = this.#live.get(id);
-    if (live === undefined) throw new HttpError('not_found', `No upstream source "${id}"`);
+    if (live === undefined) throw new Refusal('not_found', `No upstream source "${id}"`);
     const { credential, provider } = await federatedCredential(this.#options, id, live, subject);
     if (credential !== undefined) options.remember?.(credential);
     return live.upstream.request(method, params, credential, { signal: options.signal, provider });
@@ -499,7 +499,7 @@ export class UpstreamService {
 
 function catalogError(error: unknown): unknown {
   if (error instanceof PluginCatalogError) {
-    return new HttpError(
+    return new Refusal(
       error.reason === 'path_outside_namespace' ? 'bad_request' : 'conflict',
       error.message,
     );
