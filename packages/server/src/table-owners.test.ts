@@ -27,7 +27,7 @@ const OWNERS: Record<string, string> = {
   roles: 'policy/role-store.ts',
   user_roles: 'policy/role-store.ts',
   // credentials: user, team and upstream-OAuth rows alike
-  connections: 'connections/store.ts',
+  connections: 'connections/',
   oauth_reconnect: 'vending/reconnect-marks.ts',
   refresh_leases: 'db/refresh-lease.ts',
   // tokens and who they act for
@@ -57,8 +57,6 @@ const OWNERS: Record<string, string> = {
 /** `<file>: <table>` for each query made outside the table's owner today; only ever shrinks. */
 const KNOWN = [
   'cli-auth/token-store.ts: api_tokens',
-  'connections/decrypt-connection.ts: connections',
-  'db/connection-tree.ts: connections',
   'db/locks.ts: user',
   'db/prepared-query.ts: mcp_endpoints',
   'db/sqlite.ts: executions',
@@ -88,7 +86,6 @@ const KNOWN = [
   'secrets/tokens.ts: mcp_endpoints',
   'service-accounts/store.ts: api_tokens',
   'service-accounts/store.ts: roles',
-  'team-connections/store.ts: connections',
   'tool-status/tool-status.ts: account',
   'upstream-oauth/refresh.ts: connections',
   'upstream-oauth/tokens.ts: connections',

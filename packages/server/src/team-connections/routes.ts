@@ -1,3 +1,8 @@
+import {
+  createTeamConnection,
+  deleteTeamConnection,
+  listTeamConnections,
+} from '../connections/team-store.js';
 import type { GatewayDatabase } from '../db/database.js';
 import { deletedSchema } from '../http/common-schemas.js';
 import { HttpError } from '../http/errors.js';
@@ -10,7 +15,6 @@ import {
   teamConnectionCreatedSchema,
   teamConnectionListSchema,
 } from './schemas.js';
-import { createTeamConnection, deleteTeamConnection, listTeamConnections } from './store.js';
 
 /** What the team connection routes read of the gateway's services. */
 export type TeamConnectionsDeps = { database: GatewayDatabase; secrets: SecretBox };
