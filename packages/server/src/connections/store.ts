@@ -178,6 +178,24 @@ export async function deleteUserConnection(
 }
 
 /**
+ * Deletes every connection of auth provider `toolId` (an OAuth upstream's users' tokens when its
+ * source goes), inside the caller's transaction when given one; how many went.
+ *
+ * @example
+ * const removed = await deleteToolConnections(trx, oauthToolId(sourceId));
+ */
+export async function deleteToolConnections(
+  db: Kysely<DatabaseSchema>,
+  toolId: string,
+): Promise<number> {
+  const result = await db
+    .deleteFrom('connections')
+    .where('tool_id', '=', toolId)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+/**
  * The stored (encrypted) secret of connection `id`, whoever owns it; undefined when there is no
  * such connection. Only the server-side decrypt route may use it.
  *

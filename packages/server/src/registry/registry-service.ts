@@ -1,3 +1,4 @@
+import { deleteToolConnections } from '../connections/store.js';
 import type { GatewayDatabase, RegistrySourceRow } from '../db/index.js';
 import { Refusal } from '../errors/refusal.js';
 import type { ServerLogger } from '../http/logger.js';
@@ -364,11 +365,7 @@ export class RegistryService {
       if (Number(result.numDeletedRows) === 0) return undefined;
       // An OAuth upstream's users' tokens go with it: they are for a source no longer served
       // (its client registration and open sign-ins go by the foreign keys' cascade).
-      const tokens = await trx
-        .deleteFrom('connections')
-        .where('tool_id', '=', oauthToolId(id))
-        .executeTakeFirst();
-      return Number(tokens.numDeletedRows);
+      return deleteToolConnections(trx, oauthToolId(id));
     });
     if (removed === undefined) throw new Refusal('not_found', `No registered source "${id}"`);
     if (removed > 0)

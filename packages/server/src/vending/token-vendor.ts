@@ -10,13 +10,13 @@ import type { GatewayAuth } from '../auth/create-auth.js';
 import { providerUnreachableText } from '../auth/outage-log.js';
 import type { Env } from '../config/env.js';
 import { serverApiKey } from '../config/env.js';
+import { findServingConnection } from '../connections/serving-connection.js';
 import type { GatewayDatabase } from '../db/database.js';
 import type { ConnectionOwner } from '../db/index.js';
 import type { ServerLogger } from '../http/logger.js';
 import { SecretDecryptError, SecretUnreadableError } from '../secrets/index.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import { traced } from '../tracing/index.js';
-import { findServingConnection } from './connection-source.js';
 import { createOAuthTokenSource, type OAuthTokenResult } from './oauth-source.js';
 
 /** Where a vended credential came from, in the order they are tried. */
