@@ -4,7 +4,7 @@ import type { Plugin } from '@gateway/sdk';
 import type { ServerType } from '@hono/node-server';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
-import { ApprovalService, approvalRoutes } from './approvals/index.js';
+import { ApprovalService, approvalRoutes, countPendingApprovals } from './approvals/index.js';
 import { BETTER_AUTH_STATE, createGatewayAuth, mountAuth } from './auth/index.js';
 import { cliTokenRoutes, mountCliPages } from './cli-auth/index.js';
 import { connectionRoutes } from './connections/routes.js';
@@ -44,12 +44,7 @@ import { EndpointScopes } from './mcp-endpoints/index.js';
 import { mcpEndpointRoutes } from './mcp-endpoints/routes.js';
 import { mcpChallenge, mcpResource, mountMcpOAuth } from './mcp-oauth/index.js';
 import { meRoutes } from './me/index.js';
-import {
-  countPendingApprovals,
-  GatewayMetrics,
-  metricsOfCall,
-  mountMetrics,
-} from './metrics/index.js';
+import { GatewayMetrics, metricsOfCall, mountMetrics } from './metrics/index.js';
 import { openApiRoutes } from './openapi/index.js';
 import { PolicyService, policyRoutes } from './policy/index.js';
 import { loadConfig, PluginCatalog, RegistryService, registryRoutes } from './registry/index.js';
@@ -177,7 +172,7 @@ export async function openGateway(options: GatewayOptions = {}): Promise<ServedG
   // Sessions are counted by the MCP endpoint, made once the services exist.
   let endpoint: LazyMcpEndpoint | undefined;
   const metrics = new GatewayMetrics({
-    pendingApprovals: () => countPendingApprovals(database),
+    pendingApprovals: () => countPendingApprovals(database.db),
     openSessions: () => endpoint?.sessionCount ?? 0,
     knownTool: (path) => plugins.tool(path) !== undefined,
     ...(database.poolStats === undefined ? {} : { pool: database.poolStats }),

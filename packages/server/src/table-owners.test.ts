@@ -77,7 +77,6 @@ const KNOWN = [
   'me/store.ts: service_accounts',
   'me/store.ts: user',
   'me/store.ts: user_roles',
-  'metrics/sources.ts: approvals',
   'policy/role-store.ts: service_accounts',
   'policy/role-store.ts: user',
   'rekey/rekey.ts: account',
