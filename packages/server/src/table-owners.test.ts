@@ -93,7 +93,6 @@ const KNOWN = [
   'users/store.ts: user_roles',
   'vending/oauth-source.ts: account',
   'vending/reconnect-marks.ts: account',
-  'web/pages/sign-up-notice.ts: user',
 ];
 
 const QUERY =

@@ -8,6 +8,7 @@ import {
   signupRefusalText,
 } from '../../invites/index.js';
 import type { SignupPolicy } from '../../invites/policy.js';
+import { anyUserExists, countExistingEmails } from '../../users/store.js';
 import { type Html, html } from '../html.js';
 
 /** What the sign-up page shows about who may sign up, for one browser. */
@@ -72,12 +73,8 @@ export async function signUpState(
   }
   let adminPending = false;
   if (policy.adminEmails !== undefined) {
-    const existing = await db
-      .selectFrom('user')
-      .select('email')
-      .where('email', 'in', [...policy.adminEmails])
-      .execute();
-    adminPending = existing.length < policy.adminEmails.length;
+    const existing = await countExistingEmails(db, policy.adminEmails);
+    adminPending = existing < policy.adminEmails.length;
   }
 
   let showForm = true;
@@ -111,8 +108,7 @@ export async function signUpState(
   // this browser may sign up at all.
   const admitted = policy.mode === 'open' || (policy.mode === 'invite' && invite !== undefined);
   if (policy.adminEmails === undefined && admitted) {
-    const anyUser = await db.selectFrom('user').select('id').limit(1).executeTakeFirst();
-    if (anyUser === undefined) {
+    if (!(await anyUserExists(db))) {
       notices.push(
         info("You are the first person here: this account becomes the gateway's admin."),
       );
