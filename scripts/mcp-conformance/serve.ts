@@ -20,7 +20,7 @@ import {
   createConformancePlugin,
   RECONNECTION_TOOL_MS,
 } from '../../examples/conformance/src/index.js';
-import { createGateway } from '../../packages/server/src/index.js';
+import { openGateway } from '../../packages/server/src/gateway.js';
 import { createEndpoint } from '../../packages/server/src/mcp-endpoints/index.js';
 import { createPostgresTestDatabase } from '../../packages/server/test/db/test-database.js';
 
@@ -30,7 +30,7 @@ const seeded =
   process.env.CONFORMANCE_POSTGRES === undefined
     ? undefined
     : await createPostgresTestDatabase(process.env.CONFORMANCE_POSTGRES);
-const gateway = await createGateway({
+const gateway = await openGateway({
   plugins: [createConformancePlugin()],
   configFile: false,
   env: {},

@@ -71,6 +71,7 @@ export {
   toolJsonSchema,
   unrepresentableSchemaMessage,
 } from './tool/json-schema.js';
+export { formatIssues, type SchemaIssue, type ValidationResult } from './tool/schema-issue.js';
 export type {
   InputSchema,
   Tool,
@@ -78,10 +79,4 @@ export type {
   ToolDefinition,
   ToolOutput,
 } from './tool/types.js';
-export {
-  formatIssues,
-  type SchemaIssue,
-  type ValidationResult,
-  validateToolInput,
-  validateToolOutput,
-} from './tool/validate-call.js';
+export { validateToolInput, validateToolOutput } from './tool/validate-call.js';

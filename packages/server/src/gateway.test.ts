@@ -185,10 +185,10 @@ describe('gateway app', () => {
   });
 
   it('writes the base URL in its normal form, and refuses one that is no web address', async () => {
-    const { createGateway } = await import('./gateway.js');
+    const { createGateway, openGateway } = await import('./gateway.js');
     const env = { AUTH_SECRET: 'an-auth-secret-0123456789abcdefghijkl' };
     // The lower-case scheme is what the secure-cookie checks look for.
-    const gw = await createGateway({
+    const gw = await openGateway({
       env: { ...env, GATEWAY_BASE_URL: 'HTTPS://GW.Example.com/' },
       databaseUrl: ':memory:',
       configFile: false,

@@ -1,15 +1,11 @@
 import type { Server } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { Plugin } from '@gateway/sdk';
 import type { ServerType } from '@hono/node-server';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
-import { ApprovalService, approvalRoutes } from './approvals/index.js';
-import {
-  type AuthServices,
-  BETTER_AUTH_STATE,
-  createGatewayAuth,
-  mountAuth,
-} from './auth/index.js';
+import { ApprovalService, approvalRoutes, countPendingApprovals } from './approvals/index.js';
+import { BETTER_AUTH_STATE, createGatewayAuth, mountAuth } from './auth/index.js';
 import { cliTokenRoutes, mountCliPages } from './cli-auth/index.js';
 import { connectionRoutes } from './connections/routes.js';
 import { connectorRoutes } from './connectors/index.js';
@@ -35,7 +31,7 @@ import { createLogger, stdoutSink } from './http/logger.js';
 import { notFoundHandler } from './http/not-found.js';
 import { Redactor } from './http/redact.js';
 import { requestLog } from './http/request-log.js';
-import { type AnyRoute, mountRoutes } from './http/route.js';
+import { type AnyRoute, httpErrorOf, mountRoutes } from './http/route.js';
 import {
   actingPrincipal,
   createAuthenticator,
@@ -49,12 +45,7 @@ import { EndpointScopes } from './mcp-endpoints/index.js';
 import { mcpEndpointRoutes } from './mcp-endpoints/routes.js';
 import { mcpChallenge, mcpResource, mountMcpOAuth } from './mcp-oauth/index.js';
 import { meRoutes } from './me/index.js';
-import {
-  countPendingApprovals,
-  GatewayMetrics,
-  metricsOfCall,
-  mountMetrics,
-} from './metrics/index.js';
+import { GatewayMetrics, metricsOfCall, mountMetrics } from './metrics/index.js';
 import { openApiRoutes } from './openapi/index.js';
 import { overviewRoutes } from './overview/index.js';
 import { PolicyService, policyRoutes } from './policy/index.js';
@@ -79,7 +70,8 @@ export interface Gateway {
   routes: readonly AnyRoute[];
   /** Answers one request, without a listening socket (what tests use). */
   fetch(request: Request): Promise<Response>;
-  services: GatewayServices;
+  /** What `gateway dev` does beside HTTP: reload a plugin in place (see {@link GatewayDevHandle}). */
+  dev: GatewayDevHandle;
   /** What `GET /readyz` checks (the database); a stop in progress adds its own check. */
   readiness: Readiness;
   /** Listens on host and port; resolves to the address. */
@@ -97,6 +89,51 @@ export interface Gateway {
 }
 
 /**
+ * The narrow handle `gateway dev` holds (packages/cli/src/commands/dev): the address the gateway
+ * answers on, and the plugin catalog's swaps a file watcher needs. Everything else goes through
+ * HTTP, as for any client.
+ */
+export interface GatewayDevHandle {
+  /** {base_url}, without a trailing slash; the real port once {@link Gateway.start} resolved. */
+  readonly baseUrl: string;
+  /**
+   * Replaces the loaded plugin of the same id with `plugin` (a new build of it): its mounted
+   * tools serve the new code from the next call.
+   *
+   * @throws PluginCatalogError when `plugin` is invalid or no plugin of its id is loaded.
+   */
+  replacePlugin(plugin: Plugin): void;
+  /** The tool paths mounted from the source `sourceId` (a registration's id); empty when none. */
+  mountedPaths(sourceId: string): string[];
+  /**
+   * Mounts a loaded plugin under `namespace` without a registration row (one that exists already
+   * but was not mounted); the mounted tool paths.
+   *
+   * @throws PluginCatalogError saying why the plugin cannot be mounted.
+   */
+  mount(source: { id: string; namespace: string; pluginId: string }): string[];
+  /**
+   * The upstream MCP servers of the config file (stdio ones above all), with the tool paths each
+   * serves and its health: `degraded` with the reason until its process answers.
+   */
+  configuredUpstreams(): {
+    id: string;
+    tools: string[];
+    state: 'ok' | 'degraded';
+    lastError: string | null;
+  }[];
+}
+
+/**
+ * A gateway with the services it is built from: what the server's own entry points
+ * (`gateway-server`, `rekey`) and its tests hold. Not exported from the package: outside code gets
+ * a {@link Gateway}.
+ */
+export interface ServedGateway extends Gateway {
+  services: GatewayServices;
+}
+
+/**
  * Creates a gateway: opens and migrates the database, loads plugins, and builds the HTTP app.
  *
  * @throws when AUTH_SECRET is missing or shorter than 32 characters (it encrypts stored secrets),
@@ -106,7 +143,12 @@ export interface Gateway {
  * const gateway = await createGateway({ plugins: [notes], authSecret: process.env.AUTH_SECRET });
  * const { url } = await gateway.start();
  */
-export async function createGateway(options: GatewayOptions = {}): Promise<Gateway> {
+export function createGateway(options: GatewayOptions = {}): Promise<Gateway> {
+  return openGateway(options);
+}
+
+/** {@link createGateway}, with the services it is built from (for the server's own entry points). */
+export async function openGateway(options: GatewayOptions = {}): Promise<ServedGateway> {
   // Every setting first, so a bad value fails fast and leaves nothing behind.
   const settings = readSettings(options);
   const { env, authSecret, previousAuthSecrets, serviceApiSecret, metricsToken, host, port } =
@@ -142,12 +184,12 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
   // Sessions are counted by the MCP endpoint, made once the services exist.
   let endpoint: LazyMcpEndpoint | undefined;
   const metrics = new GatewayMetrics({
-    pendingApprovals: () => countPendingApprovals(database),
+    pendingApprovals: () => countPendingApprovals(database.db),
     openSessions: () => endpoint?.sessionCount ?? 0,
     knownTool: (path) => plugins.tool(path) !== undefined,
     ...(database.poolStats === undefined ? {} : { pool: database.poolStats }),
   });
-  const core: AuthServices = {
+  const core: Omit<GatewayServices, 'auth' | 'tokens' | 'upstreams' | 'upstreamOAuth'> = {
     env,
     database,
     secrets: createSecretBox(authSecret, previousAuthSecrets),
@@ -339,7 +381,8 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
 
   app.notFound(notFoundHandler(app, { page: notFoundPage }));
   app.onError((error, c) => {
-    if (error instanceof HttpError) return errorResponse(c, error);
+    const answer = httpErrorOf(error);
+    if (answer !== undefined) return errorResponse(c, answer);
     if (isDatabaseUnavailable(error)) {
       health.noteUnavailable();
       logger.warn('database unavailable', {
@@ -384,6 +427,26 @@ export async function createGateway(options: GatewayOptions = {}): Promise<Gatew
     app,
     routes,
     services,
+    dev: {
+      get baseUrl() {
+        return services.baseUrl;
+      },
+      replacePlugin: (plugin) => {
+        services.plugins.replace(plugin);
+      },
+      mountedPaths: (sourceId) => services.plugins.pathsOf(sourceId),
+      mount: (source) => services.plugins.mount(source).map((tool) => tool.path),
+      configuredUpstreams: () =>
+        services.upstreams.configured().map(({ id }) => {
+          const health = services.upstreams.status(id)?.health;
+          return {
+            id,
+            tools: services.plugins.pathsOf(id),
+            state: health?.state ?? 'degraded',
+            lastError: health?.lastError ?? null,
+          };
+        }),
+    },
     readiness,
     fetch: async (request) => app.fetch(request),
     start: () =>

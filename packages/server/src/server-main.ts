@@ -1,7 +1,7 @@
 import { host } from './config/env.js';
 import { connectionSettings } from './config/env-connections.js';
 import { databaseUnreachableMessage } from './db/unreachable-message.js';
-import { createGateway } from './gateway.js';
+import { openGateway } from './gateway.js';
 import { helpText } from './help.js';
 import { batchedSink, createLogger, type ServerLogger } from './http/logger.js';
 import { Redactor } from './http/redact.js';
@@ -64,7 +64,7 @@ async function main(): Promise<void> {
   process.on('uncaughtException', (error) => crash('uncaught exception', error));
   process.on('unhandledRejection', (reason) => crash('unhandled rejection', reason));
   const stopTracing = await startTracing(process.env);
-  const gateway = await createGateway();
+  const gateway = await openGateway();
   // Its redactor knows every secret the gateway was given, from options and files too.
   processLog = createLogger(
     { write: (line) => process.stderr.write(line) },

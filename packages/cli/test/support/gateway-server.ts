@@ -1,6 +1,5 @@
 import type { Plugin } from '@gateway/sdk';
-import type { Gateway } from '@gateway/server';
-import { createLeakCheckedGateway } from '@gateway/server/testing';
+import { createLeakCheckedGateway, type ServedGateway } from '@gateway/server/testing';
 import { onTestFinished } from 'vitest';
 
 // Test-only: a real gateway over HTTP on 127.0.0.1, through @gateway/server's public API.
@@ -11,7 +10,7 @@ export const SERVICE_SECRET = 'cli-test-service-secret-0123456789';
 /** A running gateway and its base URL. */
 export interface RunningGateway {
   url: string;
-  gateway: Gateway;
+  gateway: ServedGateway;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ElicitRequest } from '../context/types.js';
-import { formatIssues } from '../tool/validate-call.js';
+import { formatIssues } from '../tool/schema-issue.js';
 import { elicitForm } from './elicit-form.js';
 import type { ElicitForm } from './form-field.js';
 import { validateElicitRequest } from './validate-elicit-request.js';

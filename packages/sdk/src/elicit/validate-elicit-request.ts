@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ElicitRequest } from '../context/types.js';
-import type { SchemaIssue, ValidationResult } from '../tool/validate-call.js';
+import type { SchemaIssue, ValidationResult } from '../tool/schema-issue.js';
 
 const label = { title: z.string().optional(), description: z.string().optional() };
 const count = z.number().int().nonnegative().optional();

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ValidationResult } from '../tool/validate-call.js';
+import type { ValidationResult } from '../tool/schema-issue.js';
 import type { ElicitForm, FormField, FormValue } from './form-field.js';
 
 function oneOf(choices: string[]): z.ZodType<string> {

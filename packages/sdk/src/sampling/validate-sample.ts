@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { SampleRequest, SampleResult } from '../context/types.js';
-import type { ValidationResult } from '../tool/validate-call.js';
+import type { ValidationResult } from '../tool/schema-issue.js';
 
 const contentSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('text'), text: z.string() }),

@@ -17,7 +17,7 @@ import { UndeclaredProviderError } from '../errors/undeclared-provider-error.js'
 import type { AuthProvider } from '../plugin/types.js';
 import type { Role } from '../policy/index.js';
 import { validateSampleRequest, validateSampleResult } from '../sampling/validate-sample.js';
-import { formatIssues } from '../tool/validate-call.js';
+import { formatIssues } from '../tool/schema-issue.js';
 
 /** A line the test logger recorded. */
 export interface LogLine {

@@ -1,7 +1,8 @@
 import type { z } from 'zod';
 import { ToolError } from '../errors/tool-error.js';
+import { formatIssues } from '../tool/schema-issue.js';
 import type { InputSchema, Tool } from '../tool/types.js';
-import { formatIssues, validateToolInput, validateToolOutput } from '../tool/validate-call.js';
+import { validateToolInput, validateToolOutput } from '../tool/validate-call.js';
 import { createTestContext, type TestContext } from './create-test-context.js';
 
 /** What `runTool` resolves to: the parsed output when the tool has an outputSchema. */

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineTool } from './define-tool.js';
 import { acceptedInputKeys, unknownKeyIssues } from './input-keys.js';
-import { formatIssues, validateToolInput } from './validate-call.js';
+import { formatIssues } from './schema-issue.js';
+import { validateToolInput } from './validate-call.js';
 
 // Issue 18: a misspelled argument was dropped by zod's default and the tool ran without it.
 describe('unknown tool arguments', () => {

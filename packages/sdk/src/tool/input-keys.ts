@@ -1,5 +1,5 @@
+import type { SchemaIssue } from './schema-issue.js';
 import type { InputSchema } from './types.js';
-import type { SchemaIssue } from './validate-call.js';
 
 const NO_ISSUES: readonly SchemaIssue[] = Object.freeze([]);
 

@@ -1,8 +1,9 @@
+import type { GatewayDatabase } from '../db/database.js';
 import { HttpError } from '../http/errors.js';
 import { idParams, requireUuid } from '../http/id-param.js';
 import { defineRoute } from '../http/route.js';
 import { mayActFor } from '../identity/index.js';
-import type { GatewayServices } from '../services.js';
+import type { ApprovalService } from './approval-service.js';
 import { decideApprovalBody, decidedSchema } from './schemas.js';
 import { findApproval } from './store.js';
 
@@ -14,7 +15,10 @@ import { findApproval } from './store.js';
  * @example
  * routes.push(decideApprovalRoute(services));
  */
-export function decideApprovalRoute(services: Pick<GatewayServices, 'database' | 'approvals'>) {
+export function decideApprovalRoute(services: {
+  database: GatewayDatabase;
+  approvals: ApprovalService;
+}) {
   return defineRoute({
     method: 'post',
     path: '/api/approvals/:id',

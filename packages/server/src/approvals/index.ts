@@ -5,4 +5,10 @@ export {
 } from './approval-service.js';
 export { APPROVALS_CHANNEL } from './decision-listener.js';
 export { approvalRoutes } from './routes.js';
-export { type ApprovalItem, type DecideResult, findApproval, listApprovals } from './store.js';
+export {
+  type ApprovalItem,
+  countPendingApprovals,
+  type DecideResult,
+  findApproval,
+  listApprovals,
+} from './store.js';

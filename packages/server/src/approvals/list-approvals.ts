@@ -1,6 +1,6 @@
+import type { GatewayDatabase } from '../db/database.js';
 import { HttpError } from '../http/errors.js';
 import { defineRoute } from '../http/route.js';
-import type { GatewayServices } from '../services.js';
 import { approvalPageSchema, listApprovalsQuery } from './schemas.js';
 import { type ApprovalCursor, listApprovals } from './store.js';
 
@@ -11,7 +11,7 @@ import { type ApprovalCursor, listApprovals } from './store.js';
  * @example
  * routes.push(listApprovalsRoute(services));
  */
-export function listApprovalsRoute(services: Pick<GatewayServices, 'database'>) {
+export function listApprovalsRoute(services: { database: GatewayDatabase }) {
   return defineRoute({
     method: 'get',
     path: '/api/approvals',

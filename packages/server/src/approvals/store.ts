@@ -211,3 +211,13 @@ function parseJson(text: string): unknown {
     return {};
   }
 }
+
+/** Approvals stored and waiting for a decision (the metrics' gauge, read when scraped). */
+export async function countPendingApprovals(db: Db): Promise<number> {
+  const row = await db
+    .selectFrom('approvals')
+    .select((eb) => eb.fn.countAll<number | string>().as('count'))
+    .where('status', '=', 'pending')
+    .executeTakeFirst();
+  return Number(row?.count ?? 0);
+}

@@ -1,9 +1,11 @@
 import type { BetterAuthOptions, betterAuth } from 'better-auth';
-import { OAUTH_PROVIDERS } from '../connectors/index.js';
+import type { Env } from '../config/env.js';
+import { OAUTH_PROVIDERS } from '../connectors/providers.js';
+import type { GatewayDatabase } from '../db/database.js';
 import type { LogLevel, ServerLogger } from '../http/logger.js';
 import type { SessionResolver } from '../identity/index.js';
 import { signupGate } from '../invites/index.js';
-import type { GatewayServices } from '../services.js';
+import type { SignupPolicy } from '../invites/policy.js';
 import { CLIENT_IP_HEADER } from './client-ip.js';
 import { genericOidc } from './generic-oidc/plugin.js';
 import { createOutageLog, type OutageLog } from './outage-log.js';
@@ -12,8 +14,21 @@ import { consumeRateLimit, type RateLimitRule } from './rate-limit.js';
 import { betterAuthSchemaFingerprint } from './schema-fingerprint.js';
 import { betterAuthSecrets } from './secret-versions.js';
 
-/** What the sign-in setup needs from the server: everything but what it itself provides. */
-export type AuthServices = Omit<GatewayServices, 'auth' | 'tokens' | 'upstreams' | 'upstreamOAuth'>;
+/**
+ * What the sign-in setup reads of the server. `baseUrl` and `authBaseUrl` are read at call time:
+ * `start()` sets them once the server listens.
+ */
+export interface AuthServices {
+  env: Env;
+  database: GatewayDatabase;
+  logger: ServerLogger;
+  /** {base_url}, without a trailing slash. */
+  baseUrl: string;
+  /** {auth_url}, without a trailing slash. */
+  authBaseUrl: string;
+  /** Who may create an account. */
+  signup: SignupPolicy;
+}
 
 /** Options of {@link createGatewayAuth}. */
 export interface GatewayAuthOptions {

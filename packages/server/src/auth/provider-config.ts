@@ -6,8 +6,11 @@ import {
   oauthClient,
   oauthDisplayName,
 } from '../config/env-providers.js';
-import type { OAuthProviderInfo } from '../connectors/index.js';
-import { OAUTH_PROVIDERS, oauthCallbackUrl } from '../connectors/index.js';
+import {
+  OAUTH_PROVIDERS,
+  type OAuthProviderInfo,
+  oauthCallbackUrl,
+} from '../connectors/providers.js';
 import {
   type GenericProviderConfig,
   resolveGenericProvider,

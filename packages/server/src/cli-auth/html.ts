@@ -1,14 +1,7 @@
+import { escapeHtml } from '../web/escape-html.js';
 import { standalonePage } from '../web/standalone-page.js';
 
-/** Escapes text for HTML element content and quoted attribute values. */
-export function escapeHtml(text: string): string {
-  return text
-    .replaceAll('&', '&amp;')
-    .replaceAll('<', '&lt;')
-    .replaceAll('>', '&gt;')
-    .replaceAll('"', '&quot;')
-    .replaceAll("'", '&#39;');
-}
+export { escapeHtml };
 
 /** Hidden form fields for `values`. */
 export function hiddenFields(values: Record<string, string>): string {

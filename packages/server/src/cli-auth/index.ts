@@ -1,7 +1,6 @@
 import type { Hono } from 'hono';
 import type { AppEnv } from '../http/app-env.js';
 import type { Authenticate } from '../identity/index.js';
-import type { GatewayServices } from '../services.js';
 import { mountAuthorizePage } from './authorize-page.js';
 import { mountCompletePages } from './complete-page.js';
 import { mountConnectPage } from './connect-page.js';
@@ -18,7 +17,7 @@ import { mountSignInPage } from './sign-in-page.js';
  */
 export function mountCliPages(
   app: Hono<AppEnv>,
-  services: CliPagesDeps & Pick<GatewayServices, 'signup'>,
+  services: CliPagesDeps & { signup: SignupPolicy },
   authenticate: Authenticate,
 ): void {
   const pages = { app, services, authenticate };
@@ -51,3 +50,5 @@ export {
   listCliTokens,
   revokeCliToken,
 } from './token-store.js';
+
+import type { SignupPolicy } from '../invites/policy.js';

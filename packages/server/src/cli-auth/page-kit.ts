@@ -2,12 +2,13 @@ import { randomBytes } from 'node:crypto';
 import type { Hono } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import type { GatewayAuth } from '../auth/create-auth.js';
 import { forwardToAuth, toGatewayError } from '../auth/mount-auth.js';
+import type { GatewayDatabase } from '../db/database.js';
 import type { AppContext, AppEnv } from '../http/app-env.js';
 import { readBodyText } from '../http/request-body.js';
 import { type Authenticate, type Viewer, viewerOf } from '../identity/index.js';
 import { safeEqual } from '../secrets/index.js';
-import type { GatewayServices } from '../services.js';
 import { escapeHtml, PAGE_HEADERS, page } from './html.js';
 
 const CSRF_COOKIE = 'gw_cli_csrf';
@@ -54,7 +55,7 @@ export function seeOther(
  * The form's CSRF token: a random value in a `SameSite=Strict` cookie, echoed in a hidden field
  * (double submit). Reuses the browser's current one.
  */
-export function csrfToken(c: AppContext, services: Pick<GatewayServices, 'baseUrl'>): string {
+export function csrfToken(c: AppContext, services: { baseUrl: string }): string {
   const existing = getCookie(c, CSRF_COOKIE);
   if (existing !== undefined && /^[A-Za-z0-9_-]{32,}$/.test(existing)) return existing;
   const token = randomBytes(24).toString('base64url');
@@ -69,7 +70,12 @@ export function csrfToken(c: AppContext, services: Pick<GatewayServices, 'baseUr
 }
 
 /** What the CLI pages read of the gateway's services. */
-export type CliPagesDeps = Pick<GatewayServices, 'database' | 'auth' | 'authBaseUrl' | 'baseUrl'>;
+export type CliPagesDeps = {
+  database: GatewayDatabase;
+  auth: GatewayAuth;
+  authBaseUrl: string;
+  baseUrl: string;
+};
 
 /** What the CLI pages are built from. */
 export interface CliPages {
@@ -112,7 +118,7 @@ export async function readForm(c: AppContext): Promise<Record<string, string>> {
  */
 export async function callAuth(
   c: AppContext,
-  services: Pick<GatewayServices, 'auth' | 'authBaseUrl'>,
+  services: { auth: GatewayAuth; authBaseUrl: string },
   path: string,
   body: unknown,
 ): Promise<{ status: number; json: Record<string, unknown>; cookies: string[] }> {

@@ -1,9 +1,10 @@
 import type { Hono } from 'hono';
+import type { GatewayAuth } from '../auth/create-auth.js';
 import { oauthErrorText } from '../auth/oauth-error-text.js';
 import type { AppContext, AppEnv } from '../http/app-env.js';
 import { safeRedirectPath } from '../http/safe-redirect.js';
 import { asSignupRefusal, signupRefusalText } from '../invites/index.js';
-import type { GatewayServices } from '../services.js';
+import type { SignupPolicy } from '../invites/policy.js';
 import { escapeHtml, hiddenFields, page } from './html.js';
 import {
   callAuth,
@@ -33,7 +34,7 @@ function nextOf(candidate: string | undefined): string | undefined {
  */
 export function mountSignInPage(
   app: Hono<AppEnv>,
-  services: Pick<GatewayServices, 'auth' | 'authBaseUrl' | 'baseUrl' | 'signup'>,
+  services: { auth: GatewayAuth; authBaseUrl: string; baseUrl: string; signup: SignupPolicy },
 ): void {
   const render = (
     c: AppContext,

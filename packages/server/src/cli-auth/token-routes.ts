@@ -1,11 +1,13 @@
 import { clientAddress } from '../auth/client-ip.js';
+import type { GatewayAuth } from '../auth/create-auth.js';
 import { consumeRateLimit } from '../auth/rate-limit.js';
+import type { GatewayDatabase } from '../db/database.js';
 import { deletedSchema } from '../http/common-schemas.js';
 import { HttpError } from '../http/errors.js';
 import { idParams, requireUuid } from '../http/id-param.js';
+import type { ServerLogger } from '../http/logger.js';
 import { type AnyRoute, defineRoute, noQuery } from '../http/route.js';
 import type { AuthenticatedPrincipal } from '../identity/index.js';
-import type { GatewayServices } from '../services.js';
 import { redeemCode } from './codes.js';
 import { loopbackRedirect } from './loopback.js';
 import { verifyPkce } from './pkce.js';
@@ -19,7 +21,7 @@ const refused = () =>
   );
 
 /** What the CLI token routes read of the gateway's services. */
-export type CliTokenDeps = Pick<GatewayServices, 'database' | 'auth' | 'logger'>;
+export type CliTokenDeps = { database: GatewayDatabase; auth: GatewayAuth; logger: ServerLogger };
 
 /** Settings of {@link cliTokenRoutes}. */
 export interface CliTokenSettings {

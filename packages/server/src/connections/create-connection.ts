@@ -1,7 +1,8 @@
+import type { GatewayDatabase } from '../db/database.js';
 import { HttpError } from '../http/errors.js';
 import { defineRoute } from '../http/route.js';
 import { maskSecret } from '../secrets/index.js';
-import type { GatewayServices } from '../services.js';
+import type { SecretBox } from '../secrets/secret-box.js';
 import { connectionCreatedSchema, createConnectionBody } from './schemas.js';
 import { type CreateConnectionProblem, createConnection } from './store.js';
 
@@ -12,7 +13,7 @@ import { type CreateConnectionProblem, createConnection } from './store.js';
  * @example
  * routes.push(createConnectionRoute(services));
  */
-export function createConnectionRoute(services: Pick<GatewayServices, 'database' | 'secrets'>) {
+export function createConnectionRoute(services: { database: GatewayDatabase; secrets: SecretBox }) {
   return defineRoute({
     method: 'post',
     path: '/api/connections',

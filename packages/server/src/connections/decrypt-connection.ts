@@ -1,8 +1,10 @@
+import type { GatewayDatabase } from '../db/database.js';
 import { HttpError } from '../http/errors.js';
 import { idParams, requireUuid } from '../http/id-param.js';
+import type { ServerLogger } from '../http/logger.js';
 import { defineRoute } from '../http/route.js';
 import { SecretDecryptError, SecretUnreadableError } from '../secrets/index.js';
-import type { GatewayServices } from '../services.js';
+import type { SecretBox } from '../secrets/secret-box.js';
 import { decryptedSchema } from './schemas.js';
 import { findEncryptedSecret } from './store.js';
 
@@ -14,9 +16,11 @@ import { findEncryptedSecret } from './store.js';
  * @example
  * routes.push(decryptConnectionRoute(services));
  */
-export function decryptConnectionRoute(
-  services: Pick<GatewayServices, 'database' | 'secrets' | 'logger'>,
-) {
+export function decryptConnectionRoute(services: {
+  database: GatewayDatabase;
+  secrets: SecretBox;
+  logger: ServerLogger;
+}) {
   return defineRoute({
     method: 'post',
     path: '/api/connections/:id/decrypt',
@@ -58,7 +62,7 @@ export function decryptConnectionRoute(
         throw new SecretUnreadableError(
           { id, owner: row?.owner ?? 'user', toolId: row?.tool_id ?? 'unknown' },
           { cause: error },
-        ).toHttpError();
+        ).toRefusal();
       }
       // The raw secret must not linger in any cache between here and the caller.
       c.header('Cache-Control', 'no-store');

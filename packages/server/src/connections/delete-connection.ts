@@ -1,8 +1,8 @@
+import type { GatewayDatabase } from '../db/database.js';
 import { deletedSchema, userIdQuery } from '../http/common-schemas.js';
 import { HttpError } from '../http/errors.js';
 import { idParams, requireUuid } from '../http/id-param.js';
 import { defineRoute } from '../http/route.js';
-import type { GatewayServices } from '../services.js';
 import { deleteUserConnection } from './store.js';
 
 /**
@@ -12,7 +12,7 @@ import { deleteUserConnection } from './store.js';
  * @example
  * routes.push(deleteConnectionRoute(services));
  */
-export function deleteConnectionRoute(services: Pick<GatewayServices, 'database'>) {
+export function deleteConnectionRoute(services: { database: GatewayDatabase }) {
   return defineRoute({
     method: 'delete',
     path: '/api/connections/:id',

@@ -1,6 +1,6 @@
+import type { GatewayDatabase } from '../db/database.js';
 import { userIdQuery } from '../http/common-schemas.js';
 import { defineRoute } from '../http/route.js';
-import type { GatewayServices } from '../services.js';
 import { connectionListSchema } from './schemas.js';
 import { listUserConnections } from './store.js';
 
@@ -10,7 +10,7 @@ import { listUserConnections } from './store.js';
  * @example
  * routes.push(listConnectionsRoute(services));
  */
-export function listConnectionsRoute(services: Pick<GatewayServices, 'database'>) {
+export function listConnectionsRoute(services: { database: GatewayDatabase }) {
   return defineRoute({
     method: 'get',
     path: '/api/connections',

@@ -1,12 +1,18 @@
+import type { GatewayDatabase } from '../db/database.js';
+import type { ServerLogger } from '../http/logger.js';
 import type { AnyRoute } from '../http/route.js';
-import type { GatewayServices } from '../services.js';
+import type { SecretBox } from '../secrets/secret-box.js';
 import { createConnectionRoute } from './create-connection.js';
 import { decryptConnectionRoute } from './decrypt-connection.js';
 import { deleteConnectionRoute } from './delete-connection.js';
 import { listConnectionsRoute } from './list-connections.js';
 
 /** What the connection routes read of the gateway's services. */
-export type ConnectionsDeps = Pick<GatewayServices, 'database' | 'secrets' | 'logger'>;
+export type ConnectionsDeps = {
+  database: GatewayDatabase;
+  secrets: SecretBox;
+  logger: ServerLogger;
+};
 
 /**
  * The `/api/connections` routes: create, list, delete and (server-side) decrypt.

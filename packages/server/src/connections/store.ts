@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
-import { type ConnectionRow, type DatabaseSchema, deleteConnectionTree } from '../db/index.js';
+import type { ConnectionRow, DatabaseSchema } from '../db/index.js';
 import { lockUser, rowLocksSupported } from '../db/locks.js';
+import { deleteConnectionTree } from './connection-tree.js';
 
 /** What {@link createConnection} stores. The secret arrives already encrypted and masked. */
 export interface NewConnection {
@@ -174,6 +175,24 @@ export async function deleteUserConnection(
     if (!owned) return [];
     return deleteConnectionTree(trx, id);
   });
+}
+
+/**
+ * Deletes every connection of auth provider `toolId` (an OAuth upstream's users' tokens when its
+ * source goes), inside the caller's transaction when given one; how many went.
+ *
+ * @example
+ * const removed = await deleteToolConnections(trx, oauthToolId(sourceId));
+ */
+export async function deleteToolConnections(
+  db: Kysely<DatabaseSchema>,
+  toolId: string,
+): Promise<number> {
+  const result = await db
+    .deleteFrom('connections')
+    .where('tool_id', '=', toolId)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
 }
 
 /**

@@ -1,7 +1,9 @@
 import { z } from 'zod';
+import type { Env } from '../config/env.js';
 import type { AnyRoute } from '../http/route.js';
 import { defineRoute, noQuery } from '../http/route.js';
-import type { GatewayServices } from '../services.js';
+import type { PluginCatalog } from '../registry/plugin-catalog.js';
+import type { UpstreamService } from '../upstream/upstream-service.js';
 import { UPSTREAM_CALLBACK_PATH } from '../upstream-oauth/index.js';
 import { connectorAvailability } from './availability.js';
 
@@ -28,10 +30,13 @@ export const connectorAvailabilitySchema = z.object({
 });
 
 /** What the connector availability route reads of the gateway's services. */
-export type ConnectorsDeps = Pick<
-  GatewayServices,
-  'env' | 'authBaseUrl' | 'baseUrl' | 'plugins' | 'upstreams'
->;
+export type ConnectorsDeps = {
+  env: Env;
+  authBaseUrl: string;
+  baseUrl: string;
+  plugins: PluginCatalog;
+  upstreams: UpstreamService;
+};
 
 /**
  * `GET /api/connectors/availability`: which OAuth and API-key connectors the server is wired up

@@ -1,4 +1,3 @@
-export { deleteConnectionTree } from './connection-tree.js';
 export {
   type DatabaseDialect,
   DEFAULT_SQLITE_FILE,

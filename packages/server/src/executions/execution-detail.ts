@@ -1,7 +1,8 @@
+import type { GatewayDatabase } from '../db/database.js';
 import { HttpError } from '../http/errors.js';
 import { defineRoute } from '../http/route.js';
-import type { GatewayServices } from '../services.js';
 import { readableUser } from './access.js';
+import type { ExecutionRecorder } from './recorder.js';
 import { executionDetailSchema, executionIdParams } from './schemas.js';
 import { findExecution } from './store.js';
 
@@ -12,7 +13,10 @@ import { findExecution } from './store.js';
  * @example
  * routes.push(executionDetailRoute(services));
  */
-export function executionDetailRoute(services: Pick<GatewayServices, 'database' | 'executions'>) {
+export function executionDetailRoute(services: {
+  database: GatewayDatabase;
+  executions: ExecutionRecorder;
+}) {
   return defineRoute({
     method: 'get',
     path: '/api/executions/:id',

@@ -1,6 +1,7 @@
+import type { GatewayDatabase } from '../db/database.js';
 import { defineRoute } from '../http/route.js';
-import type { GatewayServices } from '../services.js';
 import { exportStream } from './export.js';
+import type { ExecutionRecorder } from './recorder.js';
 import { exportExecutionsQuery } from './schemas.js';
 
 /**
@@ -11,7 +12,10 @@ import { exportExecutionsQuery } from './schemas.js';
  * @example
  * routes.push(exportExecutionsRoute(services));
  */
-export function exportExecutionsRoute(services: Pick<GatewayServices, 'database' | 'executions'>) {
+export function exportExecutionsRoute(services: {
+  database: GatewayDatabase;
+  executions: ExecutionRecorder;
+}) {
   return defineRoute({
     method: 'get',
     path: '/api/executions/export',

@@ -1,7 +1,8 @@
+import type { GatewayDatabase } from '../db/database.js';
 import { HttpError } from '../http/errors.js';
 import { defineRoute } from '../http/route.js';
-import type { GatewayServices } from '../services.js';
 import { userFilterFor } from './access.js';
+import type { ExecutionRecorder } from './recorder.js';
 import { executionPageSchema, listExecutionsQuery } from './schemas.js';
 import { decodeCursor, listExecutions } from './store.js';
 
@@ -13,7 +14,10 @@ import { decodeCursor, listExecutions } from './store.js';
  * @example
  * routes.push(listExecutionsRoute(services));
  */
-export function listExecutionsRoute(services: Pick<GatewayServices, 'database' | 'executions'>) {
+export function listExecutionsRoute(services: {
+  database: GatewayDatabase;
+  executions: ExecutionRecorder;
+}) {
   return defineRoute({
     method: 'get',
     path: '/api/executions',

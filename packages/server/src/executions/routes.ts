@@ -1,11 +1,12 @@
+import type { GatewayDatabase } from '../db/database.js';
 import type { AnyRoute } from '../http/route.js';
-import type { GatewayServices } from '../services.js';
 import { executionDetailRoute } from './execution-detail.js';
 import { exportExecutionsRoute } from './export-executions.js';
 import { listExecutionsRoute } from './list-executions.js';
+import type { ExecutionRecorder } from './recorder.js';
 
 /** What the execution routes read of the gateway's services. */
-export type ExecutionsDeps = Pick<GatewayServices, 'database' | 'executions'>;
+export type ExecutionsDeps = { database: GatewayDatabase; executions: ExecutionRecorder };
 
 /**
  * The `/api/executions` routes.

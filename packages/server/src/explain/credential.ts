@@ -1,8 +1,8 @@
 import type { AuthProvider } from '@gateway/sdk';
 import { serverApiKey } from '../config/env.js';
+import { listTeamConnections } from '../connections/team-store.js';
 import type { MountedTool } from '../registry/index.js';
 import type { GatewayServices } from '../services.js';
-import { listTeamConnections } from '../team-connections/store.js';
 import { toolStatus } from '../tool-status/index.js';
 import type { CredentialExplanation } from './schemas.js';
 

@@ -1,5 +1,6 @@
 import type { Hono } from 'hono';
 import { z } from 'zod';
+import { Refusal } from '../errors/refusal.js';
 import {
   type AuthenticatedPrincipal,
   mayActFor,
@@ -245,12 +246,32 @@ export function mountRoutes(app: Hono<AppEnv>, routes: readonly AnyRoute[]): voi
       if (route.actsFor !== undefined) {
         checkActsFor(principal, route.actsFor === 'body' ? body : query);
       }
-      return route.handler(c, {
-        body,
-        query: route.query ? query : undefined,
-        params,
-        principal,
-      });
+      try {
+        return await route.handler(c, {
+          body,
+          query: route.query ? query : undefined,
+          params,
+          principal,
+        });
+      } catch (error) {
+        throw httpErrorOf(error) ?? error;
+      }
     });
   }
+}
+
+/**
+ * The HTTP error an error answers as, when it is one the caller may see: an {@link HttpError} as
+ * it is, a service's {@link Refusal} as the error of the same code, message and details (the one
+ * place domain errors become HTTP answers). `undefined` for anything else: a bug, answered as a
+ * plain 500 by the app's error handler.
+ *
+ * @example
+ * const answer = httpErrorOf(error);
+ * if (answer === undefined) throw error;
+ */
+export function httpErrorOf(error: unknown): HttpError | undefined {
+  if (error instanceof HttpError) return error;
+  if (Refusal.isInstance(error)) return new HttpError(error.code, error.message, error.details);
+  return undefined;
 }

@@ -1,8 +1,9 @@
+import type { GatewayDatabase } from '../db/database.js';
 import { deletedSchema } from '../http/common-schemas.js';
 import { HttpError } from '../http/errors.js';
 import { idParams, requireUuid } from '../http/id-param.js';
 import { type AnyRoute, defineRoute, noQuery } from '../http/route.js';
-import type { GatewayServices } from '../services.js';
+import type { SignupPolicy } from './policy.js';
 import { createInviteBody, inviteCreatedSchema, inviteListSchema } from './schemas.js';
 import { createInvite, listInvites, revokeInvite } from './store.js';
 
@@ -10,7 +11,7 @@ import { createInvite, listInvites, revokeInvite } from './store.js';
 export const DEFAULT_INVITE_DAYS = 7;
 
 /** What the invite routes read of the gateway's services. */
-export type InvitesDeps = Pick<GatewayServices, 'database' | 'signup' | 'baseUrl'>;
+export type InvitesDeps = { database: GatewayDatabase; signup: SignupPolicy; baseUrl: string };
 
 /**
  * `POST`, `GET` and `DELETE /api/invites`: single-use sign-up links an admin hands out, for

@@ -1,7 +1,9 @@
 import { APIError } from '@better-auth/core/error';
+import type { GatewayDatabase } from '../db/database.js';
+import type { ServerLogger } from '../http/logger.js';
 import { ADMIN_ROLE_ID, grantFirstAdmin } from '../identity/index.js';
-import type { GatewayServices } from '../services.js';
 import { inviteFromCookies } from './invite-cookie.js';
+import type { SignupPolicy } from './policy.js';
 import { domainAllowed, isAdminEmail, type SignupRefusal, signupRefusalText } from './policy.js';
 import { consumeInvite, recordInviteUser } from './store.js';
 
@@ -29,7 +31,11 @@ type HookContext = { headers?: Headers | undefined; request?: Request | undefine
  * const gate = signupGate(services);
  * databaseHooks: { user: { create: { before: gate.before, after: gate.after } } }
  */
-export function signupGate(services: Pick<GatewayServices, 'database' | 'signup' | 'logger'>) {
+export function signupGate(services: {
+  database: GatewayDatabase;
+  signup: SignupPolicy;
+  logger: ServerLogger;
+}) {
   const { db } = services.database;
   const policy = services.signup;
   // Which invite a request used, from `before` to `after` (both get the same context object).

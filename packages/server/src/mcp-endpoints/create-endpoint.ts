@@ -1,6 +1,6 @@
+import type { GatewayDatabase } from '../db/database.js';
 import { HttpError } from '../http/errors.js';
 import { defineRoute } from '../http/route.js';
-import type { GatewayServices } from '../services.js';
 import { createEndpointBody, endpointCreatedSchema } from './schemas.js';
 import { createEndpoint } from './store.js';
 
@@ -11,7 +11,7 @@ import { createEndpoint } from './store.js';
  * @example
  * routes.push(createEndpointRoute(services));
  */
-export function createEndpointRoute(services: Pick<GatewayServices, 'database'>) {
+export function createEndpointRoute(services: { database: GatewayDatabase }) {
   return defineRoute({
     method: 'post',
     path: '/api/connections/mcp-endpoints',

@@ -1,8 +1,8 @@
+import type { GatewayDatabase } from '../db/database.js';
 import { deletedSchema, userIdQuery } from '../http/common-schemas.js';
 import { HttpError } from '../http/errors.js';
 import { idParams, requireUuid } from '../http/id-param.js';
 import { defineRoute } from '../http/route.js';
-import type { GatewayServices } from '../services.js';
 import { deleteEndpoint } from './store.js';
 
 /**
@@ -12,7 +12,7 @@ import { deleteEndpoint } from './store.js';
  * @example
  * routes.push(deleteEndpointRoute(services));
  */
-export function deleteEndpointRoute(services: Pick<GatewayServices, 'database'>) {
+export function deleteEndpointRoute(services: { database: GatewayDatabase }) {
   return defineRoute({
     method: 'delete',
     path: '/api/connections/mcp-endpoints/:id',

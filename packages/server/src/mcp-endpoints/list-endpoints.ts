@@ -1,6 +1,6 @@
+import type { GatewayDatabase } from '../db/database.js';
 import { userIdQuery } from '../http/common-schemas.js';
 import { defineRoute } from '../http/route.js';
-import type { GatewayServices } from '../services.js';
 import { endpointListSchema } from './schemas.js';
 import { listEndpoints } from './store.js';
 
@@ -10,7 +10,7 @@ import { listEndpoints } from './store.js';
  * @example
  * routes.push(listEndpointsRoute(services));
  */
-export function listEndpointsRoute(services: Pick<GatewayServices, 'database'>) {
+export function listEndpointsRoute(services: { database: GatewayDatabase }) {
   return defineRoute({
     method: 'get',
     path: '/api/connections/mcp-endpoints',

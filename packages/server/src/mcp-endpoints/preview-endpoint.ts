@@ -1,6 +1,6 @@
 import { defineRoute } from '../http/route.js';
+import type { PolicyService } from '../policy/policy-service.js';
 import { previewPatterns, previewSchema } from '../role-preview/index.js';
-import type { GatewayServices } from '../services.js';
 import { previewEndpointBody } from './schemas.js';
 
 /**
@@ -12,7 +12,7 @@ import { previewEndpointBody } from './schemas.js';
  * @example
  * routes.push(previewEndpointRoute(services));
  */
-export function previewEndpointRoute(services: Pick<GatewayServices, 'policy'>) {
+export function previewEndpointRoute(services: { policy: PolicyService }) {
   return defineRoute({
     method: 'post',
     path: '/api/connections/mcp-endpoints/preview',

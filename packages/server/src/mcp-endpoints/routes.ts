@@ -1,5 +1,6 @@
+import type { GatewayDatabase } from '../db/database.js';
 import type { AnyRoute } from '../http/route.js';
-import type { GatewayServices } from '../services.js';
+import type { PolicyService } from '../policy/policy-service.js';
 import { createEndpointRoute } from './create-endpoint.js';
 import { deleteEndpointRoute } from './delete-endpoint.js';
 import type { EndpointScopes } from './endpoint-scopes.js';
@@ -8,7 +9,7 @@ import { previewEndpointRoute } from './preview-endpoint.js';
 import { updateEndpointRoute } from './update-endpoint.js';
 
 /** What the MCP endpoint routes read of the gateway's services. */
-export type McpEndpointsDeps = Pick<GatewayServices, 'database' | 'policy'> & {
+export type McpEndpointsDeps = { database: GatewayDatabase; policy: PolicyService } & {
   endpointScopes: EndpointScopes;
 };
 

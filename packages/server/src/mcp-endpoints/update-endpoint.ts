@@ -1,7 +1,7 @@
+import type { GatewayDatabase } from '../db/database.js';
 import { HttpError } from '../http/errors.js';
 import { idParams, requireUuid } from '../http/id-param.js';
 import { defineRoute } from '../http/route.js';
-import type { GatewayServices } from '../services.js';
 import type { EndpointScopes } from './endpoint-scopes.js';
 import { endpointUpdatedSchema, updateEndpointBody } from './schemas.js';
 import { updateEndpoint } from './store.js';
@@ -15,7 +15,7 @@ import { updateEndpoint } from './store.js';
  * routes.push(updateEndpointRoute(services));
  */
 export function updateEndpointRoute(
-  services: Pick<GatewayServices, 'database'> & { endpointScopes: EndpointScopes },
+  services: { database: GatewayDatabase } & { endpointScopes: EndpointScopes },
 ) {
   return defineRoute({
     method: 'patch',

@@ -3,11 +3,12 @@ import type { Context, Hono } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { escapeHtml, hiddenFields, PAGE_HEADERS, page } from '../cli-auth/html.js';
+import type { GatewayDatabase } from '../db/database.js';
 import type { AppContext, AppEnv } from '../http/app-env.js';
 import { readBodyText } from '../http/request-body.js';
 import { type Authenticate, type Viewer, viewerOf } from '../identity/index.js';
+import type { PolicyService } from '../policy/policy-service.js';
 import { safeEqual } from '../secrets/index.js';
-import type { GatewayServices } from '../services.js';
 import {
   type AuthorizationProblem,
   type AuthorizationRequest,
@@ -28,7 +29,7 @@ const TOOLS_SHOWN = 30;
 /** What the consent page reads of the gateway. */
 export interface ConsentDeps {
   app: Hono<AppEnv>;
-  services: Pick<GatewayServices, 'database' | 'baseUrl' | 'policy'>;
+  services: { database: GatewayDatabase; baseUrl: string; policy: PolicyService };
   authenticate: Authenticate;
   clients: ClientRegistry;
   /** `{base_url}/mcp`: the only resource tokens are issued for. */

@@ -1,11 +1,12 @@
 import type { Context, Hono } from 'hono';
 import { clientAddress } from '../auth/client-ip.js';
+import type { GatewayAuth } from '../auth/create-auth.js';
 import { consumeRateLimit, type RateLimitRule } from '../auth/rate-limit.js';
 import type { McpOAuthSettings } from '../config/env-mcp-oauth.js';
+import type { GatewayDatabase } from '../db/database.js';
 import type { AppEnv } from '../http/app-env.js';
 import type { ServerLogger } from '../http/logger.js';
 import { readBodyText } from '../http/request-body.js';
-import type { GatewayServices } from '../services.js';
 import type { ClientRegistry } from './clients.js';
 import { OAuthError, oauthEndpoint } from './errors.js';
 import { redeemCode, refreshGrant, revokeToken } from './grants.js';
@@ -20,7 +21,7 @@ const REGISTRATION_LIMIT: RateLimitRule = { window: 60 * 60, max: 20 };
 /** What the token, registration and revocation endpoints are built from. */
 export interface EndpointDeps {
   app: Hono<AppEnv>;
-  services: Pick<GatewayServices, 'database' | 'auth'>;
+  services: { database: GatewayDatabase; auth: GatewayAuth };
   logger: ServerLogger;
   clients: ClientRegistry;
   settings: McpOAuthSettings;

@@ -1,7 +1,8 @@
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { HttpError } from '../http/errors.js';
+import type { HttpError } from '../http/errors.js';
 import type { ServerLogger } from '../http/logger.js';
+import { httpErrorOf } from '../http/route.js';
 
 /** The error codes of RFC 6749, 7009, 7591 and 8707 that Gateway's authorization server answers. */
 export type OAuthErrorCode =
@@ -59,7 +60,7 @@ function asOAuthError(error: HttpError): OAuthError {
 
 /**
  * Wraps an OAuth endpoint's handler so every failure answers in RFC 6749's shape: its own
- * {@link OAuthError}s, the gateway's `HttpError`s, and anything unexpected (logged, answered as
+ * {@link OAuthError}s, the gateway's `HttpError`s and services' refusals, and anything unexpected (logged, answered as
  * `server_error` without detail).
  */
 export function oauthEndpoint(
@@ -71,7 +72,8 @@ export function oauthEndpoint(
       return await handler(c);
     } catch (error) {
       if (error instanceof OAuthError) return oauthErrorResponse(c, error);
-      if (error instanceof HttpError) return oauthErrorResponse(c, asOAuthError(error));
+      const refused = httpErrorOf(error);
+      if (refused !== undefined) return oauthErrorResponse(c, asOAuthError(refused));
       logger.error('OAuth endpoint failed', {
         route: c.req.path,
         error: error instanceof Error ? (error.stack ?? error.message) : String(error),

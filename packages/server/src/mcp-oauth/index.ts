@@ -1,9 +1,12 @@
 import type { Hono } from 'hono';
 import { cors } from 'hono/cors';
+import type { GatewayAuth } from '../auth/create-auth.js';
 import type { McpOAuthSettings } from '../config/env-mcp-oauth.js';
+import type { GatewayDatabase } from '../db/database.js';
 import type { AppEnv } from '../http/app-env.js';
+import type { ServerLogger } from '../http/logger.js';
 import type { Authenticate } from '../identity/index.js';
-import type { GatewayServices } from '../services.js';
+import type { PolicyService } from '../policy/policy-service.js';
 import type { UrlPolicy } from '../upstream/index.js';
 import { ClientRegistry } from './clients.js';
 import { mountConsentPage } from './consent-page.js';
@@ -13,7 +16,13 @@ import { mcpResource, mountMetadata } from './metadata.js';
 /** What Gateway's authorization server is built from. */
 export interface McpOAuthDeps {
   app: Hono<AppEnv>;
-  services: Pick<GatewayServices, 'database' | 'baseUrl' | 'policy' | 'auth' | 'logger'>;
+  services: {
+    database: GatewayDatabase;
+    baseUrl: string;
+    policy: PolicyService;
+    auth: GatewayAuth;
+    logger: ServerLogger;
+  };
   authenticate: Authenticate;
   settings: McpOAuthSettings;
   /** The upstream URL policy, which Client ID Metadata Documents are fetched under. */

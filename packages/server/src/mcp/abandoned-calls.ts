@@ -1,10 +1,11 @@
+import type { GatewayDatabase } from '../db/database.js';
 import { closeAbandonedExecutions } from '../executions/index.js';
-import type { GatewayServices } from '../services.js';
+import type { ServerLogger } from '../http/logger.js';
 import { forgetExpiredRounds } from './round-store.js';
 
 /** Options of {@link AbandonedCallSweeper}. */
 export interface AbandonedCallSweeperOptions {
-  services: Pick<GatewayServices, 'database' | 'logger'>;
+  services: { database: GatewayDatabase; logger: ServerLogger };
   /** How long a call may wait for an answer. */
   approvalTimeoutMs: number;
   /** How long a handler may run. */

@@ -3,7 +3,7 @@ import { namespacedUri } from '../upstream/namespaced-names.js';
 import { createToolServer } from './create-server.js';
 import { DirectCalls, directCallOf } from './direct-call.js';
 import { META_TOOLS } from './discovery/index.js';
-import { SessionNotices } from './federation/index.js';
+import { SessionNotices, visibleSources } from './federation/index.js';
 import { type McpOptions, resolveMcpOptions } from './options.js';
 import type { McpPrincipal } from './principal.js';
 import { readBody } from './read-body.js';
@@ -113,7 +113,11 @@ export class McpEndpoint {
       if (notice.kind === 'resources_changed') notify.resourcesChanged();
       else if (notice.kind === 'prompts_changed') notify.promptsChanged();
       else notify.resourceUpdated(namespacedUri(source.namespace, notice.uri));
-      void this.#runtime.notices.heard(this.#runtime, source, notice);
+      void this.#runtime.notices.heard(
+        (principal) => visibleSources(this.#runtime, principal),
+        source,
+        notice,
+      );
     });
     this.#stopWatching = () => {
       stopCatalog();

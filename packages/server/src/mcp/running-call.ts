@@ -6,10 +6,10 @@ import type {
 } from '@modelcontextprotocol/server';
 import type { ServerLogger } from '../http/logger.js';
 import type { MountedTool } from '../registry/index.js';
-import type { SourceCall } from '../tool-sources/index.js';
+import { type SourceCall, Stopped } from '../tool-sources/index.js';
+import type { CallRecord } from './call-record.js';
 import type { CallRedaction } from './call-redaction.js';
 import type { CallContext, CallSite } from './call-site.js';
-import type { CallRecord } from './call-tool.js';
 import { MAX_CALL_ROUNDS, type PendingSlot, type UrlElicitation } from './elicitation.js';
 import { Elicitor } from './elicitor.js';
 import { subjectId } from './principal.js';
@@ -26,16 +26,6 @@ export { MAX_CALL_ROUNDS };
 
 /** The abort reason once a call is over (no Error: building its stack on every call costs). */
 const CALL_ENDED = Symbol('call ended');
-
-/** Why a tool stopped before returning, when it was not its own doing. */
-export class Stopped extends Error {
-  readonly reason: 'timeout' | 'cancelled';
-
-  constructor(reason: 'timeout' | 'cancelled') {
-    super(reason);
-    this.reason = reason;
-  }
-}
 
 /** What a {@link RunningCall} is made from. */
 export interface RunningCallOptions {

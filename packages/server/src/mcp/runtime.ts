@@ -1,7 +1,16 @@
 import type { Role } from '@gateway/sdk';
 import type { RequestStateCodec } from '@modelcontextprotocol/server';
+import type { ApprovalService } from '../approvals/approval-service.js';
+import type { GatewayDatabase } from '../db/database.js';
+import type { ExecutionRecorder } from '../executions/recorder.js';
+import type { ServerLogger } from '../http/logger.js';
+import type { Redactor } from '../http/redact.js';
+import type { EndpointScopes } from '../mcp-endpoints/endpoint-scopes.js';
 import { type EndpointMode, endpointScopeOf, WHOLE_ROLE } from '../mcp-endpoints/index.js';
-import type { GatewayServices } from '../services.js';
+import type { PolicyService } from '../policy/policy-service.js';
+import type { PluginCatalog } from '../registry/plugin-catalog.js';
+import type { UpstreamService } from '../upstream/upstream-service.js';
+import type { TokenVendor } from '../vending/token-vendor.js';
 import type { SessionNotices } from './federation/session-notices.js';
 import type { ResolvedMcpOptions } from './options.js';
 import { type McpPrincipal, subjectId } from './principal.js';
@@ -10,20 +19,19 @@ import type { ServedTools } from './served-tools.js';
 import type { ToolIndex, ToolIndexCache } from './tool-list.js';
 
 /** What serving MCP reads of the gateway's services. */
-export type McpDeps = Pick<
-  GatewayServices,
-  | 'approvals'
-  | 'baseUrl'
-  | 'database'
-  | 'endpointScopes'
-  | 'executions'
-  | 'logger'
-  | 'plugins'
-  | 'policy'
-  | 'redactor'
-  | 'tokens'
-  | 'upstreams'
->;
+export type McpDeps = {
+  approvals: ApprovalService;
+  baseUrl: string;
+  database: GatewayDatabase;
+  endpointScopes: EndpointScopes;
+  executions: ExecutionRecorder;
+  logger: ServerLogger;
+  plugins: PluginCatalog;
+  policy: PolicyService;
+  redactor: Redactor;
+  tokens: TokenVendor;
+  upstreams: UpstreamService;
+};
 
 /** What serving MCP is built from; made once per gateway. */
 export interface McpRuntime {

@@ -1,6 +1,6 @@
+import type { GatewayDatabase } from '../db/database.js';
 import { HttpError } from '../http/errors.js';
 import { type AnyRoute, defineRoute, noQuery } from '../http/route.js';
-import type { GatewayServices } from '../services.js';
 import { type Me, meSchema } from './schemas.js';
 import { findLinkedAccounts, findServiceAccount, findUserProfile } from './store.js';
 
@@ -12,7 +12,7 @@ const gone = () =>
   );
 
 /** What the `/api/me` route reads of the gateway's services. */
-export type MeDeps = Pick<GatewayServices, 'database' | 'defaultRoleId'>;
+export type MeDeps = { database: GatewayDatabase; defaultRoleId: string };
 
 /**
  * `GET /api/me` (any caller): who the request's credential belongs to, so a bearer token alone

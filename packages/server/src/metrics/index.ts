@@ -1,3 +1,3 @@
 export { GatewayMetrics, type MetricsSources } from './gateway-metrics.js';
 export { mountMetrics } from './routes.js';
-export { countPendingApprovals, metricsOfCall } from './sources.js';
+export { metricsOfCall } from './sources.js';

@@ -1,16 +1,5 @@
-import type { GatewayDatabase } from '../db/index.js';
 import type { ExecutionRecord } from '../executions/index.js';
 import type { GatewayMetrics } from './gateway-metrics.js';
-
-/** Approvals stored and waiting for a decision, read when metrics are scraped. */
-export async function countPendingApprovals(database: GatewayDatabase): Promise<number> {
-  const row = await database.db
-    .selectFrom('approvals')
-    .select((eb) => eb.fn.countAll<number | string>().as('count'))
-    .where('status', '=', 'pending')
-    .executeTakeFirst();
-  return Number(row?.count ?? 0);
-}
 
 /**
  * Counts a call as its record is committed (its answer about to be sent): a settled call by tool

@@ -1,3 +1,4 @@
+import { escapeHtml } from '../web/escape-html.js';
 import {
   ACCESS_DESCRIPTIONS,
   ERROR_BODY_REF,
@@ -158,13 +159,4 @@ function compactSchema(schema: Record<string, unknown>): string {
 
 function anchor(text: string): string {
   return text.replace(/[^A-Za-z0-9_-]/g, '-');
-}
-
-function escapeHtml(text: string): string {
-  return text
-    .replaceAll('&', '&amp;')
-    .replaceAll('<', '&lt;')
-    .replaceAll('>', '&gt;')
-    .replaceAll('"', '&quot;')
-    .replaceAll("'", '&#39;');
 }

@@ -1,9 +1,9 @@
 import { defineRoute } from '../http/route.js';
-import type { GatewayServices } from '../services.js';
+import type { PolicyService } from './policy-service.js';
 import { assignRoleBody, roleAssignedSchema, userIdParams } from './schemas.js';
 
 /** `PUT /api/policy/users/:userId/role`: assigns a role to a user. */
-export function assignRoleRoute(services: Pick<GatewayServices, 'policy'>) {
+export function assignRoleRoute(services: { policy: PolicyService }) {
   return defineRoute({
     method: 'put',
     path: '/api/policy/users/:userId/role',

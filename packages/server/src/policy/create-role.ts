@@ -1,9 +1,9 @@
 import { defineRoute } from '../http/route.js';
-import type { GatewayServices } from '../services.js';
+import type { PolicyService } from './policy-service.js';
 import { roleBody, roleCreatedSchema } from './schemas.js';
 
 /** `POST /api/policy/roles`: creates a role. */
-export function createRoleRoute(services: Pick<GatewayServices, 'policy'>) {
+export function createRoleRoute(services: { policy: PolicyService }) {
   return defineRoute({
     method: 'post',
     path: '/api/policy/roles',

@@ -1,9 +1,9 @@
 import { defineRoute } from '../http/route.js';
-import type { GatewayServices } from '../services.js';
+import type { PolicyService } from './policy-service.js';
 import { roleDeletedSchema, roleIdParams } from './schemas.js';
 
 /** `DELETE /api/policy/roles/:id`: deletes a role; its users fall back to the default role. */
-export function deleteRoleRoute(services: Pick<GatewayServices, 'policy'>) {
+export function deleteRoleRoute(services: { policy: PolicyService }) {
   return defineRoute({
     method: 'delete',
     path: '/api/policy/roles/:id',

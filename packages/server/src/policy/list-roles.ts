@@ -1,9 +1,9 @@
 import { defineRoute, noQuery } from '../http/route.js';
-import type { GatewayServices } from '../services.js';
+import type { PolicyService } from './policy-service.js';
 import { roleListSchema } from './schemas.js';
 
 /** `GET /api/policy/roles`: every role. */
-export function listRolesRoute(services: Pick<GatewayServices, 'policy'>) {
+export function listRolesRoute(services: { policy: PolicyService }) {
   return defineRoute({
     method: 'get',
     path: '/api/policy/roles',

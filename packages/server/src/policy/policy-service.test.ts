@@ -1,7 +1,7 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { createTestDatabase } from '#test/db/test-database.js';
 import { forecastPlugin, notesPlugin } from '#test/registry/test-plugins.js';
-import { HttpError } from '../http/errors.js';
+import { Refusal } from '../errors/refusal.js';
 import { PluginCatalog } from '../registry/plugin-catalog.js';
 import { PolicyService } from './policy-service.js';
 
@@ -69,7 +69,7 @@ describe('PolicyService', () => {
   it('answers 404 for an unknown user', async () => {
     const { policy } = await setup();
     await expect(policy.resolveForUser('ghost')).rejects.toSatisfy(
-      (error) => error instanceof HttpError && error.code === 'not_found',
+      (error) => Refusal.isInstance(error) && error.code === 'not_found',
     );
   });
 

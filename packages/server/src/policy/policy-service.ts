@@ -1,6 +1,6 @@
 import { compilePatterns, type PathMatcher, type Role } from '@gateway/sdk';
 import type { GatewayDatabase } from '../db/index.js';
-import { HttpError } from '../http/errors.js';
+import { Refusal } from '../errors/refusal.js';
 import { ADMIN_ROLE_ID } from '../identity/index.js';
 import type { MountedTool, PluginCatalog } from '../registry/index.js';
 import {
@@ -105,11 +105,11 @@ export class PolicyService {
   /**
    * Creates a role (already validated with the sdk's `roleSchema`).
    *
-   * @throws HttpError 409 when the id is taken.
+   * @throws Refusal 409 when the id is taken.
    */
   async createRole(role: Role): Promise<Role> {
     if (!(await insertRole(this.#database.db, role))) {
-      throw new HttpError(
+      throw new Refusal(
         'conflict',
         `A role "${role.id}" already exists; update it with PUT /api/policy/roles/${role.id}`,
       );
@@ -122,12 +122,12 @@ export class PolicyService {
   /**
    * Replaces the name and patterns of role `id`; `role.id` is ignored, the path's id wins.
    *
-   * @throws HttpError 404 when there is no such role.
+   * @throws Refusal 404 when there is no such role.
    */
   async updateRole(id: string, role: Role): Promise<Role> {
     const updated = { id, name: role.name, patterns: [...role.patterns] };
     if (!(await updateRoleRow(this.#database.db, updated))) {
-      throw new HttpError('not_found', `No role "${id}"`);
+      throw new Refusal('not_found', `No role "${id}"`);
     }
     this.#cache.delete(id);
     this.#changed({ kind: 'role', roleId: id });
@@ -137,27 +137,27 @@ export class PolicyService {
   /**
    * Deletes a role; users assigned it fall back to the default role.
    *
-   * @throws HttpError 409 for the admin role, the default role, or a role a service account
+   * @throws Refusal 409 for the admin role, the default role, or a role a service account
    * holds; 404 when there is no such role.
    */
   async deleteRole(id: string): Promise<void> {
     if (id === ADMIN_ROLE_ID) {
-      throw new HttpError(
+      throw new Refusal(
         'conflict',
         'The admin role cannot be deleted: it is what makes a user an admin',
       );
     }
     if (id === this.#defaultRoleId) {
-      throw new HttpError(
+      throw new Refusal(
         'conflict',
         `"${id}" is the default role (GATEWAY_DEFAULT_ROLE) of users with none assigned; choose another default role before deleting it`,
       );
     }
     const result = await deleteRoleRow(this.#database.db, id);
     if (!result.ok && result.problem === 'not_found')
-      throw new HttpError('not_found', `No role "${id}"`);
+      throw new Refusal('not_found', `No role "${id}"`);
     if (!result.ok && result.problem === 'service_accounts') {
-      throw new HttpError(
+      throw new Refusal(
         'conflict',
         `Role "${id}" is held by service accounts; give them another role first`,
         { serviceAccounts: result.serviceAccounts },
@@ -170,7 +170,7 @@ export class PolicyService {
   /**
    * Assigns a role to a user.
    *
-   * @throws HttpError 404 unknown user or role; 409 when it would take the admin role from the
+   * @throws Refusal 404 unknown user or role; 409 when it would take the admin role from the
    * last admin.
    */
   async assignRole(userId: string, roleId: string): Promise<{ userId: string; roleId: string }> {
@@ -178,14 +178,11 @@ export class PolicyService {
     if (!result.ok) {
       switch (result.problem) {
         case 'user_not_found':
-          throw new HttpError('not_found', `No user ${userId}`);
+          throw new Refusal('not_found', `No user ${userId}`);
         case 'role_not_found':
-          throw new HttpError('not_found', `No role "${roleId}"`);
+          throw new Refusal('not_found', `No role "${roleId}"`);
         case 'last_admin':
-          throw new HttpError(
-            'conflict',
-            'This is the last admin; make another user an admin first',
-          );
+          throw new Refusal('conflict', 'This is the last admin; make another user an admin first');
       }
     }
     this.#changed({ kind: 'assignment', userId });
@@ -196,7 +193,7 @@ export class PolicyService {
    * The role that applies to a user: the assigned one, else the default role (with no patterns
    * when the default role does not exist).
    *
-   * @throws HttpError 404 when there is no such user.
+   * @throws Refusal 404 when there is no such user.
    */
   async roleOf(userId: string): Promise<Role> {
     return (await this.resolveForUser(userId)).role;
@@ -205,7 +202,7 @@ export class PolicyService {
   /**
    * The tools a user, or a service account's role, may see and call.
    *
-   * @throws HttpError 404 when the user does not exist.
+   * @throws Refusal 404 when the user does not exist.
    */
   resolve(subject: ResolveSubject): Promise<Resolution> {
     return typeof subject === 'string'
@@ -216,11 +213,11 @@ export class PolicyService {
   /**
    * The tools a user may see and call: those their role's patterns match.
    *
-   * @throws HttpError 404 when the user does not exist.
+   * @throws Refusal 404 when the user does not exist.
    */
   async resolveForUser(userId: string): Promise<Resolution> {
     const found = await this.#lookups.userRole(userId);
-    if (found === undefined) throw new HttpError('not_found', `No user ${userId}`);
+    if (found === undefined) throw new Refusal('not_found', `No user ${userId}`);
     return this.#resolution(found.role ?? emptyRole(found.roleId), 'users');
   }
 

@@ -1,10 +1,10 @@
 import { defineRoute } from '../http/route.js';
 import type { MountedTool } from '../registry/index.js';
-import type { GatewayServices } from '../services.js';
+import type { PolicyService } from './policy-service.js';
 import { resolvedToolsSchema, resolveQuery } from './schemas.js';
 
 /** `GET /api/policy/resolve?userId=`: the tools the user's role allows. */
-export function resolveToolsRoute(services: Pick<GatewayServices, 'policy'>) {
+export function resolveToolsRoute(services: { policy: PolicyService }) {
   return defineRoute({
     method: 'get',
     path: '/api/policy/resolve',

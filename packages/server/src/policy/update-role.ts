@@ -1,9 +1,9 @@
 import { defineRoute } from '../http/route.js';
-import type { GatewayServices } from '../services.js';
+import type { PolicyService } from './policy-service.js';
 import { roleBody, roleIdParams, roleUpdatedSchema } from './schemas.js';
 
 /** `PUT /api/policy/roles/:id`: replaces a role's name and patterns; the path's id wins. */
-export function updateRoleRoute(services: Pick<GatewayServices, 'policy'>) {
+export function updateRoleRoute(services: { policy: PolicyService }) {
   return defineRoute({
     method: 'put',
     path: '/api/policy/roles/:id',

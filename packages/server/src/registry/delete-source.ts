@@ -1,12 +1,18 @@
+import type { GatewayDatabase } from '../db/database.js';
+import type { ServerLogger } from '../http/logger.js';
 import { defineRoute } from '../http/route.js';
-import type { GatewayServices } from '../services.js';
+import type { UpstreamService } from '../upstream/upstream-service.js';
+import type { PluginCatalog } from './plugin-catalog.js';
 import { RegistryService } from './registry-service.js';
 import { sourceDeletedSchema, sourceIdParams } from './schemas.js';
 
 /** `DELETE /api/registry/sources/:id`: removes a registration and stops serving its tools. */
-export function deleteSourceRoute(
-  services: Pick<GatewayServices, 'database' | 'plugins' | 'logger' | 'upstreams'>,
-) {
+export function deleteSourceRoute(services: {
+  database: GatewayDatabase;
+  plugins: PluginCatalog;
+  logger: ServerLogger;
+  upstreams: UpstreamService;
+}) {
   const registry = new RegistryService(services);
   return defineRoute({
     method: 'delete',

@@ -1,12 +1,18 @@
+import type { GatewayDatabase } from '../db/database.js';
+import type { ServerLogger } from '../http/logger.js';
 import { defineRoute, noQuery } from '../http/route.js';
-import type { GatewayServices } from '../services.js';
+import type { UpstreamService } from '../upstream/upstream-service.js';
+import type { PluginCatalog } from './plugin-catalog.js';
 import { RegistryService } from './registry-service.js';
 import { sourceListSchema } from './schemas.js';
 
 /** `GET /api/registry/sources`: every stored registration and what it serves here. */
-export function listSourcesRoute(
-  services: Pick<GatewayServices, 'database' | 'plugins' | 'logger' | 'upstreams'>,
-) {
+export function listSourcesRoute(services: {
+  database: GatewayDatabase;
+  plugins: PluginCatalog;
+  logger: ServerLogger;
+  upstreams: UpstreamService;
+}) {
   const registry = new RegistryService(services);
   return defineRoute({
     method: 'get',

@@ -45,11 +45,6 @@ export interface MountedTool {
    * `additionalProperties: false` when the tool refuses arguments it does not declare.
    */
   inputJsonSchema: JsonSchema;
-  /**
-   * The argument names the tool accepts, when it refuses any other (`acceptedInputKeys()`);
-   * computed once here so a call only looks keys up.
-   */
-  inputKeys?: ReadonlySet<string>;
   /** JSON Schema of the structured result, when the tool declares `outputSchema`. */
   outputJsonSchema?: JsonSchema;
   /**
@@ -67,7 +62,6 @@ const schemaCache = new WeakMap<Tool, ToolSchemas>();
 interface ToolSchemas {
   input: JsonSchema;
   output?: JsonSchema;
-  inputKeys?: ReadonlySet<string>;
 }
 
 /**
@@ -88,10 +82,9 @@ export function mountedTool(tool: Tool, plugin: Plugin, source: MountSource): Mo
     namespace: source.namespace,
     serviceAccountAllowed: tool.serviceAccountAllowed === true,
     inputJsonSchema: schemas.input,
-    ...(schemas.inputKeys === undefined ? {} : { inputKeys: schemas.inputKeys }),
     ...(schemas.output === undefined ? {} : { outputJsonSchema: schemas.output }),
     annotations: pluginAnnotations(tool),
-    source: new PluginTool(tool, plugin, schemas.output?.type === 'object', schemas.inputKeys),
+    source: new PluginTool(tool, plugin, schemas.output?.type === 'object'),
   });
 }
 
@@ -120,7 +113,6 @@ function jsonSchemasOf(tool: Tool): ToolSchemas {
   const closed = inputKeys === undefined ? {} : { additionalProperties: false };
   const schemas: ToolSchemas = {
     input: toJsonSchema(tool, 'inputSchema', tool.inputSchema, 'input', closed),
-    ...(inputKeys === undefined ? {} : { inputKeys }),
     ...(tool.outputSchema === undefined
       ? {}
       : { output: toJsonSchema(tool, 'outputSchema', tool.outputSchema, 'output') }),

@@ -1,5 +1,8 @@
+import type { GatewayDatabase } from '../db/database.js';
+import type { ServerLogger } from '../http/logger.js';
 import { defineRoute } from '../http/route.js';
-import type { GatewayServices } from '../services.js';
+import type { UpstreamService } from '../upstream/upstream-service.js';
+import type { PluginCatalog } from './plugin-catalog.js';
 import { RegistryService } from './registry-service.js';
 import { registerSourceBody, sourceRegisteredSchema } from './schemas.js';
 
@@ -7,9 +10,12 @@ import { registerSourceBody, sourceRegisteredSchema } from './schemas.js';
  * `POST /api/registry/sources`: mounts a loaded plugin, or an upstream MCP server's tools, under a
  * namespace and stores the registration, so it is mounted again after a restart.
  */
-export function registerSourceRoute(
-  services: Pick<GatewayServices, 'database' | 'plugins' | 'logger' | 'upstreams'>,
-) {
+export function registerSourceRoute(services: {
+  database: GatewayDatabase;
+  plugins: PluginCatalog;
+  logger: ServerLogger;
+  upstreams: UpstreamService;
+}) {
   const registry = new RegistryService(services);
   return defineRoute({
     method: 'post',

@@ -1,5 +1,6 @@
+import { deleteToolConnections } from '../connections/store.js';
 import type { GatewayDatabase, RegistrySourceRow } from '../db/index.js';
-import { HttpError } from '../http/errors.js';
+import { Refusal } from '../errors/refusal.js';
 import type { ServerLogger } from '../http/logger.js';
 import { oauthToolId, type UpstreamService, type UpstreamStatus } from '../upstream/index.js';
 import {
@@ -164,7 +165,7 @@ export class RegistryService {
    * Stores a registration and mounts its plugin.
    *
    * @returns the stored source and the paths of the tools it mounted.
-   * @throws HttpError 404 unknown plugin; 409 duplicate id or namespace already registered;
+   * @throws Refusal 404 unknown plugin; 409 duplicate id or namespace already registered;
    * 400 a tool path outside the namespace (details: the paths) or a schema that has no JSON
    * Schema form.
    */
@@ -220,7 +221,7 @@ export class RegistryService {
     registrant: string | undefined,
   ): Promise<{ source: RegistrySource; tools: string[] }> {
     if (this.#upstreams === undefined) {
-      throw new HttpError('bad_request', 'This gateway does not serve upstream MCP sources');
+      throw new Refusal('bad_request', 'This gateway does not serve upstream MCP sources');
     }
     const createdAt = new Date().toISOString();
     try {
@@ -248,7 +249,7 @@ export class RegistryService {
       return { source, tools };
     } catch (error) {
       // Two registrations racing past the check above meet the primary key or unique namespace.
-      if (!(error instanceof HttpError)) await this.#assertFree(input);
+      if (!Refusal.isInstance(error)) await this.#assertFree(input);
       throw error;
     }
   }
@@ -260,11 +261,11 @@ export class RegistryService {
       .where((eb) => eb.or([eb('id', '=', input.id), eb('namespace', '=', input.namespace)]))
       .execute();
     if (taken.some((row) => row.id === input.id)) {
-      throw new HttpError('conflict', `A source "${input.id}" is already registered`);
+      throw new Refusal('conflict', `A source "${input.id}" is already registered`);
     }
     const sameNamespace = taken[0];
     if (sameNamespace !== undefined) {
-      throw new HttpError(
+      throw new Refusal(
         'conflict',
         `The namespace "${input.namespace}" is already registered by source "${sameNamespace.id}"`,
       );
@@ -310,7 +311,7 @@ export class RegistryService {
   /**
    * Changes an upstream source's settings, here and (through the stored row) on every instance.
    *
-   * @throws HttpError 404 when no such registration is stored; 400 for a plugin source or a
+   * @throws Refusal 404 when no such registration is stored; 400 for a plugin source or a
    * stdio upstream of the config file (its settings live there).
    */
   async update(
@@ -330,15 +331,15 @@ export class RegistryService {
       .executeTakeFirst();
     if (row === undefined) {
       if (this.#upstreams?.status(id)?.transport === 'stdio') {
-        throw new HttpError(
+        throw new Refusal(
           'bad_request',
           `Source "${id}" comes from the gateway's config file: change its settings there`,
         );
       }
-      throw new HttpError('not_found', `No registered source "${id}"`);
+      throw new Refusal('not_found', `No registered source "${id}"`);
     }
     if (row.type !== 'mcp' || this.#upstreams === undefined) {
-      throw new HttpError(
+      throw new Refusal(
         'bad_request',
         `Source "${id}" is a plugin: approvals and service-account use are declared by its tools`,
       );
@@ -346,14 +347,14 @@ export class RegistryService {
     await this.#upstreams.update(id, change);
     this.#logger.info('registry source changed', { sourceId: id });
     const listed = (await this.list()).find((source) => source.id === id);
-    if (listed === undefined) throw new HttpError('not_found', `No registered source "${id}"`);
+    if (listed === undefined) throw new Refusal('not_found', `No registered source "${id}"`);
     return listed;
   }
 
   /**
    * Removes a registration and unmounts its tools.
    *
-   * @throws HttpError 404 when no such registration is stored.
+   * @throws Refusal 404 when no such registration is stored.
    */
   async remove(id: string): Promise<void> {
     const removed = await this.#database.db.transaction().execute(async (trx) => {
@@ -364,13 +365,9 @@ export class RegistryService {
       if (Number(result.numDeletedRows) === 0) return undefined;
       // An OAuth upstream's users' tokens go with it: they are for a source no longer served
       // (its client registration and open sign-ins go by the foreign keys' cascade).
-      const tokens = await trx
-        .deleteFrom('connections')
-        .where('tool_id', '=', oauthToolId(id))
-        .executeTakeFirst();
-      return Number(tokens.numDeletedRows);
+      return deleteToolConnections(trx, oauthToolId(id));
     });
-    if (removed === undefined) throw new HttpError('not_found', `No registered source "${id}"`);
+    if (removed === undefined) throw new Refusal('not_found', `No registered source "${id}"`);
     if (removed > 0)
       this.#logger.info('upstream connections removed with their source', {
         sourceId: id,
@@ -399,7 +396,7 @@ function catalogErrors<T>(run: () => T): T {
     return run();
   } catch (error) {
     if (error instanceof PluginCatalogError) {
-      throw new HttpError(
+      throw new Refusal(
         statusOf[error.reason],
         error.message,
         // The 400s list what to fix (paths outside the namespace, schema problems).

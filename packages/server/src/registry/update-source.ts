@@ -1,5 +1,8 @@
+import type { GatewayDatabase } from '../db/database.js';
+import type { ServerLogger } from '../http/logger.js';
 import { defineRoute } from '../http/route.js';
-import type { GatewayServices } from '../services.js';
+import type { UpstreamService } from '../upstream/upstream-service.js';
+import type { PluginCatalog } from './plugin-catalog.js';
 import { RegistryService } from './registry-service.js';
 import { sourceIdParams, sourceUpdatedSchema, updateSourceBody } from './schemas.js';
 
@@ -8,9 +11,12 @@ import { sourceIdParams, sourceUpdatedSchema, updateSourceBody } from './schemas
  * for approval, whether service accounts may use them) without registering it again. Its URL
  * and auth are not changed here: remove it and register it again.
  */
-export function updateSourceRoute(
-  services: Pick<GatewayServices, 'database' | 'plugins' | 'logger' | 'upstreams'>,
-) {
+export function updateSourceRoute(services: {
+  database: GatewayDatabase;
+  plugins: PluginCatalog;
+  logger: ServerLogger;
+  upstreams: UpstreamService;
+}) {
   const registry = new RegistryService(services);
   return defineRoute({
     method: 'patch',

@@ -1,5 +1,5 @@
 import type { Env } from '../config/env.js';
-import { createGateway } from '../gateway.js';
+import { openGateway } from '../gateway.js';
 import type { LogSink } from '../http/logger.js';
 import { resolveAuthSecrets } from '../secrets/index.js';
 import { REKEY_TABLES, type RekeyReport, rekey } from './rekey.js';
@@ -39,7 +39,7 @@ export class UnreadableSecretsError extends Error {
  */
 export async function runRekey(options: RunRekeyOptions): Promise<RekeyReport> {
   const authSecrets = resolveAuthSecrets({}, options.env);
-  const gateway = await createGateway({ env: options.env, logSink: options.log });
+  const gateway = await openGateway({ env: options.env, logSink: options.log });
   let report: RekeyReport;
   try {
     let checked = 0;

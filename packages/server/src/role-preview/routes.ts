@@ -1,10 +1,10 @@
 import { type AnyRoute, defineRoute } from '../http/route.js';
-import type { GatewayServices } from '../services.js';
+import type { PluginCatalog } from '../registry/plugin-catalog.js';
 import { previewPatterns } from './preview.js';
 import { previewBody, previewSchema } from './schemas.js';
 
 /** What the role preview route reads of the gateway's services. */
-export type RolePreviewDeps = Pick<GatewayServices, 'plugins'>;
+export type RolePreviewDeps = { plugins: PluginCatalog };
 
 /**
  * `POST /api/policy/preview` (admin): the tools a list of patterns would allow, for the live

@@ -1,6 +1,6 @@
 import { ToolError } from '@gateway/sdk';
 import type { ConnectionOwner } from '../db/index.js';
-import { HttpError } from '../http/errors.js';
+import { Refusal } from '../errors/refusal.js';
 
 /**
  * A stored connection secret that no configured auth secret opens (`AUTH_SECRET` or one of
@@ -34,8 +34,8 @@ export class SecretUnreadableError extends ToolError {
     this.owner = connection.owner;
   }
 
-  /** The same error as an HTTP answer: 409 `secret_unreadable`. */
-  toHttpError(): HttpError {
-    return new HttpError('secret_unreadable', this.message, { connectionId: this.connectionId });
+  /** The same error as a service's refusal (409 `secret_unreadable` over HTTP). */
+  toRefusal(): Refusal {
+    return new Refusal('secret_unreadable', this.message, { connectionId: this.connectionId });
   }
 }

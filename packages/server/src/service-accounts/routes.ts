@@ -1,8 +1,8 @@
+import type { GatewayDatabase } from '../db/database.js';
 import { deletedSchema } from '../http/common-schemas.js';
 import { HttpError } from '../http/errors.js';
 import { idParams, requireUuid } from '../http/id-param.js';
 import { type AnyRoute, defineRoute, noQuery } from '../http/route.js';
-import type { GatewayServices } from '../services.js';
 import {
   createServiceAccountBody,
   serviceAccountCreatedSchema,
@@ -11,7 +11,7 @@ import {
 import { createServiceAccount, deleteServiceAccount, listServiceAccounts } from './store.js';
 
 /** What the service account routes read of the gateway's services. */
-export type ServiceAccountsDeps = Pick<GatewayServices, 'database'>;
+export type ServiceAccountsDeps = { database: GatewayDatabase };
 
 /**
  * `POST`, `GET` and `DELETE /api/service-accounts`: non-human callers with a role of their own

@@ -1,3 +1,9 @@
+export {
+  createTeamConnection,
+  deleteTeamConnection,
+  listTeamConnections,
+  type NewTeamConnection,
+} from '../connections/team-store.js';
 export { teamConnectionRoutes } from './routes.js';
 export {
   createTeamConnectionBody,
@@ -5,9 +11,3 @@ export {
   teamConnectionItemSchema,
   teamConnectionListSchema,
 } from './schemas.js';
-export {
-  createTeamConnection,
-  deleteTeamConnection,
-  listTeamConnections,
-  type NewTeamConnection,
-} from './store.js';

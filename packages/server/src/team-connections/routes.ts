@@ -1,18 +1,23 @@
+import {
+  createTeamConnection,
+  deleteTeamConnection,
+  listTeamConnections,
+} from '../connections/team-store.js';
+import type { GatewayDatabase } from '../db/database.js';
 import { deletedSchema } from '../http/common-schemas.js';
 import { HttpError } from '../http/errors.js';
 import { idParams, requireUuid } from '../http/id-param.js';
 import { type AnyRoute, defineRoute, noQuery } from '../http/route.js';
 import { maskSecret } from '../secrets/index.js';
-import type { GatewayServices } from '../services.js';
+import type { SecretBox } from '../secrets/secret-box.js';
 import {
   createTeamConnectionBody,
   teamConnectionCreatedSchema,
   teamConnectionListSchema,
 } from './schemas.js';
-import { createTeamConnection, deleteTeamConnection, listTeamConnections } from './store.js';
 
 /** What the team connection routes read of the gateway's services. */
-export type TeamConnectionsDeps = Pick<GatewayServices, 'database' | 'secrets'>;
+export type TeamConnectionsDeps = { database: GatewayDatabase; secrets: SecretBox };
 
 /**
  * `POST`, `GET` and `DELETE /api/team/connections`: tool secrets an admin connects once for

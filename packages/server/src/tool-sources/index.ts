@@ -1,4 +1,5 @@
 export { PluginTool } from './plugin-tool.js';
+export { Stopped } from './stopped.js';
 export {
   CallFailure,
   type CheckedInput,

@@ -2,9 +2,8 @@ import {
   formatIssues,
   type Plugin,
   type Tool,
-  unknownKeyIssues,
+  validateToolInput,
   validateToolOutput,
-  withUnknownKeyIssues,
 } from '@gateway/sdk';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { isRecord } from '../json/is-record.js';
@@ -21,33 +20,21 @@ export class PluginTool implements ToolSource {
   readonly tool: Tool;
   readonly credentials: Plugin;
   readonly #structured: boolean;
-  readonly #inputKeys: ReadonlySet<string> | undefined;
 
-  /**
-   * `structured`: whether results carry `structuredContent` (an object output schema);
-   * `inputKeys`: the argument names the tool accepts when it refuses any other (issue 18), worked
-   * out once at mount, so a call only looks its keys up.
-   */
-  constructor(
-    tool: Tool,
-    plugin: Plugin,
-    structured: boolean,
-    inputKeys: ReadonlySet<string> | undefined,
-  ) {
+  /** `structured`: whether results carry `structuredContent` (an object output schema). */
+  constructor(tool: Tool, plugin: Plugin, structured: boolean) {
     this.tool = tool;
     this.credentials = plugin;
     this.#structured = structured;
-    this.#inputKeys = inputKeys;
   }
 
+  /**
+   * The sdk's own `validateToolInput`, so a plugin's tests (`runTool`) and the gateway agree on
+   * every input, unknown arguments included (issue 18).
+   */
   async checkInput(args: Record<string, unknown>): Promise<CheckedInput> {
-    const parsed = await this.tool.inputSchema.safeParseAsync(args);
-    if (this.#inputKeys === undefined) return parsed;
-    // A misspelled argument would otherwise be dropped and the tool run without it.
-    const unknown = unknownKeyIssues(args, this.#inputKeys);
-    if (unknown.length === 0) return parsed;
-    const issues = withUnknownKeyIssues(parsed.success ? [] : parsed.error.issues, unknown);
-    return { success: false, error: { issues } };
+    const checked = await validateToolInput(this.tool, args);
+    return checked.success ? checked : { success: false, error: { issues: checked.issues } };
   }
 
   async run(input: unknown, call: SourceCall): Promise<CallToolResult> {

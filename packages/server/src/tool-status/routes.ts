@@ -1,14 +1,25 @@
+import type { GatewayAuth } from '../auth/create-auth.js';
+import type { Env } from '../config/env.js';
+import type { GatewayDatabase } from '../db/database.js';
 import { userIdQuery } from '../http/common-schemas.js';
 import { type AnyRoute, defineRoute } from '../http/route.js';
-import type { GatewayServices } from '../services.js';
+import type { PolicyService } from '../policy/policy-service.js';
+import type { PluginCatalog } from '../registry/plugin-catalog.js';
+import type { UpstreamService } from '../upstream/upstream-service.js';
+import type { UpstreamOAuthService } from '../upstream-oauth/service.js';
 import { toolStatusSchema } from './schemas.js';
 import { toolStatus } from './tool-status.js';
 
 /** What the tool status route reads of the gateway's services. */
-export type ToolStatusDeps = Pick<
-  GatewayServices,
-  'database' | 'env' | 'plugins' | 'policy' | 'auth' | 'upstreams' | 'upstreamOAuth'
->;
+export type ToolStatusDeps = {
+  database: GatewayDatabase;
+  env: Env;
+  plugins: PluginCatalog;
+  policy: PolicyService;
+  auth: GatewayAuth;
+  upstreams: UpstreamService;
+  upstreamOAuth: UpstreamOAuthService;
+};
 
 /**
  * `GET /api/tools/status?userId=`: the user's tools by plugin, with who connects each provider

@@ -1,11 +1,17 @@
 import type { AuthProvider } from '@gateway/sdk';
+import type { GatewayAuth } from '../auth/create-auth.js';
+import type { Env } from '../config/env.js';
 import { serverApiKey } from '../config/env.js';
 import { listUserConnections } from '../connections/store.js';
+import { listTeamConnections } from '../connections/team-store.js';
 import { OAUTH_PROVIDERS } from '../connectors/index.js';
+import type { GatewayDatabase } from '../db/database.js';
+import type { PolicyService } from '../policy/policy-service.js';
 import type { MountedTool } from '../registry/index.js';
-import type { GatewayServices } from '../services.js';
-import { listTeamConnections } from '../team-connections/store.js';
+import type { PluginCatalog } from '../registry/plugin-catalog.js';
 import { oauthToolId } from '../upstream/oauth-hooks.js';
+import type { UpstreamService } from '../upstream/upstream-service.js';
+import type { UpstreamOAuthService } from '../upstream-oauth/service.js';
 import { providersNeedingReconnect } from '../vending/index.js';
 import type { ProviderStatus, ToolStatus } from './schemas.js';
 
@@ -16,10 +22,15 @@ const STATE_OF_SOURCE = {
   api_key: 'server',
 } as const;
 
-type StatusServices = Pick<
-  GatewayServices,
-  'database' | 'env' | 'plugins' | 'policy' | 'auth' | 'upstreams' | 'upstreamOAuth'
->;
+type StatusServices = {
+  database: GatewayDatabase;
+  env: Env;
+  plugins: PluginCatalog;
+  policy: PolicyService;
+  auth: GatewayAuth;
+  upstreams: UpstreamService;
+  upstreamOAuth: UpstreamOAuthService;
+};
 
 /**
  * The tools `userId`'s role allows, grouped by plugin, with the state of each auth provider they

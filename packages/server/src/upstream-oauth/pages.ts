@@ -12,6 +12,7 @@ import {
   signInLocation,
 } from '../cli-auth/page-kit.js';
 import { errorResponse, HttpError } from '../http/errors.js';
+import { httpErrorOf } from '../http/route.js';
 import { oauthToolId } from '../upstream/oauth-hooks.js';
 import { CLIENT_METADATA_MAX_AGE_SECONDS, CLIENT_METADATA_PATH } from './client-metadata.js';
 import { ConnectError } from './connect-error.js';
@@ -158,13 +159,15 @@ ${hiddenFields({ ...parsed.data, csrf: csrfToken(c, services) })}
       });
       return seeOther(c, url);
     } catch (error) {
-      if (!(error instanceof HttpError)) throw error;
+      const refused = httpErrorOf(error);
+      if (refused === undefined) throw error;
       return seeOther(
         c,
         withParams(redirect, {
           state,
           provider: sourceId,
-          error: error.code === 'service_unavailable' ? 'provider_unavailable' : 'provider_refused',
+          error:
+            refused.code === 'service_unavailable' ? 'provider_unavailable' : 'provider_refused',
         }),
       );
     }

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { DatabaseSchema } from '../db/index.js';
-import { HttpError } from '../http/errors.js';
+import { Refusal } from '../errors/refusal.js';
 import type { ServerLogger } from '../http/logger.js';
 import type { SecretBox } from '../secrets/index.js';
 import {
@@ -87,7 +87,7 @@ export class UpstreamOAuthService implements UpstreamOAuthHooks {
       });
     } catch (error) {
       const failure = asDiscoveryError(error);
-      throw new HttpError(
+      throw new Refusal(
         failure.kind === 'refused' ? 'bad_request' : 'service_unavailable',
         failure.message,
       );
@@ -180,7 +180,7 @@ export class UpstreamOAuthService implements UpstreamOAuthHooks {
    * the flow (state hashed, PKCE verifier encrypted) and returns the authorization URL to send
    * the browser to.
    *
-   * @throws HttpError 404 for no such oauth source, 400 when the upstream's metadata breaks a
+   * @throws Refusal 404 for no such oauth source, 400 when the upstream's metadata breaks a
    * rule, 503 when it cannot be reached.
    */
   async start(input: {
@@ -191,10 +191,7 @@ export class UpstreamOAuthService implements UpstreamOAuthHooks {
     const { db, secrets, policy } = this.#options;
     const source = this.#options.sources().oauthSource(input.sourceId);
     if (source === undefined) {
-      throw new HttpError(
-        'not_found',
-        `No upstream source "${input.sourceId}" connects with OAuth`,
-      );
+      throw new Refusal('not_found', `No upstream source "${input.sourceId}" connects with OAuth`);
     }
     const oauthFetch = createOAuthFetch(policy);
     try {
@@ -245,13 +242,13 @@ export class UpstreamOAuthService implements UpstreamOAuthHooks {
         .execute();
       return authorizationUrl.href;
     } catch (error) {
-      if (error instanceof HttpError) throw error;
+      if (Refusal.isInstance(error)) throw error;
       const failure = asDiscoveryError(error);
       this.#options.logger.warn('upstream OAuth connect not started', {
         sourceId: source.id,
         reason: failure.message,
       });
-      throw new HttpError(
+      throw new Refusal(
         failure.kind === 'refused' ? 'bad_request' : 'service_unavailable',
         failure.message,
       );

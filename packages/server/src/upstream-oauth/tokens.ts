@@ -1,12 +1,12 @@
 import type { OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { Kysely } from 'kysely';
+import { findServingConnection } from '../connections/serving-connection.js';
 import type { DatabaseSchema } from '../db/index.js';
 import { lockUser } from '../db/locks.js';
 import type { ServerLogger } from '../http/logger.js';
 import { maskSecret, type SecretBox } from '../secrets/index.js';
 import { oauthToolId, type UpstreamTokenLookup } from '../upstream/oauth-hooks.js';
 import type { UrlPolicy } from '../upstream/url-policy.js';
-import { findServingConnection } from '../vending/connection-source.js';
 import { isMarkedForReconnect, markReconnect } from '../vending/reconnect-marks.js';
 import { dueForRefresh, type Envelope, openEnvelope } from './envelope.js';
 import { RefreshRefused, TokenRefresher } from './refresh.js';

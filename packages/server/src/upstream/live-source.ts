@@ -1,6 +1,7 @@
+import type { UpstreamNotice } from './notice.js';
 import type { Offers } from './offers.js';
 import type { StoredUpstream, UpstreamTarget } from './target.js';
-import type { Upstream, UpstreamNotice, UpstreamOptions } from './upstream.js';
+import type { Upstream, UpstreamOptions } from './upstream.js';
 
 /**
  * The upstream client (the MCP SDK v2 client, the gateway's HTTP transport, undici): loaded with the first

@@ -4,8 +4,8 @@ import type { LoggingLevel } from '@modelcontextprotocol/server';
 import { isRecord } from '../json/is-record.js';
 import type { UrlElicitation } from '../mcp/elicitation.js';
 import type { SourceCall } from '../tool-sources/index.js';
+import type { UpstreamNotice } from './notice.js';
 import type { RelaySettings } from './target.js';
-import type { UpstreamNotice } from './upstream.js';
 
 /** Where {@link relayToCalls} finds the call a message of the upstream belongs to. */
 export interface CallRelay {

@@ -1,6 +1,6 @@
 import type { Tool as McpTool } from '@modelcontextprotocol/client';
 import { deepFreeze } from '../json/deep-freeze.js';
-import type { JsonSchema, MountedTool } from '../registry/index.js';
+import type { JsonSchema, MountedTool } from '../registry/mounted-tool.js';
 import type { ToolSource } from '../tool-sources/index.js';
 
 const SEGMENT = /^[a-z0-9_]+$/;

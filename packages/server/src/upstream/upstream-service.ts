@@ -1,12 +1,14 @@
 import type { Tool as McpTool } from '@modelcontextprotocol/client';
 import type { GatewayDatabase, RegistrySourceRow } from '../db/index.js';
-import { HttpError } from '../http/errors.js';
+import { Refusal } from '../errors/refusal.js';
 import type { ServerLogger } from '../http/logger.js';
-import { type PluginCatalog, PluginCatalogError } from '../registry/index.js';
+import { PluginCatalogError } from '../registry/catalog-error.js';
+import type { PluginCatalog } from '../registry/plugin-catalog.js';
 import type { TokenVendor } from '../vending/index.js';
 import type { UpstreamHealth } from './circuit-breaker.js';
 import { type FederatedSource, federatedCredential } from './federation.js';
 import { type Live, liveSource, loadUpstreamClient } from './live-source.js';
+import type { UpstreamNotice } from './notice.js';
 import type { OAuthUpstreamAuth, UpstreamOAuthHooks } from './oauth-hooks.js';
 import { offersAnything, storedOffers } from './offers.js';
 import { storedAuth, storeRegistration } from './stored-upstream.js';
@@ -27,7 +29,6 @@ import {
   mountedTools,
   safeJson,
 } from './tool-lists.js';
-import type { UpstreamNotice } from './upstream.js';
 import { checkUpstreamUrl, type UrlPolicy } from './url-policy.js';
 
 /** Told what a source said of its resources and prompts (see {@link UpstreamNotice}). */
@@ -108,7 +109,7 @@ export class UpstreamService {
    * registering user, or the team or server, has for its provider), stores both and mounts its
    * tools.
    *
-   * @throws HttpError 400 for a refused URL; 409 id or namespace taken; 503
+   * @throws Refusal 400 for a refused URL; 409 id or namespace taken; 503
    * (`service_unavailable`) when the tool list cannot be fetched, saying why.
    */
   async register(
@@ -116,9 +117,9 @@ export class UpstreamService {
     registrant: string | undefined,
   ): Promise<{ tools: string[] }> {
     const checked = checkUpstreamUrl(input.url, this.#options.policy);
-    if (!checked.ok) throw new HttpError('bad_request', checked.problem);
+    if (!checked.ok) throw new Refusal('bad_request', checked.problem);
     if (this.#live.has(input.id) || this.#options.plugins.isMounted(input.id)) {
-      throw new HttpError('conflict', `A source "${input.id}" is already registered`);
+      throw new Refusal('conflict', `A source "${input.id}" is already registered`);
     }
     const auth = storedAuth(input.auth);
     const target: UpstreamTarget = { kind: 'http', url: checked.url.href, auth };
@@ -134,7 +135,7 @@ export class UpstreamService {
     const { oauth } = this.#options;
     if (auth.kind === 'oauth') {
       if (oauth === undefined) {
-        throw new HttpError('bad_request', 'This gateway does not connect to OAuth upstreams');
+        throw new Refusal('bad_request', 'This gateway does not connect to OAuth upstreams');
       }
       // No user token exists yet: the list is fetched when the first user connects.
       await oauth.check(checked.url.href, auth);
@@ -148,7 +149,7 @@ export class UpstreamService {
         listed = await live.upstream.listTools(credential);
       } catch (error) {
         await live.upstream.close();
-        throw new HttpError(
+        throw new Refusal(
           'service_unavailable',
           `The tool list of ${checked.url.origin}${checked.url.pathname} could not be fetched: ${listingFailureReason(error)}`,
         );
@@ -320,7 +321,7 @@ export class UpstreamService {
    * Changes a stored HTTP source's settings: stores them (other instances apply them with their
    * next sync) and mounts its tools again with them.
    *
-   * @throws HttpError 404 when the source is not a stored upstream known here.
+   * @throws Refusal 404 when the source is not a stored upstream known here.
    */
   async update(
     id: string,
@@ -334,7 +335,7 @@ export class UpstreamService {
   ): Promise<void> {
     const live = this.#live.get(id);
     if (live === undefined || !live.stored || live.target.kind !== 'http') {
-      throw new HttpError('not_found', `No registered upstream source "${id}"`);
+      throw new Refusal('not_found', `No registered upstream source "${id}"`);
     }
     const settings = {
       approvalRequired: change.approvalRequired ?? live.settings.approvalRequired,
@@ -388,7 +389,7 @@ export class UpstreamService {
    * Sends `method` to source `id` for `subject` (a user or service account id), with the
    * credential its tool calls would send ({@link federatedCredential}).
    *
-   * @throws HttpError 404 when `id` is not an upstream known here; AuthRequiredError without a
+   * @throws Refusal 404 when `id` is not an upstream known here; AuthRequiredError without a
    *   credential; whatever {@link Upstream.request} throws.
    */
   async forward(
@@ -403,7 +404,7 @@ export class UpstreamService {
     } = {},
   ): Promise<unknown> {
     const live = this.#live.get(id);
-    if (live === undefined) throw new HttpError('not_found', `No upstream source "${id}"`);
+    if (live === undefined) throw new Refusal('not_found', `No upstream source "${id}"`);
     const { credential, provider } = await federatedCredential(this.#options, id, live, subject);
     if (credential !== undefined) options.remember?.(credential);
     return live.upstream.request(method, params, credential, { signal: options.signal, provider });
@@ -501,7 +502,7 @@ export class UpstreamService {
 
 function catalogError(error: unknown): unknown {
   if (error instanceof PluginCatalogError) {
-    return new HttpError(
+    return new Refusal(
       error.reason === 'path_outside_namespace' ? 'bad_request' : 'conflict',
       error.message,
     );

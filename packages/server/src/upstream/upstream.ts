@@ -7,8 +7,7 @@ import {
 import { type CallToolResult, ProtocolError } from '@modelcontextprotocol/server';
 import type { ServerLogger } from '../http/logger.js';
 import { isRecord } from '../json/is-record.js';
-import { Stopped } from '../mcp/running-call.js';
-import { CallFailure, type SourceCall } from '../tool-sources/index.js';
+import { CallFailure, type SourceCall, Stopped } from '../tool-sources/index.js';
 import { CircuitBreaker, type UpstreamHealth } from './circuit-breaker.js';
 import {
   CONNECT_TIMEOUT_MS,
@@ -23,6 +22,7 @@ import { httpStatusOf, httpTextOf, judgeFailure, reasonOf, resultOf } from './fa
 import { type GuardedFetch, guardedFetch } from './guarded-fetch.js';
 import { toolsWithinBudget } from './list-budget.js';
 import { ListChangedStream } from './list-changed.js';
+import type { UpstreamNotice } from './notice.js';
 import { type Offers, offersOf } from './offers.js';
 import { UpstreamRefusedFailure } from './refused.js';
 import { requiredLinks, settleRequiredLinks } from './required-links.js';
@@ -60,15 +60,6 @@ export interface UpstreamOptions {
   /** Whether its questions and sampling requests reach the user now (default: both do). */
   relaySettings?: (() => RelaySettings) | undefined;
 }
-
-/**
- * What an upstream says of its resources and prompts outside a call: a list changed, or a
- * resource it was asked to watch was updated (`uri` as the upstream names it).
- */
-export type UpstreamNotice =
-  | { kind: 'resources_changed' }
-  | { kind: 'prompts_changed' }
-  | { kind: 'resource_updated'; uri: string };
 
 /**
  * An upstream MCP server the gateway calls tools of, with the MCP SDK v2 client over the

@@ -1,10 +1,10 @@
+import type { GatewayDatabase } from '../db/database.js';
 import { type AnyRoute, defineRoute, noQuery } from '../http/route.js';
-import type { GatewayServices } from '../services.js';
 import { userListSchema } from './schemas.js';
 import { listUsers } from './store.js';
 
 /** What the user routes read of the gateway's services. */
-export type UsersDeps = Pick<GatewayServices, 'database' | 'defaultRoleId'>;
+export type UsersDeps = { database: GatewayDatabase; defaultRoleId: string };
 
 /**
  * `GET /api/users` (admin): every user with the role that applies to them, for the web app's

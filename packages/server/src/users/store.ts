@@ -29,3 +29,21 @@ export async function listUsers(
     roleAssigned: row.role_id !== null,
   }));
 }
+
+/** How many of `emails` already have an account. */
+export async function countExistingEmails(
+  db: Kysely<DatabaseSchema>,
+  emails: readonly string[],
+): Promise<number> {
+  const existing = await db
+    .selectFrom('user')
+    .select('email')
+    .where('email', 'in', [...emails])
+    .execute();
+  return existing.length;
+}
+
+/** Whether anyone has an account yet. */
+export async function anyUserExists(db: Kysely<DatabaseSchema>): Promise<boolean> {
+  return (await db.selectFrom('user').select('id').limit(1).executeTakeFirst()) !== undefined;
+}

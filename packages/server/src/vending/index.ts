@@ -1,4 +1,7 @@
-export { type ConnectionQuery, findServingConnection } from './connection-source.js';
+export {
+  type ConnectionQuery,
+  findServingConnection,
+} from '../connections/serving-connection.js';
 export {
   createOAuthTokenSource,
   EXPIRY_SKEW_MS,

@@ -1,6 +1,6 @@
 import type { OAuth2Tokens } from 'better-auth/oauth2';
 import type { Kysely } from 'kysely';
-import type { GatewayAuth } from '../auth/index.js';
+import type { GatewayAuth } from '../auth/create-auth.js';
 import type { DatabaseSchema, GatewayDatabase } from '../db/index.js';
 import { refreshUnderLease } from '../db/refresh-lease.js';
 import type { ServerLogger } from '../http/logger.js';

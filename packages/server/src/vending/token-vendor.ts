@@ -6,14 +6,17 @@ import {
   ToolError,
   UndeclaredProviderError,
 } from '@gateway/sdk';
-import type { GatewayAuth } from '../auth/index.js';
+import type { GatewayAuth } from '../auth/create-auth.js';
 import { providerUnreachableText } from '../auth/outage-log.js';
+import type { Env } from '../config/env.js';
 import { serverApiKey } from '../config/env.js';
+import { findServingConnection } from '../connections/serving-connection.js';
+import type { GatewayDatabase } from '../db/database.js';
 import type { ConnectionOwner } from '../db/index.js';
+import type { ServerLogger } from '../http/logger.js';
 import { SecretDecryptError, SecretUnreadableError } from '../secrets/index.js';
-import type { GatewayServices } from '../services.js';
+import type { SecretBox } from '../secrets/secret-box.js';
 import { traced } from '../tracing/index.js';
-import { findServingConnection } from './connection-source.js';
 import { createOAuthTokenSource, type OAuthTokenResult } from './oauth-source.js';
 
 /** Where a vended credential came from, in the order they are tried. */
@@ -77,10 +80,13 @@ export interface ToolPlugin {
 }
 
 /** What the vendor reads: the database, the secret box, the environment and the base URL. */
-export type VendingServices = Pick<
-  GatewayServices,
-  'database' | 'secrets' | 'env' | 'logger' | 'baseUrl'
->;
+export type VendingServices = {
+  database: GatewayDatabase;
+  secrets: SecretBox;
+  env: Env;
+  logger: ServerLogger;
+  baseUrl: string;
+};
 
 /**
  * Creates the token vendor. `services` is read at call time (the base URL is known only once

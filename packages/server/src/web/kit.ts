@@ -1,11 +1,16 @@
 import type { Context, Hono } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { approvalPageSchema } from '../approvals/schemas.js';
+import type { GatewayAuth } from '../auth/create-auth.js';
+import type { GatewayDatabase } from '../db/database.js';
 import type { AppContext, AppEnv } from '../http/app-env.js';
 import { readBodyText } from '../http/request-body.js';
 import type { Authenticate } from '../identity/index.js';
 import { type Viewer, viewerOf } from '../identity/index.js';
-import type { GatewayServices } from '../services.js';
+import type { SignupPolicy } from '../invites/policy.js';
+import type { PolicyService } from '../policy/policy-service.js';
+import type { PluginCatalog } from '../registry/plugin-catalog.js';
+import type { UpstreamOAuthService } from '../upstream-oauth/service.js';
 import { type ApiClient, ApiError, apiFor, withQuery } from './api.js';
 import { type Flash, setFlash, takeFlash } from './flash.js';
 import { type Html, html } from './html.js';
@@ -13,18 +18,17 @@ import { type LayoutOptions, layout } from './layout.js';
 import { PAGE_HEADERS } from './security.js';
 
 /** What the web app's pages and form handlers read of the gateway's services. */
-export type WebDeps = Pick<
-  GatewayServices,
-  | 'auth'
-  | 'authBaseUrl'
-  | 'baseUrl'
-  | 'database'
-  | 'defaultRoleId'
-  | 'plugins'
-  | 'policy'
-  | 'signup'
-  | 'upstreamOAuth'
->;
+export type WebDeps = {
+  auth: GatewayAuth;
+  authBaseUrl: string;
+  baseUrl: string;
+  database: GatewayDatabase;
+  defaultRoleId: string;
+  plugins: PluginCatalog;
+  policy: PolicyService;
+  signup: SignupPolicy;
+  upstreamOAuth: UpstreamOAuthService;
+};
 
 /** What every page and form handler of the web app is built from. */
 export interface WebKit {

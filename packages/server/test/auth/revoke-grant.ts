@@ -1,5 +1,5 @@
 import { decryptOAuthToken } from 'better-auth/oauth2';
-import type { Gateway } from '../../src/gateway.js';
+import type { ServedGateway } from '../../src/gateway.js';
 import type { OidcProviderServer } from './oidc-provider-server.js';
 
 /**
@@ -8,7 +8,7 @@ import type { OidcProviderServer } from './oidc-provider-server.js';
  * the stored access token, so the next use of the account refreshes and is refused.
  */
 export async function revokeLinkedGrant(
-  gateway: Gateway,
+  gateway: ServedGateway,
   idp: OidcProviderServer,
   userId: string,
   providerId: string,

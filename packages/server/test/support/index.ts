@@ -4,6 +4,7 @@
  * with them takes part in the leak check of `leak-check.setup.ts`.
  */
 
+export type { ServedGateway } from '../../src/gateway.js';
 export {
   loginAtProvider,
   type OidcProviderServer,

@@ -1,4 +1,4 @@
-import { createGateway, type Gateway } from '../../src/gateway.js';
+import { openGateway, type ServedGateway } from '../../src/gateway.js';
 import type { GatewayOptions } from '../../src/gateway-settings.js';
 import {
   captureLogLine,
@@ -25,14 +25,16 @@ const MAX_WATCHED_BODY = 1024 * 1024;
  * const gateway = await createLeakCheckedGateway({ databaseUrl: ':memory:', authSecret, port: 0 });
  * onTestFinished(() => gateway.stop());
  */
-export async function createLeakCheckedGateway(options: GatewayOptions = {}): Promise<Gateway> {
+export async function createLeakCheckedGateway(
+  options: GatewayOptions = {},
+): Promise<ServedGateway> {
   rememberSecret(options.authSecret);
   for (const previous of options.previousAuthSecrets ?? []) rememberSecret(previous);
   rememberSecret(options.serviceApiSecret);
   for (const [name, value] of Object.entries(options.env ?? process.env)) {
     if (SECRET_VARIABLE.test(name)) rememberSecret(value);
   }
-  const gateway = await createGateway({
+  const gateway = await openGateway({
     ...options,
     logSink: {
       write: (line) => {
@@ -47,7 +49,7 @@ export async function createLeakCheckedGateway(options: GatewayOptions = {}): Pr
 }
 
 /** Remembers every plaintext the gateway encrypts for storage or decrypts from it. */
-function watchSecretBox(gateway: Gateway): void {
+function watchSecretBox(gateway: ServedGateway): void {
   const box = gateway.services.secrets;
   const { encrypt, decrypt, open } = box;
   box.encrypt = (plain) => {
@@ -70,7 +72,7 @@ function watchSecretBox(gateway: Gateway): void {
  * Remembers the secrets of every request through `app.fetch`, which serves both `gateway.fetch`
  * and the listening socket (`start()` reads it when called).
  */
-function watchRequests(gateway: Gateway): void {
+function watchRequests(gateway: ServedGateway): void {
   const { app } = gateway;
   const inner = app.fetch;
   app.fetch = async (request, ...rest) => {

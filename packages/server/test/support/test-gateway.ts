@@ -1,5 +1,5 @@
 import { onTestFinished } from 'vitest';
-import type { Gateway } from '../../src/gateway.js';
+import type { ServedGateway } from '../../src/gateway.js';
 import type { GatewayOptions } from '../../src/gateway-settings.js';
 import { generateToken, hashToken, maskToken } from '../../src/secrets/index.js';
 import { rememberSecret } from './known-secrets.js';
@@ -25,7 +25,7 @@ export type As = TestUser | 'service' | 'anonymous' | { token: string };
  * and `key` fields of answers, session cookies) is remembered, and every log line kept, for the
  * leak check of `leak-check.setup.ts` (see `createLeakCheckedGateway()`).
  */
-export interface TestGateway extends Gateway {
+export interface TestGateway extends ServedGateway {
   /** Every log line written so far, as text (to grep for leaked secrets). */
   logs(): string;
   /** Makes a user (an admin when `admin`), with a `gw_cli_` token. */

@@ -1,5 +1,5 @@
 import { OAuth2Server } from 'oauth2-mock-server';
-import type { Gateway } from '../../src/gateway.js';
+import type { ServedGateway } from '../../src/gateway.js';
 import { createLeakCheckedGateway } from '../support/leak-checked-gateway.js';
 import { TEST_AUTH_SECRET, TEST_SERVICE_SECRET } from '../support/test-gateway.js';
 import { type NotesState, webTestPlugins } from './web-test-plugins.js';
@@ -17,7 +17,7 @@ export const MAPS_SERVER_KEY = 'maps-server-key-3c9d1e7f5a0b';
 /** A gateway listening on 127.0.0.1 for the browser tests, with its local OAuth server. */
 export interface WebTestWorld {
   url: string;
-  gateway: Gateway;
+  gateway: ServedGateway;
   /** The local OAuth server the `linear` provider points at. */
   idp: OAuth2Server;
   notes: NotesState;
@@ -52,7 +52,7 @@ export async function startWebTestWorld(): Promise<WebTestWorld> {
 
   const clientSecret = 'linear-client-secret-0123456789';
   const notes: NotesState = { notes: ['Groceries', 'Old draft', 'Shopping list'] };
-  let gateway: Gateway;
+  let gateway: ServedGateway;
   try {
     gateway = await createLeakCheckedGateway({
       databaseUrl: ':memory:',

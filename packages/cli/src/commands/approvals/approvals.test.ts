@@ -1,11 +1,11 @@
-import type { Gateway } from '@gateway/server';
+import type { ServedGateway } from '@gateway/server/testing';
 import { describe, expect, it } from 'vitest';
 import { cliFailure, signInCli } from '#test/support/cli-user.js';
 import { startGateway } from '#test/support/gateway-server.js';
 import { runApprovalsDecide, runApprovalsList } from './index.js';
 
 /** A tool call waiting for `userId`'s approval, as a client without elicitation causes one. */
-async function pendingApproval(gateway: Gateway, userId: string, message: string) {
+async function pendingApproval(gateway: ServedGateway, userId: string, message: string) {
   let stored: (id: string) => void = () => {};
   const id = new Promise<string>((resolve) => {
     stored = resolve;

@@ -142,7 +142,7 @@ async function watchSources(
         const what = `(${changed.join(', ')} changed)`;
         try {
           const plugin = await loadValid(source);
-          gateway.services.plugins.replace(plugin);
+          gateway.dev.replacePlugin(plugin);
           id = plugin.id;
           io.stdout.write(
             `${colors.green('↻')} reloaded ${plugin.id} ${what}: ${plural(plugin.tools.length, 'tool')}\n`,
@@ -270,7 +270,7 @@ async function register(
   serviceSecret: string,
 ): Promise<{ id: string; tools: string[] }> {
   const response = await gateway.fetch(
-    new Request(`${gateway.services.baseUrl}/api/registry/sources`, {
+    new Request(`${gateway.dev.baseUrl}/api/registry/sources`, {
       method: 'POST',
       headers: { authorization: `Bearer ${serviceSecret}`, 'content-type': 'application/json' },
       body: JSON.stringify({
@@ -288,11 +288,11 @@ async function register(
   // Registrations persist: one made by an earlier run was mounted again at start, unless this
   // version of the plugin cannot be; mounting it here says why.
   if (response.status === 409) {
-    const mounted = gateway.services.plugins.pathsOf(plugin.id);
+    const mounted = gateway.dev.mountedPaths(plugin.id);
     if (mounted.length > 0) return { id: plugin.id, tools: mounted };
     try {
       const source = { id: plugin.id, namespace: plugin.id, pluginId: plugin.id };
-      return { id: plugin.id, tools: gateway.services.plugins.mount(source).map((t) => t.path) };
+      return { id: plugin.id, tools: gateway.dev.mount(source) };
     } catch (error) {
       throw new CliError(`Could not register ${plugin.id}: ${messageOf(error)}`);
     }
@@ -322,25 +322,16 @@ function nextSteps(url: string, cwd: string, access: DevAccess | undefined): str
   ];
 }
 
+/** The stdio upstreams of the config file, with what they serve and their health. */
+function configuredUpstreams(gateway: Gateway): DevUpstream[] {
+  return gateway.dev.configuredUpstreams();
+}
+
 /**
  * JSON lines to a file; warnings and errors also as one readable line on stderr. A file that can
  * no longer be written (its folder deleted, the disk full) is said once and left: a sink that
  * throws would end the gateway mid-call.
  */
-/** The stdio upstreams of the config file, with what they serve and their health. */
-function configuredUpstreams(gateway: Gateway): DevUpstream[] {
-  const { upstreams, plugins } = gateway.services;
-  return upstreams.configured().map(({ id }) => {
-    const health = upstreams.status(id)?.health;
-    return {
-      id,
-      tools: plugins.pathsOf(id),
-      state: health?.state ?? 'degraded',
-      lastError: health?.lastError ?? null,
-    };
-  });
-}
-
 function devLogSink(file: string, io: Io) {
   let writable = true;
   return {

@@ -1,10 +1,8 @@
 import type { Server } from '@modelcontextprotocol/server';
 import type { FederatedSource } from '../../upstream/federation.js';
 import { namespacedUri } from '../../upstream/namespaced-names.js';
-import type { UpstreamNotice } from '../../upstream/upstream.js';
+import type { UpstreamNotice } from '../../upstream/notice.js';
 import type { McpPrincipal } from '../principal.js';
-import type { McpRuntime } from '../runtime.js';
-import { visibleSources } from './visible-sources.js';
 
 interface Listening {
   principal: McpPrincipal;
@@ -39,8 +37,15 @@ export class SessionNotices {
     this.#sessions.get(server)?.uris.delete(uri);
   }
 
-  /** Passes `notice` of `source` on to the sessions it concerns. Never throws. */
-  async heard(runtime: McpRuntime, source: FederatedSource, notice: UpstreamNotice): Promise<void> {
+  /**
+   * Passes `notice` of `source` on to the sessions it concerns; `visible` says which sources a
+   * principal sees (`visibleSources` of the runtime). Never throws.
+   */
+  async heard(
+    visible: (principal: McpPrincipal) => Promise<readonly { id: string }[]>,
+    source: FederatedSource,
+    notice: UpstreamNotice,
+  ): Promise<void> {
     if (notice.kind === 'resource_updated') {
       const uri = namespacedUri(source.namespace, notice.uri);
       for (const [server, listening] of this.#sessions) {
@@ -51,9 +56,7 @@ export class SessionNotices {
     for (const [server, listening] of [...this.#sessions]) {
       let sees: boolean;
       try {
-        sees = (await visibleSources(runtime, listening.principal)).some(
-          (visible) => visible.id === source.id,
-        );
+        sees = (await visible(listening.principal)).some((visible) => visible.id === source.id);
       } catch {
         continue;
       }

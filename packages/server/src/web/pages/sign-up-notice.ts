@@ -1,3 +1,4 @@
+import type { GatewayDatabase } from '../../db/database.js';
 import type { AppContext } from '../../http/app-env.js';
 import {
   findInvite,
@@ -6,7 +7,8 @@ import {
   inviteFromCookies,
   signupRefusalText,
 } from '../../invites/index.js';
-import type { GatewayServices } from '../../services.js';
+import type { SignupPolicy } from '../../invites/policy.js';
+import { anyUserExists, countExistingEmails } from '../../users/store.js';
 import { type Html, html } from '../html.js';
 
 /** What the sign-up page shows about who may sign up, for one browser. */
@@ -26,7 +28,7 @@ export interface SignUpState {
  */
 export async function takeInvite(
   c: AppContext,
-  services: Pick<GatewayServices, 'database' | 'baseUrl'>,
+  services: { database: GatewayDatabase; baseUrl: string },
   token: string,
 ): Promise<boolean> {
   const invite = await findInvite(services.database.db, token);
@@ -38,11 +40,11 @@ export async function takeInvite(
 }
 
 /** Removes the invite cookie (after the account is made, or when it no longer works). */
-export function dropInvite(c: AppContext, services: Pick<GatewayServices, 'baseUrl'>): void {
+export function dropInvite(c: AppContext, services: { baseUrl: string }): void {
   c.header('Set-Cookie', inviteCookie(undefined, isHttps(services)), { append: true });
 }
 
-function isHttps(services: Pick<GatewayServices, 'baseUrl'>): boolean {
+function isHttps(services: { baseUrl: string }): boolean {
   return services.baseUrl.startsWith('https:');
 }
 
@@ -54,7 +56,7 @@ function isHttps(services: Pick<GatewayServices, 'baseUrl'>): boolean {
  */
 export async function signUpState(
   c: AppContext,
-  services: Pick<GatewayServices, 'database' | 'signup'>,
+  services: { database: GatewayDatabase; signup: SignupPolicy },
   options: { inviteInvalid?: boolean } = {},
 ): Promise<SignUpState> {
   const policy = services.signup;
@@ -71,12 +73,8 @@ export async function signUpState(
   }
   let adminPending = false;
   if (policy.adminEmails !== undefined) {
-    const existing = await db
-      .selectFrom('user')
-      .select('email')
-      .where('email', 'in', [...policy.adminEmails])
-      .execute();
-    adminPending = existing.length < policy.adminEmails.length;
+    const existing = await countExistingEmails(db, policy.adminEmails);
+    adminPending = existing < policy.adminEmails.length;
   }
 
   let showForm = true;
@@ -110,8 +108,7 @@ export async function signUpState(
   // this browser may sign up at all.
   const admitted = policy.mode === 'open' || (policy.mode === 'invite' && invite !== undefined);
   if (policy.adminEmails === undefined && admitted) {
-    const anyUser = await db.selectFrom('user').select('id').limit(1).executeTakeFirst();
-    if (anyUser === undefined) {
+    if (!(await anyUserExists(db))) {
       notices.push(
         info("You are the first person here: this account becomes the gateway's admin."),
       );

@@ -1,6 +1,6 @@
 import type { AuthProvider } from '@gateway/sdk';
 import { deletedSchema } from '../../http/common-schemas.js';
-import type { GatewayServices } from '../../services.js';
+import type { PluginCatalog } from '../../registry/plugin-catalog.js';
 import {
   teamConnectionCreatedSchema,
   teamConnectionListSchema,
@@ -20,7 +20,7 @@ interface TeamProvider {
 }
 
 /** Every auth provider of the mounted plugins, once each, by name. */
-function mountedProviders(services: Pick<GatewayServices, 'plugins'>): TeamProvider[] {
+function mountedProviders(services: { plugins: PluginCatalog }): TeamProvider[] {
   const pluginIds = new Set(services.plugins.tools().map((tool) => tool.pluginId));
   const byId = new Map<string, TeamProvider>();
   for (const pluginId of pluginIds) {

@@ -4,7 +4,7 @@ import { oauthErrorText } from '../../auth/oauth-error-text.js';
 import { callAuth } from '../../cli-auth/page-kit.js';
 import { connectionCreatedSchema } from '../../connections/schemas.js';
 import { deletedSchema } from '../../http/common-schemas.js';
-import { HttpError } from '../../http/errors.js';
+import { httpErrorOf } from '../../http/route.js';
 import { type ProviderStatus, type ToolStatus, toolStatusSchema } from '../../tool-status/index.js';
 import { withQuery } from '../api.js';
 import { confirmForm, pill, secretDialog, selected, statePill } from '../components.js';
@@ -366,10 +366,11 @@ async function connectUpstream(kit: WebKit, ctx: PageContext, provider: string):
     ctx.c.header('Cache-Control', 'no-store');
     return ctx.c.redirect(url, 303);
   } catch (error) {
-    if (!(error instanceof HttpError)) throw error;
+    const refused = httpErrorOf(error);
+    if (refused === undefined) throw error;
     return seeOther(ctx.c, '/tools', {
       kind: 'error',
-      text: `Connecting ${sourceId} could not start: ${error.message}`,
+      text: `Connecting ${sourceId} could not start: ${refused.message}`,
     });
   }
 }

@@ -6,8 +6,8 @@ import {
   roleListSchema,
   roleUpdatedSchema,
 } from '../../../policy/schemas.js';
+import type { PluginCatalog } from '../../../registry/plugin-catalog.js';
 import { type Preview, previewPatterns } from '../../../role-preview/index.js';
-import type { GatewayServices } from '../../../services.js';
 import { userListSchema } from '../../../users/index.js';
 import { confirmForm, pill } from '../../components.js';
 import { type Html, html } from '../../html.js';
@@ -60,7 +60,7 @@ ${previewBlock(`${idPrefix}-preview`, preview)}`;
 function roleCard(
   role: Role,
   users: number,
-  services: Pick<GatewayServices, 'defaultRoleId' | 'plugins'>,
+  services: { defaultRoleId: string; plugins: PluginCatalog },
 ): Html {
   const prefix = `role-${role.id}`;
   const fixed =

@@ -1,9 +1,9 @@
 import { type Kysely, sql } from 'kysely';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { databaseTargets } from '#test/db/test-database.js';
+import type { DatabaseDialect } from '../db/database.js';
+import type { DatabaseSchema } from '../db/schema.js';
 import { deleteConnectionTree } from './connection-tree.js';
-import type { DatabaseDialect } from './database.js';
-import type { DatabaseSchema } from './schema.js';
 
 const NOW = '2026-01-02T03:04:05.678Z';
 

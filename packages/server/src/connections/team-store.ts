@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
-import { type ConnectionRow, type DatabaseSchema, deleteConnectionTree } from '../db/index.js';
+import type { ConnectionRow, DatabaseSchema } from '../db/index.js';
+import { deleteConnectionTree } from './connection-tree.js';
 
 /** What {@link createTeamConnection} stores; the secret arrives encrypted and masked. */
 export interface NewTeamConnection {

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
-import { rowLocksSupported } from './locks.js';
-import type { DatabaseSchema } from './schema.js';
+import { rowLocksSupported } from '../db/locks.js';
+import type { DatabaseSchema } from '../db/schema.js';
 
 /** Ids per `in (...)` list: far below SQLite's and PostgreSQL's bound-parameter limits. */
 const CHUNK = 500;

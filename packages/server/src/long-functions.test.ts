@@ -1,0 +1,131 @@
+/**
+ * No shipped function of the sdk, the server or the CLI is over 80 lines unless a comment before
+ * it says why ("Long because ..."), issue 36. `KNOWN` lists the long functions from before the
+ * rule, to be split into named steps or explained: it may only shrink, and an entry that is no
+ * longer long (or was explained) fails the test until it is removed.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+
+const PACKAGES = join(import.meta.dirname, '..', '..');
+const MAX_LINES = 80;
+
+const KNOWN = [
+  'cli/src/commands/connections/index.ts: runConnectionsList',
+  'cli/src/commands/login/index.ts: runLogin',
+  'cli/src/declarations/account-commands.ts: declareAccountCommands',
+  'cli/src/declarations/admin-commands.ts: declareAdminCommands',
+  'cli/src/declarations/author-commands.ts: declareAuthorCommands',
+  'sdk/src/plugin/validate-plugin.ts: validatePlugin',
+  'sdk/src/testing/create-test-context.ts: createTestContext',
+  'server/src/auth/create-auth.ts: authOptions',
+  'server/src/auth/generic-oidc/generic-provider.ts: createGenericProvider',
+  'server/src/cli-auth/connect-page.ts: mountConnectPage',
+  'server/src/cli-auth/sign-in-page.ts: mountSignInPage',
+  'server/src/cli-auth/token-routes.ts: cliTokenRoutes',
+  'server/src/gateway-settings.ts: readSettings',
+  'server/src/gateway.ts: openGateway',
+  'server/src/identity/authenticate.ts: createAuthenticator',
+  'server/src/identity/token-repository.ts: createTokenRepository',
+  'server/src/invites/routes.ts: inviteRoutes',
+  'server/src/invites/signup-gate.ts: signupGate',
+  'server/src/mcp-oauth/authorization-request.ts: checkAuthorizationRequest',
+  'server/src/mcp-oauth/endpoints.ts: mountOAuthEndpoints',
+  'server/src/mcp/federation/federated-handlers.ts: serveFederated',
+  'server/src/mcp/mcp-endpoint.ts: McpEndpoint.constructor',
+  'server/src/rekey/rekey.ts: rekey',
+  'server/src/team-connections/routes.ts: teamConnectionRoutes',
+  'server/src/tool-status/tool-status.ts: toolStatus',
+  'server/src/upstream-oauth/clients.ts: clientFor',
+  'server/src/upstream-oauth/discovery.ts: discoverAuthorization',
+  'server/src/upstream-oauth/pages.ts: mountUpstreamOAuthPages',
+  'server/src/upstream-oauth/service.ts: UpstreamOAuthService.finish',
+  'server/src/upstream/connection.ts: openConnection',
+  'server/src/upstream/relays.ts: relayToCalls',
+  'server/src/upstream/upstream.ts: Upstream.#forward',
+  'server/src/vending/oauth-source.ts: createOAuthTokenSource',
+  'server/src/vending/oauth-source.ts: createOAuthTokenSource.refresh',
+  'server/src/vending/token-vendor.ts: createTokenVendor',
+  'server/src/web/pages/admin/roles.ts: mountRolesPage',
+  'server/src/web/pages/admin/source-settings.ts: sourceSettingsCard',
+  'server/src/web/pages/sign-in.ts: mountSignInPages',
+  'server/src/web/pages/team.ts: mountTeamPage',
+  'server/src/web/pages/tools.ts: mountToolsPage',
+];
+
+/** Every shipped source file under `dir`: no tests, no type tests, no migrations. */
+function shipped(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return entry.name === 'migrations' ? [] : shipped(path);
+    return entry.name.endsWith('.ts') && !/\.test(-d)?\.ts$/.test(entry.name) ? [path] : [];
+  });
+}
+
+function nameOf(node: ts.SignatureDeclaration, owner: string): string {
+  let name: string | undefined;
+  if (ts.isConstructorDeclaration(node)) name = 'constructor';
+  else if (node.name !== undefined) name = node.name.getText();
+  else if (ts.isVariableDeclaration(node.parent) || ts.isPropertyAssignment(node.parent)) {
+    name = node.parent.name.getText();
+  }
+  return owner === '' ? (name ?? '(callback)') : `${owner}.${name ?? '(callback)'}`;
+}
+
+/** Whether a comment before `node` (or the statement declaring it) says why it is long. */
+function explained(node: ts.Node, code: string): boolean {
+  for (
+    let at: ts.Node | undefined = node;
+    at !== undefined && !ts.isSourceFile(at);
+    at = at.parent
+  ) {
+    const comments = ts.getLeadingCommentRanges(code, at.getFullStart()) ?? [];
+    if (comments.some((range) => /long because/i.test(code.slice(range.pos, range.end)))) {
+      return true;
+    }
+    if (ts.isStatement(at) || ts.isClassElement(at)) break;
+  }
+  return false;
+}
+
+/** `<file>: <function>` for each function over {@link MAX_LINES} lines with no reason given. */
+export function longFunctions(file: string, code: string): string[] {
+  const source = ts.createSourceFile(file, code, ts.ScriptTarget.Latest, true);
+  const found: string[] = [];
+  const visit = (node: ts.Node, owner: string): void => {
+    let inner = owner;
+    if (ts.isFunctionLike(node) && 'body' in node && node.body !== undefined) {
+      inner = nameOf(node, owner);
+      const first = source.getLineAndCharacterOfPosition(node.getStart(source)).line;
+      const last = source.getLineAndCharacterOfPosition(node.end).line;
+      if (last - first + 1 > MAX_LINES && !explained(node, code)) found.push(`${file}: ${inner}`);
+    } else if (ts.isClassDeclaration(node) && node.name !== undefined) {
+      inner = node.name.text;
+    }
+    ts.forEachChild(node, (child) => visit(child, inner));
+  };
+  visit(source, '');
+  return found;
+}
+
+describe('shipped functions', () => {
+  it(`are at most ${MAX_LINES} lines, or say why, but for the known ones still to split`, () => {
+    const files = ['sdk', 'server', 'cli'].flatMap((pkg) => shipped(join(PACKAGES, pkg, 'src')));
+    expect(files.length).toBeGreaterThan(300);
+    const found = files.flatMap((path) =>
+      longFunctions(relative(PACKAGES, path), readFileSync(path, 'utf8')),
+    );
+    expect(found.filter((entry) => !KNOWN.includes(entry))).toEqual([]);
+    expect(KNOWN.filter((entry) => !found.includes(entry))).toEqual([]);
+  });
+
+  it('the check fails on a long function, and passes one whose comment says why', () => {
+    const body = Array.from({ length: MAX_LINES }, (_, i) => `  const v${i} = ${i};`).join('\n');
+    const code = `export function big() {\n${body}\n}\n`;
+    expect(longFunctions('x.ts', code)).toEqual(['x.ts: big']);
+    expect(longFunctions('x.ts', `// Long because: one table of cases.\n${code}`)).toEqual([]);
+    expect(longFunctions('x.ts', `export const small = () => 1;\n`)).toEqual([]);
+  });
+});
