@@ -7,6 +7,8 @@ import { examples, signedInFlags, type UrlFlags } from './options.js';
  * The commands about the tools a signed-in user calls: the tool calls waiting for their approval,
  * and the tools their role allows. Each acts through the gateway's HTTP API only, and its action
  * imports the command only when it runs.
+ *
+ * Long because: one declaration per command and option, read top to bottom like `--help`.
  */
 export function declareToolUseCommands(
   program: Command,

@@ -11,4 +11,5 @@ export {
   type DecideResult,
   findApproval,
   listApprovals,
+  pendingApprovalsAt,
 } from './store.js';

@@ -221,3 +221,36 @@ export async function countPendingApprovals(db: Db): Promise<number> {
     .executeTakeFirst();
   return Number(row?.count ?? 0);
 }
+
+/** The pending approvals not yet expired at `at` (ISO time): how many, and the `limit` oldest. */
+export async function pendingApprovalsAt(
+  db: Db,
+  at: string,
+  limit: number,
+): Promise<{
+  count: number;
+  oldest: { id: string; userId: string; toolPath: string; createdAt: string; expiresAt: string }[];
+}> {
+  const pending = db
+    .selectFrom('approvals')
+    .where('status', '=', 'pending')
+    .where('expires_at', '>', at);
+  const [counted, oldest] = await Promise.all([
+    pending.select((eb) => eb.fn.countAll<number | string>().as('count')).executeTakeFirst(),
+    pending
+      .select(['id', 'user_id', 'tool_path', 'created_at', 'expires_at'])
+      .orderBy('created_at')
+      .limit(limit)
+      .execute(),
+  ]);
+  return {
+    count: Number(counted?.count ?? 0),
+    oldest: oldest.map((row) => ({
+      id: row.id,
+      userId: row.user_id,
+      toolPath: row.tool_path,
+      createdAt: row.created_at,
+      expiresAt: row.expires_at,
+    })),
+  };
+}

@@ -1,7 +1,8 @@
 import { HttpError } from '../http/errors.js';
 import type { AuthenticatedPrincipal } from '../identity/index.js';
-import { endpointScopeOf } from '../mcp-endpoints/index.js';
+import { endpointScopeOf, findUserEndpoint } from '../mcp-endpoints/index.js';
 import type { MountedTool } from '../registry/index.js';
+import { serviceAccountRole } from '../service-accounts/index.js';
 import type { GatewayServices } from '../services.js';
 import { serviceAccountCredential, userCredential } from './credential.js';
 import { firstMatch } from './match.js';
@@ -81,23 +82,14 @@ export async function explain(
   if (subject.kind === 'user') {
     resolution = await services.policy.resolveForUser(subject.id);
   } else {
-    const account = await db
-      .selectFrom('service_accounts')
-      .select('role_id')
-      .where('id', '=', subject.id)
-      .executeTakeFirst();
-    if (account === undefined) throw new HttpError('not_found', 'No such service account');
-    resolution = await services.policy.resolveForServiceAccount(account.role_id);
+    const roleId = await serviceAccountRole(db, subject.id);
+    if (roleId === undefined) throw new HttpError('not_found', 'No such service account');
+    resolution = await services.policy.resolveForServiceAccount(roleId);
   }
   let endpoint: Explanation['endpoint'] = null;
   let endpointPatterns: readonly string[] | null = null;
   if (subject.kind === 'user' && subject.endpointId !== undefined) {
-    const row = await db
-      .selectFrom('mcp_endpoints')
-      .select(['id', 'tools', 'mode'])
-      .where('id', '=', subject.endpointId)
-      .where('user_id', '=', subject.id)
-      .executeTakeFirst();
+    const row = await findUserEndpoint(db, subject.endpointId, subject.id);
     if (row === undefined) throw new HttpError('not_found', 'No such MCP endpoint of this user');
     const scope = endpointScopeOf(row);
     endpointPatterns = scope.tools;

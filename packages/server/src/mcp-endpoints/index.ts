@@ -17,6 +17,7 @@ export {
   type EndpointChange,
   type EndpointListItem,
   type EndpointOwner,
+  findUserEndpoint,
   listEndpoints,
   type NewEndpoint,
   updateEndpoint,

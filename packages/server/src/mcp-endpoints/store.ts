@@ -284,3 +284,13 @@ export async function deleteEndpoint(
     .executeTakeFirst();
   return result.numDeletedRows > 0n ? [id] : [];
 }
+
+/** Endpoint `id` of user `userId` with its tool patterns and mode; undefined when not theirs. */
+export async function findUserEndpoint(db: Kysely<DatabaseSchema>, id: string, userId: string) {
+  return db
+    .selectFrom('mcp_endpoints')
+    .select(['id', 'tools', 'mode'])
+    .where('id', '=', id)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+}

@@ -10,4 +10,5 @@ export {
   createServiceAccount,
   deleteServiceAccount,
   listServiceAccounts,
+  serviceAccountRole,
 } from './store.js';

@@ -105,3 +105,16 @@ export async function deleteServiceAccount(
     return Number(result.numDeletedRows) > 0;
   });
 }
+
+/** The role of service account `id`, or undefined when there is no such account. */
+export async function serviceAccountRole(
+  db: Kysely<DatabaseSchema>,
+  id: string,
+): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('service_accounts')
+    .select('role_id')
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return row?.role_id;
+}

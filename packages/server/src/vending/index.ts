@@ -8,7 +8,11 @@ export {
   type OAuthTokenResult,
   type OAuthTokenSource,
 } from './oauth-source.js';
-export { accountsNeedingReconnect, providersNeedingReconnect } from './reconnect-marks.js';
+export {
+  accountsNeedingReconnect,
+  providersNeedingReconnect,
+  recentReconnectMarks,
+} from './reconnect-marks.js';
 export {
   connectIdFor,
   createTokenVendor,

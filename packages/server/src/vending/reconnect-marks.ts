@@ -146,3 +146,21 @@ export function describeRefreshError(error: unknown): {
   }
   return { message: String(error), refused: false, unreachable: false };
 }
+
+/** The `limit` most recent reconnect marks, newest first: whose account, which provider, since. */
+export async function recentReconnectMarks(
+  db: Kysely<DatabaseSchema>,
+  limit: number,
+): Promise<{ userId: string; provider: string; since: string }[]> {
+  const rows = await db
+    .selectFrom('oauth_reconnect')
+    .select(['user_id', 'provider_id', 'created_at'])
+    .orderBy('created_at', 'desc')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => ({
+    userId: row.user_id,
+    provider: row.provider_id,
+    since: row.created_at,
+  }));
+}
