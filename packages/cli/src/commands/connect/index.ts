@@ -44,6 +44,15 @@ export async function runConnect(options: ConnectOptions): Promise<ConnectResult
     );
   }
   if (connector.kind === 'mcp_oauth') return connectUpstream(api, connector, options);
+  if (connector.kind === 'plugin_oauth') {
+    if (!connector.configured) {
+      const prefix = connector.id.toUpperCase().replace(/[^A-Z0-9]/g, '_');
+      throw new CliError(
+        `"${connector.id}" is not set up on ${api.base}: its admin sets ${prefix}_CLIENT_ID and ${prefix}_CLIENT_SECRET (redirect URI ${connector.callbackUrl ?? '<base URL>/oauth/upstream/callback'})`,
+      );
+    }
+    return connectUpstream(api, connector, options);
+  }
   if (connector.kind === 'api_key') return connectApiKey(api, connector, options);
   if (!connector.configured || connectionFlags(options).length > 0) {
     return connectApiKey(api, connector, options);
