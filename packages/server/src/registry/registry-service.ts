@@ -64,6 +64,7 @@ function storedIn(catalog: PluginCatalog): Set<string> {
 const statusOf: Record<PluginCatalogErrorReason, 'bad_request' | 'not_found' | 'conflict'> = {
   invalid_plugin: 'bad_request',
   duplicate_plugin: 'conflict',
+  duplicate_provider: 'conflict',
   unknown_plugin: 'not_found',
   duplicate_source: 'conflict',
   namespace_taken: 'conflict',
@@ -362,8 +363,10 @@ export class RegistryService {
         .where('id', '=', id)
         .executeTakeFirst();
       if (Number(result.numDeletedRows) === 0) return undefined;
-      // An OAuth upstream's users' tokens go with it: they are for a source no longer served
-      // (its client registration and open sign-ins go by the foreign keys' cascade).
+      // An OAuth upstream's users' tokens go with it: they are for a source no longer served,
+      // and so do its client registration and open sign-ins.
+      await trx.deleteFrom('upstream_oauth_clients').where('source_id', '=', id).execute();
+      await trx.deleteFrom('upstream_oauth_flows').where('source_id', '=', id).execute();
       const tokens = await trx
         .deleteFrom('connections')
         .where('tool_id', '=', oauthToolId(id))

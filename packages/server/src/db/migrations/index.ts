@@ -12,6 +12,7 @@ import { upstreamOAuthScopes } from './011-upstream-oauth-scopes.js';
 import { upstreamCapabilities } from './013-upstream-capabilities.js';
 import { mcpOAuth } from './014-mcp-oauth.js';
 import { endpointToolsets } from './015-endpoint-toolsets.js';
+import { pluginOAuth } from './017-plugin-oauth.js';
 import type { GatewayMigration } from './migration.js';
 
 /**
@@ -34,6 +35,7 @@ export const migrations: Readonly<Record<string, GatewayMigration>> = {
   '013-upstream-capabilities': upstreamCapabilities,
   '014-mcp-oauth': mcpOAuth,
   '015-endpoint-toolsets': endpointToolsets,
+  '017-plugin-oauth': pluginOAuth,
 };
 
 export type { GatewayMigration } from './migration.js';
