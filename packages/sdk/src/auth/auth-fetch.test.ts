@@ -126,3 +126,28 @@ describe('ctx.auth.fetch', () => {
     expect((failure as Error).message).not.toContain(KEY);
   });
 });
+
+describe('the fake upstream example of docs/plugins.md', () => {
+  it('runs as written', async () => {
+    // The plugin of the docs' example, as far as the test context reads it.
+    const plugin = {
+      id: 'notion',
+      authProviders: [
+        {
+          id: 'notion',
+          type: 'oauth2' as const,
+          oauth: { authorizationUrl: 'https://n.example/a', tokenUrl: 'https://n.example/t' },
+        },
+      ],
+    };
+    const upstream = await startFakeUpstream(
+      () => ({ status: 429, headers: { 'retry-after': '30' } }),
+      { cleanup: onTestFinished },
+    );
+    const ctx = createTestContext({ plugin, tokens: { notion: 'test-token' } });
+    await expect(ctx.auth.fetch('notion', `${upstream.url}/v1/search`)).rejects.toThrow(
+      'try again in 30 s',
+    );
+    expect(upstream.requests[0]?.headers.authorization).toBe('Bearer test-token');
+  });
+});
