@@ -45,11 +45,10 @@ export async function runConnect(options: ConnectOptions): Promise<ConnectResult
   }
   if (connector.kind === 'mcp_oauth') return connectUpstream(api, connector, options);
   if (connector.kind === 'plugin_oauth') {
-    if (!connector.configured) {
-      const prefix = connector.id.toUpperCase().replace(/[^A-Z0-9]/g, '_');
-      throw new CliError(
-        `"${connector.id}" is not set up on ${api.base}: its admin sets ${prefix}_CLIENT_ID and ${prefix}_CLIENT_SECRET (redirect URI ${connector.callbackUrl ?? '<base URL>/oauth/upstream/callback'})`,
-      );
+    // A plugin's own OAuth provider: through the upstream OAuth flow, or a pasted token as for a
+    // sign-in provider that is not set up (or with a flag only a stored connection has).
+    if (!connector.configured || connectionFlags(options).length > 0) {
+      return connectApiKey(api, connector, options);
     }
     return connectUpstream(api, connector, options);
   }
