@@ -30,18 +30,25 @@ for (const target of databaseTargets()) {
       onTestFinished(cleanup);
       // The two newest steps, as if the database predated them (kysely refuses a missing step
       // that sorts before one applied): when a step is added, this test moves to it.
-      const newest = ['014-mcp-oauth', '015-endpoint-toolsets'];
+      const newest = ['015-endpoint-toolsets', '017-plugin-oauth'];
       expect(Object.keys(migrations).sort().slice(-2)).toEqual(newest);
       const { schema } = database.db;
       await schema.alterTable('mcp_endpoints').dropColumn('mode').execute();
       await schema.alterTable('mcp_endpoints').dropColumn('tools').execute();
-      for (const table of ['mcp_oauth_tokens', 'mcp_oauth_codes', 'mcp_oauth_clients']) {
-        await schema.dropTable(table).execute();
-      }
-      await schema.alterTable('mcp_endpoints').dropColumn('oauth_client_id').execute();
-      await schema.alterTable('mcp_endpoints').dropColumn('kind').execute();
-      await schema.alterTable('executions').dropColumn('client_id').execute();
-      await schema.alterTable('executions').dropColumn('endpoint_id').execute();
+      // 017 rebuilds two tables keeping their rows: a row it must carry over.
+      await database.db
+        .insertInto('upstream_oauth_flows')
+        .values({
+          state_hash: 'kept',
+          user_id: 'u',
+          source_id: '@notion',
+          issuer: 'https://as.example',
+          encrypted_verifier: 'v',
+          resource: '',
+          return_to: '{}',
+          expires_at: '2999-01-01T00:00:00.000Z',
+        })
+        .execute();
       for (const name of newest) {
         await sql`delete from kysely_migration where name = ${name}`.execute(database.db);
       }
@@ -54,6 +61,11 @@ for (const target of databaseTargets()) {
         .find((table) => table.name === 'mcp_endpoints')
         ?.columns.map((column) => column.name);
       expect(columns).toEqual(expect.arrayContaining(['kind', 'oauth_client_id', 'tools', 'mode']));
+      const kept = await database.db
+        .selectFrom('upstream_oauth_flows')
+        .select('source_id')
+        .execute();
+      expect(kept).toEqual([{ source_id: '@notion' }]);
     });
   });
 }
