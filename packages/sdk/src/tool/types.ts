@@ -57,12 +57,15 @@ export interface ToolDefinition<
   authProvider?: TAuthProvider;
   /** Whether service accounts may list and call the tool. Default false. */
   serviceAccountAllowed?: boolean;
-  /** Runs the tool. `input` is already validated against `inputSchema`. */
+  /**
+   * Runs the tool. `input` is already validated against `inputSchema`. May be `async` or return
+   * its result directly.
+   */
   handler(
     ctx: PluginContext<TProvider>,
     input: z.output<TInputSchema>,
     call: ToolCall,
-  ): Promise<ToolOutput<TOutputSchema>>;
+  ): Promise<ToolOutput<TOutputSchema>> | ToolOutput<TOutputSchema>;
 }
 
 /**
