@@ -1,3 +1,4 @@
+export { askDeclaredApproval } from './approval/declared-approval.js';
 export { requireApproval } from './approval/require-approval.js';
 export {
   type AuthResolverParts,

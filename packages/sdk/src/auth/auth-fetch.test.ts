@@ -107,9 +107,10 @@ describe('ctx.auth.fetch', () => {
   });
 
   it('says the upstream cannot be reached, naming no credential', async () => {
-    const { get } = await world();
     const broken = defineToolFor([{ id: 'notes', type: 'api_key' }] as const)({
-      ...get,
+      path: 'notes.items.get',
+      name: 'Get Item',
+      description: 'Gets an item.',
       inputSchema: z.object({}),
       async handler(ctx) {
         await ctx.auth.fetch('notes', `http://127.0.0.1:9/items?key=${KEY}`);

@@ -2,7 +2,12 @@
  * The examples of docs/plugins.md ("Your own OAuth provider", "Calling the API", the fake
  * upstream under "Testing"), as written there: `tsc` checks they compile.
  */
-import { defineAuthProviders, definePlugin, defineToolFor } from '@gateway/sdk';
+import {
+  defineTool as defineAnyTool,
+  defineAuthProviders,
+  definePlugin,
+  defineToolFor,
+} from '@gateway/sdk';
 import { createTestContext, startFakeUpstream } from '@gateway/sdk/testing';
 import { expect, it, onTestFinished } from 'vitest';
 import { z } from 'zod';
@@ -59,4 +64,18 @@ it('the own OAuth provider example of docs/plugins.md compiles', () => {
     );
     expect(upstream.requests[0]?.headers.authorization).toBe('Bearer test-token');
   });
+});
+
+it('the declarative approval example of docs/plugins.md compiles', () => {
+  const defineTool = defineAnyTool;
+  const deleteNote = defineTool({
+    path: 'notes.notes.delete',
+    name: 'Delete Note',
+    description: 'Deletes a note.',
+    inputSchema: z.object({ id: z.string().describe('The note to delete') }),
+    destructive: true,
+    approval: ({ id }) => `Delete note ${id}?`,
+    handler: (_ctx, { id }) => ({ deleted: id }),
+  });
+  expect(deleteNote.approval?.({ id: '1' })).toBe('Delete note 1?');
 });

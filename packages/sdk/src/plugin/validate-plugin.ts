@@ -278,6 +278,11 @@ export function validatePlugin(definition: unknown): PluginProblem[] {
     if (tool.outputSchema !== undefined && !isZodSchema(tool.outputSchema))
       reportTool('outputSchema', 'must be a zod schema');
     if (typeof tool.handler !== 'function') reportTool('handler', 'must be a function');
+    if (tool.approval !== undefined && typeof tool.approval !== 'function')
+      reportTool(
+        'approval',
+        'must be a function of the input returning the message, e.g. (input) => "Delete the note?"',
+      );
     for (const flag of ['destructive', 'serviceAccountAllowed'] as const) {
       if (tool[flag] !== undefined && typeof tool[flag] !== 'boolean')
         reportTool(flag, 'must be true or false');

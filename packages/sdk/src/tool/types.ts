@@ -53,6 +53,15 @@ export interface ToolDefinition<
    * Without `readOnlyHint`, a tool that is not destructive is served as read-only.
    */
   annotations?: ToolAnnotations;
+  /**
+   * Declarative approval: before the handler runs, the user is asked to approve this message
+   * (with the arguments shown), and a denial stops the call with `ApprovalDeniedError`, as
+   * `requireApproval()` at the top of the handler does.
+   *
+   * @example
+   * approval: ({ id }) => `Delete note ${id}?`
+   */
+  approval?: (input: z.output<TInputSchema>) => string;
   /** The id of the plugin auth provider the tool needs. */
   authProvider?: TAuthProvider;
   /** Whether service accounts may list and call the tool. Default false. */
