@@ -133,7 +133,7 @@ for (const template of TEMPLATES) {
     readFileSync(join(projects, `${template}-tools/package.json`), 'utf8'),
   );
   const ranges = {
-    sdk: manifest.dependencies['@gateway/sdk'],
+    sdk: manifest.peerDependencies['@gateway/sdk'],
     cli: manifest.devDependencies['@gateway/cli'],
     server: manifest.devDependencies['@gateway/server'],
   };

@@ -1,5 +1,12 @@
+export { askDeclaredApproval } from './approval/declared-approval.js';
 export { requireApproval } from './approval/require-approval.js';
+export {
+  type AuthResolverParts,
+  createAuthResolver,
+  UpstreamUnavailableError,
+} from './auth/auth-fetch.js';
 export type {
+  AuthFetchInit,
   AuthResolver,
   ElicitFn,
   ElicitRequest,
@@ -47,8 +54,20 @@ export {
   namespaceProblems,
   toolPathsOutsideNamespace,
 } from './plugin/namespace.js';
-export type { AuthProvider, Plugin, PluginDefinition, ProviderId } from './plugin/types.js';
-export { isTitleCase, validatePlugin } from './plugin/validate-plugin.js';
+export type {
+  AuthProvider,
+  CredentialPlacement,
+  OAuthProviderConfig,
+  Plugin,
+  PluginDefinition,
+  ProviderId,
+} from './plugin/types.js';
+export {
+  isOAuthEndpointUrl,
+  isTitleCase,
+  SIGN_IN_PROVIDER_IDS,
+  validatePlugin,
+} from './plugin/validate-plugin.js';
 export {
   compilePatterns,
   isValidPattern,

@@ -58,7 +58,11 @@ import { teamConnectionRoutes } from './team-connections/index.js';
 import { toolStatusRoutes } from './tool-status/index.js';
 import { enableCallSpans, traceRequests } from './tracing/index.js';
 import { UpstreamService } from './upstream/index.js';
-import { mountUpstreamOAuthPages, UpstreamOAuthService } from './upstream-oauth/index.js';
+import {
+  mountUpstreamOAuthPages,
+  pluginOAuthProviders,
+  UpstreamOAuthService,
+} from './upstream-oauth/index.js';
 import { userRoutes } from './users/index.js';
 import { createTokenVendor } from './vending/index.js';
 import { mountWebApp, notFoundPage } from './web/index.js';
@@ -224,6 +228,7 @@ export async function openGateway(options: GatewayOptions = {}): Promise<ServedG
   });
   const tokens = createTokenVendor(core, auth, {
     onRefresh: (provider, result) => metrics.tokenRefresh(provider, result),
+    pluginOAuth: () => upstreamOAuth.tokens,
   });
   // One object, so the port start() learns reaches the check that refuses the gateway itself.
   const own = { port };
@@ -240,6 +245,8 @@ export async function openGateway(options: GatewayOptions = {}): Promise<ServedG
     baseUrl: () => services.baseUrl,
     clientMetadata: settings.upstream.clientMetadata,
     sources: () => services.upstreams,
+    pluginProviders: () => pluginOAuthProviders(plugins.plugins()),
+    env: core.env,
   });
   const services: GatewayServices = Object.assign(core, {
     auth,

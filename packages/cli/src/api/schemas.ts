@@ -72,7 +72,7 @@ export const connectorList = z.looseObject({
     z.looseObject({
       id: z.string(),
       name: z.string(),
-      kind: z.enum(['social', 'generic', 'api_key', 'mcp_oauth']),
+      kind: z.enum(['social', 'generic', 'api_key', 'mcp_oauth', 'plugin_oauth']),
       configured: z.boolean(),
     }),
   ),

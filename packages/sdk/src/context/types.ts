@@ -31,6 +31,23 @@ export interface AuthResolver<TProvider extends string = string> {
    * await fetch(url, { headers: { authorization: `Bearer ${token}` } });
    */
   getToken(provider: TProvider, options?: GetTokenOptions): Promise<string>;
+  /**
+   * `fetch()` with `provider`'s credential added the way the provider's `send` says (default
+   * `Authorization: Bearer <token>`), `init.instance` choosing a named connection. The upstream's
+   * 401 becomes `AuthRequiredError` (the user reconnects), 403 and 404 a `ToolError` saying so,
+   * 429 and 503 an `UpstreamUnavailableError` with its `Retry-After`; any other answer is
+   * returned. The credential never appears in an error.
+   *
+   * @example
+   * const response = await ctx.auth.fetch('github', 'https://api.github.com/user');
+   * const user = (await response.json()) as { login: string };
+   */
+  fetch(provider: TProvider, url: string | URL, init?: AuthFetchInit): Promise<Response>;
+}
+
+/** `RequestInit` of `ctx.auth.fetch()`, with the connection `instance` to use. */
+export interface AuthFetchInit extends RequestInit {
+  instance?: string;
 }
 
 /**

@@ -30,6 +30,13 @@ describe('typed providers', () => {
         await ctx.auth.getToken('github', { instance: 'Work' });
         // @ts-expect-error slack is not one of the plugin's providers
         await ctx.auth.getToken('slack');
+        const response = await ctx.auth.fetch('github', 'https://api.github.com/user', {
+          instance: 'Work',
+          headers: { accept: 'application/json' },
+        });
+        expectTypeOf(response).toEqualTypeOf<Response>();
+        // @ts-expect-error the request helper takes only the declared ids too
+        await ctx.auth.fetch('slack', 'https://slack.com/api/auth.test');
         return {};
       },
     });
@@ -180,3 +187,32 @@ describe('typed providers', () => {
 async function handler() {
   return {};
 }
+
+describe("a plugin's own OAuth provider", () => {
+  it('is declared with oauth, without provider or scopes, and its id is typed like any other', () => {
+    const own = defineAuthProviders([
+      {
+        id: 'notion',
+        type: 'oauth2',
+        oauth: {
+          authorizationUrl: 'https://api.notion.com/v1/oauth/authorize',
+          tokenUrl: 'https://api.notion.com/v1/oauth/token',
+          authorizationParams: { owner: 'user' },
+        },
+      },
+      { id: 'search', type: 'api_key', send: { header: 'x-api-key' } },
+    ]);
+    defineToolFor(own)({
+      ...base,
+      path: 'notes.pages.list',
+      name: 'List Pages',
+      authProvider: 'notion',
+      async handler(ctx) {
+        await ctx.auth.fetch('notion', 'https://api.notion.com/v1/search');
+        // @ts-expect-error not declared
+        await ctx.auth.fetch('github', 'https://api.github.com/user');
+        return {};
+      },
+    });
+  });
+});

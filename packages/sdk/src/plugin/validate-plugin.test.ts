@@ -105,7 +105,11 @@ describe('validatePlugin', () => {
           field: 'authProviders[1].type',
           message: 'must be "oauth2" or "api_key"',
         },
-        { plugin: 'demo', field: 'authProviders[1].provider', message: 'is required' },
+        {
+          plugin: 'demo',
+          field: 'authProviders[1].provider',
+          message: 'must be a non-empty string',
+        },
         {
           plugin: 'demo',
           field: 'authProviders[1].scopes',

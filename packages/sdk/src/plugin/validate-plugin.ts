@@ -36,6 +36,105 @@ function isNonEmptyString(value: unknown): value is string {
   return typeof value === 'string' && value.trim().length > 0;
 }
 
+function isStringArray(value: unknown, optional = false): boolean {
+  if (value === undefined) return optional;
+  return Array.isArray(value) && value.every((entry) => typeof entry === 'string');
+}
+
+/**
+ * The OAuth providers of the gateway's sign-in, which an `oauth2` entry without `oauth` may name
+ * in `provider` (the server enables each when its `<ID>_CLIENT_ID` and `_SECRET` are set).
+ */
+export const SIGN_IN_PROVIDER_IDS: readonly string[] = Object.freeze([
+  'github',
+  'google',
+  'microsoft',
+  'discord',
+  'gcp',
+  'atlassian',
+  'slack',
+  'linear',
+]);
+
+const HEADER_NAME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/;
+/** Parameters of the authorization request the gateway sets itself. */
+const RESERVED_AUTHORIZATION_PARAMS = new Set([
+  'response_type',
+  'client_id',
+  'redirect_uri',
+  'state',
+  'scope',
+  'code_challenge',
+  'code_challenge_method',
+  'resource',
+]);
+
+/**
+ * Whether `value` is an absolute URL an OAuth endpoint may have: https, or http on a loopback
+ * address (a local test server), without credentials or a fragment.
+ */
+export function isOAuthEndpointUrl(value: unknown): boolean {
+  if (typeof value !== 'string' || !URL.canParse(value)) return false;
+  const url = new URL(value);
+  if (url.username !== '' || url.password !== '' || url.hash !== '') return false;
+  if (url.protocol === 'https:') return true;
+  return (
+    url.protocol === 'http:' &&
+    (url.hostname === '127.0.0.1' || url.hostname === '[::1]' || url.hostname === 'localhost')
+  );
+}
+
+function oauthConfigProblems(oauth: unknown): { field: string; message: string }[] {
+  if (!isRecord(oauth))
+    return [{ field: '', message: 'must be an object, e.g. { authorizationUrl, tokenUrl }' }];
+  const problems: { field: string; message: string }[] = [];
+  const url = 'must be an https URL (http only on 127.0.0.1, [::1] or localhost)';
+  for (const key of ['issuer', 'authorizationUrl', 'tokenUrl'] as const) {
+    if (oauth[key] !== undefined && !isOAuthEndpointUrl(oauth[key]))
+      problems.push({ field: `.${key}`, message: url });
+  }
+  const endpoints = oauth.authorizationUrl !== undefined || oauth.tokenUrl !== undefined;
+  if (
+    oauth.issuer === undefined &&
+    (oauth.authorizationUrl === undefined || oauth.tokenUrl === undefined)
+  )
+    problems.push({
+      field: '',
+      message: endpoints
+        ? 'needs both authorizationUrl and tokenUrl (or an issuer to discover them)'
+        : 'needs an issuer, or authorizationUrl and tokenUrl',
+    });
+  if (!isStringArray(oauth.scopes, true))
+    problems.push({ field: '.scopes', message: 'must be an array of strings' });
+  if (oauth.authorizationParams !== undefined) {
+    const params = oauth.authorizationParams;
+    if (!isRecord(params) || !Object.values(params).every((value) => typeof value === 'string'))
+      problems.push({
+        field: '.authorizationParams',
+        message: 'must be an object of strings, e.g. { owner: "user" }',
+      });
+    else
+      for (const key of Object.keys(params)) {
+        if (RESERVED_AUTHORIZATION_PARAMS.has(key))
+          problems.push({
+            field: `.authorizationParams.${key}`,
+            message: 'is set by the gateway itself',
+          });
+      }
+  }
+  for (const key of Object.keys(oauth)) {
+    if (!['issuer', 'authorizationUrl', 'tokenUrl', 'scopes', 'authorizationParams'].includes(key))
+      problems.push({
+        field: `.${key}`,
+        message:
+          key === 'clientId' || key === 'clientSecret'
+            ? 'never belongs in plugin code: the operator sets <ID>_CLIENT_ID and <ID>_CLIENT_SECRET'
+            : 'is not an OAuth setting (issuer, authorizationUrl, tokenUrl, scopes, authorizationParams)',
+      });
+  }
+  return problems;
+}
+
 /** Whether `name` is in Title Case: every word starts with a capital or digit, minor words aside. */
 export function isTitleCase(name: string): boolean {
   const words = name.trim().split(/\s+/);
@@ -99,12 +198,51 @@ export function validatePlugin(definition: unknown): PluginProblem[] {
       else providerIds.add(provider.id);
       if (typeof provider.type !== 'string' || !PROVIDER_TYPES.has(provider.type))
         report(`${field}.type`, 'must be "oauth2" or "api_key"');
-      if (!isNonEmptyString(provider.provider)) report(`${field}.provider`, 'is required');
-      if (
-        !Array.isArray(provider.scopes) ||
-        !provider.scopes.every((scope) => typeof scope === 'string')
+      if (provider.oauth !== undefined) {
+        if (provider.type !== 'oauth2') report(`${field}.oauth`, 'needs type: "oauth2"');
+        if (provider.provider !== undefined && provider.provider !== provider.id)
+          report(
+            `${field}.provider`,
+            `must be left out (or be "${String(provider.id)}") for the plugin's own OAuth provider`,
+          );
+        for (const problem of oauthConfigProblems(provider.oauth))
+          report(`${field}.oauth${problem.field}`, problem.message);
+        if (typeof provider.id === 'string' && SIGN_IN_PROVIDER_IDS.includes(provider.id))
+          report(
+            `${field}.id`,
+            `"${provider.id}" is a sign-in provider of the gateway; give the plugin's own OAuth provider another id`,
+          );
+      } else if (provider.type === 'oauth2' && !isNonEmptyString(provider.provider))
+        report(
+          `${field}.provider`,
+          'is required: a sign-in provider of the gateway (e.g. "github"), or declare the plugin\'s own with oauth: { authorizationUrl, tokenUrl }',
+        );
+      else if (
+        provider.type === 'oauth2' &&
+        !SIGN_IN_PROVIDER_IDS.includes(String(provider.provider))
       )
+        report(
+          `${field}.provider`,
+          `"${String(provider.provider)}" is not a sign-in provider of the gateway (${SIGN_IN_PROVIDER_IDS.join(', ')}); declare the plugin's own OAuth provider instead, e.g. { id: ${JSON.stringify(provider.id)}, type: 'oauth2', oauth: { authorizationUrl: 'https://…/authorize', tokenUrl: 'https://…/token' } }`,
+        );
+      else if (provider.provider !== undefined && !isNonEmptyString(provider.provider))
+        report(`${field}.provider`, 'must be a non-empty string');
+      if (!isStringArray(provider.scopes, true))
         report(`${field}.scopes`, 'must be an array of strings');
+      if (provider.send !== undefined) {
+        const send = provider.send;
+        if (
+          !isRecord(send) ||
+          (send.header !== undefined &&
+            (typeof send.header !== 'string' || !HEADER_NAME.test(send.header))) ||
+          (send.scheme !== undefined &&
+            (typeof send.scheme !== 'string' || !/^[A-Za-z0-9_-]*$/.test(send.scheme)))
+        )
+          report(
+            `${field}.send`,
+            'must be { header?: a header name, scheme?: a word }, e.g. { header: "x-api-key" }',
+          );
+      }
     }
   }
 
@@ -140,6 +278,11 @@ export function validatePlugin(definition: unknown): PluginProblem[] {
     if (tool.outputSchema !== undefined && !isZodSchema(tool.outputSchema))
       reportTool('outputSchema', 'must be a zod schema');
     if (typeof tool.handler !== 'function') reportTool('handler', 'must be a function');
+    if (tool.approval !== undefined && typeof tool.approval !== 'function')
+      reportTool(
+        'approval',
+        'must be a function of the input returning the message, e.g. (input) => "Delete the note?"',
+      );
     for (const flag of ['destructive', 'serviceAccountAllowed'] as const) {
       if (tool[flag] !== undefined && typeof tool[flag] !== 'boolean')
         reportTool(flag, 'must be true or false');

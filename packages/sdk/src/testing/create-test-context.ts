@@ -1,3 +1,4 @@
+import { createAuthResolver } from '../auth/auth-fetch.js';
 import type {
   ElicitRequest,
   ElicitResult,
@@ -164,10 +165,13 @@ export function createTestContext(options: TestContextOptions = {}): TestContext
       return read.data;
     },
     logger: { info: log('info'), warn: log('warn'), error: log('error') },
-    auth: {
+    auth: createAuthResolver({
+      providers: plugin?.authProviders ?? [],
       async getToken(provider, getOptions) {
         tokenRequests.push(
-          getOptions === undefined ? { provider } : { provider, options: getOptions },
+          getOptions === undefined || Object.keys(getOptions).length === 0
+            ? { provider }
+            : { provider, options: getOptions },
         );
         const declared = plugin?.authProviders?.some((entry) => entry.id === provider) ?? true;
         if (plugin !== undefined && !declared)
@@ -176,7 +180,7 @@ export function createTestContext(options: TestContextOptions = {}): TestContext
         if (token === undefined) throw new AuthRequiredError(provider);
         return token;
       },
-    },
+    }),
     async elicit(request) {
       const checked = validateElicitRequest(request);
       if (!checked.success) {

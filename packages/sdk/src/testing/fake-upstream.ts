@@ -11,10 +11,12 @@ export interface RecordedRequest {
   body: unknown;
 }
 
-/** What a route answers: a status (default 200) and a JSON body. */
+/** What a route answers: a status (default 200), a JSON body and extra headers. */
 export interface Reply {
   status?: number;
   body?: unknown;
+  /** E.g. `{ 'retry-after': '30' }`. */
+  headers?: Record<string, string>;
 }
 
 /** A real HTTP server on 127.0.0.1 standing in for the API a tool calls. */
@@ -61,7 +63,10 @@ export async function startFakeUpstream(
     };
     requests.push(request);
     const reply = await route(request);
-    res.writeHead(reply.status ?? 200, { 'content-type': 'application/json' });
+    res.writeHead(reply.status ?? 200, {
+      ...reply.headers,
+      'content-type': 'application/json',
+    });
     res.end(reply.body === undefined ? '' : JSON.stringify(reply.body));
   });
   server.listen(0, '127.0.0.1');

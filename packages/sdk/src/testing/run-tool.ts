@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { askDeclaredApproval } from '../approval/declared-approval.js';
 import { ToolError } from '../errors/tool-error.js';
 import { formatIssues } from '../tool/schema-issue.js';
 import type { InputSchema, Tool } from '../tool/types.js';
@@ -38,6 +39,7 @@ export async function runTool<
   if (!parsed.success) {
     throw new ToolError(`Invalid input for ${tool.path}:\n${formatIssues(parsed.issues)}`);
   }
+  await askDeclaredApproval(anyTool, ctx, parsed.data as Record<string, unknown>);
   const signal = options.signal ?? new AbortController().signal;
   const output = await anyTool.handler(ctx, parsed.data as z.output<InputSchema>, {
     signal,

@@ -283,3 +283,24 @@ describe('call.sample in tests', () => {
     );
   });
 });
+
+describe('a sync handler', () => {
+  it('runs as an async one does, its result checked against outputSchema', async () => {
+    const double = defineTool({
+      path: 'demo.numbers.double',
+      name: 'Double',
+      description: 'Doubles a number.',
+      inputSchema: z.object({ n: z.number() }),
+      outputSchema: z.object({ n: z.number() }),
+      handler: (_ctx, { n }) => ({ n: n * 2 }),
+    });
+    expect(await runTool(double, { n: 21 })).toEqual({ n: 42 });
+    const throwing = defineTool({
+      ...double,
+      handler: () => {
+        throw new ToolError('no');
+      },
+    });
+    await expect(runTool(throwing, { n: 1 })).rejects.toThrow(ToolError);
+  });
+});

@@ -32,7 +32,28 @@ describe('defineTool types', () => {
         return { count: 3 };
       },
     });
-    expectTypeOf(count.handler).returns.toEqualTypeOf<Promise<{ count: number }>>();
+    expectTypeOf(count.handler).returns.toEqualTypeOf<
+      Promise<{ count: number }> | { count: number }
+    >();
+
+    // A handler may return its result directly (issue 34).
+    defineTool({
+      path: 'demo.items.count',
+      name: 'Count Items',
+      description: 'Counts items.',
+      inputSchema: z.object({}),
+      outputSchema: z.object({ count: z.number() }),
+      handler: () => ({ count: 3 }),
+    });
+    defineTool({
+      path: 'demo.items.count',
+      name: 'Count Items',
+      description: 'Counts items.',
+      inputSchema: z.object({}),
+      outputSchema: z.object({ count: z.number() }),
+      // @ts-expect-error a sync result is checked against outputSchema too
+      handler: () => ({ count: 'three' }),
+    });
 
     defineTool({
       path: 'demo.items.count',
@@ -71,7 +92,8 @@ describe('defineTool types', () => {
       },
     });
     expectTypeOf(tool.handler).returns.toEqualTypeOf<
-      Promise<{ items: string[]; more?: boolean | undefined }>
+      | Promise<{ items: string[]; more?: boolean | undefined }>
+      | { items: string[]; more?: boolean | undefined }
     >();
   });
 
@@ -85,7 +107,7 @@ describe('defineTool types', () => {
         return new Map([['a', 1]]);
       },
     });
-    expectTypeOf(tool.handler).returns.toEqualTypeOf<Promise<unknown>>();
+    expectTypeOf(tool.handler).returns.toEqualTypeOf<unknown>();
   });
 
   it('accepts only object schemas as input', () => {

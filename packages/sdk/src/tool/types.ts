@@ -53,16 +53,28 @@ export interface ToolDefinition<
    * Without `readOnlyHint`, a tool that is not destructive is served as read-only.
    */
   annotations?: ToolAnnotations;
+  /**
+   * Declarative approval: before the handler runs, the user is asked to approve this message
+   * (with the arguments shown), and a denial stops the call with `ApprovalDeniedError`, as
+   * `requireApproval()` at the top of the handler does.
+   *
+   * @example
+   * approval: ({ id }) => `Delete note ${id}?`
+   */
+  approval?: (input: z.output<TInputSchema>) => string;
   /** The id of the plugin auth provider the tool needs. */
   authProvider?: TAuthProvider;
   /** Whether service accounts may list and call the tool. Default false. */
   serviceAccountAllowed?: boolean;
-  /** Runs the tool. `input` is already validated against `inputSchema`. */
+  /**
+   * Runs the tool. `input` is already validated against `inputSchema`. May be `async` or return
+   * its result directly.
+   */
   handler(
     ctx: PluginContext<TProvider>,
     input: z.output<TInputSchema>,
     call: ToolCall,
-  ): Promise<ToolOutput<TOutputSchema>>;
+  ): Promise<ToolOutput<TOutputSchema>> | ToolOutput<TOutputSchema>;
 }
 
 /**

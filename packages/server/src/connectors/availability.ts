@@ -7,7 +7,7 @@ import { OAUTH_PROVIDERS, oauthCallbackUrl } from './providers.js';
 export interface ConnectorAvailability {
   id: string;
   name: string;
-  kind: 'social' | 'generic' | 'api_key' | 'mcp_oauth';
+  kind: 'social' | 'generic' | 'api_key' | 'mcp_oauth' | 'plugin_oauth';
   /** OAuth: both client id and secret set. API key: `<ID>_API_KEY` set (its value is never shown). */
   configured: boolean;
   /** OAuth only: the redirect URI to register upstream. */
@@ -22,8 +22,9 @@ export interface UpstreamOAuthConnector {
 }
 
 /**
- * Which connectors are wired up: every shipped OAuth provider, then one API-key connector per
- * distinct `api_key` auth provider of the loaded plugins (sorted by id). Read from the
+ * Which connectors are wired up: every shipped OAuth provider, then one connector per distinct
+ * `api_key` auth provider and own OAuth provider (`plugin_oauth`) of the loaded plugins (sorted
+ * by id). Read from the
  * environment at call time, so it reflects the settings the server runs with.
  *
  * @example
@@ -33,6 +34,8 @@ export function connectorAvailability(options: {
   env: Env;
   authBaseUrl: string;
   plugins: readonly Plugin[];
+  /** The gateway's callback for upstream OAuth, which plugins' own OAuth providers use too. */
+  callbackUrl?: string;
   /** Upstream MCP sources with `auth: { kind: "oauth" }`, listed last as `mcp_oauth`. */
   upstreamOAuth?: readonly UpstreamOAuthConnector[];
 }): ConnectorAvailability[] {
@@ -50,7 +53,19 @@ export function connectorAvailability(options: {
   const apiKeys = new Map<string, ConnectorAvailability>();
   for (const plugin of options.plugins) {
     for (const provider of plugin.authProviders) {
-      if (provider.type !== 'api_key' || apiKeys.has(provider.id)) continue;
+      if (apiKeys.has(provider.id)) continue;
+      if (provider.type === 'oauth2' && provider.oauth !== undefined) {
+        // A plugin's own OAuth provider: configured once the operator set its client.
+        apiKeys.set(provider.id, {
+          id: provider.id,
+          name: plugin.name,
+          kind: 'plugin_oauth',
+          configured: oauthClient(options.env, provider.id) !== undefined,
+          ...(options.callbackUrl === undefined ? {} : { callbackUrl: options.callbackUrl }),
+        });
+        continue;
+      }
+      if (provider.type !== 'api_key') continue;
       apiKeys.set(provider.id, {
         id: provider.id,
         // The plugin's name is what a user recognises ("Weather"), the provider id is not.

@@ -13,9 +13,9 @@ export const connectorAvailabilitySchema = z.object({
     z.object({
       id: z.string(),
       name: z.string(),
-      kind: z.enum(['social', 'generic', 'api_key', 'mcp_oauth']).meta({
+      kind: z.enum(['social', 'generic', 'api_key', 'mcp_oauth', 'plugin_oauth']).meta({
         description:
-          '`mcp_oauth`: an upstream MCP source whose users each connect their own account at it (`gateway connect <source id>`)',
+          '`mcp_oauth`: an upstream MCP source whose users each connect their own account at it (`gateway connect <source id>`). `plugin_oauth`: an OAuth provider a plugin declares itself (`gateway connect <provider id>`)',
       }),
       configured: z.boolean().meta({
         description:
@@ -57,7 +57,7 @@ export function connectorRoutes(services: ConnectorsDeps): AnyRoute[] {
       responses: {
         200: {
           description:
-            'Shipped OAuth providers first, then API-key providers of loaded plugins, then upstream MCP sources users connect with OAuth',
+            'Shipped OAuth providers first, then API-key and own OAuth providers of loaded plugins, then upstream MCP sources users connect with OAuth',
           schema: connectorAvailabilitySchema,
         },
         401: { description: 'No credentials' },
@@ -68,6 +68,7 @@ export function connectorRoutes(services: ConnectorsDeps): AnyRoute[] {
             env: services.env,
             authBaseUrl: services.authBaseUrl,
             plugins: services.plugins.plugins(),
+            callbackUrl: `${services.baseUrl}${UPSTREAM_CALLBACK_PATH}`,
             upstreamOAuth: services.upstreams.oauthSources().map((source) => ({
               id: source.id,
               callbackUrl: `${services.baseUrl}${UPSTREAM_CALLBACK_PATH}`,

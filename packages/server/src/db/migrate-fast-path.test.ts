@@ -28,10 +28,10 @@ for (const target of databaseTargets()) {
     it('runs the migrator when steps are missing from the record', async () => {
       const { database, cleanup } = await target.open();
       onTestFinished(cleanup);
-      // The two newest steps, as if the database predated them (kysely refuses a missing step
+      // The three newest steps, as if the database predated them (kysely refuses a missing step
       // that sorts before one applied): when a step is added, this test moves to it.
-      const newest = ['015-endpoint-toolsets', '016-execution-indexes'];
-      expect(Object.keys(migrations).sort().slice(-2)).toEqual(newest);
+      const newest = ['015-endpoint-toolsets', '016-execution-indexes', '017-plugin-oauth'];
+      expect(Object.keys(migrations).sort().slice(-3)).toEqual(newest);
       const { schema } = database.db;
       await schema.alterTable('mcp_endpoints').dropColumn('mode').execute();
       await schema.alterTable('mcp_endpoints').dropColumn('tools').execute();
@@ -39,6 +39,20 @@ for (const target of databaseTargets()) {
       await schema.dropIndex('executions_activity_idx').execute();
       await schema.dropIndex('executions_endpoint_id_started_at_idx').execute();
       await schema.dropIndex('executions_tool_path_idx').execute();
+      // 017 rebuilds two tables keeping their rows: a row it must carry over.
+      await database.db
+        .insertInto('upstream_oauth_flows')
+        .values({
+          state_hash: 'kept',
+          user_id: 'u',
+          source_id: '@notion',
+          issuer: 'https://as.example',
+          encrypted_verifier: 'v',
+          resource: '',
+          return_to: '{}',
+          expires_at: '2999-01-01T00:00:00.000Z',
+        })
+        .execute();
       for (const name of newest) {
         await sql`delete from kysely_migration where name = ${name}`.execute(database.db);
       }
@@ -51,6 +65,11 @@ for (const target of databaseTargets()) {
         .find((table) => table.name === 'mcp_endpoints')
         ?.columns.map((column) => column.name);
       expect(columns).toEqual(expect.arrayContaining(['kind', 'oauth_client_id', 'tools', 'mode']));
+      const kept = await database.db
+        .selectFrom('upstream_oauth_flows')
+        .select('source_id')
+        .execute();
+      expect(kept).toEqual([{ source_id: '@notion' }]);
     });
   });
 }

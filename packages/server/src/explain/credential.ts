@@ -90,7 +90,7 @@ export async function serviceAccountCredential(
   }
   const team = new Set((await listTeamConnections(services.database.db)).map((row) => row.tool_id));
   for (const provider of providers) {
-    if (provider.provider.startsWith('mcp.')) continue;
+    if (provider.provider?.startsWith('mcp.') === true) continue;
     if (team.has(provider.id)) {
       return {
         source: 'team_connection',

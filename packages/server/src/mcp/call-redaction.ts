@@ -1,4 +1,4 @@
-import type { AuthResolver } from '@gateway/sdk';
+import { type AuthResolver, createAuthResolver } from '@gateway/sdk';
 import type { Redactor } from '../http/redact.js';
 
 /**
@@ -29,14 +29,14 @@ export class CallRedaction {
   }
 
   /** `resolver` with every credential it returns remembered for masking before it is handed over. */
-  watch(resolver: AuthResolver): AuthResolver {
-    return {
-      getToken: async (provider, options) => {
-        const token = await resolver.getToken(provider, options);
-        this.remember(token);
-        return token;
-      },
+  watch(resolver: Pick<AuthResolver, 'getToken'> & Partial<AuthResolver>): AuthResolver {
+    const getToken: AuthResolver['getToken'] = async (provider, options) => {
+      const token = await resolver.getToken(provider, options);
+      this.remember(token);
+      return token;
     };
+    const fetch = resolver.fetch ?? createAuthResolver({ getToken, providers: [] }).fetch;
+    return { getToken, fetch };
   }
 
   /** Masks `value` (and its encodings) for the rest of the call. */

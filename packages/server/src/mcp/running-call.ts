@@ -105,7 +105,9 @@ export class RunningCall implements SourceCall {
       userId: subject,
       role,
       // A source that is gone meanwhile declares nothing, so it gets nothing.
-      auth: redaction.watch(services.tokens.resolverFor(subject, tool.source.credentials)),
+      auth: services.tokens.resolverFor(subject, tool.source.credentials, {
+        onVended: (token) => redaction.remember(token),
+      }),
       elicit: (request) => elicit(redaction.data(request)),
       logger: lazyLogger(() => toolLogger(this.log, site, tool, ctx, redaction)),
     };

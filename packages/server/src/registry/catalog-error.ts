@@ -2,6 +2,7 @@
 export type PluginCatalogErrorReason =
   | 'invalid_plugin'
   | 'duplicate_plugin'
+  | 'duplicate_provider'
   | 'unknown_plugin'
   | 'duplicate_source'
   | 'namespace_taken'

@@ -75,8 +75,32 @@ export class PluginCatalog {
         [plugin.id],
       );
     }
+    this.#assertOwnProvidersFree(plugin);
     this.#plugins.set(plugin.id, plugin);
     return plugin;
+  }
+
+  /**
+   * A plugin's own OAuth provider id is one connection tool id for every plugin: another plugin
+   * may declare the same id only with the same OAuth settings (the same provider, shared).
+   */
+  #assertOwnProvidersFree(plugin: Plugin): void {
+    for (const entry of plugin.authProviders) {
+      for (const other of this.#plugins.values()) {
+        if (other.id === plugin.id) continue;
+        const theirs = other.authProviders.find((candidate) => candidate.id === entry.id);
+        if (theirs === undefined || (theirs.oauth === undefined && entry.oauth === undefined)) {
+          continue;
+        }
+        if (JSON.stringify(theirs.oauth) !== JSON.stringify(entry.oauth)) {
+          throw new PluginCatalogError(
+            'duplicate_provider',
+            `Plugin "${plugin.id}" declares auth provider "${entry.id}" differently from plugin "${other.id}"; an OAuth provider of a plugin has one definition on a gateway, so rename one of them`,
+            [entry.id],
+          );
+        }
+      }
+    }
   }
 
   /**
@@ -102,6 +126,7 @@ export class PluginCatalog {
       const tools = plugin.tools.map((tool) => mountedTool(tool, plugin, source)).sort(byPath);
       return [{ source, tools, old: mount.tools }];
     });
+    this.#assertOwnProvidersFree(plugin);
     this.#plugins.set(plugin.id, plugin);
     for (const { source, tools, old } of remounts) {
       for (const tool of old) this.#byPath.delete(tool.path);

@@ -3,6 +3,7 @@ import type { GatewayDatabase, RegistrySourceRow } from '../db/index.js';
 import { Refusal } from '../errors/refusal.js';
 import type { ServerLogger } from '../http/logger.js';
 import { oauthToolId, type UpstreamService, type UpstreamStatus } from '../upstream/index.js';
+import { forgetSourceOAuth } from '../upstream-oauth/clients.js';
 import {
   type PluginCatalog,
   PluginCatalogError,
@@ -65,6 +66,7 @@ function storedIn(catalog: PluginCatalog): Set<string> {
 const statusOf: Record<PluginCatalogErrorReason, 'bad_request' | 'not_found' | 'conflict'> = {
   invalid_plugin: 'bad_request',
   duplicate_plugin: 'conflict',
+  duplicate_provider: 'conflict',
   unknown_plugin: 'not_found',
   duplicate_source: 'conflict',
   namespace_taken: 'conflict',
@@ -363,8 +365,9 @@ export class RegistryService {
         .where('id', '=', id)
         .executeTakeFirst();
       if (Number(result.numDeletedRows) === 0) return undefined;
-      // An OAuth upstream's users' tokens go with it: they are for a source no longer served
-      // (its client registration and open sign-ins go by the foreign keys' cascade).
+      // An OAuth upstream's users' tokens go with it: they are for a source no longer served,
+      // and so do its client registration and open sign-ins.
+      await forgetSourceOAuth(trx, id);
       return deleteToolConnections(trx, oauthToolId(id));
     });
     if (removed === undefined) throw new Refusal('not_found', `No registered source "${id}"`);

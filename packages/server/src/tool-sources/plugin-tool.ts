@@ -1,4 +1,5 @@
 import {
+  askDeclaredApproval,
   formatIssues,
   type Plugin,
   type Tool,
@@ -40,6 +41,8 @@ export class PluginTool implements ToolSource {
   async run(input: unknown, call: SourceCall): Promise<CallToolResult> {
     // What checkInput parsed with the tool's object schema: a record, checked for the type system.
     if (!isRecord(input)) throw new TypeError('input is not an object');
+    // `approval: (input) => message`: asked before the handler, as requireApproval() would be.
+    await askDeclaredApproval(this.tool, call.context, input);
     const output = await this.tool.handler(call.context, input, call);
     // Once the handler has asked the client something its output is not the call's answer.
     if (call.questionPending) return NO_RESULT;

@@ -9,7 +9,7 @@ import type { GatewayDatabase } from '../db/database.js';
 import type { PolicyService } from '../policy/policy-service.js';
 import type { MountedTool } from '../registry/index.js';
 import type { PluginCatalog } from '../registry/plugin-catalog.js';
-import { oauthToolId } from '../upstream/oauth-hooks.js';
+import { oauthToolId, pluginOAuthKey } from '../upstream/oauth-hooks.js';
 import type { UpstreamService } from '../upstream/upstream-service.js';
 import type { UpstreamOAuthService } from '../upstream-oauth/service.js';
 import { providersNeedingReconnect } from '../vending/index.js';
@@ -81,22 +81,28 @@ export async function toolStatus(services: StatusServices, userId: string): Prom
       }));
     // An upstream MCP source's OAuth (`mcp.<id>`): the source is its configuration, and its
     // tokens are the user's own connection, which the upstream may have refused.
-    const upstreamOAuth = entry.provider.startsWith('mcp.');
-    const refused = upstreamOAuth && upstreamStale.has(entry.id);
+    const upstreamOAuth = entry.provider?.startsWith('mcp.') === true;
+    // A plugin's own OAuth provider (`@<id>` in the connect flow): connected like an upstream's,
+    // once the operator set its client.
+    const ownOAuth = entry.type === 'oauth2' && entry.oauth !== undefined;
+    const signIn = entry.provider ?? entry.id;
+    const refused = (upstreamOAuth || ownOAuth) && upstreamStale.has(entry.id);
     const oauth =
       entry.type !== 'oauth2'
         ? null
-        : upstreamOAuth
+        : upstreamOAuth || ownOAuth
           ? {
-              configured: true,
+              configured: ownOAuth
+                ? services.upstreamOAuth.isOAuthSource(pluginOAuthKey(entry.id))
+                : true,
               linked: connections.some((row) => row.parentId === null),
               needsReconnect: refused,
               ...withMoreScope(moreScope.get(entry.id)),
             }
           : {
-              configured: configured.has(entry.provider),
-              linked: linked.has(entry.provider),
-              needsReconnect: stale.has(entry.provider),
+              configured: configured.has(signIn),
+              linked: linked.has(signIn),
+              needsReconnect: stale.has(signIn),
             };
     // Only the user's own token is ever sent to an oauth upstream.
     const teamConnected = !upstreamOAuth && teamTools.has(entry.id);
@@ -118,7 +124,7 @@ export async function toolStatus(services: StatusServices, userId: string): Prom
           ? services.auth.providers.find((provider) => provider.id === entry.provider)?.name
           : undefined) ?? providerName(entry, pluginName, single),
       type: entry.type,
-      upstream: entry.provider,
+      upstream: ownOAuth ? pluginOAuthKey(entry.id) : signIn,
       state,
       source,
       oauth,

@@ -224,3 +224,15 @@ export async function readClient(
     metadata,
   };
 }
+
+/**
+ * Forgets what an upstream source `sourceId` kept for OAuth: its client registration and the
+ * sign-ins still open. Called with the registration's removal, in its transaction.
+ */
+export async function forgetSourceOAuth(
+  db: Kysely<DatabaseSchema>,
+  sourceId: string,
+): Promise<void> {
+  await db.deleteFrom('upstream_oauth_clients').where('source_id', '=', sourceId).execute();
+  await db.deleteFrom('upstream_oauth_flows').where('source_id', '=', sourceId).execute();
+}

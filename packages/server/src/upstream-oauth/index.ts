@@ -8,6 +8,11 @@ export {
 export { checkOAuthUrl, createOAuthFetch, OAuthUrlError } from './oauth-fetch.js';
 export { cliUpstreamConnectPath, mountUpstreamOAuthPages } from './pages.js';
 export {
+  type PluginOAuthProvider,
+  pluginOAuthClient,
+  pluginOAuthProviders,
+} from './plugin-providers.js';
+export {
   type OAuthSources,
   UPSTREAM_CALLBACK_PATH,
   UpstreamOAuthService,

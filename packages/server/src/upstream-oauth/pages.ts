@@ -13,7 +13,7 @@ import {
 } from '../cli-auth/page-kit.js';
 import { errorResponse, HttpError } from '../http/errors.js';
 import { httpErrorOf } from '../http/route.js';
-import { oauthToolId } from '../upstream/oauth-hooks.js';
+import { oauthToolId, PLUGIN_OAUTH_PREFIX } from '../upstream/oauth-hooks.js';
 import { CLIENT_METADATA_MAX_AGE_SECONDS, CLIENT_METADATA_PATH } from './client-metadata.js';
 import { ConnectError } from './connect-error.js';
 import { UPSTREAM_CALLBACK_PATH, type UpstreamOAuthService } from './service.js';
@@ -107,15 +107,15 @@ export function mountUpstreamOAuthPages(pages: CliPages, oauth: UpstreamOAuthSer
     }
     const signedIn = await signedInViewer(pages, c);
     if (!signedIn) return c.redirect(signInLocation(c), 302);
-    const body = `<h1>Connect ${escapeHtml(sourceId)}</h1>
-<p>Connect your account at the upstream MCP server <strong>${escapeHtml(sourceId)}</strong> to Gateway as <strong>${escapeHtml(signedIn.email)}</strong>, so its tools run as you.</p>
+    const body = `<h1>Connect ${escapeHtml(shownName(sourceId))}</h1>
+<p>Connect your account at ${escapeHtml(describeSource(sourceId))} to Gateway as <strong>${escapeHtml(signedIn.email)}</strong>, so its tools run as you.</p>
 <p class="muted">You will sign in at its authorization server; the command line gets told when you are done.</p>
 <form method="post" action="${escapeHtml(cliUpstreamConnectPath(sourceId))}">
 ${hiddenFields({ ...parsed.data, csrf: csrfToken(c, services) })}
 <button type="submit" name="action" value="connect">Continue</button>
 <button type="submit" name="action" value="cancel">Cancel</button>
 </form>`;
-    return htmlResponse(c, page(`Connect ${sourceId}`, body));
+    return htmlResponse(c, page(`Connect ${shownName(sourceId)}`, body));
   });
 
   app.post(CLI_PAGE, async (c) => {
@@ -176,21 +176,37 @@ ${hiddenFields({ ...parsed.data, csrf: csrfToken(c, services) })}
   app.get(`${CLI_PAGE}/complete`, async (c) => {
     const sourceId = c.req.param('source') ?? '';
     const signedIn = await signedInViewer(pages, c);
-    const name = escapeHtml(sourceId);
+    const name = escapeHtml(shownName(sourceId));
     const connected =
       signedIn !== undefined && (await oauth.accessToken(signedIn.id, sourceId)).ok === true;
     const body = connected
       ? `<h1>${name} connected</h1>
-<p class="notice ok" role="status">Your account at the upstream MCP server ${name} is connected to Gateway. Its tools run as you now, and the command line has been told.</p>
+<p class="notice ok" role="status">Your account at ${escapeHtml(describeSource(sourceId))} is connected to Gateway. Its tools run as you now, and the command line has been told.</p>
 <p class="muted">Go back to your terminal; you can close this tab.</p>
 <p><a href="/tools">Open your tools</a></p>`
       : `<h1>${name} is not connected</h1>
 <p class="notice error" role="alert">Run <code>gateway connect ${name}</code> again.</p>`;
     return htmlResponse(
       c,
-      page(connected ? `${sourceId} connected` : `${sourceId} not connected`, body),
+      page(
+        connected ? `${shownName(sourceId)} connected` : `${shownName(sourceId)} not connected`,
+        body,
+      ),
     );
   });
+}
+
+/** How a key is shown: a plugin provider's id (`@notion` is `notion`), else the source id. */
+function shownName(sourceId: string): string {
+  return sourceId.startsWith(PLUGIN_OAUTH_PREFIX)
+    ? sourceId.slice(PLUGIN_OAUTH_PREFIX.length)
+    : sourceId;
+}
+
+function describeSource(sourceId: string): string {
+  return sourceId.startsWith(PLUGIN_OAUTH_PREFIX)
+    ? `the OAuth provider ${shownName(sourceId)}`
+    : `the upstream MCP server ${sourceId}`;
 }
 
 function notAnOAuthSource(c: Parameters<typeof errorPage>[0], sourceId: string): Response {
@@ -198,6 +214,8 @@ function notAnOAuthSource(c: Parameters<typeof errorPage>[0], sourceId: string):
     c,
     404,
     'Source not available',
-    `"${sourceId}" is not an upstream MCP source that connects with OAuth on this gateway.`,
+    sourceId.startsWith(PLUGIN_OAUTH_PREFIX)
+      ? `"${shownName(sourceId)}" is not an OAuth provider of a loaded plugin whose client this gateway's admin has set up.`
+      : `"${sourceId}" is not an upstream MCP source that connects with OAuth on this gateway.`,
   );
 }

@@ -44,7 +44,7 @@ export async function redeemCode(
       authorizationCode: input.code,
       codeVerifier: input.codeVerifier,
       redirectUri: client.redirectUri,
-      resource: new URL(input.resource),
+      ...(input.resource === '' ? {} : { resource: new URL(input.resource) }),
       fetchFn: oauthFetch.fetch,
     });
   } catch (failure) {

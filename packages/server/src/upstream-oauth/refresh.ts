@@ -125,7 +125,7 @@ export class TokenRefresher {
             ...(client.clientSecret === undefined ? {} : { client_secret: client.clientSecret }),
           },
           refreshToken: envelope.refreshToken,
-          resource: new URL(envelope.resource),
+          ...(envelope.resource === '' ? {} : { resource: new URL(envelope.resource) }),
           fetchFn: oauthFetch.fetch,
         }),
         REFRESH_TIMEOUT_MS,

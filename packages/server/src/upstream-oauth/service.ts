@@ -1,5 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
+import type { OAuthProviderConfig } from '@gateway/sdk';
+import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Kysely } from 'kysely';
+import type { Env } from '../config/env.js';
 import type { DatabaseSchema } from '../db/index.js';
 import { Refusal } from '../errors/refusal.js';
 import type { ServerLogger } from '../http/logger.js';
@@ -14,8 +17,15 @@ import type { UrlPolicy } from '../upstream/url-policy.js';
 import { clientMetadataDocument, clientMetadataUrl } from './client-metadata.js';
 import { clientFor, readClient, storePreRegisteredClient } from './clients.js';
 import { ConnectError, type ConnectReturn, returnSchema } from './connect-error.js';
-import { asDiscoveryError, discoverAuthorization } from './discovery.js';
+import { asDiscoveryError, type Discovered, discoverAuthorization } from './discovery.js';
 import { createOAuthFetch } from './oauth-fetch.js';
+import {
+  describePluginProvider,
+  type PluginOAuthProvider,
+  pluginOAuthClient,
+  pluginProviderIdOf,
+  withAuthorizationParams,
+} from './plugin-providers.js';
 import { redeemCode } from './redeem-code.js';
 import { oauthClient } from './sdk.js';
 import {
@@ -53,6 +63,10 @@ export interface UpstreamOAuthServiceOptions {
   clientMetadata?: boolean;
   /** Read at use time: the upstream service is made after this one. */
   sources: () => OAuthSources;
+  /** The plugins' own OAuth providers, by id (read at use time: `gateway dev` reloads plugins). */
+  pluginProviders?: () => ReadonlyMap<string, PluginOAuthProvider>;
+  /** The settings the operator's clients of plugin providers are read from. */
+  env?: Env;
 }
 
 /**
@@ -170,9 +184,86 @@ export class UpstreamOAuthService implements UpstreamOAuthHooks {
       : clientMetadataUrl(this.#options.baseUrl());
   }
 
-  /** Whether `id` is a source whose users connect with OAuth. */
+  /**
+   * Whether `id` is a source whose users connect with OAuth: an upstream MCP source, or a
+   * plugin's own OAuth provider (`@<provider id>`) whose client the operator configured.
+   */
   isOAuthSource(id: string): boolean {
+    const providerId = pluginProviderIdOf(id);
+    if (providerId !== undefined) return this.#pluginProvider(providerId) !== undefined;
     return this.#options.sources().oauthSource(id) !== undefined;
+  }
+
+  /** The plugin provider `providerId` and its operator's client, when both exist. */
+  #pluginProvider(
+    providerId: string,
+  ):
+    | { provider: PluginOAuthProvider; client: { clientId: string; clientSecret: string } }
+    | undefined {
+    const provider = this.#options.pluginProviders?.().get(providerId);
+    const client = pluginOAuthClient(this.#options.env ?? {}, providerId);
+    return provider === undefined || client === undefined ? undefined : { provider, client };
+  }
+
+  /**
+   * Where a connect to a plugin's own OAuth provider starts: its described endpoints, and the
+   * operator's client stored (secret encrypted) for the callback and refreshes to read, as a
+   * pre-registered client is.
+   */
+  async #pluginStart(
+    key: string,
+    providerId: string,
+    fetch: FetchLike,
+  ): Promise<{
+    discovered: Discovered;
+    client: { clientId: string; redirectUri: string };
+    config: OAuthProviderConfig;
+  }> {
+    const { db, secrets, policy } = this.#options;
+    const found = this.#pluginProvider(providerId);
+    if (found === undefined) {
+      const known = this.#options.pluginProviders?.().has(providerId) === true;
+      throw new Refusal(
+        'not_found',
+        known
+          ? `"${providerId}" is not set up on this gateway: its admin sets ${envPrefix(providerId)}_CLIENT_ID and ${envPrefix(providerId)}_CLIENT_SECRET`
+          : `No OAuth provider "${providerId}" is declared by a loaded plugin`,
+      );
+    }
+    const discovered = await describePluginProvider(found.provider, {
+      env: this.#options.env ?? {},
+      policy,
+      fetch,
+    });
+    const redirectUri = `${this.#options.baseUrl()}${UPSTREAM_CALLBACK_PATH}`;
+    const row = {
+      client_id: found.client.clientId,
+      encrypted_client_secret: secrets.encrypt(found.client.clientSecret),
+      redirect_uri: redirectUri,
+      metadata: JSON.stringify(discovered.metadata),
+    };
+    await db.transaction().execute(async (trx) => {
+      await trx
+        .deleteFrom('upstream_oauth_clients')
+        .where('source_id', '=', key)
+        .where('issuer', '=', discovered.issuer)
+        .execute();
+      await trx
+        .insertInto('upstream_oauth_clients')
+        .values({
+          source_id: key,
+          issuer: discovered.issuer,
+          created_at: new Date().toISOString(),
+          ...row,
+        })
+        .onConflict((oc) => oc.columns(['source_id', 'issuer']).doUpdateSet(row))
+        .execute();
+    });
+    return {
+      discovered,
+      client: { clientId: found.client.clientId, redirectUri },
+      config: found.provider.config,
+    };
   }
 
   /**
@@ -189,28 +280,44 @@ export class UpstreamOAuthService implements UpstreamOAuthHooks {
     returnTo: ConnectReturn;
   }): Promise<string> {
     const { db, secrets, policy } = this.#options;
-    const source = this.#options.sources().oauthSource(input.sourceId);
-    if (source === undefined) {
+    const pluginProviderId = pluginProviderIdOf(input.sourceId);
+    const source =
+      pluginProviderId !== undefined
+        ? undefined
+        : this.#options.sources().oauthSource(input.sourceId);
+    if (source === undefined && pluginProviderId === undefined) {
       throw new Refusal('not_found', `No upstream source "${input.sourceId}" connects with OAuth`);
     }
     const oauthFetch = createOAuthFetch(policy);
     try {
-      const discovered = await discoverAuthorization(source.url, {
-        fetch: oauthFetch.fetch,
-        policy,
-        scopes: source.auth.scopes,
-      });
-      const client = await clientFor(this.#options, {
-        sourceId: source.id,
-        discovered,
-        redirectUri: `${this.#options.baseUrl()}${UPSTREAM_CALLBACK_PATH}`,
-        preRegistered: source.auth.clientId !== undefined,
-        metadataDocumentUrl: this.#metadataDocumentUrl(),
-        fetch: oauthFetch.fetch,
-      });
+      const sourceId = source?.id ?? input.sourceId;
+      let discovered: Discovered;
+      let client: { clientId: string; redirectUri: string };
+      let config: OAuthProviderConfig | undefined;
+      if (source === undefined) {
+        ({ discovered, client, config } = await this.#pluginStart(
+          input.sourceId,
+          pluginProviderId ?? '',
+          oauthFetch.fetch,
+        ));
+      } else {
+        discovered = await discoverAuthorization(source.url, {
+          fetch: oauthFetch.fetch,
+          policy,
+          scopes: source.auth.scopes,
+        });
+        client = await clientFor(this.#options, {
+          sourceId: source.id,
+          discovered,
+          redirectUri: `${this.#options.baseUrl()}${UPSTREAM_CALLBACK_PATH}`,
+          preRegistered: source.auth.clientId !== undefined,
+          metadataDocumentUrl: this.#metadataDocumentUrl(),
+          fetch: oauthFetch.fetch,
+        });
+      }
       const state = randomBytes(32).toString('base64url');
       // Step-up: what an upstream said this user's token lacked is asked for too.
-      const scope = joinScopes(discovered.scope, await wantedScopes(db, input.userId, source.id));
+      const scope = joinScopes(discovered.scope, await wantedScopes(db, input.userId, sourceId));
       const { authorizationUrl, codeVerifier } = await (await oauthClient()).startAuthorization(
         discovered.issuer,
         {
@@ -219,9 +326,10 @@ export class UpstreamOAuthService implements UpstreamOAuthHooks {
           redirectUrl: client.redirectUri,
           ...(scope === undefined ? {} : { scope }),
           state,
-          resource: new URL(discovered.resource),
+          ...(discovered.resource === '' ? {} : { resource: new URL(discovered.resource) }),
         },
       );
+      if (config !== undefined) withAuthorizationParams(authorizationUrl, config);
       const now = Date.now();
       await db
         .deleteFrom('upstream_oauth_flows')
@@ -232,7 +340,7 @@ export class UpstreamOAuthService implements UpstreamOAuthHooks {
         .values({
           state_hash: hashOf(state),
           user_id: input.userId,
-          source_id: source.id,
+          source_id: sourceId,
           issuer: discovered.issuer,
           encrypted_verifier: secrets.encrypt(codeVerifier),
           resource: discovered.resource,
@@ -245,7 +353,7 @@ export class UpstreamOAuthService implements UpstreamOAuthHooks {
       if (Refusal.isInstance(error)) throw error;
       const failure = asDiscoveryError(error);
       this.#options.logger.warn('upstream OAuth connect not started', {
-        sourceId: source.id,
+        sourceId: input.sourceId,
         reason: failure.message,
       });
       throw new Refusal(
@@ -349,10 +457,17 @@ export class UpstreamOAuthService implements UpstreamOAuthHooks {
       .where('source_id', '=', row.source_id)
       .execute();
     logger.info('upstream OAuth connected', { sourceId: row.source_id, userId: row.user_id });
-    // The gateway holds no token of its own for the upstream: each connect refreshes the list.
-    await this.#options.sources().refreshWith(row.source_id, tokens.access_token);
+    // The gateway holds no token of its own for the upstream: each connect refreshes the list
+    // (a plugin's provider has no list: its tools are the plugin's).
+    if (pluginProviderIdOf(row.source_id) === undefined) {
+      await this.#options.sources().refreshWith(row.source_id, tokens.access_token);
+    }
     return flow;
   }
+}
+
+function envPrefix(providerId: string): string {
+  return providerId.toUpperCase().replace(/[^A-Z0-9]/g, '_');
 }
 
 function hashOf(state: string): string {

@@ -210,14 +210,16 @@ export class UpstreamTokens {
     );
   }
 
-  /** The `mcp.<source id>` tool ids whose connection of `userId`'s the upstream refused. */
+  /**
+   * The tool ids (`mcp.<source id>`, a plugin's own OAuth provider's id) whose connection of
+   * `userId`'s the upstream or its authorization server refused.
+   */
   async needingReconnect(userId: string): Promise<Set<string>> {
     const rows = await this.#deps.db
       .selectFrom('oauth_reconnect')
       .innerJoin('connections', 'connections.id', 'oauth_reconnect.account_id')
       .select(['connections.id', 'connections.tool_id', 'connections.encrypted_secret'])
       .where('oauth_reconnect.user_id', '=', userId)
-      .where('connections.tool_id', 'like', 'mcp.%')
       .execute();
     const marked = new Set<string>();
     for (const row of rows) {

@@ -46,8 +46,23 @@ export interface UpstreamOAuthHooks {
 
 /**
  * The connection `tool_id` holding a user's tokens for an oauth source: `mcp.<source id>`, apart
- * from every plugin provider id (those have no dot).
+ * from every plugin provider id (those have no dot); for a plugin's own OAuth provider (key
+ * `@<provider id>`, see {@link pluginOAuthKey}) the provider id.
  */
 export function oauthToolId(sourceId: string): string {
-  return `mcp.${sourceId}`;
+  return sourceId.startsWith(PLUGIN_OAUTH_PREFIX)
+    ? sourceId.slice(PLUGIN_OAUTH_PREFIX.length)
+    : `mcp.${sourceId}`;
+}
+
+/** What starts the upstream-OAuth key of a plugin's own OAuth provider (no source id has it). */
+export const PLUGIN_OAUTH_PREFIX = '@';
+
+/**
+ * The key a plugin's own OAuth provider `providerId` has in the upstream OAuth machinery (flows,
+ * clients, tokens): `@<provider id>`. Its tokens are the user's connection of tool id
+ * `providerId` itself ({@link oauthToolId}), as every plugin provider's credential is.
+ */
+export function pluginOAuthKey(providerId: string): string {
+  return `${PLUGIN_OAUTH_PREFIX}${providerId}`;
 }

@@ -2,6 +2,7 @@ import {
   type AuthProvider,
   AuthRequiredError,
   type AuthResolver,
+  createAuthResolver,
   type GetTokenOptions,
   ToolError,
   UndeclaredProviderError,
@@ -17,6 +18,7 @@ import type { ServerLogger } from '../http/logger.js';
 import { SecretDecryptError, SecretUnreadableError } from '../secrets/index.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import { traced } from '../tracing/index.js';
+import { pluginOAuthKey, type UpstreamTokenLookup } from '../upstream/oauth-hooks.js';
 import { createOAuthTokenSource, type OAuthTokenResult } from './oauth-source.js';
 
 /** Where a vended credential came from, in the order they are tried. */
@@ -26,6 +28,14 @@ export type TokenSource = 'connection' | 'team_connection' | 'oauth' | 'api_key'
 export interface VendedToken {
   token: string;
   source: TokenSource;
+  /** The user's connection that served a plugin's own OAuth provider (to mark on a 401). */
+  connectionId?: string;
+}
+
+/** The users' tokens of plugins' own OAuth providers (`upstream-oauth/` keeps them). */
+export interface PluginOAuthTokens {
+  accessToken(userId: string, key: string): Promise<UpstreamTokenLookup>;
+  markRefused(userId: string, key: string, connectionId: string): Promise<void>;
 }
 
 /** Options of {@link TokenVendor.getToken}. */
@@ -70,7 +80,11 @@ export interface TokenVendor {
    * upstream mapping). For any other it throws `UndeclaredProviderError` (from `@gateway/sdk`)
    * before any source is read, so a plugin never reaches the user's other credentials.
    */
-  resolverFor(userId: string, plugin: ToolPlugin): AuthResolver;
+  resolverFor(
+    userId: string,
+    plugin: ToolPlugin,
+    options?: { onVended?: (token: string) => void },
+  ): AuthResolver;
 }
 
 /** The plugin a tool belongs to, as far as vending needs it: its id and declared providers. */
@@ -99,7 +113,11 @@ export type VendingServices = {
 export function createTokenVendor(
   services: VendingServices,
   auth: GatewayAuth,
-  options: { onRefresh?: (providerId: string, result: 'ok' | 'failed') => void } = {},
+  options: {
+    onRefresh?: (providerId: string, result: 'ok' | 'failed') => void;
+    /** Read at use time: the upstream OAuth service is made after the vendor. */
+    pluginOAuth?: () => PluginOAuthTokens;
+  } = {},
 ): TokenVendor {
   const oauth = createOAuthTokenSource(services.database, auth, services.logger, options);
 
@@ -141,6 +159,9 @@ export function createTokenVendor(
     options: VendTokenOptions = {},
   ): Promise<VendedToken> => {
     const { instance, authProvider } = options;
+    if (authProvider?.oauth !== undefined) {
+      return vendPluginOAuth(userId, providerId, instance);
+    }
     const own = await fromConnection('user', userId, providerId, instance);
     if (own !== undefined) return { token: own, source: 'connection' };
     const team = await fromConnection('team', userId, providerId, instance);
@@ -178,12 +199,57 @@ export function createTokenVendor(
     );
   };
 
+  /**
+   * A plugin's own OAuth provider: the user's connection made by connecting it (refreshed when
+   * due, single-flight across instances), a plain token the user pasted, a team connection, the
+   * server's `<ID>_API_KEY`.
+   */
+  const vendPluginOAuth = async (
+    userId: string,
+    providerId: string,
+    instance: string | undefined,
+  ): Promise<VendedToken> => {
+    const tokens = options.pluginOAuth?.();
+    const how = (verb?: string) => howToConnect(services.baseUrl, providerId, verb);
+    if (instance !== undefined) {
+      const named = await fromConnection('user', userId, providerId, instance);
+      if (named !== undefined) return { token: named, source: 'connection' };
+      const team = await fromConnection('team', userId, providerId, instance);
+      if (team !== undefined) return { token: team, source: 'team_connection' };
+      throw new AuthRequiredError(
+        providerId,
+        `No "${providerId}" connection named "${instance}". ${how()}`,
+      );
+    }
+    const own =
+      tokens === undefined
+        ? undefined
+        : await tokens.accessToken(userId, pluginOAuthKey(providerId));
+    if (own?.ok) return { token: own.token, source: 'connection', connectionId: own.connectionId };
+    if (own !== undefined && own.reason !== 'none') {
+      throw new AuthRequiredError(
+        providerId,
+        own.reason === 'refused'
+          ? `Your "${providerId}" connection was refused by its provider (revoked or expired). ${how('Reconnect')}`
+          : `Your "${providerId}" connection has expired and could not be renewed. ${how('Reconnect')}`,
+      );
+    }
+    const team = await fromConnection('team', userId, providerId, undefined);
+    if (team !== undefined) return { token: team, source: 'team_connection' };
+    const key = serverApiKey(services.env, providerId);
+    if (key !== undefined) return { token: key, source: 'api_key' };
+    throw new AuthRequiredError(providerId, `No credential for "${providerId}". ${how()}`);
+  };
+
   return {
     vend,
     getToken: async (userId, providerId, options) =>
       (await vend(userId, providerId, options)).token,
-    resolverFor(userId, plugin) {
-      return {
+    resolverFor(userId, plugin, resolverOptions = {}) {
+      // The connection that served each provider's last token in this call, to mark on a 401.
+      const served = new Map<string, string>();
+      return createAuthResolver({
+        providers: plugin.authProviders,
         getToken: async (provider, options) => {
           const authProvider = plugin.authProviders.find((entry) => entry.id === provider);
           if (authProvider === undefined) throw new UndeclaredProviderError(plugin.id, provider);
@@ -191,10 +257,21 @@ export function createTokenVendor(
             const vended = await vend(userId, provider, { ...options, authProvider });
             // Where it came from, never what it is.
             span?.setAttribute('gateway.credential_source', vended.source);
+            if (vended.connectionId !== undefined) served.set(provider, vended.connectionId);
+            else served.delete(provider);
+            resolverOptions.onVended?.(vended.token);
             return vended.token;
           });
         },
-      };
+        onUnauthorized: async (provider) => {
+          const connectionId = served.get(provider);
+          const tokens = options.pluginOAuth?.();
+          if (connectionId === undefined || tokens === undefined) return undefined;
+          // The upstream refused the token: the Tools tab shows Reconnect from now on.
+          await tokens.markRefused(userId, pluginOAuthKey(provider), connectionId);
+          return `The "${provider}" API refused your connection (401: revoked or expired). ${howToConnect(services.baseUrl, provider, 'Reconnect')}`;
+        },
+      });
     },
   };
 }
@@ -219,7 +296,9 @@ export class ProviderUnreachableError extends ToolError {
  * connectIdFor({ id: 'idp-gcp', type: 'oauth2', provider: 'gcp', scopes: [] }, 'idp-gcp'); // 'gcp'
  */
 export function connectIdFor(authProvider: AuthProvider | undefined, providerId: string): string {
-  return authProvider === undefined || authProvider.type === 'api_key'
+  return authProvider === undefined ||
+    authProvider.type === 'api_key' ||
+    authProvider.oauth !== undefined
     ? providerId
     : authProvider.provider || providerId;
 }

@@ -96,6 +96,8 @@ async function connectInBrowser(
   options: ConnectOptions,
   flow: {
     id: string;
+    /** What `gateway connect` takes for it, when not `id`. */
+    command?: string;
     path: 'connect' | 'connect-upstream';
     name: string;
     unreachable: string;
@@ -112,10 +114,17 @@ async function connectInBrowser(
     purpose: `connect ${name} to your Gateway account`,
     pageUrl: (redirectUri) =>
       `${api.base}/cli/${flow.path}/${encodeURIComponent(id)}?${new URLSearchParams({ redirect_uri: redirectUri, state })}`,
-    accept: (query) => acceptConnected(query, { state, id, name, unreachable: flow.unreachable }),
+    accept: (query) =>
+      acceptConnected(query, {
+        state,
+        id,
+        command: flow.command ?? id,
+        name,
+        unreachable: flow.unreachable,
+      }),
     success: flow.success,
     timeoutMessage: (duration) =>
-      `Timed out after ${duration} waiting for the browser; run \`gateway connect ${id}\` again`,
+      `Timed out after ${duration} waiting for the browser; run \`gateway connect ${flow.command ?? id}\` again`,
   });
 }
 
@@ -127,10 +136,10 @@ async function connectInBrowser(
  */
 function acceptConnected(
   query: URLSearchParams,
-  expected: { state: string; id: string; name: string; unreachable: string },
+  expected: { state: string; id: string; command: string; name: string; unreachable: string },
 ): true {
-  const { id, name } = expected;
-  const again = `run \`gateway connect ${id}\` again`;
+  const { id, name, command } = expected;
+  const again = `run \`gateway connect ${command}\` again`;
   if (query.get('state') !== expected.state) {
     throw new CliError(`The browser answered a different request (state mismatch); ${again}`);
   }
@@ -140,7 +149,7 @@ function acceptConnected(
       error === 'access_denied'
         ? `Connecting ${name} was cancelled in the browser`
         : error === 'provider_unavailable'
-          ? `${expected.unreachable} cannot be reached right now; try \`gateway connect ${id}\` again in a minute`
+          ? `${expected.unreachable} cannot be reached right now; try \`gateway connect ${command}\` again in a minute`
           : `Connecting ${name} failed (${error}); ${again}`,
     );
   }
@@ -174,10 +183,17 @@ export async function connectUpstream(
       { exitCode: 4 },
     );
   }
-  const before = await upstreamConnection(api, caller.userId, connector.id);
-  const name = `the upstream MCP server ${connector.id}`;
+  // A plugin's own OAuth provider goes through the same flow under its key `@<id>`, and its
+  // tokens are the connection of tool id `<id>`.
+  const own = connector.kind === 'plugin_oauth';
+  const toolId = own ? connector.id : `mcp.${connector.id}`;
+  const before = await upstreamConnection(api, caller.userId, toolId);
+  const name = own
+    ? `${connector.name} (${connector.id})`
+    : `the upstream MCP server ${connector.id}`;
   await connectInBrowser(api, options, {
-    id: connector.id,
+    id: own ? `@${connector.id}` : connector.id,
+    command: connector.id,
     path: 'connect-upstream',
     name,
     unreachable: `${name} or its authorization server`,
@@ -186,7 +202,7 @@ export async function connectUpstream(
       message: `Your account at ${name} is connected to Gateway. You can close this tab.`,
     },
   });
-  const after = await upstreamConnection(api, caller.userId, connector.id);
+  const after = await upstreamConnection(api, caller.userId, toolId);
   if (after === undefined || after === before) {
     throw new CliError(
       `The browser connected ${name} for another Gateway account than ${caller.email}, whom this command line is signed in as; sign in to ${api.base} as ${caller.email} in the browser and run \`gateway connect ${connector.id}\` again`,
@@ -194,22 +210,26 @@ export async function connectUpstream(
   }
   return connected(
     options,
-    { kind: 'mcp_oauth', toolId: connector.id, status: 'connected', userId: caller.userId },
+    {
+      kind: own ? 'plugin_oauth' : 'mcp_oauth',
+      toolId: connector.id,
+      status: 'connected',
+      userId: caller.userId,
+    },
     `Connected ${name} to your account ${caller.email}`,
   );
 }
 
-/** When the user's connection to upstream source `sourceId` last changed, or undefined. */
+/** When the user's connection of tool id `toolId` (`mcp.<source>`, a provider id) last changed. */
 async function upstreamConnection(
   api: GatewayApi,
   userId: string,
-  sourceId: string,
+  toolId: string,
 ): Promise<string | undefined> {
   const { connections } = await api.call({
     method: 'GET',
     path: `/api/connections?${new URLSearchParams({ userId })}`,
     schema: connectionList,
   });
-  return connections.find((row) => row.tool_id === `mcp.${sourceId}` && row.parent_id === null)
-    ?.updated_at;
+  return connections.find((row) => row.tool_id === toolId && row.parent_id === null)?.updated_at;
 }

@@ -44,6 +44,14 @@ export async function runConnect(options: ConnectOptions): Promise<ConnectResult
     );
   }
   if (connector.kind === 'mcp_oauth') return connectUpstream(api, connector, options);
+  if (connector.kind === 'plugin_oauth') {
+    // A plugin's own OAuth provider: through the upstream OAuth flow, or a pasted token as for a
+    // sign-in provider that is not set up (or with a flag only a stored connection has).
+    if (!connector.configured || connectionFlags(options).length > 0) {
+      return connectApiKey(api, connector, options);
+    }
+    return connectUpstream(api, connector, options);
+  }
   if (connector.kind === 'api_key') return connectApiKey(api, connector, options);
   if (!connector.configured || connectionFlags(options).length > 0) {
     return connectApiKey(api, connector, options);

@@ -42,8 +42,11 @@ export type ConnectResult =
       team: boolean;
     }
   | {
-      /** `mcp_oauth`: an upstream MCP source, connected at its own authorization server. */
-      kind: 'social' | 'generic' | 'mcp_oauth';
+      /**
+       * `mcp_oauth`: an upstream MCP source, connected at its own authorization server;
+       * `plugin_oauth`: an OAuth provider a plugin declares itself.
+       */
+      kind: 'social' | 'generic' | 'mcp_oauth' | 'plugin_oauth';
       toolId: string;
       status: 'connected';
       /** The user the account is now linked to: the token's own, as the gateway confirmed. */

@@ -83,7 +83,7 @@ describe('gateway new', () => {
       }
       const manifest = JSON.parse(await readFile(join(result.dir, 'package.json'), 'utf8'));
       expect(manifest.name).toBe('@acme/gateway-plugin-weather');
-      expect(manifest.dependencies['@gateway/sdk']).toBe(`^${version}`);
+      expect(manifest.peerDependencies['@gateway/sdk']).toBe(`^${version}`);
       const source = await readFile(join(result.dir, 'src/index.ts'), 'utf8');
       expect(source).toContain("id: 'weather'");
       expect(source).toMatch(/path: 'weather\.\w+\.\w+'/);

@@ -29,14 +29,18 @@ describe('the generated package.json', () => {
     expect(manifest).toMatchObject({
       name: '@acme/weather',
       type: 'module',
-      dependencies: { '@gateway/sdk': '^1.2.3', zod: '^4.1.0' },
+      peerDependencies: { '@gateway/sdk': '^1.2.3', zod: '^4.1.0' },
       devDependencies: {
+        '@gateway/sdk': '^1.2.3',
+        zod: '^4.1.0',
         '@gateway/cli': '^1.2.3',
         '@gateway/server': '^1.2.3',
         tsup: expect.any(String),
       },
       scripts: { build: 'tsup', test: 'vitest run', typecheck: 'tsc --noEmit' },
     });
+    // No copy of the sdk of its own: the gateway that loads the plugin provides it.
+    expect(manifest.dependencies).toBeUndefined();
     expect(Object.keys(manifest.devDependencies)).toEqual(
       Object.keys(manifest.devDependencies).sort(),
     );

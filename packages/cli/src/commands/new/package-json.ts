@@ -19,7 +19,9 @@ export const projectRanges = {
  * The generated project's package.json. It depends on the sdk of the CLI's own release, since the
  * CLI and the sdk are versioned together, and keeps that CLI as a dev dependency, so `npx gateway`
  * in the project (and in its CI) runs the version the project was made with; the server of the same
- * release is a dev dependency too, since `gateway dev` runs it.
+ * release is a dev dependency too, since `gateway dev` runs it. The sdk and zod are peer
+ * dependencies (the gateway that loads the plugin provides them, and the bundle leaves them out,
+ * so a plugin never brings a second copy of the sdk), and dev dependencies for its own tests.
  */
 export function createPackageJson(values: TemplateValues, cliVersion: string): string {
   const manifest = {
@@ -39,10 +41,15 @@ export function createPackageJson(values: TemplateValues, cliVersion: string): s
       changeset: 'changeset',
       release: 'npm run build && changeset publish',
     },
-    dependencies: sortKeys({ '@gateway/sdk': `^${cliVersion}`, ...projectRanges.dependencies }),
+    peerDependencies: sortKeys({
+      '@gateway/sdk': `^${cliVersion}`,
+      ...projectRanges.dependencies,
+    }),
     devDependencies: sortKeys({
       '@gateway/cli': `^${cliVersion}`,
+      '@gateway/sdk': `^${cliVersion}`,
       '@gateway/server': `^${cliVersion}`,
+      ...projectRanges.dependencies,
       ...projectRanges.devDependencies,
     }),
   };

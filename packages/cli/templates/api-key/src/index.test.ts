@@ -1,41 +1,31 @@
-import { once } from 'node:events';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { AuthRequiredError } from '@gateway/sdk';
-import { createTestContext, runTool } from '@gateway/sdk/testing';
+import { createTestContext, runTool, startFakeUpstream } from '@gateway/sdk/testing';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import plugin, { searchItems } from './index.js';
 
-// A fake upstream on a free local port: the tests need no network and no real key.
-const requests: { url: string; authorization: string | undefined }[] = [];
-const upstream = createServer((request, response) => {
-  requests.push({ url: request.url ?? '', authorization: request.headers.authorization });
-  if (request.headers.authorization !== 'Bearer test-key') {
-    response.writeHead(401).end();
-    return;
-  }
-  const query = new URL(request.url ?? '/', 'http://upstream').searchParams.get('q');
-  response.writeHead(200, { 'content-type': 'application/json' });
-  response.end(
-    JSON.stringify({
-      items: [
-        { id: '1', title: `First ${query}`, url: 'https://example.com/items/1' },
-        { id: '2', title: `Second ${query}`, url: 'https://example.com/items/2' },
-      ],
-    }),
-  );
-});
+// A fake upstream on a free local port (a real HTTP server on 127.0.0.1): the tests need no
+// network and no real key. Each request is kept in `upstream.requests`.
+let upstream: Awaited<ReturnType<typeof startFakeUpstream>>;
 
 beforeAll(async () => {
-  upstream.listen(0, '127.0.0.1');
-  await once(upstream, 'listening');
-  const { port } = upstream.address() as AddressInfo;
-  vi.stubEnv('{{envPrefix}}_API_URL', `http://127.0.0.1:${port}`);
+  upstream = await startFakeUpstream((request) => {
+    if (request.headers.authorization !== 'Bearer test-key') return { status: 401 };
+    const query = request.query.get('q');
+    return {
+      body: {
+        items: [
+          { id: '1', title: `First ${query}`, url: 'https://example.com/items/1' },
+          { id: '2', title: `Second ${query}`, url: 'https://example.com/items/2' },
+        ],
+      },
+    };
+  });
+  vi.stubEnv('{{envPrefix}}_API_URL', upstream.url);
 });
 
-afterAll(() => {
+afterAll(async () => {
   vi.unstubAllEnvs();
-  upstream.close();
+  await upstream.close();
 });
 
 describe('{{id}}', () => {
@@ -49,10 +39,9 @@ describe('{{id}}', () => {
     expect(result.items).toEqual([
       { id: '1', title: 'First tea', url: 'https://example.com/items/1' },
     ]);
-    expect(requests.at(-1)).toEqual({
-      url: '/v1/items?q=tea&limit=1',
-      authorization: 'Bearer test-key',
-    });
+    const last = upstream.requests.at(-1);
+    expect(`${last?.path}?${last?.query}`).toBe('/v1/items?q=tea&limit=1');
+    expect(last?.headers.authorization).toBe('Bearer test-key');
   });
 
   it('asks the user to connect when no key is stored', async () => {

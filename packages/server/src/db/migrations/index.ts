@@ -13,6 +13,7 @@ import { upstreamCapabilities } from './013-upstream-capabilities.js';
 import { mcpOAuth } from './014-mcp-oauth.js';
 import { endpointToolsets } from './015-endpoint-toolsets.js';
 import { executionIndexes } from './016-execution-indexes.js';
+import { pluginOAuth } from './017-plugin-oauth.js';
 import type { GatewayMigration } from './migration.js';
 
 /**
@@ -36,6 +37,7 @@ export const migrations: Readonly<Record<string, GatewayMigration>> = {
   '014-mcp-oauth': mcpOAuth,
   '015-endpoint-toolsets': endpointToolsets,
   '016-execution-indexes': executionIndexes,
+  '017-plugin-oauth': pluginOAuth,
 };
 
 export type { GatewayMigration } from './migration.js';

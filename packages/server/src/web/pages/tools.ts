@@ -6,6 +6,7 @@ import { connectionCreatedSchema } from '../../connections/schemas.js';
 import { deletedSchema } from '../../http/common-schemas.js';
 import { httpErrorOf } from '../../http/route.js';
 import { type ProviderStatus, type ToolStatus, toolStatusSchema } from '../../tool-status/index.js';
+import { PLUGIN_OAUTH_PREFIX, pluginOAuthKey } from '../../upstream/oauth-hooks.js';
 import { withQuery } from '../api.js';
 import { confirmForm, pill, secretDialog, selected, statePill } from '../components.js';
 import { type Html, html } from '../html.js';
@@ -13,6 +14,14 @@ import { action, type PageContext, page, seeOther, type WebKit } from '../kit.js
 import { connectionTree } from './connection-tree.js';
 
 const DIALOG = 'secret-dialog';
+
+/**
+ * Whether a provider connects through the upstream OAuth flow, its tokens the user's connection:
+ * an upstream MCP source's (`mcp.<source id>`) or a plugin's own OAuth provider (`@<id>`).
+ */
+function connectsAsUpstream(key: string): boolean {
+  return key.startsWith(UPSTREAM_PREFIX) || key.startsWith(PLUGIN_OAUTH_PREFIX);
+}
 /** The provider id of an upstream MCP source's OAuth connection: `mcp.<source id>`. */
 const UPSTREAM_PREFIX = 'mcp.';
 
@@ -43,7 +52,7 @@ function oauthActions(provider: ProviderStatus): Html {
     return html`<p class="muted small">${provider.name} sign-in is not set up on this server; you can paste a token instead.</p>`;
   }
   const connect = `/tools/oauth/${encodeURIComponent(provider.upstream)}/connect`;
-  if (provider.upstream.startsWith(UPSTREAM_PREFIX)) {
+  if (connectsAsUpstream(provider.upstream)) {
     // Its tokens are a connection (listed above with Disconnect), not a linked account.
     if (oauth.needsReconnect) {
       return html`<p class="notice error small" role="status" data-reconnect="${provider.upstream}">The upstream refused your token (revoked or expired), so its tools cannot run as you. Reconnect to sign in there again.</p>
@@ -206,7 +215,10 @@ export function mountToolsPage(kit: WebKit): void {
         (connected?.startsWith(UPSTREAM_PREFIX) &&
         services.upstreamOAuth.isOAuthSource(connected.slice(UPSTREAM_PREFIX.length))
           ? `The upstream MCP server ${connected.slice(UPSTREAM_PREFIX.length)}`
-          : undefined);
+          : connected !== undefined &&
+              services.upstreamOAuth.isOAuthSource(pluginOAuthKey(connected))
+            ? connected
+            : undefined);
       const error = ctx.c.req.query('error');
       const q = (ctx.c.req.query('q') ?? '').trim().slice(0, 200);
       const state = ctx.c.req.query('state') ?? '';
@@ -286,7 +298,7 @@ ${secretDialog({
     '/tools/oauth/:provider/connect',
     action(kit, '/tools', async (ctx) => {
       const param = ctx.c.req.param('provider') ?? '';
-      if (param.startsWith(UPSTREAM_PREFIX)) return connectUpstream(kit, ctx, param);
+      if (connectsAsUpstream(param)) return connectUpstream(kit, ctx, param);
       const provider = services.auth.providers.find((p) => p.id === param);
       if (provider === undefined) {
         return seeOther(ctx.c, '/tools', {
@@ -352,11 +364,15 @@ ${secretDialog({
 }
 
 /**
- * Starts the signed-in user's OAuth connect to an upstream MCP source (`mcp.<source id>`): to
- * its authorization server, back at the gateway's callback, then the Tools tab.
+ * Starts the signed-in user's OAuth connect to an upstream MCP source (`mcp.<source id>`) or a
+ * plugin's own OAuth provider (`@<id>`): to its authorization server, back at the gateway's
+ * callback, then the Tools tab.
  */
 async function connectUpstream(kit: WebKit, ctx: PageContext, provider: string): Promise<Response> {
-  const sourceId = provider.slice(UPSTREAM_PREFIX.length);
+  // `@<id>`, a plugin's own OAuth provider, is its own key in the upstream OAuth flow.
+  const sourceId = provider.startsWith(UPSTREAM_PREFIX)
+    ? provider.slice(UPSTREAM_PREFIX.length)
+    : provider;
   try {
     const url = await kit.services.upstreamOAuth.start({
       userId: ctx.viewer.id,
