@@ -203,7 +203,7 @@ describe('GET /api/tools/status', () => {
     const page = await session.browse('/tools');
     expect(page.status).toBe(200);
     const html = await page.text();
-    expect(html).not.toContain('No credentials needed');
+    expect(html).not.toContain('>No credentials needed</span>');
     expect(html).toContain('data-provider="idp-gcp"');
   });
 
