@@ -81,7 +81,7 @@ export function declareAdminCommands(
   const sources = program
     .command('sources')
     .helpCommand(false)
-    .summary("list tool sources, add an MCP server, change an upstream's settings")
+    .summary('list, add or change tool sources (admins)')
     .description(
       'List where tools come from: plugins and upstream MCP servers (admins). Add an upstream MCP server. Change which tools of an upstream MCP server ask before running, and whether service accounts may use them.',
     )

@@ -7,7 +7,6 @@ import type { MountedTool } from '../registry/mounted-tool.js';
 import type { PluginCatalog } from '../registry/plugin-catalog.js';
 import { CallFailure } from '../tool-sources/index.js';
 import type { TokenVendor } from '../vending/index.js';
-import { reasonOf } from './failure-reasons.js';
 import type { Live } from './live-source.js';
 import { oauthToolId, type UpstreamOAuthHooks } from './oauth-hooks.js';
 import type { UpstreamAuth, UpstreamTarget } from './target.js';
@@ -66,7 +65,7 @@ export async function fetchToolList(
   } catch (error) {
     options.logger.warn('upstream tool list not refreshed', {
       sourceId: id,
-      reason: listingFailureReason(error),
+      reason: await listingFailureReason(error),
     });
     return undefined;
   }
@@ -211,8 +210,11 @@ export async function listingCredential(
   });
 }
 
-/** Why a tool list could not be fetched, for a log line or an admin's error. */
-export function listingFailureReason(error: unknown): string {
+/**
+ * Why a tool list could not be fetched, for a log line or an admin's error. Async: the reasons
+ * of the MCP SDKs' errors load with them, not at the gateway's start (`start-up.test.ts`).
+ */
+export async function listingFailureReason(error: unknown): Promise<string> {
   if (error instanceof CallFailure)
     return error.message.replace(/^The upstream MCP server of source "[^"]*" /, 'it ');
   if (AuthRequiredError.isInstance(error)) {
@@ -220,6 +222,7 @@ export function listingFailureReason(error: unknown): string {
   }
   // The real reason where one is known: a stdio process that did not start (its exit code and
   // stderr, or the start limit), an address that cannot be reached.
+  const { reasonOf } = await import('./failure-reasons.js');
   return `it ${reasonOf(error)}`;
 }
 

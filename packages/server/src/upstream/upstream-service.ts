@@ -149,9 +149,10 @@ export class UpstreamService {
         listed = await live.upstream.listTools(credential);
       } catch (error) {
         await live.upstream.close();
+        const reason = await listingFailureReason(error);
         throw new Refusal(
           'service_unavailable',
-          `The tool list of ${checked.url.origin}${checked.url.pathname} could not be fetched: ${listingFailureReason(error)}`,
+          `The tool list of ${checked.url.origin}${checked.url.pathname} could not be fetched: ${reason}`,
         );
       }
     }
