@@ -13,6 +13,9 @@ fi
 pnpm install --offline --frozen-lockfile
 pnpm --filter @gateway/sdk --filter @gateway/server build
 # The package as published (its "files") with its production dependencies, @gateway/sdk included.
-pnpm --filter @gateway/server deploy --prod --offline "$out"
+# Preferring the store, not insisting on it: deploy resolves its dependencies again, and an
+# optional peer a dev tool brings into the workspace (debug's supports-color, through
+# dependency-cruiser) can need package metadata that `pnpm fetch` does not keep.
+pnpm --filter @gateway/server deploy --prod --prefer-offline "$out"
 # pnpm's own files for the deployed folder: nothing at run time reads them.
 rm -f "$out/pnpm-lock.yaml" "$out/pnpm-workspace.yaml"
