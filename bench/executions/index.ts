@@ -15,9 +15,9 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type GatewayDatabase, migrate, openDatabase } from '../../packages/server/src/db/index.js';
 import { findExecution, listExecutions } from '../../packages/server/src/executions/index.js';
-import { seedExecutions } from '../../packages/server/src/executions/seed.js';
 import { readOverview } from '../../packages/server/src/overview/index.js';
 import { createPostgresTestDatabase } from '../../packages/server/test/db/test-database.js';
+import { seedExecutions } from '../../packages/server/test/support/seed-executions.js';
 
 const TARGET_MS = 200;
 const RUNS = 7;

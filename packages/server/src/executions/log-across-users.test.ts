@@ -4,8 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { suiteDatabases } from '#test/http-suite/suite-gateway.js';
+import { seedExecutions } from '#test/support/seed-executions.js';
 import type { TestGateway, TestUser } from '#test/support/test-gateway.js';
-import { seedExecutions } from './seed.js';
 
 interface Item {
   id: string;

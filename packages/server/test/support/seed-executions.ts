@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { GatewayDatabase } from '../db/index.js';
+import type { GatewayDatabase } from '../../src/db/index.js';
 
 const SPAN_SECONDS = 90 * 86_400;
 
