@@ -108,19 +108,13 @@ export async function explain(
   const tool = allowed ?? services.plugins.tools().find((item) => item.path === path);
   const rolePattern = firstMatch(role.patterns, path);
   if (allowed === undefined && !knowsAll) {
-    return {
-      toolPath: path,
-      subject: subjectOut,
-      known: false,
-      visible: false,
-      callable: false,
-      reasons: [`Role "${role.id}" gives no tool at ${path} (or there is no such tool)`],
-      role: { id: role.id, admits: false, pattern: null },
-      endpoint: endpoint === null ? null : { ...endpoint, admits: false, pattern: null },
-      credential: null,
-      approval: null,
-      source: null,
-    };
+    return unknownTool(
+      path,
+      subjectOut,
+      [`Role "${role.id}" gives no tool at ${path} (or there is no such tool)`],
+      { id: role.id, admits: false, pattern: null },
+      endpoint === null ? null : { ...endpoint, admits: false, pattern: null },
+    );
   }
   const reasons: string[] = [];
   if (tool === undefined) {
@@ -145,19 +139,13 @@ export async function explain(
   }
   const visible = allowed !== undefined && (endpoint?.admits ?? true);
   if (tool === undefined) {
-    return {
-      toolPath: path,
-      subject: subjectOut,
-      known: false,
-      visible: false,
-      callable: false,
+    return unknownTool(
+      path,
+      subjectOut,
       reasons,
-      role: { id: role.id, admits: rolePattern !== null, pattern: rolePattern },
+      { id: role.id, admits: rolePattern !== null, pattern: rolePattern },
       endpoint,
-      credential: null,
-      approval: null,
-      source: null,
-    };
+    );
   }
   const credential = !visible
     ? null
@@ -188,5 +176,28 @@ export async function explain(
     credential,
     approval,
     source,
+  };
+}
+
+/** The answer for a tool the asker may not know of, or that is not mounted: nothing beyond why. */
+function unknownTool(
+  toolPath: string,
+  subject: Explanation['subject'],
+  reasons: string[],
+  role: Explanation['role'],
+  endpoint: Explanation['endpoint'],
+): Explanation {
+  return {
+    toolPath,
+    subject,
+    known: false,
+    visible: false,
+    callable: false,
+    reasons,
+    role,
+    endpoint,
+    credential: null,
+    approval: null,
+    source: null,
   };
 }
