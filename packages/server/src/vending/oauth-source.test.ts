@@ -121,6 +121,12 @@ for (const target of gatewayTargets()) {
         .where('id', '=', userId)
         .execute();
 
+      // The caller's limit and the refresh's own are both 1 s, started a few milliseconds apart:
+      // the answer is late only once the refresh's limit has passed too (under load that can
+      // come after the caller's).
+      await vi.waitFor(() =>
+        expect(gw.logs()).toContain('OAuth token refresh is slow; its answer will be stored'),
+      );
       // A call meanwhile waits for that answer instead of sending the refresh token again.
       const second = source.accessToken(userId, 'atlassian');
       proxy.release();
