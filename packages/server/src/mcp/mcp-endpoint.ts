@@ -1,9 +1,10 @@
 import { createMcpHandler, isJsonContentType, isLegacyRequest } from '@modelcontextprotocol/server';
-import { namespacedUri } from '../upstream/namespaced-names.js';
+import type { FederatedSource } from '../upstream/federation.js';
+import type { UpstreamNotice } from '../upstream/notice.js';
 import { createToolServer } from './create-server.js';
 import { DirectCalls, directCallOf } from './direct-call.js';
 import { META_TOOLS } from './discovery/index.js';
-import { SessionNotices, visibleSources } from './federation/index.js';
+import { ListenStreams, SessionNotices, visibleSources } from './federation/index.js';
 import { type McpOptions, resolveMcpOptions } from './options.js';
 import type { McpPrincipal } from './principal.js';
 import { readBody } from './read-body.js';
@@ -38,6 +39,12 @@ export class McpEndpoint {
   readonly #stopWatching: () => void;
   /** The calls answered without the SDK (direct-call.ts), stopped when the endpoint closes. */
   readonly #direct: DirectCalls;
+  /** The 2026-07-28 `subscriptions/listen` streams, told apart by caller. */
+  readonly #listens: ListenStreams;
+  /** The resources each `subscriptions/listen` request being served asks to watch. */
+  readonly #listenRequests = new WeakMap<Request, readonly string[]>();
+  /** PostgreSQL: the sessions and bus shared with the other instances. */
+  readonly #shared: SharedSessions | undefined;
 
   constructor(
     services: McpDeps,
@@ -56,25 +63,42 @@ export class McpEndpoint {
       served: new ServedTools(),
     };
     this.#direct = new DirectCalls(this.#runtime);
+    const notices = this.#runtime.notices;
+    this.#listens = new ListenStreams(this.#runtime, (uri) => notices.watches(uri));
     const onerror = (error: Error) =>
       services.logger.warn('MCP request rejected or failed', { error: error.message });
     const factory = (context: { era: 'legacy' | 'modern'; requestInfo?: Request }) => {
       const principal = context.requestInfo && this.#principals.get(context.requestInfo);
       if (principal === undefined)
         throw new Error('MCP request without an authenticated principal');
-      return createToolServer(
-        this.#runtime,
-        principal,
-        context.era === 'modern' ? 'modern' : 'stateless',
-      );
+      const kind = context.era === 'modern' ? 'modern' : 'stateless';
+      const watching = context.requestInfo && this.#listenRequests.get(context.requestInfo);
+      if (watching === undefined) return createToolServer(this.#runtime, principal, kind);
+      // A `subscriptions/listen` stream: what it hears is decided per caller (ListenStreams);
+      // on PostgreSQL it also hears what upstreams told other instances.
+      void this.#shared?.ensureListening();
+      return createToolServer(this.#runtime, principal, kind).then((server) => {
+        this.#listens.arm(server, principal, watching);
+        return server;
+      });
     };
     // 2025 requests outside a session are served statelessly by the handler's own fallback: the
     // handler classifies each request once, where asking isLegacyRequest() first did it twice.
     this.#handler = createMcpHandler(factory, {
       legacy: 'stateless',
+      bus: this.#listens,
       onerror,
       maxRequestBodySize: resolved.maxBodyBytes,
     });
+    this.#shared =
+      services.database.dialect === 'postgres' && deployment.postgresUrl !== undefined
+        ? new SharedSessions({
+            database: services.database,
+            url: deployment.postgresUrl,
+            logger: services.logger,
+            idleMs: resolved.sessionIdleMs,
+          })
+        : undefined;
     this.#sessions = new LegacySessions({
       createServer: (principal, level) =>
         createToolServer(this.#runtime, principal, 'session', level),
@@ -91,33 +115,32 @@ export class McpEndpoint {
           const { index, mode } = await toolsOf(this.#runtime, session.principal);
           return mode === 'discovery' ? META_TOOLS : index.list;
         }),
-      ...(services.database.dialect === 'postgres' && deployment.postgresUrl !== undefined
-        ? {
-            shared: new SharedSessions({
-              database: services.database,
-              url: deployment.postgresUrl,
-              logger: services.logger,
-              idleMs: resolved.sessionIdleMs,
-            }),
-          }
-        : {}),
+      ...(this.#shared === undefined ? {} : { shared: this.#shared }),
     });
     const stopCatalog = services.plugins.onChange(() => this.toolsChanged({ kind: 'catalog' }));
     const stopPolicy = services.policy.onChange((change) => this.toolsChanged(change));
     const stopEndpoints = services.endpointScopes.onChange((endpointId) =>
       this.toolsChanged({ kind: 'endpoint', endpointId }),
     );
-    // What upstreams say of their resources and prompts reaches the clients listening here.
+    // What upstreams say of their resources and prompts reaches the clients listening here and,
+    // on PostgreSQL, those listening on the other instances (which tell their own).
     const stopNotices = services.upstreams.onNotice((source, notice) => {
-      const notify = this.#handler.notify;
-      if (notice.kind === 'resources_changed') notify.resourcesChanged();
-      else if (notice.kind === 'prompts_changed') notify.promptsChanged();
-      else notify.resourceUpdated(namespacedUri(source.namespace, notice.uri));
-      void this.#runtime.notices.heard(
-        (principal) => visibleSources(this.#runtime, principal),
-        source,
-        notice,
-      );
+      const shared = this.#shared;
+      if (shared === undefined) {
+        this.#tellNotice(source, notice);
+        return;
+      }
+      shared.notice(source.id, notice).catch((error: unknown) => {
+        services.logger.warn('upstream notice not shared with the other instances', {
+          sourceId: source.id,
+          error: error instanceof Error ? error.message : String(error),
+        });
+        this.#tellNotice(source, notice);
+      });
+    });
+    this.#shared?.onNotice((sourceId, notice) => {
+      const source = services.upstreams.federated(sourceId);
+      if (source !== undefined) this.#tellNotice(source, notice);
     });
     this.#stopWatching = () => {
       stopCatalog();
@@ -133,9 +156,18 @@ export class McpEndpoint {
    * a change made before this endpoint was built.
    */
   toolsChanged(change: ToolsChange): void {
-    // 2026-07-28 listeners are not told apart by principal: they all hear it.
-    this.#handler.notify.toolsChanged();
+    this.#listens.toolsChanged(change);
     this.#sessions.toolsChanged(change);
+  }
+
+  /** Passes an upstream's `notice` to the 2025 sessions and listen streams here it concerns. */
+  #tellNotice(source: FederatedSource, notice: UpstreamNotice): void {
+    void this.#runtime.notices.heard(
+      (principal) => visibleSources(this.#runtime, principal),
+      source,
+      notice,
+    );
+    void this.#listens.heard(source, notice);
   }
 
   /** How many 2025 sessions this instance holds. */
@@ -186,6 +218,8 @@ export class McpEndpoint {
       return this.#direct.serve(principal, direct, request);
     }
     this.#principals.set(request, principal);
+    const watching = listenRequestUris(body);
+    if (watching !== undefined) this.#listenRequests.set(request, watching);
     return this.#handler.fetch(request, body === undefined ? {} : { parsedBody: body });
   }
 
@@ -201,6 +235,29 @@ export class McpEndpoint {
     await this.#sessions.closeAll();
     await this.#handler.close();
   }
+}
+
+/** The most resources one listen stream may watch (more are not watched). */
+const MAX_WATCHED = 100;
+
+/**
+ * The resource URIs a `subscriptions/listen` request asks to watch (none: an empty list), or
+ * undefined for any other request. The SDK checks the request itself.
+ */
+function listenRequestUris(body: unknown): readonly string[] | undefined {
+  if (typeof body !== 'object' || body === null || !('method' in body)) return undefined;
+  if (body.method !== 'subscriptions/listen') return undefined;
+  const params = 'params' in body ? body.params : undefined;
+  const filter =
+    typeof params === 'object' && params !== null && 'notifications' in params
+      ? params.notifications
+      : undefined;
+  const uris =
+    typeof filter === 'object' && filter !== null && 'resourceSubscriptions' in filter
+      ? filter.resourceSubscriptions
+      : undefined;
+  if (!Array.isArray(uris)) return [];
+  return uris.filter((uri): uri is string => typeof uri === 'string').slice(0, MAX_WATCHED);
 }
 
 function rpcError(status: number, code: number, message: string): Response {

@@ -37,6 +37,12 @@ export class SessionNotices {
     this.#sessions.get(server)?.uris.delete(uri);
   }
 
+  /** Whether a session here watches the namespaced `uri`. */
+  watches(uri: string): boolean {
+    for (const listening of this.#sessions.values()) if (listening.uris.has(uri)) return true;
+    return false;
+  }
+
   /**
    * Passes `notice` of `source` on to the sessions it concerns; `visible` says which sources a
    * principal sees (`visibleSources` of the runtime). Never throws.

@@ -48,8 +48,9 @@ function upstreamSourcesOf(index: ToolIndex): readonly string[] {
 
 /**
  * What the gateway offers a client besides tools: what at least one of `sources` offers. Resource
- * subscriptions are offered on 2025 sessions only (`resources/subscribe`; a 2026-07-28 client
- * would ask on `subscriptions/listen`, which the gateway does not relay to upstreams).
+ * subscriptions are offered on 2025 sessions (`resources/subscribe`) and to 2026-07-28 clients
+ * (`subscriptions/listen` with resources to watch, see `ListenStreams`), not to 2025 requests
+ * outside a session, which have nowhere to hear an update.
  */
 export function federatedCapabilities(
   sources: readonly FederatedSource[],
@@ -75,7 +76,7 @@ export function federatedCapabilities(
       ? {}
       : {
           resources: {
-            ...(resources.subscribe && kind === 'session' ? { subscribe: true } : {}),
+            ...(resources.subscribe && kind !== 'stateless' ? { subscribe: true } : {}),
             ...(resources.listChanged ? { listChanged: true } : {}),
           },
         }),

@@ -193,6 +193,8 @@ export class SharedBridge implements StreamFollower {
       tellToolsChanged(this.#held.values(), message.change, true, this.#options.servedChanged);
       return;
     }
+    // Upstreams' notices are the MCP endpoint's (SharedSessions.onNotice).
+    if (message.kind === 'notice') return;
     const session = this.#held.get(message.sessionId);
     if (session === undefined) return;
     switch (message.kind) {

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import { NotifyListener, type NotifyListenerLogger } from '../../db/notify-listener.js';
+import type { UpstreamNotice } from '../../upstream/notice.js';
 import type { SessionDb } from './tables.js';
 
 /** What one instance tells the others about the 2025 sessions. */
@@ -14,7 +15,9 @@ export type BusMessage =
   /** The session's client asked for another log level. */
   | { kind: 'level'; sessionId: string; level: string }
   /** Tools changed for the principals `change` selects (see sessions/tools-change.ts). */
-  | { kind: 'tools'; change: ToolsChange };
+  | { kind: 'tools'; change: ToolsChange }
+  /** An upstream source said its resources or prompts changed (heard by the instance sending). */
+  | { kind: 'notice'; sourceId: string; notice: UpstreamNotice };
 
 /**
  * Whose tools changed: everyone's (the catalog), one user's, those holding a role, or the clients

@@ -5,6 +5,7 @@ import { localLogLevel, type SessionLogLevel } from '../create-server.js';
 import type { AnswerRouting } from './answer-routing.js';
 import { DatabaseEventStore } from './database-event-store.js';
 import { followStream } from './followed-stream.js';
+import type { UpstreamNotice } from '../../upstream/notice.js';
 import { type BusMessage, SessionBus, type ToolsChange } from './session-bus.js';
 import {
   deleteSession,
@@ -46,6 +47,7 @@ export class SharedSessions {
   /** When this instance last wrote each session's last use. */
   readonly #written = new Map<string, number>();
   #onMessage: (message: BusMessage, fromSelf: boolean) => void = () => {};
+  #onNotice: (sourceId: string, notice: UpstreamNotice) => void = () => {};
 
   constructor(options: SharedSessionsOptions) {
     this.#db = sessionDb(options.database);
@@ -56,7 +58,10 @@ export class SharedSessions {
       db: this.#db,
       url: options.url,
       logger: options.logger,
-      onMessage: (message, fromSelf) => this.#onMessage(message, fromSelf),
+      onMessage: (message, fromSelf) => {
+        if (message.kind === 'notice') this.#onNotice(message.sourceId, message.notice);
+        else this.#onMessage(message, fromSelf);
+      },
     });
   }
 
@@ -68,6 +73,16 @@ export class SharedSessions {
   /** Who hears what the other instances say, once this one listens ({@link ensureListening}). */
   onMessage(handler: (message: BusMessage, fromSelf: boolean) => void): void {
     this.#onMessage = handler;
+  }
+
+  /** Who hears upstreams' notices told by any instance ({@link notice}), its own included. */
+  onNotice(handler: (sourceId: string, notice: UpstreamNotice) => void): void {
+    this.#onNotice = handler;
+  }
+
+  /** Tells every instance, this one included, what upstream source `sourceId` said. */
+  notice(sourceId: string, notice: UpstreamNotice): Promise<void> {
+    return this.#bus.publish({ kind: 'notice', sourceId, notice });
   }
 
   /**
