@@ -11,6 +11,11 @@ export interface SdkUpstream {
   url: string;
   /** Adds a tool to every session, which tells its client the list changed. */
   addTool(name: string): void;
+  /**
+   * Adds a resource `note://<name>` to every session (with `resources`), which tells its client
+   * the resource list changed.
+   */
+  addResource(name: string): void;
   /** How many sessions clients opened (`initialize`s answered). */
   readonly sessions: number;
 }
@@ -33,9 +38,15 @@ export async function startSdkUpstream(
     ask?: () => string;
     prompt?: () => string;
     link?: { url: string; alsoDone?: string[] };
+    resources?: boolean;
   } = {},
 ): Promise<SdkUpstream> {
   const names = ['first'];
+  const resources = options.resources === true ? ['first'] : [];
+  const registerResource = (server: McpServer, name: string) =>
+    server.registerResource(name, `note://${name}`, {}, async (uri) => ({
+      contents: [{ uri: uri.href, text: `the ${name} note` }],
+    }));
   const servers = new Set<McpServer>();
   const transports = new Map<string, StreamableHTTPServerTransport>();
   const register = (server: McpServer, name: string) =>
@@ -51,6 +62,7 @@ export async function startSdkUpstream(
     }
     const server = new McpServer({ name: 'sdk-upstream', version: '1.0.0' });
     for (const name of names) register(server, name);
+    for (const name of resources) registerResource(server, name);
     if (options.sessionTool === true) {
       server.registerTool('session', { description: 'Answers its session' }, async (extra) => {
         await new Promise((resolve) => setTimeout(resolve, 200));
@@ -136,6 +148,10 @@ export async function startSdkUpstream(
     addTool(name) {
       names.push(name);
       for (const server of servers) register(server, name);
+    },
+    addResource(name) {
+      resources.push(name);
+      for (const server of servers) registerResource(server, name);
     },
     get sessions() {
       return transports.size;
