@@ -1,4 +1,9 @@
-import { createMcpHandler, isJsonContentType, isLegacyRequest } from '@modelcontextprotocol/server';
+import {
+  createMcpHandler,
+  isJsonContentType,
+  isLegacyRequest,
+  type Server,
+} from '@modelcontextprotocol/server';
 import type { FederatedSource } from '../upstream/federation.js';
 import type { UpstreamNotice } from '../upstream/notice.js';
 import { createToolServer } from './create-server.js';
@@ -67,21 +72,8 @@ export class McpEndpoint {
     this.#listens = new ListenStreams(this.#runtime, (uri) => notices.watches(uri));
     const onerror = (error: Error) =>
       services.logger.warn('MCP request rejected or failed', { error: error.message });
-    const factory = (context: { era: 'legacy' | 'modern'; requestInfo?: Request }) => {
-      const principal = context.requestInfo && this.#principals.get(context.requestInfo);
-      if (principal === undefined)
-        throw new Error('MCP request without an authenticated principal');
-      const kind = context.era === 'modern' ? 'modern' : 'stateless';
-      const watching = context.requestInfo && this.#listenRequests.get(context.requestInfo);
-      if (watching === undefined) return createToolServer(this.#runtime, principal, kind);
-      // A `subscriptions/listen` stream: what it hears is decided per caller (ListenStreams);
-      // on PostgreSQL it also hears what upstreams told other instances.
-      void this.#shared?.ensureListening();
-      return createToolServer(this.#runtime, principal, kind).then((server) => {
-        this.#listens.arm(server, principal, watching);
-        return server;
-      });
-    };
+    const factory = (context: { era: 'legacy' | 'modern'; requestInfo?: Request }) =>
+      this.#serverFor(context.era, context.requestInfo);
     // 2025 requests outside a session are served statelessly by the handler's own fallback: the
     // handler classifies each request once, where asking isLegacyRequest() first did it twice.
     this.#handler = createMcpHandler(factory, {
@@ -117,6 +109,33 @@ export class McpEndpoint {
         }),
       ...(this.#shared === undefined ? {} : { shared: this.#shared }),
     });
+    this.#stopWatching = this.#watchChanges();
+  }
+
+  /** The SDK's server for a 2026-07-28 request, or a 2025 one outside a session. */
+  #serverFor(era: 'legacy' | 'modern', request: Request | undefined): Promise<Server> {
+    const principal = request && this.#principals.get(request);
+    if (principal === undefined) throw new Error('MCP request without an authenticated principal');
+    const kind = era === 'modern' ? 'modern' : 'stateless';
+    const watching = request && this.#listenRequests.get(request);
+    if (watching === undefined) return createToolServer(this.#runtime, principal, kind);
+    // A `subscriptions/listen` stream: what it hears is decided per caller (ListenStreams); on
+    // PostgreSQL it also hears what was told on the other instances.
+    return (async () => {
+      await this.#shared?.ensureListening();
+      const server = await createToolServer(this.#runtime, principal, kind);
+      this.#listens.arm(server, principal, watching);
+      return server;
+    })();
+  }
+
+  /**
+   * Tells the clients of every change of tools (catalog, policy, endpoints) and every notice of an
+   * upstream's resources and prompts; on PostgreSQL, through the bus, the other instances too.
+   * Answers a function that stops it.
+   */
+  #watchChanges(): () => void {
+    const { services } = this.#runtime;
     const stopCatalog = services.plugins.onChange(() => this.toolsChanged({ kind: 'catalog' }));
     const stopPolicy = services.policy.onChange((change) => this.toolsChanged(change));
     const stopEndpoints = services.endpointScopes.onChange((endpointId) =>
@@ -138,11 +157,13 @@ export class McpEndpoint {
         this.#tellNotice(source, notice);
       });
     });
+    // On PostgreSQL the listen streams hear tool changes made on any instance through the bus.
+    this.#shared?.onTools((change) => this.#listens.toolsChanged(change));
     this.#shared?.onNotice((sourceId, notice) => {
       const source = services.upstreams.federated(sourceId);
       if (source !== undefined) this.#tellNotice(source, notice);
     });
-    this.#stopWatching = () => {
+    return () => {
       stopCatalog();
       stopPolicy();
       stopEndpoints();
@@ -156,7 +177,7 @@ export class McpEndpoint {
    * a change made before this endpoint was built.
    */
   toolsChanged(change: ToolsChange): void {
-    this.#listens.toolsChanged(change);
+    if (this.#shared === undefined) this.#listens.toolsChanged(change);
     this.#sessions.toolsChanged(change);
   }
 

@@ -187,13 +187,12 @@ describe('resources, prompts and completions of upstreams (issue 31)', { timeout
     await servesEverything(v1, 'local');
 
     const v2 = await connectV2(gw.url, alice.mcpToken);
+    // 2026-07-28 clients subscribe on `subscriptions/listen` (listen-notices.test.ts).
     expect(v2.getServerCapabilities()).toMatchObject({
-      resources: { listChanged: true },
+      resources: { subscribe: true, listChanged: true },
       prompts: {},
       completions: {},
     });
-    // 2026-07-28 clients subscribe on `subscriptions/listen`, which is not relayed upstream.
-    expect(v2.getServerCapabilities()?.resources?.subscribe).toBeUndefined();
     await servesEverything(v2, 'ev');
     await servesEverything(v2, 'local');
   });

@@ -50,6 +50,7 @@ describe('2026-07-28 listen streams (issue 31)', { timeout: 120_000 }, () => {
     upstream.addTool('second');
     await vi.waitFor(() => expect(aliceHeard).toBe(1), { timeout: 10_000, interval: 50 });
     expect((await aliceClient.listTools()).tools.map((tool) => tool.name)).toContain('sdk.second');
+    expect(bobHeard).toBe(0);
 
     // Bob's role then changes, which may change his tools: he is told of that, and only that.
     const edited = await gw.gateway.request('PUT', '/api/policy/roles/reader', {
@@ -120,7 +121,12 @@ describe.skipIf(!pgUrl)('upstream notices across instances on PostgreSQL (issue 
     const scoped = await createPostgresTestDatabase(pgUrl as string);
     onTestFinished(scoped.drop);
     const state = emptyFixtureState();
-    const options = { databaseUrl: scoped.url, state, registrySyncSeconds: 0.05, env: UPSTREAM_ENV };
+    const options = {
+      databaseUrl: scoped.url,
+      state,
+      registrySyncSeconds: 0.05,
+      env: UPSTREAM_ENV,
+    };
     const a = await startMcpGateway(options);
     const b = await startMcpGateway(options);
     const registered = await a.gateway.request('POST', '/api/registry/sources', {
@@ -168,5 +174,20 @@ describe.skipIf(!pgUrl)('upstream notices across instances on PostgreSQL (issue 
     });
     // B heard it from A: it opened no session of its own with the upstream.
     expect(upstream.sessions).toBe(sessionsBefore);
+
+    // A role edited on A reaches the 2026-07-28 listen stream on B of a user holding it.
+    const bob = await a.user({ roleId: 'reader' });
+    const bobOnB = await connectV2(b.url, bob.mcpToken);
+    let bobHeard = 0;
+    bobOnB.setNotificationHandler('notifications/tools/list_changed', () => {
+      bobHeard += 1;
+    });
+    await bobOnB.listen({ toolsListChanged: true });
+    const edited = await a.gateway.request('PUT', '/api/policy/roles/reader', {
+      as: alice,
+      body: { id: 'reader', name: 'Reader', patterns: ['demo.echo.*', 'sdk.**'] },
+    });
+    expect(edited.status).toBe(200);
+    await vi.waitFor(() => expect(bobHeard).toBe(1), { timeout: 10_000, interval: 50 });
   });
 });

@@ -78,7 +78,12 @@ export class ListenStreams implements ServerEventBus {
     const expected = this.#expected;
     this.#expected = undefined;
     if (expected === undefined) return () => {};
-    const stream: Stream = { principal: expected.principal, listener, uris: new Set(), closed: false };
+    const stream: Stream = {
+      principal: expected.principal,
+      listener,
+      uris: new Set(),
+      closed: false,
+    };
     this.#streams.add(stream);
     void this.#rememberServed(stream);
     if (expected.uris.length > 0) void this.#watch(stream, expected.uris);
@@ -119,7 +124,8 @@ export class ListenStreams implements ServerEventBus {
       }
       return;
     }
-    const kind = notice.kind === 'resources_changed' ? 'resources_list_changed' : 'prompts_list_changed';
+    const kind =
+      notice.kind === 'resources_changed' ? 'resources_list_changed' : 'prompts_list_changed';
     for (const stream of [...this.#streams]) {
       const sees = await visibleSources(this.#runtime, stream.principal).then(
         (sources) => sources.some((visible) => visible.id === source.id),

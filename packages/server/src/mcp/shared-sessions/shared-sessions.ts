@@ -48,6 +48,7 @@ export class SharedSessions {
   readonly #written = new Map<string, number>();
   #onMessage: (message: BusMessage, fromSelf: boolean) => void = () => {};
   #onNotice: (sourceId: string, notice: UpstreamNotice) => void = () => {};
+  #onTools: (change: ToolsChange) => void = () => {};
 
   constructor(options: SharedSessionsOptions) {
     this.#db = sessionDb(options.database);
@@ -61,6 +62,7 @@ export class SharedSessions {
       onMessage: (message, fromSelf) => {
         if (message.kind === 'notice') this.#onNotice(message.sourceId, message.notice);
         else this.#onMessage(message, fromSelf);
+        if (message.kind === 'tools') this.#onTools(message.change);
       },
     });
   }
@@ -78,6 +80,14 @@ export class SharedSessions {
   /** Who hears upstreams' notices told by any instance ({@link notice}), its own included. */
   onNotice(handler: (sourceId: string, notice: UpstreamNotice) => void): void {
     this.#onNotice = handler;
+  }
+
+  /**
+   * Who hears, besides the sessions, the tool changes told by any instance ({@link toolsChanged}),
+   * its own included: the 2026-07-28 listen streams.
+   */
+  onTools(handler: (change: ToolsChange) => void): void {
+    this.#onTools = handler;
   }
 
   /** Tells every instance, this one included, what upstream source `sourceId` said. */
