@@ -7,7 +7,12 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ResourceListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import {
+  ResourceListChangedNotificationSchema,
+  ResourceUpdatedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { createPostgresTestDatabase, postgresTestUrl } from '#test/db/test-database.js';
 import { emptyFixtureState } from '#test/mcp/fixture-plugin.js';
@@ -19,6 +24,20 @@ const UPSTREAM_ENV = {
   GATEWAY_UPSTREAM_ALLOW_PRIVATE: 'true',
   GATEWAY_UPSTREAM_REFRESH_SECONDS: '0',
 };
+
+/** A config file starting server-everything over stdio as source `local`. */
+async function everythingConfig(): Promise<string> {
+  const folder = await mkdtemp(join(tmpdir(), 'gateway-listen-'));
+  onTestFinished(() => rm(folder, { recursive: true, force: true }));
+  const config = join(folder, 'gateway.config.mjs');
+  await writeFile(
+    config,
+    `export default { upstreams: [
+      { id: 'local', namespace: 'local', command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(EVERYTHING_BIN)}, 'stdio'] },
+    ] };\n`,
+  );
+  return config;
+}
 
 describe('2026-07-28 listen streams (issue 31)', { timeout: 120_000 }, () => {
   it("hear tools/list_changed only when their caller's tools changed", async () => {
@@ -68,15 +87,7 @@ describe('2026-07-28 listen streams (issue 31)', { timeout: 120_000 }, () => {
   });
 
   it('relay the resources they watch to the upstream and hear their updates', async () => {
-    const folder = await mkdtemp(join(tmpdir(), 'gateway-listen-'));
-    onTestFinished(() => rm(folder, { recursive: true, force: true }));
-    const config = join(folder, 'gateway.config.mjs');
-    await writeFile(
-      config,
-      `export default { upstreams: [
-        { id: 'local', namespace: 'local', command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(EVERYTHING_BIN)}, 'stdio'] },
-      ] };\n`,
-    );
+    const config = await everythingConfig();
     const gw = await startMcpGateway({ configFile: config });
     const alice = await gw.user({ admin: true });
     const subscriber = await connectV2(gw.url, alice.mcpToken);
@@ -189,5 +200,44 @@ describe.skipIf(!pgUrl)('upstream notices across instances on PostgreSQL (issue 
     });
     expect(edited.status).toBe(200);
     await vi.waitFor(() => expect(bobHeard).toBe(1), { timeout: 10_000, interval: 50 });
+  });
+
+  it('reach a 2025 session whose GET stream another instance holds than the one it subscribed on', async () => {
+    const scoped = await createPostgresTestDatabase(pgUrl as string);
+    onTestFinished(scoped.drop);
+    const config = await everythingConfig();
+    const options = { databaseUrl: scoped.url, state: emptyFixtureState(), configFile: config };
+    const a = await startMcpGateway(options);
+    const b = await startMcpGateway(options);
+    const alice = await a.user({ admin: true });
+    // Requests go to A, the session's GET stream to B, as a balancer without affinity may do.
+    const split: typeof fetch = (input, init) => {
+      const url = new URL(input instanceof Request ? input.url : String(input));
+      url.host = new URL((init?.method ?? 'GET') === 'GET' ? b.url : a.url).host;
+      return fetch(url, init);
+    };
+    const client = new V1Client({ name: 'split', version: '1.0.0' });
+    await client.connect(
+      new V1Transport(new URL(`${a.url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${alice.mcpToken}` } },
+        fetch: split,
+      }),
+    );
+    onTestFinished(() => client.close());
+    const heard: string[] = [];
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
+      heard.push(notification.params.uri);
+    });
+    const uri = 'local+demo://resource/dynamic/text/1';
+    // Subscribed through A, at A's server-everything process, which sends the updates.
+    await client.subscribeResource({ uri });
+    const toggled = await client.callTool({
+      name: 'local.toggle_subscriber_updates',
+      arguments: {},
+    });
+    expect(toggled.isError).toBeFalsy();
+    // Updates come at once and every 5 s: one reaches the stream B holds.
+    await vi.waitFor(() => expect(heard).toContain(uri), { timeout: 15_000, interval: 100 });
+    await client.callTool({ name: 'local.toggle_subscriber_updates', arguments: {} });
   });
 });
