@@ -5,6 +5,7 @@ import {
   type Server,
 } from '@modelcontextprotocol/server';
 import type { FederatedSource } from '../upstream/federation.js';
+import { namespacedUri } from '../upstream/namespaced-names.js';
 import type { UpstreamNotice } from '../upstream/notice.js';
 import { createToolServer } from './create-server.js';
 import { DirectCalls, directCallOf } from './direct-call.js';
@@ -149,7 +150,11 @@ export class McpEndpoint {
         this.#tellNotice(source, notice);
         return;
       }
-      shared.notice(source.id, notice).catch((error: unknown) => {
+      const subscribers =
+        notice.kind === 'resource_updated'
+          ? this.#runtime.notices.subscribers(namespacedUri(source.namespace, notice.uri))
+          : [];
+      shared.notice(source.id, notice, subscribers).catch((error: unknown) => {
         services.logger.warn('upstream notice not shared with the other instances', {
           sourceId: source.id,
           error: error instanceof Error ? error.message : String(error),
@@ -159,9 +164,18 @@ export class McpEndpoint {
     });
     // On PostgreSQL the listen streams hear tool changes made on any instance through the bus.
     this.#shared?.onTools((change) => this.#listens.toolsChanged(change));
-    this.#shared?.onNotice((sourceId, notice) => {
+    this.#shared?.onNotice((sourceId, notice, sessions) => {
       const source = services.upstreams.federated(sourceId);
-      if (source !== undefined) this.#tellNotice(source, notice);
+      if (source === undefined) return;
+      this.#tellNotice(source, notice);
+      if (notice.kind !== 'resource_updated') return;
+      // Sessions that subscribed through the instance that heard it, whose copy here may hold
+      // their GET stream.
+      const uri = namespacedUri(source.namespace, notice.uri);
+      for (const id of sessions) {
+        const server = this.#sessions.serverOf(id);
+        if (server !== undefined) this.#runtime.notices.tellCopy(server, uri);
+      }
     });
     return () => {
       stopCatalog();

@@ -141,7 +141,7 @@ export function serveFederated(
         const { source, uri } = await resourceSource(request.params.uri);
         if (source.offers.resources?.subscribe !== true) throw resourceNotFound(request.params.uri);
         await forward(source, 'resources/subscribe', { uri }, ctx.mcpReq.signal);
-        notices.subscribe(server, namespacedUri(source.namespace, uri));
+        notices.subscribe(server, namespacedUri(source.namespace, uri), ctx.sessionId);
         return {};
       });
       server.setRequestHandler('resources/unsubscribe', async (request, ctx) => {

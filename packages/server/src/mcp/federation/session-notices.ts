@@ -8,6 +8,8 @@ interface Listening {
   principal: McpPrincipal;
   /** Namespaced URIs the session's client subscribed to (`resources/subscribe`). */
   uris: Set<string>;
+  /** The session's id, once it subscribed to something. */
+  sessionId?: string | undefined;
 }
 
 /**
@@ -29,12 +31,39 @@ export class SessionNotices {
     this.#sessions.delete(server);
   }
 
-  subscribe(server: Server, uri: string): void {
-    this.#sessions.get(server)?.uris.add(uri);
+  /** `server`'s session (`sessionId`) subscribed to the namespaced `uri` here. */
+  subscribe(server: Server, uri: string, sessionId?: string): void {
+    const listening = this.#sessions.get(server);
+    if (listening === undefined) return;
+    listening.uris.add(uri);
+    listening.sessionId ??= sessionId;
   }
 
   unsubscribe(server: Server, uri: string): void {
     this.#sessions.get(server)?.uris.delete(uri);
+  }
+
+  /**
+   * The ids of the sessions that subscribed to the namespaced `uri` here: on PostgreSQL their
+   * `GET` stream may be held by another instance, which is told these ids with the update.
+   */
+  subscribers(uri: string): string[] {
+    const ids: string[] = [];
+    for (const listening of this.#sessions.values()) {
+      if (listening.sessionId !== undefined && listening.uris.has(uri))
+        ids.push(listening.sessionId);
+    }
+    return ids;
+  }
+
+  /**
+   * Sends the update of the namespaced `uri` on `server`, a copy held here of a session that
+   * subscribed on another instance, unless this copy subscribed itself (it is told by
+   * {@link heard}).
+   */
+  tellCopy(server: Server, uri: string): void {
+    if (this.#sessions.get(server)?.uris.has(uri) === true) return;
+    void server.sendResourceUpdated({ uri }).catch(() => {});
   }
 
   /** Whether a session here watches the namespaced `uri`. */

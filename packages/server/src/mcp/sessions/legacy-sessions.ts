@@ -116,6 +116,11 @@ export class LegacySessions {
     }
   }
 
+  /** The server of session `id` held here (on PostgreSQL, this instance's copy), if any. */
+  serverOf(id: string): Server | undefined {
+    return this.#held.get(id)?.server;
+  }
+
   /** How many sessions are open (on PostgreSQL: held by this instance). */
   get size(): number {
     return this.#held.size;

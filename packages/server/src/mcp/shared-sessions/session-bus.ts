@@ -16,8 +16,11 @@ export type BusMessage =
   | { kind: 'level'; sessionId: string; level: string }
   /** Tools changed for the principals `change` selects (see sessions/tools-change.ts). */
   | { kind: 'tools'; change: ToolsChange }
-  /** An upstream source said its resources or prompts changed (heard by the instance sending). */
-  | { kind: 'notice'; sourceId: string; notice: UpstreamNotice };
+  /**
+   * An upstream source said its resources or prompts changed (heard by the instance sending); for
+   * a resource update, the sessions that subscribed to it through the sending instance.
+   */
+  | { kind: 'notice'; sourceId: string; notice: UpstreamNotice; sessions?: string[] };
 
 /**
  * Whose tools changed: everyone's (the catalog), one user's, those holding a role, or the clients

@@ -47,7 +47,8 @@ export class SharedSessions {
   /** When this instance last wrote each session's last use. */
   readonly #written = new Map<string, number>();
   #onMessage: (message: BusMessage, fromSelf: boolean) => void = () => {};
-  #onNotice: (sourceId: string, notice: UpstreamNotice) => void = () => {};
+  #onNotice: (sourceId: string, notice: UpstreamNotice, sessions: readonly string[]) => void =
+    () => {};
   #onTools: (change: ToolsChange) => void = () => {};
 
   constructor(options: SharedSessionsOptions) {
@@ -60,8 +61,9 @@ export class SharedSessions {
       url: options.url,
       logger: options.logger,
       onMessage: (message, fromSelf) => {
-        if (message.kind === 'notice') this.#onNotice(message.sourceId, message.notice);
-        else this.#onMessage(message, fromSelf);
+        if (message.kind === 'notice') {
+          this.#onNotice(message.sourceId, message.notice, message.sessions ?? []);
+        } else this.#onMessage(message, fromSelf);
         if (message.kind === 'tools') this.#onTools(message.change);
       },
     });
@@ -78,7 +80,9 @@ export class SharedSessions {
   }
 
   /** Who hears upstreams' notices told by any instance ({@link notice}), its own included. */
-  onNotice(handler: (sourceId: string, notice: UpstreamNotice) => void): void {
+  onNotice(
+    handler: (sourceId: string, notice: UpstreamNotice, sessions: readonly string[]) => void,
+  ): void {
     this.#onNotice = handler;
   }
 
@@ -90,9 +94,21 @@ export class SharedSessions {
     this.#onTools = handler;
   }
 
-  /** Tells every instance, this one included, what upstream source `sourceId` said. */
-  notice(sourceId: string, notice: UpstreamNotice): Promise<void> {
-    return this.#bus.publish({ kind: 'notice', sourceId, notice });
+  /**
+   * Tells every instance, this one included, what upstream source `sourceId` said; with a resource
+   * update, the `sessions` that subscribed to it here.
+   */
+  notice(
+    sourceId: string,
+    notice: UpstreamNotice,
+    sessions: readonly string[] = [],
+  ): Promise<void> {
+    return this.#bus.publish({
+      kind: 'notice',
+      sourceId,
+      notice,
+      ...(sessions.length > 0 ? { sessions: [...sessions] } : {}),
+    });
   }
 
   /**
