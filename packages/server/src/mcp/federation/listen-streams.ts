@@ -5,8 +5,8 @@ import type { UpstreamNotice } from '../../upstream/notice.js';
 import { META_TOOLS } from '../discovery/index.js';
 import { type McpPrincipal, subjectId } from '../principal.js';
 import { type McpRuntime, toolsOf } from '../runtime.js';
-import type { ToolsChange } from '../shared-sessions/index.js';
 import { affectedBy } from '../sessions/tools-change.js';
+import type { ToolsChange } from '../shared-sessions/index.js';
 import { visibleSources } from './visible-sources.js';
 
 /** One open 2026-07-28 `subscriptions/listen` stream. */

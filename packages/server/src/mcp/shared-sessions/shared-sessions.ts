@@ -1,11 +1,11 @@
 import type { LoggingLevel } from '@modelcontextprotocol/server';
 import type { GatewayDatabase } from '../../db/index.js';
 import type { NotifyListenerLogger } from '../../db/notify-listener.js';
+import type { UpstreamNotice } from '../../upstream/notice.js';
 import { localLogLevel, type SessionLogLevel } from '../create-server.js';
 import type { AnswerRouting } from './answer-routing.js';
 import { DatabaseEventStore } from './database-event-store.js';
 import { followStream } from './followed-stream.js';
-import type { UpstreamNotice } from '../../upstream/notice.js';
 import { type BusMessage, SessionBus, type ToolsChange } from './session-bus.js';
 import {
   deleteSession,
