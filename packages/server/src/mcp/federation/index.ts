@@ -1,4 +1,3 @@
 export { serveFederated } from './federated-handlers.js';
-export { ListenStreams } from './listen-streams.js';
 export { SessionNotices } from './session-notices.js';
 export { federatedCapabilities, visibleSources } from './visible-sources.js';

@@ -1,13 +1,13 @@
 import type { Server, ServerEvent, ServerEventBus } from '@modelcontextprotocol/server';
-import type { FederatedSource } from '../../upstream/federation.js';
-import { namespacedUri, splitUri } from '../../upstream/namespaced-names.js';
-import type { UpstreamNotice } from '../../upstream/notice.js';
-import { META_TOOLS } from '../discovery/index.js';
-import { type McpPrincipal, subjectId } from '../principal.js';
-import { type McpRuntime, toolsOf } from '../runtime.js';
-import { affectedBy } from '../sessions/tools-change.js';
-import type { ToolsChange } from '../shared-sessions/index.js';
-import { visibleSources } from './visible-sources.js';
+import type { FederatedSource } from '../upstream/federation.js';
+import { namespacedUri, splitUri } from '../upstream/namespaced-names.js';
+import type { UpstreamNotice } from '../upstream/notice.js';
+import { META_TOOLS } from './discovery/index.js';
+import { visibleSources } from './federation/visible-sources.js';
+import { type McpPrincipal, subjectId } from './principal.js';
+import { type McpRuntime, toolsOf } from './runtime.js';
+import { affectedBy } from './sessions/tools-change.js';
+import type { ToolsChange } from './shared-sessions/index.js';
 
 /** One open 2026-07-28 `subscriptions/listen` stream. */
 interface Stream {
