@@ -14,8 +14,8 @@ interface Stream {
   principal: McpPrincipal;
   /** The SDK's listen router's writer for this stream (it filters by the stream's own filter). */
   listener: (event: ServerEvent) => void;
-  /** Namespaced URIs subscribed at their upstream for this stream. */
-  uris: Set<string>;
+  /** Namespaced URIs subscribed at their upstream for this stream: the source and its URI. */
+  uris: Map<string, { sourceId: string; uri: string }>;
   closed: boolean;
 }
 
@@ -69,7 +69,12 @@ export class ListenStreams implements ServerEventBus {
   arm(server: Server, principal: McpPrincipal, uris: readonly string[]): void {
     const capabilities = server.getCapabilities.bind(server);
     server.getCapabilities = () => {
-      this.#expected = { principal, uris };
+      const expected = { principal, uris };
+      this.#expected = expected;
+      // Taken in this same step, or by nobody (the SDK opens no stream for an empty filter).
+      queueMicrotask(() => {
+        if (this.#expected === expected) this.#expected = undefined;
+      });
       return capabilities();
     };
   }
@@ -81,7 +86,7 @@ export class ListenStreams implements ServerEventBus {
     const stream: Stream = {
       principal: expected.principal,
       listener,
-      uris: new Set(),
+      uris: new Map(),
       closed: false,
     };
     this.#streams.add(stream);
@@ -187,7 +192,7 @@ export class ListenStreams implements ServerEventBus {
           await this.#unsubscribe(source.id, stream.principal, uri, split.name);
           return;
         }
-        stream.uris.add(uri);
+        stream.uris.set(uri, { sourceId: source.id, uri: split.name });
       } catch (error) {
         logger.info('resource subscription not relayed', {
           sourceId: source.id,
@@ -198,12 +203,8 @@ export class ListenStreams implements ServerEventBus {
   }
 
   async #unwatch(stream: Stream): Promise<void> {
-    const sources = await visibleSources(this.#runtime, stream.principal).catch(() => []);
-    for (const uri of stream.uris) {
-      const split = splitUri(uri);
-      const source = split && sources.find((one) => one.namespace === split.namespace);
-      if (split === undefined || source === undefined) continue;
-      await this.#unsubscribe(source.id, stream.principal, uri, split.name);
+    for (const [uri, at] of stream.uris) {
+      await this.#unsubscribe(at.sourceId, stream.principal, uri, at.uri);
     }
   }
 
