@@ -49,14 +49,14 @@ import { GatewayMetrics, metricsOfCall, mountMetrics } from './metrics/index.js'
 import { openApiRoutes } from './openapi/index.js';
 import { overviewRoutes } from './overview/index.js';
 import { PolicyService, policyRoutes } from './policy/index.js';
-import { loadConfig, PluginCatalog, RegistryService, registryRoutes } from './registry/index.js';
-import { rolePreviewRoutes } from './role-preview/index.js';
-import { createSecretBox } from './secrets/index.js';
 import {
   ProviderClientStore,
   ProviderClientsService,
   providerClientRoutes,
 } from './provider-clients/index.js';
+import { loadConfig, PluginCatalog, RegistryService, registryRoutes } from './registry/index.js';
+import { rolePreviewRoutes } from './role-preview/index.js';
+import { createSecretBox } from './secrets/index.js';
 import { serviceAccountRoutes } from './service-accounts/index.js';
 import type { GatewayServices } from './services.js';
 import { teamConnectionRoutes } from './team-connections/index.js';

@@ -5,5 +5,5 @@ export {
   providerListSchema,
   setProviderClientBody,
 } from './schemas.js';
-export { type ProviderItem, ProviderClientsService } from './service.js';
+export { ProviderClientsService, type ProviderItem } from './service.js';
 export { ProviderClientStore, type StoredProviderClient } from './store.js';

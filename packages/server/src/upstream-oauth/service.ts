@@ -9,8 +9,8 @@ import type { ServerLogger } from '../http/logger.js';
 import type { SecretBox } from '../secrets/index.js';
 import {
   type OAuthUpstreamAuth,
-  PLUGIN_OAUTH_PREFIX,
   oauthToolId,
+  PLUGIN_OAUTH_PREFIX,
   type UpstreamOAuthHooks,
   type UpstreamTokenLookup,
 } from '../upstream/oauth-hooks.js';
