@@ -4,6 +4,7 @@
  * compile.
  */
 import {
+  askForm,
   defineTool as defineAnyTool,
   defineAuthProviders,
   definePlugin,
@@ -126,5 +127,27 @@ it('the approval, link and runTool asCaller examples of docs/plugins.md compile'
       { type: 'text', text: 'The user did not approve notes.notes.create; nothing was changed.' },
     ],
     isError: true,
+  });
+});
+
+it('the askForm example of docs/plugins.md compiles', () => {
+  const orders = { ship: async (_id: string, _speed: 'std' | 'exp', _gift: boolean) => {} };
+  defineAnyTool({
+    path: 'shop.orders.ship',
+    name: 'Ship Order',
+    description: 'Ships an order.',
+    inputSchema: z.object({ id: z.string() }),
+    async handler(ctx, input) {
+      const answer = await askForm(ctx, {
+        message: `How should order ${input.id} ship?`,
+        schema: z.object({
+          speed: z.enum(['std', 'exp']).default('std').describe('Standard takes 3-5 days'),
+          gift: z.boolean().default(false),
+        }),
+      });
+      if (!answer.approved) throw new ToolError('The order was not shipped.');
+      await orders.ship(input.id, answer.data.speed, answer.data.gift); // 'std' | 'exp', boolean
+      return { shipped: true };
+    },
   });
 });
