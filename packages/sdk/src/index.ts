@@ -21,6 +21,9 @@ export type {
   ToolCall,
 } from './context/types.js';
 export {
+  type AskFormRequest,
+  type AskFormResult,
+  askForm,
   type BooleanField,
   type ChoiceField,
   type ElicitForm,

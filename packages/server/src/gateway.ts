@@ -49,6 +49,11 @@ import { GatewayMetrics, metricsOfCall, mountMetrics } from './metrics/index.js'
 import { openApiRoutes } from './openapi/index.js';
 import { overviewRoutes } from './overview/index.js';
 import { PolicyService, policyRoutes } from './policy/index.js';
+import {
+  ProviderClientStore,
+  ProviderClientsService,
+  providerClientRoutes,
+} from './provider-clients/index.js';
 import { loadConfig, PluginCatalog, RegistryService, registryRoutes } from './registry/index.js';
 import { rolePreviewRoutes } from './role-preview/index.js';
 import { createSecretBox } from './secrets/index.js';
@@ -237,6 +242,7 @@ export async function openGateway(options: GatewayOptions = {}): Promise<ServedG
     selfOrigins: () => [new URL(services.baseUrl).origin, new URL(services.authBaseUrl).origin],
     selfPorts: () => [own.port, portOf(services.baseUrl), portOf(services.authBaseUrl)],
   };
+  const providerClients = new ProviderClientStore(database.db, core.secrets);
   const upstreamOAuth = new UpstreamOAuthService({
     db: database.db,
     secrets: core.secrets,
@@ -247,6 +253,7 @@ export async function openGateway(options: GatewayOptions = {}): Promise<ServedG
     sources: () => services.upstreams,
     pluginProviders: () => pluginOAuthProviders(plugins.plugins()),
     env: core.env,
+    providerClients,
   });
   const services: GatewayServices = Object.assign(core, {
     auth,
@@ -315,6 +322,16 @@ export async function openGateway(options: GatewayOptions = {}): Promise<ServedG
     ...teamConnectionRoutes(services),
     ...cliTokenRoutes(services, { tokenDays: settings.cliTokenDays }),
     ...serviceAccountRoutes(services),
+    ...providerClientRoutes({
+      providerClients: new ProviderClientsService({
+        env,
+        store: providerClients,
+        logger,
+        baseUrl: () => services.baseUrl,
+        providers: () => pluginOAuthProviders(plugins.plugins()),
+        upstreamOAuth,
+      }),
+    }),
     ...executionRoutes(services),
     ...overviewRoutes(services),
     ...approvalRoutes(services),

@@ -43,6 +43,7 @@ const OWNERS: Record<string, string> = {
   upstream_oauth_clients: 'upstream-oauth/',
   upstream_oauth_flows: 'upstream-oauth/',
   upstream_oauth_scopes: 'upstream-oauth/',
+  plugin_oauth_clients: 'provider-clients/store.ts',
   // calls
   executions: 'executions/',
   approvals: 'approvals/store.ts',

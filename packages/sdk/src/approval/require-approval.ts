@@ -7,7 +7,7 @@ import { ApprovalDeniedError } from '../errors/approval-denied-error.js';
  *
  * @throws ApprovalDeniedError when the user declines, cancels or the approval times out.
  * @example
- * await requireApproval(ctx, { toolPath: 'notes.notes.delete', message: `Delete note ${input.id}?`, args: input });
+ * await requireApproval(ctx, { message: `Delete note ${input.id}?`, args: input });
  * store.delete(input.id);
  */
 export async function requireApproval(

@@ -1,14 +1,18 @@
 /**
- * The examples of docs/plugins.md ("Your own OAuth provider", "Calling the API", the fake
- * upstream under "Testing"), as written there: `tsc` checks they compile.
+ * The examples of docs/plugins.md ("Your own OAuth provider", "Calling the API", "Approvals",
+ * "Links", the fake upstream and `asCaller` under "Testing"), as written there: `tsc` checks they
+ * compile.
  */
 import {
+  askForm,
   defineTool as defineAnyTool,
   defineAuthProviders,
   definePlugin,
   defineToolFor,
+  requireApproval,
+  ToolError,
 } from '@gateway/sdk';
-import { createTestContext, startFakeUpstream } from '@gateway/sdk/testing';
+import { createTestContext, runTool, startFakeUpstream } from '@gateway/sdk/testing';
 import { expect, it, onTestFinished } from 'vitest';
 import { z } from 'zod';
 
@@ -78,4 +82,72 @@ it('the declarative approval example of docs/plugins.md compiles', () => {
     handler: (_ctx, { id }) => ({ deleted: id }),
   });
   expect(deleteNote.approval?.({ id: '1' })).toBe('Delete note 1?');
+});
+
+it('the approval, link and runTool asCaller examples of docs/plugins.md compile', async () => {
+  const store = { create: (_userId: string, input: { title: string }) => ({ id: '1', ...input }) };
+  const orders = { isPaid: async (_id: string) => true };
+  const createNote = defineAnyTool({
+    path: 'notes.notes.create',
+    name: 'Create Note',
+    description: 'Creates a note.',
+    inputSchema: z.object({ title: z.string() }),
+    destructive: true,
+    // "Approvals": no toolPath.
+    async handler(ctx, input) {
+      await requireApproval(ctx, {
+        message: `Create the note "${input.title}"?`,
+        args: input,
+      });
+      return store.create(ctx.userId, input);
+    },
+  });
+  defineAnyTool({
+    path: 'shop.orders.pay',
+    name: 'Pay Order',
+    description: 'Pays an order.',
+    inputSchema: z.object({ id: z.string() }),
+    // "Links".
+    async handler(ctx, input) {
+      const answer = await ctx.elicit({
+        message: `Pay for order ${input.id}`,
+        type: 'url',
+        url: `https://pay.example.com/orders/${input.id}`,
+      });
+      if (!answer.approved) throw new ToolError('The order was not paid.');
+      return { paid: await orders.isPaid(input.id) };
+    },
+  });
+  // "Testing", with asCaller.
+  const seen = await runTool(createNote, { title: 'x' }, createTestContext({ approve: false }), {
+    asCaller: true,
+  });
+  expect(seen).toEqual({
+    content: [
+      { type: 'text', text: 'The user did not approve notes.notes.create; nothing was changed.' },
+    ],
+    isError: true,
+  });
+});
+
+it('the askForm example of docs/plugins.md compiles', () => {
+  const orders = { ship: async (_id: string, _speed: 'std' | 'exp', _gift: boolean) => {} };
+  defineAnyTool({
+    path: 'shop.orders.ship',
+    name: 'Ship Order',
+    description: 'Ships an order.',
+    inputSchema: z.object({ id: z.string() }),
+    async handler(ctx, input) {
+      const answer = await askForm(ctx, {
+        message: `How should order ${input.id} ship?`,
+        schema: z.object({
+          speed: z.enum(['std', 'exp']).default('std').describe('Standard takes 3-5 days'),
+          gift: z.boolean().default(false),
+        }),
+      });
+      if (!answer.approved) throw new ToolError('The order was not shipped.');
+      await orders.ship(input.id, answer.data.speed, answer.data.gift); // 'std' | 'exp', boolean
+      return { shipped: true };
+    },
+  });
 });

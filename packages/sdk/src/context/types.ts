@@ -55,10 +55,9 @@ export interface AuthFetchInit extends RequestInit {
  *
  * @example
  * // A yes-or-no approval.
- * await ctx.elicit({ toolPath: 'notes.notes.delete', message: 'Delete "Groceries"?', args: input });
+ * await ctx.elicit({ message: 'Delete "Groceries"?', args: input });
  * // A form with the fields spelled out.
  * const answer = await ctx.elicit({
- *   toolPath: 'shop.orders.create',
  *   message: 'How should the order ship?',
  *   type: 'form',
  *   fields: {
@@ -70,15 +69,17 @@ export interface AuthFetchInit extends RequestInit {
  * // A link to open in the browser, for what must not pass through the AI client (a payment, a
  * // third party's sign-in).
  * await ctx.elicit({
- *   toolPath: 'shop.orders.pay',
  *   message: 'Pay for order 1042',
  *   type: 'url',
  *   url: 'https://pay.example.com/orders/1042',
  * });
  */
 export interface ElicitRequest {
-  /** The tool requesting approval. */
-  toolPath: string;
+  /**
+   * Not needed: the gateway (and `runTool()`) know which tool asks, and fill it in. Accepted for
+   * plugins written before it was optional.
+   */
+  toolPath?: string;
   /** A human-readable description of what will happen. */
   message: string;
   /**

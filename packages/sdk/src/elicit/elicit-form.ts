@@ -9,7 +9,7 @@ import type { ElicitForm, FormField } from './form-field.js';
  * are left out.
  *
  * @example
- * elicitForm({ toolPath: 'x.y.z', message: 'Pick', type: 'form', args: { tier: ['free', 'pro'] } });
+ * elicitForm({ message: 'Pick', type: 'form', args: { tier: ['free', 'pro'] } });
  * // { fields: { tier: { type: 'string', title: 'tier', enum: ['free', 'pro'], default: 'free' } }, required: ['tier'] }
  */
 export function elicitForm(request: ElicitRequest): ElicitForm | undefined {

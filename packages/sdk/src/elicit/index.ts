@@ -1,3 +1,4 @@
+export { type AskFormRequest, type AskFormResult, askForm } from './ask-form.js';
 export { elicitForm } from './elicit-form.js';
 export type {
   BooleanField,

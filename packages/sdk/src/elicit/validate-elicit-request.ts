@@ -163,7 +163,7 @@ function fieldSchemaFor(field: unknown): z.ZodType | undefined {
 }
 
 const requestSchema = z.object({
-  toolPath: z.string().min(1),
+  toolPath: z.string().min(1).optional(),
   message: z.string(),
   args: z.record(z.string(), z.unknown()).optional(),
   type: z.enum(['approval', 'form', 'url']).optional(),

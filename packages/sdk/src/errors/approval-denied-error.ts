@@ -10,11 +10,12 @@ const marker = Symbol.for('gateway.error.ApprovalDeniedError');
  */
 export class ApprovalDeniedError extends GatewayError {
   readonly [marker] = true;
-  readonly toolPath: string;
+  /** The tool, when the request named it (the gateway names it in what the caller sees). */
+  readonly toolPath: string | undefined;
   readonly executionId: string;
 
-  constructor(toolPath: string, result: Pick<ElicitResult, 'executionId'>) {
-    super(`The user did not approve ${toolPath}; nothing was changed.`);
+  constructor(toolPath: string | undefined, result: Pick<ElicitResult, 'executionId'>) {
+    super(`The user did not approve ${toolPath ?? 'this call'}; nothing was changed.`);
     this.name = 'ApprovalDeniedError';
     this.toolPath = toolPath;
     this.executionId = result.executionId;

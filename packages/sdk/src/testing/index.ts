@@ -12,4 +12,9 @@ export {
   type Reply,
   startFakeUpstream,
 } from './fake-upstream.js';
-export { type RunToolOptions, type RunToolResult, runTool } from './run-tool.js';
+export {
+  type CallerResult,
+  type RunToolOptions,
+  type RunToolResult,
+  runTool,
+} from './run-tool.js';

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { requireApproval } from '../approval/require-approval.js';
+import { ApprovalDeniedError } from '../errors/approval-denied-error.js';
 import { AuthRequiredError } from '../errors/auth-required-error.js';
 import { ToolError } from '../errors/tool-error.js';
 import { UndeclaredProviderError } from '../errors/undeclared-provider-error.js';
@@ -302,5 +304,71 @@ describe('a sync handler', () => {
       },
     });
     await expect(runTool(throwing, { n: 1 })).rejects.toThrow(ToolError);
+  });
+});
+
+describe('runTool(..., { asCaller: true })', () => {
+  const remove = defineTool({
+    path: 'demo.notes.delete',
+    name: 'Delete Note',
+    description: 'Deletes a note.',
+    inputSchema: z.object({ id: z.string().min(1) }),
+    destructive: true,
+    async handler(ctx, { id }) {
+      // No toolPath: the gateway (and runTool) know which tool asks.
+      await requireApproval(ctx, { message: `Delete note ${id}?`, args: { id } });
+      if (id === 'crash') throw new Error('disk on fire at /var/secret');
+      return `deleted ${id}`;
+    },
+  });
+
+  it('resolves to the result an MCP caller gets: text, or structured for an object outputSchema', async () => {
+    expect(await runTool(remove, { id: 'n1' }, undefined, { asCaller: true })).toEqual({
+      content: [{ type: 'text', text: 'deleted n1' }],
+    });
+    const ctx = createTestContext({ tokens: { demo: 'abc' } });
+    expect(await runTool(greet, { name: 'Ada' }, ctx, { asCaller: true })).toEqual({
+      content: [{ type: 'text', text: '{"text":"hello Ada (3, test-execution)"}' }],
+      structuredContent: { text: 'hello Ada (3, test-execution)' },
+    });
+  });
+
+  it('turns each failure into the isError result the caller reads, never a throw', async () => {
+    const denied = createTestContext({ approve: false });
+    expect(await runTool(remove, { id: 'n1' }, denied, { asCaller: true })).toEqual({
+      content: [
+        { type: 'text', text: 'The user did not approve demo.notes.delete; nothing was changed.' },
+      ],
+      isError: true,
+    });
+    // The request was recorded with the tool's path, as the gateway fills it in.
+    expect(denied.elicitations).toEqual([
+      { toolPath: 'demo.notes.delete', message: 'Delete note n1?', args: { id: 'n1' } },
+    ]);
+    const invalid = await runTool(remove, { id: '' }, undefined, { asCaller: true });
+    expect(invalid.isError).toBe(true);
+    expect(invalid.content[0]?.text).toContain('Invalid input for demo.notes.delete');
+    const missing = await runTool(greet, { name: 'Ada' }, undefined, { asCaller: true });
+    expect(missing).toEqual({
+      content: [{ type: 'text', text: new AuthRequiredError('demo').message }],
+      isError: true,
+    });
+    // An unexpected error: what the caller reads says nothing of it, as at the gateway.
+    const crashed = await runTool(remove, { id: 'crash' }, undefined, { asCaller: true });
+    expect(crashed).toEqual({
+      content: [
+        {
+          type: 'text',
+          text: "demo.notes.delete failed unexpectedly. The details are in the gateway's log under execution id test-execution.",
+        },
+      ],
+      isError: true,
+    });
+  });
+
+  it('still throws without asCaller, naming the tool a denial was for', async () => {
+    const denial = runTool(remove, { id: 'n1' }, createTestContext({ approve: false }));
+    await expect(denial).rejects.toThrow(ApprovalDeniedError);
+    await expect(denial).rejects.toMatchObject({ toolPath: 'demo.notes.delete' });
   });
 });

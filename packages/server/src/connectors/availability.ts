@@ -36,6 +36,11 @@ export function connectorAvailability(options: {
   plugins: readonly Plugin[];
   /** The gateway's callback for upstream OAuth, which plugins' own OAuth providers use too. */
   callbackUrl?: string;
+  /**
+   * The plugins' own OAuth providers that have a client (settings or Admin → Providers); without
+   * it, the settings alone tell.
+   */
+  pluginOAuthConfigured?: ReadonlySet<string>;
   /** Upstream MCP sources with `auth: { kind: "oauth" }`, listed last as `mcp_oauth`. */
   upstreamOAuth?: readonly UpstreamOAuthConnector[];
 }): ConnectorAvailability[] {
@@ -55,12 +60,14 @@ export function connectorAvailability(options: {
     for (const provider of plugin.authProviders) {
       if (apiKeys.has(provider.id)) continue;
       if (provider.type === 'oauth2' && provider.oauth !== undefined) {
-        // A plugin's own OAuth provider: configured once the operator set its client.
+        // A plugin's own OAuth provider: configured once the operator gave it a client.
         apiKeys.set(provider.id, {
           id: provider.id,
           name: plugin.name,
           kind: 'plugin_oauth',
-          configured: oauthClient(options.env, provider.id) !== undefined,
+          configured:
+            options.pluginOAuthConfigured?.has(provider.id) ??
+            oauthClient(options.env, provider.id) !== undefined,
           ...(options.callbackUrl === undefined ? {} : { callbackUrl: options.callbackUrl }),
         });
         continue;

@@ -4,7 +4,7 @@ import type { AnyRoute } from '../http/route.js';
 import { defineRoute, noQuery } from '../http/route.js';
 import type { PluginCatalog } from '../registry/plugin-catalog.js';
 import type { UpstreamService } from '../upstream/upstream-service.js';
-import { UPSTREAM_CALLBACK_PATH } from '../upstream-oauth/index.js';
+import { UPSTREAM_CALLBACK_PATH, type UpstreamOAuthService } from '../upstream-oauth/index.js';
 import { connectorAvailability } from './availability.js';
 
 /** Answer of `GET /api/connectors/availability`. */
@@ -19,7 +19,7 @@ export const connectorAvailabilitySchema = z.object({
       }),
       configured: z.boolean().meta({
         description:
-          'OAuth: `<ID>_CLIENT_ID` and `<ID>_CLIENT_SECRET` are both set. API key: `<ID>_API_KEY` is set',
+          "OAuth: `<ID>_CLIENT_ID` and `<ID>_CLIENT_SECRET` are both set (a plugin's own provider: or an admin gave it a client in Admin → Providers). API key: `<ID>_API_KEY` is set",
       }),
       callbackUrl: z
         .string()
@@ -36,6 +36,7 @@ export type ConnectorsDeps = {
   baseUrl: string;
   plugins: PluginCatalog;
   upstreams: UpstreamService;
+  upstreamOAuth: Pick<UpstreamOAuthService, 'configuredPluginProviders'>;
 };
 
 /**
@@ -62,9 +63,11 @@ export function connectorRoutes(services: ConnectorsDeps): AnyRoute[] {
         },
         401: { description: 'No credentials' },
       },
-      handler(c) {
+      async handler(c) {
+        const pluginOAuthConfigured = await services.upstreamOAuth.configuredPluginProviders();
         return c.json({
           connectors: connectorAvailability({
+            pluginOAuthConfigured,
             env: services.env,
             authBaseUrl: services.authBaseUrl,
             plugins: services.plugins.plugins(),

@@ -30,15 +30,14 @@ for (const target of databaseTargets()) {
       onTestFinished(cleanup);
       // The three newest steps, as if the database predated them (kysely refuses a missing step
       // that sorts before one applied): when a step is added, this test moves to it.
-      const newest = ['015-endpoint-toolsets', '016-execution-indexes', '017-plugin-oauth'];
+      const newest = ['016-execution-indexes', '017-plugin-oauth', '018-provider-clients'];
       expect(Object.keys(migrations).sort().slice(-3)).toEqual(newest);
       const { schema } = database.db;
-      await schema.alterTable('mcp_endpoints').dropColumn('mode').execute();
-      await schema.alterTable('mcp_endpoints').dropColumn('tools').execute();
       await schema.dropIndex('executions_started_at_id_idx').execute();
       await schema.dropIndex('executions_activity_idx').execute();
       await schema.dropIndex('executions_endpoint_id_started_at_idx').execute();
       await schema.dropIndex('executions_tool_path_idx').execute();
+      await schema.dropTable('plugin_oauth_clients').execute();
       // 017 rebuilds two tables keeping their rows: a row it must carry over.
       await database.db
         .insertInto('upstream_oauth_flows')
@@ -62,9 +61,11 @@ for (const target of databaseTargets()) {
       const state = await readSchemaState(database);
       expect(newest.every((name) => state?.migrations.has(name))).toBe(true);
       const columns = (await database.db.introspection.getTables())
-        .find((table) => table.name === 'mcp_endpoints')
+        .find((table) => table.name === 'plugin_oauth_clients')
         ?.columns.map((column) => column.name);
-      expect(columns).toEqual(expect.arrayContaining(['kind', 'oauth_client_id', 'tools', 'mode']));
+      expect(columns).toEqual(
+        expect.arrayContaining(['provider_id', 'client_id', 'encrypted_client_secret']),
+      );
       const kept = await database.db
         .selectFrom('upstream_oauth_flows')
         .select('source_id')

@@ -255,6 +255,18 @@ export interface UpstreamOAuthClientsTable {
   created_at: string;
 }
 
+/** The client an admin gave a plugin's own OAuth provider (Admin → Providers, issue 34). */
+export interface PluginOAuthClientsTable {
+  /** The plugin's provider id (`<ID>_CLIENT_ID` in the environment wins over the row). */
+  provider_id: string;
+  client_id: string;
+  /** Encrypted like a connection's secret; never returned by any API or page. */
+  encrypted_client_secret: string;
+  /** The admin who set it. */
+  updated_by: string;
+  updated_at: string;
+}
+
 /** A connect to an upstream's authorization server in progress: single use, short-lived. */
 export interface UpstreamOAuthFlowsTable {
   /** SHA-256 (hex) of the `state` sent to the authorization server. */
@@ -402,6 +414,7 @@ export interface DatabaseSchema {
   upstream_oauth_clients: UpstreamOAuthClientsTable;
   upstream_oauth_flows: UpstreamOAuthFlowsTable;
   upstream_oauth_scopes: UpstreamOAuthScopesTable;
+  plugin_oauth_clients: PluginOAuthClientsTable;
   refresh_leases: RefreshLeasesTable;
   executions: ExecutionsTable;
   approvals: ApprovalsTable;

@@ -5,9 +5,12 @@
  * and runs; one that asks for approval waits for one; one without a credential fails for lack of
  * it.
  */
+
+import { definePlugin, defineTool } from '@gateway/sdk';
 import { ProtocolError } from '@modelcontextprotocol/client';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { connectV1, startMcpGateway } from '#test/mcp/mcp-test-kit.js';
 import { forecastPlugin, notesPlugin } from '#test/registry/test-plugins.js';
 import { createEndpoint } from '../mcp-endpoints/index.js';
@@ -133,6 +136,46 @@ describe('explain equals a real call', () => {
     expect(visibleSeen).toBeGreaterThan(10);
     expect(askedSeen).toBeGreaterThan(0);
     expect(missingCredentialSeen).toBeGreaterThan(0);
+  });
+});
+
+describe('explain of a plugin tool declaring approval', () => {
+  it('says the gateway asks, and the call waits for the approval', async () => {
+    const memo = definePlugin({
+      id: 'memo',
+      name: 'Memo',
+      description: 'Memos.',
+      tools: [
+        defineTool({
+          path: 'memo.memos.delete',
+          name: 'Delete Memo',
+          description: 'Deletes a memo.',
+          inputSchema: z.object({ id: z.string() }),
+          destructive: true,
+          approval: ({ id }) => `Delete memo ${id}?`,
+          handler: () => ({ ok: true }),
+        }),
+      ],
+    });
+    const gw = await startMcpGateway({
+      plugins: [memo],
+      env: { GATEWAY_APPROVAL_TIMEOUT_SECONDS: '0.3' },
+    });
+    const admin = await gw.user({ admin: true });
+    const response = await gw.gateway.request(
+      'GET',
+      `/api/explain?${new URLSearchParams({ userId: admin.id, tool: 'memo.memos.delete' })}`,
+      { as: admin },
+    );
+    const explained = (await response.json()) as Explanation;
+    expect(explained.approval).toEqual({
+      asks: 'yes',
+      why: expect.stringContaining('declares approval'),
+    });
+    const { client } = await connectV1(gw.url, admin.mcpToken);
+    const result = await client.callTool({ name: 'memo.memos.delete', arguments: { id: 'm1' } });
+    expect(result.isError).toBe(true);
+    expect(JSON.stringify(result.content)).toMatch(/approv/i);
   });
 });
 

@@ -4,6 +4,7 @@ import { endpointScopeOf, findUserEndpoint } from '../mcp-endpoints/index.js';
 import type { MountedTool } from '../registry/index.js';
 import { serviceAccountRole } from '../service-accounts/index.js';
 import type { GatewayServices } from '../services.js';
+import { PluginTool } from '../tool-sources/index.js';
 import { serviceAccountCredential, userCredential } from './credential.js';
 import { firstMatch } from './match.js';
 import type { Explanation } from './schemas.js';
@@ -22,6 +23,12 @@ export type ExplainSubject =
 function approvalOf(services: ExplainServices, tool: MountedTool): Explanation['approval'] {
   const status = tool.source.kind === 'mcp' ? services.upstreams.status(tool.sourceId) : undefined;
   if (status === undefined) {
+    if (tool.source instanceof PluginTool && tool.source.tool.approval !== undefined) {
+      return {
+        asks: 'yes',
+        why: 'The plugin tool declares approval: the gateway asks before every call, with the message the tool builds from its input',
+      };
+    }
     return {
       asks: 'tool',
       why: tool.destructive

@@ -86,7 +86,7 @@ export const explanationSchema = z.object({
     .object({
       asks: z.enum(['yes', 'no', 'tool']).meta({
         description:
-          '`yes`: the gateway asks before every call; `no`: it does not; `tool`: a plugin tool, whose handler decides (`requireApproval`)',
+          '`yes`: the gateway asks before every call (a plugin tool declaring `approval:` too); `no`: it does not; `tool`: a plugin tool, whose handler decides (`requireApproval`)',
       }),
       why: z.string(),
     })

@@ -202,7 +202,12 @@ function failed(
     const message =
       record.elicitor?.lastAnswer?.reason === 'approve_unticked'
         ? untickedMessage(tool.path)
-        : redaction.message(error.message);
+        : // A request without toolPath: the gateway names the tool itself.
+          redaction.message(
+            error.toolPath === undefined
+              ? new ApprovalDeniedError(tool.path, error).message
+              : error.message,
+          );
     return record.finish('denied', errorResult(message), message);
   }
   if (ToolError.isInstance(error)) {

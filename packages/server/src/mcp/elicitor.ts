@@ -104,7 +104,9 @@ export class Elicitor {
       const link = { message: request.message, url: request.url, elicitationId: randomUUID() };
       return this.#result(await this.#ask(urlQuestion(link), shownArgs));
     }
-    return this.#result(await this.#ask(toQuestion(request, shownArgs), shownArgs));
+    // The gateway names the tool that asks: a request's own toolPath is not needed, nor shown.
+    const asking = { ...request, toolPath: this.#options.toolPath };
+    return this.#result(await this.#ask(toQuestion(asking, shownArgs), shownArgs));
   };
 
   /** A 2025 session client that declared links (see `SourceCall.takesLinks`). */

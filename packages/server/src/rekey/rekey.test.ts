@@ -7,6 +7,7 @@ import { symmetricDecrypt, symmetricEncrypt } from 'better-auth/crypto';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { databaseTargets, type OpenedTestDatabase } from '#test/db/test-database.js';
 import { secretVersion } from '../auth/index.js';
+import { ProviderClientStore } from '../provider-clients/store.js';
 import { createSecretBox, maskSecret } from '../secrets/index.js';
 import { rekey } from './rekey.js';
 
@@ -146,7 +147,43 @@ for (const target of databaseTargets()) {
         connections: { rewritten: 0, current: 3, unreadable: 0 },
         'team connections': { rewritten: 0, current: 2, unreadable: 0 },
         'oauth tokens': { rewritten: 0, current: 0, unreadable: 0 },
+        'provider clients': { rewritten: 0, current: 0, unreadable: 0 },
       });
+    });
+
+    it('rewrites the client secrets admins gave plugin OAuth providers, names unreadable ones', async () => {
+      const opened = await open();
+      await new ProviderClientStore(opened.database.db, createSecretBox(OLD)).set(
+        'notion',
+        { clientId: 'notion-client', clientSecret: 'notion-client-secret-1' },
+        'admin',
+      );
+      await new ProviderClientStore(opened.database.db, createSecretBox(NEW)).set(
+        'linearish',
+        { clientId: 'l-client', clientSecret: 'linear-client-secret-2' },
+        'admin',
+      );
+      await new ProviderClientStore(opened.database.db, createSecretBox(STRANGER)).set(
+        'lost',
+        { clientId: 'lost-client', clientSecret: 'lost-client-secret-3' },
+        'admin',
+      );
+
+      const report = await rekey(options(opened));
+
+      expect(report.counts['provider clients']).toEqual({
+        rewritten: 1,
+        current: 1,
+        unreadable: 1,
+      });
+      expect(report.unreadable).toEqual([{ table: 'provider clients', id: 'lost' }]);
+      const underNew = new ProviderClientStore(opened.database.db, createSecretBox(NEW));
+      expect(await underNew.client('notion')).toEqual({
+        clientId: 'notion-client',
+        clientSecret: 'notion-client-secret-1',
+      });
+      const again = await rekey(options(opened));
+      expect(again.counts['provider clients']).toEqual({ rewritten: 0, current: 2, unreadable: 1 });
     });
 
     it('rewrites OAuth tokens readable with a previous secret, leaves plaintext ones, names unreadable ones', async () => {

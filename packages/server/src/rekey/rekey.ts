@@ -1,4 +1,5 @@
 import type { GatewayDatabase } from '../db/index.js';
+import { ProviderClientStore } from '../provider-clients/store.js';
 import type { AuthSecrets, SecretBox } from '../secrets/index.js';
 import { createOAuthTokenBox } from './oauth-tokens.js';
 
@@ -13,7 +14,12 @@ export interface RekeyCounts {
 }
 
 /** The kinds of stored secret rekey rewrites, as its report names them, in report order. */
-export const REKEY_TABLES = ['connections', 'team connections', 'oauth tokens'] as const;
+export const REKEY_TABLES = [
+  'connections',
+  'team connections',
+  'oauth tokens',
+  'provider clients',
+] as const;
 
 /** One of {@link REKEY_TABLES}. */
 export type RekeyTable = (typeof REKEY_TABLES)[number];
@@ -49,7 +55,8 @@ const OAUTH_COLUMNS = ['accessToken', 'refreshToken', 'idToken'] as const;
 
 /**
  * Rewrites every stored secret readable only with a previous auth secret under the current one:
- * connection and team connection secrets, and the OAuth tokens better-auth keeps in `account`.
+ * connection and team connection secrets, the OAuth tokens better-auth keeps in `account`, and
+ * the client secrets admins gave plugins' OAuth providers (Admin → Providers).
  * Rows go in batches by id, one transaction each, and each write applies only if the row still
  * holds what was read, so a concurrent change by a running gateway (which encrypts under the
  * current secret anyway) wins. A row already under the current secret is left alone, so a run
@@ -65,7 +72,12 @@ export async function rekey(options: RekeyOptions): Promise<RekeyReport> {
   const { db } = options.database;
   const zero = (): RekeyCounts => ({ rewritten: 0, current: 0, unreadable: 0 });
   const report: RekeyReport = {
-    counts: { connections: zero(), 'team connections': zero(), 'oauth tokens': zero() },
+    counts: {
+      connections: zero(),
+      'team connections': zero(),
+      'oauth tokens': zero(),
+      'provider clients': zero(),
+    },
     unreadable: [],
   };
 
@@ -154,5 +166,14 @@ export async function rekey(options: RekeyOptions): Promise<RekeyReport> {
     after = rows[rows.length - 1]?.id ?? after;
     await options.afterBatch?.('account', rows.length);
   }
+
+  // Few rows (one per provider): one pass by their owner.
+  const clients = await new ProviderClientStore(db, options.secrets).rekey();
+  report.counts['provider clients'] = {
+    rewritten: clients.rewritten,
+    current: clients.current,
+    unreadable: clients.unreadable.length,
+  };
+  for (const id of clients.unreadable) report.unreadable.push({ table: 'provider clients', id });
   return report;
 }

@@ -44,15 +44,17 @@ type StatusServices = {
  */
 export async function toolStatus(services: StatusServices, userId: string): Promise<ToolStatus> {
   const { db } = services.database;
-  const [resolution, own, team, accounts, stale, upstreamStale, moreScope] = await Promise.all([
-    services.policy.resolveForUser(userId),
-    listUserConnections(db, userId),
-    listTeamConnections(db),
-    db.selectFrom('account').select('providerId').where('userId', '=', userId).execute(),
-    providersNeedingReconnect(db, userId),
-    services.upstreamOAuth.tokens.needingReconnect(userId),
-    services.upstreamOAuth.moreScopeWanted(userId),
-  ]);
+  const [resolution, own, team, accounts, stale, upstreamStale, moreScope, ownConfigured] =
+    await Promise.all([
+      services.policy.resolveForUser(userId),
+      listUserConnections(db, userId),
+      listTeamConnections(db),
+      db.selectFrom('account').select('providerId').where('userId', '=', userId).execute(),
+      providersNeedingReconnect(db, userId),
+      services.upstreamOAuth.tokens.needingReconnect(userId),
+      services.upstreamOAuth.moreScopeWanted(userId),
+      services.upstreamOAuth.configuredPluginProviders(),
+    ]);
   const linked = new Set(accounts.map((account) => account.providerId));
   const configured = new Set(services.auth.providers.map((provider) => provider.id));
   const teamTools = new Set(team.map((row) => row.tool_id));
@@ -92,9 +94,7 @@ export async function toolStatus(services: StatusServices, userId: string): Prom
         ? null
         : upstreamOAuth || ownOAuth
           ? {
-              configured: ownOAuth
-                ? services.upstreamOAuth.isOAuthSource(pluginOAuthKey(entry.id))
-                : true,
+              configured: ownOAuth ? ownConfigured.has(entry.id) : true,
               linked: connections.some((row) => row.parentId === null),
               needsReconnect: refused,
               ...withMoreScope(moreScope.get(entry.id)),

@@ -14,6 +14,7 @@ export {
 } from './plugin-providers.js';
 export {
   type OAuthSources,
+  type ProviderClients,
   UPSTREAM_CALLBACK_PATH,
   UpstreamOAuthService,
   type UpstreamOAuthServiceOptions,

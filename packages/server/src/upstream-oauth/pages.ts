@@ -95,7 +95,7 @@ export function mountUpstreamOAuthPages(pages: CliPages, oauth: UpstreamOAuthSer
 
   app.get(CLI_PAGE, async (c) => {
     const sourceId = c.req.param('source') ?? '';
-    if (!oauth.isOAuthSource(sourceId)) return notAnOAuthSource(c, sourceId);
+    if (!(await oauth.isOAuthSource(sourceId))) return notAnOAuthSource(c, sourceId);
     const parsed = loopbackRequest.safeParse(c.req.query());
     if (!parsed.success || loopbackRedirect(parsed.data.redirect_uri) === undefined) {
       return errorPage(
@@ -120,7 +120,7 @@ ${hiddenFields({ ...parsed.data, csrf: csrfToken(c, services) })}
 
   app.post(CLI_PAGE, async (c) => {
     const sourceId = c.req.param('source') ?? '';
-    if (!oauth.isOAuthSource(sourceId)) return notAnOAuthSource(c, sourceId);
+    if (!(await oauth.isOAuthSource(sourceId))) return notAnOAuthSource(c, sourceId);
     const form = await readForm(c);
     const parsed = loopbackRequest.safeParse(form);
     const redirect = parsed.success ? loopbackRedirect(parsed.data.redirect_uri) : undefined;

@@ -12,15 +12,17 @@ import { loginAtProvider, startOidcProvider } from '#test/auth/oidc-provider-ser
 import { connectV1 } from '#test/mcp/mcp-test-kit.js';
 import {
   connectAtOidc,
+  connection,
+  expire,
   freePort,
   greedyPlugin,
   notesPlugin,
+  revoke,
   startConnect,
   startFakeApi,
   startPluginGateway,
 } from '#test/plugin-oauth/plugin-oauth-world.js';
 import { rememberSecret } from '#test/support/known-secrets.js';
-import type { TestGateway } from '#test/support/test-gateway.js';
 
 const text = (result: unknown) =>
   ((result as { content: { type: string; text: string }[] }).content[0]?.text ?? '') as string;
@@ -49,46 +51,6 @@ async function oidcWorld(options: { accessTokenTtl?: number } = {}) {
     env: { NOTION_CLIENT_ID: idp.clientId, NOTION_CLIENT_SECRET: idp.clientSecret },
   });
   return { idp, api, ...world };
-}
-
-async function connection(gw: TestGateway, userId: string) {
-  return gw.services.database.db
-    .selectFrom('connections')
-    .selectAll()
-    .where('user_id', '=', userId)
-    .where('tool_id', '=', 'notion')
-    .executeTakeFirstOrThrow();
-}
-
-/** Makes the stored access token due, so the next use refreshes it. */
-async function expire(gw: TestGateway, userId: string) {
-  const row = await connection(gw, userId);
-  const envelope = JSON.parse(gw.services.secrets.decrypt(row.encrypted_secret)) as Record<
-    string,
-    unknown
-  >;
-  envelope.expiresAt = Date.now() - 1000;
-  await gw.services.database.db
-    .updateTable('connections')
-    .set({ encrypted_secret: gw.services.secrets.encrypt(JSON.stringify(envelope)) })
-    .where('id', '=', row.id)
-    .execute();
-  return envelope as { accessToken: string; refreshToken: string };
-}
-
-async function revoke(
-  idp: { issuer: string; clientId: string; clientSecret: string },
-  token: string,
-) {
-  const answer = await fetch(`${idp.issuer}/token/revocation`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/x-www-form-urlencoded',
-      authorization: `Basic ${Buffer.from(`${idp.clientId}:${idp.clientSecret}`).toString('base64')}`,
-    },
-    body: new URLSearchParams({ token }),
-  });
-  expect(answer.status).toBe(200);
 }
 
 describe('a plugin-defined OAuth provider against oidc-provider', () => {

@@ -10,6 +10,7 @@ import type { SecretBox } from '../secrets/index.js';
 import {
   type OAuthUpstreamAuth,
   oauthToolId,
+  PLUGIN_OAUTH_PREFIX,
   type UpstreamOAuthHooks,
   type UpstreamTokenLookup,
 } from '../upstream/oauth-hooks.js';
@@ -65,8 +66,16 @@ export interface UpstreamOAuthServiceOptions {
   sources: () => OAuthSources;
   /** The plugins' own OAuth providers, by id (read at use time: `gateway dev` reloads plugins). */
   pluginProviders?: () => ReadonlyMap<string, PluginOAuthProvider>;
-  /** The settings the operator's clients of plugin providers are read from. */
+  /** The settings the operator's clients of plugin providers are read from first. */
   env?: Env;
+  /** The clients admins gave plugin providers (Admin → Providers), where the settings have none. */
+  providerClients?: ProviderClients;
+}
+
+/** The clients admins gave plugins' own OAuth providers (the provider-clients store). */
+export interface ProviderClients {
+  client(providerId: string): Promise<{ clientId: string; clientSecret: string } | undefined>;
+  list(): Promise<readonly { providerId: string }[]>;
 }
 
 /**
@@ -188,21 +197,62 @@ export class UpstreamOAuthService implements UpstreamOAuthHooks {
    * Whether `id` is a source whose users connect with OAuth: an upstream MCP source, or a
    * plugin's own OAuth provider (`@<provider id>`) whose client the operator configured.
    */
-  isOAuthSource(id: string): boolean {
+  async isOAuthSource(id: string): Promise<boolean> {
     const providerId = pluginProviderIdOf(id);
-    if (providerId !== undefined) return this.#pluginProvider(providerId) !== undefined;
+    if (providerId !== undefined) return (await this.#pluginProvider(providerId)) !== undefined;
     return this.#options.sources().oauthSource(id) !== undefined;
   }
 
-  /** The plugin provider `providerId` and its operator's client, when both exist. */
-  #pluginProvider(
+  /**
+   * The ids of the plugins' own OAuth providers that have a client: in the settings
+   * (`<ID>_CLIENT_ID` and `_CLIENT_SECRET`) or given by an admin (Admin → Providers).
+   */
+  async configuredPluginProviders(): Promise<Set<string>> {
+    const providers = this.#options.pluginProviders?.() ?? new Map();
+    const stored = new Set(
+      (await this.#options.providerClients?.list())?.map((row) => row.providerId) ?? [],
+    );
+    return new Set(
+      [...providers.keys()].filter(
+        (id) => stored.has(id) || pluginOAuthClient(this.#options.env ?? {}, id) !== undefined,
+      ),
+    );
+  }
+
+  /**
+   * After an admin changed provider `providerId`'s client: the copy the connect flow keeps for
+   * refreshes (under `@<id>`) takes the client now in force, so users' tokens refresh with it
+   * without connecting again.
+   */
+  async pluginClientChanged(providerId: string): Promise<void> {
+    const found = await this.#pluginProvider(providerId);
+    if (found === undefined) return;
+    await this.#options.db
+      .updateTable('upstream_oauth_clients')
+      .set({
+        client_id: found.client.clientId,
+        encrypted_client_secret: this.#options.secrets.encrypt(found.client.clientSecret),
+      })
+      .where('source_id', '=', `${PLUGIN_OAUTH_PREFIX}${providerId}`)
+      .execute();
+  }
+
+  /**
+   * The plugin provider `providerId` and its client, when both exist: the settings' client
+   * (`<ID>_CLIENT_ID` and `_CLIENT_SECRET`) wins over the one an admin stored.
+   */
+  async #pluginProvider(
     providerId: string,
-  ):
+  ): Promise<
     | { provider: PluginOAuthProvider; client: { clientId: string; clientSecret: string } }
-    | undefined {
+    | undefined
+  > {
     const provider = this.#options.pluginProviders?.().get(providerId);
-    const client = pluginOAuthClient(this.#options.env ?? {}, providerId);
-    return provider === undefined || client === undefined ? undefined : { provider, client };
+    if (provider === undefined) return undefined;
+    const client =
+      pluginOAuthClient(this.#options.env ?? {}, providerId) ??
+      (await this.#options.providerClients?.client(providerId));
+    return client === undefined ? undefined : { provider, client };
   }
 
   /**
@@ -220,13 +270,13 @@ export class UpstreamOAuthService implements UpstreamOAuthHooks {
     config: OAuthProviderConfig;
   }> {
     const { db, secrets, policy } = this.#options;
-    const found = this.#pluginProvider(providerId);
+    const found = await this.#pluginProvider(providerId);
     if (found === undefined) {
       const known = this.#options.pluginProviders?.().has(providerId) === true;
       throw new Refusal(
         'not_found',
         known
-          ? `"${providerId}" is not set up on this gateway: its admin sets ${envPrefix(providerId)}_CLIENT_ID and ${envPrefix(providerId)}_CLIENT_SECRET`
+          ? `"${providerId}" is not set up on this gateway: its admin gives it a client in Admin → Providers, or sets ${envPrefix(providerId)}_CLIENT_ID and ${envPrefix(providerId)}_CLIENT_SECRET`
           : `No OAuth provider "${providerId}" is declared by a loaded plugin`,
       );
     }

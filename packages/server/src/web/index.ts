@@ -6,6 +6,7 @@ import type { WebDeps, WebKit } from './kit.js';
 import { mountExecutionsPage } from './pages/admin/executions.js';
 import { mountInvitesPage } from './pages/admin/invites.js';
 import { mountOverviewPage } from './pages/admin/overview.js';
+import { mountProvidersPage } from './pages/admin/providers.js';
 import { mountRolesPage } from './pages/admin/roles.js';
 import { mountServiceAccountsPage } from './pages/admin/service-accounts.js';
 import { mountSourcesPage } from './pages/admin/sources.js';
@@ -46,6 +47,7 @@ export function mountWebApp(
   mountServiceAccountsPage(kit);
   mountInvitesPage(kit);
   mountSourcesPage(kit);
+  mountProvidersPage(kit);
   mountExecutionsPage(kit);
 }
 

@@ -56,6 +56,9 @@ export const expectedAccess: Readonly<Record<string, Access>> = {
   'POST /api/service-accounts': 'admin',
   'GET /api/service-accounts': 'service-or-admin',
   'DELETE /api/service-accounts/:id': 'service-or-admin',
+  'GET /api/providers': 'admin',
+  'PUT /api/providers/:id': 'admin',
+  'DELETE /api/providers/:id': 'admin',
 
   // Invites record the admin who let someone in; the service secret manages none.
   'POST /api/invites': 'admin',

@@ -226,6 +226,49 @@ export const adminFixtures: Record<string, Fixture> = {
       };
     },
   },
+  'GET /api/providers': {
+    scope: 'global',
+    success: 200,
+    async prepare() {
+      return {
+        path: '/api/providers',
+        check: (body) =>
+          expect(body).toMatchObject({ providers: [{ id: 'wiki', pluginId: 'wiki' }] }),
+      };
+    },
+  },
+  'PUT /api/providers/:id': {
+    scope: 'global',
+    success: 200,
+    async prepare(world) {
+      const secret = world.secret();
+      return {
+        path: '/api/providers/wiki',
+        body: { clientId: world.unique('wiki-client'), clientSecret: secret },
+        check: (body) => {
+          expect(body).toMatchObject({ id: 'wiki', client: 'admin', secretSet: true });
+          expect(JSON.stringify(body)).not.toContain(secret);
+        },
+      };
+    },
+  },
+  'DELETE /api/providers/:id': {
+    scope: 'global',
+    success: 200,
+    async prepare(world) {
+      const clientId = world.unique('wiki-client');
+      const given = { clientId, clientSecret: world.secret() };
+      await world.call('PUT', '/api/providers/wiki', given, world.admin);
+      return {
+        path: '/api/providers/wiki',
+        intact: async () =>
+          text(await world.call('GET', '/api/providers', undefined, world.admin)).includes(
+            clientId,
+          ),
+        check: (body) => expect(body).toMatchObject({ id: 'wiki', client: 'none', stored: null }),
+      };
+    },
+  },
   'POST /api/invites': {
     scope: 'global',
     success: 201,

@@ -2,7 +2,7 @@ import { onTestFinished } from 'vitest';
 import type { GatewayOptions } from '../../src/gateway-settings.js';
 import type { AnyRoute } from '../../src/http/route.js';
 import { createPostgresTestDatabase } from '../db/test-database.js';
-import { forecastPlugin, notesPlugin } from '../registry/test-plugins.js';
+import { forecastPlugin, notesPlugin, wikiPlugin } from '../registry/test-plugins.js';
 import { createLeakCheckedGateway } from '../support/leak-checked-gateway.js';
 import {
   createTestGateway,
@@ -42,7 +42,7 @@ export interface SuiteDatabase {
   open: ((options?: GatewayOptions) => Promise<TestGateway>) | undefined;
 }
 
-const plugins = () => [notesPlugin(), forecastPlugin()];
+const plugins = () => [notesPlugin(), forecastPlugin(), wikiPlugin()];
 
 /**
  * The databases to run `suite` on, each making a test gateway with the test plugins loaded.

@@ -47,8 +47,8 @@ export function createFixturePlugin(state: FixtureState): Plugin {
         destructive: true,
         async handler(ctx, { name }, call) {
           state.deleteRuns += 1;
+          // No toolPath: the gateway knows which tool asks, and names it in a denial.
           await requireApproval(ctx, {
-            toolPath: 'demo.files.delete',
             message: `Delete ${name}?`,
             args: { name },
           });

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { definePlugin, defineToolFor, type OAuthProviderConfig, type Plugin } from '@gateway/sdk';
-import { onTestFinished } from 'vitest';
+import { expect, onTestFinished } from 'vitest';
 import { z } from 'zod';
 import { createEndpoint } from '../../src/mcp-endpoints/index.js';
 import { browser } from '../auth/oauth-test-kit.js';
@@ -210,4 +210,46 @@ export async function connectAtOidc(
   const callback = await loginAtProvider(authorize.toString(), login);
   const answer = await user.session.browse(callback.toString());
   return { callback, answer };
+}
+
+/** `userId`'s connection to the `notion` provider, as stored. */
+export async function connection(gw: TestGateway, userId: string) {
+  return gw.services.database.db
+    .selectFrom('connections')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .where('tool_id', '=', 'notion')
+    .executeTakeFirstOrThrow();
+}
+
+/** Makes the stored access token due, so the next use refreshes it; the envelope it held. */
+export async function expire(gw: TestGateway, userId: string) {
+  const row = await connection(gw, userId);
+  const envelope = JSON.parse(gw.services.secrets.decrypt(row.encrypted_secret)) as Record<
+    string,
+    unknown
+  >;
+  envelope.expiresAt = Date.now() - 1000;
+  await gw.services.database.db
+    .updateTable('connections')
+    .set({ encrypted_secret: gw.services.secrets.encrypt(JSON.stringify(envelope)) })
+    .where('id', '=', row.id)
+    .execute();
+  return envelope as { accessToken: string; refreshToken: string };
+}
+
+/** Revokes `token` at `oidc-provider` (RFC 7009), as the user or their admin would there. */
+export async function revoke(
+  idp: { issuer: string; clientId: string; clientSecret: string },
+  token: string,
+) {
+  const answer = await fetch(`${idp.issuer}/token/revocation`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: `Basic ${Buffer.from(`${idp.clientId}:${idp.clientSecret}`).toString('base64')}`,
+    },
+    body: new URLSearchParams({ token }),
+  });
+  expect(answer.status).toBe(200);
 }

@@ -4,7 +4,7 @@ import { z } from 'zod';
 /**
  * Small plugins for the registry, policy and connector tests: a notes plugin (read and
  * destructive tools, one with an output schema), an API-key forecast plugin (one tool open to
- * service accounts) and an OAuth plugin.
+ * service accounts), an OAuth plugin and one with its own OAuth provider.
  */
 export function notesPlugin(): Plugin {
   return definePlugin({
@@ -77,6 +77,36 @@ export function repoPlugin(): Plugin {
         inputSchema: z.object({ owner: z.string() }),
         authProvider: 'github',
         handler: async () => [],
+      }),
+    ],
+  });
+}
+
+/** A plugin with its own OAuth provider `wiki` (never connected: Admin → Providers gives it a client). */
+export function wikiPlugin(): Plugin {
+  return definePlugin({
+    id: 'wiki',
+    name: 'Wiki',
+    description: 'Reads wiki pages.',
+    authProviders: [
+      {
+        id: 'wiki',
+        type: 'oauth2',
+        oauth: {
+          authorizationUrl: 'https://wiki.example/oauth/authorize',
+          tokenUrl: 'https://wiki.example/oauth/token',
+          scopes: ['read'],
+        },
+      },
+    ],
+    tools: [
+      defineTool({
+        path: 'wiki.pages.get',
+        name: 'Get Page',
+        description: 'Gets a wiki page.',
+        inputSchema: z.object({ title: z.string() }),
+        authProvider: 'wiki',
+        handler: async () => ({ text: '' }),
       }),
     ],
   });

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { type Browser, chromium } from 'playwright-core';
+import { type Browser, chromium, type Page } from 'playwright-core';
 
 /** Debian's chromium, which CI installs (`apt-get install -y chromium`). */
 export const CHROMIUM_PATH = '/usr/bin/chromium';
@@ -27,4 +27,25 @@ export async function launchChromium(): Promise<Browser> {
       '--no-first-run',
     ],
   });
+}
+
+/**
+ * Walks an `oidc-provider`'s development login and consent pages as `login` until the browser
+ * is back at `gateway`.
+ */
+export async function throughAuthorizationServer(page: Page, gateway: string, login: string) {
+  for (let step = 0; step < 6; step += 1) {
+    await page.waitForLoadState();
+    if (page.url().startsWith(gateway)) return;
+    const field = page.locator('input[name="login"]');
+    if ((await field.count()) > 0) {
+      await field.fill(login);
+      await page.locator('input[name="password"]').fill('any');
+    }
+    await Promise.all([
+      page.waitForNavigation({ waitUntil: 'load' }),
+      page.locator('button[type="submit"]').first().click(),
+    ]);
+  }
+  throw new Error(`the authorization server did not send the browser back: ${page.url()}`);
 }

@@ -14,6 +14,7 @@ import { mcpOAuth } from './014-mcp-oauth.js';
 import { endpointToolsets } from './015-endpoint-toolsets.js';
 import { executionIndexes } from './016-execution-indexes.js';
 import { pluginOAuth } from './017-plugin-oauth.js';
+import { providerClients } from './018-provider-clients.js';
 import type { GatewayMigration } from './migration.js';
 
 /**
@@ -38,6 +39,7 @@ export const migrations: Readonly<Record<string, GatewayMigration>> = {
   '015-endpoint-toolsets': endpointToolsets,
   '016-execution-indexes': executionIndexes,
   '017-plugin-oauth': pluginOAuth,
+  '018-provider-clients': providerClients,
 };
 
 export type { GatewayMigration } from './migration.js';

@@ -37,6 +37,7 @@ const ADMIN_PAGES = [
   '/admin/invites',
   '/admin/service-accounts',
   '/admin/sources',
+  '/admin/providers',
   '/admin/executions',
   '/admin/executions?outcome=ok&source=maps',
   '/admin/explain?tool=maps.routes.get',

@@ -4,31 +4,12 @@
  * the Tools tab's Connect button, through the authorization server's own login and consent
  * pages, and back; then the upstream tool runs through /mcp with their own token.
  */
-import type { Page } from 'playwright-core';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { connectV1 } from '#test/mcp/mcp-test-kit.js';
 import { rememberSecret } from '#test/support/known-secrets.js';
 import { startOAuthUpstreamWorld } from '#test/upstream-oauth/oauth-world.js';
-import { launchChromium } from '#test/web/browser.js';
+import { launchChromium, throughAuthorizationServer } from '#test/web/browser.js';
 import { createEndpoint } from '../../mcp-endpoints/index.js';
-
-/** Walks the authorization server's login and consent pages until the browser is back. */
-async function throughAuthorizationServer(page: Page, gateway: string, login: string) {
-  for (let step = 0; step < 6; step += 1) {
-    await page.waitForLoadState();
-    if (page.url().startsWith(gateway)) return;
-    const field = page.locator('input[name="login"]');
-    if ((await field.count()) > 0) {
-      await field.fill(login);
-      await page.locator('input[name="password"]').fill('any');
-    }
-    await Promise.all([
-      page.waitForNavigation({ waitUntil: 'load' }),
-      page.locator('button[type="submit"]').first().click(),
-    ]);
-  }
-  throw new Error(`the authorization server did not send the browser back: ${page.url()}`);
-}
 
 describe('connecting an OAuth upstream from the Tools tab in chromium', () => {
   it('connects through the authorization server, then the tool runs as the person', async () => {

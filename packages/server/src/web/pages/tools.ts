@@ -213,10 +213,10 @@ export function mountToolsPage(kit: WebKit): void {
       const connectedName =
         services.auth.providers.find((p) => p.id === connected)?.name ??
         (connected?.startsWith(UPSTREAM_PREFIX) &&
-        services.upstreamOAuth.isOAuthSource(connected.slice(UPSTREAM_PREFIX.length))
+        (await services.upstreamOAuth.isOAuthSource(connected.slice(UPSTREAM_PREFIX.length)))
           ? `The upstream MCP server ${connected.slice(UPSTREAM_PREFIX.length)}`
           : connected !== undefined &&
-              services.upstreamOAuth.isOAuthSource(pluginOAuthKey(connected))
+              (await services.upstreamOAuth.isOAuthSource(pluginOAuthKey(connected)))
             ? connected
             : undefined);
       const error = ctx.c.req.query('error');

@@ -8,6 +8,7 @@ export type AdminSection =
   | 'invites'
   | 'service-accounts'
   | 'sources'
+  | 'providers'
   | 'executions'
   | 'explain';
 
@@ -18,6 +19,7 @@ const SECTIONS: readonly { key: AdminSection; href: string; label: string }[] = 
   { key: 'invites', href: '/admin/invites', label: 'Invites' },
   { key: 'service-accounts', href: '/admin/service-accounts', label: 'Service accounts' },
   { key: 'sources', href: '/admin/sources', label: 'Sources' },
+  { key: 'providers', href: '/admin/providers', label: 'Providers' },
   { key: 'executions', href: '/admin/executions', label: 'Execution log' },
   { key: 'explain', href: '/admin/explain', label: 'Explain' },
 ];
