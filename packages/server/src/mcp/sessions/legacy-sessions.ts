@@ -22,6 +22,11 @@ import { type ServedChanged, tellToolsChanged } from './tools-change.js';
 export interface LegacySessionsOptions {
   /** A fresh server for a session of `principal`, reading its log level from `level`. */
   createServer: (principal: McpPrincipal, level: SessionLogLevel) => Promise<Server>;
+  /**
+   * Where the principal authenticated for each request a session serves is noted, by the request
+   * its transport is given, for the session's handlers (see `McpRuntime.requestPrincipals`).
+   */
+  requestPrincipals?: WeakMap<Request, McpPrincipal>;
   /** How long a session may go unused before it is closed. */
   idleMs: number;
   /** The most sessions kept at once, a memory guard; at it, the largest holder gives one up. */
@@ -167,7 +172,14 @@ export class LegacySessions {
         return sessionNotFound();
       }
       this.#held.used(session);
-      return serveSessionRequest(session, request, options, this.#bridge);
+      const principals = this.#options.requestPrincipals;
+      return serveSessionRequest(
+        session,
+        request,
+        options,
+        this.#bridge,
+        principals === undefined ? undefined : (served) => principals.set(served, principal),
+      );
     }
     const owner = principalKey(principal);
     return this.#admission.whileOpening(owner, async () => {

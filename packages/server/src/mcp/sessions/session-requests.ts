@@ -18,8 +18,11 @@ export async function serveSessionRequest(
   request: Request,
   options: { parsedBody?: unknown },
   follower: StreamFollower | undefined,
+  /** Told the request the session's transport is given (what its handlers see as `ctx.http.req`). */
+  serving?: (request: Request) => void,
 ): Promise<Response> {
   const versioned = withSessionVersion(request, session.server);
+  serving?.(versioned);
   if (request.method === 'GET') {
     if (request.headers.has('last-event-id')) session.resumedAt = Date.now();
     // Resuming the stream of a call another instance runs: followed in the database.
