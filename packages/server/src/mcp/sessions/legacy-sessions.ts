@@ -245,14 +245,15 @@ export class LegacySessions {
     const shared = this.#shared;
     const id = sessionId();
     let receive: ((message: JSONRPCMessage) => void) | undefined;
+    const events = shared?.eventStore(id, false, true);
     const transport: WebStandardStreamableHTTPServerTransport =
       new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: () => id,
         maxRequestBodySize: this.#options.maxBodyBytes,
-        eventStore: shared?.eventStore(id, false) ?? new SessionEventStore(),
+        eventStore: events ?? new SessionEventStore(),
         retryInterval: RETRY_MS,
         onsessioninitialized: (opened) => {
-          this.#add({ id: opened, principal, server, transport, level, receive });
+          this.#add({ id: opened, principal, server, transport, level, receive, events });
         },
         onsessionclosed: (closed) => this.#closedByClient(closed),
       });

@@ -1,4 +1,4 @@
-import { whenGathered, whenSent, withSessionVersion } from '../session-http.js';
+import { GATHER_MS, whenGathered, whenSent, withSessionVersion } from '../session-http.js';
 import type { Session } from './session.js';
 
 /** Where a GET may resume the stream of a tool call another instance runs (PostgreSQL). */
@@ -82,12 +82,22 @@ async function tracked(
           timer.unref();
         };
   // An answer that is ready within a few milliseconds goes out as one body (whenGathered).
+  const events = session.events;
   return whenGathered(
     response,
     () => {
       session.inFlight -= 1;
     },
     abandoned,
+    GATHER_MS,
+    events === undefined
+      ? undefined
+      : async (alone) => {
+          if (alone) events.answeredAlone(requestIds);
+          // The client may resume from the ids it is shown: stored before it sees them. When the
+          // database fails, the answer still goes out; only resuming it would fail.
+          else await events.shown().catch(() => {});
+        },
   );
 }
 
