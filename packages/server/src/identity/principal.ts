@@ -29,7 +29,8 @@ export interface UserPrincipal {
    * The applying role's row (patterns as stored JSON) as read with the MCP endpoint token on this
    * very request (`via: 'mcp_token'`), or null when that role does not exist: a 2026-07-28 call,
    * which lives no longer than its request, resolves its tools from it without reading the role
-   * again. A 2025 session outlives the request that opened it and reads the role afresh instead.
+   * again, and so does a 2025 session's call from the principal of the request carrying it (a
+   * session outlives the request that opened it, whose rows it never uses for a call).
    */
   readonly roleRow?: {
     readonly id: string;

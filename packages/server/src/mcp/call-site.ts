@@ -17,6 +17,14 @@ export interface CallSite {
   clientCapabilities(): ClientCapabilities | undefined;
   /** The log level the client asked for on a 2025 session (`logging/setLevel`), if any. */
   sessionLogLevel?: () => LoggingLevel | undefined;
+  /**
+   * A 2025 session's call: the principal `authenticate()` found for the very HTTP request that
+   * carries it (the session's owner, through the session's endpoint, as `LegacySessions` checks),
+   * with the role and endpoint rows read with its token. The call lives no longer than that
+   * request, so its tools are resolved from those rows, as a 2026-07-28 call's are, instead of
+   * reading the role and the endpoint again (two round trips a call on PostgreSQL).
+   */
+  authenticated?: McpPrincipal;
 }
 
 /**

@@ -69,7 +69,9 @@ async function callStages(
 
   // 1. resolve
   const { role, index, mode } = await traced('gateway.policy', {}, () =>
-    toolsOf(runtime, site.principal, site.kind !== 'session'),
+    site.authenticated === undefined
+      ? toolsOf(runtime, site.principal, site.kind !== 'session')
+      : toolsOf(runtime, site.authenticated, true),
   );
   // A discovery endpoint's meta-tools: search and describe answer here; `gateway.call_tool`
   // names the real tool, which goes on through every stage below as a direct call would.

@@ -81,7 +81,9 @@ export async function createToolServer(
     return { tools: [...list] };
   });
   server.setRequestHandler('tools/call', (request, ctx) =>
-    callTool(runtime, site, request.params, ctx).catch(unavailableAsProtocolError),
+    callTool(runtime, callSiteOf(runtime, site, ctx.http?.req), request.params, ctx).catch(
+      unavailableAsProtocolError,
+    ),
   );
   const notices = kind === 'session' ? runtime.notices : undefined;
   serveFederated(server, runtime, principal, federated, notices);
@@ -98,6 +100,16 @@ export async function createToolServer(
     });
   }
   return server;
+}
+
+/**
+ * `site` for a call carried by `request`: on a 2025 session, with the principal authenticated for
+ * that request (see {@link CallSite.authenticated}), when the session layer noted it.
+ */
+function callSiteOf(runtime: McpRuntime, site: CallSite, request: Request | undefined): CallSite {
+  if (site.kind !== 'session' || request === undefined) return site;
+  const authenticated = runtime.requestPrincipals.get(request);
+  return authenticated === undefined ? site : { ...site, authenticated };
 }
 
 /**

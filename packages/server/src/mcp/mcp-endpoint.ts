@@ -68,6 +68,7 @@ export class McpEndpoint {
       tools: new ToolIndexCache({ toolName: resolved.toolName, logger: services.logger }),
       notices: new SessionNotices(),
       served: new ServedTools(),
+      requestPrincipals: new WeakMap(),
     };
     this.#direct = new DirectCalls(this.#runtime);
     const notices = this.#runtime.notices;
@@ -96,6 +97,7 @@ export class McpEndpoint {
     this.#sessions = new LegacySessions({
       createServer: (principal, level) =>
         createToolServer(this.#runtime, principal, 'session', level),
+      requestPrincipals: this.#runtime.requestPrincipals,
       idleMs: resolved.sessionIdleMs,
       maxSessions: resolved.maxSessions,
       maxSessionsPerUser: resolved.maxSessionsPerUser,

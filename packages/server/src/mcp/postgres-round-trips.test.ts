@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { createPostgresTestDatabase, postgresTestUrl } from '#test/db/test-database.js';
-import { startMcpGateway } from '#test/mcp/mcp-test-kit.js';
+import { connectV1, startMcpGateway } from '#test/mcp/mcp-test-kit.js';
 
 // Issue 30 item 4: a call on PostgreSQL cost several times one on SQLite. Among the causes, a
 // round trip per lookup: the token's owner, then the caller's role, then the record. The role
@@ -82,5 +82,74 @@ describe.skipIf(url === undefined)('a 2026-07-28 tools/call on PostgreSQL', () =
     expect(
       statements.texts.filter((text) => text.startsWith('insert into "executions"')),
     ).toHaveLength(calls);
+  });
+});
+
+describe.skipIf(url === undefined)('a 2025 session tools/call on PostgreSQL', () => {
+  it('costs three statements: the token with its role, the session row, the execution record', async () => {
+    const scoped = await createPostgresTestDatabase(url as string, { migrate: false });
+    await scoped.database.close();
+    onTestFinished(scoped.drop);
+    const gw = await startMcpGateway({ databaseUrl: scoped.url, registrySyncSeconds: 0 });
+    const user = await gw.user({ roleId: 'reader' });
+    const { client } = await connectV1(gw.url, user.mcpToken);
+    await client.callTool({ name: 'demo.echo.say', arguments: { text: 'warm' } });
+    await vi.waitFor(async () => {
+      const row = await gw.gateway.services.database.db
+        .selectFrom('mcp_endpoints')
+        .select('last_used_at')
+        .where('user_id', '=', user.id)
+        .executeTakeFirst();
+      expect(row?.last_used_at).toBeTruthy();
+    });
+
+    const statements = countStatements();
+    const calls = 5;
+    for (let i = 0; i < calls; i += 1) {
+      const result = await client.callTool({ name: 'demo.echo.say', arguments: { text: `c${i}` } });
+      expect(JSON.stringify(result.content)).toContain(`c${i}`);
+    }
+    const reads = (table: string) =>
+      statements.texts.filter(
+        (text) => text.startsWith(`select`) && text.includes(`from "${table}"`),
+      );
+    // Per call: the token with its role, the session's row (still open?) and the record. The
+    // answer goes out as one JSON body, so its stream's events are never written.
+    expect(reads('user')).toHaveLength(0);
+    expect(
+      statements.texts.filter((text) =>
+        text.startsWith('select "tools", "mode" from "mcp_endpoints"'),
+      ),
+    ).toHaveLength(0);
+    expect(
+      statements.texts.filter((text) => text.includes('"mcp_endpoints"."token_hash"')),
+    ).toHaveLength(calls);
+    expect(reads('mcp_sessions')).toHaveLength(calls);
+    expect(
+      statements.texts.filter((text) => text.startsWith('insert into "executions"')),
+    ).toHaveLength(calls);
+    expect(statements.texts.filter((text) => text.includes('"mcp_session_events"'))).toEqual([]);
+    // At most one block of event ids taken for the calls' held events.
+    expect(statements.count()).toBeLessThanOrEqual(calls * 3 + 1);
+  });
+
+  it("serves a session's call with the role as the database holds it now", async () => {
+    const scoped = await createPostgresTestDatabase(url as string, { migrate: false });
+    await scoped.database.close();
+    onTestFinished(scoped.drop);
+    const gw = await startMcpGateway({ databaseUrl: scoped.url, registrySyncSeconds: 0 });
+    const user = await gw.user({ roleId: 'reader' });
+    const { client } = await connectV1(gw.url, user.mcpToken);
+    const before = await client.callTool({ name: 'demo.echo.say', arguments: { text: 'a' } });
+    expect(before.isError).not.toBe(true);
+    // As another instance would: this one's caches are not told.
+    await gw.gateway.services.database.db
+      .updateTable('roles')
+      .set({ patterns: JSON.stringify(['demo.nothing.*']) })
+      .where('id', '=', 'reader')
+      .execute();
+    await expect(
+      client.callTool({ name: 'demo.echo.say', arguments: { text: 'b' } }),
+    ).rejects.toThrow(/not found/);
   });
 });

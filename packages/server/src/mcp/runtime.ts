@@ -44,6 +44,12 @@ export interface McpRuntime {
   notices: SessionNotices;
   /** What each 2025 session was last served by `tools/list`. */
   served: ServedTools;
+  /**
+   * The principal `authenticate()` found for each request a 2025 session's transport is serving,
+   * by that request (`ctx.http.req` in the session's handlers): the session's own, with the role
+   * and endpoint rows read with this request's token (see `CallSite.authenticated`).
+   */
+  requestPrincipals: WeakMap<Request, McpPrincipal>;
 }
 
 /** The tools a principal may use right now, as MCP serves them, its role, and how they are offered. */

@@ -86,13 +86,16 @@ export const GATHER_MS = 50;
 /**
  * {@link whenSent} for the answer to a POST of a 2025 session: an event stream that ends within
  * `gatherMs` is answered as one body with the same bytes (see {@link GATHER_MS}); anything
- * else is streamed as {@link whenSent} does, what was read meanwhile first.
+ * else is streamed as {@link whenSent} does, what was read meanwhile first. `decided` is told,
+ * before the answer is returned, whether the stream went out as its lone JSON answer (`true`: the
+ * client saw no event id) or with its events (`false`); the answer waits for it.
  */
 export async function whenGathered(
   response: Response,
   done: () => void,
   onCancel?: () => void,
   gatherMs = GATHER_MS,
+  decided: (alone: boolean) => Promise<void> = async () => {},
 ): Promise<Response> {
   const source = response.body;
   if (source === null || !response.headers.get('content-type')?.startsWith('text/event-stream')) {
@@ -113,9 +116,13 @@ export async function whenGathered(
         read = await Promise.race([next, expired]);
       } catch {
         // The stream failed: streamed, so its body fails as it did before.
+        await decided(false);
         return relayed(response, chunks, reader, next, done, onCancel);
       }
-      if (read === undefined) return relayed(response, chunks, reader, next, done, onCancel);
+      if (read === undefined) {
+        await decided(false);
+        return relayed(response, chunks, reader, next, done, onCancel);
+      }
       if (read.done) break;
       chunks.push(read.value);
       size += read.value.byteLength;
@@ -126,6 +133,7 @@ export async function whenGathered(
   done();
   const body = chunks.length === 1 ? (chunks[0] as Uint8Array) : Buffer.concat(chunks, size);
   const answer = loneAnswer(body);
+  await decided(answer !== undefined);
   if (answer !== undefined) {
     // The stream held nothing but its answer: sent as the JSON body it is (see loneAnswer).
     const headers = new Headers(response.headers);

@@ -22,6 +22,11 @@ import { type ServedChanged, tellToolsChanged } from './tools-change.js';
 export interface LegacySessionsOptions {
   /** A fresh server for a session of `principal`, reading its log level from `level`. */
   createServer: (principal: McpPrincipal, level: SessionLogLevel) => Promise<Server>;
+  /**
+   * Where the principal authenticated for each request a session serves is noted, by the request
+   * its transport is given, for the session's handlers (see `McpRuntime.requestPrincipals`).
+   */
+  requestPrincipals?: WeakMap<Request, McpPrincipal>;
   /** How long a session may go unused before it is closed. */
   idleMs: number;
   /** The most sessions kept at once, a memory guard; at it, the largest holder gives one up. */
@@ -172,7 +177,14 @@ export class LegacySessions {
         return sessionNotFound();
       }
       this.#held.used(session);
-      return serveSessionRequest(session, request, options, this.#bridge);
+      const principals = this.#options.requestPrincipals;
+      return serveSessionRequest(
+        session,
+        request,
+        options,
+        this.#bridge,
+        principals === undefined ? undefined : (served) => principals.set(served, principal),
+      );
     }
     const owner = principalKey(principal);
     return this.#admission.whileOpening(owner, async () => {
@@ -238,14 +250,15 @@ export class LegacySessions {
     const shared = this.#shared;
     const id = sessionId();
     let receive: ((message: JSONRPCMessage) => void) | undefined;
+    const events = shared?.eventStore(id, false, true);
     const transport: WebStandardStreamableHTTPServerTransport =
       new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: () => id,
         maxRequestBodySize: this.#options.maxBodyBytes,
-        eventStore: shared?.eventStore(id, false) ?? new SessionEventStore(),
+        eventStore: events ?? new SessionEventStore(),
         retryInterval: RETRY_MS,
         onsessioninitialized: (opened) => {
-          this.#add({ id: opened, principal, server, transport, level, receive });
+          this.#add({ id: opened, principal, server, transport, level, receive, events });
         },
         onsessionclosed: (closed) => this.#closedByClient(closed),
       });

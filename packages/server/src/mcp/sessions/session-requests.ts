@@ -1,4 +1,4 @@
-import { whenGathered, whenSent, withSessionVersion } from '../session-http.js';
+import { GATHER_MS, whenGathered, whenSent, withSessionVersion } from '../session-http.js';
 import type { Session } from './session.js';
 
 /** Where a GET may resume the stream of a tool call another instance runs (PostgreSQL). */
@@ -18,8 +18,11 @@ export async function serveSessionRequest(
   request: Request,
   options: { parsedBody?: unknown },
   follower: StreamFollower | undefined,
+  /** Told the request the session's transport is given (what its handlers see as `ctx.http.req`). */
+  serving?: (request: Request) => void,
 ): Promise<Response> {
   const versioned = withSessionVersion(request, session.server);
+  serving?.(versioned);
   if (request.method === 'GET') {
     if (request.headers.has('last-event-id')) session.resumedAt = Date.now();
     // Resuming the stream of a call another instance runs: followed in the database.
@@ -79,12 +82,22 @@ async function tracked(
           timer.unref();
         };
   // An answer that is ready within a few milliseconds goes out as one body (whenGathered).
+  const events = session.events;
   return whenGathered(
     response,
     () => {
       session.inFlight -= 1;
     },
     abandoned,
+    GATHER_MS,
+    events === undefined
+      ? undefined
+      : async (alone) => {
+          if (alone) events.answeredAlone(requestIds);
+          // The client may resume from the ids it is shown: stored before it sees them. When the
+          // database fails, the answer still goes out; only resuming it would fail.
+          else await events.shown().catch(() => {});
+        },
   );
 }
 

@@ -15,6 +15,19 @@ export interface SessionParts {
   level: SessionLogLevel;
   /** Delivers a message another instance forwarded (shared sessions only). */
   receive: ((message: JSONRPCMessage) => void) | undefined;
+  /**
+   * Shared sessions: the store holding back the events of its call streams until told how each
+   * POST's answer went out (`DatabaseEventStore`).
+   */
+  events?: HeldEvents | undefined;
+}
+
+/** Events held back until a POST's answer goes out (see `DatabaseEventStore`). */
+export interface HeldEvents {
+  /** The answers to `requestIds` went out as one JSON body: their streams' events are dropped. */
+  answeredAlone(requestIds: readonly (string | number)[]): void;
+  /** An answer goes out as an event stream: resolves once every held event is stored. */
+  shown(): Promise<void>;
 }
 
 /** A 2025 session this instance holds (on PostgreSQL: its copy of the session). */

@@ -108,6 +108,8 @@ export class SharedBridge implements StreamFollower {
       const response = await transport.handleRequest(request, options);
       // An initialize the transport refused opened nothing.
       if (!this.#held.has(id)) await shared.close(id);
+      // The initialize's answer is streamed with its event ids: stored before the client sees them.
+      else await this.#held.get(id)?.events?.shown();
       return response;
     } catch (error) {
       this.#dropCopy(id);

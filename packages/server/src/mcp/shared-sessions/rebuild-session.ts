@@ -8,6 +8,7 @@ import { asLogLevel } from '../log-levels.js';
 import type { McpPrincipal } from '../principal.js';
 import { replayedInitialize } from '../session-http.js';
 import { routeAnswers } from './answer-routing.js';
+import type { DatabaseEventStore } from './database-event-store.js';
 import type { StoredSession } from './session-rows.js';
 import type { SharedSessions } from './shared-sessions.js';
 
@@ -17,6 +18,8 @@ export interface RebuiltSession {
   transport: WebStandardStreamableHTTPServerTransport;
   level: SessionLogLevel;
   receive: (message: JSONRPCMessage) => void;
+  /** Its call streams' events, held until shown (see `DatabaseEventStore`). */
+  events: DatabaseEventStore;
 }
 
 /** What {@link rebuildSession} needs besides the stored session. */
@@ -47,7 +50,7 @@ export async function rebuildSession(
   const id = stored.id;
   const level = shared.levelOf(id, asLogLevel(stored.logLevel));
   const server = await options.createServer(options.principal, level);
-  const events = shared.eventStore(id, true);
+  const events = shared.eventStore(id, true, true);
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: () => id,
     maxRequestBodySize: options.maxBodyBytes,
@@ -66,5 +69,5 @@ export async function rebuildSession(
     await server.close().catch(() => {});
     return undefined;
   }
-  return { server, transport, level, receive };
+  return { server, transport, level, receive, events };
 }

@@ -4,7 +4,7 @@ import type { NotifyListenerLogger } from '../../db/notify-listener.js';
 import type { UpstreamNotice } from '../../upstream/notice.js';
 import { localLogLevel, type SessionLogLevel } from '../create-server.js';
 import type { AnswerRouting } from './answer-routing.js';
-import { DatabaseEventStore } from './database-event-store.js';
+import { DatabaseEventStore, EventIds } from './database-event-store.js';
 import { followStream } from './followed-stream.js';
 import { type BusMessage, SessionBus, type ToolsChange } from './session-bus.js';
 import {
@@ -41,6 +41,8 @@ export interface SharedSessionsOptions {
 export class SharedSessions {
   readonly #db: SessionDb;
   readonly #bus: SessionBus;
+  /** Ids for the events sessions' transports hold back (see `DatabaseEventStore`). */
+  readonly #eventIds: EventIds;
   readonly #logger: NotifyListenerLogger;
   readonly #touchEveryMs: number;
   readonly #idleMs: number;
@@ -53,6 +55,7 @@ export class SharedSessions {
 
   constructor(options: SharedSessionsOptions) {
     this.#db = sessionDb(options.database);
+    this.#eventIds = new EventIds(this.#db);
     this.#logger = options.logger;
     this.#idleMs = options.idleMs;
     this.#touchEveryMs = Math.min(60_000, options.idleMs / 10);
@@ -205,9 +208,17 @@ export class SharedSessions {
     };
   }
 
-  /** The event store of session `id`; muted while the session is being rebuilt. */
-  eventStore(id: string, muted: boolean): DatabaseEventStore {
-    return new DatabaseEventStore(this.#db, id, { instance: this.#bus.instance, muted });
+  /**
+   * The event store of session `id`; muted while the session is being rebuilt. `held`: for a
+   * session's transport, whose call streams' events are held until shown (`DatabaseEventStore`);
+   * the session layer must then tell it how each POST's answer went out.
+   */
+  eventStore(id: string, muted: boolean, held = false): DatabaseEventStore {
+    return new DatabaseEventStore(this.#db, id, {
+      instance: this.#bus.instance,
+      muted,
+      ...(held ? { ids: this.#eventIds } : {}),
+    });
   }
 
   /** How a transport of session `id` reaches the other instances. */
