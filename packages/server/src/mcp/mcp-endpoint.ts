@@ -4,6 +4,7 @@ import { createToolServer } from './create-server.js';
 import { DirectCalls, directCallOf } from './direct-call.js';
 import { META_TOOLS } from './discovery/index.js';
 import { SessionNotices, visibleSources } from './federation/index.js';
+import { answerSessionList } from './list-answer.js';
 import { type McpOptions, resolveMcpOptions } from './options.js';
 import type { McpPrincipal } from './principal.js';
 import { readBody } from './read-body.js';
@@ -91,6 +92,8 @@ export class McpEndpoint {
           const { index, mode } = await toolsOf(this.#runtime, session.principal);
           return mode === 'discovery' ? META_TOOLS : index.list;
         }),
+      answerDirectly: (session, request, body) =>
+        answerSessionList(this.#runtime, session, request, body),
       ...(services.database.dialect === 'postgres' && deployment.postgresUrl !== undefined
         ? {
             shared: new SharedSessions({

@@ -48,6 +48,15 @@ export interface LegacySessionsOptions {
    * change is announced only then). Default: always.
    */
   servedChanged?: ServedChanged;
+  /**
+   * Answers a POST of `session` without its transport when it can (a plain `tools/list`, see
+   * mcp/list-answer.ts), else undefined: the transport answers.
+   */
+  answerDirectly?: (
+    session: Session,
+    request: Request,
+    body: unknown,
+  ) => Promise<Response | undefined>;
 }
 
 /**
@@ -167,6 +176,8 @@ export class LegacySessions {
         return sessionNotFound();
       }
       this.#held.used(session);
+      const direct = await this.#options.answerDirectly?.(session, request, body);
+      if (direct !== undefined) return direct;
       return serveSessionRequest(session, request, options, this.#bridge);
     }
     const owner = principalKey(principal);
