@@ -1,7 +1,7 @@
 import type { Tool as McpTool } from '@modelcontextprotocol/server';
 import { META_TOOLS } from './discovery/index.js';
-import { toolsOf } from './runtime.js';
 import type { McpRuntime } from './runtime.js';
+import { toolsOf } from './runtime.js';
 import { isPlainLegacyRequest } from './session-http.js';
 import type { Session } from './sessions/session.js';
 
