@@ -11,6 +11,7 @@ import { createToolServer } from './create-server.js';
 import { DirectCalls, directCallOf } from './direct-call.js';
 import { META_TOOLS } from './discovery/index.js';
 import { SessionNotices, visibleSources } from './federation/index.js';
+import { answerSessionList } from './list-answer.js';
 import { ListenStreams } from './listen-streams.js';
 import { type McpOptions, resolveMcpOptions } from './options.js';
 import type { McpPrincipal } from './principal.js';
@@ -111,6 +112,8 @@ export class McpEndpoint {
           const { index, mode } = await toolsOf(this.#runtime, session.principal);
           return mode === 'discovery' ? META_TOOLS : index.list;
         }),
+      answerDirectly: (session, request, body) =>
+        answerSessionList(this.#runtime, session, request, body),
       ...(this.#shared === undefined ? {} : { shared: this.#shared }),
     });
     this.#stopWatching = this.#watchChanges();

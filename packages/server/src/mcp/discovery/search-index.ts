@@ -12,6 +12,8 @@ const B = 0.75;
 /** A query term also matches the longer terms it begins (`repo` finds `repository`), for less. */
 const PREFIX_WEIGHT = 0.3;
 const MIN_PREFIX_LENGTH = 3;
+/** Query terms whose longer terms are kept (see `#longer`); past it, they start over. */
+const MAX_EXPANSIONS = 1000;
 /** The one line of a description a search answers. */
 const SUMMARY_LENGTH = 200;
 
@@ -30,9 +32,18 @@ export interface SearchAnswer {
   total: number;
 }
 
+/**
+ * The tools holding one term, and what the term adds to each one's score, all computed when the
+ * index is built: a search multiplies and adds, nothing more.
+ */
 interface Posting {
-  docs: number[];
-  weights: number[];
+  /** Tool numbers. */
+  readonly docs: Int32Array;
+  /**
+   * The term's BM25 score in each tool: its inverse document frequency times its weight there,
+   * saturated and normalised by the tool's length.
+   */
+  readonly scores: Float64Array;
 }
 
 /**
@@ -40,7 +51,8 @@ interface Posting {
  * nothing else: its statistics and answers never involve a tool outside it. Ranking is BM25 over
  * the fields of each tool (path segments, title, argument names, description; see {@link terms}
  * for how text becomes terms), ties broken by name, so the same query always gives the same
- * answer. Built once per index ({@link searchIndexOf}); a search reads the postings of its terms.
+ * answer. Built once per index ({@link searchIndexOf}), scores included; a search adds up the
+ * precomputed scores of its terms' postings.
  *
  * @example
  * searchIndexOf(index).search('create note', 10).tools[0]?.name; // 'notes.notes.create'
@@ -54,16 +66,18 @@ export class SearchIndex {
   readonly #rank: Int32Array;
   /** Tool numbers in name order. */
   readonly #alphabetical: number[];
-  readonly #lengths: number[] = [];
   readonly #postings = new Map<string, Posting>();
   /** Every term, sorted, for prefix matches. */
   readonly #vocabulary: string[];
-  readonly #averageLength: number;
+  /** The postings of the longer terms each recent query term begins, found once. */
+  #expansions = new Map<string, readonly Posting[]>();
   readonly #scores: Float64Array;
   readonly #touched: number[] = [];
 
   constructor(index: ToolIndex) {
     let totalLength = 0;
+    const lengths: number[] = [];
+    const building = new Map<string, { docs: number[]; weights: number[] }>();
     for (const entry of index.list) {
       const tool = index.byName.get(entry.name);
       if (tool === undefined) continue;
@@ -83,20 +97,31 @@ export class SearchIndex {
       add(tool.name, WEIGHTS.title);
       for (const name of argumentNames(tool)) add(name, WEIGHTS.argument);
       add(tool.description, WEIGHTS.description);
-      this.#lengths.push(length);
+      lengths.push(length);
       totalLength += length;
       for (const [term, weight] of weights) {
-        let posting = this.#postings.get(term);
+        let posting = building.get(term);
         if (posting === undefined) {
           posting = { docs: [], weights: [] };
-          this.#postings.set(term, posting);
+          building.set(term, posting);
         }
         posting.docs.push(doc);
         posting.weights.push(weight);
       }
     }
     const count = this.#entries.length;
-    this.#averageLength = count === 0 ? 1 : totalLength / count;
+    const averageLength = count === 0 ? 1 : totalLength / count;
+    const norms = lengths.map((length) => K1 * (1 - B + (B * length) / averageLength));
+    for (const [term, { docs, weights }] of building) {
+      const frequency = docs.length;
+      const idf = Math.log(1 + (count - frequency + 0.5) / (frequency + 0.5));
+      const scores = new Float64Array(frequency);
+      for (let i = 0; i < frequency; i++) {
+        const weight = weights[i] as number;
+        scores[i] = idf * ((weight * (K1 + 1)) / (weight + (norms[docs[i] as number] as number)));
+      }
+      this.#postings.set(term, { docs: Int32Array.from(docs), scores });
+    }
     this.#vocabulary = [...this.#postings.keys()].sort();
     this.#alphabetical = [...this.#entries.keys()].sort((a, b) =>
       compareNames(this.#entries[a]?.name ?? '', this.#entries[b]?.name ?? ''),
@@ -135,10 +160,9 @@ export class SearchIndex {
     const touched = this.#touched;
     try {
       for (const term of wanted) {
-        this.#score(term, 1);
-        if (term.length >= MIN_PREFIX_LENGTH) {
-          for (const longer of this.#startingWith(term)) this.#score(longer, PREFIX_WEIGHT);
-        }
+        const posting = this.#postings.get(term);
+        if (posting !== undefined) this.#score(posting, 1);
+        for (const longer of this.#longer(term)) this.#score(longer, PREFIX_WEIGHT);
       }
       return { tools: this.#best(limit).map((doc) => this.#summary(doc)), total: touched.length };
     } finally {
@@ -153,26 +177,26 @@ export class SearchIndex {
     return summary;
   }
 
-  /** Adds the BM25 contribution of `term` (times `factor`) to the score of each tool holding it. */
-  #score(term: string, factor: number): void {
-    const posting = this.#postings.get(term);
-    if (posting === undefined) return;
-    const count = this.size;
-    const frequency = posting.docs.length;
-    const idf = Math.log(1 + (count - frequency + 0.5) / (frequency + 0.5));
+  /** Adds the scores of `posting` (times `factor`) to those of the tools it holds. */
+  #score(posting: Posting, factor: number): void {
+    const { docs, scores: termScores } = posting;
     const scores = this.#scores;
-    for (let i = 0; i < frequency; i++) {
-      const doc = posting.docs[i] as number;
-      const weight = posting.weights[i] as number;
-      const norm = K1 * (1 - B + (B * (this.#lengths[doc] as number)) / this.#averageLength);
-      if (scores[doc] === 0) this.#touched.push(doc);
-      scores[doc] =
-        (scores[doc] as number) + factor * idf * ((weight * (K1 + 1)) / (weight + norm));
+    const touched = this.#touched;
+    for (let i = 0; i < docs.length; i++) {
+      const doc = docs[i] as number;
+      if (scores[doc] === 0) touched.push(doc);
+      scores[doc] = (scores[doc] as number) + factor * (termScores[i] as number);
     }
   }
 
-  /** The terms that begin with `prefix` and are longer. */
-  *#startingWith(prefix: string): Generator<string> {
+  /**
+   * The postings of the terms that begin with `prefix` and are longer (none for a prefix shorter
+   * than {@link MIN_PREFIX_LENGTH}), found in the sorted vocabulary once per recent query term.
+   */
+  #longer(prefix: string): readonly Posting[] {
+    if (prefix.length < MIN_PREFIX_LENGTH) return [];
+    let found = this.#expansions.get(prefix);
+    if (found !== undefined) return found;
     const vocabulary = this.#vocabulary;
     let low = 0;
     let high = vocabulary.length;
@@ -181,11 +205,17 @@ export class SearchIndex {
       if ((vocabulary[middle] as string) <= prefix) low = middle + 1;
       else high = middle;
     }
+    const postings: Posting[] = [];
     for (let i = low; i < vocabulary.length; i++) {
       const term = vocabulary[i] as string;
-      if (!term.startsWith(prefix)) return;
-      yield term;
+      if (!term.startsWith(prefix)) break;
+      const posting = this.#postings.get(term);
+      if (posting !== undefined) postings.push(posting);
     }
+    found = Object.freeze(postings);
+    if (this.#expansions.size >= MAX_EXPANSIONS) this.#expansions = new Map();
+    this.#expansions.set(prefix, found);
+    return found;
   }
 
   /** The touched tools with the `limit` best scores, best first, ties by name. */

@@ -53,6 +53,15 @@ export interface LegacySessionsOptions {
    * change is announced only then). Default: always.
    */
   servedChanged?: ServedChanged;
+  /**
+   * Answers a POST of `session` without its transport when it can (a plain `tools/list`, see
+   * mcp/list-answer.ts), else undefined: the transport answers.
+   */
+  answerDirectly?: (
+    session: Session,
+    request: Request,
+    body: unknown,
+  ) => Promise<Response | undefined>;
 }
 
 /**
@@ -177,6 +186,8 @@ export class LegacySessions {
         return sessionNotFound();
       }
       this.#held.used(session);
+      const direct = await this.#options.answerDirectly?.(session, request, body);
+      if (direct !== undefined) return direct;
       const principals = this.#options.requestPrincipals;
       return serveSessionRequest(
         session,
