@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { DatabaseSchema, McpEndpointKind } from '../db/index.js';
-import { lockUser } from '../db/locks.js';
+import { lockUser } from '../identity/user-store.js';
 import { generateToken, hashToken, maskToken } from '../secrets/index.js';
 import { type EndpointMode, endpointScopeOf, storedTools } from './scope.js';
 
