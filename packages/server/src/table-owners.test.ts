@@ -26,7 +26,8 @@ const OWNERS: Record<string, string> = {
   service_accounts: 'identity/',
   api_tokens: 'identity/',
   session: 'auth/',
-  account: 'auth/linked-account.ts',
+  // linked OAuth accounts, and the tokens vended from them
+  account: 'vending/',
   verification: 'cli-auth/codes.ts',
   rateLimit: 'auth/rate-limit.ts',
   // credentials: user, team and upstream-OAuth rows alike
@@ -63,18 +64,13 @@ const KNOWN = [
   'identity/token-repository.ts: mcp_oauth_tokens',
   'mcp-oauth/clients.ts: mcp_endpoints',
   'mcp-oauth/grants.ts: mcp_endpoints',
-  'me/store.ts: account',
-  'rekey/rekey.ts: account',
   'rekey/rekey.ts: connections',
   'secrets/tokens.ts: mcp_endpoints',
-  'tool-status/tool-status.ts: account',
   'upstream-oauth/refresh.ts: connections',
   'upstream-oauth/tokens.ts: connections',
   'upstream-oauth/tokens.ts: oauth_reconnect',
   'upstream/stored-upstream.ts: registry_sources',
   'upstream/upstream-service.ts: registry_sources',
-  'vending/oauth-source.ts: account',
-  'vending/reconnect-marks.ts: account',
 ];
 
 const QUERY =

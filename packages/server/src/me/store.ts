@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DatabaseSchema } from '../db/index.js';
 import { accountsNeedingReconnect } from '../vending/index.js';
+import { listLinkedAccounts } from '../vending/linked-accounts.js';
 
 /**
  * The OAuth accounts linked to `userId`, by provider then age; the password sign-in
@@ -22,14 +23,7 @@ export async function findLinkedAccounts(
   }[]
 > {
   const [rows, stale] = await Promise.all([
-    db
-      .selectFrom('account')
-      .select(['id', 'providerId', 'createdAt', 'updatedAt'])
-      .where('userId', '=', userId)
-      .where('providerId', '!=', 'credential')
-      .orderBy('providerId')
-      .orderBy('createdAt')
-      .execute(),
+    listLinkedAccounts(db, userId),
     accountsNeedingReconnect(db, userId),
   ]);
   const staleIds = new Set(stale.map((account) => account.accountId));
