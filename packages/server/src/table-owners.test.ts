@@ -58,14 +58,10 @@ const OWNERS: Record<string, string> = {
 
 /** `<file>: <table>` for each query made outside the table's owner today; only ever shrinks. */
 const KNOWN = [
-  'db/prepared-query.ts: mcp_endpoints',
   'db/sqlite.ts: executions',
   'identity/token-repository.ts: mcp_endpoints',
   'identity/token-repository.ts: mcp_oauth_tokens',
-  'mcp-oauth/clients.ts: mcp_endpoints',
-  'mcp-oauth/grants.ts: mcp_endpoints',
   'rekey/rekey.ts: connections',
-  'secrets/tokens.ts: mcp_endpoints',
   'upstream-oauth/refresh.ts: connections',
   'upstream-oauth/tokens.ts: connections',
   'upstream-oauth/tokens.ts: oauth_reconnect',
