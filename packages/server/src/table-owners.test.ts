@@ -65,8 +65,6 @@ const KNOWN = [
   'upstream-oauth/refresh.ts: connections',
   'upstream-oauth/tokens.ts: connections',
   'upstream-oauth/tokens.ts: oauth_reconnect',
-  'upstream/stored-upstream.ts: registry_sources',
-  'upstream/upstream-service.ts: registry_sources',
 ];
 
 const QUERY =
