@@ -61,10 +61,6 @@ const KNOWN = [
   'db/sqlite.ts: executions',
   'identity/token-repository.ts: mcp_endpoints',
   'identity/token-repository.ts: mcp_oauth_tokens',
-  'rekey/rekey.ts: connections',
-  'upstream-oauth/refresh.ts: connections',
-  'upstream-oauth/tokens.ts: connections',
-  'upstream-oauth/tokens.ts: oauth_reconnect',
 ];
 
 const QUERY =

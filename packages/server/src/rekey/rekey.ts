@@ -1,3 +1,4 @@
+import { connectionSecretsAfter, replaceConnectionSecret } from '../connections/secret-store.js';
 import type { GatewayDatabase } from '../db/index.js';
 import type { AuthSecrets, SecretBox } from '../secrets/index.js';
 import {
@@ -74,13 +75,7 @@ export async function rekey(options: RekeyOptions): Promise<RekeyReport> {
   };
 
   for (let after = ''; ; ) {
-    const rows = await db
-      .selectFrom('connections')
-      .select(['id', 'owner', 'encrypted_secret'])
-      .where('id', '>', after)
-      .orderBy('id')
-      .limit(batchSize)
-      .execute();
+    const rows = await connectionSecretsAfter(db, after, batchSize);
     if (rows.length === 0) break;
     await db.transaction().execute(async (trx) => {
       for (const row of rows) {
@@ -98,15 +93,13 @@ export async function rekey(options: RekeyOptions): Promise<RekeyReport> {
           counts.current += 1;
           continue;
         }
-        const result = await trx
-          .updateTable('connections')
-          .set({ encrypted_secret: options.secrets.encrypt(opened.plain) })
-          .where('id', '=', row.id)
-          .where('encrypted_secret', '=', row.encrypted_secret)
-          .executeTakeFirst();
-        // Zero rows: changed since it was read, so written under the current secret by a gateway.
-        if (result.numUpdatedRows > 0n) counts.rewritten += 1;
-        else counts.current += 1;
+        const encrypted = options.secrets.encrypt(opened.plain);
+        // False: changed since it was read, so written under the current secret by a gateway.
+        if (await replaceConnectionSecret(trx, row.id, encrypted, row.encrypted_secret)) {
+          counts.rewritten += 1;
+        } else {
+          counts.current += 1;
+        }
       }
     });
     after = rows[rows.length - 1]?.id ?? after;
