@@ -58,7 +58,6 @@ const OWNERS: Record<string, string> = {
 
 /** `<file>: <table>` for each query made outside the table's owner today; only ever shrinks. */
 const KNOWN = [
-  'db/sqlite.ts: executions',
   'identity/token-repository.ts: mcp_endpoints',
   'identity/token-repository.ts: mcp_oauth_tokens',
 ];
