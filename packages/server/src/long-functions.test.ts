@@ -35,7 +35,6 @@ const KNOWN = [
   'server/src/mcp-oauth/authorization-request.ts: checkAuthorizationRequest',
   'server/src/mcp-oauth/endpoints.ts: mountOAuthEndpoints',
   'server/src/mcp/federation/federated-handlers.ts: serveFederated',
-  'server/src/rekey/rekey.ts: rekey',
   'server/src/team-connections/routes.ts: teamConnectionRoutes',
   'server/src/tool-status/tool-status.ts: toolStatus',
   'server/src/upstream-oauth/clients.ts: clientFor',

@@ -151,6 +151,11 @@ function answer(response: ServerResponse, status: number, page: Answer, then?: (
   response.end(html(page));
 }
 
+/**
+ * The CLI's own copy of the server's `web/escape-html.ts`, on purpose: the CLI depends on the sdk
+ * only (never on `@gateway/server`, which it talks to over HTTP), and the sdk's entry is the
+ * plugin author's API, no place for an HTML helper. This page is the CLI's only HTML.
+ */
 function escapeHtml(text: string): string {
   return text
     .replaceAll('&', '&amp;')

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { DatabaseSchema } from '../db/index.js';
+import { unmarkedWrite } from '../db/unmarked-write.js';
 
 /** How often this process writes one token's `last_used_at` at most. */
 export const LAST_USED_EVERY_MS = 60_000;
@@ -34,10 +35,13 @@ export function recordTokenUse(
   if (last !== undefined && now - last < LAST_USED_EVERY_MS) return;
   if (times.size >= MAX_REMEMBERED) times.clear();
   times.set(id, now);
-  void db
-    .updateTable(table)
-    .set({ last_used_at: new Date(now).toISOString() })
-    .where('id', '=', id)
+  // No cached lookup reads the time: the write leaves cached token owners in place.
+  void unmarkedWrite(
+    db
+      .updateTable(table)
+      .set({ last_used_at: new Date(now).toISOString() })
+      .where('id', '=', id),
+  )
     .execute()
     .catch(() => {});
 }

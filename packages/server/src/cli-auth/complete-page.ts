@@ -1,4 +1,4 @@
-import { findLinkedAccountId } from '../auth/linked-account.js';
+import { findLinkedAccountId } from '../vending/linked-accounts.js';
 import { escapeHtml, page } from './html.js';
 import { type CliPages, errorPage, htmlResponse, signedInViewer } from './page-kit.js';
 

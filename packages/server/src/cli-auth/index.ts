@@ -27,6 +27,12 @@ export function mountCliPages(
   mountCompletePages(pages);
 }
 
+export {
+  type CliTokenLifetime,
+  issueCliToken,
+  listCliTokens,
+  revokeCliToken,
+} from '../identity/cli-token-store.js';
 export { CODE_TTL_MS, type CodeGrant, type ConnectFlow, issueCode, redeemCode } from './codes.js';
 export { loopbackRedirect } from './loopback.js';
 export { s256, verifyPkce } from './pkce.js';
@@ -44,11 +50,5 @@ export {
   formatExpiry,
 } from './token-expiry.js';
 export { type CliTokenSettings, cliTokenRoutes } from './token-routes.js';
-export {
-  type CliTokenLifetime,
-  issueCliToken,
-  listCliTokens,
-  revokeCliToken,
-} from './token-store.js';
 
 import type { SignupPolicy } from '../invites/policy.js';

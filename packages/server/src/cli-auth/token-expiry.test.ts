@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { gatewayTargets } from '#test/auth/oauth-test-kit.js';
 import { createTestGateway, type TestGateway } from '#test/support/test-gateway.js';
+import { issueCliToken } from '../identity/cli-token-store.js';
 import { issueCode } from './codes.js';
 import { s256 } from './pkce.js';
 import { cliTokenExpiry, formatExpiry } from './token-expiry.js';
-import { issueCliToken } from './token-store.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 

@@ -7,12 +7,12 @@ import { HttpError } from '../http/errors.js';
 import { idParams, requireUuid } from '../http/id-param.js';
 import type { ServerLogger } from '../http/logger.js';
 import { type AnyRoute, defineRoute, noQuery } from '../http/route.js';
+import { issueCliToken, listCliTokens, revokeCliToken } from '../identity/cli-token-store.js';
 import type { AuthenticatedPrincipal } from '../identity/index.js';
 import { redeemCode } from './codes.js';
 import { loopbackRedirect } from './loopback.js';
 import { verifyPkce } from './pkce.js';
 import { cliTokenBody, cliTokenIssuedSchema, cliTokenListSchema } from './schemas.js';
-import { issueCliToken, listCliTokens, revokeCliToken } from './token-store.js';
 
 const refused = () =>
   new HttpError(

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { ConnectionRow, DatabaseSchema } from '../db/index.js';
-import { lockUser, rowLocksSupported } from '../db/locks.js';
+import { rowLocksSupported } from '../db/locks.js';
+import { lockUser } from '../identity/user-store.js';
 import { deleteConnectionTree } from './connection-tree.js';
 
 /** What {@link createConnection} stores. The secret arrives already encrypted and masked. */

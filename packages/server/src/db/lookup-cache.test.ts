@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { createPostgresTestDatabase, postgresTestUrl } from '#test/db/test-database.js';
+import { recordTokenUse } from '../auth/last-used.js';
+import { closeAbandonedExecutions } from '../executions/close-abandoned.js';
 import { newExecutionId } from '../executions/execution-id.js';
 import { ExecutionRecorder } from '../executions/recorder.js';
 import { createLogger } from '../http/logger.js';
@@ -132,7 +134,7 @@ describe('SQLite change mark', () => {
     expect(database.changeMark()).not.toBe(first);
   });
 
-  it('stays while execution records and token use times are written', async () => {
+  it('stays while execution records and token use times are written, as their writers mark them', async () => {
     const [database] = await twoConnections();
     const mark = database.changeMark();
     const recorder = new ExecutionRecorder({
@@ -142,20 +144,25 @@ describe('SQLite change mark', () => {
     const record = { id: newExecutionId(), userId: 'u1', toolPath: 'demo.echo.say' };
     recorder.write({ ...record, startedAt: new Date(), arguments: {} });
     await recorder.flush();
-    recorder.write({ ...record, startedAt: new Date(), arguments: {}, outcome: 'ok' });
-    await recorder.flush();
+    // The sweeper closes the open record through kysely, marked as an unmarked write.
+    const later = new Date(Date.now() + 3_600_000);
+    expect(await closeAbandonedExecutions(database, { now: later, windowMs: 1000 })).toBe(1);
+    recordTokenUse(database.db, 'mcp_endpoints', 'e1');
+    // kysely runs one statement at a time, in order: the token's write has run after this read.
     expect(await database.db.selectFrom('executions').select('outcome').execute()).toEqual([
-      { outcome: 'ok' },
+      { outcome: 'timeout' },
     ]);
+    expect(database.changeMark()).toBe(mark);
+    // The same statement not marked by its writer counts, like any other change to the table.
     await database.db
       .updateTable('mcp_endpoints')
       .set({ last_used_at: new Date().toISOString() })
       .where('id', '=', 'e1')
       .execute();
-    expect(database.changeMark()).toBe(mark);
-    // Any other change to the same tables counts.
+    const changed = database.changeMark();
+    expect(changed).not.toBe(mark);
     await database.db.deleteFrom('mcp_endpoints').where('id', '=', 'e1').execute();
-    expect(database.changeMark()).not.toBe(mark);
+    expect(database.changeMark()).not.toBe(changed);
   });
 
   it('sees every commit of another process, through checkpoints and restarts of the WAL', async () => {

@@ -17,10 +17,11 @@ export type PreparedQuery<Name extends string, Row> = (
  * it writes into the SQL.
  *
  * @example
- * const findEndpoint = prepareQuery(db, ['hash'], (param) =>
- *   db.selectFrom('mcp_endpoints').select(['id', 'user_id']).where('token_hash', '=', param('hash')),
+ * // in the module that owns `table`
+ * const findRole = prepareQuery(db, ['id'], (param) =>
+ *   db.selectFrom(table).select(['id', 'name', 'patterns']).where('id', '=', param('id')),
  * );
- * const [row] = await findEndpoint({ hash: hashToken(token) });
+ * const [row] = await findRole({ id: roleId });
  *
  * @throws Error at preparation when a name's stand-in did not end up a parameter of the SQL.
  */

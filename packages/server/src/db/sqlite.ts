@@ -8,6 +8,7 @@ import {
   SqliteDialect,
   type SqliteStatement,
 } from 'kysely';
+import { UNMARKED_WRITE } from './unmarked-write.js';
 import { WalIndexHeader } from './wal-index-header.js';
 
 /** The path that opens a private, throw-away SQLite database (tests). */
@@ -83,22 +84,15 @@ export function openSqlite(path: string): OpenedSqlite {
 const SHARED_REFRESH_MS = 5;
 
 /**
- * Writes that no cached lookup reads: execution records (the recorder stores them through
- * `runNow`, which no mark sees; the sweeper of abandoned calls closes them through kysely), and
- * the `last_used_at` of a token (written at most once a minute
- * per token). They leave the change mark as it is, or a busy gateway would forget its cached
- * tokens and roles after every batch of execution records.
- */
-const UNMARKED_WRITE =
-  /^(?:insert into "executions"|update "executions"|update "(?:mcp_endpoints|api_tokens)" set "last_used_at" = \? where "id" = \?$)/;
-
-/**
  * Tells whether the database may have changed: a value that stays the same while no connection
  * committed a change, and differs after any. Another connection's commits (another gateway
  * process on the same file) show in SQLite's `PRAGMA data_version`, which ignores the
- * connection's own; this connection's writes are counted as its statements run, except the
- * {@link UNMARKED_WRITE} ones. A write in a transaction that rolls back counts all the same: a
- * mark may change when nothing did, never stay when something did.
+ * connection's own; this connection's writes are counted as its statements run, except those
+ * their author marked with `unmarkedWrite()` (`db/unmarked-write.ts`): execution records and
+ * token use times, or a busy gateway would forget its cached tokens and roles after every batch
+ * of records. Records written through {@link RunNow} bypass the mark altogether. A write in a
+ * transaction that rolls back counts all the same: a mark may change when nothing did, never
+ * stay when something did.
  *
  * `data_version` is not read on every call: in WAL mode reading it starts a read transaction
  * (file locks, ~5-15 µs), as much as a lookup it saves. A read is kept until {@link refresh}, and
@@ -133,7 +127,7 @@ class SqliteChangeMark {
 
   /** Counts a statement about to run, when it may write. */
   noteRun(sql: string, readonly: boolean): void {
-    if (!readonly && !UNMARKED_WRITE.test(sql)) this.#writes += 1;
+    if (!readonly && !sql.endsWith(UNMARKED_WRITE)) this.#writes += 1;
   }
 
   /**

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { GatewayDatabase } from '../db/index.js';
+import { unmarkedWrite } from '../db/unmarked-write.js';
 
 /** The error an abandoned call's record gets. */
 export const ABANDONED_ERROR = 'Abandoned: no answer or result in time, closed by the gateway';
@@ -38,15 +39,19 @@ export async function closeAbandonedExecutions(
     .filter((row) => Date.parse(row.started_at) + (row.duration_ms ?? 0) + options.windowMs < now)
     .map((row) => row.id);
   if (stale.length === 0) return 0;
-  const result = await db
-    .updateTable('executions')
-    .set({
-      outcome: 'timeout',
-      error: ABANDONED_ERROR,
-      approval: sql<string | null>`case when approval = 'pending' then 'expired' else approval end`,
-    })
-    .where('id', 'in', stale)
-    .where('outcome', 'is', null)
-    .executeTakeFirst();
+  // Execution records are no cached lookup's: closing them leaves cached tokens and roles.
+  const result = await unmarkedWrite(
+    db
+      .updateTable('executions')
+      .set({
+        outcome: 'timeout',
+        error: ABANDONED_ERROR,
+        approval: sql<
+          string | null
+        >`case when approval = 'pending' then 'expired' else approval end`,
+      })
+      .where('id', 'in', stale)
+      .where('outcome', 'is', null),
+  ).executeTakeFirst();
   return Number(result.numUpdatedRows);
 }

@@ -1,8 +1,8 @@
 import { HttpError } from '../http/errors.js';
 import type { AuthenticatedPrincipal } from '../identity/index.js';
+import { serviceAccountRole } from '../identity/service-account-store.js';
 import { endpointScopeOf, findUserEndpoint } from '../mcp-endpoints/index.js';
 import type { MountedTool } from '../registry/index.js';
-import { serviceAccountRole } from '../service-accounts/index.js';
 import type { GatewayServices } from '../services.js';
 import { PluginTool } from '../tool-sources/index.js';
 import { serviceAccountCredential, userCredential } from './credential.js';

@@ -53,3 +53,18 @@ export async function grantFirstAdmin(
     .executeTakeFirst();
   return Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0;
 }
+
+/**
+ * Makes `userId` an admin, replacing any role they held: an email the operator named as an
+ * admin's (`GATEWAY_ADMIN_EMAILS`), once shown to be owned.
+ *
+ * @example
+ * await grantAdmin(db, user.id);
+ */
+export async function grantAdmin(db: Kysely<DatabaseSchema>, userId: string): Promise<void> {
+  await db
+    .insertInto('user_roles')
+    .values({ user_id: userId, role_id: ADMIN_ROLE_ID, assigned_at: new Date().toISOString() })
+    .onConflict((oc) => oc.column('user_id').doUpdateSet({ role_id: ADMIN_ROLE_ID }))
+    .execute();
+}

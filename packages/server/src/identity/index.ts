@@ -11,7 +11,7 @@ export {
   DEFAULT_FAILED_CREDENTIAL_LIMIT,
   type FailedCredentialLimit,
 } from './credential-limit.js';
-export { grantFirstAdmin } from './first-admin.js';
+export { grantAdmin, grantFirstAdmin } from './first-admin.js';
 export {
   ADMIN_ROLE_ID,
   ANONYMOUS,

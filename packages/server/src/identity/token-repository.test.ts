@@ -1,11 +1,11 @@
 import type { Kysely } from 'kysely';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { databaseTargets } from '#test/db/test-database.js';
-import { issueCliToken, revokeCliToken } from '../cli-auth/token-store.js';
 import type { DatabaseSchema } from '../db/index.js';
 import { createEndpoint, deleteEndpoint, listEndpoints } from '../mcp-endpoints/store.js';
-import { findRoleRow } from '../policy/role-store.js';
-import { createServiceAccount } from '../service-accounts/store.js';
+import { issueCliToken, revokeCliToken } from './cli-token-store.js';
+import { findRoleRow } from './role-store.js';
+import { createServiceAccount } from './service-account-store.js';
 import { createTokenRepository } from './token-repository.js';
 
 const T0 = new Date('2026-01-02T03:04:05.000Z');

@@ -2,8 +2,8 @@ import { recordTokenUse } from '../auth/last-used.js';
 import type { GatewayDatabase } from '../db/index.js';
 import { LookupCache } from '../db/lookup-cache.js';
 import { prepareQuery } from '../db/prepared-query.js';
-import type { StoredRole } from '../policy/role-store.js';
 import { hashToken } from '../secrets/index.js';
+import type { StoredRole } from './role-store.js';
 
 /** The owner of a bearer token, as stored. */
 export type TokenOwner =

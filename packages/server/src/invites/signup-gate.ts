@@ -1,7 +1,7 @@
 import { APIError } from '@better-auth/core/error';
 import type { GatewayDatabase } from '../db/database.js';
 import type { ServerLogger } from '../http/logger.js';
-import { ADMIN_ROLE_ID, grantFirstAdmin } from '../identity/index.js';
+import { grantAdmin, grantFirstAdmin } from '../identity/index.js';
 import { inviteFromCookies } from './invite-cookie.js';
 import type { SignupPolicy } from './policy.js';
 import { domainAllowed, isAdminEmail, type SignupRefusal, signupRefusalText } from './policy.js';
@@ -110,15 +110,7 @@ export function signupGate(services: {
           });
           return;
         }
-        await db
-          .insertInto('user_roles')
-          .values({
-            user_id: user.id,
-            role_id: ADMIN_ROLE_ID,
-            assigned_at: new Date().toISOString(),
-          })
-          .onConflict((oc) => oc.column('user_id').doUpdateSet({ role_id: ADMIN_ROLE_ID }))
-          .execute();
+        await grantAdmin(db, user.id);
         services.logger.info('admin email made admin', { userId: user.id });
         return;
       }

@@ -1,6 +1,6 @@
-import type { Kysely } from 'kysely';
+import type { ExpressionBuilder, Kysely } from 'kysely';
 import type { DatabaseSchema, McpEndpointKind } from '../db/index.js';
-import { lockUser } from '../db/locks.js';
+import { lockUser } from '../identity/user-store.js';
 import { generateToken, hashToken, maskToken } from '../secrets/index.js';
 import { type EndpointMode, endpointScopeOf, storedTools } from './scope.js';
 
@@ -293,4 +293,27 @@ export async function findUserEndpoint(db: Kysely<DatabaseSchema>, id: string, u
     .where('id', '=', id)
     .where('user_id', '=', userId)
     .executeTakeFirst();
+}
+
+/**
+ * Deletes the `oauth` endpoint `id`, a grant to an MCP client, and with it (cascade) every token
+ * it has. Other kinds of endpoint are left alone.
+ */
+export async function deleteOAuthEndpoint(db: Kysely<DatabaseSchema>, id: string): Promise<void> {
+  await db.deleteFrom('mcp_endpoints').where('id', '=', id).where('kind', '=', 'oauth').execute();
+}
+
+/**
+ * The endpoints granted to the `mcp_oauth_clients` row of the enclosing query, as a subquery for
+ * `exists`: a registration still in use is kept.
+ *
+ * @example
+ * // mcp-oauth/clients.ts: a sweep keeps the registrations in use
+ * .where((eb) => eb.not(eb.exists(endpointsOfClient(eb))))
+ */
+export function endpointsOfClient(eb: ExpressionBuilder<DatabaseSchema, 'mcp_oauth_clients'>) {
+  return eb
+    .selectFrom('mcp_endpoints')
+    .select('mcp_endpoints.id')
+    .whereRef('mcp_endpoints.oauth_client_id', '=', 'mcp_oauth_clients.client_id');
 }

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { McpOAuthSettings } from '../config/env-mcp-oauth.js';
 import type { DatabaseSchema } from '../db/index.js';
+import { endpointsOfClient } from '../mcp-endpoints/index.js';
 import type { UrlPolicy } from '../upstream/index.js';
 import { fetchClientIdDocument, isClientIdUrl } from './client-id-document.js';
 import { checkClientMetadata, type KnownClient } from './client-metadata.js';
@@ -158,14 +159,7 @@ export class ClientRegistry {
               eb.and([eb('last_used_at', 'is', null), eb('created_at', '<', unusedBefore)]),
               eb('last_used_at', '<', idleBefore),
             ]),
-            eb.not(
-              eb.exists(
-                eb
-                  .selectFrom('mcp_endpoints')
-                  .select('mcp_endpoints.id')
-                  .whereRef('mcp_endpoints.oauth_client_id', '=', 'mcp_oauth_clients.client_id'),
-              ),
-            ),
+            eb.not(eb.exists(endpointsOfClient(eb))),
           ]),
           eb.and([eb('kind', '=', 'cimd'), eb('expires_at', '<', unusedBefore)]),
         ]),

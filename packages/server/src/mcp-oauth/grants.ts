@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { verifyPkce } from '../cli-auth/index.js';
 import type { DatabaseSchema } from '../db/index.js';
-import { createOAuthEndpoint } from '../mcp-endpoints/index.js';
+import { createOAuthEndpoint, deleteOAuthEndpoint } from '../mcp-endpoints/index.js';
 import { generateToken, hashToken } from '../secrets/index.js';
 import { OAuthError } from './errors.js';
 
@@ -117,11 +117,7 @@ async function issueTokens(
 
 /** Revokes a grant: deletes its endpoint, and with it (cascade) every token it has. */
 async function revokeGrant(db: Kysely<DatabaseSchema>, endpointId: string): Promise<void> {
-  await db
-    .deleteFrom('mcp_endpoints')
-    .where('id', '=', endpointId)
-    .where('kind', '=', 'oauth')
-    .execute();
+  await deleteOAuthEndpoint(db, endpointId);
 }
 
 /**

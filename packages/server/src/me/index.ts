@@ -6,4 +6,3 @@ export {
   meServiceSchema,
   meUserSchema,
 } from './schemas.js';
-export { findServiceAccount, findUserProfile } from './store.js';

@@ -1,8 +1,10 @@
 import type { GatewayDatabase } from '../db/database.js';
 import { HttpError } from '../http/errors.js';
 import { type AnyRoute, defineRoute, noQuery } from '../http/route.js';
+import { findServiceAccount } from '../identity/service-account-store.js';
+import { findUserProfile } from '../identity/user-store.js';
 import { type Me, meSchema } from './schemas.js';
-import { findLinkedAccounts, findServiceAccount, findUserProfile } from './store.js';
+import { findLinkedAccounts } from './store.js';
 
 // The credential resolved, but what it names went away in between (a user or account deleted).
 const gone = () =>

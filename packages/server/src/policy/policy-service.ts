@@ -2,7 +2,6 @@ import { compilePatterns, type PathMatcher, type Role } from '@gateway/sdk';
 import type { GatewayDatabase } from '../db/index.js';
 import { Refusal } from '../errors/refusal.js';
 import { ADMIN_ROLE_ID } from '../identity/index.js';
-import type { MountedTool, PluginCatalog } from '../registry/index.js';
 import {
   assignRoleRow,
   deleteRoleRow,
@@ -14,7 +13,8 @@ import {
   roleFromRow,
   type StoredRole,
   updateRoleRow,
-} from './role-store.js';
+} from '../identity/role-store.js';
+import type { MountedTool, PluginCatalog } from '../registry/index.js';
 
 /** Whose tools to resolve: a user id, or the role of a service account. */
 export type ResolveSubject = string | { serviceAccountRoleId: string };

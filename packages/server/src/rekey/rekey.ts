@@ -1,6 +1,13 @@
+import { connectionSecretsAfter, replaceConnectionSecret } from '../connections/secret-store.js';
 import type { GatewayDatabase } from '../db/index.js';
 import { ProviderClientStore } from '../provider-clients/store.js';
 import type { AuthSecrets, SecretBox } from '../secrets/index.js';
+import {
+  ACCOUNT_TOKEN_COLUMNS,
+  type AccountTokenColumn,
+  accountTokensAfter,
+  replaceAccountTokens,
+} from '../vending/linked-accounts.js';
 import { createOAuthTokenBox } from './oauth-tokens.js';
 
 /** What rekey did to one kind of stored secret. */
@@ -51,8 +58,6 @@ export interface RekeyOptions {
   afterBatch?: (table: 'connections' | 'account', rows: number) => void | Promise<void>;
 }
 
-const OAUTH_COLUMNS = ['accessToken', 'refreshToken', 'idToken'] as const;
-
 /**
  * Rewrites every stored secret readable only with a previous auth secret under the current one:
  * connection and team connection secrets, the OAuth tokens better-auth keeps in `account`, and
@@ -82,13 +87,7 @@ export async function rekey(options: RekeyOptions): Promise<RekeyReport> {
   };
 
   for (let after = ''; ; ) {
-    const rows = await db
-      .selectFrom('connections')
-      .select(['id', 'owner', 'encrypted_secret'])
-      .where('id', '>', after)
-      .orderBy('id')
-      .limit(batchSize)
-      .execute();
+    const rows = await connectionSecretsAfter(db, after, batchSize);
     if (rows.length === 0) break;
     await db.transaction().execute(async (trx) => {
       for (const row of rows) {
@@ -106,15 +105,13 @@ export async function rekey(options: RekeyOptions): Promise<RekeyReport> {
           counts.current += 1;
           continue;
         }
-        const result = await trx
-          .updateTable('connections')
-          .set({ encrypted_secret: options.secrets.encrypt(opened.plain) })
-          .where('id', '=', row.id)
-          .where('encrypted_secret', '=', row.encrypted_secret)
-          .executeTakeFirst();
-        // Zero rows: changed since it was read, so written under the current secret by a gateway.
-        if (result.numUpdatedRows > 0n) counts.rewritten += 1;
-        else counts.current += 1;
+        const encrypted = options.secrets.encrypt(opened.plain);
+        // False: changed since it was read, so written under the current secret by a gateway.
+        if (await replaceConnectionSecret(trx, row.id, encrypted, row.encrypted_secret)) {
+          counts.rewritten += 1;
+        } else {
+          counts.current += 1;
+        }
       }
     });
     after = rows[rows.length - 1]?.id ?? after;
@@ -124,19 +121,13 @@ export async function rekey(options: RekeyOptions): Promise<RekeyReport> {
   const tokens = createOAuthTokenBox(options.authSecrets);
   const counts = report.counts['oauth tokens'];
   for (let after = ''; ; ) {
-    const rows = await db
-      .selectFrom('account')
-      .select(['id', ...OAUTH_COLUMNS])
-      .where('id', '>', after)
-      .orderBy('id')
-      .limit(batchSize)
-      .execute();
+    const rows = await accountTokensAfter(db, after, batchSize);
     if (rows.length === 0) break;
     await db.transaction().execute(async (trx) => {
       for (const row of rows) {
-        const changes: Partial<Record<(typeof OAUTH_COLUMNS)[number], string>> = {};
+        const changes: Partial<Record<AccountTokenColumn, string>> = {};
         let unreadable = false;
-        for (const column of OAUTH_COLUMNS) {
+        for (const column of ACCOUNT_TOKEN_COLUMNS) {
           const stored = row[column];
           if (stored === null || stored === '') continue;
           const opened = await tokens.open(stored);
@@ -147,15 +138,12 @@ export async function rekey(options: RekeyOptions): Promise<RekeyReport> {
           }
         }
         if (unreadable) counts.unreadable += 1;
-        const columns = Object.keys(changes) as (typeof OAUTH_COLUMNS)[number][];
+        const columns = Object.keys(changes) as AccountTokenColumn[];
         if (columns.length === 0) {
           if (!unreadable) counts.current += 1;
           continue;
         }
-        let update = trx.updateTable('account').set(changes).where('id', '=', row.id);
-        for (const column of columns) update = update.where(column, '=', row[column]);
-        const result = await update.executeTakeFirst();
-        if (result.numUpdatedRows > 0n) {
+        if (await replaceAccountTokens(trx, row.id, changes, row)) {
           if (!unreadable) counts.rewritten += 1;
         } else if (!unreadable) {
           // Refreshed since it was read: better-auth wrote it under the current secret.

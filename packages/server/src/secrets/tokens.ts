@@ -44,7 +44,7 @@ function randomBase62(length: number): string {
  * enough because tokens carry ~238 random bits; there is nothing to brute-force.
  *
  * @example
- * await db.selectFrom('mcp_endpoints').where('token_hash', '=', hashToken(token))
+ * const row = await findByHash(hashToken(token)); // each token table keeps `token_hash`
  */
 export function hashToken(token: string): string {
   // The one-shot hash: a Hash object per call cost a few µs on every MCP request.

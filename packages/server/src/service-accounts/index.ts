@@ -5,10 +5,3 @@ export {
   serviceAccountItemSchema,
   serviceAccountListSchema,
 } from './schemas.js';
-export {
-  type CreatedServiceAccount,
-  createServiceAccount,
-  deleteServiceAccount,
-  listServiceAccounts,
-  serviceAccountRole,
-} from './store.js';

@@ -4,11 +4,15 @@ import { HttpError } from '../http/errors.js';
 import { idParams, requireUuid } from '../http/id-param.js';
 import { type AnyRoute, defineRoute, noQuery } from '../http/route.js';
 import {
+  createServiceAccount,
+  deleteServiceAccount,
+  listServiceAccounts,
+} from '../identity/service-account-store.js';
+import {
   createServiceAccountBody,
   serviceAccountCreatedSchema,
   serviceAccountListSchema,
 } from './schemas.js';
-import { createServiceAccount, deleteServiceAccount, listServiceAccounts } from './store.js';
 
 /** What the service account routes read of the gateway's services. */
 export type ServiceAccountsDeps = { database: GatewayDatabase };

@@ -13,6 +13,7 @@ import { oauthToolId, pluginOAuthKey } from '../upstream/oauth-hooks.js';
 import type { UpstreamService } from '../upstream/upstream-service.js';
 import type { UpstreamOAuthService } from '../upstream-oauth/service.js';
 import { providersNeedingReconnect } from '../vending/index.js';
+import { linkedProviderIds } from '../vending/linked-accounts.js';
 import type { ProviderStatus, ToolStatus } from './schemas.js';
 
 const STATE_OF_SOURCE = {
@@ -49,7 +50,7 @@ export async function toolStatus(services: StatusServices, userId: string): Prom
       services.policy.resolveForUser(userId),
       listUserConnections(db, userId),
       listTeamConnections(db),
-      db.selectFrom('account').select('providerId').where('userId', '=', userId).execute(),
+      linkedProviderIds(db, userId),
       providersNeedingReconnect(db, userId),
       services.upstreamOAuth.tokens.needingReconnect(userId),
       services.upstreamOAuth.moreScopeWanted(userId),

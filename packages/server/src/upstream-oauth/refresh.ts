@@ -1,5 +1,6 @@
 import type { OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { Kysely } from 'kysely';
+import { connectionSecret, storeConnectionSecret } from '../connections/secret-store.js';
 import type { DatabaseSchema } from '../db/index.js';
 import { rowLocksSupported } from '../db/locks.js';
 import { refreshUnderLease } from '../db/refresh-lease.js';
@@ -55,17 +56,12 @@ export class TokenRefresher {
    */
   #refreshLocked(connectionId: string, sourceId: string): Promise<string> {
     return this.#deps.db.transaction().execute(async (trx) => {
-      const row = await trx
-        .selectFrom('connections')
-        .select('encrypted_secret')
-        .where('id', '=', connectionId)
-        .forUpdate()
-        .executeTakeFirst();
-      if (row === undefined) throw new Error('the connection was removed');
-      const envelope = openEnvelope(this.#deps.secrets, row.encrypted_secret);
+      const stored = await connectionSecret(trx, connectionId, { forUpdate: true });
+      if (stored === undefined) throw new Error('the connection was removed');
+      const envelope = openEnvelope(this.#deps.secrets, stored);
       if (typeof envelope === 'string') return envelope;
       if (!dueForRefresh(envelope)) return envelope.accessToken;
-      const next = await this.#exchange(envelope, sourceId, row.encrypted_secret, trx);
+      const next = await this.#exchange(envelope, sourceId, stored, trx);
       await this.#store(trx, connectionId, next);
       return next.accessToken;
     });
@@ -82,16 +78,12 @@ export class TokenRefresher {
     return refreshUnderLease(db, `upstream:${connectionId}`, {
       holdMs: REFRESH_TIMEOUT_MS + LEASE_MS,
       current: async () => {
-        const row = await db
-          .selectFrom('connections')
-          .select('encrypted_secret')
-          .where('id', '=', connectionId)
-          .executeTakeFirst();
-        if (row === undefined) throw new Error('the connection was removed');
-        const envelope = openEnvelope(this.#deps.secrets, row.encrypted_secret);
+        const stored = await connectionSecret(db, connectionId);
+        if (stored === undefined) throw new Error('the connection was removed');
+        const envelope = openEnvelope(this.#deps.secrets, stored);
         if (typeof envelope === 'string') return envelope;
         if (!dueForRefresh(envelope)) return envelope.accessToken;
-        seen = { envelope, stored: row.encrypted_secret };
+        seen = { envelope, stored };
         return undefined;
       },
       refresh: async () => {
@@ -149,15 +141,11 @@ export class TokenRefresher {
 
   /** Writes `next` as the connection's tokens. */
   async #store(db: Kysely<DatabaseSchema>, connectionId: string, next: Envelope): Promise<void> {
-    await db
-      .updateTable('connections')
-      .set({
-        encrypted_secret: this.#deps.secrets.encrypt(JSON.stringify(next)),
-        masked_secret: maskSecret(next.accessToken),
-        updated_at: new Date().toISOString(),
-      })
-      .where('id', '=', connectionId)
-      .execute();
+    await storeConnectionSecret(db, connectionId, {
+      encrypted: this.#deps.secrets.encrypt(JSON.stringify(next)),
+      masked: maskSecret(next.accessToken),
+      now: new Date().toISOString(),
+    });
   }
 }
 

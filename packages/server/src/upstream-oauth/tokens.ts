@@ -1,13 +1,22 @@
 import type { OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { Kysely } from 'kysely';
+import {
+  connectionSecret,
+  connectionsAmong,
+  recentUsersOf,
+  saveOwnConnection,
+} from '../connections/secret-store.js';
 import { findServingConnection } from '../connections/serving-connection.js';
 import type { DatabaseSchema } from '../db/index.js';
-import { lockUser } from '../db/locks.js';
 import type { ServerLogger } from '../http/logger.js';
 import { maskSecret, type SecretBox } from '../secrets/index.js';
 import { oauthToolId, type UpstreamTokenLookup } from '../upstream/oauth-hooks.js';
 import type { UrlPolicy } from '../upstream/url-policy.js';
-import { isMarkedForReconnect, markReconnect } from '../vending/reconnect-marks.js';
+import {
+  isMarkedForReconnect,
+  markReconnect,
+  reconnectMarksOf,
+} from '../vending/reconnect-marks.js';
 import { dueForRefresh, type Envelope, openEnvelope } from './envelope.js';
 import { RefreshRefused, TokenRefresher } from './refresh.js';
 
@@ -67,53 +76,14 @@ export class UpstreamTokens {
     const now = new Date().toISOString();
     const encrypted = secrets.encrypt(JSON.stringify(envelope));
     const masked = maskSecret(input.tokens.access_token);
-    await db.transaction().execute(async (trx) => {
-      if (!(await lockUser(trx, input.userId))) throw new Error('the user no longer exists');
-      const existing = await trx
-        .selectFrom('connections')
-        .select('id')
-        .where('user_id', '=', input.userId)
-        .where('owner', '=', 'user')
-        .where('tool_id', '=', toolId)
-        .where('parent_id', 'is', null)
-        .execute();
-      const [keep, ...rest] = existing;
-      if (rest.length > 0) {
-        await trx
-          .deleteFrom('connections')
-          .where(
-            'id',
-            'in',
-            rest.map((row) => row.id),
-          )
-          .execute();
-      }
-      if (keep !== undefined) {
-        await trx
-          .updateTable('connections')
-          .set({ encrypted_secret: encrypted, masked_secret: masked, updated_at: now })
-          .where('id', '=', keep.id)
-          .execute();
-        return;
-      }
-      await trx
-        .insertInto('connections')
-        .values({
-          id: crypto.randomUUID(),
-          user_id: input.userId,
-          owner: 'user',
-          tool_id: toolId,
-          instance_name: 'Default',
-          description: null,
-          encrypted_secret: encrypted,
-          masked_secret: masked,
-          workspace_id: null,
-          parent_id: null,
-          created_at: now,
-          updated_at: now,
-        })
-        .execute();
+    const saved = await saveOwnConnection(db, {
+      userId: input.userId,
+      toolId,
+      encrypted,
+      masked,
+      now,
     });
+    if (!saved) throw new Error('the user no longer exists');
   }
 
   /**
@@ -169,14 +139,7 @@ export class UpstreamTokens {
    * list fetched when a user connects is.
    */
   async listingToken(sourceId: string): Promise<string | undefined> {
-    const users = await this.#deps.db
-      .selectFrom('connections')
-      .select('user_id')
-      .where('tool_id', '=', oauthToolId(sourceId))
-      .where('owner', '=', 'user')
-      .orderBy('updated_at', 'desc')
-      .limit(LISTING_CANDIDATES)
-      .execute();
+    const users = await recentUsersOf(this.#deps.db, oauthToolId(sourceId), LISTING_CANDIDATES);
     for (const { user_id: userId } of users) {
       if (userId === null) continue;
       const found = await this.accessToken(userId, sourceId);
@@ -191,20 +154,15 @@ export class UpstreamTokens {
    */
   async markRefused(userId: string, sourceId: string, connectionId: string): Promise<void> {
     const { db } = this.#deps;
-    const row = await db
-      .selectFrom('connections')
-      .select('encrypted_secret')
-      .where('id', '=', connectionId)
-      .where('user_id', '=', userId)
-      .executeTakeFirst();
-    if (row === undefined) return;
+    const stored = await connectionSecret(db, connectionId, { userId });
+    if (stored === undefined) return;
     await markReconnect(
       db,
       {
         id: connectionId,
         userId,
         providerId: oauthToolId(sourceId),
-        accessToken: row.encrypted_secret,
+        accessToken: stored,
       },
       'upstream_401',
     );
@@ -215,15 +173,11 @@ export class UpstreamTokens {
    * `userId`'s the upstream or its authorization server refused.
    */
   async needingReconnect(userId: string): Promise<Set<string>> {
-    const rows = await this.#deps.db
-      .selectFrom('oauth_reconnect')
-      .innerJoin('connections', 'connections.id', 'oauth_reconnect.account_id')
-      .select(['connections.id', 'connections.tool_id', 'connections.encrypted_secret'])
-      .where('oauth_reconnect.user_id', '=', userId)
-      .execute();
+    const { db } = this.#deps;
+    const rows = await connectionsAmong(db, reconnectMarksOf(db, userId));
     const marked = new Set<string>();
     for (const row of rows) {
-      if (await isMarkedForReconnect(this.#deps.db, row.id, row.encrypted_secret)) {
+      if (await isMarkedForReconnect(db, row.id, row.encrypted_secret)) {
         marked.add(row.tool_id);
       }
     }

@@ -1,5 +1,6 @@
 import type { Tool as McpTool } from '@modelcontextprotocol/client';
 import type { GatewayDatabase } from '../db/index.js';
+import { insertUpstreamSource } from '../registry/source-store.js';
 import type { UpstreamOAuthHooks } from './oauth-hooks.js';
 import type { StoredUpstream, UpstreamAuth, UpstreamAuthInput } from './target.js';
 
@@ -41,17 +42,12 @@ export async function storeRegistration(
 ): Promise<void> {
   const { id, auth, listed, fetchedAt } = registration;
   await database.db.transaction().execute(async (trx) => {
-    await trx
-      .insertInto('registry_sources')
-      .values({
-        id,
-        type: 'mcp',
-        namespace: registration.namespace,
-        plugin_id: '',
-        created_at: fetchedAt,
-        upstream: JSON.stringify(registration.stored),
-      })
-      .execute();
+    await insertUpstreamSource(trx, {
+      id,
+      namespace: registration.namespace,
+      createdAt: fetchedAt,
+      upstream: JSON.stringify(registration.stored),
+    });
     if (auth.kind === 'oauth') {
       if (auth.clientId !== undefined) {
         await oauth?.storeClient(trx, id, {

@@ -4,6 +4,7 @@ import { Refusal } from '../errors/refusal.js';
 import type { ServerLogger } from '../http/logger.js';
 import { PluginCatalogError } from '../registry/catalog-error.js';
 import type { PluginCatalog } from '../registry/plugin-catalog.js';
+import { updateUpstreamSource } from '../registry/source-store.js';
 import type { TokenVendor } from '../vending/index.js';
 import type { UpstreamHealth } from './circuit-breaker.js';
 import { type FederatedSource, federatedCredential } from './federation.js';
@@ -349,7 +350,7 @@ export class UpstreamService {
     const stored: StoredUpstream = { url: live.target.url, auth: live.target.auth, ...settings };
     const json = JSON.stringify(stored);
     const { db } = this.#options.database;
-    await db.updateTable('registry_sources').set({ upstream: json }).where('id', '=', id).execute();
+    await updateUpstreamSource(db, id, json);
     live.settings = settings;
     live.storedJson = json;
     const cached = await db

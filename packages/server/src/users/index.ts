@@ -1,3 +1,2 @@
 export { userRoutes } from './routes.js';
 export { type UserItem, userItemSchema, userListSchema } from './schemas.js';
-export { listUsers } from './store.js';

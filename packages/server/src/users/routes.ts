@@ -1,7 +1,7 @@
 import type { GatewayDatabase } from '../db/database.js';
 import { type AnyRoute, defineRoute, noQuery } from '../http/route.js';
+import { listUsers } from '../identity/user-store.js';
 import { userListSchema } from './schemas.js';
-import { listUsers } from './store.js';
 
 /** What the user routes read of the gateway's services. */
 export type UsersDeps = { database: GatewayDatabase; defaultRoleId: string };

@@ -38,6 +38,14 @@ export async function markReconnect(
     .execute();
 }
 
+/**
+ * The ids of `userId`'s marked accounts, as a subquery (`where('id', 'in', ...)`); a mark may
+ * no longer apply ({@link isMarkedForReconnect} tells).
+ */
+export function reconnectMarksOf(db: Kysely<DatabaseSchema>, userId: string) {
+  return db.selectFrom('oauth_reconnect').select('account_id').where('user_id', '=', userId);
+}
+
 /** Whether the account holding `storedAccessToken` (as stored, encrypted) is marked. */
 export async function isMarkedForReconnect(
   db: Kysely<DatabaseSchema>,

@@ -7,8 +7,8 @@ import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextproto
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { onTestFinished } from 'vitest';
 import type { GatewayOptions } from '../../src/gateway-settings.js';
+import { createServiceAccount } from '../../src/identity/service-account-store.js';
 import { createEndpoint } from '../../src/mcp-endpoints/index.js';
-import { createServiceAccount } from '../../src/service-accounts/index.js';
 import { rememberSecret } from '../support/known-secrets.js';
 import { createTestGateway, type TestGateway, type TestUser } from '../support/test-gateway.js';
 import { createFixturePlugin, emptyFixtureState, type FixtureState } from './fixture-plugin.js';

@@ -1,5 +1,6 @@
 import type { GatewayDatabase } from '../../db/database.js';
 import type { AppContext } from '../../http/app-env.js';
+import { anyUserExists, countExistingEmails } from '../../identity/user-store.js';
 import {
   findInvite,
   type Invite,
@@ -8,7 +9,6 @@ import {
   signupRefusalText,
 } from '../../invites/index.js';
 import type { SignupPolicy } from '../../invites/policy.js';
-import { anyUserExists, countExistingEmails } from '../../users/store.js';
 import { type Html, html } from '../html.js';
 
 /** What the sign-up page shows about who may sign up, for one browser. */

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { findLinkedAccountId } from '../../auth/linked-account.js';
 import { oauthErrorText } from '../../auth/oauth-error-text.js';
 import { callAuth } from '../../cli-auth/page-kit.js';
 import { connectionCreatedSchema } from '../../connections/schemas.js';
@@ -7,6 +6,7 @@ import { deletedSchema } from '../../http/common-schemas.js';
 import { httpErrorOf } from '../../http/route.js';
 import { type ProviderStatus, type ToolStatus, toolStatusSchema } from '../../tool-status/index.js';
 import { PLUGIN_OAUTH_PREFIX, pluginOAuthKey } from '../../upstream/oauth-hooks.js';
+import { findLinkedAccountId } from '../../vending/linked-accounts.js';
 import { withQuery } from '../api.js';
 import { confirmForm, pill, secretDialog, selected, statePill } from '../components.js';
 import { type Html, html } from '../html.js';

@@ -118,3 +118,21 @@ export async function serviceAccountRole(
     .executeTakeFirst();
   return row?.role_id;
 }
+
+/**
+ * A service account's name and role; undefined when it does not exist.
+ *
+ * @example
+ * const account = await findServiceAccount(db, serviceAccountId);
+ */
+export async function findServiceAccount(
+  db: Kysely<DatabaseSchema>,
+  id: string,
+): Promise<{ name: string; roleId: string } | undefined> {
+  const row = await db
+    .selectFrom('service_accounts')
+    .select(['name', 'role_id'])
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return row === undefined ? undefined : { name: row.name, roleId: row.role_id };
+}

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
+import { cliTokenExpiry } from '../cli-auth/token-expiry.js';
 import type { DatabaseSchema } from '../db/index.js';
 import { generateToken, hashToken, maskToken } from '../secrets/index.js';
-import { cliTokenExpiry } from './token-expiry.js';
 
 /** How long a CLI token lives, and the clock it is issued by. */
 export interface CliTokenLifetime {
