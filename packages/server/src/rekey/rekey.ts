@@ -73,8 +73,6 @@ export interface RekeyOptions {
  * if (report.unreadable.length > 0) process.exitCode = 1;
  */
 export async function rekey(options: RekeyOptions): Promise<RekeyReport> {
-  const batchSize = options.batchSize ?? 100;
-  const { db } = options.database;
   const zero = (): RekeyCounts => ({ rewritten: 0, current: 0, unreadable: 0 });
   const report: RekeyReport = {
     counts: {
@@ -85,7 +83,16 @@ export async function rekey(options: RekeyOptions): Promise<RekeyReport> {
     },
     unreadable: [],
   };
+  await rekeyConnections(options, report);
+  await rekeyAccountTokens(options, report);
+  await rekeyProviderClients(options, report);
+  return report;
+}
 
+/** Connections' secrets (the user's and the team's), a batch per transaction. */
+async function rekeyConnections(options: RekeyOptions, report: RekeyReport): Promise<void> {
+  const batchSize = options.batchSize ?? 100;
+  const { db } = options.database;
   for (let after = ''; ; ) {
     const rows = await connectionSecretsAfter(db, after, batchSize);
     if (rows.length === 0) break;
@@ -117,7 +124,12 @@ export async function rekey(options: RekeyOptions): Promise<RekeyReport> {
     after = rows[rows.length - 1]?.id ?? after;
     await options.afterBatch?.('connections', rows.length);
   }
+}
 
+/** Sign-in accounts' OAuth tokens, sealed with the auth secret, a batch per transaction. */
+async function rekeyAccountTokens(options: RekeyOptions, report: RekeyReport): Promise<void> {
+  const batchSize = options.batchSize ?? 100;
+  const { db } = options.database;
   const tokens = createOAuthTokenBox(options.authSecrets);
   const counts = report.counts['oauth tokens'];
   for (let after = ''; ; ) {
@@ -154,14 +166,15 @@ export async function rekey(options: RekeyOptions): Promise<RekeyReport> {
     after = rows[rows.length - 1]?.id ?? after;
     await options.afterBatch?.('account', rows.length);
   }
+}
 
-  // Few rows (one per provider): one pass by their owner.
-  const clients = await new ProviderClientStore(db, options.secrets).rekey();
+/** Plugin providers' clients: few rows (one per provider), one pass by their owner. */
+async function rekeyProviderClients(options: RekeyOptions, report: RekeyReport): Promise<void> {
+  const clients = await new ProviderClientStore(options.database.db, options.secrets).rekey();
   report.counts['provider clients'] = {
     rewritten: clients.rewritten,
     current: clients.current,
     unreadable: clients.unreadable.length,
   };
   for (const id of clients.unreadable) report.unreadable.push({ table: 'provider clients', id });
-  return report;
 }
