@@ -1,6 +1,6 @@
 import { Client, type DiscoverResult, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import type { ServerLogger } from '../http/logger.js';
-import { SERVER_VERSION } from '../openapi/index.js';
+import { SERVER_VERSION } from '../openapi/server-version.js';
 import { MAX_INPUT_ROUNDS, reasonOf } from './failure-reasons.js';
 import type { GuardedFetch } from './guarded-fetch.js';
 import { UpstreamHttpTransport } from './http-transport.js';
