@@ -1,10 +1,10 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import {
+  ProtocolError as ClientProtocolError,
   isInputRequiredResult,
   type JSONRPCMessage,
   LOG_LEVEL_META_KEY,
   type Tool as McpTool,
-  ProtocolError as ClientProtocolError,
   type StandardSchemaV1,
 } from '@modelcontextprotocol/client';
 import { type CallToolResult, ProtocolError } from '@modelcontextprotocol/server';
