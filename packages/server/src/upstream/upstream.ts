@@ -70,6 +70,35 @@ async function directCall(
   return isInputRequiredResult(answer.result) ? undefined : answer.result;
 }
 
+/**
+ * Sends a `tools/call` on `connection`. A plain call of a 2026-07-28 upstream (no progress, log
+ * level or argument headers) goes out past the SDK client, which would add its request machinery,
+ * a second parse and ~90 KB of garbage to every call (issue 37); one that asks for input (its
+ * rounds are the SDK's) is asked again through the client.
+ */
+async function sendCall(
+  connection: Connection,
+  params: { name: string; arguments: Record<string, unknown>; _meta?: Record<string, unknown> },
+  sending: { signal: AbortSignal; timeout: number; onprogress?: (progress: never) => void },
+  call: SourceCall,
+  headerDeclaring: McpTool | undefined,
+): Promise<unknown> {
+  const plain =
+    connection.direct !== undefined &&
+    headerDeclaring === undefined &&
+    !call.takesProgress &&
+    params._meta === undefined
+      ? await directCall(connection.direct, params, sending.signal)
+      : undefined;
+  if (plain !== undefined) return plain;
+  return connection.modern && headerDeclaring !== undefined
+    ? await connection.client.callTool(params, {
+        ...sending,
+        toolDefinition: { ...headerDeclaring, outputSchema: undefined },
+      })
+    : await connection.client.request({ method: 'tools/call', params }, AS_SENT, sending);
+}
+
 /** What an {@link Upstream} is made with. */
 export interface UpstreamOptions {
   /** The registration id. */
@@ -318,26 +347,7 @@ export class Upstream {
         // declares as headers (SEP-2243): the client's `callTool` mirrors them from the definition
         // given (without its output schema: results are forwarded as they are). Other calls skip
         // its second pass over the result.
-        // A plain call of a 2026-07-28 upstream (no progress, log level or argument headers)
-        // goes out past the SDK client, which would add its request machinery, a second parse
-        // and ~90 KB of garbage to every call (issue 37); one that asks for input (its rounds are
-        // the SDK's) is asked again through the client.
-        const plain =
-          connection.direct !== undefined &&
-          headerDeclaring === undefined &&
-          !call.takesProgress &&
-          level === undefined
-            ? await directCall(connection.direct, params, signal)
-            : undefined;
-        const answer =
-          plain !== undefined
-            ? plain
-            : connection.modern && headerDeclaring !== undefined
-              ? await connection.client.callTool(params, {
-                  ...sending,
-                  toolDefinition: { ...headerDeclaring, outputSchema: undefined },
-                })
-              : await connection.client.request({ method: 'tools/call', params }, AS_SENT, sending);
+        const answer = await sendCall(connection, params, sending, call, headerDeclaring);
         this.#breaker.success();
         return resultOf(answer, this.id);
       } catch (error) {
