@@ -5,6 +5,7 @@ import {
   type JSONRPCMessage,
   LOG_LEVEL_META_KEY,
   type Tool as McpTool,
+  type RequestOptions,
   type StandardSchemaV1,
 } from '@modelcontextprotocol/client';
 import { type CallToolResult, ProtocolError } from '@modelcontextprotocol/server';
@@ -79,7 +80,7 @@ async function directCall(
 async function sendCall(
   connection: Connection,
   params: { name: string; arguments: Record<string, unknown>; _meta?: Record<string, unknown> },
-  sending: { signal: AbortSignal; timeout: number; onprogress?: (progress: never) => void },
+  sending: RequestOptions,
   call: SourceCall,
   headerDeclaring: McpTool | undefined,
 ): Promise<unknown> {
@@ -88,7 +89,7 @@ async function sendCall(
     headerDeclaring === undefined &&
     !call.takesProgress &&
     params._meta === undefined
-      ? await directCall(connection.direct, params, sending.signal)
+      ? await directCall(connection.direct, params, sending.signal ?? new AbortController().signal)
       : undefined;
   if (plain !== undefined) return plain;
   return connection.modern && headerDeclaring !== undefined
