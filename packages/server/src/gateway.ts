@@ -46,7 +46,7 @@ import { mcpEndpointRoutes } from './mcp-endpoints/routes.js';
 import { mcpChallenge, mcpResource, mountMcpOAuth } from './mcp-oauth/index.js';
 import { meRoutes } from './me/index.js';
 import { GatewayMetrics, metricsOfCall, mountMetrics } from './metrics/index.js';
-import { openApiRoutes } from './openapi/index.js';
+import { openApiRoutes } from './openapi/routes.js';
 import { overviewRoutes } from './overview/index.js';
 import { PolicyService, policyRoutes } from './policy/index.js';
 import {
@@ -70,7 +70,7 @@ import {
 } from './upstream-oauth/index.js';
 import { userRoutes } from './users/index.js';
 import { createTokenVendor } from './vending/index.js';
-import { mountWebApp, notFoundPage } from './web/index.js';
+import { lazyNotFoundPage, mountWebAppLazily } from './web/lazy.js';
 
 /** A running (or ready to start) gateway. */
 export interface Gateway {
@@ -401,9 +401,9 @@ export async function openGateway(options: GatewayOptions = {}): Promise<ServedG
   });
   endpoint = mcp;
   mountMcp(app, mcp, authenticate);
-  mountWebApp(app, services, authenticate);
+  mountWebAppLazily(app, services, authenticate);
 
-  app.notFound(notFoundHandler(app, { page: notFoundPage }));
+  app.notFound(notFoundHandler(app, { page: lazyNotFoundPage }));
   app.onError((error, c) => {
     const answer = httpErrorOf(error);
     if (answer !== undefined) return errorResponse(c, answer);

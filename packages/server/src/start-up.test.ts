@@ -1,8 +1,9 @@
 /**
  * What a start of `gateway-server` loads (issue 17 item 5): on a database already migrated,
  * `/healthz` is answered without the MCP server SDK, and an MCP client with a `gw_mcp_` token
- * lists tools without better-auth or the upstream client (the MCP client SDK, undici) loading; the
- * first request that needs a session loads better-auth and is served in full.
+ * lists tools without better-auth or the upstream client (the MCP client SDK, undici) loading, nor
+ * the web app's pages or the API reference (issue 37); the first request that needs a session
+ * loads better-auth and is served in full, and the first page request loads the web app.
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -26,6 +27,28 @@ const LAZY = {
 };
 
 const MCP_SERVER = /\/node_modules\/@modelcontextprotocol\/server\//;
+
+/**
+ * The only modules of the web app and the API reference a start may load before a page or the
+ * reference is asked for (issue 37): the lists of routes mounted lazily, the server's version, and
+ * the standalone page shell the sign-in and consent pages share. Anything else of `web/` (its
+ * pages, ~80 KB) or `openapi/` loading at start fails the test.
+ */
+const PAGES = /\/src\/(web|openapi)\/.*\.ts$/;
+const PAGES_AT_START = [
+  'openapi/routes.ts',
+  'openapi/server-version.ts',
+  'web/assets/styles.ts',
+  'web/escape-html.ts',
+  'web/lazy.ts',
+  'web/routes.ts',
+  'web/standalone-page.ts',
+];
+
+function pagesLoaded(urls: readonly string[]): string[] {
+  const pages = urls.filter((url) => PAGES.test(url)).map((url) => url.replace(/^.*\/src\//, ''));
+  return [...new Set(pages)].sort();
+}
 
 async function start(dir: string, loads: string) {
   const { child, output, exited } = await startBin(
@@ -114,6 +137,7 @@ describe('gateway-server start-up', () => {
     // The recorder saw the server's own modules: an empty list would prove nothing.
     expect(beforeSignIn.some((url) => url.endsWith('/src/gateway.ts'))).toBe(true);
     expect(lazyLoaded(beforeSignIn)).toEqual([]);
+    expect(pagesLoaded(beforeSignIn)).toEqual(PAGES_AT_START);
 
     // A request that needs a session: better-auth loads, once, and answers in full.
     const signIn = await fetch(`${second.url}/api/auth/sign-in/email`, {
@@ -124,6 +148,11 @@ describe('gateway-server start-up', () => {
     expect(signIn.status).toBe(200);
     expect(signIn.headers.get('set-cookie')).toContain('better-auth.session_token');
     expect(lazyLoaded(await loaded(loads))).toEqual(['better-auth']);
+    // A page loads the web app, and it answers (the route was mounted before its module loaded).
+    const page = await fetch(`${second.url}/sign-in`, { headers: { accept: 'text/html' } });
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('<form');
+    expect(pagesLoaded(await loaded(loads))).toContain('web/pages/sign-in.ts');
     await second.stop();
     // Two real starts and stops of the server with module tracing: ~25 s on a loaded 2-core machine.
   }, 90_000);

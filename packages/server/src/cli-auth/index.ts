@@ -1,16 +1,16 @@
 import type { Hono } from 'hono';
 import type { AppEnv } from '../http/app-env.js';
+import { mountLazily } from '../http/lazy-routes.js';
 import type { Authenticate } from '../identity/index.js';
-import { mountAuthorizePage } from './authorize-page.js';
-import { mountCompletePages } from './complete-page.js';
-import { mountConnectPage } from './connect-page.js';
+import type { SignupPolicy } from '../invites/policy.js';
 import type { CliPagesDeps } from './page-kit.js';
-import { mountSignInPage } from './sign-in-page.js';
+import { CLI_PAGE_ROUTES } from './page-routes.js';
 
 /**
  * Mounts the browser pages of the CLI flows: `/cli/authorize` (`gateway login`),
  * `/cli/connect/<provider>` (`gateway connect`), `/cli/sign-in` (for a browser not signed in) and
  * the pages both flows end on (`/cli/authorize/complete`, `/cli/connect/<provider>/complete`).
+ * Their modules load with the first request to one of them (`mountLazily`).
  *
  * @example
  * mountCliPages(app, services, authenticate);
@@ -20,11 +20,10 @@ export function mountCliPages(
   services: CliPagesDeps & { signup: SignupPolicy },
   authenticate: Authenticate,
 ): void {
-  const pages = { app, services, authenticate };
-  mountSignInPage(app, services);
-  mountAuthorizePage(pages);
-  mountConnectPage(pages);
-  mountCompletePages(pages);
+  mountLazily(app, CLI_PAGE_ROUTES, async () => {
+    const { mountCliPagesNow } = await import('./pages.js');
+    return (recorder) => mountCliPagesNow(recorder, services, authenticate);
+  });
 }
 
 export {
@@ -50,5 +49,3 @@ export {
   formatExpiry,
 } from './token-expiry.js';
 export { type CliTokenSettings, cliTokenRoutes } from './token-routes.js';
-
-import type { SignupPolicy } from '../invites/policy.js';

@@ -5,7 +5,7 @@ import {
   Server,
 } from '@modelcontextprotocol/server';
 import { isDatabaseUnavailable } from '../db/unavailable.js';
-import { SERVER_VERSION } from '../openapi/index.js';
+import { SERVER_VERSION } from '../openapi/server-version.js';
 import type { CallSite, ConnectionKind } from './call-site.js';
 import { callTool } from './call-tool.js';
 import { META_TOOLS } from './discovery/index.js';

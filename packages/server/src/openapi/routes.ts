@@ -1,7 +1,6 @@
 import type { AnyRoute } from '../http/route.js';
 import { defineRoute } from '../http/route.js';
-import { buildOpenApiDocument, type OpenApiDocument } from './build-document.js';
-import { DOCS_CONTENT_SECURITY_POLICY, renderApiDocs } from './render-docs.js';
+import type { OpenApiDocument } from './build-document.js';
 import { SERVER_VERSION } from './server-version.js';
 
 /** What the API reference routes describe. */
@@ -16,17 +15,19 @@ export interface OpenApiRoutesOptions {
 
 /**
  * `GET /api/openapi.json` and `GET /api/docs` (public): the OpenAPI 3.1 document of every route,
- * and an HTML reference rendered from it. Both are built on first use and kept.
+ * and an HTML reference rendered from it. Both are built on first use and kept; the modules that
+ * build them load then too, not at start (issue 37).
  *
  * @example
  * routes.push(...openApiRoutes({ routes: () => routes, baseUrl: () => services.baseUrl }));
  */
 export function openApiRoutes(options: OpenApiRoutesOptions): AnyRoute[] {
   let cached: { baseUrl: string; document: OpenApiDocument; html?: string } | undefined;
-  const current = () => {
+  const current = async () => {
     const baseUrl = options.baseUrl();
     if (cached?.baseUrl !== baseUrl) {
       const version = options.version ?? SERVER_VERSION;
+      const { buildOpenApiDocument } = await import('./build-document.js');
       cached = { baseUrl, document: buildOpenApiDocument(options.routes(), { baseUrl, version }) };
     }
     return cached;
@@ -40,7 +41,7 @@ export function openApiRoutes(options: OpenApiRoutesOptions): AnyRoute[] {
       tag: 'Reference',
       access: 'public',
       responses: { 200: { description: 'The OpenAPI document (JSON)' } },
-      handler: (c) => c.json(current().document),
+      handler: async (c) => c.json((await current()).document),
     }),
     defineRoute({
       method: 'get',
@@ -49,8 +50,9 @@ export function openApiRoutes(options: OpenApiRoutesOptions): AnyRoute[] {
       tag: 'Reference',
       access: 'public',
       responses: { 200: { description: 'A self-contained HTML page (text/html)' } },
-      handler: (c) => {
-        const entry = current();
+      handler: async (c) => {
+        const entry = await current();
+        const { DOCS_CONTENT_SECURITY_POLICY, renderApiDocs } = await import('./render-docs.js');
         entry.html ??= renderApiDocs(entry.document);
         c.header('Content-Security-Policy', DOCS_CONTENT_SECURITY_POLICY);
         return c.html(entry.html);

@@ -1,6 +1,14 @@
-import { Client, type DiscoverResult, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
+  Client,
+  type DiscoverResult,
+  PROTOCOL_VERSION_META_KEY,
+  SdkError,
+  SdkErrorCode,
+} from '@modelcontextprotocol/client';
 import type { ServerLogger } from '../http/logger.js';
-import { SERVER_VERSION } from '../openapi/index.js';
+import { SERVER_VERSION } from '../openapi/server-version.js';
 import { MAX_INPUT_ROUNDS, reasonOf } from './failure-reasons.js';
 import type { GuardedFetch } from './guarded-fetch.js';
 import { UpstreamHttpTransport } from './http-transport.js';
@@ -10,6 +18,7 @@ import { StdioProcess, StdioStartError } from './stdio-process.js';
 import { DEFAULT_START_TIMEOUT_MS, type UpstreamTarget } from './target.js';
 
 const CLIENT_INFO = { name: 'gateway', version: SERVER_VERSION };
+const CAPABILITIES = { sampling: {}, elicitation: { form: {}, url: {} } };
 /**
  * Connecting (TCP, `server/discover` or `initialize`) and listing tools: an upstream slower than
  * this is down.
@@ -30,6 +39,11 @@ export interface Connection {
   kept?: boolean;
   /** A stdio upstream's process. */
   process?: StdioProcess;
+  /**
+   * A 2026-07-28 HTTP client's transport, and the request envelope its SDK client would put on
+   * every request, made once: a plain call goes out through {@link UpstreamHttpTransport.call}.
+   */
+  direct?: { transport: UpstreamHttpTransport; envelope: Record<string, unknown> };
 }
 
 /** The revision an HTTP upstream spoke at its last connect: its discovery, or 2025 only. */
@@ -71,7 +85,7 @@ export interface OpenConnectionOptions {
 export async function openConnection(options: OpenConnectionOptions): Promise<Connection> {
   const { target, logger, key, credential, signal } = options;
   const client = new Client(CLIENT_INFO, {
-    capabilities: { sampling: {}, elicitation: { form: {}, url: {} } },
+    capabilities: CAPABILITIES,
     ...(target.kind === 'http' ? { versionNegotiation: { mode: 'auto' as const } } : {}),
     listMaxPages: MAX_LIST_PAGES,
     inputRequired: { maxRounds: MAX_INPUT_ROUNDS },
@@ -119,6 +133,17 @@ export async function openConnection(options: OpenConnectionOptions): Promise<Co
     });
     const discover = client.getDiscoverResult();
     connection.modern = client.getProtocolEra() === 'modern';
+    const version = transport.protocolVersion;
+    if (connection.modern && version !== undefined) {
+      connection.direct = {
+        transport,
+        envelope: {
+          [PROTOCOL_VERSION_META_KEY]: version,
+          [CLIENT_INFO_META_KEY]: CLIENT_INFO,
+          [CLIENT_CAPABILITIES_META_KEY]: CAPABILITIES,
+        },
+      };
+    }
     options.onEra(
       connection.modern && discover !== undefined
         ? { kind: 'modern', discover }

@@ -63,6 +63,9 @@ export class UpstreamHttpTransport implements Transport {
   #protocolVersion: string | undefined;
   #closed = false;
   #reconnect: ReturnType<typeof setTimeout> | undefined;
+  /** The gateway's own requests ({@link call}) waiting for their answer, by id. */
+  readonly #awaiting = new Map<string, (answer: JSONRPCMessage) => void>();
+  #calls = 0;
 
   constructor(options: UpstreamHttpTransportOptions) {
     this.#options = options;
@@ -80,6 +83,52 @@ export class UpstreamHttpTransport implements Transport {
     clearTimeout(this.#reconnect);
     this.#abort.abort();
     this.onclose?.();
+  }
+
+  /** The protocol version the SDK client settled on at connect, when it told. */
+  get protocolVersion(): string | undefined {
+    return this.#protocolVersion;
+  }
+
+  /**
+   * Sends one request of the gateway's own, past the SDK client (issue 37: a plain 2026-07-28
+   * call needs none of its per-request machinery), and answers its answer, a result or a
+   * JSON-RPC error, as it came. It goes out as {@link send} sends the client's (the same
+   * headers, body limit, stream reading and resumption); whatever else the upstream sends on the
+   * way (notifications) goes to `onmessage`, to the SDK client, as before.
+   *
+   * @throws as {@link send}; and for an answer that never came (a stream that ended without it).
+   */
+  async call(
+    method: string,
+    params: Record<string, unknown>,
+    signal: AbortSignal,
+  ): Promise<JSONRPCMessage> {
+    this.#calls += 1;
+    const id = `gw-${this.#calls}`;
+    let answer: JSONRPCMessage | undefined;
+    this.#awaiting.set(id, (message) => {
+      answer = message;
+    });
+    try {
+      await this.send({ jsonrpc: '2.0', id, method, params }, { requestSignal: signal });
+    } finally {
+      this.#awaiting.delete(id);
+    }
+    if (answer === undefined) throw notMcp('The upstream did not answer the request');
+    return answer;
+  }
+
+  /** Hands `message` to the request of ours it answers, or else to the SDK client. */
+  #deliver(message: JSONRPCMessage): void {
+    if (this.#awaiting.size > 0 && !('method' in message) && 'id' in message) {
+      const waiting = typeof message.id === 'string' ? this.#awaiting.get(message.id) : undefined;
+      if (waiting !== undefined) {
+        waiting(message);
+        return;
+      }
+    }
+    this.onmessage?.(message);
   }
 
   async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
@@ -111,7 +160,7 @@ export class UpstreamHttpTransport implements Transport {
           ? errorAnswer(String(error.data.text ?? ''), message)
           : undefined;
       if (refusal === undefined) throw error;
-      this.onmessage?.(refusal);
+      this.#deliver(refusal);
       return;
     }
     const session = header(answer, 'mcp-session-id');
@@ -130,7 +179,7 @@ export class UpstreamHttpTransport implements Transport {
     if (type === 'application/json') {
       const data = parse(await readText(answer.body, this.#options.maxBytes));
       for (const one of Array.isArray(data) ? data : [data]) {
-        this.onmessage?.(asMessage(one));
+        this.#deliver(asMessage(one));
         await null;
       }
       return;
@@ -194,7 +243,7 @@ export class UpstreamHttpTransport implements Transport {
         // later, and an answer delivered in the same turn would make it drop the call's last
         // progress report as one for an unknown request.
         for (const message of arrived.splice(0)) {
-          this.onmessage?.(message);
+          this.#deliver(message);
           await null;
         }
         // The answer ends the request's stream: an upstream that keeps it open would hold a

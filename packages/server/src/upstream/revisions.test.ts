@@ -61,6 +61,35 @@ describe('an upstream that offers 2026-07-28', () => {
     expect(call?.headers.mcpName).toBe('echo');
   });
 
+  it('sends a plain call past the SDK client, with the envelope and headers the client sends (issue 37)', async () => {
+    const upstream = await startModernUpstream();
+    const gw = await startMcpGateway({ env: ALLOW_PRIVATE });
+    expect(await register(gw.url, 'mod', upstream.url)).toBe(201);
+    const alice = await gw.user({ admin: true });
+    const client = await connectV2(gw.url, alice.mcpToken);
+    for (const text of ['one', 'two']) {
+      const echoed = await client.callTool({ name: 'mod.echo', arguments: { text } });
+      expect(echoed.content).toEqual([{ type: 'text', text: `echo: ${text}` }]);
+      expect(echoed.structuredContent).toEqual({ text, length: text.length });
+    }
+    const listed = upstream.received.find((request) => request.method === 'tools/list');
+    const calls = upstream.received.filter((request) => request.method === 'tools/call');
+    expect(calls).toHaveLength(2);
+    for (const call of calls) {
+      // Ids of the gateway's own, not the SDK client's numbers: the client was not used.
+      expect(call.id).toMatch(/^gw-\d+$/);
+      // The same envelope the SDK client put on its own request, and the same headers.
+      expect(call.meta).toEqual(listed?.meta);
+      expect(call.headers).toMatchObject({
+        protocolVersion: '2026-07-28',
+        mcpMethod: 'tools/call',
+        mcpName: 'echo',
+      });
+      expect(call.arguments).toEqual({ text: expect.any(String) });
+    }
+    expect(new Set(calls.map((call) => call.id)).size).toBe(2);
+  });
+
   it('mirrors an argument the tool declares as a header (SEP-2243), which the upstream requires', async () => {
     const upstream = await startModernUpstream();
     const gw = await startMcpGateway({ env: ALLOW_PRIVATE });

@@ -1,7 +1,11 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import {
+  ProtocolError as ClientProtocolError,
+  isInputRequiredResult,
+  type JSONRPCMessage,
   LOG_LEVEL_META_KEY,
   type Tool as McpTool,
+  type RequestOptions,
   type StandardSchemaV1,
 } from '@modelcontextprotocol/client';
 import { type CallToolResult, ProtocolError } from '@modelcontextprotocol/server';
@@ -43,6 +47,58 @@ const PING_TIMEOUT_MS = 10_000;
 const AS_SENT: StandardSchemaV1<unknown, unknown> = {
   '~standard': { version: 1, vendor: 'gateway', validate: (value) => ({ value }) },
 };
+
+/**
+ * A plain `tools/call` through the connection's transport, without the SDK client: the result as
+ * it came, or undefined when the upstream asked for input (`input_required`), whose rounds the
+ * SDK client runs. A JSON-RPC error is thrown as the SDK client throws it.
+ */
+async function directCall(
+  direct: NonNullable<Connection['direct']>,
+  params: { name: string; arguments: Record<string, unknown> },
+  signal: AbortSignal,
+): Promise<unknown> {
+  const answer: JSONRPCMessage = await direct.transport.call(
+    'tools/call',
+    { ...params, _meta: direct.envelope },
+    signal,
+  );
+  if ('error' in answer) {
+    const { code, message, data } = answer.error;
+    throw ClientProtocolError.fromError(code, message, data);
+  }
+  if (!('result' in answer)) throw new Error('The upstream answered with a request');
+  return isInputRequiredResult(answer.result) ? undefined : answer.result;
+}
+
+/**
+ * Sends a `tools/call` on `connection`. A plain call of a 2026-07-28 upstream (no progress, log
+ * level or argument headers) goes out past the SDK client, which would add its request machinery,
+ * a second parse and ~90 KB of garbage to every call (issue 37); one that asks for input (its
+ * rounds are the SDK's) is asked again through the client.
+ */
+async function sendCall(
+  connection: Connection,
+  params: { name: string; arguments: Record<string, unknown>; _meta?: Record<string, unknown> },
+  sending: RequestOptions,
+  call: SourceCall,
+  headerDeclaring: McpTool | undefined,
+): Promise<unknown> {
+  const plain =
+    connection.direct !== undefined &&
+    headerDeclaring === undefined &&
+    !call.takesProgress &&
+    params._meta === undefined
+      ? await directCall(connection.direct, params, sending.signal ?? new AbortController().signal)
+      : undefined;
+  if (plain !== undefined) return plain;
+  return connection.modern && headerDeclaring !== undefined
+    ? await connection.client.callTool(params, {
+        ...sending,
+        toolDefinition: { ...headerDeclaring, outputSchema: undefined },
+      })
+    : await connection.client.request({ method: 'tools/call', params }, AS_SENT, sending);
+}
 
 /** What an {@link Upstream} is made with. */
 export interface UpstreamOptions {
@@ -292,13 +348,7 @@ export class Upstream {
         // declares as headers (SEP-2243): the client's `callTool` mirrors them from the definition
         // given (without its output schema: results are forwarded as they are). Other calls skip
         // its second pass over the result.
-        const answer =
-          connection.modern && headerDeclaring !== undefined
-            ? await connection.client.callTool(params, {
-                ...sending,
-                toolDefinition: { ...headerDeclaring, outputSchema: undefined },
-              })
-            : await connection.client.request({ method: 'tools/call', params }, AS_SENT, sending);
+        const answer = await sendCall(connection, params, sending, call, headerDeclaring);
         this.#breaker.success();
         return resultOf(answer, this.id);
       } catch (error) {

@@ -12,6 +12,8 @@ import { z } from 'zod';
 /** One POST a {@link ModernUpstream} received: the headers and envelope that say its revision. */
 export interface ReceivedRequest {
   method: string;
+  /** The JSON-RPC id it came with. */
+  id: unknown;
   headers: {
     protocolVersion: string | undefined;
     mcpMethod: string | undefined;
@@ -249,6 +251,7 @@ export async function startModernUpstream(
       const header = (name: string) => request.headers.get(name) ?? undefined;
       received.push({
         method: body.method,
+        id: body.id,
         headers: {
           protocolVersion: header('mcp-protocol-version'),
           mcpMethod: header('mcp-method'),
