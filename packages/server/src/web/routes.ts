@@ -49,6 +49,9 @@ export const WEB_ROUTES: readonly LazyRoute[] = [
   ['GET', '/admin/sources'],
   ['POST', '/admin/sources/:id/settings'],
   ['POST', '/admin/sources/add'],
+  ['GET', '/admin/providers'],
+  ['POST', '/admin/providers/:id'],
+  ['POST', '/admin/providers/:id/delete'],
   ['GET', '/admin/executions'],
   ['GET', '/admin/executions/:id'],
 ];
