@@ -46,6 +46,8 @@ export interface GenericProviderConfig {
  * (GitHub, ...) pointed elsewhere the same way becomes such a standard provider too (how `gateway
  * dev` points GitHub at its local demo OAuth server); otherwise it has no generic form here.
  *
+ * Long because its three modes (built-in, issuer, plain OAuth 2.0) read best side by side.
+ *
  * @example
  * resolveGenericProvider(env, { id: 'gcp', name: 'Google Cloud' }, client, callbackUrl);
  */

@@ -45,6 +45,9 @@ interface PendingCode {
 /**
  * Starts the stand-ins on an ephemeral port of 127.0.0.1. Each one is skipped when `env` already
  * points that example elsewhere (its API URL, or the provider's `<P>_CLIENT_ID`).
+ *
+ * Long because the routes share the server's state (the OAuth codes and tokens, the client
+ * secret, the base URL) as closures; the demo data itself is in demo-apis.ts.
  */
 export async function startStandIns(
   env: Readonly<Record<string, string | undefined>>,
