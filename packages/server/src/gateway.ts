@@ -5,7 +5,12 @@ import type { ServerType } from '@hono/node-server';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { ApprovalService, approvalRoutes, countPendingApprovals } from './approvals/index.js';
-import { BETTER_AUTH_STATE, createGatewayAuth, mountAuth } from './auth/index.js';
+import {
+  BETTER_AUTH_STATE,
+  createGatewayAuth,
+  mountAuth,
+  type PasswordHasher,
+} from './auth/index.js';
 import { cliTokenRoutes, mountCliPages } from './cli-auth/index.js';
 import { connectionRoutes } from './connections/routes.js';
 import { connectorRoutes } from './connectors/index.js';
@@ -156,8 +161,17 @@ export function createGateway(options: GatewayOptions = {}): Promise<Gateway> {
   return openGateway(options);
 }
 
+/** What only the tests give {@link openGateway}: no setting or public option reaches these. */
+export interface GatewayInternals {
+  /** A cheaper password hash for the tests' many sign-ups (never in a shipped entry point). */
+  passwordHasher?: PasswordHasher;
+}
+
 /** {@link createGateway}, with the services it is built from (for the server's own entry points). */
-export async function openGateway(options: GatewayOptions = {}): Promise<ServedGateway> {
+export async function openGateway(
+  options: GatewayOptions = {},
+  internals: GatewayInternals = {},
+): Promise<ServedGateway> {
   // Every setting first, so a bad value fails fast and leaves nothing behind.
   const settings = readSettings(options);
   const { env, authSecret, previousAuthSecrets, serviceApiSecret, metricsToken, host, port } =
@@ -230,6 +244,7 @@ export async function openGateway(options: GatewayOptions = {}): Promise<ServedG
     authSecret,
     previousAuthSecrets,
     trustedProxies: settings.trustedProxies,
+    passwordHasher: internals.passwordHasher,
   });
   const tokens = createTokenVendor(core, auth, {
     onRefresh: (provider, result) => metrics.tokenRefresh(provider, result),

@@ -44,6 +44,17 @@ export interface GatewayAuthOptions {
   rateLimits?: Partial<GatewayRateLimits>;
   /** `GATEWAY_TRUSTED_PROXIES`, checked: whose `X-Forwarded-For` is believed. Default none. */
   trustedProxies?: readonly string[];
+  /**
+   * Replaces better-auth's password hashing (scrypt, ~0.25 s of CPU per sign-up or sign-in). Only
+   * the tests' gateways set it, through `openGateway`'s internals; no setting reaches it.
+   */
+  passwordHasher?: PasswordHasher | undefined;
+}
+
+/** How passwords are hashed and checked: better-auth's `emailAndPassword.password`. */
+export interface PasswordHasher {
+  hash(password: string): Promise<string>;
+  verify(data: { hash: string; password: string }): Promise<boolean>;
 }
 
 /** The limits on abuse-prone endpoints, per client address, counted in the database. */
@@ -97,7 +108,11 @@ function authOptions(
     secret: legacySecret,
     database: { db, type: services.database.dialect },
     trustedOrigins: origins,
-    emailAndPassword: { enabled: true, autoSignIn: true },
+    emailAndPassword: {
+      enabled: true,
+      autoSignIn: true,
+      ...(options.passwordHasher === undefined ? {} : { password: options.passwordHasher }),
+    },
     socialProviders: setup.socialProviders,
     plugins: setup.generic.length > 0 ? [genericOidc(setup.generic, services.logger, outages)] : [],
     account: {

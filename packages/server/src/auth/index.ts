@@ -8,6 +8,7 @@ export {
   type GatewayAuth,
   type GatewayAuthOptions,
   type GatewayRateLimits,
+  type PasswordHasher,
 } from './create-auth.js';
 // From the files, not generic-oidc/index.js: that one also loads the providers (better-auth's
 // OAuth helpers), which start-up must not.

@@ -55,16 +55,17 @@ export function providerSetup(env: Env, authBaseUrl: string): ProviderSetup {
       callbackUrl: oauthCallbackUrl(authBaseUrl, provider),
       clientSecret: client.clientSecret,
     });
-    if (provider.kind === 'social') {
+    // A social provider runs as better-auth's own (its endpoints fixed) unless its endpoints are
+    // overridden: then as a standard OAuth provider at the same callback path.
+    const config = resolveGenericProvider(
+      env,
+      provider,
+      client,
+      oauthCallbackUrl(authBaseUrl, provider),
+    );
+    if (config) generic.push(config);
+    else if (provider.kind === 'social') {
       Object.assign(socialProviders, socialProvider(env, provider.id, client));
-    } else {
-      const config = resolveGenericProvider(
-        env,
-        provider,
-        client,
-        oauthCallbackUrl(authBaseUrl, provider),
-      );
-      if (config) generic.push(config);
     }
   }
   return { socialProviders, generic, configured };

@@ -1,3 +1,5 @@
+import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
+import type { PasswordHasher } from '../../src/auth/index.js';
 import { openGateway, type ServedGateway } from '../../src/gateway.js';
 import type { GatewayOptions } from '../../src/gateway-settings.js';
 import {
@@ -34,18 +36,50 @@ export async function createLeakCheckedGateway(
   for (const [name, value] of Object.entries(options.env ?? process.env)) {
     if (SECRET_VARIABLE.test(name)) rememberSecret(value);
   }
-  const gateway = await openGateway({
-    ...options,
-    logSink: {
-      write: (line) => {
-        captureLogLine(line);
-        options.logSink?.write(line);
+  const gateway = await openGateway(
+    {
+      ...options,
+      logSink: {
+        write: (line) => {
+          captureLogLine(line);
+          options.logSink?.write(line);
+        },
       },
     },
-  });
+    { passwordHasher: testPasswordHasher },
+  );
   watchSecretBox(gateway);
   watchRequests(gateway);
   return gateway;
+}
+
+/**
+ * scrypt at a cost the tests can afford: better-auth's own (N=16384, r=16) takes ~0.25 s of CPU
+ * per sign-up and per sign-in, and the tests sign up and in hundreds of times. A hash in
+ * better-auth's format (from a gateway process of a system test, on a shared database) is still
+ * checked with better-auth's own function.
+ */
+const testPasswordHasher: PasswordHasher = {
+  async hash(password) {
+    const salt = randomBytes(16).toString('hex');
+    return `test:${salt}:${(await cheapScrypt(password, salt)).toString('hex')}`;
+  },
+  async verify({ hash, password }) {
+    const [kind, salt, key] = hash.split(':');
+    if (kind !== 'test' || salt === undefined || key === undefined) {
+      const { verifyPassword } = await import('better-auth/crypto');
+      return verifyPassword({ hash, password });
+    }
+    return timingSafeEqual(await cheapScrypt(password, salt), Buffer.from(key, 'hex'));
+  },
+};
+
+function cheapScrypt(password: string, salt: string): Promise<Buffer> {
+  return new Promise((done, fail) =>
+    scrypt(password.normalize('NFKC'), salt, 32, { N: 1024, r: 8, p: 1 }, (error, key) =>
+      error ? fail(error) : done(key),
+    ),
+  );
 }
 
 /** Remembers every plaintext the gateway encrypts for storage or decrypts from it. */

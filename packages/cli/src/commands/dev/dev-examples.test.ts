@@ -31,9 +31,63 @@ async function examplePlugins(): Promise<{ id: string; tools: string[] }[]> {
   return plugins;
 }
 
+/** A browser's cookies, enough for one sign-in and one OAuth round trip. */
+function cookieJar() {
+  const cookies = new Map<string, string>();
+  return {
+    header: () => [...cookies].map(([name, value]) => `${name}=${value}`).join('; '),
+    take(response: Response) {
+      for (const line of response.headers.getSetCookie()) {
+        const [pair = ''] = line.split(';');
+        const at = pair.indexOf('=');
+        cookies.set(pair.slice(0, at).trim(), pair.slice(at + 1).trim());
+      }
+    },
+  };
+}
+
+/**
+ * Connects `provider` as the signed-in user does from the Tools tab: better-auth's account link,
+ * the demo provider's consent page and its Continue button, back to the gateway's callback.
+ */
+async function connectOAuth(url: string, jar: ReturnType<typeof cookieJar>, provider: string) {
+  const started = await fetch(`${url}/api/auth/link-social`, {
+    method: 'POST',
+    headers: { cookie: jar.header(), 'content-type': 'application/json', origin: url },
+    body: JSON.stringify({
+      provider,
+      callbackURL: `${url}/tools?connected=${provider}`,
+      disableRedirect: true,
+    }),
+  });
+  expect(started.status).toBe(200);
+  jar.take(started);
+  const consent = await fetch(((await started.json()) as { url: string }).url);
+  const html = await consent.text();
+  expect(html).toContain('local stand-in');
+  // The Continue button's form: its action and hidden fields.
+  const action = /<form method="get" action="([^"]+)">/.exec(html)?.[1];
+  const approve = new URL(action!, consent.url);
+  for (const [, name, value] of html.matchAll(
+    /<input type="hidden" name="([^"]+)" value="([^"]*)">/g,
+  )) {
+    approve.searchParams.set(
+      name!,
+      value!.replace(/&#(\d+);/g, (_, code) => String.fromCodePoint(Number(code))),
+    );
+  }
+  const code = await fetch(approve, { redirect: 'manual' });
+  expect(code.status).toBe(302);
+  const callback = await fetch(code.headers.get('location')!, {
+    redirect: 'manual',
+    headers: { cookie: jar.header() },
+  });
+  expect(callback.headers.get('location')).toBe(`${url}/tools?connected=${provider}`);
+}
+
 describe('gateway dev at the repository root (pnpm start)', () => {
-  it('registers every example plugin and serves their tools over MCP', {
-    timeout: 120_000,
+  it('registers every example plugin and serves their tools over MCP; each answers once connected', {
+    timeout: 180_000,
   }, async () => {
     const expected = await examplePlugins();
     expect(expected.length).toBeGreaterThanOrEqual(4);
@@ -76,7 +130,47 @@ describe('gateway dev at the repository root (pnpm start)', () => {
         mcpServers: Record<string, { url: string; headers: Record<string, string> }>;
       };
       const server = config.mcpServers['gateway-dev']!;
-      const client = new Client({ name: 'dev-root-test', version: '1.0.0' });
+      // The stand-ins say what they are.
+      expect(io.out()).toMatch(/demo data: .*weather API.*stand-ins at http:\/\/127\.0\.0\.1:\d+/);
+
+      // Connected as a newcomer would: any key for weather, GitHub and Google Cloud through the
+      // demo OAuth provider.
+      const account = JSON.parse(await readFile(info.devAccess!.accountFile, 'utf8')) as {
+        email: string;
+        password: string;
+        userId: string;
+      };
+      const jar = cookieJar();
+      const signedIn = await fetch(`${info.url}/api/auth/sign-in/email`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', origin: info.url },
+        body: JSON.stringify({ email: account.email, password: account.password }),
+      });
+      expect(signedIn.status).toBe(200);
+      jar.take(signedIn);
+      const weather = await fetch(`${info.url}/api/connections`, {
+        method: 'POST',
+        headers: { cookie: jar.header(), 'content-type': 'application/json', origin: info.url },
+        body: JSON.stringify({
+          userId: account.userId,
+          toolId: 'weather',
+          instanceName: 'demo',
+          secret: 'any-key',
+        }),
+      });
+      expect(weather.status).toBe(201);
+      await connectOAuth(info.url, jar, 'github');
+      await connectOAuth(info.url, jar, 'gcp');
+
+      const client = new Client(
+        { name: 'dev-root-test', version: '1.0.0' },
+        { capabilities: { elicitation: { form: {} } } },
+      );
+      // The notes and the new issue ask first; the test approves.
+      client.setRequestHandler('elicitation/create', async () => ({
+        action: 'accept',
+        content: { approve: true },
+      }));
       await client.connect(
         new StreamableHTTPClientTransport(new URL(server.url), {
           requestInit: { headers: server.headers },
@@ -87,9 +181,39 @@ describe('gateway dev at the repository root (pnpm start)', () => {
         expect(tools.map((tool) => tool.name).sort()).toEqual(
           expected.flatMap((plugin) => plugin.tools).sort(),
         );
-        // A tool that needs no credential answers: the notes example lists its (empty) notes.
-        const listed = await client.callTool({ name: 'notes.notes.list', arguments: {} });
-        expect(listed.isError ?? false).toBe(false);
+        // Every example tool answers, each called once.
+        const call = async (name: string, args: Record<string, unknown>) => {
+          const result = await client.callTool({ name, arguments: args });
+          expect({ name, isError: result.isError ?? false, content: result.content }).toEqual({
+            content: result.isError ? [] : result.content,
+            name,
+            isError: false,
+          });
+          return result.structuredContent as Record<string, unknown>;
+        };
+        const note = await call('notes.notes.create', { title: 'Try the examples' });
+        const id = note.id as string;
+        await call('notes.notes.get', { id });
+        await call('notes.notes.update', { id, body: 'every tool answers' });
+        expect((await call('notes.notes.list', {})).notes).toHaveLength(1);
+        await call('notes.notes.delete', { id });
+        const forecast = await call('weather.forecast.get', { city: 'Oslo', days: 2 });
+        expect(forecast.city).toContain('demo data');
+        await call('weather.alerts.list', { city: 'Oslo' });
+        const repos = await call('github.repos.list', {});
+        expect(repos.repositories).toContainEqual(
+          expect.objectContaining({ fullName: 'demo-user/hello-gateway' }),
+        );
+        await call('github.issues.create', {
+          owner: 'demo-user',
+          repo: 'hello-gateway',
+          title: 'Hello from gateway dev',
+        });
+        const projects = await call('cloud.projects.list', {});
+        expect(projects.projects).toContainEqual(
+          expect.objectContaining({ projectId: 'demo-project' }),
+        );
+        await call('cloud.storage.buckets_list', { projectId: 'demo-project' });
       } finally {
         await client.close();
       }
@@ -97,5 +221,9 @@ describe('gateway dev at the repository root (pnpm start)', () => {
       controller.abort();
       await running;
     }
+    // Nothing to warn about: the demo providers are plain OAuth 2.0, as their scopes say.
+    expect(io.err()).toBe('');
+    // The examples' API URLs were set for the run only.
+    expect(process.env.WEATHER_API_URL).toBeUndefined();
   });
 });

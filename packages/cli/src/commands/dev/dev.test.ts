@@ -249,6 +249,9 @@ describe('gateway dev', () => {
     expect(dev.io.err()).toMatch(
       /^error: reload of demo failed \(src\/index\.ts changed\), the previous version keeps running: /m,
     );
+    // The syntax error is said once, on that one line: not again by the loader, nor as a stack.
+    expect(dev.io.err().match(/but found end of file/g)).toHaveLength(1);
+    expect(dev.io.err().trimEnd().split('\n')).toHaveLength(1);
     await atomicSave(entry, plugin(['demo.items.list']));
     expect(await reloaded(7, 'a reload after a failed one')).toContain('1 tool');
     expect(dev.io.err()).not.toMatch(/swp|4913|\.#|~/);

@@ -11,7 +11,11 @@ import { loadPlugin } from '../test/load-plugin.js';
 import { type DevAccess, ensureDevAccess } from './dev-account.js';
 import { loadDevSecrets } from './dev-secrets.js';
 import { findPluginSources, type PluginSource } from './plugin-sources.js';
+import type { StandIns } from './stand-ins/index.js';
 import { type PluginWatcher, watchPlugin } from './watch-plugin.js';
+
+/** Running from the repository's TypeScript sources (tsx, vitest), not a published build. */
+const FROM_SOURCE = import.meta.url.endsWith('.ts');
 
 /** Options of `runDev()`. Unset values fall back to the environment, then to the defaults. */
 export interface DevOptions {
@@ -72,18 +76,17 @@ export async function runDev(options: DevOptions): Promise<void> {
   const { io, cwd } = options;
   const colors = createColors(io);
   // Loading the plugins (TypeScript through tsx), the server and its database takes a few seconds.
-  const { sources, gateway, url, registered, devAccess, dataDir, logFile } = await withSpinner(
-    io,
-    'Starting the local gateway',
-    () => startGateway(options),
-    { done: 'Started the local gateway' },
-  );
+  const { sources, gateway, url, registered, devAccess, dataDir, logFile, standIns } =
+    await withSpinner(io, 'Starting the local gateway', () => startGateway(options), {
+      done: 'Started the local gateway',
+    });
 
   const out = (line = '') => io.stdout.write(`${line}\n`);
   // Watching before the gateway is said to be ready, so no save after that line is missed.
   const watchers = await watchSources(sources, registered, gateway, options).catch(
     async (error: unknown) => {
       await gateway.stop();
+      await standIns?.close();
       throw error;
     },
   );
@@ -103,6 +106,11 @@ export async function runDev(options: DevOptions): Promise<void> {
     `  data:   ${relative(cwd, dataDir) || '.'} (SQLite), JSON logs in ${relative(cwd, logFile)}`,
   );
   out(`  API reference: ${url}/api/docs`);
+  if (standIns !== undefined) {
+    out(
+      `  demo data:     ${standIns.serves.join(', ')} stand-ins at ${standIns.url} (local, not the real services): \`gateway connect weather\` takes any key; connect GitHub and Google Cloud in the Tools tab`,
+    );
+  }
   for (const line of nextSteps(url, cwd, devAccess)) out(`  ${line}`);
   out();
   out(
@@ -118,6 +126,7 @@ export async function runDev(options: DevOptions): Promise<void> {
   await stopped(options.signal);
   await Promise.all(watchers.map((watcher) => watcher.close()));
   await gateway.stop();
+  await standIns?.close();
   out('Gateway dev server stopped.');
 }
 
@@ -177,14 +186,62 @@ interface StartedGateway {
   devAccess: DevAccess | undefined;
   dataDir: string;
   logFile: string;
+  /** The examples' demo upstreams, when running the repository's examples from source. */
+  standIns: StandIns | undefined;
 }
 
 async function startGateway(options: DevOptions): Promise<StartedGateway> {
-  const { io, cwd } = options;
+  const { cwd } = options;
   const sources = await findPluginSources(cwd, { fixtures: options.fixtures });
   const plugins = await Promise.all(sources.map((source) => loadValid(source)));
   const server = await importServer();
+  const standIns = await startStandInsFor(sources, options);
+  try {
+    return await startWith(server, sources, plugins, standIns, options);
+  } catch (error) {
+    await standIns?.close();
+    throw error;
+  }
+}
 
+/**
+ * The examples' demo upstreams (weather, GitHub and Google Cloud APIs, and a demo OAuth provider),
+ * only for the repository's examples run from source (`pnpm start`): a published build never
+ * starts them, nor does `GATEWAY_DEV_STAND_INS=0`. The example plugins read their API URLs from
+ * the process environment at call time, so those are set there until the gateway stops.
+ */
+async function startStandInsFor(
+  sources: readonly PluginSource[],
+  { io, cwd }: DevOptions,
+): Promise<StandIns | undefined> {
+  const examples = sources.some((source) => source.dir !== resolve(cwd));
+  if (!examples || !FROM_SOURCE || io.env.GATEWAY_DEV_STAND_INS === '0') return undefined;
+  const { startStandIns } = await import('./stand-ins/index.js');
+  const standIns = await startStandIns({ ...process.env, ...io.env });
+  const previous = Object.keys(standIns.pluginEnv).map((name) => [name, process.env[name]]);
+  Object.assign(process.env, standIns.pluginEnv);
+  const close = standIns.close;
+  let closed = false;
+  standIns.close = async () => {
+    if (closed) return;
+    closed = true;
+    for (const [name, value] of previous) {
+      if (value === undefined) delete process.env[name as string];
+      else process.env[name as string] = value;
+    }
+    await close();
+  };
+  return standIns;
+}
+
+async function startWith(
+  server: ServerModule,
+  sources: PluginSource[],
+  plugins: Plugin[],
+  standIns: StandIns | undefined,
+  options: DevOptions,
+): Promise<StartedGateway> {
+  const { io, cwd } = options;
   const dataDir = resolve(cwd, options.dataDir ?? io.env.GATEWAY_DATA_DIR ?? '.gateway');
   const secrets = await loadDevSecrets(dataDir, io.env);
   const logFile = join(dataDir, 'gateway.log');
@@ -193,7 +250,7 @@ async function startGateway(options: DevOptions): Promise<StartedGateway> {
     gateway = await server.createGateway({
       plugins,
       cwd,
-      env: io.env,
+      env: standIns === undefined ? io.env : { ...io.env, ...standIns.serverEnv },
       dataDir,
       ...secrets,
       ...(options.host === undefined ? {} : { host: options.host }),
@@ -237,7 +294,7 @@ async function startGateway(options: DevOptions): Promise<StartedGateway> {
     throw error;
   }
 
-  return { sources, gateway, url, registered, devAccess, dataDir, logFile };
+  return { sources, gateway, url, registered, devAccess, dataDir, logFile, standIns };
 }
 
 async function loadValid(source: PluginSource): Promise<Plugin> {

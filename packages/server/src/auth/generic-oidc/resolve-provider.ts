@@ -42,7 +42,11 @@ export interface GenericProviderConfig {
 /**
  * Resolves generic provider `id` from the environment. Pointed at another server (an issuer, or
  * authorization or token endpoint overrides) it is a standard provider: the service-specific
- * scopes, parameters and identity lookups of its built-in spec no longer apply.
+ * scopes, parameters and identity lookups of its built-in spec no longer apply. A social provider
+ * (GitHub, ...) pointed elsewhere the same way becomes such a standard provider too (how `gateway
+ * dev` points GitHub at its local demo OAuth server); otherwise it has no generic form here.
+ *
+ * Long because its three modes (built-in, issuer, plain OAuth 2.0) read best side by side.
  *
  * @example
  * resolveGenericProvider(env, { id: 'gcp', name: 'Google Cloud' }, client, callbackUrl);
@@ -54,7 +58,6 @@ export function resolveGenericProvider(
   redirectURI: string,
 ): GenericProviderConfig | undefined {
   const spec = GENERIC_PROVIDER_SPECS[provider.id];
-  if (spec === undefined) return undefined;
   const setting = (name: Parameters<typeof oauthEndpoint>[2]) =>
     oauthEndpoint(env, provider.id, name);
   const issuer = setting('ISSUER_URL');
@@ -68,6 +71,8 @@ export function resolveGenericProvider(
     issuer !== undefined || authorizationUrl !== undefined || tokenUrl !== undefined;
 
   if (!overridden) {
+    // A social provider (no spec) runs as better-auth's own unless pointed elsewhere.
+    if (spec === undefined) return undefined;
     return {
       ...base,
       mode: 'builtin',
@@ -118,8 +123,12 @@ export function resolveGenericProvider(
       `${prefix}_JWKS_URL is ignored without ${prefix}_ISSUER_URL: an ID token cannot be checked without the issuer it must name`,
     );
   }
-  base.warnings.push(
-    `${provider.id}: endpoints are set without ${prefix}_ISSUER_URL, so ID tokens are not used; identity comes from ${prefix}_USERINFO_URL. Set ${prefix}_ISSUER_URL for an OpenID provider.`,
-  );
+  // Only asking for an ID token (`openid`) suggests an OpenID provider set up without its issuer;
+  // scopes without it say plain OAuth 2.0 was meant (GitHub, `gateway dev`'s demo provider).
+  if (scopes.includes('openid')) {
+    base.warnings.push(
+      `${provider.id}: endpoints are set without ${prefix}_ISSUER_URL, so ID tokens are not used; identity comes from ${prefix}_USERINFO_URL. Set ${prefix}_ISSUER_URL for an OpenID provider.`,
+    );
+  }
   return { ...standard, mode: 'oauth2', jwksUrl: undefined, tokenAuth: 'basic' };
 }
