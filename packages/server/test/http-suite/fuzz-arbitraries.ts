@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { z } from 'zod';
 import type { AnyRoute } from '../../src/http/route.js';
+import { isSecretField } from '../support/known-secrets.js';
 
 /** Values the fuzzer mixes in so some requests get past validation and reach real rows. */
 export interface FuzzSeeds {
@@ -97,12 +98,13 @@ export function schemaKeys(schema: z.ZodType | undefined): string[] {
 /** A value that might be right for a field called `key`, or nearly right. */
 function plausible(key: string, seeds: FuzzSeeds): fc.Arbitrary<unknown> {
   const known = fc.constantFrom(seeds.userId, ...seeds.ids, ...seeds.names);
+  // Any field the leak checks track as a secret (`secret`, `clientSecret`, `token`, ...) gets a
+  // secret-like unique value: a user's id sent there would make every log line naming that user
+  // look like a leak.
+  if (isSecretField(key)) return fc.uuid().map((uuid) => `fuzz-${key}-${uuid}`);
   switch (key) {
     case 'userId':
       return fc.oneof(fc.constant(seeds.userId), known);
-    case 'secret':
-      // Secret-like and unique, so a leak of it in the logs or an answer is recognisable.
-      return fc.uuid().map((uuid) => `fuzz-secret-${uuid}`);
     case 'name':
     case 'instanceName':
       return fc.oneof(fc.uuid(), fc.string({ minLength: 1, maxLength: 30 }));

@@ -24,6 +24,11 @@ const SECRET_FIELDS = new Set([
   'idToken',
 ]);
 
+/** Whether a field of this name holds a secret the leak checks track (`rememberSecretFields`). */
+export function isSecretField(name: string): boolean {
+  return SECRET_FIELDS.has(name);
+}
+
 const secrets = new Set<string>();
 const logLines: string[] = [];
 
