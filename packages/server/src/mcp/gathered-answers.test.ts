@@ -1,47 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { createInteractionPlugin } from '#test/mcp/interaction-plugin.js';
 import { startMcpGateway } from '#test/mcp/mcp-test-kit.js';
+import { openRawSession } from '#test/mcp/raw-session.js';
 import { isPlainLegacyRequest } from './session-http.js';
-
-/** Opens a 2025-11-25 session with raw HTTP; a POST of it with `body`. */
-async function session(url: string, token: string) {
-  const headers = {
-    authorization: `Bearer ${token}`,
-    'content-type': 'application/json',
-    accept: 'application/json, text/event-stream',
-  };
-  const opened = await fetch(`${url}/mcp`, {
-    method: 'POST',
-    headers,
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 0,
-      method: 'initialize',
-      params: {
-        protocolVersion: '2025-11-25',
-        capabilities: {},
-        clientInfo: { name: 'raw', version: '1' },
-      },
-    }),
-  });
-  await opened.text();
-  const id = opened.headers.get('mcp-session-id');
-  if (id === null) throw new Error('no session');
-  const post = (body: unknown) =>
-    fetch(`${url}/mcp`, {
-      method: 'POST',
-      headers: { ...headers, 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25' },
-      body: JSON.stringify(body),
-    });
-  await (await post({ jsonrpc: '2.0', method: 'notifications/initialized' })).text();
-  return post;
-}
 
 describe('the answer to a 2025 session POST', () => {
   it('is the one JSON message when the call ends at once, an event stream when it takes longer or sends more', async () => {
     const gw = await startMcpGateway({ plugins: [createInteractionPlugin()] });
     const alice = await gw.user({ admin: true });
-    const post = await session(gw.url, alice.mcpToken);
+    const { post } = await openRawSession(gw.url, alice.mcpToken);
 
     // A call that ends within the gathering time (50 ms); on a loaded machine one may not, so
     // the first of a few that does is read.

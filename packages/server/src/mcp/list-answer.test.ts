@@ -12,11 +12,11 @@ import { createPostgresTestDatabase, postgresTestUrl } from '#test/db/test-datab
 import { emptyFixtureState } from '#test/mcp/fixture-plugin.js';
 import {
   connectV1,
-  INITIALIZE,
   type McpTestGateway,
   type McpTestUser,
   startMcpGateway,
 } from '#test/mcp/mcp-test-kit.js';
+import { openRawSession } from '#test/mcp/raw-session.js';
 import { toolsetPlugins } from '#test/mcp/toolset-plugins.js';
 import { rememberSecret } from '#test/support/known-secrets.js';
 import { CALL_TOOL, DESCRIBE_TOOLS, SEARCH_TOOLS } from './discovery/index.js';
@@ -50,31 +50,6 @@ async function endpoint(
   return created;
 }
 
-/** A raw 2025 session of `token` on `url`: its id, and a POST of `body` in it. */
-async function rawSession(url: string, token: string) {
-  const headers = {
-    authorization: `Bearer ${token}`,
-    'content-type': 'application/json',
-    accept: 'application/json, text/event-stream',
-  };
-  const opened = await fetch(`${url}/mcp`, {
-    method: 'POST',
-    headers,
-    body: JSON.stringify(INITIALIZE),
-  });
-  const sessionId = opened.headers.get('mcp-session-id') ?? '';
-  await opened.text();
-  expect(sessionId).not.toBe('');
-  const post = (body: unknown) =>
-    fetch(`${url}/mcp`, {
-      method: 'POST',
-      headers: { ...headers, 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25' },
-      body: JSON.stringify(body),
-    });
-  await (await post({ jsonrpc: '2.0', method: 'notifications/initialized' })).text();
-  return { sessionId, post };
-}
-
 /** The JSON-RPC message an answer carries, as JSON or as the one message of an event stream. */
 async function messageOf(response: Response): Promise<Record<string, unknown>> {
   const text = await response.text();
@@ -89,7 +64,7 @@ describe("a session's tools/list", () => {
   it('is answered as the JSON the SDK answers, with the request id, from bytes encoded once', async () => {
     const gw = await withRoles(await startMcpGateway({ plugins: toolsetPlugins() }));
     const ada = await gw.user({ roleId: 'writer' });
-    const { sessionId, post } = await rawSession(gw.url, ada.mcpToken);
+    const { sessionId, post } = await openRawSession(gw.url, ada.mcpToken);
 
     const plain = await post({ jsonrpc: '2.0', id: 'list-1', method: 'tools/list' });
     expect(plain.status).toBe(200);
@@ -270,7 +245,7 @@ describe.skipIf(!pgUrl)("a session's tools/list across instances on PostgreSQL",
 
     // The answer is JSON, with no event to resume: none is written to the session's event log.
     const { db } = a.gateway.services.database;
-    const { sessionId, post } = await rawSession(b.url, ada.mcpToken);
+    const { sessionId, post } = await openRawSession(b.url, ada.mcpToken);
     // The table belongs to shared-sessions/, outside the gateway's own schema type.
     const events = async () =>
       (
