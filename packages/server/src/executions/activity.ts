@@ -40,7 +40,7 @@ export interface Activity {
 /**
  * Upper bounds (ms) of the latency histogram's buckets. Percentiles are interpolated within a
  * bucket: exact enough to tell 40 ms from 400 ms, and one grouped scan of an index instead of
- * sorting every duration (docs/decisions.md, "Activity overview").
+ * sorting every duration (docs/decisions.md, "Percentiles from a histogram").
  */
 const BOUNDS = [
   1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000, 30_000, 60_000, 300_000, 3_600_000,
