@@ -13,7 +13,7 @@ import { MAX_INPUT_ROUNDS, reasonOf } from './failure-reasons.js';
 import type { GuardedFetch } from './guarded-fetch.js';
 import { UpstreamHttpTransport } from './http-transport.js';
 import { holdToDepth } from './message-depth.js';
-import { type CallRelay, relayToCalls } from './relays.js';
+import { type CallRelay, type RelayedRequests, relayToCalls } from './relays.js';
 import { StdioProcess, StdioStartError } from './stdio-process.js';
 import { DEFAULT_START_TIMEOUT_MS, type UpstreamTarget } from './target.js';
 
@@ -43,7 +43,12 @@ export interface Connection {
    * A 2026-07-28 HTTP client's transport, and the request envelope its SDK client would put on
    * every request, made once: a plain call goes out through {@link UpstreamHttpTransport.call}.
    */
-  direct?: { transport: UpstreamHttpTransport; envelope: Record<string, unknown> };
+  direct?: {
+    transport: UpstreamHttpTransport;
+    envelope: Record<string, unknown>;
+    /** What answers an `input_required` result's questions, as the SDK client would. */
+    relayed: RelayedRequests;
+  };
 }
 
 /** The revision an HTTP upstream spoke at its last connect: its discovery, or 2025 only. */
@@ -99,7 +104,7 @@ export async function openConnection(options: OpenConnectionOptions): Promise<Co
   };
   // Questions, sampling and log lines go to the call they belong to (the call's `sample` and
   // `ctx.elicit`, as for plugin tools).
-  relayToCalls(client, options.relay);
+  const relayed = relayToCalls(client, options.relay);
   client.onclose = () => {
     connection.closed = true;
     const process = connection.process;
@@ -137,6 +142,7 @@ export async function openConnection(options: OpenConnectionOptions): Promise<Co
     if (connection.modern && version !== undefined) {
       connection.direct = {
         transport,
+        relayed,
         envelope: {
           [PROTOCOL_VERSION_META_KEY]: version,
           [CLIENT_INFO_META_KEY]: CLIENT_INFO,

@@ -1,5 +1,13 @@
 import { urlElicitationProblem, validateElicitRequest, validateSampleRequest } from '@gateway/sdk';
-import { type Client, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/client';
+import {
+  type Client,
+  type CreateMessageRequest,
+  type CreateMessageResult,
+  type ElicitRequest,
+  type ElicitResult,
+  ProtocolError,
+  ProtocolErrorCode,
+} from '@modelcontextprotocol/client';
 import type { LoggingLevel } from '@modelcontextprotocol/server';
 import { isRecord } from '../json/is-record.js';
 import type { UrlElicitation } from '../mcp/elicitation.js';
@@ -42,8 +50,8 @@ export function whoAsks(sourceId: string, toolPath: string): string {
  * to that call alone. Anything asked outside a call, links that are not https and
  * forms the gateway cannot show are refused to the upstream.
  */
-export function relayToCalls(client: Client, relay: CallRelay): void {
-  client.setRequestHandler('sampling/createMessage', async (request) => {
+export function relayToCalls(client: Client, relay: CallRelay): RelayedRequests {
+  const sample = async (request: CreateMessageRequest): Promise<CreateMessageResult> => {
     const call = relay.callOf();
     if (call === undefined) {
       throw new ProtocolError(
@@ -83,8 +91,8 @@ export function relayToCalls(client: Client, relay: CallRelay): void {
       model: answer.model,
       ...(answer.stopReason === undefined ? {} : { stopReason: answer.stopReason }),
     };
-  });
-  client.setRequestHandler('elicitation/create', async (request) => {
+  };
+  const elicit = async (request: ElicitRequest): Promise<ElicitResult> => {
     const call = relay.callOf();
     const { params } = request;
     if (call === undefined) {
@@ -131,7 +139,9 @@ export function relayToCalls(client: Client, relay: CallRelay): void {
     return isRecord(answer.data)
       ? { action: 'accept' as const, content: formContent(answer.data) }
       : { action: 'accept' as const };
-  });
+  };
+  client.setRequestHandler('sampling/createMessage', sample);
+  client.setRequestHandler('elicitation/create', elicit);
   client.setNotificationHandler('notifications/message', (notification) => {
     // Only the call whose request stream (or lone session) carried it is told; others' lines
     // stay in the log.
@@ -159,6 +169,16 @@ export function relayToCalls(client: Client, relay: CallRelay): void {
       relay.onNotice({ kind: 'resource_updated', uri });
     }
   });
+  return { 'sampling/createMessage': sample, 'elicitation/create': elicit };
+}
+
+/**
+ * The requests {@link relayToCalls} answers for the SDK client, by method: what answers the
+ * input requests of an `input_required` result that came past the client.
+ */
+export interface RelayedRequests {
+  'sampling/createMessage': (request: CreateMessageRequest) => Promise<CreateMessageResult>;
+  'elicitation/create': (request: ElicitRequest) => Promise<ElicitResult>;
 }
 
 /** The longest resource URI an upstream's update notice may name. */

@@ -201,6 +201,11 @@ describe('an upstream that offers 2026-07-28', () => {
     }));
     const named = await onSession.callTool({ name: 'mod.form', arguments: {} });
     expect(named.content).toEqual([{ type: 'text', text: 'hello Ada' }]);
+    // The upstream sees each round once: the question, then the call with its answer.
+    const formRounds = upstream.received
+      .filter((request) => request.method === 'tools/call' && request.headers.mcpName === 'form')
+      .map((request) => request.answered);
+    expect(formRounds).toEqual([false, true]);
     expect(asked).toEqual(['Upstream source mod, tool mod.form, asks: What is your name?']);
     const sampled = await onSession.callTool({ name: 'mod.sample', arguments: { prompt: 'q?' } });
     expect(sampled.content).toEqual([{ type: 'text', text: 'model said: 42' }]);
@@ -294,7 +299,11 @@ describe('an upstream that offers 2026-07-28', () => {
     });
     const result = await client.callTool({ name: 'mod.nag', arguments: {} });
     expect(result.isError).toBe(true);
-    expect(JSON.stringify(result.content)).toContain('kept asking for input (more than 10 rounds)');
+    // The gateway's own limit on questions in one call (the first round's question is answered
+    // before the SDK client's rounds begin, so that limit ends it before the client's own).
+    expect(JSON.stringify(result.content)).toContain(
+      'mod.nag kept asking questions (more than 10 in one call), so it was stopped',
+    );
     expect(asked).toBeLessThanOrEqual(11);
   });
 

@@ -1,13 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import {
-  ProtocolError as ClientProtocolError,
-  isInputRequiredResult,
-  type JSONRPCMessage,
-  LOG_LEVEL_META_KEY,
-  type Tool as McpTool,
-  type RequestOptions,
-  type StandardSchemaV1,
-} from '@modelcontextprotocol/client';
+import { ToolError } from '@gateway/sdk';
+import { LOG_LEVEL_META_KEY, type Tool as McpTool } from '@modelcontextprotocol/client';
 import { type CallToolResult, ProtocolError } from '@modelcontextprotocol/server';
 import type { ServerLogger } from '../http/logger.js';
 import { isRecord } from '../json/is-record.js';
@@ -30,6 +23,7 @@ import type { UpstreamNotice } from './notice.js';
 import { type Offers, offersOf } from './offers.js';
 import { UpstreamRefusedFailure } from './refused.js';
 import { requiredLinks, settleRequiredLinks } from './required-links.js';
+import { AS_SENT, sendCall } from './send-call.js';
 import type { RelaySettings, UpstreamTarget } from './target.js';
 import type { UrlPolicy } from './url-policy.js';
 
@@ -38,67 +32,6 @@ const NO_SDK_TIMEOUT_MS = 24 * 60 * 60 * 1000;
 const MAX_TOOLS = 1000;
 /** How long a stdio process has to answer a ping after a call timed out before it is restarted. */
 const PING_TIMEOUT_MS = 10_000;
-
-/**
- * A tool result as it came; {@link resultOf} checks it, once. Through `callTool` the SDK would
- * also parse every result with its revision's schema and look up the tool's output schema and
- * `Mcp-Param-*` declarations: a second pass over every forwarded result.
- */
-const AS_SENT: StandardSchemaV1<unknown, unknown> = {
-  '~standard': { version: 1, vendor: 'gateway', validate: (value) => ({ value }) },
-};
-
-/**
- * A plain `tools/call` through the connection's transport, without the SDK client: the result as
- * it came, or undefined when the upstream asked for input (`input_required`), whose rounds the
- * SDK client runs. A JSON-RPC error is thrown as the SDK client throws it.
- */
-async function directCall(
-  direct: NonNullable<Connection['direct']>,
-  params: { name: string; arguments: Record<string, unknown> },
-  signal: AbortSignal,
-): Promise<unknown> {
-  const answer: JSONRPCMessage = await direct.transport.call(
-    'tools/call',
-    { ...params, _meta: direct.envelope },
-    signal,
-  );
-  if ('error' in answer) {
-    const { code, message, data } = answer.error;
-    throw ClientProtocolError.fromError(code, message, data);
-  }
-  if (!('result' in answer)) throw new Error('The upstream answered with a request');
-  return isInputRequiredResult(answer.result) ? undefined : answer.result;
-}
-
-/**
- * Sends a `tools/call` on `connection`. A plain call of a 2026-07-28 upstream (no progress, log
- * level or argument headers) goes out past the SDK client, which would add its request machinery,
- * a second parse and ~90 KB of garbage to every call (issue 37); one that asks for input (its
- * rounds are the SDK's) is asked again through the client.
- */
-async function sendCall(
-  connection: Connection,
-  params: { name: string; arguments: Record<string, unknown>; _meta?: Record<string, unknown> },
-  sending: RequestOptions,
-  call: SourceCall,
-  headerDeclaring: McpTool | undefined,
-): Promise<unknown> {
-  const plain =
-    connection.direct !== undefined &&
-    headerDeclaring === undefined &&
-    !call.takesProgress &&
-    params._meta === undefined
-      ? await directCall(connection.direct, params, sending.signal ?? new AbortController().signal)
-      : undefined;
-  if (plain !== undefined) return plain;
-  return connection.modern && headerDeclaring !== undefined
-    ? await connection.client.callTool(params, {
-        ...sending,
-        toolDefinition: { ...headerDeclaring, outputSchema: undefined },
-      })
-    : await connection.client.request({ method: 'tools/call', params }, AS_SENT, sending);
-}
 
 /** What an {@link Upstream} is made with. */
 export interface UpstreamOptions {
@@ -373,6 +306,9 @@ export class Upstream {
         // The relayed question ends this round (the client answers `input_required`): the upstream
         // did nothing wrong.
         if (call.questionPending) throw error;
+        // The gateway's own rule stopped it while relaying a question (too many questions in one
+        // call): said in the gateway's words, and not held against the upstream's health.
+        if (error instanceof ToolError) throw error;
         // A session the upstream forgot (it restarted) is dropped and a new one opened, once: at
         // once when the call never reached the tool, else only for a tool that changes nothing.
         const stale = healed ? undefined : staleSession(error, connection);

@@ -29,6 +29,8 @@ export interface ReceivedRequest {
   meta: Record<string, unknown>;
   /** A `tools/call`'s arguments. */
   arguments: unknown;
+  /** Whether it carried `inputResponses`: a later round of an `input_required` call. */
+  answered: boolean;
 }
 
 /** A started {@link startModernUpstream}. */
@@ -263,6 +265,7 @@ export async function startModernUpstream(
         envelopeVersion: meta[PROTOCOL_VERSION_META_KEY],
         meta,
         arguments: params.arguments,
+        answered: params.inputResponses !== undefined,
       });
       const refused =
         options.refuse !== undefined &&
