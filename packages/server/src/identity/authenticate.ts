@@ -33,7 +33,7 @@ export type Surface = 'api' | 'mcp' | 'page' | 'metrics';
  * @example
  * throw unauthenticated('The bearer token is invalid, expired or revoked', true);
  */
-export function unauthenticated(message: string, invalidToken: boolean): Refusal {
+function unauthenticated(message: string, invalidToken: boolean): Refusal {
   return new Refusal('unauthorized', message, undefined, {
     challenge: invalidToken
       ? `Bearer realm="gateway", error="invalid_token", error_description="${message.replaceAll('"', "'")}"`
