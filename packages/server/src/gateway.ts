@@ -29,14 +29,14 @@ import {
 import type { AppEnv } from './http/app-env.js';
 import { ConnectionGuard } from './http/connection-guard.js';
 import { DrainState } from './http/drain.js';
-import { errorResponse, HttpError } from './http/errors.js';
+import { appErrorHandler } from './http/error-handler.js';
 import { audienceOf, requestGuard } from './http/guard.js';
 import { closeListener, listenError } from './http/listener.js';
 import { createLogger, stdoutSink } from './http/logger.js';
 import { notFoundHandler } from './http/not-found.js';
 import { Redactor } from './http/redact.js';
 import { requestLog } from './http/request-log.js';
-import { type AnyRoute, httpErrorOf, mountRoutes } from './http/route.js';
+import { type AnyRoute, mountRoutes } from './http/route.js';
 import {
   actingPrincipal,
   createAuthenticator,
@@ -419,28 +419,16 @@ export async function openGateway(
   mountWebAppLazily(app, services, authenticate);
 
   app.notFound(notFoundHandler(app, { page: lazyNotFoundPage }));
-  app.onError((error, c) => {
-    const answer = httpErrorOf(error);
-    if (answer !== undefined) return errorResponse(c, answer);
-    if (isDatabaseUnavailable(error)) {
-      health.noteUnavailable();
-      logger.warn('database unavailable', {
-        requestId: c.get('requestId'),
-        route: c.req.routePath,
-        error: error instanceof Error ? error.message : String(error),
-      });
-      return errorResponse(c, databaseUnavailable());
-    }
-    logger.error('unhandled error', {
-      requestId: c.get('requestId'),
-      route: c.req.routePath,
-      error: error instanceof Error ? (error.stack ?? error.message) : String(error),
-    });
-    return errorResponse(
-      c,
-      new HttpError('internal', 'Something went wrong on the server; the error is logged'),
-    );
-  });
+  app.onError(
+    appErrorHandler({
+      logger,
+      unavailable: (error) => {
+        if (!isDatabaseUnavailable(error)) return undefined;
+        health.noteUnavailable();
+        return databaseUnavailable();
+      },
+    }),
+  );
 
   let server: ServerType | undefined;
   const guard = new ConnectionGuard({

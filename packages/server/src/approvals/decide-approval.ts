@@ -1,5 +1,5 @@
 import type { GatewayDatabase } from '../db/database.js';
-import { HttpError } from '../http/errors.js';
+import { Refusal } from '../errors/refusal.js';
 import { idParams, requireUuid } from '../http/id-param.js';
 import { defineRoute } from '../http/route.js';
 import { mayActFor } from '../identity/index.js';
@@ -38,18 +38,18 @@ export function decideApprovalRoute(services: {
     async handler(c, { params, body, principal }) {
       const id = requireUuid(params.id, 'approval');
       if (principal.kind === 'service_account') {
-        throw new HttpError('forbidden', 'Service accounts cannot decide approvals');
+        throw new Refusal('forbidden', 'Service accounts cannot decide approvals');
       }
       const existing = await findApproval(services.database.db, id);
       // Someone else's approval is "not found": a 403 would confirm that it exists.
       if (existing === undefined || !mayActFor(principal, existing.userId)) {
-        throw new HttpError('not_found', `No approval ${id}`);
+        throw new Refusal('not_found', `No approval ${id}`);
       }
       const decidedBy = principal.kind === 'user' ? principal.userId : 'service';
       const result = await services.approvals.decide(id, body.decision, decidedBy);
       if (result.ok) return c.json({ approval: result.approval }, 200);
-      if (result.problem === 'not_found') throw new HttpError('not_found', `No approval ${id}`);
-      throw new HttpError(
+      if (result.problem === 'not_found') throw new Refusal('not_found', `No approval ${id}`);
+      throw new Refusal(
         'conflict',
         result.problem === 'expired'
           ? `Approval ${id} expired; the tool call did not act. Call the tool again to ask anew.`

@@ -1,5 +1,5 @@
 import type { GatewayDatabase } from '../db/database.js';
-import { HttpError } from '../http/errors.js';
+import { Refusal } from '../errors/refusal.js';
 import { defineRoute } from '../http/route.js';
 import { approvalPageSchema, listApprovalsQuery } from './schemas.js';
 import { type ApprovalCursor, listApprovals } from './store.js';
@@ -58,7 +58,7 @@ function decodeCursor(text: string): ApprovalCursor {
   } catch {
     // Falls through to the error below.
   }
-  throw new HttpError('validation_failed', 'Invalid query', [
+  throw new Refusal('validation_failed', 'Invalid query', [
     { path: 'cursor', message: 'Not a cursor this API gave out' },
   ]);
 }

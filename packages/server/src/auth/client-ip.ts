@@ -2,7 +2,7 @@ import { isIP } from 'node:net';
 import { getIPFromHeader, normalizeIP } from '@better-auth/core/utils/ip';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import type { Context } from 'hono';
-import { HttpError } from '../http/errors.js';
+import { Refusal } from '../errors/refusal.js';
 import type { ServerLogger } from '../http/logger.js';
 
 /**
@@ -23,7 +23,7 @@ const QUOTED_CHAIN_CHARS = 200;
  * When every hop is trusted, the farthest one is the client. Undefined only when the request did
  * not come through a socket (in-process `fetch`).
  *
- * @throws HttpError `bad_request` when the walk reaches a hop it cannot read: whoever sent it is
+ * @throws Refusal `bad_request` when the walk reaches a hop it cannot read: whoever sent it is
  *   unknown, and charging the proxy instead would let one client's failures lock out every
  *   other client behind it. With `logger`, a warning names the peer and the chain.
  * @example
@@ -46,7 +46,7 @@ export function clientAddress(
     peer,
     forwardedFor: forwarded?.slice(0, QUOTED_CHAIN_CHARS),
   });
-  throw new HttpError(
+  throw new Refusal(
     'bad_request',
     'The client address your proxy forwarded (X-Forwarded-For) cannot be read',
   );

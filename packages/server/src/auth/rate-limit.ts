@@ -27,7 +27,9 @@ export type RateLimitDecision = { allowed: true } | { allowed: false; retryAfter
  *
  * @example
  * const decision = await consumeRateLimit(db, `${ip}|/api/cli/token`, { window: 60, max: 10 });
- * if (!decision.allowed) throw new HttpError('rate_limited', `Retry in ${decision.retryAfter}s`);
+ * if (!decision.allowed) {
+ *   throw new Refusal('rate_limited', 'Slow down', undefined, { retryAfter: decision.retryAfter });
+ * }
  */
 export async function consumeRateLimit(
   db: Kysely<DatabaseSchema>,

@@ -1,5 +1,5 @@
 import { MAX_CLI_TOKEN_DAYS } from '../config/env.js';
-import { HttpError } from '../http/errors.js';
+import { Refusal } from '../errors/refusal.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -47,8 +47,8 @@ export function formatExpiry(expiresAt: string): string {
  * @example
  * if (row.kind === 'cli' && expired) throw cliTokenExpired(row.expires_at);
  */
-export function cliTokenExpired(expiresAt: string): HttpError {
-  return new HttpError(
+export function cliTokenExpired(expiresAt: string): Refusal {
+  return new Refusal(
     'unauthorized',
     `The CLI token expired on ${formatExpiry(expiresAt)}; run \`gateway login\` to sign in again`,
     { reason: CLI_TOKEN_EXPIRED, expiresAt },

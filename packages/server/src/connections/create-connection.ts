@@ -1,5 +1,5 @@
 import type { GatewayDatabase } from '../db/database.js';
-import { HttpError } from '../http/errors.js';
+import { Refusal } from '../errors/refusal.js';
 import { defineRoute } from '../http/route.js';
 import { maskSecret } from '../secrets/index.js';
 import type { SecretBox } from '../secrets/secret-box.js';
@@ -62,19 +62,19 @@ export function createConnectionRoute(services: { database: GatewayDatabase; sec
 function problemError(
   result: CreateConnectionProblem,
   body: { userId: string; toolId: string; instanceName: string; parentId?: string | undefined },
-): HttpError {
+): Refusal {
   switch (result.problem) {
     case 'user_not_found':
-      return new HttpError('not_found', `No user ${body.userId}`);
+      return new Refusal('not_found', `No user ${body.userId}`);
     case 'parent_not_found':
-      return new HttpError('not_found', `No connection ${body.parentId}`);
+      return new Refusal('not_found', `No connection ${body.parentId}`);
     case 'parent_tool_mismatch':
-      return new HttpError(
+      return new Refusal(
         'bad_request',
         `Parent connection ${body.parentId} is for tool "${result.parentToolId}", not "${body.toolId}"; a nested connection must be for its parent's tool`,
       );
     case 'duplicate':
-      return new HttpError(
+      return new Refusal(
         'conflict',
         `A connection of tool "${body.toolId}" named "${body.instanceName}" already exists here; choose another instanceName or delete that one`,
       );

@@ -1,5 +1,5 @@
 import type { GatewayDatabase } from '../db/database.js';
-import { HttpError } from '../http/errors.js';
+import { Refusal } from '../errors/refusal.js';
 import { idParams, requireUuid } from '../http/id-param.js';
 import type { ServerLogger } from '../http/logger.js';
 import { defineRoute } from '../http/route.js';
@@ -41,7 +41,7 @@ export function decryptConnectionRoute(services: {
     async handler(c, { params }) {
       const id = requireUuid(params.id, 'connection');
       const stored = await findEncryptedSecret(services.database.db, id);
-      if (stored === undefined) throw new HttpError('not_found', `No connection ${id}`);
+      if (stored === undefined) throw new Refusal('not_found', `No connection ${id}`);
       let secret: string;
       try {
         secret = services.secrets.decrypt(stored);

@@ -1,5 +1,5 @@
 import type { GatewayDatabase } from '../db/database.js';
-import { HttpError } from '../http/errors.js';
+import { Refusal } from '../errors/refusal.js';
 import { defineRoute } from '../http/route.js';
 import { readableUser } from './access.js';
 import type { ExecutionRecorder } from './recorder.js';
@@ -35,7 +35,7 @@ export function executionDetailRoute(services: {
       const own = readableUser(principal);
       await services.executions.flush();
       const execution = await findExecution(services.database, params.id, own);
-      if (execution === undefined) throw new HttpError('not_found', 'No such tool call');
+      if (execution === undefined) throw new Refusal('not_found', 'No such tool call');
       return c.json({ execution }, 200);
     },
   });

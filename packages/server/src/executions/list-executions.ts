@@ -1,5 +1,5 @@
 import type { GatewayDatabase } from '../db/database.js';
-import { HttpError } from '../http/errors.js';
+import { Refusal } from '../errors/refusal.js';
 import { defineRoute } from '../http/route.js';
 import { userFilterFor } from './access.js';
 import type { ExecutionRecorder } from './recorder.js';
@@ -39,7 +39,7 @@ export function listExecutionsRoute(services: {
       const userId = userFilterFor(principal, query.userId);
       const cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
       if (query.cursor !== undefined && cursor === undefined) {
-        throw new HttpError('validation_failed', 'Invalid query', [
+        throw new Refusal('validation_failed', 'Invalid query', [
           { path: 'cursor', message: 'Not a cursor this API gave out' },
         ]);
       }

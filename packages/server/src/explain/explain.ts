@@ -1,4 +1,4 @@
-import { HttpError } from '../http/errors.js';
+import { Refusal } from '../errors/refusal.js';
 import type { AuthenticatedPrincipal } from '../identity/index.js';
 import { serviceAccountRole } from '../identity/service-account-store.js';
 import { endpointScopeOf, findUserEndpoint } from '../mcp-endpoints/index.js';
@@ -73,7 +73,7 @@ function sourceOf(services: ExplainServices, tool: MountedTool): Explanation['so
  * the source's health. An asker who is not an admin (or the service secret) learns nothing of a
  * tool the subject's role does not give: the answer is the same as for a tool that does not exist.
  *
- * @throws HttpError 404 for an unknown user, service account or endpoint (of that user).
+ * @throws Refusal 404 for an unknown user, service account or endpoint (of that user).
  * @example
  * const explanation = await explain(services, principal, { kind: 'user', id }, 'notes.notes.list');
  */
@@ -90,14 +90,14 @@ export async function explain(
     resolution = await services.policy.resolveForUser(subject.id);
   } else {
     const roleId = await serviceAccountRole(db, subject.id);
-    if (roleId === undefined) throw new HttpError('not_found', 'No such service account');
+    if (roleId === undefined) throw new Refusal('not_found', 'No such service account');
     resolution = await services.policy.resolveForServiceAccount(roleId);
   }
   let endpoint: Explanation['endpoint'] = null;
   let endpointPatterns: readonly string[] | null = null;
   if (subject.kind === 'user' && subject.endpointId !== undefined) {
     const row = await findUserEndpoint(db, subject.endpointId, subject.id);
-    if (row === undefined) throw new HttpError('not_found', 'No such MCP endpoint of this user');
+    if (row === undefined) throw new Refusal('not_found', 'No such MCP endpoint of this user');
     const scope = endpointScopeOf(row);
     endpointPatterns = scope.tools;
     const pattern = scope.tools === null ? null : firstMatch(scope.tools, path);

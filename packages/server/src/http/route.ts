@@ -262,9 +262,10 @@ export function mountRoutes(app: Hono<AppEnv>, routes: readonly AnyRoute[]): voi
 
 /**
  * The HTTP error an error answers as, when it is one the caller may see: an {@link HttpError} as
- * it is, a service's {@link Refusal} as the error of the same code, message and details (the one
- * place domain errors become HTTP answers). `undefined` for anything else: a bug, answered as a
- * plain 500 by the app's error handler.
+ * it is, a service's {@link Refusal} as the error of the same code, message and details, its
+ * hints as `Retry-After` and `WWW-Authenticate` (the one place domain errors become HTTP
+ * answers). `undefined` for anything else: a bug, answered as a plain 500 by the app's error
+ * handler.
  *
  * @example
  * const answer = httpErrorOf(error);
@@ -272,6 +273,17 @@ export function mountRoutes(app: Hono<AppEnv>, routes: readonly AnyRoute[]): voi
  */
 export function httpErrorOf(error: unknown): HttpError | undefined {
   if (error instanceof HttpError) return error;
-  if (Refusal.isInstance(error)) return new HttpError(error.code, error.message, error.details);
+  if (Refusal.isInstance(error)) {
+    return new HttpError(error.code, error.message, error.details, refusalHeaders(error));
+  }
   return undefined;
+}
+
+/** A refusal's hints as the headers that carry them over HTTP; undefined when it has none. */
+function refusalHeaders({ hints }: Refusal): Record<string, string> | undefined {
+  if (hints === undefined) return undefined;
+  const headers: Record<string, string> = {};
+  if (hints.retryAfter !== undefined) headers['Retry-After'] = String(hints.retryAfter);
+  if (hints.challenge !== undefined) headers['WWW-Authenticate'] = hints.challenge;
+  return headers;
 }

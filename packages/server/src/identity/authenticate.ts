@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import { cliTokenExpired } from '../cli-auth/token-expiry.js';
-import { HttpError } from '../http/errors.js';
+import { Refusal } from '../errors/refusal.js';
 import { safeEqual } from '../secrets/index.js';
 import type { FailedCredentialLimit } from './credential-limit.js';
 import {
@@ -26,15 +26,19 @@ export type SessionResolver = (headers: Headers) => Promise<{ userId: string } |
  */
 export type Surface = 'api' | 'mcp' | 'page' | 'metrics';
 
-/** A 401: no credential where one is needed, or one that matches nothing. */
-export class UnauthenticatedError extends HttpError {
-  constructor(message: string, invalidToken: boolean) {
-    super('unauthorized', message, undefined, {
-      'WWW-Authenticate': invalidToken
-        ? `Bearer realm="gateway", error="invalid_token", error_description="${message.replaceAll('"', "'")}"`
-        : 'Bearer realm="gateway"',
-    });
-  }
+/**
+ * A 401: no credential where one is needed, or one that matches nothing; its challenge says
+ * `invalid_token` when a credential was sent.
+ *
+ * @example
+ * throw unauthenticated('The bearer token is invalid, expired or revoked', true);
+ */
+function unauthenticated(message: string, invalidToken: boolean): Refusal {
+  return new Refusal('unauthorized', message, undefined, {
+    challenge: invalidToken
+      ? `Bearer realm="gateway", error="invalid_token", error_description="${message.replaceAll('"', "'")}"`
+      : 'Bearer realm="gateway"',
+  });
 }
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
@@ -69,17 +73,17 @@ export function createAuthenticator(options: {
   const { tokens, serviceApiSecret, metricsToken, limit, mcpOAuth } = options;
 
   /** A 401 from `/mcp`: with the resource metadata's address when OAuth is on. */
-  const mcpUnauthenticated = (message: string, invalidToken: boolean): HttpError =>
+  const mcpUnauthenticated = (message: string, invalidToken: boolean): Refusal =>
     mcpOAuth === undefined
-      ? new UnauthenticatedError(message, invalidToken)
-      : new HttpError('unauthorized', message, undefined, {
-          'WWW-Authenticate': mcpOAuth.challenge(
+      ? unauthenticated(message, invalidToken)
+      : new Refusal('unauthorized', message, undefined, {
+          challenge: mcpOAuth.challenge(
             invalidToken ? { error: 'invalid_token', description: message } : undefined,
           ),
         });
 
-  const refuse = async (c: Context, message: string | HttpError): Promise<never> => {
-    const error = typeof message === 'string' ? new UnauthenticatedError(message, true) : message;
+  const refuse = async (c: Context, message: string | Refusal): Promise<never> => {
+    const error = typeof message === 'string' ? unauthenticated(message, true) : message;
     throw await limit.refuse(c, error);
   };
 
@@ -102,7 +106,7 @@ export function createAuthenticator(options: {
     if (authorization === undefined) return fromSession(c);
     const token = BEARER.exec(authorization)?.[1];
     if (token === undefined) {
-      throw new UnauthenticatedError('Send the credential as Authorization: Bearer <token>', false);
+      throw unauthenticated('Send the credential as Authorization: Bearer <token>', false);
     }
     if (serviceApiSecret !== undefined && safeEqual(token, serviceApiSecret)) return TRUSTED;
     if (token.startsWith('gw_mcp_') || token.startsWith('gw_oat_')) {

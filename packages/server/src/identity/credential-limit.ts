@@ -2,7 +2,7 @@ import type { Context } from 'hono';
 import { clientAddress } from '../auth/client-ip.js';
 import { consumeRateLimit, type RateLimitRule } from '../auth/rate-limit.js';
 import type { GatewayDatabase } from '../db/index.js';
-import { HttpError } from '../http/errors.js';
+import { Refusal } from '../errors/refusal.js';
 import type { ServerLogger } from '../http/logger.js';
 
 /** Thirty wrong credentials a minute per client address. */
@@ -33,13 +33,13 @@ export function createFailedCredentialLimit(options: {
   const rule = options.rule ?? DEFAULT_FAILED_CREDENTIAL_LIMIT;
   return {
     /** Counts a failure of the request's address; returns `error`, or a 429 past the limit. */
-    async refuse(c: Context, error: HttpError): Promise<HttpError> {
+    async refuse(c: Context, error: Refusal): Promise<Refusal> {
       let address: string | undefined;
       try {
         address = clientAddress(c, options.trustedProxies, options.logger);
       } catch (refusal) {
         // A forwarded chain it cannot read: refused, never charged to the proxy.
-        if (refusal instanceof HttpError) return refusal;
+        if (Refusal.isInstance(refusal)) return refusal;
         throw refusal;
       }
       if (address === undefined) return error;
@@ -49,11 +49,11 @@ export function createFailedCredentialLimit(options: {
         rule,
       );
       if (decision.allowed) return error;
-      return new HttpError(
+      return new Refusal(
         'rate_limited',
         `Too many wrong credentials from your address; retry in ${decision.retryAfter}s`,
         undefined,
-        { 'Retry-After': String(decision.retryAfter) },
+        { retryAfter: decision.retryAfter },
       );
     },
   };

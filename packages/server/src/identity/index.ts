@@ -4,7 +4,6 @@ export {
   createAuthenticator,
   type SessionResolver,
   type Surface,
-  UnauthenticatedError,
 } from './authenticate.js';
 export {
   createFailedCredentialLimit,

@@ -1,5 +1,5 @@
 import type { GatewayDatabase } from '../db/database.js';
-import { HttpError } from '../http/errors.js';
+import { Refusal } from '../errors/refusal.js';
 import { defineRoute } from '../http/route.js';
 import { createEndpointBody, endpointCreatedSchema } from './schemas.js';
 import { createEndpoint } from './store.js';
@@ -38,8 +38,8 @@ export function createEndpointRoute(services: { database: GatewayDatabase }) {
       });
       if (!result.ok) {
         throw result.problem === 'user_not_found'
-          ? new HttpError('not_found', `No user ${body.userId}`)
-          : new HttpError(
+          ? new Refusal('not_found', `No user ${body.userId}`)
+          : new Refusal(
               'conflict',
               `An MCP endpoint named "${body.name}" already exists; choose another name or delete that one`,
             );

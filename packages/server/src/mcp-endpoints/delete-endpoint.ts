@@ -1,6 +1,6 @@
 import type { GatewayDatabase } from '../db/database.js';
+import { Refusal } from '../errors/refusal.js';
 import { deletedSchema, userIdQuery } from '../http/common-schemas.js';
-import { HttpError } from '../http/errors.js';
 import { idParams, requireUuid } from '../http/id-param.js';
 import { defineRoute } from '../http/route.js';
 import { deleteEndpoint } from './store.js';
@@ -33,7 +33,7 @@ export function deleteEndpointRoute(services: { database: GatewayDatabase }) {
       const id = requireUuid(params.id, 'MCP endpoint');
       const deleted = await deleteEndpoint(services.database.db, query.userId, id);
       // Someone else's endpoint is "not found" too: a 403 would confirm that it exists.
-      if (deleted.length === 0) throw new HttpError('not_found', `No MCP endpoint ${id}`);
+      if (deleted.length === 0) throw new Refusal('not_found', `No MCP endpoint ${id}`);
       return c.json({ deleted }, 200);
     },
   });

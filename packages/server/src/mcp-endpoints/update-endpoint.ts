@@ -1,5 +1,5 @@
 import type { GatewayDatabase } from '../db/database.js';
-import { HttpError } from '../http/errors.js';
+import { Refusal } from '../errors/refusal.js';
 import { idParams, requireUuid } from '../http/id-param.js';
 import { defineRoute } from '../http/route.js';
 import type { EndpointScopes } from './endpoint-scopes.js';
@@ -43,7 +43,7 @@ export function updateEndpointRoute(
         mode: body.mode,
       });
       // Someone else's endpoint is "not found" too: a 403 would confirm that it exists.
-      if (endpoint === undefined) throw new HttpError('not_found', `No MCP endpoint ${id}`);
+      if (endpoint === undefined) throw new Refusal('not_found', `No MCP endpoint ${id}`);
       if (body.tools !== undefined || body.mode !== undefined) services.endpointScopes.changed(id);
       return c.json({ endpoint }, 200);
     },

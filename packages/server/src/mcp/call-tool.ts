@@ -15,6 +15,7 @@ import {
   UrlElicitationRequiredError,
 } from '@modelcontextprotocol/server';
 import type { Span } from '@opentelemetry/api';
+import { Refusal } from '../errors/refusal.js';
 import type { MountedTool } from '../registry/index.js';
 import { CallFailure, LinksRequired, Stopped } from '../tool-sources/index.js';
 import { traced } from '../tracing/index.js';
@@ -42,8 +43,9 @@ import { type McpRuntime, toolsOf } from './runtime.js';
  * 6. **settle**: the execution record is committed, then the answer is let out
  *    ({@link CallRecord.settle}, the one place a final record is written).
  *
- * Tool failures are `isError` results; only a tool the caller cannot see, forged request
- * state, or an upstream's links for a client that takes them, is a protocol error.
+ * Tool failures are `isError` results (a service's {@link Refusal} among them, saying its
+ * message as the HTTP answer would); only a tool the caller cannot see, forged request state, or
+ * an upstream's links for a client that takes them, is a protocol error.
  *
  * @throws ProtocolError `InvalidParams` for an unknown tool or an invalid `requestState`;
  *   `UrlElicitationRequired` (-32042) with an upstream's links ({@link LinksRequired}).
@@ -212,7 +214,8 @@ function failed(
           );
     return record.finish('denied', errorResult(message), message);
   }
-  if (ToolError.isInstance(error)) {
+  // A service's refusal reads as it would over HTTP: its message, written for the caller.
+  if (ToolError.isInstance(error) || Refusal.isInstance(error)) {
     const message = redaction.message(error.message);
     return record.finish('error', errorResult(message), message);
   }

@@ -39,7 +39,7 @@ type StatusServices = {
  * linked OAuth account (unless its provider refused to renew it: then it needs a reconnect), the
  * server's `<ID>_API_KEY`.
  *
- * @throws HttpError 404 when the user does not exist.
+ * @throws Refusal 404 when the user does not exist.
  * @example
  * const { plugins } = await toolStatus(services, userId);
  */

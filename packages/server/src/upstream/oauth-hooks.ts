@@ -19,7 +19,7 @@ export interface UpstreamOAuthHooks {
    * Checks at registration that the upstream's authorization can be discovered (no user token is
    * needed for that).
    *
-   * @throws HttpError 400 when its metadata breaks a rule, 503 when it cannot be reached.
+   * @throws Refusal 400 when its metadata breaks a rule, 503 when it cannot be reached.
    */
   check(url: string, auth: OAuthUpstreamAuth): Promise<void>;
   /** Stores an admin's pre-registered client (its secret encrypted) in the registration's transaction. */

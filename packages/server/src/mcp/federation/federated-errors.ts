@@ -1,7 +1,9 @@
 import { AuthRequiredError } from '@gateway/sdk';
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import { Refusal } from '../../errors/refusal.js';
 import type { ServerLogger } from '../../http/logger.js';
 import { CallFailure } from '../../tool-sources/index.js';
+import { refusalProtocolError } from '../refusal-errors.js';
 
 /** Upstream error codes passed on as they are: the caller's request was the problem. */
 const PASSED_ON = new Set<number>([
@@ -14,7 +16,8 @@ const PASSED_ON = new Set<number>([
  * What a client is answered when forwarding a request to source `sourceId` failed: the
  * upstream's own refusal with its code (a resource it does not have, bad arguments) and its
  * words, shortened; a missing credential or an unreachable upstream as the gateway says it for
- * tool calls; anything else as a plain internal error, logged.
+ * tool calls; a service's refusal (the source gone meanwhile) as `refusalProtocolError` says it;
+ * anything else as a plain internal error, logged.
  */
 export function federatedError(error: unknown, sourceId: string, logger: ServerLogger): Error {
   if (error instanceof ProtocolError) {
@@ -24,6 +27,7 @@ export function federatedError(error: unknown, sourceId: string, logger: ServerL
       `The upstream MCP server of source "${sourceId}" answered an error: ${error.message.slice(0, 500)}`,
     );
   }
+  if (Refusal.isInstance(error)) return refusalProtocolError(error);
   if (AuthRequiredError.isInstance(error) || error instanceof CallFailure) {
     return new ProtocolError(ProtocolErrorCode.InternalError, error.message);
   }
