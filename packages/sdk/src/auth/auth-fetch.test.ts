@@ -97,7 +97,11 @@ describe('ctx.auth.fetch', () => {
   it('reads Retry-After as seconds or an HTTP date, caps it at a day, and says later without one', async () => {
     const after = { value: '' };
     const upstream = await startFakeUpstream(
-      () => ({ status: 503, headers: after.value === '' ? {} : { 'retry-after': after.value } }),
+      () => ({
+        status: 503,
+        headers:
+          after.value === '' ? {} : ({ 'retry-after': after.value } as Record<string, string>),
+      }),
       { cleanup: onTestFinished },
     );
     const busy = defineToolFor([{ id: 'notes', type: 'api_key' }] as const)({

@@ -5,7 +5,7 @@
  * `ToolError`, a crash) is the same, but for the execution id an unexpected error names. (The
  * gateway words invalid input as the harness does since this test: it said "Invalid arguments".)
  */
-import { definePlugin, defineTool, requireApproval, ToolError } from '@gateway/sdk';
+import { definePlugin, defineTool, requireApproval, type Tool, ToolError } from '@gateway/sdk';
 import { createTestContext, runTool } from '@gateway/sdk/testing';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
@@ -49,7 +49,7 @@ function seen(result: unknown): unknown {
   return JSON.parse(text.replace(/execution id [\w-]+/g, 'execution id <id>'));
 }
 
-const CASES = [
+const CASES: readonly (readonly [string, Tool, Record<string, unknown>, boolean])[] = [
   ['a text result', remove, { id: 'n1' }, true],
   ['a structured result, with defaults applied', count, {}, true],
   ['input its schema refuses', remove, { id: '' }, true],
@@ -57,7 +57,7 @@ const CASES = [
   ['a denial', remove, { id: 'n1' }, false],
   ['a ToolError', remove, { id: 'locked' }, true],
   ['an unexpected error', remove, { id: 'crash' }, true],
-] as const;
+];
 
 describe('runTool asCaller', () => {
   it.each(CASES)('gives what an MCP caller gets for %s', async (_case, tool, input, approve) => {
@@ -69,7 +69,7 @@ describe('runTool asCaller', () => {
     );
     const overMcp = await client.callTool({ name: tool.path, arguments: input });
 
-    const harness = await runTool(tool, input as never, createTestContext({ plugin, approve }), {
+    const harness = await runTool(tool, input, createTestContext({ plugin, approve }), {
       asCaller: true,
     });
 
