@@ -94,6 +94,38 @@ describe('ctx.auth.fetch', () => {
     if (failure instanceof UpstreamUnavailableError) expect(failure.retryAfterSeconds).toBe(30);
   });
 
+  it('reads Retry-After as seconds or an HTTP date, caps it at a day, and says later without one', async () => {
+    const after = { value: '' };
+    const upstream = await startFakeUpstream(
+      () => ({
+        status: 503,
+        headers:
+          after.value === '' ? {} : ({ 'retry-after': after.value } as Record<string, string>),
+      }),
+      { cleanup: onTestFinished },
+    );
+    const busy = defineToolFor([{ id: 'notes', type: 'api_key' }] as const)({
+      path: 'notes.items.get',
+      name: 'Get Item',
+      description: 'Gets an item.',
+      inputSchema: z.object({}),
+      handler: async (ctx) => (await ctx.auth.fetch('notes', upstream.url)).status,
+    });
+    const failure = async (value: string) => {
+      after.value = value;
+      const ctx = createTestContext({ tokens: { notes: KEY } });
+      return (await runTool(busy, {}, ctx).catch((e: unknown) => e)) as UpstreamUnavailableError;
+    };
+    const dated = await failure(new Date(Date.now() + 120_000).toUTCString());
+    expect(dated.retryAfterSeconds).toBeGreaterThan(100);
+    expect(dated.retryAfterSeconds).toBeLessThanOrEqual(120);
+    expect((await failure('9999999')).retryAfterSeconds).toBe(86_400);
+    const without = await failure('');
+    expect(without.retryAfterSeconds).toBeUndefined();
+    expect(without.message).toContain('503 Service Unavailable; try again later.');
+    expect((await failure('soon')).retryAfterSeconds).toBeUndefined();
+  });
+
   it('returns any other answer as it is, and refuses an undeclared provider before sending', async () => {
     const { upstream, get, ctx } = await world();
     expect(await runTool(get, { status: 418, provider: 'notes' }, ctx())).toEqual({ status: 418 });

@@ -41,4 +41,18 @@ describe('the namespace rule', () => {
     ]);
     expect(namespaceProblems(plugin('x', 'a.b.c'), 'a'.repeat(65))[0]?.field).toBe('namespace');
   });
+
+  it('refuses the namespace the gateway keeps for its own tools, as gateway dev does (issue 34)', () => {
+    expect(namespaceProblems(plugin('gateway', 'gateway.notes.list'))).toEqual([
+      {
+        plugin: 'gateway',
+        field: 'id',
+        message:
+          'is the namespace its tools are registered under, and "gateway" is reserved for the gateway\'s own tools (gateway.search_tools, gateway.describe_tools, gateway.call_tool); choose another, e.g. "gateway_tools"',
+      },
+    ]);
+    expect(namespaceProblems(plugin('notes', 'gateway.a.b'), 'gateway')[0]?.field).toBe(
+      'namespace',
+    );
+  });
 });

@@ -11,6 +11,13 @@ export const NAMESPACE_PATTERN = /^[a-z0-9_]+$/;
 export const NAMESPACE_MAX_LENGTH = 64;
 
 /**
+ * Namespaces the gateway keeps for itself: `gateway` holds the discovery meta-tools
+ * (`gateway.search_tools`, ...). The server refuses them too (a server test checks its own list
+ * gives the same answers).
+ */
+export const RESERVED_NAMESPACES: ReadonlySet<string> = new Set(['gateway']);
+
+/**
  * The tool paths of `plugin` that do not start with `<namespace>.`: those the gateway refuses
  * when the plugin is registered under `namespace`.
  *
@@ -27,8 +34,8 @@ export function toolPathsOutsideNamespace(
 
 /**
  * What keeps `plugin` from being registered under `namespace` (default its id, as `gateway dev`
- * and `gateway register` do): a namespace the gateway does not take, and each tool path outside
- * it. An empty array when it registers. `gateway test` reports these with the definition's own
+ * and `gateway register` do): a namespace the gateway does not take (malformed, or reserved like
+ * `gateway`), and each tool path outside it. An empty array when it registers. `gateway test` reports these with the definition's own
  * problems.
  *
  * @example
@@ -46,6 +53,15 @@ export function namespaceProblems(
         plugin: plugin.id,
         field: isId ? 'id' : 'namespace',
         message: `${isId ? 'is the namespace its tools are registered under, so ' : ''}must be 1-64 of a-z, 0-9 and _ (underscore style), e.g. "${suggest(namespace)}"`,
+      },
+    ];
+  }
+  if (RESERVED_NAMESPACES.has(namespace)) {
+    return [
+      {
+        plugin: plugin.id,
+        field: isId ? 'id' : 'namespace',
+        message: `${isId ? 'is the namespace its tools are registered under, and ' : ''}"${namespace}" is reserved for the gateway's own tools (gateway.search_tools, gateway.describe_tools, gateway.call_tool); choose another, e.g. "${namespace}_tools"`,
       },
     ];
   }

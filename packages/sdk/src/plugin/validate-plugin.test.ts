@@ -82,6 +82,16 @@ describe('validatePlugin', () => {
     expect(definePlugin(plugin() as never).kind).toBe('gateway.plugin');
   });
 
+  it('takes an API key provider without scopes or provider (issue 34: scopes optional for keys)', () => {
+    const keyOnly = plugin({
+      authProviders: [
+        { id: 'demo_api', type: 'api_key' },
+        { id: 'other_api', type: 'api_key', send: { header: 'x-api-key' } },
+      ],
+    });
+    expect(validatePlugin(keyOnly)).toEqual([]);
+  });
+
   it('reports every problem at once, each naming plugin, tool and field', () => {
     const problems = validatePlugin(
       plugin({

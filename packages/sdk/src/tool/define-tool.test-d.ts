@@ -2,8 +2,8 @@ import { describe, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
 import type { PluginContext, ToolCall } from '../context/types.js';
 import { definePlugin } from '../plugin/define-plugin.js';
-import { defineTool } from './define-tool.js';
-import type { Tool, ToolAnnotations } from './types.js';
+import { defineTool, defineToolFor } from './define-tool.js';
+import type { CheckedInputSchema, InputSchemaNotObject, Tool, ToolAnnotations } from './types.js';
 
 describe('defineTool types', () => {
   it('infers the handler input from inputSchema', () => {
@@ -110,16 +110,73 @@ describe('defineTool types', () => {
     expectTypeOf(tool.handler).returns.toEqualTypeOf<unknown>();
   });
 
-  it('accepts only object schemas as input', () => {
+  it('accepts only object schemas as input, and says so by name (issue 34)', () => {
     defineTool({
       path: 'demo.items.bad',
       name: 'Bad',
       description: 'Bad input schema.',
-      // @ts-expect-error inputSchema must be an object schema
+      // @ts-expect-error inputSchema must be a z.object({...}) (tsc prints that message)
       inputSchema: z.string(),
       async handler() {
         return null;
       },
+    });
+    defineTool({
+      path: 'demo.items.bad',
+      name: 'Bad',
+      description: 'Bad input schema.',
+      // @ts-expect-error an optional object is not an object schema either
+      inputSchema: z.object({ id: z.string() }).optional(),
+      handler: () => null,
+    });
+    // What tsc compares a non-object schema with, so its error is this sentence.
+    expectTypeOf<CheckedInputSchema<z.ZodString>>().toEqualTypeOf<InputSchemaNotObject>();
+    expectTypeOf<InputSchemaNotObject>().toEqualTypeOf<'inputSchema must be a z.object({...}) of named arguments, e.g. z.object({ query: z.string() })'>();
+    const schema = z.object({ id: z.string() });
+    expectTypeOf<CheckedInputSchema<typeof schema>>().toEqualTypeOf<typeof schema>();
+
+    // An object schema with refinements is still one, and keeps its inferred input.
+    const tool = defineTool({
+      path: 'demo.items.get',
+      name: 'Get Item',
+      description: 'Gets an item.',
+      inputSchema: z.object({ id: z.string() }).refine((value) => value.id !== ''),
+      handler: (_ctx, input) => {
+        expectTypeOf(input).toEqualTypeOf<{ id: string }>();
+        return input.id;
+      },
+    });
+    expectTypeOf(tool).toExtend<Tool>();
+  });
+
+  it('takes a sync handler, for tools and for defineToolFor tools (issue 34)', () => {
+    const tool = defineTool({
+      path: 'demo.items.echo',
+      name: 'Echo',
+      description: 'Echoes.',
+      inputSchema: z.object({ text: z.string() }),
+      handler(_ctx, { text }) {
+        return text;
+      },
+    });
+    expectTypeOf(tool).toExtend<Tool>();
+    const defineDemoTool = defineToolFor([{ id: 'demo', type: 'api_key', provider: 'demo' }]);
+    defineDemoTool({
+      path: 'demo.items.echo',
+      name: 'Echo',
+      description: 'Echoes.',
+      inputSchema: z.object({ text: z.string() }),
+      outputSchema: z.object({ text: z.string() }),
+      authProvider: 'demo',
+      handler: (_ctx, { text }) => ({ text }),
+    });
+    defineDemoTool({
+      path: 'demo.items.echo',
+      name: 'Echo',
+      description: 'Echoes.',
+      // @ts-expect-error inputSchema must be a z.object({...}) here too
+      inputSchema: z.array(z.string()),
+      handler: () => null,
     });
   });
 

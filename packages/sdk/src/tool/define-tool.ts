@@ -2,6 +2,26 @@ import type { z } from 'zod';
 import type { AuthProvider, ProviderId } from '../plugin/types.js';
 import type { InputSchema, Tool, ToolDefinition } from './types.js';
 
+/** The tool's input schema type once `inputSchema` has passed its check. */
+type ObjectSchema<TInputSchema extends z.ZodType> = TInputSchema extends InputSchema
+  ? TInputSchema
+  : InputSchema;
+
+function toTool<
+  TInputSchema extends z.ZodType,
+  TOutputSchema extends z.ZodType | undefined,
+  TProvider extends string,
+  TAuthProvider extends TProvider,
+>(
+  definition: ToolDefinition<TInputSchema, TOutputSchema, TProvider, TAuthProvider>,
+): Tool<ObjectSchema<TInputSchema>, TOutputSchema, TProvider, TAuthProvider> {
+  // `inputSchema` is an object schema whenever the call compiled (its type is the message
+  // otherwise), which tsc cannot follow through the conditional type; `definePlugin()` checks it
+  // again at run time.
+  const tool: unknown = { ...definition, kind: 'gateway.tool' };
+  return tool as Tool<ObjectSchema<TInputSchema>, TOutputSchema, TProvider, TAuthProvider>;
+}
+
 /**
  * Defines a tool. The handler's `input` type is inferred from `inputSchema`, and its return value
  * is checked against `outputSchema`. The definition is validated with its plugin, by
@@ -22,14 +42,14 @@ import type { InputSchema, Tool, ToolDefinition } from './types.js';
  * });
  */
 export function defineTool<
-  TInputSchema extends InputSchema,
+  TInputSchema extends z.ZodType,
   TOutputSchema extends z.ZodType | undefined = undefined,
   // The literal `authProvider` names, so `definePlugin()` can check it against its providers.
   const TAuthProvider extends string = never,
 >(
   definition: ToolDefinition<TInputSchema, TOutputSchema, string, TAuthProvider>,
-): Tool<TInputSchema, TOutputSchema, string, TAuthProvider> {
-  return { ...definition, kind: 'gateway.tool' };
+): Tool<ObjectSchema<TInputSchema>, TOutputSchema, string, TAuthProvider> {
+  return toTool(definition);
 }
 
 /**
@@ -54,11 +74,11 @@ export function defineTool<
 export function defineToolFor<const TProviders extends readonly AuthProvider[]>(
   _authProviders: TProviders,
 ): <
-  TInputSchema extends InputSchema,
+  TInputSchema extends z.ZodType,
   TOutputSchema extends z.ZodType | undefined = undefined,
   TAuthProvider extends ProviderId<TProviders> = never,
 >(
   definition: ToolDefinition<TInputSchema, TOutputSchema, ProviderId<TProviders>, TAuthProvider>,
-) => Tool<TInputSchema, TOutputSchema, ProviderId<TProviders>, TAuthProvider> {
-  return (definition) => ({ ...definition, kind: 'gateway.tool' });
+) => Tool<ObjectSchema<TInputSchema>, TOutputSchema, ProviderId<TProviders>, TAuthProvider> {
+  return toTool;
 }

@@ -4,6 +4,18 @@ import type { PluginContext, ToolCall } from '../context/types.js';
 /** The schema type a tool's input must have: a zod object schema. */
 export type InputSchema = z.ZodObject;
 
+/**
+ * What `tsc` says when a tool's `inputSchema` is not a `z.object()` (issue 34): this message,
+ * instead of the list of `ZodObject` properties the given schema lacks.
+ */
+export type InputSchemaNotObject =
+  'inputSchema must be a z.object({...}) of named arguments, e.g. z.object({ query: z.string() })';
+
+/** `inputSchema`'s type in a definition: the schema itself when it is an object schema. */
+export type CheckedInputSchema<TInputSchema extends z.ZodType> = TInputSchema extends InputSchema
+  ? TInputSchema
+  : InputSchemaNotObject;
+
 /** What a handler returns: the input type of `outputSchema` when given, anything JSON otherwise. */
 export type ToolOutput<TOutputSchema extends z.ZodType | undefined> =
   TOutputSchema extends z.ZodType ? z.input<TOutputSchema> : unknown;
@@ -30,7 +42,19 @@ export interface ToolAnnotations {
  * `defineTool()`); `TAuthProvider`: the one `authProvider` names.
  */
 export interface ToolDefinition<
-  TInputSchema extends InputSchema,
+  // Any zod schema, so that a non-object one is refused by `inputSchema`'s message, not here.
+  TInputSchema extends z.ZodType,
+  TOutputSchema extends z.ZodType | undefined,
+  TProvider extends string = string,
+  TAuthProvider extends TProvider = TProvider,
+> extends ToolFields<TInputSchema, TOutputSchema, TProvider, TAuthProvider> {
+  /** Validates the input before the handler runs: a `z.object({...})` of named arguments. */
+  inputSchema: CheckedInputSchema<TInputSchema>;
+}
+
+/** Everything of a tool's definition but its `inputSchema`. */
+export interface ToolFields<
+  TInputSchema extends z.ZodType,
   TOutputSchema extends z.ZodType | undefined,
   TProvider extends string = string,
   TAuthProvider extends TProvider = TProvider,
@@ -41,8 +65,6 @@ export interface ToolDefinition<
   name: string;
   /** What the tool does; AI clients read it to decide when to call the tool. */
   description: string;
-  /** Validates the input before the handler runs (a zod object schema). */
-  inputSchema: TInputSchema;
   /** Validates the handler's result and makes it structured content for MCP clients. */
   outputSchema?: TOutputSchema;
   /** `true` for tools that create, update or delete data. */
@@ -86,6 +108,8 @@ export interface Tool<
   TOutputSchema extends z.ZodType | undefined = z.ZodType | undefined,
   TProvider extends string = string,
   TAuthProvider extends TProvider = TProvider,
-> extends ToolDefinition<TInputSchema, TOutputSchema, TProvider, TAuthProvider> {
+> extends ToolFields<TInputSchema, TOutputSchema, TProvider, TAuthProvider> {
+  /** Validates the input before the handler runs (a zod object schema). */
+  inputSchema: TInputSchema;
   readonly kind: 'gateway.tool';
 }

@@ -121,7 +121,7 @@ async function callStages(
   if (!input.success) {
     return record.finish(
       'error',
-      errorResult(`Invalid arguments for ${params.name}:\n${formatIssues(input.error.issues)}`),
+      errorResult(`Invalid input for ${params.name}:\n${formatIssues(input.error.issues)}`),
       'Invalid arguments',
     );
   }

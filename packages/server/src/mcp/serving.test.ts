@@ -401,9 +401,7 @@ describe('MCP endpoint: tools/call', () => {
     const { client } = await connectV1(gw.url, alice.mcpToken);
     const result = await client.callTool({ name: 'demo.echo.say', arguments: { text: 42 } });
     expect(result.isError).toBe(true);
-    expect(JSON.stringify(result.content)).toMatch(
-      /Invalid arguments for demo\.echo\.say:\\ntext: /,
-    );
+    expect(JSON.stringify(result.content)).toMatch(/Invalid input for demo\.echo\.say:\\ntext: /);
   });
 
   // Issue 18: a misspelled argument was dropped silently and the tool ran without it.
@@ -463,7 +461,7 @@ describe('MCP endpoint: tools/call', () => {
       expect(result.content).toEqual([
         {
           type: 'text',
-          text: 'Invalid arguments for jot.notes.create:\ntext: unknown argument (the arguments are: title, body)',
+          text: 'Invalid input for jot.notes.create:\ntext: unknown argument (the arguments are: title, body)',
         },
       ]);
     }

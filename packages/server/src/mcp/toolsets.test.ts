@@ -356,7 +356,7 @@ describe('a discovery endpoint', () => {
       arguments: { name: 'notes.notes.create', arguments: { title: '' } },
     });
     expect(invalid.isError).toBe(true);
-    expect(JSON.stringify(invalid.content)).toContain('Invalid arguments for notes.notes.create');
+    expect(JSON.stringify(invalid.content)).toContain('Invalid input for notes.notes.create');
   });
 
   it('runs gateway.call_tool through an input_required round of the v2 client', async () => {

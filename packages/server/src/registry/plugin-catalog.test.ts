@@ -1,8 +1,8 @@
-import { definePlugin, defineTool } from '@gateway/sdk';
+import { definePlugin, defineTool, namespaceProblems } from '@gateway/sdk';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { forecastPlugin, notesPlugin, strayPlugin } from '#test/registry/test-plugins.js';
-import { PluginCatalog, PluginCatalogError } from './plugin-catalog.js';
+import { PluginCatalog, PluginCatalogError, RESERVED_NAMESPACES } from './plugin-catalog.js';
 
 const notesSource = { id: 'notes', namespace: 'notes', pluginId: 'notes' };
 
@@ -43,6 +43,20 @@ describe('PluginCatalog', () => {
     );
     expect(elsewhere.reason).toBe('namespace_reserved');
     expect(catalog.tools()).toEqual([]);
+  });
+
+  it('reserves the namespaces gateway test refuses, so what it accepts mounts (issue 34)', () => {
+    // `gateway test` checks a plugin with the sdk's namespaceProblems(); the catalog, its own list.
+    for (const namespace of RESERVED_NAMESPACES) {
+      const plugin = { id: namespace, tools: [{ path: `${namespace}.a.b` }] };
+      expect(namespaceProblems(plugin)).toEqual([
+        expect.objectContaining({ field: 'id', message: expect.stringContaining('reserved') }),
+      ]);
+    }
+    expect(
+      namespaceProblems({ id: 'gateway_tools', tools: [{ path: 'gateway_tools.a.b' }] }),
+    ).toEqual([]);
+    expect(RESERVED_NAMESPACES.has('gateway_tools')).toBe(false);
   });
 
   it('loads plugins without mounting them', () => {

@@ -15,6 +15,8 @@ export type { JsonSchema, MountedTool, MountSource } from './mounted-tool.js';
 /**
  * Namespaces no plugin or upstream may mount: `gateway` holds the discovery meta-tools of MCP
  * endpoints in discovery mode, which must never be shadowed by (or mistaken for) a mounted tool.
+ * The sdk's `namespaceProblems()` (so `gateway test`) refuses the same; plugin-catalog.test.ts
+ * checks it does.
  */
 export const RESERVED_NAMESPACES: ReadonlySet<string> = new Set(['gateway']);
 

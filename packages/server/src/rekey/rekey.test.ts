@@ -9,6 +9,7 @@ import { databaseTargets, type OpenedTestDatabase } from '#test/db/test-database
 import { secretVersion } from '../auth/index.js';
 import { ProviderClientStore } from '../provider-clients/store.js';
 import { createSecretBox, maskSecret } from '../secrets/index.js';
+import { readClient, storePreRegisteredClient } from '../upstream-oauth/clients.js';
 import { rekey } from './rekey.js';
 
 const OLD = 'rekey-test-old-secret-0123456789abcdef';
@@ -148,6 +149,82 @@ for (const target of databaseTargets()) {
         'team connections': { rewritten: 0, current: 2, unreadable: 0 },
         'oauth tokens': { rewritten: 0, current: 0, unreadable: 0 },
         'provider clients': { rewritten: 0, current: 0, unreadable: 0 },
+        'upstream oauth clients': { rewritten: 0, current: 0, unreadable: 0 },
+      });
+    });
+
+    it('rewrites the secrets of the OAuth clients the gateway is at upstreams and plugin providers, names unreadable ones', async () => {
+      const opened = await open();
+      const { db } = opened.database;
+      const issuer = 'https://auth.upstream.example';
+      const metadata = JSON.stringify({
+        issuer,
+        authorization_endpoint: `${issuer}/authorize`,
+        token_endpoint: `${issuer}/token`,
+        response_types_supported: ['code'],
+      });
+      const client = (
+        source_id: string,
+        secret: string | null,
+        box = createSecretBox(OLD),
+        at = issuer,
+      ) => ({
+        source_id,
+        issuer: at,
+        client_id: `${source_id}-client`,
+        encrypted_client_secret: secret === null ? null : box.encrypt(secret),
+        redirect_uri: 'https://gateway.example/oauth/upstream/callback',
+        metadata,
+        created_at: UPDATED_AT,
+      });
+      await db
+        .insertInto('upstream_oauth_clients')
+        .values([
+          // Registered by RFC 7591 under the old secret: never written again by a connect.
+          client('registered', 'dcr-client-secret-1'),
+          // A plugin provider's copy, written by a connect after the rotation.
+          client('@notion', 'notion-copy-secret-2', createSecretBox(NEW)),
+          // A public client (a metadata document URL as its id): nothing encrypted.
+          client('public', null),
+          client('lost', 'lost-client-secret-3', createSecretBox(STRANGER)),
+        ])
+        .execute();
+      await storePreRegisteredClient({ db, secrets: createSecretBox(OLD) }, 'given', {
+        clientId: 'given-client',
+        clientSecret: 'pre-registered-secret-4',
+      });
+
+      const report = await rekey(options(opened));
+
+      expect(report.counts['upstream oauth clients']).toEqual({
+        rewritten: 2,
+        current: 2,
+        unreadable: 1,
+      });
+      expect(report.unreadable).toEqual([
+        { table: 'upstream oauth clients', id: `lost at ${issuer}` },
+      ]);
+      // The previous secret is gone: the clients still read, through their owner.
+      const underNew = { db, secrets: createSecretBox(NEW) };
+      expect((await readClient(underNew, 'registered', issuer))?.clientSecret).toBe(
+        'dcr-client-secret-1',
+      );
+      expect((await readClient(underNew, '@notion', issuer))?.clientSecret).toBe(
+        'notion-copy-secret-2',
+      );
+      const given = await db
+        .selectFrom('upstream_oauth_clients')
+        .select('encrypted_client_secret')
+        .where('source_id', '=', 'given')
+        .executeTakeFirstOrThrow();
+      expect(createSecretBox(NEW).decrypt(given.encrypted_client_secret ?? '')).toBe(
+        'pre-registered-secret-4',
+      );
+      const again = await rekey(options(opened));
+      expect(again.counts['upstream oauth clients']).toEqual({
+        rewritten: 0,
+        current: 4,
+        unreadable: 1,
       });
     });
 

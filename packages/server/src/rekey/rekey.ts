@@ -2,6 +2,7 @@ import { connectionSecretsAfter, replaceConnectionSecret } from '../connections/
 import type { GatewayDatabase } from '../db/index.js';
 import { ProviderClientStore } from '../provider-clients/store.js';
 import type { AuthSecrets, SecretBox } from '../secrets/index.js';
+import { rekeyUpstreamClients } from '../upstream-oauth/rekey-clients.js';
 import {
   ACCOUNT_TOKEN_COLUMNS,
   type AccountTokenColumn,
@@ -26,6 +27,7 @@ export const REKEY_TABLES = [
   'team connections',
   'oauth tokens',
   'provider clients',
+  'upstream oauth clients',
 ] as const;
 
 /** One of {@link REKEY_TABLES}. */
@@ -60,8 +62,9 @@ export interface RekeyOptions {
 
 /**
  * Rewrites every stored secret readable only with a previous auth secret under the current one:
- * connection and team connection secrets, the OAuth tokens better-auth keeps in `account`, and
- * the client secrets admins gave plugins' OAuth providers (Admin → Providers).
+ * connection and team connection secrets, the OAuth tokens better-auth keeps in `account`, the
+ * client secrets admins gave plugins' OAuth providers (Admin → Providers), and the secrets of the
+ * OAuth clients the gateway is at upstreams' and plugin providers' authorization servers.
  * Rows go in batches by id, one transaction each, and each write applies only if the row still
  * holds what was read, so a concurrent change by a running gateway (which encrypts under the
  * current secret anyway) wins. A row already under the current secret is left alone, so a run
@@ -80,12 +83,14 @@ export async function rekey(options: RekeyOptions): Promise<RekeyReport> {
       'team connections': zero(),
       'oauth tokens': zero(),
       'provider clients': zero(),
+      'upstream oauth clients': zero(),
     },
     unreadable: [],
   };
   await rekeyConnections(options, report);
   await rekeyAccountTokens(options, report);
   await rekeyProviderClients(options, report);
+  await rekeyOAuthClients(options, report);
   return report;
 }
 
@@ -177,4 +182,17 @@ async function rekeyProviderClients(options: RekeyOptions, report: RekeyReport):
     unreadable: clients.unreadable.length,
   };
   for (const id of clients.unreadable) report.unreadable.push({ table: 'provider clients', id });
+}
+
+/** The gateway's OAuth clients at upstreams and plugin providers, one pass by their owner. */
+async function rekeyOAuthClients(options: RekeyOptions, report: RekeyReport): Promise<void> {
+  const clients = await rekeyUpstreamClients(options.database.db, options.secrets);
+  report.counts['upstream oauth clients'] = {
+    rewritten: clients.rewritten,
+    current: clients.current,
+    unreadable: clients.unreadable.length,
+  };
+  for (const id of clients.unreadable) {
+    report.unreadable.push({ table: 'upstream oauth clients', id });
+  }
 }

@@ -256,6 +256,7 @@ for (const storage of storages) {
           // The two linear accounts: users made by the test helper have no account rows.
           'oauth tokens: 2 rewritten, 0 already under the current secret, 0 unreadable',
           'provider clients: 0 rewritten, 0 already under the current secret, 0 unreadable',
+          'upstream oauth clients: 0 rewritten, 0 already under the current secret, 0 unreadable',
           'Every stored secret is under the current AUTH_SECRET: GATEWAY_PREVIOUS_AUTH_SECRETS may now be removed.',
           '',
         ].join('\n'),

@@ -207,6 +207,25 @@ describe('attacks on a plugin-defined OAuth provider', () => {
     expect(rows).toEqual([]);
   });
 
+  it('refuses an iss of another server on the callback (RFC 9207 mix-up), storing nothing', async () => {
+    const { gw, idp, signUp } = await oidcWorld();
+    const alice = await signUp('alice');
+    const callback = await loginAtProvider((await startConnect(alice)).toString(), 'alice-sub');
+    // oidc-provider names itself in `iss`; the gateway checks it is the plugin's issuer.
+    expect(callback.searchParams.get('iss')).toBe(idp.issuer);
+    callback.searchParams.set('iss', 'https://evil.example');
+    const answer = await alice.session.browse(callback.toString());
+    expect(answer.status).toBe(400);
+    expect(await answer.text()).toContain('another authorization server');
+    expect(idp.grants('authorization_code')).toBe(0);
+    const rows = await gw.services.database.db
+      .selectFrom('connections')
+      .select('id')
+      .where('tool_id', '=', 'notion')
+      .execute();
+    expect(rows).toEqual([]);
+  });
+
   it('refuses a CLI connect whose redirect target is not a loopback address', async () => {
     const { signUp } = await oidcWorld();
     const alice = await signUp('alice');

@@ -139,6 +139,11 @@ export async function startPluginGateway(options: {
   port: number;
   plugins: Plugin[];
   env: Record<string, string>;
+  /**
+   * A database another instance shares (its URL); the first instance made the role that serves
+   * the plugins, so a later one does not.
+   */
+  shared?: { databaseUrl: string; first: boolean };
 }): Promise<{ gw: TestGateway; url: string; signUp(name: string): Promise<PluginOAuthUser> }> {
   const url = `http://127.0.0.1:${options.port}`;
   const gw = await createTestGateway({
@@ -146,6 +151,7 @@ export async function startPluginGateway(options: {
     port: options.port,
     baseUrl: url,
     plugins: options.plugins,
+    ...(options.shared === undefined ? {} : { databaseUrl: options.shared.databaseUrl }),
     env: {
       GATEWAY_UPSTREAM_ALLOW_PRIVATE: 'true',
       GATEWAY_DEFAULT_ROLE: 'everything',
@@ -155,11 +161,13 @@ export async function startPluginGateway(options: {
   for (const plugin of options.plugins) {
     gw.services.plugins.mount({ id: plugin.id, namespace: plugin.id, pluginId: plugin.id });
   }
-  await gw.services.policy.createRole({
-    id: 'everything',
-    name: 'Everything',
-    patterns: options.plugins.map((plugin) => `${plugin.id}.**`),
-  });
+  if (options.shared?.first !== false) {
+    await gw.services.policy.createRole({
+      id: 'everything',
+      name: 'Everything',
+      patterns: options.plugins.map((plugin) => `${plugin.id}.**`),
+    });
+  }
   await gw.start();
   return {
     gw,

@@ -2,7 +2,7 @@ import type { Dirent } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 
-/** A `getToken('<literal>')` call found in a plugin's source. */
+/** A `getToken('<literal>')` or `auth.fetch('<literal>', ...)` call found in a plugin's source. */
 export interface TokenCall {
   /** The file, relative to the project, with `/` separators. */
   file: string;
@@ -10,10 +10,12 @@ export interface TokenCall {
   line: number;
   /** The provider id the call names. */
   provider: string;
+  /** How it asks: `getToken`, or `auth.fetch` (which sends the credential itself). */
+  via: 'getToken' | 'auth.fetch';
 }
 
-/** A `getToken()` call naming a provider the plugin does not declare: a failing check. */
-export interface UndeclaredTokenCall extends TokenCall {
+/** A call naming a provider the plugin does not declare: a failing check. */
+export interface UndeclaredTokenCall extends Omit<TokenCall, 'via'> {
   message: string;
 }
 
@@ -21,18 +23,19 @@ const SOURCE = /\.(?:[cm]?[jt]s|[jt]sx)$/;
 // A tool's own tests may ask for an undeclared provider on purpose, to see the refusal.
 const TEST_FILE = /\.(?:test|spec|test-d)\.[^.]+$/;
 const SKIPPED_DIRS = new Set(['node_modules', 'coverage']);
-// `getToken(` then a string literal: '...', "..." or `...` without a `${` in it.
-const CALL = /\bgetToken\s*\(\s*(?:'([^'\\\n]*)'|"([^"\\\n]*)"|`([^`\\$]*)`)/g;
+// `getToken(` or `auth.fetch(` then a string literal: '...', "..." or `...` without a `${` in it.
+const CALL = /\b(getToken|auth\s*\.\s*fetch)\s*\(\s*(?:'([^'\\\n]*)'|"([^"\\\n]*)"|`([^`\\$]*)`)/g;
 
 /**
- * Every `getToken('<literal>')` call in the plugin's source files: those under the folder of
+ * Every `getToken('<literal>')` and `auth.fetch('<literal>', ...)` call in the plugin's source
+ * files: those under the folder of
  * `entry` (e.g. `src/` for `src/index.ts`), test files, `node_modules` and hidden folders left
  * out. Best-effort: a provider passed in a variable, or built at run time, is not seen; the
  * gateway still refuses it when the tool runs.
  *
  * @example
  * await scanTokenCalls('/work/weather', 'src/index.ts');
- * // [{ file: 'src/tools/get-forecast.ts', line: 59, provider: 'weather' }]
+ * // [{ file: 'src/tools/get-forecast.ts', line: 59, provider: 'weather', via: 'getToken' }]
  */
 export async function scanTokenCalls(cwd: string, entry: string): Promise<TokenCall[]> {
   const root = join(cwd, dirname(entry));
@@ -41,8 +44,9 @@ export async function scanTokenCalls(cwd: string, entry: string): Promise<TokenC
     const text = await readFile(path, 'utf8');
     const file = relative(cwd, path).split(sep).join('/');
     for (const match of text.matchAll(CALL)) {
-      const provider = match[1] ?? match[2] ?? match[3] ?? '';
-      calls.push({ file, line: lineOf(text, match.index), provider });
+      const provider = match[2] ?? match[3] ?? match[4] ?? '';
+      const via = match[1]?.startsWith('getToken') ? 'getToken' : 'auth.fetch';
+      calls.push({ file, line: lineOf(text, match.index), provider, via });
     }
   }
   return calls;
@@ -63,9 +67,9 @@ export function undeclaredTokenCalls(
 ): UndeclaredTokenCall[] {
   return calls
     .filter((call) => !declared.includes(call.provider))
-    .map((call) => ({
+    .map(({ via, ...call }) => ({
       ...call,
-      message: `${call.file}:${call.line}: getToken('${call.provider}') asks for a provider plugin ${pluginId} does not declare; add { id: "${call.provider}", ... } to authProviders in definePlugin()`,
+      message: `${call.file}:${call.line}: ${via === 'getToken' ? `getToken('${call.provider}')` : `auth.fetch('${call.provider}', ...)`} asks for a provider plugin ${pluginId} does not declare; add { id: "${call.provider}", ... } to authProviders in definePlugin()`,
     }));
 }
 

@@ -279,7 +279,7 @@ describe('gateway test', () => {
     });
   });
 
-  it('fails on getToken() calls for providers the plugin does not declare, with file and line', async () => {
+  it('fails on getToken() and auth.fetch() calls for providers the plugin does not declare, with file and line', async () => {
     // Issue 14: a plugin declaring only weather and gh asked for github and slack.
     const cwd = await project({
       'src/index.ts': `
@@ -311,6 +311,9 @@ export const peek = defineTool({
     const github = await ctx.auth.getToken('github');
     const slack = await ctx.auth.getToken(\`slack\`);
     const other = await ctx.auth.getToken(which);
+    await ctx.auth.fetch('gh', 'https://api.github.com/user');
+    await fetch('https://example.com/');
+    await ctx.auth.fetch('linear', 'https://api.linear.app/graphql');
     return [key, gh, github, slack, other].length;
   },
 });
@@ -322,14 +325,16 @@ export const peek = defineTool({
     const error = await rejection(runTest({ cwd, io, runProcess: passing }));
     expect(error.exitCode).toBe(1);
     expect(error.message).toBe(
-      'Plugin weather has 2 problems; fix them and run `gateway test` again',
+      'Plugin weather has 3 problems; fix them and run `gateway test` again',
     );
     const fix = (provider: string) =>
       `asks for a provider plugin weather does not declare; add { id: "${provider}", ... } to authProviders in definePlugin()`;
     expect(io.out().split('\n')).toEqual([
-      '✗ plugin weather: 2 problems',
+      '✗ plugin weather: 3 problems',
       `  - src/tools/peek.ts:12: getToken('github') ${fix('github')}`,
       `  - src/tools/peek.ts:13: getToken('slack') ${fix('slack')}`,
+      // Issue 34: ctx.auth.fetch sends a provider's credential as getToken() vends it.
+      `  - src/tools/peek.ts:17: auth.fetch('linear', ...) ${fix('linear')}`,
       '',
     ]);
 
@@ -341,6 +346,7 @@ export const peek = defineTool({
       problems: [
         { file: 'src/tools/peek.ts', line: 12, provider: 'github' },
         { file: 'src/tools/peek.ts', line: 13, provider: 'slack' },
+        { file: 'src/tools/peek.ts', line: 17, provider: 'linear' },
       ],
       tests: null,
     });
@@ -352,7 +358,7 @@ export const peek = defineTool({
     await writeFiles(cwd, {
       'src/index.ts': entry.replace(
         'authProviders: [',
-        `authProviders: [${declared('github')}, ${declared('slack')},`,
+        `authProviders: [${declared('github')}, ${declared('slack')}, ${declared('linear')},`,
       ),
     });
     await expect(runTest({ cwd, io: createTestIo(), runTests: false })).resolves.toMatchObject({

@@ -166,6 +166,22 @@ describe('gateway test is the whole gate', () => {
     );
   });
 
+  it('refuses the plugin id gateway, whose namespace gateway dev cannot mount', async () => {
+    const cwd = await project(
+      acceptedPlugin.replace("id: 'demo'", "id: 'gateway'").replaceAll("'demo.", "'gateway."),
+    );
+    const io = createTestIo();
+    await runTest({ cwd, io, json: true, runTests: false }).catch(() => undefined);
+    const report: TestReport = JSON.parse(io.out());
+    expect(report.problems).toEqual([
+      {
+        plugin: 'gateway',
+        field: 'id',
+        message: expect.stringContaining('"gateway" is reserved for the gateway\'s own tools'),
+      },
+    ]);
+  });
+
   it('accepts only what gateway dev then mounts and serves', async () => {
     const cwd = await project(acceptedPlugin);
     await expect(runTest({ cwd, io: createTestIo(), runTests: false })).resolves.toMatchObject({

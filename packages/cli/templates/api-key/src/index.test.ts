@@ -11,6 +11,7 @@ beforeAll(async () => {
   upstream = await startFakeUpstream((request) => {
     if (request.headers.authorization !== 'Bearer test-key') return { status: 401 };
     const query = request.query.get('q');
+    if (query === 'busy') return { status: 429, headers: { 'retry-after': '30' } };
     return {
       body: {
         items: [
@@ -49,10 +50,22 @@ describe('{{id}}', () => {
     expect(AuthRequiredError.isInstance(error)).toBe(true);
   });
 
-  it('tells the user when the upstream rejects the key', async () => {
+  it('asks the user to reconnect when the upstream rejects the key, never showing it', async () => {
     const ctx = createTestContext({ plugin, tokens: { '{{id}}': 'revoked-key' } });
-    await expect(runTool(searchItems, { query: 'tea' }, ctx)).rejects.toThrow(
-      'rejected the API key',
+    const error = await runTool(searchItems, { query: 'tea' }, ctx).catch(
+      (caught: unknown) => caught,
     );
+    expect(AuthRequiredError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toContain('Reconnect it');
+    expect((error as Error).message).not.toContain('revoked-key');
+  });
+
+  it('tells an MCP caller when to try again when the upstream is busy', async () => {
+    const ctx = createTestContext({ plugin, tokens: { '{{id}}': 'test-key' } });
+    const result = await runTool(searchItems, { query: 'busy' }, ctx, { asCaller: true });
+    expect(result.isError).toBe(true);
+    expect(result.content).toEqual([
+      { type: 'text', text: expect.stringContaining('429 Too Many Requests; try again in 30 s') },
+    ]);
   });
 });

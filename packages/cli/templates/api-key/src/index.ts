@@ -10,7 +10,8 @@ function apiUrl(): string {
 
 /** The credentials this plugin's tools may ask for. */
 export const authProviders = defineAuthProviders([
-  { id: '{{id}}', type: 'api_key', provider: '{{id}}', scopes: [] },
+  // Sent as `Authorization: Bearer <key>`; `send: { header: 'x-api-key' }` sends it bare instead.
+  { id: '{{id}}', type: 'api_key' },
 ]);
 
 // Its tools take only these provider ids in `authProvider` and `ctx.auth.getToken()`: `tsc`
@@ -32,21 +33,17 @@ export const searchItems = defineTool({
   outputSchema: searchResponse,
   authProvider: '{{id}}',
   async handler(ctx, { query, limit }, { signal }) {
-    // The key is the user's connection, a team connection or the server's {{envPrefix}}_API_KEY;
-    // the plugin never stores it.
-    const key = await ctx.auth.getToken('{{id}}');
     const url = new URL('/v1/items', apiUrl());
     url.searchParams.set('q', query);
     url.searchParams.set('limit', String(limit));
-    const response = await fetch(url, {
-      headers: { authorization: `Bearer ${key}`, accept: 'application/json' },
+    // ctx.auth.fetch adds the key (the user's connection, a team connection or the server's
+    // {{envPrefix}}_API_KEY; the plugin never stores it) and turns the API's 401 (connect a new
+    // key), 403, 404, 429 and 503 (try again, with Retry-After) into errors the user and the
+    // model can act on, never showing the key.
+    const response = await ctx.auth.fetch('{{id}}', url, {
+      headers: { accept: 'application/json' },
       signal,
     });
-    if (response.status === 401 || response.status === 403) {
-      throw new ToolError(
-        '{{title}} rejected the API key; connect a new one with `gateway connect {{id}}`',
-      );
-    }
     if (!response.ok) throw new ToolError(`{{title}} answered HTTP ${response.status}`);
     const body = searchResponse.safeParse(await response.json());
     if (!body.success)

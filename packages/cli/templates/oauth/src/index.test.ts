@@ -1,44 +1,35 @@
-import { once } from 'node:events';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { AuthRequiredError } from '@gateway/sdk';
-import { createTestContext, runTool } from '@gateway/sdk/testing';
+import { createTestContext, runTool, startFakeUpstream } from '@gateway/sdk/testing';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import plugin, { listRepositories } from './index.js';
 
-// A fake GitHub on a free local port: the tests need no network and no real token.
-const requests: { url: string; authorization: string | undefined }[] = [];
-const github = createServer((request, response) => {
-  requests.push({ url: request.url ?? '', authorization: request.headers.authorization });
-  if (request.headers.authorization !== 'Bearer gho_test') {
-    response.writeHead(401, { 'content-type': 'application/json' });
-    response.end(JSON.stringify({ message: 'Bad credentials' }));
-    return;
-  }
-  response.writeHead(200, { 'content-type': 'application/json' });
-  response.end(
-    JSON.stringify([
-      {
-        name: 'notes',
-        full_name: 'ada/notes',
-        private: false,
-        html_url: 'https://github.com/ada/notes',
-        updated_at: '2025-01-02T03:04:05Z',
-      },
-    ]),
-  );
-});
+// A fake GitHub on a free local port (a real HTTP server on 127.0.0.1): the tests need no network
+// and no real token. Each request is kept in `github.requests`.
+let github: Awaited<ReturnType<typeof startFakeUpstream>>;
 
 beforeAll(async () => {
-  github.listen(0, '127.0.0.1');
-  await once(github, 'listening');
-  const { port } = github.address() as AddressInfo;
-  vi.stubEnv('GITHUB_API_URL', `http://127.0.0.1:${port}`);
+  github = await startFakeUpstream((request) => {
+    if (request.headers.authorization !== 'Bearer gho_test') {
+      return { status: 401, body: { message: 'Bad credentials' } };
+    }
+    return {
+      body: [
+        {
+          name: 'notes',
+          full_name: 'ada/notes',
+          private: false,
+          html_url: 'https://github.com/ada/notes',
+          updated_at: '2025-01-02T03:04:05Z',
+        },
+      ],
+    };
+  });
+  vi.stubEnv('GITHUB_API_URL', github.url);
 });
 
-afterAll(() => {
+afterAll(async () => {
   vi.unstubAllEnvs();
-  github.close();
+  await github.close();
 });
 
 describe('{{id}}', () => {
@@ -59,10 +50,9 @@ describe('{{id}}', () => {
         },
       ],
     });
-    expect(requests.at(-1)).toEqual({
-      url: '/user/repos?sort=updated&per_page=5',
-      authorization: 'Bearer gho_test',
-    });
+    const last = github.requests.at(-1);
+    expect(`${last?.path}?${last?.query}`).toBe('/user/repos?sort=updated&per_page=5');
+    expect(last?.headers.authorization).toBe('Bearer gho_test');
   });
 
   it('asks the user to connect GitHub when no account is linked', async () => {
@@ -70,8 +60,11 @@ describe('{{id}}', () => {
     expect(AuthRequiredError.isInstance(error)).toBe(true);
   });
 
-  it('tells the user to reconnect when GitHub rejects the token', async () => {
+  it('asks the user to reconnect GitHub when it rejects the token, never showing it', async () => {
     const ctx = createTestContext({ plugin, tokens: { github: 'gho_revoked' } });
-    await expect(runTool(listRepositories, {}, ctx)).rejects.toThrow('reconnect GitHub');
+    const error = await runTool(listRepositories, {}, ctx).catch((caught: unknown) => caught);
+    expect(AuthRequiredError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toContain('Reconnect it');
+    expect((error as Error).message).not.toContain('gho_revoked');
   });
 });

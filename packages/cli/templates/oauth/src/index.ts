@@ -3,7 +3,7 @@ import { z } from 'zod';
 
 /**
  * GitHub's API address, read at call time. GitHub Enterprise and GitHub Actions set
- * GITHUB_API_URL; the tests point it at a local fake server.
+ * GITHUB_API_URL; the tests point it at a fake GitHub (`startFakeUpstream`).
  */
 function apiUrl(): string {
   return process.env.GITHUB_API_URL ?? 'https://api.github.com';
@@ -46,25 +46,17 @@ export const listRepositories = defineTool({
   outputSchema: z.object({ repositories: z.array(repository) }),
   authProvider: 'github',
   async handler(ctx, { limit }, { signal }) {
-    // The user's linked GitHub account (or GitHub connection); the gateway refreshes it when it
-    // expires, so the plugin never stores or refreshes tokens itself.
-    const token = await ctx.auth.getToken('github');
     const url = new URL('/user/repos', apiUrl());
     url.searchParams.set('sort', 'updated');
     url.searchParams.set('per_page', String(limit));
-    const response = await fetch(url, {
-      headers: {
-        authorization: `Bearer ${token}`,
-        accept: 'application/vnd.github+json',
-        'x-github-api-version': '2022-11-28',
-      },
+    // ctx.auth.fetch sends the user's GitHub token (their linked account or GitHub connection,
+    // refreshed by the gateway when it expires: the plugin never stores or refreshes tokens) as
+    // `Authorization: Bearer`, and turns GitHub's 401 (reconnect), 403, 404, 429 and 503 (try
+    // again, with Retry-After) into errors the user and the model can act on.
+    const response = await ctx.auth.fetch('github', url, {
+      headers: { accept: 'application/vnd.github+json', 'x-github-api-version': '2022-11-28' },
       signal,
     });
-    if (response.status === 401) {
-      throw new ToolError(
-        'GitHub rejected the token; reconnect GitHub with `gateway connect github`',
-      );
-    }
     if (!response.ok) throw new ToolError(`GitHub answered HTTP ${response.status}`);
     const body = z.array(githubRepository).safeParse(await response.json());
     if (!body.success)

@@ -204,5 +204,5 @@ function structured(output: object): CallToolResult {
 }
 
 function invalid(name: string, error: z.ZodError): CallToolResult {
-  return errorResult(`Invalid arguments for ${name}:\n${formatIssues(error.issues)}`);
+  return errorResult(`Invalid input for ${name}:\n${formatIssues(error.issues)}`);
 }

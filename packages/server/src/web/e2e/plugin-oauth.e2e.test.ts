@@ -3,10 +3,12 @@
  * Admin → Providers; a person connects it from the Tools tab's Connect button, through
  * `oidc-provider`'s own login and consent pages on loopback; the plugin calls its API with their
  * token, 50 concurrent calls after expiry refresh it once, and after the grant is revoked the
- * Tools tab shows Reconnect, which connects again.
+ * Tools tab shows Reconnect, which connects again. And the same Connect button against
+ * `oauth2-mock-server` as a provider with explicit endpoints (no discovery).
  */
 import type { BrowserContext } from 'playwright-core';
 import { describe, expect, it, onTestFinished } from 'vitest';
+import { startMockProvider } from '#test/auth/oauth-test-kit.js';
 import { startOidcProvider } from '#test/auth/oidc-provider-server.js';
 import { connectV1 } from '#test/mcp/mcp-test-kit.js';
 import {
@@ -133,5 +135,56 @@ describe('a plugin’s own OAuth provider in chromium', () => {
     rememberSecret(now.accessToken);
     rememberSecret(now.refreshToken);
     expect(gw.logs()).not.toContain(idp.clientSecret);
+  }, 120_000);
+
+  it('connects a provider with explicit endpoints (oauth2-mock-server) from the Tools tab', async () => {
+    const idp = await startMockProvider({ claims: { sub: 'mock-sub' } });
+    const port = await freePort();
+    const api = await startFakeApi(async (authorization) =>
+      authorization.startsWith('Bearer ') ? 'mock-user' : undefined,
+    );
+    const plugin = notesPlugin(api.url, {
+      authorizationUrl: `${idp.url}/authorize`,
+      tokenUrl: `${idp.url}/token`,
+      scopes: ['notes.read'],
+    });
+    const secret = 'mock-client-secret-0123456789';
+    rememberSecret(secret);
+    const { gw, url } = await startPluginGateway({
+      port,
+      plugins: [plugin],
+      env: { NOTION_CLIENT_ID: 'mock-client', NOTION_CLIENT_SECRET: secret },
+    });
+    const chromium = await launchChromium();
+    onTestFinished(() => chromium.close());
+    const context = await chromium.newContext({ baseURL: url });
+    context.setDefaultTimeout(15_000);
+    const adaId = await signUp(context, url, 'ada');
+    const page = await context.newPage();
+    await page.goto('/tools');
+    // The mock server answers the authorization at once, as a user signed in there would.
+    await page
+      .locator('[data-provider="notion"]')
+      .getByRole('button', { name: 'Connect Notes' })
+      .click();
+    await page.waitForURL('**/tools?connected=notion');
+    expect(await page.locator('.notice.ok').textContent()).toBe('notion connected.');
+    for (const token of idp.issuedAccessTokens) rememberSecret(token);
+    for (const token of idp.issuedRefreshTokens) rememberSecret(token);
+    const [token] = idp.issuedAccessTokens;
+    expect(token).toBeDefined();
+    expect(await page.content()).not.toContain(token);
+
+    const endpoint = await createEndpoint(gw.services.database.db, {
+      userId: adaId,
+      name: 'chromium',
+    });
+    if (!endpoint.ok) throw new Error(endpoint.problem);
+    rememberSecret(endpoint.endpoint.token);
+    const { client } = await connectV1(url, endpoint.endpoint.token);
+    const me = await client.callTool({ name: 'notes.me.get', arguments: {} });
+    expect(me.isError).toBeFalsy();
+    expect(api.seen.at(-1)).toBe(`Bearer ${token}`);
+    expect(gw.logs()).not.toContain(secret);
   }, 120_000);
 });
