@@ -25,7 +25,12 @@ import { listEndpoints } from '../mcp-endpoints/index.js';
 
 const REDIRECT = 'http://127.0.0.1:43117/callback';
 
-/** An in-memory OAuth client provider whose browser step is a signed-in test browser. */
+/**
+ * An in-memory OAuth client provider whose browser step is a signed-in test browser. With
+ * `clientMetadataUrl`, its client id is that document's URL from the start: the SDKs' own
+ * `clientMetadataUrl` option takes https URLs only, and the test's document is on loopback http,
+ * so the provider hands the id over as a client already known, which the SDK then uses unchanged.
+ */
 function provider(options: {
   clientMetadataUrl?: string;
   openBrowser: (url: URL) => Promise<void>;
