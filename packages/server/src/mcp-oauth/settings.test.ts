@@ -54,7 +54,10 @@ describe('MCP authorization server: settings', () => {
   });
 
   it('fetches client id metadata documents only from GATEWAY_MCP_OAUTH_CLIENT_ID_ORIGINS', async () => {
-    const allowed = await serveClientDocument({ client_name: 'Allowed', redirect_uris: [LOOPBACK] });
+    const allowed = await serveClientDocument({
+      client_name: 'Allowed',
+      redirect_uris: [LOOPBACK],
+    });
     const other = await serveClientDocument({ client_name: 'Other', redirect_uris: [LOOPBACK] });
     const gw = await startOAuthGateway({
       env: {
