@@ -586,8 +586,11 @@ describe('MCP authorization server: attacks', () => {
 });
 
 describe('MCP authorization server: client id metadata documents', () => {
+  // One signed-in browser per gateway: sign-ups from one address are rate-limited.
+  const sessions = new WeakMap<McpTestGateway, Awaited<ReturnType<typeof signedInBrowser>>>();
   async function authorizeWith(gw: McpTestGateway, clientId: string) {
-    const session = await signedInBrowser(gw.url);
+    const session = sessions.get(gw) ?? (await signedInBrowser(gw.url));
+    sessions.set(gw, session);
     const res = await session.browse(
       authorizeUrl(gw.url, {
         ...baseParams(gw, { clientId, redirectUri: 'http://127.0.0.1:50123/callback' }),
@@ -612,7 +615,12 @@ describe('MCP authorization server: client id metadata documents', () => {
     });
     for (const [clientId, reason] of [
       ['https://169.254.169.254/client.json', /link-local/],
+      ['https://[fe80::1]/client.json', /link-local/],
+      ['https://[::ffff:a9fe:a9fe]/client.json', /link-local/],
+      ['https://0xa9fea9fe/client.json', /canonical/],
       [`${gw.url}/client.json`, /gateway itself/],
+      [`${gw.url.replace('127.0.0.1', 'localhost')}/client.json`, /gateway itself/],
+      [`${gw.url.replace('127.0.0.1', '[::1]')}/client.json`, /gateway itself/],
       [`${redirecting.url}/client.json`, /redirect/],
       [large.clientId, /bytes/],
       [`${slow.url}/client.json`, /within 1500 ms/],
