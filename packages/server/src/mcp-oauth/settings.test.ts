@@ -86,7 +86,7 @@ describe('MCP authorization server: settings', () => {
     expect(other.hits()).toBe(0);
   });
 
-  it('issues tokens for the lifetimes set', async () => {
+  it('issues tokens for the lifetimes set, stored only as hashes', async () => {
     const gw = await startOAuthGateway({
       env: {
         GATEWAY_UPSTREAM_ALLOW_PRIVATE: 'true',
@@ -105,8 +105,16 @@ describe('MCP authorization server: settings', () => {
     expect(answer.body.expires_in).toBe(120);
     const rows = await gw.gateway.services.database.db
       .selectFrom('mcp_oauth_tokens')
-      .select(['kind', 'expires_at'])
+      .select(['kind', 'expires_at', 'token_hash'])
       .execute();
+    // Stored as SHA-256 digests only, like gw_mcp_ tokens.
+    expect(rows.map((row) => row.token_hash)).toEqual([
+      expect.stringMatching(/^[0-9a-f]{64}$/),
+      expect.stringMatching(/^[0-9a-f]{64}$/),
+    ]);
+    const stored = JSON.stringify(rows);
+    expect(stored).not.toContain(String(answer.body.access_token));
+    expect(stored).not.toContain(String(answer.body.refresh_token));
     const lifetime = (kind: string) =>
       Date.parse(rows.find((row) => row.kind === kind)?.expires_at ?? '') - before;
     expect(lifetime('access')).toBeGreaterThanOrEqual(120_000);
