@@ -12,6 +12,7 @@ import {
   signIn,
   startOAuthGateway,
 } from '#test/mcp-oauth/oauth-kit.js';
+import { sharedDatabaseTargets } from '#test/support/shared-database.js';
 
 const LOOPBACK = 'http://127.0.0.1/callback';
 
@@ -121,5 +122,58 @@ describe('MCP authorization server: settings', () => {
     expect(lifetime('access')).toBeLessThan(180_000);
     expect(lifetime('refresh')).toBeGreaterThanOrEqual(2 * 86_400_000);
     expect(lifetime('refresh')).toBeLessThan(2 * 86_400_000 + 60_000);
+  });
+
+  it('with GATEWAY_MCP_OAUTH=off, answers 404 at every OAuth path and refuses tokens issued while it was on', async () => {
+    // One SQLite file: the same data under both settings.
+    const databaseUrl = await sharedDatabaseTargets()[0]?.databaseUrl();
+    const on = await startOAuthGateway({ databaseUrl });
+    const session = await signedInBrowser(on.url);
+    const { body: client } = await registerClient(on.url, { redirect_uris: [LOOPBACK] });
+    const { body } = await signIn(on, session, {
+      clientId: String(client.client_id),
+      redirectUri: 'http://127.0.0.1:50302/callback',
+    });
+    const off = await startOAuthGateway({
+      databaseUrl,
+      baseUrl: on.url,
+      env: { GATEWAY_UPSTREAM_ALLOW_PRIVATE: 'true', GATEWAY_MCP_OAUTH: 'off' },
+    });
+    for (const [method, path] of [
+      ['GET', '/.well-known/oauth-protected-resource'],
+      ['GET', '/.well-known/oauth-protected-resource/mcp'],
+      ['GET', '/.well-known/oauth-authorization-server'],
+      ['GET', '/oauth/authorize'],
+      ['POST', '/oauth/token'],
+      ['POST', '/oauth/register'],
+      ['POST', '/oauth/revoke'],
+    ] as const) {
+      const res = await fetch(`${off.url}${path}`, {
+        method,
+        ...(method === 'POST'
+          ? {
+              headers: { 'content-type': 'application/x-www-form-urlencoded' },
+              body: new URLSearchParams({
+                grant_type: 'refresh_token',
+                refresh_token: String(body.refresh_token),
+                client_id: String(client.client_id),
+              }).toString(),
+            }
+          : {}),
+      });
+      expect(res.status, path).toBe(404);
+    }
+    const refused = await fetch(`${off.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${body.access_token}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: '{}',
+    });
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('www-authenticate')).toContain('realm="gateway"');
+    expect(await refused.text()).toContain('OAuth sign-in is turned off');
   });
 });
