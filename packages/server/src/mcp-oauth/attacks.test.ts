@@ -613,6 +613,16 @@ describe('MCP authorization server: client id metadata documents', () => {
     const slow = await startServer(() => {
       // Never answers: the fetch must give up on its own.
     });
+    // Answers at once, then sends its body a byte at a time: the limit covers the whole fetch.
+    const dripping = await startServer((_path, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{');
+      const drip = setInterval(() => {
+        if (res.destroyed) clearInterval(drip);
+        else res.write(' ');
+      }, 100);
+      res.on('close', () => clearInterval(drip));
+    });
     for (const [clientId, reason] of [
       ['https://169.254.169.254/client.json', /link-local/],
       ['https://[fe80::1]/client.json', /link-local/],
@@ -624,6 +634,7 @@ describe('MCP authorization server: client id metadata documents', () => {
       [`${redirecting.url}/client.json`, /redirect/],
       [large.clientId, /bytes/],
       [`${slow.url}/client.json`, /within 1500 ms/],
+      [`${dripping.url}/client.json`, /within 1500 ms/],
       ['http://app.example/client.json', /https/],
       [`${redirecting.url}/`, /path/],
     ] as const) {
