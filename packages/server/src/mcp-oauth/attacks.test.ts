@@ -439,6 +439,31 @@ describe('MCP authorization server: attacks', () => {
     });
     expect(notJson.status).toBe(400);
     expect(await notJson.json()).toEqual(oauthError('invalid_client_metadata'));
+    // Too large (declared, or streamed without a length) and the wrong method: still RFC 6749.
+    const big = `a=${'x'.repeat(1024 * 1024 + 1)}`;
+    for (const path of ['/oauth/token', '/oauth/register', '/oauth/revoke']) {
+      const type =
+        path === '/oauth/register' ? 'application/json' : 'application/x-www-form-urlencoded';
+      const declared = await fetch(`${gw.url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': type },
+        body: big,
+      });
+      expect(declared.status, path).toBe(413);
+      expect(await declared.json(), path).toEqual(oauthError('invalid_request'));
+      const streamed = await fetch(`${gw.url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': type },
+        body: new Blob([big]).stream(),
+        duplex: 'half',
+      } as RequestInit);
+      expect(streamed.status, path).toBe(413);
+      expect(await streamed.json(), path).toEqual(oauthError('invalid_request'));
+      const get = await fetch(`${gw.url}${path}`);
+      expect(get.status, path).toBe(405);
+      expect(get.headers.get('allow'), path).toBe('POST');
+      expect(await get.json(), path).toEqual(oauthError('invalid_request'));
+    }
     // From a browser-based client on another origin: an OAuth error, not the front door's 403.
     const crossOrigin = await fetch(`${gw.url}/oauth/token`, {
       method: 'POST',
