@@ -670,6 +670,25 @@ describe('MCP authorization server: client id metadata documents', () => {
     }
   });
 
+  it('refuses documents on loopback and private addresses under the default URL policy', async () => {
+    // Without GATEWAY_UPSTREAM_ALLOW_PRIVATE, as in production.
+    const gw = await startOAuthGateway({ env: {} });
+    const served = await serveClientDocument({ redirect_uris: ['http://127.0.0.1/callback'] });
+    for (const [clientId, reason] of [
+      [served.clientId.replace('http:', 'https:'), /loopback/],
+      ['https://localhost:1/client.json', /loopback/],
+      ['https://[::1]:1/client.json', /loopback/],
+      ['https://10.0.0.1/client.json', /private/],
+      ['https://192.168.1.1/client.json', /private/],
+    ] as const) {
+      const answer = await authorizeWith(gw, clientId);
+      expect(answer.status, clientId).toBe(400);
+      expect(answer.location).toBeNull();
+      expect(answer.text, clientId).toMatch(reason);
+    }
+    expect(served.hits()).toBe(0);
+  });
+
   it('caches a document as its Cache-Control says, and refuses one naming another client', async () => {
     const gw = await startOAuthGateway();
     const cached = await serveClientDocument(
