@@ -48,7 +48,7 @@ import { inviteRoutes } from './invites/index.js';
 import { LazyMcpEndpoint, mountMcp } from './mcp/index.js';
 import { EndpointScopes } from './mcp-endpoints/index.js';
 import { mcpEndpointRoutes } from './mcp-endpoints/routes.js';
-import { mcpChallenge, mcpResource, mountMcpOAuth } from './mcp-oauth/index.js';
+import { MCP_SCOPE, mcpChallenge, mcpResource, mountMcpOAuth } from './mcp-oauth/index.js';
 import { meRoutes } from './me/index.js';
 import { GatewayMetrics, metricsOfCall, mountMetrics } from './metrics/index.js';
 import { openApiRoutes } from './openapi/routes.js';
@@ -312,6 +312,7 @@ export async function openGateway(
       ? {
           mcpOAuth: {
             resource: () => mcpResource(services.baseUrl),
+            scope: MCP_SCOPE,
             challenge: (error) => mcpChallenge(services.baseUrl, error),
           },
         }

@@ -108,14 +108,16 @@ function hostName(host: string): string {
  * app.use('*', requestGuard({ audience: () => audience, maxBodyBytes: 1024 * 1024 }));
  */
 export function requestGuard(options: GuardOptions): MiddlewareHandler<AppEnv> {
-  const tooLarge = (c: Context) =>
-    errorResponse(
-      c,
-      new HttpError(
-        'payload_too_large',
-        `The body is larger than the limit of ${options.maxBodyBytes} bytes`,
-      ),
-    );
+  const tooLarge = (c: Context) => {
+    const message = `The body is larger than the limit of ${options.maxBodyBytes} bytes`;
+    // OAuth clients parse only RFC 6749's error shape.
+    if (OAUTH_CLIENT_POSTS.test(c.req.path)) {
+      return c.json({ error: 'invalid_request', error_description: message }, 413, {
+        'Cache-Control': 'no-store',
+      });
+    }
+    return errorResponse(c, new HttpError('payload_too_large', message));
+  };
   const limit = limitBody({ maxSize: options.maxBodyBytes, onError: tooLarge });
   return async (c, next) => {
     // From the network the header goes on Node's response before anything is written, which costs

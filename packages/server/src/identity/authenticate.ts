@@ -63,11 +63,17 @@ export function createAuthenticator(options: {
   limit: FailedCredentialLimit;
   /**
    * Gateway's own authorization server (`GATEWAY_MCP_OAUTH`), when on: `gw_oat_` access tokens
-   * are accepted at `/mcp` for this resource only, and a 401 there names the resource metadata.
+   * are accepted at `/mcp` for this resource only and only with `scope` among their scopes (else
+   * 403 `insufficient_scope`), and a 401 there names the resource metadata.
    */
   mcpOAuth?: {
     resource(): string;
-    challenge(error?: { error: 'invalid_token'; description: string }): string;
+    /** The scope an MCP request needs. */
+    scope: string;
+    challenge(error?: {
+      error: 'invalid_token' | 'insufficient_scope';
+      description: string;
+    }): string;
   };
 }) {
   const { tokens, serviceApiSecret, metricsToken, limit, mcpOAuth } = options;
@@ -178,6 +184,18 @@ export function createAuthenticator(options: {
     if (owner.kind === 'mcp') {
       if (owner.oauth !== undefined && owner.oauth.resource !== mcpOAuth?.resource()) {
         return refuseMcp('The access token was issued for another resource');
+      }
+      if (owner.oauth !== undefined && mcpOAuth !== undefined) {
+        // A valid token without the scope is no failed credential: a 403, not counted (RFC 6750).
+        if (!owner.oauth.scope.split(' ').includes(mcpOAuth.scope)) {
+          const message = `The access token lacks the ${mcpOAuth.scope} scope; sign in again`;
+          throw new HttpError('forbidden', message, undefined, {
+            'WWW-Authenticate': mcpOAuth.challenge({
+              error: 'insufficient_scope',
+              description: message,
+            }),
+          });
+        }
       }
       return userPrincipal({
         userId: owner.userId,

@@ -439,6 +439,31 @@ describe('MCP authorization server: attacks', () => {
     });
     expect(notJson.status).toBe(400);
     expect(await notJson.json()).toEqual(oauthError('invalid_client_metadata'));
+    // Too large (declared, or streamed without a length) and the wrong method: still RFC 6749.
+    const big = `a=${'x'.repeat(1024 * 1024 + 1)}`;
+    for (const path of ['/oauth/token', '/oauth/register', '/oauth/revoke']) {
+      const type =
+        path === '/oauth/register' ? 'application/json' : 'application/x-www-form-urlencoded';
+      const declared = await fetch(`${gw.url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': type },
+        body: big,
+      });
+      expect(declared.status, path).toBe(413);
+      expect(await declared.json(), path).toEqual(oauthError('invalid_request'));
+      const streamed = await fetch(`${gw.url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': type },
+        body: new Blob([big]).stream(),
+        duplex: 'half',
+      } as RequestInit);
+      expect(streamed.status, path).toBe(413);
+      expect(await streamed.json(), path).toEqual(oauthError('invalid_request'));
+      const get = await fetch(`${gw.url}${path}`);
+      expect(get.status, path).toBe(405);
+      expect(get.headers.get('allow'), path).toBe('POST');
+      expect(await get.json(), path).toEqual(oauthError('invalid_request'));
+    }
     // From a browser-based client on another origin: an OAuth error, not the front door's 403.
     const crossOrigin = await fetch(`${gw.url}/oauth/token`, {
       method: 'POST',
@@ -586,8 +611,11 @@ describe('MCP authorization server: attacks', () => {
 });
 
 describe('MCP authorization server: client id metadata documents', () => {
+  // One signed-in browser per gateway: sign-ups from one address are rate-limited.
+  const sessions = new WeakMap<McpTestGateway, Awaited<ReturnType<typeof signedInBrowser>>>();
   async function authorizeWith(gw: McpTestGateway, clientId: string) {
-    const session = await signedInBrowser(gw.url);
+    const session = sessions.get(gw) ?? (await signedInBrowser(gw.url));
+    sessions.set(gw, session);
     const res = await session.browse(
       authorizeUrl(gw.url, {
         ...baseParams(gw, { clientId, redirectUri: 'http://127.0.0.1:50123/callback' }),
@@ -610,12 +638,28 @@ describe('MCP authorization server: client id metadata documents', () => {
     const slow = await startServer(() => {
       // Never answers: the fetch must give up on its own.
     });
+    // Answers at once, then sends its body a byte at a time: the limit covers the whole fetch.
+    const dripping = await startServer((_path, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{');
+      const drip = setInterval(() => {
+        if (res.destroyed) clearInterval(drip);
+        else res.write(' ');
+      }, 100);
+      res.on('close', () => clearInterval(drip));
+    });
     for (const [clientId, reason] of [
       ['https://169.254.169.254/client.json', /link-local/],
+      ['https://[fe80::1]/client.json', /link-local/],
+      ['https://[::ffff:a9fe:a9fe]/client.json', /link-local/],
+      ['https://0xa9fea9fe/client.json', /canonical/],
       [`${gw.url}/client.json`, /gateway itself/],
+      [`${gw.url.replace('127.0.0.1', 'localhost')}/client.json`, /gateway itself/],
+      [`${gw.url.replace('127.0.0.1', '[::1]')}/client.json`, /gateway itself/],
       [`${redirecting.url}/client.json`, /redirect/],
       [large.clientId, /bytes/],
       [`${slow.url}/client.json`, /within 1500 ms/],
+      [`${dripping.url}/client.json`, /within 1500 ms/],
       ['http://app.example/client.json', /https/],
       [`${redirecting.url}/`, /path/],
     ] as const) {
@@ -624,6 +668,25 @@ describe('MCP authorization server: client id metadata documents', () => {
       expect(answer.location).toBeNull();
       expect(answer.text, clientId).toMatch(reason);
     }
+  });
+
+  it('refuses documents on loopback and private addresses under the default URL policy', async () => {
+    // Without GATEWAY_UPSTREAM_ALLOW_PRIVATE, as in production.
+    const gw = await startOAuthGateway({ env: {} });
+    const served = await serveClientDocument({ redirect_uris: ['http://127.0.0.1/callback'] });
+    for (const [clientId, reason] of [
+      [served.clientId.replace('http:', 'https:'), /loopback/],
+      ['https://localhost:1/client.json', /loopback/],
+      ['https://[::1]:1/client.json', /loopback/],
+      ['https://10.0.0.1/client.json', /private/],
+      ['https://192.168.1.1/client.json', /private/],
+    ] as const) {
+      const answer = await authorizeWith(gw, clientId);
+      expect(answer.status, clientId).toBe(400);
+      expect(answer.location).toBeNull();
+      expect(answer.text, clientId).toMatch(reason);
+    }
+    expect(served.hits()).toBe(0);
   });
 
   it('caches a document as its Cache-Control says, and refuses one naming another client', async () => {

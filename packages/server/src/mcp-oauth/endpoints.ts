@@ -72,6 +72,15 @@ export function mountOAuthEndpoints(deps: EndpointDeps): void {
     refreshTokenDays: settings.refreshTokenDays,
   };
 
+  // A wrong method answers in RFC 6749's shape too (OPTIONS stays CORS's).
+  app.on(
+    ['GET', 'HEAD', 'PUT', 'PATCH', 'DELETE'],
+    [TOKEN_PATH, REGISTER_PATH, REVOKE_PATH],
+    oauthEndpoint(logger, () => {
+      throw new OAuthError('invalid_request', 'Use POST', 405, { Allow: 'POST' });
+    }),
+  );
+
   app.post(
     TOKEN_PATH,
     oauthEndpoint(logger, async (c) => {

@@ -74,4 +74,5 @@ export function mountMcpOAuth(deps: McpOAuthDeps): void {
   mountOAuthEndpoints({ app, services, logger: services.logger, clients, settings });
 }
 
+export { MCP_SCOPE } from './authorization-request.js';
 export { mcpChallenge, mcpResource, RESOURCE_METADATA_PATH } from './metadata.js';

@@ -25,13 +25,21 @@ import { listEndpoints } from '../mcp-endpoints/index.js';
 
 const REDIRECT = 'http://127.0.0.1:43117/callback';
 
-/** An in-memory OAuth client provider whose browser step is a signed-in test browser. */
+/**
+ * An in-memory OAuth client provider whose browser step is a signed-in test browser. With
+ * `clientMetadataUrl`, its client id is that document's URL from the start: the SDKs' own
+ * `clientMetadataUrl` option takes https URLs only, and the test's document is on loopback http,
+ * so the provider hands the id over as a client already known, which the SDK then uses unchanged.
+ */
 function provider(options: {
   clientMetadataUrl?: string;
+  /** The issuer the document's client id is stamped with, as the v2 SDK stamps its own. */
+  issuer?: string;
   openBrowser: (url: URL) => Promise<void>;
 }): OAuthClientProvider & { saved: () => OAuthTokens | undefined } {
+  const stamp = options.issuer === undefined ? {} : { issuer: options.issuer };
   let client: OAuthClientInformationMixed | undefined = options.clientMetadataUrl
-    ? { client_id: options.clientMetadataUrl }
+    ? { client_id: options.clientMetadataUrl, ...stamp }
     : undefined;
   let tokens: OAuthTokens | undefined;
   let verifier = '';
@@ -153,18 +161,40 @@ describe('MCP SDK v2 client: sign in with OAuth, no token configured', () => {
               token_endpoint_auth_method: 'none',
             });
       let callback: URL | undefined;
-      // The v1 provider's shape is the v2 interface's too (plain data and callbacks).
-      const auth = provider({
-        ...(document === undefined ? {} : { clientMetadataUrl: document.clientId }),
-        openBrowser: async (url) => {
-          callback = (await consent(session, url.href)).location;
+      // The v1 provider's shape is the v2 interface's too (plain data and callbacks), plus the
+      // discovery state v2 keeps across the redirect to bind the code to the issuer (SEP-2352).
+      let discovery: unknown;
+      const auth = Object.assign(
+        provider({
+          ...(document === undefined
+            ? {}
+            : { clientMetadataUrl: document.clientId, issuer: gw.url }),
+          openBrowser: async (url) => {
+            callback = (await consent(session, url.href)).location;
+          },
+        }),
+        {
+          saveDiscoveryState: (state: unknown) => {
+            discovery = state;
+          },
+          discoveryState: () => discovery,
         },
-      }) as unknown as V2Provider & { saved: () => OAuthTokens | undefined };
+      ) as unknown as V2Provider & { saved: () => OAuthTokens | undefined };
       const transport = new V2Transport(new URL(`${gw.url}/mcp`), { authProvider: auth });
       const client = new V2Client({ name: 'v2-oauth', version: '1.0.0' });
       await expect(client.connect(transport)).rejects.toThrow(V2UnauthorizedError);
       expect(callback?.searchParams.get('iss')).toBe(gw.url);
-      // The v2 client checks `iss` (RFC 9207) against the issuer it discovered.
+      // Discovered through the resource metadata: Gateway is its own authorization server.
+      expect(discovery).toMatchObject({
+        authorizationServerUrl: gw.url,
+        resourceMetadataUrl: `${gw.url}/.well-known/oauth-protected-resource/mcp`,
+        authorizationServerMetadata: { issuer: gw.url },
+      });
+      // The v2 client checks `iss` (RFC 9207) against the issuer it discovered: a mix-up
+      // (a code answered with another issuer's name) is refused before the code is spent.
+      const mixedUp = new URLSearchParams(callback?.searchParams);
+      mixedUp.set('iss', 'https://attacker.example');
+      await expect(transport.finishAuth(mixedUp)).rejects.toThrow(/attacker.example/);
       await transport.finishAuth(callback?.searchParams ?? new URLSearchParams());
       expect(auth.saved()?.access_token).toMatch(/^gw_oat_/);
 

@@ -5,6 +5,8 @@ import {
   microsoftEnv,
   startMockProvider,
 } from '#test/auth/oauth-test-kit.js';
+import { loginAtProvider } from '#test/auth/oidc-provider-server.js';
+import { startOidcWorld, webBrowser } from '#test/auth/oidc-world.js';
 import {
   authorizeUrl,
   hiddenOf,
@@ -73,5 +75,59 @@ describe('signing in with a provider on the way to consent', () => {
       code_verifier: verifier,
     });
     expect(tokens.status).toBe(200);
+  });
+});
+
+describe('signing in with a generic OIDC provider on the way to consent', () => {
+  it('goes from the authorize endpoint through oidc-provider (discovery) to the consent page and the client', async () => {
+    const world = await startOidcWorld();
+    const registered = await registerClient(world.url, {
+      client_name: 'OIDC client',
+      redirect_uris: ['http://127.0.0.1/cb'],
+    });
+    const clientId = String(registered.body.client_id);
+    const { verifier, challenge } = pkce();
+    const session = webBrowser(world);
+    const first = await session.browse(
+      authorizeUrl(world.url, {
+        response_type: 'code',
+        client_id: clientId,
+        redirect_uri: 'http://127.0.0.1:40300/cb',
+        code_challenge: challenge,
+        code_challenge_method: 'S256',
+        resource: `${world.url}/mcp`,
+        state: 'oidc',
+      }),
+    );
+    const signIn = new URL(first.headers.get('location') ?? '', world.url);
+    expect(signIn.pathname).toBe('/sign-in');
+    const next = signIn.searchParams.get('next') ?? '';
+    const started = await session.browse('/sign-in/social', { form: { provider: 'gcp', next } });
+    expect(started.status).toBe(303);
+    const callback = await loginAtProvider(started.headers.get('location') ?? '');
+    const { url } = await session.follow(
+      await session.browse(callback.toString()),
+      (target) => target.pathname === '/oauth/authorize',
+    );
+    expect(url?.pathname).toBe('/oauth/authorize');
+    const page = await session.browse(`${url?.pathname}${url?.search}`);
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain('Allow OIDC client?');
+    const allowed = await session.browse('/oauth/authorize', {
+      form: { ...hiddenOf(html), action: 'allow' },
+    });
+    const back = new URL(allowed.headers.get('location') ?? '');
+    expect(back.searchParams.get('state')).toBe('oidc');
+    expect(back.searchParams.get('iss')).toBe(world.url);
+    const tokens = await tokenRequest(world.url, {
+      grant_type: 'authorization_code',
+      code: back.searchParams.get('code') ?? '',
+      client_id: clientId,
+      redirect_uri: 'http://127.0.0.1:40300/cb',
+      code_verifier: verifier,
+    });
+    expect(tokens.status).toBe(200);
+    expect(tokens.body.access_token).toMatch(/^gw_oat_/);
   });
 });
