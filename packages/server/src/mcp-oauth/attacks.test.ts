@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import type { McpTestGateway } from '#test/mcp/mcp-test-kit.js';
 import { INITIALIZE } from '#test/mcp/mcp-test-kit.js';
@@ -687,6 +688,28 @@ describe('MCP authorization server: client id metadata documents', () => {
       expect(answer.text, clientId).toMatch(reason);
     }
     expect(served.hits()).toBe(0);
+  });
+
+  it('says one sentence for every host it cannot reach, so names inside the network cannot be mapped', async () => {
+    // Without GATEWAY_UPSTREAM_ALLOW_PRIVATE, as in production. A name that does not resolve and
+    // one that does (this machine's own name: to a loopback or private address, refused at
+    // connect, or to one with nothing on port 1) must read the same.
+    const gw = await startOAuthGateway({ env: {} });
+    const texts: string[] = [];
+    for (const clientId of [
+      'https://no-such-host.invalid/client.json',
+      `https://${hostname()}:1/client.json`,
+    ]) {
+      const answer = await authorizeWith(gw, clientId);
+      expect(answer.status, clientId).toBe(400);
+      expect(answer.location).toBeNull();
+      expect(answer.text, clientId).toContain('its host could not be reached');
+      for (const clue of ['ENOTFOUND', 'EAI_AGAIN', 'getaddrinfo', 'ECONNREFUSED', 'resolves']) {
+        expect(answer.text, clientId).not.toContain(clue);
+      }
+      texts.push(answer.text.replaceAll(clientId, '<client_id>'));
+    }
+    expect(texts[1]).toBe(texts[0]);
   });
 
   it('caches a document as its Cache-Control says, and refuses one naming another client', async () => {

@@ -1,5 +1,5 @@
 import type { McpOAuthSettings } from '../config/env-mcp-oauth.js';
-import type { UrlPolicy } from '../upstream/index.js';
+import { UpstreamHttpError, type UrlPolicy } from '../upstream/index.js';
 import { checkOAuthUrl, createOAuthFetch } from '../upstream-oauth/index.js';
 import { type CheckedMetadata, checkClientMetadata } from './client-metadata.js';
 
@@ -117,14 +117,25 @@ export async function fetchClientIdDocument(
     }
     return { ok: true, document: { metadata, maxAgeSeconds: maxAgeOf(response.headers) } };
   } catch (error) {
-    const reason =
-      error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')
-        ? `did not answer within ${settings.clientIdFetch.timeoutMs} ms`
-        : error instanceof Error
-          ? error.message
-          : String(error);
-    return { ok: false, problem: `The client's metadata document could not be fetched: ${reason}` };
+    return { ok: false, problem: fetchProblem(error, settings.clientIdFetch.timeoutMs) };
   } finally {
     await oauthFetch.close();
   }
+}
+
+/**
+ * Why the document could not be fetched, in one sentence. The gateway's own refusals of the
+ * answer (a redirect, a size over the limit) and the time limit keep their words; anything that
+ * stopped the connection itself (a name that does not resolve, one that resolves only to
+ * addresses the URL policy refuses, a refused or reset connection) is one sentence for all, so
+ * the authorize endpoint, which anyone may call, cannot be used to learn which internal host
+ * names exist or what they resolve to.
+ */
+function fetchProblem(error: unknown, timeoutMs: number): string {
+  const prefix = "The client's metadata document could not be fetched";
+  if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) {
+    return `${prefix}: it did not answer within ${timeoutMs} ms`;
+  }
+  if (error instanceof UpstreamHttpError) return `${prefix}: it ${error.message}`;
+  return `${prefix}: its host could not be reached (unknown, not answering, or an address the gateway does not connect to)`;
 }

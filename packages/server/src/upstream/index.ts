@@ -1,4 +1,5 @@
 export type { UpstreamHealth } from './circuit-breaker.js';
+export { UpstreamHttpError } from './http-error.js';
 export { oauthToolId } from './oauth-hooks.js';
 export {
   type StdioUpstreamConfig,
