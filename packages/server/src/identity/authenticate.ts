@@ -189,11 +189,8 @@ export function createAuthenticator(options: {
         // A valid token without the scope is no failed credential: a 403, not counted (RFC 6750).
         if (!owner.oauth.scope.split(' ').includes(mcpOAuth.scope)) {
           const message = `The access token lacks the ${mcpOAuth.scope} scope; sign in again`;
-          throw new HttpError('forbidden', message, undefined, {
-            'WWW-Authenticate': mcpOAuth.challenge({
-              error: 'insufficient_scope',
-              description: message,
-            }),
+          throw new Refusal('forbidden', message, undefined, {
+            challenge: mcpOAuth.challenge({ error: 'insufficient_scope', description: message }),
           });
         }
       }
