@@ -146,6 +146,8 @@ async function vendedSource(
 
 interface Tally {
   mismatches: string[];
+  /** Every explain answer, checked for secrets at the end. */
+  answers: string[];
   visible: number;
   asked: number;
   vended: Set<string>;
@@ -194,7 +196,9 @@ async function sweepPrincipal(
       { as: principal.asker },
     );
     expect(response.status, where).toBe(200);
-    const explained = (await response.json()) as Explanation;
+    const body = await response.text();
+    tally.answers.push(body);
+    const explained = JSON.parse(body) as Explanation;
     let notFound = false;
     let result: { isError?: boolean; content?: unknown } | undefined;
     try {
@@ -229,7 +233,7 @@ async function sweepPrincipal(
 }
 
 /** What the second sweep adds to the matrix world: policy, credentials and an upstream. */
-async function widen(world: MatrixWorld): Promise<Principal> {
+async function widen(world: MatrixWorld): Promise<{ principal: Principal; secrets: string[] }> {
   const { admin, owner } = world;
   await world.call(
     'PUT',
@@ -274,11 +278,14 @@ async function widen(world: MatrixWorld): Promise<Principal> {
   );
   const narrowed = await mcpToken(world, owner.id, ['notes.notes.list', 'probe.**']);
   return {
-    name: 'owner through a narrowed endpoint',
-    token: narrowed.token,
-    subject: owner.id,
-    asker: owner,
-    query: { userId: owner.id, endpointId: narrowed.id },
+    principal: {
+      name: 'owner through a narrowed endpoint',
+      token: narrowed.token,
+      subject: owner.id,
+      asker: owner,
+      query: { userId: owner.id, endpointId: narrowed.id },
+    },
+    secrets: [teamKey, ownKey],
   };
 }
 
@@ -309,7 +316,13 @@ for (const database of suiteDatabases('explain against the authorization matrix'
       const { port } = await world.gw.start();
       const url = `http://127.0.0.1:${port}`;
       const principals = await principalsOf(world);
-      const tally: Tally = { mismatches: [], visible: 0, asked: 0, vended: new Set() };
+      const tally: Tally = {
+        mismatches: [],
+        answers: [],
+        visible: 0,
+        asked: 0,
+        vended: new Set(),
+      };
       const toolsNow = async () => {
         const admin = principals.find((principal) => principal.name === 'admin');
         const { client } = await connectV1(url, admin?.token ?? '');
@@ -329,7 +342,8 @@ for (const database of suiteDatabases('explain against the authorization matrix'
       for (const principal of principals) {
         await sweepPrincipal(world, url, principal, asMade, tally);
       }
-      principals.push(await widen(world));
+      const { principal: narrowed, secrets: widenedSecrets } = await widen(world);
+      principals.push(narrowed);
       const widened = await toolsNow();
       expect([...widened.keys()]).toContain('probe.probe_listed');
       for (const principal of principals) {
@@ -337,6 +351,18 @@ for (const database of suiteDatabases('explain against the authorization matrix'
       }
 
       expect(tally.mismatches).toEqual([]);
+      // Never a secret: no connection's key, no service account key, no MCP endpoint token.
+      const secrets = [
+        world.serviceAccount.token,
+        ...principals.flatMap((principal) =>
+          principal.token === undefined ? [] : [principal.token],
+        ),
+        ...widenedSecrets,
+      ];
+      const leaks = tally.answers.filter((answer) =>
+        secrets.some((secret) => answer.includes(secret)),
+      );
+      expect(leaks).toEqual([]);
       expect(principals.map((principal) => principal.name)).toEqual([
         'anonymous',
         'other user',

@@ -3,7 +3,8 @@
  * calls by outcome with approvals pending and expired, and shows upstream health, the
  * connections needing a reconnect and the approvals waiting; the log page narrows by each of its
  * filters; a call's detail shows its arguments redacted, the approval decision, the duration,
- * the endpoint and the client. (The browser walk is in e2e/console.e2e.test.ts.)
+ * the endpoint and the client; Explain answers for a service account too, with no key shown.
+ * (The browser walk is in e2e/console.e2e.test.ts.)
  */
 import { describe, expect, it } from 'vitest';
 import { browser } from '#test/auth/oauth-test-kit.js';
@@ -247,5 +248,33 @@ describe('Admin → Execution log', () => {
     expect(real).not.toContain('sk-live-0123456789abcdef');
     expect(real).toContain('<dt>Approval</dt><dd>not asked</dd>');
     expect(real).toMatch(/<dt>Endpoint<\/dt><dd><code>[^<]+<\/code><\/dd>/);
+  });
+});
+
+describe('Admin → Explain', () => {
+  it('explains for a service account as well as a user, showing no key', async () => {
+    const { gw, caller, page } = await console_();
+    const created = await gw.gateway.request('POST', '/api/service-accounts', {
+      as: caller,
+      body: { name: 'nightly', roleId: 'member' },
+    });
+    expect(created.status).toBe(201);
+    const account = (await created.json()) as { id: string; key: string };
+    const form = await page('/admin/explain');
+    expect(form).toContain(`<option value="sa:${account.id}">nightly</option>`);
+    const answer = await page(
+      `/admin/explain?${new URLSearchParams({ who: `sa:${account.id}`, tool: 'demo.echo.say' })}`,
+    );
+    expect(answer).toContain(
+      `For service account <code>${account.id}</code>, role <code>member</code>.`,
+    );
+    expect(answer).toContain('data-explanation="demo.echo.say"');
+    expect(answer).toContain('data-visible="false"');
+    expect(answer).not.toContain(account.key);
+    const forUser = await page(
+      `/admin/explain?${new URLSearchParams({ who: `user:${caller.id}`, tool: 'demo.echo.say' })}`,
+    );
+    expect(forUser).toContain('data-visible="true"');
+    expect(forUser).not.toContain(caller.mcpToken);
   });
 });
