@@ -149,6 +149,16 @@ describe('Admin → Overview', () => {
     expect(html).toContain(`data-waiting="${waiting.id}"`);
     expect(html).toMatch(/<strong>1<\/strong><a href="#health-title">upstreams degraded/);
 
+    // Admin → Sources filters on the server too (the script does it as one types).
+    const listed = async (query: string) =>
+      [...(await page(`/admin/sources?${query}`)).matchAll(/<tr data-source="([^"]+)"/g)].map(
+        (match) => match[1],
+      );
+    expect(await listed('state=degraded')).toEqual(['flaky']);
+    expect(await listed('state=ok')).toEqual([]);
+    expect(await listed('q=flaky.fla')).toEqual(['flaky']);
+    expect(await listed('q=nothing-like-it')).toEqual([]);
+
     // Reconnected (a new token stored): the mark no longer applies and the overview says so.
     await db
       .updateTable('account')
