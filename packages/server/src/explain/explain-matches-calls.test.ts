@@ -6,7 +6,8 @@
  * visible one is listed and runs; one that asks for approval waits for one; the credential it
  * names is the one the token vendor hands that principal's call (`ctx.auth.getToken`). The world
  * is swept as the matrix makes it, then again with the default role widened, a narrowed
- * endpoint, a team connection, an own connection and an upstream source with approvals.
+ * endpoint, a team connection, an own connection and upstream sources that ask for approval (by
+ * annotation, by list, for every tool) or are backed off as unhealthy. No answer carries a key.
  */
 
 import { AuthRequiredError, definePlugin, defineTool } from '@gateway/sdk';
@@ -150,6 +151,7 @@ interface Tally {
   answers: string[];
   visible: number;
   asked: number;
+  unhealthy: number;
   vended: Set<string>;
 }
 
@@ -221,7 +223,17 @@ async function sweepPrincipal(
     if ((asks === 'yes') !== waited)
       tally.mismatches.push(`${where}: asks ${asks}, the call ${text}`);
     if (waited) tally.asked += 1;
-    else if (result.isError === true) tally.mismatches.push(`${where}: visible, the call ${text}`);
+    // A visible tool runs (the matrix's handlers never ask for their credential), unless its
+    // source is unhealthy: then the call fails fast, as explain says.
+    else if (result.isError === true && explained.source?.healthy !== false)
+      tally.mismatches.push(`${where}: visible and healthy, the call ${text}`);
+    if (explained.source?.healthy === false) {
+      tally.unhealthy += 1;
+      if (explained.callable || result.isError !== true)
+        tally.mismatches.push(
+          `${where}: unhealthy, callable ${explained.callable}, the call ${text}`,
+        );
+    }
     const credential = explained.credential;
     if (credential?.provider) {
       const vended = await vendedSource(world, principal.subject, tool, credential.provider);
@@ -232,8 +244,11 @@ async function sweepPrincipal(
   }
 }
 
-/** What the second sweep adds to the matrix world: policy, credentials and an upstream. */
-async function widen(world: MatrixWorld): Promise<{ principal: Principal; secrets: string[] }> {
+/** What the second sweep adds to the matrix world: policy, credentials and upstreams. */
+async function widen(
+  world: MatrixWorld,
+  url: string,
+): Promise<{ principal: Principal; secrets: string[] }> {
   const { admin, owner } = world;
   await world.call(
     'PUT',
@@ -276,6 +291,30 @@ async function widen(world: MatrixWorld): Promise<{ principal: Principal; secret
     },
     admin,
   );
+  // A source that asks before every tool, and one that failed until it was backed off.
+  const strict = await startFakeUpstream([
+    { name: 'look', behaviour: { kind: 'answer' }, annotations: { readOnlyHint: true } },
+  ]);
+  await world.call(
+    'POST',
+    '/api/registry/sources',
+    { type: 'mcp', id: 'strict', namespace: 'strict', url: strict.url, approval: 'all' },
+    admin,
+  );
+  const sick = await startFakeUpstream([
+    { name: 'look', behaviour: { kind: 'garbage' }, annotations: { readOnlyHint: true } },
+  ]);
+  await world.call(
+    'POST',
+    '/api/registry/sources',
+    { type: 'mcp', id: 'sick', namespace: 'sick', url: sick.url },
+    admin,
+  );
+  const { client } = await connectV1(url, (await mcpToken(world, admin.id)).token);
+  for (let tries = 0; tries < 10; tries++) {
+    const result = await client.callTool({ name: 'sick.look', arguments: {} });
+    if (JSON.stringify(result.content).includes('is degraded')) break;
+  }
   const narrowed = await mcpToken(world, owner.id, ['notes.notes.list', 'probe.**']);
   return {
     principal: {
@@ -321,6 +360,7 @@ for (const database of suiteDatabases('explain against the authorization matrix'
         answers: [],
         visible: 0,
         asked: 0,
+        unhealthy: 0,
         vended: new Set(),
       };
       const toolsNow = async () => {
@@ -342,10 +382,12 @@ for (const database of suiteDatabases('explain against the authorization matrix'
       for (const principal of principals) {
         await sweepPrincipal(world, url, principal, asMade, tally);
       }
-      const { principal: narrowed, secrets: widenedSecrets } = await widen(world);
+      const { principal: narrowed, secrets: widenedSecrets } = await widen(world, url);
       principals.push(narrowed);
       const widened = await toolsNow();
-      expect([...widened.keys()]).toContain('probe.probe_listed');
+      expect([...widened.keys()]).toEqual(
+        expect.arrayContaining(['probe.probe_listed', 'strict.look', 'sick.look']),
+      );
       for (const principal of principals) {
         await sweepPrincipal(world, url, principal, widened, tally);
       }
@@ -374,7 +416,8 @@ for (const database of suiteDatabases('explain against the authorization matrix'
       ]);
       // The sweep met each kind of verdict.
       expect(tally.visible).toBeGreaterThan(20);
-      expect(tally.asked).toBeGreaterThanOrEqual(2);
+      expect(tally.asked).toBeGreaterThanOrEqual(3);
+      expect(tally.unhealthy).toBeGreaterThan(0);
       expect([...tally.vended].sort()).toEqual(['connection', 'none', 'team_connection']);
     });
   });
