@@ -9,6 +9,7 @@
 import { describe, expect, it } from 'vitest';
 import { browser } from '#test/auth/oauth-test-kit.js';
 import { connectV1, startMcpGateway } from '#test/mcp/mcp-test-kit.js';
+import { seedExecutions } from '#test/support/seed-executions.js';
 import { startFakeUpstream } from '#test/upstream/fake-upstream.js';
 import { insertPendingApproval } from '../../../approvals/store.js';
 import { markReconnect } from '../../../vending/reconnect-marks.js';
@@ -258,6 +259,35 @@ describe('Admin → Execution log', () => {
     expect(real).not.toContain('sk-live-0123456789abcdef');
     expect(real).toContain('<dt>Approval</dt><dd>not asked</dd>');
     expect(real).toMatch(/<dt>Endpoint<\/dt><dd><code>[^<]+<\/code><\/dd>/);
+  });
+});
+
+describe('Admin → Execution log, page by page', () => {
+  it('walks a filtered log 50 calls a page by its keyset links, each call once', async () => {
+    const { gw, page } = await console_();
+    await seedExecutions(gw.gateway.services.database, 400, new Date());
+    const all = await gw.gateway.request('GET', '/api/executions?source=src2&limit=200', {
+      as: 'service',
+    });
+    const expected = ((await all.json()) as { executions: { id: string }[] }).executions.map(
+      (item) => item.id,
+    );
+    expect(expected.length).toBeGreaterThan(50);
+    const seen: string[] = [];
+    let next: string | undefined = '/admin/executions?source=src2';
+    let pages = 0;
+    while (next !== undefined && pages < 10) {
+      const html = await page(next);
+      pages += 1;
+      const rows = [...html.matchAll(/data-execution="([^"]+)"/g)].map((match) => match[1] ?? '');
+      expect(rows.length).toBeLessThanOrEqual(50);
+      seen.push(...rows);
+      const link = /<a class="button secondary" href="([^"]+)">Older calls<\/a>/.exec(html)?.[1];
+      next = link?.replaceAll('&amp;', '&');
+      if (next !== undefined) expect(next).toContain('source=src2');
+    }
+    expect(seen).toEqual(expected);
+    expect(pages).toBe(Math.ceil(expected.length / 50));
   });
 });
 
