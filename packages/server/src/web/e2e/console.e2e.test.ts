@@ -187,10 +187,10 @@ describe('the admin console in a real browser', () => {
     await page.locator('body').focus();
     for (let i = 0; i < 40; i++) {
       await page.keyboard.press('Tab');
-      const focused = await page.evaluate(() => document.activeElement?.getAttribute('type'));
+      const focused = await page.evaluate('document.activeElement?.getAttribute("type")');
       if (focused === 'search') break;
     }
-    expect(await page.evaluate(() => document.activeElement?.id)).toBe('tool-search');
+    expect(await page.evaluate('document.activeElement?.id')).toBe('tool-search');
     await page.keyboard.type('tool_099');
     await expect.poll(() => page.locator('[data-filter-count]').textContent()).toBe('10 matches');
     expect(await page.locator('li[data-tool]:visible').count()).toBe(10);
