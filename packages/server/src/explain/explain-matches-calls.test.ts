@@ -5,9 +5,10 @@
  * principal does. A tool explain calls invisible is neither listed nor callable ("not found"); a
  * visible one is listed and runs; one that asks for approval waits for one; the credential it
  * names is the one the token vendor hands that principal's call (`ctx.auth.getToken`). The world
- * is swept as the matrix makes it, then again with the default role widened, a narrowed
- * endpoint, a team connection, an own connection and upstream sources that ask for approval (by
- * annotation, by list, for every tool) or are backed off as unhealthy. No answer carries a key.
+ * is swept as the matrix makes it (a server key serves the wiki), then again with the default
+ * role widened, a narrowed endpoint, a team connection, an own connection and upstream sources
+ * that ask for approval (by annotation, by list, for every tool) or are backed off as unhealthy.
+ * No answer carries a key or token.
  */
 
 import { AuthRequiredError, definePlugin, defineTool } from '@gateway/sdk';
@@ -334,10 +335,17 @@ for (const database of suiteDatabases('explain against the authorization matrix'
     it('for every principal and tool of the authorization matrix', {
       timeout: 240_000,
     }, async () => {
+      const serverKey = `wiki-server-${crypto.randomUUID()}`;
+      rememberSecret(serverKey);
       const world = await createMatrixWorld((options) =>
         open!({
           ...options,
-          env: { ...options?.env, GATEWAY_APPROVAL_TIMEOUT_SECONDS: '0.3' },
+          // The server key of the wiki's provider: a credential nobody connected.
+          env: {
+            ...options?.env,
+            GATEWAY_APPROVAL_TIMEOUT_SECONDS: '0.3',
+            WIKI_API_KEY: serverKey,
+          },
           host: '127.0.0.1',
           port: 0,
           baseUrl: undefined,
@@ -400,6 +408,7 @@ for (const database of suiteDatabases('explain against the authorization matrix'
           principal.token === undefined ? [] : [principal.token],
         ),
         ...widenedSecrets,
+        serverKey,
       ];
       const leaks = tally.answers.filter((answer) =>
         secrets.some((secret) => answer.includes(secret)),
@@ -418,7 +427,12 @@ for (const database of suiteDatabases('explain against the authorization matrix'
       expect(tally.visible).toBeGreaterThan(20);
       expect(tally.asked).toBeGreaterThanOrEqual(3);
       expect(tally.unhealthy).toBeGreaterThan(0);
-      expect([...tally.vended].sort()).toEqual(['connection', 'none', 'team_connection']);
+      expect([...tally.vended].sort()).toEqual([
+        'api_key',
+        'connection',
+        'none',
+        'team_connection',
+      ]);
     });
   });
 }
