@@ -16,6 +16,7 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const benchmarks = {
   policy: { command: ['pnpm', 'exec', 'tsx', 'bench/policy/index.ts'] },
   executions: { command: ['pnpm', 'exec', 'tsx', 'bench/executions/index.ts'] },
+  'web-pages': { command: ['pnpm', 'exec', 'tsx', 'bench/web-pages/index.ts'] },
   mcp: {
     command: ['pnpm', 'exec', 'tsx', 'bench/mcp/index.ts'],
     // The Gateway is measured as released: built, always afresh, so the figures are this code's.

@@ -234,7 +234,12 @@ for (const database of suiteDatabases('execution log')) {
       const overview = (await response.json()) as {
         last24h: { counts: Record<string, number> }[];
         last7d: unknown[];
-        topByCalls: { toolPath: string; calls: number; p50Ms: number | null }[];
+        topByCalls: {
+          toolPath: string;
+          calls: number;
+          p50Ms: number | null;
+          p95Ms: number | null;
+        }[];
         topByErrors: { toolPath: string; errors: number }[];
       };
       expect(overview.last24h).toHaveLength(24);
@@ -250,6 +255,13 @@ for (const database of suiteDatabases('execution log')) {
       const forecast = overview.topByCalls.find((tool) => tool.toolPath === 'forecast.today');
       expect(forecast?.p50Ms).toBeGreaterThanOrEqual(200);
       expect(forecast?.p50Ms).toBeLessThanOrEqual(500);
+      expect(forecast?.p95Ms).toBeGreaterThanOrEqual(forecast?.p50Ms ?? 0);
+      expect(forecast?.p95Ms).toBeLessThanOrEqual(500);
+      // 4 ms and 40 ms fall in different buckets: the histogram tells them apart.
+      const list = overview.topByCalls.find((tool) => tool.toolPath === 'notes.notes.list');
+      const create = overview.topByCalls.find((tool) => tool.toolPath === 'notes.notes.create');
+      expect(list?.p95Ms).toBeLessThanOrEqual(5);
+      expect(create?.p50Ms).toBeGreaterThanOrEqual(20);
     });
   });
 }

@@ -67,23 +67,8 @@ function sourceOf(services: ExplainServices, tool: MountedTool): Explanation['so
   };
 }
 
-/**
- * Why `subject` may or may not see and call the tool at `path`: the role (and endpoint toolset)
- * pattern deciding it, the credential a call would take now, whether it asks for approval, and
- * the source's health. An asker who is not an admin (or the service secret) learns nothing of a
- * tool the subject's role does not give: the answer is the same as for a tool that does not exist.
- *
- * @throws Refusal 404 for an unknown user, service account or endpoint (of that user).
- * @example
- * const explanation = await explain(services, principal, { kind: 'user', id }, 'notes.notes.list');
- */
-export async function explain(
-  services: ExplainServices,
-  asker: AuthenticatedPrincipal,
-  subject: ExplainSubject,
-  path: string,
-): Promise<Explanation> {
-  const knowsAll = asker.kind === 'trusted' || (asker.kind === 'user' && asker.isAdmin);
+/** The subject's role resolution, and the endpoint narrowing it (when one is named). */
+async function resolveSubject(services: ExplainServices, subject: ExplainSubject, path: string) {
   const { db } = services.database;
   let resolution: Awaited<ReturnType<typeof services.policy.resolveForUser>>;
   if (subject.kind === 'user') {
@@ -108,32 +93,31 @@ export async function explain(
       mode: scope.mode,
     };
   }
+  return { resolution, endpoint, endpointPatterns };
+}
 
-  const role = resolution.role;
-  const subjectOut = { kind: subject.kind, id: subject.id, roleId: role.id };
-  const allowed = resolution.tool(path);
-  const tool = allowed ?? services.plugins.tools().find((item) => item.path === path);
-  const rolePattern = firstMatch(role.patterns, path);
-  if (allowed === undefined && !knowsAll) {
-    return unknownTool(
-      path,
-      subjectOut,
-      [`Role "${role.id}" gives no tool at ${path} (or there is no such tool)`],
-      { id: role.id, admits: false, pattern: null },
-      endpoint === null ? null : { ...endpoint, admits: false, pattern: null },
-    );
-  }
+/** Why the role (and the endpoint) admit the tool or not, in sentences. */
+function policyReasons(options: {
+  path: string;
+  roleId: string;
+  tool: MountedTool | undefined;
+  allowed: MountedTool | undefined;
+  rolePattern: string | null;
+  endpoint: Explanation['endpoint'];
+  endpointPatterns: readonly string[] | null;
+}): string[] {
+  const { path, roleId, tool, allowed, rolePattern, endpoint } = options;
   const reasons: string[] = [];
   if (tool === undefined) {
     reasons.push(`No tool ${path} is mounted`);
   } else if (rolePattern === null) {
-    reasons.push(`No pattern of role "${role.id}" matches ${path}`);
+    reasons.push(`No pattern of role "${roleId}" matches ${path}`);
   } else if (allowed === undefined) {
     reasons.push(
-      `Role "${role.id}" matches it with "${rolePattern}", but the tool does not allow service accounts`,
+      `Role "${roleId}" matches it with "${rolePattern}", but the tool does not allow service accounts`,
     );
   } else {
-    reasons.push(`Role "${role.id}" admits it with the pattern "${rolePattern}"`);
+    reasons.push(`Role "${roleId}" admits it with the pattern "${rolePattern}"`);
   }
   if (endpoint !== null) {
     reasons.push(
@@ -141,19 +125,20 @@ export async function explain(
         ? `Endpoint toolset pattern "${endpoint.pattern}" admits it`
         : endpoint.admits
           ? 'The endpoint serves the whole role'
-          : `No toolset pattern of the endpoint matches it (${(endpointPatterns ?? []).join(', ')})`,
+          : `No toolset pattern of the endpoint matches it (${(options.endpointPatterns ?? []).join(', ')})`,
     );
   }
-  const visible = allowed !== undefined && (endpoint?.admits ?? true);
-  if (tool === undefined) {
-    return unknownTool(
-      path,
-      subjectOut,
-      reasons,
-      { id: role.id, admits: rolePattern !== null, pattern: rolePattern },
-      endpoint,
-    );
-  }
+  return reasons;
+}
+
+/** The credential, approval and health of a mounted tool, added to `reasons`. */
+async function howACallGoes(
+  services: ExplainServices,
+  subject: ExplainSubject,
+  tool: MountedTool,
+  visible: boolean,
+  reasons: string[],
+) {
   const credential = !visible
     ? null
     : subject.kind === 'user'
@@ -168,6 +153,60 @@ export async function explain(
   }
   reasons.push(`Approval: ${approval?.why ?? ''}`);
   if (!source?.healthy) reasons.push(`Source ${tool.sourceId} is not healthy: ${source?.detail}`);
+  return { credential, approval, source };
+}
+
+/**
+ * Why `subject` may or may not see and call the tool at `path`: the role (and endpoint toolset)
+ * pattern deciding it, the credential a call would take now, whether it asks for approval, and
+ * the source's health. An asker who is not an admin (or the service secret) learns nothing of a
+ * tool the subject's role does not give: the answer is the same as for a tool that does not exist.
+ *
+ * @throws Refusal 404 for an unknown user, service account or endpoint (of that user).
+ * @example
+ * const explanation = await explain(services, principal, { kind: 'user', id }, 'notes.notes.list');
+ */
+export async function explain(
+  services: ExplainServices,
+  asker: AuthenticatedPrincipal,
+  subject: ExplainSubject,
+  path: string,
+): Promise<Explanation> {
+  const knowsAll = asker.kind === 'trusted' || (asker.kind === 'user' && asker.isAdmin);
+  const { resolution, endpoint, endpointPatterns } = await resolveSubject(services, subject, path);
+  const role = resolution.role;
+  const subjectOut = { kind: subject.kind, id: subject.id, roleId: role.id };
+  const allowed = resolution.tool(path);
+  const tool = allowed ?? services.plugins.tools().find((item) => item.path === path);
+  const rolePattern = firstMatch(role.patterns, path);
+  if (allowed === undefined && !knowsAll) {
+    return unknownTool(
+      path,
+      subjectOut,
+      [`Role "${role.id}" gives no tool at ${path} (or there is no such tool)`],
+      { id: role.id, admits: false, pattern: null },
+      endpoint === null ? null : { ...endpoint, admits: false, pattern: null },
+    );
+  }
+  const reasons = policyReasons({
+    path,
+    roleId: role.id,
+    tool,
+    allowed,
+    rolePattern,
+    endpoint,
+    endpointPatterns,
+  });
+  const roleOut = { id: role.id, admits: rolePattern !== null, pattern: rolePattern };
+  if (tool === undefined) return unknownTool(path, subjectOut, reasons, roleOut, endpoint);
+  const visible = allowed !== undefined && (endpoint?.admits ?? true);
+  const { credential, approval, source } = await howACallGoes(
+    services,
+    subject,
+    tool,
+    visible,
+    reasons,
+  );
   return {
     toolPath: path,
     subject: subjectOut,
@@ -178,7 +217,7 @@ export async function explain(
       !(credential?.required === true && credential.source === 'none') &&
       source?.healthy === true,
     reasons,
-    role: { id: role.id, admits: rolePattern !== null, pattern: rolePattern },
+    role: roleOut,
     endpoint,
     credential,
     approval,

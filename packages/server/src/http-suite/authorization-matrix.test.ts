@@ -18,6 +18,7 @@ import type { MatrixRequest, MatrixWorld, Variant } from '#test/http-suite/matri
 import {
   createMatrixWorld,
   credentialsOf,
+  MATRIX_VARIANTS,
   urlOf,
   withOtherUsersId,
 } from '#test/http-suite/matrix-world.js';
@@ -26,15 +27,7 @@ import { capturedLogLines, knownSecrets } from '#test/support/known-secrets.js';
 import type { AnyRoute } from '../http/route.js';
 
 const routes = await gatewayRoutes();
-const variants: Variant[] = [
-  'anonymous',
-  'other user',
-  'other user, own id',
-  'service account',
-  'owner',
-  'admin',
-  'service',
-];
+const variants = MATRIX_VARIANTS;
 /** Every GET answer, checked at the end against every secret known by then. */
 const listAnswers: Answer[] = [];
 

@@ -41,7 +41,10 @@ export const overviewSchema = z.object({
   }),
   reconnects: z
     .array(z.object({ userId: z.string(), provider: z.string(), since: z.string() }))
-    .meta({ description: 'Linked accounts whose provider refused a refresh (at most 50)' }),
+    .meta({
+      description:
+        'Linked accounts and OAuth connections whose provider refused a refresh and that were not reconnected since (at most 50)',
+    }),
 });
 
 export type Overview = z.infer<typeof overviewSchema>;

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import { connectionsAmong } from '../connections/secret-store.js';
 import type { DatabaseSchema } from '../db/index.js';
 
 /**
@@ -155,20 +156,44 @@ export function describeRefreshError(error: unknown): {
   return { message: String(error), refused: false, unreachable: false };
 }
 
-/** The `limit` most recent reconnect marks, newest first: whose account, which provider, since. */
+/**
+ * The `limit` most recent reconnect marks that still apply, newest first: whose account, which
+ * provider, since. A mark whose account (a linked sign-in account, or an upstream's or a
+ * plugin's OAuth connection) was reconnected since, or is gone, is left out.
+ *
+ * @example
+ * const marks = await recentReconnectMarks(db, 50); // [{ userId, provider: 'gcp', since }]
+ */
 export async function recentReconnectMarks(
   db: Kysely<DatabaseSchema>,
   limit: number,
 ): Promise<{ userId: string; provider: string; since: string }[]> {
-  const rows = await db
-    .selectFrom('oauth_reconnect')
-    .select(['user_id', 'provider_id', 'created_at'])
-    .orderBy('created_at', 'desc')
-    .limit(limit)
-    .execute();
-  return rows.map((row) => ({
-    userId: row.user_id,
-    provider: row.provider_id,
-    since: row.created_at,
-  }));
+  const [rows, connections] = await Promise.all([
+    db
+      .selectFrom('oauth_reconnect')
+      .leftJoin('account', 'account.id', 'oauth_reconnect.account_id')
+      .select([
+        'oauth_reconnect.account_id',
+        'oauth_reconnect.user_id',
+        'oauth_reconnect.provider_id',
+        'oauth_reconnect.access_token_hash',
+        'oauth_reconnect.created_at',
+        'account.accessToken',
+      ])
+      .orderBy('oauth_reconnect.created_at', 'desc')
+      .execute(),
+    connectionsAmong(db, db.selectFrom('oauth_reconnect').select('account_id')),
+  ]);
+  const connectionSecrets = new Map(connections.map((row) => [row.id, row.encrypted_secret]));
+  return rows
+    .filter((row) => {
+      const stored = row.accessToken ?? connectionSecrets.get(row.account_id) ?? null;
+      return stored !== null && hashOf(stored) === row.access_token_hash;
+    })
+    .slice(0, limit)
+    .map((row) => ({
+      userId: row.user_id,
+      provider: row.provider_id,
+      since: row.created_at,
+    }));
 }

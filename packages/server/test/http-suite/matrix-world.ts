@@ -3,6 +3,17 @@ import type { GatewayOptions } from '../../src/gateway-settings.js';
 import type { TestGateway, TestUser } from '../support/test-gateway.js';
 import type { MatrixRequest, MatrixWorld, Variant } from './matrix-types.js';
 
+/** Every caller of the matrix, in the order the authorization matrix sends them. */
+export const MATRIX_VARIANTS: readonly Variant[] = [
+  'anonymous',
+  'other user',
+  'other user, own id',
+  'service account',
+  'owner',
+  'admin',
+  'service',
+];
+
 /**
  * A fresh gateway with user A (the owner), user B (another plain user), an admin and a service
  * account with the default role.

@@ -4,7 +4,7 @@ import { startGateway } from '#test/support/gateway-server.js';
 import { instantOf, runExecutionsList } from './index.js';
 
 describe('gateway executions list', () => {
-  it('lists own calls, everyone’s for admins, with the filters and pages', async () => {
+  it('lists own calls, everyone’s for admins, with every filter and pages', async () => {
     const { url, gateway } = await startGateway({
       env: { GATEWAY_ADMIN_EMAILS: 'admin@example.test' },
     });
@@ -24,6 +24,7 @@ describe('gateway executions list', () => {
         arguments: { token: 'sk-secret-value' },
         outcome: outcome as 'ok' | 'error',
         durationMs: 12,
+        ...(index === 0 ? { endpointId: 'ep-9' } : {}),
       });
     }
     await gateway.services.executions.flush();
@@ -51,6 +52,26 @@ describe('gateway executions list', () => {
       cursor: first.nextCursor,
     });
     expect(second).toHaveLength(1);
+
+    // Every filter of the log, as flags.
+    const byTool = await runExecutionsList({ ...admin.options(), all: true, tool: 'github.rep' });
+    expect(byTool.map((item) => item.userId)).toEqual([ada.userId, admin.userId]);
+    const byUser = await runExecutionsList({ ...admin.options(), user: ada.userId });
+    expect(byUser.map((item) => item.toolPath)).toEqual(['notes.notes.list', 'github.repos.list']);
+    const byEndpoint = await runExecutionsList({ ...admin.options(), all: true, endpoint: 'ep-9' });
+    expect(byEndpoint.map((item) => item.toolPath)).toEqual(['notes.notes.list']);
+    const window = await runExecutionsList({
+      ...admin.options(),
+      all: true,
+      since: new Date(now - 150_000).toISOString(),
+      until: '1m',
+      now: () => new Date(now),
+    });
+    expect(window.map((item) => item.id)).toEqual(['00000000-0000-4000-8000-000000000001']);
+    const badOutcome = await cliFailure(
+      runExecutionsList({ ...admin.options(), all: true, outcome: 'ok; --' }),
+    );
+    expect(badOutcome.exitCode).toBe(1);
 
     const refused = await cliFailure(runExecutionsList({ ...ada.options(), all: true }));
     expect(refused.exitCode).toBe(4);

@@ -54,5 +54,33 @@ describe('gateway explain', () => {
       runExplain({ ...ada.options(), tool: 'notes.list', user: admin.userId }),
     );
     expect(refused.exitCode).toBe(4);
+
+    // A service account (admins only): its role, and no key of its shown.
+    const created = await fetch(`${url}/api/service-accounts`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${admin.token}`,
+        'content-type': 'application/json',
+        origin: url,
+      },
+      body: JSON.stringify({ name: 'nightly', roleId: 'admin' }),
+    });
+    expect(created.status).toBe(201);
+    const account = (await created.json()) as { id: string; key: string };
+    const forBot = admin.options();
+    const bot = await runExplain({
+      ...forBot,
+      tool: 'notes.list',
+      serviceAccount: account.id,
+    });
+    expect(bot).toMatchObject({
+      subject: { kind: 'service_account', id: account.id, roleId: 'admin' },
+      role: { pattern: '**' },
+    });
+    expect(forBot.io.out()).not.toContain(account.key);
+    const notForAda = await cliFailure(
+      runExplain({ ...ada.options(), tool: 'notes.list', serviceAccount: account.id }),
+    );
+    expect(notForAda.exitCode).toBe(4);
   });
 });

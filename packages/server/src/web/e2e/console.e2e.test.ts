@@ -1,7 +1,8 @@
 /**
  * The console an admin expects (issue 38), in Debian's chromium: the overview's plots and tables
  * after real MCP calls, Explain from a tool's row and from the admin form, and search and filter
- * on the Tools tab and the Sources page by keyboard. (The filtered log, a call's detail and the
+ * on the Tools tab and the Sources page by keyboard, with 1,000 tools of one upstream (their server
+ * time is measured in bench/web-pages, not here). (The filtered log, a call's detail and the
  * export are walked in admin.e2e.test.ts.)
  */
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
@@ -160,28 +161,44 @@ describe('the admin console in a real browser', () => {
     await expect.poll(() => adminPage.locator('tr[data-source]:visible').count()).toBe(0);
   });
 
-  it('stays quick with 1,000 tools on the Tools tab', async () => {
-    const { page } = member;
+  it('renders and filters 1,000 tools of one upstream on the Tools tab, by keyboard', async () => {
+    const names = Array.from({ length: 1000 }, (_, i) => `tool_${String(i).padStart(4, '0')}`);
+    const fake = await startFakeUpstream(
+      names.map((name) => ({
+        name,
+        behaviour: { kind: 'answer' },
+        annotations: { readOnlyHint: true },
+      })),
+    );
+    await bw.api('POST', '/api/registry/sources', {
+      type: 'mcp',
+      id: 'bulk',
+      namespace: 'bulk',
+      url: fake.url,
+    });
+    onTestFinished(async () => {
+      await bw.api('DELETE', '/api/registry/sources/bulk');
+    });
+    const { page } = admin;
     await page.goto('/tools');
-    // 1,000 rows like the real ones, made in the page, then filtered as one types.
-    await page.evaluate(`(() => {
-      const list = document.querySelector('[data-plugin="maps"] ul.tools');
-      const model = list && list.querySelector('li[data-tool]');
-      if (!list || !model) throw new Error('no tool row to copy');
-      for (let i = 0; i < 1000; i++) {
-        const copy = model.cloneNode(true);
-        copy.setAttribute('data-tool', 'maps.bulk.tool_' + i);
-        copy.setAttribute('data-filter-text', 'bulk tool ' + i + ' maps.bulk.tool_' + i + ' maps');
-        list.appendChild(copy);
-      }
-    })()`);
-    const input = page.getByRole('searchbox', { name: /Search tools/ });
-    const started = Date.now();
-    await input.fill('tool_99');
-    await expect
-      .poll(() => page.locator('[data-filter-count]').textContent(), { timeout: 10_000 })
-      .toBe('11 matches');
-    // Generous: the machines running this are shared; typing must not stall for seconds.
-    expect(Date.now() - started).toBeLessThan(3000);
+    expect(await page.locator('li[data-tool^="bulk."]').count()).toBe(1000);
+    const all = await page.locator('li[data-tool]').count();
+    // Keyboard only: Tab from the top of the page reaches the search box.
+    await page.locator('body').focus();
+    for (let i = 0; i < 40; i++) {
+      await page.keyboard.press('Tab');
+      const focused = await page.evaluate('document.activeElement?.getAttribute("type")');
+      if (focused === 'search') break;
+    }
+    expect(await page.evaluate('document.activeElement?.id')).toBe('tool-search');
+    await page.keyboard.type('tool_099');
+    await expect.poll(() => page.locator('[data-filter-count]').textContent()).toBe('10 matches');
+    expect(await page.locator('li[data-tool]:visible').count()).toBe(10);
+    await page.keyboard.press('Escape');
+    await expect.poll(() => page.locator('li[data-tool]:visible').count()).toBe(all);
+    // Without the script the same filter runs on the server: one row of the thousand.
+    await page.goto('/tools?q=bulk.tool_0999');
+    expect(await page.locator('li[data-tool]').count()).toBe(1);
+    expect(await page.locator('li[data-tool="bulk.tool_0999"]').count()).toBe(1);
   });
 });

@@ -183,6 +183,12 @@ describe('the Tools tab in a real browser', () => {
         authProvider: { id: 'linear', type: 'oauth2', provider: 'linear', scopes: [] },
       });
     expect((await vend()).source).toBe('oauth');
+    // Explain names the same credential the call would get: the sign-in account (issue 38).
+    const explain = async () => {
+      const answer = await cara.context.request.get('/api/explain?tool=tracker.issues.list');
+      return ((await answer.json()) as { credential: { source: string } | null }).credential;
+    };
+    expect(await explain()).toMatchObject({ source: 'oauth', provider: 'linear' });
 
     await tracker.getByRole('button', { name: 'Disconnect Linear account' }).click();
     const confirm = page.locator('#confirm-dialog');
@@ -198,6 +204,7 @@ describe('the Tools tab in a real browser', () => {
       .where('userId', '=', cara.id)
       .execute();
     expect(accounts).toEqual([{ providerId: 'credential' }]);
+    expect(await explain()).toMatchObject({ source: 'none', provider: 'linear' });
     await expect(vend()).rejects.toThrow();
   });
 
