@@ -45,8 +45,6 @@ const KNOWN = [
   'server/src/upstream/connection.ts: openConnection',
   'server/src/upstream/relays.ts: relayToCalls',
   'server/src/upstream/upstream.ts: Upstream.#forward',
-  'server/src/vending/oauth-source.ts: createOAuthTokenSource',
-  'server/src/vending/oauth-source.ts: createOAuthTokenSource.refresh',
   'server/src/vending/token-vendor.ts: createTokenVendor',
   'server/src/web/pages/admin/executions.ts: mountExecutionsPage',
   'server/src/web/pages/admin/overview.ts: mountOverviewPage',
