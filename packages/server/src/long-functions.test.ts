@@ -21,7 +21,6 @@ const KNOWN = [
   'sdk/src/plugin/validate-plugin.ts: validatePlugin',
   'sdk/src/testing/create-test-context.ts: createTestContext',
   'server/src/auth/create-auth.ts: authOptions',
-  'server/src/auth/generic-oidc/generic-provider.ts: createGenericProvider',
   'server/src/cli-auth/connect-page.ts: mountConnectPage',
   'server/src/cli-auth/sign-in-page.ts: mountSignInPage',
   'server/src/cli-auth/token-routes.ts: cliTokenRoutes',
