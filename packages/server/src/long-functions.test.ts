@@ -26,7 +26,6 @@ const KNOWN = [
   'server/src/cli-auth/token-routes.ts: cliTokenRoutes',
   'server/src/gateway-settings.ts: readSettings',
   'server/src/explain/explain.ts: explain',
-  'server/src/gateway.ts: openGateway',
   'server/src/identity/authenticate.ts: createAuthenticator',
   'server/src/identity/token-repository.ts: createTokenRepository',
   'server/src/invites/routes.ts: inviteRoutes',
