@@ -43,7 +43,6 @@ const KNOWN = [
   'server/src/upstream/connection.ts: openConnection',
   'server/src/upstream/relays.ts: relayToCalls',
   'server/src/upstream/upstream.ts: Upstream.#forward',
-  'server/src/vending/token-vendor.ts: createTokenVendor',
   'server/src/web/pages/admin/executions.ts: mountExecutionsPage',
   'server/src/web/pages/admin/overview.ts: mountOverviewPage',
   'server/src/web/pages/admin/roles.ts: mountRolesPage',
