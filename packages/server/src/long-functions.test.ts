@@ -40,7 +40,6 @@ const KNOWN = [
   'server/src/upstream-oauth/pages.ts: mountUpstreamOAuthPages',
   'server/src/upstream-oauth/service.ts: UpstreamOAuthService.finish',
   'server/src/upstream-oauth/service.ts: UpstreamOAuthService.start',
-  'server/src/upstream/connection.ts: openConnection',
   'server/src/upstream/relays.ts: relayToCalls',
   'server/src/upstream/upstream.ts: Upstream.#forward',
   'server/src/web/pages/admin/executions.ts: mountExecutionsPage',
