@@ -196,7 +196,7 @@ export async function openGateway(
   const services = await openServices({
     settings,
     internals,
-    parts: { database, secrets, logger, redactor, plugins },
+    base: { database, secrets, logger, redactor, plugins },
     address,
     metrics,
     providerClients,
@@ -277,7 +277,8 @@ function selfAwarePolicy(settings: GatewaySettings, address: GatewayAddress) {
 interface ServiceParts {
   settings: GatewaySettings;
   internals: GatewayInternals;
-  parts: Pick<GatewayServices, 'database' | 'secrets' | 'logger' | 'redactor' | 'plugins'>;
+  /** What the services take as they are. */
+  base: Pick<GatewayServices, 'database' | 'secrets' | 'logger' | 'redactor' | 'plugins'>;
   address: GatewayAddress;
   metrics: GatewayMetrics;
   providerClients: ProviderClientStore;
@@ -290,7 +291,7 @@ interface ServiceParts {
  */
 async function openServices(from: ServiceParts): Promise<GatewayServices> {
   const { settings, address, upstreamPolicy } = from;
-  const { database, logger, plugins, secrets } = from.parts;
+  const { database, logger, plugins, secrets } = from.base;
   const { env, defaultRoleId } = settings;
   const executions = new ExecutionRecorder({
     database,
@@ -303,7 +304,7 @@ async function openServices(from: ServiceParts): Promise<GatewayServices> {
     await database.close();
     throw error;
   }
-  const plain = { ...from.parts, env, defaultRoleId, signup: settings.signup };
+  const plain = { ...from.base, env, defaultRoleId, signup: settings.signup };
   // Read through the address, so the addresses start() learns reach sign-in and vending too.
   const auth = createGatewayAuth(address.withAddresses(plain), {
     authSecret: settings.authSecret,
