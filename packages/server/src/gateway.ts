@@ -1,8 +1,4 @@
-import type { Server } from 'node:http';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Plugin } from '@gateway/sdk';
-import type { ServerType } from '@hono/node-server';
-import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { ApprovalService, approvalRoutes, countPendingApprovals } from './approvals/index.js';
 import {
@@ -18,7 +14,9 @@ import { migrate, openDatabase, readSchemaState } from './db/index.js';
 import { isDatabaseUnavailable } from './db/unavailable.js';
 import { ExecutionRecorder, executionRoutes } from './executions/index.js';
 import { explainRoutes } from './explain/index.js';
-import { type GatewayOptions, listenUrl, readSettings } from './gateway-settings.js';
+import { GatewayAddress } from './gateway-address.js';
+import { GatewayLifecycle } from './gateway-lifecycle.js';
+import { type GatewayOptions, type GatewaySettings, readSettings } from './gateway-settings.js';
 import {
   DatabaseHealth,
   databaseReadiness,
@@ -27,17 +25,16 @@ import {
   Readiness,
 } from './health/index.js';
 import type { AppEnv } from './http/app-env.js';
-import { ConnectionGuard } from './http/connection-guard.js';
 import { DrainState } from './http/drain.js';
 import { appErrorHandler } from './http/error-handler.js';
-import { audienceOf, requestGuard } from './http/guard.js';
-import { closeListener, listenError } from './http/listener.js';
-import { createLogger, stdoutSink } from './http/logger.js';
+import { requestGuard } from './http/guard.js';
+import { createLogger, type ServerLogger, stdoutSink } from './http/logger.js';
 import { notFoundHandler } from './http/not-found.js';
 import { Redactor } from './http/redact.js';
 import { requestLog } from './http/request-log.js';
 import { type AnyRoute, mountRoutes } from './http/route.js';
 import {
+  type Authenticate,
   actingPrincipal,
   createAuthenticator,
   createFailedCredentialLimit,
@@ -174,17 +171,80 @@ export async function openGateway(
 ): Promise<ServedGateway> {
   // Every setting first, so a bad value fails fast and leaves nothing behind.
   const settings = readSettings(options);
-  const { env, authSecret, previousAuthSecrets, serviceApiSecret, metricsToken, host, port } =
-    settings;
   const redactor = new Redactor(settings.secrets);
   const logger = createLogger(options.logSink ?? stdoutSink, redactor);
   // Before the database opens, so a bad config or plugin fails fast and leaves nothing open.
   const config = await loadConfig({
     cwd: options.cwd ?? process.cwd(),
     configFile: options.configFile,
-    env,
+    env: settings.env,
   });
   const plugins = new PluginCatalog([...(options.plugins ?? []), ...config.plugins]);
+  const { database, schemaState } = await openStorage(settings);
+  const address = new GatewayAddress(settings);
+  // Sessions are counted by the MCP endpoint, made once the services exist.
+  let mcp: LazyMcpEndpoint | undefined;
+  const metrics = new GatewayMetrics({
+    pendingApprovals: () => countPendingApprovals(database.db),
+    openSessions: () => mcp?.sessionCount ?? 0,
+    knownTool: (path) => plugins.tool(path) !== undefined,
+    ...(database.poolStats === undefined ? {} : { pool: database.poolStats }),
+  });
+  const secrets = createSecretBox(settings.authSecret, settings.previousAuthSecrets);
+  const providerClients = new ProviderClientStore(database.db, secrets);
+  const upstreamPolicy = selfAwarePolicy(settings, address);
+  const services = await openServices({
+    settings,
+    internals,
+    base: { database, secrets, logger, redactor, plugins },
+    address,
+    metrics,
+    providerClients,
+    upstreamPolicy,
+  });
+  const registry = new RegistryService(services);
+  await restoreState({ services, registry, config, schemaState });
+
+  const authenticate = requestAuthenticator(services, settings, options.sessionResolver);
+  const routes = apiRoutes(services, settings, providerClients);
+  mcp = new LazyMcpEndpoint(services, settings.authSecret, settings.maxBodyBytes, settings.mcp, {
+    postgresUrl: settings.databaseUrl,
+  });
+  const draining = new DrainState();
+  const { app, readiness } = httpApp({
+    services,
+    settings,
+    address,
+    metrics,
+    draining,
+    authenticate,
+  });
+  mountFeatures({ app, services, settings, authenticate, routes, metrics, mcp, upstreamPolicy });
+
+  const lifecycle = new GatewayLifecycle({
+    app,
+    settings,
+    address,
+    services,
+    registry,
+    mcp,
+    draining,
+  });
+  return {
+    app,
+    routes,
+    services,
+    dev: devHandle(services),
+    readiness,
+    fetch: async (request) => app.fetch(request),
+    start: () => lifecycle.start(),
+    stop: () => lifecycle.stop(),
+    drain: () => lifecycle.drain(),
+  };
+}
+
+/** Opens the database and migrates it; a failed migration closes it again. */
+async function openStorage(settings: GatewaySettings) {
   const database = await openDatabase(
     settings.databaseUrl,
     settings.dataDir,
@@ -198,115 +258,140 @@ export async function openGateway(
     await database.close();
     throw error;
   }
+  return { database, schemaState };
+}
 
-  // What /healthz reports and /readyz checks; other checks (a stop in progress) join it.
-  const health = new DatabaseHealth(database);
-  const readiness = new Readiness();
-  readiness.add(databaseReadiness(health));
-
-  // Sessions are counted by the MCP endpoint, made once the services exist.
-  let endpoint: LazyMcpEndpoint | undefined;
-  const metrics = new GatewayMetrics({
-    pendingApprovals: () => countPendingApprovals(database.db),
-    openSessions: () => endpoint?.sessionCount ?? 0,
-    knownTool: (path) => plugins.tool(path) !== undefined,
-    ...(database.poolStats === undefined ? {} : { pool: database.poolStats }),
-  });
-  const core: Omit<GatewayServices, 'auth' | 'tokens' | 'upstreams' | 'upstreamOAuth'> = {
-    env,
-    database,
-    secrets: createSecretBox(authSecret, previousAuthSecrets),
-    logger,
-    redactor,
-    baseUrl: settings.baseUrl,
-    authBaseUrl: settings.authBaseUrl,
-    defaultRoleId: settings.defaultRoleId,
-    plugins,
-    policy: new PolicyService({ database, plugins, defaultRoleId: settings.defaultRoleId }),
-    endpointScopes: new EndpointScopes(database),
-    executions: new ExecutionRecorder({ database, logger, onCommit: metricsOfCall(metrics) }),
-    approvals: new ApprovalService({
-      database,
-      logger,
-      postgresUrl: settings.databaseUrl,
-    }),
-    signup: settings.signup,
+/**
+ * What may be reached as an upstream: never the gateway itself, at the addresses and port it
+ * learns when it listens.
+ */
+function selfAwarePolicy(settings: GatewaySettings, address: GatewayAddress) {
+  return {
+    allowPrivate: settings.upstream.allowPrivate,
+    selfOrigins: () => [new URL(address.baseUrl).origin, new URL(address.authBaseUrl).origin],
+    selfPorts: () => [address.port, portOf(address.baseUrl), portOf(address.authBaseUrl)],
   };
+}
+
+/** What {@link openServices} builds the services from. */
+interface ServiceParts {
+  settings: GatewaySettings;
+  internals: GatewayInternals;
+  /** What the services take as they are. */
+  base: Pick<GatewayServices, 'database' | 'secrets' | 'logger' | 'redactor' | 'plugins'>;
+  address: GatewayAddress;
+  metrics: GatewayMetrics;
+  providerClients: ProviderClientStore;
+  upstreamPolicy: ReturnType<typeof selfAwarePolicy>;
+}
+
+/**
+ * The services every feature is built from, made at once; the records of calls a killed gateway
+ * answered are recovered before any call is served. A failure closes the database.
+ */
+async function openServices(from: ServiceParts): Promise<GatewayServices> {
+  const { settings, address, upstreamPolicy } = from;
+  const { database, logger, plugins, secrets } = from.base;
+  const { env, defaultRoleId } = settings;
+  const executions = new ExecutionRecorder({
+    database,
+    logger,
+    onCommit: metricsOfCall(from.metrics),
+  });
   try {
-    // Before any call is served: the records of calls a killed gateway answered.
-    await core.executions.recover();
+    await executions.recover();
   } catch (error) {
     await database.close();
     throw error;
   }
-  // One object, so the addresses start() learns reach sign-in and token vending too.
-  const auth = createGatewayAuth(core, {
-    authSecret,
-    previousAuthSecrets,
+  const plain = { ...from.base, env, defaultRoleId, signup: settings.signup };
+  // Read through the address, so the addresses start() learns reach sign-in and vending too.
+  const auth = createGatewayAuth(address.withAddresses(plain), {
+    authSecret: settings.authSecret,
+    previousAuthSecrets: settings.previousAuthSecrets,
     trustedProxies: settings.trustedProxies,
-    passwordHasher: internals.passwordHasher,
+    passwordHasher: from.internals.passwordHasher,
   });
-  const tokens = createTokenVendor(core, auth, {
-    onRefresh: (provider, result) => metrics.tokenRefresh(provider, result),
+  const tokens = createTokenVendor(address.withAddresses(plain), auth, {
+    onRefresh: (provider, result) => from.metrics.tokenRefresh(provider, result),
     pluginOAuth: () => upstreamOAuth.tokens,
   });
-  // One object, so the port start() learns reaches the check that refuses the gateway itself.
-  const own = { port };
-  const upstreamPolicy = {
-    allowPrivate: settings.upstream.allowPrivate,
-    selfOrigins: () => [new URL(services.baseUrl).origin, new URL(services.authBaseUrl).origin],
-    selfPorts: () => [own.port, portOf(services.baseUrl), portOf(services.authBaseUrl)],
-  };
-  const providerClients = new ProviderClientStore(database.db, core.secrets);
-  const upstreamOAuth = new UpstreamOAuthService({
+  const upstreamOAuth: UpstreamOAuthService = new UpstreamOAuthService({
     db: database.db,
-    secrets: core.secrets,
+    secrets,
     logger,
     policy: upstreamPolicy,
-    baseUrl: () => services.baseUrl,
+    baseUrl: () => address.baseUrl,
     clientMetadata: settings.upstream.clientMetadata,
-    sources: () => services.upstreams,
+    sources: () => upstreams,
     pluginProviders: () => pluginOAuthProviders(plugins.plugins()),
-    env: core.env,
-    providerClients,
+    env,
+    providerClients: from.providerClients,
   });
-  const services: GatewayServices = Object.assign(core, {
+  const upstreams: UpstreamService = new UpstreamService({
+    database,
+    plugins,
+    logger,
+    tokens,
+    policy: upstreamPolicy,
+    maxBytes: settings.upstream.maxBytes,
+    refreshMs: settings.upstream.refreshMs,
+    oauth: upstreamOAuth,
+    baseUrl: () => address.baseUrl,
+  });
+  return address.withAddresses({
+    ...plain,
+    policy: new PolicyService({ database, plugins, defaultRoleId }),
+    endpointScopes: new EndpointScopes(database),
+    executions,
+    approvals: new ApprovalService({ database, logger, postgresUrl: settings.databaseUrl }),
     auth,
     tokens,
     upstreamOAuth,
-    upstreams: new UpstreamService({
-      database,
-      plugins,
-      logger,
-      tokens,
-      policy: upstreamPolicy,
-      maxBytes: settings.upstream.maxBytes,
-      refreshMs: settings.upstream.refreshMs,
-      oauth: upstreamOAuth,
-      baseUrl: () => services.baseUrl,
-    }),
+    upstreams,
   });
-  const registry = new RegistryService(services);
+}
+
+/**
+ * The state a gateway serves from, brought in step before it serves: better-auth's tables, the
+ * registrations' mounts, the config file's upstreams. A failure closes what opened.
+ */
+async function restoreState(from: {
+  services: GatewayServices;
+  registry: RegistryService;
+  config: { upstreams: Parameters<UpstreamService['startConfigured']>[0] };
+  schemaState: Awaited<ReturnType<typeof readSchemaState>>;
+}): Promise<void> {
+  const { services, registry, config, schemaState } = from;
   try {
     // After ours: better-auth's own migrations keep its tables in step with the installed version
     // (skipped, better-auth not even loaded, when its schema's fingerprint is the one stored).
-    const changes = await auth.migrateIfChanged(schemaState?.values.get(BETTER_AUTH_STATE));
-    if (changes.length > 0) logger.info('better-auth schema migrated', { changes });
+    const changes = await services.auth.migrateIfChanged(
+      schemaState?.values.get(BETTER_AUTH_STATE),
+    );
+    if (changes.length > 0) services.logger.info('better-auth schema migrated', { changes });
     await registry.restore();
     await services.upstreams.startConfigured(config.upstreams);
   } catch (error) {
     await services.upstreams.close();
-    await database.close();
+    await services.database.close();
     throw error;
   }
+}
 
-  // Who every request acts for, decided in one place for the API, MCP and the pages.
-  const authenticate = createAuthenticator({
-    tokens: createTokenRepository(database, services.defaultRoleId),
-    serviceApiSecret,
-    metricsToken,
-    sessions: options.sessionResolver ?? auth.sessionResolver,
-    roleOf: createUserRoleLookup(database, services.defaultRoleId),
+/** Who every request acts for, decided in one place for the API, MCP and the pages. */
+function requestAuthenticator(
+  services: GatewayServices,
+  settings: GatewaySettings,
+  sessionResolver: GatewayOptions['sessionResolver'],
+): Authenticate {
+  const { database, auth, logger, defaultRoleId } = services;
+  return createAuthenticator({
+    tokens: createTokenRepository(database, defaultRoleId),
+    serviceApiSecret: settings.serviceApiSecret,
+    metricsToken: settings.metricsToken,
+    sessions: sessionResolver ?? auth.sessionResolver,
+    roleOf: createUserRoleLookup(database, defaultRoleId),
     limit: createFailedCredentialLimit({ database, trustedProxies: auth.trustedProxies, logger }),
     ...(settings.mcpOAuth.enabled
       ? {
@@ -318,17 +403,14 @@ export async function openGateway(
         }
       : {}),
   });
-  // Recomputed only when start() learns the real port.
-  const { extraHosts, extraOrigins, maxBodyBytes } = settings;
-  let audience = audienceOf(settings.baseUrl, settings.authBaseUrl, extraHosts, extraOrigins);
-  const currentAudience = () => {
-    if (audience.base !== services.baseUrl || audience.auth !== services.authBaseUrl) {
-      audience = audienceOf(services.baseUrl, services.authBaseUrl, extraHosts, extraOrigins);
-    }
-    return audience;
-  };
+}
 
-  // Each feature contributes its routes here.
+/** Every `/api` route: each feature contributes its own. */
+function apiRoutes(
+  services: GatewayServices,
+  settings: GatewaySettings,
+  providerClients: ProviderClientStore,
+): AnyRoute[] {
   const routes: AnyRoute[] = [
     ...connectionRoutes(services),
     ...mcpEndpointRoutes(services),
@@ -340,12 +422,12 @@ export async function openGateway(
     ...serviceAccountRoutes(services),
     ...providerClientRoutes({
       providerClients: new ProviderClientsService({
-        env,
+        env: services.env,
         store: providerClients,
-        logger,
+        logger: services.logger,
         baseUrl: () => services.baseUrl,
-        providers: () => pluginOAuthProviders(plugins.plugins()),
-        upstreamOAuth,
+        providers: () => pluginOAuthProviders(services.plugins.plugins()),
+        upstreamOAuth: services.upstreamOAuth,
       }),
     }),
     ...executionRoutes(services),
@@ -359,10 +441,29 @@ export async function openGateway(
     ...inviteRoutes(services),
     ...openApiRoutes({ routes: () => routes, baseUrl: () => services.baseUrl }),
   ];
+  return routes;
+}
 
-  const app = new Hono<AppEnv>();
-  const draining = new DrainState();
-  // A stop in progress is checked before the database: a flag, and the balancer must see it at once.
+/**
+ * The HTTP app with what every request goes through (tracing, the request log, the drain, the
+ * guard, the change mark, the API's principal), health, and the answer to any error; what
+ * `/readyz` checks.
+ */
+function httpApp(from: {
+  services: GatewayServices;
+  settings: GatewaySettings;
+  address: GatewayAddress;
+  metrics: GatewayMetrics;
+  draining: DrainState;
+  authenticate: Authenticate;
+}) {
+  const { services, settings, metrics, draining } = from;
+  const { database, logger } = services;
+  // What /healthz reports and /readyz checks; a stop in progress is checked first: a flag, and
+  // the balancer must see it at once.
+  const health = new DatabaseHealth(database);
+  const readiness = new Readiness();
+  readiness.add(databaseReadiness(health));
   readiness.add(
     () =>
       draining.isDraining()
@@ -370,6 +471,7 @@ export async function openGateway(
         : undefined,
     { first: true },
   );
+  const app = new Hono<AppEnv>();
   // First: what runs after it, the request log included, nests in the request's span.
   if (settings.tracing) {
     app.use('*', traceRequests(settings.trustedProxies));
@@ -385,7 +487,10 @@ export async function openGateway(
   );
   // A stopping instance takes nothing new; logged, so the refusals show in the request log.
   app.use('*', draining.refuseWhileDraining());
-  app.use('*', requestGuard({ audience: currentAudience, maxBodyBytes }));
+  app.use(
+    '*',
+    requestGuard({ audience: () => from.address.audience(), maxBodyBytes: settings.maxBodyBytes }),
+  );
   // Tokens and roles are cached while the database is unchanged; a request sees every commit
   // made before it began (db/lookup-cache.ts).
   app.use('*', (c, next) => {
@@ -394,32 +499,11 @@ export async function openGateway(
   });
   app.use('/api/*', async (c, next) => {
     if (!c.req.path.startsWith('/api/auth/')) {
-      c.set('principal', actingPrincipal(c.env) ?? (await authenticate(c, 'api')));
+      c.set('principal', actingPrincipal(c.env) ?? (await from.authenticate(c, 'api')));
     }
     await next();
   });
-
   mountHealth(app, { health, readiness });
-  mountAuth(app, auth);
-  mountCliPages(app, services, authenticate);
-  mountMcpOAuth({
-    app,
-    services,
-    authenticate,
-    settings: settings.mcpOAuth,
-    policy: upstreamPolicy,
-  });
-  mountUpstreamOAuthPages({ app, services, authenticate }, services.upstreamOAuth);
-  mountRoutes(app, routes);
-  mountMetrics(app, metrics, authenticate);
-  const mcp = new LazyMcpEndpoint(services, authSecret, maxBodyBytes, settings.mcp, {
-    postgresUrl: settings.databaseUrl,
-  });
-  endpoint = mcp;
-  mountMcp(app, mcp, authenticate);
-  mountWebAppLazily(app, services, authenticate);
-
-  app.notFound(notFoundHandler(app, { page: lazyNotFoundPage }));
   app.onError(
     appErrorHandler({
       logger,
@@ -430,133 +514,60 @@ export async function openGateway(
       },
     }),
   );
+  return { app, readiness };
+}
 
-  let server: ServerType | undefined;
-  const guard = new ConnectionGuard({
-    ...settings.connections,
-    trustedProxies: settings.trustedProxies,
-    logger,
-  });
-  let registrySync: NodeJS.Timeout | undefined;
-  let syncing: Promise<void> | undefined;
-  const syncRegistry = () => {
-    syncing ??= registry
-      .sync()
-      .catch((error: unknown) => {
-        logger.warn('registry sync failed; retrying on the next pass', {
-          error: error instanceof Error ? error.message : String(error),
-        });
-      })
-      .finally(() => {
-        syncing = undefined;
-      });
-  };
-  return {
+/** Mounts every feature's pages and endpoints on `app`, in the order they are matched. */
+function mountFeatures(from: {
+  app: Hono<AppEnv>;
+  services: GatewayServices;
+  settings: GatewaySettings;
+  authenticate: Authenticate;
+  routes: AnyRoute[];
+  metrics: GatewayMetrics;
+  mcp: LazyMcpEndpoint;
+  upstreamPolicy: ReturnType<typeof selfAwarePolicy>;
+}): void {
+  const { app, services, authenticate } = from;
+  mountAuth(app, services.auth);
+  mountCliPages(app, services, authenticate);
+  mountMcpOAuth({
     app,
-    routes,
     services,
-    dev: {
-      get baseUrl() {
-        return services.baseUrl;
-      },
-      replacePlugin: (plugin) => {
-        services.plugins.replace(plugin);
-      },
-      mountedPaths: (sourceId) => services.plugins.pathsOf(sourceId),
-      mount: (source) => services.plugins.mount(source).map((tool) => tool.path),
-      configuredUpstreams: () =>
-        services.upstreams.configured().map(({ id }) => {
-          const health = services.upstreams.status(id)?.health;
-          return {
-            id,
-            tools: services.plugins.pathsOf(id),
-            state: health?.state ?? 'degraded',
-            lastError: health?.lastError ?? null,
-          };
-        }),
-    },
-    readiness,
-    fetch: async (request) => app.fetch(request),
-    start: () =>
-      new Promise((resolve, reject) => {
-        const listening = serve(
-          {
-            fetch: app.fetch,
-            hostname: host,
-            port,
-            serverOptions: guard.serverOptions(),
-          },
-          (info) => {
-            // With port 0 the real port is known only now; derived addresses follow it.
-            if (!settings.baseUrlGiven) {
-              const derived = services.baseUrl;
-              services.baseUrl = listenUrl(host, info.port);
-              if (services.authBaseUrl === derived) services.authBaseUrl = services.baseUrl;
-            }
-            own.port = info.port;
-            services.upstreams.startSchedule();
-            if (settings.registrySyncMs > 0 && registrySync === undefined) {
-              registrySync = setInterval(syncRegistry, settings.registrySyncMs);
-              registrySync.unref();
-            }
-            resolve({ url: services.baseUrl, port: info.port });
-          },
-        );
-        guard.attach(listening as Server);
-        listening.once('error', (error: NodeJS.ErrnoException) => {
-          reject(listenError(error, host, port));
-        });
-        server = listening;
-      }),
-    stop,
-    drain: async () => {
-      const { shutdownGraceMs, shutdownNoticeMs } = settings.connections;
-      const deadline = Date.now() + shutdownGraceMs;
-      draining.start();
-      // Their clients reconnect, through the balancer to another instance.
-      mcp.closeStreams();
-      guard.closeIdle();
-      // While the balancer notices (/readyz), new requests are refused, not connections.
-      const noticeEnds = Date.now() + Math.min(shutdownNoticeMs, shutdownGraceMs);
-      while (Date.now() < noticeEnds) {
-        await sleep(Math.min(100, noticeEnds - Date.now()));
-        guard.closeIdle();
-      }
-      const listener = server;
-      server = undefined;
-      const closed = listener === undefined ? undefined : closeListener(listener);
-      // Calls in flight finish, within the grace; streams opened meanwhile and idle
-      // connections are closed as they appear.
-      while (guard.busy > 0 && Date.now() < deadline) {
-        guard.closeStreams();
-        guard.closeUnused();
-        await sleep(Math.min(50, Math.max(1, deadline - Date.now())));
-      }
-      guard.closeAll();
-      await closed;
-      await stop();
-    },
-  };
+    authenticate,
+    settings: from.settings.mcpOAuth,
+    policy: from.upstreamPolicy,
+  });
+  mountUpstreamOAuthPages({ app, services, authenticate }, services.upstreamOAuth);
+  mountRoutes(app, from.routes);
+  mountMetrics(app, from.metrics, authenticate);
+  mountMcp(app, from.mcp, authenticate);
+  mountWebAppLazily(app, services, authenticate);
+  app.notFound(notFoundHandler(app, { page: lazyNotFoundPage }));
+}
 
-  async function stop(): Promise<void> {
-    // First, so open MCP streams (2025 sessions, calls waiting for approval) do not hold the
-    // listening socket open.
-    clearInterval(registrySync);
-    registrySync = undefined;
-    await syncing;
-    await mcp.close();
-    await services.upstreams.close();
-    if (server) {
-      const closing = server;
-      server = undefined;
-      // Sockets that never sent a whole request are no call to wait for.
-      guard.closeUnused();
-      await closeListener(closing);
-    }
-    await services.approvals.close();
-    await services.executions.close();
-    await database.close();
-  }
+/** The narrow handle `gateway dev` holds. */
+function devHandle(services: GatewayServices): GatewayDevHandle {
+  return {
+    get baseUrl() {
+      return services.baseUrl;
+    },
+    replacePlugin: (plugin) => {
+      services.plugins.replace(plugin);
+    },
+    mountedPaths: (sourceId) => services.plugins.pathsOf(sourceId),
+    mount: (source) => services.plugins.mount(source).map((tool) => tool.path),
+    configuredUpstreams: () =>
+      services.upstreams.configured().map(({ id }) => {
+        const health = services.upstreams.status(id)?.health;
+        return {
+          id,
+          tools: services.plugins.pathsOf(id),
+          state: health?.state ?? 'degraded',
+          lastError: health?.lastError ?? null,
+        };
+      }),
+  };
 }
 
 /**

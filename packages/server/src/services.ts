@@ -21,10 +21,10 @@ export interface GatewayServices {
   secrets: SecretBox;
   logger: ServerLogger;
   redactor: Redactor;
-  /** {base_url}, without a trailing slash. */
-  baseUrl: string;
-  /** {auth_url}, without a trailing slash. */
-  authBaseUrl: string;
+  /** {base_url}, without a trailing slash; read at use time (it takes the port start() binds). */
+  readonly baseUrl: string;
+  /** {auth_url}, without a trailing slash; read at use time, as `baseUrl`. */
+  readonly authBaseUrl: string;
   /** The role of users with none assigned (`GATEWAY_DEFAULT_ROLE`). */
   defaultRoleId: string;
   /** The loaded plugins and the tools mounted by registrations. */

@@ -88,7 +88,7 @@ export interface OpenConnectionOptions {
  *   the caller judges it.
  */
 export async function openConnection(options: OpenConnectionOptions): Promise<Connection> {
-  const { target, logger, key, credential, signal } = options;
+  const { target } = options;
   const client = new Client(CLIENT_INFO, {
     capabilities: CAPABILITIES,
     ...(target.kind === 'http' ? { versionNegotiation: { mode: 'auto' as const } } : {}),
@@ -97,11 +97,24 @@ export async function openConnection(options: OpenConnectionOptions): Promise<Co
   });
   const connection: Connection = {
     client,
-    key,
+    key: options.key,
     modern: false,
     closed: false,
     idleSince: 0,
   };
+  const relayed = watch(connection, options);
+  if (target.kind === 'http') await connectHttp(connection, target, options, relayed);
+  else await startStdio(connection, target, options);
+  return connection;
+}
+
+/**
+ * Routes what the upstream sends unasked, and notes the client's close and transport errors.
+ * Returns what answers its questions, for the rounds of a call sent past the SDK client.
+ */
+function watch(connection: Connection, options: OpenConnectionOptions): RelayedRequests {
+  const { client } = connection;
+  const { logger } = options;
   // Questions, sampling and log lines go to the call they belong to (the call's `sample` and
   // `ctx.elicit`, as for plugin tools).
   const relayed = relayToCalls(client, options.relay);
@@ -117,46 +130,63 @@ export async function openConnection(options: OpenConnectionOptions): Promise<Co
   client.onerror = (error) => {
     logger.info('upstream transport error', { sourceId: options.id, error: reasonOf(error) });
   };
-  if (target.kind === 'http') {
-    if (options.fetch === undefined)
-      throw new Error('an HTTP upstream without its connection pool');
-    const era = options.prior;
-    const transport = new UpstreamHttpTransport({
-      url: new URL(target.url),
-      dispatcher: options.fetch.dispatcher,
-      // A 2026-07-28 client serves any call of this credential: its header goes on each request,
-      // and on the version probe, which a protected upstream answers only with it.
-      headers: authHeaders(target, credential),
-      maxBytes: options.maxBytes,
-      // A session's GET stream that breaks is opened again a few times, then left.
-      maxReconnects: 3,
-    });
-    await client.connect(transport, {
-      timeout: CONNECT_TIMEOUT_MS,
-      ...(signal === undefined ? {} : { signal }),
-      ...(era === undefined ? {} : { prior: era }),
-    });
-    const discover = client.getDiscoverResult();
-    connection.modern = client.getProtocolEra() === 'modern';
-    const version = transport.protocolVersion;
-    if (connection.modern && version !== undefined) {
-      connection.direct = {
-        transport,
-        relayed,
-        envelope: {
-          [PROTOCOL_VERSION_META_KEY]: version,
-          [CLIENT_INFO_META_KEY]: CLIENT_INFO,
-          [CLIENT_CAPABILITIES_META_KEY]: CAPABILITIES,
-        },
-      };
-    }
-    options.onEra(
-      connection.modern && discover !== undefined
-        ? { kind: 'modern', discover }
-        : { kind: 'legacy' },
-    );
-    return connection;
+  return relayed;
+}
+
+/**
+ * Connects over the gateway's HTTP transport, bound to one credential: a 2026-07-28 client when
+ * the upstream offers that (with the envelope a plain call goes out with), else a 2025 session.
+ */
+async function connectHttp(
+  connection: Connection,
+  target: Extract<UpstreamTarget, { kind: 'http' }>,
+  options: OpenConnectionOptions,
+  relayed: RelayedRequests,
+): Promise<void> {
+  const { client } = connection;
+  const { signal, prior: era } = options;
+  if (options.fetch === undefined) throw new Error('an HTTP upstream without its connection pool');
+  const transport = new UpstreamHttpTransport({
+    url: new URL(target.url),
+    dispatcher: options.fetch.dispatcher,
+    // A 2026-07-28 client serves any call of this credential: its header goes on each request,
+    // and on the version probe, which a protected upstream answers only with it.
+    headers: authHeaders(target, options.credential),
+    maxBytes: options.maxBytes,
+    // A session's GET stream that breaks is opened again a few times, then left.
+    maxReconnects: 3,
+  });
+  await client.connect(transport, {
+    timeout: CONNECT_TIMEOUT_MS,
+    ...(signal === undefined ? {} : { signal }),
+    ...(era === undefined ? {} : { prior: era }),
+  });
+  const discover = client.getDiscoverResult();
+  connection.modern = client.getProtocolEra() === 'modern';
+  const version = transport.protocolVersion;
+  if (connection.modern && version !== undefined) {
+    connection.direct = {
+      transport,
+      relayed,
+      envelope: {
+        [PROTOCOL_VERSION_META_KEY]: version,
+        [CLIENT_INFO_META_KEY]: CLIENT_INFO,
+        [CLIENT_CAPABILITIES_META_KEY]: CAPABILITIES,
+      },
+    };
   }
+  options.onEra(
+    connection.modern && discover !== undefined ? { kind: 'modern', discover } : { kind: 'legacy' },
+  );
+}
+
+/** Starts the stdio upstream's process and connects to it; a failed start stops what ran. */
+async function startStdio(
+  connection: Connection,
+  target: Extract<UpstreamTarget, { kind: 'stdio' }>,
+  options: OpenConnectionOptions,
+): Promise<void> {
+  const { logger } = options;
   const startTimeoutMs = target.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS;
   const transport = new StdioProcess({
     command: target.command,
@@ -170,7 +200,7 @@ export async function openConnection(options: OpenConnectionOptions): Promise<Co
   });
   connection.process = transport;
   try {
-    await client.connect(transport, { timeout: startTimeoutMs });
+    await connection.client.connect(transport, { timeout: startTimeoutMs });
   } catch (error) {
     // Whatever runs of it is stopped: a process still starting (npx downloading) is never left.
     await transport.close();
@@ -182,7 +212,6 @@ export async function openConnection(options: OpenConnectionOptions): Promise<Co
     command: target.command,
     pid: transport.pid,
   });
-  return connection;
 }
 
 /** Why a stdio upstream did not start: how its process ended, or that it took too long. */

@@ -2,9 +2,9 @@ export {
   type ConnectionQuery,
   findServingConnection,
 } from '../connections/serving-connection.js';
+export { EXPIRY_SKEW_MS } from './account-refresh.js';
 export {
   createOAuthTokenSource,
-  EXPIRY_SKEW_MS,
   type OAuthTokenResult,
   type OAuthTokenSource,
 } from './oauth-source.js';
