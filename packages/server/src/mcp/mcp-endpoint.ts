@@ -20,6 +20,7 @@ import { createRoundStateCodec } from './request-state.js';
 import type { McpDeps, McpRuntime } from './runtime.js';
 import { toolsOf } from './runtime.js';
 import { ServedTools } from './served-tools.js';
+import { answerSessionCall } from './session-call.js';
 import { isPlainLegacyRequest } from './session-http.js';
 import { LegacySessions } from './sessions/index.js';
 import { SharedSessions } from './shared-sessions/index.js';
@@ -70,6 +71,7 @@ export class McpEndpoint {
       notices: new SessionNotices(),
       served: new ServedTools(),
       requestPrincipals: new WeakMap(),
+      handovers: new WeakMap(),
     };
     this.#direct = new DirectCalls(this.#runtime);
     const notices = this.#runtime.notices;
@@ -112,8 +114,9 @@ export class McpEndpoint {
           const { index, mode } = await toolsOf(this.#runtime, session.principal);
           return mode === 'discovery' ? META_TOOLS : index.list;
         }),
-      answerDirectly: (session, request, body) =>
-        answerSessionList(this.#runtime, session, request, body),
+      answerDirectly: async (session, post) =>
+        (await answerSessionList(this.#runtime, session, post.request, post.body)) ??
+        answerSessionCall(this.#runtime, session, post),
       ...(this.#shared === undefined ? {} : { shared: this.#shared }),
     });
     this.#stopWatching = this.#watchChanges();
