@@ -114,9 +114,14 @@ export class McpEndpoint {
           const { index, mode } = await toolsOf(this.#runtime, session.principal);
           return mode === 'discovery' ? META_TOOLS : index.list;
         }),
-      answerDirectly: async (session, post) =>
-        (await answerSessionList(this.#runtime, session, post.request, post.body)) ??
-        answerSessionCall(this.#runtime, session, post),
+      answerDirectly: (session, post) => {
+        const method = methodOf(post.body);
+        if (method === 'tools/call') return answerSessionCall(this.#runtime, session, post);
+        if (method === 'tools/list') {
+          return answerSessionList(this.#runtime, session, post.request, post.body);
+        }
+        return Promise.resolve(undefined);
+      },
       ...(this.#shared === undefined ? {} : { shared: this.#shared }),
     });
     this.#stopWatching = this.#watchChanges();
@@ -302,6 +307,11 @@ function listenRequestUris(body: unknown): readonly string[] | undefined {
       : undefined;
   if (!Array.isArray(uris)) return [];
   return uris.filter((uri): uri is string => typeof uri === 'string').slice(0, MAX_WATCHED);
+}
+
+/** The method of a lone JSON-RPC message, if any. */
+function methodOf(body: unknown): unknown {
+  return typeof body === 'object' && body !== null && 'method' in body ? body.method : undefined;
 }
 
 function rpcError(status: number, code: number, message: string): Response {

@@ -7,13 +7,13 @@ import {
 import type { ServerLogger } from '../../http/logger.js';
 import { localLogLevel, type SessionLogLevel } from '../create-server.js';
 import { type McpPrincipal, principalKey } from '../principal.js';
+import { hearCancels, SessionCalls } from '../session-calls.js';
 import { sessionNotFound } from '../session-http.js';
 import { routeAnswers, type SharedSessions, type ToolsChange } from '../shared-sessions/index.js';
 import { Admission } from './admission.js';
 import { HeldSessions } from './held-sessions.js';
 import { IdleSweeper } from './idle-sweeper.js';
 import { closeSession, RETRY_MS, type Session, type SessionParts } from './session.js';
-import { hearCancels, SessionCalls } from '../session-calls.js';
 import { SessionEventStore } from './session-event-store.js';
 import { type SessionPost, serveSessionRequest } from './session-requests.js';
 import { SharedBridge } from './shared-bridge.js';

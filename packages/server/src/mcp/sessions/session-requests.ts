@@ -1,5 +1,5 @@
-import { GATHER_MS, whenGathered, whenSent, withSessionVersion } from '../session-http.js';
 import type { McpPrincipal } from '../principal.js';
+import { GATHER_MS, whenGathered, whenSent, withSessionVersion } from '../session-http.js';
 import type { Session } from './session.js';
 
 /**
