@@ -80,11 +80,15 @@ export async function createToolServer(
     if (kind === 'session') runtime.served.remember(server, list);
     return { tools: [...list] };
   });
-  server.setRequestHandler('tools/call', (request, ctx) =>
-    callTool(runtime, callSiteOf(runtime, site, ctx.http?.req), request.params, ctx).catch(
+  server.setRequestHandler('tools/call', (request, ctx) => {
+    const served = ctx.http?.req;
+    // A call that started without the session's transport and now needs its stream.
+    const handover = served === undefined ? undefined : runtime.handovers.get(served);
+    if (handover !== undefined) return handover(ctx).catch(unavailableAsProtocolError);
+    return callTool(runtime, callSiteOf(runtime, site, served), request.params, ctx).catch(
       unavailableAsProtocolError,
-    ),
-  );
+    );
+  });
   const notices = kind === 'session' ? runtime.notices : undefined;
   serveFederated(server, runtime, principal, federated, notices);
   if (notices !== undefined && Object.keys(federated).length > 0) {

@@ -20,6 +20,7 @@ import { createRoundStateCodec } from './request-state.js';
 import type { McpDeps, McpRuntime } from './runtime.js';
 import { toolsOf } from './runtime.js';
 import { ServedTools } from './served-tools.js';
+import { answerSessionCall } from './session-call.js';
 import { isPlainLegacyRequest } from './session-http.js';
 import { LegacySessions } from './sessions/index.js';
 import { SharedSessions } from './shared-sessions/index.js';
@@ -70,6 +71,7 @@ export class McpEndpoint {
       notices: new SessionNotices(),
       served: new ServedTools(),
       requestPrincipals: new WeakMap(),
+      handovers: new WeakMap(),
     };
     this.#direct = new DirectCalls(this.#runtime);
     const notices = this.#runtime.notices;
@@ -112,8 +114,14 @@ export class McpEndpoint {
           const { index, mode } = await toolsOf(this.#runtime, session.principal);
           return mode === 'discovery' ? META_TOOLS : index.list;
         }),
-      answerDirectly: (session, request, body) =>
-        answerSessionList(this.#runtime, session, request, body),
+      answerDirectly: (session, post) => {
+        const method = methodOf(post.body);
+        if (method === 'tools/call') return answerSessionCall(this.#runtime, session, post);
+        if (method === 'tools/list') {
+          return answerSessionList(this.#runtime, session, post.request, post.body);
+        }
+        return Promise.resolve(undefined);
+      },
       ...(this.#shared === undefined ? {} : { shared: this.#shared }),
     });
     this.#stopWatching = this.#watchChanges();
@@ -299,6 +307,11 @@ function listenRequestUris(body: unknown): readonly string[] | undefined {
       : undefined;
   if (!Array.isArray(uris)) return [];
   return uris.filter((uri): uri is string => typeof uri === 'string').slice(0, MAX_WATCHED);
+}
+
+/** The method of a lone JSON-RPC message, if any. */
+function methodOf(body: unknown): unknown {
+  return typeof body === 'object' && body !== null && 'method' in body ? body.method : undefined;
 }
 
 function rpcError(status: number, code: number, message: string): Response {

@@ -1,5 +1,9 @@
 import type { Role } from '@gateway/sdk';
-import type { RequestStateCodec } from '@modelcontextprotocol/server';
+import type {
+  CallToolResult,
+  InputRequiredResult,
+  RequestStateCodec,
+} from '@modelcontextprotocol/server';
 import type { ApprovalService } from '../approvals/approval-service.js';
 import type { GatewayDatabase } from '../db/database.js';
 import type { ExecutionRecorder } from '../executions/recorder.js';
@@ -11,6 +15,7 @@ import type { PolicyService } from '../policy/policy-service.js';
 import type { PluginCatalog } from '../registry/plugin-catalog.js';
 import type { UpstreamService } from '../upstream/upstream-service.js';
 import type { TokenVendor } from '../vending/token-vendor.js';
+import type { CallContext } from './call-site.js';
 import type { SessionNotices } from './federation/session-notices.js';
 import type { ResolvedMcpOptions } from './options.js';
 import { type McpPrincipal, subjectId } from './principal.js';
@@ -50,7 +55,16 @@ export interface McpRuntime {
    * and endpoint rows read with this request's token (see `CallSite.authenticated`).
    */
   requestPrincipals: WeakMap<Request, McpPrincipal>;
+  /**
+   * A 2025 session's `tools/call` that started without the session's transport and is handed to
+   * it mid-call, by the request the transport is given (mcp/session-call.ts): the session's
+   * `tools/call` handler takes the running call over instead of starting it again.
+   */
+  handovers: WeakMap<Request, CallHandover>;
 }
+
+/** Takes a running call over with the SDK's context of its request; answers its result. */
+export type CallHandover = (ctx: CallContext) => Promise<CallToolResult | InputRequiredResult>;
 
 /** The tools a principal may use right now, as MCP serves them, its role, and how they are offered. */
 export interface PrincipalTools {

@@ -1,1 +1,2 @@
 export { LegacySessions, type LegacySessionsOptions } from './legacy-sessions.js';
+export type { SessionPost } from './session-requests.js';

@@ -7,6 +7,7 @@ import {
 import type { ServerLogger } from '../../http/logger.js';
 import { localLogLevel, type SessionLogLevel } from '../create-server.js';
 import { type McpPrincipal, principalKey } from '../principal.js';
+import { hearCancels, SessionCalls } from '../session-calls.js';
 import { sessionNotFound } from '../session-http.js';
 import { routeAnswers, type SharedSessions, type ToolsChange } from '../shared-sessions/index.js';
 import { Admission } from './admission.js';
@@ -14,7 +15,7 @@ import { HeldSessions } from './held-sessions.js';
 import { IdleSweeper } from './idle-sweeper.js';
 import { closeSession, RETRY_MS, type Session, type SessionParts } from './session.js';
 import { SessionEventStore } from './session-event-store.js';
-import { serveSessionRequest } from './session-requests.js';
+import { type SessionPost, serveSessionRequest } from './session-requests.js';
 import { SharedBridge } from './shared-bridge.js';
 import { type ServedChanged, tellToolsChanged } from './tools-change.js';
 
@@ -54,14 +55,11 @@ export interface LegacySessionsOptions {
    */
   servedChanged?: ServedChanged;
   /**
-   * Answers a POST of `session` without its transport when it can (a plain `tools/list`, see
-   * mcp/list-answer.ts), else undefined: the transport answers.
+   * Answers a POST of `session` without its transport when it can (a plain `tools/list` or
+   * `tools/call`, see mcp/list-answer.ts and mcp/session-call.ts), else undefined: the transport
+   * answers.
    */
-  answerDirectly?: (
-    session: Session,
-    request: Request,
-    body: unknown,
-  ) => Promise<Response | undefined>;
+  answerDirectly?: (session: Session, post: SessionPost) => Promise<Response | undefined>;
 }
 
 /**
@@ -186,16 +184,27 @@ export class LegacySessions {
         return sessionNotFound();
       }
       this.#held.used(session);
-      const direct = await this.#options.answerDirectly?.(session, request, body);
-      if (direct !== undefined) return direct;
+      const found = session;
       const principals = this.#options.requestPrincipals;
-      return serveSessionRequest(
-        session,
+      const viaTransport = (serving?: (served: Request) => void, gatherMs?: number) =>
+        serveSessionRequest(
+          found,
+          request,
+          options,
+          this.#bridge,
+          (served) => {
+            principals?.set(served, principal);
+            serving?.(served);
+          },
+          gatherMs,
+        );
+      const direct = await this.#options.answerDirectly?.(session, {
         request,
-        options,
-        this.#bridge,
-        principals === undefined ? undefined : (served) => principals.set(served, principal),
-      );
+        body,
+        principal,
+        viaTransport,
+      });
+      return direct ?? viaTransport();
     }
     const owner = principalKey(principal);
     return this.#admission.whileOpening(owner, async () => {
@@ -262,6 +271,7 @@ export class LegacySessions {
     const id = sessionId();
     let receive: ((message: JSONRPCMessage) => void) | undefined;
     const events = shared?.eventStore(id, false, true);
+    const calls = new SessionCalls();
     const transport: WebStandardStreamableHTTPServerTransport =
       new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: () => id,
@@ -269,11 +279,12 @@ export class LegacySessions {
         eventStore: events ?? new SessionEventStore(),
         retryInterval: RETRY_MS,
         onsessioninitialized: (opened) => {
-          this.#add({ id: opened, principal, server, transport, level, receive, events });
+          this.#add({ id: opened, principal, server, transport, level, receive, events, calls });
         },
         onsessionclosed: (closed) => this.#closedByClient(closed),
       });
     await server.connect(transport);
+    hearCancels(transport, calls);
     if (shared !== undefined) receive = routeAnswers(transport, shared.routing(id));
     return transport;
   }

@@ -1,5 +1,23 @@
+import type { McpPrincipal } from '../principal.js';
 import { GATHER_MS, whenGathered, whenSent, withSessionVersion } from '../session-http.js';
 import type { Session } from './session.js';
+
+/**
+ * A session's POST, found open and owned by the requester, offered to be answered without the
+ * session's transport (`LegacySessionsOptions.answerDirectly`).
+ */
+export interface SessionPost {
+  request: Request;
+  body: unknown;
+  /** Whom `authenticate()` found for this very request. */
+  principal: McpPrincipal;
+  /**
+   * Serves the POST through the session's transport after all, as it is served otherwise
+   * ({@link serveSessionRequest}); `serving` is also told the request the transport is given,
+   * and an answer ready within `gatherMs` goes out as one body (default {@link GATHER_MS}).
+   */
+  viaTransport(serving?: (request: Request) => void, gatherMs?: number): Promise<Response>;
+}
 
 /** Where a GET may resume the stream of a tool call another instance runs (PostgreSQL). */
 export interface StreamFollower {
@@ -20,6 +38,8 @@ export async function serveSessionRequest(
   follower: StreamFollower | undefined,
   /** Told the request the session's transport is given (what its handlers see as `ctx.http.req`). */
   serving?: (request: Request) => void,
+  /** How long an answer is waited for to go out as one body (see `whenGathered`). */
+  gatherMs = GATHER_MS,
 ): Promise<Response> {
   const versioned = withSessionVersion(request, session.server);
   serving?.(versioned);
@@ -36,6 +56,7 @@ export async function serveSessionRequest(
     session,
     () => session.transport.handleRequest(versioned, options),
     requestIdsOf(options.parsedBody),
+    gatherMs,
   );
 }
 
@@ -55,6 +76,7 @@ async function tracked(
   session: Session,
   run: () => Promise<Response>,
   requestIds: readonly (string | number)[],
+  gatherMs: number,
 ): Promise<Response> {
   session.inFlight += 1;
   let response: Response;
@@ -89,7 +111,7 @@ async function tracked(
       session.inFlight -= 1;
     },
     abandoned,
-    GATHER_MS,
+    gatherMs,
     events === undefined
       ? undefined
       : async (alone) => {

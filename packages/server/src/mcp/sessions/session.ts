@@ -5,6 +5,7 @@ import type {
 } from '@modelcontextprotocol/server';
 import type { SessionLogLevel } from '../create-server.js';
 import type { McpPrincipal } from '../principal.js';
+import type { SessionCalls } from '../session-calls.js';
 
 /** What a new or rebuilt session is made of, before it is held (see `LegacySessions`). */
 export interface SessionParts {
@@ -20,6 +21,8 @@ export interface SessionParts {
    * POST's answer went out (`DatabaseEventStore`).
    */
   events?: HeldEvents | undefined;
+  /** Its calls answered without its transport, while they run (mcp/session-call.ts). */
+  calls: SessionCalls;
 }
 
 /** Events held back until a POST's answer goes out (see `DatabaseEventStore`). */
@@ -54,6 +57,7 @@ export const RETRY_MS = 1000;
 
 /** Closes the transport and server of `session`. Never throws: a failure to close is ignored. */
 export async function closeSession(session: Session): Promise<void> {
+  session.calls.stopAll();
   await session.transport.close().catch(() => {});
   await session.server.close().catch(() => {});
 }

@@ -6,6 +6,7 @@ import {
 import type { SessionLogLevel } from '../create-server.js';
 import { asLogLevel } from '../log-levels.js';
 import type { McpPrincipal } from '../principal.js';
+import { hearCancels, SessionCalls } from '../session-calls.js';
 import { replayedInitialize } from '../session-http.js';
 import { routeAnswers } from './answer-routing.js';
 import type { DatabaseEventStore } from './database-event-store.js';
@@ -20,6 +21,8 @@ export interface RebuiltSession {
   receive: (message: JSONRPCMessage) => void;
   /** Its call streams' events, held until shown (see `DatabaseEventStore`). */
   events: DatabaseEventStore;
+  /** Its calls answered without its transport (mcp/session-call.ts). */
+  calls: SessionCalls;
 }
 
 /** What {@link rebuildSession} needs besides the stored session. */
@@ -59,6 +62,8 @@ export async function rebuildSession(
     onsessionclosed: options.onClosed,
   });
   await server.connect(transport);
+  const calls = new SessionCalls();
+  hearCancels(transport, calls);
   const receive = routeAnswers(transport, shared.routing(id));
   const replay = replayedInitialize(options.url, stored.initParams);
   await (await transport.handleRequest(replay.request, { parsedBody: replay.body })).text();
@@ -69,5 +74,5 @@ export async function rebuildSession(
     await server.close().catch(() => {});
     return undefined;
   }
-  return { server, transport, level, receive, events };
+  return { server, transport, level, receive, events, calls };
 }
