@@ -105,6 +105,9 @@ function mountedRoutes(gateway: Gateway): { method: string; path: string }[] {
 
 const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
+/** The OAuth endpoints clients post to, which answer every refusal in RFC 6749's shape. */
+const OAUTH_ENDPOINT = /^\/oauth\/(?:token|register|revoke)$/;
+
 async function expectRefusal(answer: RawAnswer, status: number, what: string) {
   expect(answer.status, what).toBe(status);
   expect(answer.headers['x-content-type-options'], what).toBe('nosniff');
@@ -156,6 +159,11 @@ describe('the front door: Host', () => {
         },
         ...(STATE_CHANGING.has(route.method) ? { body: '{}' } : {}),
       });
+      if (route.method === 'HEAD') {
+        // A HEAD answer has no body to check the shape of.
+        expect(answer.status, `HEAD ${route.path}`).toBe(421);
+        continue;
+      }
       await expectRefusal(answer, 421, `${route.method} ${route.path}`);
     }
   });
@@ -279,6 +287,14 @@ describe('the front door: size', () => {
     const { gw, url } = await started();
     for (const route of mountedRoutes(gw).filter((r) => STATE_CHANGING.has(r.method))) {
       const answer = await announceHuge(`${url}${route.path}`, 600 * 1024 * 1024, { origin: url });
+      if (OAUTH_ENDPOINT.test(route.path)) {
+        // OAuth clients read only RFC 6749's error shape there (issue 32).
+        expect(answer.status, `${route.method} ${route.path}`).toBe(413);
+        expect(JSON.parse(answer.text), `${route.method} ${route.path}`).toMatchObject({
+          error: 'invalid_request',
+        });
+        continue;
+      }
       await expectRefusal(answer, 413, `${route.method} ${route.path}`);
     }
   });
