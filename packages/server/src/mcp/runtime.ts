@@ -1,4 +1,4 @@
-import type { Role } from '@gateway/sdk';
+import type { Role } from '@gateway/sdk/kernel';
 import type { RequestStateCodec } from '@modelcontextprotocol/server';
 import type { ApprovalService } from '../approvals/approval-service.js';
 import type { GatewayDatabase } from '../db/database.js';

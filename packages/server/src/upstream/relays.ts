@@ -1,4 +1,8 @@
-import { urlElicitationProblem, validateElicitRequest, validateSampleRequest } from '@gateway/sdk';
+import {
+  urlElicitationProblem,
+  validateElicitRequest,
+  validateSampleRequest,
+} from '@gateway/sdk/kernel';
 import { type Client, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/client';
 import type { LoggingLevel } from '@modelcontextprotocol/server';
 import { isRecord } from '../json/is-record.js';
