@@ -6,6 +6,8 @@ import { standalonePage } from '../web/standalone-page.js';
 import { loopbackRedirect, loopbackRequest, withParams } from './loopback.js';
 import {
   type CliPages,
+  type CliPagesDeps,
+  callAuth,
   csrfToken,
   errorPage,
   formIsGenuine,
@@ -31,8 +33,13 @@ export interface ConnectTarget {
   continueLabel: string;
 }
 
-/** How a connect starts: the URL to send the browser to, or the error code the CLI is told. */
-export type ConnectStart = { url: string; cookies?: readonly string[] } | { error: string };
+/**
+ * How a connect starts: the URL to send the browser to (with better-auth's cookies), or the error
+ * code the CLI is told and, where the refusal says more, its message for the Tools tab.
+ */
+export type ConnectStart =
+  | { url: string; cookies?: readonly string[] }
+  | { error: string; message?: string };
 
 /** One kind of connect: what differs between an OAuth sign-in provider and an upstream source. */
 export interface BrowserConnect {
@@ -169,4 +176,35 @@ ${BACK_TO_TERMINAL}`,
 ${BACK_TO_TERMINAL}
 <p><a href="/tools">Open your tools</a></p>`,
   );
+}
+
+/**
+ * Starts better-auth's link flow of sign-in provider `provider` for the browser behind `c`: the
+ * one start of a provider's connect, for `gateway connect` and the Tools tab alike. It ends at
+ * `callbackURL` (`errorCallbackURL` with `?error=`). Refused: `rate_limited` (429),
+ * `provider_unavailable` (503, the provider cannot be reached), else `server_error`.
+ *
+ * @example
+ * const started = await startProviderLink(c, services, 'github', { callbackURL, errorCallbackURL });
+ */
+export async function startProviderLink(
+  c: AppContext,
+  services: Pick<CliPagesDeps, 'auth' | 'authBaseUrl'>,
+  provider: string,
+  back: { callbackURL: string; errorCallbackURL: string },
+): Promise<ConnectStart> {
+  const result = await callAuth(c, services, '/link-social', {
+    provider,
+    ...back,
+    disableRedirect: true,
+  });
+  const url = result.json.url;
+  if (result.status === 200 && typeof url === 'string') return { url, cookies: result.cookies };
+  const error =
+    result.status === 429
+      ? 'rate_limited'
+      : result.status === 503
+        ? 'provider_unavailable'
+        : 'server_error';
+  return { error };
 }

@@ -4,11 +4,12 @@ import {
   type BrowserConnect,
   type ConnectTarget,
   mountBrowserConnect,
+  startProviderLink,
 } from './browser-connect.js';
 import { finishConnectFlow, startConnectFlow } from './codes.js';
 import { connectCompletePath } from './complete-page.js';
 import { loopbackRedirect } from './loopback.js';
-import { type CliPages, callAuth, errorPage, signedInViewer } from './page-kit.js';
+import { type CliPages, errorPage, signedInViewer } from './page-kit.js';
 
 /** The path of the CLI's browser page for connecting OAuth provider `providerId`. */
 function connectPath(providerId: string): string {
@@ -84,22 +85,12 @@ function providerConnect(services: CliPages['services']): BrowserConnect {
         provider: target.id,
       });
       const done = `${services.baseUrl}${connectPath(target.id)}/done?flow=${flow}`;
-      const result = await callAuth(c, services, '/link-social', {
-        provider: target.id,
+      const started = await startProviderLink(c, services, target.id, {
         callbackURL: done,
         errorCallbackURL: done,
-        disableRedirect: true,
       });
-      const url = result.json.url;
-      if (result.status === 200 && typeof url === 'string') return { url, cookies: result.cookies };
-      await finishConnectFlow(services.database.db, flow);
-      const error =
-        result.status === 429
-          ? 'rate_limited'
-          : result.status === 503
-            ? 'provider_unavailable'
-            : 'server_error';
-      return { error };
+      if ('error' in started) await finishConnectFlow(services.database.db, flow);
+      return started;
     },
   };
 }

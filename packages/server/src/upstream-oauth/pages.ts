@@ -1,6 +1,7 @@
 import {
   answerCli,
   type BrowserConnect,
+  type ConnectStart,
   type ConnectTarget,
   connectCompletePage,
   mountBrowserConnect,
@@ -112,22 +113,38 @@ function upstreamConnect(oauth: UpstreamOAuthService): BrowserConnect {
       };
     },
     unknown: (c) => notAnOAuthSource(c, c.req.param('source') ?? ''),
-    async start(_c, target, viewer, request) {
-      try {
-        const url = await oauth.start({
-          userId: viewer.id,
-          sourceId: target.id,
-          returnTo: { kind: 'cli', redirectUri: request.redirect_uri, state: request.state },
-        });
-        return { url };
-      } catch (error) {
-        const refused = httpErrorOf(error);
-        if (refused === undefined) throw error;
-        const unavailable = refused.code === 'service_unavailable';
-        return { error: unavailable ? 'provider_unavailable' : 'provider_refused' };
-      }
-    },
+    start: (_c, target, viewer, request) =>
+      startUpstreamConnect(oauth, {
+        userId: viewer.id,
+        sourceId: target.id,
+        returnTo: { kind: 'cli', redirectUri: request.redirect_uri, state: request.state },
+      }),
   };
+}
+
+/**
+ * Starts `userId`'s OAuth connect to upstream source `sourceId` (or a plugin's own provider): the
+ * one start for `gateway connect` and the Tools tab alike. A refusal is `provider_unavailable`
+ * when the authorization server cannot be reached, else `provider_refused`, with its message.
+ *
+ * @example
+ * const started = await startUpstreamConnect(oauth, { userId, sourceId, returnTo: { kind: 'web' } });
+ */
+export async function startUpstreamConnect(
+  oauth: UpstreamOAuthService,
+  request: Parameters<UpstreamOAuthService['start']>[0],
+): Promise<ConnectStart> {
+  try {
+    return { url: await oauth.start(request) };
+  } catch (error) {
+    const refused = httpErrorOf(error);
+    if (refused === undefined) throw error;
+    const unavailable = refused.code === 'service_unavailable';
+    return {
+      error: unavailable ? 'provider_unavailable' : 'provider_refused',
+      message: refused.message,
+    };
+  }
 }
 
 /** How a key is shown: a plugin provider's id (`@notion` is `notion`), else the source id. */
