@@ -11,6 +11,7 @@ export default defineConfig(({ mode }) => ({
     // Tests run against package sources; the built output is checked by the pack check in .ci/run.
     alias: [
       { find: /^@gateway\/sdk\/testing$/, replacement: src('./packages/sdk/src/testing/index.ts') },
+      { find: /^@gateway\/sdk\/kernel$/, replacement: src('./packages/sdk/src/kernel/index.ts') },
       { find: /^@gateway\/sdk$/, replacement: src('./packages/sdk/src/index.ts') },
       { find: /^@gateway\/server$/, replacement: src('./packages/server/src/index.ts') },
       // Test helpers of the server for other packages' tests; not published (test/, beside src/).

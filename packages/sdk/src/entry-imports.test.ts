@@ -27,10 +27,41 @@ function importGraph(entry: string): { files: Set<string>; external: Set<string>
   return { files, external };
 }
 
-describe('the sdk root entry', () => {
-  it('imports no node: module and no package but zod', () => {
-    const { files, external } = importGraph(resolve(here, 'index.ts'));
-    expect(files.size).toBeGreaterThan(5);
-    expect([...external].filter((name) => name !== 'zod')).toEqual([]);
+describe('the sdk entries', () => {
+  it.each(['index.ts', 'kernel/index.ts'])(
+    '%s imports no node: module and no package but zod',
+    (entry) => {
+      const { files, external } = importGraph(resolve(here, entry));
+      expect(files.size).toBeGreaterThan(5);
+      expect([...external].filter((name) => name !== 'zod')).toEqual([]);
+    },
+  );
+
+  // Issue 36: the root entry is the plugin author's API; what the gateway and the CLI share with
+  // the sdk is `@gateway/sdk/kernel`. A name added to the root is a public API decision.
+  it('the root entry exports the author API only', async () => {
+    const root = await import('./index.js');
+    expect(Object.keys(root).sort()).toEqual([
+      'ApprovalDeniedError',
+      'AuthRequiredError',
+      'GatewayError',
+      'PluginDefinitionError',
+      'ToolError',
+      'UndeclaredProviderError',
+      'UpstreamUnavailableError',
+      'askForm',
+      'defineAuthProviders',
+      'definePlugin',
+      'defineTool',
+      'defineToolFor',
+      'formatProblem',
+      'isPlugin',
+      'namespaceProblems',
+      'requireApproval',
+      'validatePlugin',
+    ]);
+    const kernel = await import('./kernel/index.js');
+    expect(Object.keys(kernel).filter((name) => name in root)).toEqual([]);
+    expect(kernel.validateToolInput).toBeTypeOf('function');
   });
 });

@@ -1,10 +1,8 @@
-export { askDeclaredApproval } from './approval/declared-approval.js';
+// The plugin author's API: what a plugin imports to define its tools and what its handlers
+// throw, read and write. The checks the gateway and the CLI share with it are
+// `@gateway/sdk/kernel`; the test helpers are `@gateway/sdk/testing`.
 export { requireApproval } from './approval/require-approval.js';
-export {
-  type AuthResolverParts,
-  createAuthResolver,
-  UpstreamUnavailableError,
-} from './auth/auth-fetch.js';
+export { UpstreamUnavailableError } from './auth/auth-fetch.js';
 export type {
   AuthFetchInit,
   AuthResolver,
@@ -26,8 +24,6 @@ export {
   askForm,
   type BooleanField,
   type ChoiceField,
-  type ElicitForm,
-  elicitForm,
   type FormField,
   type FormOption,
   type FormValue,
@@ -36,9 +32,6 @@ export {
   type TextField,
   type TitledChoiceField,
   type TitledMultiChoiceField,
-  urlElicitationProblem,
-  validateElicitRequest,
-  validateFormAnswer,
 } from './elicit/index.js';
 export {
   ApprovalDeniedError,
@@ -51,12 +44,7 @@ export {
   UndeclaredProviderError,
 } from './errors/index.js';
 export { defineAuthProviders, definePlugin, isPlugin } from './plugin/define-plugin.js';
-export {
-  NAMESPACE_MAX_LENGTH,
-  NAMESPACE_PATTERN,
-  namespaceProblems,
-  toolPathsOutsideNamespace,
-} from './plugin/namespace.js';
+export { namespaceProblems } from './plugin/namespace.js';
 export type {
   AuthProvider,
   CredentialPlacement,
@@ -65,35 +53,8 @@ export type {
   PluginDefinition,
   ProviderId,
 } from './plugin/types.js';
-export {
-  isOAuthEndpointUrl,
-  isTitleCase,
-  SIGN_IN_PROVIDER_IDS,
-  validatePlugin,
-} from './plugin/validate-plugin.js';
-export {
-  compilePatterns,
-  isValidPattern,
-  type PathMatcher,
-  patternSchema,
-  type Role,
-  roleSchema,
-} from './policy/index.js';
-export { validateSampleRequest, validateSampleResult } from './sampling/index.js';
+export { validatePlugin } from './plugin/validate-plugin.js';
 export { defineTool, defineToolFor } from './tool/define-tool.js';
-export {
-  acceptedInputKeys,
-  unknownKeyIssues,
-  withUnknownKeyIssues,
-} from './tool/input-keys.js';
-export {
-  type JsonSchema,
-  type JsonSchemaResult,
-  jsonSchemaProblems,
-  toolJsonSchema,
-  unrepresentableSchemaMessage,
-} from './tool/json-schema.js';
-export { formatIssues, type SchemaIssue, type ValidationResult } from './tool/schema-issue.js';
 export type {
   InputSchema,
   Tool,
@@ -101,4 +62,3 @@ export type {
   ToolDefinition,
   ToolOutput,
 } from './tool/types.js';
-export { validateToolInput, validateToolOutput } from './tool/validate-call.js';

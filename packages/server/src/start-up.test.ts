@@ -31,7 +31,7 @@ const MCP_SERVER = /\/node_modules\/@modelcontextprotocol\/server\//;
 /**
  * The only modules of the web app and the API reference a start may load before a page or the
  * reference is asked for (issue 37): the lists of routes mounted lazily, the server's version, and
- * the standalone page shell the sign-in and consent pages share. Anything else of `web/` (its
+ * the HTML kit with the standalone page shell the sign-in, connect and consent pages share. Anything else of `web/` (its
  * pages, ~80 KB) or `openapi/` loading at start fails the test.
  */
 const PAGES = /\/src\/(web|openapi)\/.*\.ts$/;
@@ -39,9 +39,10 @@ const PAGES_AT_START = [
   'openapi/routes.ts',
   'openapi/server-version.ts',
   'web/assets/styles.ts',
-  'web/escape-html.ts',
+  'web/html.ts',
   'web/lazy.ts',
   'web/routes.ts',
+  'web/security.ts',
   'web/standalone-page.ts',
 ];
 

@@ -1,5 +1,6 @@
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { escapeHtml } from '@gateway/sdk/kernel';
 import { CliError } from '../cli-error.js';
 
 /** What the browser is shown once the callback arrived. */
@@ -149,20 +150,6 @@ function answer(response: ServerResponse, status: number, page: Answer, then?: (
   // 'close' comes after the page is flushed, or when the browser went away first.
   if (then !== undefined) response.once('close', then);
   response.end(html(page));
-}
-
-/**
- * The CLI's own copy of the server's `web/escape-html.ts`, on purpose: the CLI depends on the sdk
- * only (never on `@gateway/server`, which it talks to over HTTP), and the sdk's entry is the
- * plugin author's API, no place for an HTML helper. This page is the CLI's only HTML.
- */
-function escapeHtml(text: string): string {
-  return text
-    .replaceAll('&', '&amp;')
-    .replaceAll('<', '&lt;')
-    .replaceAll('>', '&gt;')
-    .replaceAll('"', '&quot;')
-    .replaceAll("'", '&#39;');
 }
 
 // The gateway's colours and card, inline: this page has no assets to load.

@@ -1,14 +1,14 @@
 import { z } from 'zod';
+import { hiddenFields, html } from '../web/html.js';
+import { standalonePage } from '../web/standalone-page.js';
 import { issueCode } from './codes.js';
 import { AUTHORIZE_COMPLETE_PATH } from './complete-page.js';
-import { escapeHtml, hiddenFields, page } from './html.js';
 import { loopbackRedirect, loopbackRequest, withParams } from './loopback.js';
 import {
   type CliPages,
   csrfToken,
   errorPage,
   formIsGenuine,
-  htmlResponse,
   readForm,
   seeOther,
   signedInViewer,
@@ -73,15 +73,15 @@ export function mountAuthorizePage(pages: CliPages): void {
       client_name: client,
       csrf: csrfToken(c, services),
     });
-    const body = `<h1>Allow ${escapeHtml(client)}?</h1>
-<p><strong>${escapeHtml(client)}</strong> on this computer (listening on port ${escapeHtml(redirect.port)}) wants to use Gateway as <strong>${escapeHtml(signedIn.email)}</strong>.</p>
+    const body = html`<h1>Allow ${client}?</h1>
+<p><strong>${client}</strong> on this computer (listening on port ${redirect.port}) wants to use Gateway as <strong>${signedIn.email}</strong>.</p>
 <p class="muted">It receives a token that can do what you can do in Gateway until you revoke it. Only approve if you just ran <code>gateway login</code>.</p>
 <form method="post" action="/cli/authorize">
 ${fields}
 <button type="submit" name="action" value="approve">Approve</button>
 <button type="submit" name="action" value="deny">Deny</button>
 </form>`;
-    return htmlResponse(c, page(`Allow ${client}`, body));
+    return standalonePage(c, `Allow ${client}`, body);
   });
 
   app.post('/cli/authorize', async (c) => {

@@ -14,7 +14,12 @@ const STATE = 'connect-state-0123456789';
 function hiddenOf(html: string): Record<string, string> {
   const fields: Record<string, string> = {};
   for (const match of html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) {
-    fields[match[1] ?? ''] = (match[2] ?? '').replaceAll('&amp;', '&');
+    fields[match[1] ?? ''] = (match[2] ?? '')
+      .replaceAll('&quot;', '"')
+      .replaceAll('&lt;', '<')
+      .replaceAll('&gt;', '>')
+      .replaceAll('&#39;', "'")
+      .replaceAll('&amp;', '&');
   }
   return fields;
 }
@@ -105,6 +110,34 @@ for (const target of gatewayTargets()) {
       expect(loopback?.searchParams.get('complete_uri')).toBeNull();
       const complete = await (await session.browse('/cli/connect/gcp/complete')).text();
       expect(complete).toContain('<h1>Google Cloud is not connected</h1>');
+    });
+
+    // Issue 36: the connect pages render with the server's one HTML kit, which escapes what the
+    // CLI sent; a cancel tells the loopback with the state as sent and the provider.
+    it('escapes the CLI state in its form and tells the loopback of a cancel', async () => {
+      const idp = await startMockProvider();
+      const gw = await target.create({ env: genericProviderEnv('gcp', idp) });
+      const session = await signedIn(gw);
+      const state = `"><img src=x onerror=alert(1)>'&`;
+      const query = new URLSearchParams({ redirect_uri: REDIRECT, state });
+      const page = await session.browse(`/cli/connect/gcp?${query}`);
+      expect(page.status).toBe(200);
+      expect(page.headers.get('content-security-policy')).toContain("default-src 'none'");
+      const html = await page.text();
+      expect(html).not.toContain('<img');
+      expect(html).toContain('&lt;img src=x onerror=alert(1)&gt;');
+      const fields = hiddenOf(html);
+      expect(fields.state).toBe(state);
+      const cancelled = await session.browse('/cli/connect/gcp', {
+        form: { ...fields, action: 'cancel' },
+      });
+      expect(cancelled.status).toBe(303);
+      const loopback = new URL(cancelled.headers.get('location') ?? '');
+      expect(Object.fromEntries(loopback.searchParams)).toEqual({
+        state,
+        provider: 'gcp',
+        error: 'access_denied',
+      });
     });
 
     it('sends a browser that is not signed in to sign in first', async () => {

@@ -1,20 +1,20 @@
 import type { AppContext } from '../http/app-env.js';
+import {
+  answerCli,
+  type BrowserConnect,
+  type ConnectTarget,
+  mountBrowserConnect,
+  startProviderLink,
+} from './browser-connect.js';
 import { finishConnectFlow, startConnectFlow } from './codes.js';
 import { connectCompletePath } from './complete-page.js';
-import { escapeHtml, hiddenFields, page } from './html.js';
-import { loopbackRedirect, loopbackRequest, withParams } from './loopback.js';
-import {
-  type CliPages,
-  callAuth,
-  csrfToken,
-  errorPage,
-  formIsGenuine,
-  htmlResponse,
-  readForm,
-  seeOther,
-  signedInViewer,
-  signInLocation,
-} from './page-kit.js';
+import { loopbackRedirect } from './loopback.js';
+import { type CliPages, errorPage, signedInViewer } from './page-kit.js';
+
+/** The path of the CLI's browser page for connecting OAuth provider `providerId`. */
+function connectPath(providerId: string): string {
+  return `/cli/connect/${encodeURIComponent(providerId)}`;
+}
 
 /**
  * `GET /cli/connect/<provider>`: the browser half of `gateway connect <provider>` for an OAuth
@@ -26,97 +26,7 @@ import {
  */
 export function mountConnectPage(pages: CliPages): void {
   const { app, services } = pages;
-  const provider = (c: AppContext) =>
-    services.auth.providers.find((candidate) => candidate.id === c.req.param('provider'));
-  const notConfigured = (c: AppContext) =>
-    errorPage(
-      c,
-      404,
-      'Provider not available',
-      `"${c.req.param('provider')}" is not an OAuth provider this gateway has configured. API-key tools are connected with \`gateway connect\` prompting for the key.`,
-    );
-
-  app.get('/cli/connect/:provider', async (c) => {
-    const target = provider(c);
-    if (!target) return notConfigured(c);
-    const parsed = loopbackRequest.safeParse(c.req.query());
-    const redirect = parsed.success ? loopbackRedirect(parsed.data.redirect_uri) : undefined;
-    if (!parsed.success || !redirect) {
-      return errorPage(
-        c,
-        400,
-        'Connect request refused',
-        'The request needs state and a loopback redirect_uri.',
-      );
-    }
-    const signedIn = await signedInViewer(pages, c);
-    if (!signedIn) return c.redirect(signInLocation(c), 302);
-    const body = `<h1>Connect ${escapeHtml(target.name)}</h1>
-<p>Connect your ${escapeHtml(target.name)} account to Gateway as <strong>${escapeHtml(signedIn.email)}</strong>, so your tools can use it.</p>
-<p class="muted">You will sign in at ${escapeHtml(target.name)}; the command line gets told when you are done.</p>
-<form method="post" action="/cli/connect/${escapeHtml(encodeURIComponent(target.id))}">
-${hiddenFields({ ...parsed.data, csrf: csrfToken(c, services) })}
-<button type="submit" name="action" value="connect">Continue to ${escapeHtml(target.name)}</button>
-<button type="submit" name="action" value="cancel">Cancel</button>
-</form>`;
-    return htmlResponse(c, page(`Connect ${target.name}`, body));
-  });
-
-  app.post('/cli/connect/:provider', async (c) => {
-    const target = provider(c);
-    if (!target) return notConfigured(c);
-    const form = await readForm(c);
-    const parsed = loopbackRequest.safeParse(form);
-    const redirect = parsed.success ? loopbackRedirect(parsed.data.redirect_uri) : undefined;
-    if (!parsed.success || !redirect) {
-      return errorPage(
-        c,
-        400,
-        'Connect request refused',
-        'The request needs state and a loopback redirect_uri.',
-      );
-    }
-    if (!formIsGenuine(c, form)) {
-      return errorPage(
-        c,
-        403,
-        'Request refused',
-        'This form was not sent from the Gateway connect page.',
-      );
-    }
-    const { state } = parsed.data;
-    if (form.action !== 'connect')
-      return seeOther(c, withParams(redirect, { error: 'access_denied', state }));
-    const signedIn = await signedInViewer(pages, c);
-    if (!signedIn)
-      return errorPage(c, 401, 'Not signed in', 'Your session ended; run the command again.');
-
-    const flow = await startConnectFlow(services.database.db, {
-      userId: signedIn.id,
-      redirectUri: parsed.data.redirect_uri,
-      state,
-      provider: target.id,
-    });
-    const done = `${services.baseUrl}/cli/connect/${encodeURIComponent(target.id)}/done?flow=${flow}`;
-    const result = await callAuth(c, services, '/link-social', {
-      provider: target.id,
-      callbackURL: done,
-      errorCallbackURL: done,
-      disableRedirect: true,
-    });
-    const url = result.json.url;
-    if (result.status !== 200 || typeof url !== 'string') {
-      await finishConnectFlow(services.database.db, flow);
-      const reason =
-        result.status === 429
-          ? 'rate_limited'
-          : result.status === 503
-            ? 'provider_unavailable'
-            : 'server_error';
-      return seeOther(c, withParams(redirect, { error: reason, state, provider: target.id }));
-    }
-    return seeOther(c, url, result.cookies);
-  });
+  mountBrowserConnect(pages, providerConnect(services));
 
   app.get('/cli/connect/:provider/done', async (c) => {
     const flowId = c.req.query('flow');
@@ -132,21 +42,55 @@ ${hiddenFields({ ...parsed.data, csrf: csrfToken(c, services) })}
       );
     }
     const signedIn = await signedInViewer(pages, c);
-    const base = { state: flow.state, provider: flow.provider };
-    if (signedIn?.id !== flow.userId)
-      return seeOther(c, withParams(redirect, { ...base, error: 'session_changed' }));
+    const answer = { state: flow.state, provider: flow.provider };
+    if (signedIn?.id !== flow.userId) return answerCli(c, redirect, answer, 'session_changed');
     const error = c.req.query('error');
-    if (error !== undefined) return seeOther(c, withParams(redirect, { ...base, error }));
-    // `complete_uri`: the CLI's listener sends the browser on to this gateway page.
-    const complete = `${services.baseUrl}${connectCompletePath(flow.provider)}`;
-    return seeOther(
-      c,
-      withParams(redirect, {
-        state: flow.state,
-        complete_uri: complete,
-        provider: flow.provider,
-        status: 'connected',
-      }),
-    );
+    if (error !== undefined) return answerCli(c, redirect, answer, error);
+    const completeUri = `${services.baseUrl}${connectCompletePath(flow.provider)}`;
+    return answerCli(c, redirect, answer, { completeUri });
   });
+}
+
+/** Connecting an OAuth sign-in provider: better-auth's link flow, which ends at the `done` page. */
+function providerConnect(services: CliPages['services']): BrowserConnect {
+  return {
+    route: '/cli/connect/:provider',
+    path: connectPath,
+    async target(c): Promise<ConnectTarget | undefined> {
+      const provider = services.auth.providers.find(
+        (candidate) => candidate.id === c.req.param('provider'),
+      );
+      if (provider === undefined) return undefined;
+      return {
+        id: provider.id,
+        name: provider.name,
+        account: `your ${provider.name} account`,
+        purpose: 'so your tools can use it',
+        signInAt: provider.name,
+        continueLabel: `Continue to ${provider.name}`,
+      };
+    },
+    unknown: (c: AppContext) =>
+      errorPage(
+        c,
+        404,
+        'Provider not available',
+        `"${c.req.param('provider')}" is not an OAuth provider this gateway has configured. API-key tools are connected with \`gateway connect\` prompting for the key.`,
+      ),
+    async start(c, target, viewer, request) {
+      const flow = await startConnectFlow(services.database.db, {
+        userId: viewer.id,
+        redirectUri: request.redirect_uri,
+        state: request.state,
+        provider: target.id,
+      });
+      const done = `${services.baseUrl}${connectPath(target.id)}/done?flow=${flow}`;
+      const started = await startProviderLink(c, services, target.id, {
+        callbackURL: done,
+        errorCallbackURL: done,
+      });
+      if ('error' in started) await finishConnectFlow(services.database.db, flow);
+      return started;
+    },
+  };
 }

@@ -9,19 +9,10 @@ import type { AppContext, AppEnv } from '../http/app-env.js';
 import { readBodyText } from '../http/request-body.js';
 import { type Authenticate, type Viewer, viewerOf } from '../identity/index.js';
 import { safeEqual } from '../secrets/index.js';
-import { escapeHtml, PAGE_HEADERS, page } from './html.js';
+import { html } from '../web/html.js';
+import { standalonePage } from '../web/standalone-page.js';
 
 const CSRF_COOKIE = 'gw_cli_csrf';
-
-/** An HTML answer with the page security headers (and any cookies already set on `c`). */
-export function htmlResponse(
-  c: AppContext,
-  html: string,
-  status: ContentfulStatusCode = 200,
-): Response {
-  for (const [name, value] of Object.entries(PAGE_HEADERS)) c.header(name, value);
-  return c.body(html, status);
-}
 
 /** A page saying what went wrong, with no way onward but the CLI. */
 export function errorPage(
@@ -29,13 +20,11 @@ export function errorPage(
   status: ContentfulStatusCode,
   title: string,
   message: string,
-): Response {
-  return htmlResponse(
+): Promise<Response> {
+  return standalonePage(
     c,
-    page(
-      title,
-      `<h1>${escapeHtml(title)}</h1>\n<p class="error">${escapeHtml(message)}</p>\n<p class="muted">Close this tab and run the command again.</p>`,
-    ),
+    title,
+    html`<h1>${title}</h1>\n<p class="error">${message}</p>\n<p class="muted">Close this tab and run the command again.</p>`,
     status,
   );
 }

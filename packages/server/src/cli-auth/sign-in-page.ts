@@ -5,16 +5,9 @@ import type { AppContext, AppEnv } from '../http/app-env.js';
 import { safeRedirectPath } from '../http/safe-redirect.js';
 import { asSignupRefusal, signupRefusalText } from '../invites/index.js';
 import type { SignupPolicy } from '../invites/policy.js';
-import { escapeHtml, hiddenFields, page } from './html.js';
-import {
-  callAuth,
-  csrfToken,
-  errorPage,
-  formIsGenuine,
-  htmlResponse,
-  readForm,
-  seeOther,
-} from './page-kit.js';
+import { hiddenFields, html } from '../web/html.js';
+import { standalonePage } from '../web/standalone-page.js';
+import { callAuth, csrfToken, errorPage, formIsGenuine, readForm, seeOther } from './page-kit.js';
 
 /** The CLI's sign-in page has no Tools tab to send an unlinked account to. */
 const CLI_WORDING: Readonly<Record<string, string>> = {
@@ -43,17 +36,15 @@ export function mountSignInPage(
     status: 200 | 400 | 401 | 409 | 429 | 503 = 200,
   ) => {
     const csrf = csrfToken(c, services);
-    const social = services.auth.providers
-      .map(
-        (provider) => `<form method="post" action="/cli/sign-in/social">
+    const social = services.auth.providers.map(
+      (provider) => html`<form method="post" action="/cli/sign-in/social">
 ${hiddenFields({ provider: provider.id, next, csrf })}
-<button type="submit">Continue with ${escapeHtml(provider.name)}</button>
+<button type="submit">Continue with ${provider.name}</button>
 </form>`,
-      )
-      .join('\n');
-    const body = `<h1>Sign in to Gateway</h1>
+    );
+    const body = html`<h1>Sign in to Gateway</h1>
 <p class="muted">The Gateway command-line client asked you to sign in.</p>
-${error === undefined ? '' : `<p class="error">${escapeHtml(error)}</p>`}
+${error === undefined ? '' : html`<p class="error">${error}</p>`}
 <form method="post" action="/cli/sign-in">
 ${hiddenFields({ next, csrf })}
 <label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" required>
@@ -63,7 +54,7 @@ ${hiddenFields({ next, csrf })}
 <button type="submit" name="action" value="sign-up">Create account</button>
 </form>
 ${social}`;
-    return htmlResponse(c, page('Sign in', body), status);
+    return standalonePage(c, 'Sign in', body, status);
   };
 
   app.get('/cli/sign-in', (c) => {

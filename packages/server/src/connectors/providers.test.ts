@@ -1,4 +1,4 @@
-import { SIGN_IN_PROVIDER_IDS } from '@gateway/sdk';
+import { SIGN_IN_PROVIDER_IDS } from '@gateway/sdk/kernel';
 import { describe, expect, it } from 'vitest';
 import { OAUTH_PROVIDERS } from './providers.js';
 

@@ -1,4 +1,4 @@
-import { compilePatterns } from '@gateway/sdk';
+import { compilePatterns } from '@gateway/sdk/kernel';
 
 /** The first of `patterns` that matches `path`, or null. */
 export function firstMatch(patterns: readonly string[], path: string): string | null {

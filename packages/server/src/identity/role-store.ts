@@ -1,4 +1,4 @@
-import type { Role } from '@gateway/sdk';
+import type { Role } from '@gateway/sdk/kernel';
 import type { Kysely } from 'kysely';
 import type { DatabaseSchema, GatewayDatabase, RoleRow } from '../db/index.js';
 import { rowLocksSupported } from '../db/locks.js';

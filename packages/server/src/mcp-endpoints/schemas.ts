@@ -1,4 +1,4 @@
-import { patternSchema } from '@gateway/sdk';
+import { patternSchema } from '@gateway/sdk/kernel';
 import { z } from 'zod';
 import { userIdSchema } from '../http/common-schemas.js';
 import { ENDPOINT_MODES } from './scope.js';

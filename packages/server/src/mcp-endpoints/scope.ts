@@ -1,4 +1,4 @@
-import { isValidPattern } from '@gateway/sdk';
+import { isValidPattern } from '@gateway/sdk/kernel';
 
 /** How an endpoint offers its tools: listed (`tools`), or found through meta-tools (`discovery`). */
 export type EndpointMode = 'tools' | 'discovery';

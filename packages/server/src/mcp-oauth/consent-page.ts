@@ -2,13 +2,14 @@ import { randomBytes } from 'node:crypto';
 import type { Context, Hono } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { escapeHtml, hiddenFields, PAGE_HEADERS, page } from '../cli-auth/html.js';
 import type { GatewayDatabase } from '../db/database.js';
 import type { AppContext, AppEnv } from '../http/app-env.js';
 import { readBodyText } from '../http/request-body.js';
 import { type Authenticate, type Viewer, viewerOf } from '../identity/index.js';
 import type { PolicyService } from '../policy/policy-service.js';
 import { safeEqual } from '../secrets/index.js';
+import { hiddenFields, html } from '../web/html.js';
+import { standalonePage } from '../web/standalone-page.js';
 import {
   type AuthorizationProblem,
   type AuthorizationRequest,
@@ -36,18 +37,15 @@ export interface ConsentDeps {
   resource: () => string;
 }
 
-function htmlAnswer(c: AppContext, body: string, status: ContentfulStatusCode = 200): Response {
-  for (const [name, value] of Object.entries(PAGE_HEADERS)) c.header(name, value);
-  return c.body(body, status);
-}
-
-function errorPage(c: AppContext, status: ContentfulStatusCode, message: string): Response {
-  return htmlAnswer(
+function errorPage(
+  c: AppContext,
+  status: ContentfulStatusCode,
+  message: string,
+): Promise<Response> {
+  return standalonePage(
     c,
-    page(
-      'Sign-in request refused',
-      `<h1>Sign-in request refused</h1>\n<p class="error">${escapeHtml(message)}</p>\n<p class="muted">Close this tab and connect again from your AI client.</p>`,
-    ),
+    'Sign-in request refused',
+    html`<h1>Sign-in request refused</h1>\n<p class="error">${message}</p>\n<p class="muted">Close this tab and connect again from your AI client.</p>`,
     status,
   );
 }
@@ -84,43 +82,40 @@ async function consentPage(
   const redirect = new URL(request.redirectUri);
   const where =
     redirect.protocol === 'https:'
-      ? `<strong>${escapeHtml(redirect.host)}</strong>`
+      ? html`<strong>${redirect.host}</strong>`
       : redirect.protocol === 'http:'
-        ? `an app on this computer (<strong>${escapeHtml(redirect.host)}</strong>)`
-        : `the app that handles <strong>${escapeHtml(redirect.protocol)}</strong> links`;
+        ? html`an app on this computer (<strong>${redirect.host}</strong>)`
+        : html`the app that handles <strong>${redirect.protocol}</strong> links`;
   const identity =
     client.kind === 'cimd'
-      ? `<p class="muted">Identified by <strong>${escapeHtml(new URL(client.clientId).host)}</strong>, which publishes this client's details.</p>`
-      : `<p class="error"><strong>Unverified client.</strong> It registered itself and chose its own name; check that you just connected it.</p>`;
+      ? html`<p class="muted">Identified by <strong>${new URL(client.clientId).host}</strong>, which publishes this client's details.</p>`
+      : html`<p class="error"><strong>Unverified client.</strong> It registered itself and chose its own name; check that you just connected it.</p>`;
   const resolution = await deps.services.policy.resolveForUser(viewer.id);
   const tools = resolution.tools.map((tool) => tool.path);
-  const shown = tools
-    .slice(0, TOOLS_SHOWN)
-    .map((path) => `<li><code>${escapeHtml(path)}</code></li>`)
-    .join('\n');
+  const shown = tools.slice(0, TOOLS_SHOWN).map((path) => html`<li><code>${path}</code></li>\n`);
   const more =
     tools.length > TOOLS_SHOWN
-      ? `<li class="muted">and ${tools.length - TOOLS_SHOWN} more</li>`
+      ? html`<li class="muted">and ${tools.length - TOOLS_SHOWN} more</li>`
       : '';
   const toolList =
     tools.length === 0
-      ? '<p class="muted">Your role allows no tools yet.</p>'
-      : `<ul>\n${shown}\n${more}\n</ul>`;
+      ? html`<p class="muted">Your role allows no tools yet.</p>`
+      : html`<ul>\n${shown}${more}\n</ul>`;
   const fields: Record<string, string> = {
     csrf: csrfToken(c, deps.services.baseUrl.startsWith('https:')),
   };
   for (const [name, value] of params) fields[name] = value;
-  const body = `<h1>Allow ${escapeHtml(client.name)}?</h1>
-<p><strong>${escapeHtml(client.name)}</strong> wants to use your Gateway tools as <strong>${escapeHtml(viewer.email)}</strong>. After you allow it, you return to ${where}.</p>
+  const body = html`<h1>Allow ${client.name}?</h1>
+<p><strong>${client.name}</strong> wants to use your Gateway tools as <strong>${viewer.email}</strong>. After you allow it, you return to ${where}.</p>
 ${identity}
-<p>It can list and call the tools your role (<code>${escapeHtml(viewer.roleId)}</code>) allows, with your connections, until you delete it from your MCP endpoints:</p>
+<p>It can list and call the tools your role (<code>${viewer.roleId}</code>) allows, with your connections, until you delete it from your MCP endpoints:</p>
 ${toolList}
 <form method="post" action="${AUTHORIZE_PATH}">
 ${hiddenFields(fields)}
 <button type="submit" name="action" value="allow">Allow</button>
 <button type="submit" name="action" value="deny">Deny</button>
 </form>`;
-  return htmlAnswer(c, page(`Allow ${client.name}`, body));
+  return standalonePage(c, `Allow ${client.name}`, body);
 }
 
 function refusal(c: AppContext, problem: AuthorizationProblem, iss: string, status: 302 | 303) {

@@ -1,4 +1,5 @@
-import { type AuthResolver, createAuthResolver } from '@gateway/sdk';
+import type { AuthResolver } from '@gateway/sdk';
+import { createAuthResolver } from '@gateway/sdk/kernel';
 import type { Redactor } from '../http/redact.js';
 
 /**

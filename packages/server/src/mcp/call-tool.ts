@@ -1,11 +1,10 @@
 import {
   ApprovalDeniedError,
   AuthRequiredError,
-  formatIssues,
-  type Role,
   ToolError,
   UndeclaredProviderError,
 } from '@gateway/sdk';
+import { formatIssues, type Role } from '@gateway/sdk/kernel';
 import {
   type CallToolRequestParams,
   type CallToolResult,

@@ -1,4 +1,5 @@
-import { type ElicitForm, type ElicitRequest, elicitForm, ToolError } from '@gateway/sdk';
+import { type ElicitRequest, ToolError } from '@gateway/sdk';
+import { type ElicitForm, elicitForm } from '@gateway/sdk/kernel';
 import type {
   CreateMessageRequestParams,
   ElicitRequestFormParams,

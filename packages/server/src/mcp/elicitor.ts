@@ -1,11 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import {
-  type ElicitRequest,
-  type ElicitResult,
-  formatIssues,
-  validateElicitRequest,
-  validateFormAnswer,
-} from '@gateway/sdk';
+import type { ElicitRequest, ElicitResult } from '@gateway/sdk';
+import { formatIssues, validateElicitRequest, validateFormAnswer } from '@gateway/sdk/kernel';
 import type { ClientCapabilities } from '@modelcontextprotocol/server';
 import { redactArguments } from '../executions/index.js';
 import type { CallContext, CallSite } from './call-site.js';

@@ -1,4 +1,5 @@
-import type { ElicitForm, FormField } from '@gateway/sdk';
+import type { FormField } from '@gateway/sdk';
+import type { ElicitForm } from '@gateway/sdk/kernel';
 
 /**
  * The answer a form gets when it is approved outside the AI client (web app, `gateway

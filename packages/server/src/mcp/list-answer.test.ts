@@ -4,7 +4,7 @@
  * principal is never served to another who may see something else, across roles, endpoints and
  * every change that can alter a list, on one instance and across instances on PostgreSQL.
  */
-import { compilePatterns } from '@gateway/sdk';
+import { compilePatterns } from '@gateway/sdk/kernel';
 import type { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { sql } from 'kysely';
 import { describe, expect, it, onTestFinished } from 'vitest';

@@ -1,4 +1,5 @@
-import type { PluginContext, Role, SampleRequest, SampleResult } from '@gateway/sdk';
+import type { PluginContext, SampleRequest, SampleResult } from '@gateway/sdk';
+import type { Role } from '@gateway/sdk/kernel';
 import type {
   CallToolResult,
   InputRequiredResult,

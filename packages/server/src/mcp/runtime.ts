@@ -1,4 +1,4 @@
-import type { Role } from '@gateway/sdk';
+import type { Role } from '@gateway/sdk/kernel';
 import type {
   CallToolResult,
   InputRequiredResult,

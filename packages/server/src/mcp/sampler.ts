@@ -1,11 +1,5 @@
-import {
-  formatIssues,
-  type SampleRequest,
-  type SampleResult,
-  ToolError,
-  validateSampleRequest,
-  validateSampleResult,
-} from '@gateway/sdk';
+import { type SampleRequest, type SampleResult, ToolError } from '@gateway/sdk';
+import { formatIssues, validateSampleRequest, validateSampleResult } from '@gateway/sdk/kernel';
 import type { CreateMessageRequestParams } from '@modelcontextprotocol/server';
 import type { CallContext, CallSite } from './call-site.js';
 import { countQuestion, InputNeeded, type PendingSlot } from './elicitation.js';

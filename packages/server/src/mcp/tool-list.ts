@@ -1,4 +1,4 @@
-import { compilePatterns, type PathMatcher } from '@gateway/sdk';
+import { compilePatterns, type PathMatcher } from '@gateway/sdk/kernel';
 import { isSpecType, type Tool as McpTool } from '@modelcontextprotocol/server';
 import type { ServerLogger } from '../http/logger.js';
 import type { EndpointScope } from '../mcp-endpoints/index.js';

@@ -1,4 +1,4 @@
-import { escapeHtml } from '../web/escape-html.js';
+import { type Html, html, raw } from '../web/html.js';
 import {
   ACCESS_DESCRIPTIONS,
   ERROR_BODY_REF,
@@ -42,12 +42,12 @@ details > summary { cursor: pointer; color: var(--muted); font-size: 13px; }
 /**
  * Renders an OpenAPI document as one self-contained HTML page: every operation with its method,
  * path, summary, access, parameters, request body schema and responses. Styles are inline and
- * nothing is fetched from elsewhere; every value is HTML-escaped.
+ * nothing is fetched from elsewhere; every value is escaped by the server's HTML kit.
  *
  * @example
- * return c.html(renderApiDocs(buildOpenApiDocument(routes, options)));
+ * return c.html(await renderApiDocs(buildOpenApiDocument(routes, options)));
  */
-export function renderApiDocs(document: OpenApiDocument): string {
+export async function renderApiDocs(document: OpenApiDocument): Promise<string> {
   const byTag = new Map<string, { method: string; path: string; operation: OpenApiOperation }[]>();
   for (const [path, methods] of Object.entries(document.paths)) {
     for (const [method, operation] of Object.entries(methods)) {
@@ -57,41 +57,35 @@ export function renderApiDocs(document: OpenApiDocument): string {
     }
   }
 
-  const contents = [...byTag]
-    .map(
-      ([tag, operations]) =>
-        `<li><a href="#tag-${anchor(tag)}">${escapeHtml(tag)}</a><ul>${operations
-          .map(
-            ({ method, path, operation }) =>
-              `<li><a href="#${anchor(operation.operationId)}"><code>${escapeHtml(method.toUpperCase())} ${escapeHtml(path)}</code></a></li>`,
-          )
-          .join('')}</ul></li>`,
-    )
-    .join('');
+  const contents = [...byTag].map(
+    ([tag, operations]) =>
+      html`<li><a href="#tag-${anchor(tag)}">${tag}</a><ul>${operations.map(
+        ({ method, path, operation }) =>
+          html`<li><a href="#${anchor(operation.operationId)}"><code>${method.toUpperCase()} ${path}</code></a></li>`,
+      )}</ul></li>`,
+  );
 
-  const sections = [...byTag]
-    .map(
-      ([tag, operations]) =>
-        `<section><h2 id="tag-${anchor(tag)}">${escapeHtml(tag)}</h2>${operations
-          .map(({ method, path, operation }) => renderOperation(method, path, operation))
-          .join('')}</section>`,
-    )
-    .join('');
+  const sections = [...byTag].map(
+    ([tag, operations]) =>
+      html`<section><h2 id="tag-${anchor(tag)}">${tag}</h2>${operations.map(
+        ({ method, path, operation }) => renderOperation(method, path, operation),
+      )}</section>`,
+  );
 
   const errorBody = document.components.schemas.ErrorBody;
-  return `<!doctype html>
+  const page = await html`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(document.info.title)} reference</title>
-<style>${STYLE}</style>
+<title>${document.info.title} reference</title>
+<style>${raw(STYLE)}</style>
 </head>
 <body>
 <header>
-<h1>${escapeHtml(document.info.title)} <span class="muted">${escapeHtml(document.info.version)}</span></h1>
-<p>${escapeHtml(document.info.description)}</p>
-<p class="muted">Base URL: <code>${escapeHtml(document.servers[0]?.url ?? '')}</code> · Machine-readable: <a href="openapi.json">/api/openapi.json</a> (OpenAPI ${escapeHtml(document.openapi)})</p>
+<h1>${document.info.title} <span class="muted">${document.info.version}</span></h1>
+<p>${document.info.description}</p>
+<p class="muted">Base URL: <code>${document.servers[0]?.url ?? ''}</code> · Machine-readable: <a href="openapi.json">/api/openapi.json</a> (OpenAPI ${document.openapi})</p>
 </header>
 <main>
 <nav><h2>Operations</h2><ul>${contents}</ul></nav>
@@ -101,48 +95,45 @@ ${sections}
 </body>
 </html>
 `;
+  return page.toString();
 }
 
-function renderOperation(method: string, path: string, operation: OpenApiOperation): string {
+function renderOperation(method: string, path: string, operation: OpenApiOperation): Html {
   const parameters = operation.parameters ?? [];
   const parameterTable =
     parameters.length === 0
       ? ''
-      : `<h4>Parameters</h4><table><thead><tr><th>Name</th><th>In</th><th>Required</th><th>Schema</th><th>Description</th></tr></thead><tbody>${parameters
-          .map(
-            (parameter) =>
-              `<tr><td><code>${escapeHtml(parameter.name)}</code></td><td>${escapeHtml(parameter.in)}</td><td>${
-                parameter.required ? 'yes' : 'no'
-              }</td><td><code>${escapeHtml(compactSchema(parameter.schema))}</code></td><td>${escapeHtml(parameter.description ?? '')}</td></tr>`,
-          )
-          .join('')}</tbody></table>`;
+      : html`<h4>Parameters</h4><table><thead><tr><th>Name</th><th>In</th><th>Required</th><th>Schema</th><th>Description</th></tr></thead><tbody>${parameters.map(
+          (parameter) =>
+            html`<tr><td><code>${parameter.name}</code></td><td>${parameter.in}</td><td>${
+              parameter.required ? 'yes' : 'no'
+            }</td><td><code>${compactSchema(parameter.schema)}</code></td><td>${parameter.description ?? ''}</td></tr>`,
+        )}</tbody></table>`;
   const body = operation.requestBody
-    ? `<h4>Request body <span class="muted">application/json</span></h4>${schemaBlock(operation.requestBody.content['application/json'].schema)}`
+    ? html`<h4>Request body <span class="muted">application/json</span></h4>${schemaBlock(operation.requestBody.content['application/json'].schema)}`
     : '';
-  const responses = Object.entries(operation.responses)
-    .map(([status, response]) => {
-      const schema = response.content?.['application/json'].schema;
-      const isError = schema !== undefined && schema.$ref === ERROR_BODY_REF;
-      const detail =
-        schema === undefined
-          ? ''
-          : isError
-            ? '<span class="muted"> · <a href="#error-body">error body</a></span>'
-            : `<details><summary>Schema</summary>${schemaBlock(schema)}</details>`;
-      return `<tr><td><code>${escapeHtml(status)}</code></td><td>${escapeHtml(response.description)}${detail}</td></tr>`;
-    })
-    .join('');
-  return `<article class="op" id="${anchor(operation.operationId)}">
-<h3><span class="method ${escapeHtml(method)}">${escapeHtml(method)}</span><code>${escapeHtml(path)}</code><span class="access">${escapeHtml(operation['x-access'])}</span></h3>
-<p>${escapeHtml(operation.summary)}</p>
-<p class="muted">${escapeHtml(ACCESS_DESCRIPTIONS[operation['x-access']])}</p>
+  const responses = Object.entries(operation.responses).map(([status, response]) => {
+    const schema = response.content?.['application/json'].schema;
+    const isError = schema !== undefined && schema.$ref === ERROR_BODY_REF;
+    const detail =
+      schema === undefined
+        ? ''
+        : isError
+          ? html`<span class="muted"> · <a href="#error-body">error body</a></span>`
+          : html`<details><summary>Schema</summary>${schemaBlock(schema)}</details>`;
+    return html`<tr><td><code>${status}</code></td><td>${response.description}${detail}</td></tr>`;
+  });
+  return html`<article class="op" id="${anchor(operation.operationId)}">
+<h3><span class="method ${method}">${method}</span><code>${path}</code><span class="access">${operation['x-access']}</span></h3>
+<p>${operation.summary}</p>
+<p class="muted">${ACCESS_DESCRIPTIONS[operation['x-access']]}</p>
 ${parameterTable}${body}
 <h4>Responses</h4><table><thead><tr><th>Status</th><th>Description</th></tr></thead><tbody>${responses}</tbody></table>
 </article>`;
 }
 
-function schemaBlock(schema: unknown): string {
-  return `<pre>${escapeHtml(JSON.stringify(schema, null, 2))}</pre>`;
+function schemaBlock(schema: unknown): Html {
+  return html`<pre>${JSON.stringify(schema, null, 2)}</pre>`;
 }
 
 /** A parameter's schema on one line, e.g. `string (1..200)`. */

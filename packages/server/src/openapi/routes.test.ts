@@ -193,7 +193,7 @@ describe('buildOpenApiDocument', () => {
     expect(refs.length).toBeGreaterThan(1);
   });
 
-  it('escapes everything it renders', () => {
+  it('escapes everything it renders', async () => {
     const routes: AnyRoute[] = [
       defineRoute({
         method: 'get',
@@ -205,7 +205,7 @@ describe('buildOpenApiDocument', () => {
         handler: (c) => c.json({}),
       }),
     ];
-    const html = renderApiDocs(
+    const html = await renderApiDocs(
       buildOpenApiDocument(routes, { baseUrl: 'http://localhost', version: '1' }),
     );
     expect(html).not.toContain('<img');

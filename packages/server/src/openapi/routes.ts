@@ -53,7 +53,7 @@ export function openApiRoutes(options: OpenApiRoutesOptions): AnyRoute[] {
       handler: async (c) => {
         const entry = await current();
         const { DOCS_CONTENT_SECURITY_POLICY, renderApiDocs } = await import('./render-docs.js');
-        entry.html ??= renderApiDocs(entry.document);
+        entry.html ??= await renderApiDocs(entry.document);
         c.header('Content-Security-Policy', DOCS_CONTENT_SECURITY_POLICY);
         return c.html(entry.html);
       },

@@ -1,4 +1,4 @@
-import { compilePatterns, type PathMatcher, type Role } from '@gateway/sdk';
+import { compilePatterns, type PathMatcher, type Role } from '@gateway/sdk/kernel';
 import type { GatewayDatabase } from '../db/index.js';
 import { Refusal } from '../errors/refusal.js';
 import { ADMIN_ROLE_ID } from '../identity/index.js';

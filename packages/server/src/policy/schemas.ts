@@ -1,4 +1,4 @@
-import { roleSchema } from '@gateway/sdk';
+import { roleSchema } from '@gateway/sdk/kernel';
 import { z } from 'zod';
 
 /** A role as the routes answer it (request bodies use the sdk's `roleSchema` itself). */

@@ -1,10 +1,9 @@
+import type { Plugin, Tool } from '@gateway/sdk';
 import {
   acceptedInputKeys,
-  type Plugin,
-  type Tool,
   toolJsonSchema,
   unrepresentableSchemaMessage,
-} from '@gateway/sdk';
+} from '@gateway/sdk/kernel';
 import type { z } from 'zod';
 import { deepFreeze } from '../json/deep-freeze.js';
 import { PluginTool, type ToolSource } from '../tool-sources/index.js';

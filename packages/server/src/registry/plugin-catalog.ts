@@ -1,11 +1,5 @@
-import {
-  definePlugin,
-  formatProblem,
-  isPlugin,
-  type Plugin,
-  toolPathsOutsideNamespace,
-  validatePlugin,
-} from '@gateway/sdk';
+import { definePlugin, formatProblem, isPlugin, type Plugin, validatePlugin } from '@gateway/sdk';
+import { toolPathsOutsideNamespace } from '@gateway/sdk/kernel';
 import { PluginCatalogError } from './catalog-error.js';
 import { type MountedTool, type MountSource, mountedTool } from './mounted-tool.js';
 

@@ -1,4 +1,4 @@
-import { NAMESPACE_MAX_LENGTH, NAMESPACE_PATTERN } from '@gateway/sdk';
+import { NAMESPACE_MAX_LENGTH, NAMESPACE_PATTERN } from '@gateway/sdk/kernel';
 import { z } from 'zod';
 import {
   approvalModeSchema,

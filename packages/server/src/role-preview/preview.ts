@@ -1,4 +1,4 @@
-import { compilePatterns, patternSchema } from '@gateway/sdk';
+import { compilePatterns, patternSchema } from '@gateway/sdk/kernel';
 import type { MountedTool } from '../registry/index.js';
 import type { Preview } from './schemas.js';
 

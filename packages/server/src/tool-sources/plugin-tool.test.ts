@@ -1,4 +1,5 @@
-import { definePlugin, defineTool, validateToolInput } from '@gateway/sdk';
+import { definePlugin, defineTool } from '@gateway/sdk';
+import { validateToolInput } from '@gateway/sdk/kernel';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { PluginTool } from './plugin-tool.js';

@@ -1,11 +1,10 @@
+import type { Plugin, Tool } from '@gateway/sdk';
 import {
   askDeclaredApproval,
   formatIssues,
-  type Plugin,
-  type Tool,
   validateToolInput,
   validateToolOutput,
-} from '@gateway/sdk';
+} from '@gateway/sdk/kernel';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { isRecord } from '../json/is-record.js';
 import { CallFailure, type CheckedInput, type SourceCall, type ToolSource } from './tool-source.js';

@@ -1,4 +1,5 @@
-import type { AuthProvider, PluginContext, SchemaIssue, ToolCall } from '@gateway/sdk';
+import type { AuthProvider, PluginContext, ToolCall } from '@gateway/sdk';
+import type { SchemaIssue } from '@gateway/sdk/kernel';
 import type { CallToolResult, LoggingLevel } from '@modelcontextprotocol/server';
 import type { ServerLogger } from '../http/logger.js';
 import type { CallRedaction } from '../mcp/call-redaction.js';

@@ -6,7 +6,11 @@ export {
   OAuthDiscoveryError,
 } from './discovery.js';
 export { checkOAuthUrl, createOAuthFetch, OAuthUrlError } from './oauth-fetch.js';
-export { cliUpstreamConnectPath, mountUpstreamOAuthPages } from './pages.js';
+export {
+  cliUpstreamConnectPath,
+  mountUpstreamOAuthPages,
+  startUpstreamConnect,
+} from './pages.js';
 export {
   type PluginOAuthProvider,
   pluginOAuthClient,

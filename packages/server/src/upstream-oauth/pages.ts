@@ -1,19 +1,17 @@
-import { escapeHtml, hiddenFields, page } from '../cli-auth/html.js';
-import { loopbackRedirect, loopbackRequest, withParams } from '../cli-auth/loopback.js';
 import {
-  type CliPages,
-  csrfToken,
-  errorPage,
-  formIsGenuine,
-  htmlResponse,
-  readForm,
-  seeOther,
-  signedInViewer,
-  signInLocation,
-} from '../cli-auth/page-kit.js';
+  answerCli,
+  type BrowserConnect,
+  type ConnectStart,
+  type ConnectTarget,
+  connectCompletePage,
+  mountBrowserConnect,
+} from '../cli-auth/browser-connect.js';
+import { loopbackRedirect } from '../cli-auth/loopback.js';
+import { type CliPages, errorPage, seeOther, signedInViewer } from '../cli-auth/page-kit.js';
 import { errorResponse, HttpError } from '../http/errors.js';
 import { httpErrorOf } from '../http/route.js';
 import { oauthToolId, PLUGIN_OAUTH_PREFIX } from '../upstream/oauth-hooks.js';
+import { html } from '../web/html.js';
 import { CLIENT_METADATA_MAX_AGE_SECONDS, CLIENT_METADATA_PATH } from './client-metadata.js';
 import { ConnectError } from './connect-error.js';
 import { UPSTREAM_CALLBACK_PATH, type UpstreamOAuthService } from './service.js';
@@ -61,15 +59,9 @@ export function mountUpstreamOAuthPages(pages: CliPages, oauth: UpstreamOAuthSer
       if (flow.returnTo.kind === 'cli') {
         const redirect = loopbackRedirect(flow.returnTo.redirectUri);
         if (redirect !== undefined) {
-          return seeOther(
-            c,
-            withParams(redirect, {
-              state: flow.returnTo.state,
-              provider: flow.sourceId,
-              status: 'connected',
-              complete_uri: `${services.baseUrl}${cliUpstreamConnectPath(flow.sourceId)}/complete`,
-            }),
-          );
+          const answer = { state: flow.returnTo.state, provider: flow.sourceId };
+          const completeUri = `${services.baseUrl}${cliUpstreamConnectPath(flow.sourceId)}/complete`;
+          return answerCli(c, redirect, answer, { completeUri });
         }
       }
       return seeOther(c, `/tools?connected=${encodeURIComponent(oauthToolId(flow.sourceId))}`);
@@ -79,121 +71,80 @@ export function mountUpstreamOAuthPages(pages: CliPages, oauth: UpstreamOAuthSer
       if (back?.kind === 'cli') {
         const redirect = loopbackRedirect(back.redirectUri);
         if (redirect !== undefined) {
-          return seeOther(
-            c,
-            withParams(redirect, {
-              state: back.state,
-              provider: error.flow?.sourceId ?? '',
-              error: error.code,
-            }),
-          );
+          const answer = { state: back.state, provider: error.flow?.sourceId ?? '' };
+          return answerCli(c, redirect, answer, error.code);
         }
       }
       return errorPage(c, 400, 'Connect refused', error.message);
     }
   });
 
-  app.get(CLI_PAGE, async (c) => {
-    const sourceId = c.req.param('source') ?? '';
-    if (!(await oauth.isOAuthSource(sourceId))) return notAnOAuthSource(c, sourceId);
-    const parsed = loopbackRequest.safeParse(c.req.query());
-    if (!parsed.success || loopbackRedirect(parsed.data.redirect_uri) === undefined) {
-      return errorPage(
-        c,
-        400,
-        'Connect request refused',
-        'The request needs state and a loopback redirect_uri.',
-      );
-    }
-    const signedIn = await signedInViewer(pages, c);
-    if (!signedIn) return c.redirect(signInLocation(c), 302);
-    const body = `<h1>Connect ${escapeHtml(shownName(sourceId))}</h1>
-<p>Connect your account at ${escapeHtml(describeSource(sourceId))} to Gateway as <strong>${escapeHtml(signedIn.email)}</strong>, so its tools run as you.</p>
-<p class="muted">You will sign in at its authorization server; the command line gets told when you are done.</p>
-<form method="post" action="${escapeHtml(cliUpstreamConnectPath(sourceId))}">
-${hiddenFields({ ...parsed.data, csrf: csrfToken(c, services) })}
-<button type="submit" name="action" value="connect">Continue</button>
-<button type="submit" name="action" value="cancel">Cancel</button>
-</form>`;
-    return htmlResponse(c, page(`Connect ${shownName(sourceId)}`, body));
-  });
-
-  app.post(CLI_PAGE, async (c) => {
-    const sourceId = c.req.param('source') ?? '';
-    if (!(await oauth.isOAuthSource(sourceId))) return notAnOAuthSource(c, sourceId);
-    const form = await readForm(c);
-    const parsed = loopbackRequest.safeParse(form);
-    const redirect = parsed.success ? loopbackRedirect(parsed.data.redirect_uri) : undefined;
-    if (!parsed.success || redirect === undefined) {
-      return errorPage(
-        c,
-        400,
-        'Connect request refused',
-        'The request needs state and a loopback redirect_uri.',
-      );
-    }
-    if (!formIsGenuine(c, form)) {
-      return errorPage(
-        c,
-        403,
-        'Request refused',
-        'This form was not sent from the Gateway connect page.',
-      );
-    }
-    const { state } = parsed.data;
-    if (form.action !== 'connect') {
-      return seeOther(
-        c,
-        withParams(redirect, { error: 'access_denied', state, provider: sourceId }),
-      );
-    }
-    const signedIn = await signedInViewer(pages, c);
-    if (!signedIn) {
-      return errorPage(c, 401, 'Not signed in', 'Your session ended; run the command again.');
-    }
-    try {
-      const url = await oauth.start({
-        userId: signedIn.id,
-        sourceId,
-        returnTo: { kind: 'cli', redirectUri: parsed.data.redirect_uri, state },
-      });
-      return seeOther(c, url);
-    } catch (error) {
-      const refused = httpErrorOf(error);
-      if (refused === undefined) throw error;
-      return seeOther(
-        c,
-        withParams(redirect, {
-          state,
-          provider: sourceId,
-          error:
-            refused.code === 'service_unavailable' ? 'provider_unavailable' : 'provider_refused',
-        }),
-      );
-    }
-  });
+  mountBrowserConnect(pages, upstreamConnect(oauth));
 
   app.get(`${CLI_PAGE}/complete`, async (c) => {
     const sourceId = c.req.param('source') ?? '';
     const signedIn = await signedInViewer(pages, c);
-    const name = escapeHtml(shownName(sourceId));
     const connected =
       signedIn !== undefined && (await oauth.accessToken(signedIn.id, sourceId)).ok === true;
-    const body = connected
-      ? `<h1>${name} connected</h1>
-<p class="notice ok" role="status">Your account at ${escapeHtml(describeSource(sourceId))} is connected to Gateway. Its tools run as you now, and the command line has been told.</p>
-<p class="muted">Go back to your terminal; you can close this tab.</p>
-<p><a href="/tools">Open your tools</a></p>`
-      : `<h1>${name} is not connected</h1>
-<p class="notice error" role="alert">Run <code>gateway connect ${name}</code> again.</p>`;
-    return htmlResponse(
-      c,
-      page(
-        connected ? `${shownName(sourceId)} connected` : `${shownName(sourceId)} not connected`,
-        body,
-      ),
-    );
+    return connectCompletePage(c, shownName(sourceId), {
+      connected,
+      message: connected
+        ? html`Your account at ${describeSource(sourceId)} is connected to Gateway. Its tools run as you now, and the command line has been told.`
+        : html`Run <code>gateway connect ${shownName(sourceId)}</code> again.`,
+    });
   });
+}
+
+/** Connecting an upstream source: its OAuth flow, which ends at the upstream callback. */
+function upstreamConnect(oauth: UpstreamOAuthService): BrowserConnect {
+  return {
+    route: CLI_PAGE,
+    path: cliUpstreamConnectPath,
+    async target(c): Promise<ConnectTarget | undefined> {
+      const sourceId = c.req.param('source') ?? '';
+      if (!(await oauth.isOAuthSource(sourceId))) return undefined;
+      return {
+        id: sourceId,
+        name: shownName(sourceId),
+        account: `your account at ${describeSource(sourceId)}`,
+        purpose: 'so its tools run as you',
+        signInAt: 'its authorization server',
+        continueLabel: 'Continue',
+      };
+    },
+    unknown: (c) => notAnOAuthSource(c, c.req.param('source') ?? ''),
+    start: (_c, target, viewer, request) =>
+      startUpstreamConnect(oauth, {
+        userId: viewer.id,
+        sourceId: target.id,
+        returnTo: { kind: 'cli', redirectUri: request.redirect_uri, state: request.state },
+      }),
+  };
+}
+
+/**
+ * Starts `userId`'s OAuth connect to upstream source `sourceId` (or a plugin's own provider): the
+ * one start for `gateway connect` and the Tools tab alike. A refusal is `provider_unavailable`
+ * when the authorization server cannot be reached, else `provider_refused`, with its message.
+ *
+ * @example
+ * const started = await startUpstreamConnect(oauth, { userId, sourceId, returnTo: { kind: 'web' } });
+ */
+export async function startUpstreamConnect(
+  oauth: UpstreamOAuthService,
+  request: Parameters<UpstreamOAuthService['start']>[0],
+): Promise<ConnectStart> {
+  try {
+    return { url: await oauth.start(request) };
+  } catch (error) {
+    const refused = httpErrorOf(error);
+    if (refused === undefined) throw error;
+    const unavailable = refused.code === 'service_unavailable';
+    return {
+      error: unavailable ? 'provider_unavailable' : 'provider_refused',
+      message: refused.message,
+    };
+  }
 }
 
 /** How a key is shown: a plugin provider's id (`@notion` is `notion`), else the source id. */
@@ -209,7 +160,7 @@ function describeSource(sourceId: string): string {
     : `the upstream MCP server ${sourceId}`;
 }
 
-function notAnOAuthSource(c: Parameters<typeof errorPage>[0], sourceId: string): Response {
+function notAnOAuthSource(c: Parameters<typeof errorPage>[0], sourceId: string): Promise<Response> {
   return errorPage(
     c,
     404,

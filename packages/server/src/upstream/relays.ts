@@ -1,4 +1,8 @@
-import { urlElicitationProblem, validateElicitRequest, validateSampleRequest } from '@gateway/sdk';
+import {
+  urlElicitationProblem,
+  validateElicitRequest,
+  validateSampleRequest,
+} from '@gateway/sdk/kernel';
 import {
   type Client,
   type CreateMessageRequest,

@@ -2,11 +2,11 @@ import {
   type AuthProvider,
   AuthRequiredError,
   type AuthResolver,
-  createAuthResolver,
   type GetTokenOptions,
   ToolError,
   UndeclaredProviderError,
 } from '@gateway/sdk';
+import { createAuthResolver } from '@gateway/sdk/kernel';
 import type { GatewayAuth } from '../auth/create-auth.js';
 import { providerUnreachableText } from '../auth/outage-log.js';
 import type { Env } from '../config/env.js';

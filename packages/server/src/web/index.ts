@@ -52,4 +52,3 @@ export function mountWebApp(
 }
 
 export { notFoundPage } from './pages/not-found.js';
-export { standalonePage } from './standalone-page.js';

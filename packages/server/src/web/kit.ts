@@ -13,9 +13,8 @@ import type { PluginCatalog } from '../registry/plugin-catalog.js';
 import type { UpstreamOAuthService } from '../upstream-oauth/service.js';
 import { type ApiClient, ApiError, apiFor, withQuery } from './api.js';
 import { type Flash, setFlash, takeFlash } from './flash.js';
-import { type Html, html } from './html.js';
+import { html, htmlPage } from './html.js';
 import { type LayoutOptions, layout } from './layout.js';
-import { PAGE_HEADERS } from './security.js';
 
 /** What the web app's pages and form handlers read of the gateway's services. */
 export type WebDeps = {
@@ -49,16 +48,6 @@ export interface PageContext {
     options: Omit<LayoutOptions, 'viewer' | 'flash' | 'pendingApprovals'>,
     status?: ContentfulStatusCode,
   ): Promise<Response>;
-}
-
-/** An HTML answer with the page security headers. */
-export async function htmlPage(
-  c: AppContext,
-  document: Html,
-  status: ContentfulStatusCode = 200,
-): Promise<Response> {
-  for (const [name, value] of Object.entries(PAGE_HEADERS)) c.header(name, value);
-  return c.html(await document, status);
 }
 
 /** A 303 to `location` (a path on this site), with a message for the next page. */

@@ -1,4 +1,4 @@
-import { roleSchema } from '@gateway/sdk';
+import { roleSchema } from '@gateway/sdk/kernel';
 import { GatewayRefusal } from '../../api/api-error.js';
 import { roleAssigned, roleCreated, roleList, roleUpdated } from '../../api/schemas.js';
 import { type SignedInOptions, signedInApi } from '../../api/signed-in.js';

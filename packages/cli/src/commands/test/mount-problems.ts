@@ -1,4 +1,5 @@
-import { jsonSchemaProblems, namespaceProblems, type PluginProblem } from '@gateway/sdk';
+import { namespaceProblems, type PluginProblem } from '@gateway/sdk';
+import { jsonSchemaProblems } from '@gateway/sdk/kernel';
 import { isRecord } from '../../project/read-package-json.js';
 
 /**

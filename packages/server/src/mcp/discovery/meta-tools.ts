@@ -1,4 +1,4 @@
-import { formatIssues } from '@gateway/sdk';
+import { formatIssues } from '@gateway/sdk/kernel';
 import type {
   CallToolRequestParams,
   CallToolResult,

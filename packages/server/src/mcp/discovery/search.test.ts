@@ -2,7 +2,8 @@
  * Discovery search (issue 33): ranking, normalisation and limits, and the property that a search or
  * a description never answers a tool outside the caller's role and the endpoint's toolset.
  */
-import { compilePatterns, definePlugin, defineTool } from '@gateway/sdk';
+import { definePlugin, defineTool } from '@gateway/sdk';
+import { compilePatterns } from '@gateway/sdk/kernel';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';

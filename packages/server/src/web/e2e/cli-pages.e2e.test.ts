@@ -134,7 +134,11 @@ describe('the CLI pages in a real browser', () => {
     await page.getByRole('button', { name: 'Cancel' }).click();
     await expect.poll(() => loopback.callbacks.length).toBe(1);
     const callback = loopback.callbacks[0] ?? new URLSearchParams();
-    expect(Object.fromEntries(callback)).toEqual({ error: 'access_denied', state });
+    expect(Object.fromEntries(callback)).toEqual({
+      error: 'access_denied',
+      state,
+      provider: 'linear',
+    });
     const linked = await bw.world.gateway.services.database.db
       .selectFrom('account')
       .select('providerId')

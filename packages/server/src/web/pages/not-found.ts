@@ -1,6 +1,5 @@
 import type { AppContext } from '../../http/app-env.js';
-import { html } from '../html.js';
-import { htmlPage } from '../kit.js';
+import { html, htmlPage } from '../html.js';
 import { layout } from '../layout.js';
 
 /**

@@ -7,8 +7,8 @@ import { viewerOf } from '../../identity/index.js';
 import { asSignupRefusal, signupRefusalText } from '../../invites/index.js';
 import { hidden } from '../components.js';
 import { takeFlash } from '../flash.js';
-import { type Html, html } from '../html.js';
-import { htmlPage, readForm, seeOther, type WebKit } from '../kit.js';
+import { type Html, html, htmlPage } from '../html.js';
+import { readForm, seeOther, type WebKit } from '../kit.js';
 import { layout } from '../layout.js';
 import { dropInvite, signUpState, takeInvite } from './sign-up-notice.js';
 

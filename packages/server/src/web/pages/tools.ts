@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import { oauthErrorText } from '../../auth/oauth-error-text.js';
+import { startProviderLink } from '../../cli-auth/browser-connect.js';
 import { callAuth } from '../../cli-auth/page-kit.js';
 import { connectionCreatedSchema } from '../../connections/schemas.js';
 import { deletedSchema } from '../../http/common-schemas.js';
-import { httpErrorOf } from '../../http/route.js';
 import { type ProviderStatus, type ToolStatus, toolStatusSchema } from '../../tool-status/index.js';
 import { PLUGIN_OAUTH_PREFIX, pluginOAuthKey } from '../../upstream/oauth-hooks.js';
+import { startUpstreamConnect } from '../../upstream-oauth/index.js';
 import { findLinkedAccountId } from '../../vending/linked-accounts.js';
 import { withQuery } from '../api.js';
 import { confirmForm, pill, secretDialog, selected, statePill } from '../components.js';
@@ -306,27 +307,26 @@ ${secretDialog({
           text: 'That provider is not set up on this server.',
         });
       }
-      const result = await callAuth(ctx.c, services, '/link-social', {
-        provider: provider.id,
+      const started = await startProviderLink(ctx.c, services, provider.id, {
         callbackURL: `${services.baseUrl}/tools?connected=${encodeURIComponent(provider.id)}`,
         errorCallbackURL: `${services.baseUrl}/tools`,
-        disableRedirect: true,
       });
-      const url = result.json.url;
-      if (result.status !== 200 || typeof url !== 'string') {
+      if ('error' in started) {
         return seeOther(ctx.c, '/tools', {
           kind: 'error',
           text:
-            result.status === 429
+            started.error === 'rate_limited'
               ? 'Too many attempts; wait a minute and try again.'
-              : result.status === 503
+              : started.error === 'provider_unavailable'
                 ? `${provider.name} cannot be reached right now, so connecting it cannot start. Try again in a minute.`
                 : `Could not start connecting ${provider.name}.`,
         });
       }
-      for (const cookie of result.cookies) ctx.c.header('Set-Cookie', cookie, { append: true });
+      for (const cookie of started.cookies ?? []) {
+        ctx.c.header('Set-Cookie', cookie, { append: true });
+      }
       ctx.c.header('Cache-Control', 'no-store');
-      return ctx.c.redirect(url, 303);
+      return ctx.c.redirect(started.url, 303);
     }),
   );
 
@@ -373,20 +373,17 @@ async function connectUpstream(kit: WebKit, ctx: PageContext, provider: string):
   const sourceId = provider.startsWith(UPSTREAM_PREFIX)
     ? provider.slice(UPSTREAM_PREFIX.length)
     : provider;
-  try {
-    const url = await kit.services.upstreamOAuth.start({
-      userId: ctx.viewer.id,
-      sourceId,
-      returnTo: { kind: 'web' },
-    });
-    ctx.c.header('Cache-Control', 'no-store');
-    return ctx.c.redirect(url, 303);
-  } catch (error) {
-    const refused = httpErrorOf(error);
-    if (refused === undefined) throw error;
+  const started = await startUpstreamConnect(kit.services.upstreamOAuth, {
+    userId: ctx.viewer.id,
+    sourceId,
+    returnTo: { kind: 'web' },
+  });
+  if ('error' in started) {
     return seeOther(ctx.c, '/tools', {
       kind: 'error',
-      text: `Connecting ${sourceId} could not start: ${refused.message}`,
+      text: `Connecting ${sourceId} could not start: ${started.message ?? started.error}`,
     });
   }
+  ctx.c.header('Cache-Control', 'no-store');
+  return ctx.c.redirect(started.url, 303);
 }

@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { escapeHtml } from '@gateway/sdk/kernel';
 import { DEMO_APIS, DEMO_USER } from './demo-apis.js';
 
 /**
@@ -257,9 +258,6 @@ function json(status: number, body: unknown): Answer {
 function htmlAnswer(status: number, text: string): Answer {
   return { status, headers: { 'content-type': 'text/html; charset=utf-8' }, text };
 }
-
-const escapeHtml = (text: string) =>
-  text.replace(/[&<>"']/g, (char) => `&#${char.codePointAt(0)};`);
 
 function page(title: string, body: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${escapeHtml(title)}</title><style>body{font:16px system-ui,sans-serif;max-width:36rem;margin:3rem auto;padding:0 1rem}.demo{background:#fff3cd;border:1px solid #e0c36c;padding:.5rem 1rem;border-radius:6px}button{font:inherit;padding:.5rem 1rem}</style></head><body>${body}</body></html>`;

@@ -1,4 +1,4 @@
-import type { Role } from '@gateway/sdk';
+import type { Role } from '@gateway/sdk/kernel';
 import { ADMIN_ROLE_ID } from '../../../identity/index.js';
 import {
   roleCreatedSchema,
