@@ -8,8 +8,11 @@
 // 2. `pnpm release` (pnpm build, then `changeset publish`) to the local registry: the three
 //    packages published at the new version, with no `workspace:` range left in them.
 // 3. A plugin project as its author makes it: @gateway/cli of that version installed from the
-//    registry, `gateway new` (installs), then the registry stopped and `gateway test` run in the
-//    project: what was published works with nothing more from the registry.
+//    registry, `gateway new` (installs), then the registry stopped and the project's own CI job
+//    run in it offline, step by step as its .github/workflows/ci.yml lists them (`npm ci`, the
+//    type check, `gateway test`, the build and `gateway dev --check`, which mounts the build in a
+//    gateway and lists its tools through MCP): what was published works with nothing more from
+//    the registry, from npm's cache alone (`npm ci --offline`).
 //
 // Usage: node scripts/release-check.mjs (after `pnpm install`; CI runs it in .ci/run).
 import { execFileSync } from 'node:child_process';
@@ -17,6 +20,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parse } from 'yaml';
 import { startLocalRegistry } from './local-registry/index.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -65,6 +69,19 @@ function run(command, args, cwd, extraEnv = {}) {
 }
 
 const manifest = (dir) => JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+
+/**
+ * The commands of the `test` job of the project's .github/workflows/ci.yml, in order: what its CI
+ * runs, so the check runs exactly that (packages/cli/src/commands/new/workflow.test.ts checks the
+ * template's list). Each is a plain command and its words, nothing a shell would expand.
+ */
+function workflowSteps(project) {
+  const workflow = parse(readFileSync(join(project, '.github/workflows/ci.yml'), 'utf8'));
+  const steps = workflow.jobs.test.steps.flatMap((step) => (step.run ? [step.run.trim()] : []));
+  const shell = steps.find((step) => /[^\w\s./:@=-]/.test(step));
+  if (shell !== undefined) throw new Error(`the workflow step \`${shell}\` needs a shell`);
+  return steps;
+}
 
 try {
   // 1. A clean checkout, versioned by changesets.
@@ -133,11 +150,16 @@ try {
     await fail(`the new project asks for @gateway/sdk ${sdkRange}, not ^${version}`);
   await registry.stop();
   registry = undefined;
-  const tested = run('npx', ['gateway', 'test', '--json'], project, { npm_config_offline: 'true' });
-  const report = JSON.parse(tested.slice(tested.indexOf('{')));
-  if (report.ok !== true) await fail('gateway test did not pass the new project', tested);
+  const steps = workflowSteps(project);
+  for (const step of steps) {
+    const [command, ...args] = step.split(' ');
+    // npm's cache as `gateway new`'s install left it, the registry in package-lock.json gone.
+    const output = run(command, args, project, { ...projectEnv, npm_config_offline: 'true' });
+    if (step === 'npx gateway dev --check' && !output.includes('my_tools.messages.echo'))
+      await fail('gateway dev --check listed no my_tools.messages.echo', output);
+  }
   console.log(
-    `a plugin project from @gateway/cli ${version}: gateway test passes with the registry stopped`,
+    `a plugin project from @gateway/cli ${version}, with the registry stopped and npm offline, runs its CI job: ${steps.join(', ')}`,
   );
   await cleanUp();
 } catch (error) {
