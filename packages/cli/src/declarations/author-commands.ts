@@ -26,6 +26,10 @@ export function declareAuthorCommands(
     )
     .option('--dir <path>', 'folder to create (default: the name without its scope)')
     .option('--no-install', 'skip npm install')
+    .option(
+      '--packs <folder>',
+      'take @gateway/* from the packed tarballs in <folder>, kept in the project',
+    )
     .addHelpText(
       'after',
       examples(
@@ -36,7 +40,7 @@ export function declareAuthorCommands(
     .action(
       async (
         name: string | undefined,
-        flags: { template?: TemplateName; dir?: string; install: boolean },
+        flags: { template?: TemplateName; dir?: string; install: boolean; packs?: string },
         command: Command,
       ) => {
         const { runNew } = await import('../commands/new/index.js');
@@ -45,6 +49,7 @@ export function declareAuthorCommands(
           template: flags.template,
           dir: flags.dir,
           install: fromCommandLine(command, 'install') ? flags.install : undefined,
+          packs: flags.packs,
           cwd,
           io,
         });

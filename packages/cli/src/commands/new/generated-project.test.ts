@@ -57,7 +57,9 @@ describe.each(templateNames)('a project generated from %s', (template) => {
 });
 
 describe('gateway build on a generated project', () => {
-  it('writes dist/index.js and its types, which mount in a gateway', { timeout: 120_000 }, async () => {
+  it('writes dist/index.js and its types, which mount in a gateway', {
+    timeout: 120_000,
+  }, async () => {
     const cwd = await makeTempDir();
     const { dir } = await runNew({
       name: 'echo',
