@@ -39,6 +39,38 @@ const env = {
 };
 let registry;
 
+/**
+ * Optional dependencies of the project's tools that a registry may lack: this machine's has no
+ * `napi-windows-process-start-time` (vite's, for Windows only). npm install then leaves it out of
+ * package-lock.json and `npm ci` refuses the lockfile ("Missing: ... from lock file"), while from
+ * npm's own registry the lockfile lists it and npm ci skips it off Windows. When the registry
+ * lacks one, an empty stand-in for its platform is published to the local registry, so the
+ * lockfile is as npm's registry would make it; off that platform nothing of it is installed.
+ */
+const OPTIONAL_STAND_INS = [
+  { name: 'napi-windows-process-start-time', version: '0.1.0', os: ['win32'] },
+];
+
+/** Publishes a stand-in of each of OPTIONAL_STAND_INS the registry lacks; returns their names. */
+function publishOptionalStandIns(publishEnv) {
+  const published = [];
+  for (const { name, version, os } of OPTIONAL_STAND_INS) {
+    try {
+      run('npm', ['view', `${name}@${version}`, 'version'], work, publishEnv);
+      continue;
+    } catch {
+      // Not on the registry: the stand-in below.
+    }
+    const dir = join(work, 'stand-ins', name);
+    mkdirSync(dir, { recursive: true });
+    const description = `A stand-in for ${name}, which this registry lacks (release check).`;
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name, version, description, os }));
+    run('npm', ['publish', '--tag', 'latest'], dir, publishEnv);
+    published.push(name);
+  }
+  return published;
+}
+
 async function cleanUp() {
   if (registry !== undefined) await registry.stop();
   rmSync(work, { recursive: true, force: true });
@@ -108,7 +140,9 @@ try {
   );
 
   // 2. Published as the release workflow publishes, to a registry of our own.
-  registry = await startLocalRegistry({});
+  registry = await startLocalRegistry({
+    publishable: OPTIONAL_STAND_INS.map((stand) => stand.name),
+  });
   const host = new URL(registry.url).host;
   const publishEnv = {
     npm_config_registry: registry.url,
@@ -131,6 +165,10 @@ try {
   console.log(`pnpm release: @gateway/sdk, cli and server ${version} published to ${registry.url}`);
 
   // 3. A plugin project from the published CLI, then on its own with the registry gone.
+  const standIns = publishOptionalStandIns(publishEnv);
+  if (standIns.length > 0) {
+    console.log(`the registry lacks ${standIns.join(', ')}: a stand-in published for its platform`);
+  }
   const author = join(work, 'author');
   mkdirSync(author);
   const projectEnv = { ...publishEnv, npm_config_cache: cache };
