@@ -16,7 +16,7 @@
 //
 // Usage: node scripts/release-check.mjs (after `pnpm install`; CI runs it in .ci/run).
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -100,6 +100,18 @@ function run(command, args, cwd, extraEnv = {}) {
   }
 }
 
+/** The end of npm's newest debug log in `cacheDir`, which goes with the work folder. */
+function npmLogTail(cacheDir) {
+  try {
+    const logs = join(cacheDir, '_logs');
+    const newest = readdirSync(logs).sort().at(-1);
+    const lines = readFileSync(join(logs, newest), 'utf8').trimEnd().split('\n');
+    return `\n--- ${newest} (end) ---\n${lines.slice(-40).join('\n')}\n`;
+  } catch {
+    return '';
+  }
+}
+
 const manifest = (dir) => JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
 
 /**
@@ -171,7 +183,14 @@ try {
   }
   const author = join(work, 'author');
   mkdirSync(author);
-  const projectEnv = { ...publishEnv, npm_config_cache: cache };
+  // npm's default lockfile, with each package's resolved address, whatever this machine's npmrc
+  // says: with the addresses, npm ci takes each tarball from the cache by its integrity, and
+  // needs no package document from the stopped registry.
+  const projectEnv = {
+    ...publishEnv,
+    npm_config_cache: cache,
+    npm_config_omit_lockfile_registry_resolved: 'false',
+  };
   run('npm', ['init', '-y'], author, projectEnv);
   run('npm', ['install', '--no-audit', '--no-fund', `@gateway/cli@${version}`], author, projectEnv);
   run(
@@ -192,7 +211,13 @@ try {
   for (const step of steps) {
     const [command, ...args] = step.split(' ');
     // npm's cache as `gateway new`'s install left it, the registry in package-lock.json gone.
-    const output = run(command, args, project, { ...projectEnv, npm_config_offline: 'true' });
+    let output;
+    try {
+      output = run(command, args, project, { ...projectEnv, npm_config_offline: 'true' });
+    } catch (error) {
+      error.output += npmLogTail(cache);
+      throw error;
+    }
     if (step === 'npx gateway dev --check' && !output.includes('my_tools.messages.echo'))
       await fail('gateway dev --check listed no my_tools.messages.echo', output);
   }
