@@ -23,14 +23,17 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
 import {
   forgetNpxGatewayCli,
   GATEWAY_SCOPE,
   packPackages,
+  registryCacheDir,
   startLocalRegistry,
 } from './local-registry/index.mjs';
 
 const INSPECTOR = '@modelcontextprotocol/inspector';
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const READY_TIMEOUT_MS = 120_000;
 
 const argv = process.argv.slice(2);
@@ -75,14 +78,45 @@ process.once('SIGINT', () => fail('interrupted'));
 const log = (line) => console.log(line);
 const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
 
+/**
+ * Where the packs of a clean checkout are kept between runs: under the registry's cache, named by
+ * the git tree of packages/, so a second run of the same code builds and packs nothing (and
+ * npx's install of those very tarballs is kept). Undefined when packages/ has changes not
+ * committed, or this is not a git checkout: then they are made afresh in a temporary folder.
+ */
+function keptPacksFolder() {
+  const git = (...args) =>
+    execFileSync('git', args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+  try {
+    if (git('status', '--porcelain', '--', 'packages').trim() !== '') return undefined;
+    return join(registryCacheDir(), '..', 'packs', git('rev-parse', 'HEAD:packages').trim());
+  } catch {
+    return undefined;
+  }
+}
+
 let packs = packsArg === undefined ? undefined : resolve(from, packsArg);
 if (packs === undefined) {
-  const made = mkdtempSync(join(tmpdir(), 'gateway-packs-'));
-  cleanups.push(() => rmSync(made, { recursive: true, force: true }));
-  try {
-    packs = packPackages(made, log);
-  } catch (error) {
-    await fail(error.message);
+  const kept = keptPacksFolder();
+  const complete =
+    kept !== undefined &&
+    existsSync(kept) &&
+    readdirSync(kept).filter((file) => /^gateway-(sdk|cli|server)-.+\.tgz$/.test(file)).length ===
+      3;
+  if (complete) {
+    log(`Using the packs of this code made by an earlier run (${kept})`);
+    packs = kept;
+  } else {
+    const made = kept ?? mkdtempSync(join(tmpdir(), 'gateway-packs-'));
+    // Only the packs of the code at hand are kept.
+    if (kept !== undefined) rmSync(dirname(kept), { recursive: true, force: true });
+    else cleanups.push(() => rmSync(made, { recursive: true, force: true }));
+    try {
+      packs = packPackages(made, log);
+    } catch (error) {
+      if (kept !== undefined) rmSync(kept, { recursive: true, force: true });
+      await fail(error.message);
+    }
   }
 }
 let registry;

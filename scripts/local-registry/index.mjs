@@ -53,7 +53,7 @@ function ensureVerdaccio(log) {
 }
 
 /** Where the registry keeps the packages it proxied: `GATEWAY_REGISTRY_CACHE`, else under ~/.cache. */
-function cacheDir() {
+export function registryCacheDir() {
   const base = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
   return process.env.GATEWAY_REGISTRY_CACHE || join(base, 'gateway', 'local-registry');
 }
@@ -99,7 +99,7 @@ export async function startLocalRegistry({ packs, log = () => {}, publishable = 
   // What it proxied is kept between runs (verdaccio parses every packument it serves, and a
   // fresh proxy cache makes a project's first install minutes long); @gateway/* is published
   // afresh.
-  const proxied = cacheDir();
+  const proxied = registryCacheDir();
   // And whatever a caller publishes (`publishable`) lives for one run too.
   for (const name of ['@gateway', ...publishable]) {
     rmSync(join(proxied, name), { recursive: true, force: true });
