@@ -13,7 +13,8 @@
 //
 // The project keeps the packed @gateway/* in gateway-packs/ (`gateway new --packs`), its other
 // dependencies resolved from npm's own registry: it installs after the local registry stops,
-// until @gateway/* is on npm. A second run takes seconds: npm prefers what its cache holds
+// until @gateway/* is on npm. A second run of the same commit builds and downloads nothing: the
+// packs of a clean packages/ are kept (keptPacksFolder), npm prefers what its cache holds
 // (`prefer-offline`), and npx's install of @gateway/cli is kept while the packs are the same.
 //
 // Usage: node scripts/try-plugin.mjs <folder> [--packs <folder with gateway-*.tgz>]
