@@ -176,6 +176,12 @@ step "README: try a plugin (local registry)" 900 "$clone" "${packs_env[@]}" -- \
 figure=$(grep -oE 'to the first tool call: [0-9.]+ s' "$last_log" | grep -oE '[0-9.]+' || true)
 [ -n "$figure" ] || fail "try-plugin printed no time to the first tool call"
 awk -v s="$figure" 'BEGIN { exit !(s < 60) }' || fail "gateway new to the first tool call took $figure s, over a minute"
+# The local registry is gone: the project installs afresh from its gateway-packs/ and npm's
+# registry. (npm install, not npm ci: this machine's registry lacks vite's Windows-only optional
+# napi-windows-process-start-time, so the lockfile made here leaves it out and npm ci refuses it;
+# scripts/release-check.mjs runs npm ci with a stand-in for it.)
+step "the new project installs with the local registry gone" 300 "$work/my-tools" -- \
+  bash -c 'rm -rf node_modules && npm install --prefer-offline --no-audit --no-fund'
 step "README: npx gateway test in the new project" 180 "$work/my-tools" -- npx gateway test
 grep -q '✓ plugin my_tools' "$last_log" || fail "gateway test did not pass the plugin"
 if [ -n "$system_node" ] && node_is_old "$("$system_node" --version)"; then

@@ -11,7 +11,8 @@
 // 3. Installs the projects with npm, @gateway/* pointed at the tarballs (npm `overrides` in a
 //    workspace root around them; the generated package.json files stay as generated).
 // 4. In each project: `npx gateway test --json` (ok, tests passed), `npx gateway build`
-//    (dist/index.js and its types) and `npm run typecheck`.
+//    (dist/index.js and its types), `npm run typecheck` and `npx gateway dev --check` (the build
+//    mounted in a gateway, its tools listed through MCP).
 // 5. Times the three commands: `gateway new`, `npx gateway dev` until it serves, and the MCP
 //    Inspector's tools/list through `.gateway/mcp.json`. Fails above a minute.
 //
@@ -189,8 +190,14 @@ for (const template of TEMPLATES) {
       fail(`npx gateway build in ${template}-tools wrote no ${file}`);
   }
   run('npm', ['run', 'typecheck'], dir);
+  // The generated CI's mount check: the build in a real gateway, its tools listed through MCP.
+  const mounted = run('npx', ['gateway', 'dev', '--check'], dir);
+  const unlisted = report.tools.filter((tool) => !mounted.includes(`  ${tool}\n`));
+  if (unlisted.length > 0) {
+    fail(`npx gateway dev --check in ${template}-tools listed no ${unlisted.join(', ')}`, mounted);
+  }
   console.log(
-    `${template}-tools: npx gateway test --json ok (${report.tools.join(', ')}, tests passed), npx gateway build wrote dist/, npm run typecheck clean`,
+    `${template}-tools: npx gateway test --json ok (${report.tools.join(', ')}, tests passed), npx gateway build wrote dist/, npm run typecheck clean, npx gateway dev --check listed the tools through MCP`,
   );
 }
 

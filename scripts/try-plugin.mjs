@@ -1,14 +1,21 @@
 #!/usr/bin/env node
 // `pnpm try-plugin <folder>`: the README's "Write a plugin" commands, before @gateway/* is on npm.
 // Builds and packs @gateway/sdk, cli and server, publishes them to a local npm registry
-// (verdaccio on 127.0.0.1, scripts/local-registry), and with npm pointed at it runs exactly
-//   npx @gateway/cli new <folder>
+// (verdaccio on 127.0.0.1, scripts/local-registry), and with npm taking @gateway/* from it (and
+// everything else from its own registry, through its one cache) runs
+//   npx @gateway/cli new <folder> --packs <the packs>
 //   npx gateway dev                      (in the new project, until it serves)
 //   npx @modelcontextprotocol/inspector --cli --config .gateway/mcp.json --method tools/list
 //   ... --method tools/call --tool-name <id>.messages.echo --tool-arg message=hi
 // then prints the time from `gateway new` to the first tool call and the commands to go on with.
 // Downloads are not counted: npx fetches the CLI and the Inspector first, untimed, and the
 // `npm install` inside `gateway new` is measured from its output and taken off.
+//
+// The project keeps the packed @gateway/* in gateway-packs/ (`gateway new --packs`), its other
+// dependencies resolved from npm's own registry: it installs after the local registry stops,
+// until @gateway/* is on npm. A second run of the same commit builds and downloads nothing: the
+// packs of a clean packages/ are kept (keptPacksFolder), npm prefers what its cache holds
+// (`prefer-offline`), and npx's install of @gateway/cli is kept while the packs are the same.
 //
 // Usage: node scripts/try-plugin.mjs <folder> [--packs <folder with gateway-*.tgz>]
 // (or GATEWAY_PACKS=<that folder>); without either it builds and packs them first.
@@ -17,9 +24,17 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { forgetNpxGatewayCli, packPackages, startLocalRegistry } from './local-registry/index.mjs';
+import { fileURLToPath } from 'node:url';
+import {
+  forgetNpxGatewayCli,
+  GATEWAY_SCOPE,
+  packPackages,
+  registryCacheDir,
+  startLocalRegistry,
+} from './local-registry/index.mjs';
 
 const INSPECTOR = '@modelcontextprotocol/inspector';
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const READY_TIMEOUT_MS = 120_000;
 
 const argv = process.argv.slice(2);
@@ -64,14 +79,45 @@ process.once('SIGINT', () => fail('interrupted'));
 const log = (line) => console.log(line);
 const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
 
+/**
+ * Where the packs of a clean checkout are kept between runs: under the registry's cache, named by
+ * the git tree of packages/, so a second run of the same code builds and packs nothing (and
+ * npx's install of those very tarballs is kept). Undefined when packages/ has changes not
+ * committed, or this is not a git checkout: then they are made afresh in a temporary folder.
+ */
+function keptPacksFolder() {
+  const git = (...args) =>
+    execFileSync('git', args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+  try {
+    if (git('status', '--porcelain', '--', 'packages').trim() !== '') return undefined;
+    return join(registryCacheDir(), '..', 'packs', git('rev-parse', 'HEAD:packages').trim());
+  } catch {
+    return undefined;
+  }
+}
+
 let packs = packsArg === undefined ? undefined : resolve(from, packsArg);
 if (packs === undefined) {
-  const made = mkdtempSync(join(tmpdir(), 'gateway-packs-'));
-  cleanups.push(() => rmSync(made, { recursive: true, force: true }));
-  try {
-    packs = packPackages(made, log);
-  } catch (error) {
-    await fail(error.message);
+  const kept = keptPacksFolder();
+  const complete =
+    kept !== undefined &&
+    existsSync(kept) &&
+    readdirSync(kept).filter((file) => /^gateway-(sdk|cli|server)-.+\.tgz$/.test(file)).length ===
+      3;
+  if (complete) {
+    log(`Using the packs of this code made by an earlier run (${kept})`);
+    packs = kept;
+  } else {
+    const made = kept ?? mkdtempSync(join(tmpdir(), 'gateway-packs-'));
+    // Only the packs of the code at hand are kept.
+    if (kept !== undefined) rmSync(dirname(kept), { recursive: true, force: true });
+    else cleanups.push(() => rmSync(made, { recursive: true, force: true }));
+    try {
+      packs = packPackages(made, log);
+    } catch (error) {
+      if (kept !== undefined) rmSync(kept, { recursive: true, force: true });
+      await fail(error.message);
+    }
   }
 }
 let registry;
@@ -81,11 +127,15 @@ try {
   await fail(error.message);
 }
 cleanups.push(() => registry.stop());
-forgetNpxGatewayCli();
+forgetNpxGatewayCli(packs);
 
 const env = {
   ...process.env,
-  npm_config_registry: registry.url,
+  // Only @gateway/* from the local registry: the project's lockfile then names npm's own registry
+  // for the rest, and nothing in it points at a registry that stops with this script.
+  [`npm_config_${GATEWAY_SCOPE}:registry`]: registry.url,
+  // What npm's cache holds is used without asking the registry again: a second run is seconds.
+  npm_config_prefer_offline: 'true',
   // npx asks before it downloads a package; this script is the answer.
   npm_config_yes: 'true',
   npm_config_update_notifier: 'false',
@@ -128,8 +178,8 @@ try {
  * next line it prints. Off a terminal it asks nothing: the blank template, installed.
  */
 async function scaffold() {
-  console.log(`\n$ npx @gateway/cli new ${name}`);
-  const child = spawn('npx', ['@gateway/cli', 'new', name], {
+  console.log(`\n$ npx @gateway/cli new ${name} --packs ${packs}`);
+  const child = spawn('npx', ['@gateway/cli', 'new', name, '--packs', packs], {
     cwd: parent,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],

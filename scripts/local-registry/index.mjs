@@ -7,7 +7,16 @@
 //   node scripts/local-registry/index.mjs [--packs <folder with gateway-*.tgz>]
 // Without --packs it builds the packages and packs them (pnpm build, pnpm pack).
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -16,6 +25,8 @@ import { fileURLToPath } from 'node:url';
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, '../..');
 const PACKAGES = ['sdk', 'cli', 'server'];
+/** The scope the local registry serves: npm takes only these packages from it. */
+export const GATEWAY_SCOPE = '@gateway';
 
 /** Runs a command to its end, its output shown only when it fails. */
 function run(command, args, options = {}) {
@@ -42,7 +53,7 @@ function ensureVerdaccio(log) {
 }
 
 /** Where the registry keeps the packages it proxied: `GATEWAY_REGISTRY_CACHE`, else under ~/.cache. */
-function cacheDir() {
+export function registryCacheDir() {
   const base = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
   return process.env.GATEWAY_REGISTRY_CACHE || join(base, 'gateway', 'local-registry');
 }
@@ -71,10 +82,11 @@ function freePort() {
 
 /**
  * Starts verdaccio on a free port of 127.0.0.1 and publishes the gateway-{sdk,cli,server}-*.tgz
- * of `packs` to it, when given (without, @gateway/* is left for the caller to publish). Resolves
- * with its URL and `stop()`.
+ * of `packs` to it, when given (without, @gateway/* is left for the caller to publish). The
+ * packages named in `publishable` may be published too, for this run only. Resolves with its URL
+ * and `stop()`.
  */
-export async function startLocalRegistry({ packs, log = () => {} }) {
+export async function startLocalRegistry({ packs, log = () => {}, publishable = [] }) {
   const tarballs = (packs === undefined ? [] : PACKAGES).map((name) => {
     const file = readdirSync(packs).find((entry) =>
       new RegExp(`^gateway-${name}-.+\\.tgz$`).test(entry),
@@ -87,8 +99,11 @@ export async function startLocalRegistry({ packs, log = () => {} }) {
   // What it proxied is kept between runs (verdaccio parses every packument it serves, and a
   // fresh proxy cache makes a project's first install minutes long); @gateway/* is published
   // afresh.
-  const proxied = cacheDir();
-  rmSync(join(proxied, '@gateway'), { recursive: true, force: true });
+  const proxied = registryCacheDir();
+  // And whatever a caller publishes (`publishable`) lives for one run too.
+  for (const name of ['@gateway', ...publishable]) {
+    rmSync(join(proxied, name), { recursive: true, force: true });
+  }
   mkdirSync(proxied, { recursive: true });
   const port = await freePort();
   const url = `http://127.0.0.1:${port}/`;
@@ -104,6 +119,9 @@ export async function startLocalRegistry({ packs, log = () => {} }) {
       `uplinks: { npmjs: { url: ${JSON.stringify(uplink)}, timeout: 60s, maxage: 7d } }`,
       'packages:',
       "  '@gateway/*': { access: $all, publish: $all, unpublish: $all }",
+      ...publishable.map(
+        (name) => `  ${JSON.stringify(name)}: { access: $all, publish: $all, proxy: npmjs }`,
+      ),
       "  '**': { access: $all, proxy: npmjs }",
       'log: { type: stdout, format: pretty, level: error }',
       'publish: { allow_offline: true }',
@@ -134,6 +152,7 @@ export async function startLocalRegistry({ packs, log = () => {} }) {
       });
     }
     rmSync(work, { recursive: true, force: true });
+    for (const name of publishable) rmSync(join(proxied, name), { recursive: true, force: true });
   };
   try {
     const deadline = Date.now() + 30_000;
@@ -166,17 +185,47 @@ export async function startLocalRegistry({ packs, log = () => {} }) {
 }
 
 /**
- * Removes npx's cached installs of @gateway/cli: npx reuses an install whose version matches, and
- * a package packed from newer code has the same version.
+ * Removes npx's cached installs of @gateway/cli whose @gateway/* are not the ones in `packs`: npx
+ * reuses an install whose version matches, and a package packed from newer code has the same
+ * version. An install of these very tarballs is kept, so a second run installs nothing.
  */
-export function forgetNpxGatewayCli() {
+export function forgetNpxGatewayCli(packs) {
+  const integrity = new Map(
+    readdirSync(packs)
+      .filter((file) => /^gateway-(sdk|cli|server)-.+\.tgz$/.test(file))
+      .map((file) => [
+        `@gateway/${file.split('-')[1]}`,
+        `sha512-${createHash('sha512')
+          .update(readFileSync(join(packs, file)))
+          .digest('base64')}`,
+      ]),
+  );
   const cache = run('npm', ['config', 'get', 'cache']).trim();
   const npx = join(cache, '_npx');
   if (!existsSync(npx)) return;
   for (const entry of readdirSync(npx)) {
-    if (existsSync(join(npx, entry, 'node_modules/@gateway/cli'))) {
+    if (!existsSync(join(npx, entry, 'node_modules/@gateway/cli'))) continue;
+    if (!sameGatewayPackages(join(npx, entry, 'package-lock.json'), integrity)) {
       rmSync(join(npx, entry), { recursive: true, force: true });
     }
+  }
+}
+
+/** Whether every @gateway/* package of the lockfile is the tarball of the same integrity. */
+function sameGatewayPackages(lockfile, integrity) {
+  try {
+    const { packages } = JSON.parse(readFileSync(lockfile, 'utf8'));
+    const installed = Object.entries(packages).filter(([path]) =>
+      path.startsWith('node_modules/@gateway/'),
+    );
+    return (
+      installed.length > 0 &&
+      installed.every(
+        ([path, entry]) => entry.integrity === integrity.get(path.slice('node_modules/'.length)),
+      )
+    );
+  } catch {
+    return false;
   }
 }
 
@@ -191,8 +240,10 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
     packs = packPackages(made, log);
   }
   const registry = await startLocalRegistry({ packs, log });
+  // The project keeps the tarballs (`--packs`), and only @gateway/* comes from this registry:
+  // it installs after the registry stops.
   console.log(
-    `\nIn another terminal, point npm at it, then run the commands of the README or docs as written:\n  export npm_config_registry=${registry.url}\n\nPress Ctrl+C to stop the registry.`,
+    `\nIn another terminal, make a plugin project with npm taking @gateway/* from it:\n  env 'npm_config_${GATEWAY_SCOPE}:registry=${registry.url}' npx @gateway/cli new my-tools --packs ${packs}\nthen go on in my-tools with the commands of the README or docs as written (its @gateway/* are\nin gateway-packs/, so it installs after the registry stops). For other commands:\n  export npm_config_registry=${registry.url}\n\nPress Ctrl+C to stop the registry.`,
   );
   const stop = async () => {
     await registry.stop();

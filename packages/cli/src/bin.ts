@@ -15,7 +15,7 @@ if (quick !== undefined) {
     import('./main.js'),
     import('./output/io.js'),
   ]);
-  const code = await main(argv, createProcessIo(), process.cwd());
+  const code = await main(argv, createProcessIo(), commandFolder());
   // Exit explicitly, so an idle keep-alive socket or a stray timer cannot hold the terminal, but
   // only once stdout and stderr have drained (pipes are asynchronous on macOS).
   await Promise.all(
@@ -24,4 +24,16 @@ if (quick !== undefined) {
     ),
   );
   process.exit(code);
+}
+
+/**
+ * The folder the command acts on. `pnpm gateway` in any folder of the Gateway repository runs the
+ * root's script from the sources, at the root; pnpm keeps the folder it was typed in (that
+ * package's, or the folder itself outside any package) in INIT_CWD, so `pnpm gateway test` in
+ * examples/weather tests the weather plugin. The published bin acts on its working directory.
+ */
+function commandFolder(): string {
+  const fromSource = import.meta.url.endsWith('.ts');
+  const { INIT_CWD, npm_lifecycle_event } = process.env;
+  return fromSource && npm_lifecycle_event === 'gateway' && INIT_CWD ? INIT_CWD : process.cwd();
 }

@@ -23,7 +23,7 @@ describe('pnpm gateway in any folder of the repository', () => {
     }
   });
 
-  it('runs the CLI from an example plugin folder', () => {
+  it('runs the CLI from an example plugin folder, on that folder', () => {
     // The pnpm that runs these tests (a script, or a JavaScript file for node), else PATH's.
     const pnpm = process.env.npm_execpath;
     const [command, args] =
@@ -32,12 +32,20 @@ describe('pnpm gateway in any folder of the repository', () => {
         : /\.[cm]?js$/.test(pnpm)
           ? [process.execPath, [pnpm, 'gateway', '--version']]
           : [pnpm, ['gateway', '--version']];
-    const output = execFileSync(command, args, {
-      cwd: join(root, 'examples/weather'),
-      encoding: 'utf8',
-      env: { ...process.env, NO_COLOR: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
+    const run = (extra: string[], cwd: string) =>
+      execFileSync(command, [...args.slice(0, -1), ...extra], {
+        cwd,
+        encoding: 'utf8',
+        env: { ...process.env, NO_COLOR: '1' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+    const version = run(['--version'], join(root, 'examples/weather'));
+    expect(version.trim().split('\n').at(-1)).toMatch(/^\d+\.\d+\.\d+/);
+    // The command acts on the folder it was typed in, not on the root where the script runs.
+    const tested = run(['test', '--no-tests', '--json'], join(root, 'examples/weather/src'));
+    expect(JSON.parse(tested.slice(tested.indexOf('{')))).toMatchObject({
+      ok: true,
+      plugin: 'weather',
     });
-    expect(output.trim().split('\n').at(-1)).toMatch(/^\d+\.\d+\.\d+/);
   }, 60_000);
 });

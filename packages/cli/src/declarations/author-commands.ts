@@ -26,6 +26,10 @@ export function declareAuthorCommands(
     )
     .option('--dir <path>', 'folder to create (default: the name without its scope)')
     .option('--no-install', 'skip npm install')
+    .option(
+      '--packs <folder>',
+      'take @gateway/* from the packed tarballs in <folder>, kept in the project',
+    )
     .addHelpText(
       'after',
       examples(
@@ -36,7 +40,7 @@ export function declareAuthorCommands(
     .action(
       async (
         name: string | undefined,
-        flags: { template?: TemplateName; dir?: string; install: boolean },
+        flags: { template?: TemplateName; dir?: string; install: boolean; packs?: string },
         command: Command,
       ) => {
         const { runNew } = await import('../commands/new/index.js');
@@ -45,6 +49,7 @@ export function declareAuthorCommands(
           template: flags.template,
           dir: flags.dir,
           install: fromCommandLine(command, 'install') ? flags.install : undefined,
+          packs: flags.packs,
           cwd,
           io,
         });
@@ -79,7 +84,7 @@ export function declareAuthorCommands(
     .command('dev')
     .summary('run a local gateway with this plugin')
     .description(
-      'Run a local gateway with this plugin loaded, reloading it on change, and open the web app.',
+      'Run a local gateway with this plugin loaded, reloading it on change, and open the web app. With --check, mount the built plugin (the file package.json exports) in a throwaway gateway instead, list its tools through MCP and stop: exits 1 when it does not mount.',
     )
     .option('-p, --port <port>', 'port to listen on (env PORT, default 8787)', parsePort)
     .option('--host <host>', 'address to listen on (env HOST, default 127.0.0.1)')
@@ -89,7 +94,18 @@ export function declareAuthorCommands(
       '--fixtures',
       'at the Gateway repository root, also serve the test-fixture examples (examples/conformance)',
     )
-    .addHelpText('after', examples('gateway dev', 'gateway dev --port 9000 --no-open'))
+    .option(
+      '--check',
+      'mount the build (dist/) on a free port, list its tools through MCP, and stop',
+    )
+    .addHelpText(
+      'after',
+      examples(
+        'gateway dev',
+        'gateway dev --port 9000 --no-open',
+        'npm run build && gateway dev --check',
+      ),
+    )
     .action(
       async (
         flags: {
@@ -98,9 +114,15 @@ export function declareAuthorCommands(
           dataDir?: string;
           open: boolean;
           fixtures?: boolean;
+          check?: boolean;
         },
         command: Command,
       ) => {
+        if (flags.check) {
+          const { runMountCheck } = await import('../commands/dev/mount-check.js');
+          await runMountCheck({ cwd, io });
+          return;
+        }
         const { runDev } = await import('../commands/dev/index.js');
         await runDev({
           cwd,

@@ -307,7 +307,8 @@ async function loadValid(source: PluginSource): Promise<Plugin> {
   return loaded.plugin;
 }
 
-async function importServer(): Promise<ServerModule> {
+/** `@gateway/server`, or a CliError saying how to install it. */
+export async function importServer(): Promise<ServerModule> {
   try {
     return await import('@gateway/server');
   } catch (error) {
@@ -321,7 +322,7 @@ async function importServer(): Promise<ServerModule> {
 }
 
 /** Registers `plugin` under its own id as namespace, through the registry route. */
-async function register(
+export async function register(
   gateway: Gateway,
   plugin: Plugin,
   serviceSecret: string,

@@ -4,6 +4,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { describe, expect, it } from 'vitest';
 import { createTestIo } from '#test/output/test-io.js';
 import { linkWorkspace, makeTempDir } from '#test/support/temp-project.js';
+import { main } from '../../main.js';
 import { runProcess } from '../../process/run-process.js';
 import { findPackageBin } from '../../project/find-bin.js';
 import { runBuild } from '../build/index.js';
@@ -56,7 +57,9 @@ describe.each(templateNames)('a project generated from %s', (template) => {
 });
 
 describe('gateway build on a generated project', () => {
-  it('writes dist/index.js and its types', { timeout: 120_000 }, async () => {
+  it('writes dist/index.js and its types, which mount in a gateway', {
+    timeout: 120_000,
+  }, async () => {
     const cwd = await makeTempDir();
     const { dir } = await runNew({
       name: 'echo',
@@ -74,6 +77,13 @@ describe('gateway build on a generated project', () => {
     expect(built).toMatch(/from ["']@gateway\/sdk["']/);
     expect(built).toContain('echo.messages.echo');
     await expect(readFile(join(dir, 'dist/index.d.ts'), 'utf8')).resolves.toContain('echoMessage');
+
+    // The workflow's mount check: the build mounted in a real gateway, its tool listed through MCP.
+    const mounted = createTestIo();
+    expect(await main(['dev', '--check'], mounted, dir, { keychain: null })).toBe(0);
+    expect(mounted.out()).toBe(
+      '✓ dist/index.js mounts as plugin echo: 1 tool listed through MCP\n  echo.messages.echo\n',
+    );
   });
 });
 

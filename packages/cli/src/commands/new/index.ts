@@ -9,6 +9,7 @@ import { createClackPrompter, type Prompter } from '../../prompts/prompter.js';
 import { version } from '../../version.js';
 import { packageNameProblem, toPluginId, toTitle, unscopedName } from './names.js';
 import { createPackageJson } from './package-json.js';
+import { copyPacks, findPacks, packRanges } from './packs.js';
 import { isTemplateName, type TemplateName, templateNames } from './template-names.js';
 import { type ProjectFile, renderTemplate } from './templates.js';
 
@@ -30,6 +31,12 @@ export interface NewOptions {
   prompt?: Prompter;
   /** Runs `npm install`. Default: a child process. */
   runProcess?: ProcessRunner;
+  /**
+   * A folder with this release's `gateway-{sdk,cli,server}-<version>.tgz`: they are copied into
+   * the project's `gateway-packs/` and its dev dependencies point there, so it installs without
+   * a registry that has `@gateway/*`. Relative to `cwd`.
+   */
+  packs?: string | undefined;
 }
 
 /** What `runNew()` created. */
@@ -83,6 +90,8 @@ export async function runNew(options: NewOptions): Promise<NewResult> {
   const dir = resolve(cwd, options.dir ?? unscopedName(name));
   // Checked before the remaining questions, so nobody answers them only to be refused.
   await assertEmptyFolder(dir, cwd);
+  const packs =
+    options.packs === undefined ? {} : await findPacks(resolve(cwd, options.packs), version);
 
   const template =
     options.template ??
@@ -106,8 +115,9 @@ export async function runNew(options: NewOptions): Promise<NewResult> {
   const values = { name, id, title: toTitle(id), envPrefix: id.toUpperCase() };
   const files: ProjectFile[] = [
     ...(await renderTemplate(template, values)),
-    { path: 'package.json', content: createPackageJson(values, version) },
+    { path: 'package.json', content: createPackageJson(values, version, packRanges(packs)) },
   ];
+  await copyPacks(packs, dir);
   for (const file of files) {
     const path = join(dir, ...file.path.split('/'));
     await mkdir(dirname(path), { recursive: true });

@@ -225,3 +225,46 @@ describe('gateway new', () => {
     expect(io.err()).toContain('npm ERR! network unreachable');
   });
 });
+
+// Issue 35, item 4: a project made before @gateway/* is on the registry (try-plugin,
+// local-registry) installs later from the tarballs it keeps.
+describe('gateway new --packs', () => {
+  it('keeps the packed @gateway/* in the project and points the dev dependencies at them', async () => {
+    const cwd = await makeTempDir();
+    await mkdir(join(cwd, 'packs'));
+    for (const name of ['sdk', 'cli', 'server']) {
+      await writeFile(join(cwd, 'packs', `gateway-${name}-${version}.tgz`), `${name} tarball`);
+    }
+    const result = await runNew({
+      name: 'notes',
+      install: false,
+      packs: 'packs',
+      cwd,
+      io: createTestIo(),
+    });
+    const manifest = JSON.parse(await readFile(join(result.dir, 'package.json'), 'utf8'));
+    expect(manifest.devDependencies).toMatchObject({
+      '@gateway/cli': `file:gateway-packs/gateway-cli-${version}.tgz`,
+      '@gateway/sdk': `file:gateway-packs/gateway-sdk-${version}.tgz`,
+      '@gateway/server': `file:gateway-packs/gateway-server-${version}.tgz`,
+    });
+    // What the plugin asks of the gateway that loads it stays the release's range.
+    expect(manifest.peerDependencies['@gateway/sdk']).toBe(`^${version}`);
+    await expect(
+      readFile(join(result.dir, `gateway-packs/gateway-sdk-${version}.tgz`), 'utf8'),
+    ).resolves.toBe('sdk tarball');
+  });
+
+  it('names the tarball missing, and writes nothing', async () => {
+    const cwd = await makeTempDir();
+    await mkdir(join(cwd, 'packs'));
+    await writeFile(join(cwd, 'packs', `gateway-sdk-${version}.tgz`), '');
+    const error = await rejection(
+      runNew({ name: 'notes', install: false, packs: 'packs', cwd, io: createTestIo() }),
+    );
+    expect(error.message).toBe(
+      `No gateway-cli-${version}.tgz in ${join(cwd, 'packs')}; pack @gateway/cli ${version} there (pnpm pack)`,
+    );
+    await expect(readFile(join(cwd, 'notes/package.json'))).rejects.toThrow();
+  });
+});

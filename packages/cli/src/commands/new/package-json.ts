@@ -22,8 +22,14 @@ export const projectRanges = {
  * release is a dev dependency too, since `gateway dev` runs it. The sdk and zod are peer
  * dependencies (the gateway that loads the plugin provides them, and the bundle leaves them out,
  * so a plugin never brings a second copy of the sdk), and dev dependencies for its own tests.
+ * With `packed`, the dev dependencies on `@gateway/*` are tarballs kept in the project instead.
  */
-export function createPackageJson(values: TemplateValues, cliVersion: string): string {
+export function createPackageJson(
+  values: TemplateValues,
+  cliVersion: string,
+  /** Ranges that replace the `@gateway/*` dev dependencies' (`file:` ones, for `--packs`). */
+  packed: Record<string, string> = {},
+): string {
   const manifest = {
     name: values.name,
     version: '0.0.0',
@@ -51,6 +57,7 @@ export function createPackageJson(values: TemplateValues, cliVersion: string): s
       '@gateway/server': `^${cliVersion}`,
       ...projectRanges.dependencies,
       ...projectRanges.devDependencies,
+      ...packed,
     }),
   };
   return `${JSON.stringify(manifest, null, 2)}\n`;
