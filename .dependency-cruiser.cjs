@@ -14,6 +14,25 @@ module.exports = {
       from: {},
       to: { circular: true },
     },
+    {
+      name: 'mcp-call-not-transport',
+      severity: 'error',
+      comment:
+        'The MCP feature has two halves (docs/decisions.md, "The MCP feature\'s two halves"): mcp/call/ runs one tool call and must not know how the request reached it, so it never imports mcp/transport/.',
+      from: { path: '^packages/server/src/mcp/call/' },
+      to: { path: '^packages/server/src/mcp/transport/' },
+    },
+    {
+      name: 'mcp-shared-not-halves',
+      severity: 'error',
+      comment:
+        'What sits directly in mcp/ (and its discovery/ and federation/) is shared ground both halves use, so it imports neither half; only index.ts, the entry, and the feature-level tests reach into them.',
+      from: {
+        path: '^packages/server/src/mcp/([^/]+[.]ts$|discovery/|federation/)',
+        pathNot: ['[.]test[.]ts$', '^packages/server/src/mcp/index[.]ts$'],
+      },
+      to: { path: '^packages/server/src/mcp/(call|transport)/' },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

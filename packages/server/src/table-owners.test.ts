@@ -50,10 +50,10 @@ const OWNERS: Record<string, string> = {
   executions: 'executions/',
   approvals: 'approvals/store.ts',
   invites: 'invites/store.ts',
-  mcp_rounds: 'mcp/round-store.ts',
-  mcp_sessions: 'mcp/shared-sessions/',
-  mcp_session_events: 'mcp/shared-sessions/',
-  mcp_session_messages: 'mcp/shared-sessions/',
+  mcp_rounds: 'mcp/call/round-store.ts',
+  mcp_sessions: 'mcp/transport/shared-sessions/',
+  mcp_session_events: 'mcp/transport/shared-sessions/',
+  mcp_session_messages: 'mcp/transport/shared-sessions/',
   schema_state: 'db/',
 };
 

@@ -10,7 +10,7 @@ import {
   startMcpGateway,
   waitForApproval,
 } from '#test/mcp/mcp-test-kit.js';
-import { describeForm } from './form-summary.js';
+import { describeForm } from './call/form-summary.js';
 
 const SHIP = { name: 'calls.orders.ship', arguments: {} };
 const REQUESTED = { type: 'object', properties: SHIPPING_FIELDS, required: ['speed'] };

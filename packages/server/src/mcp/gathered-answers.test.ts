@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createInteractionPlugin } from '#test/mcp/interaction-plugin.js';
 import { startMcpGateway } from '#test/mcp/mcp-test-kit.js';
 import { openRawSession } from '#test/mcp/raw-session.js';
-import { isPlainLegacyRequest } from './session-http.js';
+import { isPlainLegacyRequest } from './transport/session-http.js';
 
 describe('the answer to a 2025 session POST', () => {
   it('is the one JSON message when the call ends at once, an event stream when it takes longer or sends more', async () => {

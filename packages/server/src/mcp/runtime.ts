@@ -57,7 +57,7 @@ export interface McpRuntime {
   requestPrincipals: WeakMap<Request, McpPrincipal>;
   /**
    * A 2025 session's `tools/call` that started without the session's transport and is handed to
-   * it mid-call, by the request the transport is given (mcp/session-call.ts): the session's
+   * it mid-call, by the request the transport is given (mcp/transport/session-call.ts): the session's
    * `tools/call` handler takes the running call over instead of starting it again.
    */
   handovers: WeakMap<Request, CallHandover>;

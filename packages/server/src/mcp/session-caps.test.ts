@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { connectV1, INITIALIZE, startMcpGateway } from '#test/mcp/mcp-test-kit.js';
 import { createTestGateway } from '#test/support/test-gateway.js';
-import { SessionOwners } from './sessions/session-owners.js';
+import { SessionOwners } from './transport/sessions/session-owners.js';
 
 // Issue 13, item 6: one member opening 10,000 sessions made everyone else's answer 404.
 

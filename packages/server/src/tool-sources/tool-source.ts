@@ -2,8 +2,8 @@ import type { AuthProvider, PluginContext, ToolCall } from '@gateway/sdk';
 import type { SchemaIssue } from '@gateway/sdk/kernel';
 import type { CallToolResult, LoggingLevel } from '@modelcontextprotocol/server';
 import type { ServerLogger } from '../http/logger.js';
+import type { UrlElicitation } from '../mcp/call/elicitation.js';
 import type { CallRedaction } from '../mcp/call-redaction.js';
-import type { UrlElicitation } from '../mcp/elicitation.js';
 
 /** The kinds of source a tool can come from (`registry_sources.type`). */
 export type SourceKind = 'plugin' | 'mcp';
@@ -63,7 +63,7 @@ export interface SourceCall extends ToolCall {
 
 /**
  * Where a served tool comes from and how it runs: a plugin tool (`@gateway/sdk` handler) or a
- * tool of an upstream MCP server. The `tools/call` pipeline (mcp/call-tool.ts) resolves, resumes,
+ * tool of an upstream MCP server. The `tools/call` pipeline (mcp/call/call-tool.ts) resolves, resumes,
  * validates, authorizes and settles the same way for every kind; only the steps below differ.
  */
 export interface ToolSource {

@@ -17,7 +17,7 @@ import { TEST_SERVICE_SECRET } from '#test/support/test-gateway.js';
 import { type FakeTool, startFakeUpstream } from '#test/upstream/fake-upstream.js';
 import { registerSource } from '#test/upstream/register-source.js';
 import { startSdkUpstream } from '#test/upstream/sdk-upstream.js';
-import { MAX_CALL_ROUNDS } from '../mcp/running-call.js';
+import { MAX_CALL_ROUNDS } from '../mcp/call/running-call.js';
 import { checkUpstreamUrl, guardedLookup, type UrlPolicy } from './url-policy.js';
 
 const strict: UrlPolicy = {

@@ -14,7 +14,7 @@ import {
 } from '@modelcontextprotocol/client';
 import type { LoggingLevel } from '@modelcontextprotocol/server';
 import { isRecord } from '../json/is-record.js';
-import type { UrlElicitation } from '../mcp/elicitation.js';
+import type { UrlElicitation } from '../mcp/call/elicitation.js';
 import type { SourceCall } from '../tool-sources/index.js';
 import type { UpstreamNotice } from './notice.js';
 import type { RelaySettings } from './target.js';

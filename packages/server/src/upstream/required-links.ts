@@ -1,6 +1,6 @@
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/client';
 import { isRecord } from '../json/is-record.js';
-import type { UrlElicitation } from '../mcp/elicitation.js';
+import type { UrlElicitation } from '../mcp/call/elicitation.js';
 import { CallFailure, LinksRequired, type SourceCall } from '../tool-sources/index.js';
 import { checkedLink } from './relays.js';
 

@@ -1,0 +1,120 @@
+import type { CallToolResult, InputRequiredResult } from '@modelcontextprotocol/server';
+import { trace } from '@opentelemetry/api';
+import type { ExecutionOutcome } from '../../db/index.js';
+import { isDatabaseUnavailable } from '../../db/unavailable.js';
+import { type ExecutionRecord, newExecutionId } from '../../executions/index.js';
+import { traced } from '../../tracing/index.js';
+import { CallRedaction } from '../call-redaction.js';
+import { type McpPrincipal, subjectId } from '../principal.js';
+import { errorResult } from '../render-result.js';
+import type { McpDeps } from '../runtime.js';
+import type { Elicitor } from './elicitor.js';
+import type { Round } from './rounds.js';
+
+/** What a call's record may say at its end, beside who called what and when. */
+type Ending = Pick<ExecutionRecord, 'outcome' | 'durationMs' | 'approval' | 'approvedBy' | 'error'>;
+
+/**
+ * The execution record of one call: states queued while it runs, and its final state committed
+ * before the answer is let out ({@link CallRecord.settle}: no answer without its record).
+ */
+export class CallRecord {
+  readonly id: string;
+  readonly startedAt: Date;
+  /** Every value vended to this call is masked in everything the call lets out. */
+  readonly redaction: CallRedaction;
+  /** Set once the call can ask questions: the last answer goes into the record. */
+  elicitor: Elicitor | undefined;
+  readonly #services: McpDeps;
+  readonly #subject: string;
+  /** The endpoint (and its OAuth client) the call came through, for the record. */
+  readonly #via: Pick<ExecutionRecord, 'endpointId' | 'clientId'>;
+  readonly #toolPath: string;
+  readonly #args: Record<string, unknown>;
+
+  constructor(
+    services: McpDeps,
+    principal: McpPrincipal,
+    toolPath: string,
+    args: Record<string, unknown>,
+    round?: Round,
+  ) {
+    this.#services = services;
+    this.#subject = subjectId(principal);
+    this.#via =
+      principal.kind === 'user'
+        ? {
+            ...(principal.endpointId === undefined ? {} : { endpointId: principal.endpointId }),
+            ...(principal.clientId === undefined ? {} : { clientId: principal.clientId }),
+          }
+        : {};
+    this.#toolPath = toolPath;
+    this.#args = args;
+    this.id = round?.state.executionId ?? newExecutionId();
+    this.startedAt = round ? new Date(round.state.startedAt) : new Date();
+    this.redaction = new CallRedaction(services.redactor);
+  }
+
+  elapsed(): number {
+    return Date.now() - this.startedAt.getTime();
+  }
+
+  /** The approval decision so far, for the record. */
+  decision(): Pick<ExecutionRecord, 'approval' | 'approvedBy'> {
+    const answer = this.elicitor?.lastAnswer;
+    return answer === undefined ? {} : { approval: answer.decision, approvedBy: answer.by };
+  }
+
+  /** Queues a state of the call that needs no commit before anything is sent. */
+  write(end: Ending): void {
+    this.#services.executions.write(this.#state(end));
+  }
+
+  /** Settles a call that ran (or was refused) with `outcome`, its decision and its error. */
+  finish(outcome: ExecutionOutcome, result: CallToolResult, error?: string) {
+    return this.settle(result, {
+      outcome,
+      durationMs: this.elapsed(),
+      ...this.decision(),
+      ...(error === undefined ? {} : { error: this.redaction.text(error) }),
+    });
+  }
+
+  /**
+   * Commits the record, then gives back `result`; when the record cannot be stored, an error
+   * result saying so instead. The only place a call's final record is written.
+   */
+  async settle<R extends CallToolResult | InputRequiredResult | undefined>(
+    result: R,
+    end: Ending,
+  ): Promise<R | CallToolResult> {
+    try {
+      if (end.outcome !== undefined) {
+        trace.getActiveSpan()?.setAttribute('gateway.outcome', end.outcome);
+      }
+      const state = this.#state(
+        end.durationMs === undefined ? { durationMs: this.elapsed(), ...end } : end,
+      );
+      await traced('gateway.record', {}, () => this.#services.executions.commit(state));
+      return result;
+    } catch (error) {
+      return errorResult(
+        isDatabaseUnavailable(error)
+          ? `The gateway's database is unavailable, so this call of ${this.#toolPath} could not be recorded and its result is withheld; retry shortly. Execution id: ${this.id}.`
+          : `The gateway could not record this call of ${this.#toolPath}, so its result is withheld. Execution id: ${this.id}; the gateway's log has the details.`,
+      );
+    }
+  }
+
+  #state(end: Ending): ExecutionRecord {
+    return {
+      id: this.id,
+      userId: this.#subject,
+      toolPath: this.#toolPath,
+      startedAt: this.startedAt,
+      arguments: this.redaction.data(this.#args),
+      ...this.#via,
+      ...end,
+    };
+  }
+}

@@ -1,0 +1,247 @@
+import type { PluginContext, SampleRequest, SampleResult } from '@gateway/sdk';
+import type { Role } from '@gateway/sdk/kernel';
+import type {
+  CallToolResult,
+  InputRequiredResult,
+  LoggingLevel,
+} from '@modelcontextprotocol/server';
+import type { ServerLogger } from '../../http/logger.js';
+import type { MountedTool } from '../../registry/index.js';
+import { type SourceCall, Stopped } from '../../tool-sources/index.js';
+import type { CallRedaction } from '../call-redaction.js';
+import type { CallContext, CallSite } from '../call-site.js';
+import { subjectId } from '../principal.js';
+import { errorResult } from '../render-result.js';
+import type { McpRuntime } from '../runtime.js';
+import type { CallRecord } from './call-record.js';
+import { MAX_CALL_ROUNDS, type PendingSlot, type UrlElicitation } from './elicitation.js';
+import { Elicitor } from './elicitor.js';
+import { ProgressReporter } from './progress.js';
+import { askClient, type Round } from './rounds.js';
+import { Sampler } from './sampler.js';
+import { TimeLimit } from './time-limit.js';
+import { clientLogLevel, lazyLogger, passesClient, toolLogger } from './tool-logger.js';
+
+/** The most questions and sampling requests one call may put (elicitation.ts). */
+export { MAX_CALL_ROUNDS };
+
+/** The abort reason once a call is over (no Error: building its stack on every call costs). */
+const CALL_ENDED = Symbol('call ended');
+
+/** What a {@link RunningCall} is made from. */
+export interface RunningCallOptions {
+  runtime: McpRuntime;
+  site: CallSite;
+  ctx: CallContext;
+  tool: MountedTool;
+  role: Role;
+  record: CallRecord;
+  round: Round | undefined;
+  args: Record<string, unknown>;
+}
+
+/**
+ * One call while its source runs: the time limit and cancellation (`signal`), progress,
+ * questions and sampling, logging, and credentials scoped to the source's providers and masked
+ * once vended (the "authorize credentials" stage). It is the {@link SourceCall} a source gets, and
+ * a plugin handler's `call` argument, so a call allocates it once.
+ */
+export class RunningCall implements SourceCall {
+  readonly executionId: string;
+  readonly signal: AbortSignal;
+  readonly context: PluginContext;
+  readonly redaction: CallRedaction;
+  readonly reportProgress: (progress: number, total?: number, message?: string) => void;
+  readonly #options: RunningCallOptions;
+  readonly #controller = new AbortController();
+  readonly #limit: TimeLimit;
+  readonly #progress: ProgressReporter;
+  readonly #pending: PendingSlot = { current: undefined, asked: 0 };
+  readonly #elicitor: Elicitor;
+  readonly #release: ReturnType<typeof setTimeout> | undefined;
+  #sampler: Sampler | undefined;
+  #log: ServerLogger | undefined;
+  /** The ids of the links shown to a session client, until the upstream says each is done. */
+  #linksShown: Set<string> | undefined;
+
+  constructor(options: RunningCallOptions) {
+    const { runtime, site, ctx, tool, role, record, round } = options;
+    const { services } = runtime;
+    this.#options = options;
+    this.executionId = record.id;
+    this.signal = this.#controller.signal;
+    const controller = this.#controller;
+    this.#limit = new TimeLimit(runtime.options.toolTimeoutMs, () =>
+      controller.abort(new Stopped('timeout')),
+    );
+    if (ctx.mcpReq.signal.aborted) this.#clientGone();
+    ctx.mcpReq.signal.addEventListener('abort', this.#clientGone, { once: true });
+    const { redaction } = record;
+    this.redaction = redaction;
+    this.#progress = new ProgressReporter(ctx, redaction.text);
+    this.reportProgress = this.#progress.report;
+    this.#release = releaseStreamLater(runtime, ctx);
+    this.#elicitor = new Elicitor({
+      runtime,
+      site,
+      ctx,
+      executionId: record.id,
+      toolPath: tool.path,
+      answers: round?.late === false ? round.answers : [],
+      limit: this.#limit,
+      signal: this.signal,
+      progress: this.#progress,
+      pending: this.#pending,
+      onWaiting: (waiting) =>
+        record.write(
+          waiting
+            ? { durationMs: record.elapsed(), approval: 'pending' }
+            : { durationMs: record.elapsed(), ...record.decision() },
+        ),
+    });
+    record.elicitor = this.#elicitor;
+    const { elicit } = this.#elicitor;
+    const subject = subjectId(site.principal);
+    this.context = {
+      userId: subject,
+      role,
+      // A source that is gone meanwhile declares nothing, so it gets nothing.
+      auth: services.tokens.resolverFor(subject, tool.source.credentials, {
+        onVended: (token) => redaction.remember(token),
+      }),
+      elicit: (request) => elicit(redaction.data(request)),
+      logger: lazyLogger(() => toolLogger(this.log, site, tool, ctx, redaction)),
+    };
+  }
+
+  /** The server log for this call, made on first use: most calls log nothing. */
+  get log(): ServerLogger {
+    const { runtime, tool, record } = this.#options;
+    this.#log ??= runtime.services.logger.child({
+      tool: tool.path,
+      executionId: record.id,
+      userId: subjectId(this.#options.site.principal),
+    });
+    return this.#log;
+  }
+
+  /** Whether the tool asked the client something that ends this round (`input_required`). */
+  get questionPending(): boolean {
+    return this.#pending.current !== undefined;
+  }
+
+  get takesLinks(): boolean {
+    return this.#elicitor.takesLinks;
+  }
+
+  get takesProgress(): boolean {
+    return this.#progress.wanted;
+  }
+
+  get clientLogLevel(): LoggingLevel | undefined {
+    return clientLogLevel(this.#options.site, this.#options.ctx);
+  }
+
+  readonly sample = (request: SampleRequest): Promise<SampleResult> => {
+    const { runtime, site, ctx, tool, record, round } = this.#options;
+    const asked = record.redaction.data(request);
+    this.#sampler ??= new Sampler({
+      runtime,
+      site,
+      ctx,
+      executionId: record.id,
+      toolPath: tool.path,
+      samples: round?.late === false ? round.samples : [],
+      limit: this.#limit,
+      signal: this.signal,
+      pending: this.#pending,
+    });
+    return this.#sampler.sample(asked);
+  };
+
+  elicitUrl(asked: UrlElicitation): Promise<'accept' | 'decline' | 'cancel'> {
+    const shown = this.redaction.data(asked);
+    // Only a session client is shown the link with its id, so only it hears when it is done.
+    if (this.takesLinks) {
+      this.#linksShown ??= new Set();
+      this.#linksShown.add(shown.elicitationId);
+    }
+    return this.#elicitor.elicitUrl(shown);
+  }
+
+  forwardLinkDone(elicitationId: string): void {
+    // Masked as the id was when shown; one the client was never shown is not passed on.
+    const shown = this.redaction.text(elicitationId);
+    if (this.#linksShown?.delete(shown) !== true) return;
+    void this.#options.ctx.mcpReq
+      .notify({ method: 'notifications/elicitation/complete', params: { elicitationId: shown } })
+      // A notification to a client that has gone is dropped: the call's answer still settles.
+      .catch(() => {});
+  }
+
+  forwardLog(level: LoggingLevel, data: unknown, logger?: string): void {
+    const { site, ctx, tool, record } = this.#options;
+    if (!passesClient(site, ctx, level)) return;
+    void ctx.mcpReq
+      .notify({
+        method: 'notifications/message',
+        params: { level, logger: logger ?? tool.path, data: record.redaction.value(data) },
+      })
+      // A notification to a client that has gone is dropped: the call's answer still settles.
+      .catch(() => {});
+  }
+
+  /** Ends the round with what the tool asked, once the record says the call is waiting. */
+  async askClient(): Promise<InputRequiredResult | CallToolResult> {
+    const { runtime, site, tool, args, record, round } = this.#options;
+    const asking = this.#pending.current;
+    const answers = this.#elicitor.answers;
+    const samples = this.#sampler?.samples ?? (round?.late === false ? round.samples : []);
+    // Every round runs the tool again and carries every answer so far: a tool (or an upstream
+    // behind it) that asks something new each time must end, not grow its state forever.
+    if (answers.length + samples.length >= MAX_CALL_ROUNDS) {
+      return record.finish(
+        'error',
+        errorResult(
+          `${tool.path} kept asking questions (more than ${MAX_CALL_ROUNDS} in one call), so it was stopped. Call the tool again to start over; if it keeps happening, report it to whoever maintains the tool.`,
+        ),
+        `Asked more than ${MAX_CALL_ROUNDS} questions in one call`,
+      );
+    }
+    const result = await askClient(runtime, site, tool, args, {
+      executionId: record.id,
+      startedAt: record.startedAt,
+      pending: this.#pending,
+      answers,
+      samples,
+    });
+    return record.settle(result, asking?.kind === 'question' ? { approval: 'pending' } : {});
+  }
+
+  /** Stops the clock and everything still running for the call. */
+  end(): void {
+    this.#limit.clear();
+    if (this.#release !== undefined) clearTimeout(this.#release);
+    this.#options.ctx.mcpReq.signal.removeEventListener('abort', this.#clientGone);
+    this.#controller.abort(CALL_ENDED);
+  }
+
+  readonly #clientGone = () => this.#controller.abort(new Stopped('cancelled'));
+}
+
+/**
+ * Closes the call's SSE stream once it has run `releaseStreamAfterMs` (SEP-1699 polling): the
+ * client reconnects with `Last-Event-ID` and gets what it missed, then the result, from the
+ * session's event store. Only 2025-11-25 sessions can resume, so only they get the callback.
+ */
+function releaseStreamLater(
+  runtime: McpRuntime,
+  ctx: CallContext,
+): ReturnType<typeof setTimeout> | undefined {
+  const after = runtime.options.releaseStreamAfterMs;
+  const close = ctx.http?.closeSSE;
+  if (after === undefined || close === undefined) return undefined;
+  const timer = setTimeout(close, after);
+  timer.unref?.();
+  return timer;
+}

@@ -1,0 +1,212 @@
+import {
+  type CallToolRequestParams,
+  type CallToolResult,
+  CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
+  type ClientCapabilities,
+  type InputRequiredResult,
+  isInputRequiredResult,
+  isSpecType,
+  PROTOCOL_VERSION_META_KEY,
+  ProtocolError,
+  ProtocolErrorCode,
+  SERVER_INFO_META_KEY,
+} from '@modelcontextprotocol/server';
+import { isDatabaseUnavailable } from '../../db/unavailable.js';
+import { callTool } from '../call/call-tool.js';
+import type { CallContext, CallSite } from '../call-site.js';
+import type { McpPrincipal } from '../principal.js';
+import type { McpRuntime } from '../runtime.js';
+import { SERVER_INFO } from './create-server.js';
+
+const MODERN = '2026-07-28';
+/** 2025's "resource not found", which 2026-07-28 answers as invalid params (the SDK maps it so). */
+const RESOURCE_NOT_FOUND_2025 = -32002;
+const REQUEST_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);
+const PARAMS_KEYS = new Set(['name', 'arguments', '_meta']);
+const ENVELOPE_KEYS = new Set([
+  PROTOCOL_VERSION_META_KEY,
+  CLIENT_INFO_META_KEY,
+  CLIENT_CAPABILITIES_META_KEY,
+]);
+
+/** A 2026-07-28 `tools/call` the gateway answers itself ({@link directCallOf}). */
+export interface DirectCall {
+  id: string | number;
+  params: CallToolRequestParams;
+  envelope: Record<string, unknown>;
+  capabilities: ClientCapabilities;
+}
+
+/**
+ * The call when `body` is the plain 2026-07-28 `tools/call` that the gateway answers without the
+ * SDK's per-request server, else `undefined` (the SDK serves it, as every other request).
+ *
+ * The SDK builds a server, a transport and a context for every 2026-07-28 request, validates the
+ * message against the spec's schemas in four places and wraps the answer in promises and streams:
+ * about half of the gateway's CPU time for a call (bench/mcp/README.md). A call is answered here
+ * only when everything in it is something the SDK would accept as it stands and its answer is one
+ * JSON body:
+ * - one request (no batch) with exactly `jsonrpc`, `id`, `method` and `params`; `params` with
+ *   `name`, `arguments` (an object, without an argument named `__proto__`) and `_meta`;
+ * - `_meta` holding the envelope and nothing else: protocol version `2026-07-28`, the client's
+ *   capabilities and, if given, its info, each valid by the spec's schema. So no progress token and
+ *   no log level, the only ways a call could send the client notifications, and no `requestState`
+ *   or `inputResponses` (a retried round goes to the SDK, which checks them);
+ * - the `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` headers naming the same revision,
+ *   method and tool as the body.
+ *
+ * Anything else, malformed or merely unusual, takes the SDK's way and its answers.
+ */
+export function directCallOf(request: Request, body: unknown): DirectCall | undefined {
+  if (!isPlain(body) || body.method !== 'tools/call' || body.jsonrpc !== '2.0') return undefined;
+  const { id, params } = body;
+  if (typeof id !== 'string' && !Number.isSafeInteger(id)) return undefined;
+  if (!onlyKeys(body, REQUEST_KEYS) || !isPlain(params) || !onlyKeys(params, PARAMS_KEYS)) {
+    return undefined;
+  }
+  const { name, arguments: args, _meta: envelope } = params;
+  if (typeof name !== 'string' || (args !== undefined && !isPlain(args))) return undefined;
+  // The SDK's schema drops an argument named `__proto__` (as zod does); the tool's own schema
+  // would refuse it. Either answer is safe, but there is one: the SDK's.
+  if (args !== undefined && Object.hasOwn(args, '__proto__')) return undefined;
+  if (!isPlain(envelope) || !onlyKeys(envelope, ENVELOPE_KEYS)) return undefined;
+  const headers = request.headers;
+  if (
+    envelope[PROTOCOL_VERSION_META_KEY] !== MODERN ||
+    headers.get('mcp-protocol-version') !== MODERN ||
+    headers.get('mcp-method') !== 'tools/call' ||
+    headers.get('mcp-name') !== name
+  ) {
+    return undefined;
+  }
+  const capabilities = envelope[CLIENT_CAPABILITIES_META_KEY];
+  const info = envelope[CLIENT_INFO_META_KEY];
+  if (!isSpecType.ClientCapabilities(capabilities)) return undefined;
+  if (info !== undefined && !isSpecType.Implementation(info)) return undefined;
+  return {
+    id: id as string | number,
+    params: args === undefined ? { name } : { name, arguments: args },
+    envelope,
+    // Checked by the schema and kept as sent, as the SDK keeps a client's declaration.
+    capabilities: capabilities as ClientCapabilities,
+  };
+}
+
+/**
+ * The calls answered without the SDK, in flight: {@link DirectCalls.serve} answers one,
+ * {@link DirectCalls.stopAll} stops them all (the gateway is stopping), as closing the SDK's
+ * handler stops the calls it serves.
+ */
+export class DirectCalls {
+  readonly #running = new Set<AbortController>();
+  readonly #runtime: McpRuntime;
+
+  constructor(runtime: McpRuntime) {
+    this.#runtime = runtime;
+  }
+
+  /**
+   * Answers `call` through the same call path as the SDK's server would ({@link callTool}), with
+   * the answer the SDK would give: the result stamped `resultType` and the server's identity, a
+   * protocol error as a JSON-RPC error, and 499 with no body when the client left (or the
+   * gateway stopped) before the answer.
+   */
+  async serve(principal: McpPrincipal, call: DirectCall, request: Request): Promise<Response> {
+    const site: CallSite = {
+      principal,
+      kind: 'modern',
+      clientCapabilities: () => call.capabilities,
+    };
+    // A controller of the call's own, not AbortSignal.any() over a signal that lives as long as
+    // the gateway: each call would add a dependant to it.
+    const stop = new AbortController();
+    const clientLeft = () => stop.abort(request.signal.reason);
+    if (request.signal.aborted) clientLeft();
+    else request.signal.addEventListener('abort', clientLeft, { once: true });
+    this.#running.add(stop);
+    let message: object;
+    try {
+      const result = await callTool(this.#runtime, site, call.params, contextOf(call, stop.signal));
+      message = { result: encoded(result), jsonrpc: '2.0', id: call.id };
+    } catch (error) {
+      // Before the tool ran (a lookup of the call path): the gateway's 503, for any client.
+      if (isDatabaseUnavailable(error)) throw error;
+      message = { jsonrpc: '2.0', id: call.id, error: errorOf(error, this.#runtime) };
+    } finally {
+      this.#running.delete(stop);
+      request.signal.removeEventListener('abort', clientLeft);
+    }
+    if (stop.signal.aborted) return new Response(null, { status: 499 });
+    return Response.json(message);
+  }
+
+  /** Stops every call in flight. */
+  stopAll(): void {
+    for (const stop of this.#running) stop.abort(new Error('The gateway is stopping'));
+  }
+}
+
+/**
+ * What the call path reads of its request. Nothing here can reach the client before the answer:
+ * a 2026-07-28 call asks its questions in its result (`input_required`), and without a progress
+ * token or a log level nothing is sent to the client (see {@link directCallOf}).
+ */
+function contextOf(call: DirectCall, signal: AbortSignal): CallContext {
+  const noSession = () => {
+    throw new ProtocolError(ProtocolErrorCode.InternalError, 'No session to ask the client on');
+  };
+  return {
+    mcpReq: {
+      id: call.id,
+      signal,
+      _meta: undefined,
+      envelope: call.envelope,
+      requestState: () => undefined,
+      inputResponses: undefined,
+      // Nothing is sent before the answer (above); were it ever, it is dropped, as the SDK drops
+      // a JSON exchange's notifications.
+      notify: async () => {},
+      elicitInput: noSession,
+      requestSampling: noSession,
+    },
+  };
+}
+
+/** The result as the SDK's 2026-07-28 codec puts it on the wire. */
+function encoded(result: CallToolResult | InputRequiredResult): object {
+  const typed = isInputRequiredResult(result)
+    ? result
+    : { ...result, content: result.content ?? [], resultType: result.resultType ?? 'complete' };
+  const meta = typed._meta;
+  if (meta?.[SERVER_INFO_META_KEY] !== undefined) return typed;
+  return { ...typed, _meta: { ...meta, [SERVER_INFO_META_KEY]: SERVER_INFO } };
+}
+
+/**
+ * A protocol error (an unknown tool) as the SDK answers it. The call path turns every failure of a
+ * tool into an `isError` result, so anything else is the gateway's own bug: logged, and answered
+ * without its message.
+ */
+function errorOf(error: unknown, runtime: McpRuntime): object {
+  if (error instanceof ProtocolError) {
+    return {
+      code: error.code === RESOURCE_NOT_FOUND_2025 ? ProtocolErrorCode.InvalidParams : error.code,
+      message: error.message,
+      ...(error.data === undefined ? {} : { data: error.data }),
+    };
+  }
+  runtime.services.logger.error('MCP tool call failed', {
+    error: error instanceof Error ? error.message : String(error),
+  });
+  return { code: ProtocolErrorCode.InternalError, message: 'Internal error' };
+}
+
+function isPlain(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function onlyKeys(value: Record<string, unknown>, allowed: ReadonlySet<string>): boolean {
+  for (const key in value) if (!allowed.has(key)) return false;
+  return true;
+}

@@ -1,0 +1,89 @@
+import type { Tool as McpTool } from '@modelcontextprotocol/server';
+import { META_TOOLS } from '../discovery/index.js';
+import type { McpRuntime } from '../runtime.js';
+import { toolsOf } from '../runtime.js';
+import { isPlainLegacyRequest } from './session-http.js';
+import type { Session } from './sessions/session.js';
+
+const encoder = new TextEncoder();
+const ANSWER_START = encoder.encode('{"result":{"tools":');
+const ANSWER_END = '},"jsonrpc":"2.0","id":';
+
+/**
+ * The `tools` array of a `tools/list` answer as UTF-8 JSON, once per list. Keyed by the list
+ * itself: `ToolIndexCache` hands out one frozen list per role resolution and endpoint patterns and
+ * a new one after any change that can alter it (a role's patterns, a tool registered or removed,
+ * an upstream's tools refreshed, an endpoint's patterns), so the bytes are always those of the list
+ * the caller may see now, and a list is only ever reached through a principal it was resolved for.
+ */
+const serialized = new WeakMap<readonly McpTool[], Uint8Array>();
+
+/** `list` as the JSON of a `tools/list` answer's `tools`, encoded once while the list lives. */
+export function listBytes(list: readonly McpTool[]): Uint8Array {
+  let bytes = serialized.get(list);
+  if (bytes === undefined) {
+    bytes = encoder.encode(JSON.stringify(list));
+    // Only shared lists are kept: they are frozen, so the bytes cannot go stale.
+    if (Object.isFrozen(list)) serialized.set(list, bytes);
+  }
+  return bytes;
+}
+
+/**
+ * Answers a 2025 session's `tools/list` without its transport, when the request is the plain one
+ * every client sends: one request, no params but an empty object (no cursor, no `_meta`), an
+ * `MCP-Protocol-Version` that is absent or a 2025 revision, and the `Accept` the transport insists
+ * on. The answer is the JSON body the transport's answer becomes anyway (`whenGathered` sends a
+ * lone answer as JSON), the same bytes as the SDK's, with the list serialized once per list
+ * ({@link listBytes}) instead of on every call, and nothing stored in the session's event log: a
+ * JSON answer has no event to resume. Undefined for anything else, or when the tools cannot be
+ * resolved: the transport then answers as it always did, errors included.
+ *
+ * A list of 1,000 tools is ~450 KB: the SDK's way stringified it, encoded it, and (gathered into
+ * one body) decoded, parsed and encoded it again, about 15 ms per list (bench/toolsets).
+ */
+export async function answerSessionList(
+  runtime: McpRuntime,
+  session: Session,
+  request: Request,
+  body: unknown,
+): Promise<Response | undefined> {
+  const id = plainListId(request, body);
+  if (id === undefined || session.transport.sessionId !== session.id) return undefined;
+  let list: readonly McpTool[];
+  try {
+    const { index, mode } = await toolsOf(runtime, session.principal);
+    list = mode === 'discovery' ? META_TOOLS : index.list;
+  } catch {
+    return undefined;
+  }
+  // A session is told of a catalog change only when what it was served changes.
+  runtime.served.remember(session.server, list);
+  const tools = listBytes(list);
+  const end = encoder.encode(`${ANSWER_END}${JSON.stringify(id)}}`);
+  const answer = new Uint8Array(ANSWER_START.length + tools.length + end.length);
+  answer.set(ANSWER_START, 0);
+  answer.set(tools, ANSWER_START.length);
+  answer.set(end, ANSWER_START.length + tools.length);
+  return new Response(answer, {
+    status: 200,
+    headers: {
+      'content-type': 'application/json',
+      'cache-control': 'no-cache',
+      'mcp-session-id': session.id,
+    },
+  });
+}
+
+/** The id of `body` when it is a plain 2025 `tools/list` this module answers, else undefined. */
+function plainListId(request: Request, body: unknown): string | number | undefined {
+  if (request.method !== 'POST' || !isPlainLegacyRequest(request, body)) return undefined;
+  const { method, id, params } = body as { method: string; id: string | number; params?: object };
+  if (method !== 'tools/list') return undefined;
+  if (params !== undefined && Object.keys(params).length > 0) return undefined;
+  const accept = request.headers.get('accept') ?? '';
+  if (!accept.includes('application/json') || !accept.includes('text/event-stream')) {
+    return undefined;
+  }
+  return id;
+}

@@ -1,0 +1,245 @@
+import {
+  type CallToolRequestParams,
+  type CallToolResult,
+  type InputRequiredResult,
+  isInputRequiredResult,
+} from '@modelcontextprotocol/server';
+import { callTool } from '../call/call-tool.js';
+import type { CallContext, CallSite } from '../call-site.js';
+import type { CallHandover, McpRuntime } from '../runtime.js';
+import { GATHER_MS, isPlainLegacyRequest } from './session-http.js';
+import type { SessionPost } from './sessions/index.js';
+import type { Session } from './sessions/session.js';
+
+/** A 2025 session's plain `tools/call` ({@link sessionCallOf}). */
+export interface SessionCall {
+  id: string | number;
+  params: CallToolRequestParams;
+}
+
+/**
+ * The call when `post` is the plain `tools/call` of a 2025 session that the gateway may start
+ * without the session's transport, else `undefined`: one request with exactly `jsonrpc`, `id`,
+ * `method` and `params` (`isPlainLegacyRequest`), `params` with `name` and, if given,
+ * `arguments` (an object without an argument named `__proto__`) and nothing else (no `_meta`, so
+ * no progress token), and the `Accept` the transport insists on. Such a request is one the
+ * session's server accepts as it stands, which a handover (see {@link answerSessionCall}) relies
+ * on. Anything else takes the transport's way, as before.
+ */
+export function sessionCallOf(request: Request, body: unknown): SessionCall | undefined {
+  if (request.method !== 'POST' || !isPlainLegacyRequest(request, body)) return undefined;
+  const { method, id, params } = body as { method: string; id: string | number; params?: unknown };
+  if (method !== 'tools/call' || !isPlain(params)) return undefined;
+  for (const key in params) if (key !== 'name' && key !== 'arguments') return undefined;
+  const { name, arguments: args } = params;
+  if (typeof name !== 'string' || (args !== undefined && !isPlain(args))) return undefined;
+  // The SDK's schema drops an argument named `__proto__`; its answer is the one given.
+  if (args !== undefined && Object.hasOwn(args, '__proto__')) return undefined;
+  const accept = request.headers.get('accept') ?? '';
+  if (!accept.includes('application/json') || !accept.includes('text/event-stream')) {
+    return undefined;
+  }
+  return { id, params: args === undefined ? { name } : { name, arguments: args } };
+}
+
+/**
+ * Answers a 2025 session's plain `tools/call` ({@link sessionCallOf}) without the session's
+ * transport when it can, the way `direct-call.ts` answers a 2026-07-28 call: the SDK's transport
+ * builds an event stream for every POST, with a priming event, an event id, SSE encoding and,
+ * for an answer ready at once, `whenGathered` reading it all back to send the lone answer as
+ * JSON; with the SDK's request dispatch and its schema checks of the request and the result,
+ * about half of the gateway's CPU time for a session call (bench/mcp/README.md).
+ *
+ * The call starts at once through the same call path ({@link callTool}), with the session's
+ * client capabilities and log level and the principal of this request. When it ends within
+ * {@link GATHER_MS} having sent the client nothing, its answer goes out as the one JSON body the
+ * transport's answer would have become. Otherwise the call is handed to the transport mid-call:
+ * when it first needs the stream (a question asked with `elicitation/create`, a sampling
+ * request, a log message or any other notification), when {@link GATHER_MS} have passed, or when
+ * it ended in a way the SDK answers (an error, a round of questions). The POST is then served by
+ * the transport as every other one is (`viaTransport`), and the session's `tools/call` handler
+ * takes the running call over (`McpRuntime.handovers`) instead of starting it: the call's stream,
+ * event ids, resumption, `closeSSE`, cancellation and answer are the SDK's, as before. What the
+ * call asked the stream for waits for the handover and then goes out on it.
+ *
+ * Until then the session's own server does not know the call, so a `notifications/cancelled`
+ * for it, or the session closing, stops it through the session's {@link SessionCalls}; a call
+ * cancelled so gets no answer (as the SDK sends none), its POST an empty event stream. Undefined
+ * when the POST is not such a call: the transport serves it.
+ */
+export async function answerSessionCall(
+  runtime: McpRuntime,
+  session: Session,
+  post: SessionPost,
+): Promise<Response | undefined> {
+  const call = sessionCallOf(post.request, post.body);
+  if (call === undefined || session.transport.sessionId !== session.id) return undefined;
+  const stop = new AbortController();
+  if (!session.calls.add(call.id, stop)) return undefined;
+  const started = performance.now();
+  const link = new StreamLink(stop);
+  const site: CallSite = {
+    principal: session.principal,
+    kind: 'session',
+    clientCapabilities: () => session.server.getClientCapabilities(),
+    sessionLogLevel: () => session.level.get(),
+    authenticated: post.principal,
+  };
+  const ctx = link.context(call.id, runtime.options.releaseStreamAfterMs !== undefined);
+  // Counted in flight as a POST the transport serves is (the session caps look at it).
+  session.inFlight += 1;
+  let running: Promise<CallToolResult | InputRequiredResult>;
+  let first: CallToolResult | InputRequiredResult | undefined;
+  try {
+    running = callTool(runtime, site, call.params, ctx);
+    const ended = () => session.calls.delete(call.id, stop);
+    running.then(ended, ended);
+    first = await link.first(running, GATHER_MS);
+  } finally {
+    session.inFlight -= 1;
+  }
+  if (first !== undefined && !link.wanted) {
+    if (stop.signal.aborted) return noAnswer(session);
+    if (!isInputRequiredResult(first)) return answered(session, call.id, first);
+  }
+  // The transport takes the call over, what is left of the gathering time included.
+  const left = Math.max(0, GATHER_MS - (performance.now() - started));
+  const response = await post.viaTransport(
+    (served) => runtime.handovers.set(served, link.handover(running)),
+    left,
+  );
+  // Refused by the transport (its handler never runs): the call is stopped.
+  if (response.status !== 200) link.refused();
+  return response;
+}
+
+/**
+ * How a call started without the session's transport reaches the stream: its context asks for
+ * the stream ({@link StreamLink.context}), which the POST's answer waits on
+ * ({@link StreamLink.first}), and the SDK's context of the same request, once the transport took
+ * the call over ({@link StreamLink.handover}), serves what was asked.
+ */
+class StreamLink {
+  readonly #stop: AbortController;
+  readonly #sdk: Promise<CallContext>;
+  #resolveSdk!: (ctx: CallContext) => void;
+  #rejectSdk!: (error: Error) => void;
+  #want: (() => void) | undefined;
+  /** The call asked for the stream. */
+  wanted = false;
+
+  constructor(stop: AbortController) {
+    this.#stop = stop;
+    this.#sdk = new Promise<CallContext>((resolve, reject) => {
+      this.#resolveSdk = resolve;
+      this.#rejectSdk = reject;
+    });
+    // Nobody may be waiting when the transport refuses the POST.
+    this.#sdk.catch(() => {});
+  }
+
+  /** The SDK's context of the call's request, once the transport took the call over. */
+  streamed(): Promise<CallContext> {
+    if (!this.wanted) {
+      this.wanted = true;
+      this.#want?.();
+    }
+    return this.#sdk;
+  }
+
+  /**
+   * The call's result when it ends within `ms` without asking for the stream; undefined when it
+   * asks for it, when `ms` pass first, or when it fails (the SDK answers the failure).
+   */
+  async first(
+    running: Promise<CallToolResult | InputRequiredResult>,
+    ms: number,
+  ): Promise<CallToolResult | InputRequiredResult | undefined> {
+    if (this.wanted) return undefined;
+    let timer: NodeJS.Timeout | undefined;
+    const other = new Promise<undefined>((resolve) => {
+      this.#want = () => resolve(undefined);
+      timer = setTimeout(() => resolve(undefined), ms);
+    });
+    try {
+      return await Promise.race([running.catch(() => undefined), other]);
+    } finally {
+      clearTimeout(timer);
+      this.#want = undefined;
+    }
+  }
+
+  /** What the session's `tools/call` handler runs instead of the call (the call itself). */
+  handover(running: Promise<CallToolResult | InputRequiredResult>): CallHandover {
+    return (ctx) => {
+      const signal = ctx.mcpReq.signal;
+      // Cancelled or closed from now on by the SDK.
+      if (signal.aborted) this.#stop.abort(signal.reason);
+      else signal.addEventListener('abort', () => this.#stop.abort(signal.reason), { once: true });
+      this.#resolveSdk(ctx);
+      return running;
+    };
+  }
+
+  /** The transport refused the POST: the call stops, and what waits for the stream fails. */
+  refused(): void {
+    const error = new Error('The session could not take the call over');
+    this.#rejectSdk(error);
+    this.#stop.abort(error);
+  }
+
+  /**
+   * The call's context: what reaches the client (a notification, a question, a sampling
+   * request) goes out on the stream once the transport took the call over. `closeSSE` (only when
+   * streams are released, see `releaseStreamAfterMs`) closes that stream.
+   */
+  context(id: string | number, releasing: boolean): CallContext {
+    const sdk = () => this.streamed();
+    return {
+      mcpReq: {
+        id,
+        signal: this.#stop.signal,
+        _meta: undefined,
+        requestState: () => undefined,
+        inputResponses: undefined,
+        notify: async (notification) => (await sdk()).mcpReq.notify(notification),
+        elicitInput: async (params, options) => (await sdk()).mcpReq.elicitInput(params, options),
+        requestSampling: async (params, options) =>
+          (await sdk()).mcpReq.requestSampling(params, options),
+      },
+      ...(releasing
+        ? { http: { closeSSE: () => void sdk().then((ctx) => ctx.http?.closeSSE?.()) } }
+        : {}),
+    };
+  }
+}
+
+/** The call's answer as the one JSON body the transport's answer becomes (`whenGathered`). */
+function answered(session: Session, id: string | number, result: CallToolResult): Response {
+  // As the SDK puts a result without content on the wire.
+  const sent = result.content === undefined ? { ...result, content: [] } : result;
+  return new Response(JSON.stringify({ result: sent, jsonrpc: '2.0', id }), {
+    status: 200,
+    headers: {
+      'content-type': 'application/json',
+      'cache-control': 'no-cache',
+      'mcp-session-id': session.id,
+    },
+  });
+}
+
+/** A cancelled call's POST: an event stream that ends without an answer. */
+function noAnswer(session: Session): Response {
+  return new Response(null, {
+    status: 200,
+    headers: {
+      'content-type': 'text/event-stream',
+      'cache-control': 'no-cache',
+      'mcp-session-id': session.id,
+    },
+  });
+}
+
+function isPlain(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

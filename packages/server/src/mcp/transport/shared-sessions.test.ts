@@ -1,0 +1,492 @@
+import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  LoggingMessageNotificationSchema,
+  ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { createPostgresTestDatabase, postgresTestUrl } from '#test/db/test-database.js';
+import { emptyFixtureState } from '#test/mcp/fixture-plugin.js';
+import { createInteractionPlugin } from '#test/mcp/interaction-plugin.js';
+import { type McpTestGateway, type McpTestUser, startMcpGateway } from '#test/mcp/mcp-test-kit.js';
+import { TEST_SERVICE_SECRET } from '#test/support/test-gateway.js';
+import type { McpOptions } from '../options.js';
+
+// Issue 17 item 1: a 2025 session opened on one instance is served by every instance on
+// PostgreSQL, with no affinity. Here each request of a client goes to the next instance in turn.
+
+const pgUrl = postgresTestUrl();
+const DELETE = { name: 'demo.files.delete', arguments: { name: 'report.pdf' } };
+
+async function instances(count: number): Promise<McpTestGateway[]> {
+  const scoped = await createPostgresTestDatabase(pgUrl as string);
+  onTestFinished(scoped.drop);
+  const state = emptyFixtureState();
+  const started: McpTestGateway[] = [];
+  for (let i = 0; i < count; i += 1) {
+    started.push(await startMcpGateway({ databaseUrl: scoped.url, state }));
+  }
+  return started;
+}
+
+/** A fetch sending each request to the next of `urls`, as a round-robin balancer does. */
+function roundRobin(urls: string[], sent: string[] = []): typeof fetch {
+  let next = 0;
+  return (input, init) => {
+    const url = new URL(input instanceof Request ? input.url : String(input));
+    const target = new URL(urls[next % urls.length] as string);
+    next += 1;
+    url.host = target.host;
+    sent.push(url.origin);
+    return fetch(url, init);
+  };
+}
+
+async function connect(
+  urls: string[],
+  user: McpTestUser,
+  options: { elicitation?: boolean; sampling?: boolean; sent?: string[] } = {},
+) {
+  const client = new V1Client(
+    { name: 'rr-test', version: '1.0.0' },
+    {
+      capabilities: {
+        ...(options.elicitation ? { elicitation: {} } : {}),
+        ...(options.sampling ? { sampling: {} } : {}),
+      },
+    },
+  );
+  const transport = new V1Transport(new URL(`${urls[0]}/mcp`), {
+    requestInit: { headers: { authorization: `Bearer ${user.mcpToken}` } },
+    fetch: roundRobin(urls, options.sent),
+  });
+  await client.connect(transport);
+  onTestFinished(() => client.close());
+  return { client, transport };
+}
+
+function post(url: string, token: string, sessionId: string, body: unknown) {
+  return fetch(`${url}/mcp`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${token}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-session-id': sessionId,
+      'mcp-protocol-version': '2025-11-25',
+    },
+    body: JSON.stringify(body),
+  });
+}
+
+describe.skipIf(!pgUrl)('2025 sessions on PostgreSQL: any instance serves any session', () => {
+  it('lists and calls tools, and routes the elicitation answer to the instance that asked', async () => {
+    const [a, b, c] = await instances(3);
+    const urls = [a, b, c].map((gw) => (gw as McpTestGateway).url);
+    const alice = await (a as McpTestGateway).user({ admin: true });
+    const sent: string[] = [];
+    const { client } = await connect(urls, alice, { elicitation: true, sent });
+    const asked: string[] = [];
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      asked.push(request.params.message);
+      return { action: 'accept', content: { approve: true } };
+    });
+    for (let i = 0; i < 3; i += 1) {
+      const listed = await client.listTools();
+      expect(listed.tools.map((tool) => tool.name)).toContain('demo.echo.say');
+      const echoed = await client.callTool({
+        name: 'demo.echo.say',
+        arguments: { text: `hi ${i}` },
+      });
+      expect(JSON.stringify(echoed.content)).toContain(`hi ${i}`);
+    }
+    const result = await client.callTool(DELETE);
+    expect(result.isError).toBeFalsy();
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).toContain('Delete report.pdf?');
+    expect((a as McpTestGateway).state.deleted).toEqual(['report.pdf']);
+    // Every instance served some of it.
+    expect(new Set(sent)).toEqual(new Set(urls.map((url) => new URL(url).origin)));
+  });
+
+  it("routes a model's answer too large for a NOTIFY to the instance that asked", async () => {
+    const scoped = await createPostgresTestDatabase(pgUrl as string);
+    onTestFinished(scoped.drop);
+    const plugins = [createInteractionPlugin()];
+    const a = await startMcpGateway({ databaseUrl: scoped.url, plugins });
+    const b = await startMcpGateway({ databaseUrl: scoped.url, plugins });
+    const alice = await a.user({ admin: true });
+    const { client } = await connect([a.url, b.url], alice, { sampling: true });
+    const colour = 'b'.repeat(20_000);
+    const fruit = 'f'.repeat(20_000);
+    client.setRequestHandler(CreateMessageRequestSchema, async (request) => {
+      const content = request.params.messages[0]?.content;
+      const prompt = content !== undefined && 'text' in content ? String(content.text) : '';
+      return {
+        role: 'assistant',
+        content: { type: 'text', text: prompt.startsWith('Name a calm colour') ? colour : fruit },
+        model: 'test-model',
+      };
+    });
+    // Round-robin: the answers alternate between the instances, so one reaches the other.
+    const result = await client.callTool({ name: 'calls.texts.pair', arguments: { mood: 'calm' } });
+    expect(result.structuredContent).toEqual({ colour, fruit, model: 'test-model' });
+  });
+
+  it('applies the log level a client asked for on one instance on every instance', async () => {
+    const gws = await instances(3);
+    const urls = gws.map((gw) => gw.url);
+    const alice = await (gws[0] as McpTestGateway).user({ admin: true });
+    const { client } = await connect(urls, alice);
+    const messages: unknown[] = [];
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+      messages.push(n.params);
+    });
+    // Every instance holds a copy before the level is set.
+    for (let i = 0; i < 3; i += 1) {
+      await client.callTool({ name: 'demo.echo.say', arguments: { text: 'quiet' } });
+    }
+    expect(messages).toEqual([]);
+    await client.setLoggingLevel('info');
+    // At once: a copy about to run a call reads the stored level (its NOTIFY may be on its way).
+    for (let i = 0; i < 3; i += 1) {
+      await client.callTool({ name: 'demo.echo.say', arguments: { text: 'loud' } });
+    }
+    expect(messages).toHaveLength(3);
+    expect(messages[0]).toEqual({
+      level: 'info',
+      logger: 'demo.echo.say',
+      data: { message: 'echo', length: 4 },
+    });
+  });
+
+  it("refuses another principal's session on another instance exactly as on its own", async () => {
+    const [a, b] = await instances(2);
+    const gwA = a as McpTestGateway;
+    const gwB = b as McpTestGateway;
+    const alice = await gwA.user();
+    const mallory = await gwA.user();
+    const { transport } = await connect([gwA.url], alice);
+    const sessionId = transport.sessionId as string;
+    const ping = { jsonrpc: '2.0', id: 1, method: 'ping' };
+    const same = await post(gwA.url, mallory.mcpToken, sessionId, ping);
+    const other = await post(gwB.url, mallory.mcpToken, sessionId, ping);
+    expect(same.status).toBe(404);
+    expect(other.status).toBe(404);
+    expect(await other.json()).toEqual(await same.json());
+    // The owner is served on both.
+    expect((await post(gwB.url, alice.mcpToken, sessionId, ping)).status).toBe(200);
+    // An id nobody opened is as unknown.
+    expect((await post(gwB.url, alice.mcpToken, crypto.randomUUID(), ping)).status).toBe(404);
+  });
+
+  it("never lets another user answer a question the gateway asked in someone's session", async () => {
+    const [a, b] = await instances(2);
+    const gwA = a as McpTestGateway;
+    const gwB = b as McpTestGateway;
+    const alice = await gwA.user({ admin: true });
+    const mallory = await gwA.user({ admin: true });
+    const aliceSession = await openSession(gwA.url, alice.mcpToken, { elicitation: {} });
+    const malloryOnB = await openSession(gwB.url, mallory.mcpToken, { elicitation: {} });
+    const call = await post(gwA.url, alice.mcpToken, aliceSession, {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: DELETE,
+    });
+    // Read alice's stream up to the question.
+    const reader = call.body?.pipeThrough(new TextDecoderStream()).getReader();
+    let text = '';
+    while (reader !== undefined && !text.includes('elicitation/create')) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += value;
+    }
+    const question = /"id":"([^"]+)"/.exec(text.slice(text.indexOf('elicitation/create')));
+    const questionId = question?.[1] ?? '';
+    expect(questionId).toMatch(/^[\w-]+:\d+$/);
+    const approve = {
+      jsonrpc: '2.0',
+      id: questionId,
+      result: { action: 'accept', content: { approve: true } },
+    };
+    // Mallory answers it in her own session (on another instance), then names alice's session.
+    expect((await post(gwB.url, mallory.mcpToken, malloryOnB, approve)).status).toBe(202);
+    expect((await post(gwB.url, mallory.mcpToken, aliceSession, approve)).status).toBe(404);
+    expect((await post(gwA.url, mallory.mcpToken, aliceSession, approve)).status).toBe(404);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(gwA.state.deleted).toEqual([]);
+    // Alice's own answer, through the other instance, decides.
+    const decline = { jsonrpc: '2.0', id: questionId, result: { action: 'decline' } };
+    expect((await post(gwB.url, alice.mcpToken, aliceSession, decline)).status).toBe(202);
+    while (reader !== undefined && !text.includes('"id":1')) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += value;
+    }
+    expect(text).toContain('"isError":true');
+    expect(gwA.state.deleted).toEqual([]);
+  });
+
+  it('closes a session on every instance when the client deletes it on one', async () => {
+    const [a, b] = await instances(2);
+    const gwA = a as McpTestGateway;
+    const gwB = b as McpTestGateway;
+    const alice = await gwA.user();
+    const { transport } = await connect([gwA.url, gwB.url], alice);
+    const sessionId = transport.sessionId as string;
+    const ping = { jsonrpc: '2.0', id: 1, method: 'ping' };
+    // Held on both instances now.
+    expect((await post(gwA.url, alice.mcpToken, sessionId, ping)).status).toBe(200);
+    expect((await post(gwB.url, alice.mcpToken, sessionId, ping)).status).toBe(200);
+    const deleted = await fetch(`${gwB.url}/mcp`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${alice.mcpToken}`, 'mcp-session-id': sessionId },
+    });
+    expect(deleted.status).toBe(200);
+    expect((await post(gwA.url, alice.mcpToken, sessionId, ping)).status).toBe(404);
+    expect((await post(gwB.url, alice.mcpToken, sessionId, ping)).status).toBe(404);
+  });
+
+  it('counts the sessions of a user across instances against the per-user cap', async () => {
+    const scoped = await createPostgresTestDatabase(pgUrl as string);
+    onTestFinished(scoped.drop);
+    const state = emptyFixtureState();
+    const mcp = { maxSessionsPerUser: 2 };
+    const a = await startMcpGateway({ databaseUrl: scoped.url, state, mcp });
+    const b = await startMcpGateway({ databaseUrl: scoped.url, state, mcp });
+    const alice = await a.user();
+    const first = await connect([a.url], alice);
+    await connect([b.url], alice);
+    await connect([a.url], alice);
+    // Three opened, two allowed: the least recently used (the first) is gone everywhere.
+    const ping = { jsonrpc: '2.0', id: 1, method: 'ping' };
+    const firstId = first.transport.sessionId as string;
+    expect((await post(b.url, alice.mcpToken, firstId, ping)).status).toBe(404);
+    expect((await post(a.url, alice.mcpToken, firstId, ping)).status).toBe(404);
+  });
+
+  it('tells the client listening on another instance that its tools changed', async () => {
+    const [a, b] = await instances(2);
+    const gwA = a as McpTestGateway;
+    const gwB = b as McpTestGateway;
+    const admin = await gwA.user({ admin: true });
+    const bob = await gwA.user({ roleId: 'reader' });
+    // Bob's client talks to B only: its GET stream is held there.
+    const { client } = await connect([gwB.url], bob);
+    const changed = new Promise<void>((resolve) => {
+      client.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve());
+    });
+    await client.listTools();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const edited = await gwA.gateway.request('PUT', '/api/policy/roles/reader', {
+      as: admin,
+      body: { id: 'reader', name: 'Reader', patterns: ['demo.**'] },
+    });
+    expect(edited.status).toBe(200);
+    await changed;
+    const listed = await client.listTools();
+    expect(listed.tools.map((tool) => tool.name)).toContain('demo.files.delete');
+  });
+});
+
+describe.skipIf(!pgUrl)('an endpoint changed on one instance (issue 33)', () => {
+  it("tells that endpoint's session on another instance, and no other session, and narrows it there", async () => {
+    const [a, b] = await instances(2);
+    const gwA = a as McpTestGateway;
+    const gwB = b as McpTestGateway;
+    const alice = await gwA.user({ admin: true });
+    const other = await gwA.user({ admin: true });
+    const endpointOf = async (user: McpTestUser) => {
+      const [row] = await gwA.gateway.services.database.db
+        .selectFrom('mcp_endpoints')
+        .select('id')
+        .where('user_id', '=', user.id)
+        .execute();
+      return row?.id ?? '';
+    };
+    // Both clients talk to B only: their GET streams are held there.
+    const { client } = await connect([gwB.url], alice);
+    const { client: untouched } = await connect([gwB.url], other);
+    let heard = 0;
+    let heardOther = 0;
+    const changed = new Promise<void>((resolve) => {
+      client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+        heard += 1;
+        resolve();
+      });
+    });
+    untouched.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      heardOther += 1;
+    });
+    expect((await client.listTools()).tools.length).toBeGreaterThan(1);
+    await untouched.listTools();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const id = await endpointOf(alice);
+    const patched = await gwA.gateway.request('PATCH', `/api/connections/mcp-endpoints/${id}`, {
+      as: alice,
+      body: { userId: alice.id, tools: ['demo.echo.say'] },
+    });
+    expect(patched.status).toBe(200);
+    await changed;
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['demo.echo.say']);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(heard).toBe(1);
+    expect(heardOther).toBe(0);
+  });
+});
+
+describe.skipIf(!pgUrl)('2025 session streams and lifetimes across instances on PostgreSQL', () => {
+  async function pair(mcp: McpOptions) {
+    const scoped = await createPostgresTestDatabase(pgUrl as string);
+    onTestFinished(scoped.drop);
+    const plugins = [createInteractionPlugin()];
+    const a = await startMcpGateway({ databaseUrl: scoped.url, plugins, mcp });
+    const b = await startMcpGateway({ databaseUrl: scoped.url, plugins, mcp });
+    return { a, b, alice: await a.user({ admin: true }) };
+  }
+
+  function resume(url: string, token: string, sessionId: string, lastEventId: string) {
+    return fetch(`${url}/mcp`, {
+      headers: {
+        authorization: `Bearer ${token}`,
+        'mcp-session-id': sessionId,
+        'mcp-protocol-version': '2025-11-25',
+        accept: 'text/event-stream',
+        'last-event-id': lastEventId,
+      },
+    });
+  }
+
+  it('resumes a stream released on one instance with Last-Event-ID on another, mid-call', async () => {
+    const { a, b, alice } = await pair({ releaseStreamAfterMs: 100 });
+    const sessionId = await openSession(a.url, alice.mcpToken);
+    const call = await post(a.url, alice.mcpToken, sessionId, {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: NAP,
+    });
+    const before = await sseEvents(call);
+    // Only the priming event: the stream was released mid-call.
+    expect(before).toEqual([{ id: expect.any(String), retry: '1000', data: '' }]);
+    const lastEventId = before[0]?.id ?? '';
+    // At once, while the call still runs on A; B has never seen the session and follows what A
+    // stores until the answer comes.
+    const resumed = await resume(b.url, alice.mcpToken, sessionId, lastEventId);
+    expect(resumed.status).toBe(200);
+    const replayed = await sseEvents(resumed);
+    expect(replayed.map((event) => event.data).join('\n')).toContain('rested');
+  });
+
+  it('refuses a Last-Event-ID of another session, or of none, with a 4xx and replays nothing', async () => {
+    const { a, b, alice } = await pair({ releaseStreamAfterMs: 100 });
+    const first = await openSession(a.url, alice.mcpToken);
+    const second = await openSession(a.url, alice.mcpToken);
+    const call = await post(a.url, alice.mcpToken, first, {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: NAP,
+    });
+    const [priming] = await sseEvents(call);
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    for (const lastEventId of [priming?.id ?? '', 'not-an-id', '99999999999999999999999']) {
+      const resumed = await resume(b.url, alice.mcpToken, second, lastEventId);
+      expect(resumed.status).toBeGreaterThanOrEqual(400);
+      expect(resumed.status).toBeLessThan(500);
+      expect(await resumed.text()).not.toContain('rested');
+    }
+  });
+
+  it('expires an idle session on every instance', async () => {
+    const { a, b, alice } = await pair({ sessionIdleMs: 400 });
+    const sessionId = await openSession(a.url, alice.mcpToken);
+    const ping = { jsonrpc: '2.0', id: 1, method: 'ping' };
+    expect((await post(b.url, alice.mcpToken, sessionId, ping)).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect((await post(a.url, alice.mcpToken, sessionId, ping)).status).toBe(404);
+    expect((await post(b.url, alice.mcpToken, sessionId, ping)).status).toBe(404);
+  });
+
+  it('caps the copies an instance rebuilds of sessions opened elsewhere, and drops idle ones', async () => {
+    const { a, b, alice } = await pair({ maxRebuiltSessions: 2, rebuiltSessionIdleMs: 600 });
+    const open = async (url: string) => {
+      const response = await fetch(`${url}/metrics`, {
+        headers: { authorization: `Bearer ${TEST_SERVICE_SECRET}` },
+      });
+      const value = /^gateway_mcp_sessions_open (\d+)$/m.exec(await response.text())?.[1];
+      return Number(value);
+    };
+    const sessions = [
+      await openSession(a.url, alice.mcpToken),
+      await openSession(a.url, alice.mcpToken),
+      await openSession(a.url, alice.mcpToken),
+    ];
+    const ping = { jsonrpc: '2.0', id: 1, method: 'ping' };
+    // Each is served by the other instance too, which keeps at most two copies.
+    for (const sessionId of sessions) {
+      expect((await post(b.url, alice.mcpToken, sessionId, ping)).status).toBe(200);
+    }
+    expect(await open(b.url)).toBe(2);
+    expect(await open(a.url)).toBe(3);
+    // Unused, the copies go; the sessions stay open where they were opened, and anywhere else.
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    expect(await open(b.url)).toBe(0);
+    expect(await open(a.url)).toBe(3);
+    for (const sessionId of sessions) {
+      expect((await post(b.url, alice.mcpToken, sessionId, ping)).status).toBe(200);
+      expect((await post(a.url, alice.mcpToken, sessionId, ping)).status).toBe(200);
+    }
+  });
+});
+
+const NAP = { name: 'calls.slow.nap', arguments: { ms: 400 } };
+
+/** Opens a 2025-11-25 session with raw HTTP; returns its id. */
+async function openSession(
+  url: string,
+  token: string,
+  capabilities: Record<string, unknown> = {},
+): Promise<string> {
+  const response = await fetch(`${url}/mcp`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${token}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: {
+        protocolVersion: '2025-11-25',
+        capabilities,
+        clientInfo: { name: 'raw', version: '1' },
+      },
+    }),
+  });
+  await response.text();
+  const id = response.headers.get('mcp-session-id');
+  if (id === null) throw new Error('no session');
+  return id;
+}
+
+/** The SSE events of a response, as `{ id?, retry?, data }`, until the server ends the stream. */
+async function sseEvents(response: Response) {
+  return (await response.text())
+    .split('\n\n')
+    .filter((block) => block.trim() !== '' && !block.startsWith(':'))
+    .map((block) => {
+      const field = (name: string) =>
+        block
+          .split('\n')
+          .find((line) => line.startsWith(`${name}:`))
+          ?.slice(name.length + 1)
+          .trim();
+      return { id: field('id'), retry: field('retry'), data: field('data') ?? '' };
+    });
+}
