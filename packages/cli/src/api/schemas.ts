@@ -9,6 +9,10 @@ import {
   connectorAvailabilitySchema,
   decidedSchema,
   deletedSchema,
+  endpointCreatedSchema,
+  endpointListItemSchema,
+  endpointListSchema,
+  endpointUpdatedSchema,
   executionPageSchema,
   executionSchema,
   inviteCreatedSchema,
@@ -22,6 +26,7 @@ import {
   roleListSchema,
   roleUpdatedSchema,
   teamConnectionListSchema,
+  toolStatusSchema,
 } from '@gateway/sdk/contract';
 import { z } from 'zod';
 
@@ -73,71 +78,6 @@ export const deleted = answerReader(deletedSchema);
 
 /** `GET /healthz`. */
 export const health = z.looseObject({ ok: z.boolean() });
-
-/**
- * `GET /api/tools/status`, as far as `gateway connections list` reads it: each provider's OAuth
- * state (an upstream MCP source's is `mcp.<id>`) and the user's own connections of it.
- */
-export const toolStatus = z.looseObject({
-  plugins: z.array(
-    z.looseObject({
-      providers: z.array(
-        z.looseObject({
-          id: z.string(),
-          upstream: z.string(),
-          oauth: z
-            .looseObject({
-              needsReconnect: z.boolean(),
-              /** Absent from gateways older than step-up authorization. */
-              moreScope: z.string().optional(),
-            })
-            .nullable(),
-          connections: z.array(z.looseObject({ id: z.string(), parentId: z.string().nullable() })),
-        }),
-      ),
-    }),
-  ),
-});
-
-/** `POST /api/connections/mcp-endpoints`. */
-export const endpointCreated = z.looseObject({
-  id: z.string(),
-  name: z.string(),
-  token: z.string(),
-  createdAt: z.string(),
-  tools: z.array(z.string()).nullable().optional(),
-  mode: z.string().optional(),
-});
-
-/** `GET /api/connections/mcp-endpoints`. */
-export const endpointList = z.looseObject({
-  endpoints: z.array(
-    z.looseObject({
-      id: z.string(),
-      name: z.string(),
-      description: z.string().nullable(),
-      maskedToken: z.string(),
-      createdAt: z.string(),
-      lastUsedAt: z.string().nullable(),
-      expiresAt: z.string().nullable().optional(),
-      tools: z.array(z.string()).nullable().optional(),
-      mode: z.string().optional(),
-      /** `oauth`: made by a client's sign-in; absent from servers before it existed. */
-      kind: z.enum(['token', 'oauth']).optional(),
-      clientId: z.string().nullable().optional(),
-    }),
-  ),
-});
-
-/** `PATCH /api/connections/mcp-endpoints/:id`. */
-export const endpointUpdated = z.looseObject({
-  endpoint: z.looseObject({
-    id: z.string(),
-    name: z.string(),
-    tools: z.array(z.string()).nullable(),
-    mode: z.string(),
-  }),
-});
 
 const source = z.looseObject({
   id: z.string(),
@@ -232,3 +172,33 @@ export const roleUpdated = answerReader(roleUpdatedSchema);
 export const roleAssigned = answerReader(roleAssignedSchema);
 /** `GET /api/policy/resolve`. */
 export const resolvedTools = answerReader(resolvedToolsSchema);
+
+/**
+ * `GET /api/tools/status`: each provider's OAuth state (an upstream MCP source's is `mcp.<id>`)
+ * and the user's own connections of it, as `gateway connections list` reads them.
+ */
+export const toolStatus = answerReader(toolStatusSchema);
+
+// Gateways older than endpoint narrowing send no `tools` and `mode`; older than OAuth endpoints,
+// no `kind` and `clientId`.
+const endpointScope = {
+  tools: endpointListItemSchema.shape.tools.optional(),
+  mode: endpointListItemSchema.shape.mode.optional(),
+};
+
+/** `POST /api/connections/mcp-endpoints`. */
+export const endpointCreated = answerReader(endpointCreatedSchema.extend(endpointScope));
+/** `GET /api/connections/mcp-endpoints`. */
+export const endpointList = answerReader(
+  endpointListSchema.extend({
+    endpoints: z.array(
+      endpointListItemSchema.extend({
+        ...endpointScope,
+        kind: endpointListItemSchema.shape.kind.optional(),
+        clientId: endpointListItemSchema.shape.clientId.optional(),
+      }),
+    ),
+  }),
+);
+/** `PATCH /api/connections/mcp-endpoints/:id`. */
+export const endpointUpdated = answerReader(endpointUpdatedSchema);

@@ -16,6 +16,13 @@ export { connectorAvailabilitySchema } from './connectors.js';
 export { deletedSchema } from './deleted.js';
 export { executionDetailSchema, executionPageSchema, executionSchema } from './executions.js';
 export { inviteCreatedSchema, inviteListSchema, inviteSchema } from './invites.js';
+export {
+  ENDPOINT_MODES,
+  endpointCreatedSchema,
+  endpointListItemSchema,
+  endpointListSchema,
+  endpointUpdatedSchema,
+} from './mcp-endpoints.js';
 export { meSchema, meServiceAccountSchema, meServiceSchema, meUserSchema } from './me.js';
 export {
   resolvedToolSchema,
@@ -31,3 +38,11 @@ export {
   teamConnectionItemSchema,
   teamConnectionListSchema,
 } from './team-connections.js';
+export {
+  pluginStatusSchema,
+  providerStateSchema,
+  providerStatusSchema,
+  statusConnectionSchema,
+  statusToolSchema,
+  toolStatusSchema,
+} from './tool-status.js';
