@@ -15,6 +15,7 @@ import {
   endpointUpdatedSchema,
   executionPageSchema,
   executionSchema,
+  explanationSchema,
   inviteCreatedSchema,
   inviteListSchema,
   meServiceAccountSchema,
@@ -108,22 +109,7 @@ export const sourceList = z.looseObject({ sources: z.array(source) });
 export const sourceUpdated = z.looseObject({ source });
 
 /** `GET /api/explain`. */
-export const explanation = z.looseObject({
-  toolPath: z.string(),
-  subject: z.looseObject({ kind: z.string(), id: z.string(), roleId: z.string() }),
-  known: z.boolean(),
-  visible: z.boolean(),
-  callable: z.boolean(),
-  reasons: z.array(z.string()),
-  role: z.looseObject({ id: z.string(), admits: z.boolean(), pattern: z.string().nullable() }),
-  credential: z
-    .looseObject({ source: z.string(), provider: z.string().nullable(), why: z.string() })
-    .nullable(),
-  approval: z.looseObject({ asks: z.string(), why: z.string() }).nullable(),
-  source: z
-    .looseObject({ id: z.string(), healthy: z.boolean(), detail: z.string().nullable() })
-    .nullable(),
-});
+export const explanation = answerReader(explanationSchema);
 export type Explanation = z.infer<typeof explanation>;
 
 export type Approval = z.infer<typeof approvalPage>['approvals'][number];

@@ -15,6 +15,7 @@ export {
 export { connectorAvailabilitySchema } from './connectors.js';
 export { deletedSchema } from './deleted.js';
 export { executionDetailSchema, executionPageSchema, executionSchema } from './executions.js';
+export { CREDENTIAL_SOURCES, explanationSchema } from './explain.js';
 export { inviteCreatedSchema, inviteListSchema, inviteSchema } from './invites.js';
 export {
   ENDPOINT_MODES,
