@@ -11,6 +11,10 @@ export default defineConfig(({ mode }) => ({
     // Tests run against package sources; the built output is checked by the pack check in .ci/run.
     alias: [
       { find: /^@gateway\/sdk\/testing$/, replacement: src('./packages/sdk/src/testing/index.ts') },
+      {
+        find: /^@gateway\/sdk\/contract$/,
+        replacement: src('./packages/sdk/src/contract/index.ts'),
+      },
       { find: /^@gateway\/sdk\/kernel$/, replacement: src('./packages/sdk/src/kernel/index.ts') },
       { find: /^@gateway\/sdk$/, replacement: src('./packages/sdk/src/index.ts') },
       { find: /^@gateway\/server$/, replacement: src('./packages/server/src/index.ts') },

@@ -3,6 +3,7 @@ import { defineConfig } from 'tsup';
 export default defineConfig({
   entry: {
     index: 'src/index.ts',
+    'contract/index': 'src/contract/index.ts',
     'kernel/index': 'src/kernel/index.ts',
     'testing/index': 'src/testing/index.ts',
   },

@@ -28,7 +28,7 @@ function importGraph(entry: string): { files: Set<string>; external: Set<string>
 }
 
 describe('the sdk entries', () => {
-  it.each(['index.ts', 'kernel/index.ts'])(
+  it.each(['index.ts', 'kernel/index.ts', 'contract/index.ts'])(
     '%s imports no node: module and no package but zod',
     (entry) => {
       const { files, external } = importGraph(resolve(here, entry));

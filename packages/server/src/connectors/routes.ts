@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { connectorAvailabilitySchema } from '@gateway/sdk/contract';
 import type { Env } from '../config/env.js';
 import type { AnyRoute } from '../http/route.js';
 import { defineRoute, noQuery } from '../http/route.js';
@@ -6,28 +6,6 @@ import type { PluginCatalog } from '../registry/plugin-catalog.js';
 import type { UpstreamService } from '../upstream/upstream-service.js';
 import { UPSTREAM_CALLBACK_PATH, type UpstreamOAuthService } from '../upstream-oauth/index.js';
 import { connectorAvailability } from './availability.js';
-
-/** Answer of `GET /api/connectors/availability`. */
-export const connectorAvailabilitySchema = z.object({
-  connectors: z.array(
-    z.object({
-      id: z.string(),
-      name: z.string(),
-      kind: z.enum(['social', 'generic', 'api_key', 'mcp_oauth', 'plugin_oauth']).meta({
-        description:
-          '`mcp_oauth`: an upstream MCP source whose users each connect their own account at it (`gateway connect <source id>`). `plugin_oauth`: an OAuth provider a plugin declares itself (`gateway connect <provider id>`)',
-      }),
-      configured: z.boolean().meta({
-        description:
-          "OAuth: `<ID>_CLIENT_ID` and `<ID>_CLIENT_SECRET` are both set (a plugin's own provider: or an admin gave it a client in Admin → Providers). API key: `<ID>_API_KEY` is set",
-      }),
-      callbackUrl: z
-        .string()
-        .optional()
-        .meta({ description: 'OAuth only: the redirect URI to register with the provider' }),
-    }),
-  ),
-});
 
 /** What the connector availability route reads of the gateway's services. */
 export type ConnectorsDeps = {
@@ -82,3 +60,5 @@ export function connectorRoutes(services: ConnectorsDeps): AnyRoute[] {
     }),
   ];
 }
+
+export { connectorAvailabilitySchema };

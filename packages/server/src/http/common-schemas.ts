@@ -1,3 +1,4 @@
+import { deletedSchema } from '@gateway/sdk/contract';
 import { z } from 'zod';
 
 /** A user id as routes take it (better-auth ids are opaque strings, not always UUIDs). */
@@ -6,7 +7,4 @@ export const userIdSchema = z.string().min(1).max(200).meta({ description: 'The 
 /** The `?userId=` query of the routes that act for one user. */
 export const userIdQuery = z.object({ userId: userIdSchema }).strict();
 
-/** Answer of the delete routes: every id removed. */
-export const deletedSchema = z.object({
-  deleted: z.array(z.uuid()).meta({ description: 'The ids deleted, the addressed one first' }),
-});
+export { deletedSchema };

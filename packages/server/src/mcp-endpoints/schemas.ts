@@ -1,7 +1,13 @@
+import {
+  ENDPOINT_MODES,
+  endpointCreatedSchema,
+  endpointListItemSchema,
+  endpointListSchema,
+  endpointUpdatedSchema,
+} from '@gateway/sdk/contract';
 import { patternSchema } from '@gateway/sdk/kernel';
 import { z } from 'zod';
 import { userIdSchema } from '../http/common-schemas.js';
-import { ENDPOINT_MODES } from './scope.js';
 
 /** As many patterns as a role may hold. */
 const MAX_PATTERNS_PER_ROLE = 1000;
@@ -46,41 +52,4 @@ export const previewEndpointBody = z
   })
   .strict();
 
-const scopeFields = {
-  tools: z.array(z.string()).nullable().meta({
-    description: 'The patterns narrowing the role; null: the whole role',
-  }),
-  mode: z.enum(ENDPOINT_MODES),
-};
-
-/** Answer of `POST /api/connections/mcp-endpoints`: the only answer that carries the raw token. */
-export const endpointCreatedSchema = z.object({
-  id: z.uuid(),
-  name: z.string(),
-  token: z.string().meta({ description: 'The MCP token (`gw_mcp_...`); shown this once' }),
-  createdAt: z.iso.datetime(),
-  ...scopeFields,
-});
-
-/** One element of `GET /api/connections/mcp-endpoints`. */
-export const endpointListItemSchema = z.object({
-  id: z.uuid(),
-  name: z.string(),
-  description: z.string().nullable(),
-  maskedToken: z.string().meta({ description: 'e.g. `gw_mcp_••••••••abcd`' }),
-  createdAt: z.iso.datetime(),
-  lastUsedAt: z.iso.datetime().nullable(),
-  kind: z.enum(['token', 'oauth']).meta({
-    description: '`token`: a `gw_mcp_` token; `oauth`: a client signed in with OAuth',
-  }),
-  clientId: z.string().nullable().meta({
-    description: 'The OAuth client of an `oauth` endpoint (a URL for a metadata document)',
-  }),
-  ...scopeFields,
-});
-
-/** Answer of `GET /api/connections/mcp-endpoints`. */
-export const endpointListSchema = z.object({ endpoints: z.array(endpointListItemSchema) });
-
-/** Answer of `PATCH /api/connections/mcp-endpoints/:id`. */
-export const endpointUpdatedSchema = z.object({ endpoint: endpointListItemSchema });
+export { endpointCreatedSchema, endpointListItemSchema, endpointListSchema, endpointUpdatedSchema };

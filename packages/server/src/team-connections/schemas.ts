@@ -1,3 +1,8 @@
+import {
+  teamConnectionCreatedSchema,
+  teamConnectionItemSchema,
+  teamConnectionListSchema,
+} from '@gateway/sdk/contract';
 import { z } from 'zod';
 import { connectionFields } from '../connections/schemas.js';
 
@@ -11,28 +16,4 @@ export const createTeamConnectionBody = z
   })
   .strict();
 
-/** Answer of `POST /api/team/connections` (the camelCase create shape of connections). */
-export const teamConnectionCreatedSchema = z.object({
-  id: z.uuid(),
-  toolId: z.string(),
-  instanceName: z.string(),
-  maskedSecret: z.string(),
-});
-
-/** One team connection as listed. `maskedSecret` is shown to admins only. */
-export const teamConnectionItemSchema = z.object({
-  id: z.uuid(),
-  toolId: z.string(),
-  instanceName: z.string(),
-  description: z.string().nullable(),
-  workspaceId: z.string().nullable(),
-  maskedSecret: z.string().optional().meta({ description: 'Admins only' }),
-  createdBy: z.string().optional().meta({ description: 'Admins only: the admin who stored it' }),
-  createdAt: z.iso.datetime(),
-  updatedAt: z.iso.datetime(),
-});
-
-/** Answer of `GET /api/team/connections`. */
-export const teamConnectionListSchema = z.object({
-  connections: z.array(teamConnectionItemSchema),
-});
+export { teamConnectionCreatedSchema, teamConnectionItemSchema, teamConnectionListSchema };

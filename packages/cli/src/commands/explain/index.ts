@@ -60,10 +60,7 @@ export async function runExplain(options: ExplainOptions): Promise<Explanation> 
     `${answer.toolPath} for ${answer.subject.kind === 'user' ? 'user' : 'service account'} ${answer.subject.id} (role ${answer.subject.roleId}): ${verdict}`,
     `  role:       ${answer.role.pattern === null ? 'no pattern matches' : `admitted by "${answer.role.pattern}"`}`,
   ];
-  const endpoint = answer.endpoint as
-    | { pattern: string | null; admits: boolean }
-    | null
-    | undefined;
+  const endpoint = answer.endpoint;
   if (endpoint) {
     lines.push(
       `  endpoint:   ${endpoint.pattern !== null ? `admitted by "${endpoint.pattern}"` : endpoint.admits ? 'serves the whole role' : 'no toolset pattern matches'}`,
