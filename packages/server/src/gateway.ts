@@ -28,7 +28,7 @@ import type { AppEnv } from './http/app-env.js';
 import { DrainState } from './http/drain.js';
 import { appErrorHandler } from './http/error-handler.js';
 import { requestGuard } from './http/guard.js';
-import { createLogger, type ServerLogger, stdoutSink } from './http/logger.js';
+import { createLogger, stdoutSink } from './http/logger.js';
 import { notFoundHandler } from './http/not-found.js';
 import { Redactor } from './http/redact.js';
 import { requestLog } from './http/request-log.js';
