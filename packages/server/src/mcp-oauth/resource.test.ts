@@ -5,9 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import {
-  authorizeUrl,
-  consent,
-  pkce,
+  authorizationCode,
   registerClient,
   signedInBrowser,
   signIn,
@@ -26,21 +24,10 @@ describe('MCP authorization server: resource binding', () => {
       clientId: String(registered.client_id),
       redirectUri: 'http://127.0.0.1:50400/callback',
     };
-    const { verifier, challenge } = pkce();
-    const { location } = await consent(
-      session,
-      authorizeUrl(gw.url, {
-        response_type: 'code',
-        client_id: client.clientId,
-        redirect_uri: client.redirectUri,
-        code_challenge: challenge,
-        code_challenge_method: 'S256',
-        resource: `${gw.url}/mcp`,
-      }),
-    );
+    const { code, verifier } = await authorizationCode(gw, session, client);
     const redeem = {
       grant_type: 'authorization_code',
-      code: location.searchParams.get('code') ?? '',
+      code,
       client_id: client.clientId,
       redirect_uri: client.redirectUri,
       code_verifier: verifier,

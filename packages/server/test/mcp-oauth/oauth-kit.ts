@@ -160,10 +160,10 @@ export function authorizeUrl(
 }
 
 /**
- * The whole flow by hand for a registered client: consent in `session`, then the code exchanged.
- * Resolves to the token answer.
+ * Consent in `session` for a registered client, by hand: the code the gateway redirected with,
+ * not yet exchanged, with its PKCE verifier and the redirect it came in.
  */
-export async function signIn(
+export async function authorizationCode(
   gw: McpTestGateway,
   session: Awaited<ReturnType<typeof signedInBrowser>>,
   client: { clientId: string; redirectUri: string },
@@ -182,7 +182,19 @@ export async function signIn(
       state,
     }),
   );
-  const code = location.searchParams.get('code') ?? '';
+  return { code: location.searchParams.get('code') ?? '', verifier, location, state };
+}
+
+/**
+ * The whole flow by hand for a registered client: consent in `session`, then the code exchanged.
+ * Resolves to the token answer.
+ */
+export async function signIn(
+  gw: McpTestGateway,
+  session: Awaited<ReturnType<typeof signedInBrowser>>,
+  client: { clientId: string; redirectUri: string },
+) {
+  const { code, verifier, location, state } = await authorizationCode(gw, session, client);
   const answer = await tokenRequest(gw.url, {
     grant_type: 'authorization_code',
     code,
