@@ -102,7 +102,10 @@ export function declareToolUseCommands(
       .option('--all', "everyone's calls (admins)")
       .option('--tool <prefix>', 'tool paths starting with this text')
       .option('--source <namespace>', 'tools of this source')
-      .option('--outcome <outcome>', 'ok, error, denied, timeout or running')
+      .option(
+        '--outcome <outcome>',
+        'ok, error, denied, timeout, running, pending (waiting for an approval) or expired (its approval)',
+      )
       .option('--endpoint <endpointId>', 'calls through this MCP endpoint')
       .option('--since <time>', 'started at or after: ISO 8601, or 30m, 24h, 7d back')
       .option('--until <time>', 'started before: ISO 8601, or 30m, 24h, 7d back')

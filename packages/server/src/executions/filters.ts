@@ -17,8 +17,20 @@ export interface ExecutionFilters {
   to?: string | undefined;
 }
 
-/** The outcomes a filter may ask for: `running` is a call without one yet (or waiting). */
-export const OUTCOME_FILTERS = ['ok', 'error', 'denied', 'timeout', 'running'] as const;
+/**
+ * The outcomes a filter may ask for: `running` is a call without one yet (or waiting); `pending`
+ * a call waiting for its approval, `expired` one whose approval was never given in time (as the
+ * overview counts them).
+ */
+export const OUTCOME_FILTERS = [
+  'ok',
+  'error',
+  'denied',
+  'timeout',
+  'running',
+  'pending',
+  'expired',
+] as const;
 export type OutcomeFilter = (typeof OUTCOME_FILTERS)[number];
 
 const instant = z.iso
@@ -46,10 +58,10 @@ export const filterFields = {
     .max(100)
     .optional()
     .meta({ description: 'The source (namespace) of the tool: paths starting with `<source>.`' }),
-  outcome: z
-    .enum(OUTCOME_FILTERS)
-    .optional()
-    .meta({ description: '`running`: no outcome yet (running, or waiting for an approval)' }),
+  outcome: z.enum(OUTCOME_FILTERS).optional().meta({
+    description:
+      '`running`: no outcome yet (running, or waiting for an approval); `pending`: waiting for an approval; `expired`: the approval expired',
+  }),
   endpointId: z
     .string()
     .min(1)
@@ -85,6 +97,19 @@ export function prefixRange(eb: Eb, prefix: string, dialect: DatabaseDialect): E
   return eb.and([eb(column, '>=', prefix), eb(column, '<', `${prefix}\u{10FFFF}`)]);
 }
 
+function outcomeCondition(eb: Eb, outcome: OutcomeFilter): Expression<SqlBool> {
+  switch (outcome) {
+    case 'running':
+      return eb('outcome', 'is', null);
+    case 'pending':
+      return eb.and([eb('outcome', 'is', null), eb('approval', '=', 'pending')]);
+    case 'expired':
+      return eb('approval', '=', 'expired');
+    default:
+      return eb('outcome', '=', outcome);
+  }
+}
+
 /**
  * The conditions of `filters`, for a `where` on `executions`. Every value is a bound parameter.
  *
@@ -96,8 +121,7 @@ export function filterConditions(eb: Eb, filters: ExecutionFilters): Expression<
   if (filters.userId !== undefined) all.push(eb('user_id', '=', filters.userId));
   if (filters.tool !== undefined) all.push(startsWith(eb, filters.tool));
   if (filters.source !== undefined) all.push(startsWith(eb, `${filters.source}.`));
-  if (filters.outcome === 'running') all.push(eb('outcome', 'is', null));
-  else if (filters.outcome !== undefined) all.push(eb('outcome', '=', filters.outcome));
+  if (filters.outcome !== undefined) all.push(outcomeCondition(eb, filters.outcome));
   if (filters.endpointId !== undefined) all.push(eb('endpoint_id', '=', filters.endpointId));
   if (filters.from !== undefined) all.push(eb('started_at', '>=', filters.from));
   if (filters.to !== undefined) all.push(eb('started_at', '<', filters.to));

@@ -70,6 +70,36 @@ async function page(gw: TestGateway, as: TestUser, query: Record<string, string>
 
 for (const database of suiteDatabases('execution log')) {
   describe.skipIf(database.open === undefined)(`the execution log on ${database.name}`, () => {
+    it('filters calls waiting for an approval and calls whose approval expired', async () => {
+      const { gw, admin } = await world(database.open!);
+      const extra = [
+        { id: 'a', tool: 'notes.notes.delete', outcome: 'timeout', approval: 'expired' },
+        { id: 'b', tool: 'notes.notes.get', outcome: undefined, approval: undefined },
+        { id: 'c', tool: 'notes.notes.update', outcome: 'ok', approval: 'approved' },
+      ] as const;
+      for (const [index, row] of extra.entries()) {
+        gw.services.executions.write({
+          id: `00000000-0000-4000-8000-0000000001${String(index).padStart(2, '0')}`,
+          userId: admin.id,
+          toolPath: row.tool,
+          startedAt: new Date(Date.now() - HOUR / 2),
+          arguments: {},
+          ...(row.outcome === undefined ? {} : { outcome: row.outcome }),
+          ...(row.approval === undefined ? {} : { approval: row.approval }),
+        });
+      }
+      await gw.services.executions.flush();
+      const tools = async (outcome: string) =>
+        (await page(gw, admin, { outcome })).executions.map((item) => item.toolPath);
+      // `pending` is the overview's: no outcome yet and an approval asked for.
+      expect(await tools('pending')).toEqual(['notes%.list']);
+      expect(await tools('expired')).toEqual(['notes.notes.delete']);
+      expect(await tools('running')).toEqual(['notes.notes.get', 'notes%.list']);
+      expect(await tools('timeout')).toEqual(['notes.notes.delete']);
+      const refused = await gw.request('GET', '/api/executions?outcome=waiting', { as: admin });
+      expect(refused.status).toBe(400);
+    });
+
     it('filters across users by user, tool prefix, source, outcome, endpoint and time', async () => {
       const { gw, alice, admin } = await world(database.open!);
       const tools = async (query: Record<string, string>) =>
