@@ -149,6 +149,12 @@ describe('Admin → Overview', () => {
     expect(html).toContain(`data-reconnect="gcp"`);
     expect(html).toContain(`data-waiting="${waiting.id}"`);
     expect(html).toMatch(/<strong>1<\/strong><a href="#health-title">upstreams degraded/);
+    // The expired count links to the log narrowed to those calls.
+    const expiredLog = html.match(/<strong>1<\/strong><a href="([^"]+)">approvals expired in 24 h/);
+    expect(expiredLog?.[1]).toMatch(/^\/admin\/executions\?outcome=expired&amp;from=/);
+    const log = await page((expiredLog?.[1] ?? '').replaceAll('&amp;', '&'));
+    expect([...log.matchAll(/<tr data-execution="([^"]+)"/g)]).toHaveLength(1);
+    expect(log).toMatch(/<code>demo\.files\.delete<\/code>.*<td>expired<\/td>/s);
 
     // Admin → Sources filters on the server too (the script does it as one types).
     const listed = async (query: string) =>

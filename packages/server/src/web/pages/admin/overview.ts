@@ -46,7 +46,10 @@ ${
 type OverviewData = Overview;
 type SourceItem = z.infer<typeof sourceListSchema>['sources'][number];
 
-function totalCalls(hours: OverviewData['last24h'], key?: 'ok' | 'error' | 'denied'): number {
+function totalCalls(
+  hours: OverviewData['last24h'],
+  key?: 'ok' | 'error' | 'denied' | 'expired',
+): number {
   return hours.reduce(
     (total, hour) =>
       total +
@@ -57,11 +60,18 @@ function totalCalls(hours: OverviewData['last24h'], key?: 'ok' | 'error' | 'deni
   );
 }
 
+/** The log's calls of one outcome over the chart's 24 hours. */
+function logOf(overview: OverviewData, outcome: 'error' | 'denied' | 'expired'): string {
+  const from = overview.last24h[0]?.hour;
+  return withQuery('/admin/executions', { outcome, ...(from === undefined ? {} : { from }) });
+}
+
 function statsRow(overview: OverviewData, degraded: number): Html {
   return html`<div class="stats" role="list" aria-label="Last 24 hours">
 <div class="stat" role="listitem"><strong>${totalCalls(overview.last24h)}</strong>calls in 24 h</div>
-<div class="stat" role="listitem"><strong>${totalCalls(overview.last24h, 'error')}</strong>errors in 24 h</div>
-<div class="stat" role="listitem"><strong>${totalCalls(overview.last24h, 'denied')}</strong>denied in 24 h</div>
+<div class="stat" role="listitem"><strong>${totalCalls(overview.last24h, 'error')}</strong><a href="${logOf(overview, 'error')}">errors in 24 h</a></div>
+<div class="stat" role="listitem"><strong>${totalCalls(overview.last24h, 'denied')}</strong><a href="${logOf(overview, 'denied')}">denied in 24 h</a></div>
+<div class="stat" role="listitem"><strong>${totalCalls(overview.last24h, 'expired')}</strong><a href="${logOf(overview, 'expired')}">approvals expired in 24 h</a></div>
 <div class="stat" role="listitem"><strong>${overview.pendingApprovals.count}</strong><a href="#approvals-title">approvals waiting</a></div>
 <div class="stat" role="listitem"><strong>${degraded}</strong><a href="#health-title">upstreams degraded</a></div>
 </div>`;
