@@ -6,9 +6,11 @@ import {
   signedInBrowser,
   signIn,
   startOAuthGateway,
+  startServer,
 } from '#test/mcp-oauth/oauth-kit.js';
 import { mcpOAuthSettings } from '../config/env-mcp-oauth.js';
-import { ClientRegistry } from './clients.js';
+import { ClientRegistry, FAILED_DOCUMENT_MS } from './clients.js';
+import { OAuthError } from './errors.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 
@@ -57,5 +59,50 @@ describe('registrations expire', () => {
     expect(await ids()).toEqual([used.body.client_id]);
     await registry.sweep(new Date(Date.now() + 31 * DAY));
     expect(await ids()).toEqual([]);
+  });
+});
+
+describe('client id metadata documents that fail', () => {
+  it('are fetched once for requests at the same time, and not again until the refusal is stale', async () => {
+    const gw = await startOAuthGateway();
+    const registry = new ClientRegistry({
+      db: gw.gateway.services.database.db,
+      settings: { ...mcpOAuthSettings({}), allowLoopbackHttpClientIds: true },
+      policy: { allowPrivate: true, selfOrigins: () => [], selfPorts: () => [] },
+    });
+    let answer = 500;
+    let clientId = '';
+    const server = await startServer((_path, res) => {
+      // Answers a little later, so that the requests below overlap.
+      setTimeout(() => {
+        if (answer !== 200) return void res.writeHead(answer).end();
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ client_id: clientId, redirect_uris: ['http://127.0.0.1/cb'] }));
+      }, 100);
+    });
+    clientId = `${server.url}/client.json`;
+    const now = new Date();
+    const refusal = (at: Date) =>
+      registry.find(clientId, at).then(
+        () => undefined,
+        (error: unknown) => (error instanceof OAuthError ? error.message : String(error)),
+      );
+
+    const together = await Promise.all([refusal(now), refusal(now), refusal(now)]);
+    expect(server.hits()).toBe(1);
+    expect(together[0]).toContain('answered HTTP 500');
+    expect(together[0]).toContain('fetched again after 30 s');
+    expect(new Set(together).size).toBe(1);
+    // Remembered: asked again within the time, the URL is not fetched.
+    expect(await refusal(new Date(now.getTime() + FAILED_DOCUMENT_MS - 1))).toBe(together[0]);
+    expect(server.hits()).toBe(1);
+    // Once stale it is fetched again, and a document that now answers is used (and cached).
+    answer = 200;
+    const later = new Date(now.getTime() + FAILED_DOCUMENT_MS + 1);
+    expect((await registry.find(clientId, later)).redirectUris).toEqual(['http://127.0.0.1/cb']);
+    expect(server.hits()).toBe(2);
+    await registry.find(clientId, later);
+    expect(server.hits()).toBe(2);
   });
 });

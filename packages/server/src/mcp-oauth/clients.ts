@@ -10,6 +10,16 @@ import { OAuthError } from './errors.js';
 /** A registration never used within this long expires. */
 const UNUSED_REGISTRATION_MS = 24 * 60 * 60 * 1000;
 
+/**
+ * How long a Client ID Metadata Document that could not be fetched, or was refused, is not
+ * fetched again: the authorize endpoint is open to anyone, and each request naming a URL would
+ * otherwise make the gateway fetch it. Kept per instance, for this many URLs at most.
+ */
+export const FAILED_DOCUMENT_MS = 30_000;
+const FAILED_DOCUMENTS_KEPT = 1_000;
+
+type Fetched = Awaited<ReturnType<typeof fetchClientIdDocument>>;
+
 /** A new registration, as answered (RFC 7591 section 3.2.1). */
 export interface Registration {
   client_id: string;
@@ -27,6 +37,10 @@ export class ClientRegistry {
   readonly #db: Kysely<DatabaseSchema>;
   readonly #settings: McpOAuthSettings;
   readonly #policy: UrlPolicy;
+  /** Documents refused lately, oldest first: the problem, and until when (epoch ms). */
+  readonly #failed = new Map<string, { problem: string; until: number }>();
+  /** Fetches under way, so that requests naming the same URL at once share one. */
+  readonly #fetching = new Map<string, Promise<Fetched>>();
 
   constructor(options: {
     db: Kysely<DatabaseSchema>;
@@ -101,9 +115,8 @@ export class ClientRegistry {
         'No client is registered with this client_id (a registration unused for a day expires); register again',
       );
     }
-    const fetched = await fetchClientIdDocument(clientId, this.#settings, this.#policy);
-    if (!fetched.ok) throw new OAuthError('invalid_client', fetched.problem);
-    const { metadata, maxAgeSeconds } = fetched.document;
+    const fetched = await this.#fetchDocument(clientId, now);
+    const { metadata, maxAgeSeconds } = fetched;
     const values = {
       client_name: metadata.name,
       redirect_uris: JSON.stringify(metadata.redirectUris),
@@ -129,6 +142,39 @@ export class ClientRegistry {
       redirectUris: metadata.redirectUris,
       applicationType: metadata.applicationType,
     };
+  }
+
+  /**
+   * The document at `clientId`, fetched once for requests that ask at the same time; a refusal
+   * is remembered for `FAILED_DOCUMENT_MS` and answered again without a fetch.
+   *
+   * @throws OAuthError `invalid_client` saying why the document cannot be used.
+   */
+  async #fetchDocument(clientId: string, now: Date) {
+    const failed = this.#failed.get(clientId);
+    if (failed !== undefined && failed.until > now.getTime()) {
+      throw new OAuthError('invalid_client', failed.problem);
+    }
+    let fetching = this.#fetching.get(clientId);
+    if (fetching === undefined) {
+      fetching = fetchClientIdDocument(clientId, this.#settings, this.#policy).finally(() =>
+        this.#fetching.delete(clientId),
+      );
+      this.#fetching.set(clientId, fetching);
+    }
+    const fetched = await fetching;
+    if (fetched.ok) {
+      this.#failed.delete(clientId);
+      return fetched.document;
+    }
+    const problem = `${fetched.problem}; it is fetched again after ${FAILED_DOCUMENT_MS / 1000} s`;
+    this.#failed.delete(clientId);
+    this.#failed.set(clientId, { problem, until: now.getTime() + FAILED_DOCUMENT_MS });
+    for (const oldest of this.#failed.keys()) {
+      if (this.#failed.size <= FAILED_DOCUMENTS_KEPT) break;
+      this.#failed.delete(oldest);
+    }
+    throw new OAuthError('invalid_client', problem);
   }
 
   /** Notes that `clientId` was just used (a code issued), which keeps its registration. */
