@@ -94,9 +94,11 @@ export function declareAuthorCommands(
       '--fixtures',
       'at the Gateway repository root, also serve the test-fixture examples (examples/conformance)',
     )
-    .option(
-      '--check',
-      'mount the build (dist/) on a free port, list its tools through MCP, and stop',
+    .addOption(
+      new Option(
+        '--check',
+        'mount the build (dist/) on a free port, list its tools through MCP, and stop',
+      ).conflicts(['port', 'host', 'dataDir', 'open', 'fixtures']),
     )
     .addHelpText(
       'after',

@@ -82,4 +82,17 @@ describe('gateway dev --check', () => {
       'error: No build to mount: lib/index.js does not exist; run `npm run build` first\n',
     );
   });
+
+  it('refuses the flags of a running gateway beside it, rather than ignore them', async () => {
+    const dir = await project({ 'lib/index.js': built('demo.text.echo') });
+    for (const flags of [['--port', '9000'], ['--no-open'], ['--fixtures'], ['--host', '::1']]) {
+      const io = createTestIo();
+      const code = await main(['dev', '--check', ...flags], io, dir, { keychain: null });
+      expect(code, flags.join(' ')).toBe(2);
+      expect(io.err()).toMatch(
+        /^error: option '--check' cannot be used with option '.+'; see `gateway dev --help`\n$/,
+      );
+      expect(io.out()).toBe('');
+    }
+  });
 });
