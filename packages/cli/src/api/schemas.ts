@@ -26,6 +26,7 @@ import {
   roleCreatedSchema,
   roleListSchema,
   roleUpdatedSchema,
+  sourceListSchema,
   teamConnectionListSchema,
   toolStatusSchema,
 } from '@gateway/sdk/contract';
@@ -80,33 +81,24 @@ export const deleted = answerReader(deletedSchema);
 /** `GET /healthz`. */
 export const health = z.looseObject({ ok: z.boolean() });
 
-const source = z.looseObject({
-  id: z.string(),
-  type: z.string(),
-  namespace: z.string(),
-  pluginId: z.string().nullable(),
-  mounted: z.boolean(),
-  tools: z.array(z.string()),
-  /** An upstream MCP source's settings and health; absent for a plugin. */
-  upstream: z
-    .looseObject({
-      health: z.looseObject({ state: z.string() }),
-      approvalRequired: z.array(z.string()),
-      serviceAccountAllowed: z.boolean(),
-      /** Absent from servers older than issue 31. */
-      approval: z.string().optional(),
-      allowElicitation: z.boolean().optional(),
-      allowSampling: z.boolean().optional(),
-      mappedNames: z.record(z.string(), z.string()),
+const listedSource = sourceListSchema.shape.sources.element;
+const upstreamStatus = listedSource.shape.upstream.unwrap();
+/** A source as listed; an upstream's relay settings are absent from servers older than issue 31. */
+const source = listedSource.extend({
+  upstream: upstreamStatus
+    .extend({
+      approval: upstreamStatus.shape.approval.optional(),
+      allowElicitation: upstreamStatus.shape.allowElicitation.optional(),
+      allowSampling: upstreamStatus.shape.allowSampling.optional(),
     })
     .optional(),
 });
 export type Source = z.infer<typeof source>;
 
 /** `GET /api/registry/sources`. */
-export const sourceList = z.looseObject({ sources: z.array(source) });
+export const sourceList = answerReader(z.object({ sources: z.array(source) }));
 /** `PATCH /api/registry/sources/:id`. */
-export const sourceUpdated = z.looseObject({ source });
+export const sourceUpdated = answerReader(z.object({ source }));
 
 /** `GET /api/explain`. */
 export const explanation = answerReader(explanationSchema);

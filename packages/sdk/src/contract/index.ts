@@ -35,6 +35,18 @@ export {
   roleUpdatedSchema,
 } from './policy.js';
 export {
+  type ApprovalMode,
+  approvalModeSchema,
+  sourceListSchema,
+  sourceRegisteredSchema,
+  sourceSchema,
+  sourceUpdatedSchema,
+  type UpstreamAuth,
+  type UpstreamAuthInput,
+  upstreamAuthInputSchema,
+  upstreamAuthSchema,
+} from './registry-sources.js';
+export {
   teamConnectionCreatedSchema,
   teamConnectionItemSchema,
   teamConnectionListSchema,

@@ -1,11 +1,14 @@
 import { NAMESPACE_MAX_LENGTH, NAMESPACE_PATTERN } from '@gateway/sdk/kernel';
 import { z } from 'zod';
-import {
-  approvalModeSchema,
-  relaySwitches,
-  upstreamAuthInputSchema,
-  upstreamAuthSchema,
-} from '../upstream/target.js';
+import { approvalModeSchema, relaySwitches, upstreamAuthInputSchema } from '../upstream/target.js';
+
+export {
+  sourceListSchema,
+  sourceRegisteredSchema,
+  sourceSchema,
+  sourceUpdatedSchema,
+} from '@gateway/sdk/contract';
+
 import { RESERVED_NAMESPACES } from './plugin-catalog.js';
 
 const sourceId = z
@@ -68,68 +71,6 @@ export const registerSourceBody = z.discriminatedUnion('type', [pluginSourceBody
 /** Body of `POST /api/registry/sources`. */
 export type RegisterSourceBody = z.infer<typeof registerSourceBody>;
 
-const upstreamStatusSchema = z
-  .object({
-    transport: z.enum(['http', 'stdio']),
-    url: z.string().nullable(),
-    auth: upstreamAuthSchema.nullable(),
-    health: z.object({
-      state: z.enum(['ok', 'degraded']).meta({
-        description: '`degraded`: its calls failed repeatedly; they fail fast until `retryAt`',
-      }),
-      failures: z.number(),
-      lastError: z.string().nullable(),
-      retryAt: z.string().nullable(),
-    }),
-    toolsFetchedAt: z.string().nullable(),
-    approvalRequired: z.array(z.string()).meta({
-      description: 'Upstream tool names that always ask for approval',
-    }),
-    approval: approvalModeSchema,
-    serviceAccountAllowed: z
-      .boolean()
-      .meta({ description: 'Whether service accounts may use its tools' }),
-    allowElicitation: z
-      .boolean()
-      .meta({ description: "Whether the upstream's questions reach the calling user" }),
-    allowSampling: z.boolean().meta({
-      description: "Whether the upstream's sampling requests reach the calling user's client",
-    }),
-    mappedNames: z.record(z.string(), z.string()).meta({
-      description: 'Served tool paths whose upstream name differs, with that name',
-    }),
-  })
-  .meta({ description: 'For an `mcp` source: the upstream and its state on this instance' });
-
-/** A stored registration. */
-export const sourceSchema = z.object({
-  id: z.string(),
-  type: z.enum(['plugin', 'mcp']),
-  namespace: z.string(),
-  pluginId: z.string().nullable().meta({ description: 'The plugin; null for an `mcp` source' }),
-  createdAt: z.iso.datetime(),
-});
-
-/** Answer of `POST /api/registry/sources`. */
-export const sourceRegisteredSchema = z.object({
-  source: sourceSchema,
-  tools: z.array(z.string()).meta({ description: 'The paths of the tools now served' }),
-});
-
-/** Answer of `GET /api/registry/sources`. */
-export const sourceListSchema = z.object({
-  sources: z.array(
-    sourceSchema.extend({
-      mounted: z.boolean().meta({
-        description:
-          'False when the plugin is not loaded on this instance: its tools are not served',
-      }),
-      tools: z.array(z.string()).meta({ description: 'The paths of the tools it serves' }),
-      upstream: upstreamStatusSchema.optional(),
-    }),
-  ),
-});
-
 /** Body of `PATCH /api/registry/sources/:id`: an `mcp` source's settings, each optional. */
 export const updateSourceBody = z
   .object({
@@ -149,9 +90,6 @@ export const updateSourceBody = z
     message:
       'Send at least one of approvalRequired, approval, serviceAccountAllowed, allowElicitation, allowSampling',
   });
-
-/** Answer of `PATCH /api/registry/sources/:id`. */
-export const sourceUpdatedSchema = z.object({ source: sourceListSchema.shape.sources.element });
 
 /** Path parameters of `DELETE` and `PATCH /api/registry/sources/:id`. */
 export const sourceIdParams = z

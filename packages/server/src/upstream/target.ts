@@ -1,100 +1,22 @@
+import {
+  type ApprovalMode,
+  approvalModeSchema,
+  type UpstreamAuth,
+  type UpstreamAuthInput,
+  upstreamAuthInputSchema,
+  upstreamAuthSchema,
+} from '@gateway/sdk/contract';
 import { z } from 'zod';
 import { RESERVED_NAMESPACES } from '../registry/plugin-catalog.js';
 
-const noneAuth = z.object({ kind: z.literal('none') }).strict();
-
-const oauthFields = {
-  kind: z.literal('oauth'),
-  clientId: z.string().min(1).max(500).optional().meta({
-    description:
-      "A client registered beforehand at the upstream's authorization server; without it the gateway registers itself (RFC 7591) at the first connect",
-  }),
-  scopes: z
-    .array(z.string().regex(/^[\x21\x23-\x5b\x5d-\x7e]{1,200}$/, 'An OAuth scope'))
-    .max(50)
-    .optional()
-    .meta({
-      description:
-        "Scopes to ask for; default the upstream's `WWW-Authenticate` scope, else its metadata's `scopes_supported`",
-    }),
+export {
+  type ApprovalMode,
+  approvalModeSchema,
+  type UpstreamAuth,
+  type UpstreamAuthInput,
+  upstreamAuthInputSchema,
+  upstreamAuthSchema,
 };
-
-/** `{ kind: "oauth" }` as stored and listed: never the client secret. */
-const oauthAuth = z.object(oauthFields).strict();
-
-/** `{ kind: "oauth" }` as registered: may carry the pre-registered client's secret. */
-const oauthAuthInput = z
-  .object({
-    ...oauthFields,
-    clientSecret: z.string().min(1).max(2000).optional().meta({
-      description: 'The secret of `clientId`; stored encrypted and never shown again',
-    }),
-  })
-  .strict()
-  .refine((auth) => auth.clientSecret === undefined || auth.clientId !== undefined, {
-    message: 'clientSecret needs clientId',
-    path: ['clientSecret'],
-  });
-
-const headerAuth = z
-  .object({
-    kind: z.literal('header'),
-    provider: z
-      .string()
-      .regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'Use 1-64 of a-z, 0-9, _ and -')
-      .meta({
-        description:
-          "The provider a credential is vended for: the calling user's own connection, else the team connection, else `<UPPER>_API_KEY`",
-      }),
-    header: z
-      .string()
-      .regex(/^[A-Za-z0-9-]{1,64}$/, 'An HTTP header name, e.g. `Authorization`')
-      .refine(
-        (name) => !FORBIDDEN_HEADERS.has(name.toLowerCase()),
-        'This header is set by the gateway itself',
-      )
-      .meta({ description: 'The header that carries the credential, e.g. `Authorization`' }),
-    scheme: z
-      .string()
-      .regex(/^[A-Za-z0-9._-]{1,32}$/, 'A word such as `Bearer`')
-      .optional()
-      .meta({ description: 'Put before the credential with a space, e.g. `Bearer`' }),
-  })
-  .strict();
-
-/** How the gateway authenticates to an upstream MCP server over HTTP. */
-export const upstreamAuthSchema = z
-  .discriminatedUnion('kind', [noneAuth, oauthAuth, headerAuth])
-  .meta({
-    description: 'How the gateway authenticates to the upstream; default `{ kind: "none" }`',
-  });
-
-/** `auth` of `POST /api/registry/sources`: as {@link upstreamAuthSchema}, an oauth client's secret too. */
-export const upstreamAuthInputSchema = z
-  .discriminatedUnion('kind', [noneAuth, oauthAuthInput, headerAuth])
-  .meta({
-    description:
-      'How the gateway authenticates to the upstream; default `{ kind: "none" }`. `oauth`: each user connects their own account at the upstream (MCP authorization)',
-  });
-
-/** `auth` as registered, a pre-registered OAuth client's secret included. */
-export type UpstreamAuthInput = z.infer<typeof upstreamAuthInputSchema>;
-
-// Headers the MCP transport or HTTP itself owns: a credential there would break the connection.
-const FORBIDDEN_HEADERS = new Set([
-  'host',
-  'content-type',
-  'content-length',
-  'accept',
-  'connection',
-  'transfer-encoding',
-  'mcp-session-id',
-  'mcp-protocol-version',
-  'last-event-id',
-]);
-
-/** How the gateway authenticates to an upstream MCP server over HTTP. */
-export type UpstreamAuth = z.infer<typeof upstreamAuthSchema>;
 
 /** An upstream MCP server: a Streamable HTTP endpoint, or a process the gateway starts (config only). */
 export type UpstreamTarget =
@@ -108,20 +30,6 @@ export type UpstreamTarget =
       /** How long starting the process and its `initialize` may take. */
       startTimeoutMs?: number;
     };
-
-/**
- * Which tools of an upstream ask the user for approval before a call is forwarded (besides those
- * named in `approvalRequired`, which always ask): `hints` every tool unless its upstream says it is
- * read-only (`readOnlyHint: true`) or not destructive (`destructiveHint: false`), MCP's own
- * defaults; `all` every tool; `listed` only the named ones.
- */
-export const approvalModeSchema = z.enum(['hints', 'all', 'listed']).meta({
-  description:
-    'Which tools ask for approval besides `approvalRequired`: `hints` (default) every tool its upstream does not annotate `readOnlyHint: true` or `destructiveHint: false`, `all` every tool, `listed` none',
-});
-
-/** Which tools of an upstream ask for approval: see {@link approvalModeSchema}. */
-export type ApprovalMode = z.infer<typeof approvalModeSchema>;
 
 /** How long a stdio upstream may take to start (`npx -y` may download the package first). */
 export const DEFAULT_START_TIMEOUT_MS = 60_000;
