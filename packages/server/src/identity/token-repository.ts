@@ -2,6 +2,8 @@ import { recordTokenUse } from '../auth/last-used.js';
 import type { GatewayDatabase } from '../db/index.js';
 import { LookupCache } from '../db/lookup-cache.js';
 import { prepareQuery } from '../db/prepared-query.js';
+import { prepareEndpointByToken } from '../mcp-endpoints/token-query.js';
+import { prepareAccessTokenQuery } from '../mcp-oauth/token-query.js';
 import { hashToken } from '../secrets/index.js';
 import type { StoredRole } from './role-store.js';
 
@@ -50,68 +52,10 @@ export type TokenLookup =
  */
 export function createTokenRepository(database: GatewayDatabase, defaultRoleId: string) {
   const { db } = database;
-  // Scalar subqueries rather than joins, which SQLite would prepare again on every run (see
-  // prepareRoleLookups in policy/role-store.ts). Built and compiled once: every MCP call runs one.
-  // The role's row comes in the same query: every MCP call needs it, and on PostgreSQL, where
-  // nothing is cached, a second query was a third of a call's round trips.
-  const endpointQuery = prepareQuery(db, ['hash'], (param) =>
-    db
-      .selectFrom('mcp_endpoints')
-      .select((eb) => {
-        const assigned = eb
-          .selectFrom('user_roles')
-          .select('user_roles.role_id')
-          .whereRef('user_roles.user_id', '=', 'mcp_endpoints.user_id');
-        const applying = eb.fn.coalesce(assigned, eb.val(defaultRoleId));
-        const column = (name: 'name' | 'patterns') =>
-          eb.selectFrom('roles').select(name).where('roles.id', '=', applying);
-        return [
-          'mcp_endpoints.id',
-          'mcp_endpoints.user_id',
-          'mcp_endpoints.tools',
-          'mcp_endpoints.mode',
-          assigned.as('role_id'),
-          column('name').as('role_name'),
-          column('patterns').as('role_patterns'),
-        ];
-      })
-      .where('mcp_endpoints.token_hash', '=', param('hash')),
-  );
-  // An OAuth access token's endpoint and role (its row too), by scalar subqueries as above.
-  const oauthTokenQuery = prepareQuery(db, ['hash'], (param) =>
-    db
-      .selectFrom('mcp_oauth_tokens')
-      .select((eb) => {
-        const endpoint = (name: 'user_id' | 'tools' | 'mode') =>
-          eb
-            .selectFrom('mcp_endpoints')
-            .select(name)
-            .whereRef('mcp_endpoints.id', '=', 'mcp_oauth_tokens.endpoint_id');
-        const owner = endpoint('user_id');
-        const assigned = eb
-          .selectFrom('user_roles')
-          .select('user_roles.role_id')
-          .where('user_roles.user_id', '=', owner);
-        const applying = eb.fn.coalesce(assigned, eb.val(defaultRoleId));
-        const column = (name: 'name' | 'patterns') =>
-          eb.selectFrom('roles').select(name).where('roles.id', '=', applying);
-        return [
-          'mcp_oauth_tokens.endpoint_id',
-          'mcp_oauth_tokens.client_id',
-          'mcp_oauth_tokens.resource',
-          'mcp_oauth_tokens.scope',
-          'mcp_oauth_tokens.expires_at',
-          owner.as('user_id'),
-          endpoint('tools').as('tools'),
-          endpoint('mode').as('mode'),
-          assigned.as('role_id'),
-          column('name').as('role_name'),
-          column('patterns').as('role_patterns'),
-        ];
-      })
-      .where('mcp_oauth_tokens.token_hash', '=', param('hash'))
-      .where('mcp_oauth_tokens.kind', '=', 'access'),
-  );
+  // Built and compiled once: every MCP call runs one. The endpoint's and the access token's
+  // lookups belong to the owners of their tables, which read the role in the same statement.
+  const endpointQuery = prepareEndpointByToken(db, defaultRoleId);
+  const oauthTokenQuery = prepareAccessTokenQuery(db, defaultRoleId);
   const apiTokenQuery = prepareQuery(db, ['hash'], (param) =>
     db
       .selectFrom('api_tokens')
