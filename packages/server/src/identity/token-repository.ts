@@ -1,8 +1,10 @@
+import type { Kysely } from 'kysely';
 import { recordTokenUse } from '../auth/last-used.js';
-import type { GatewayDatabase } from '../db/index.js';
+import type { DatabaseSchema, GatewayDatabase } from '../db/index.js';
 import { LookupCache } from '../db/lookup-cache.js';
 import { prepareQuery } from '../db/prepared-query.js';
-import { prepareEndpointByToken } from '../mcp-endpoints/token-query.js';
+import { unmarkedWrite } from '../db/unmarked-write.js';
+import { prepareEndpointByToken, recordEndpointUse } from '../mcp-endpoints/token-query.js';
 import { prepareAccessTokenQuery } from '../mcp-oauth/token-query.js';
 import { hashToken } from '../secrets/index.js';
 import type { StoredRole } from './role-store.js';
@@ -155,11 +157,20 @@ export function createTokenRepository(database: GatewayDatabase, defaultRoleId: 
           return { found: false, reason: 'expired', expiredAt: expiresAt };
         }
       }
-      if (owner.kind === 'mcp') recordTokenUse(db, 'mcp_endpoints', owner.endpointId);
-      else recordTokenUse(db, 'api_tokens', owner.tokenId);
+      if (owner.kind === 'mcp') recordEndpointUse(db, owner.endpointId);
+      else recordApiTokenUse(db, owner.tokenId);
       return { found: true, owner };
     },
   };
+}
+
+/** Records a use of the CLI token or service-account key `id` (see recordTokenUse). */
+function recordApiTokenUse(db: Kysely<DatabaseSchema>, id: string): void {
+  recordTokenUse(db, id, (lastUsedAt) =>
+    unmarkedWrite(
+      db.updateTable('api_tokens').set({ last_used_at: lastUsedAt }).where('id', '=', id),
+    ).execute(),
+  );
 }
 
 /** The bearer token repository of a gateway. */

@@ -1,6 +1,8 @@
 import { type Expression, expressionBuilder, type Kysely } from 'kysely';
+import { recordTokenUse } from '../auth/last-used.js';
 import type { DatabaseSchema } from '../db/index.js';
 import { prepareQuery } from '../db/prepared-query.js';
+import { unmarkedWrite } from '../db/unmarked-write.js';
 import { applyingRole } from '../identity/applying-role.js';
 
 /**
@@ -45,4 +47,19 @@ export function endpointColumn<Name extends 'user_id' | 'tools' | 'mode'>(
     .selectFrom('mcp_endpoints')
     .select(name)
     .where('mcp_endpoints.id', '=', endpointId);
+}
+
+/**
+ * Records that the endpoint `id` was used, writing its `last_used_at` at most once a minute and
+ * never waiting for it (see recordTokenUse in auth/last-used.ts).
+ *
+ * @example
+ * recordEndpointUse(db, owner.endpointId);
+ */
+export function recordEndpointUse(db: Kysely<DatabaseSchema>, id: string): void {
+  recordTokenUse(db, id, (lastUsedAt) =>
+    unmarkedWrite(
+      db.updateTable('mcp_endpoints').set({ last_used_at: lastUsedAt }).where('id', '=', id),
+    ).execute(),
+  );
 }
