@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
-import type { ApprovalRow, ApprovalStatus, DatabaseSchema } from '../db/index.js';
+import type { DatabaseSchema } from '../db/index.js';
+import type { ApprovalRow, ApprovalStatus } from './tables.js';
 
 /** An approval as the API answers it. */
 export interface ApprovalItem {

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { databaseTargets } from '#test/db/test-database.js';
 import { createEndpoint, listEndpoints } from '../mcp-endpoints/index.js';
-import { LAST_USED_EVERY_MS, recordTokenUse } from './last-used.js';
+import { recordEndpointUse } from '../mcp-endpoints/token-query.js';
+import { LAST_USED_EVERY_MS } from './last-used.js';
 
 const T0 = new Date('2026-03-04T05:06:07.000Z');
 
@@ -25,18 +26,18 @@ for (const target of databaseTargets()) {
       const lastUsed = async () => (await listEndpoints(db, 'u1'))[0]?.lastUsedAt;
       vi.useFakeTimers({ toFake: ['Date'], now: T0 });
 
-      recordTokenUse(db, 'mcp_endpoints', id);
+      recordEndpointUse(db, id);
       await vi.waitFor(async () => expect(await lastUsed()).toBe(T0.toISOString()));
 
       vi.setSystemTime(T0.getTime() + LAST_USED_EVERY_MS - 1);
-      recordTokenUse(db, 'mcp_endpoints', id);
+      recordEndpointUse(db, id);
       // Time for a write, had one been started, to land.
       await new Promise((resolve) => setTimeout(resolve, 50));
       expect(await lastUsed()).toBe(T0.toISOString());
 
       const later = new Date(T0.getTime() + LAST_USED_EVERY_MS);
       vi.setSystemTime(later);
-      recordTokenUse(db, 'mcp_endpoints', id);
+      recordEndpointUse(db, id);
       await vi.waitFor(async () => expect(await lastUsed()).toBe(later.toISOString()));
     });
   });

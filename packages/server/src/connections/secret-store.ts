@@ -1,6 +1,7 @@
 import type { Kysely, SelectQueryBuilder } from 'kysely';
-import type { ConnectionOwner, DatabaseSchema } from '../db/index.js';
+import type { DatabaseSchema } from '../db/index.js';
 import { lockUser } from '../identity/user-store.js';
+import type { ConnectionOwner } from './tables.js';
 
 type Db = Kysely<DatabaseSchema>;
 

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
-import type { ConnectionOwner, DatabaseSchema } from '../db/index.js';
+import type { DatabaseSchema } from '../db/index.js';
+import type { ConnectionOwner } from './tables.js';
 
 /** Which stored connection to look for. */
 export interface ConnectionQuery {

@@ -1,8 +1,9 @@
 import type { Kysely } from 'kysely';
-import type { ConnectionRow, DatabaseSchema } from '../db/index.js';
+import type { DatabaseSchema } from '../db/index.js';
 import { rowLocksSupported } from '../db/locks.js';
 import { lockUser } from '../identity/user-store.js';
 import { deleteConnectionTree } from './connection-tree.js';
+import type { ConnectionRow } from './tables.js';
 
 /** What {@link createConnection} stores. The secret arrives already encrypted and masked. */
 export interface NewConnection {

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
-import type { ConnectionRow, DatabaseSchema } from '../db/index.js';
+import type { DatabaseSchema } from '../db/index.js';
 import { deleteConnectionTree } from './connection-tree.js';
+import type { ConnectionRow } from './tables.js';
 
 /** What {@link createTeamConnection} stores; the secret arrives encrypted and masked. */
 export interface NewTeamConnection {

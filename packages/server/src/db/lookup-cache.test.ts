@@ -6,12 +6,12 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { createPostgresTestDatabase, postgresTestUrl } from '#test/db/test-database.js';
-import { recordTokenUse } from '../auth/last-used.js';
 import { closeAbandonedExecutions } from '../executions/close-abandoned.js';
 import { newExecutionId } from '../executions/execution-id.js';
 import { ExecutionRecorder } from '../executions/recorder.js';
 import { createLogger } from '../http/logger.js';
 import { Redactor } from '../http/redact.js';
+import { recordEndpointUse } from '../mcp-endpoints/token-query.js';
 import { type GatewayDatabase, openDatabase } from './database.js';
 import { LookupCache } from './lookup-cache.js';
 import { migrate } from './migrate.js';
@@ -147,7 +147,7 @@ describe('SQLite change mark', () => {
     // The sweeper closes the open record through kysely, marked as an unmarked write.
     const later = new Date(Date.now() + 3_600_000);
     expect(await closeAbandonedExecutions(database, { now: later, windowMs: 1000 })).toBe(1);
-    recordTokenUse(database.db, 'mcp_endpoints', 'e1');
+    recordEndpointUse(database.db, 'e1');
     // kysely runs one statement at a time, in order: the token's write has run after this read.
     expect(await database.db.selectFrom('executions').select('outcome').execute()).toEqual([
       { outcome: 'timeout' },

@@ -1,7 +1,7 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { databaseTargets } from '#test/db/test-database.js';
-import type { ExecutionsTable } from '../db/index.js';
 import { ABANDONED_ERROR, closeAbandonedExecutions } from './close-abandoned.js';
+import type { ExecutionsTable } from './tables.js';
 
 const NOW = new Date('2026-03-01T12:00:00.000Z');
 const WINDOW_MS = 10 * 60_000;

@@ -1,6 +1,7 @@
 import { CompiledQuery, type Insertable } from 'kysely';
-import type { DatabaseDialect, ExecutionsTable, GatewayDatabase } from '../db/index.js';
+import type { DatabaseDialect, GatewayDatabase } from '../db/index.js';
 import type { RunNow } from '../db/sqlite.js';
+import type { ExecutionsTable } from './tables.js';
 
 /** An execution record as stored. */
 export type Row = Insertable<ExecutionsTable>;

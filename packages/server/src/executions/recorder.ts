@@ -1,8 +1,9 @@
-import type { ExecutionOutcome, GatewayDatabase } from '../db/index.js';
+import type { GatewayDatabase } from '../db/index.js';
 import type { ServerLogger } from '../http/logger.js';
 import { ExecutionJournal } from './journal.js';
 import { type Row, rowStore } from './record-rows.js';
 import { redactArguments, redactError } from './redact-arguments.js';
+import type { ExecutionOutcome } from './tables.js';
 
 /** How a tool call's approval was decided, as the execution record keeps it. */
 export type ApprovalDecision = 'approved' | 'declined' | 'cancelled' | 'expired';

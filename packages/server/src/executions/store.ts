@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
-import type { ExecutionOutcome, ExecutionRow, GatewayDatabase } from '../db/index.js';
+import type { GatewayDatabase } from '../db/index.js';
 import { type ExecutionFilters, filterConditions, pathPrefix, prefixRange } from './filters.js';
+import type { ExecutionOutcome, ExecutionRow } from './tables.js';
 
 /** An execution record as the API answers it. */
 export interface ExecutionListItem {

@@ -1,9 +1,10 @@
 import type { Role } from '@gateway/sdk/kernel';
 import type { Kysely } from 'kysely';
-import type { DatabaseSchema, GatewayDatabase, RoleRow } from '../db/index.js';
+import type { DatabaseSchema, GatewayDatabase } from '../db/index.js';
 import { rowLocksSupported } from '../db/locks.js';
 import { LookupCache } from '../db/lookup-cache.js';
 import { prepareQuery } from '../db/prepared-query.js';
+import type { RoleRow } from './tables.js';
 
 type Db = Kysely<DatabaseSchema>;
 

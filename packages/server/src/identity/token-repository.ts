@@ -1,7 +1,11 @@
+import type { Kysely } from 'kysely';
 import { recordTokenUse } from '../auth/last-used.js';
-import type { GatewayDatabase } from '../db/index.js';
+import type { DatabaseSchema, GatewayDatabase } from '../db/index.js';
 import { LookupCache } from '../db/lookup-cache.js';
 import { prepareQuery } from '../db/prepared-query.js';
+import { unmarkedWrite } from '../db/unmarked-write.js';
+import { prepareEndpointByToken, recordEndpointUse } from '../mcp-endpoints/token-query.js';
+import { prepareAccessTokenQuery } from '../mcp-oauth/token-query.js';
 import { hashToken } from '../secrets/index.js';
 import type { StoredRole } from './role-store.js';
 
@@ -50,68 +54,10 @@ export type TokenLookup =
  */
 export function createTokenRepository(database: GatewayDatabase, defaultRoleId: string) {
   const { db } = database;
-  // Scalar subqueries rather than joins, which SQLite would prepare again on every run (see
-  // prepareRoleLookups in policy/role-store.ts). Built and compiled once: every MCP call runs one.
-  // The role's row comes in the same query: every MCP call needs it, and on PostgreSQL, where
-  // nothing is cached, a second query was a third of a call's round trips.
-  const endpointQuery = prepareQuery(db, ['hash'], (param) =>
-    db
-      .selectFrom('mcp_endpoints')
-      .select((eb) => {
-        const assigned = eb
-          .selectFrom('user_roles')
-          .select('user_roles.role_id')
-          .whereRef('user_roles.user_id', '=', 'mcp_endpoints.user_id');
-        const applying = eb.fn.coalesce(assigned, eb.val(defaultRoleId));
-        const column = (name: 'name' | 'patterns') =>
-          eb.selectFrom('roles').select(name).where('roles.id', '=', applying);
-        return [
-          'mcp_endpoints.id',
-          'mcp_endpoints.user_id',
-          'mcp_endpoints.tools',
-          'mcp_endpoints.mode',
-          assigned.as('role_id'),
-          column('name').as('role_name'),
-          column('patterns').as('role_patterns'),
-        ];
-      })
-      .where('mcp_endpoints.token_hash', '=', param('hash')),
-  );
-  // An OAuth access token's endpoint and role (its row too), by scalar subqueries as above.
-  const oauthTokenQuery = prepareQuery(db, ['hash'], (param) =>
-    db
-      .selectFrom('mcp_oauth_tokens')
-      .select((eb) => {
-        const endpoint = (name: 'user_id' | 'tools' | 'mode') =>
-          eb
-            .selectFrom('mcp_endpoints')
-            .select(name)
-            .whereRef('mcp_endpoints.id', '=', 'mcp_oauth_tokens.endpoint_id');
-        const owner = endpoint('user_id');
-        const assigned = eb
-          .selectFrom('user_roles')
-          .select('user_roles.role_id')
-          .where('user_roles.user_id', '=', owner);
-        const applying = eb.fn.coalesce(assigned, eb.val(defaultRoleId));
-        const column = (name: 'name' | 'patterns') =>
-          eb.selectFrom('roles').select(name).where('roles.id', '=', applying);
-        return [
-          'mcp_oauth_tokens.endpoint_id',
-          'mcp_oauth_tokens.client_id',
-          'mcp_oauth_tokens.resource',
-          'mcp_oauth_tokens.scope',
-          'mcp_oauth_tokens.expires_at',
-          owner.as('user_id'),
-          endpoint('tools').as('tools'),
-          endpoint('mode').as('mode'),
-          assigned.as('role_id'),
-          column('name').as('role_name'),
-          column('patterns').as('role_patterns'),
-        ];
-      })
-      .where('mcp_oauth_tokens.token_hash', '=', param('hash'))
-      .where('mcp_oauth_tokens.kind', '=', 'access'),
-  );
+  // Built and compiled once: every MCP call runs one. The endpoint's and the access token's
+  // lookups belong to the owners of their tables, which read the role in the same statement.
+  const endpointQuery = prepareEndpointByToken(db, defaultRoleId);
+  const oauthTokenQuery = prepareAccessTokenQuery(db, defaultRoleId);
   const apiTokenQuery = prepareQuery(db, ['hash'], (param) =>
     db
       .selectFrom('api_tokens')
@@ -211,11 +157,20 @@ export function createTokenRepository(database: GatewayDatabase, defaultRoleId: 
           return { found: false, reason: 'expired', expiredAt: expiresAt };
         }
       }
-      if (owner.kind === 'mcp') recordTokenUse(db, 'mcp_endpoints', owner.endpointId);
-      else recordTokenUse(db, 'api_tokens', owner.tokenId);
+      if (owner.kind === 'mcp') recordEndpointUse(db, owner.endpointId);
+      else recordApiTokenUse(db, owner.tokenId);
       return { found: true, owner };
     },
   };
+}
+
+/** Records a use of the CLI token or service-account key `id` (see recordTokenUse). */
+function recordApiTokenUse(db: Kysely<DatabaseSchema>, id: string): void {
+  recordTokenUse(db, id, (lastUsedAt) =>
+    unmarkedWrite(
+      db.updateTable('api_tokens').set({ last_used_at: lastUsedAt }).where('id', '=', id),
+    ).execute(),
+  );
 }
 
 /** The bearer token repository of a gateway. */

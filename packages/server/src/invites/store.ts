@@ -1,6 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { DatabaseSchema, InvitesTable } from '../db/index.js';
+import type { DatabaseSchema } from '../db/index.js';
 import { generateToken, hashToken } from '../secrets/index.js';
+import type { InvitesTable } from './tables.js';
 
 /** Where an invite stands. */
 export type InviteStatus = 'pending' | 'used' | 'expired' | 'revoked';

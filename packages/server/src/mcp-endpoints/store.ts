@@ -1,8 +1,9 @@
 import type { ExpressionBuilder, Kysely } from 'kysely';
-import type { DatabaseSchema, McpEndpointKind } from '../db/index.js';
+import type { DatabaseSchema } from '../db/index.js';
 import { lockUser } from '../identity/user-store.js';
 import { generateToken, hashToken, maskToken } from '../secrets/index.js';
 import { type EndpointMode, endpointScopeOf, storedTools } from './scope.js';
+import type { McpEndpointKind } from './tables.js';
 
 /** What {@link createEndpoint} stores. */
 export interface NewEndpoint {

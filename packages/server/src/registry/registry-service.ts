@@ -1,5 +1,5 @@
 import { deleteToolConnections } from '../connections/store.js';
-import type { GatewayDatabase, RegistrySourceRow } from '../db/index.js';
+import type { GatewayDatabase } from '../db/index.js';
 import { Refusal } from '../errors/refusal.js';
 import type { ServerLogger } from '../http/logger.js';
 import { oauthToolId, type UpstreamService, type UpstreamStatus } from '../upstream/index.js';
@@ -10,6 +10,7 @@ import {
   type PluginCatalogErrorReason,
 } from './plugin-catalog.js';
 import type { RegisterSourceBody } from './schemas.js';
+import type { RegistrySourceRow } from './tables.js';
 
 /** A stored registration, as the registry routes answer it. */
 export interface RegistrySource {

@@ -1,5 +1,5 @@
 import { ToolError } from '@gateway/sdk';
-import type { ConnectionOwner } from '../db/index.js';
+import type { ConnectionOwner } from '../connections/tables.js';
 import { Refusal } from '../errors/refusal.js';
 
 /**

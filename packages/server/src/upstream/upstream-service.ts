@@ -1,10 +1,11 @@
 import type { Tool as McpTool } from '@modelcontextprotocol/client';
-import type { GatewayDatabase, RegistrySourceRow } from '../db/index.js';
+import type { GatewayDatabase } from '../db/index.js';
 import { Refusal } from '../errors/refusal.js';
 import type { ServerLogger } from '../http/logger.js';
 import { PluginCatalogError } from '../registry/catalog-error.js';
 import type { PluginCatalog } from '../registry/plugin-catalog.js';
 import { updateUpstreamSource } from '../registry/source-store.js';
+import type { RegistrySourceRow } from '../registry/tables.js';
 import type { TokenVendor } from '../vending/index.js';
 import type { UpstreamHealth } from './circuit-breaker.js';
 import { type FederatedSource, federatedCredential } from './federation.js';

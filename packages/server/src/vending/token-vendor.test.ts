@@ -9,7 +9,7 @@ import {
   startMockProvider,
 } from '#test/auth/oauth-test-kit.js';
 import type { TestGateway } from '#test/support/test-gateway.js';
-import type { ConnectionOwner } from '../db/index.js';
+import type { ConnectionOwner } from '../connections/tables.js';
 import { createSecretBox, maskSecret, SecretUnreadableError } from '../secrets/index.js';
 
 const ORIGIN = 'http://127.0.0.1:8787';

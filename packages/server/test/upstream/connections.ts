@@ -1,4 +1,4 @@
-import type { ConnectionOwner } from '../../src/db/index.js';
+import type { ConnectionOwner } from '../../src/connections/tables.js';
 import { maskSecret } from '../../src/secrets/index.js';
 import { rememberSecret } from '../support/known-secrets.js';
 import type { TestGateway } from '../support/test-gateway.js';

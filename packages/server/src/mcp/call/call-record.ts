@@ -1,8 +1,8 @@
 import type { CallToolResult, InputRequiredResult } from '@modelcontextprotocol/server';
 import { trace } from '@opentelemetry/api';
-import type { ExecutionOutcome } from '../../db/index.js';
 import { isDatabaseUnavailable } from '../../db/unavailable.js';
 import { type ExecutionRecord, newExecutionId } from '../../executions/index.js';
+import type { ExecutionOutcome } from '../../executions/tables.js';
 import { traced } from '../../tracing/index.js';
 import { CallRedaction } from '../call-redaction.js';
 import { type McpPrincipal, subjectId } from '../principal.js';
