@@ -18,7 +18,7 @@ import { ServedTools } from '../served-tools.js';
 import { ToolIndexCache } from '../tool-list.js';
 import { createToolServer } from './create-server.js';
 import { DirectCalls, directCallOf } from './direct-call.js';
-import { answerSessionList } from './list-answer.js';
+import { answerSessionList, answerSessionlessList } from './list-answer.js';
 import { ListenStreams } from './listen-streams.js';
 import { readBody } from './read-body.js';
 import { answerSessionCall } from './session-call.js';
@@ -265,6 +265,10 @@ export class McpEndpoint {
     const direct = directCallOf(request, body);
     if (direct !== undefined) {
       return this.#direct.serve(principal, direct, request);
+    }
+    if (methodOf(body) === 'tools/list') {
+      const listed = await answerSessionlessList(this.#runtime, principal, request, body);
+      if (listed !== undefined) return listed;
     }
     this.#principals.set(request, principal);
     const watching = listenRequestUris(body);
