@@ -1,5 +1,5 @@
-import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { withoutSafeIntegerBounds } from './safe-integer-bounds.js';
 
 // Issue 33: the bounds zod writes on every integer were an eighth of a listed tool's bytes.
@@ -31,7 +31,10 @@ describe('withoutSafeIntegerBounds', () => {
             required: ['n'],
           },
         },
-        pick: { default: Number.MAX_SAFE_INTEGER, anyOf: [{ type: 'integer' }, { type: 'string' }] },
+        pick: {
+          default: Number.MAX_SAFE_INTEGER,
+          anyOf: [{ type: 'integer' }, { type: 'string' }],
+        },
       },
       required: ['page', 'ratio', 'rows'],
     });

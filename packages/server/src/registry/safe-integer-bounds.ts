@@ -1,4 +1,5 @@
-import type { JsonSchema } from './mounted-tool.js';
+/** A JSON Schema document (as `MountedTool`'s). */
+type JsonSchema = { [key: string]: unknown };
 
 /** Keys whose values are data, not schemas: never walked. */
 const DATA_KEYS = new Set(['default', 'const', 'enum', 'examples']);

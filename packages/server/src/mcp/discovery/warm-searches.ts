@@ -51,7 +51,8 @@ export class SearchWarmer {
 
   /** Settles once no build is due or running (tests wait on it). */
   async idle(): Promise<void> {
-    while (this.#timer !== undefined) await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+    while (this.#timer !== undefined)
+      await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
     await this.#running;
   }
 
