@@ -14,7 +14,7 @@ function caller(userId: string, endpointId: string): McpPrincipal {
 function recording(leaving: ReadonlySet<string> = new Set()) {
   const built: string[] = [];
   const warmer = new SearchWarmer(async (principal) => {
-    const key = `${principal.kind === 'user' ? principal.userId : ''}/${principal.endpointId}`;
+    const key = principal.kind === 'user' ? `${principal.userId}/${principal.endpointId}` : '';
     built.push(key);
     return !leaving.has(key);
   });

@@ -29,7 +29,8 @@ export class SearchWarmer {
 
   /** `principal` was served through a discovery endpoint. */
   remember(principal: McpPrincipal): void {
-    const key = `${principalKey(principal)}/${principal.endpointId ?? ''}`;
+    const endpoint = principal.kind === 'user' ? (principal.endpointId ?? '') : '';
+    const key = `${principalKey(principal)}/${endpoint}`;
     this.#callers.delete(key);
     this.#callers.set(key, principal);
     if (this.#callers.size > MAX_REMEMBERED) {
