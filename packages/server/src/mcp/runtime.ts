@@ -16,6 +16,7 @@ import type { PluginCatalog } from '../registry/plugin-catalog.js';
 import type { UpstreamService } from '../upstream/upstream-service.js';
 import type { TokenVendor } from '../vending/token-vendor.js';
 import type { CallContext } from './call-site.js';
+import type { SearchWarmer } from './discovery/warm-searches.js';
 import type { SessionNotices } from './federation/session-notices.js';
 import type { ResolvedMcpOptions } from './options.js';
 import { type McpPrincipal, subjectId } from './principal.js';
@@ -49,6 +50,8 @@ export interface McpRuntime {
   notices: SessionNotices;
   /** What each 2025 session was last served by `tools/list`. */
   served: ServedTools;
+  /** Discovery endpoints' search indexes, built again when what they serve changes. */
+  searches: SearchWarmer;
   /**
    * The principal `authenticate()` found for each request a 2025 session's transport is serving,
    * by that request (`ctx.http.req` in the session's handlers): the session's own, with the role
@@ -106,6 +109,7 @@ export async function toolsOf(
         ? endpointScopeOf(principal.endpointRow)
         : endpointScopes.scopeOf(principal.endpointId),
   ]);
+  if (scope.mode === 'discovery') runtime.searches.remember(principal);
   return {
     role: resolution.role,
     index: runtime.tools.get(resolution.tools, scope),

@@ -8,6 +8,7 @@ import type { z } from 'zod';
 import { deepFreeze } from '../json/deep-freeze.js';
 import { PluginTool, type ToolSource } from '../tool-sources/index.js';
 import { PluginCatalogError } from './catalog-error.js';
+import { withoutSafeIntegerBounds } from './safe-integer-bounds.js';
 
 /** A JSON Schema document, as generated from a tool's zod schema. */
 export type JsonSchema = { [key: string]: unknown };
@@ -41,7 +42,8 @@ export interface MountedTool {
   serviceAccountAllowed: boolean;
   /**
    * JSON Schema of what a caller sends (`z.toJSONSchema(inputSchema, { io: 'input' })`), with
-   * `additionalProperties: false` when the tool refuses arguments it does not declare.
+   * `additionalProperties: false` when the tool refuses arguments it does not declare, and
+   * without zod's safe-integer bounds (`withoutSafeIntegerBounds`).
    */
   inputJsonSchema: JsonSchema;
   /** JSON Schema of the structured result, when the tool declares `outputSchema`. */
@@ -134,5 +136,5 @@ function toJsonSchema(
     const detail = `${tool.path}: ${field} ${unrepresentableSchemaMessage(result.reason)}`;
     throw new PluginCatalogError('unrepresentable_schema', detail, [detail]);
   }
-  return deepFreeze({ ...result.schema, ...extra });
+  return deepFreeze({ ...withoutSafeIntegerBounds(result.schema), ...extra });
 }

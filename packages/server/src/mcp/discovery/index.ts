@@ -12,3 +12,4 @@ export {
 } from './meta-tools.js';
 export { type SearchAnswer, SearchIndex, searchIndexOf, type ToolSummary } from './search-index.js';
 export { terms } from './terms.js';
+export { SearchWarmer } from './warm-searches.js';

@@ -59,24 +59,57 @@ export interface DirectCall {
  * Anything else, malformed or merely unusual, takes the SDK's way and its answers.
  */
 export function directCallOf(request: Request, body: unknown): DirectCall | undefined {
-  if (!isPlain(body) || body.method !== 'tools/call' || body.jsonrpc !== '2.0') return undefined;
-  const { id, params } = body;
-  if (typeof id !== 'string' && !Number.isSafeInteger(id)) return undefined;
-  if (!onlyKeys(body, REQUEST_KEYS) || !isPlain(params) || !onlyKeys(params, PARAMS_KEYS)) {
-    return undefined;
-  }
-  const { name, arguments: args, _meta: envelope } = params;
+  const plain = plainModernRequestOf(request, body, 'tools/call', PARAMS_KEYS);
+  if (plain === undefined) return undefined;
+  const { name, arguments: args } = plain.params;
   if (typeof name !== 'string' || (args !== undefined && !isPlain(args))) return undefined;
   // The SDK's schema drops an argument named `__proto__` (as zod does); the tool's own schema
   // would refuse it. Either answer is safe, but there is one: the SDK's.
   if (args !== undefined && Object.hasOwn(args, '__proto__')) return undefined;
+  if (request.headers.get('mcp-name') !== name) return undefined;
+  return {
+    id: plain.id,
+    params: args === undefined ? { name } : { name, arguments: args },
+    envelope: plain.envelope,
+    capabilities: plain.capabilities,
+  };
+}
+
+/** A plain 2026-07-28 request ({@link plainModernRequestOf}), its params as sent. */
+export interface PlainModernRequest {
+  id: string | number;
+  params: Record<string, unknown>;
+  envelope: Record<string, unknown>;
+  capabilities: ClientCapabilities;
+}
+
+/**
+ * `body` when it is one 2026-07-28 request of `method` that the SDK would accept as it stands:
+ * exactly `jsonrpc`, `id`, `method` and `params`; `params` with no key outside `paramKeys`, and a
+ * `_meta` holding the envelope and nothing else (protocol version `2026-07-28`, the client's
+ * capabilities and, if given, its info, each valid by the spec's schema); the
+ * `MCP-Protocol-Version` and `Mcp-Method` headers naming the same revision and method. Else
+ * `undefined`. What else a method's params must be is its caller's to check.
+ */
+export function plainModernRequestOf(
+  request: Request,
+  body: unknown,
+  method: string,
+  paramKeys: ReadonlySet<string>,
+): PlainModernRequest | undefined {
+  if (!isPlain(body) || body.method !== method || body.jsonrpc !== '2.0') return undefined;
+  const { id, params } = body;
+  if (typeof id !== 'string' && !Number.isSafeInteger(id)) return undefined;
+  if (!onlyKeys(body, REQUEST_KEYS) || !isPlain(params) || !onlyKeys(params, paramKeys)) {
+    return undefined;
+  }
+  const envelope = params._meta;
   if (!isPlain(envelope) || !onlyKeys(envelope, ENVELOPE_KEYS)) return undefined;
   const headers = request.headers;
   if (
     envelope[PROTOCOL_VERSION_META_KEY] !== MODERN ||
     headers.get('mcp-protocol-version') !== MODERN ||
-    headers.get('mcp-method') !== 'tools/call' ||
-    headers.get('mcp-name') !== name
+    headers.get('mcp-method') !== method
   ) {
     return undefined;
   }
@@ -86,7 +119,7 @@ export function directCallOf(request: Request, body: unknown): DirectCall | unde
   if (info !== undefined && !isSpecType.Implementation(info)) return undefined;
   return {
     id: id as string | number,
-    params: args === undefined ? { name } : { name, arguments: args },
+    params,
     envelope,
     // Checked by the schema and kept as sent, as the SDK keeps a client's declaration.
     capabilities: capabilities as ClientCapabilities,

@@ -1,6 +1,6 @@
 /**
- * A 2025 session's `tools/list` answered from the list's JSON, encoded once per list (issue 33,
- * list-answer.ts), over real HTTP: the answer means what the SDK's did, and a list cached for one
+ * `tools/list` answered from the list's JSON, encoded once per list (issue 33, list-answer.ts): a
+ * 2025 session's, a 2026-07-28 one and a sessionless 2025 one, over real HTTP: the answer means what the SDK's did, and a list cached for one
  * principal is never served to another who may see something else, across roles, endpoints and
  * every change that can alter a list, on one instance and across instances on PostgreSQL.
  */
@@ -59,6 +59,86 @@ async function messageOf(response: Response): Promise<Record<string, unknown>> {
   const data = text.split('\n').find((line) => line.startsWith('data: ') && line.length > 6);
   return JSON.parse((data ?? '').slice(6));
 }
+
+const MODERN = '2026-07-28';
+const ENVELOPE = {
+  'io.modelcontextprotocol/protocolVersion': MODERN,
+  'io.modelcontextprotocol/clientInfo': { name: 'list-test', version: '1.0.0' },
+  'io.modelcontextprotocol/clientCapabilities': {},
+};
+
+/** A `tools/list` outside a session: 2026-07-28, or 2025 without `Mcp-Session-Id`. */
+async function listOutsideSession(
+  url: string,
+  token: string,
+  era: 'modern' | 'legacy',
+  extra: { params?: object; id?: string | number } = {},
+): Promise<Response> {
+  const modern = era === 'modern';
+  return fetch(`${url}/mcp`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${token}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': modern ? MODERN : '2025-11-25',
+      ...(modern ? { 'mcp-method': 'tools/list' } : {}),
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: extra.id ?? 1,
+      method: 'tools/list',
+      ...(extra.params !== undefined
+        ? { params: extra.params }
+        : modern
+          ? { params: { _meta: ENVELOPE } }
+          : {}),
+    }),
+  });
+}
+
+/** The names a `tools/list` outside a session answers. */
+async function namesOutsideSession(url: string, token: string, era: 'modern' | 'legacy') {
+  const message = await messageOf(await listOutsideSession(url, token, era));
+  return names((message.result as { tools: { name: string }[] }).tools);
+}
+
+describe('a tools/list outside a session (2026-07-28, or 2025 sessionless)', () => {
+  it("is answered from the list's bytes as the JSON the SDK answers", async () => {
+    const gw = await withRoles(await startMcpGateway({ plugins: toolsetPlugins() }));
+    const ada = await gw.user({ roleId: 'writer' });
+    for (const era of ['modern', 'legacy'] as const) {
+      const plain = await listOutsideSession(gw.url, ada.mcpToken, era, { id: 'list-1' });
+      expect(plain.status).toBe(200);
+      expect(plain.headers.get('content-type')).toBe('application/json');
+      const direct = await messageOf(plain);
+      expect(direct).toMatchObject({ jsonrpc: '2.0', id: 'list-1' });
+      // Not the plain request (a progress token; a `_meta` on 2025): the SDK's server answers.
+      const viaSdk = await messageOf(
+        await listOutsideSession(gw.url, ada.mcpToken, era, {
+          id: 9,
+          params: { _meta: era === 'modern' ? { ...ENVELOPE, progressToken: 'p' } : {} },
+        }),
+      );
+      expect(viaSdk).toMatchObject({ jsonrpc: '2.0', id: 9 });
+      expect(direct.result).toEqual(viaSdk.result);
+      expect(names((direct.result as { tools: { name: string }[] }).tools)).toHaveLength(7);
+    }
+    // The 2026-07-28 result carries what the SDK's codec adds: its type, cache hint and server.
+    const modern = await messageOf(await listOutsideSession(gw.url, ada.mcpToken, 'modern'));
+    expect(modern.result).toMatchObject({
+      resultType: 'complete',
+      ttlMs: 0,
+      cacheScope: 'private',
+      _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'gateway' } },
+    });
+
+    // A 2026-07-28 request the SDK refuses is still refused by it: no envelope.
+    const refused = await listOutsideSession(gw.url, ada.mcpToken, 'modern', { params: {} });
+    expect(refused.status).toBe(400);
+    await refused.body?.cancel();
+  });
+});
 
 describe("a session's tools/list", () => {
   it('is answered as the JSON the SDK answers, with the request id, from bytes encoded once', async () => {
@@ -137,6 +217,7 @@ describe("a session's tools/list", () => {
     interface Served {
       who: McpTestUser;
       id: string;
+      token: string;
       tools?: string[];
       mode?: 'discovery';
       client: V1Client;
@@ -145,7 +226,7 @@ describe("a session's tools/list", () => {
     const add = async (who: McpTestUser, fields: { tools?: string[]; mode?: 'discovery' }) => {
       const made = await endpoint(gw, who, fields);
       const { client } = await connectV1(gw.url, made.token);
-      served.push({ who, id: made.id, ...fields, client });
+      served.push({ who, id: made.id, token: made.token, ...fields, client });
     };
     for (const who of [ada, bob, cy, dee]) {
       await add(who, {});
@@ -166,7 +247,11 @@ describe("a session's tools/list", () => {
       // Twice, in two orders, so each list is served from what the others left cached.
       for (const order of [served, [...served].reverse()]) {
         for (const entry of order) {
-          expect(names((await entry.client.listTools()).tools)).toEqual(expected(entry, catalog));
+          const want = expected(entry, catalog);
+          expect(names((await entry.client.listTools()).tools)).toEqual(want);
+          // The same bytes answer the lists outside a session, only for whom they were resolved.
+          expect(await namesOutsideSession(gw.url, entry.token, 'modern')).toEqual(want);
+          expect(await namesOutsideSession(gw.url, entry.token, 'legacy')).toEqual(want);
         }
       }
     };

@@ -7,7 +7,7 @@ import {
 import type { FederatedSource } from '../../upstream/federation.js';
 import { namespacedUri } from '../../upstream/namespaced-names.js';
 import type { UpstreamNotice } from '../../upstream/notice.js';
-import { META_TOOLS } from '../discovery/index.js';
+import { META_TOOLS, SearchWarmer, searchIndexOf } from '../discovery/index.js';
 import { SessionNotices, visibleSources } from '../federation/index.js';
 import { type McpOptions, resolveMcpOptions } from '../options.js';
 import type { McpPrincipal } from '../principal.js';
@@ -18,7 +18,7 @@ import { ServedTools } from '../served-tools.js';
 import { ToolIndexCache } from '../tool-list.js';
 import { createToolServer } from './create-server.js';
 import { DirectCalls, directCallOf } from './direct-call.js';
-import { answerSessionList } from './list-answer.js';
+import { answerSessionList, answerSessionlessList } from './list-answer.js';
 import { ListenStreams } from './listen-streams.js';
 import { readBody } from './read-body.js';
 import { answerSessionCall } from './session-call.js';
@@ -70,6 +70,11 @@ export class McpEndpoint {
       tools: new ToolIndexCache({ toolName: resolved.toolName, logger: services.logger }),
       notices: new SessionNotices(),
       served: new ServedTools(),
+      searches: new SearchWarmer(async (principal) => {
+        const { index, mode } = await toolsOf(this.#runtime, principal);
+        if (mode === 'discovery') searchIndexOf(index);
+        return mode === 'discovery';
+      }),
       requestPrincipals: new WeakMap(),
       handovers: new WeakMap(),
     };
@@ -177,7 +182,10 @@ export class McpEndpoint {
       });
     });
     // On PostgreSQL the listen streams hear tool changes made on any instance through the bus.
-    this.#shared?.onTools((change) => this.#listens.toolsChanged(change));
+    this.#shared?.onTools((change) => {
+      this.#listens.toolsChanged(change);
+      this.#runtime.searches.changed();
+    });
     this.#shared?.onNotice((sourceId, notice, sessions) => {
       const source = services.upstreams.federated(sourceId);
       if (source === undefined) return;
@@ -207,6 +215,7 @@ export class McpEndpoint {
   toolsChanged(change: ToolsChange): void {
     if (this.#shared === undefined) this.#listens.toolsChanged(change);
     this.#sessions.toolsChanged(change);
+    this.#runtime.searches.changed();
   }
 
   /** Passes an upstream's `notice` to the 2025 sessions and listen streams here it concerns. */
@@ -266,6 +275,10 @@ export class McpEndpoint {
     if (direct !== undefined) {
       return this.#direct.serve(principal, direct, request);
     }
+    if (methodOf(body) === 'tools/list') {
+      const listed = await answerSessionlessList(this.#runtime, principal, request, body);
+      if (listed !== undefined) return listed;
+    }
     this.#principals.set(request, principal);
     const watching = listenRequestUris(body);
     if (watching !== undefined) this.#listenRequests.set(request, watching);
@@ -280,6 +293,7 @@ export class McpEndpoint {
   /** Closes every session and in-flight exchange (the gateway is stopping). */
   async close(): Promise<void> {
     this.#stopWatching();
+    this.#runtime.searches.stop();
     this.#direct.stopAll();
     await this.#sessions.closeAll();
     await this.#handler.close();
