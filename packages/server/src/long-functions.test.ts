@@ -24,7 +24,6 @@ const KNOWN = [
   'server/src/cli-auth/sign-in-page.ts: mountSignInPage',
   'server/src/cli-auth/token-routes.ts: cliTokenRoutes',
   'server/src/gateway-settings.ts: readSettings',
-  'server/src/identity/authenticate.ts: createAuthenticator',
   'server/src/identity/token-repository.ts: createTokenRepository',
   'server/src/invites/routes.ts: inviteRoutes',
   'server/src/invites/signup-gate.ts: signupGate',
