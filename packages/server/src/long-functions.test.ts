@@ -27,7 +27,6 @@ const KNOWN = [
   'server/src/identity/token-repository.ts: createTokenRepository',
   'server/src/invites/routes.ts: inviteRoutes',
   'server/src/invites/signup-gate.ts: signupGate',
-  'server/src/mcp-oauth/endpoints.ts: mountOAuthEndpoints',
   'server/src/mcp/federation/federated-handlers.ts: serveFederated',
   'server/src/team-connections/routes.ts: teamConnectionRoutes',
   'server/src/tool-status/tool-status.ts: toolStatus',
