@@ -30,8 +30,6 @@ const KNOWN = [
   'server/src/mcp/federation/federated-handlers.ts: serveFederated',
   'server/src/team-connections/routes.ts: teamConnectionRoutes',
   'server/src/tool-status/tool-status.ts: toolStatus',
-  'server/src/upstream-oauth/service.ts: UpstreamOAuthService.finish',
-  'server/src/upstream-oauth/service.ts: UpstreamOAuthService.start',
   'server/src/upstream/relays.ts: relayToCalls',
   'server/src/upstream/upstream.ts: Upstream.#forward',
   'server/src/web/pages/admin/roles.ts: mountRolesPage',
