@@ -22,7 +22,6 @@ const KNOWN = [
   'sdk/src/testing/create-test-context.ts: createTestContext',
   'server/src/auth/create-auth.ts: authOptions',
   'server/src/cli-auth/sign-in-page.ts: mountSignInPage',
-  'server/src/cli-auth/token-routes.ts: cliTokenRoutes',
   'server/src/gateway-settings.ts: readSettings',
   'server/src/identity/token-repository.ts: createTokenRepository',
   'server/src/invites/routes.ts: inviteRoutes',
