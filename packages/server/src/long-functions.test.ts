@@ -23,7 +23,6 @@ const KNOWN = [
   'server/src/auth/create-auth.ts: authOptions',
   'server/src/gateway-settings.ts: readSettings',
   'server/src/identity/token-repository.ts: createTokenRepository',
-  'server/src/invites/signup-gate.ts: signupGate',
   'server/src/mcp/federation/federated-handlers.ts: serveFederated',
   'server/src/team-connections/routes.ts: teamConnectionRoutes',
   'server/src/tool-status/tool-status.ts: toolStatus',
