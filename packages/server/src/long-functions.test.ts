@@ -24,7 +24,6 @@ const KNOWN = [
   'server/src/gateway-settings.ts: readSettings',
   'server/src/identity/token-repository.ts: createTokenRepository',
   'server/src/mcp/federation/federated-handlers.ts: serveFederated',
-  'server/src/tool-status/tool-status.ts: toolStatus',
   'server/src/upstream/relays.ts: relayToCalls',
   'server/src/upstream/upstream.ts: Upstream.#forward',
   'server/src/web/pages/admin/roles.ts: mountRolesPage',
