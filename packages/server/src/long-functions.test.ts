@@ -20,7 +20,6 @@ const KNOWN = [
   'cli/src/declarations/author-commands.ts: declareAuthorCommands',
   'sdk/src/plugin/validate-plugin.ts: validatePlugin',
   'sdk/src/testing/create-test-context.ts: createTestContext',
-  'server/src/auth/create-auth.ts: authOptions',
   'server/src/identity/token-repository.ts: createTokenRepository',
   'server/src/mcp/federation/federated-handlers.ts: serveFederated',
   'server/src/upstream/relays.ts: relayToCalls',
