@@ -24,7 +24,6 @@ const KNOWN = [
   'server/src/mcp/federation/federated-handlers.ts: serveFederated',
   'server/src/upstream/relays.ts: relayToCalls',
   'server/src/upstream/upstream.ts: Upstream.#forward',
-  'server/src/web/pages/tools.ts: mountToolsPage',
 ];
 
 /** Every shipped source file under `dir`: no tests, no type tests, no migrations. */
