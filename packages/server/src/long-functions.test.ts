@@ -14,7 +14,6 @@ const MAX_LINES = 80;
 
 const KNOWN = [
   'cli/src/commands/connections/index.ts: runConnectionsList',
-  'cli/src/commands/login/index.ts: runLogin',
   'sdk/src/plugin/validate-plugin.ts: validatePlugin',
   'sdk/src/testing/create-test-context.ts: createTestContext',
   'server/src/identity/token-repository.ts: createTokenRepository',
