@@ -13,7 +13,6 @@ const PACKAGES = join(import.meta.dirname, '..', '..');
 const MAX_LINES = 80;
 
 const KNOWN = [
-  'cli/src/commands/connections/index.ts: runConnectionsList',
   'sdk/src/plugin/validate-plugin.ts: validatePlugin',
   'sdk/src/testing/create-test-context.ts: createTestContext',
   'server/src/identity/token-repository.ts: createTokenRepository',
