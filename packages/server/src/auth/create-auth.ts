@@ -77,23 +77,28 @@ export const DEFAULT_RATE_LIMITS: GatewayRateLimits = Object.freeze({
   other: { window: 60, max: 300 },
 });
 
-/** better-auth's account linking as the gateway allows it. */
-const ACCOUNT_OPTIONS: BetterAuthOptions['account'] = {
-  // Refresh tokens are long-lived credentials to the user's other accounts.
-  encryptOAuthTokens: true,
-  accountLinking: {
-    enabled: true,
-    // The spec puts every shipped provider here; without it a second provider with the same
-    // email fails with account_not_linked. Being trusted would also link when the provider
-    // does not vouch for the email (GitHub, Discord and Microsoft can say it is unverified;
-    // Linear says nothing), which `user.validateUserInfo` below refuses.
-    trustedProviders: OAUTH_PROVIDERS.map((provider) => provider.id),
-    // Connecting a tool account (a work GitHub) to a gateway account with another email is
-    // the point of `gateway connect`. Only an explicit link by a signed-in user can do it;
-    // sign-in still links by email match alone.
-    allowDifferentEmails: true,
-  },
-};
+/**
+ * better-auth's account linking as the gateway allows it; a new object for each better-auth, as
+ * the inline options were, so no instance sees what another did to its options.
+ */
+function accountOptions(): BetterAuthOptions['account'] {
+  return {
+    // Refresh tokens are long-lived credentials to the user's other accounts.
+    encryptOAuthTokens: true,
+    accountLinking: {
+      enabled: true,
+      // The spec puts every shipped provider here; without it a second provider with the same
+      // email fails with account_not_linked. Being trusted would also link when the provider
+      // does not vouch for the email (GitHub, Discord and Microsoft can say it is unverified;
+      // Linear says nothing), which `user.validateUserInfo` below refuses.
+      trustedProviders: OAUTH_PROVIDERS.map((provider) => provider.id),
+      // Connecting a tool account (a work GitHub) to a gateway account with another email is
+      // the point of `gateway connect`. Only an explicit link by a signed-in user can do it;
+      // sign-in still links by email match alone.
+      allowDifferentEmails: true,
+    },
+  };
+}
 
 /**
  * better-auth's `user` options: the sign-up gate learns how an account is being made, and an
@@ -176,7 +181,7 @@ function authOptions(
     },
     socialProviders: setup.socialProviders,
     plugins: setup.generic.length > 0 ? [genericOidc(setup.generic, services.logger, outages)] : [],
-    account: ACCOUNT_OPTIONS,
+    account: accountOptions(),
     user: userOptions(gate),
     databaseHooks: { user: { create: { before: gate.before, after: gate.after } } },
     // An OAuth flow started without an errorCallbackURL (straight through the API) still ends on
