@@ -150,19 +150,10 @@ export interface GatewaySettings {
  */
 export function readSettings(options: GatewayOptions): GatewaySettings {
   const env = options.env ?? process.env;
-  const { current: authSecret, previous: previousAuthSecrets } = resolveAuthSecrets(options, env);
-  const serviceApiSecret = options.serviceApiSecret ?? envVars.serviceApiSecret(env);
-  if (serviceApiSecret !== undefined && serviceApiSecret.length < MIN_SERVICE_SECRET_LENGTH) {
-    throw new Error(
-      `SERVICE_API_SECRET is shorter than ${MIN_SERVICE_SECRET_LENGTH} characters: set the variable (or the serviceApiSecret option) to a longer one, e.g. openssl rand -base64 32, or leave it unset to turn off the trusted-caller routes`,
-    );
-  }
-  const metricsToken = envVars.metricsToken(env);
-  if (metricsToken !== undefined && metricsToken.length < MIN_SERVICE_SECRET_LENGTH) {
-    throw new Error(
-      `GATEWAY_METRICS_TOKEN is shorter than ${MIN_SERVICE_SECRET_LENGTH} characters: set it to a longer one, e.g. openssl rand -base64 32, or leave it unset (then only SERVICE_API_SECRET reads /metrics)`,
-    );
-  }
+  const { authSecret, previousAuthSecrets, serviceApiSecret, metricsToken } = readSecrets(
+    options,
+    env,
+  );
   const host = options.host ?? envVars.host(env);
   const port = options.port ?? envVars.port(env);
   const givenBaseUrl = options.baseUrl ?? envVars.baseUrl(env);
@@ -170,12 +161,7 @@ export function readSettings(options: GatewayOptions): GatewaySettings {
     givenBaseUrl === undefined
       ? listenUrl(host, port)
       : webAddress(givenBaseUrl, 'GATEWAY_BASE_URL (or the baseUrl option)');
-  const maxBodyBytes = options.maxBodyBytes ?? envVars.maxBodyBytes(env);
-  if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes <= 0) {
-    throw new Error(
-      `createGateway({ maxBodyBytes }) must be a positive number, got ${maxBodyBytes}`,
-    );
-  }
+  const maxBodyBytes = readMaxBodyBytes(options, env);
   const givenAuthBaseUrl = options.authBaseUrl ?? envVars.authBaseUrl(env);
   const authBaseUrl =
     givenAuthBaseUrl === undefined
@@ -235,6 +221,44 @@ export function readSettings(options: GatewayOptions): GatewaySettings {
       ...envVars.configuredSecrets(env, options.databaseUrl),
     ],
   };
+}
+
+/**
+ * The secrets that open the gateway: better-auth's (current and previous), the service secret and
+ * the metrics token, each long enough.
+ */
+function readSecrets(
+  options: GatewayOptions,
+  env: Env,
+): Pick<
+  GatewaySettings,
+  'authSecret' | 'previousAuthSecrets' | 'serviceApiSecret' | 'metricsToken'
+> {
+  const { current: authSecret, previous: previousAuthSecrets } = resolveAuthSecrets(options, env);
+  const serviceApiSecret = options.serviceApiSecret ?? envVars.serviceApiSecret(env);
+  if (serviceApiSecret !== undefined && serviceApiSecret.length < MIN_SERVICE_SECRET_LENGTH) {
+    throw new Error(
+      `SERVICE_API_SECRET is shorter than ${MIN_SERVICE_SECRET_LENGTH} characters: set the variable (or the serviceApiSecret option) to a longer one, e.g. openssl rand -base64 32, or leave it unset to turn off the trusted-caller routes`,
+    );
+  }
+  const metricsToken = envVars.metricsToken(env);
+  if (metricsToken !== undefined && metricsToken.length < MIN_SERVICE_SECRET_LENGTH) {
+    throw new Error(
+      `GATEWAY_METRICS_TOKEN is shorter than ${MIN_SERVICE_SECRET_LENGTH} characters: set it to a longer one, e.g. openssl rand -base64 32, or leave it unset (then only SERVICE_API_SECRET reads /metrics)`,
+    );
+  }
+  return { authSecret, previousAuthSecrets, serviceApiSecret, metricsToken };
+}
+
+/** The largest request body accepted, a positive number of bytes. */
+function readMaxBodyBytes(options: GatewayOptions, env: Env): number {
+  const maxBodyBytes = options.maxBodyBytes ?? envVars.maxBodyBytes(env);
+  if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes <= 0) {
+    throw new Error(
+      `createGateway({ maxBodyBytes }) must be a positive number, got ${maxBodyBytes}`,
+    );
+  }
+  return maxBodyBytes;
 }
 
 /** The address of what listens on `host` and `port`: an IPv6 literal (`::1`) in brackets. */

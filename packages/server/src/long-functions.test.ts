@@ -13,37 +13,10 @@ const PACKAGES = join(import.meta.dirname, '..', '..');
 const MAX_LINES = 80;
 
 const KNOWN = [
-  'cli/src/commands/connections/index.ts: runConnectionsList',
-  'cli/src/commands/login/index.ts: runLogin',
-  'cli/src/declarations/account-commands.ts: declareAccountCommands',
-  'cli/src/declarations/admin-commands.ts: declareAdminCommands',
-  'cli/src/declarations/author-commands.ts: declareAuthorCommands',
-  'sdk/src/plugin/validate-plugin.ts: validatePlugin',
-  'sdk/src/testing/create-test-context.ts: createTestContext',
-  'server/src/auth/create-auth.ts: authOptions',
-  'server/src/cli-auth/sign-in-page.ts: mountSignInPage',
-  'server/src/cli-auth/token-routes.ts: cliTokenRoutes',
-  'server/src/gateway-settings.ts: readSettings',
-  'server/src/identity/authenticate.ts: createAuthenticator',
   'server/src/identity/token-repository.ts: createTokenRepository',
-  'server/src/invites/routes.ts: inviteRoutes',
-  'server/src/invites/signup-gate.ts: signupGate',
-  'server/src/mcp-oauth/authorization-request.ts: checkAuthorizationRequest',
-  'server/src/mcp-oauth/endpoints.ts: mountOAuthEndpoints',
   'server/src/mcp/federation/federated-handlers.ts: serveFederated',
-  'server/src/team-connections/routes.ts: teamConnectionRoutes',
-  'server/src/tool-status/tool-status.ts: toolStatus',
-  'server/src/upstream-oauth/clients.ts: clientFor',
-  'server/src/upstream-oauth/discovery.ts: discoverAuthorization',
-  'server/src/upstream-oauth/service.ts: UpstreamOAuthService.finish',
-  'server/src/upstream-oauth/service.ts: UpstreamOAuthService.start',
   'server/src/upstream/relays.ts: relayToCalls',
   'server/src/upstream/upstream.ts: Upstream.#forward',
-  'server/src/web/pages/admin/roles.ts: mountRolesPage',
-  'server/src/web/pages/admin/source-settings.ts: sourceSettingsCard',
-  'server/src/web/pages/sign-in.ts: mountSignInPages',
-  'server/src/web/pages/team.ts: mountTeamPage',
-  'server/src/web/pages/tools.ts: mountToolsPage',
 ];
 
 /** Every shipped source file under `dir`: no tests, no type tests, no migrations. */

@@ -7,6 +7,8 @@ import { examples, signedInFlags, type UrlFlags } from './options.js';
  * The commands of people using a gateway, for themselves: sign-in, connecting tools, and the
  * signed-in user's connections and MCP endpoints. Each acts through the gateway's HTTP API only,
  * and its action imports the command only when it runs.
+ *
+ * Long because: one declaration per command and option, read top to bottom like `--help`.
  */
 export function declareAccountCommands(
   program: Command,

@@ -7,6 +7,8 @@ import { examples, signedInFlags, type UrlFlags } from './options.js';
  * The commands of admins: roles, tool sources and sign-up invites (`roles list` is open to every
  * user). Each acts through the gateway's HTTP API only, and its action imports the command only
  * when it runs.
+ *
+ * Long because: one declaration per command and option, read top to bottom like `--help`.
  */
 export function declareAdminCommands(
   program: Command,

@@ -7,6 +7,8 @@ import { examples, fromCommandLine, parsePort } from './options.js';
  * The commands of plugin authors: create, test, build and run a plugin project (the one in `cwd`),
  * and register it, or an upstream MCP server, with a gateway. Each action imports its command only
  * when it runs.
+ *
+ * Long because: one declaration per command and option, read top to bottom like `--help`.
  */
 export function declareAuthorCommands(
   program: Command,

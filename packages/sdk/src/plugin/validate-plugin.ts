@@ -185,64 +185,7 @@ export function validatePlugin(definition: unknown): PluginProblem[] {
   if (!Array.isArray(providers)) report('authProviders', 'must be an array');
   else {
     for (const [index, provider] of (providers as unknown[]).entries()) {
-      const field = `authProviders[${index}]`;
-      if (!isRecord(provider)) {
-        report(field, 'expected an object');
-        continue;
-      }
-      if (!isNonEmptyString(provider.id)) report(`${field}.id`, 'is required');
-      else if (!PROVIDER_ID.test(provider.id))
-        report(`${field}.id`, 'must be lowercase letters, digits, _ or -, starting with a letter');
-      else if (providerIds.has(provider.id))
-        report(`${field}.id`, `duplicate provider id "${provider.id}"`);
-      else providerIds.add(provider.id);
-      if (typeof provider.type !== 'string' || !PROVIDER_TYPES.has(provider.type))
-        report(`${field}.type`, 'must be "oauth2" or "api_key"');
-      if (provider.oauth !== undefined) {
-        if (provider.type !== 'oauth2') report(`${field}.oauth`, 'needs type: "oauth2"');
-        if (provider.provider !== undefined && provider.provider !== provider.id)
-          report(
-            `${field}.provider`,
-            `must be left out (or be "${String(provider.id)}") for the plugin's own OAuth provider`,
-          );
-        for (const problem of oauthConfigProblems(provider.oauth))
-          report(`${field}.oauth${problem.field}`, problem.message);
-        if (typeof provider.id === 'string' && SIGN_IN_PROVIDER_IDS.includes(provider.id))
-          report(
-            `${field}.id`,
-            `"${provider.id}" is a sign-in provider of the gateway; give the plugin's own OAuth provider another id`,
-          );
-      } else if (provider.type === 'oauth2' && !isNonEmptyString(provider.provider))
-        report(
-          `${field}.provider`,
-          'is required: a sign-in provider of the gateway (e.g. "github"), or declare the plugin\'s own with oauth: { authorizationUrl, tokenUrl }',
-        );
-      else if (
-        provider.type === 'oauth2' &&
-        !SIGN_IN_PROVIDER_IDS.includes(String(provider.provider))
-      )
-        report(
-          `${field}.provider`,
-          `"${String(provider.provider)}" is not a sign-in provider of the gateway (${SIGN_IN_PROVIDER_IDS.join(', ')}); declare the plugin's own OAuth provider instead, e.g. { id: ${JSON.stringify(provider.id)}, type: 'oauth2', oauth: { authorizationUrl: 'https://…/authorize', tokenUrl: 'https://…/token' } }`,
-        );
-      else if (provider.provider !== undefined && !isNonEmptyString(provider.provider))
-        report(`${field}.provider`, 'must be a non-empty string');
-      if (!isStringArray(provider.scopes, true))
-        report(`${field}.scopes`, 'must be an array of strings');
-      if (provider.send !== undefined) {
-        const send = provider.send;
-        if (
-          !isRecord(send) ||
-          (send.header !== undefined &&
-            (typeof send.header !== 'string' || !HEADER_NAME.test(send.header))) ||
-          (send.scheme !== undefined &&
-            (typeof send.scheme !== 'string' || !/^[A-Za-z0-9_-]*$/.test(send.scheme)))
-        )
-          report(
-            `${field}.send`,
-            'must be { header?: a header name, scheme?: a word }, e.g. { header: "x-api-key" }',
-          );
-      }
+      checkProvider(provider, `authProviders[${index}]`, providerIds, report);
     }
   }
 
@@ -253,53 +196,130 @@ export function validatePlugin(definition: unknown): PluginProblem[] {
   if (definition.tools.length === 0) report('tools', 'must hold at least one tool');
   const paths = new Set<string>();
   for (const [index, tool] of (definition.tools as unknown[]).entries()) {
-    if (!isRecord(tool)) {
-      report(`tools[${index}]`, 'expected a tool from defineTool()');
-      continue;
-    }
-    const name = isNonEmptyString(tool.path) ? tool.path : `tools[${index}]`;
-    const reportTool = (field: string, message: string) => report(field, message, name);
-
-    if (!isNonEmptyString(tool.path)) reportTool('path', 'is required');
-    else if (!TOOL_PATH.test(tool.path))
-      reportTool(
-        'path',
-        'must be two or more dot-separated segments of [a-z0-9_], e.g. "notes.notes.create"',
-      );
-    else if (paths.has(tool.path)) reportTool('path', 'is used by another tool of this plugin');
-    else paths.add(tool.path);
-
-    if (!isNonEmptyString(tool.name)) reportTool('name', 'is required');
-    else if (!isTitleCase(tool.name))
-      reportTool('name', `must be in Title Case, e.g. "${toTitleCase(tool.name)}"`);
-    if (!isNonEmptyString(tool.description)) reportTool('description', 'must not be empty');
-    if (!isZodObjectSchema(tool.inputSchema))
-      reportTool('inputSchema', 'must be a zod object schema, e.g. z.object({ ... })');
-    if (tool.outputSchema !== undefined && !isZodSchema(tool.outputSchema))
-      reportTool('outputSchema', 'must be a zod schema');
-    if (typeof tool.handler !== 'function') reportTool('handler', 'must be a function');
-    if (tool.approval !== undefined && typeof tool.approval !== 'function')
-      reportTool(
-        'approval',
-        'must be a function of the input returning the message, e.g. (input) => "Delete the note?"',
-      );
-    for (const flag of ['destructive', 'serviceAccountAllowed'] as const) {
-      if (tool[flag] !== undefined && typeof tool[flag] !== 'boolean')
-        reportTool(flag, 'must be true or false');
-    }
-    if (tool.annotations !== undefined) {
-      for (const problem of annotationProblems(tool.annotations, tool.destructive === true))
-        reportTool(problem.field, problem.message);
-    }
-    if (tool.authProvider !== undefined) {
-      if (typeof tool.authProvider !== 'string' || !providerIds.has(tool.authProvider))
-        reportTool(
-          'authProvider',
-          `names no provider of this plugin (declared: ${[...providerIds].join(', ') || 'none'})`,
-        );
-    }
+    checkTool(tool, index, { paths, providerIds }, report);
   }
   return problems;
+}
+
+/** Reports a problem of a plugin, or of one of its tools. */
+type Report = (field: string, message: string, tool?: string) => void;
+
+/** Checks the auth provider at `field`, adding its id to `providerIds` when it is a new one. */
+function checkProvider(
+  provider: unknown,
+  field: string,
+  providerIds: Set<string>,
+  report: Report,
+): void {
+  if (!isRecord(provider)) {
+    report(field, 'expected an object');
+    return;
+  }
+  if (!isNonEmptyString(provider.id)) report(`${field}.id`, 'is required');
+  else if (!PROVIDER_ID.test(provider.id))
+    report(`${field}.id`, 'must be lowercase letters, digits, _ or -, starting with a letter');
+  else if (providerIds.has(provider.id))
+    report(`${field}.id`, `duplicate provider id "${provider.id}"`);
+  else providerIds.add(provider.id);
+  if (typeof provider.type !== 'string' || !PROVIDER_TYPES.has(provider.type))
+    report(`${field}.type`, 'must be "oauth2" or "api_key"');
+  if (provider.oauth !== undefined) {
+    if (provider.type !== 'oauth2') report(`${field}.oauth`, 'needs type: "oauth2"');
+    if (provider.provider !== undefined && provider.provider !== provider.id)
+      report(
+        `${field}.provider`,
+        `must be left out (or be "${String(provider.id)}") for the plugin's own OAuth provider`,
+      );
+    for (const problem of oauthConfigProblems(provider.oauth))
+      report(`${field}.oauth${problem.field}`, problem.message);
+    if (typeof provider.id === 'string' && SIGN_IN_PROVIDER_IDS.includes(provider.id))
+      report(
+        `${field}.id`,
+        `"${provider.id}" is a sign-in provider of the gateway; give the plugin's own OAuth provider another id`,
+      );
+  } else if (provider.type === 'oauth2' && !isNonEmptyString(provider.provider))
+    report(
+      `${field}.provider`,
+      'is required: a sign-in provider of the gateway (e.g. "github"), or declare the plugin\'s own with oauth: { authorizationUrl, tokenUrl }',
+    );
+  else if (provider.type === 'oauth2' && !SIGN_IN_PROVIDER_IDS.includes(String(provider.provider)))
+    report(
+      `${field}.provider`,
+      `"${String(provider.provider)}" is not a sign-in provider of the gateway (${SIGN_IN_PROVIDER_IDS.join(', ')}); declare the plugin's own OAuth provider instead, e.g. { id: ${JSON.stringify(provider.id)}, type: 'oauth2', oauth: { authorizationUrl: 'https://…/authorize', tokenUrl: 'https://…/token' } }`,
+    );
+  else if (provider.provider !== undefined && !isNonEmptyString(provider.provider))
+    report(`${field}.provider`, 'must be a non-empty string');
+  if (!isStringArray(provider.scopes, true))
+    report(`${field}.scopes`, 'must be an array of strings');
+  if (provider.send !== undefined) {
+    const send = provider.send;
+    if (
+      !isRecord(send) ||
+      (send.header !== undefined &&
+        (typeof send.header !== 'string' || !HEADER_NAME.test(send.header))) ||
+      (send.scheme !== undefined &&
+        (typeof send.scheme !== 'string' || !/^[A-Za-z0-9_-]*$/.test(send.scheme)))
+    )
+      report(
+        `${field}.send`,
+        'must be { header?: a header name, scheme?: a word }, e.g. { header: "x-api-key" }',
+      );
+  }
+}
+
+/** Checks the tool at `index`: its path (unique among `paths`), texts, schemas and provider. */
+function checkTool(
+  tool: unknown,
+  index: number,
+  seen: { paths: Set<string>; providerIds: ReadonlySet<string> },
+  report: Report,
+): void {
+  const { paths, providerIds } = seen;
+  if (!isRecord(tool)) {
+    report(`tools[${index}]`, 'expected a tool from defineTool()');
+    return;
+  }
+  const name = isNonEmptyString(tool.path) ? tool.path : `tools[${index}]`;
+  const reportTool = (field: string, message: string) => report(field, message, name);
+
+  if (!isNonEmptyString(tool.path)) reportTool('path', 'is required');
+  else if (!TOOL_PATH.test(tool.path))
+    reportTool(
+      'path',
+      'must be two or more dot-separated segments of [a-z0-9_], e.g. "notes.notes.create"',
+    );
+  else if (paths.has(tool.path)) reportTool('path', 'is used by another tool of this plugin');
+  else paths.add(tool.path);
+
+  if (!isNonEmptyString(tool.name)) reportTool('name', 'is required');
+  else if (!isTitleCase(tool.name))
+    reportTool('name', `must be in Title Case, e.g. "${toTitleCase(tool.name)}"`);
+  if (!isNonEmptyString(tool.description)) reportTool('description', 'must not be empty');
+  if (!isZodObjectSchema(tool.inputSchema))
+    reportTool('inputSchema', 'must be a zod object schema, e.g. z.object({ ... })');
+  if (tool.outputSchema !== undefined && !isZodSchema(tool.outputSchema))
+    reportTool('outputSchema', 'must be a zod schema');
+  if (typeof tool.handler !== 'function') reportTool('handler', 'must be a function');
+  if (tool.approval !== undefined && typeof tool.approval !== 'function')
+    reportTool(
+      'approval',
+      'must be a function of the input returning the message, e.g. (input) => "Delete the note?"',
+    );
+  for (const flag of ['destructive', 'serviceAccountAllowed'] as const) {
+    if (tool[flag] !== undefined && typeof tool[flag] !== 'boolean')
+      reportTool(flag, 'must be true or false');
+  }
+  if (tool.annotations !== undefined) {
+    for (const problem of annotationProblems(tool.annotations, tool.destructive === true))
+      reportTool(problem.field, problem.message);
+  }
+  if (tool.authProvider !== undefined) {
+    if (typeof tool.authProvider !== 'string' || !providerIds.has(tool.authProvider))
+      reportTool(
+        'authProvider',
+        `names no provider of this plugin (declared: ${[...providerIds].join(', ') || 'none'})`,
+      );
+  }
 }
 
 const ANNOTATION_HINTS = new Set(['readOnlyHint', 'idempotentHint', 'openWorldHint']);

@@ -140,46 +140,11 @@ export function createTestContext(options: TestContextOptions = {}): TestContext
     tokenRequests,
     progress,
     samples,
-    async answerSample(request) {
-      const checked = validateSampleRequest(request);
-      if (!checked.success) {
-        throw new TypeError(`Invalid call.sample() request:\n${formatIssues(checked.issues)}`);
-      }
-      samples.push(request);
-      if (sample === undefined) {
-        throw new ToolError(
-          'The AI client does not offer sampling (createTestContext({ sample }) answers for one that does).',
-        );
-      }
-      const answer = typeof sample === 'function' ? await sample(request) : sample;
-      const result: unknown =
-        typeof answer === 'string'
-          ? { role: 'assistant', content: { type: 'text', text: answer }, model: 'test-model' }
-          : answer;
-      const read = validateSampleResult(result);
-      if (!read.success) {
-        throw new TypeError(
-          `The test's sampling answer is not one the gateway would pass on:\n${formatIssues(read.issues)}`,
-        );
-      }
-      return read.data;
-    },
+    answerSample: sampleAnswerer(sample, samples),
     logger: { info: log('info'), warn: log('warn'), error: log('error') },
     auth: createAuthResolver({
       providers: plugin?.authProviders ?? [],
-      async getToken(provider, getOptions) {
-        tokenRequests.push(
-          getOptions === undefined || Object.keys(getOptions).length === 0
-            ? { provider }
-            : { provider, options: getOptions },
-        );
-        const declared = plugin?.authProviders?.some((entry) => entry.id === provider) ?? true;
-        if (plugin !== undefined && !declared)
-          throw new UndeclaredProviderError(plugin.id, provider);
-        const token = Object.hasOwn(tokens, provider) ? tokens[provider] : undefined;
-        if (token === undefined) throw new AuthRequiredError(provider);
-        return token;
-      },
+      getToken: tokenGetter(plugin, tokens, tokenRequests),
     }),
     async elicit(request) {
       const checked = validateElicitRequest(request);
@@ -196,6 +161,60 @@ export function createTestContext(options: TestContextOptions = {}): TestContext
       if (form === undefined || !result.approved) return result;
       return { ...result, data: checkAnswer(request, form, result.data ?? defaultsOf(form)) };
     },
+  };
+}
+
+/** `answerSample`: checks the request, records it in `samples`, and answers as `sample` says. */
+function sampleAnswerer(
+  sample: TestContextOptions['sample'],
+  samples: SampleRequest[],
+): TestContext['answerSample'] {
+  return async (request) => {
+    const checked = validateSampleRequest(request);
+    if (!checked.success) {
+      throw new TypeError(`Invalid call.sample() request:\n${formatIssues(checked.issues)}`);
+    }
+    samples.push(request);
+    if (sample === undefined) {
+      throw new ToolError(
+        'The AI client does not offer sampling (createTestContext({ sample }) answers for one that does).',
+      );
+    }
+    const answer = typeof sample === 'function' ? await sample(request) : sample;
+    const result: unknown =
+      typeof answer === 'string'
+        ? { role: 'assistant', content: { type: 'text', text: answer }, model: 'test-model' }
+        : answer;
+    const read = validateSampleResult(result);
+    if (!read.success) {
+      throw new TypeError(
+        `The test's sampling answer is not one the gateway would pass on:\n${formatIssues(read.issues)}`,
+      );
+    }
+    return read.data;
+  };
+}
+
+/**
+ * `auth.getToken`: records the request in `tokenRequests`, and answers from `tokens` for a
+ * provider `plugin` declares.
+ */
+function tokenGetter(
+  plugin: TestContextOptions['plugin'],
+  tokens: Readonly<Record<string, string>>,
+  tokenRequests: TestContext['tokenRequests'],
+) {
+  return async (provider: string, getOptions?: GetTokenOptions): Promise<string> => {
+    tokenRequests.push(
+      getOptions === undefined || Object.keys(getOptions).length === 0
+        ? { provider }
+        : { provider, options: getOptions },
+    );
+    const declared = plugin?.authProviders?.some((entry) => entry.id === provider) ?? true;
+    if (plugin !== undefined && !declared) throw new UndeclaredProviderError(plugin.id, provider);
+    const token = Object.hasOwn(tokens, provider) ? tokens[provider] : undefined;
+    if (token === undefined) throw new AuthRequiredError(provider);
+    return token;
   };
 }
 

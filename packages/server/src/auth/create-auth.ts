@@ -77,6 +77,72 @@ export const DEFAULT_RATE_LIMITS: GatewayRateLimits = Object.freeze({
   other: { window: 60, max: 300 },
 });
 
+/**
+ * better-auth's account linking as the gateway allows it; a new object for each better-auth, as
+ * the inline options were, so no instance sees what another did to its options.
+ */
+function accountOptions(): BetterAuthOptions['account'] {
+  return {
+    // Refresh tokens are long-lived credentials to the user's other accounts.
+    encryptOAuthTokens: true,
+    accountLinking: {
+      enabled: true,
+      // The spec puts every shipped provider here; without it a second provider with the same
+      // email fails with account_not_linked. Being trusted would also link when the provider
+      // does not vouch for the email (GitHub, Discord and Microsoft can say it is unverified;
+      // Linear says nothing), which `user.validateUserInfo` below refuses.
+      trustedProviders: OAUTH_PROVIDERS.map((provider) => provider.id),
+      // Connecting a tool account (a work GitHub) to a gateway account with another email is
+      // the point of `gateway connect`. Only an explicit link by a signed-in user can do it;
+      // sign-in still links by email match alone.
+      allowDifferentEmails: true,
+    },
+  };
+}
+
+/**
+ * better-auth's `user` options: the sign-up gate learns how an account is being made, and an
+ * account whose provider has not verified its address links only when its owner asks.
+ */
+function userOptions(gate: ReturnType<typeof signupGate>): BetterAuthOptions['user'] {
+  return {
+    validateUserInfo: async ({ user, source }, ctx) => {
+      // Runs just before the user-create hook of the same request: the gate learns whether
+      // the address comes from a provider (verified or not) or a password form.
+      if (source.action === 'create-user') gate.noteSignupMethod(ctx, source.method);
+      // Only a provider that says the address is verified may link by email match. better-auth
+      // reads a missing flag as false; the check says so itself rather than rely on that.
+      if (source.action !== 'link-account' || user.emailVerified === true) return;
+      // Linking by email match to an address the provider has not verified would let anyone
+      // who types a victim's email at that provider into the victim's account. Only the
+      // signed-in owner may link such an account, explicitly (`gateway connect`, the web app).
+      const { getSessionFromCtx } = await import('better-auth/api');
+      const session = await getSessionFromCtx(ctx).catch(() => null);
+      if (session?.user.id === user.id) return;
+      return {
+        error: 'email_not_verified',
+        errorDescription:
+          'This provider has not verified the email address; sign in as before, then connect this account from the Tools tab',
+      };
+    },
+  };
+}
+
+/** better-auth's logger, writing to the server's log at warn and above. */
+function authLogger(services: { logger: ServerLogger }): BetterAuthOptions['logger'] {
+  return {
+    level: 'warn',
+    log: (level, message, ...args) => {
+      const mapped: LogLevel = level === 'error' ? 'error' : level === 'warn' ? 'warn' : 'info';
+      services.logger.log(
+        mapped,
+        `auth: ${message}`,
+        args.length > 0 ? { details: args.map(loggable) } : {},
+      );
+    },
+  };
+}
+
 /** better-auth's options as the gateway sets it up, for `setup`'s providers. */
 function authOptions(
   services: AuthServices,
@@ -115,43 +181,8 @@ function authOptions(
     },
     socialProviders: setup.socialProviders,
     plugins: setup.generic.length > 0 ? [genericOidc(setup.generic, services.logger, outages)] : [],
-    account: {
-      // Refresh tokens are long-lived credentials to the user's other accounts.
-      encryptOAuthTokens: true,
-      accountLinking: {
-        enabled: true,
-        // The spec puts every shipped provider here; without it a second provider with the same
-        // email fails with account_not_linked. Being trusted would also link when the provider
-        // does not vouch for the email (GitHub, Discord and Microsoft can say it is unverified;
-        // Linear says nothing), which `user.validateUserInfo` below refuses.
-        trustedProviders: OAUTH_PROVIDERS.map((provider) => provider.id),
-        // Connecting a tool account (a work GitHub) to a gateway account with another email is
-        // the point of `gateway connect`. Only an explicit link by a signed-in user can do it;
-        // sign-in still links by email match alone.
-        allowDifferentEmails: true,
-      },
-    },
-    user: {
-      validateUserInfo: async ({ user, source }, ctx) => {
-        // Runs just before the user-create hook of the same request: the gate learns whether
-        // the address comes from a provider (verified or not) or a password form.
-        if (source.action === 'create-user') gate.noteSignupMethod(ctx, source.method);
-        // Only a provider that says the address is verified may link by email match. better-auth
-        // reads a missing flag as false; the check says so itself rather than rely on that.
-        if (source.action !== 'link-account' || user.emailVerified === true) return;
-        // Linking by email match to an address the provider has not verified would let anyone
-        // who types a victim's email at that provider into the victim's account. Only the
-        // signed-in owner may link such an account, explicitly (`gateway connect`, the web app).
-        const { getSessionFromCtx } = await import('better-auth/api');
-        const session = await getSessionFromCtx(ctx).catch(() => null);
-        if (session?.user.id === user.id) return;
-        return {
-          error: 'email_not_verified',
-          errorDescription:
-            'This provider has not verified the email address; sign in as before, then connect this account from the Tools tab',
-        };
-      },
-    },
+    account: accountOptions(),
+    user: userOptions(gate),
     databaseHooks: { user: { create: { before: gate.before, after: gate.after } } },
     // An OAuth flow started without an errorCallbackURL (straight through the API) still ends on
     // a gateway page that words the error, not on better-auth's own error page.
@@ -169,17 +200,7 @@ function authOptions(
       // The gateway mount sets this header from the socket (and trusted proxies only).
       ipAddress: { ipAddressHeaders: [CLIENT_IP_HEADER] },
     },
-    logger: {
-      level: 'warn',
-      log: (level, message, ...args) => {
-        const mapped: LogLevel = level === 'error' ? 'error' : level === 'warn' ? 'warn' : 'info';
-        services.logger.log(
-          mapped,
-          `auth: ${message}`,
-          args.length > 0 ? { details: args.map(loggable) } : {},
-        );
-      },
-    },
+    logger: authLogger(services),
   };
 }
 

@@ -86,13 +86,7 @@ export function signupGate(services: {
       }
       // Open sign-up needs no invite; a stale one in the browser must not get in the way.
       if (policy.mode === 'open') return;
-      throw refuse(
-        used.reason === 'email_mismatch'
-          ? 'invite_email_mismatch'
-          : used.reason === 'email_unverified'
-            ? 'signup_email_unverified'
-            : 'invite_invalid',
-      );
+      throw refuse(inviteRefusal(used.reason));
     },
 
     async after(
@@ -101,22 +95,44 @@ export function signupGate(services: {
     ): Promise<void> {
       const inviteId = context ? usedInvites.get(context) : undefined;
       if (inviteId !== undefined) await recordInviteUser(db, inviteId, user.id);
-      if (isAdminEmail(policy, user.email)) {
-        if (!counts(user, context)) {
-          // Not the operator's named admin until shown to own the address; nor the "first
-          // user", which the admin list turned off.
-          services.logger.warn('an admin email signed up unverified and was not made admin', {
-            userId: user.id,
-          });
-          return;
-        }
-        await grantAdmin(db, user.id);
-        services.logger.info('admin email made admin', { userId: user.id });
-        return;
-      }
-      if (policy.adminEmails === undefined && (await grantFirstAdmin(db, user.id))) {
-        services.logger.info('first user made admin', { userId: user.id });
-      }
+      await makeAdminIfDue(services, user, counts(user, context));
     },
   };
+}
+
+/** Why an invite could not be used, as the sign-up refusal that words it. */
+function inviteRefusal(reason: 'invalid' | 'email_mismatch' | 'email_unverified'): SignupRefusal {
+  return reason === 'email_mismatch'
+    ? 'invite_email_mismatch'
+    : reason === 'email_unverified'
+      ? 'signup_email_unverified'
+      : 'invite_invalid';
+}
+
+/**
+ * Makes a new account admin when its address is one of `GATEWAY_ADMIN_EMAILS` and `verified`,
+ * else (only when none are set) when it is the first.
+ */
+async function makeAdminIfDue(
+  services: { database: GatewayDatabase; signup: SignupPolicy; logger: ServerLogger },
+  user: { id: string; email: string },
+  verified: boolean,
+): Promise<void> {
+  const { db } = services.database;
+  if (isAdminEmail(services.signup, user.email)) {
+    if (!verified) {
+      // Not the operator's named admin until shown to own the address; nor the "first
+      // user", which the admin list turned off.
+      services.logger.warn('an admin email signed up unverified and was not made admin', {
+        userId: user.id,
+      });
+      return;
+    }
+    await grantAdmin(db, user.id);
+    services.logger.info('admin email made admin', { userId: user.id });
+    return;
+  }
+  if (services.signup.adminEmails === undefined && (await grantFirstAdmin(db, user.id))) {
+    services.logger.info('first user made admin', { userId: user.id });
+  }
 }

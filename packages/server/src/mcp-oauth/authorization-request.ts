@@ -49,6 +49,11 @@ function single(params: URLSearchParams): Record<string, string> | string {
   return values;
 }
 
+/** An authorization request checked: good, or the problem and where to tell it. */
+type CheckedRequest =
+  | { ok: true; request: AuthorizationRequest }
+  | { ok: false; problem: AuthorizationProblem };
+
 /**
  * Checks an authorization request (the query of `/oauth/authorize`, or the consent form that
  * carries it on): a known client, a redirect URI registered for it, then `response_type=code`,
@@ -59,82 +64,85 @@ export async function checkAuthorizationRequest(
   params: URLSearchParams,
   clients: ClientRegistry,
   resource: string,
-): Promise<
-  { ok: true; request: AuthorizationRequest } | { ok: false; problem: AuthorizationProblem }
-> {
+): Promise<CheckedRequest> {
   const values = single(params);
   if (typeof values === 'string') {
     return { ok: false, problem: { to: 'page', message: `${values} is given more than once.` } };
   }
-  if (values.client_id === undefined) {
-    return { ok: false, problem: { to: 'page', message: 'The request names no client_id.' } };
-  }
-  let client: KnownClient;
-  try {
-    client = await clients.find(values.client_id);
-  } catch (error) {
-    if (!(error instanceof OAuthError)) throw error;
-    return { ok: false, problem: { to: 'page', message: error.message } };
-  }
-  const redirectUri = values.redirect_uri;
-  if (redirectUri === undefined || !redirectMatches(redirectUri, client.redirectUris)) {
-    return {
-      ok: false,
-      problem: {
-        to: 'page',
-        message: 'redirect_uri is missing or is not one registered for this client.',
-      },
-    };
-  }
+  const trusted = await trustedRedirect(values, clients);
+  if (typeof trusted === 'string') return { ok: false, problem: { to: 'page', message: trusted } };
+  const { client, redirectUri } = trusted;
   const state = values.state;
   const refuse = (error: OAuthError) => ({
     ok: false as const,
     problem: { to: 'client' as const, redirectUri, state, error },
   });
+  const challenge = codeChallenge(values);
+  if (challenge instanceof OAuthError) return refuse(challenge);
+  const wrongTarget = targetError(values, resource);
+  if (wrongTarget !== undefined) return refuse(wrongTarget);
+  return {
+    ok: true,
+    request: { client, redirectUri, state, codeChallenge: challenge, resource, scope: MCP_SCOPE },
+  };
+}
+
+/**
+ * The request's client and a redirect URI registered for it, once both are known good; else what
+ * is wrong, for the page.
+ */
+async function trustedRedirect(
+  values: Record<string, string>,
+  clients: ClientRegistry,
+): Promise<{ client: KnownClient; redirectUri: string } | string> {
+  if (values.client_id === undefined) return 'The request names no client_id.';
+  let client: KnownClient;
+  try {
+    client = await clients.find(values.client_id);
+  } catch (error) {
+    if (!(error instanceof OAuthError)) throw error;
+    return error.message;
+  }
+  const redirectUri = values.redirect_uri;
+  if (redirectUri === undefined || !redirectMatches(redirectUri, client.redirectUris)) {
+    return 'redirect_uri is missing or is not one registered for this client.';
+  }
+  return { client, redirectUri };
+}
+
+/** The S256 code challenge of a request for a code; else what is wrong with it. */
+function codeChallenge(values: Record<string, string>): string | OAuthError {
   if (values.response_type !== 'code') {
-    return refuse(
-      new OAuthError('unsupported_response_type', 'Only response_type=code is supported'),
-    );
+    return new OAuthError('unsupported_response_type', 'Only response_type=code is supported');
   }
   if (values.code_challenge === undefined) {
-    return refuse(
-      new OAuthError('invalid_request', 'PKCE is required: send code_challenge with S256'),
-    );
+    return new OAuthError('invalid_request', 'PKCE is required: send code_challenge with S256');
   }
   if (values.code_challenge_method !== 'S256') {
-    return refuse(
-      new OAuthError('invalid_request', 'Only code_challenge_method=S256 is supported'),
-    );
+    return new OAuthError('invalid_request', 'Only code_challenge_method=S256 is supported');
   }
   if (!isS256Challenge(values.code_challenge)) {
-    return refuse(new OAuthError('invalid_request', 'code_challenge is not an S256 challenge'));
+    return new OAuthError('invalid_request', 'code_challenge is not an S256 challenge');
   }
+  return values.code_challenge;
+}
+
+/** What is wrong with the request's `resource` (RFC 8707) or `scope`, if anything. */
+function targetError(values: Record<string, string>, resource: string): OAuthError | undefined {
   if (values.resource === undefined) {
-    return refuse(
-      new OAuthError(
-        'invalid_target',
-        `resource is required (RFC 8707); this server's is ${resource}`,
-      ),
+    return new OAuthError(
+      'invalid_target',
+      `resource is required (RFC 8707); this server's is ${resource}`,
     );
   }
   if (values.resource !== resource && values.resource !== `${resource}/`) {
-    return refuse(new OAuthError('invalid_target', `resource must be ${resource}`));
+    return new OAuthError('invalid_target', `resource must be ${resource}`);
   }
   const scopes = (values.scope ?? MCP_SCOPE).split(' ').filter((one) => one !== '');
   if (scopes.some((one) => one !== MCP_SCOPE)) {
-    return refuse(new OAuthError('invalid_scope', `The only scope is ${MCP_SCOPE}`));
+    return new OAuthError('invalid_scope', `The only scope is ${MCP_SCOPE}`);
   }
-  return {
-    ok: true,
-    request: {
-      client,
-      redirectUri,
-      state,
-      codeChallenge: values.code_challenge,
-      resource,
-      scope: MCP_SCOPE,
-    },
-  };
+  return undefined;
 }
 
 /** The query of the original authorization request, as one URL-safe value (for `next`). */

@@ -9,7 +9,7 @@ import type { ServerLogger } from '../http/logger.js';
 import { readBodyText } from '../http/request-body.js';
 import type { ClientRegistry } from './clients.js';
 import { OAuthError, oauthEndpoint } from './errors.js';
-import { redeemCode, refreshGrant, revokeToken } from './grants.js';
+import { type Lifetimes, redeemCode, refreshGrant, revokeToken } from './grants.js';
 
 export const TOKEN_PATH = '/oauth/token';
 export const REGISTER_PATH = '/oauth/register';
@@ -65,13 +65,7 @@ function clientIdOf(form: Map<string, string>): string {
  * answers in RFC 6749's shape.
  */
 export function mountOAuthEndpoints(deps: EndpointDeps): void {
-  const { app, services, logger, clients, settings } = deps;
-  const { db } = services.database;
-  const lifetimes = {
-    accessTokenSeconds: settings.accessTokenSeconds,
-    refreshTokenDays: settings.refreshTokenDays,
-  };
-
+  const { app, logger } = deps;
   // A wrong method answers in RFC 6749's shape too (OPTIONS stays CORS's).
   app.on(
     ['GET', 'HEAD', 'PUT', 'PATCH', 'DELETE'],
@@ -80,96 +74,110 @@ export function mountOAuthEndpoints(deps: EndpointDeps): void {
       throw new OAuthError('invalid_request', 'Use POST', 405, { Allow: 'POST' });
     }),
   );
-
   app.post(
     TOKEN_PATH,
-    oauthEndpoint(logger, async (c) => {
-      const form = await readTokenForm(c);
-      const clientId = clientIdOf(form);
-      const client = await clients.find(clientId);
-      const grantType = form.get('grant_type');
-      let answer: unknown;
-      if (grantType === 'authorization_code') {
-        const code = form.get('code');
-        if (code === undefined) throw new OAuthError('invalid_request', 'code is required');
-        answer = await redeemCode(
-          db,
-          {
-            code,
-            clientId,
-            clientName: client.name,
-            redirectUri: form.get('redirect_uri'),
-            verifier: form.get('code_verifier'),
-            resource: form.get('resource'),
-          },
-          lifetimes,
-        );
-      } else if (grantType === 'refresh_token') {
-        const refreshToken = form.get('refresh_token');
-        if (refreshToken === undefined) {
-          throw new OAuthError('invalid_request', 'refresh_token is required');
-        }
-        answer = await refreshGrant(
-          db,
-          { refreshToken, clientId, resource: form.get('resource'), scope: form.get('scope') },
-          lifetimes,
-        );
-      } else {
-        throw new OAuthError(
-          'unsupported_grant_type',
-          'grant_type must be authorization_code or refresh_token',
-        );
-      }
-      return c.json(answer, 200, { 'Cache-Control': 'no-store', Pragma: 'no-cache' });
-    }),
+    oauthEndpoint(logger, (c) => issueToken(deps, c)),
   );
-
   app.post(
     REGISTER_PATH,
-    oauthEndpoint(logger, async (c) => {
-      const address = clientAddress(c, services.auth.trustedProxies);
-      if (address !== undefined) {
-        const decision = await consumeRateLimit(
-          db,
-          `${address}|oauth-register`,
-          REGISTRATION_LIMIT,
-        );
-        if (!decision.allowed) {
-          throw new OAuthError(
-            'temporarily_unavailable',
-            `Too many registrations from your address; retry in ${decision.retryAfter}s`,
-            429,
-            { 'Retry-After': String(decision.retryAfter) },
-          );
-        }
-      }
-      const type = c.req.header('content-type') ?? '';
-      if (!type.toLowerCase().startsWith('application/json')) {
-        throw new OAuthError('invalid_client_metadata', 'Send the metadata as application/json');
-      }
-      let metadata: unknown;
-      try {
-        metadata = JSON.parse(await readBodyText(c));
-      } catch (error) {
-        if (error instanceof SyntaxError) {
-          throw new OAuthError('invalid_client_metadata', 'The body is not JSON');
-        }
-        throw error;
-      }
-      const registration = await clients.register(metadata);
-      return c.json(registration, 201, { 'Cache-Control': 'no-store', Pragma: 'no-cache' });
-    }),
+    oauthEndpoint(logger, (c) => registerClient(deps, c)),
   );
-
   app.post(
     REVOKE_PATH,
-    oauthEndpoint(logger, async (c) => {
-      const form = await readTokenForm(c);
-      const clientId = clientIdOf(form);
-      const token = form.get('token');
-      if (token === undefined) throw new OAuthError('invalid_request', 'token is required');
-      await revokeToken(db, token, clientId);
-      return c.body(null, 200, { 'Cache-Control': 'no-store' });
-    }),
+    oauthEndpoint(logger, (c) => revoke(deps, c)),
   );
+}
+
+/** `POST /oauth/token`: tokens for an authorization code or a refresh token. */
+async function issueToken(deps: EndpointDeps, c: Context): Promise<Response> {
+  const { db } = deps.services.database;
+  const lifetimes: Lifetimes = {
+    accessTokenSeconds: deps.settings.accessTokenSeconds,
+    refreshTokenDays: deps.settings.refreshTokenDays,
+  };
+  const form = await readTokenForm(c);
+  const clientId = clientIdOf(form);
+  const client = await deps.clients.find(clientId);
+  const grantType = form.get('grant_type');
+  let answer: unknown;
+  if (grantType === 'authorization_code') {
+    const code = form.get('code');
+    if (code === undefined) throw new OAuthError('invalid_request', 'code is required');
+    answer = await redeemCode(
+      db,
+      {
+        code,
+        clientId,
+        clientName: client.name,
+        redirectUri: form.get('redirect_uri'),
+        verifier: form.get('code_verifier'),
+        resource: form.get('resource'),
+      },
+      lifetimes,
+    );
+  } else if (grantType === 'refresh_token') {
+    const refreshToken = form.get('refresh_token');
+    if (refreshToken === undefined) {
+      throw new OAuthError('invalid_request', 'refresh_token is required');
+    }
+    answer = await refreshGrant(
+      db,
+      { refreshToken, clientId, resource: form.get('resource'), scope: form.get('scope') },
+      lifetimes,
+    );
+  } else {
+    throw new OAuthError(
+      'unsupported_grant_type',
+      'grant_type must be authorization_code or refresh_token',
+    );
+  }
+  return c.json(answer, 200, { 'Cache-Control': 'no-store', Pragma: 'no-cache' });
+}
+
+/** `POST /oauth/register`: a new public client (RFC 7591), a few per client address an hour. */
+async function registerClient(deps: EndpointDeps, c: Context): Promise<Response> {
+  const address = clientAddress(c, deps.services.auth.trustedProxies);
+  if (address !== undefined) {
+    const decision = await consumeRateLimit(
+      deps.services.database.db,
+      `${address}|oauth-register`,
+      REGISTRATION_LIMIT,
+    );
+    if (!decision.allowed) {
+      throw new OAuthError(
+        'temporarily_unavailable',
+        `Too many registrations from your address; retry in ${decision.retryAfter}s`,
+        429,
+        { 'Retry-After': String(decision.retryAfter) },
+      );
+    }
+  }
+  const registration = await deps.clients.register(await readMetadata(c));
+  return c.json(registration, 201, { 'Cache-Control': 'no-store', Pragma: 'no-cache' });
+}
+
+/** The client metadata of a registration: a JSON body, read but not yet checked. */
+async function readMetadata(c: Context): Promise<unknown> {
+  const type = c.req.header('content-type') ?? '';
+  if (!type.toLowerCase().startsWith('application/json')) {
+    throw new OAuthError('invalid_client_metadata', 'Send the metadata as application/json');
+  }
+  try {
+    return JSON.parse(await readBodyText(c));
+  } catch (error) {
+    if (error instanceof SyntaxError) {
+      throw new OAuthError('invalid_client_metadata', 'The body is not JSON');
+    }
+    throw error;
+  }
+}
+
+/** `POST /oauth/revoke` (RFC 7009): the client's own token, by value. */
+async function revoke(deps: EndpointDeps, c: Context): Promise<Response> {
+  const form = await readTokenForm(c);
+  const clientId = clientIdOf(form);
+  const token = form.get('token');
+  if (token === undefined) throw new OAuthError('invalid_request', 'token is required');
+  await revokeToken(deps.services.database.db, token, clientId);
+  return c.body(null, 200, { 'Cache-Control': 'no-store' });
 }

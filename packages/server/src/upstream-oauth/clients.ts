@@ -63,15 +63,7 @@ export async function storePreRegisteredClient(
  */
 export async function clientFor(
   deps: ClientStoreDeps,
-  input: {
-    sourceId: string;
-    discovered: Discovered;
-    redirectUri: string;
-    preRegistered: boolean;
-    /** The gateway's Client ID Metadata Document URL, when its address is https. */
-    metadataDocumentUrl?: string | undefined;
-    fetch: FetchLike;
-  },
+  input: ClientRequest,
 ): Promise<UpstreamOAuthClient> {
   const { db } = deps;
   const { sourceId, discovered, redirectUri } = input;
@@ -96,84 +88,7 @@ export async function clientFor(
       .where('issuer', '=', discovered.issuer)
       .execute();
   }
-  let clientId: string;
-  let secret: string | undefined;
-  if (input.preRegistered) {
-    const given = await db
-      .selectFrom('upstream_oauth_clients')
-      .select(['client_id', 'encrypted_client_secret'])
-      .where('source_id', '=', sourceId)
-      .where('issuer', '=', '')
-      .executeTakeFirst();
-    if (given === undefined) {
-      throw new OAuthDiscoveryError(
-        'refused',
-        'The pre-registered OAuth client of this source is missing',
-      );
-    }
-    clientId = given.client_id;
-    secret =
-      given.encrypted_client_secret === null
-        ? undefined
-        : deps.secrets.decrypt(given.encrypted_client_secret);
-  } else if (
-    discovered.metadata.client_id_metadata_document_supported === true &&
-    input.metadataDocumentUrl !== undefined
-  ) {
-    // The server fetches the document itself when the browser arrives; nothing to send now.
-    clientId = input.metadataDocumentUrl;
-    secret = undefined;
-  } else {
-    const { metadata } = discovered;
-    if (metadata.registration_endpoint === undefined) {
-      throw new OAuthDiscoveryError(
-        'refused',
-        metadata.client_id_metadata_document_supported === true
-          ? "The upstream's authorization server takes client ID metadata documents, which need the gateway's address (GATEWAY_BASE_URL) to be https, and allows no dynamic client registration; serve the gateway over https, or register the source again with auth.clientId (and clientSecret) of a client registered there"
-          : "The upstream's authorization server allows no dynamic client registration; register the source again with auth.clientId (and clientSecret) of a client registered there",
-      );
-    }
-    const methods = metadata.token_endpoint_auth_methods_supported ?? ['client_secret_basic'];
-    const { registerClient } = await oauthClient();
-    const register = (scope: string | undefined) =>
-      registerClient(discovered.issuer, {
-        metadata,
-        clientMetadata: {
-          redirect_uris: [redirectUri],
-          client_name: 'Gateway',
-          grant_types: ['authorization_code', 'refresh_token'],
-          response_types: ['code'],
-          token_endpoint_auth_method: methods.includes('client_secret_basic')
-            ? 'client_secret_basic'
-            : methods.includes('client_secret_post')
-              ? 'client_secret_post'
-              : 'none',
-        },
-        ...(scope === undefined ? {} : { scope }),
-        fetchFn: input.fetch,
-      });
-    // Every scope the server offers, not only today's: a client registered for fewer could never
-    // be granted more when an upstream asks for it (step-up authorization). A server whose policy
-    // refuses some of them to a registering client is asked again for the source's own.
-    const registrationScope = joinScopes(discovered.scope, metadata.scopes_supported?.join(' '));
-    const registered = await register(registrationScope)
-      .catch((error: unknown) => {
-        if (error instanceof OAuthDiscoveryError || registrationScope === discovered.scope) {
-          throw error;
-        }
-        return register(discovered.scope);
-      })
-      .catch((error: unknown) => {
-        throw error instanceof OAuthDiscoveryError
-          ? error
-          : new OAuthDiscoveryError(
-              'refused',
-              "The upstream's authorization server refused to register the gateway as a client",
-            );
-      });
-    clientId = registered.client_id;
-    secret = registered.client_secret;
-  }
+  const { clientId, secret } = await newClient(deps, input);
   await db
     .insertInto('upstream_oauth_clients')
     .values({
@@ -191,6 +106,115 @@ export async function clientFor(
   const kept = await readClient(deps, sourceId, discovered.issuer);
   if (kept === undefined) throw new Error('the OAuth client was not stored');
   return { ...kept, metadata: discovered.metadata, redirectUri };
+}
+
+/** What {@link clientFor} needs to find or make the client of one source at one server. */
+interface ClientRequest {
+  sourceId: string;
+  discovered: Discovered;
+  redirectUri: string;
+  preRegistered: boolean;
+  /** The gateway's Client ID Metadata Document URL, when its address is https. */
+  metadataDocumentUrl?: string | undefined;
+  fetch: FetchLike;
+}
+
+/** A client ID and its secret, if it has one. */
+interface ClientCredentials {
+  clientId: string;
+  secret: string | undefined;
+}
+
+/** A client not stored for this server yet: the admin's, the metadata document, or a new one. */
+async function newClient(deps: ClientStoreDeps, input: ClientRequest): Promise<ClientCredentials> {
+  if (input.preRegistered) return preRegisteredClient(deps, input.sourceId);
+  if (
+    input.discovered.metadata.client_id_metadata_document_supported === true &&
+    input.metadataDocumentUrl !== undefined
+  ) {
+    // The server fetches the document itself when the browser arrives; nothing to send now.
+    return { clientId: input.metadataDocumentUrl, secret: undefined };
+  }
+  return registeredClient(input);
+}
+
+/** The client the admin gave for `sourceId`, kept until its server was known. */
+async function preRegisteredClient(
+  deps: ClientStoreDeps,
+  sourceId: string,
+): Promise<ClientCredentials> {
+  const given = await deps.db
+    .selectFrom('upstream_oauth_clients')
+    .select(['client_id', 'encrypted_client_secret'])
+    .where('source_id', '=', sourceId)
+    .where('issuer', '=', '')
+    .executeTakeFirst();
+  if (given === undefined) {
+    throw new OAuthDiscoveryError(
+      'refused',
+      'The pre-registered OAuth client of this source is missing',
+    );
+  }
+  return {
+    clientId: given.client_id,
+    secret:
+      given.encrypted_client_secret === null
+        ? undefined
+        : deps.secrets.decrypt(given.encrypted_client_secret),
+  };
+}
+
+/** A client registered now by dynamic client registration (RFC 7591). */
+async function registeredClient(input: ClientRequest): Promise<ClientCredentials> {
+  const { discovered, redirectUri } = input;
+  const { metadata } = discovered;
+  if (metadata.registration_endpoint === undefined) {
+    throw new OAuthDiscoveryError(
+      'refused',
+      metadata.client_id_metadata_document_supported === true
+        ? "The upstream's authorization server takes client ID metadata documents, which need the gateway's address (GATEWAY_BASE_URL) to be https, and allows no dynamic client registration; serve the gateway over https, or register the source again with auth.clientId (and clientSecret) of a client registered there"
+        : "The upstream's authorization server allows no dynamic client registration; register the source again with auth.clientId (and clientSecret) of a client registered there",
+    );
+  }
+  const methods = metadata.token_endpoint_auth_methods_supported ?? ['client_secret_basic'];
+  const { registerClient } = await oauthClient();
+  const register = (scope: string | undefined) =>
+    registerClient(discovered.issuer, {
+      metadata,
+      clientMetadata: {
+        redirect_uris: [redirectUri],
+        client_name: 'Gateway',
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        token_endpoint_auth_method: methods.includes('client_secret_basic')
+          ? 'client_secret_basic'
+          : methods.includes('client_secret_post')
+            ? 'client_secret_post'
+            : 'none',
+      },
+      ...(scope === undefined ? {} : { scope }),
+      fetchFn: input.fetch,
+    });
+  // Every scope the server offers, not only today's: a client registered for fewer could never
+  // be granted more when an upstream asks for it (step-up authorization). A server whose policy
+  // refuses some of them to a registering client is asked again for the source's own.
+  const registrationScope = joinScopes(discovered.scope, metadata.scopes_supported?.join(' '));
+  const registered = await register(registrationScope)
+    .catch((error: unknown) => {
+      if (error instanceof OAuthDiscoveryError || registrationScope === discovered.scope) {
+        throw error;
+      }
+      return register(discovered.scope);
+    })
+    .catch((error: unknown) => {
+      throw error instanceof OAuthDiscoveryError
+        ? error
+        : new OAuthDiscoveryError(
+            'refused',
+            "The upstream's authorization server refused to register the gateway as a client",
+          );
+    });
+  return { clientId: registered.client_id, secret: registered.client_secret };
 }
 
 /** The stored client of `sourceId` at `issuer`, with its metadata, or undefined. */

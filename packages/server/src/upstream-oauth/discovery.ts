@@ -1,4 +1,7 @@
-import type { AuthorizationServerMetadata } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type {
+  AuthorizationServerMetadata,
+  OAuthProtectedResourceMetadata,
+} from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { UpstreamHttpError } from '../upstream/http-error.js';
 import { RefusedAddressError, type UrlPolicy } from '../upstream/url-policy.js';
@@ -60,52 +63,9 @@ export async function discoverAuthorization(
   options: { fetch: FetchLike; policy: UrlPolicy; scopes?: readonly string[] | undefined },
 ): Promise<Discovered> {
   const { fetch, policy } = options;
-  const {
-    discoverAuthorizationServerMetadata,
-    discoverOAuthProtectedResourceMetadata,
-    extractWWWAuthenticateParams,
-  } = await oauthClient();
-  const { checkResourceAllowed } = await oauthUtils();
   try {
-    let challenge: { resourceMetadataUrl?: URL; scope?: string } = {};
-    const probe = await fetch(upstreamUrl, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-      },
-      body: INITIALIZE,
-    });
-    await probe.body?.cancel().catch(() => {});
-    if (probe.status === 401) challenge = extractWWWAuthenticateParams(probe);
-    const metadataUrl =
-      challenge.resourceMetadataUrl === undefined
-        ? undefined
-        : checkOAuthUrl(
-            challenge.resourceMetadataUrl.href,
-            'the protected resource metadata URL',
-            policy,
-          );
-    const resourceMetadata = await discoverOAuthProtectedResourceMetadata(
-      upstreamUrl,
-      metadataUrl === undefined ? {} : { resourceMetadataUrl: metadataUrl },
-      fetch,
-    ).catch(
-      refusedUnless(
-        'The upstream publishes no usable OAuth protected resource metadata (RFC 9728)',
-      ),
-    );
-    if (
-      !checkResourceAllowed({
-        requestedResource: upstreamUrl,
-        configuredResource: resourceMetadata.resource,
-      })
-    ) {
-      throw new OAuthDiscoveryError(
-        'refused',
-        `The upstream's protected resource metadata describes another resource (${clip(resourceMetadata.resource)}), not ${upstreamUrl}`,
-      );
-    }
+    const challenge = await probeChallenge(upstreamUrl, fetch);
+    const resourceMetadata = await protectedResourceMetadata(upstreamUrl, challenge, options);
     const server = resourceMetadata.authorization_servers?.[0];
     if (server === undefined) {
       throw new OAuthDiscoveryError(
@@ -113,41 +73,7 @@ export async function discoverAuthorization(
         "The upstream's protected resource metadata names no authorization server",
       );
     }
-    const issuerUrl = checkOAuthUrl(server, 'the authorization server', policy);
-    const metadata = await discoverAuthorizationServerMetadata(issuerUrl, { fetchFn: fetch }).catch(
-      refusedUnless(
-        `The authorization server ${issuerUrl.origin} answered metadata that is not valid`,
-      ),
-    );
-    if (metadata === undefined) {
-      throw new OAuthDiscoveryError(
-        'refused',
-        `The authorization server ${issuerUrl.origin} publishes no metadata (RFC 8414 or OpenID discovery)`,
-      );
-    }
-    if (trimSlash(metadata.issuer) !== trimSlash(server)) {
-      throw new OAuthDiscoveryError(
-        'refused',
-        `The authorization server's metadata names another issuer (${clip(metadata.issuer)}) than ${server} it was fetched for (RFC 8414 section 3.3)`,
-      );
-    }
-    checkOAuthUrl(metadata.authorization_endpoint, 'the authorization endpoint', policy);
-    checkOAuthUrl(metadata.token_endpoint, 'the token endpoint', policy);
-    if (metadata.registration_endpoint !== undefined) {
-      checkOAuthUrl(metadata.registration_endpoint, 'the registration endpoint', policy);
-    }
-    if (!(metadata.code_challenge_methods_supported ?? []).includes('S256')) {
-      throw new OAuthDiscoveryError(
-        'refused',
-        'The authorization server does not advertise PKCE with S256 (code_challenge_methods_supported)',
-      );
-    }
-    if (!metadata.response_types_supported.includes('code')) {
-      throw new OAuthDiscoveryError(
-        'refused',
-        'The authorization server does not support the authorization code flow',
-      );
-    }
+    const metadata = await authorizationServerMetadata(server, fetch, policy);
     const scope =
       options.scopes !== undefined && options.scopes.length > 0
         ? options.scopes.join(' ')
@@ -161,6 +87,112 @@ export async function discoverAuthorization(
   } catch (error) {
     throw asDiscoveryError(error);
   }
+}
+
+/** What an upstream's `401` says in `WWW-Authenticate` to an `initialize` sent with no token. */
+async function probeChallenge(
+  upstreamUrl: string,
+  fetch: FetchLike,
+): Promise<{ resourceMetadataUrl?: URL; scope?: string }> {
+  const { extractWWWAuthenticateParams } = await oauthClient();
+  const probe = await fetch(upstreamUrl, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    },
+    body: INITIALIZE,
+  });
+  await probe.body?.cancel().catch(() => {});
+  return probe.status === 401 ? extractWWWAuthenticateParams(probe) : {};
+}
+
+/**
+ * The upstream's protected resource metadata (RFC 9728), from the address its challenge named,
+ * else the well-known one; it must describe the upstream itself.
+ */
+async function protectedResourceMetadata(
+  upstreamUrl: string,
+  challenge: { resourceMetadataUrl?: URL },
+  options: { fetch: FetchLike; policy: UrlPolicy },
+): Promise<OAuthProtectedResourceMetadata> {
+  const { discoverOAuthProtectedResourceMetadata } = await oauthClient();
+  const { checkResourceAllowed } = await oauthUtils();
+  const metadataUrl =
+    challenge.resourceMetadataUrl === undefined
+      ? undefined
+      : checkOAuthUrl(
+          challenge.resourceMetadataUrl.href,
+          'the protected resource metadata URL',
+          options.policy,
+        );
+  const resourceMetadata = await discoverOAuthProtectedResourceMetadata(
+    upstreamUrl,
+    metadataUrl === undefined ? {} : { resourceMetadataUrl: metadataUrl },
+    options.fetch,
+  ).catch(
+    refusedUnless('The upstream publishes no usable OAuth protected resource metadata (RFC 9728)'),
+  );
+  if (
+    !checkResourceAllowed({
+      requestedResource: upstreamUrl,
+      configuredResource: resourceMetadata.resource,
+    })
+  ) {
+    throw new OAuthDiscoveryError(
+      'refused',
+      `The upstream's protected resource metadata describes another resource (${clip(resourceMetadata.resource)}), not ${upstreamUrl}`,
+    );
+  }
+  return resourceMetadata;
+}
+
+/**
+ * The metadata of the authorization server `server` (RFC 8414, else OpenID discovery): its issuer
+ * must be `server`, its endpoints addresses the gateway may reach, with PKCE S256 and codes.
+ */
+async function authorizationServerMetadata(
+  server: string,
+  fetch: FetchLike,
+  policy: UrlPolicy,
+): Promise<AuthorizationServerMetadata> {
+  const { discoverAuthorizationServerMetadata } = await oauthClient();
+  const issuerUrl = checkOAuthUrl(server, 'the authorization server', policy);
+  const metadata = await discoverAuthorizationServerMetadata(issuerUrl, { fetchFn: fetch }).catch(
+    refusedUnless(
+      `The authorization server ${issuerUrl.origin} answered metadata that is not valid`,
+    ),
+  );
+  if (metadata === undefined) {
+    throw new OAuthDiscoveryError(
+      'refused',
+      `The authorization server ${issuerUrl.origin} publishes no metadata (RFC 8414 or OpenID discovery)`,
+    );
+  }
+  if (trimSlash(metadata.issuer) !== trimSlash(server)) {
+    throw new OAuthDiscoveryError(
+      'refused',
+      `The authorization server's metadata names another issuer (${clip(metadata.issuer)}) than ${server} it was fetched for (RFC 8414 section 3.3)`,
+    );
+  }
+  checkOAuthUrl(metadata.authorization_endpoint, 'the authorization endpoint', policy);
+  checkOAuthUrl(metadata.token_endpoint, 'the token endpoint', policy);
+  if (metadata.registration_endpoint !== undefined) {
+    checkOAuthUrl(metadata.registration_endpoint, 'the registration endpoint', policy);
+  }
+  if (!(metadata.code_challenge_methods_supported ?? []).includes('S256')) {
+    throw new OAuthDiscoveryError(
+      'refused',
+      'The authorization server does not advertise PKCE with S256 (code_challenge_methods_supported)',
+    );
+  }
+  if (!metadata.response_types_supported.includes('code')) {
+    throw new OAuthDiscoveryError(
+      'refused',
+      'The authorization server does not support the authorization code flow',
+    );
+  }
+  return metadata;
 }
 
 /** The error as an {@link OAuthDiscoveryError}, in the gateway's words. */

@@ -1,5 +1,6 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { OAuthProviderConfig } from '@gateway/sdk';
+import type { OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Kysely } from 'kysely';
 import type { Env } from '../config/env.js';
@@ -19,6 +20,7 @@ import { clientMetadataDocument, clientMetadataUrl } from './client-metadata.js'
 import { clientFor, readClient, storePreRegisteredClient } from './clients.js';
 import { ConnectError, type ConnectReturn, returnSchema } from './connect-error.js';
 import { asDiscoveryError, type Discovered, discoverAuthorization } from './discovery.js';
+import { type FlowRow, keepFlow, takeFlow } from './flows.js';
 import { createOAuthFetch } from './oauth-fetch.js';
 import {
   describePluginProvider,
@@ -40,8 +42,6 @@ import { UpstreamTokens } from './tokens.js';
 
 /** The path of the one redirect URI the gateway registers at every upstream's authorization server. */
 export const UPSTREAM_CALLBACK_PATH = '/oauth/upstream/callback';
-/** How long a started connect may take before its `state` is refused. */
-const FLOW_TTL_MS = 10 * 60 * 1000;
 
 /** The sources the service connects users to (the upstream service implements it). */
 export interface OAuthSources {
@@ -264,11 +264,7 @@ export class UpstreamOAuthService implements UpstreamOAuthHooks {
     key: string,
     providerId: string,
     fetch: FetchLike,
-  ): Promise<{
-    discovered: Discovered;
-    client: { clientId: string; redirectUri: string };
-    config: OAuthProviderConfig;
-  }> {
+  ): Promise<ConnectStart & { config: OAuthProviderConfig }> {
     const { db, secrets, policy } = this.#options;
     const found = await this.#pluginProvider(providerId);
     if (found === undefined) {
@@ -341,63 +337,24 @@ export class UpstreamOAuthService implements UpstreamOAuthHooks {
     const oauthFetch = createOAuthFetch(policy);
     try {
       const sourceId = source?.id ?? input.sourceId;
-      let discovered: Discovered;
-      let client: { clientId: string; redirectUri: string };
-      let config: OAuthProviderConfig | undefined;
-      if (source === undefined) {
-        ({ discovered, client, config } = await this.#pluginStart(
-          input.sourceId,
-          pluginProviderId ?? '',
-          oauthFetch.fetch,
-        ));
-      } else {
-        discovered = await discoverAuthorization(source.url, {
-          fetch: oauthFetch.fetch,
-          policy,
-          scopes: source.auth.scopes,
-        });
-        client = await clientFor(this.#options, {
-          sourceId: source.id,
-          discovered,
-          redirectUri: `${this.#options.baseUrl()}${UPSTREAM_CALLBACK_PATH}`,
-          preRegistered: source.auth.clientId !== undefined,
-          metadataDocumentUrl: this.#metadataDocumentUrl(),
-          fetch: oauthFetch.fetch,
-        });
-      }
+      const begun =
+        source === undefined
+          ? await this.#pluginStart(input.sourceId, pluginProviderId ?? '', oauthFetch.fetch)
+          : await this.#sourceStart(source, oauthFetch.fetch);
+      const { discovered } = begun;
       const state = randomBytes(32).toString('base64url');
       // Step-up: what an upstream said this user's token lacked is asked for too.
       const scope = joinScopes(discovered.scope, await wantedScopes(db, input.userId, sourceId));
-      const { authorizationUrl, codeVerifier } = await (await oauthClient()).startAuthorization(
-        discovered.issuer,
-        {
-          metadata: discovered.metadata,
-          clientInformation: { client_id: client.clientId },
-          redirectUrl: client.redirectUri,
-          ...(scope === undefined ? {} : { scope }),
-          state,
-          ...(discovered.resource === '' ? {} : { resource: new URL(discovered.resource) }),
-        },
-      );
-      if (config !== undefined) withAuthorizationParams(authorizationUrl, config);
-      const now = Date.now();
-      await db
-        .deleteFrom('upstream_oauth_flows')
-        .where('expires_at', '<', new Date(now).toISOString())
-        .execute();
-      await db
-        .insertInto('upstream_oauth_flows')
-        .values({
-          state_hash: hashOf(state),
-          user_id: input.userId,
-          source_id: sourceId,
-          issuer: discovered.issuer,
-          encrypted_verifier: secrets.encrypt(codeVerifier),
-          resource: discovered.resource,
-          return_to: JSON.stringify(input.returnTo),
-          expires_at: new Date(now + FLOW_TTL_MS).toISOString(),
-        })
-        .execute();
+      const { authorizationUrl, codeVerifier } = await authorization(begun, scope, state);
+      await keepFlow(db, {
+        state,
+        userId: input.userId,
+        sourceId,
+        issuer: discovered.issuer,
+        encryptedVerifier: secrets.encrypt(codeVerifier),
+        resource: discovered.resource,
+        returnTo: input.returnTo,
+      });
       return authorizationUrl.href;
     } catch (error) {
       if (Refusal.isInstance(error)) throw error;
@@ -415,6 +372,27 @@ export class UpstreamOAuthService implements UpstreamOAuthHooks {
     }
   }
 
+  /** Where a connect to an upstream MCP source starts: its authorization, and the gateway's client. */
+  async #sourceStart(
+    source: { id: string; url: string; auth: OAuthUpstreamAuth },
+    fetch: FetchLike,
+  ): Promise<ConnectStart> {
+    const discovered = await discoverAuthorization(source.url, {
+      fetch,
+      policy: this.#options.policy,
+      scopes: source.auth.scopes,
+    });
+    const client = await clientFor(this.#options, {
+      sourceId: source.id,
+      discovered,
+      redirectUri: `${this.#options.baseUrl()}${UPSTREAM_CALLBACK_PATH}`,
+      preRegistered: source.auth.clientId !== undefined,
+      metadataDocumentUrl: this.#metadataDocumentUrl(),
+      fetch,
+    });
+    return { discovered, client };
+  }
+
   /**
    * Ends a connect at the callback: takes the flow of `state` (once: a replay finds nothing),
    * checks it is the signed-in `viewerId`'s and still fresh, checks `iss` (RFC 9207), redeems the
@@ -429,20 +407,7 @@ export class UpstreamOAuthService implements UpstreamOAuthHooks {
   }): Promise<{ sourceId: string; returnTo: ConnectReturn }> {
     const { db, secrets, policy, logger } = this.#options;
     const { state, code, error, iss } = input.query;
-    if (state === undefined || state.length > 500) {
-      throw new ConnectError('state_mismatch', 'This connect answer carries no valid state.');
-    }
-    const row = await db
-      .deleteFrom('upstream_oauth_flows')
-      .where('state_hash', '=', hashOf(state))
-      .returningAll()
-      .executeTakeFirst();
-    if (row === undefined || row.expires_at < new Date().toISOString()) {
-      throw new ConnectError(
-        'state_mismatch',
-        'This connect answer is unknown, was already used or took too long, so it was refused. Start connecting again.',
-      );
-    }
+    const row = await takeFlow(db, state);
     const parsedReturn = returnSchema.safeParse(JSON.parse(row.return_to));
     const flow = {
       sourceId: row.source_id,
@@ -455,18 +420,29 @@ export class UpstreamOAuthService implements UpstreamOAuthHooks {
         flow,
       );
     }
-    if (error !== undefined) {
-      throw new ConnectError(
-        error === 'access_denied' ? 'access_denied' : 'provider_error',
-        error === 'access_denied'
-          ? 'Connecting was cancelled at the authorization server.'
-          : `The authorization server refused the connect (${error.slice(0, 100)}).`,
+    const granted = grantedCode(error, code, flow);
+    const client = await this.#answeringClient(row, iss, flow);
+    const tokens = await redeemCode(
+      {
+        issuer: row.issuer,
+        client,
+        code: granted,
+        codeVerifier: secrets.decrypt(row.encrypted_verifier),
+        resource: row.resource,
         flow,
-      );
-    }
-    if (code === undefined || code.length > 2000) {
-      throw new ConnectError('provider_error', 'The authorization server sent no code.', flow);
-    }
+      },
+      policy,
+      logger,
+    );
+    await this.#connected(row, tokens);
+    return flow;
+  }
+
+  /**
+   * The gateway's client at the authorization server the connect went to, once the answer says
+   * it came from there (RFC 9207 `iss`, required where the server advertises it).
+   */
+  async #answeringClient(row: FlowRow, iss: string | undefined, flow: ConnectFlow) {
     const client = await readClient(this.#options, row.source_id, row.issuer);
     if (client === undefined) {
       throw new ConnectError('provider_error', 'The OAuth client of this source is gone.', flow);
@@ -481,18 +457,12 @@ export class UpstreamOAuthService implements UpstreamOAuthHooks {
         flow,
       );
     }
-    const tokens = await redeemCode(
-      {
-        issuer: row.issuer,
-        client,
-        code,
-        codeVerifier: secrets.decrypt(row.encrypted_verifier),
-        resource: row.resource,
-        flow,
-      },
-      policy,
-      logger,
-    );
+    return client;
+  }
+
+  /** After the code was redeemed: keeps the tokens and fetches the source's tool list with them. */
+  async #connected(row: FlowRow, tokens: OAuthTokens): Promise<void> {
+    const { db, logger } = this.#options;
     await this.tokens.save({
       userId: row.user_id,
       sourceId: row.source_id,
@@ -512,14 +482,58 @@ export class UpstreamOAuthService implements UpstreamOAuthHooks {
     if (pluginProviderIdOf(row.source_id) === undefined) {
       await this.#options.sources().refreshWith(row.source_id, tokens.access_token);
     }
-    return flow;
   }
+}
+
+/** Where a connect starts: the server's metadata, the gateway's client there, a plugin's settings. */
+interface ConnectStart {
+  discovered: Discovered;
+  client: { clientId: string; redirectUri: string };
+  config?: OAuthProviderConfig;
+}
+
+/** The connect a callback ends, as a {@link ConnectError} carries it. */
+type ConnectFlow = { sourceId: string; returnTo: ConnectReturn };
+
+/** The authorization URL to send the browser to, and the PKCE verifier its callback needs. */
+async function authorization(begun: ConnectStart, scope: string | undefined, state: string) {
+  const { discovered, client, config } = begun;
+  const { authorizationUrl, codeVerifier } = await (await oauthClient()).startAuthorization(
+    discovered.issuer,
+    {
+      metadata: discovered.metadata,
+      clientInformation: { client_id: client.clientId },
+      redirectUrl: client.redirectUri,
+      ...(scope === undefined ? {} : { scope }),
+      state,
+      ...(discovered.resource === '' ? {} : { resource: new URL(discovered.resource) }),
+    },
+  );
+  if (config !== undefined) withAuthorizationParams(authorizationUrl, config);
+  return { authorizationUrl, codeVerifier };
+}
+
+/** The code the authorization server granted; a refusal or no code is a {@link ConnectError}. */
+function grantedCode(
+  error: string | undefined,
+  code: string | undefined,
+  flow: ConnectFlow,
+): string {
+  if (error !== undefined) {
+    throw new ConnectError(
+      error === 'access_denied' ? 'access_denied' : 'provider_error',
+      error === 'access_denied'
+        ? 'Connecting was cancelled at the authorization server.'
+        : `The authorization server refused the connect (${error.slice(0, 100)}).`,
+      flow,
+    );
+  }
+  if (code === undefined || code.length > 2000) {
+    throw new ConnectError('provider_error', 'The authorization server sent no code.', flow);
+  }
+  return code;
 }
 
 function envPrefix(providerId: string): string {
   return providerId.toUpperCase().replace(/[^A-Z0-9]/g, '_');
-}
-
-function hashOf(state: string): string {
-  return createHash('sha256').update(state).digest('hex');
 }

@@ -61,81 +61,104 @@ export interface ReconnectNeeded {
 export async function runConnectionsList(
   options: ConnectionsListOptions,
 ): Promise<ListedConnection[]> {
-  const { io } = options;
   const api = await signedInApi(options);
-  let connections: ListedConnection[];
-  let reconnect: ReconnectNeeded[] | undefined;
-  if (options.team) {
-    const answer = await api.call({
-      method: 'GET',
-      path: '/api/team/connections',
-      schema: teamConnectionList,
-    });
-    connections = answer.connections.map((item) => ({
-      kind: 'secret' as const,
-      id: item.id,
-      toolId: item.toolId,
-      instanceName: item.instanceName,
-      maskedSecret: item.maskedSecret ?? null,
-      workspaceId: item.workspaceId,
-      parentId: null,
-      team: true,
-      createdAt: item.createdAt,
-    }));
-  } else {
-    const userId = await api.userId();
-    const [answer, caller] = await Promise.all([
-      api.call({
-        method: 'GET',
-        path: '/api/connections',
-        query: { userId },
-        schema: connectionList,
-      }),
-      api.call({ method: 'GET', path: '/api/me', schema: me }),
-    ]);
-    // An admin's token acting for another user (GATEWAY_USER_ID) sees only that user's secrets.
-    const own = caller.kind === 'user' && caller.userId === userId;
-    const links = own ? (caller.linkedAccounts ?? []) : [];
-    connections = answer.connections.map((item) => ({
-      kind: 'secret' as const,
-      id: item.id,
-      toolId: item.tool_id,
-      instanceName: item.instance_name,
-      maskedSecret: item.masked_secret,
-      workspaceId: item.workspace_id,
-      parentId: item.parent_id,
-      team: false,
-      createdAt: item.created_at,
-    }));
-    for (const link of links) {
-      connections.push({
-        kind: 'oauth',
-        id: link.id,
-        toolId: link.providerId,
-        instanceName: 'linked account',
-        maskedSecret: null,
-        workspaceId: null,
-        parentId: null,
-        team: false,
-        createdAt: typeof link.createdAt === 'string' ? link.createdAt : link.updatedAt,
-      });
-    }
-    reconnect = links
-      .filter((account) => account.needsReconnect === true)
-      .map((account) => ({
-        providerId: account.providerId,
-        accountId: account.id,
-        command: `gateway connect ${account.providerId}`,
-        reason: 'refused' as const,
-      }));
-    if (own && connections.some((item) => item.toolId.startsWith(UPSTREAM_PREFIX))) {
-      reconnect.push(...(await upstreamsToReconnect(api, userId)));
-    }
-  }
+  const { connections, reconnect } = options.team
+    ? { connections: await teamConnections(api), reconnect: undefined }
+    : await ownConnections(api);
   if (options.json) {
-    printJson(io, reconnect === undefined ? { connections } : { connections, reconnect });
+    printJson(options.io, reconnect === undefined ? { connections } : { connections, reconnect });
     return connections;
   }
+  printConnections(options, api.base, connections, reconnect);
+  return connections;
+}
+
+/** The team's connections, from `GET /api/team/connections`. */
+async function teamConnections(api: GatewayApi): Promise<ListedConnection[]> {
+  const answer = await api.call({
+    method: 'GET',
+    path: '/api/team/connections',
+    schema: teamConnectionList,
+  });
+  return answer.connections.map((item) => ({
+    kind: 'secret' as const,
+    id: item.id,
+    toolId: item.toolId,
+    instanceName: item.instanceName,
+    maskedSecret: item.maskedSecret ?? null,
+    workspaceId: item.workspaceId,
+    parentId: null,
+    team: true,
+    createdAt: item.createdAt,
+  }));
+}
+
+/**
+ * The user's own connections: their secrets, their linked accounts (only when they act for
+ * themselves), and which of those need connecting again.
+ */
+async function ownConnections(
+  api: GatewayApi,
+): Promise<{ connections: ListedConnection[]; reconnect: ReconnectNeeded[] }> {
+  const userId = await api.userId();
+  const [answer, caller] = await Promise.all([
+    api.call({
+      method: 'GET',
+      path: '/api/connections',
+      query: { userId },
+      schema: connectionList,
+    }),
+    api.call({ method: 'GET', path: '/api/me', schema: me }),
+  ]);
+  // An admin's token acting for another user (GATEWAY_USER_ID) sees only that user's secrets.
+  const own = caller.kind === 'user' && caller.userId === userId;
+  const links = own ? (caller.linkedAccounts ?? []) : [];
+  const connections: ListedConnection[] = answer.connections.map((item) => ({
+    kind: 'secret' as const,
+    id: item.id,
+    toolId: item.tool_id,
+    instanceName: item.instance_name,
+    maskedSecret: item.masked_secret,
+    workspaceId: item.workspace_id,
+    parentId: item.parent_id,
+    team: false,
+    createdAt: item.created_at,
+  }));
+  for (const link of links) {
+    connections.push({
+      kind: 'oauth',
+      id: link.id,
+      toolId: link.providerId,
+      instanceName: 'linked account',
+      maskedSecret: null,
+      workspaceId: null,
+      parentId: null,
+      team: false,
+      createdAt: typeof link.createdAt === 'string' ? link.createdAt : link.updatedAt,
+    });
+  }
+  const reconnect: ReconnectNeeded[] = links
+    .filter((account) => account.needsReconnect === true)
+    .map((account) => ({
+      providerId: account.providerId,
+      accountId: account.id,
+      command: `gateway connect ${account.providerId}`,
+      reason: 'refused' as const,
+    }));
+  if (own && connections.some((item) => item.toolId.startsWith(UPSTREAM_PREFIX))) {
+    reconnect.push(...(await upstreamsToReconnect(api, userId)));
+  }
+  return { connections, reconnect };
+}
+
+/** The connections as a table, then what needs connecting again. */
+function printConnections(
+  options: ConnectionsListOptions,
+  base: string,
+  connections: ListedConnection[],
+  reconnect: ReconnectNeeded[] | undefined,
+): void {
+  const { io } = options;
   const c = createColors(io);
   const reconnectLines = () => {
     for (const item of reconnect ?? [])
@@ -148,7 +171,7 @@ export async function runConnectionsList(
         : 'No connections yet; add one with `gateway connect <tool>`.\n',
     );
     reconnectLines();
-    return connections;
+    return;
   }
   printTable(
     io,
@@ -164,11 +187,10 @@ export async function runConnectionsList(
   );
   if (connections.some((item) => item.kind === 'oauth')) {
     io.stdout.write(
-      `OAuth accounts are disconnected on the Tools tab of ${api.base}; \`gateway connections rm\` removes the others.\n`,
+      `OAuth accounts are disconnected on the Tools tab of ${base}; \`gateway connections rm\` removes the others.\n`,
     );
   }
   reconnectLines();
-  return connections;
 }
 
 /** The tool id of a connection to an upstream MCP source: `mcp.<source id>`. */

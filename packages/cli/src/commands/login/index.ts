@@ -9,7 +9,7 @@ import { resolveServerUrl } from '../../credentials/session.js';
 import { writeDefaultUrl } from '../../credentials/settings.js';
 import type { BrowserOpener } from '../../loopback/browser.js';
 import { runBrowserFlow } from '../../loopback/browser-flow.js';
-import { createPkce, createState } from '../../loopback/pkce.js';
+import { createPkce, createState, type Pkce } from '../../loopback/pkce.js';
 import { createColors } from '../../output/color.js';
 import type { Io } from '../../output/io.js';
 import { formatMoment } from '../../output/moment.js';
@@ -61,17 +61,46 @@ export interface LoginResult {
  */
 export async function runLogin(options: LoginOptions): Promise<LoginResult> {
   const { io } = options;
-  const c = createColors(io);
   const base = await resolveServerUrl(io, options.url);
   const client = { base, io, ...(options.fetch === undefined ? {} : { fetch: options.fetch }) };
   // Fails fast on a wrong URL, rather than after the browser shows an error and 5 minutes pass.
   await callGateway(client, { method: 'GET', path: '/healthz', schema: health });
-  const state = createState();
   const pkce = createPkce();
-  let redirectUri = '';
+  const { code, redirectUri } = await signInInBrowser(options, base, pkce);
+  const issued = await callGateway(client, {
+    method: 'POST',
+    path: '/api/cli/token',
+    body: { code, code_verifier: pkce.verifier, redirect_uri: redirectUri },
+    schema: cliTokenIssued,
+  });
+  const email = await emailOf(client, issued.token);
+  const saved = await storeToken(options, base, issued);
+  const result: LoginResult = {
+    url: base,
+    userId: issued.userId,
+    ...(email === undefined ? {} : { email }),
+    tokenId: issued.id,
+    ...(issued.expiresAt === undefined ? {} : { expiresAt: issued.expiresAt }),
+    store: saved.source,
+    ...(saved.source === 'file' ? { file: saved.file } : {}),
+  };
+  reportLogin(options, result, saved);
+  return result;
+}
 
+/**
+ * The one-time code the browser brings back to the loopback listener, and the redirect URI it
+ * was sent to (the token exchange names it again).
+ */
+async function signInInBrowser(
+  options: LoginOptions,
+  base: string,
+  pkce: Pkce,
+): Promise<{ code: string; redirectUri: string }> {
+  const state = createState();
+  let redirectUri = '';
   const code = await runBrowserFlow({
-    io,
+    io: options.io,
     browser: options.browser,
     openBrowser: options.openBrowser,
     timeoutMs: options.timeoutMs,
@@ -88,27 +117,7 @@ export async function runLogin(options: LoginOptions): Promise<LoginResult> {
       });
       return `${base}/cli/authorize?${query}`;
     },
-    accept(query) {
-      // State first: an answer to some other request says nothing this flow should believe.
-      if (query.get('state') !== state) {
-        throw new CliError(
-          'The browser answered a different sign-in request (state mismatch); run `gateway login` again',
-        );
-      }
-      const error = query.get('error');
-      if (error !== null) {
-        throw new CliError(
-          error === 'access_denied'
-            ? 'Sign-in was denied in the browser; run `gateway login` again to retry'
-            : `Sign-in failed in the browser (${error}); run \`gateway login\` again`,
-          { exitCode: 4 },
-        );
-      }
-      const value = query.get('code');
-      if (!value)
-        throw new CliError('The browser came back without a code; run `gateway login` again');
-      return value;
-    },
+    accept: (query) => codeOf(query, state),
     success: {
       title: 'Signed in',
       message: 'The gateway command line is signed in. You can close this tab.',
@@ -116,16 +125,41 @@ export async function runLogin(options: LoginOptions): Promise<LoginResult> {
     timeoutMessage: (duration) =>
       `Timed out after ${duration} waiting for the browser; run \`gateway login\` again`,
   });
+  return { code, redirectUri };
+}
 
-  const issued = await callGateway(client, {
-    method: 'POST',
-    path: '/api/cli/token',
-    body: { code, code_verifier: pkce.verifier, redirect_uri: redirectUri },
-    schema: cliTokenIssued,
-  });
+/** The code of the browser's answer to the request of `state`; a CliError for anything else. */
+function codeOf(query: URLSearchParams, state: string): string {
+  // State first: an answer to some other request says nothing this flow should believe.
+  if (query.get('state') !== state) {
+    throw new CliError(
+      'The browser answered a different sign-in request (state mismatch); run `gateway login` again',
+    );
+  }
+  const error = query.get('error');
+  if (error !== null) {
+    throw new CliError(
+      error === 'access_denied'
+        ? 'Sign-in was denied in the browser; run `gateway login` again to retry'
+        : `Sign-in failed in the browser (${error}); run \`gateway login\` again`,
+      { exitCode: 4 },
+    );
+  }
+  const value = query.get('code');
+  if (!value) throw new CliError('The browser came back without a code; run `gateway login` again');
+  return value;
+}
 
-  const email = await emailOf(client, issued.token);
-
+/**
+ * Stores the issued token for `base` (the keychain, else the credentials file), makes `base` the
+ * default gateway, and revokes the token stored before for it.
+ */
+async function storeToken(
+  options: LoginOptions,
+  base: string,
+  issued: { token: string; userId: string; id: string },
+) {
+  const { io } = options;
   const store = new CredentialStore({ env: io.env, keychain: options.keychain });
   const previous = await store.load(base);
   const saved = await store.save({
@@ -143,25 +177,26 @@ export async function runLogin(options: LoginOptions): Promise<LoginResult> {
       options.fetch,
     );
   }
+  return saved;
+}
 
-  const result: LoginResult = {
-    url: base,
-    userId: issued.userId,
-    ...(email === undefined ? {} : { email }),
-    tokenId: issued.id,
-    ...(issued.expiresAt === undefined ? {} : { expiresAt: issued.expiresAt }),
-    store: saved.source,
-    ...(saved.source === 'file' ? { file: saved.file } : {}),
-  };
+/** Says who is signed in where (or prints the result as JSON), and warns of what undermines it. */
+function reportLogin(
+  options: LoginOptions,
+  result: LoginResult,
+  saved: { source: 'keychain' } | { source: 'file'; file: string },
+): void {
+  const { io } = options;
+  const c = createColors(io);
   if (options.json) printJson(io, result);
   else {
     const until =
-      issued.expiresAt === undefined
+      result.expiresAt === undefined
         ? ''
-        : `; the sign-in expires on ${formatMoment(issued.expiresAt)}`;
+        : `; the sign-in expires on ${formatMoment(result.expiresAt)}`;
     // People know themselves by their email, not by an id (issue 18).
-    const who = email ?? `user ${issued.userId}`;
-    io.stdout.write(`${c.green('✓')} Signed in to ${base} as ${who}${until}\n`);
+    const who = result.email ?? `user ${result.userId}`;
+    io.stdout.write(`${c.green('✓')} Signed in to ${result.url} as ${who}${until}\n`);
     if (saved.source === 'keychain') io.stdout.write('  The token is stored in the OS keychain.\n');
   }
   if (saved.source === 'file') {
@@ -174,7 +209,6 @@ export async function runLogin(options: LoginOptions): Promise<LoginResult> {
       `${c.yellow('warning:')} GATEWAY_TOKEN is set and overrides this sign-in; unset it to use it\n`,
     );
   }
-  return result;
 }
 
 /**

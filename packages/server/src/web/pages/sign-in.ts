@@ -109,149 +109,165 @@ function withCookies(c: AppContext, cookies: readonly string[]): void {
  * goes through better-auth's own endpoints, rate limits and first-user-admin hook.
  */
 export function mountSignInPages(kit: WebKit): void {
-  const { app, services, authenticate } = kit;
-  const signedIn = async (c: AppContext) =>
-    (await viewerOf(c, services.database, authenticate)) !== undefined;
-  const render = async (
-    c: AppContext,
-    title: string,
-    body: Html,
-    status: ContentfulStatusCode = 200,
-  ) => htmlPage(c, layout({ title, body, narrow: true, flash: takeFlash(c) }), status);
+  const { app } = kit;
+  app.get('/', async (c) => c.redirect((await signedIn(kit, c)) ? '/tools' : '/sign-in', 302));
+  app.get('/sign-in', (c) => showSignIn(kit, c));
+  app.get('/sign-up', (c) => showSignUp(kit, c));
+  app.post('/sign-in', (c) => signInWithPassword(kit, c));
+  app.post('/sign-up', (c) => signUpWithPassword(kit, c));
+  app.post('/sign-in/social', (c) => signInWithProvider(kit, c));
+  app.post('/sign-out', (c) => signOut(kit, c));
+}
 
-  app.get('/', async (c) => c.redirect((await signedIn(c)) ? '/tools' : '/sign-in', 302));
+/** Whether the request comes from a signed-in browser. */
+async function signedIn(kit: WebKit, c: AppContext): Promise<boolean> {
+  return (await viewerOf(c, kit.services.database, kit.authenticate)) !== undefined;
+}
 
-  app.get('/sign-in', async (c) => {
-    const next = nextOf(c.req.query('next'));
-    const code = c.req.query('error');
-    if (await signedIn(c)) {
-      // A connect that failed before better-auth knew where to send it back (a state mismatch, a
-      // replayed callback) lands here: word it on the Tools tab, where it was started.
-      return c.redirect(
-        code === undefined ? next : `/tools?error=${encodeURIComponent(code)}`,
-        302,
+/** A page of the narrow layout, for a browser not signed in. */
+function narrowPage(c: AppContext, title: string, body: Html, status: ContentfulStatusCode = 200) {
+  return htmlPage(c, layout({ title, body, narrow: true, flash: takeFlash(c) }), status);
+}
+
+/** `GET /sign-in`: the form, saying why a provider sign-in came back refused. */
+async function showSignIn(kit: WebKit, c: AppContext) {
+  const { services } = kit;
+  const next = nextOf(c.req.query('next'));
+  const code = c.req.query('error');
+  if (await signedIn(kit, c)) {
+    // A connect that failed before better-auth knew where to send it back (a state mismatch, a
+    // replayed callback) lands here: word it on the Tools tab, where it was started.
+    return c.redirect(code === undefined ? next : `/tools?error=${encodeURIComponent(code)}`, 302);
+  }
+  // A sign-up the policy refused on the way back from a provider: worded from the code and
+  // the current policy, never from text in the URL.
+  const refusal = asSignupRefusal(code);
+  const error = refusal
+    ? signupRefusalText(services.signup, refusal)
+    : code && oauthErrorText(code);
+  return narrowPage(c, 'Sign in', signInBody(kit, { next, error }));
+}
+
+/** `GET /sign-up`: the form; an invite link's token goes into a cookie first. */
+async function showSignUp(kit: WebKit, c: AppContext) {
+  const { services } = kit;
+  const next = nextOf(c.req.query('next'));
+  if (await signedIn(kit, c)) return c.redirect(next, 302);
+  const token = c.req.query('invite');
+  if (token !== undefined) {
+    // Into the cookie, then off the address bar, history and Referer.
+    if (await takeInvite(c, services, token)) {
+      return seeOther(
+        c,
+        next === '/tools' ? '/sign-up' : `/sign-up?next=${encodeURIComponent(next)}`,
       );
     }
-    // A sign-up the policy refused on the way back from a provider: worded from the code and
-    // the current policy, never from text in the URL.
-    const refusal = asSignupRefusal(code);
-    const error = refusal
-      ? signupRefusalText(services.signup, refusal)
-      : code && oauthErrorText(code);
-    return render(c, 'Sign in', signInBody(kit, { next, error }));
-  });
+    return narrowPage(c, 'Create account', await signUpBody(kit, c, { next, inviteInvalid: true }));
+  }
+  return narrowPage(c, 'Create account', await signUpBody(kit, c, { next }));
+}
 
-  app.get('/sign-up', async (c) => {
-    const next = nextOf(c.req.query('next'));
-    if (await signedIn(c)) return c.redirect(next, 302);
-    const token = c.req.query('invite');
-    if (token !== undefined) {
-      // Into the cookie, then off the address bar, history and Referer.
-      if (await takeInvite(c, services, token)) {
-        return seeOther(
-          c,
-          next === '/tools' ? '/sign-up' : `/sign-up?next=${encodeURIComponent(next)}`,
-        );
-      }
-      return render(c, 'Create account', await signUpBody(kit, c, { next, inviteInvalid: true }));
-    }
-    return render(c, 'Create account', await signUpBody(kit, c, { next }));
+/** `POST /sign-in`: signs in with an email and a password. */
+async function signInWithPassword(kit: WebKit, c: AppContext) {
+  const { services } = kit;
+  const form = await readForm(c);
+  const next = nextOf(form.next);
+  const email = form.email ?? '';
+  const result = await callAuth(c, services, '/sign-in/email', {
+    email,
+    password: form.password ?? '',
   });
-
-  app.post('/sign-in', async (c) => {
-    const form = await readForm(c);
-    const next = nextOf(form.next);
-    const email = form.email ?? '';
-    const result = await callAuth(c, services, '/sign-in/email', {
-      email,
-      password: form.password ?? '',
-    });
-    if (result.status >= 200 && result.status < 300) {
-      withCookies(c, result.cookies);
-      return seeOther(c, next);
-    }
-    const error =
-      result.status === 429
-        ? 'Too many attempts from this address; wait a minute and try again.'
-        : authErrorMessage(result.json, 'Signing in failed.');
-    return render(
-      c,
-      'Sign in',
-      signInBody(kit, { next, error, email }),
-      result.status === 429 ? 429 : 401,
-    );
-  });
-
-  app.post('/sign-up', async (c) => {
-    const form = await readForm(c);
-    const next = nextOf(form.next);
-    const email = form.email ?? '';
-    const name = form.name?.trim() || email.split('@')[0] || email;
-    const result = await callAuth(c, services, '/sign-up/email', {
-      email,
-      password: form.password ?? '',
-      name,
-    });
-    if (result.status >= 200 && result.status < 300) {
-      withCookies(c, result.cookies);
-      dropInvite(c, services);
-      return seeOther(c, next, {
-        kind: 'ok',
-        text: `Welcome, ${name}.${(await hasToolsBelow(kit, result.json, next)) ? ' Connect your first tool below.' : ''}`,
-      });
-    }
-    const error =
-      result.status === 429
-        ? 'Too many attempts from this address; wait a minute and try again.'
-        : authErrorMessage(result.json, 'Creating the account failed.');
-    const status =
-      result.status === 429 || result.status === 409 || result.status === 403 ? result.status : 400;
-    return render(
-      c,
-      'Create account',
-      await signUpBody(kit, c, { next, error, email, name }),
-      status,
-    );
-  });
-
-  app.post('/sign-in/social', async (c) => {
-    const form = await readForm(c);
-    const next = nextOf(form.next);
-    const provider = services.auth.providers.find((candidate) => candidate.id === form.provider);
-    if (provider === undefined) {
-      return seeOther(c, '/sign-in', {
-        kind: 'error',
-        text: 'That sign-in provider is not set up here.',
-      });
-    }
-    const result = await callAuth(c, services, '/sign-in/social', {
-      provider: provider.id,
-      callbackURL: `${services.baseUrl}${next}`,
-      errorCallbackURL: `${services.baseUrl}/sign-in`,
-      disableRedirect: true,
-    });
-    const url = result.json.url;
-    if (result.status !== 200 || typeof url !== 'string') {
-      return seeOther(c, '/sign-in', {
-        kind: 'error',
-        text:
-          result.status === 429
-            ? 'Too many attempts from this address; wait a minute and try again.'
-            : result.status === 503
-              ? `${provider.name} cannot be reached right now, so signing in with it cannot start. Try again in a minute, or sign in with your password.`
-              : `Could not start signing in with ${provider.name}.`,
-      });
-    }
+  if (result.status >= 200 && result.status < 300) {
     withCookies(c, result.cookies);
-    c.header('Cache-Control', 'no-store');
-    return c.redirect(url, 303);
-  });
+    return seeOther(c, next);
+  }
+  const error =
+    result.status === 429
+      ? 'Too many attempts from this address; wait a minute and try again.'
+      : authErrorMessage(result.json, 'Signing in failed.');
+  return narrowPage(
+    c,
+    'Sign in',
+    signInBody(kit, { next, error, email }),
+    result.status === 429 ? 429 : 401,
+  );
+}
 
-  app.post('/sign-out', async (c) => {
-    const result = await callAuth(c, services, '/sign-out', {});
-    withCookies(c, result.cookies);
-    return seeOther(c, '/sign-in', { kind: 'info', text: 'You are signed out.' });
+/** `POST /sign-up`: creates an account with an email and a password. */
+async function signUpWithPassword(kit: WebKit, c: AppContext) {
+  const { services } = kit;
+  const form = await readForm(c);
+  const next = nextOf(form.next);
+  const email = form.email ?? '';
+  const name = form.name?.trim() || email.split('@')[0] || email;
+  const result = await callAuth(c, services, '/sign-up/email', {
+    email,
+    password: form.password ?? '',
+    name,
   });
+  if (result.status >= 200 && result.status < 300) {
+    withCookies(c, result.cookies);
+    dropInvite(c, services);
+    return seeOther(c, next, {
+      kind: 'ok',
+      text: `Welcome, ${name}.${(await hasToolsBelow(kit, result.json, next)) ? ' Connect your first tool below.' : ''}`,
+    });
+  }
+  const error =
+    result.status === 429
+      ? 'Too many attempts from this address; wait a minute and try again.'
+      : authErrorMessage(result.json, 'Creating the account failed.');
+  const status =
+    result.status === 429 || result.status === 409 || result.status === 403 ? result.status : 400;
+  return narrowPage(
+    c,
+    'Create account',
+    await signUpBody(kit, c, { next, error, email, name }),
+    status,
+  );
+}
+
+/** `POST /sign-in/social`: sends the browser to a provider to sign in there. */
+async function signInWithProvider(kit: WebKit, c: AppContext) {
+  const { services } = kit;
+  const form = await readForm(c);
+  const next = nextOf(form.next);
+  const provider = services.auth.providers.find((candidate) => candidate.id === form.provider);
+  if (provider === undefined) {
+    return seeOther(c, '/sign-in', {
+      kind: 'error',
+      text: 'That sign-in provider is not set up here.',
+    });
+  }
+  const result = await callAuth(c, services, '/sign-in/social', {
+    provider: provider.id,
+    callbackURL: `${services.baseUrl}${next}`,
+    errorCallbackURL: `${services.baseUrl}/sign-in`,
+    disableRedirect: true,
+  });
+  const url = result.json.url;
+  if (result.status !== 200 || typeof url !== 'string') {
+    return seeOther(c, '/sign-in', {
+      kind: 'error',
+      text:
+        result.status === 429
+          ? 'Too many attempts from this address; wait a minute and try again.'
+          : result.status === 503
+            ? `${provider.name} cannot be reached right now, so signing in with it cannot start. Try again in a minute, or sign in with your password.`
+            : `Could not start signing in with ${provider.name}.`,
+    });
+  }
+  withCookies(c, result.cookies);
+  c.header('Cache-Control', 'no-store');
+  return c.redirect(url, 303);
+}
+
+/** `POST /sign-out`: ends the session. */
+async function signOut(kit: WebKit, c: AppContext) {
+  const { services } = kit;
+  const result = await callAuth(c, services, '/sign-out', {});
+  withCookies(c, result.cookies);
+  return seeOther(c, '/sign-in', { kind: 'info', text: 'You are signed out.' });
 }
 
 /**

@@ -201,35 +201,41 @@ function toolFilterForm(q: string, state: string, plugins: ToolStatus['plugins']
  * instances, and Disconnect.
  */
 export function mountToolsPage(kit: WebKit): void {
-  const { app, services } = kit;
+  const { app } = kit;
+  app.get('/tools', page(kit, toolsPage));
+  app.post('/tools/connections', action(kit, '/tools', saveConnection));
+  app.post('/tools/connections/:id/delete', action(kit, '/tools', disconnect));
+  app.post('/tools/oauth/:provider/connect', action(kit, '/tools', connectProvider));
+  app.post('/tools/oauth/:provider/disconnect', action(kit, '/tools', unlinkProvider));
+}
 
-  app.get(
-    '/tools',
-    page(kit, async (ctx) => {
-      const status = await ctx.api.get(
-        withQuery('/api/tools/status', { userId: ctx.viewer.id }),
-        toolStatusSchema,
-      );
-      const connected = ctx.c.req.query('connected');
-      const connectedName =
-        services.auth.providers.find((p) => p.id === connected)?.name ??
-        (connected?.startsWith(UPSTREAM_PREFIX) &&
-        (await services.upstreamOAuth.isOAuthSource(connected.slice(UPSTREAM_PREFIX.length)))
-          ? `The upstream MCP server ${connected.slice(UPSTREAM_PREFIX.length)}`
-          : connected !== undefined &&
-              (await services.upstreamOAuth.isOAuthSource(pluginOAuthKey(connected)))
-            ? connected
-            : undefined);
-      const error = ctx.c.req.query('error');
-      const q = (ctx.c.req.query('q') ?? '').trim().slice(0, 200);
-      const state = ctx.c.req.query('state') ?? '';
-      const plugins = filterPlugins(status.plugins, q, state);
-      const notices = html`${connectedName === undefined ? '' : html`<p class="notice ok" role="status">${connectedName} connected.</p>`}${
-        error === undefined
-          ? ''
-          : html`<p class="notice error" role="alert">${oauthErrorText(error)}</p>`
-      }`;
-      const body = html`<div class="page-head"><div><h1>Tools</h1>
+/** `GET /tools`: the viewer's tools by plugin, filtered, with what a connect just did. */
+async function toolsPage(ctx: PageContext): Promise<Response> {
+  const { services } = ctx;
+  const status = await ctx.api.get(
+    withQuery('/api/tools/status', { userId: ctx.viewer.id }),
+    toolStatusSchema,
+  );
+  const connected = ctx.c.req.query('connected');
+  const connectedName =
+    services.auth.providers.find((p) => p.id === connected)?.name ??
+    (connected?.startsWith(UPSTREAM_PREFIX) &&
+    (await services.upstreamOAuth.isOAuthSource(connected.slice(UPSTREAM_PREFIX.length)))
+      ? `The upstream MCP server ${connected.slice(UPSTREAM_PREFIX.length)}`
+      : connected !== undefined &&
+          (await services.upstreamOAuth.isOAuthSource(pluginOAuthKey(connected)))
+        ? connected
+        : undefined);
+  const error = ctx.c.req.query('error');
+  const q = (ctx.c.req.query('q') ?? '').trim().slice(0, 200);
+  const state = ctx.c.req.query('state') ?? '';
+  const plugins = filterPlugins(status.plugins, q, state);
+  const notices = html`${connectedName === undefined ? '' : html`<p class="notice ok" role="status">${connectedName} connected.</p>`}${
+    error === undefined
+      ? ''
+      : html`<p class="notice error" role="alert">${oauthErrorText(error)}</p>`
+  }`;
+  const body = html`<div class="page-head"><div><h1>Tools</h1>
 <p class="lead">Every tool your role <code>${status.roleId}</code> allows, grouped by plugin, and who connects what it needs.</p></div></div>
 ${notices}
 ${
@@ -247,120 +253,112 @@ ${secretDialog({
   fields: ['toolId', 'parentId'],
   note: 'Stored encrypted. After saving, only its last four characters are ever shown.',
 })}`;
-      return ctx.render({ title: 'Tools', active: 'tools', body });
-    }),
-  );
+  return ctx.render({ title: 'Tools', active: 'tools', body });
+}
 
-  app.post(
-    '/tools/connections',
-    action(kit, '/tools', async (ctx, form) => {
-      const toolId = form.toolId ?? '';
-      const created = await ctx.api.send(
-        'POST',
-        '/api/connections',
-        {
-          userId: ctx.viewer.id,
-          toolId,
-          instanceName: form.instanceName?.trim() ?? '',
-          secret: form.secret ?? '',
-          ...(form.parentId ? { parentId: form.parentId } : {}),
-        },
-        connectionCreatedSchema,
-      );
-      return seeOther(ctx.c, `/tools#provider-${encodeURIComponent(toolId)}`, {
-        kind: 'ok',
-        text: `Saved “${created.instanceName}” (${created.maskedSecret}).`,
-      });
-    }),
+/** `POST /tools/connections`: stores an API key (or a nested instance) as the user's connection. */
+async function saveConnection(ctx: PageContext, form: Record<string, string>): Promise<Response> {
+  const toolId = form.toolId ?? '';
+  const created = await ctx.api.send(
+    'POST',
+    '/api/connections',
+    {
+      userId: ctx.viewer.id,
+      toolId,
+      instanceName: form.instanceName?.trim() ?? '',
+      secret: form.secret ?? '',
+      ...(form.parentId ? { parentId: form.parentId } : {}),
+    },
+    connectionCreatedSchema,
   );
+  return seeOther(ctx.c, `/tools#provider-${encodeURIComponent(toolId)}`, {
+    kind: 'ok',
+    text: `Saved “${created.instanceName}” (${created.maskedSecret}).`,
+  });
+}
 
-  app.post(
-    '/tools/connections/:id/delete',
-    action(kit, '/tools', async (ctx) => {
-      const id = ctx.c.req.param('id') ?? '';
-      const { deleted } = await ctx.api.send(
-        'DELETE',
-        withQuery(`/api/connections/${encodeURIComponent(id)}`, { userId: ctx.viewer.id }),
-        undefined,
-        deletedSchema,
-      );
-      const nested = deleted.length - 1;
-      return seeOther(ctx.c, '/tools', {
-        kind: 'ok',
-        text:
-          nested > 0
-            ? `Disconnected, with ${nested} nested instance${nested === 1 ? '' : 's'}.`
-            : 'Disconnected.',
-      });
-    }),
+/** `POST /tools/connections/:id/delete`: removes a connection and the instances nested in it. */
+async function disconnect(ctx: PageContext): Promise<Response> {
+  const id = ctx.c.req.param('id') ?? '';
+  const { deleted } = await ctx.api.send(
+    'DELETE',
+    withQuery(`/api/connections/${encodeURIComponent(id)}`, { userId: ctx.viewer.id }),
+    undefined,
+    deletedSchema,
   );
+  const nested = deleted.length - 1;
+  return seeOther(ctx.c, '/tools', {
+    kind: 'ok',
+    text:
+      nested > 0
+        ? `Disconnected, with ${nested} nested instance${nested === 1 ? '' : 's'}.`
+        : 'Disconnected.',
+  });
+}
 
-  app.post(
-    '/tools/oauth/:provider/connect',
-    action(kit, '/tools', async (ctx) => {
-      const param = ctx.c.req.param('provider') ?? '';
-      if (connectsAsUpstream(param)) return connectUpstream(kit, ctx, param);
-      const provider = services.auth.providers.find((p) => p.id === param);
-      if (provider === undefined) {
-        return seeOther(ctx.c, '/tools', {
-          kind: 'error',
-          text: 'That provider is not set up on this server.',
-        });
-      }
-      const started = await startProviderLink(ctx.c, services, provider.id, {
-        callbackURL: `${services.baseUrl}/tools?connected=${encodeURIComponent(provider.id)}`,
-        errorCallbackURL: `${services.baseUrl}/tools`,
-      });
-      if ('error' in started) {
-        return seeOther(ctx.c, '/tools', {
-          kind: 'error',
-          text:
-            started.error === 'rate_limited'
-              ? 'Too many attempts; wait a minute and try again.'
-              : started.error === 'provider_unavailable'
-                ? `${provider.name} cannot be reached right now, so connecting it cannot start. Try again in a minute.`
-                : `Could not start connecting ${provider.name}.`,
-        });
-      }
-      for (const cookie of started.cookies ?? []) {
-        ctx.c.header('Set-Cookie', cookie, { append: true });
-      }
-      ctx.c.header('Cache-Control', 'no-store');
-      return ctx.c.redirect(started.url, 303);
-    }),
-  );
+/** `POST /tools/oauth/:provider/connect`: starts linking the user's account at a provider or an upstream. */
+async function connectProvider(ctx: PageContext): Promise<Response> {
+  const { services } = ctx;
+  const param = ctx.c.req.param('provider') ?? '';
+  if (connectsAsUpstream(param)) return connectUpstream(ctx, param);
+  const provider = services.auth.providers.find((p) => p.id === param);
+  if (provider === undefined) {
+    return seeOther(ctx.c, '/tools', {
+      kind: 'error',
+      text: 'That provider is not set up on this server.',
+    });
+  }
+  const started = await startProviderLink(ctx.c, services, provider.id, {
+    callbackURL: `${services.baseUrl}/tools?connected=${encodeURIComponent(provider.id)}`,
+    errorCallbackURL: `${services.baseUrl}/tools`,
+  });
+  if ('error' in started) {
+    return seeOther(ctx.c, '/tools', {
+      kind: 'error',
+      text:
+        started.error === 'rate_limited'
+          ? 'Too many attempts; wait a minute and try again.'
+          : started.error === 'provider_unavailable'
+            ? `${provider.name} cannot be reached right now, so connecting it cannot start. Try again in a minute.`
+            : `Could not start connecting ${provider.name}.`,
+    });
+  }
+  for (const cookie of started.cookies ?? []) {
+    ctx.c.header('Set-Cookie', cookie, { append: true });
+  }
+  ctx.c.header('Cache-Control', 'no-store');
+  return ctx.c.redirect(started.url, 303);
+}
 
-  app.post(
-    '/tools/oauth/:provider/disconnect',
-    action(kit, '/tools', async (ctx) => {
-      const provider = services.auth.providers.find((p) => p.id === ctx.c.req.param('provider'));
-      if (provider === undefined) {
-        return seeOther(ctx.c, '/tools', {
-          kind: 'error',
-          text: 'That provider is not set up on this server.',
-        });
-      }
-      const accountId = await findLinkedAccountId(services.database.db, ctx.viewer.id, provider.id);
-      if (accountId === undefined) {
-        return seeOther(ctx.c, '/tools', {
-          kind: 'info',
-          text: `Your ${provider.name} account is not linked.`,
-        });
-      }
-      const result = await callAuth(ctx.c, services, '/unlink-account', { accountId });
-      if (result.status >= 200 && result.status < 300) {
-        return seeOther(ctx.c, '/tools', {
-          kind: 'ok',
-          text: `${provider.name} account disconnected.`,
-        });
-      }
-      const error = z.object({ error: z.object({ message: z.string() }) }).safeParse(result.json);
-      return seeOther(ctx.c, '/tools', {
-        kind: 'error',
-        text: error.success ? error.data.error.message : `Could not disconnect ${provider.name}.`,
-      });
-    }),
-  );
+/** `POST /tools/oauth/:provider/disconnect`: unlinks the user's account at a sign-in provider. */
+async function unlinkProvider(ctx: PageContext): Promise<Response> {
+  const { services } = ctx;
+  const provider = services.auth.providers.find((p) => p.id === ctx.c.req.param('provider'));
+  if (provider === undefined) {
+    return seeOther(ctx.c, '/tools', {
+      kind: 'error',
+      text: 'That provider is not set up on this server.',
+    });
+  }
+  const accountId = await findLinkedAccountId(services.database.db, ctx.viewer.id, provider.id);
+  if (accountId === undefined) {
+    return seeOther(ctx.c, '/tools', {
+      kind: 'info',
+      text: `Your ${provider.name} account is not linked.`,
+    });
+  }
+  const result = await callAuth(ctx.c, services, '/unlink-account', { accountId });
+  if (result.status >= 200 && result.status < 300) {
+    return seeOther(ctx.c, '/tools', {
+      kind: 'ok',
+      text: `${provider.name} account disconnected.`,
+    });
+  }
+  const error = z.object({ error: z.object({ message: z.string() }) }).safeParse(result.json);
+  return seeOther(ctx.c, '/tools', {
+    kind: 'error',
+    text: error.success ? error.data.error.message : `Could not disconnect ${provider.name}.`,
+  });
 }
 
 /**
@@ -368,12 +366,12 @@ ${secretDialog({
  * plugin's own OAuth provider (`@<id>`): to its authorization server, back at the gateway's
  * callback, then the Tools tab.
  */
-async function connectUpstream(kit: WebKit, ctx: PageContext, provider: string): Promise<Response> {
+async function connectUpstream(ctx: PageContext, provider: string): Promise<Response> {
   // `@<id>`, a plugin's own OAuth provider, is its own key in the upstream OAuth flow.
   const sourceId = provider.startsWith(UPSTREAM_PREFIX)
     ? provider.slice(UPSTREAM_PREFIX.length)
     : provider;
-  const started = await startUpstreamConnect(kit.services.upstreamOAuth, {
+  const started = await startUpstreamConnect(ctx.services.upstreamOAuth, {
     userId: ctx.viewer.id,
     sourceId,
     returnTo: { kind: 'web' },

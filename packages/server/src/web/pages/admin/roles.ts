@@ -11,7 +11,7 @@ import { type Preview, previewPatterns } from '../../../role-preview/index.js';
 import { userListSchema } from '../../../users/index.js';
 import { confirmForm, pill } from '../../components.js';
 import { type Html, html } from '../../html.js';
-import { action, page, seeOther, type WebKit } from '../../kit.js';
+import { action, type PageContext, page, seeOther, type WebKit } from '../../kit.js';
 import { adminHead } from './admin-nav.js';
 
 /** The patterns of a textarea: one a line, blanks dropped. */
@@ -96,19 +96,22 @@ ${
  * preview route compiles them with the sdk's matcher), create and delete roles.
  */
 export function mountRolesPage(kit: WebKit): void {
-  const { app, services } = kit;
+  const { app } = kit;
+  app.get('/admin/roles', page(kit, rolesPage, { admin: true }));
+  app.post('/admin/roles', action(kit, '/admin/roles', createRole, { admin: true }));
+  app.post('/admin/roles/:id', action(kit, '/admin/roles', saveRole, { admin: true }));
+  app.post('/admin/roles/:id/delete', action(kit, '/admin/roles', deleteRole, { admin: true }));
+}
 
-  app.get(
-    '/admin/roles',
-    page(
-      kit,
-      async (ctx) => {
-        const [{ roles }, { users }] = await Promise.all([
-          ctx.api.get('/api/policy/roles', roleListSchema),
-          ctx.api.get('/api/users', userListSchema),
-        ]);
-        const count = (roleId: string) => users.filter((user) => user.roleId === roleId).length;
-        const body = html`${adminHead('roles', 'Roles decide which tools their users see and call.')}
+/** `GET /admin/roles`: a card per role, with its users' count, and the new role form. */
+async function rolesPage(ctx: PageContext): Promise<Response> {
+  const { services } = ctx;
+  const [{ roles }, { users }] = await Promise.all([
+    ctx.api.get('/api/policy/roles', roleListSchema),
+    ctx.api.get('/api/users', userListSchema),
+  ]);
+  const count = (roleId: string) => users.filter((user) => user.roleId === roleId).length;
+  const body = html`${adminHead('roles', 'Roles decide which tools their users see and call.')}
 ${roles.map((role) => roleCard(role, count(role.id), services))}
 <section class="card" aria-labelledby="new-role-title">
 <h2 id="new-role-title">New role</h2>
@@ -121,75 +124,50 @@ ${patternsField('new-role', [], previewPatterns([], services.plugins.tools()))}
 <div class="actions"><button type="submit">Create role</button></div>
 </form>
 </section>`;
-        return ctx.render({ title: 'Roles', active: 'admin', body });
-      },
-      { admin: true },
-    ),
-  );
+  return ctx.render({ title: 'Roles', active: 'admin', body });
+}
 
-  app.post(
-    '/admin/roles',
-    action(
-      kit,
-      '/admin/roles',
-      async (ctx, form) => {
-        const { created } = await ctx.api.send(
-          'POST',
-          '/api/policy/roles',
-          {
-            id: form.id?.trim() ?? '',
-            name: form.name ?? '',
-            patterns: patternLines(form.patterns),
-          },
-          roleCreatedSchema,
-        );
-        return seeOther(ctx.c, `/admin/roles#role-${created.id}`, {
-          kind: 'ok',
-          text: `Role “${created.name}” created.`,
-        });
-      },
-      { admin: true },
-    ),
+/** `POST /admin/roles`: creates a role. */
+async function createRole(ctx: PageContext, form: Record<string, string>): Promise<Response> {
+  const { created } = await ctx.api.send(
+    'POST',
+    '/api/policy/roles',
+    {
+      id: form.id?.trim() ?? '',
+      name: form.name ?? '',
+      patterns: patternLines(form.patterns),
+    },
+    roleCreatedSchema,
   );
+  return seeOther(ctx.c, `/admin/roles#role-${created.id}`, {
+    kind: 'ok',
+    text: `Role “${created.name}” created.`,
+  });
+}
 
-  app.post(
-    '/admin/roles/:id',
-    action(
-      kit,
-      '/admin/roles',
-      async (ctx, form) => {
-        const id = ctx.c.req.param('id') ?? '';
-        const { updated } = await ctx.api.send(
-          'PUT',
-          `/api/policy/roles/${encodeURIComponent(id)}`,
-          { id, name: form.name ?? '', patterns: patternLines(form.patterns) },
-          roleUpdatedSchema,
-        );
-        return seeOther(ctx.c, `/admin/roles#role-${updated.id}`, {
-          kind: 'ok',
-          text: `Role “${updated.name}” saved: ${updated.patterns.length} pattern${updated.patterns.length === 1 ? '' : 's'}.`,
-        });
-      },
-      { admin: true },
-    ),
+/** `POST /admin/roles/:id`: saves a role's name and patterns. */
+async function saveRole(ctx: PageContext, form: Record<string, string>): Promise<Response> {
+  const id = ctx.c.req.param('id') ?? '';
+  const { updated } = await ctx.api.send(
+    'PUT',
+    `/api/policy/roles/${encodeURIComponent(id)}`,
+    { id, name: form.name ?? '', patterns: patternLines(form.patterns) },
+    roleUpdatedSchema,
   );
+  return seeOther(ctx.c, `/admin/roles#role-${updated.id}`, {
+    kind: 'ok',
+    text: `Role “${updated.name}” saved: ${updated.patterns.length} pattern${updated.patterns.length === 1 ? '' : 's'}.`,
+  });
+}
 
-  app.post(
-    '/admin/roles/:id/delete',
-    action(
-      kit,
-      '/admin/roles',
-      async (ctx) => {
-        const id = ctx.c.req.param('id') ?? '';
-        await ctx.api.send(
-          'DELETE',
-          `/api/policy/roles/${encodeURIComponent(id)}`,
-          undefined,
-          roleDeletedSchema,
-        );
-        return seeOther(ctx.c, '/admin/roles', { kind: 'ok', text: `Role “${id}” deleted.` });
-      },
-      { admin: true },
-    ),
+/** `POST /admin/roles/:id/delete`: deletes a role; its users fall back to the default role. */
+async function deleteRole(ctx: PageContext): Promise<Response> {
+  const id = ctx.c.req.param('id') ?? '';
+  await ctx.api.send(
+    'DELETE',
+    `/api/policy/roles/${encodeURIComponent(id)}`,
+    undefined,
+    roleDeletedSchema,
   );
+  return seeOther(ctx.c, '/admin/roles', { kind: 'ok', text: `Role “${id}” deleted.` });
 }

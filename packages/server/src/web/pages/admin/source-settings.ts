@@ -49,50 +49,9 @@ export function sourceSettingsCard(source: ListedSource): Html {
 <p class="muted small">This upstream comes from the gateway's config file: change its settings there.</p>
 </section>`;
   }
-  const listed = source.tools.map((path) => ({
-    path,
-    name: upstreamName(source, path),
-    mapped: upstream.mappedNames[path] !== undefined,
-  }));
-  // Names asked for that the upstream no longer lists stay visible, so saving keeps them unless
-  // unticked.
-  const unlisted = upstream.approvalRequired.filter(
-    (name) => !listed.some((tool) => tool.name === name),
-  );
-  let index = 0;
-  const box = (name: string, label: Html) => {
-    index += 1;
-    return checkbox({
-      id: `${prefix}-tool-${index}`,
-      name: 'approvalRequired',
-      value: name,
-      checked: upstream.approvalRequired.includes(name),
-      label,
-    });
-  };
   return html`<section class="card" id="${prefix}" data-source-settings="${source.id}" aria-labelledby="${prefix}-title">${title}
 <form method="post" action="/admin/sources/${encodeURIComponent(source.id)}/settings">
-<fieldset>
-<legend>Ask before running</legend>
-<p class="hint">Each ticked tool always asks the user for approval before the call goes to the upstream, whatever the upstream says of it. Which other tools ask:</p>
-${approvalChoices(prefix, upstream.approval)}
-<p class="hint">Always ask for:</p>
-${
-  listed.length === 0 && unlisted.length === 0
-    ? html`<p class="muted small">No tools listed yet${upstream.auth?.kind === 'oauth' ? ': they are listed once the first user connects' : ''}.</p>`
-    : ''
-}${listed.map((tool) =>
-  box(
-    tool.name,
-    html`<code>${tool.path}</code>${tool.mapped ? html` <span class="muted small">(upstream name <code>${tool.name}</code>)</span>` : ''}`,
-  ),
-)}${unlisted.map((name) =>
-  box(
-    name,
-    html`<code>${name}</code> <span class="muted small">(not in the upstream's list now)</span>`,
-  ),
-)}
-</fieldset>
+${askBeforeRunning(source, upstream, prefix)}
 <fieldset>
 <legend>Service accounts</legend>
 ${checkbox({
@@ -123,6 +82,59 @@ ${checkbox({
 <div class="actions"><button type="submit">Save settings of ${source.id}</button></div>
 </form>
 </section>`;
+}
+
+/**
+ * The tools that always ask before running: one checkbox per tool the upstream lists, and per name
+ * asked for that it no longer lists.
+ */
+function askBeforeRunning(
+  source: ListedSource,
+  upstream: NonNullable<ListedSource['upstream']>,
+  prefix: string,
+): Html {
+  const listed = source.tools.map((path) => ({
+    path,
+    name: upstreamName(source, path),
+    mapped: upstream.mappedNames[path] !== undefined,
+  }));
+  // Names asked for that the upstream no longer lists stay visible, so saving keeps them unless
+  // unticked.
+  const unlisted = upstream.approvalRequired.filter(
+    (name) => !listed.some((tool) => tool.name === name),
+  );
+  let index = 0;
+  const box = (name: string, label: Html) => {
+    index += 1;
+    return checkbox({
+      id: `${prefix}-tool-${index}`,
+      name: 'approvalRequired',
+      value: name,
+      checked: upstream.approvalRequired.includes(name),
+      label,
+    });
+  };
+  return html`<fieldset>
+<legend>Ask before running</legend>
+<p class="hint">Each ticked tool always asks the user for approval before the call goes to the upstream, whatever the upstream says of it. Which other tools ask:</p>
+${approvalChoices(prefix, upstream.approval)}
+<p class="hint">Always ask for:</p>
+${
+  listed.length === 0 && unlisted.length === 0
+    ? html`<p class="muted small">No tools listed yet${upstream.auth?.kind === 'oauth' ? ': they are listed once the first user connects' : ''}.</p>`
+    : ''
+}${listed.map((tool) =>
+  box(
+    tool.name,
+    html`<code>${tool.path}</code>${tool.mapped ? html` <span class="muted small">(upstream name <code>${tool.name}</code>)</span>` : ''}`,
+  ),
+)}${unlisted.map((name) =>
+  box(
+    name,
+    html`<code>${name}</code> <span class="muted small">(not in the upstream's list now)</span>`,
+  ),
+)}
+</fieldset>`;
 }
 
 /** Up to three names, then how many more: a flash message stays short. */
