@@ -13,7 +13,6 @@ const PACKAGES = join(import.meta.dirname, '..', '..');
 const MAX_LINES = 80;
 
 const KNOWN = [
-  'server/src/identity/token-repository.ts: createTokenRepository',
   'server/src/mcp/federation/federated-handlers.ts: serveFederated',
   'server/src/upstream/relays.ts: relayToCalls',
   'server/src/upstream/upstream.ts: Upstream.#forward',

@@ -40,25 +40,9 @@ export type TokenLookup =
   | { found: true; owner: TokenOwner }
   | { found: false; reason: TokenRefusal; expiredAt?: string };
 
-/**
- * Every bearer token the gateway issues (`gw_mcp_` endpoint tokens, `gw_oat_` OAuth access tokens
- * of `oauth` endpoints, `gw_cli_` tokens, `gw_sa_` service account keys), found by its SHA-256 hash in one place. A token's owner, and the role
- * that applies to it, is read once and kept while the database is unchanged
- * ({@link LookupCache}): a deleted endpoint, a revoked key or a new role assignment applies to
- * the next request on every instance. Expiry is checked on every use, so a kept token expires on
- * time. A use is recorded in `last_used_at` at most once a minute per token.
- *
- * @example
- * const tokens = createTokenRepository(database, 'member');
- * const lookup = await tokens.find(token);
- */
-export function createTokenRepository(database: GatewayDatabase, defaultRoleId: string) {
-  const { db } = database;
-  // Built and compiled once: every MCP call runs one. The endpoint's and the access token's
-  // lookups belong to the owners of their tables, which read the role in the same statement.
-  const endpointQuery = prepareEndpointByToken(db, defaultRoleId);
-  const oauthTokenQuery = prepareAccessTokenQuery(db, defaultRoleId);
-  const apiTokenQuery = prepareQuery(db, ['hash'], (param) =>
+/** The CLI token or service-account key with the hash, and the role that applies to it. */
+function prepareApiTokenQuery(db: Kysely<DatabaseSchema>) {
+  return prepareQuery(db, ['hash'], (param) =>
     db
       .selectFrom('api_tokens')
       .select((eb) => [
@@ -81,64 +65,106 @@ export function createTokenRepository(database: GatewayDatabase, defaultRoleId: 
       .where('api_tokens.token_hash', '=', param('hash'))
       .where('api_tokens.revoked_at', 'is', null),
   );
+}
 
+type EndpointRow = Awaited<ReturnType<ReturnType<typeof prepareEndpointByToken>>>[number];
+type AccessTokenRow = Awaited<ReturnType<ReturnType<typeof prepareAccessTokenQuery>>>[number];
+type ApiTokenRow = Awaited<ReturnType<ReturnType<typeof prepareApiTokenQuery>>>[number];
+
+/** The role read beside a token's row: null when the role it names does not exist. */
+function storedRole(
+  roleId: string,
+  row: { role_name: string | null; role_patterns: string | null },
+): StoredRole | null {
+  const { role_name: name, role_patterns: patterns } = row;
+  return name !== null && patterns !== null ? { id: roleId, name, patterns } : null;
+}
+
+function endpointOwner(row: EndpointRow, defaultRoleId: string): TokenOwner {
+  const roleId = row.role_id ?? defaultRoleId;
+  return {
+    kind: 'mcp',
+    endpointId: row.id,
+    userId: row.user_id,
+    roleId,
+    role: storedRole(roleId, row),
+    scope: { tools: row.tools, mode: row.mode },
+  };
+}
+
+function accessTokenOwner(row: AccessTokenRow, defaultRoleId: string): TokenOwner | undefined {
+  if (row.user_id === null) return undefined;
+  const roleId = row.role_id ?? defaultRoleId;
+  return {
+    kind: 'mcp',
+    endpointId: row.endpoint_id,
+    userId: row.user_id,
+    roleId,
+    role: storedRole(roleId, row),
+    // The endpoint row exists (user_id came from it): its mode is never null.
+    scope: { tools: row.tools, mode: row.mode ?? 'tools' },
+    oauth: {
+      clientId: row.client_id,
+      resource: row.resource,
+      scope: row.scope,
+      expiresAt: row.expires_at,
+    },
+  };
+}
+
+function apiTokenOwner(row: ApiTokenRow, defaultRoleId: string): TokenOwner | undefined {
+  if (row.kind === 'service_account') {
+    if (row.service_account_id === null || row.account_role_id === null) return undefined;
+    return {
+      kind: 'service_account',
+      tokenId: row.id,
+      serviceAccountId: row.service_account_id,
+      roleId: row.account_role_id,
+      expiresAt: row.expires_at,
+    };
+  }
+  return {
+    kind: 'cli',
+    tokenId: row.id,
+    userId: row.user_id,
+    roleId: row.user_role_id ?? defaultRoleId,
+    expiresAt: row.expires_at,
+  };
+}
+
+/**
+ * Every bearer token the gateway issues (`gw_mcp_` endpoint tokens, `gw_oat_` OAuth access tokens
+ * of `oauth` endpoints, `gw_cli_` tokens, `gw_sa_` service account keys), found by its SHA-256
+ * hash in one place. A token's owner, and the role that applies to it, is read once and kept
+ * while the database is unchanged ({@link LookupCache}): a deleted endpoint, a revoked key or a
+ * new role assignment applies to the next request on every instance. Expiry is checked on every
+ * use, so a kept token expires on time. A use is recorded in `last_used_at` at most once a minute
+ * per token.
+ *
+ * @example
+ * const tokens = createTokenRepository(database, 'member');
+ * const lookup = await tokens.find(token);
+ */
+export function createTokenRepository(database: GatewayDatabase, defaultRoleId: string) {
+  const { db } = database;
+  // Built and compiled once: every MCP call runs one. The endpoint's and the access token's
+  // lookups belong to the owners of their tables, which read the role in the same statement.
+  const endpointQuery = prepareEndpointByToken(db, defaultRoleId);
+  const oauthTokenQuery = prepareAccessTokenQuery(db, defaultRoleId);
+  const apiTokenQuery = prepareApiTokenQuery(db);
   const owners = new LookupCache<TokenOwner>(database);
 
   const read = async (token: string, hash: string): Promise<TokenOwner | undefined> => {
     if (token.startsWith('gw_mcp_')) {
       const [row] = await endpointQuery({ hash });
-      if (row === undefined) return undefined;
-      const roleId = row.role_id ?? defaultRoleId;
-      const { role_name: name, role_patterns: patterns } = row;
-      return {
-        kind: 'mcp',
-        endpointId: row.id,
-        userId: row.user_id,
-        roleId,
-        role: name !== null && patterns !== null ? { id: roleId, name, patterns } : null,
-        scope: { tools: row.tools, mode: row.mode },
-      };
+      return row === undefined ? undefined : endpointOwner(row, defaultRoleId);
     }
     if (token.startsWith('gw_oat_')) {
       const [row] = await oauthTokenQuery({ hash });
-      if (row === undefined || row.user_id === null) return undefined;
-      const roleId = row.role_id ?? defaultRoleId;
-      const { role_name: name, role_patterns: patterns } = row;
-      return {
-        kind: 'mcp',
-        endpointId: row.endpoint_id,
-        userId: row.user_id,
-        roleId,
-        role: name !== null && patterns !== null ? { id: roleId, name, patterns } : null,
-        // The endpoint row exists (user_id came from it): its mode is never null.
-        scope: { tools: row.tools, mode: row.mode ?? 'tools' },
-        oauth: {
-          clientId: row.client_id,
-          resource: row.resource,
-          scope: row.scope,
-          expiresAt: row.expires_at,
-        },
-      };
+      return row === undefined ? undefined : accessTokenOwner(row, defaultRoleId);
     }
     const [row] = await apiTokenQuery({ hash });
-    if (row === undefined) return undefined;
-    if (row.kind === 'service_account') {
-      if (row.service_account_id === null || row.account_role_id === null) return undefined;
-      return {
-        kind: 'service_account',
-        tokenId: row.id,
-        serviceAccountId: row.service_account_id,
-        roleId: row.account_role_id,
-        expiresAt: row.expires_at,
-      };
-    }
-    return {
-      kind: 'cli',
-      tokenId: row.id,
-      userId: row.user_id,
-      roleId: row.user_role_id ?? defaultRoleId,
-      expiresAt: row.expires_at,
-    };
+    return row === undefined ? undefined : apiTokenOwner(row, defaultRoleId);
   };
 
   return {
