@@ -1,26 +1,28 @@
 /**
  * Server start-up benchmark (issue 17 item 5): the wall time from spawning `gateway-server` (the
- * built `packages/server/dist/bin.js`) to its first answer (`GET /healthz` 200), on a SQLite
+ * shipped bin, `packages/server/bin/gateway-server.cjs`, which checks Node's version and loads the
+ * built `dist/bin.js`) to its first answer (`GET /healthz` 200), on a SQLite
  * database already migrated, as a ratio to `node -e 0` measured in the same round, so machine
  * load and Node's own start-up cancel out. Target: the median ratio is at most 4 (issue 37; 8 in
  * issue 17). Also printed, steadier on a loaded machine: the CPU time (all threads) the server
  * had used when its first answer came, against the CPU time `node -e 0` reads of itself.
  *
  * Run from the repository root: `pnpm bench startup` (builds the server first), or
- * `node bench/startup/index.mjs [--runs 15] [--bin <path to another build's dist/bin.js>]` after
- * `pnpm --filter @gateway/server build`. See README.md for the figures.
+ * `node bench/startup/index.mjs [--runs 15] [--bin <another build's bin/gateway-server.cjs or dist/bin.js>]` after
+ * `pnpm --filter @gateway/server build`; `--instructions` also counts the instructions of a start
+ * and of `node -e 0` with valgrind, a figure the machine's load does not move. See README.md.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const TARGET_RATIO = 4;
 const binAt = process.argv.indexOf('--bin');
 const bin =
   binAt === -1
-    ? fileURLToPath(new URL('../../packages/server/dist/bin.js', import.meta.url))
+    ? fileURLToPath(new URL('../../packages/server/bin/gateway-server.cjs', import.meta.url))
     : resolve(process.argv[binAt + 1] ?? '');
 const runsAt = process.argv.indexOf('--runs');
 const RUNS = runsAt === -1 ? 15 : Number(process.argv[runsAt + 1]);
@@ -28,11 +30,11 @@ if (!Number.isInteger(RUNS) || RUNS < 1) {
   console.error('error: --runs takes a whole number of runs, e.g. --runs 15');
   process.exit(2);
 }
-if (!existsSync(bin)) {
+if (!existsSync(bin) || (binAt === -1 && !existsSync(join(dirname(bin), '../dist/bin.js')))) {
   console.error(
     binAt === -1
       ? 'error: packages/server/dist/bin.js is missing; run `pnpm --filter @gateway/server build` first'
-      : `error: --bin ${process.argv[binAt + 1] ?? ''} does not exist; give the path of a built dist/bin.js`,
+      : `error: --bin ${process.argv[binAt + 1] ?? ''} does not exist; give the path of a build's bin/gateway-server.cjs or dist/bin.js`,
   );
   process.exit(1);
 }
@@ -74,11 +76,16 @@ function cpuOf(pid) {
   }
 }
 
-/** Milliseconds from spawn to the first 200 from /healthz, and the CPU the server used by then. */
-function firstAnswer() {
+/**
+ * Milliseconds from spawn to the first 200 from /healthz, the CPU the server used by then, and its
+ * stderr once it stopped. `wrapper` is a command the server runs under (valgrind, for
+ * `--instructions`).
+ */
+function firstAnswer(wrapper = []) {
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint();
-    const child = spawn(process.execPath, [bin], {
+    const [command, ...args] = [...wrapper, process.execPath, bin];
+    const child = spawn(command, args, {
       cwd: dataDir,
       env,
       stdio: ['ignore', 'ignore', 'pipe'],
@@ -95,7 +102,7 @@ function firstAnswer() {
       child.kill('SIGTERM');
       child.once('exit', () =>
         response.status === 200
-          ? resolve({ ms, cpu })
+          ? resolve({ ms, cpu, stderr })
           : reject(new Error(`healthz ${response.status}`)),
       );
     });
@@ -103,6 +110,37 @@ function firstAnswer() {
       if (!child.answered) reject(new Error(`gateway-server exited ${code}: ${stderr}`));
     });
   });
+}
+
+const CACHEGRIND = [
+  'valgrind',
+  '--tool=cachegrind',
+  '--cache-sim=no',
+  '--cachegrind-out-file=/dev/null',
+];
+
+/** The instructions valgrind counted in a run, from its summary line (`I refs: 913,245,113`). */
+function instructions(stderr) {
+  const counted = /I\s+refs:\s+([\d,]+)/.exec(stderr)?.[1];
+  if (counted === undefined) throw new Error(`valgrind printed no instruction count: ${stderr}`);
+  return Number(counted.replaceAll(',', ''));
+}
+
+/**
+ * `--instructions`: the instructions a start executes to its first answer (and its stop), against
+ * those of `node -e 0`, counted by valgrind (cachegrind): unlike time, the count barely moves
+ * with the machine's load (a few percent, from the threads' interleaving). One run each; slow.
+ */
+async function countInstructions() {
+  const node = spawnSync(CACHEGRIND[0], [...CACHEGRIND.slice(1), process.execPath, '-e', '0'], {
+    encoding: 'utf8',
+  });
+  if (node.error) throw new Error(`--instructions needs valgrind on PATH: ${node.error.message}`);
+  const baseline = instructions(node.stderr);
+  const server = instructions((await firstAnswer(CACHEGRIND)).stderr);
+  console.log(
+    `instructions to the first answer (valgrind): ${(server / 1e6).toFixed(0)} M, node -e 0 ${(baseline / 1e6).toFixed(0)} M: ${(server / baseline).toFixed(1)} x`,
+  );
 }
 
 function median(values) {
@@ -114,6 +152,7 @@ function median(values) {
 try {
   // The first start migrates the database; the measured ones find it migrated.
   await firstAnswer();
+  if (process.argv.includes('--instructions')) await countInstructions();
   const ratios = [];
   const gateway = [];
   const node = [];
