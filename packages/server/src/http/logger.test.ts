@@ -92,18 +92,34 @@ describe('createLogger', () => {
 });
 
 describe('batchedSink', () => {
-  it('writes the lines of a few milliseconds at once, in order', async () => {
+  it('writes the lines of a turn at its end, then gathers those that follow a write, in order', async () => {
+    const writes: string[] = [];
+    const sink = batchedSink((text) => writes.push(text), 60_000);
+    sink.write('a\n');
+    sink.write('b\n');
+    expect(writes).toEqual([]);
+    // After a quiet spell, the turn's lines go out as it ends: no timer wakes the process later.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(writes).toEqual(['a\nb\n']);
+
+    // Within the window that write opened, lines wait for others.
+    sink.write('c\n');
+    await new Promise((resolve) => setImmediate(resolve));
+    sink.write('d\n');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(writes).toEqual(['a\nb\n']);
+    sink.flush();
+    expect(writes).toEqual(['a\nb\n', 'c\nd\n']);
+  });
+
+  it('writes the gathered lines when the window ends', async () => {
     const writes: string[] = [];
     const sink = batchedSink((text) => writes.push(text), 5);
     sink.write('a\n');
+    await vi.waitFor(() => expect(writes).toEqual(['a\n']));
     sink.write('b\n');
-    await new Promise((resolve) => setImmediate(resolve));
     sink.write('c\n');
-    expect(writes).toEqual([]);
-
-    await vi.waitFor(() => expect(writes).toEqual(['a\nb\nc\n']));
-    sink.write('d\n');
-    await vi.waitFor(() => expect(writes).toEqual(['a\nb\nc\n', 'd\n']));
+    await vi.waitFor(() => expect(writes).toEqual(['a\n', 'b\nc\n']));
   });
 
   it('writes at once when the gathered text grows large', () => {

@@ -82,11 +82,19 @@ const FLUSH_MS = 10;
 const FLUSH_CHARS = 64 * 1024;
 
 /**
- * A sink that gathers lines for up to {@link FLUSH_MS} (or {@link FLUSH_CHARS} of text) and hands
- * them to `write` at once: a gateway logs a line per request, and a write per line cost a system
- * call each (~10 µs of a one-client call). What is gathered is written at the latest when the
- * process exits; a process killed outright (`kill -9`) loses at most the last few milliseconds of
- * lines. Execution records are not log lines: they are durable before each answer.
+ * A sink that gathers lines and hands them to `write` together: a gateway logs a line per
+ * request, and a write per line cost a system call each (~10 µs of a one-client call).
+ *
+ * Lines are written at the end of the event loop's turn that logged them (`setImmediate`: the
+ * process is awake anyway, answering), unless a write was made less than {@link FLUSH_MS} ago:
+ * then they wait for the rest of that window, gathering the lines of a busy gateway's next
+ * requests. A 10 ms timer for every quiet spell's first line woke an instance that had gone idle
+ * once more for each request it served when requests came more than 10 ms apart (a balancer's
+ * share of the traffic, a health check): a wake-up, on a busy machine, costs more than the write
+ * (bench/scale/README.md). {@link FLUSH_CHARS} of text are written at once. What is gathered is
+ * written at the latest when the process exits; a process killed outright (`kill -9`) loses at
+ * most the last few milliseconds of lines. Execution records are not log lines: they are durable
+ * before each answer.
  */
 export function batchedSink(
   write: (text: string) => void,
@@ -95,13 +103,18 @@ export function batchedSink(
   let pending: string[] = [];
   let size = 0;
   let timer: ReturnType<typeof setTimeout> | undefined;
+  let soon: ReturnType<typeof setImmediate> | undefined;
+  let wroteAt = Number.NEGATIVE_INFINITY;
   const flush = () => {
     clearTimeout(timer);
+    clearImmediate(soon);
     timer = undefined;
+    soon = undefined;
     if (pending.length === 0) return;
     const text = pending.join('');
     pending = [];
     size = 0;
+    wroteAt = performance.now();
     write(text);
   };
   process.on('exit', flush);
@@ -112,11 +125,13 @@ export function batchedSink(
       size += line.length;
       if (size >= FLUSH_CHARS) {
         flush();
-      } else if (timer === undefined) {
-        timer = setTimeout(flush, flushMs);
-        // Lines never keep the process up: it writes them as it exits.
-        timer.unref();
+        return;
       }
+      if (timer !== undefined || soon !== undefined) return;
+      const wait = wroteAt + flushMs - performance.now();
+      // Lines never keep the process up: it writes them as it exits.
+      if (wait <= 0) soon = setImmediate(flush).unref();
+      else timer = setTimeout(flush, wait).unref();
     },
   };
 }

@@ -3,7 +3,8 @@
  * GATEWAY_METRICS_TOKEN, with counters that move with real traffic and labels that carry no
  * user id, token or argument.
  */
-import { describe, expect, it } from 'vitest';
+import perfHooks from 'node:perf_hooks';
+import { describe, expect, it, vi } from 'vitest';
 import { connectV2, startMcpGateway } from '#test/mcp/mcp-test-kit.js';
 import { rememberSecret } from '#test/support/known-secrets.js';
 import { TEST_SERVICE_SECRET } from '#test/support/test-gateway.js';
@@ -107,5 +108,25 @@ describe('GET /metrics', () => {
     });
     await expect(attempt).rejects.toThrow(/^GATEWAY_METRICS_TOKEN is shorter than 16 characters/);
     await expect(attempt).rejects.not.toThrow(/short-token/);
+  });
+
+  it('samples the event loop lag every 100 ms, not every 10: an idle instance is not woken 100 times a second', async () => {
+    // prom-client starts Node's event loop delay monitor; its resolution is how often a timer
+    // wakes the process to take a sample, whether or not anything else happens.
+    const monitor = vi.spyOn(perfHooks, 'monitorEventLoopDelay');
+    try {
+      const gateway = await createGateway({
+        databaseUrl: ':memory:',
+        configFile: false,
+        authSecret: 'a-test-auth-secret-of-at-least-32-characters',
+      });
+      await gateway.stop();
+      expect(monitor).toHaveBeenCalled();
+      for (const [options] of monitor.mock.calls) {
+        expect(options?.resolution).toBeGreaterThanOrEqual(100);
+      }
+    } finally {
+      monitor.mockRestore();
+    }
   });
 });
