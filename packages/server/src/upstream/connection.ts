@@ -40,12 +40,13 @@ export interface Connection {
   /** A stdio upstream's process. */
   process?: StdioProcess;
   /**
-   * A 2026-07-28 HTTP client's transport, and the request envelope its SDK client would put on
-   * every request, made once: a plain call goes out through {@link UpstreamHttpTransport.call}.
+   * A 2026-07-28 HTTP client's transport, or a stdio process, and the request envelope the SDK
+   * client would put on every request (2026-07-28), made once: a plain call goes out through the
+   * transport's `call` ({@link UpstreamHttpTransport.call}, {@link StdioProcess.call}).
    */
   direct?: {
-    transport: UpstreamHttpTransport;
-    envelope: Record<string, unknown>;
+    transport: Pick<UpstreamHttpTransport, 'call'>;
+    envelope?: Record<string, unknown>;
     /** What answers an `input_required` result's questions, as the SDK client would. */
     relayed: RelayedRequests;
   };
@@ -104,7 +105,7 @@ export async function openConnection(options: OpenConnectionOptions): Promise<Co
   };
   const relayed = watch(connection, options);
   if (target.kind === 'http') await connectHttp(connection, target, options, relayed);
-  else await startStdio(connection, target, options);
+  else await startStdio(connection, target, options, relayed);
   return connection;
 }
 
@@ -185,6 +186,7 @@ async function startStdio(
   connection: Connection,
   target: Extract<UpstreamTarget, { kind: 'stdio' }>,
   options: OpenConnectionOptions,
+  relayed: RelayedRequests,
 ): Promise<void> {
   const { logger } = options;
   const startTimeoutMs = target.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS;
@@ -207,6 +209,7 @@ async function startStdio(
     throw new StdioStartError(startFailure(error, transport, startTimeoutMs));
   }
   holdToDepth(transport, logger, options.id);
+  connection.direct = { transport, relayed };
   logger.info('upstream process started', {
     sourceId: options.id,
     command: target.command,

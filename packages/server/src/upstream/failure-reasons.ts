@@ -145,16 +145,37 @@ export function reasonOf(error: unknown): string {
 /** `answer` as the tool result the gateway forwards: content, structuredContent, isError. */
 export function resultOf(answer: unknown, sourceId: string): CallToolResult {
   if (!isRecord(answer)) throw malformed(sourceId);
-  const result: unknown = {
-    content: answer.content,
-    ...(answer.structuredContent === undefined
-      ? {}
-      : { structuredContent: answer.structuredContent }),
+  const { content, structuredContent } = answer;
+  const result = {
+    content,
+    ...(structuredContent === undefined ? {} : { structuredContent }),
     ...(answer.isError === true ? { isError: true } : {}),
   };
-  // The SDK client has parsed it as a tool result already; this keeps only what is forwarded.
-  if (!isSpecType.CallToolResult(result) || result.content === undefined) throw malformed(sourceId);
-  return { ...result, content: result.content };
+  // Only what is forwarded is kept, and checked as a tool result.
+  if (plainResult(content, structuredContent)) return result as CallToolResult;
+  if (!isSpecType.CallToolResult(result) || content === undefined) throw malformed(sourceId);
+  return result as CallToolResult;
+}
+
+/**
+ * Whether a result's `content` and `structuredContent` are what most tools answer and the spec's
+ * schema accepts as they stand: text blocks alone (no annotations or `_meta`), and an object or
+ * nothing. Such a result skips the schema check (issue 37); any other takes it.
+ */
+function plainResult(content: unknown, structured: unknown): boolean {
+  if (!Array.isArray(content) || !(structured === undefined || isRecord(structured))) return false;
+  for (const block of content) {
+    if (
+      !isRecord(block) ||
+      block.type !== 'text' ||
+      typeof block.text !== 'string' ||
+      block.annotations !== undefined ||
+      block._meta !== undefined
+    ) {
+      return false;
+    }
+  }
+  return true;
 }
 
 function malformed(sourceId: string): CallFailure {

@@ -39,9 +39,10 @@ async function directCall(
   params: CallParams,
   signal: AbortSignal,
 ): Promise<unknown> {
+  const { envelope } = direct;
   const answer: JSONRPCMessage = await direct.transport.call(
     'tools/call',
-    { ...params, _meta: direct.envelope },
+    envelope === undefined ? params : { ...params, _meta: envelope },
     signal,
   );
   if ('error' in answer) {
@@ -113,8 +114,8 @@ async function nextRound(
 }
 
 /**
- * Sends a `tools/call` on `connection`. A plain call of a 2026-07-28 upstream (no progress, log
- * level or argument headers) goes out past the SDK client, which would add its request machinery,
+ * Sends a `tools/call` on `connection`. A plain call of a 2026-07-28 upstream or a stdio process
+ * (no progress, log level or argument headers) goes out past the SDK client, which would add its request machinery,
  * a second parse and ~90 KB of garbage to every call (issue 37). One that asks for input has its
  * questions answered here and its later rounds run by the SDK client, as any other call's.
  */

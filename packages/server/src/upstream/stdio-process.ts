@@ -1,17 +1,24 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import {
   type JSONRPCMessage,
-  ReadBuffer,
+  parseJSONRPCMessage,
+  SdkError,
+  SdkErrorCode,
   serializeMessage,
   type Transport,
 } from '@modelcontextprotocol/client';
 import { getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
+import { isRecord } from '../json/is-record.js';
+import { TOO_DEEP, tooDeep } from './message-depth.js';
 
 /** Lines of the process's stderr kept for the reason it stopped. */
 const STDERR_LINES = 5;
 const STDERR_LINE_CHARS = 300;
 /** How long a process may take to go after its stdin closes, and then after SIGTERM. */
 const GRACE_MS = 2000;
+
+/** Ends a request of the gateway's own: with its answer, or else with `failure`. */
+type Settle = (answer: JSONRPCMessage | undefined, failure?: unknown) => void;
 
 /** A stdio upstream's process that could not be started, saying why in the gateway's words. */
 export class StdioStartError extends Error {
@@ -42,7 +49,11 @@ export class StdioProcess implements Transport {
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
   readonly #options: StdioProcessOptions;
-  readonly #buffer: ReadBuffer;
+  /** What came of the process's stdout after its last whole line. */
+  #unread: Buffer | undefined;
+  /** The gateway's own requests ({@link call}) waiting for their answer (or failure), by id. */
+  readonly #awaiting = new Map<string, Settle>();
+  #calls = 0;
   readonly #stderr: string[] = [];
   #partial = '';
   #child: ChildProcess | undefined;
@@ -54,7 +65,6 @@ export class StdioProcess implements Transport {
 
   constructor(options: StdioProcessOptions) {
     this.#options = options;
-    this.#buffer = new ReadBuffer({ maxBufferSize: options.maxBufferSize });
   }
 
   /** The process id, while it runs. */
@@ -114,11 +124,16 @@ export class StdioProcess implements Transport {
         this.onerror?.(error);
       });
       child.once('spawn', () => resolve());
-      child.once('close', () => this.onclose?.());
+      child.once('close', () => {
+        // As the SDK client ends its own requests when its transport closes.
+        const closed = new SdkError(SdkErrorCode.ConnectionClosed, 'Connection closed');
+        for (const settle of [...this.#awaiting.values()]) settle(undefined, closed);
+        this.onclose?.();
+      });
       child.stdin?.on('error', (error) => this.onerror?.(error));
       child.stdout?.on('data', (chunk: Buffer) => {
         try {
-          this.#buffer.append(chunk);
+          this.#append(chunk);
           this.#readMessages();
         } catch (error) {
           this.onerror?.(error instanceof Error ? error : new Error(String(error)));
@@ -173,21 +188,112 @@ export class StdioProcess implements Transport {
     child.stdout?.destroy();
     child.stderr?.destroy();
     child.stdin?.destroy();
-    this.#buffer.clear();
+    this.#unread = undefined;
   }
 
+  /**
+   * Sends one request of the gateway's own past the SDK client (issue 37: a plain call needs none
+   * of its per-request machinery: request map, timer, progress and abort wiring, schema checks),
+   * and answers its answer, a result or a JSON-RPC error, as it came. `signal` cancels it as the
+   * SDK client would: the process is told (`notifications/cancelled`) and the call ends with the
+   * signal's reason. Whatever else the process sends goes to `onmessage`, to the SDK client.
+   *
+   * @throws the signal's reason; `SdkError` `ConnectionClosed` when the process ends first, as
+   *   the SDK client's requests do; what {@link send} throws.
+   */
+  call(
+    method: string,
+    params: Record<string, unknown>,
+    signal: AbortSignal,
+  ): Promise<JSONRPCMessage> {
+    if (signal.aborted) return Promise.reject(signal.reason);
+    this.#calls += 1;
+    const id = `gw-${this.#calls}`;
+    return new Promise((resolve, reject) => {
+      const settle: Settle = (answer, failure) => {
+        this.#awaiting.delete(id);
+        signal.removeEventListener('abort', stop);
+        if (answer === undefined) reject(failure);
+        else resolve(answer);
+      };
+      const stop = () => {
+        settle(undefined, signal.reason);
+        const cancelled = { requestId: id, reason: String(signal.reason) };
+        this.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: cancelled }).catch(
+          () => {},
+        );
+      };
+      this.#awaiting.set(id, settle);
+      signal.addEventListener('abort', stop, { once: true });
+      this.send({ jsonrpc: '2.0', id, method, params }).catch((error) => settle(undefined, error));
+    });
+  }
+
+  /** Adds `chunk` to what is unread; a line longer than the largest message is refused. */
+  #append(chunk: Buffer): void {
+    const unread = this.#unread;
+    if ((unread?.length ?? 0) + chunk.length > this.#options.maxBufferSize) {
+      this.#unread = undefined;
+      throw new Error(`ReadBuffer exceeded maximum size of ${this.#options.maxBufferSize} bytes`);
+    }
+    this.#unread =
+      unread === undefined || unread.length === 0 ? chunk : Buffer.concat([unread, chunk]);
+  }
+
+  /**
+   * Hands each whole line to whom it is for: the answer to a request of {@link call} to it, parsed
+   * once and checked for what the gateway reads of it; any other message to `onmessage` after the
+   * SDK's check of a JSON-RPC message (which its stdio transport made of every line). A line that
+   * is not JSON is skipped, as the SDK's transport skips it.
+   */
   #readMessages(): void {
     for (;;) {
-      let message: JSONRPCMessage | null;
+      const unread = this.#unread;
+      const end = unread === undefined ? -1 : unread.indexOf(10);
+      if (unread === undefined || end === -1) return;
+      const line = unread.toString('utf8', 0, end > 0 && unread[end - 1] === 13 ? end - 1 : end);
+      this.#unread = unread.subarray(end + 1);
+      let value: unknown;
       try {
-        message = this.#buffer.readMessage();
+        value = JSON.parse(line);
+      } catch {
+        continue;
+      }
+      if (this.#answersOwn(value)) continue;
+      let message: JSONRPCMessage;
+      try {
+        message = parseJSONRPCMessage(value);
       } catch (error) {
         this.onerror?.(error instanceof Error ? error : new Error(String(error)));
         continue;
       }
-      if (message === null) return;
       this.onmessage?.(message);
     }
+  }
+
+  /**
+   * Whether `value` answers a request of {@link call}, and then settles it: with the answer, or
+   * with an error answer when it nests deeper than any MCP message (as `holdToDepth` does for the
+   * SDK client's). An answer that is not a JSON-RPC response is left to the SDK's check.
+   */
+  #answersOwn(value: unknown): boolean {
+    if (this.#awaiting.size === 0 || !isRecord(value) || typeof value.id !== 'string') return false;
+    const settle = this.#awaiting.get(value.id);
+    if (settle === undefined || value.jsonrpc !== '2.0' || 'method' in value) return false;
+    if (tooDeep(value)) {
+      settle({ jsonrpc: '2.0', id: value.id, error: { code: -32600, message: TOO_DEEP } });
+      return true;
+    }
+    const { result, error } = value;
+    const answers =
+      error === undefined
+        ? isRecord(result)
+        : result === undefined &&
+          isRecord(error) &&
+          Number.isInteger(error.code) &&
+          typeof error.message === 'string';
+    if (answers) settle(value as JSONRPCMessage);
+    return answers;
   }
 
   #heard(text: string): void {
