@@ -403,7 +403,8 @@ describe.skipIf(!pgUrl)('2025 session streams and lifetimes across instances on 
   });
 
   it('expires an idle session on every instance', async () => {
-    const { a, b, alice } = await pair({ sessionIdleMs: 400 });
+    // Long enough that the ping below comes in time on a loaded machine; the wait is for the sweep.
+    const { a, b, alice } = await pair({ sessionIdleMs: 3000 });
     const sessionId = await openSession(a.url, alice.mcpToken);
     const ping = { jsonrpc: '2.0', id: 1, method: 'ping' };
     expect((await post(b.url, alice.mcpToken, sessionId, ping)).status).toBe(200);
@@ -423,7 +424,7 @@ describe.skipIf(!pgUrl)('2025 session streams and lifetimes across instances on 
   });
 
   it('caps the copies an instance rebuilds of sessions opened elsewhere, and drops idle ones', async () => {
-    const { a, b, alice } = await pair({ maxRebuiltSessions: 2, rebuiltSessionIdleMs: 600 });
+    const { a, b, alice } = await pair({ maxRebuiltSessions: 2, rebuiltSessionIdleMs: 3000 });
     const sessions = [
       await openSession(a.url, alice.mcpToken),
       await openSession(a.url, alice.mcpToken),
