@@ -37,6 +37,11 @@ export default defineConfig(({ mode }) => ({
         env: { GATEWAY_TEST_TIER: tier, ...(mode === 'fast' ? { GATEWAY_TEST_FAST: '1' } : {}) },
         // The type tests (*.test-d.ts) run once, with the unit tier.
         typecheck: { enabled: tier === 'unit' },
+        // A worker runs file after file of the unit and integration tiers in the same modules,
+        // so each is imported and transformed once, not once per file (most of the import and
+        // transform time of test:fast); those files leave no state behind in modules or the
+        // process (CONTRIBUTING.md). The system tier's files keep one module graph each.
+        isolate: tier === 'system',
       },
     })),
     typecheck: {

@@ -162,6 +162,8 @@ export function createGateway(options: GatewayOptions = {}): Promise<Gateway> {
 export interface GatewayInternals {
   /** A cheaper password hash for the tests' many sign-ups (never in a shipped entry point). */
   passwordHasher?: PasswordHasher;
+  /** The time the failed-credential limit counts by, so a test's burst cannot refill it. */
+  rateLimitClock?: () => number;
 }
 
 /** {@link createGateway}, with the services it is built from (for the server's own entry points). */
@@ -205,7 +207,7 @@ export async function openGateway(
   const registry = new RegistryService(services);
   await restoreState({ services, registry, config, schemaState });
 
-  const authenticate = requestAuthenticator(services, settings, options.sessionResolver);
+  const authenticate = requestAuthenticator(services, settings, options.sessionResolver, internals);
   const routes = apiRoutes(services, settings, providerClients);
   mcp = new LazyMcpEndpoint(services, settings.authSecret, settings.maxBodyBytes, settings.mcp, {
     postgresUrl: settings.databaseUrl,
@@ -384,6 +386,7 @@ function requestAuthenticator(
   services: GatewayServices,
   settings: GatewaySettings,
   sessionResolver: GatewayOptions['sessionResolver'],
+  internals: GatewayInternals,
 ): Authenticate {
   const { database, auth, logger, defaultRoleId } = services;
   return createAuthenticator({
@@ -392,7 +395,12 @@ function requestAuthenticator(
     metricsToken: settings.metricsToken,
     sessions: sessionResolver ?? auth.sessionResolver,
     roleOf: createUserRoleLookup(database, defaultRoleId),
-    limit: createFailedCredentialLimit({ database, trustedProxies: auth.trustedProxies, logger }),
+    limit: createFailedCredentialLimit({
+      database,
+      trustedProxies: auth.trustedProxies,
+      logger,
+      now: internals.rateLimitClock,
+    }),
     ...(settings.mcpOAuth.enabled
       ? {
           mcpOAuth: {

@@ -216,12 +216,17 @@ describe('over HTTP', () => {
 describe('the failed-credential limit behind a proxy', () => {
   /** A gateway on ::1 that trusts ::1 as its proxy, and a wrong credential sent through it. */
   async function behindProxy() {
-    const gw = await createTestGateway({
-      baseUrl: undefined,
-      host: '::1',
-      port: 0,
-      env: { GATEWAY_TRUSTED_PROXIES: '::1' },
-    });
+    // A stopped clock: 31 wrong credentials taking over 2 s under load would refill the bucket.
+    const stopped = Date.now();
+    const gw = await createTestGateway(
+      {
+        baseUrl: undefined,
+        host: '::1',
+        port: 0,
+        env: { GATEWAY_TRUSTED_PROXIES: '::1' },
+      },
+      { rateLimitClock: () => stopped },
+    );
     const { url, port } = await gw.start();
     // An IPv6 listen address makes a base URL with brackets (it used to fail as "Invalid URL").
     expect(url).toBe(`http://[::1]:${port}`);

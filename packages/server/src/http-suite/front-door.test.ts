@@ -71,13 +71,19 @@ function announceHuge(url: string, declared: number, headers: Record<string, str
   });
 }
 
-async function started(options: Parameters<typeof createTestGateway>[0] = {}) {
-  const gw = await createTestGateway({
-    baseUrl: undefined,
-    host: '127.0.0.1',
-    port: 0,
-    ...options,
-  });
+async function started(
+  options: Parameters<typeof createTestGateway>[0] = {},
+  internals: Parameters<typeof createTestGateway>[1] = {},
+) {
+  const gw = await createTestGateway(
+    {
+      baseUrl: undefined,
+      host: '127.0.0.1',
+      port: 0,
+      ...options,
+    },
+    internals,
+  );
   const { url, port } = await gw.start();
   return { gw, url, port };
 }
@@ -332,7 +338,9 @@ describe('the front door: size', () => {
 
 describe('failed credentials', () => {
   it('answers 429 with Retry-After past 30 wrong tokens a minute, and never slows a valid one', async () => {
-    const { gw, url } = await started();
+    // A stopped clock: 30 wrong tokens taking over 2 s under load would refill the bucket.
+    const stopped = Date.now();
+    const { gw, url } = await started({}, { rateLimitClock: () => stopped });
     const alice = await gw.createUser();
     const wrong = [
       { path: '/api/me', token: `gw_cli_${'A'.repeat(40)}` },

@@ -198,11 +198,14 @@ describe('Redactor.child: the values vended to one tool call', () => {
     const call = callRedactor();
     const best = (size: number) => {
       const text = `${'a'.repeat(size)}${vended}`;
+      // The process's CPU time, not the wall clock: on a busy machine the wall clock also
+      // counts the time other processes ran.
       let fastest = Number.POSITIVE_INFINITY;
       for (let run = 0; run < 5; run += 1) {
-        const start = performance.now();
+        const start = process.cpuUsage();
         call.text(text);
-        fastest = Math.min(fastest, performance.now() - start);
+        const used = process.cpuUsage(start);
+        fastest = Math.min(fastest, (used.user + used.system) / 1000);
       }
       return fastest;
     };

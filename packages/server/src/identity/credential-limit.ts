@@ -29,6 +29,8 @@ export function createFailedCredentialLimit(options: {
   trustedProxies: readonly string[];
   logger?: ServerLogger;
   rule?: RateLimitRule;
+  /** The clock the limit counts by (a test's; `Date.now` otherwise). */
+  now?: (() => number) | undefined;
 }) {
   const rule = options.rule ?? DEFAULT_FAILED_CREDENTIAL_LIMIT;
   return {
@@ -47,6 +49,7 @@ export function createFailedCredentialLimit(options: {
         options.database.db,
         `${address}|bad-credential`,
         rule,
+        options.now?.(),
       );
       if (decision.allowed) return error;
       return new Refusal(

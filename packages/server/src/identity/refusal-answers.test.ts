@@ -8,12 +8,17 @@ import { createTestGateway } from '../../test/support/test-gateway.js';
  */
 describe("the authenticator's refusals, answered over HTTP (issue 36)", () => {
   async function listening() {
-    const gw = await createTestGateway({
-      baseUrl: undefined,
-      host: '127.0.0.1',
-      port: 0,
-      env: { GATEWAY_TRUSTED_PROXIES: '127.0.0.1' },
-    });
+    // A stopped clock: 30 wrong tokens taking over 2 s under load would refill the limit's bucket.
+    const stopped = Date.now();
+    const gw = await createTestGateway(
+      {
+        baseUrl: undefined,
+        host: '127.0.0.1',
+        port: 0,
+        env: { GATEWAY_TRUSTED_PROXIES: '127.0.0.1' },
+      },
+      { rateLimitClock: () => stopped },
+    );
     const { url } = await gw.start();
     const me = async (headers: Record<string, string>) => {
       const res = await fetch(`${url}/api/me`, { headers });

@@ -87,7 +87,10 @@ async function storedRefreshToken(gw: TestGateway, userId: string): Promise<stri
 }
 
 /** Atlassian, a signed-in user, and the token endpoint behind a holding proxy. */
-async function slowRefreshSetup(target: ReturnType<typeof gatewayTargets>[number]) {
+async function slowRefreshSetup(
+  target: ReturnType<typeof gatewayTargets>[number],
+  refreshTimeoutMs = TIMEOUT_MS,
+) {
   const atlassian = await startAtlassian();
   const gw = await target.create({ env: atlassian.env });
   const userId = await signIn(gw);
@@ -97,7 +100,7 @@ async function slowRefreshSetup(target: ReturnType<typeof gatewayTargets>[number
     gw.services.database,
     gw.services.auth,
     gw.services.logger,
-    { refreshTimeoutMs: TIMEOUT_MS },
+    { refreshTimeoutMs },
   );
   await expire(gw, userId);
   return { atlassian, gw, userId, proxy, source };
@@ -147,12 +150,14 @@ for (const target of gatewayTargets()) {
     });
 
     it('leaves the database free for every other query while the provider answers', async () => {
-      const { atlassian, gw, userId, proxy, source } = await slowRefreshSetup(target);
+      // A time limit no loaded machine reaches before the release below: this is not about it.
+      const { atlassian, gw, userId, proxy, source } = await slowRefreshSetup(target, 20_000);
       const first = source.accessToken(userId, 'atlassian');
       await vi.waitFor(() => expect(proxy.refreshRequests).toBe(1));
 
       // The provider is still answering: reads and writes of the same process go through at
-      // once (a transaction held through the answer would stop them until it came).
+      // once (a transaction held through the answer would stop them until it came, or until the
+      // 20 s time limit).
       const started = performance.now();
       await gw.services.database.db
         .updateTable('user')
@@ -165,7 +170,7 @@ for (const target of gatewayTargets()) {
         .where('id', '=', userId)
         .executeTakeFirstOrThrow();
       expect(row.name).toBe('Written meanwhile');
-      expect(performance.now() - started).toBeLessThan(TIMEOUT_MS / 2);
+      expect(performance.now() - started).toBeLessThan(10_000);
       expect(proxy.refreshRequests).toBe(1);
 
       proxy.release();

@@ -1,6 +1,6 @@
 import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
 import type { PasswordHasher } from '../../src/auth/index.js';
-import { openGateway, type ServedGateway } from '../../src/gateway.js';
+import { type GatewayInternals, openGateway, type ServedGateway } from '../../src/gateway.js';
 import type { GatewayOptions } from '../../src/gateway-settings.js';
 import {
   captureLogLine,
@@ -29,6 +29,7 @@ const MAX_WATCHED_BODY = 1024 * 1024;
  */
 export async function createLeakCheckedGateway(
   options: GatewayOptions = {},
+  internals: Omit<GatewayInternals, 'passwordHasher'> = {},
 ): Promise<ServedGateway> {
   rememberSecret(options.authSecret);
   for (const previous of options.previousAuthSecrets ?? []) rememberSecret(previous);
@@ -46,7 +47,7 @@ export async function createLeakCheckedGateway(
         },
       },
     },
-    { passwordHasher: testPasswordHasher },
+    { ...internals, passwordHasher: testPasswordHasher },
   );
   watchSecretBox(gateway);
   watchRequests(gateway);

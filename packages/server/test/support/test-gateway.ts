@@ -1,5 +1,5 @@
 import { onTestFinished } from 'vitest';
-import type { ServedGateway } from '../../src/gateway.js';
+import type { GatewayInternals, ServedGateway } from '../../src/gateway.js';
 import type { GatewayOptions } from '../../src/gateway-settings.js';
 import { generateToken, hashToken, maskToken } from '../../src/secrets/index.js';
 import { rememberSecret } from './known-secrets.js';
@@ -57,32 +57,39 @@ function nextCreatedAt(): string {
 
 /**
  * A gateway on a fresh in-memory SQLite database (or `databaseUrl`, e.g. a PostgreSQL test
- * schema), with logs captured and stopped when the test finishes.
+ * schema), with logs captured and stopped when the test finishes. `internals` are the gateway's
+ * test-only knobs (a stopped clock for the failed-credential limit).
  *
  * @example
  * const gw = await createTestGateway({ plugins: [notes] });
  * const alice = await gw.createUser();
  * const res = await gw.request('GET', `/api/connections?userId=${alice.id}`, { as: alice });
  */
-export async function createTestGateway(options: GatewayOptions = {}): Promise<TestGateway> {
+export async function createTestGateway(
+  options: GatewayOptions = {},
+  internals: Omit<GatewayInternals, 'passwordHasher'> = {},
+): Promise<TestGateway> {
   const lines: string[] = [];
   rememberSecret(TEST_AUTH_SECRET);
   rememberSecret(TEST_SERVICE_SECRET);
-  const gateway = await createLeakCheckedGateway({
-    databaseUrl: ':memory:',
-    configFile: false,
-    env: {},
-    authSecret: TEST_AUTH_SECRET,
-    serviceApiSecret: TEST_SERVICE_SECRET,
-    baseUrl: 'http://127.0.0.1:8787',
-    ...options,
-    logSink: {
-      write: (line) => {
-        lines.push(line);
-        options.logSink?.write(line);
+  const gateway = await createLeakCheckedGateway(
+    {
+      databaseUrl: ':memory:',
+      configFile: false,
+      env: {},
+      authSecret: TEST_AUTH_SECRET,
+      serviceApiSecret: TEST_SERVICE_SECRET,
+      baseUrl: 'http://127.0.0.1:8787',
+      ...options,
+      logSink: {
+        write: (line) => {
+          lines.push(line);
+          options.logSink?.write(line);
+        },
       },
     },
-  });
+    internals,
+  );
   onTestFinished(() => gateway.stop());
   const { db } = gateway.services.database;
 

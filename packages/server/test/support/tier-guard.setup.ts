@@ -23,6 +23,10 @@ function refuse(what: string): never {
   throw new Error(message);
 }
 
+// Put back after the file: without isolation (vitest.config.ts) the next file of the worker may be
+// of another tier, and shares these modules.
+const restore: (() => void)[] = [];
+
 if (tier === 'unit' || tier === 'integration') {
   const starts = [
     'spawn',
@@ -34,6 +38,10 @@ if (tier === 'unit' || tier === 'integration') {
     'fork',
   ] as const;
   for (const name of starts) {
+    const original = Object.getOwnPropertyDescriptor(childProcess, name);
+    restore.push(() => {
+      if (original !== undefined) Object.defineProperty(childProcess, name, original);
+    });
     Object.defineProperty(childProcess, name, {
       configurable: true,
       writable: true,
@@ -44,6 +52,12 @@ if (tier === 'unit' || tier === 'integration') {
 }
 
 if (tier === 'unit') {
+  const originalListen = net.Server.prototype.listen;
+  const originalConnect = net.Socket.prototype.connect;
+  restore.push(() => {
+    net.Server.prototype.listen = originalListen;
+    net.Socket.prototype.connect = originalConnect;
+  });
   net.Server.prototype.listen = function listen() {
     return refuse('listened on a socket');
   } as typeof net.Server.prototype.listen;
@@ -53,5 +67,7 @@ if (tier === 'unit') {
 }
 
 afterAll(() => {
+  for (const undo of restore.reverse()) undo();
+  syncBuiltinESMExports();
   if (violations.length > 0) throw new Error(violations.join('\n\n'));
 });

@@ -1,26 +1,35 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { TimeLimit } from './time-limit.js';
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+// The clock is vitest's: the limit's timer and its reading of the running time move only when
+// the test says, so a loaded machine cannot make a pause look longer than it was.
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
 
 describe('TimeLimit', () => {
-  it('fires once the running time reaches the limit, not counting paused time', async () => {
+  it('fires once the running time reaches the limit, not counting paused time', () => {
     let fired = 0;
     const limit = new TimeLimit(80, () => {
       fired += 1;
     });
-    await sleep(40);
+    vi.advanceTimersByTime(40);
     limit.pause();
-    await sleep(120);
+    vi.advanceTimersByTime(120);
     expect(fired).toBe(0);
     limit.resume();
-    await sleep(20);
+    vi.advanceTimersByTime(39);
     expect(fired).toBe(0);
-    await sleep(60);
+    vi.advanceTimersByTime(1);
+    expect(fired).toBe(1);
+    vi.advanceTimersByTime(1_000);
     expect(fired).toBe(1);
   });
 
-  it('nests pauses and never fires once cleared', async () => {
+  it('nests pauses and never fires once cleared', () => {
     let fired = 0;
     const limit = new TimeLimit(30, () => {
       fired += 1;
@@ -28,11 +37,23 @@ describe('TimeLimit', () => {
     limit.pause();
     limit.pause();
     limit.resume();
-    await sleep(60);
+    vi.advanceTimersByTime(60);
     expect(fired).toBe(0);
     limit.clear();
     limit.resume();
-    await sleep(60);
+    vi.advanceTimersByTime(60);
     expect(fired).toBe(0);
+  });
+
+  it('keeps the time run before a pause', () => {
+    let fired = 0;
+    const limit = new TimeLimit(30, () => {
+      fired += 1;
+    });
+    vi.advanceTimersByTime(29);
+    limit.pause();
+    limit.resume();
+    vi.advanceTimersByTime(1);
+    expect(fired).toBe(1);
   });
 });

@@ -6,13 +6,14 @@ import {
   LoggingMessageNotificationSchema,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { createPostgresTestDatabase, postgresTestUrl } from '#test/db/test-database.js';
 import { emptyFixtureState } from '#test/mcp/fixture-plugin.js';
 import { createInteractionPlugin } from '#test/mcp/interaction-plugin.js';
 import { type McpTestGateway, type McpTestUser, startMcpGateway } from '#test/mcp/mcp-test-kit.js';
 import { TEST_SERVICE_SECRET } from '#test/support/test-gateway.js';
 import type { McpOptions } from '../options.js';
+import { sessionDb } from './shared-sessions/tables.js';
 
 // Issue 17 item 1: a 2025 session opened on one instance is served by every instance on
 // PostgreSQL, with no affinity. Here each request of a client goes to the next instance in turn.
@@ -402,24 +403,28 @@ describe.skipIf(!pgUrl)('2025 session streams and lifetimes across instances on 
   });
 
   it('expires an idle session on every instance', async () => {
-    const { a, b, alice } = await pair({ sessionIdleMs: 400 });
+    // Long enough that the ping below comes in time on a loaded machine; the wait is for the sweep.
+    const { a, b, alice } = await pair({ sessionIdleMs: 3000 });
     const sessionId = await openSession(a.url, alice.mcpToken);
     const ping = { jsonrpc: '2.0', id: 1, method: 'ping' };
     expect((await post(b.url, alice.mcpToken, sessionId, ping)).status).toBe(200);
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    // Until a sweep has expired it in the database and both instances have let it go: a ping to
+    // learn that would keep it alive, and a fixed wait is too short on a loaded machine.
+    const stored = sessionDb(a.gateway.services.database);
+    await vi.waitFor(
+      async () => {
+        const rows = await stored.selectFrom('mcp_sessions').select('id').execute();
+        expect(rows.map((row) => row.id)).not.toContain(sessionId);
+        expect([await openSessions(a.url), await openSessions(b.url)]).toEqual([0, 0]);
+      },
+      { timeout: 20_000, interval: 100 },
+    );
     expect((await post(a.url, alice.mcpToken, sessionId, ping)).status).toBe(404);
     expect((await post(b.url, alice.mcpToken, sessionId, ping)).status).toBe(404);
   });
 
   it('caps the copies an instance rebuilds of sessions opened elsewhere, and drops idle ones', async () => {
-    const { a, b, alice } = await pair({ maxRebuiltSessions: 2, rebuiltSessionIdleMs: 600 });
-    const open = async (url: string) => {
-      const response = await fetch(`${url}/metrics`, {
-        headers: { authorization: `Bearer ${TEST_SERVICE_SECRET}` },
-      });
-      const value = /^gateway_mcp_sessions_open (\d+)$/m.exec(await response.text())?.[1];
-      return Number(value);
-    };
+    const { a, b, alice } = await pair({ maxRebuiltSessions: 2, rebuiltSessionIdleMs: 3000 });
     const sessions = [
       await openSession(a.url, alice.mcpToken),
       await openSession(a.url, alice.mcpToken),
@@ -430,12 +435,14 @@ describe.skipIf(!pgUrl)('2025 session streams and lifetimes across instances on 
     for (const sessionId of sessions) {
       expect((await post(b.url, alice.mcpToken, sessionId, ping)).status).toBe(200);
     }
-    expect(await open(b.url)).toBe(2);
-    expect(await open(a.url)).toBe(3);
+    expect(await openSessions(b.url)).toBe(2);
+    expect(await openSessions(a.url)).toBe(3);
     // Unused, the copies go; the sessions stay open where they were opened, and anywhere else.
-    await new Promise((resolve) => setTimeout(resolve, 2000));
-    expect(await open(b.url)).toBe(0);
-    expect(await open(a.url)).toBe(3);
+    await vi.waitFor(async () => expect(await openSessions(b.url)).toBe(0), {
+      timeout: 20_000,
+      interval: 100,
+    });
+    expect(await openSessions(a.url)).toBe(3);
     for (const sessionId of sessions) {
       expect((await post(b.url, alice.mcpToken, sessionId, ping)).status).toBe(200);
       expect((await post(a.url, alice.mcpToken, sessionId, ping)).status).toBe(200);
@@ -444,6 +451,15 @@ describe.skipIf(!pgUrl)('2025 session streams and lifetimes across instances on 
 });
 
 const NAP = { name: 'calls.slow.nap', arguments: { ms: 400 } };
+
+/** The sessions the instance at `url` holds open, as its metrics say. */
+async function openSessions(url: string): Promise<number> {
+  const response = await fetch(`${url}/metrics`, {
+    headers: { authorization: `Bearer ${TEST_SERVICE_SECRET}` },
+  });
+  const value = /^gateway_mcp_sessions_open (\d+)$/m.exec(await response.text())?.[1];
+  return Number(value);
+}
 
 /** Opens a 2025-11-25 session with raw HTTP; returns its id. */
 async function openSession(
