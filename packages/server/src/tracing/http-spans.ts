@@ -8,18 +8,24 @@ import {
   SpanStatusCode,
   trace,
 } from '@opentelemetry/api';
+import { suppressTracing } from '@opentelemetry/core';
 import type { MiddlewareHandler } from 'hono';
 import { fromTrustedProxy } from '../auth/client-ip.js';
 import type { AppEnv } from '../http/app-env.js';
 import { tracer } from './tracer.js';
 
-/** Probes a balancer or scraper sends every few seconds: they would drown the traces. */
+/**
+ * Probes a balancer or scraper sends every few seconds: they would drown the traces. Nothing that
+ * runs under them is traced either (a scrape without a credential asks better-auth for a session,
+ * whose own span would otherwise start a trace of its own).
+ */
 const UNTRACED = new Set(['/healthz', '/readyz', '/metrics']);
 
 /**
  * A server span per HTTP request, active while the request is handled so calls, queries and
  * outgoing requests nest under it. Named by method and route pattern (`POST /mcp/:token`), never
- * the raw path, which may hold a token. Health checks and metric scrapes get none.
+ * the raw path, which may hold a token. Health checks and metric scrapes get none, and nothing
+ * under them makes one.
  *
  * The trace a request's `traceparent`/`tracestate` names (W3C trace context) is continued only
  * when it comes from one of `trustedProxies` (`GATEWAY_TRUSTED_PROXIES`): anyone else could
@@ -28,7 +34,7 @@ const UNTRACED = new Set(['/healthz', '/readyz', '/metrics']);
  */
 export function traceRequests(trustedProxies: readonly string[]): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    if (UNTRACED.has(c.req.path)) return next();
+    if (UNTRACED.has(c.req.path)) return context.with(suppressTracing(context.active()), next);
     const given = propagation.extract(ROOT_CONTEXT, c.req.raw.headers, {
       get: (headers, key) => headers.get(key) ?? undefined,
       keys: (headers) => [...headers.keys()],
