@@ -16,6 +16,7 @@ import {
   executionPageSchema,
   executionSchema,
   explanationSchema,
+  healthSchema,
   inviteCreatedSchema,
   inviteListSchema,
   meServiceAccountSchema,
@@ -78,8 +79,10 @@ export type Me = z.infer<typeof me>;
 /** `DELETE` answers. */
 export const deleted = answerReader(deletedSchema);
 
-/** `GET /healthz`. */
-export const health = z.looseObject({ ok: z.boolean() });
+/** `GET /healthz`; `database` is absent from gateways older than issue 30. */
+export const health = answerReader(
+  healthSchema.extend({ database: healthSchema.shape.database.optional() }),
+);
 
 const listedSource = sourceListSchema.shape.sources.element;
 const upstreamStatus = listedSource.shape.upstream.unwrap();

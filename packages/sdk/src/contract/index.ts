@@ -16,6 +16,7 @@ export { connectorAvailabilitySchema } from './connectors.js';
 export { deletedSchema } from './deleted.js';
 export { executionDetailSchema, executionPageSchema, executionSchema } from './executions.js';
 export { CREDENTIAL_SOURCES, explanationSchema } from './explain.js';
+export { healthSchema } from './health.js';
 export { inviteCreatedSchema, inviteListSchema, inviteSchema } from './invites.js';
 export {
   ENDPOINT_MODES,

@@ -1,8 +1,10 @@
+import type { healthSchema } from '@gateway/sdk/contract';
 import { sql } from 'kysely';
+import type { z } from 'zod';
 import type { GatewayDatabase } from '../db/index.js';
 
 /** Whether the database answered when last asked. */
-export type DatabaseState = 'up' | 'down';
+export type DatabaseState = z.infer<typeof healthSchema>['database'];
 
 /** How long a probe may take before the database counts as down. */
 const PROBE_TIMEOUT_MS = 2000;

@@ -1,4 +1,6 @@
+import type { healthSchema } from '@gateway/sdk/contract';
 import type { Hono } from 'hono';
+import type { z } from 'zod';
 import type { AppEnv } from '../http/app-env.js';
 import { errorResponse, HttpError } from '../http/errors.js';
 import type { DatabaseHealth } from './database-health.js';
@@ -37,7 +39,9 @@ export function mountHealth(
   app: Hono<AppEnv>,
   probes: { health: DatabaseHealth; readiness: Readiness },
 ): void {
-  app.get('/healthz', (c) => c.json({ ok: true, database: probes.health.state }));
+  app.get('/healthz', (c) =>
+    c.json({ ok: true, database: probes.health.state } satisfies z.infer<typeof healthSchema>),
+  );
   app.get('/readyz', async (c) => {
     const notReady = await probes.readiness.check();
     if (notReady === undefined) return c.json({ ready: true });
