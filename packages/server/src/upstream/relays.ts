@@ -55,7 +55,17 @@ export function whoAsks(sourceId: string, toolPath: string): string {
  * forms the gateway cannot show are refused to the upstream.
  */
 export function relayToCalls(client: Client, relay: CallRelay): RelayedRequests {
-  const sample = async (request: CreateMessageRequest): Promise<CreateMessageResult> => {
+  const sample = sampleFor(relay);
+  const elicit = elicitFor(relay);
+  client.setRequestHandler('sampling/createMessage', sample);
+  client.setRequestHandler('elicitation/create', elicit);
+  relayNotifications(client, relay);
+  return { 'sampling/createMessage': sample, 'elicitation/create': elicit };
+}
+
+/** Relays an upstream's sampling request to the calling user's client, labelled with who asks. */
+function sampleFor(relay: CallRelay) {
+  return async (request: CreateMessageRequest): Promise<CreateMessageResult> => {
     const call = relay.callOf();
     if (call === undefined) {
       throw new ProtocolError(
@@ -96,7 +106,11 @@ export function relayToCalls(client: Client, relay: CallRelay): RelayedRequests 
       ...(answer.stopReason === undefined ? {} : { stopReason: answer.stopReason }),
     };
   };
-  const elicit = async (request: ElicitRequest): Promise<ElicitResult> => {
+}
+
+/** Relays an upstream's form or URL elicitation to the calling user, labelled with who asks. */
+function elicitFor(relay: CallRelay) {
+  return async (request: ElicitRequest): Promise<ElicitResult> => {
     const call = relay.callOf();
     const { params } = request;
     if (call === undefined) {
@@ -144,8 +158,10 @@ export function relayToCalls(client: Client, relay: CallRelay): RelayedRequests 
       ? { action: 'accept' as const, content: formContent(answer.data) }
       : { action: 'accept' as const };
   };
-  client.setRequestHandler('sampling/createMessage', sample);
-  client.setRequestHandler('elicitation/create', elicit);
+}
+
+/** Passes an upstream's log lines, link completions and list changes to the call or the gateway. */
+function relayNotifications(client: Client, relay: CallRelay): void {
   client.setNotificationHandler('notifications/message', (notification) => {
     // Only the call whose request stream (or lone session) carried it is told; others' lines
     // stay in the log.
@@ -173,7 +189,6 @@ export function relayToCalls(client: Client, relay: CallRelay): RelayedRequests 
       relay.onNotice({ kind: 'resource_updated', uri });
     }
   });
-  return { 'sampling/createMessage': sample, 'elicitation/create': elicit };
 }
 
 /**

@@ -262,45 +262,11 @@ export class Upstream {
       if (stdio) this.#stdioCalls.add(call);
       let required: ReturnType<typeof requiredLinks>;
       try {
-        // The upstream is asked for the log lines and progress the calling client asked for, no
-        // more: the rest would be dropped here (a 2025 session is never sent `logging/setLevel`).
-        const level = call.clientLogLevel;
-        const params = {
-          name,
-          arguments: isRecord(args) ? args : {},
-          ...(connection.modern && level !== undefined
-            ? { _meta: { [LOG_LEVEL_META_KEY]: level } }
-            : {}),
-        };
-        const sending = {
-          signal,
-          timeout: NO_SDK_TIMEOUT_MS,
-          ...(call.takesProgress ? { onprogress: progressTo(call) } : {}),
-        };
-        // A 2026-07-28 server requires the `Mcp-Param-*` headers of the arguments its tool
-        // declares as headers (SEP-2243): the client's `callTool` mirrors them from the definition
-        // given (without its output schema: results are forwarded as they are). Other calls skip
-        // its second pass over the result.
-        const answer = await sendCall(connection, params, sending, call, headerDeclaring);
+        const answer = await this.#send(connection, name, args, call, signal, headerDeclaring);
         this.#breaker.success();
         return resultOf(answer, this.id);
       } catch (error) {
-        if (call.signal.aborted) {
-          // A 2025 session's answer may still be streaming in: the session is closed, not handed
-          // to the next call, which would otherwise hear the stopped call's log lines. A
-          // 2026-07-28 call's stream was closed by the stop itself. A stdio process keeps
-          // running: the SDK has sent it `notifications/cancelled`, and its state is everyone's.
-          const timedOut =
-            call.signal.reason instanceof Stopped && call.signal.reason.reason === 'timeout';
-          if (stdio) {
-            if (timedOut) this.#checkAnswering(connection);
-          } else if (!connection.modern) {
-            connection.closed = true;
-          }
-          if (timedOut) this.#breaker.failure('a call reached the time limit');
-          else this.#breaker.abandon();
-          throw call.signal.reason;
-        }
+        if (call.signal.aborted) this.#stopped(call, connection, stdio);
         // The source was removed meanwhile, which closed its connections: not the upstream's doing.
         if (this.#closed) throw this.#removed();
         // The relayed question ends this round (the client answers `input_required`): the upstream
@@ -331,6 +297,55 @@ export class Upstream {
       await settleRequiredLinks(required, call, this.id, linksAsked);
       linksAsked = true;
     }
+  }
+
+  /** Sends the call to the upstream on `connection`, as the calling client asked for it. */
+  #send(
+    connection: Connection,
+    name: string,
+    args: unknown,
+    call: SourceCall,
+    signal: AbortSignal,
+    headerDeclaring: McpTool | undefined,
+  ) {
+    // The upstream is asked for the log lines and progress the calling client asked for, no
+    // more: the rest would be dropped here (a 2025 session is never sent `logging/setLevel`).
+    const level = call.clientLogLevel;
+    const params = {
+      name,
+      arguments: isRecord(args) ? args : {},
+      ...(connection.modern && level !== undefined
+        ? { _meta: { [LOG_LEVEL_META_KEY]: level } }
+        : {}),
+    };
+    const sending = {
+      signal,
+      timeout: NO_SDK_TIMEOUT_MS,
+      ...(call.takesProgress ? { onprogress: progressTo(call) } : {}),
+    };
+    // A 2026-07-28 server requires the `Mcp-Param-*` headers of the arguments its tool
+    // declares as headers (SEP-2243): the client's `callTool` mirrors them from the definition
+    // given (without its output schema: results are forwarded as they are). Other calls skip
+    // its second pass over the result.
+    return sendCall(connection, params, sending, call, headerDeclaring);
+  }
+
+  /** A call stopped by its caller or its time limit: what that leaves of the connection. */
+  #stopped(call: SourceCall, connection: Connection, stdio: boolean): never {
+    // A 2025 session's answer may still be streaming in: the session is closed, not handed
+    // to the next call, which would otherwise hear the stopped call's log lines. A
+    // 2026-07-28 call's stream was closed by the stop itself. A stdio process keeps
+    // running: the SDK has sent it `notifications/cancelled`, and its state is everyone's.
+    const timedOut =
+      call.signal.reason instanceof Stopped && call.signal.reason.reason === 'timeout';
+    if (stdio) {
+      if (timedOut) this.#checkAnswering(connection);
+    } else if (!connection.modern) {
+      connection.closed = true;
+    }
+    if (timedOut) this.#breaker.failure('a call reached the time limit');
+    else this.#breaker.abandon();
+    throw call.signal.reason;
   }
 
   /**

@@ -46,6 +46,18 @@ export function serveFederated(
   capabilities: ServerCapabilities,
   notices: SessionNotices | undefined,
 ): void {
+  const federation = federationOf(runtime, principal);
+  if (capabilities.resources !== undefined) {
+    serveResources(server, federation, capabilities.resources.subscribe === true, notices);
+  }
+  if (capabilities.prompts !== undefined) servePrompts(server, federation);
+  if (capabilities.completions !== undefined) serveCompletions(server, federation);
+}
+
+/** What every federated request of one caller goes through: the sources it sees, and the hop. */
+type Federation = ReturnType<typeof federationOf>;
+
+function federationOf(runtime: McpRuntime, principal: McpPrincipal) {
   const { services } = runtime;
   const { logger, upstreams } = services;
   const subject = subjectId(principal);
@@ -92,131 +104,143 @@ export function serveFederated(
     if (split === undefined || source === undefined) throw promptNotFound(name);
     return { source, name: split.name };
   };
+  return { logger, offering, forward, resourceSource, promptSource };
+}
 
-  if (capabilities.resources !== undefined) {
-    server.setRequestHandler('resources/list', async (request, ctx) => {
-      const page = await federatedPage<Resource>({
-        sources: await offering('resources'),
-        cursor: request.params?.cursor,
-        key: 'resources',
-        served: (source, item) =>
-          isSpecType.Resource(item)
-            ? { ...item, uri: namespacedUri(source.namespace, item.uri) }
-            : undefined,
-        fetch: (source, cursor) =>
-          forward(source, 'resources/list', cursorParams(cursor), ctx.mcpReq.signal),
-        logger,
-      });
-      return { resources: page.items, ...nextOf(page) };
+/** `resources/list`, `resources/templates/list`, `resources/read` and (un)subscriptions. */
+function serveResources(
+  server: Server,
+  federation: Federation,
+  subscribe: boolean,
+  notices: SessionNotices | undefined,
+): void {
+  const { logger, offering, forward, resourceSource } = federation;
+  server.setRequestHandler('resources/list', async (request, ctx) => {
+    const page = await federatedPage<Resource>({
+      sources: await offering('resources'),
+      cursor: request.params?.cursor,
+      key: 'resources',
+      served: (source, item) =>
+        isSpecType.Resource(item)
+          ? { ...item, uri: namespacedUri(source.namespace, item.uri) }
+          : undefined,
+      fetch: (source, cursor) =>
+        forward(source, 'resources/list', cursorParams(cursor), ctx.mcpReq.signal),
+      logger,
     });
-    server.setRequestHandler('resources/templates/list', async (request, ctx) => {
-      const page = await federatedPage<ResourceTemplateType>({
-        sources: await offering('resources'),
-        cursor: request.params?.cursor,
-        key: 'resourceTemplates',
-        served: (source, item) =>
-          isSpecType.ResourceTemplate(item)
-            ? { ...item, uriTemplate: namespacedUri(source.namespace, item.uriTemplate) }
-            : undefined,
-        fetch: (source, cursor) =>
-          forward(source, 'resources/templates/list', cursorParams(cursor), ctx.mcpReq.signal),
-        logger,
-      });
-      return { resourceTemplates: page.items, ...nextOf(page) };
+    return { resources: page.items, ...nextOf(page) };
+  });
+  server.setRequestHandler('resources/templates/list', async (request, ctx) => {
+    const page = await federatedPage<ResourceTemplateType>({
+      sources: await offering('resources'),
+      cursor: request.params?.cursor,
+      key: 'resourceTemplates',
+      served: (source, item) =>
+        isSpecType.ResourceTemplate(item)
+          ? { ...item, uriTemplate: namespacedUri(source.namespace, item.uriTemplate) }
+          : undefined,
+      fetch: (source, cursor) =>
+        forward(source, 'resources/templates/list', cursorParams(cursor), ctx.mcpReq.signal),
+      logger,
     });
-    server.setRequestHandler('resources/read', async (request, ctx) => {
+    return { resourceTemplates: page.items, ...nextOf(page) };
+  });
+  server.setRequestHandler('resources/read', async (request, ctx) => {
+    const { source, uri } = await resourceSource(request.params.uri);
+    const answer = await forward(source, 'resources/read', { uri }, ctx.mcpReq.signal);
+    if (!isSpecType.ReadResourceResult(answer)) throw malformedAnswer(source.id);
+    const result: ReadResourceResult = {
+      contents: answer.contents.map((content) => ({
+        ...content,
+        uri: namespacedUri(source.namespace, content.uri),
+      })),
+    };
+    return result;
+  });
+  if (subscribe && notices !== undefined) {
+    server.setRequestHandler('resources/subscribe', async (request, ctx) => {
       const { source, uri } = await resourceSource(request.params.uri);
-      const answer = await forward(source, 'resources/read', { uri }, ctx.mcpReq.signal);
-      if (!isSpecType.ReadResourceResult(answer)) throw malformedAnswer(source.id);
-      const result: ReadResourceResult = {
-        contents: answer.contents.map((content) => ({
-          ...content,
-          uri: namespacedUri(source.namespace, content.uri),
-        })),
-      };
-      return result;
+      if (source.offers.resources?.subscribe !== true) throw resourceNotFound(request.params.uri);
+      await forward(source, 'resources/subscribe', { uri }, ctx.mcpReq.signal);
+      notices.subscribe(server, namespacedUri(source.namespace, uri), ctx.sessionId);
+      return {};
     });
-    if (capabilities.resources.subscribe === true && notices !== undefined) {
-      server.setRequestHandler('resources/subscribe', async (request, ctx) => {
-        const { source, uri } = await resourceSource(request.params.uri);
-        if (source.offers.resources?.subscribe !== true) throw resourceNotFound(request.params.uri);
-        await forward(source, 'resources/subscribe', { uri }, ctx.mcpReq.signal);
-        notices.subscribe(server, namespacedUri(source.namespace, uri), ctx.sessionId);
-        return {};
-      });
-      server.setRequestHandler('resources/unsubscribe', async (request, ctx) => {
-        notices.unsubscribe(server, request.params.uri);
-        const { source, uri } = await resourceSource(request.params.uri);
-        if (source.offers.resources?.subscribe !== true) return {};
-        await forward(source, 'resources/unsubscribe', { uri }, ctx.mcpReq.signal);
-        return {};
-      });
+    server.setRequestHandler('resources/unsubscribe', async (request, ctx) => {
+      notices.unsubscribe(server, request.params.uri);
+      const { source, uri } = await resourceSource(request.params.uri);
+      if (source.offers.resources?.subscribe !== true) return {};
+      await forward(source, 'resources/unsubscribe', { uri }, ctx.mcpReq.signal);
+      return {};
+    });
+  }
+}
+
+/** `prompts/list` and `prompts/get`. */
+function servePrompts(server: Server, federation: Federation): void {
+  const { logger, offering, forward, promptSource } = federation;
+  server.setRequestHandler('prompts/list', async (request, ctx) => {
+    const page = await federatedPage<Prompt>({
+      sources: await offering('prompts'),
+      cursor: request.params?.cursor,
+      key: 'prompts',
+      served: (source, item) =>
+        isSpecType.Prompt(item)
+          ? { ...item, name: namespacedPrompt(source.namespace, item.name) }
+          : undefined,
+      fetch: (source, cursor) =>
+        forward(source, 'prompts/list', cursorParams(cursor), ctx.mcpReq.signal),
+      logger,
+    });
+    return { prompts: page.items, ...nextOf(page) };
+  });
+  server.setRequestHandler('prompts/get', async (request, ctx) => {
+    const { source, name } = await promptSource(request.params.name);
+    const args = request.params.arguments;
+    const answer = await forward(
+      source,
+      'prompts/get',
+      { name, ...(args === undefined ? {} : { arguments: args }) },
+      ctx.mcpReq.signal,
+    );
+    if (!isSpecType.GetPromptResult(answer)) throw malformedAnswer(source.id);
+    const result: GetPromptResult = {
+      ...(answer.description === undefined ? {} : { description: answer.description }),
+      messages: answer.messages.map((message) => ({
+        ...message,
+        content: namespacedContent(source.namespace, [message.content])[0] ?? message.content,
+      })),
+    };
+    return result;
+  });
+}
+
+/** `completion/complete`, for a prompt's or a resource template's argument. */
+function serveCompletions(server: Server, federation: Federation): void {
+  const { forward, promptSource, resourceSource } = federation;
+  server.setRequestHandler('completion/complete', async (request, ctx) => {
+    const { ref, argument, context } = request.params;
+    let located: { source: FederatedSource; ref: Record<string, unknown> };
+    if (ref.type === 'ref/prompt') {
+      const found = await promptSource(ref.name);
+      located = { source: found.source, ref: { type: 'ref/prompt', name: found.name } };
+    } else {
+      const found = await resourceSource(ref.uri);
+      located = { source: found.source, ref: { type: 'ref/resource', uri: found.uri } };
     }
-  }
-
-  if (capabilities.prompts !== undefined) {
-    server.setRequestHandler('prompts/list', async (request, ctx) => {
-      const page = await federatedPage<Prompt>({
-        sources: await offering('prompts'),
-        cursor: request.params?.cursor,
-        key: 'prompts',
-        served: (source, item) =>
-          isSpecType.Prompt(item)
-            ? { ...item, name: namespacedPrompt(source.namespace, item.name) }
-            : undefined,
-        fetch: (source, cursor) =>
-          forward(source, 'prompts/list', cursorParams(cursor), ctx.mcpReq.signal),
-        logger,
-      });
-      return { prompts: page.items, ...nextOf(page) };
-    });
-    server.setRequestHandler('prompts/get', async (request, ctx) => {
-      const { source, name } = await promptSource(request.params.name);
-      const args = request.params.arguments;
-      const answer = await forward(
-        source,
-        'prompts/get',
-        { name, ...(args === undefined ? {} : { arguments: args }) },
-        ctx.mcpReq.signal,
-      );
-      if (!isSpecType.GetPromptResult(answer)) throw malformedAnswer(source.id);
-      const result: GetPromptResult = {
-        ...(answer.description === undefined ? {} : { description: answer.description }),
-        messages: answer.messages.map((message) => ({
-          ...message,
-          content: namespacedContent(source.namespace, [message.content])[0] ?? message.content,
-        })),
-      };
-      return result;
-    });
-  }
-
-  if (capabilities.completions !== undefined) {
-    server.setRequestHandler('completion/complete', async (request, ctx) => {
-      const { ref, argument, context } = request.params;
-      let located: { source: FederatedSource; ref: Record<string, unknown> };
-      if (ref.type === 'ref/prompt') {
-        const found = await promptSource(ref.name);
-        located = { source: found.source, ref: { type: 'ref/prompt', name: found.name } };
-      } else {
-        const found = await resourceSource(ref.uri);
-        located = { source: found.source, ref: { type: 'ref/resource', uri: found.uri } };
-      }
-      // Completions of a source that offers none are empty, as MCP has it for no suggestions.
-      if (located.source.offers.completions === undefined) {
-        return { completion: { values: [] } };
-      }
-      const answer = await forward(
-        located.source,
-        'completion/complete',
-        { ref: located.ref, argument, ...(context === undefined ? {} : { context }) },
-        ctx.mcpReq.signal,
-      );
-      if (!isSpecType.CompleteResult(answer)) throw malformedAnswer(located.source.id);
-      const result: CompleteResult = { completion: answer.completion };
-      return result;
-    });
-  }
+    // Completions of a source that offers none are empty, as MCP has it for no suggestions.
+    if (located.source.offers.completions === undefined) {
+      return { completion: { values: [] } };
+    }
+    const answer = await forward(
+      located.source,
+      'completion/complete',
+      { ref: located.ref, argument, ...(context === undefined ? {} : { context }) },
+      ctx.mcpReq.signal,
+    );
+    if (!isSpecType.CompleteResult(answer)) throw malformedAnswer(located.source.id);
+    const result: CompleteResult = { completion: answer.completion };
+    return result;
+  });
 }
 
 function cursorParams(cursor: string | undefined): Record<string, unknown> {
