@@ -4,13 +4,13 @@ import type { DatabaseSchema, GatewayDatabase } from '../db/index.js';
 import { LookupCache } from '../db/lookup-cache.js';
 import { prepareQuery } from '../db/prepared-query.js';
 import { unmarkedWrite } from '../db/unmarked-write.js';
+import { sessionState } from '../mcp/transport/shared-sessions/session-rows.js';
 import {
   endpointByToken,
   prepareEndpointByToken,
   recordEndpointUse,
 } from '../mcp-endpoints/token-query.js';
 import { accessTokenByHash, prepareAccessTokenQuery } from '../mcp-oauth/token-query.js';
-import { sessionState } from '../mcp/transport/shared-sessions/session-rows.js';
 import { hashToken } from '../secrets/index.js';
 import type { StoredRole } from './role-store.js';
 
