@@ -15,7 +15,8 @@
  * Settings: `BENCH_SCALE_CALLS` (measured calls per setup, default 3000), `BENCH_SCALE_WARMUP`
  * (warm-up calls per instance, default 1000), `BENCH_SCALE_CONCURRENCY` (default 16), `BENCH_SCALE_ROUNDS` (default 2: each
  * setup measured that many times, medians printed), `BENCH_DATABASE_URL` (default
- * `TEST_DATABASE_URL`; each PostgreSQL setup runs in a fresh schema, dropped at the end).
+ * `TEST_DATABASE_URL`; each PostgreSQL setup runs in a fresh schema, dropped at the end),
+ * `BENCH_SCALE_SETUPS` (default `pg1,pg3,sqlite1`: the setups run, for experiments).
  *
  * Run from the repository root: `pnpm bench scale`, which builds the Gateway first (the Gateway
  * measured is `packages/server/dist`, as `gateway-server` runs it). Needs Debian's haproxy.
@@ -71,6 +72,8 @@ if (databaseUrl === undefined) {
 }
 
 interface Setup {
+  /** Its name in `BENCH_SCALE_SETUPS`. */
+  key: string;
   name: string;
   database: 'postgres' | 'sqlite';
   instances: number;
@@ -401,10 +404,17 @@ const fmt = (n: number, digits = 2) => n.toFixed(digits);
 const verdict = (ok: boolean) => (ok ? 'PASS' : 'FAIL');
 
 const setups: Setup[] = [
-  { name: 'PostgreSQL, 1 instance', database: 'postgres', instances: 1 },
-  { name: 'PostgreSQL, 3 instances', database: 'postgres', instances: 3 },
-  { name: 'SQLite, 1 instance', database: 'sqlite', instances: 1 },
+  { key: 'pg1', name: 'PostgreSQL, 1 instance', database: 'postgres', instances: 1 },
+  { key: 'pg3', name: 'PostgreSQL, 3 instances', database: 'postgres', instances: 3 },
+  { key: 'sqlite1', name: 'SQLite, 1 instance', database: 'sqlite', instances: 1 },
 ];
+/** `BENCH_SCALE_SETUPS` (e.g. `pg1,pg3`): only these setups run (the ratios need all three). */
+const chosen = process.env.BENCH_SCALE_SETUPS?.split(',').map((key) => key.trim());
+const unknown = chosen?.filter((key) => !setups.some((setup) => setup.key === key)) ?? [];
+if (unknown.length > 0) {
+  console.error(`error: unknown BENCH_SCALE_SETUPS ${unknown.join(', ')} (pg1, pg3, sqlite1)`);
+  process.exit(2);
+}
 const results = new Map<string, Run>();
 console.log(
   `Scale benchmark: echo tools/call through haproxy (deploy/haproxy.cfg), ${CONCURRENCY} clients ` +
@@ -414,6 +424,7 @@ console.log(
   'setup                      calls/s  p50/p99 ms      CPU µs/call gateways (less idle)  CPU µs/call haproxy',
 );
 for (const setup of setups) {
+  if (chosen !== undefined && !chosen.includes(setup.key)) continue;
   const target = await startSetup(setup);
   try {
     // Every instance warms up as long as a single one does: each compiles its hot code and fills

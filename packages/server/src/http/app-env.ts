@@ -1,5 +1,6 @@
 import type { Context } from 'hono';
 import type { Principal } from '../identity/principal.js';
+import type { SessionState } from '../identity/token-repository.js';
 
 /** The variables every request carries through the app. */
 export interface AppEnv {
@@ -7,6 +8,8 @@ export interface AppEnv {
     /** Who the request acts for: set by `authenticate()` before any route runs. */
     principal: Principal;
     requestId: string;
+    /** At `/mcp` on PostgreSQL: the request's 2025 session as its token's lookup read it. */
+    sessionState?: SessionState;
   };
 }
 

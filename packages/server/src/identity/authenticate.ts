@@ -220,7 +220,8 @@ async function mcpPrincipal(
         : 'An OAuth access token goes in the Authorization header, never in the URL',
     );
   }
-  const lookup = await options.tokens.find(token);
+  // A 2025 session's request: on PostgreSQL its session's row is read in the token's statement.
+  const lookup = await options.tokens.find(token, c.req.header('mcp-session-id'));
   if (!lookup.found) {
     return refuseMcp(
       lookup.reason === 'expired' && token.startsWith('gw_oat_')
@@ -229,6 +230,7 @@ async function mcpPrincipal(
     );
   }
   const { owner } = lookup;
+  if (lookup.session !== undefined) c.set('sessionState', lookup.session);
   if (owner.kind === 'mcp') {
     if (owner.oauth !== undefined && owner.oauth.resource !== mcpOAuth?.resource()) {
       return refuseMcp('The access token was issued for another resource');

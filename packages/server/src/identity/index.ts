@@ -32,6 +32,7 @@ export {
 } from './principal.js';
 export {
   createTokenRepository,
+  type SessionState,
   type TokenLookup,
   type TokenOwner,
   type TokenRepository,

@@ -4,8 +4,13 @@ import type { DatabaseSchema, GatewayDatabase } from '../db/index.js';
 import { LookupCache } from '../db/lookup-cache.js';
 import { prepareQuery } from '../db/prepared-query.js';
 import { unmarkedWrite } from '../db/unmarked-write.js';
-import { prepareEndpointByToken, recordEndpointUse } from '../mcp-endpoints/token-query.js';
-import { prepareAccessTokenQuery } from '../mcp-oauth/token-query.js';
+import { sessionState } from '../mcp/transport/shared-sessions/session-rows.js';
+import {
+  endpointByToken,
+  prepareEndpointByToken,
+  recordEndpointUse,
+} from '../mcp-endpoints/token-query.js';
+import { accessTokenByHash, prepareAccessTokenQuery } from '../mcp-oauth/token-query.js';
 import { hashToken } from '../secrets/index.js';
 import type { StoredRole } from './role-store.js';
 
@@ -35,9 +40,24 @@ export type TokenOwner =
 /** Why a token was refused, for the message (never the token). */
 export type TokenRefusal = 'unknown' | 'expired';
 
+/**
+ * A 2025 session's row as the lookup of its request's token read it (PostgreSQL): whether it is
+ * open, and its stored log level.
+ */
+export interface SessionState {
+  id: string;
+  open: boolean;
+  logLevel: string | null;
+}
+
 /** What a lookup found. */
 export type TokenLookup =
-  | { found: true; owner: TokenOwner }
+  | {
+      found: true;
+      owner: TokenOwner;
+      /** The state of the session asked for, when the token's statement read it. */
+      session?: SessionState;
+    }
   | { found: false; reason: TokenRefusal; expiredAt?: string };
 
 /** The CLI token or service-account key with the hash, and the role that applies to it. */
@@ -154,17 +174,38 @@ export function createTokenRepository(database: GatewayDatabase, defaultRoleId: 
   const apiTokenQuery = prepareApiTokenQuery(db);
   const owners = new LookupCache<TokenOwner>(database);
 
-  const read = async (token: string, hash: string): Promise<TokenOwner | undefined> => {
+  // PostgreSQL, where every lookup reads: a 2025 session's request reads its session's row in
+  // its token's statement (MCP tokens; any other asks the session's owner itself).
+  const withSession =
+    database.dialect === 'postgres' ? prepareWithSession(db, defaultRoleId) : undefined;
+
+  /** The owner of `token`, and the state of session `sessionId` when read beside it. */
+  const read = async (
+    token: string,
+    hash: string,
+    sessionId: string | undefined,
+  ): Promise<{ owner: TokenOwner | undefined; session?: SessionState }> => {
+    const sessionQueries = sessionId === undefined ? undefined : withSession;
     if (token.startsWith('gw_mcp_')) {
-      const [row] = await endpointQuery({ hash });
-      return row === undefined ? undefined : endpointOwner(row, defaultRoleId);
+      const [row] = await (sessionQueries === undefined
+        ? endpointQuery({ hash })
+        : sessionQueries.endpoint({ hash, session: sessionId }));
+      return {
+        owner: row === undefined ? undefined : endpointOwner(row, defaultRoleId),
+        ...sessionOf(sessionId, row),
+      };
     }
     if (token.startsWith('gw_oat_')) {
-      const [row] = await oauthTokenQuery({ hash });
-      return row === undefined ? undefined : accessTokenOwner(row, defaultRoleId);
+      const [row] = await (sessionQueries === undefined
+        ? oauthTokenQuery({ hash })
+        : sessionQueries.oauth({ hash, session: sessionId }));
+      return {
+        owner: row === undefined ? undefined : accessTokenOwner(row, defaultRoleId),
+        ...sessionOf(sessionId, row),
+      };
     }
     const [row] = await apiTokenQuery({ hash });
-    return row === undefined ? undefined : apiTokenOwner(row, defaultRoleId);
+    return { owner: row === undefined ? undefined : apiTokenOwner(row, defaultRoleId) };
   };
 
   return {
@@ -172,10 +213,15 @@ export function createTokenRepository(database: GatewayDatabase, defaultRoleId: 
      * The owner of `token`, or why there is none. Only the prefixes the gateway issues are looked
      * up; anything else is unknown without a query.
      */
-    async find(token: string): Promise<TokenLookup> {
+    async find(token: string, sessionId?: string): Promise<TokenLookup> {
       if (!/^gw_(?:mcp|cli|sa|oat)_/.test(token)) return { found: false, reason: 'unknown' };
       const hash = hashToken(token);
-      const owner = await owners.get(hash, () => read(token, hash));
+      let session: SessionState | undefined;
+      const owner = await owners.get(hash, async () => {
+        const found = await read(token, hash, sessionId);
+        session = found.session;
+        return found.owner;
+      });
       if (owner === undefined) return { found: false, reason: 'unknown' };
       const expiresAt = owner.kind === 'mcp' ? owner.oauth?.expiresAt : owner.expiresAt;
       if (expiresAt !== undefined && expiresAt !== null) {
@@ -185,7 +231,45 @@ export function createTokenRepository(database: GatewayDatabase, defaultRoleId: 
       }
       if (owner.kind === 'mcp') recordEndpointUse(db, owner.endpointId);
       else recordApiTokenUse(db, owner.tokenId);
-      return { found: true, owner };
+      return session === undefined ? { found: true, owner } : { found: true, owner, session };
+    },
+  };
+}
+
+/**
+ * The MCP tokens' lookups with the state of a 2025 session (`session`, its id) read in the same
+ * statement: its row's owner selects it beside the token's row.
+ */
+function prepareWithSession(db: Kysely<DatabaseSchema>, defaultRoleId: string) {
+  return {
+    endpoint: prepareQuery(db, ['hash', 'session'], (param) =>
+      db
+        .selectFrom(endpointByToken(db, defaultRoleId, param('hash')).as('token'))
+        .selectAll('token')
+        .select(sessionState(param('session'))),
+    ),
+    oauth: prepareQuery(db, ['hash', 'session'], (param) =>
+      db
+        .selectFrom(accessTokenByHash(db, defaultRoleId, param('hash')).as('token'))
+        .selectAll('token')
+        .select(sessionState(param('session'))),
+    ),
+  };
+}
+
+/** The session state a lookup's row carries, when it was read with one. */
+function sessionOf(
+  sessionId: string | undefined,
+  row: object | undefined,
+): { session?: SessionState } {
+  if (sessionId === undefined || row === undefined || !('session_open' in row)) return {};
+  const level = 'session_log_level' in row ? row.session_log_level : null;
+  return {
+    session: {
+      id: sessionId,
+      // PostgreSQL reads a boolean back (SQLite would say 1).
+      open: row.session_open === true || row.session_open === 1,
+      logLevel: typeof level === 'string' ? level : null,
     },
   };
 }

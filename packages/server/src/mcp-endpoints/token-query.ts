@@ -17,18 +17,24 @@ import { applyingRole } from '../identity/applying-role.js';
  * const [row] = await byToken({ hash: hashToken(token) });
  */
 export function prepareEndpointByToken(db: Kysely<DatabaseSchema>, defaultRoleId: string) {
-  return prepareQuery(db, ['hash'], (param) =>
-    db
-      .selectFrom('mcp_endpoints')
-      .select((eb) => [
-        'mcp_endpoints.id',
-        'mcp_endpoints.user_id',
-        'mcp_endpoints.tools',
-        'mcp_endpoints.mode',
-        ...applyingRole(eb.ref('mcp_endpoints.user_id'), defaultRoleId),
-      ])
-      .where('mcp_endpoints.token_hash', '=', param('hash')),
-  );
+  return prepareQuery(db, ['hash'], (param) => endpointByToken(db, defaultRoleId, param('hash')));
+}
+
+/**
+ * The query of {@link prepareEndpointByToken}, for a statement that selects more beside it (on
+ * PostgreSQL a session's request reads its session's state in the same statement).
+ */
+export function endpointByToken(db: Kysely<DatabaseSchema>, defaultRoleId: string, hash: string) {
+  return db
+    .selectFrom('mcp_endpoints')
+    .select((eb) => [
+      'mcp_endpoints.id',
+      'mcp_endpoints.user_id',
+      'mcp_endpoints.tools',
+      'mcp_endpoints.mode',
+      ...applyingRole(eb.ref('mcp_endpoints.user_id'), defaultRoleId),
+    ])
+    .where('mcp_endpoints.token_hash', '=', hash);
 }
 
 /**

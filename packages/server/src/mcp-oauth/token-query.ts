@@ -15,25 +15,31 @@ import { endpointColumn } from '../mcp-endpoints/token-query.js';
  * const [row] = await byToken({ hash: hashToken(token) });
  */
 export function prepareAccessTokenQuery(db: Kysely<DatabaseSchema>, defaultRoleId: string) {
-  return prepareQuery(db, ['hash'], (param) =>
-    db
-      .selectFrom('mcp_oauth_tokens')
-      .select((eb) => {
-        const endpointId = eb.ref('mcp_oauth_tokens.endpoint_id');
-        const owner = endpointColumn(endpointId, 'user_id');
-        return [
-          'mcp_oauth_tokens.endpoint_id',
-          'mcp_oauth_tokens.client_id',
-          'mcp_oauth_tokens.resource',
-          'mcp_oauth_tokens.scope',
-          'mcp_oauth_tokens.expires_at',
-          owner.as('user_id'),
-          endpointColumn(endpointId, 'tools').as('tools'),
-          endpointColumn(endpointId, 'mode').as('mode'),
-          ...applyingRole(owner.$asScalar(), defaultRoleId),
-        ];
-      })
-      .where('mcp_oauth_tokens.token_hash', '=', param('hash'))
-      .where('mcp_oauth_tokens.kind', '=', 'access'),
-  );
+  return prepareQuery(db, ['hash'], (param) => accessTokenByHash(db, defaultRoleId, param('hash')));
+}
+
+/**
+ * The query of {@link prepareAccessTokenQuery}, for a statement that selects more beside it (on
+ * PostgreSQL a session's request reads its session's state in the same statement).
+ */
+export function accessTokenByHash(db: Kysely<DatabaseSchema>, defaultRoleId: string, hash: string) {
+  return db
+    .selectFrom('mcp_oauth_tokens')
+    .select((eb) => {
+      const endpointId = eb.ref('mcp_oauth_tokens.endpoint_id');
+      const owner = endpointColumn(endpointId, 'user_id');
+      return [
+        'mcp_oauth_tokens.endpoint_id',
+        'mcp_oauth_tokens.client_id',
+        'mcp_oauth_tokens.resource',
+        'mcp_oauth_tokens.scope',
+        'mcp_oauth_tokens.expires_at',
+        owner.as('user_id'),
+        endpointColumn(endpointId, 'tools').as('tools'),
+        endpointColumn(endpointId, 'mode').as('mode'),
+        ...applyingRole(owner.$asScalar(), defaultRoleId),
+      ];
+    })
+    .where('mcp_oauth_tokens.token_hash', '=', hash)
+    .where('mcp_oauth_tokens.kind', '=', 'access');
 }

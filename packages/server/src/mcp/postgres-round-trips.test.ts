@@ -86,7 +86,7 @@ describe.skipIf(url === undefined)('a 2026-07-28 tools/call on PostgreSQL', () =
 });
 
 describe.skipIf(url === undefined)('a 2025 session tools/call on PostgreSQL', () => {
-  it('costs three statements: the token with its role, the session row, the execution record', async () => {
+  it('costs two statements: the token with its role and the session row, the execution record', async () => {
     const scoped = await createPostgresTestDatabase(url as string, { migrate: false });
     await scoped.database.close();
     onTestFinished(scoped.drop);
@@ -113,7 +113,7 @@ describe.skipIf(url === undefined)('a 2025 session tools/call on PostgreSQL', ()
       statements.texts.filter(
         (text) => text.startsWith(`select`) && text.includes(`from "${table}"`),
       );
-    // Per call: the token with its role, the session's row (still open?) and the record. The
+    // Per call: the token with its role and the session's row (still open?), then the record. The
     // answer goes out as one JSON body, so its stream's events are never written.
     expect(reads('user')).toHaveLength(0);
     expect(
@@ -121,16 +121,51 @@ describe.skipIf(url === undefined)('a 2025 session tools/call on PostgreSQL', ()
         text.startsWith('select "tools", "mode" from "mcp_endpoints"'),
       ),
     ).toHaveLength(0);
-    expect(
-      statements.texts.filter((text) => text.includes('"mcp_endpoints"."token_hash"')),
-    ).toHaveLength(calls);
-    expect(reads('mcp_sessions')).toHaveLength(calls);
+    // The session's row (still open? its log level) is read in the token's statement.
+    const tokenReads = statements.texts.filter((text) =>
+      text.includes('"mcp_endpoints"."token_hash"'),
+    );
+    expect(tokenReads).toHaveLength(calls);
+    expect(reads('mcp_sessions')).toEqual(tokenReads);
     expect(
       statements.texts.filter((text) => text.startsWith('insert into "executions"')),
     ).toHaveLength(calls);
     expect(statements.texts.filter((text) => text.includes('"mcp_session_events"'))).toEqual([]);
     // At most one block of event ids taken for the calls' held events.
-    expect(statements.count()).toBeLessThanOrEqual(calls * 3 + 1);
+    expect(statements.count()).toBeLessThanOrEqual(calls * 2 + 1);
+  });
+
+  it('refuses a session whose row another instance deleted, seen in the token statement', async () => {
+    const scoped = await createPostgresTestDatabase(url as string, { migrate: false });
+    await scoped.database.close();
+    onTestFinished(scoped.drop);
+    const gw = await startMcpGateway({ databaseUrl: scoped.url, registrySyncSeconds: 0 });
+    const user = await gw.user({ roleId: 'reader' });
+    const { client, transport } = await connectV1(gw.url, user.mcpToken);
+    await client.callTool({ name: 'demo.echo.say', arguments: { text: 'open' } });
+    // As an expiry on another instance would, before its announcement arrives.
+    await gw.gateway.services.database.db
+      .withTables<{ mcp_sessions: { id: string } }>()
+      .deleteFrom('mcp_sessions')
+      .where('id', '=', transport.sessionId as string)
+      .execute();
+    const answer = await fetch(`${gw.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${user.mcpToken}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-session-id': transport.sessionId as string,
+        'mcp-protocol-version': '2025-11-25',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 9,
+        method: 'tools/call',
+        params: { name: 'demo.echo.say', arguments: { text: 'gone' } },
+      }),
+    });
+    expect(answer.status).toBe(404);
   });
 
   it("serves a session's call with the role as the database holds it now", async () => {

@@ -4,6 +4,7 @@ import {
   isLegacyRequest,
   type Server,
 } from '@modelcontextprotocol/server';
+import type { SessionState } from '../../identity/index.js';
 import type { FederatedSource } from '../../upstream/federation.js';
 import { namespacedUri } from '../../upstream/namespaced-names.js';
 import type { UpstreamNotice } from '../../upstream/notice.js';
@@ -234,9 +235,14 @@ export class McpEndpoint {
   }
 
   /**
-   * Answers one HTTP request to the endpoint for `principal`, whom `authenticate()` found.
+   * Answers one HTTP request to the endpoint for `principal`, whom `authenticate()` found;
+   * `session`, the state of the request's 2025 session when the token's lookup read it.
    */
-  async handle(request: Request, principal: McpPrincipal): Promise<Response> {
+  async handle(
+    request: Request,
+    principal: McpPrincipal,
+    session?: SessionState,
+  ): Promise<Response> {
     const { options } = this.#runtime;
 
     let body: unknown;
@@ -268,7 +274,7 @@ export class McpEndpoint {
       (isPlainLegacyRequest(request, body) ||
         (await isLegacyRequest(request, body, { maxRequestBodySize: options.maxBodyBytes })))
     ) {
-      return this.#sessions.handle(request, principal, body);
+      return this.#sessions.handle(request, principal, body, session);
     }
     // The common 2026-07-28 call is answered without the SDK's per-request server (direct-call.ts).
     const direct = directCallOf(request, body);

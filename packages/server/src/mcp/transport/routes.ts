@@ -29,11 +29,11 @@ export function mountMcp(
   app.all('/mcp', async (c) => {
     const principal = await authenticate(c, 'mcp');
     c.set('principal', principal);
-    return (await mcp.endpoint()).handle(c.req.raw, principal);
+    return (await mcp.endpoint()).handle(c.req.raw, principal, c.get('sessionState'));
   });
   app.all('/mcp/:token', async (c) => {
     const principal = await authenticate(c, 'mcp', c.req.param('token'));
     c.set('principal', principal);
-    return (await mcp.endpoint()).handle(c.req.raw, principal);
+    return (await mcp.endpoint()).handle(c.req.raw, principal, c.get('sessionState'));
   });
 }

@@ -5,6 +5,7 @@ import {
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
 import type { ServerLogger } from '../../../http/logger.js';
+import type { SessionState } from '../../../identity/index.js';
 import { type McpPrincipal, principalKey } from '../../principal.js';
 import { localLogLevel, type SessionLogLevel } from '../create-server.js';
 import { hearCancels, SessionCalls } from '../session-calls.js';
@@ -158,9 +159,15 @@ export class LegacySessions {
   /**
    * Serves a request of a session, or the `initialize` that opens one. Answers 404 for a session
    * that is unknown, closed or another principal's, 429 when the session caps leave no room.
-   * Rejects when the session's transport does, or on PostgreSQL the database.
+   * Rejects when the session's transport does, or on PostgreSQL the database. `read`: the
+   * session's row as the request's token lookup read it (PostgreSQL), which spares a read.
    */
-  async handle(request: Request, principal: McpPrincipal, body: unknown): Promise<Response> {
+  async handle(
+    request: Request,
+    principal: McpPrincipal,
+    body: unknown,
+    read?: SessionState,
+  ): Promise<Response> {
     const options = body === undefined ? {} : { parsedBody: body };
     const sessionId = request.headers.get('mcp-session-id');
     if (sessionId !== null) {
@@ -180,7 +187,7 @@ export class LegacySessions {
         return sessionNotFound();
       }
       // On PostgreSQL a copy held here may have been closed on another instance.
-      if (held && this.#bridge !== undefined && !(await this.#bridge.stillOpen(session))) {
+      if (held && this.#bridge !== undefined && !(await this.#bridge.stillOpen(session, read))) {
         return sessionNotFound();
       }
       this.#held.used(session);

@@ -5,6 +5,7 @@ import {
   type WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
 import type { ServerLogger } from '../../../http/logger.js';
+import type { SessionState } from '../../../identity/index.js';
 import { asLogLevel } from '../../log-levels.js';
 import { type McpPrincipal, principalKey } from '../../principal.js';
 import type { SessionLogLevel } from '../create-server.js';
@@ -166,11 +167,17 @@ export class SharedBridge implements StreamFollower {
   /**
    * Whether the session this instance holds a copy of is still open, since a `DELETE` or an
    * expiry on another instance is announced a moment later; and its stored log level, which
-   * another instance may have set just now. One primary-key read per request of a 2025 session.
-   * Rejects when the database does.
+   * another instance may have set just now. One primary-key read per request of a 2025 session,
+   * made in the statement of the request's token lookup when `read` has it (identity's token
+   * repository), else here. Rejects when the database does.
    */
-  async stillOpen(session: Session): Promise<boolean> {
-    const stored = await this.#shared.load(session.id);
+  async stillOpen(session: Session, read?: SessionState): Promise<boolean> {
+    const stored =
+      read?.id === session.id
+        ? read.open
+          ? { logLevel: read.logLevel ?? undefined }
+          : undefined
+        : await this.#shared.load(session.id);
     if (stored === undefined) {
       this.#dropCopy(session.id);
       return false;

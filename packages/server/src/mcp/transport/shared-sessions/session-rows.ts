@@ -1,5 +1,5 @@
-import { sql } from 'kysely';
-import type { SessionDb } from './tables.js';
+import { expressionBuilder, sql } from 'kysely';
+import type { SessionDb, SessionTables } from './tables.js';
 
 /** A session as the database holds it. */
 export interface StoredSession {
@@ -80,6 +80,25 @@ export async function loadSession(db: SessionDb, id: string): Promise<StoredSess
     initParams: { ...initParams },
     logLevel: row.log_level ?? undefined,
   };
+}
+
+/**
+ * Whether session `id` is open (`session_open`) and its stored log level (`session_log_level`),
+ * as scalar subqueries for another statement to select beside its own row: on PostgreSQL a 2025
+ * session's request reads them in its token's lookup, where a read of its own was one round trip
+ * of the three a session call made (identity's token repository).
+ *
+ * @example
+ * // selecting beside a token's row, `id` a value (or a prepared query's stand-in)
+ * db.selectFrom(tokenRow.as('token')).selectAll('token').select(sessionState(sessionId))
+ */
+export function sessionState(id: string) {
+  const eb = expressionBuilder<SessionTables, never>();
+  const row = eb.selectFrom('mcp_sessions').where('mcp_sessions.id', '=', id);
+  return [
+    eb.exists(row.select('mcp_sessions.id')).as('session_open'),
+    row.select('mcp_sessions.log_level').as('session_log_level'),
+  ] as const;
 }
 
 /** Marks the sessions `ids` used at `now`. */
