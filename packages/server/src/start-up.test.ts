@@ -2,7 +2,7 @@
  * What a start of `gateway-server` loads (issue 17 item 5): on a database already migrated,
  * `/healthz` is answered without the MCP server SDK, and an MCP client with a `gw_mcp_` token
  * lists tools without better-auth or the upstream client (the MCP client SDK, undici) loading, nor
- * the web app's pages or the API reference (issue 37); the first request that needs a session
+ * the web app's pages, the API reference or the tracing SDK's core (issue 37); the first request that needs a session
  * loads better-auth and is served in full, and the first page request loads the web app.
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -24,6 +24,9 @@ const LAZY = {
   'the MCP client SDK (upstream client)': /\/node_modules\/@modelcontextprotocol\/client\//,
   'the v1 MCP SDK': /\/node_modules\/@modelcontextprotocol\/sdk\//,
   undici: /\/node_modules\/undici\//,
+  // The tracing SDK's core (~60 CommonJS files with the API and semantic conventions it
+  // requires): only a configured exporter needs it (issue 37).
+  '@opentelemetry/core': /\/node_modules\/@opentelemetry\/core\//,
 };
 
 const MCP_SERVER = /\/node_modules\/@modelcontextprotocol\/server\//;

@@ -1,6 +1,7 @@
 import {
   type Context,
   context,
+  createContextKey,
   type Link,
   propagation,
   ROOT_CONTEXT,
@@ -8,7 +9,6 @@ import {
   SpanStatusCode,
   trace,
 } from '@opentelemetry/api';
-import { suppressTracing } from '@opentelemetry/core';
 import type { MiddlewareHandler } from 'hono';
 import { fromTrustedProxy } from '../auth/client-ip.js';
 import type { AppEnv } from '../http/app-env.js';
@@ -20,6 +20,14 @@ import { tracer } from './tracer.js';
  * whose own span would otherwise start a trace of its own).
  */
 const UNTRACED = new Set(['/healthz', '/readyz', '/metrics']);
+
+/**
+ * `suppressTracing` of `@opentelemetry/core`, whose SDK honours it: the same key (the API makes
+ * it with `Symbol.for`, so every copy agrees). Importing it from there would load that package's
+ * whole CommonJS index (~60 files of core, api and semantic conventions) at every start, for one
+ * line (issue 37); the SDK, which needs the rest, loads only when tracing is configured.
+ */
+const SUPPRESS_TRACING = createContextKey('OpenTelemetry SDK Context Key SUPPRESS_TRACING');
 
 /**
  * A server span per HTTP request, active while the request is handled so calls, queries and
@@ -34,7 +42,8 @@ const UNTRACED = new Set(['/healthz', '/readyz', '/metrics']);
  */
 export function traceRequests(trustedProxies: readonly string[]): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    if (UNTRACED.has(c.req.path)) return context.with(suppressTracing(context.active()), next);
+    if (UNTRACED.has(c.req.path))
+      return context.with(context.active().setValue(SUPPRESS_TRACING, true), next);
     const given = propagation.extract(ROOT_CONTEXT, c.req.raw.headers, {
       get: (headers, key) => headers.get(key) ?? undefined,
       keys: (headers) => [...headers.keys()],
