@@ -228,9 +228,22 @@ function ctxAuth(gw: TestGateway, userId: string, id: string) {
 const grants = (idp: ProviderMock, path: string, grantType: string) =>
   idp.requests.filter((request) => request === `POST ${path} (${grantType})`).length;
 
+/**
+ * In `pnpm test:fast` (`GATEWAY_TEST_FAST`) the matrices below run every provider on SQLite and
+ * the first one on PostgreSQL: what differs by provider (endpoints, claims, refresh) is the same
+ * code on both databases, and a fresh PostgreSQL schema per test made this the slowest file of
+ * the fast tiers. `pnpm test` and CI run every provider on both.
+ */
+const fast = process.env.GATEWAY_TEST_FAST === '1';
+function forDatabase<T>(target: { name: string }, all: readonly T[]): readonly T[] {
+  if (!fast || target.name !== 'PostgreSQL') return all;
+  console.warn('pnpm test:fast: provider-flows runs one provider on PostgreSQL; pnpm test all');
+  return all.slice(0, 1);
+}
+
 for (const target of gatewayTargets()) {
   describe.skipIf(target.skip)(`providers with their production settings on ${target.name}`, () => {
-    describe.each(PROVIDERS)('$name', (expected) => {
+    describe.each(forDatabase(target, PROVIDERS))('$name', (expected) => {
       const { id } = expected;
 
       it('signs in through the real endpoints and stores the tokens encrypted', async () => {
@@ -390,7 +403,7 @@ for (const target of gatewayTargets()) {
     // Security first: only a provider that says the address is verified links by email match.
     // One that says nothing (Linear always; Atlassian when `/me` leaves the field out; Microsoft
     // without the optional claim) counts as unverified, whatever the trusted list says.
-    const silent: { id: string; start(): Promise<ProviderMock> }[] = [
+    const silent: readonly { id: string; start(): Promise<ProviderMock> }[] = forDatabase(target, [
       {
         id: 'atlassian',
         start: () =>
@@ -402,7 +415,7 @@ for (const target of gatewayTargets()) {
           startMicrosoft({ person: { email: 'victim@example.test' }, verifiedEmailClaim: false }),
       },
       { id: 'linear', start: () => startLinear({ person: { email: 'victim@example.test' } }) },
-    ];
+    ]);
 
     it.each(silent)(
       'does not link $id to the existing user of that email',
