@@ -66,9 +66,14 @@ export class UpstreamHttpTransport implements Transport {
   /** The gateway's own requests ({@link call}) waiting for their answer, by id. */
   readonly #awaiting = new Map<string, (answer: JSONRPCMessage) => void>();
   #calls = 0;
+  /** The URL's origin and path, read once: a `URL`'s getters build their string on every read. */
+  readonly #origin: string;
+  readonly #path: string;
 
   constructor(options: UpstreamHttpTransportOptions) {
     this.#options = options;
+    this.#origin = options.url.origin;
+    this.#path = `${options.url.pathname}${options.url.search}`;
   }
 
   async start(): Promise<void> {}
@@ -307,15 +312,15 @@ export class UpstreamHttpTransport implements Transport {
     message: JSONRPCMessage | undefined,
     signal: AbortSignal,
   ): Promise<Dispatcher.ResponseData> {
-    const { url, dispatcher } = this.#options;
+    const { dispatcher } = this.#options;
     const headers: Record<string, string> = { ...this.#options.headers, accept: ACCEPT, ...extra };
     if (this.sessionId !== undefined) headers['mcp-session-id'] = this.sessionId;
     if (this.#protocolVersion !== undefined && headers['mcp-protocol-version'] === undefined) {
       headers['mcp-protocol-version'] = this.#protocolVersion;
     }
     const answer = await dispatcher.request({
-      origin: url.origin,
-      path: `${url.pathname}${url.search}`,
+      origin: this.#origin,
+      path: this.#path,
       method,
       headers,
       ...(message === undefined ? {} : { body: JSON.stringify(message) }),
@@ -400,20 +405,36 @@ function isObject(value: unknown): boolean {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-async function readText(body: Body, maxBytes: number): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    size += (chunk as Buffer).length;
-    if (size > maxBytes) {
-      body.destroy();
-      throw new UpstreamHttpError('too_large', `sent a message over ${maxBytes} bytes`);
-    }
-    chunks.push(chunk as Buffer);
-  }
-  return chunks.length === 1
-    ? (chunks[0] as Buffer).toString('utf8')
-    : Buffer.concat(chunks).toString('utf8');
+/**
+ * The whole body as text, refused past `maxBytes`. Read with listeners, not `for await`: an async
+ * iterator over the stream and a promise per chunk cost more than the small answer they carry.
+ */
+function readText(body: Body, maxBytes: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    body.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > maxBytes) {
+        body.removeAllListeners('data');
+        body.on('error', () => {});
+        body.destroy();
+        reject(new UpstreamHttpError('too_large', `sent a message over ${maxBytes} bytes`));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    body.once('end', () =>
+      resolve(
+        chunks.length === 1
+          ? (chunks[0] as Buffer).toString('utf8')
+          : Buffer.concat(chunks).toString('utf8'),
+      ),
+    );
+    body.once('error', reject);
+    // Closed without its end or an error (destroyed quietly): the answer is cut short.
+    body.once('close', () => reject(notMcp('The upstream closed the answer before its end')));
+  });
 }
 
 /** The longest `WWW-Authenticate` of a refusal kept for step-up authorization. */
@@ -426,6 +447,7 @@ function header(answer: Dispatcher.ResponseData, name: string): string | undefin
 
 /** A media type's essence: `text/event-stream; charset=utf-8` is `text/event-stream`. */
 function mediaType(value: string | undefined): string | undefined {
+  if (value === 'application/json' || value === 'text/event-stream') return value;
   return value?.split(';', 1)[0]?.trim().toLowerCase();
 }
 
