@@ -176,7 +176,7 @@ try {
     `CPU time to the first answer ${median(cpu).toFixed(0)} ms, ${median(cpuRatios).toFixed(1)} x what node -e 0 has used when its script runs (medians)`,
   );
   console.log(
-    `${ratio <= TARGET_RATIO ? 'PASS' : 'FAIL'} ratio <= ${TARGET_RATIO}: ${ratio.toFixed(1)}`,
+    `${ratio <= TARGET_RATIO ? 'PASS' : 'FAIL'} ratio <= ${TARGET_RATIO}: ${ratio.toFixed(2)}`,
   );
 } finally {
   rmSync(dataDir, { recursive: true, force: true });

@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ts from 'typescript';
 import { beforeAll, expect, it } from 'vitest';
+import { programOf } from '../test/typescript-program.js';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');
 
@@ -22,25 +23,13 @@ function completeExamples(markdown: string): { title: string; code: string }[] {
 
 /** `file: line: message` for each diagnostic `tsc` gives the examples. */
 function compile(examples: readonly { code: string }[]): string[] {
-  const config = ts.readConfigFile(join(ROOT, 'tsconfig.base.json'), ts.sys.readFile);
-  const { options } = ts.parseJsonConfigFileContent(config.config, ts.sys, ROOT);
   const code = new Map(
     examples.map((example, index) => [
       join(import.meta.dirname, `plugins-md-example-${index + 1}.ts`),
       example.code,
     ]),
   );
-  const host = ts.createCompilerHost(options);
-  const { getSourceFile, fileExists, readFile } = host;
-  host.fileExists = (name) => code.has(name) || fileExists(name);
-  host.readFile = (name) => code.get(name) ?? readFile(name);
-  host.getSourceFile = (name, version, ...rest) => {
-    const text = code.get(name);
-    return text === undefined
-      ? getSourceFile(name, version, ...rest)
-      : ts.createSourceFile(name, text, version);
-  };
-  const program = ts.createProgram([...code.keys()], { ...options, noEmit: true }, host);
+  const program = programOf(code);
   return [...code.keys()].flatMap((name) =>
     ts.getPreEmitDiagnostics(program, program.getSourceFile(name)).map((diagnostic) => {
       const at = diagnostic.file?.getLineAndCharacterOfPosition(diagnostic.start ?? 0);

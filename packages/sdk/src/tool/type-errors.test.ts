@@ -6,8 +6,7 @@
 import { join } from 'node:path';
 import ts from 'typescript';
 import { beforeAll, describe, expect, it } from 'vitest';
-
-const ROOT = join(import.meta.dirname, '..', '..', '..', '..');
+import { programOf } from '../../test/typescript-program.js';
 
 /**
  * The diagnostics `tsc` gives for each of `slips` (name to code), each a file of this folder,
@@ -22,19 +21,7 @@ function compile(slips: Record<string, string>): Record<string, string[]> {
       text,
     ]),
   );
-  const config = ts.readConfigFile(join(ROOT, 'tsconfig.base.json'), ts.sys.readFile);
-  const { options } = ts.parseJsonConfigFileContent(config.config, ts.sys, ROOT);
-  const host = ts.createCompilerHost(options);
-  const { getSourceFile, fileExists, readFile } = host;
-  host.fileExists = (name) => code.has(name) || fileExists(name);
-  host.readFile = (name) => code.get(name) ?? readFile(name);
-  host.getSourceFile = (name, version, ...rest) => {
-    const text = code.get(name);
-    return text === undefined
-      ? getSourceFile(name, version, ...rest)
-      : ts.createSourceFile(name, text, version);
-  };
-  const program = ts.createProgram([...code.keys()], { ...options, noEmit: true }, host);
+  const program = programOf(code);
   return Object.fromEntries(
     Object.keys(slips).map((name) => [
       name,

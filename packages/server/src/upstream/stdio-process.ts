@@ -60,11 +60,8 @@ export class StdioProcess implements Transport {
   #exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
   #exited: Promise<void> = Promise.resolve();
   #closing = false;
-  /**
-   * What this turn of the event loop has sent the process (see `send`): nothing yet, one message
-   * written at once, or later messages held in corked stdin until the turn ends.
-   */
-  #turn: 'idle' | 'wrote' | 'corked' = 'idle';
+  /** Whether stdin holds this turn's messages, to be written together (see `send`). */
+  #corked = false;
 
   constructor(options: StdioProcessOptions) {
     this.#options = options;
@@ -156,19 +153,15 @@ export class StdioProcess implements Transport {
         reject(new Error('the upstream process is not running'));
         return;
       }
-      // A turn's first message goes out at once: a lone call (one client) reaches the process
-      // while the gateway finishes its turn, not after it (issue 37). The messages after it in
-      // the same turn (calls that came in together) are held and go in one write when the turn
-      // ends: each write to the pipe costs a system call and wakes the process.
-      if (this.#turn === 'idle') {
-        this.#turn = 'wrote';
-        setImmediate(() => {
-          if (this.#turn === 'corked') stdin.uncork();
-          this.#turn = 'idle';
-        });
-      } else if (this.#turn === 'wrote') {
-        this.#turn = 'corked';
+      // The messages sent in one turn of the event loop (calls that came in together) go to the
+      // process in one write: each write to its pipe costs a system call and wakes the process.
+      if (!this.#corked) {
+        this.#corked = true;
         stdin.cork();
+        setImmediate(() => {
+          this.#corked = false;
+          stdin.uncork();
+        });
       }
       if (stdin.write(serializeMessage(message))) resolve();
       else stdin.once('drain', resolve);
