@@ -351,7 +351,14 @@ describe.each([
       expect(answered.length).toBeGreaterThanOrEqual(20);
       expect(missing).toEqual([]);
       expect(await readdir(`${file}-executions`)).toEqual([]);
-      expect(survivor.output.stdout).toContain('execution records recovered from the journal');
+      // The survivor logs the recovery after its batch commits, and the line crosses a pipe: the
+      // records can be read a moment before it arrives.
+      const recoveredLine = 'execution records recovered from the journal';
+      for (const until = Date.now() + 2_000; Date.now() < until; ) {
+        if (survivor.output.stdout.includes(recoveredLine)) break;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(survivor.output.stdout).toContain(recoveredLine);
       survivor.child.kill('SIGTERM');
       expect(await survivor.exited).toBe(0);
     },

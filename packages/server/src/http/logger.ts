@@ -129,8 +129,10 @@ export function batchedSink(
       }
       if (timer !== undefined || soon !== undefined) return;
       const wait = wroteAt + flushMs - performance.now();
-      // Lines never keep the process up: it writes them as it exits.
-      if (wait <= 0) soon = setImmediate(flush).unref();
+      // A ref'd immediate: an unref'd one does not stop the loop from sleeping in poll, so an
+      // idle server's line waited for its next wake-up (logger-idle.test.ts). It holds the
+      // process one turn at most; the timer never keeps it up: it writes them as it exits.
+      if (wait <= 0) soon = setImmediate(flush);
       else timer = setTimeout(flush, wait).unref();
     },
   };
