@@ -1,6 +1,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import type { AppEnv } from './app-env.js';
 import { errorResponse, HttpError } from './errors.js';
+import { outgoingOf } from './outgoing.js';
 import { limitBody } from './request-body.js';
 
 /** The addresses a gateway answers for. */
@@ -172,19 +173,6 @@ export function requestGuard(options: GuardOptions): MiddlewareHandler<AppEnv> {
     const answer = nosniff(c.res);
     if (answer !== c.res) c.res = answer;
   };
-}
-
-/** Node's response of a request from the network (`@hono/node-server` binds it as `outgoing`). */
-function outgoingOf(c: Context): { setHeader(name: string, value: string): unknown } | undefined {
-  const env: unknown = c.env;
-  if (typeof env !== 'object' || env === null || !('outgoing' in env)) return undefined;
-  const { outgoing } = env;
-  return typeof outgoing === 'object' &&
-    outgoing !== null &&
-    'setHeader' in outgoing &&
-    typeof outgoing.setHeader === 'function'
-    ? (outgoing as { setHeader(name: string, value: string): unknown })
-    : undefined;
 }
 
 /** Why a state-changing request's origin is refused, or undefined when it is the gateway's. */

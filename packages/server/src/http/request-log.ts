@@ -3,6 +3,7 @@ import { fromTrustedProxy } from '../auth/client-ip.js';
 import { ANONYMOUS, logIdentity } from '../identity/principal.js';
 import type { AppEnv } from './app-env.js';
 import type { ServerLogger } from './logger.js';
+import { outgoingOf } from './outgoing.js';
 import { REQUEST_ID_HEADER, requestIdOf, withRequestId } from './request-id.js';
 
 /**
@@ -26,8 +27,11 @@ export function requestLog(
     );
     c.set('requestId', requestId);
     c.set('principal', ANONYMOUS);
+    // From the network the id goes on Node's response before anything is written (outgoing.ts).
+    const outgoing = outgoingOf(c);
+    outgoing?.setHeader(REQUEST_ID_HEADER, requestId);
     await withRequestId(requestId, next);
-    answerRequestId(c, requestId);
+    if (outgoing === undefined) answerRequestId(c, requestId);
     const matched = c.req.routePath;
     const route = matched === '/*' || matched === '*' ? '(unmatched)' : matched;
     const ms = performance.now() - started;
@@ -44,7 +48,10 @@ export function requestLog(
   };
 }
 
-/** Sets `X-Request-Id` on the answer, copying a response whose headers are immutable. */
+/**
+ * Sets `X-Request-Id` on an answer given in process, copying a response whose headers are
+ * immutable.
+ */
 function answerRequestId(c: Parameters<MiddlewareHandler<AppEnv>>[0], requestId: string): void {
   try {
     c.res.headers.set(REQUEST_ID_HEADER, requestId);
