@@ -1,4 +1,5 @@
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import { type HistogramSeries, SeriesHistogram } from './series-histogram.js';
 
 /** What the metrics read when scraped, from the features that know. */
 export interface MetricsSources {
@@ -18,8 +19,6 @@ const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIO
 const LATENCY_BUCKETS = [
   0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30,
 ];
-
-type Child = { observe(value: number): void };
 
 /**
  * How often the event loop's lag is sampled (`nodejs_eventloop_lag_*`), in milliseconds.
@@ -44,10 +43,10 @@ export const EVENT_LOOP_SAMPLE_MS = 100;
 export class GatewayMetrics {
   readonly registry = new Registry();
   readonly #sources: MetricsSources;
-  readonly #http: Histogram<'method' | 'route' | 'status'>;
-  readonly #httpSeries = new Map<string, Child>();
-  readonly #toolCalls: Histogram<'tool' | 'outcome'>;
-  readonly #toolSeries = new Map<string, Child>();
+  readonly #http: SeriesHistogram<'method' | 'route' | 'status'>;
+  readonly #httpSeries = new Map<string, HistogramSeries>();
+  readonly #toolCalls: SeriesHistogram<'tool' | 'outcome'>;
+  readonly #toolSeries = new Map<string, HistogramSeries>();
   readonly #approvalsDecided: Counter<'decision'>;
   readonly #refreshes: Counter<'provider' | 'result'>;
   readonly #upstreamErrors: Counter<'source'>;
@@ -59,14 +58,14 @@ export class GatewayMetrics {
       register: this.registry,
       eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS,
     });
-    this.#http = new Histogram({
+    this.#http = new SeriesHistogram({
       name: 'gateway_http_request_duration_seconds',
       help: 'HTTP requests by method, route pattern and status, and how long they took.',
       labelNames: ['method', 'route', 'status'],
       buckets: LATENCY_BUCKETS,
       registers,
     });
-    this.#toolCalls = new Histogram({
+    this.#toolCalls = new SeriesHistogram({
       name: 'gateway_tool_call_duration_seconds',
       help: 'Tool calls by tool and outcome, and how long they took.',
       labelNames: ['tool', 'outcome'],
@@ -128,7 +127,7 @@ export class GatewayMetrics {
     const key = `${label} ${status} ${route}`;
     let series = this.#httpSeries.get(key);
     if (series === undefined) {
-      series = this.#http.labels(label, route, String(status));
+      series = this.#http.series({ method: label, route, status: String(status) });
       this.#httpSeries.set(key, series);
     }
     series.observe(seconds);
@@ -140,7 +139,7 @@ export class GatewayMetrics {
     let series = this.#toolSeries.get(key);
     if (series === undefined) {
       const known = this.#sources.knownTool(tool);
-      series = this.#toolCalls.labels(known ? tool : '(unknown)', outcome);
+      series = this.#toolCalls.series({ tool: known ? tool : '(unknown)', outcome });
       // Only known tools are kept: unknown names are as many as callers care to send.
       if (known) this.#toolSeries.set(key, series);
     }
