@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+
 /**
  * A new execution id: a UUID version 7, whose first 48 bits are the time in milliseconds and the
  * rest random. Ids made later sort later, so each new execution record lands at the end of the
@@ -16,7 +18,8 @@ export function newExecutionId(now: number = Date.now()): string {
     lastTime = now;
     lastPrefix = `${time.slice(0, 8)}-${time.slice(8)}-7`;
   }
-  return `${lastPrefix}${crypto.randomUUID().slice(15)}`;
+  // node:crypto's own: the web `crypto.randomUUID` checks its receiver on every call first.
+  return `${lastPrefix}${randomUUID().slice(15)}`;
 }
 
 /** The last millisecond an id was made in, and its ids' first part (a busy gateway makes several). */

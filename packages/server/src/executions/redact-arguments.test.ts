@@ -71,6 +71,20 @@ describe('redactArguments', () => {
   });
 });
 
+describe('isSensitiveKey', () => {
+  it('answers the same for a name asked again, however many names came between', () => {
+    const names = Array.from({ length: 2500 }, (_, at) =>
+      at % 3 === 0 ? `ssh_key_${at}` : at % 3 === 1 ? `monkey${at}` : `x${'y'.repeat(at % 90)}Key`,
+    );
+    const first = names.map((name) => isSensitiveKey(name));
+    expect(first.filter(Boolean).length).toBeGreaterThan(800);
+    expect(first.some((sensitive) => !sensitive)).toBe(true);
+    for (let round = 0; round < 2; round += 1) {
+      expect(names.map((name) => isSensitiveKey(name))).toEqual(first);
+    }
+  });
+});
+
 describe('redactError', () => {
   it('masks argument values the record hides, so an error cannot repeat them (issue 14)', () => {
     const token = generateToken('cli');

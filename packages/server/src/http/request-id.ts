@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomUUID } from 'node:crypto';
 
 /** The header a request id travels in, both ways. */
 export const REQUEST_ID_HEADER = 'X-Request-Id';
@@ -14,7 +15,7 @@ const current = new AsyncLocalStorage<string>();
  * else a new one.
  */
 export function requestIdOf(given: string | undefined, trusted: boolean): string {
-  return trusted && given !== undefined && WELL_FORMED.test(given) ? given : crypto.randomUUID();
+  return trusted && given !== undefined && WELL_FORMED.test(given) ? given : randomUUID();
 }
 
 /** Runs `work` with `id` as the request id every log line written meanwhile carries. */
