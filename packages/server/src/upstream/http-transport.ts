@@ -424,16 +424,22 @@ function readText(body: Body, maxBytes: number): Promise<string> {
       }
       chunks.push(chunk);
     });
-    body.once('end', () =>
+    let ended = false;
+    body.once('end', () => {
+      ended = true;
       resolve(
         chunks.length === 1
           ? (chunks[0] as Buffer).toString('utf8')
           : Buffer.concat(chunks).toString('utf8'),
-      ),
-    );
+      );
+    });
     body.once('error', reject);
-    // Closed without its end or an error (destroyed quietly): the answer is cut short.
-    body.once('close', () => reject(notMcp('The upstream closed the answer before its end')));
+    // Closed without its end or an error (destroyed quietly): the answer is cut short. Every
+    // body closes after its end too; the error (and its stack) is built only when it is needed,
+    // not for every answer read (~1.4% of the federated gateway's busy time).
+    body.once('close', () => {
+      if (!ended) reject(notMcp('The upstream closed the answer before its end'));
+    });
   });
 }
 
