@@ -204,7 +204,9 @@ describe('approval path 1: a 2026-07-28 client answers input_required', () => {
 
     // Past its answer time on the clock the rounds read (Date), without waiting 1 s for it.
     vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 1200 });
-    onTestFinished(() => vi.useRealTimers());
+    onTestFinished(() => {
+      vi.useRealTimers();
+    });
     const params = {
       ...DELETE,
       requestState,

@@ -108,7 +108,7 @@ export class UpstreamService {
   }
 
   /**
-   * How many registrations, setting changes and removals this instance has begun: a
+   * How many registrations, setting changes and removals this instance has made: a
    * {@link UpstreamService.sync} is given the count from before it read its rows, and skips its
    * pass when a change here began since (its rows may predate the change and would undo it).
    */
@@ -128,7 +128,6 @@ export class UpstreamService {
     input: RegisterUpstreamInput,
     registrant: string | undefined,
   ): Promise<{ tools: string[] }> {
-    this.#edits += 1;
     const checked = checkUpstreamUrl(input.url, this.#options.policy);
     if (!checked.ok) throw new Refusal('bad_request', checked.problem);
     if (this.#live.has(input.id) || this.#options.plugins.isMounted(input.id)) {
@@ -196,14 +195,20 @@ export class UpstreamService {
       throw error;
     }
     live.fetchedAt = auth.kind === 'oauth' ? null : fetchedAt;
-    live.stored = true;
-    live.storedJson = JSON.stringify(stored);
-    this.#live.set(input.id, live);
+    this.#keep(input.id, live, stored);
     this.#options.logger.info('upstream source registered', {
       sourceId: input.id,
       tools: tools.length,
     });
     return { tools: tools.map((tool) => tool.path) };
+  }
+
+  /** Keeps `live` as the stored source `id`, registered here: a change a sync begun before skips. */
+  #keep(id: string, live: Live, stored: StoredUpstream): void {
+    this.#edits += 1;
+    live.stored = true;
+    live.storedJson = JSON.stringify(stored);
+    this.#live.set(id, live);
   }
 
   /**

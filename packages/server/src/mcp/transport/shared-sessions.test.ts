@@ -471,7 +471,9 @@ const NAP = { name: 'calls.slow.nap', arguments: { ms: 400 } };
  */
 function stopTheClock(): void {
   vi.useFakeTimers({ toFake: ['Date'] });
-  onTestFinished(() => vi.useRealTimers());
+  onTestFinished(() => {
+    vi.useRealTimers();
+  });
 }
 
 /** What `read` gives once `done` holds, or after 20 s; asked every 100 ms of real time. */
