@@ -629,6 +629,11 @@ describe('MCP authorization server: client id metadata documents', () => {
     const gw = await startOAuthGateway({
       mcpOAuth: { clientIdFetch: { maxBytes: 2048, timeoutMs: 1500 } },
     });
+    // The two that never finish are asked of a gateway with a short limit: they reach it whatever
+    // the machine's load, and the others keep a limit a loaded machine cannot reach by accident.
+    const impatient = await startOAuthGateway({
+      mcpOAuth: { clientIdFetch: { maxBytes: 2048, timeoutMs: 200 } },
+    });
     const redirecting = await startServer((_path, res) => {
       res.writeHead(302, { location: 'http://127.0.0.1:1/client.json' }).end();
     });
@@ -659,8 +664,6 @@ describe('MCP authorization server: client id metadata documents', () => {
       [`${gw.url.replace('127.0.0.1', '[::1]')}/client.json`, /gateway itself/],
       [`${redirecting.url}/client.json`, /redirect/],
       [large.clientId, /bytes/],
-      [`${slow.url}/client.json`, /within 1500 ms/],
-      [`${dripping.url}/client.json`, /within 1500 ms/],
       ['http://app.example/client.json', /https/],
       [`${redirecting.url}/`, /path/],
     ] as const) {
@@ -668,6 +671,12 @@ describe('MCP authorization server: client id metadata documents', () => {
       expect(answer.status, clientId).toBe(400);
       expect(answer.location).toBeNull();
       expect(answer.text, clientId).toMatch(reason);
+    }
+    for (const clientId of [`${slow.url}/client.json`, `${dripping.url}/client.json`]) {
+      const answer = await authorizeWith(impatient, clientId);
+      expect(answer.status, clientId).toBe(400);
+      expect(answer.location).toBeNull();
+      expect(answer.text, clientId).toMatch(/within 200 ms/);
     }
   });
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { definePlugin, defineTool, type Plugin } from '@gateway/sdk';
 import { specTypeSchemas, withInputRequired } from '@modelcontextprotocol/client';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { z } from 'zod';
 import { createPostgresTestDatabase, postgresTestUrl } from '#test/db/test-database.js';
 import { emptyFixtureState, type FixtureState } from '#test/mcp/fixture-plugin.js';
@@ -202,7 +202,11 @@ describe('approval path 1: a 2026-07-28 client answers input_required', () => {
     // While the question is out, the record shows the call waiting for it.
     expect(await executionOf(gw, alice)).toMatchObject({ outcome: null, approval: 'pending' });
 
-    await new Promise((resolve) => setTimeout(resolve, 1200));
+    // Past its answer time on the clock the rounds read (Date), without waiting 1 s for it.
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 1200 });
+    onTestFinished(() => {
+      vi.useRealTimers();
+    });
     const params = {
       ...DELETE,
       requestState,

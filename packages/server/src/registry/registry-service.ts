@@ -124,6 +124,8 @@ export class RegistryService {
     // A registration made or removed here while the rows were read would be undone by a stale
     // read: read again until the catalog stayed the same across one.
     let rows: RegistrySourceRow[];
+    // And an upstream's settings changed here meanwhile (PATCH) would be put back by the rows.
+    const upstreamEdits = this.#upstreams?.edits ?? 0;
     for (;;) {
       const version = this.#catalog.version;
       rows = await this.#database.db
@@ -141,7 +143,7 @@ export class RegistryService {
       this.#catalog.unmount(id);
       this.#logger.info('registry source removed elsewhere, unmounted', { sourceId: id });
     }
-    await this.#upstreams?.sync(rows);
+    await this.#upstreams?.sync(rows, upstreamEdits);
     const skipped = skippedIn(this.#catalog);
     for (const row of rows) {
       if (row.type !== 'plugin') continue;

@@ -46,20 +46,22 @@ describe.each(targets)('upstream sources across instances on $name', ({ skip, da
       body: { type: 'mcp', approval: 'listed', id: 'remote', namespace: 'remote', url: fake.url },
     });
     expect(registered.status).toBe(201);
-    await expect.poll(() => paths(b), { timeout: 5000 }).toEqual(['remote.search']);
+    await expect.poll(() => paths(b), { timeout: 15_000 }).toEqual(['remote.search']);
 
     // A's schedule finds a new tool and stores it; B mounts it without asking the upstream.
     fake.setTools([
       { name: 'search', behaviour: { kind: 'answer' } },
       { name: 'fetch', behaviour: { kind: 'answer' } },
     ]);
-    await expect.poll(() => paths(b), { timeout: 5000 }).toEqual(['remote.fetch', 'remote.search']);
+    await expect
+      .poll(() => paths(b), { timeout: 15_000 })
+      .toEqual(['remote.fetch', 'remote.search']);
 
     const removed = await a.request('DELETE', '/api/registry/sources/remote', {
       as: { token: TEST_SERVICE_SECRET },
     });
     expect(removed.status).toBe(200);
-    await expect.poll(() => paths(b), { timeout: 5000 }).toEqual([]);
+    await expect.poll(() => paths(b), { timeout: 15_000 }).toEqual([]);
     expect(paths(a)).toEqual([]);
   });
 
@@ -82,7 +84,7 @@ describe.each(targets)('upstream sources across instances on $name', ({ skip, da
       expect(registered.status).toBe(201);
       // B serves the stored list without having asked the upstream which revision it speaks.
       const b = await instance(url, '0');
-      await expect.poll(() => paths(b), { timeout: 5000 }).toContain('remote.session');
+      await expect.poll(() => paths(b), { timeout: 15_000 }).toContain('remote.session');
       const alice = await b.createUser({ admin: true });
       const created = await createEndpoint(b.services.database.db, { userId: alice.id, name: 't' });
       if (!created.ok) throw new Error(created.problem);
@@ -98,6 +100,40 @@ describe.each(targets)('upstream sources across instances on $name', ({ skip, da
       });
       // A 2025 session serves one call at a time: four calls at once ran in four sessions.
       expect(new Set(sessions).size).toBe(4);
+    },
+  );
+
+  it.skipIf(skip)(
+    'keep a change of settings made here when a sync read the rows before it',
+    async () => {
+      // Under load the registry sync (every 50 ms here) read the rows, the PATCH landed while it
+      // read the cached tool lists, and the sync then put the old settings back: the PATCH
+      // answered them and the instance served them until its next pass (issue 35).
+      const fake = await startFakeUpstream([{ name: 'wipe', behaviour: { kind: 'answer' } }]);
+      const gateway = await createTestGateway({
+        databaseUrl: await databaseUrl(),
+        env: { GATEWAY_UPSTREAM_ALLOW_PRIVATE: 'true' },
+      });
+      await gateway.request('POST', '/api/registry/sources', {
+        as: 'service',
+        body: { type: 'mcp', approval: 'listed', id: 'remote', namespace: 'remote', url: fake.url },
+      });
+      const { upstreams, database, plugins } = gateway.services;
+      const editsBefore = upstreams.edits;
+      const rowsBefore = await database.db.selectFrom('registry_sources').selectAll().execute();
+      const changed = await gateway.request('PATCH', '/api/registry/sources/remote', {
+        as: 'service',
+        body: { approvalRequired: ['wipe'] },
+      });
+      expect(changed.status).toBe(200);
+      await upstreams.sync(rowsBefore, editsBefore);
+      expect(plugins.tool('remote.wipe')?.destructive).toBe(true);
+      // The next pass reads rows that hold the change.
+      await upstreams.sync(
+        await database.db.selectFrom('registry_sources').selectAll().execute(),
+        upstreams.edits,
+      );
+      expect(plugins.tool('remote.wipe')?.destructive).toBe(true);
     },
   );
 

@@ -15,6 +15,12 @@ import { startModernUpstream } from '#test/upstream/modern-upstream.js';
 import { registerSource } from '#test/upstream/register-source.js';
 
 const ALLOW_PRIVATE = { GATEWAY_UPSTREAM_ALLOW_PRIVATE: 'true' };
+/**
+ * How long a poll waits for what happens across the gateway and the upstream. It costs nothing
+ * when things go well; on a loaded machine a hop took over the 1 s of expect.poll's default (and
+ * the 3 s and 5 s this file had), failing the file under load (issue 35).
+ */
+const LOADED = 15_000;
 
 async function register(
   gatewayUrl: string,
@@ -270,14 +276,14 @@ describe('an upstream that offers 2026-07-28', () => {
       throw new Error('a form-only client was sent a link');
     });
     const waiting = formsOnly.callTool({ name: 'mod.link', arguments: {} });
-    let pendingId: string | undefined;
-    for (let attempt = 0; attempt < 200 && pendingId === undefined; attempt += 1) {
+    const pending = async () => {
       const listed = await gw.gateway.request('GET', `/api/approvals?userId=${alice.id}`, {
         as: alice,
       });
-      pendingId = ((await listed.json()) as { approvals: { id: string }[] }).approvals[0]?.id;
-      if (pendingId === undefined) await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+      return ((await listed.json()) as { approvals: { id: string }[] }).approvals[0]?.id;
+    };
+    await expect.poll(pending, { timeout: LOADED }).toBeDefined();
+    const pendingId = await pending();
     await gw.gateway.request('POST', `/api/approvals/${pendingId}`, {
       as: alice,
       body: { decision: 'deny' },
@@ -318,7 +324,7 @@ describe('an upstream that offers 2026-07-28', () => {
     const result = await client.callTool({ name: 'mod.slow', arguments: {} });
     expect(result.isError).toBe(true);
     expect(JSON.stringify(result.content)).toContain('did not finish within');
-    await expect.poll(() => upstream.stopped, { timeout: 3000 }).toBe(1);
+    await expect.poll(() => upstream.stopped, { timeout: LOADED }).toBe(1);
   });
 
   it('ends a call in flight when its source is removed, closing its request stream', async () => {
@@ -329,7 +335,9 @@ describe('an upstream that offers 2026-07-28', () => {
     const client = await connectV2(gw.url, alice.mcpToken);
     const calling = client.callTool({ name: 'mod.slow', arguments: {} });
     await expect
-      .poll(() => upstream.received.filter((request) => request.method === 'tools/call').length)
+      .poll(() => upstream.received.filter((request) => request.method === 'tools/call').length, {
+        timeout: LOADED,
+      })
       .toBe(1);
     const removed = await fetch(`${gw.url}/api/registry/sources/mod`, {
       method: 'DELETE',
@@ -344,19 +352,19 @@ describe('an upstream that offers 2026-07-28', () => {
         text: 'Source "mod" was removed from the gateway; its tools are no longer served.',
       },
     ]);
-    await expect.poll(() => upstream.stopped, { timeout: 3000 }).toBe(1);
+    await expect.poll(() => upstream.stopped, { timeout: LOADED }).toBe(1);
   });
 
   it('has its tool list fetched again when it says the list changed (subscriptions/listen)', async () => {
     const upstream = await startModernUpstream();
     const gw = await startMcpGateway({ env: ALLOW_PRIVATE });
     expect(await register(gw.url, 'mod', upstream.url)).toBe(201);
-    await expect.poll(() => upstream.listening, { timeout: 3000 }).toBe(1);
+    await expect.poll(() => upstream.listening, { timeout: LOADED }).toBe(1);
     const alice = await gw.user({ admin: true });
     const client = await connectV2(gw.url, alice.mcpToken);
     upstream.addTool('later');
     const names = async () => (await client.listTools()).tools.map((tool) => tool.name);
-    await expect.poll(names, { timeout: 5000 }).toContain('mod.later');
+    await expect.poll(names, { timeout: LOADED }).toContain('mod.later');
     const ran = await client.callTool({ name: 'mod.later', arguments: {} });
     expect(ran.content).toEqual([{ type: 'text', text: 'later ran' }]);
   });

@@ -101,9 +101,19 @@ export class UpstreamService {
   readonly #live = new Map<string, Live>();
   readonly #noticeListeners = new Set<NoticeListener>();
   #schedule: ReturnType<typeof setInterval> | undefined;
+  #edits = 0;
 
   constructor(options: UpstreamServiceOptions) {
     this.#options = options;
+  }
+
+  /**
+   * How many registrations, setting changes and removals this instance has made: a
+   * {@link UpstreamService.sync} is given the count from before it read its rows, and skips its
+   * pass when a change here began since (its rows may predate the change and would undo it).
+   */
+  get edits(): number {
+    return this.#edits;
   }
 
   /**
@@ -185,9 +195,7 @@ export class UpstreamService {
       throw error;
     }
     live.fetchedAt = auth.kind === 'oauth' ? null : fetchedAt;
-    live.stored = true;
-    live.storedJson = JSON.stringify(stored);
-    this.#live.set(input.id, live);
+    this.#keep(input.id, live, stored);
     this.#options.logger.info('upstream source registered', {
       sourceId: input.id,
       tools: tools.length,
@@ -195,11 +203,21 @@ export class UpstreamService {
     return { tools: tools.map((tool) => tool.path) };
   }
 
+  /** Keeps `live` as the stored source `id`, registered here: a change a sync begun before skips. */
+  #keep(id: string, live: Live, stored: StoredUpstream): void {
+    this.#edits += 1;
+    live.stored = true;
+    live.storedJson = JSON.stringify(stored);
+    this.#live.set(id, live);
+  }
+
   /**
    * Brings stored `mcp` registrations in step on this instance: mounts new ones from the cached
    * tool list, remounts those whose list another instance refreshed, unmounts removed ones.
+   * `editsBefore` is {@link UpstreamService.edits} from before `rows` were read: when a change
+   * made here began since, the pass does nothing (the next one reads rows that hold it).
    */
-  async sync(rows: readonly RegistrySourceRow[]): Promise<void> {
+  async sync(rows: readonly RegistrySourceRow[], editsBefore: number): Promise<void> {
     const present = new Set<string>();
     const cached = await this.#options.database.db
       .selectFrom('upstream_tools')
@@ -207,6 +225,7 @@ export class UpstreamService {
       .execute();
     const cache = new Map(cached.map((row) => [row.source_id, row]));
     if (rows.some((row) => row.type === 'mcp')) await loadUpstreamClient();
+    if (this.#edits !== editsBefore) return;
     for (const row of rows) {
       if (row.type !== 'mcp' || row.upstream === null) continue;
       present.add(row.id);
@@ -336,6 +355,7 @@ export class UpstreamService {
       allowSampling?: boolean | undefined;
     },
   ): Promise<void> {
+    this.#edits += 1;
     const live = this.#live.get(id);
     if (live === undefined || !live.stored || live.target.kind !== 'http') {
       throw new Refusal('not_found', `No registered upstream source "${id}"`);
@@ -364,6 +384,7 @@ export class UpstreamService {
 
   /** Unmounts a source and closes its connections (or stops its process). */
   async remove(id: string): Promise<void> {
+    this.#edits += 1;
     const live = this.#live.get(id);
     if (live === undefined) return;
     this.#live.delete(id);

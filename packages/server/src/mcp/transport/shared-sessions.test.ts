@@ -403,28 +403,37 @@ describe.skipIf(!pgUrl)('2025 session streams and lifetimes across instances on 
   });
 
   it('expires an idle session on every instance', async () => {
-    // Long enough that the ping below comes in time on a loaded machine; the wait is for the sweep.
-    const { a, b, alice } = await pair({ sessionIdleMs: 3000 });
+    // The sessions' clock (Date) stands still until the test moves it past the idle time, so the
+    // ping below comes in time however slow the machine, and nothing waits out the idle time.
+    const { a, b, alice } = await pair({ sessionIdleMs: 100 });
+    stopTheClock();
     const sessionId = await openSession(a.url, alice.mcpToken);
     const ping = { jsonrpc: '2.0', id: 1, method: 'ping' };
     expect((await post(b.url, alice.mcpToken, sessionId, ping)).status).toBe(200);
+    // Swept twice, the session is still there: no time has passed.
+    await sweeps(2);
+    expect([await openSessions(a.url), await openSessions(b.url)]).toEqual([1, 1]);
+    vi.setSystemTime(Date.now() + 1000);
     // Until a sweep has expired it in the database and both instances have let it go: a ping to
     // learn that would keep it alive, and a fixed wait is too short on a loaded machine.
+    // (Not expect.poll or vi.waitFor: they move a faked clock on by their interval at every try.)
     const stored = sessionDb(a.gateway.services.database);
-    await vi.waitFor(
-      async () => {
-        const rows = await stored.selectFrom('mcp_sessions').select('id').execute();
-        expect(rows.map((row) => row.id)).not.toContain(sessionId);
-        expect([await openSessions(a.url), await openSessions(b.url)]).toEqual([0, 0]);
-      },
-      { timeout: 20_000, interval: 100 },
+    const left = async () => ({
+      stored: (await stored.selectFrom('mcp_sessions').select('id').execute()).map((row) => row.id),
+      open: [await openSessions(a.url), await openSessions(b.url)],
+    });
+    const gone = await until(
+      left,
+      ({ stored, open }) => !stored.includes(sessionId) && !open[0] && !open[1],
     );
+    expect(gone).toEqual({ stored: expect.not.arrayContaining([sessionId]), open: [0, 0] });
     expect((await post(a.url, alice.mcpToken, sessionId, ping)).status).toBe(404);
     expect((await post(b.url, alice.mcpToken, sessionId, ping)).status).toBe(404);
   });
 
   it('caps the copies an instance rebuilds of sessions opened elsewhere, and drops idle ones', async () => {
-    const { a, b, alice } = await pair({ maxRebuiltSessions: 2, rebuiltSessionIdleMs: 3000 });
+    const { a, b, alice } = await pair({ maxRebuiltSessions: 2, rebuiltSessionIdleMs: 100 });
+    stopTheClock();
     const sessions = [
       await openSession(a.url, alice.mcpToken),
       await openSession(a.url, alice.mcpToken),
@@ -435,13 +444,17 @@ describe.skipIf(!pgUrl)('2025 session streams and lifetimes across instances on 
     for (const sessionId of sessions) {
       expect((await post(b.url, alice.mcpToken, sessionId, ping)).status).toBe(200);
     }
+    await sweeps(2);
     expect(await openSessions(b.url)).toBe(2);
     expect(await openSessions(a.url)).toBe(3);
     // Unused, the copies go; the sessions stay open where they were opened, and anywhere else.
-    await vi.waitFor(async () => expect(await openSessions(b.url)).toBe(0), {
-      timeout: 20_000,
-      interval: 100,
-    });
+    vi.setSystemTime(Date.now() + 1000);
+    expect(
+      await until(
+        () => openSessions(b.url),
+        (open) => open === 0,
+      ),
+    ).toBe(0);
     expect(await openSessions(a.url)).toBe(3);
     for (const sessionId of sessions) {
       expect((await post(b.url, alice.mcpToken, sessionId, ping)).status).toBe(200);
@@ -451,6 +464,32 @@ describe.skipIf(!pgUrl)('2025 session streams and lifetimes across instances on 
 });
 
 const NAP = { name: 'calls.slow.nap', arguments: { ms: 400 } };
+
+/**
+ * Stops Date (the clock sessions are idle by) until `vi.setSystemTime` moves it; timers still run,
+ * so the sweeps (every 50 ms at a 100 ms idle time) go on. Put back when the test ends.
+ */
+function stopTheClock(): void {
+  vi.useFakeTimers({ toFake: ['Date'] });
+  onTestFinished(() => {
+    vi.useRealTimers();
+  });
+}
+
+/** What `read` gives once `done` holds, or after 20 s; asked every 100 ms of real time. */
+async function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
+  const deadline = performance.now() + 20_000;
+  for (;;) {
+    const value = await read();
+    if (done(value) || performance.now() > deadline) return value;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** Real time for `count` sweeps at a 100 ms idle time (one every 50 ms). */
+function sweeps(count: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, count * 50 + 20));
+}
 
 /** The sessions the instance at `url` holds open, as its metrics say. */
 async function openSessions(url: string): Promise<number> {
