@@ -10,11 +10,14 @@
  * instances are a large share of it), then the ratios the targets are about: CPU per call of 3
  * instances ÷ 1 (target <= 1.3: a second instance adds capacity, not cost), PostgreSQL ÷ SQLite
  * (target <= 2), and throughput 3 ÷ 1 (which the machine's cores bound: on 2 vCPUs shared with
- * the load generator and haproxy, three instances cannot do three times one's work).
+ * the load generator and haproxy, three instances cannot do three times one's work). Each
+ * round's line also splits the CPU into the main threads' and the rest (V8's and libuv's threads)
+ * and counts the main threads' sleeps per call. The setups run side by side and their rounds
+ * alternate, so a shared machine's changing load falls on each alike.
  *
  * Settings: `BENCH_SCALE_CALLS` (measured calls per setup, default 3000), `BENCH_SCALE_WARMUP`
  * (warm-up calls per instance, default 1000), `BENCH_SCALE_CONCURRENCY` (default 16), `BENCH_SCALE_ROUNDS` (default 2: each
- * setup measured that many times, medians printed), `BENCH_DATABASE_URL` (default
+ * setup measured that many times, in turn with the others, medians printed), `BENCH_DATABASE_URL` (default
  * `TEST_DATABASE_URL`; each PostgreSQL setup runs in a fresh schema, dropped at the end),
  * `BENCH_SCALE_SETUPS` (default `pg1,pg3,sqlite1`: the setups run, for experiments).
  *
@@ -92,6 +95,13 @@ interface Run {
   netCpuPerCall: number;
   /** haproxy's, likewise. */
   proxyCpuPerCall: number;
+  /** The gateways' main threads' share of `cpuPerCall` (the rest: V8's and libuv's threads). */
+  mainCpuPerCall: number;
+  /**
+   * How often the gateways' main threads went to sleep (voluntary context switches), per call:
+   * each is a wake-up later, which costs far more than the system call.
+   */
+  sleepsPerCall: number;
 }
 
 function freePort(): Promise<number> {
@@ -107,8 +117,21 @@ function freePort(): Promise<number> {
 
 /** A process's CPU time so far (user + system), in microseconds, from /proc. */
 function cpuMicros(pid: number | undefined): number {
-  if (pid === undefined) return 0;
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return pid === undefined ? 0 : statMicros(`/proc/${pid}/stat`);
+}
+
+/** A process's main thread's CPU time so far, and how often it has gone to sleep. */
+function mainThread(pid: number | undefined): { cpu: number; sleeps: number } {
+  if (pid === undefined) return { cpu: 0, sleeps: 0 };
+  const status = readFileSync(`/proc/${pid}/task/${pid}/status`, 'utf8');
+  return {
+    cpu: statMicros(`/proc/${pid}/task/${pid}/stat`),
+    sleeps: Number(/^voluntary_ctxt_switches:\s+(\d+)/m.exec(status)?.[1] ?? 0),
+  };
+}
+
+function statMicros(path: string): number {
+  const stat = readFileSync(path, 'utf8');
   // Fields after the command name (which may hold spaces), from field 3 on.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return ((Number(fields[11]) + Number(fields[12])) / TICKS) * 1e6;
@@ -222,6 +245,10 @@ async function startSetup(setup: Setup) {
       stop,
       gatewayCpu: () => gateways.reduce((sum, child) => sum + cpuMicros(child.pid), 0),
       proxyCpu: () => cpuMicros(proxy.pid),
+      mainThreads: () =>
+        gateways
+          .map((child) => mainThread(child.pid))
+          .reduce((sum, one) => ({ cpu: sum.cpu + one.cpu, sleeps: sum.sleeps + one.sleeps })),
     };
   } catch (error) {
     await stop();
@@ -364,6 +391,7 @@ async function load(target: Awaited<ReturnType<typeof startSetup>>, calls: numbe
     (target.gatewayCpu() - idleStart) / ((performance.now() - idleStarted) / 1000);
   const latencies: number[] = [];
   let next = 0;
+  const mainBefore = target.mainThreads();
   const cpuBefore = target.gatewayCpu();
   const proxyBefore = target.proxyCpu();
   const started = performance.now();
@@ -379,6 +407,7 @@ async function load(target: Awaited<ReturnType<typeof startSetup>>, calls: numbe
   const cpuPerCall = (target.gatewayCpu() - cpuBefore) / calls;
   const netCpuPerCall = Math.max(0, cpuPerCall - (idlePerSecond * seconds) / calls);
   const proxyCpuPerCall = (target.proxyCpu() - proxyBefore) / calls;
+  const mainAfter = target.mainThreads();
   agent.destroy();
   latencies.sort((a, b) => a - b);
   const at = (q: number) =>
@@ -390,6 +419,8 @@ async function load(target: Awaited<ReturnType<typeof startSetup>>, calls: numbe
     cpuPerCall,
     netCpuPerCall,
     proxyCpuPerCall,
+    mainCpuPerCall: (mainAfter.cpu - mainBefore.cpu) / calls,
+    sleepsPerCall: (mainAfter.sleeps - mainBefore.sleeps) / calls,
   };
 }
 
@@ -401,6 +432,29 @@ function median(values: number[]): number {
     : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
 }
 const fmt = (n: number, digits = 2) => n.toFixed(digits);
+
+function medians(runs: Run[]): Run {
+  const of = (key: keyof Run) => median(runs.map((run) => run[key]));
+  return {
+    callsPerSecond: of('callsPerSecond'),
+    p50: of('p50'),
+    p99: of('p99'),
+    cpuPerCall: of('cpuPerCall'),
+    netCpuPerCall: of('netCpuPerCall'),
+    proxyCpuPerCall: of('proxyCpuPerCall'),
+    mainCpuPerCall: of('mainCpuPerCall'),
+    sleepsPerCall: of('sleepsPerCall'),
+  };
+}
+
+/** One round's figures, with where the gateways' CPU went and how often their loops slept. */
+function roundLine(run: Run): string {
+  return (
+    `${fmt(run.callsPerSecond, 0)} calls/s, CPU µs/call ${fmt(run.cpuPerCall, 0)} ` +
+    `(main threads ${fmt(run.mainCpuPerCall, 0)}, other threads ` +
+    `${fmt(run.cpuPerCall - run.mainCpuPerCall, 0)}), main-thread sleeps/call ${fmt(run.sleepsPerCall)}`
+  );
+}
 const verdict = (ok: boolean) => (ok ? 'PASS' : 'FAIL');
 
 const setups: Setup[] = [
@@ -423,23 +477,27 @@ console.log(
 console.log(
   'setup                      calls/s  p50/p99 ms      CPU µs/call gateways (less idle)  CPU µs/call haproxy',
 );
-for (const setup of setups) {
-  if (chosen !== undefined && !chosen.includes(setup.key)) continue;
-  const target = await startSetup(setup);
-  try {
+const running: { setup: Setup; target: Awaited<ReturnType<typeof startSetup>>; runs: Run[] }[] = [];
+try {
+  for (const setup of setups) {
+    if (chosen !== undefined && !chosen.includes(setup.key)) continue;
+    const target = await startSetup(setup);
+    running.push({ setup, target, runs: [] });
     // Every instance warms up as long as a single one does: each compiles its hot code and fills
     // its caches on its own, which a long-running deployment pays once, not per call.
     await load(target, WARMUP * setup.instances);
-    const runs: Run[] = [];
-    for (let round = 0; round < ROUNDS; round += 1) runs.push(await load(target, CALLS));
-    const run: Run = {
-      callsPerSecond: median(runs.map((r) => r.callsPerSecond)),
-      p50: median(runs.map((r) => r.p50)),
-      p99: median(runs.map((r) => r.p99)),
-      cpuPerCall: median(runs.map((r) => r.cpuPerCall)),
-      netCpuPerCall: median(runs.map((r) => r.netCpuPerCall)),
-      proxyCpuPerCall: median(runs.map((r) => r.proxyCpuPerCall)),
-    };
+  }
+  // Rounds alternate between the setups, all started at once, so a change in the machine's load
+  // (other work on a shared machine) falls on each setup alike instead of on the one measured then.
+  for (let round = 0; round < ROUNDS; round += 1) {
+    for (const { setup, target, runs } of running) {
+      const run = await load(target, CALLS);
+      runs.push(run);
+      console.log(`  round ${round + 1} ${setup.key.padEnd(8)} ${roundLine(run)}`);
+    }
+  }
+  for (const { setup, runs } of running) {
+    const run = medians(runs);
     results.set(setup.name, run);
     console.log(
       [
@@ -450,9 +508,9 @@ for (const setup of setups) {
         fmt(run.proxyCpuPerCall, 0).padStart(20),
       ].join('  '),
     );
-  } finally {
-    await target.stop();
   }
+} finally {
+  for (const { target } of running) await target.stop();
 }
 const [pg1, pg3, sqlite1] = setups.map((setup) => results.get(setup.name) as Run);
 if (pg1 !== undefined && pg3 !== undefined && sqlite1 !== undefined) {
