@@ -38,14 +38,28 @@ for (const target of databaseTargets()) {
       expect(await byId({ id: 'nobody' })).toEqual([]);
     });
 
+    it('compiles on its first run, not when prepared, and once', async () => {
+      const db = await open();
+      let builds = 0;
+      const byId = prepareQuery(db, ['id'], (param) => {
+        builds += 1;
+        return db.selectFrom('roles').select(['id']).where('id', '=', param('id'));
+      });
+      expect(builds).toBe(0);
+
+      await byId({ id: 'viewer' });
+      await byId({ id: 'editor' });
+      expect(builds).toBe(1);
+    });
+
     it('refuses a name whose stand-in kysely writes into the SQL instead of binding it', async () => {
       const db = await open();
+      const query = prepareQuery(db, ['table'], (param) =>
+        db.selectFrom('roles').select(sql.ref(param('table')).as('x')),
+      );
 
-      expect(() =>
-        prepareQuery(db, ['table'], (param) =>
-          db.selectFrom('roles').select(sql.ref(param('table')).as('x')),
-        ),
-      ).toThrow(/"table" is not a parameter/);
+      await expect(query({ table: 'roles' })).rejects.toThrow(/"table" is not a parameter/);
+      await expect(query({ table: 'roles' })).rejects.toThrow(/"table" is not a parameter/);
     });
   });
 }
