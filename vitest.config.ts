@@ -53,6 +53,9 @@ export default defineConfig(({ mode }) => ({
     reporters: process.env.CI
       ? ['default', ['json', { outputFile: '.test-artifacts/vitest.json' }]]
       : ['default'],
+    // Names the run's PostgreSQL test schemas, drops them when it ends, and drops those of runs
+    // that crashed (packages/server/test/db/schema-run.ts).
+    globalSetup: ['packages/server/test/support/schema-run.global-setup.ts'],
     // Fails a test file when a log line of its test gateways, or anything it printed, holds a
     // secret or token its gateways were sent, stored or handed out.
     setupFiles: [

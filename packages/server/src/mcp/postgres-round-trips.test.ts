@@ -55,7 +55,7 @@ function call(base: string, token: string, text: string): Promise<Response> {
 
 describe.skipIf(url === undefined)('a 2026-07-28 tools/call on PostgreSQL', () => {
   it('costs two statements: the token with its role, and the execution record', async () => {
-    const scoped = await createPostgresTestDatabase(url as string, { migrate: false });
+    const scoped = await createPostgresTestDatabase(url as string);
     await scoped.database.close();
     onTestFinished(scoped.drop);
     const gw = await startMcpGateway({ databaseUrl: scoped.url, registrySyncSeconds: 0 });
@@ -87,7 +87,7 @@ describe.skipIf(url === undefined)('a 2026-07-28 tools/call on PostgreSQL', () =
 
 describe.skipIf(url === undefined)('a 2025 session tools/call on PostgreSQL', () => {
   it('costs two statements: the token with its role and the session row, the execution record', async () => {
-    const scoped = await createPostgresTestDatabase(url as string, { migrate: false });
+    const scoped = await createPostgresTestDatabase(url as string);
     await scoped.database.close();
     onTestFinished(scoped.drop);
     const gw = await startMcpGateway({ databaseUrl: scoped.url, registrySyncSeconds: 0 });
@@ -136,7 +136,7 @@ describe.skipIf(url === undefined)('a 2025 session tools/call on PostgreSQL', ()
   });
 
   it('refuses a session whose row another instance deleted, seen in the token statement', async () => {
-    const scoped = await createPostgresTestDatabase(url as string, { migrate: false });
+    const scoped = await createPostgresTestDatabase(url as string);
     await scoped.database.close();
     onTestFinished(scoped.drop);
     const gw = await startMcpGateway({ databaseUrl: scoped.url, registrySyncSeconds: 0 });
@@ -169,7 +169,7 @@ describe.skipIf(url === undefined)('a 2025 session tools/call on PostgreSQL', ()
   });
 
   it("serves a session's call with the role as the database holds it now", async () => {
-    const scoped = await createPostgresTestDatabase(url as string, { migrate: false });
+    const scoped = await createPostgresTestDatabase(url as string);
     await scoped.database.close();
     onTestFinished(scoped.drop);
     const gw = await startMcpGateway({ databaseUrl: scoped.url, registrySyncSeconds: 0 });

@@ -83,9 +83,7 @@ const storages: Storage[] = [
     name: 'PostgreSQL',
     skip: pgUrl === undefined,
     async create() {
-      const { url, database, drop } = await createPostgresTestDatabase(pgUrl ?? '', {
-        migrate: false,
-      });
+      const { url, database, drop } = await createPostgresTestDatabase(pgUrl ?? '');
       await database.close();
       onTestFinished(drop);
       return url;

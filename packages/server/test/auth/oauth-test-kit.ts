@@ -249,7 +249,7 @@ export function gatewayTargets(): GatewayTarget[] {
         if (url === undefined) throw new Error('TEST_DATABASE_URL is not set');
         let databaseUrl = shareWith === undefined ? undefined : databaseUrls.get(shareWith);
         if (databaseUrl === undefined) {
-          const { schema, drop } = await createPostgresTestDatabase(url, { migrate: false });
+          const { schema, drop } = await createPostgresTestDatabase(url);
           onTestFinished(drop);
           const scoped = new URL(url);
           const existing = scoped.searchParams.get('options');

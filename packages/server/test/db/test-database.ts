@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,6 +5,8 @@ import pg from 'pg';
 import { type DatabaseDialect, type GatewayDatabase, openDatabase } from '../../src/db/database.js';
 import { migrate } from '../../src/db/migrate.js';
 import { SQLITE_MEMORY } from '../../src/db/sqlite.js';
+import { notePristine, releaseSchema, takeMigratedSchema } from './schema-pool.js';
+import { currentSchemaRun, newSchemaName } from './schema-run.js';
 
 /** Options for the test database helpers. */
 export interface TestDatabaseOptions {
@@ -31,18 +32,29 @@ export async function createTestDatabase(
 /** A PostgreSQL database confined to a schema of its own, and the way to throw it away. */
 export interface PostgresTestDatabase {
   database: GatewayDatabase;
-  /** The schema's name: `gw_test_` and random hex. */
+  /** The schema's name: `gw_test_` and random hex (see `schema-run.ts`). */
   schema: string;
   /** `url` with the schema as its search path, for a gateway that opens its own pool. */
   url: string;
-  /** Closes the pool and drops the schema with everything in it. Safe to call more than once. */
+  /**
+   * Closes the pool and gives the schema up: reset for the next test of this worker when it is
+   * a migrated one reused across tests (see {@link createPostgresTestDatabase}), dropped
+   * otherwise. Either way nothing of it is seen again under this name. Safe to call more than
+   * once.
+   */
   drop(): Promise<void>;
 }
 
 /**
- * Opens `url` (e.g. `TEST_DATABASE_URL`) with a fresh, randomly named schema as its
- * `search_path`, so tests running side by side, or after a crashed run, never see each other's
- * tables. Migrated unless told otherwise. Call `drop()` when done.
+ * Opens `url` (e.g. `TEST_DATABASE_URL`) with a schema of its own as its `search_path`, so
+ * tests running side by side, or after a crashed run, never see each other's tables. Call
+ * `drop()` when done.
+ *
+ * Migrated (the default), the schema may be one an earlier test of this worker used, reset to
+ * exactly what migrating a new one gives (`schema-pool.ts`; in a vitest run only): its tables
+ * empty but for the seeded roles, sequences restarted, under a new name. A gateway started on it
+ * finds every migration applied, as on any start after a database's first. With
+ * `migrate: false` the schema is always new and empty, for tests of migrating itself.
  *
  * @example
  * const { database, drop } = await createPostgresTestDatabase(url);
@@ -52,8 +64,12 @@ export async function createPostgresTestDatabase(
   url: string,
   options: TestDatabaseOptions = {},
 ): Promise<PostgresTestDatabase> {
-  const schema = `gw_test_${randomBytes(8).toString('hex')}`;
-  await withClient(url, (client) => client.query(`create schema "${schema}"`));
+  const pooled = currentSchemaRun() !== undefined;
+  const reused = options.migrate !== false && pooled ? takeMigratedSchema(url) : undefined;
+  const schema = reused ?? newSchemaName();
+  if (reused === undefined) {
+    await withClient(url, (client) => client.query(`create schema "${schema}"`));
+  }
 
   const scoped = new URL(url);
   const existing = scoped.searchParams.get('options');
@@ -64,14 +80,21 @@ export async function createPostgresTestDatabase(
   const drop = () => {
     dropping ??= (async () => {
       await database?.close();
-      await withClient(url, (client) => client.query(`drop schema if exists "${schema}" cascade`));
+      if (pooled) await releaseSchema(url, schema);
+      else
+        await withClient(url, (client) =>
+          client.query(`drop schema if exists "${schema}" cascade`),
+        );
     })();
     return dropping;
   };
 
   try {
     database = await openDatabase(scoped.toString(), tmpdir());
-    if (options.migrate !== false) await migrate(database);
+    if (reused === undefined && options.migrate !== false) {
+      await migrate(database);
+      if (pooled) await notePristine(url, schema);
+    }
   } catch (error) {
     await drop();
     throw error;

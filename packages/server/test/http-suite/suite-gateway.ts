@@ -67,13 +67,7 @@ export function suiteDatabases(suite: string): SuiteDatabase[] {
           ? undefined
           : async (options) => {
               // As createPostgresTestGateway(), with the test plugins loaded.
-              const {
-                url: scoped,
-                database,
-                drop,
-              } = await createPostgresTestDatabase(url, {
-                migrate: false,
-              });
+              const { url: scoped, database, drop } = await createPostgresTestDatabase(url);
               await database.close();
               onTestFinished(drop);
               return createTestGateway({ databaseUrl: scoped, plugins: plugins(), ...options });

@@ -4,8 +4,9 @@ import { createPostgresTestDatabase } from '../db/test-database.js';
 import { createTestGateway, type TestGateway } from './test-gateway.js';
 
 /**
- * A test gateway on PostgreSQL at `url`, in a fresh schema of its own that is dropped when the
- * test finishes. The gateway opens, and migrates, its own pool on the schema-scoped URL.
+ * A test gateway on PostgreSQL at `url`, in a just-migrated schema of its own (maybe reused from
+ * an earlier test of the worker, reset: `createPostgresTestDatabase()`) that is given up when the
+ * test finishes. The gateway opens its own pool on the schema-scoped URL.
  *
  * @example
  * const gw = await createPostgresTestGateway(process.env.TEST_DATABASE_URL!);
@@ -14,7 +15,7 @@ export async function createPostgresTestGateway(
   url: string,
   options: Omit<GatewayOptions, 'databaseUrl'> = {},
 ): Promise<TestGateway> {
-  const { url: scoped, database, drop } = await createPostgresTestDatabase(url, { migrate: false });
+  const { url: scoped, database, drop } = await createPostgresTestDatabase(url);
   await database.close();
   onTestFinished(drop);
   return createTestGateway({ ...options, databaseUrl: scoped });

@@ -9,7 +9,10 @@ export interface SharedDatabaseTarget {
   name: string;
   /** True when it cannot run here (PostgreSQL without `TEST_DATABASE_URL`). */
   skip: boolean;
-  /** A fresh, empty database's URL (the first gateway migrates it), removed when the test ends. */
+  /**
+   * A database of the test's own, just migrated (for PostgreSQL, a schema maybe reused from an
+   * earlier test and reset: `createPostgresTestDatabase()`), given up when the test ends.
+   */
   databaseUrl(): Promise<string>;
 }
 
@@ -40,9 +43,7 @@ export function sharedDatabaseTargets(): SharedDatabaseTarget[] {
       name: 'one PostgreSQL schema',
       skip: postgresUrl === undefined,
       async databaseUrl() {
-        const { url, database, drop } = await createPostgresTestDatabase(postgresUrl ?? '', {
-          migrate: false,
-        });
+        const { url, database, drop } = await createPostgresTestDatabase(postgresUrl ?? '');
         await database.close();
         onTestFinished(drop);
         return url;

@@ -1,0 +1,123 @@
+import { sql } from 'kysely';
+import pg from 'pg';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import type { GatewayDatabase } from '../../src/db/database.js';
+import { startSchemaRun } from './schema-run.js';
+import { createPostgresTestDatabase, postgresTestUrl } from './test-database.js';
+
+// Issue 35: migrated test schemas are reused within a worker, reset to the just-migrated state.
+const url = postgresTestUrl();
+
+async function query<T>(database: GatewayDatabase, text: string): Promise<T[]> {
+  const { rows } = await sql.raw<T>(text).execute(database.db);
+  return rows;
+}
+
+/** The oid of the schema's `roles` table: the same table after a reuse, a new one after a drop. */
+async function rolesOid(database: GatewayDatabase): Promise<number> {
+  const [row] = await query<{ oid: number }>(database, `select 'roles'::regclass::oid as oid`);
+  return Number(row?.oid);
+}
+
+async function schemaExists(schema: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query('select 1 from pg_namespace where nspname = $1', [schema]);
+    return rows.length === 1;
+  } finally {
+    await client.end();
+  }
+}
+
+/** Records an MCP session event, returning its id (from a `bigserial`). */
+async function addEvent(database: GatewayDatabase): Promise<unknown> {
+  await query(
+    database,
+    `insert into mcp_sessions (id, owner, init_params, created_at, last_seen)
+      values ('s', 'o', '{}', 'now', 'now') on conflict do nothing`,
+  );
+  const [row] = await query<{ id: unknown }>(
+    database,
+    `insert into mcp_session_events (session_id, stream_id, instance, message, created_at)
+      values ('s', 't', 'i', 'm', 'now') returning id`,
+  );
+  return row?.id;
+}
+
+/** Puts something in every kind of state a test leaves: rows, sequence values, schema_state. */
+async function dirty(database: GatewayDatabase): Promise<void> {
+  await query(database, `delete from roles where id = 'member'`);
+  await query(database, `update roles set name = 'Changed' where id = 'admin'`);
+  await query(database, `insert into schema_state (name, value) values ('better-auth', 'x')`);
+  await addEvent(database);
+  await addEvent(database);
+}
+
+describe.skipIf(!url || !process.env.GATEWAY_TEST_SCHEMA_RUN)('reused test schemas', () => {
+  it('hands a released schema to the next test as just migrated, under a new name', async () => {
+    const fresh = await createPostgresTestDatabase(url as string);
+    const oid = await rolesOid(fresh.database);
+    const roles = await query(fresh.database, 'select * from roles order by id');
+    await dirty(fresh.database);
+    await fresh.drop();
+    expect(await schemaExists(fresh.schema)).toBe(false);
+
+    const reused = await createPostgresTestDatabase(url as string);
+    onTestFinished(reused.drop);
+    expect(reused.schema).not.toBe(fresh.schema);
+    expect(await rolesOid(reused.database)).toBe(oid);
+    expect(await query(reused.database, 'select * from roles order by id')).toEqual(roles);
+    expect(await query(reused.database, 'select * from schema_state')).toEqual([]);
+    expect(await query(reused.database, 'select * from mcp_sessions')).toEqual([]);
+    expect(await addEvent(reused.database)).toBe('1');
+  });
+
+  it.each([
+    ['a table altered', 'alter table roles add column extra text'],
+    ['a table dropped', 'drop table refresh_leases'],
+    ['an index added', 'create index roles_name_idx on roles (name)'],
+    ['a migration unrecorded', `delete from kysely_migration where name like '018%'`],
+  ])('drops a schema with %s instead of reusing it', async (_, change) => {
+    const changed = await createPostgresTestDatabase(url as string);
+    const oid = await rolesOid(changed.database);
+    await query(changed.database, change);
+    await changed.drop();
+    expect(await schemaExists(changed.schema)).toBe(false);
+
+    const next = await createPostgresTestDatabase(url as string);
+    onTestFinished(next.drop);
+    expect(await rolesOid(next.database)).not.toBe(oid);
+  });
+
+  it('gives a test that migrates itself a new, empty schema even when one is free', async () => {
+    const migrated = await createPostgresTestDatabase(url as string);
+    await migrated.drop();
+
+    const empty = await createPostgresTestDatabase(url as string, { migrate: false });
+    onTestFinished(empty.drop);
+    expect(
+      await query(empty.database, 'select * from pg_tables where schemaname = current_schema()'),
+    ).toEqual([]);
+  });
+});
+
+describe.skipIf(!url)('test schema runs', () => {
+  it('drops the schemas of runs that ended, and its own when it ends, not those of live runs', async () => {
+    const live = await startSchemaRun(url as string);
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    onTestFinished(() => client.end());
+    const ended = 'gw_test_00000000_0123456789ab';
+    const ofLive = `gw_test_${live.run}_0123456789ab`;
+    for (const schema of [ended, ofLive]) await client.query(`create schema "${schema}"`);
+
+    const other = await startSchemaRun(url as string);
+    expect(await schemaExists(ended)).toBe(false);
+    expect(await schemaExists(ofLive)).toBe(true);
+    await other.end();
+
+    await live.end();
+    expect(await schemaExists(ofLive)).toBe(false);
+  });
+});
