@@ -1,5 +1,6 @@
-import pg from 'pg';
+import type pg from 'pg';
 import { newSchemaName } from './schema-run.js';
+import { withClient } from './with-client.js';
 
 /**
  * Migrated PostgreSQL test schemas kept for reuse within one worker process: creating a schema
@@ -209,14 +210,4 @@ async function readRecord(client: pg.Client, schema: string): Promise<string> {
       from "${schema}".kysely_migration_lock) as record`,
   );
   return rows[0]?.record ?? '';
-}
-
-async function withClient<T>(url: string, use: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await use(client);
-  } finally {
-    await client.end();
-  }
 }

@@ -1,12 +1,12 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { type DatabaseDialect, type GatewayDatabase, openDatabase } from '../../src/db/database.js';
 import { migrate } from '../../src/db/migrate.js';
 import { SQLITE_MEMORY } from '../../src/db/sqlite.js';
 import { notePristine, releaseSchema, takeMigratedSchema } from './schema-pool.js';
 import { currentSchemaRun, newSchemaName } from './schema-run.js';
+import { withClient } from './with-client.js';
 
 /** Options for the test database helpers. */
 export interface TestDatabaseOptions {
@@ -110,16 +110,6 @@ export function postgresTestUrl(): string | undefined {
   const url = process.env.TEST_DATABASE_URL?.trim();
   if (!url) console.warn('TEST_DATABASE_URL unset: skipping PostgreSQL storage tests');
   return url || undefined;
-}
-
-async function withClient<T>(url: string, use: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await use(client);
-  } finally {
-    await client.end();
-  }
 }
 
 /** A test database and the way to throw it away. */
