@@ -50,4 +50,14 @@ describe('SeriesHistogram', () => {
       TypeError,
     );
   });
+
+  it("refuses prom-client's own ways to observe, whose series it would never print", () => {
+    // As a caller that only knows it as a prom-client Histogram would use it.
+    const series: Histogram<'method' | 'route'> = both().series;
+    expect(() => series.observe(1)).toThrow(/observe through series/);
+    expect(() => series.labels('GET', '/')).toThrow(/observe through series/);
+    expect(() => series.startTimer()).toThrow(/observe through series/);
+    expect(() => series.zero({ method: 'GET', route: '/' })).toThrow(/observe through series/);
+    expect(() => series.remove('GET', '/')).toThrow(/observe through series/);
+  });
 });

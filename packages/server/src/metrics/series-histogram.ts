@@ -53,6 +53,9 @@ export class SeriesHistogram<Label extends string> extends Histogram<Label> {
     this.#help = config.help;
     this.#labelNames = config.labelNames ?? [];
     this.#bounds = [...config.buckets].sort((a, b) => a - b);
+    this.observe = () => {
+      throw notHere('observe');
+    };
   }
 
   /** The series of `labels` (every label named), for the caller to keep and observe. */
@@ -69,6 +72,25 @@ export class SeriesHistogram<Label extends string> extends Histogram<Label> {
       this.#series.set(key, series);
     }
     return series;
+  }
+
+  // prom-client's own ways to observe would write series this class never prints: refused, so a
+  // later caller cannot lose observations without a word (`observe` in the constructor: prom-client
+  // sets it on the instance).
+  override labels(): never {
+    throw notHere('labels');
+  }
+
+  override startTimer(): never {
+    throw notHere('startTimer');
+  }
+
+  override zero(): never {
+    throw notHere('zero');
+  }
+
+  override remove(): never {
+    throw notHere('remove');
   }
 
   override reset(): void {
@@ -96,6 +118,10 @@ export class SeriesHistogram<Label extends string> extends Histogram<Label> {
     }
     return { name, help: this.#help, type: 'histogram', values, aggregator: 'sum' };
   }
+}
+
+function notHere(method: string): Error {
+  return new Error(`SeriesHistogram: ${method}() is not kept here; observe through series(labels)`);
 }
 
 interface ExportedValue {
