@@ -203,13 +203,14 @@ describe.each([
     expect(rows.at(-1)?.error).toBe('Upstream degraded');
   });
 
-  it('reads event-stream answers: resumes one cut after an event id, refuses garbage, huge or unanswered streams', async () => {
+  it('reads event-stream answers: resumes one cut after an event id, refuses garbage, huge or unanswered streams and a JSON answer cut off', async () => {
     const fake = await startFakeUpstream(
       [
         { name: 'resume', behaviour: { kind: 'sse-resume', text: 'resumed answer' } },
         { name: 'garbage', behaviour: { kind: 'sse-garbage' } },
         { name: 'huge', behaviour: { kind: 'sse-huge', bytes: 100_000 } },
         { name: 'cut', behaviour: { kind: 'sse-cut' } },
+        { name: 'jsoncut', behaviour: { kind: 'json-cut' } },
       ],
       { claims2026 },
     );
@@ -229,6 +230,8 @@ describe.each([
       ['garbage', 'not MCP'],
       ['huge', 'over 65536 bytes'],
       ['cut', 'not MCP'],
+      // A JSON answer cut off mid-body, the connection dropped.
+      ['jsoncut', 'dropped the connection'],
     ];
     for (const [name, words] of expectations) {
       const started = Date.now();

@@ -14,6 +14,8 @@ export type FakeBehaviour =
   /** A JSON-RPC error answer. */
   | { kind: 'error'; code: number; message: string; data?: unknown }
   | { kind: 'kill' }
+  /** A JSON answer that promises more bytes than it sends, then drops the connection. */
+  | { kind: 'json-cut' }
   /** An event stream: one event whose data is not JSON. */
   | { kind: 'sse-garbage' }
   /** An event stream that ends (after a comment) without answering. */
@@ -184,6 +186,12 @@ export async function startFakeUpstream(
       case 'kill':
         request.socket.destroy();
         return;
+      case 'json-cut': {
+        const head = `{"jsonrpc":"2.0","id":${JSON.stringify(message.id)},"result":{"content":[`;
+        response.writeHead(200, { 'content-type': 'application/json', 'content-length': '4096' });
+        response.write(head, () => request.socket.destroy());
+        return;
+      }
       case 'error': {
         const { code, message: text, data } = behaviour;
         response.writeHead(200, { 'content-type': 'application/json' });
