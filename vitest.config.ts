@@ -42,6 +42,10 @@ export default defineConfig(({ mode }) => ({
         // transform time of test:fast); those files leave no state behind in modules or the
         // process (CONTRIBUTING.md). The system tier's files keep one module graph each.
         isolate: tier === 'system',
+        // A system test drives processes, browsers and proxies on a shared machine: its time
+        // limit only catches a hang, and 30 s cut real runs short on a loaded CI machine (a
+        // page-by-page browser walk took 40 s there).
+        ...(tier === 'system' ? { testTimeout: 120_000, hookTimeout: 180_000 } : {}),
       },
     })),
     typecheck: {
