@@ -111,6 +111,25 @@ export function databaseConnectTimeoutMs(env: Env): number {
   return parsed;
 }
 
+/**
+ * `GATEWAY_DATABASE_IDLE_TIMEOUT_MS`: how long a PostgreSQL connection of the pool may stay idle
+ * before the pool closes it; 0 keeps idle connections open. Default 60000 (pg-pool's own default,
+ * 10 s, made a gateway that rests between bursts open its connections again for each burst).
+ *
+ * @throws Error naming the variable when it is neither 0 nor a whole number from 1000 to 3600000.
+ */
+export function databaseIdleTimeoutMs(env: Env): number {
+  const raw = value(env, 'GATEWAY_DATABASE_IDLE_TIMEOUT_MS');
+  if (raw === undefined) return 60_000;
+  const parsed = /^\d{1,7}$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!(parsed === 0 || (parsed >= 1000 && parsed <= 3_600_000))) {
+    throw new Error(
+      `GATEWAY_DATABASE_IDLE_TIMEOUT_MS must be 0 or a whole number of milliseconds from 1000 to 3600000, got "${raw}"`,
+    );
+  }
+  return parsed;
+}
+
 /** `GATEWAY_DATA_DIR`: where the embedded database and generated files live. Default `./.gateway`. */
 export const dataDir = (env: Env): string => value(env, 'GATEWAY_DATA_DIR') ?? '.gateway';
 

@@ -12,6 +12,8 @@ export interface PoolStats {
 export const DEFAULT_POOL_MAX = 10;
 /** How long opening a connection may take when `GATEWAY_DATABASE_CONNECT_TIMEOUT_MS` is unset. */
 export const DEFAULT_CONNECT_TIMEOUT_MS = 5000;
+/** How long a connection may stay idle when `GATEWAY_DATABASE_IDLE_TIMEOUT_MS` is unset. */
+export const DEFAULT_IDLE_TIMEOUT_MS = 60_000;
 
 /** How the gateway's PostgreSQL pool is sized and how long it waits for a connection. */
 export interface PostgresPoolOptions {
@@ -22,6 +24,11 @@ export interface PostgresPoolOptions {
    * (`GATEWAY_DATABASE_CONNECT_TIMEOUT_MS`). Default 5000.
    */
   connectTimeoutMs?: number;
+  /**
+   * How long a connection may stay idle before the pool closes it; 0 never closes one
+   * (`GATEWAY_DATABASE_IDLE_TIMEOUT_MS`). Default 60000.
+   */
+  idleTimeoutMs?: number;
 }
 
 /** kysely's PostgreSQL dialect, introspecting the current schema only (see the introspector). */
@@ -58,6 +65,11 @@ export async function openPostgresDialect(
     // Bounds both opening a connection and waiting for a free one: during an outage a request
     // fails within this, never hangs.
     connectionTimeoutMillis: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+    // pg-pool's default is 10 s: a gateway resting between bursts longer than that (a quiet
+    // hour, a benchmark's other setups) opened its connections again, with their TCP and SCRAM
+    // handshakes, at the start of each burst. A minute keeps them across such gaps and stays
+    // under the idle limits of NAT gateways and load balancers (four minutes and more).
+    idleTimeoutMillis: options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
     // A server gone without a word (a failover, a dropped network) is noticed by TCP.
     keepAlive: true,
   });
