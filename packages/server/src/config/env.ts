@@ -112,19 +112,19 @@ export function databaseConnectTimeoutMs(env: Env): number {
 }
 
 /**
- * `GATEWAY_DATABASE_IDLE_TIMEOUT_MS`: how long a PostgreSQL connection of the pool may stay idle
- * before the pool closes it; 0 keeps idle connections open. Default 60000 (pg-pool's own default,
- * 10 s, made a gateway that rests between bursts open its connections again for each burst).
+ * `GATEWAY_DATABASE_CONNECTION_LIFETIME_SECONDS`: how long a PostgreSQL connection of the pool
+ * serves before it is closed (when next idle; a resting instance so holds none after it); 0 keeps
+ * connections open. Default 300.
  *
- * @throws Error naming the variable when it is neither 0 nor a whole number from 1000 to 3600000.
+ * @throws Error naming the variable when it is not a whole number from 0 to 86400.
  */
-export function databaseIdleTimeoutMs(env: Env): number {
-  const raw = value(env, 'GATEWAY_DATABASE_IDLE_TIMEOUT_MS');
-  if (raw === undefined) return 60_000;
-  const parsed = /^\d{1,7}$/.test(raw) ? Number(raw) : Number.NaN;
-  if (!(parsed === 0 || (parsed >= 1000 && parsed <= 3_600_000))) {
+export function databaseConnectionLifetimeSeconds(env: Env): number {
+  const raw = value(env, 'GATEWAY_DATABASE_CONNECTION_LIFETIME_SECONDS');
+  if (raw === undefined) return 300;
+  const parsed = /^\d{1,5}$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!(parsed >= 0 && parsed <= 86_400)) {
     throw new Error(
-      `GATEWAY_DATABASE_IDLE_TIMEOUT_MS must be 0 or a whole number of milliseconds from 1000 to 3600000, got "${raw}"`,
+      `GATEWAY_DATABASE_CONNECTION_LIFETIME_SECONDS must be a whole number of seconds from 0 to 86400, got "${raw}"`,
     );
   }
   return parsed;
