@@ -122,7 +122,7 @@ export interface GatewaySettings {
   /** `DATABASE_URL` or the option; undefined: the embedded database in `dataDir`. */
   databaseUrl: string | undefined;
   /** PostgreSQL's pool: its size and connect timeout. */
-  databasePool: { max: number; connectTimeoutMs: number };
+  databasePool: { max: number; connectTimeoutMs: number; lifetimeSeconds: number };
   dataDir: string;
   defaultRoleId: string;
   mcp: McpOptions;
@@ -184,6 +184,7 @@ export function readSettings(options: GatewayOptions): GatewaySettings {
     databasePool: {
       max: envVars.databasePoolMax(env),
       connectTimeoutMs: envVars.databaseConnectTimeoutMs(env),
+      lifetimeSeconds: envVars.databaseConnectionLifetimeSeconds(env),
     },
     dataDir: options.dataDir ?? envVars.dataDir(env),
     defaultRoleId: envVars.defaultRole(env),

@@ -9,6 +9,7 @@ export const SETTINGS: readonly (readonly [name: string, meaning: string])[] = [
   ['DATABASE_URL', 'postgres://... or a SQLite file (<data dir>/gateway.db)'],
   ['GATEWAY_DATABASE_POOL_MAX', "PostgreSQL connections one instance's pool opens (10)"],
   ['GATEWAY_DATABASE_CONNECT_TIMEOUT_MS', 'how long a PostgreSQL connect may take (5000)'],
+  ['GATEWAY_DATABASE_CONNECTION_LIFETIME_SECONDS', 'how long a PostgreSQL connection serves (300)'],
   ['GATEWAY_DATA_DIR', 'data directory (./.gateway)'],
   ['GATEWAY_CONFIG', 'config file naming plugins (gateway.config.ts or .js)'],
   ['GATEWAY_DEFAULT_ROLE', 'role of users with none assigned (member)'],

@@ -81,15 +81,7 @@ export const databaseUrl = (env: Env): string | undefined => value(env, 'DATABAS
  * @throws Error naming the variable when it is not a whole number from 1 to 1000.
  */
 export function databasePoolMax(env: Env): number {
-  const raw = value(env, 'GATEWAY_DATABASE_POOL_MAX');
-  if (raw === undefined) return 10;
-  const parsed = /^\d{1,4}$/.test(raw) ? Number(raw) : Number.NaN;
-  if (!(parsed >= 1 && parsed <= 1000)) {
-    throw new Error(
-      `GATEWAY_DATABASE_POOL_MAX must be a whole number of connections from 1 to 1000, got "${raw}"`,
-    );
-  }
-  return parsed;
+  return wholeNumber(env, 'GATEWAY_DATABASE_POOL_MAX', 10, [1, 1000], 'connections');
 }
 
 /**
@@ -100,12 +92,46 @@ export function databasePoolMax(env: Env): number {
  * @throws Error naming the variable when it is not a whole number from 100 to 120000.
  */
 export function databaseConnectTimeoutMs(env: Env): number {
-  const raw = value(env, 'GATEWAY_DATABASE_CONNECT_TIMEOUT_MS');
-  if (raw === undefined) return 5000;
-  const parsed = /^\d{1,6}$/.test(raw) ? Number(raw) : Number.NaN;
-  if (!(parsed >= 100 && parsed <= 120_000)) {
+  return wholeNumber(
+    env,
+    'GATEWAY_DATABASE_CONNECT_TIMEOUT_MS',
+    5000,
+    [100, 120_000],
+    'milliseconds',
+  );
+}
+
+/**
+ * `GATEWAY_DATABASE_CONNECTION_LIFETIME_SECONDS`: how long a PostgreSQL connection of the pool
+ * serves before it is closed (when next idle; a resting instance so holds none after it); 0 keeps
+ * connections open. Default 300.
+ *
+ * @throws Error naming the variable when it is not a whole number from 0 to 86400.
+ */
+export function databaseConnectionLifetimeSeconds(env: Env): number {
+  return wholeNumber(
+    env,
+    'GATEWAY_DATABASE_CONNECTION_LIFETIME_SECONDS',
+    300,
+    [0, 86_400],
+    'seconds',
+  );
+}
+
+/** The whole number of `unit` variable `name` holds, `fallback` when unset, within `range`. */
+function wholeNumber(
+  env: Env,
+  name: string,
+  fallback: number,
+  [min, max]: readonly [number, number],
+  unit: string,
+): number {
+  const raw = value(env, name);
+  if (raw === undefined) return fallback;
+  const parsed = /^\d{1,7}$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!(parsed >= min && parsed <= max)) {
     throw new Error(
-      `GATEWAY_DATABASE_CONNECT_TIMEOUT_MS must be a whole number of milliseconds from 100 to 120000, got "${raw}"`,
+      `${name} must be a whole number of ${unit} from ${min} to ${max}, got "${raw}"`,
     );
   }
   return parsed;

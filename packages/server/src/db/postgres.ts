@@ -12,6 +12,8 @@ export interface PoolStats {
 export const DEFAULT_POOL_MAX = 10;
 /** How long opening a connection may take when `GATEWAY_DATABASE_CONNECT_TIMEOUT_MS` is unset. */
 export const DEFAULT_CONNECT_TIMEOUT_MS = 5000;
+/** How long a connection serves when `GATEWAY_DATABASE_CONNECTION_LIFETIME_SECONDS` is unset. */
+export const DEFAULT_CONNECTION_LIFETIME_SECONDS = 300;
 
 /** How the gateway's PostgreSQL pool is sized and how long it waits for a connection. */
 export interface PostgresPoolOptions {
@@ -22,6 +24,11 @@ export interface PostgresPoolOptions {
    * (`GATEWAY_DATABASE_CONNECT_TIMEOUT_MS`). Default 5000.
    */
   connectTimeoutMs?: number;
+  /**
+   * How long a connection serves before the pool closes it, when next idle; 0 never closes one
+   * (`GATEWAY_DATABASE_CONNECTION_LIFETIME_SECONDS`). Default 300.
+   */
+  lifetimeSeconds?: number;
 }
 
 /** kysely's PostgreSQL dialect, introspecting the current schema only (see the introspector). */
@@ -58,8 +65,19 @@ export async function openPostgresDialect(
     // Bounds both opening a connection and waiting for a free one: during an outage a request
     // fails within this, never hangs.
     connectionTimeoutMillis: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+    // No idle timeout: pg-pool arms a timer for it at every release (and clears it at the next
+    // checkout), 16 % of the instructions of a query (issue 30 item 4), and its default of 10 s
+    // made an instance resting between bursts (a quiet spell, the scale bench's setups waiting
+    // for each other) open its connections again, TCP and password exchange each, per burst.
+    // Instead each connection is closed after a lifetime, one timer per connection: a resting
+    // instance holds none after it, a busy one renews each connection that often.
+    idleTimeoutMillis: 0,
+    maxLifetimeSeconds: options.lifetimeSeconds ?? DEFAULT_CONNECTION_LIFETIME_SECONDS,
     // A server gone without a word (a failover, a dropped network) is noticed by TCP.
     keepAlive: true,
+    // ... and an idle one is kept alive through NAT gateways and load balancers that drop a
+    // connection silent for a few minutes: TCP probes it after a minute without traffic.
+    keepAliveInitialDelayMillis: 60_000,
   });
   // An idle client losing its server (a restart, a failover) is reported on the pool; unhandled,
   // that event would crash the process. The pool has already discarded the client and the next
