@@ -30,9 +30,9 @@ import {
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
+// The Inspector version the MCP conformance check uses too.
+import { INSPECTOR } from './mcp-conformance/packages.mjs';
 
-// The Inspector version the MCP conformance check uses too (scripts/mcp-conformance.mjs).
-const INSPECTOR = '@modelcontextprotocol/inspector@2.12.0';
 const TEMPLATES = ['blank', 'api-key', 'oauth'];
 const LIMIT_MS = 60_000;
 
@@ -47,9 +47,18 @@ const tarball = (name) => {
 const tarballs = { sdk: tarball('sdk'), cli: tarball('cli'), server: tarball('server') };
 
 const work = mkdtempSync(join(tmpdir(), 'gateway-pack-check-'));
-// The Inspector writes under $HOME: keep it out of the real one (npm keeps its cache there).
+// The Inspector writes under $HOME: keep it out of the real one. npm's cache stays the real one
+// (it would follow HOME), so npx downloads the Inspector once, not on every run.
 const inspectorHome = join(work, 'home');
-const env = { ...process.env, NO_COLOR: '1', npm_config_yes: 'true', npm_config_loglevel: 'error' };
+const env = {
+  ...process.env,
+  NO_COLOR: '1',
+  npm_config_yes: 'true',
+  npm_config_loglevel: 'error',
+  npm_config_cache:
+    process.env.npm_config_cache ||
+    execFileSync('npm', ['config', 'get', 'cache'], { encoding: 'utf8' }).trim(),
+};
 let devChild;
 process.on('exit', () => {
   if (devChild !== undefined && devChild.exitCode === null && devChild.signalCode === null) {
