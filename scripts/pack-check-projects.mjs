@@ -198,6 +198,9 @@ for (const template of TEMPLATES) {
     if (!existsSync(join(dir, file)))
       fail(`npx gateway build in ${template}-tools wrote no ${file}`);
   }
+  // The sdk stays external: the gateway that loads the plugin provides it.
+  if (!/from ["']@gateway\/sdk["']/.test(readFileSync(join(dir, 'dist/index.js'), 'utf8')))
+    fail(`npx gateway build in ${template}-tools bundled @gateway/sdk into dist/index.js`);
   run('npm', ['run', 'typecheck'], dir);
   // The generated CI's mount check: the build in a real gateway, its tools listed through MCP.
   const mounted = run('npx', ['gateway', 'dev', '--check'], dir);

@@ -16,7 +16,15 @@ import { templateNames } from './template-names.js';
 // The promise of `gateway new`: the project works as generated. Each template is written to a temp
 // folder whose @gateway/sdk is this workspace's source (the pack check in CI installs the real
 // tarballs), then type-checked, validated and tested with `gateway test`.
-describe.each(templateNames)('a project generated from %s', (template) => {
+//
+// This file is the quick local copy of scripts/pack-check-projects.mjs, which runs the same
+// checks on every template installed from the packed tarballs (type check, `gateway test --json`,
+// `gateway build` and its dist/, `gateway dev --check`, the three commands to an MCP client; the
+// tool call in scripts/newcomer.sh's try-plugin). .ci/run runs that pack check after its test step
+// and sets GATEWAY_PACK_CHECK_FOLLOWS=1 for the tests, so CI does not run them twice.
+const packCheckFollows = process.env.GATEWAY_PACK_CHECK_FOLLOWS === '1';
+
+describe.skipIf(packCheckFollows).each(templateNames)('a project generated from %s', (template) => {
   it('type-checks, validates and passes its own tests', { timeout: 120_000 }, async () => {
     const cwd = await makeTempDir();
     const { dir } = await runNew({
@@ -56,7 +64,7 @@ describe.each(templateNames)('a project generated from %s', (template) => {
   });
 });
 
-describe('gateway build on a generated project', () => {
+describe.skipIf(packCheckFollows)('gateway build on a generated project', () => {
   it('writes dist/index.js and its types, which mount in a gateway', {
     timeout: 120_000,
   }, async () => {
@@ -89,7 +97,7 @@ describe('gateway build on a generated project', () => {
 
 // The README's promise: from `gateway new` to a tool answering in an MCP client in three commands
 // (`gateway new`, `gateway dev`, then the client), with no sign-up in between.
-describe('from gateway new to an MCP client', () => {
+describe.skipIf(packCheckFollows)('from gateway new to an MCP client', () => {
   it('answers the generated tool through the configuration gateway dev writes', {
     timeout: 120_000,
   }, async () => {
