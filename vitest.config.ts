@@ -42,6 +42,10 @@ export default defineConfig(({ mode }) => ({
         // transform time of test:fast); those files leave no state behind in modules or the
         // process (CONTRIBUTING.md). The system tier's files keep one module graph each.
         isolate: tier === 'system',
+        // A system test waits on processes it starts (gateway-server, Chromium, npm, tsc): in a
+        // slow hour, with two files at once on two cores, 30 s was too short for a passing one
+        // (dev.test.ts, accessibility.e2e.test.ts and connection-guard.test.ts on 2026-11-29).
+        ...(tier === 'system' ? { testTimeout: 90_000 } : {}),
       },
     })),
     typecheck: {
