@@ -4,11 +4,11 @@
 // alone took 46 s to download in a slow hour, and the MCP conformance suite 30 s).
 //   1. verdaccio for the local registry (`npm ci` in scripts/local-registry, as the release check
 //      and try-plugin would do on first use);
-//   2. through that registry, with npm's own cache, the third-party packages a generated plugin
-//      project installs (@gateway/server's and cli's dependencies and the project's tools) and
-//      the pack check's hand-written plugin asks for: they land in the registry's proxy cache (the
-//      release check and try-plugin install through it) and in npm's (the pack check installs
-//      from npm's registry; npm takes a tarball from its cache by its integrity);
+//   2. the third-party packages a generated plugin project installs (@gateway/server's and cli's
+//      dependencies and the project's tools) and the pack check's hand-written plugin asks for:
+//      from npm's registry into npm's cache (the pack check installs preferring it), then
+//      through the local registry, into its proxy cache (the release check and try-plugin
+//      install through it);
 //   3. the MCP Inspector and the conformance suite, with npx, as the pack check and the MCP
 //      conformance step run them.
 // Nothing here is a check, and nothing later depends on it: whatever it did not fetch, the step
@@ -94,20 +94,32 @@ process.once('SIGTERM', async () => {
   process.exit(1);
 });
 
-await attempt('the local registry and the packages a plugin project installs', async () => {
+/** A project asking for `projectDependencies()`, installed with npm's own cache and `flags`. */
+async function installProject(name, flags) {
+  const project = join(work, name);
+  mkdirSync(project);
+  writeFileSync(
+    join(project, 'package.json'),
+    JSON.stringify({ name: 'prefetch', private: true, dependencies: projectDependencies() }),
+  );
+  await run('npm', ['install', ...npmFlags, ...flags], {
+    cwd: project,
+    env,
+    maxBuffer: 64 * 1024 * 1024,
+  });
+}
+
+// From npm's registry: its documents and tarballs in npm's cache, for the pack check's installs
+// (which prefer that cache) and the newcomer walkthrough's.
+await attempt('the packages a plugin project installs, from the registry', () =>
+  installProject('direct', []),
+);
+// Through the local registry: its proxy cache keeps the package documents for the release check
+// and try-plugin (the tarballs come from npm's cache, filled just above).
+await attempt('the same through the local registry', async () => {
   registry = await startLocalRegistry({ log: (line) => console.log(`prefetch: ${line}`) });
   try {
-    const project = join(work, 'project');
-    mkdirSync(project);
-    writeFileSync(
-      join(project, 'package.json'),
-      JSON.stringify({ name: 'prefetch', private: true, dependencies: projectDependencies() }),
-    );
-    await run('npm', ['install', ...npmFlags, '--registry', registry.url], {
-      cwd: project,
-      env,
-      maxBuffer: 64 * 1024 * 1024,
-    });
+    await installProject('proxied', ['--registry', registry.url, '--prefer-offline']);
   } finally {
     await registry.stop();
     registry = undefined;

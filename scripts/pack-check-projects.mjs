@@ -126,7 +126,7 @@ writeFileSync(
     overrides: { '@gateway/sdk': `file:${tarballs.sdk}` },
   }),
 );
-run('npm', ['install', '--no-audit', '--no-fund'], cliHome);
+run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline'], cliHome);
 const gateway = join(cliHome, 'node_modules/.bin/gateway');
 console.log(`packed @gateway/cli ${release} installed outside the workspace`);
 
@@ -160,7 +160,8 @@ console.log(
   `gateway new wrote ${TEMPLATES.map((t) => `${t}-tools`).join(', ')}; each asks for @gateway/sdk, cli and server ^${release}, the packed release`,
 );
 
-// 3. Installed with npm, @gateway/* from the tarballs.
+// 3. Installed with npm, @gateway/* from the tarballs; npm's cache first, as in step 1 (.ci/run
+//    fills it while its tests run, scripts/ci-prefetch.mjs).
 writeFileSync(
   join(projects, 'package.json'),
   JSON.stringify({
@@ -172,7 +173,9 @@ writeFileSync(
     ),
   }),
 );
-const install = timed(() => run('npm', ['install', '--no-audit', '--no-fund'], projects));
+const install = timed(() =>
+  run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline'], projects),
+);
 console.log(`npm install of the three projects: ${seconds(install.ms)} (dependency download)`);
 
 // 4. Tested, built and type-checked in each project, with the commands its README gives.
