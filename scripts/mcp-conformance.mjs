@@ -9,7 +9,7 @@
 // Needs Node >= 22.19 (the Inspector's minimum) and network access to the npm registry.
 // --balanced: the same run through Debian's haproxy (round-robin, no affinity) in front of three
 // gateways sharing a fresh schema of the PostgreSQL database in TEST_DATABASE_URL (issue 17).
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -17,16 +17,25 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { CONFORMANCE, INSPECTOR } from './mcp-conformance/packages.mjs';
 
-const INSPECTOR = '@modelcontextprotocol/inspector@2.12.0';
-const CONFORMANCE = '@modelcontextprotocol/conformance@0.1.16';
 // The suite colours its summary whatever NO_COLOR says.
 const ANSI_COLOR = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, 'g');
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const baseline = join(root, 'scripts/mcp-conformance/expected-failures.yml');
-// The Inspector and the suite write under $HOME: keep them out of the real one.
+// The Inspector and the suite write under $HOME: keep them out of the real one. npm's cache stays
+// the real one (it would follow HOME), so npx downloads each of them once, not on every run.
+const npmCache =
+  process.env.npm_config_cache ||
+  execFileSync('npm', ['config', 'get', 'cache'], { encoding: 'utf8' }).trim();
 const home = mkdtempSync(join(tmpdir(), 'gateway-mcp-home-'));
-const env = { ...process.env, HOME: home, npm_config_yes: 'true', NO_COLOR: '1' };
+const env = {
+  ...process.env,
+  HOME: home,
+  npm_config_cache: npmCache,
+  npm_config_yes: 'true',
+  NO_COLOR: '1',
+};
 
 function run(command, args, options = {}) {
   return new Promise((resolve) => {

@@ -30,9 +30,9 @@ import {
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
+// The Inspector version the MCP conformance check uses too.
+import { INSPECTOR } from './mcp-conformance/packages.mjs';
 
-// The Inspector version the MCP conformance check uses too (scripts/mcp-conformance.mjs).
-const INSPECTOR = '@modelcontextprotocol/inspector@2.12.0';
 const TEMPLATES = ['blank', 'api-key', 'oauth'];
 const LIMIT_MS = 60_000;
 
@@ -47,9 +47,18 @@ const tarball = (name) => {
 const tarballs = { sdk: tarball('sdk'), cli: tarball('cli'), server: tarball('server') };
 
 const work = mkdtempSync(join(tmpdir(), 'gateway-pack-check-'));
-// The Inspector writes under $HOME: keep it out of the real one (npm keeps its cache there).
+// The Inspector writes under $HOME: keep it out of the real one. npm's cache stays the real one
+// (it would follow HOME), so npx downloads the Inspector once, not on every run.
 const inspectorHome = join(work, 'home');
-const env = { ...process.env, NO_COLOR: '1', npm_config_yes: 'true', npm_config_loglevel: 'error' };
+const env = {
+  ...process.env,
+  NO_COLOR: '1',
+  npm_config_yes: 'true',
+  npm_config_loglevel: 'error',
+  npm_config_cache:
+    process.env.npm_config_cache ||
+    execFileSync('npm', ['config', 'get', 'cache'], { encoding: 'utf8' }).trim(),
+};
 let devChild;
 process.on('exit', () => {
   if (devChild !== undefined && devChild.exitCode === null && devChild.signalCode === null) {
@@ -117,7 +126,7 @@ writeFileSync(
     overrides: { '@gateway/sdk': `file:${tarballs.sdk}` },
   }),
 );
-run('npm', ['install', '--no-audit', '--no-fund'], cliHome);
+run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline'], cliHome);
 const gateway = join(cliHome, 'node_modules/.bin/gateway');
 console.log(`packed @gateway/cli ${release} installed outside the workspace`);
 
@@ -151,7 +160,7 @@ console.log(
   `gateway new wrote ${TEMPLATES.map((t) => `${t}-tools`).join(', ')}; each asks for @gateway/sdk, cli and server ^${release}, the packed release`,
 );
 
-// 3. Installed with npm, @gateway/* from the tarballs.
+// 3. Installed with npm, @gateway/* from the tarballs; npm's cache first, as in step 1.
 writeFileSync(
   join(projects, 'package.json'),
   JSON.stringify({
@@ -163,7 +172,9 @@ writeFileSync(
     ),
   }),
 );
-const install = timed(() => run('npm', ['install', '--no-audit', '--no-fund'], projects));
+const install = timed(() =>
+  run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline'], projects),
+);
 console.log(`npm install of the three projects: ${seconds(install.ms)} (dependency download)`);
 
 // 4. Tested, built and type-checked in each project, with the commands its README gives.
@@ -189,6 +200,9 @@ for (const template of TEMPLATES) {
     if (!existsSync(join(dir, file)))
       fail(`npx gateway build in ${template}-tools wrote no ${file}`);
   }
+  // The sdk stays external: the gateway that loads the plugin provides it.
+  if (!/from ["']@gateway\/sdk["']/.test(readFileSync(join(dir, 'dist/index.js'), 'utf8')))
+    fail(`npx gateway build in ${template}-tools bundled @gateway/sdk into dist/index.js`);
   run('npm', ['run', 'typecheck'], dir);
   // The generated CI's mount check: the build in a real gateway, its tools listed through MCP.
   const mounted = run('npx', ['gateway', 'dev', '--check'], dir);

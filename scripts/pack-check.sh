@@ -110,7 +110,8 @@ cd "$project"
 cat > package.json <<'JSON'
 { "name": "pack-check-plugin", "version": "0.0.0", "private": true, "type": "module" }
 JSON
-npm install --no-audit --no-fund --loglevel=error "$tarball" zod@^4 typescript@~5.9 tsup@^9 vitest@^5 @types/node@^24 >/dev/null
+# npm's cache first: what an earlier run downloaded is not asked for again.
+npm install --no-audit --no-fund --prefer-offline --loglevel=error "$tarball" zod@^4 typescript@~5.9 tsup@^9 vitest@^5 @types/node@^24 >/dev/null
 mkdir -p src
 cat > tsconfig.json <<'JSON'
 {
