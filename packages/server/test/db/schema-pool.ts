@@ -106,11 +106,13 @@ export async function releaseSchema(url: string, schema: string): Promise<void> 
   const fingerprint = pool.fingerprints.get(schema);
   pool.fingerprints.delete(schema);
   const reset = await pool.session.use(async (client) => {
-    const kept = pool.pristine && (await resetSchema(client, schema, pool.pristine, fingerprint));
+    const kept = pool.pristine
+      ? await resetSchema(client, schema, pool.pristine, fingerprint)
+      : undefined;
     if (!kept) await client.query(`drop schema if exists "${schema}" cascade`);
     return kept;
   });
-  if (reset === undefined || reset === false) return;
+  if (reset === undefined) return;
   pool.fingerprints.set(reset.schema, reset.fingerprint);
   pool.free.push(reset.schema);
 }
