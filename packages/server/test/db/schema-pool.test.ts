@@ -1,9 +1,15 @@
 import { sql } from 'kysely';
 import pg from 'pg';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import type { GatewayDatabase } from '../../src/db/database.js';
+import { shapeChecks } from './schema-pool.js';
 import { startSchemaRun } from './schema-run.js';
-import { createPostgresTestDatabase, postgresTestUrl } from './test-database.js';
+import { readFingerprint, readShape } from './schema-shape.js';
+import {
+  createPostgresTestDatabase,
+  type PostgresTestDatabase,
+  postgresTestUrl,
+} from './test-database.js';
 
 // Issue 35: migrated test schemas are reused within a worker, reset to the just-migrated state.
 const url = postgresTestUrl();
@@ -73,13 +79,33 @@ describe.skipIf(!url || !process.env.GATEWAY_TEST_SCHEMA_RUN)('reused test schem
     expect(await addEvent(reused.database)).toBe('1');
   });
 
+  it('tells a reset schema no test changed from its catalog fingerprint, without reading its whole shape', async () => {
+    const first = await createPostgresTestDatabase(url as string);
+    const oid = await rolesOid(first.database);
+    await dirty(first.database);
+    await first.drop();
+
+    const second = await reusedAfterReset();
+    const checks = { ...shapeChecks };
+    await dirty(second.database);
+    await second.drop();
+    expect(shapeChecks).toEqual({ full: checks.full, fingerprint: checks.fingerprint + 1 });
+
+    const third = await createPostgresTestDatabase(url as string);
+    onTestFinished(third.drop);
+    expect(await rolesOid(third.database)).toBe(oid);
+    expect(await query(third.database, 'select * from schema_state')).toEqual([]);
+    expect(await addEvent(third.database)).toBe('1');
+  });
+
   it.each([
     ['a table altered', 'alter table roles add column extra text'],
     ['a table dropped', 'drop table refresh_leases'],
     ['an index added', 'create index roles_name_idx on roles (name)'],
     ['a migration unrecorded', `delete from kysely_migration where name like '018%'`],
   ])('drops a schema with %s instead of reusing it', async (_, change) => {
-    const changed = await createPostgresTestDatabase(url as string);
+    // A schema that has been reset before, so its fingerprint is what tells the change first.
+    const changed = await reusedAfterReset();
     const oid = await rolesOid(changed.database);
     await query(changed.database, change);
     await changed.drop();
@@ -99,6 +125,86 @@ describe.skipIf(!url || !process.env.GATEWAY_TEST_SCHEMA_RUN)('reused test schem
     expect(
       await query(empty.database, 'select * from pg_tables where schemaname = current_schema()'),
     ).toEqual([]);
+  });
+});
+
+/** A migrated schema that went through a reset at least once (its fingerprint is known). */
+async function reusedAfterReset(): Promise<PostgresTestDatabase> {
+  const first = await createPostgresTestDatabase(url as string);
+  const oid = await rolesOid(first.database);
+  await first.drop();
+  const reused = await createPostgresTestDatabase(url as string);
+  expect(await rolesOid(reused.database)).toBe(oid);
+  return reused;
+}
+
+describe.skipIf(!url)("a test schema's catalog fingerprint", () => {
+  let client: pg.Client;
+  let schema: string;
+  beforeAll(async () => {
+    const database = await createPostgresTestDatabase(url as string);
+    schema = database.schema;
+    client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    await client.query('begin');
+    return async () => {
+      await client.end();
+      await database.drop();
+    };
+  });
+
+  /** Runs `use` in a savepoint rolled back afterwards, DDL and all. */
+  async function inRolledBack(use: (client: pg.Client, schema: string) => Promise<void>) {
+    await client.query('savepoint change');
+    try {
+      await use(client, schema);
+    } finally {
+      await client.query('rollback to savepoint change');
+    }
+  }
+
+  it('stays the same while tests only read and write rows and use sequences', async () => {
+    await inRolledBack(async (client, schema) => {
+      const before = await readFingerprint(client, schema);
+      await client.query(`insert into schema_state (name, value) values ('a', 'b')`);
+      await client.query(`update roles set name = 'Changed' where id = 'admin'`);
+      await client.query(`delete from roles where id = 'member'`);
+      await client.query(`select nextval('mcp_session_events_id_seq')`);
+      await client.query('analyze roles');
+      const after = await readFingerprint(client, schema);
+      expect(after.fingerprint).toBe(before.fingerprint);
+      expect(after.sequences).toEqual(['mcp_session_events_id_seq']);
+    });
+  });
+
+  // Every kind of change the full shape sees changes the fingerprint too.
+  it.each([
+    ['a column added', 'alter table roles add column extra text'],
+    ['a column dropped', 'alter table schema_state drop column value'],
+    ['a column type changed', 'alter table schema_state alter column value type varchar(99)'],
+    ['a default set', `alter table roles alter column name set default 'x'`],
+    ['a not-null dropped', 'alter table roles alter column name drop not null'],
+    ['a check added', "alter table roles add constraint named check (name <> '')"],
+    ['a table dropped', 'drop table refresh_leases'],
+    ['a table created', 'create table extra (id int)'],
+    ['an index added', 'create index roles_name_idx on roles (name)'],
+    ['row-level security enabled', 'alter table roles enable row level security'],
+    ['a view created', 'create view role_names as select name from roles'],
+    ['a sequence changed', 'alter sequence mcp_session_events_id_seq increment by 2'],
+    ['a type created', `create type mood as enum ('happy')`],
+    [
+      'a trigger added',
+      `create function touch() returns trigger language plpgsql as 'begin return new; end';
+       create trigger touch before update on roles for each row execute function touch()`,
+    ],
+  ])('changes with %s', async (_, change) => {
+    await inRolledBack(async (client, schema) => {
+      const shape = await readShape(client, schema);
+      const before = await readFingerprint(client, schema);
+      await client.query(change);
+      expect((await readShape(client, schema)).shape).not.toBe(shape.shape);
+      expect((await readFingerprint(client, schema)).fingerprint).not.toBe(before.fingerprint);
+    });
   });
 });
 

@@ -1,6 +1,7 @@
-import type pg from 'pg';
+import { Socket } from 'node:net';
+import pg from 'pg';
 import { newSchemaName } from './schema-run.js';
-import { withClient } from './with-client.js';
+import { readFingerprint, readShape } from './schema-shape.js';
 
 /**
  * Migrated PostgreSQL test schemas kept for reuse within one worker process: creating a schema
@@ -9,26 +10,37 @@ import { withClient } from './with-client.js';
  * test of the worker that asks for a migrated schema; the run drops them when it ends
  * (`schema-run.ts`).
  *
- * Reset: every table but kysely's two is truncated (`restart identity`), every sequence
- * restarted, and the rows the migrations seed (the `member` and `admin` roles) put back as they
- * were when this worker first migrated a schema. Only a schema whose shape (tables, columns,
+ * Reset: every table but kysely's two that a test changed is truncated, every sequence it used
+ * set back to its start, and the rows the migrations seed (the `member` and `admin` roles) put
+ * back as they were when this worker first migrated a schema. Only a schema whose shape (tables, columns,
  * defaults, constraints, indexes, sequences, functions, triggers, ...) and migration record
  * still match the just-migrated ones is reused; one a test altered, dropped tables from,
  * migrated further (better-auth options that add columns) or left half-migrated is dropped.
+ * The shape is read in full (`schema-shape.ts`) the first time a schema comes back; after
+ * that, a fingerprint of its catalog rows taken at its last reset tells cheaply that no test
+ * changed it since, and only a changed fingerprint has the full shape read again.
  * The new name cuts off anything of the last test still connected (its `search_path` names a
  * schema that is gone, as after a drop) and gives the next test's gateways their own
  * `LISTEN` channel (the session bus names its channel after the schema).
+ *
+ * The worker keeps one connection for all of this (a new one per reset, with its empty catalog
+ * caches, cost more than the reset), its socket unreferenced so it never holds a worker up.
  */
 
 /** A worker's free schemas on one database, and what a just-migrated schema looks like there. */
 interface Pool {
   free: string[];
   pristine?: Pristine;
+  /** Each free schema's catalog fingerprint, as its reset left it. */
+  fingerprints: Map<string, string>;
+  session: Session;
 }
 
 interface Pristine {
-  /** {@link SHAPE}'s answer for a just-migrated schema. */
+  /** `readShape`'s answer for a just-migrated schema. */
   shape: string;
+  /** Its tables. */
+  tables: readonly string[];
   /** What kysely's tables hold just after migrating. */
   record: string;
   /** The rows the migrations seed, as JSON, by table. */
@@ -40,10 +52,13 @@ const BOOKKEEPING = new Set(['kysely_migration', 'kysely_migration_lock']);
 
 const pools = new Map<string, Pool>();
 
+/** Counts of the full shape reads and fingerprint reads of this worker, for the pool's tests. */
+export const shapeChecks = { full: 0, fingerprint: 0 };
+
 function poolOf(url: string): Pool {
   let pool = pools.get(url);
   if (pool === undefined) {
-    pool = { free: [] };
+    pool = { free: [], fingerprints: new Map(), session: new Session(url) };
     pools.set(url, pool);
   }
   return pool;
@@ -54,6 +69,11 @@ export function takeMigratedSchema(url: string): string | undefined {
   return poolOf(url).free.pop();
 }
 
+/** Creates the empty schema `schema` on the worker's connection to `url`. */
+export async function createSchema(url: string, schema: string): Promise<void> {
+  await poolOf(url).session.use((client) => client.query(`create schema "${schema}"`));
+}
+
 /**
  * Remembers `schema` as what a just-migrated schema looks like, unless this worker already
  * knows. Call it right after migrating a new schema, before anything else writes to it.
@@ -61,8 +81,9 @@ export function takeMigratedSchema(url: string): string | undefined {
 export async function notePristine(url: string, schema: string): Promise<void> {
   const pool = poolOf(url);
   if (pool.pristine !== undefined) return;
-  pool.pristine = await withClient(url, async (client) => {
+  pool.pristine = await pool.session.use(async (client) => {
     const { shape, tables } = await readShape(client, schema);
+    shapeChecks.full++;
     const seed = new Map<string, string>();
     for (const table of tables) {
       if (BOOKKEEPING.has(table)) continue;
@@ -71,7 +92,7 @@ export async function notePristine(url: string, schema: string): Promise<void> {
       );
       if (rows[0]?.rows) seed.set(table, rows[0].rows);
     }
-    return { shape, record: await readRecord(client, schema), seed };
+    return { shape, tables, record: await readRecord(client, schema), seed };
   });
 }
 
@@ -82,132 +103,182 @@ export async function notePristine(url: string, schema: string): Promise<void> {
  */
 export async function releaseSchema(url: string, schema: string): Promise<void> {
   const pool = poolOf(url);
-  const reset = await withClient(url, async (client) => {
-    const kept = pool.pristine && (await resetSchema(client, schema, pool.pristine));
+  const fingerprint = pool.fingerprints.get(schema);
+  pool.fingerprints.delete(schema);
+  const reset = await pool.session.use(async (client) => {
+    const kept = pool.pristine
+      ? await resetSchema(client, schema, pool.pristine, fingerprint)
+      : undefined;
     if (!kept) await client.query(`drop schema if exists "${schema}" cascade`);
     return kept;
   });
-  if (reset) pool.free.push(reset);
+  if (reset === undefined) return;
+  pool.fingerprints.set(reset.schema, reset.fingerprint);
+  pool.free.push(reset.schema);
 }
 
-/** The schema's new name after resetting it, or undefined when it cannot be reused. */
+/**
+ * The schema's new name and fingerprint after resetting it, or undefined when it cannot be
+ * reused. `fingerprint` is the one its last reset left, if it was reset before.
+ */
 async function resetSchema(
   client: pg.Client,
   schema: string,
   pristine: Pristine,
-): Promise<string | undefined> {
-  const { shape, tables, sequences } = await readShape(client, schema);
-  if (shape !== pristine.shape || (await readRecord(client, schema)) !== pristine.record) {
-    return undefined;
-  }
-  const renamed = newSchemaName();
+  fingerprint: string | undefined,
+): Promise<{ schema: string; fingerprint: string } | undefined> {
+  const sequences = await unchangedShape(client, schema, pristine, fingerprint);
+  if (sequences === undefined) return undefined;
   const name = (table: string) => `"${schema}"."${table}"`;
-  // Truncating an empty table changes nothing but costs new files for it and its indexes: only
-  // the tables with rows (a handful after most tests) are truncated, and the sequences used.
-  const filled = await tablesWithRows(
-    client,
-    tables.filter((table) => !BOOKKEEPING.has(table)).map(name),
-  );
-  const statements = [
-    'begin',
-    // A connection the last test left in a transaction holds its locks: give up, and drop.
-    `set local lock_timeout = '5s'`,
-    ...(filled.length > 0 ? [`truncate table ${filled.join(', ')} restart identity cascade`] : []),
-    ...sequences.map((sequence) => `alter sequence ${name(sequence)} restart`),
-    ...[...pristine.seed].map(
-      ([table, rows]) =>
-        `insert into ${name(table)} select * from json_populate_recordset(null::${name(table)}, ${client.escapeLiteral(rows)})`,
-    ),
-    `alter schema "${schema}" rename to "${renamed}"`,
-    'commit',
-  ];
+  const { record, changed } = await readContents(client, name, pristine);
+  if (record !== pristine.record) return undefined;
+  const renamed = newSchemaName();
+  const statements = resetStatements(client, { schema, renamed, changed, sequences }, pristine);
   try {
     await client.query(statements.join(';\n'));
-    return renamed;
+    // After the reset's own catalog writes (a truncate gives a table new files). Nothing else
+    // knows the new name yet.
+    return { schema: renamed, fingerprint: (await readFingerprint(client, renamed)).fingerprint };
   } catch {
     await client.query('rollback').catch(() => undefined);
     return undefined;
   }
 }
 
-/** Those of `tables` (qualified, quoted names) that hold a row, read in one statement. */
-async function tablesWithRows(client: pg.Client, tables: readonly string[]): Promise<string[]> {
-  if (tables.length === 0) return [];
-  const { rows } = await client.query<{ name: string }>(
-    tables
-      .map(
-        (table) =>
-          `select ${client.escapeLiteral(table)} as name where exists (select from ${table})`,
-      )
-      .join(' union all '),
-  );
-  return rows.map((row) => row.name);
+/** The statements, in one transaction, that reset `schema` and rename it to `renamed`. */
+function resetStatements(
+  client: pg.Client,
+  reset: { schema: string; renamed: string; changed: string[]; sequences: string[] },
+  pristine: Pristine,
+): string[] {
+  const { schema, renamed, changed, sequences } = reset;
+  const name = (table: string) => `"${schema}"."${table}"`;
+  return [
+    'begin',
+    // A connection the last test left in a transaction holds its locks: give up, and drop.
+    `set local lock_timeout = '5s'`,
+    // Nothing of a test schema needs to outlive a crash of the server: don't wait for the disk.
+    'set local synchronous_commit = off',
+    // Truncating a table costs new files for it and its indexes (catalog churn is what slows
+    // PostgreSQL here): only the tables a test changed are (a handful after most tests; the
+    // seeded roles rarely), and the sequences used are set back without rewriting them.
+    ...(changed.length > 0 ? [`truncate table ${changed.map(name).join(', ')} cascade`] : []),
+    ...sequences.map(
+      (sequence) =>
+        `select setval(${client.escapeLiteral(name(sequence))}, seqstart, false) from pg_sequence where seqrelid = ${client.escapeLiteral(name(sequence))}::regclass`,
+    ),
+    // A seeded table truncated, itself or by the cascade, is empty: its seed goes back in.
+    ...[...pristine.seed].map(
+      ([table, rows]) =>
+        `insert into ${name(table)} select * from json_populate_recordset(null::${name(table)}, ${client.escapeLiteral(rows)}) where not exists (select from ${name(table)})`,
+    ),
+    `alter schema "${schema}" rename to "${renamed}"`,
+    'commit',
+  ];
 }
 
 /**
- * One line per part of a schema's shape, hashed: its relations, columns with their types and
- * defaults, constraints, indexes, triggers, policies, views, sequences, functions and types,
- * with the schema's own name taken out (it changes on every reuse).
+ * The schema's used sequences when its shape is still the just-migrated one, else undefined:
+ * its catalog fingerprint is the one its last reset left, or else its full shape is the
+ * pristine one.
  */
-const SHAPE = `
-with rels as (
-  select c.oid, c.relname, c.relkind from pg_class c
-  join pg_namespace n on n.oid = c.relnamespace where n.nspname = $1::text
-), lines as (
-  select format('rel %s %s %s %s %s', c.relname, c.relkind, c.relpersistence, c.relrowsecurity,
-    c.reloptions) as line
-    from pg_class c join rels using (oid)
-  union all select format('col %s.%s %s %s %s %s %s %s', r.relname, a.attname,
-    format_type(a.atttypid, a.atttypmod), a.attnotnull, a.attidentity, a.attgenerated,
-    a.attcollation, pg_get_expr(d.adbin, d.adrelid))
-    from pg_attribute a join rels r on r.oid = a.attrelid
-    left join pg_attrdef d on d.adrelid = a.attrelid and d.adnum = a.attnum
-    where a.attnum > 0 and not a.attisdropped
-  union all select format('con %s %s %s', r.relname, c.conname, pg_get_constraintdef(c.oid))
-    from pg_constraint c join rels r on r.oid = c.conrelid
-  union all select format('idx %s', pg_get_indexdef(i.indexrelid))
-    from pg_index i join rels r on r.oid = i.indrelid
-  union all select format('trg %s', pg_get_triggerdef(t.oid))
-    from pg_trigger t join rels r on r.oid = t.tgrelid where not t.tgisinternal
-  union all select format('pol %s %s %s %s', r.relname, p.polname, p.polcmd,
-    pg_get_expr(p.polqual, p.polrelid))
-    from pg_policy p join rels r on r.oid = p.polrelid
-  union all select format('view %s %s', r.relname, pg_get_viewdef(r.oid))
-    from rels r where r.relkind in ('v', 'm')
-  union all select format('seq %s %s %s %s %s %s %s', r.relname, s.seqtypid::regtype, s.seqstart,
-    s.seqincrement, s.seqmin, s.seqmax, s.seqcycle)
-    from pg_sequence s join rels r on r.oid = s.seqrelid
-  union all select format('fn %s(%s) %s', p.proname, pg_get_function_identity_arguments(p.oid),
-    md5(p.prosrc))
-    from pg_proc p join pg_namespace n on n.oid = p.pronamespace where n.nspname = $1::text
-  union all select format('type %s %s', t.typname, t.typtype)
-    from pg_type t join pg_namespace n on n.oid = t.typnamespace
-    where n.nspname = $1::text and t.typtype in ('d', 'e', 'm', 'r')
-)
-select
-  md5(coalesce(string_agg(replace(line, $1::text || '.', ''), e'\\n' order by line), '')) as shape,
-  coalesce((select array_agg(relname::text order by relname) from rels where relkind in ('r', 'p')),
-    '{}') as tables,
-  coalesce((select array_agg(sequencename::text order by sequencename) from pg_sequences
-    where schemaname = $1::text and last_value is not null), '{}') as sequences
-from lines`;
+async function unchangedShape(
+  client: pg.Client,
+  schema: string,
+  pristine: Pristine,
+  fingerprint: string | undefined,
+): Promise<string[] | undefined> {
+  if (fingerprint !== undefined) {
+    const now = await readFingerprint(client, schema);
+    shapeChecks.fingerprint++;
+    if (now.fingerprint === fingerprint) return now.sequences;
+  }
+  const { shape, sequences } = await readShape(client, schema);
+  shapeChecks.full++;
+  return shape === pristine.shape ? sequences : undefined;
+}
 
-async function readShape(client: pg.Client, schema: string) {
-  const { rows } = await client.query<{ shape: string; tables: string[]; sequences: string[] }>(
-    SHAPE,
-    [schema],
-  );
-  const row = rows[0];
-  if (row === undefined) throw new Error(`no shape read for schema ${schema}`);
-  return row;
+/**
+ * kysely's record ({@link readRecord}) and the tables a test changed: those holding a row that
+ * the migrations seed none in, and the seeded ones holding other rows than their seed. One round
+ * trip, for a schema known to have the pristine shape.
+ */
+async function readContents(
+  client: pg.Client,
+  name: (table: string) => string,
+  pristine: Pristine,
+): Promise<{ record: string; changed: string[] }> {
+  const changed = pristine.tables
+    .filter((table) => !BOOKKEEPING.has(table))
+    .map((table) => {
+      const seed = pristine.seed.get(table);
+      const condition =
+        seed === undefined
+          ? `exists (select from ${name(table)})`
+          : `(select json_agg(t)::text from ${name(table)} t) is distinct from ${client.escapeLiteral(seed)}`;
+      return `select ${client.escapeLiteral(table)} as name where ${condition}`;
+    });
+  const [record, tables] = (await client.query(
+    [recordQuery(name), changed.join(' union all ')].join(';\n'),
+  )) as unknown as [pg.QueryResult<{ record: string | null }>, pg.QueryResult<{ name: string }>];
+  return {
+    record: record.rows[0]?.record ?? '',
+    changed: tables.rows.map((row) => row.name),
+  };
 }
 
 /** kysely's tables, as text: the migrations applied and the lock row. */
 async function readRecord(client: pg.Client, schema: string): Promise<string> {
   const { rows } = await client.query<{ record: string | null }>(
-    `select (select string_agg(name, ',' order by name) from "${schema}".kysely_migration)
-      || ' ' || (select string_agg(id || '=' || is_locked, ',' order by id)
-      from "${schema}".kysely_migration_lock) as record`,
+    recordQuery((table) => `"${schema}"."${table}"`),
   );
   return rows[0]?.record ?? '';
+}
+
+function recordQuery(name: (table: string) => string): string {
+  return `select (select string_agg(name, ',' order by name) from ${name('kysely_migration')})
+      || ' ' || (select string_agg(id || '=' || is_locked, ',' order by id)
+      from ${name('kysely_migration_lock')}) as record`;
+}
+
+/**
+ * One connection to `url`, opened on first use and again after it broke, running one piece of
+ * work at a time (a reset's `begin` ... `commit` must not interleave with another's queries).
+ */
+class Session {
+  #client: Promise<pg.Client> | undefined;
+  #queue: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly url: string) {}
+
+  use<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
+    const done = this.#queue.then(async () => work(await this.#connect()));
+    this.#queue = done.catch(() => undefined);
+    return done;
+  }
+
+  #connect(): Promise<pg.Client> {
+    this.#client ??= (async () => {
+      const client = new pg.Client({
+        connectionString: this.url,
+        // Unreferenced: a worker ends when its tests are done, whatever this connection does.
+        stream: () => new Socket().unref(),
+      });
+      const forget = () => {
+        this.#client = undefined;
+      };
+      client.on('error', forget);
+      client.on('end', forget);
+      try {
+        await client.connect();
+        // The fingerprint's statement is prepared: plan it once, not on every run.
+        await client.query('set plan_cache_mode = force_generic_plan');
+      } catch (error) {
+        forget();
+        throw error;
+      }
+      return client;
+    })();
+    return this.#client;
+  }
 }

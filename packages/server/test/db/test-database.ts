@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { type DatabaseDialect, type GatewayDatabase, openDatabase } from '../../src/db/database.js';
 import { migrate } from '../../src/db/migrate.js';
 import { SQLITE_MEMORY } from '../../src/db/sqlite.js';
-import { notePristine, releaseSchema, takeMigratedSchema } from './schema-pool.js';
+import { createSchema, notePristine, releaseSchema, takeMigratedSchema } from './schema-pool.js';
 import { currentSchemaRun, newSchemaName } from './schema-run.js';
 import { withClient } from './with-client.js';
 
@@ -68,7 +68,8 @@ export async function createPostgresTestDatabase(
   const reused = options.migrate !== false && pooled ? takeMigratedSchema(url) : undefined;
   const schema = reused ?? newSchemaName();
   if (reused === undefined) {
-    await withClient(url, (client) => client.query(`create schema "${schema}"`));
+    if (pooled) await createSchema(url, schema);
+    else await withClient(url, (client) => client.query(`create schema "${schema}"`));
   }
 
   const scoped = new URL(url);
