@@ -87,7 +87,6 @@ export class RunningCall implements SourceCall {
     this.#progress = new ProgressReporter(ctx, redaction.text);
     this.reportProgress = this.#progress.report;
     this.#release = releaseStreamLater(runtime, ctx);
-    const signalOf = () => this.signal;
     this.#elicitor = new Elicitor({
       runtime,
       site,
@@ -97,9 +96,7 @@ export class RunningCall implements SourceCall {
       answers: round?.late === false ? round.answers : [],
       limit: this.#limit,
       // Read when the elicitor asks something, not now: see `signal`.
-      get signal() {
-        return signalOf();
-      },
+      signal: () => this.signal,
       progress: this.#progress,
       pending: this.#pending,
       onWaiting: (waiting) =>
