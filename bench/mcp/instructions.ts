@@ -23,6 +23,7 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync } from '
 import { Agent, request } from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { callBody, callHeaders } from './modern-call.js';
 import { httpSession } from './sessions.js';
 
 const CALLS = Number(process.env.INSTR_CALLS ?? 300);
@@ -93,29 +94,8 @@ function control(pid: number, ...args: string[]): void {
 
 /** One 2026-07-28 `tools/call`, as index.ts makes it. */
 function call(side: Side, agent: Agent, tool: string, id: number): Promise<void> {
-  const payload = JSON.stringify({
-    jsonrpc: '2.0',
-    id,
-    method: 'tools/call',
-    params: {
-      name: tool,
-      arguments: { text: 'hello' },
-      _meta: {
-        'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-        'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1.0.0' },
-        'io.modelcontextprotocol/clientCapabilities': {},
-      },
-    },
-  });
-  const headers: Record<string, string> = {
-    accept: 'application/json, text/event-stream',
-    'content-type': 'application/json',
-    'content-length': String(Buffer.byteLength(payload)),
-    'mcp-method': 'tools/call',
-    'mcp-name': tool,
-    'mcp-protocol-version': '2026-07-28',
-  };
-  if (side.token !== undefined) headers.authorization = `Bearer ${side.token}`;
+  const payload = callBody(id, tool);
+  const headers = callHeaders(tool, payload, side.token);
   return new Promise((resolve, reject) => {
     const req = request(side.url, { method: 'POST', agent, headers }, (res) => {
       let text = '';
