@@ -33,6 +33,7 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { fileURLToPath } from 'node:url';
+import { callBody, callHeaders } from './modern-call.js';
 import {
   type Connected,
   childrenOf,
@@ -151,34 +152,9 @@ async function start(name: Target['name'], upstream?: URL): Promise<Target> {
   };
 }
 
-function body(id: number, tool: string): string {
-  return JSON.stringify({
-    jsonrpc: '2.0',
-    id,
-    method: 'tools/call',
-    params: {
-      name: tool,
-      arguments: { text: 'hello' },
-      _meta: {
-        'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-        'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1.0.0' },
-        'io.modelcontextprotocol/clientCapabilities': {},
-      },
-    },
-  });
-}
-
 function call(target: Target, agent: Agent, id: number): Promise<number> {
-  const payload = body(id, target.tool);
-  const headers: Record<string, string> = {
-    accept: 'application/json, text/event-stream',
-    'content-type': 'application/json',
-    'content-length': String(Buffer.byteLength(payload)),
-    'mcp-method': 'tools/call',
-    'mcp-name': target.tool,
-    'mcp-protocol-version': '2026-07-28',
-  };
-  if (target.token !== undefined) headers.authorization = `Bearer ${target.token}`;
+  const payload = callBody(id, target.tool);
+  const headers = callHeaders(target.tool, payload, target.token);
   const started = performance.now();
   return new Promise((resolve, reject) => {
     const req = request(target.url, { method: 'POST', agent, headers }, (res) => {

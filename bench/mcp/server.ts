@@ -299,6 +299,10 @@ async function startBare(): Promise<{ url: string; stop: () => Promise<void> }> 
         stop: () => new Promise<void>((done) => listening.close(() => done())),
       }),
     );
+    // instructions.ts: a Gateway under valgrind may leave its pooled connection idle longer than
+    // node's 5 s, and the bare server would close it as the Gateway writes its next call.
+    const keepAlive = Number(process.env.BENCH_BARE_KEEPALIVE_MS);
+    if (keepAlive > 0) (listening as { keepAliveTimeout: number }).keepAliveTimeout = keepAlive;
   });
 }
 

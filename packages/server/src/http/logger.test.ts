@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { batchedSink, createLogger } from './logger.js';
+import { batchedSink, createLogger, isoNow } from './logger.js';
 import { REDACTED, Redactor } from './redact.js';
 import { withRequestId } from './request-id.js';
 
@@ -88,6 +88,24 @@ describe('createLogger', () => {
         executionId: 'e1',
       },
     ]);
+  });
+});
+
+describe('isoNow', () => {
+  it("is Date's own ISO text at every millisecond, across seconds, years and before 1970", () => {
+    const instants = [
+      Date.UTC(2026, 10, 29, 18, 4, 5, 0),
+      Date.UTC(2026, 10, 29, 18, 4, 5, 7),
+      Date.UTC(2026, 10, 29, 18, 4, 5, 42),
+      Date.UTC(2026, 10, 29, 18, 4, 5, 999),
+      Date.UTC(2026, 10, 29, 18, 4, 6, 1),
+      Date.UTC(2026, 11, 31, 23, 59, 59, 999),
+      Date.UTC(2027, 0, 1, 0, 0, 0, 0),
+      Date.UTC(1969, 11, 31, 23, 59, 59, 998),
+      Date.UTC(10_000, 0, 1, 0, 0, 0, 5),
+      Date.UTC(2026, 10, 29, 18, 4, 5, 42),
+    ];
+    for (const at of instants) expect(isoNow(at)).toBe(new Date(at).toISOString());
   });
 });
 

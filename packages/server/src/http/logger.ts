@@ -65,13 +65,25 @@ function restOfObject(fields: Record<string, unknown>, redactor: Redactor): stri
 
 let isoAt = Number.NaN;
 let iso = '';
+let isoSecond = Number.NaN;
+/** The ISO 8601 text of `isoSecond` up to its milliseconds (`2026-11-29T18:04:05.`). */
+let isoHead = '';
 
-/** The time as ISO 8601 text, made once per millisecond (a busy gateway logs several). */
-function isoNow(): string {
-  const now = Date.now();
+/**
+ * The time as ISO 8601 text (`Date.prototype.toISOString`'s), made once per millisecond (a busy
+ * gateway logs several) and formatted by `Date` once per second: a line's milliseconds are
+ * appended to the second's text (issue 37: `toISOString` was ~1 % of a call's instructions).
+ */
+export function isoNow(now = Date.now()): string {
   if (now !== isoAt) {
     isoAt = now;
-    iso = new Date(now).toISOString();
+    const ms = ((now % 1000) + 1000) % 1000;
+    const second = now - ms;
+    if (second !== isoSecond) {
+      isoSecond = second;
+      isoHead = new Date(second).toISOString().slice(0, -4);
+    }
+    iso = `${isoHead}${ms < 10 ? '00' : ms < 100 ? '0' : ''}${ms}Z`;
   }
   return iso;
 }

@@ -147,7 +147,7 @@ async function run(
     const result = await traced(
       'gateway.tool.run',
       { 'gateway.tool': tool.path, 'gateway.source': tool.source.kind },
-      () => untilAborted(tool.source.run(input, call), call.signal),
+      () => call.untilStopped(tool.source.run(input, call)),
     );
     if (call.questionPending) return await call.askClient();
     // Masked for the client too: a prompt-injected model could ask a tool to echo its key.
@@ -272,18 +272,4 @@ function upstreamErrorText(result: CallToolResult): string {
 /** Milliseconds as seconds with one decimal, for messages. */
 export function formatSeconds(ms: number): number {
   return Math.round(ms / 100) / 10;
-}
-
-function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  // A handler that ignores its signal keeps running; its late outcome must not go unhandled.
-  work.catch(() => {});
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    if (signal.aborted) {
-      onAbort();
-      return;
-    }
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
 }

@@ -37,8 +37,11 @@ export interface ElicitorOptions {
   answers: readonly Answer[];
   /** Stops the handler's clock while the user is being asked. */
   limit: TimeLimit;
-  /** Aborted when the call ends or the client leaves. */
-  signal: AbortSignal;
+  /**
+   * The call's signal, aborted when the call ends or the client leaves; asked for only when a
+   * question is put (the call makes it on first use, see `RunningCall.signal`).
+   */
+  signal: () => AbortSignal;
   /** The call's progress notifications, for heartbeats while a decision is awaited. */
   progress: ProgressReporter;
   /** What this round of a 2026-07-28 call waits for (shared with `call.sample`). */
@@ -181,7 +184,8 @@ export class Elicitor {
   }
 
   async #askOnSession(question: Question): Promise<Answer> {
-    const { ctx, runtime, site, signal } = this.#options;
+    const { ctx, runtime, site } = this.#options;
+    const signal = this.#options.signal();
     const by = subjectId(site.principal);
     try {
       const result = await ctx.mcpReq.elicitInput(question.params, {
@@ -211,7 +215,8 @@ export class Elicitor {
   }
 
   async #askThroughApprovals(question: Question, shownArgs: unknown): Promise<Answer> {
-    const { runtime, site, signal, executionId, toolPath, progress } = this.#options;
+    const { runtime, site, executionId, toolPath, progress } = this.#options;
+    const signal = this.#options.signal();
     const userId = subjectId(site.principal);
     let heartbeat: ReturnType<typeof setInterval> | undefined;
     try {

@@ -48,12 +48,20 @@ export interface RunningCallOptions {
  */
 export class RunningCall implements SourceCall {
   readonly executionId: string;
-  readonly signal: AbortSignal;
   readonly context: PluginContext;
   readonly redaction: CallRedaction;
   readonly reportProgress: (progress: number, total?: number, message?: string) => void;
   readonly #options: RunningCallOptions;
-  readonly #controller = new AbortController();
+  /**
+   * The call's signal, made when something first reads it: a plugin call whose handler never
+   * does (most) skips making it, and its `abort` event when the call ends (issue 37).
+   */
+  #controller: AbortController | undefined;
+  /** Why the call stopped (a time limit, the client, its end), once it has. */
+  #stopped: unknown;
+  #isStopped = false;
+  /** Rejects {@link RunningCall.untilStopped}'s promise, while one waits. */
+  #onStop: ((reason: unknown) => void) | undefined;
   readonly #limit: TimeLimit;
   readonly #progress: ProgressReporter;
   readonly #pending: PendingSlot = { current: undefined, asked: 0 };
@@ -69,10 +77,8 @@ export class RunningCall implements SourceCall {
     const { services } = runtime;
     this.#options = options;
     this.executionId = record.id;
-    this.signal = this.#controller.signal;
-    const controller = this.#controller;
     this.#limit = new TimeLimit(runtime.options.toolTimeoutMs, () =>
-      controller.abort(new Stopped('timeout')),
+      this.#stop(new Stopped('timeout')),
     );
     if (ctx.mcpReq.signal.aborted) this.#clientGone();
     ctx.mcpReq.signal.addEventListener('abort', this.#clientGone, { once: true });
@@ -89,7 +95,8 @@ export class RunningCall implements SourceCall {
       toolPath: tool.path,
       answers: round?.late === false ? round.answers : [],
       limit: this.#limit,
-      signal: this.signal,
+      // Read when the elicitor asks something, not now: see `signal`.
+      signal: () => this.signal,
       progress: this.#progress,
       pending: this.#pending,
       onWaiting: (waiting) =>
@@ -112,6 +119,41 @@ export class RunningCall implements SourceCall {
       elicit: (request) => elicit(redaction.data(request)),
       logger: lazyLogger(() => toolLogger(this.log, site, tool, ctx, redaction)),
     };
+  }
+
+  /** Aborted when the call is stopped (its time limit, the client) or ends. */
+  get signal(): AbortSignal {
+    if (this.#controller === undefined) {
+      this.#controller = new AbortController();
+      if (this.#isStopped) this.#controller.abort(this.#stopped);
+    }
+    return this.#controller.signal;
+  }
+
+  /**
+   * `work`, or a rejection with the reason the call stopped, if it stops first. A handler that
+   * ignores the stop keeps running; its late outcome must not go unhandled.
+   */
+  untilStopped<T>(work: Promise<T>): Promise<T> {
+    work.catch(() => {});
+    if (this.#isStopped) return Promise.reject(this.#stopped);
+    return new Promise<T>((resolve, reject) => {
+      this.#onStop = reject;
+      work.then(resolve, reject).finally(() => {
+        if (this.#onStop === reject) this.#onStop = undefined;
+      });
+    });
+  }
+
+  /** Stops the call once: its signal aborts with `reason`, and `untilStopped` rejects with it. */
+  #stop(reason: unknown): void {
+    if (this.#isStopped) return;
+    this.#isStopped = true;
+    this.#stopped = reason;
+    this.#controller?.abort(reason);
+    const onStop = this.#onStop;
+    this.#onStop = undefined;
+    onStop?.(reason);
   }
 
   /** The server log for this call, made on first use: most calls log nothing. */
@@ -223,10 +265,10 @@ export class RunningCall implements SourceCall {
     this.#limit.clear();
     if (this.#release !== undefined) clearTimeout(this.#release);
     this.#options.ctx.mcpReq.signal.removeEventListener('abort', this.#clientGone);
-    this.#controller.abort(CALL_ENDED);
+    this.#stop(CALL_ENDED);
   }
 
-  readonly #clientGone = () => this.#controller.abort(new Stopped('cancelled'));
+  readonly #clientGone = () => this.#stop(new Stopped('cancelled'));
 }
 
 /**

@@ -1,0 +1,240 @@
+/**
+ * Instructions per call, counted by valgrind (callgrind): a figure the machine's load does not
+ * move, unlike calls per second or CPU time (issue 37). The Gateway under test (`gateway` or
+ * `federated`, server.ts) runs under valgrind with instrumentation off while it starts and warms
+ * up; this process (not under valgrind) then turns it on, makes `INSTR_CALLS` calls, and dumps the
+ * counts, so a dump holds exactly the Gateway's work for those calls (its timers and record
+ * batches included), and nothing of its start or of the client.
+ *
+ * Paths (`INSTR_PATHS`, comma-separated, default all): `plugin` (2026-07-28 stateless call of the
+ * plugin echo tool, as index.ts makes it), `sessions` (a 2025-11-25 session of the SDK v1 client,
+ * one per client), `federated` (2026-07-28 call of the bare SDK server's echo tool through the
+ * Gateway as an upstream over HTTP; the bare server runs outside valgrind).
+ * `INSTR_CALLS` (default 300) measured calls, after `INSTR_WARMUP` (default 1,500) at
+ * `INSTR_CLIENTS` (default 1) clients. The dumps stay in `bench/mcp/profiles/` for
+ * `callgrind_annotate`; `INSTR_PERF_MAP=1` also has node write `/tmp/perf-<pid>.map`, which names
+ * JIT-compiled JavaScript (callgrind shows it as `???`; see README.md).
+ *
+ * Run from the repository root after `pnpm --filter @gateway/sdk --filter @gateway/server build`:
+ * `pnpm exec tsx bench/mcp/instructions.ts`. Slow: a few minutes per path on an idle machine.
+ */
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { callBody, callHeaders } from './modern-call.js';
+import { httpSession } from './sessions.js';
+
+const CALLS = Number(process.env.INSTR_CALLS ?? 300);
+const WARMUP = Number(process.env.INSTR_WARMUP ?? 1500);
+const CLIENTS = Number(process.env.INSTR_CLIENTS ?? 1);
+const PATHS = new Set(
+  (process.env.INSTR_PATHS ?? 'plugin,sessions,federated').split(',').map((p) => p.trim()),
+);
+const serverScript = fileURLToPath(new URL('./server.ts', import.meta.url));
+const tsconfig = fileURLToPath(new URL('./tsx-paths.json', import.meta.url));
+const outDir = fileURLToPath(new URL('./profiles', import.meta.url));
+mkdirSync(outDir, { recursive: true });
+const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+
+interface Side {
+  child: ChildProcess;
+  url: URL;
+  token: string | undefined;
+}
+
+/** A server.ts side, under callgrind (instrumentation off) when `counted`. */
+async function start(kind: string, counted: boolean, upstream?: string): Promise<Side> {
+  const node = [
+    '--expose-gc',
+    ...(counted && process.env.INSTR_PERF_MAP === '1' ? ['--perf-basic-prof-only-functions'] : []),
+    '--import',
+    'tsx',
+    serverScript,
+    kind,
+    ...(upstream === undefined ? [] : [upstream]),
+  ];
+  const command = counted
+    ? [
+        'valgrind',
+        '--tool=callgrind',
+        '--instr-atstart=no',
+        // V8 writes and rewrites machine code in its heap.
+        '--smc-check=all-non-file',
+        '--dump-instr=yes',
+        // The event loop's thread apart from V8's helpers (JIT compiler, concurrent marking).
+        '--separate-threads=yes',
+        // Runtime functions (C++) called from JavaScript, told apart by their JavaScript caller.
+        '--separate-callers1=Builtins_CEntry_Return1_ArgvOnStack_NoBuiltinExit',
+        `--callgrind-out-file=${join(outDir, `callgrind.${stamp}.${kind}.%p`)}`,
+        process.execPath,
+        ...node,
+      ]
+    : [process.execPath, ...node];
+  const child = spawn(command[0] as string, command.slice(1), {
+    env: { ...process.env, TSX_TSCONFIG_PATH: tsconfig, BENCH_BARE_KEEPALIVE_MS: '600000' },
+    stdio: ['ignore', 'ignore', counted ? 'ignore' : 'inherit', 'ipc'],
+  });
+  const started = await new Promise<{ url: string; token?: string }>((resolve, reject) => {
+    child.once('message', (message: { started: { url: string; token?: string } }) =>
+      resolve(message.started),
+    );
+    child.once('exit', (code) => reject(new Error(`${kind} exited (${code})`)));
+  });
+  return { child, url: new URL('/mcp', started.url), token: started.token };
+}
+
+function control(pid: number, ...args: string[]): void {
+  const done = spawnSync('callgrind_control', [...args, String(pid)], { encoding: 'utf8' });
+  if (done.status !== 0 || !done.stdout.includes('OK')) {
+    throw new Error(`callgrind_control ${args.join(' ')}: ${done.stdout}${done.stderr}`);
+  }
+}
+
+/** One 2026-07-28 `tools/call`, as index.ts makes it. */
+function call(side: Side, agent: Agent, tool: string, id: number): Promise<void> {
+  const payload = callBody(id, tool);
+  const headers = callHeaders(tool, payload, side.token);
+  return new Promise((resolve, reject) => {
+    const req = request(side.url, { method: 'POST', agent, headers }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk) => {
+        text += chunk;
+      });
+      res.on('end', () => {
+        if (res.statusCode === 200 && text.includes('"structuredContent"')) resolve();
+        else reject(new Error(`${tool}: ${res.statusCode} ${text.slice(0, 300)}`));
+      });
+    });
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+/** `calls` calls over `CLIENTS` lanes, each keeping one in flight. */
+async function lanes(calls: number, one: (lane: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: CLIENTS }, async (_, lane) => {
+      while (next < calls) {
+        next += 1;
+        await one(lane);
+      }
+    }),
+  );
+}
+
+/**
+ * The instructions of dump `part` of `pid`: of its main thread (the event loop: JavaScript, the
+ * HTTP parser, SQLite, the scavenger's share) and of all its threads (V8's JIT compiler and
+ * concurrent marking besides, which run when they are due, not every call).
+ */
+function dumped(pid: number, part: number): { file: string; main: number; all: number } {
+  const prefix = `callgrind.${stamp}.`;
+  const files = readdirSync(outDir).filter(
+    (name) =>
+      name.startsWith(prefix) && name.includes(`.${pid}.${part}-`) && !name.endsWith('.map'),
+  );
+  let main = 0;
+  let all = 0;
+  for (const name of files) {
+    const totals = /^(?:totals|summary): (\d+)/m.exec(
+      readFileSync(join(outDir, name), 'utf8'),
+    )?.[1];
+    if (totals === undefined) throw new Error(`no totals in ${name}`);
+    all += Number(totals);
+    if (name.endsWith('-01')) main = Number(totals);
+  }
+  if (files.length === 0) throw new Error(`no dump ${part} of ${pid} in ${outDir}`);
+  const mainFile = files.find((name) => name.endsWith('-01')) ?? files[0];
+  return { file: join(outDir, mainFile ?? ''), main, all };
+}
+
+/** How many dumps each side has written. */
+const dumps = new Map<number, number>();
+
+/** Warm up, count `CALLS` calls, print the instructions per call. */
+async function measure(
+  name: string,
+  side: Side,
+  one: (lane: number, id: number) => Promise<void>,
+  fresh?: () => void,
+): Promise<void> {
+  let id = 0;
+  await lanes(WARMUP, (lane) => one(lane, ++id));
+  const pid = side.child.pid as number;
+  // The Gateway closes a connection idle for 5 s, which callgrind_control can take: the measured
+  // calls open their own (`fresh`).
+  fresh?.();
+  control(pid, '--zero');
+  control(pid, '-i', 'on');
+  await lanes(CALLS, (lane) => one(lane, ++id));
+  control(pid, '--dump');
+  control(pid, '-i', 'off');
+  const part = (dumps.get(pid) ?? 0) + 1;
+  dumps.set(pid, part);
+  const { file, main, all } = dumped(pid, part);
+  // The JIT's map as it stands at the dump: code compiled later may reuse an address.
+  const map = `/tmp/perf-${pid}.map`;
+  if (existsSync(map)) copyFileSync(map, `${file}.map`);
+  const perCall = (n: number) => Math.round(n / CALLS).toLocaleString('en');
+  console.log(
+    `${name}: ${perCall(main)} instructions a call on the event loop's thread, ${perCall(all)} on all threads (${CALLS} calls at ${CLIENTS} client(s), after ${WARMUP}; ${file})`,
+  );
+}
+
+const started: ChildProcess[] = [];
+try {
+  if (PATHS.has('plugin') || PATHS.has('sessions')) {
+    const gateway = await start('gateway', true);
+    started.push(gateway.child);
+    if (PATHS.has('plugin')) {
+      let agent = new Agent({ keepAlive: true, maxSockets: CLIENTS });
+      await measure(
+        'plugin, 2026-07-28',
+        gateway,
+        () => call(gateway, agent, 'bench.echo.say', 1),
+        () => {
+          agent.destroy();
+          agent = new Agent({ keepAlive: true, maxSockets: CLIENTS });
+        },
+      );
+      agent.destroy();
+    }
+    if (PATHS.has('sessions')) {
+      const sessions = await Promise.all(
+        Array.from({ length: CLIENTS }, () => httpSession(gateway.url, gateway.token)),
+      );
+      await measure('2025 session (SDK v1 client)', gateway, async (lane) => {
+        const result = await sessions[lane]?.client.callTool({
+          name: 'bench.echo.say',
+          arguments: { text: 'hello' },
+        });
+        if (result?.structuredContent === undefined) throw new Error('no structured answer');
+      });
+      await Promise.all(sessions.map((session) => session.close()));
+    }
+  }
+  if (PATHS.has('federated')) {
+    const bare = await start('bare', false);
+    started.push(bare.child);
+    const federated = await start('federated', true, bare.url.origin);
+    started.push(federated.child);
+    let agent = new Agent({ keepAlive: true, maxSockets: CLIENTS });
+    const fresh = () => {
+      agent.destroy();
+      agent = new Agent({ keepAlive: true, maxSockets: CLIENTS });
+    };
+    await measure(
+      'federated over HTTP, 2026-07-28',
+      federated,
+      () => call(federated, agent, 'up.bench.echo.say', 1),
+      fresh,
+    );
+    agent.destroy();
+  }
+} finally {
+  for (const child of started) child.send('stop');
+}

@@ -1,0 +1,82 @@
+import { definePlugin, defineTool } from '@gateway/sdk';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { connectV1, connectV2, startMcpGateway } from '#test/mcp/mcp-test-kit.js';
+
+/**
+ * A call's signal is made only when something reads it (running-call.ts): a handler that never
+ * reads it is still stopped at its time limit, and one that reads it late finds it aborted.
+ */
+function deafPlugin(seen: { aborted: boolean; reason: string }[]) {
+  return definePlugin({
+    id: 'deaf',
+    name: 'Deaf',
+    description: 'Tools that do not listen for their stop.',
+    tools: [
+      defineTool({
+        path: 'deaf.wait.long',
+        name: 'Wait Long',
+        description: 'Waits 400 ms without looking at its signal, then looks.',
+        inputSchema: z.object({}),
+        async handler(_ctx, _input, call) {
+          await new Promise((resolve) => setTimeout(resolve, 400));
+          const reason: unknown = call.signal.reason;
+          seen.push({
+            aborted: call.signal.aborted,
+            reason: reason instanceof Error ? reason.message : String(reason),
+          });
+          return 'done';
+        },
+      }),
+      defineTool({
+        path: 'deaf.keep.signal',
+        name: 'Keep Signal',
+        description: 'Answers at once; reads its signal once the call is over.',
+        inputSchema: z.object({}),
+        async handler(_ctx, _input, call) {
+          setTimeout(() => {
+            seen.push({ aborted: call.signal.aborted, reason: 'after the answer' });
+          }, 50);
+          return 'answered';
+        },
+      }),
+    ],
+  });
+}
+
+describe("a call's signal", () => {
+  it('stops a handler that never reads its signal at the time limit, and it reads it aborted', async () => {
+    const seen: { aborted: boolean; reason: string }[] = [];
+    const gw = await startMcpGateway({ plugins: [deafPlugin(seen)], mcp: { toolTimeoutMs: 150 } });
+    const alice = await gw.user({ admin: true });
+    const v2 = await connectV2(gw.url, alice.mcpToken);
+    const result = await v2.callTool({ name: 'deaf.wait.long', arguments: {} });
+    expect(result.isError).toBe(true);
+    expect(JSON.stringify(result.content)).toContain('did not finish within 0.2 s');
+    for (let i = 0; i < 100 && seen.length === 0; i += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    // Read after the time limit stopped it: aborted, with the time limit as its reason.
+    expect(seen).toEqual([{ aborted: true, reason: 'timeout' }]);
+    await gw.gateway.services.executions.flush();
+    const row = await gw.gateway.services.database.db
+      .selectFrom('executions')
+      .selectAll()
+      .where('tool_path', '=', 'deaf.wait.long')
+      .executeTakeFirstOrThrow();
+    expect(row.outcome).toBe('timeout');
+  });
+
+  it('is aborted for a handler that reads it after its call was answered', async () => {
+    const seen: { aborted: boolean; reason: string }[] = [];
+    const gw = await startMcpGateway({ plugins: [deafPlugin(seen)] });
+    const alice = await gw.user({ admin: true });
+    const { client } = await connectV1(gw.url, alice.mcpToken);
+    const result = await client.callTool({ name: 'deaf.keep.signal', arguments: {} });
+    expect(result.isError).not.toBe(true);
+    for (let i = 0; i < 100 && seen.length === 0; i += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect(seen).toEqual([{ aborted: true, reason: 'after the answer' }]);
+  });
+});
