@@ -11,12 +11,10 @@
 //   - the runtime stage runs as a non-root user and exposes the port it listens on.
 // On PostgreSQL when TEST_DATABASE_URL is set (as compose.yaml runs it), else on SQLite.
 //
-// Usage (repository root): node scripts/deploy-check.mjs [--built]
-// --built: @gateway/sdk and server are built from this checkout already (.ci/run's build step),
-// so build-runtime.sh takes their dist/ as it is instead of building them a second time.
+// Usage (repository root): node scripts/deploy-check.mjs
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -73,24 +71,12 @@ check(runtime.cmd !== undefined && runtime.healthcheck !== undefined, 'CMD or HE
 
 // 2. The image's /app, made as the Dockerfile's build stage makes it.
 const started = Date.now();
-const reuseDist = process.argv.includes('--built');
-if (reuseDist) {
-  for (const name of ['sdk', 'server']) {
-    check(
-      existsSync(join(root, 'packages', name, 'dist')),
-      `--built, but packages/${name}/dist is missing: run pnpm build first`,
-    );
-  }
-}
 const built = spawnSync('sh', ['scripts/docker/build-runtime.sh', app], {
   cwd: root,
-  env: { ...process.env, ...(reuseDist ? { GATEWAY_RUNTIME_BUILT: '1' } : {}) },
   stdio: ['ignore', 'ignore', 'inherit'],
 });
 check(built.status === 0, `scripts/docker/build-runtime.sh exited ${built.status}`);
-console.log(
-  `runtime directory built in ${((Date.now() - started) / 1000).toFixed(1)} s${reuseDist ? ' (from the dist/ already built)' : ''}`,
-);
+console.log(`runtime directory built in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 
 const serverManifest = JSON.parse(readFileSync(join(root, 'packages/server/package.json'), 'utf8'));
 const installed = readdirSync(join(app, 'node_modules/.pnpm'));

@@ -3,8 +3,6 @@
 # @gateway/server with its production dependencies only. The Dockerfile's build stage runs this
 # script, and scripts/deploy-check.mjs runs it outside Docker, so both make the same directory.
 # Run from the repository root, after `pnpm fetch` (or any install) has the packages in pnpm's store.
-# GATEWAY_RUNTIME_BUILT=1 takes the packages' dist/ as they are, built from this checkout just
-# before (CI's deploy check, after its `pnpm build` step), instead of building them again.
 set -eu
 out=${1:?usage: scripts/docker/build-runtime.sh <output directory>}
 case "$out" in /*) ;; *) out="$PWD/$out" ;; esac
@@ -13,9 +11,7 @@ if [ -e "$out" ]; then
   exit 2
 fi
 pnpm install --offline --frozen-lockfile
-if [ "${GATEWAY_RUNTIME_BUILT:-}" != 1 ]; then
-  pnpm --filter @gateway/sdk --filter @gateway/server build
-fi
+pnpm --filter @gateway/sdk --filter @gateway/server build
 # The package as published (its "files") with its production dependencies, @gateway/sdk included.
 # Preferring the store, not insisting on it: deploy resolves its dependencies again, and an
 # optional peer a dev tool brings into the workspace (debug's supports-color, through
