@@ -33,6 +33,17 @@ const secrets = new Set<string>();
 const logLines: string[] = [];
 
 /**
+ * A text this long is read for secrets once, and searched for each secret once: the suites read
+ * the same large answers (the OpenAPI document, the API reference page) hundreds of times,
+ * against hundreds of secrets.
+ */
+const LARGE_TEXT = 4096;
+/** Each large text searched, and the secrets found not to be in it. */
+const cleanTexts = new Map<string, Set<string>>();
+/** Each large JSON text whose secret-named fields were remembered. */
+const readTexts = new Set<string>();
+
+/**
  * Whether `value` is long and varied enough to grep for without false alarms: a fuzzed
  * `"aaaaaaaaaaaa"`, or a plain word like `"hasOwnProperty"` that an error message may quote as a
  * field name, would match unrelated text. Real secrets and tokens mix letters with digits or
@@ -41,10 +52,20 @@ const logLines: string[] = [];
 function trackable(value: string): boolean {
   return (
     value.length >= MIN_TRACKED_LENGTH &&
-    new Set(value).size >= 6 &&
     /[^A-Za-z]/.test(value) &&
-    value.trim() === value
+    value.trim() === value &&
+    hasDistinctCharacters(value, 6)
   );
+}
+
+/** Whether `value` has at least `count` distinct characters; stops reading once it has. */
+function hasDistinctCharacters(value: string, count: number): boolean {
+  const seen = new Set<string>();
+  for (const character of value) {
+    seen.add(character);
+    if (seen.size >= count) return true;
+  }
+  return false;
 }
 
 /** Remembers a secret or token; values too short or too plain to grep for are ignored. */
@@ -53,7 +74,7 @@ export function rememberSecret(value: unknown): void {
 }
 
 /** Remembers every secret-named field (`secret`, `token`, `key`, `password`, ...) in a JSON value. */
-export function rememberSecretFields(value: unknown, depth = 0): void {
+function rememberSecretFields(value: unknown, depth = 0): void {
   if (depth > 8 || value === null || typeof value !== 'object') return;
   if (Array.isArray(value)) {
     for (const item of value) rememberSecretFields(item, depth + 1);
@@ -63,6 +84,32 @@ export function rememberSecretFields(value: unknown, depth = 0): void {
     if (SECRET_FIELDS.has(field)) rememberSecret(item);
     else rememberSecretFields(item, depth + 1);
   }
+}
+
+/**
+ * Finds a quoted secret-named field. Without a backslash (an escape could spell a name), a JSON
+ * text with a field of that name holds it quoted exactly so.
+ */
+const QUOTED_SECRET_FIELD = new RegExp(`"(${[...SECRET_FIELDS].join('|')})"`);
+
+/**
+ * Remembers every secret-named field of a JSON text; nothing when it is not JSON. A text that
+ * cannot hold such a field is not parsed: the fuzz suite's bodies of up to 400 kB of nested
+ * brackets cost more to parse than the rest of their request.
+ */
+export function rememberSecretFieldsOfJson(text: string): void {
+  if (!text.includes('\\') && !QUOTED_SECRET_FIELD.test(text)) return;
+  if (text.length >= LARGE_TEXT) {
+    if (readTexts.has(text)) return;
+    readTexts.add(text);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return;
+  }
+  rememberSecretFields(value);
 }
 
 /** Remembers the credential of an `Authorization: Bearer <credential>` header value. */
@@ -116,17 +163,36 @@ export function findLeaks(
   candidates: readonly string[] = knownSecrets(),
 ): Leak[] {
   const leaks: Leak[] = [];
-  const all = [...texts];
+  // The same text is searched once: a suite keeps every answer of a route fuzzed many times.
+  const all = [...new Set(texts)];
+  const clean = all.map(cleanOf);
   for (const secret of candidates) {
     const hidden = hiddenPart(secret);
-    for (const text of all) {
-      if (!text.includes(hidden)) continue;
+    for (const [index, text] of all.entries()) {
+      const known = clean[index];
+      if (known?.has(secret)) continue;
+      if (!text.includes(hidden)) {
+        known?.add(secret);
+        continue;
+      }
       const shown = `${secret.slice(0, 4)}…${secret.slice(-4)} (${secret.length} chars)`;
       leaks.push({ secret: shown, where: text.split(hidden).join('<SECRET>').slice(0, 500) });
       break;
     }
   }
   return leaks;
+}
+
+/** The secrets `text` is known not to hold, when it is large enough to be worth knowing. */
+function cleanOf(text: string): Set<string> | undefined {
+  if (text.length < LARGE_TEXT) return undefined;
+  // One lookup per text and search: a key this long costs a full comparison each time.
+  let clean = cleanTexts.get(text);
+  if (clean === undefined) {
+    clean = new Set();
+    cleanTexts.set(text, clean);
+  }
+  return clean;
 }
 
 /** Describes leaks for a failure message. */
@@ -138,4 +204,6 @@ export function describeLeaks(leaks: readonly Leak[]): string {
 export function forgetSecretsAndLogs(): void {
   secrets.clear();
   logLines.length = 0;
+  cleanTexts.clear();
+  readTexts.clear();
 }

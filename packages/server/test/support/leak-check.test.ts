@@ -4,7 +4,12 @@
  * of secrets must include what such a gateway is sent, stores and hands out, over a socket too.
  */
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { capturedLogLines, findLeaks, knownSecrets } from './known-secrets.js';
+import {
+  capturedLogLines,
+  findLeaks,
+  knownSecrets,
+  rememberSecretFieldsOfJson,
+} from './known-secrets.js';
 import { createLeakCheckedGateway } from './leak-checked-gateway.js';
 
 const captured = () => capturedLogLines().join('');
@@ -96,5 +101,31 @@ describe('the leak check', () => {
         where: expect.stringContaining('<SECRET>'),
       },
     ]);
+  });
+
+  it('finds a secret in a large text searched before, and each copy of a text once', () => {
+    const secret = `leak-large-${crypto.randomUUID()}`;
+    const other = `leak-other-${crypto.randomUUID()}`;
+    const page = (inside: string) => `<html>${'x'.repeat(10_000)}${inside}</html>`;
+    expect(findLeaks([page('')], [secret, other])).toEqual([]);
+    // The same large text again, now holding the secret: a text known clean stays so by content.
+    expect(findLeaks([page(secret)], [secret, other])).toHaveLength(1);
+    expect(findLeaks([page(''), page(secret)], [other, secret])).toHaveLength(1);
+    expect(findLeaks([page(''), page('')], [secret])).toEqual([]);
+    expect(findLeaks([page(secret), page(secret)], [secret])).toHaveLength(1);
+  });
+
+  it('remembers secret-named fields of JSON, spelled with escapes too', () => {
+    const plain = `leak-plain-${crypto.randomUUID()}`;
+    const escaped = `leak-escaped-${crypto.randomUUID()}`;
+    const large = `leak-large-${crypto.randomUUID()}`;
+    rememberSecretFieldsOfJson(JSON.stringify({ a: [{ secret: plain }] }));
+    rememberSecretFieldsOfJson(`{"\\u0074oken":"${escaped}"}`);
+    // A large document read twice (the second time from what was read the first) still counts.
+    const document = JSON.stringify({ padding: 'x'.repeat(10_000), nested: { key: large } });
+    rememberSecretFieldsOfJson(document);
+    rememberSecretFieldsOfJson(document);
+    rememberSecretFieldsOfJson(`[${'['.repeat(1000)}${']'.repeat(1000)}]`);
+    expect(knownSecrets()).toEqual(expect.arrayContaining([plain, escaped, large]));
   });
 });

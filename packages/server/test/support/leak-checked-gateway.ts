@@ -6,7 +6,7 @@ import {
   captureLogLine,
   rememberBearer,
   rememberSecret,
-  rememberSecretFields,
+  rememberSecretFieldsOfJson,
   rememberSessionCookies,
 } from './known-secrets.js';
 
@@ -116,12 +116,12 @@ function watchRequests(gateway: ServedGateway): void {
     const hasBody = request.method !== 'GET' && request.method !== 'HEAD';
     if (hasBody && length <= MAX_WATCHED_BODY) {
       // Any content type: a secret sent as text/plain must still be recognised if it leaks.
-      rememberSecretFields(parseJson(await bodyOf(request)));
+      rememberSecretFieldsOfJson(await bodyOf(request));
     }
     const response = await inner(request, ...rest);
     rememberSessionCookies(response.headers);
     if (response.ok && /json/i.test(response.headers.get('content-type') ?? '')) {
-      rememberSecretFields(parseJson(await response.clone().text()));
+      rememberSecretFieldsOfJson(await response.clone().text());
     }
     return response;
   };
@@ -144,12 +144,4 @@ function bodyOf(request: Request): Promise<string> {
       .catch(() => ''),
     hungUp,
   ]);
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }
