@@ -17,11 +17,18 @@ import type { MatrixRequest, MatrixWorld, Variant } from '#test/http-suite/matri
 import {
   createMatrixWorld,
   credentialsOf,
+  MATRIX_GATEWAY_OPTIONS,
   MATRIX_VARIANTS,
+  matrixWorldOn,
   urlOf,
   withOtherUsersId,
 } from '#test/http-suite/matrix-world.js';
-import { gatewayRoutes, routeKey, suiteDatabases } from '#test/http-suite/suite-gateway.js';
+import {
+  gatewayRoutes,
+  routeKey,
+  sharedGateway,
+  suiteDatabases,
+} from '#test/http-suite/suite-gateway.js';
 import { capturedLogLines, knownSecrets } from '#test/support/known-secrets.js';
 import type { AnyRoute } from '../http/route.js';
 
@@ -53,13 +60,16 @@ describe('the matrix fixtures', () => {
 for (const database of suiteDatabases('authorization matrix')) {
   const open = database.open;
   describe.skipIf(open === undefined)(`authorization matrix on ${database.name}`, () => {
+    // One gateway for every route, each route with callers of its own: a gateway (and on
+    // PostgreSQL a schema) per route was most of this suite's time.
+    const gateway = sharedGateway(database, MATRIX_GATEWAY_OPTIONS);
     for (const route of routes) {
       it(routeKey(route), async () => {
         const fixture = fixtures[routeKey(route)];
         if (fixture === undefined) {
           throw new Error(`add a fixture for ${routeKey(route)} to test/http-suite/fixtures-*.ts`);
         }
-        const world = await createMatrixWorld(open!);
+        const world = await matrixWorldOn(gateway());
         const statuses: Partial<Record<Variant, number>> = {};
         const expected: Partial<Record<Variant, number>> = {};
         const problems: string[] = [];

@@ -11,9 +11,18 @@ import { expectErrorShape, readAnswer } from '#test/http-suite/answers.js';
 import { expectedAccess } from '#test/http-suite/expected-access.js';
 import { fixtures } from '#test/http-suite/matrix-fixtures.js';
 import type { MatrixRequest, MatrixWorld, Variant } from '#test/http-suite/matrix-types.js';
-import { createMatrixWorld, credentialsOf, urlOf } from '#test/http-suite/matrix-world.js';
-import { gatewayRoutes, routeKey, suiteDatabases } from '#test/http-suite/suite-gateway.js';
-import type { TestGateway } from '#test/support/test-gateway.js';
+import {
+  credentialsOf,
+  MATRIX_GATEWAY_OPTIONS,
+  matrixWorldOn,
+  urlOf,
+} from '#test/http-suite/matrix-world.js';
+import {
+  gatewayRoutes,
+  routeKey,
+  sharedGateway,
+  suiteDatabases,
+} from '#test/http-suite/suite-gateway.js';
 import type { Access, AnyRoute } from '../http/route.js';
 
 const routes = await gatewayRoutes();
@@ -81,6 +90,8 @@ async function send(
 for (const database of suiteDatabases('unknown input suite')) {
   const open = database.open;
   describe.skipIf(open === undefined)(`input no route declares, on ${database.name}`, () => {
+    // One gateway for every route, each route with callers of its own (as the matrix).
+    const gateway = sharedGateway(database, MATRIX_GATEWAY_OPTIONS);
     for (const route of routes) {
       it(routeKey(route), async () => {
         const fixture = fixtures[routeKey(route)];
@@ -89,7 +100,7 @@ for (const database of suiteDatabases('unknown input suite')) {
           throw new Error(`add ${routeKey(route)} to the http-suite fixtures`);
         }
         const variant = callerFor[access];
-        const world = await createMatrixWorld(open as () => Promise<TestGateway>);
+        const world = await matrixWorldOn(gateway());
         const applied = extras.filter((extra) => extra.applies(route));
         for (const extra of applied) {
           const request = await fixture.prepare(world);

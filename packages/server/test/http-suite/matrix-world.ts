@@ -14,6 +14,9 @@ export const MATRIX_VARIANTS: readonly Variant[] = [
   'service',
 ];
 
+/** What a matrix gateway is opened with: upstream sources on 127.0.0.1 (the registry fixtures' fake upstream) may be registered. */
+export const MATRIX_GATEWAY_OPTIONS = { env: { GATEWAY_UPSTREAM_ALLOW_PRIVATE: 'true' } };
+
 /**
  * A fresh gateway with user A (the owner), user B (another plain user), an admin and a service
  * account with the default role.
@@ -21,12 +24,20 @@ export const MATRIX_VARIANTS: readonly Variant[] = [
 export async function createMatrixWorld(
   open: (options?: GatewayOptions) => Promise<TestGateway>,
 ): Promise<MatrixWorld> {
-  // Upstream sources on 127.0.0.1 (the fake upstream of the registry fixtures) may be registered.
-  const gw = await open({ env: { GATEWAY_UPSTREAM_ALLOW_PRIVATE: 'true' } });
+  return matrixWorldOn(await open(MATRIX_GATEWAY_OPTIONS));
+}
+
+/**
+ * New callers on `gw` (opened with {@link MATRIX_GATEWAY_OPTIONS}), which other worlds may share:
+ * user A (the owner), user B (another plain user), an admin and a service account with the
+ * default role.
+ */
+export async function matrixWorldOn(gw: TestGateway): Promise<MatrixWorld> {
   const owner = await gw.createUser({ name: 'Owner A' });
   const other = await gw.createUser({ name: 'Other B' });
   const admin = await gw.createUser({ name: 'Admin', admin: true });
   let counter = 0;
+  const unique = (prefix: string) => `${prefix}-${++counter}-${crypto.randomUUID().slice(0, 8)}`;
   const call: MatrixWorld['call'] = async (method, path, body, as = 'service') => {
     const response = await gw.request(method, path, { as, body });
     const text = await response.text();
@@ -46,7 +57,7 @@ export async function createMatrixWorld(
     other,
     admin,
     serviceAccount: { token: key },
-    unique: (prefix) => `${prefix}-${++counter}-${crypto.randomUUID().slice(0, 8)}`,
+    unique,
     // Shaped so no redaction pattern hides it: a leak must show, not be masked by the logger.
     secret: () => `zebra-horse-${crypto.randomUUID()}`,
     call,

@@ -57,8 +57,9 @@ function nextCreatedAt(): string {
 
 /**
  * A gateway on a fresh in-memory SQLite database (or `databaseUrl`, e.g. a PostgreSQL test
- * schema), with logs captured and stopped when the test finishes. `internals` are the gateway's
- * test-only knobs (a stopped clock for the failed-credential limit).
+ * schema), with logs captured and stopped when the test finishes (or handed to `stopLater`, for
+ * a gateway several tests share). `internals` are the gateway's test-only knobs (a stopped clock
+ * for the failed-credential limit).
  *
  * @example
  * const gw = await createTestGateway({ plugins: [notes] });
@@ -68,6 +69,7 @@ function nextCreatedAt(): string {
 export async function createTestGateway(
   options: GatewayOptions = {},
   internals: Omit<GatewayInternals, 'passwordHasher'> = {},
+  stopLater: (stop: () => Promise<void>) => void = onTestFinished,
 ): Promise<TestGateway> {
   const lines: string[] = [];
   rememberSecret(TEST_AUTH_SECRET);
@@ -90,7 +92,7 @@ export async function createTestGateway(
     },
     internals,
   );
-  onTestFinished(() => gateway.stop());
+  stopLater(() => gateway.stop());
   const { db } = gateway.services.database;
 
   const headersFor = (as: As | undefined): Record<string, string> => {
