@@ -17,18 +17,13 @@ import type { MatrixRequest, MatrixWorld, Variant } from '#test/http-suite/matri
 import {
   createMatrixWorld,
   credentialsOf,
-  MATRIX_GATEWAY_OPTIONS,
   MATRIX_VARIANTS,
   matrixWorldOn,
+  sharedMatrixGateway,
   urlOf,
   withOtherUsersId,
 } from '#test/http-suite/matrix-world.js';
-import {
-  gatewayRoutes,
-  routeKey,
-  sharedGateway,
-  suiteDatabases,
-} from '#test/http-suite/suite-gateway.js';
+import { gatewayRoutes, routeKey, suiteDatabases } from '#test/http-suite/suite-gateway.js';
 import { capturedLogLines, knownSecrets } from '#test/support/known-secrets.js';
 import type { AnyRoute } from '../http/route.js';
 
@@ -62,7 +57,7 @@ for (const database of suiteDatabases('authorization matrix')) {
   describe.skipIf(open === undefined)(`authorization matrix on ${database.name}`, () => {
     // One gateway for every route, each route with callers of its own: a gateway (and on
     // PostgreSQL a schema) per route was most of this suite's time.
-    const gateway = sharedGateway(database, MATRIX_GATEWAY_OPTIONS);
+    const gateway = sharedMatrixGateway(database);
     for (const route of routes) {
       it(routeKey(route), async () => {
         const fixture = fixtures[routeKey(route)];

@@ -13,16 +13,11 @@ import { fixtures } from '#test/http-suite/matrix-fixtures.js';
 import type { MatrixRequest, MatrixWorld, Variant } from '#test/http-suite/matrix-types.js';
 import {
   credentialsOf,
-  MATRIX_GATEWAY_OPTIONS,
   matrixWorldOn,
+  sharedMatrixGateway,
   urlOf,
 } from '#test/http-suite/matrix-world.js';
-import {
-  gatewayRoutes,
-  routeKey,
-  sharedGateway,
-  suiteDatabases,
-} from '#test/http-suite/suite-gateway.js';
+import { gatewayRoutes, routeKey, suiteDatabases } from '#test/http-suite/suite-gateway.js';
 import type { Access, AnyRoute } from '../http/route.js';
 
 const routes = await gatewayRoutes();
@@ -91,7 +86,7 @@ for (const database of suiteDatabases('unknown input suite')) {
   const open = database.open;
   describe.skipIf(open === undefined)(`input no route declares, on ${database.name}`, () => {
     // One gateway for every route, each route with callers of its own (as the matrix).
-    const gateway = sharedGateway(database, MATRIX_GATEWAY_OPTIONS);
+    const gateway = sharedMatrixGateway(database);
     for (const route of routes) {
       it(routeKey(route), async () => {
         const fixture = fixtures[routeKey(route)];

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { GatewayOptions } from '../../src/gateway-settings.js';
 import type { TestGateway, TestUser } from '../support/test-gateway.js';
 import type { MatrixRequest, MatrixWorld, Variant } from './matrix-types.js';
+import { type SuiteDatabase, sharedGateway } from './suite-gateway.js';
 
 /** Every caller of the matrix, in the order the authorization matrix sends them. */
 export const MATRIX_VARIANTS: readonly Variant[] = [
@@ -15,7 +16,7 @@ export const MATRIX_VARIANTS: readonly Variant[] = [
 ];
 
 /** What a matrix gateway is opened with: upstream sources on 127.0.0.1 (the registry fixtures' fake upstream) may be registered. */
-export const MATRIX_GATEWAY_OPTIONS = { env: { GATEWAY_UPSTREAM_ALLOW_PRIVATE: 'true' } };
+const MATRIX_GATEWAY_OPTIONS = { env: { GATEWAY_UPSTREAM_ALLOW_PRIVATE: 'true' } };
 
 /**
  * A fresh gateway with user A (the owner), user B (another plain user), an admin and a service
@@ -25,6 +26,14 @@ export async function createMatrixWorld(
   open: (options?: GatewayOptions) => Promise<TestGateway>,
 ): Promise<MatrixWorld> {
   return matrixWorldOn(await open(MATRIX_GATEWAY_OPTIONS));
+}
+
+/**
+ * A matrix gateway on `database` that the tests of the enclosing `describe` share, each making
+ * its world on it with {@link matrixWorldOn} (see `sharedGateway()`).
+ */
+export function sharedMatrixGateway(database: SuiteDatabase): () => TestGateway {
+  return sharedGateway(database, MATRIX_GATEWAY_OPTIONS);
 }
 
 /**
