@@ -1,7 +1,6 @@
-import { readFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { defineConfig, type Options } from 'tsup';
+import { barrelByFile } from '../../scripts/barrel-by-file.mjs';
 import { ownVersionOnly } from '../../scripts/own-version-only.mjs';
 
 type EsbuildPlugin = NonNullable<Options['esbuildPlugins']>[number];
@@ -65,65 +64,14 @@ const requiredHttpBuiltins: EsbuildPlugin = {
 };
 
 /**
- * `@gateway/sdk/contract` is a barrel of ~15 files of answer schemas (~280 zod schemas). With code
- * splitting, esbuild puts every file a barrel re-exports into the chunk of whatever imports the
- * barrel, used or not: the two names a start needs (`ENDPOINT_MODES`, the upstream schemas the
- * config loader checks) built all of them before the first answer, though only the `/api` routes,
- * built on first use, read the rest (issue 37). So the server's imports of the barrel are pointed
- * at the file that defines each name.
+ * The server's imports of the SDK's contract barrel point at each name's file, so only the
+ * contract files a start uses load with it (issue 37; scripts/barrel-by-file.mjs).
  */
-const contractByFile: EsbuildPlugin = {
-  name: 'contract-by-file',
-  setup(build) {
-    const index = fileURLToPath(new URL('../sdk/src/contract/index.ts', import.meta.url));
-    const fileOf = new Map<string, string>();
-    for (const [, names = '', file = ''] of readFileSync(index, 'utf8').matchAll(
-      /export\s*\{([^}]*)\}\s*from\s*'\.\/([\w-]+)\.js'/g,
-    )) {
-      for (const name of exportedNames(names)) {
-        fileOf.set(name, fileURLToPath(new URL(`../sdk/src/contract/${file}.ts`, import.meta.url)));
-      }
-    }
-    build.onLoad({ filter: /[\\/]packages[\\/]server[\\/]src[\\/].*\.ts$/ }, async (args) => {
-      const source = await readFile(args.path, 'utf8');
-      if (!source.includes("from '@gateway/sdk/contract'")) return undefined;
-      const contents = source.replace(
-        /import\s*\{([^}]*)\}\s*from\s*'@gateway\/sdk\/contract';/g,
-        (statement, names: string) => {
-          const byFile = new Map<string, string[]>();
-          for (const entry of names
-            .split(',')
-            .map((part) => part.trim())
-            .filter(Boolean)) {
-            const file = fileOf.get(exportedNames(entry)[0] ?? '');
-            if (file === undefined) return statement;
-            byFile.set(file, [...(byFile.get(file) ?? []), entry]);
-          }
-          return [...byFile]
-            .map(
-              ([file, entries]) => `import { ${entries.join(', ')} } from ${JSON.stringify(file)};`,
-            )
-            .join(' ');
-        },
-      );
-      return { contents, loader: 'ts' };
-    });
-  },
-};
-
-/** The names a list of export or import specifiers binds from its module (`type A`, `b as c`). */
-function exportedNames(specifiers: string): string[] {
-  return specifiers
-    .split(',')
-    .map(
-      (part) =>
-        part
-          .trim()
-          .replace(/^type\s+/, '')
-          .split(/\s+as\s+/)[0] ?? '',
-    )
-    .filter(Boolean);
-}
+const contractByFile: EsbuildPlugin = barrelByFile({
+  specifier: '@gateway/sdk/contract',
+  index: fileURLToPath(new URL('../sdk/src/contract/index.ts', import.meta.url)),
+  importers: /[\\/]packages[\\/]server[\\/]src[\\/].*\.ts$/,
+});
 
 // The build script empties dist/ first: the two builds below write into it side by side.
 export default defineConfig([

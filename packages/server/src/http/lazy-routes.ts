@@ -83,8 +83,8 @@ export function mountLazily(
 }
 
 /**
- * Registers the `/api` routes named by `keys` (`"GET /api/connections"`, in the order an eager
- * `mountRoutes` would add them) on `app` now, and builds them with the first request to one
+ * Registers the `/api` routes named by `keys` (`"GET /api/connections"`, in the order they are
+ * matched) on `app` now, and builds them with the first request to one
  * (issue 37: building every route's request and response schemas was ~8% of a start's work).
  * Routing, `405`s, the request log's route and the not-found handler see the same routes as an
  * eager mount. `load` resolves to the routes, once; a key it does not build throws on that route's

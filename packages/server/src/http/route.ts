@@ -1,4 +1,4 @@
-import type { Handler, Hono } from 'hono';
+import type { Handler } from 'hono';
 import { z } from 'zod';
 import { Refusal } from '../errors/refusal.js';
 import {
@@ -221,21 +221,17 @@ function isEmptyJsonObject(text: string): boolean {
   }
 }
 
-/**
- * Mounts `routes` on `app`: access first, then each request's input against the route's schemas.
- * A route without a query schema accepts no query parameter and one without a body schema no
- * body, so an unknown parameter or field is refused on every route alike (docs/api.md).
- */
-export function mountRoutes(app: Hono<AppEnv>, routes: readonly AnyRoute[]): void {
-  for (const route of routes) app.on(route.method.toUpperCase(), route.path, routeHandler(route));
-}
-
 /** `GET /api/connections`: a route's method and path, as the lazily mounted list names it. */
 export function routeKey(route: Pick<AnyRoute, 'method' | 'path'>): string {
   return `${route.method.toUpperCase()} ${route.path}`;
 }
 
-/** The Hono handler that serves `route` as {@link mountRoutes} describes. */
+/**
+ * The Hono handler that serves `route`: access first, then each request's input against the
+ * route's schemas. A route without a query schema accepts no query parameter and one without a
+ * body schema no body, so an unknown parameter or field is refused on every route alike
+ * (docs/api.md).
+ */
 export function routeHandler(route: AnyRoute): Handler<AppEnv> {
   return async (c) => {
     const principal = c.get('principal');
