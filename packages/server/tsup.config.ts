@@ -1,6 +1,5 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig, type Options } from 'tsup';
-import { barrelByFile } from '../../scripts/barrel-by-file.mjs';
 import { ownVersionOnly } from '../../scripts/own-version-only.mjs';
 
 type EsbuildPlugin = NonNullable<Options['esbuildPlugins']>[number];
@@ -63,16 +62,6 @@ const requiredHttpBuiltins: EsbuildPlugin = {
   },
 };
 
-/**
- * The server's imports of the SDK's contract barrel point at each name's file, so only the
- * contract files a start uses load with it (issue 37; scripts/barrel-by-file.mjs).
- */
-const contractByFile: EsbuildPlugin = barrelByFile({
-  specifier: '@gateway/sdk/contract',
-  index: fileURLToPath(new URL('../sdk/src/contract/index.ts', import.meta.url)),
-  importers: /[\\/]packages[\\/]server[\\/]src[\\/].*\.ts$/,
-});
-
 // The build script empties dist/ first: the two builds below write into it side by side.
 export default defineConfig([
   // The library (`createGateway()`): its dependencies stay imports, installed beside it.
@@ -98,13 +87,7 @@ export default defineConfig([
     noExternal: [/^(?!better-sqlite3$|pg$|tsx(\/|$)|@opentelemetry\/(?!api$))/],
     // Keep `node:` on built-ins, so they reach the plugins below instead of tsup's own rewrite.
     removeNodeProtocol: false,
-    esbuildPlugins: [
-      englishZodLocales,
-      oneOpenTelemetryApi,
-      requiredHttpBuiltins,
-      contractByFile,
-      versionOnly,
-    ],
+    esbuildPlugins: [englishZodLocales, oneOpenTelemetryApi, requiredHttpBuiltins, versionOnly],
     // A quarter less to read at each start (~8% less CPU to the first answer). Names are kept,
     // so a logged stack still says which function failed.
     esbuildOptions(options) {
