@@ -1,19 +1,17 @@
 import type { Plugin } from '@gateway/sdk';
 import { Hono } from 'hono';
-import { ApprovalService, approvalRoutes, countPendingApprovals } from './approvals/index.js';
+import { API_ROUTES } from './api-route-list.js';
+import { ApprovalService, countPendingApprovals } from './approvals/index.js';
 import {
   BETTER_AUTH_STATE,
   createGatewayAuth,
   mountAuth,
   type PasswordHasher,
 } from './auth/index.js';
-import { cliTokenRoutes, mountCliPages } from './cli-auth/index.js';
-import { connectionRoutes } from './connections/routes.js';
-import { connectorRoutes } from './connectors/index.js';
+import { mountCliPages } from './cli-auth/index.js';
 import { migrate, openDatabase, readSchemaState } from './db/index.js';
 import { isDatabaseUnavailable } from './db/unavailable.js';
-import { ExecutionRecorder, executionRoutes } from './executions/index.js';
-import { explainRoutes } from './explain/index.js';
+import { ExecutionRecorder } from './executions/index.js';
 import { GatewayAddress } from './gateway-address.js';
 import { GatewayLifecycle } from './gateway-lifecycle.js';
 import { type GatewayOptions, type GatewaySettings, readSettings } from './gateway-settings.js';
@@ -28,11 +26,12 @@ import type { AppEnv } from './http/app-env.js';
 import { DrainState } from './http/drain.js';
 import { appErrorHandler } from './http/error-handler.js';
 import { requestGuard } from './http/guard.js';
+import { mountRoutesLazily } from './http/lazy-routes.js';
 import { createLogger, stdoutSink } from './http/logger.js';
 import { notFoundHandler } from './http/not-found.js';
 import { Redactor } from './http/redact.js';
 import { requestLog } from './http/request-log.js';
-import { type AnyRoute, mountRoutes } from './http/route.js';
+import type { AnyRoute } from './http/route.js';
 import {
   type Authenticate,
   actingPrincipal,
@@ -41,28 +40,15 @@ import {
   createTokenRepository,
   createUserRoleLookup,
 } from './identity/index.js';
-import { inviteRoutes } from './invites/index.js';
 import { LazyMcpEndpoint, mountMcp } from './mcp/index.js';
 import { EndpointScopes } from './mcp-endpoints/index.js';
-import { mcpEndpointRoutes } from './mcp-endpoints/routes.js';
 import { MCP_SCOPE, mcpChallenge, mcpResource, mountMcpOAuth } from './mcp-oauth/index.js';
-import { meRoutes } from './me/index.js';
 import { GatewayMetrics, metricsOfCall, mountMetrics } from './metrics/index.js';
-import { openApiRoutes } from './openapi/routes.js';
-import { overviewRoutes } from './overview/index.js';
-import { PolicyService, policyRoutes } from './policy/index.js';
-import {
-  ProviderClientStore,
-  ProviderClientsService,
-  providerClientRoutes,
-} from './provider-clients/index.js';
-import { loadConfig, PluginCatalog, RegistryService, registryRoutes } from './registry/index.js';
-import { rolePreviewRoutes } from './role-preview/index.js';
+import { PolicyService } from './policy/index.js';
+import { ProviderClientStore } from './provider-clients/index.js';
+import { loadConfig, PluginCatalog, RegistryService } from './registry/index.js';
 import { createSecretBox } from './secrets/index.js';
-import { serviceAccountRoutes } from './service-accounts/index.js';
 import type { GatewayServices } from './services.js';
-import { teamConnectionRoutes } from './team-connections/index.js';
-import { toolStatusRoutes } from './tool-status/index.js';
 import { enableCallSpans, traceRequests } from './tracing/index.js';
 import { UpstreamService } from './upstream/index.js';
 import {
@@ -70,15 +56,17 @@ import {
   pluginOAuthProviders,
   UpstreamOAuthService,
 } from './upstream-oauth/index.js';
-import { userRoutes } from './users/index.js';
 import { createTokenVendor } from './vending/index.js';
 import { lazyNotFoundPage, mountWebAppLazily } from './web/lazy.js';
 
 /** A running (or ready to start) gateway. */
 export interface Gateway {
   app: Hono<AppEnv>;
-  /** Every `/api` route with its contract (drives the OpenAPI document and the route test suites). */
-  routes: readonly AnyRoute[];
+  /**
+   * Every `/api` route with its contract (drives the OpenAPI document and the route test suites),
+   * built on the first call or the first request to one (issue 37).
+   */
+  routes(): Promise<readonly AnyRoute[]>;
   /** Answers one request, without a listening socket (what tests use). */
   fetch(request: Request): Promise<Response>;
   /** What `gateway dev` does beside HTTP: reload a plugin in place (see {@link GatewayDevHandle}). */
@@ -208,7 +196,7 @@ export async function openGateway(
   await restoreState({ services, registry, config, schemaState });
 
   const authenticate = requestAuthenticator(services, settings, options.sessionResolver, internals);
-  const routes = apiRoutes(services, settings, providerClients);
+  const routes = lazyApiRoutes(services, settings, providerClients);
   mcp = new LazyMcpEndpoint(services, settings.authSecret, settings.maxBodyBytes, settings.mcp, {
     postgresUrl: settings.databaseUrl,
   });
@@ -413,43 +401,27 @@ function requestAuthenticator(
   });
 }
 
-/** Every `/api` route: each feature contributes its own. */
-function apiRoutes(
+/**
+ * The `/api` routes, built once, by the first request to one or the first call: a start builds
+ * none of their schemas (issue 37). A failed import is tried again on the next call.
+ */
+function lazyApiRoutes(
   services: GatewayServices,
   settings: GatewaySettings,
   providerClients: ProviderClientStore,
-): AnyRoute[] {
-  const routes: AnyRoute[] = [
-    ...connectionRoutes(services),
-    ...mcpEndpointRoutes(services),
-    ...registryRoutes(services),
-    ...policyRoutes(services),
-    ...connectorRoutes(services),
-    ...teamConnectionRoutes(services),
-    ...cliTokenRoutes(services, { tokenDays: settings.cliTokenDays }),
-    ...serviceAccountRoutes(services),
-    ...providerClientRoutes({
-      providerClients: new ProviderClientsService({
-        env: services.env,
-        store: providerClients,
-        logger: services.logger,
-        baseUrl: () => services.baseUrl,
-        providers: () => pluginOAuthProviders(services.plugins.plugins()),
-        upstreamOAuth: services.upstreamOAuth,
-      }),
-    }),
-    ...executionRoutes(services),
-    ...overviewRoutes(services),
-    ...approvalRoutes(services),
-    ...userRoutes(services),
-    ...meRoutes(services),
-    ...toolStatusRoutes(services),
-    ...rolePreviewRoutes(services),
-    ...explainRoutes(services),
-    ...inviteRoutes(services),
-    ...openApiRoutes({ routes: () => routes, baseUrl: () => services.baseUrl }),
-  ];
-  return routes;
+): () => Promise<readonly AnyRoute[]> {
+  let routes: Promise<readonly AnyRoute[]> | undefined;
+  return () => {
+    if (routes !== undefined) return routes;
+    const building = import('./api-routes.js').then(({ apiRoutes }) =>
+      apiRoutes(services, settings, providerClients),
+    );
+    routes = building;
+    building.catch(() => {
+      if (routes === building) routes = undefined;
+    });
+    return building;
+  };
 }
 
 /**
@@ -531,7 +503,7 @@ function mountFeatures(from: {
   services: GatewayServices;
   settings: GatewaySettings;
   authenticate: Authenticate;
-  routes: AnyRoute[];
+  routes: () => Promise<readonly AnyRoute[]>;
   metrics: GatewayMetrics;
   mcp: LazyMcpEndpoint;
   upstreamPolicy: ReturnType<typeof selfAwarePolicy>;
@@ -547,7 +519,7 @@ function mountFeatures(from: {
     policy: from.upstreamPolicy,
   });
   mountUpstreamOAuthPages({ app, services, authenticate }, services.upstreamOAuth);
-  mountRoutes(app, from.routes);
+  mountRoutesLazily(app, API_ROUTES, from.routes);
   mountMetrics(app, from.metrics, authenticate);
   mountMcp(app, from.mcp, authenticate);
   mountWebAppLazily(app, services, authenticate);

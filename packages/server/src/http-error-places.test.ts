@@ -13,7 +13,7 @@
  *
  * Everything else throws a `Refusal`: services, stores, the authenticator, helpers used by
  * routes (`executions/access.ts`), and a feature's one-route modules (`create-connection.ts`,
- * `decide-approval.ts`) too, whose refusal `mountRoutes` answers with the same status, code,
+ * `decide-approval.ts`) too, whose refusal `routeHandler` answers with the same status, code,
  * message, details and headers (`Retry-After`, `WWW-Authenticate` come from the refusal's
  * hints). Doc comments are scanned too, so an example never teaches the other way.
  *

@@ -3,7 +3,8 @@
  * `/healthz` is answered without the MCP server SDK, and an MCP client with a `gw_mcp_` token
  * lists tools without better-auth or the upstream client (the MCP client SDK, undici) loading, nor
  * the web app's pages, the API reference or the tracing SDK's core (issue 37); the first request that needs a session
- * loads better-auth and is served in full, and the first page request loads the web app.
+ * loads better-auth and is served in full, the first page request loads the web app, and the
+ * first `/api` request builds the API routes.
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -39,7 +40,6 @@ const MCP_SERVER = /\/node_modules\/@modelcontextprotocol\/server\//;
  */
 const PAGES = /\/src\/(web|openapi)\/.*\.ts$/;
 const PAGES_AT_START = [
-  'openapi/routes.ts',
   'openapi/server-version.ts',
   'web/assets/styles.ts',
   'web/html.ts',
@@ -48,6 +48,23 @@ const PAGES_AT_START = [
   'web/security.ts',
   'web/standalone-page.ts',
 ];
+
+/**
+ * The `/api` routes' modules (issue 37): the routes and their request and response schemas are
+ * built on the first request to one (`api-routes.ts`), so none of a feature's `routes.ts`,
+ * `schemas.ts` or `token-routes.ts` may load before it. The probes, metrics and page route lists
+ * mount eagerly.
+ */
+const API_ROUTE_MODULES = /\/src\/(api-routes|[\w-]+\/(routes|schemas|token-routes))\.ts$/;
+const ROUTE_MODULES_AT_START = ['health/routes.ts', 'metrics/routes.ts', 'web/routes.ts'];
+
+function apiRoutesLoaded(urls: readonly string[]): string[] {
+  const modules = urls
+    .filter((url) => url.includes('/packages/server/src/') && API_ROUTE_MODULES.test(url))
+    .map((url) => url.replace(/^.*\/src\//, ''))
+    .filter((module) => !ROUTE_MODULES_AT_START.includes(module));
+  return [...new Set(modules)].sort();
+}
 
 function pagesLoaded(urls: readonly string[]): string[] {
   const pages = urls.filter((url) => PAGES.test(url)).map((url) => url.replace(/^.*\/src\//, ''));
@@ -142,6 +159,7 @@ describe('gateway-server start-up', () => {
     expect(beforeSignIn.some((url) => url.endsWith('/src/gateway.ts'))).toBe(true);
     expect(lazyLoaded(beforeSignIn)).toEqual([]);
     expect(pagesLoaded(beforeSignIn)).toEqual(PAGES_AT_START);
+    expect(apiRoutesLoaded(beforeSignIn)).toEqual([]);
 
     // A request that needs a session: better-auth loads, once, and answers in full.
     const signIn = await fetch(`${second.url}/api/auth/sign-in/email`, {
@@ -157,6 +175,14 @@ describe('gateway-server start-up', () => {
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('<form');
     expect(pagesLoaded(await loaded(loads))).toContain('web/pages/sign-in.ts');
+    // An /api route builds them all, and answers (it was registered before they loaded).
+    const endpoints = await fetch(`${second.url}/api/connections/mcp-endpoints?userId=${userId}`, {
+      headers: { authorization: `Bearer ${SERVICE_API_SECRET}` },
+    });
+    expect(endpoints.status).toBe(200);
+    expect(apiRoutesLoaded(await loaded(loads))).toEqual(
+      expect.arrayContaining(['api-routes.ts', 'mcp-endpoints/routes.ts', 'me/routes.ts']),
+    );
     await second.stop();
     // Two real starts and stops of the server with module tracing: ~25 s on a loaded 2-core machine.
   }, 90_000);

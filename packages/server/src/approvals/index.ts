@@ -4,7 +4,6 @@ export {
   type ApprovalServiceOptions,
 } from './approval-service.js';
 export { APPROVALS_CHANNEL } from './decision-listener.js';
-export { approvalRoutes } from './routes.js';
 export {
   type ApprovalItem,
   countPendingApprovals,

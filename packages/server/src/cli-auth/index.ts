@@ -36,16 +36,9 @@ export { CODE_TTL_MS, type CodeGrant, type ConnectFlow, issueCode, redeemCode } 
 export { loopbackRedirect } from './loopback.js';
 export { s256, verifyPkce } from './pkce.js';
 export {
-  cliTokenBody,
-  cliTokenIssuedSchema,
-  cliTokenItemSchema,
-  cliTokenListSchema,
-} from './schemas.js';
-export {
   CLI_TOKEN_EXPIRED,
   checkCliTokenDays,
   cliTokenExpired,
   cliTokenExpiry,
   formatExpiry,
 } from './token-expiry.js';
-export { type CliTokenSettings, cliTokenRoutes } from './token-routes.js';

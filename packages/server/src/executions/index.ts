@@ -18,7 +18,6 @@ export {
   type ExecutionRecorderOptions,
 } from './recorder.js';
 export { isSensitiveKey, redactArguments } from './redact-arguments.js';
-export { executionRoutes } from './routes.js';
 export {
   type ExecutionListItem,
   type ExecutionPage,

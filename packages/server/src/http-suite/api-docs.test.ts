@@ -1,6 +1,6 @@
 /**
  * `docs/api.md` keeps up with the server: a heading and a curl example for every route of
- * `gateway.routes`, and a row for every error code (issue 3, "Done when"); its examples run as
+ * `gateway.routes()`, and a row for every error code (issue 3, "Done when"); its examples run as
  * written, in order, against `pnpm start` (issue 18).
  */
 import { readdir, readFile } from 'node:fs/promises';

@@ -1,5 +1,5 @@
 /**
- * Every route of `gateway.routes` × {no credentials, another user, the owner, an admin, the
+ * Every route of `gateway.routes()` × {no credentials, another user, the owner, an admin, the
  * service secret, a service account}, against a target owned by user A (issue 3, "Tests that
  * must exist"). A route added without a fixture fails here.
  */

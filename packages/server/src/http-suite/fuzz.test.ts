@@ -1,5 +1,5 @@
 /**
- * Fuzzes every route of `gateway.routes` (issue 3, "Tests that must exist"): arbitrary JSON
+ * Fuzzes every route of `gateway.routes()` (issue 3, "Tests that must exist"): arbitrary JSON
  * bodies, wrong types, huge and nested values, prototype-pollution keys, malformed JSON, wrong
  * content types, arbitrary queries and path parameters, as the service secret and as a user.
  * Never a 5xx, always the error shape on a non-2xx, never a known secret in an answer.

@@ -1,5 +1,5 @@
 /**
- * Every route of `gateway.routes` refuses input it does not declare (docs/api.md "Requests"):
+ * Every route of `gateway.routes()` refuses input it does not declare (docs/api.md "Requests"):
  * an unknown query parameter (`?zz=1`) answers 400 `validation_failed`, a body sent to a route
  * that takes none 400 `bad_request`, an unknown body field 400 `validation_failed`; each in the
  * error shape, changing nothing. The same request without the extra input then succeeds, so the

@@ -1,4 +1,4 @@
-import type { Hono } from 'hono';
+import type { Handler } from 'hono';
 import { z } from 'zod';
 import { Refusal } from '../errors/refusal.js';
 import {
@@ -221,43 +221,47 @@ function isEmptyJsonObject(text: string): boolean {
   }
 }
 
+/** `GET /api/connections`: a route's method and path, as the lazily mounted list names it. */
+export function routeKey(route: Pick<AnyRoute, 'method' | 'path'>): string {
+  return `${route.method.toUpperCase()} ${route.path}`;
+}
+
 /**
- * Mounts `routes` on `app`: access first, then each request's input against the route's schemas.
- * A route without a query schema accepts no query parameter and one without a body schema no
- * body, so an unknown parameter or field is refused on every route alike (docs/api.md).
+ * The Hono handler that serves `route`: access first, then each request's input against the
+ * route's schemas. A route without a query schema accepts no query parameter and one without a
+ * body schema no body, so an unknown parameter or field is refused on every route alike
+ * (docs/api.md).
  */
-export function mountRoutes(app: Hono<AppEnv>, routes: readonly AnyRoute[]): void {
-  for (const route of routes) {
-    app.on(route.method.toUpperCase(), route.path, async (c) => {
-      const principal = c.get('principal');
-      checkAccess(principal, route.access);
-      const params = route.params
-        ? parseWith(route.params, c.req.param(), 'path parameters')
-        : undefined;
-      const query = parseWith(route.query ?? noQuery, readQuery(c), 'query');
-      let body: unknown;
-      if (route.body) {
-        const raw = await readJsonBody(c);
-        if (raw === undefined) throw new HttpError('bad_request', 'This route needs a JSON body');
-        body = parseWith(route.body, raw, 'body');
-      } else {
-        await refuseBody(c, route);
-      }
-      if (route.actsFor !== undefined) {
-        checkActsFor(principal, route.actsFor === 'body' ? body : query);
-      }
-      try {
-        return await route.handler(c, {
-          body,
-          query: route.query ? query : undefined,
-          params,
-          principal,
-        });
-      } catch (error) {
-        throw httpErrorOf(error) ?? error;
-      }
-    });
-  }
+export function routeHandler(route: AnyRoute): Handler<AppEnv> {
+  return async (c) => {
+    const principal = c.get('principal');
+    checkAccess(principal, route.access);
+    const params = route.params
+      ? parseWith(route.params, c.req.param(), 'path parameters')
+      : undefined;
+    const query = parseWith(route.query ?? noQuery, readQuery(c), 'query');
+    let body: unknown;
+    if (route.body) {
+      const raw = await readJsonBody(c);
+      if (raw === undefined) throw new HttpError('bad_request', 'This route needs a JSON body');
+      body = parseWith(route.body, raw, 'body');
+    } else {
+      await refuseBody(c, route);
+    }
+    if (route.actsFor !== undefined) {
+      checkActsFor(principal, route.actsFor === 'body' ? body : query);
+    }
+    try {
+      return await route.handler(c, {
+        body,
+        query: route.query ? query : undefined,
+        params,
+        principal,
+      });
+    } catch (error) {
+      throw httpErrorOf(error) ?? error;
+    }
+  };
 }
 
 /**

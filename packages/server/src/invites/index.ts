@@ -9,13 +9,6 @@ export {
   signupPolicy,
   signupRefusalText,
 } from './policy.js';
-export { DEFAULT_INVITE_DAYS, inviteRoutes } from './routes.js';
-export {
-  createInviteBody,
-  inviteCreatedSchema,
-  inviteListSchema,
-  inviteSchema,
-} from './schemas.js';
 export { signupGate } from './signup-gate.js';
 export { isLoopback, openSignupWarning } from './start-warning.js';
 export {

@@ -1,5 +1,4 @@
 export { type EndpointScopeListener, EndpointScopes } from './endpoint-scopes.js';
-export { mcpEndpointRoutes } from './routes.js';
 export {
   ENDPOINT_MODES,
   type EndpointMode,

@@ -1,6 +1,7 @@
 import { defineRoute } from '../http/route.js';
 import type { PolicyService } from '../policy/policy-service.js';
-import { previewPatterns, previewSchema } from '../role-preview/index.js';
+import { previewPatterns } from '../role-preview/index.js';
+import { previewSchema } from '../role-preview/schemas.js';
 import { previewEndpointBody } from './schemas.js';
 
 /**

@@ -104,7 +104,7 @@ const defaultErrors: Record<number, string> = {
  * takes. Build it once and serve the result: generating JSON Schema is not free.
  *
  * @example
- * const document = buildOpenApiDocument(gateway.routes, { baseUrl, version: '0.1.0' });
+ * const document = buildOpenApiDocument(await gateway.routes(), { baseUrl, version: '0.1.0' });
  */
 export function buildOpenApiDocument(
   routes: readonly AnyRoute[],

@@ -21,8 +21,9 @@ describe('GET /api/openapi.json', () => {
     });
     expect(document.servers).toEqual([{ url: 'http://127.0.0.1:8787' }]);
 
-    expect(gw.routes.length).toBeGreaterThanOrEqual(12);
-    for (const route of gw.routes) {
+    const routes = await gw.routes();
+    expect(routes.length).toBeGreaterThanOrEqual(12);
+    for (const route of routes) {
       const operation = document.paths[openApiPath(route.path)]?.[route.method];
       expect(operation, `${route.method} ${route.path}`).toBeDefined();
       expect(operation?.summary).toBe(route.summary);
@@ -30,7 +31,7 @@ describe('GET /api/openapi.json', () => {
         expect(operation?.responses).toHaveProperty(status);
     }
     const operations = Object.values(document.paths).flatMap((methods) => Object.values(methods));
-    expect(operations).toHaveLength(gw.routes.length);
+    expect(operations).toHaveLength(routes.length);
     expect(new Set(operations.map((op) => op.operationId)).size).toBe(operations.length);
   });
 
@@ -143,7 +144,7 @@ describe('GET /api/docs', () => {
     expect(res.headers.get('content-security-policy')).toMatch(/default-src 'none'/);
     const html = await res.text();
     expect(html).toMatch(/^<!doctype html>/);
-    for (const route of gw.routes) {
+    for (const route of await gw.routes()) {
       expect(html).toContain(`<code>${openApiPath(route.path)}</code>`);
     }
     expect(html).toContain('service-or-admin');

@@ -5,4 +5,3 @@ export {
   type Resolution,
   type ResolveSubject,
 } from './policy-service.js';
-export { policyRoutes } from './routes.js';

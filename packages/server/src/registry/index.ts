@@ -21,4 +21,3 @@ export {
   type RegistrySource,
   type RegistrySourceStatus,
 } from './registry-service.js';
-export { registryRoutes } from './routes.js';

@@ -12,9 +12,7 @@ import {
 } from '../support/test-gateway.js';
 
 /** `GET /api/connections`: how the suites name a route, and how failures name it. */
-export function routeKey(route: Pick<AnyRoute, 'method' | 'path'>): string {
-  return `${route.method.toUpperCase()} ${route.path}`;
-}
+export { routeKey } from '../../src/http/route.js';
 
 /**
  * Every `/api` route of a gateway, read once when the suite is collected: the suites make one
@@ -29,7 +27,7 @@ export async function gatewayRoutes(): Promise<readonly AnyRoute[]> {
     serviceApiSecret: TEST_SERVICE_SECRET,
   });
   try {
-    return gateway.routes;
+    return await gateway.routes();
   } finally {
     await gateway.stop();
   }

@@ -5,7 +5,7 @@ import {
   endpointListSchema,
   endpointUpdatedSchema,
 } from '../../mcp-endpoints/schemas.js';
-import { type Preview, previewSchema } from '../../role-preview/index.js';
+import { type Preview, previewSchema } from '../../role-preview/schemas.js';
 import { withQuery } from '../api.js';
 import { confirmForm, copyBlock, time } from '../components.js';
 import { type Html, html } from '../html.js';

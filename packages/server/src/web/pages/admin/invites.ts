@@ -1,11 +1,8 @@
 import type { z } from 'zod';
 import { deletedSchema } from '../../../http/common-schemas.js';
-import {
-  DEFAULT_INVITE_DAYS,
-  inviteCreatedSchema,
-  inviteListSchema,
-  signupRefusalText,
-} from '../../../invites/index.js';
+import { signupRefusalText } from '../../../invites/index.js';
+import { DEFAULT_INVITE_DAYS } from '../../../invites/routes.js';
+import { inviteCreatedSchema, inviteListSchema } from '../../../invites/schemas.js';
 import { userListSchema } from '../../../users/index.js';
 import { confirmForm, copyBlock, pill, time } from '../../components.js';
 import { type Html, html } from '../../html.js';

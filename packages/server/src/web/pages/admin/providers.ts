@@ -1,4 +1,4 @@
-import { providerItemSchema, providerListSchema } from '../../../provider-clients/index.js';
+import { providerItemSchema, providerListSchema } from '../../../provider-clients/schemas.js';
 import { userListSchema } from '../../../users/index.js';
 import { confirmForm, copyButton, pill, time } from '../../components.js';
 import { html } from '../../html.js';

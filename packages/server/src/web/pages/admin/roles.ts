@@ -7,7 +7,8 @@ import {
   roleUpdatedSchema,
 } from '../../../policy/schemas.js';
 import type { PluginCatalog } from '../../../registry/plugin-catalog.js';
-import { type Preview, previewPatterns } from '../../../role-preview/index.js';
+import { previewPatterns } from '../../../role-preview/index.js';
+import type { Preview } from '../../../role-preview/schemas.js';
 import { userListSchema } from '../../../users/index.js';
 import { confirmForm, pill } from '../../components.js';
 import { type Html, html } from '../../html.js';
