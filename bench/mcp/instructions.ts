@@ -189,6 +189,21 @@ async function measure(
   );
 }
 
+/** Counts the echo tool's calls through `side` over 2025 sessions, one per client. */
+async function measureSessions(name: string, side: Side): Promise<void> {
+  const sessions = await Promise.all(
+    Array.from({ length: CLIENTS }, () => httpSession(side.url, side.token)),
+  );
+  await measure(name, side, async (lane) => {
+    const result = await sessions[lane]?.client.callTool({
+      name: 'bench.echo.say',
+      arguments: { text: 'hello' },
+    });
+    if (result?.structuredContent === undefined) throw new Error('no structured answer');
+  });
+  await Promise.all(sessions.map((session) => session.close()));
+}
+
 const started: ChildProcess[] = [];
 try {
   if (PATHS.has('plugin') || PATHS.has('sessions')) {
@@ -207,34 +222,12 @@ try {
       );
       agent.destroy();
     }
-    if (PATHS.has('sessions')) {
-      const sessions = await Promise.all(
-        Array.from({ length: CLIENTS }, () => httpSession(gateway.url, gateway.token)),
-      );
-      await measure('2025 session (SDK v1 client)', gateway, async (lane) => {
-        const result = await sessions[lane]?.client.callTool({
-          name: 'bench.echo.say',
-          arguments: { text: 'hello' },
-        });
-        if (result?.structuredContent === undefined) throw new Error('no structured answer');
-      });
-      await Promise.all(sessions.map((session) => session.close()));
-    }
+    if (PATHS.has('sessions')) await measureSessions('2025 session (SDK v1 client)', gateway);
   }
   if (PATHS.has('bare-session')) {
     const bare = await start('bare-session', true);
     started.push(bare.child);
-    const sessions = await Promise.all(
-      Array.from({ length: CLIENTS }, () => httpSession(bare.url, undefined)),
-    );
-    await measure('bare session server (SDK v1 client)', bare, async (lane) => {
-      const result = await sessions[lane]?.client.callTool({
-        name: 'bench.echo.say',
-        arguments: { text: 'hello' },
-      });
-      if (result?.structuredContent === undefined) throw new Error('no structured answer');
-    });
-    await Promise.all(sessions.map((session) => session.close()));
+    await measureSessions('bare session server (SDK v1 client)', bare);
   }
   if (PATHS.has('federated')) {
     const bare = await start('bare', false);
