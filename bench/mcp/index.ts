@@ -115,8 +115,11 @@ if (!existsSync(built)) {
 }
 // Resolution for the server processes only (tsx reads its `paths`): the workspace packages to
 // their sources, and the bare server's packages to the server package's dependencies, since
-// bench/ has none. Not a tsconfig for type-checking.
-const tsconfig = fileURLToPath(new URL('./tsx-paths.json', import.meta.url));
+// bench/ has none. Not a tsconfig for type-checking. `BENCH_TSCONFIG` names another (absolute
+// paths) to measure another worktree's build with this client, run as `pnpm exec tsx
+// bench/mcp/index.ts` so nothing is rebuilt.
+const tsconfig =
+  process.env.BENCH_TSCONFIG ?? fileURLToPath(new URL('./tsx-paths.json', import.meta.url));
 
 /** `BENCH_PROFILE=gateway` (or `bare`): that server writes a V8 CPU profile to bench/mcp/profiles. */
 const PROFILE = process.env.BENCH_PROFILE;

@@ -9,11 +9,14 @@
  * Paths (`INSTR_PATHS`, comma-separated, default all): `plugin` (2026-07-28 stateless call of the
  * plugin echo tool, as index.ts makes it), `sessions` (a 2025-11-25 session of the SDK v1 client,
  * one per client), `federated` (2026-07-28 call of the bare SDK server's echo tool through the
- * Gateway as an upstream over HTTP; the bare server runs outside valgrind).
+ * Gateway as an upstream over HTTP; the bare server runs outside valgrind), `bare-session` (the
+ * bare SDK v2 session server of the `sessions` case, the same client: what the Gateway's session
+ * call is measured against).
  * `INSTR_CALLS` (default 300) measured calls, after `INSTR_WARMUP` (default 1,500) at
  * `INSTR_CLIENTS` (default 1) clients. The dumps stay in `bench/mcp/profiles/` for
  * `callgrind_annotate`; `INSTR_PERF_MAP=1` also has node write `/tmp/perf-<pid>.map`, which names
- * JIT-compiled JavaScript (callgrind shows it as `???`; see README.md).
+ * JIT-compiled JavaScript (callgrind shows it as `???`; see README.md). `INSTR_TSCONFIG` names
+ * another `tsx-paths.json` (absolute paths), to count another worktree's build with this driver.
  *
  * Run from the repository root after `pnpm --filter @gateway/sdk --filter @gateway/server build`:
  * `pnpm exec tsx bench/mcp/instructions.ts`. Slow: a few minutes per path on an idle machine.
@@ -33,7 +36,8 @@ const PATHS = new Set(
   (process.env.INSTR_PATHS ?? 'plugin,sessions,federated').split(',').map((p) => p.trim()),
 );
 const serverScript = fileURLToPath(new URL('./server.ts', import.meta.url));
-const tsconfig = fileURLToPath(new URL('./tsx-paths.json', import.meta.url));
+const tsconfig =
+  process.env.INSTR_TSCONFIG ?? fileURLToPath(new URL('./tsx-paths.json', import.meta.url));
 const outDir = fileURLToPath(new URL('./profiles', import.meta.url));
 mkdirSync(outDir, { recursive: true });
 const stamp = new Date().toISOString().replace(/[:.]/g, '-');
@@ -185,6 +189,21 @@ async function measure(
   );
 }
 
+/** Counts the echo tool's calls through `side` over 2025 sessions, one per client. */
+async function measureSessions(name: string, side: Side): Promise<void> {
+  const sessions = await Promise.all(
+    Array.from({ length: CLIENTS }, () => httpSession(side.url, side.token)),
+  );
+  await measure(name, side, async (lane) => {
+    const result = await sessions[lane]?.client.callTool({
+      name: 'bench.echo.say',
+      arguments: { text: 'hello' },
+    });
+    if (result?.structuredContent === undefined) throw new Error('no structured answer');
+  });
+  await Promise.all(sessions.map((session) => session.close()));
+}
+
 const started: ChildProcess[] = [];
 try {
   if (PATHS.has('plugin') || PATHS.has('sessions')) {
@@ -203,19 +222,12 @@ try {
       );
       agent.destroy();
     }
-    if (PATHS.has('sessions')) {
-      const sessions = await Promise.all(
-        Array.from({ length: CLIENTS }, () => httpSession(gateway.url, gateway.token)),
-      );
-      await measure('2025 session (SDK v1 client)', gateway, async (lane) => {
-        const result = await sessions[lane]?.client.callTool({
-          name: 'bench.echo.say',
-          arguments: { text: 'hello' },
-        });
-        if (result?.structuredContent === undefined) throw new Error('no structured answer');
-      });
-      await Promise.all(sessions.map((session) => session.close()));
-    }
+    if (PATHS.has('sessions')) await measureSessions('2025 session (SDK v1 client)', gateway);
+  }
+  if (PATHS.has('bare-session')) {
+    const bare = await start('bare-session', true);
+    started.push(bare.child);
+    await measureSessions('bare session server (SDK v1 client)', bare);
   }
   if (PATHS.has('federated')) {
     const bare = await start('bare', false);

@@ -7,6 +7,7 @@ import type { GatewaySettings } from './gateway-settings.js';
 import type { AppEnv } from './http/app-env.js';
 import { ConnectionGuard } from './http/connection-guard.js';
 import type { DrainState } from './http/drain.js';
+import { GatewayResponse } from './http/gateway-response.js';
 import { closeListener, listenError } from './http/listener.js';
 import type { LazyMcpEndpoint } from './mcp/index.js';
 import type { RegistryService } from './registry/index.js';
@@ -55,7 +56,13 @@ export class GatewayLifecycle {
     const { host, port } = settings;
     return new Promise((resolve, reject) => {
       const listening = serve(
-        { fetch: app.fetch, hostname: host, port, serverOptions: this.#guard.serverOptions() },
+        {
+          fetch: app.fetch,
+          hostname: host,
+          port,
+          // Every answer's response writes the gateway's own headers with its head.
+          serverOptions: { ...this.#guard.serverOptions(), ServerResponse: GatewayResponse },
+        },
         (info) => {
           // With port 0 the real port is known only now; derived addresses follow it.
           address.listening(info.port);

@@ -121,10 +121,10 @@ export function requestGuard(options: GuardOptions): MiddlewareHandler<AppEnv> {
   };
   const limit = limitBody({ maxSize: options.maxBodyBytes, onError: tooLarge });
   return async (c, next) => {
-    // From the network the header goes on Node's response before anything is written, which costs
-    // nothing; set on Hono's response, it makes the adapter build a `Headers` object for it.
+    // From the network the header is preset on Node's response and joins the answer's head
+    // (gateway-response.ts); set on Hono's response, it makes the adapter build a `Headers` object.
     const outgoing = outgoingOf(c);
-    outgoing?.setHeader('X-Content-Type-Options', 'nosniff');
+    outgoing?.preset('X-Content-Type-Options', 'nosniff');
     const audience = options.audience();
     const host = c.req.header('host') ?? new URL(c.req.url).host;
     if (!audience.hosts.has(hostName(host)) && !isHealthCheck(c.req.method, c.req.path)) {

@@ -27,9 +27,9 @@ export function requestLog(
     );
     c.set('requestId', requestId);
     c.set('principal', ANONYMOUS);
-    // From the network the id goes on Node's response before anything is written (outgoing.ts).
+    // From the network the id is preset on Node's response, written with the answer's head.
     const outgoing = outgoingOf(c);
-    outgoing?.setHeader(REQUEST_ID_HEADER, requestId);
+    outgoing?.preset(REQUEST_ID_HEADER, requestId);
     await withRequestId(requestId, next);
     if (outgoing === undefined) answerRequestId(c, requestId);
     const matched = c.req.routePath;

@@ -268,13 +268,15 @@ export class McpEndpoint {
       }
     }
 
-    if (
-      this.#sessions.claims(request, body) &&
+    if (this.#sessions.claims(request, body)) {
       // A session's ordinary request is told legacy from its shape (isPlainLegacyRequest).
-      (isPlainLegacyRequest(request, body) ||
-        (await isLegacyRequest(request, body, { maxRequestBodySize: options.maxBodyBytes })))
-    ) {
-      return this.#sessions.handle(request, principal, body, session);
+      const plain = isPlainLegacyRequest(request, body);
+      if (
+        plain ||
+        (await isLegacyRequest(request, body, { maxRequestBodySize: options.maxBodyBytes }))
+      ) {
+        return this.#sessions.handle(request, principal, body, session, plain);
+      }
     }
     // The common 2026-07-28 call is answered without the SDK's per-request server (direct-call.ts).
     const direct = directCallOf(request, body);

@@ -7,6 +7,7 @@ import {
 import { callTool } from '../call/call-tool.js';
 import type { CallContext, CallSite } from '../call-site.js';
 import type { CallHandover, McpRuntime } from '../runtime.js';
+import { GatherClock } from './gather-clock.js';
 import { GATHER_MS, isPlainLegacyRequest } from './session-http.js';
 import type { SessionPost } from './sessions/index.js';
 import type { Session } from './sessions/session.js';
@@ -26,8 +27,13 @@ export interface SessionCall {
  * session's server accepts as it stands, which a handover (see {@link answerSessionCall}) relies
  * on. Anything else takes the transport's way, as before.
  */
-export function sessionCallOf(request: Request, body: unknown): SessionCall | undefined {
-  if (request.method !== 'POST' || !isPlainLegacyRequest(request, body)) return undefined;
+export function sessionCallOf(
+  request: Request,
+  body: unknown,
+  /** What `isPlainLegacyRequest(request, body)` answered, when the caller asked it already. */
+  plain = isPlainLegacyRequest(request, body),
+): SessionCall | undefined {
+  if (request.method !== 'POST' || !plain) return undefined;
   const { method, id, params } = body as { method: string; id: string | number; params?: unknown };
   if (method !== 'tools/call' || !isPlain(params)) return undefined;
   for (const key in params) if (key !== 'name' && key !== 'arguments') return undefined;
@@ -72,7 +78,7 @@ export async function answerSessionCall(
   session: Session,
   post: SessionPost,
 ): Promise<Response | undefined> {
-  const call = sessionCallOf(post.request, post.body);
+  const call = sessionCallOf(post.request, post.body, post.plain);
   if (call === undefined || session.transport.sessionId !== session.id) return undefined;
   const stop = new AbortController();
   if (!session.calls.add(call.id, stop)) return undefined;
@@ -94,7 +100,7 @@ export async function answerSessionCall(
     running = callTool(runtime, site, call.params, ctx);
     const ended = () => session.calls.delete(call.id, stop);
     running.then(ended, ended);
-    first = await link.first(running, GATHER_MS);
+    first = await link.first(running);
   } finally {
     session.inFlight -= 1;
   }
@@ -113,6 +119,16 @@ export async function answerSessionCall(
   return response;
 }
 
+/** The SDK's context of a call's request, which arrives when the transport takes the call over. */
+interface Handover {
+  promise: Promise<CallContext>;
+  resolve: (ctx: CallContext) => void;
+  reject: (error: Error) => void;
+}
+
+/** The deadlines of the calls gathering now, of every session (see {@link GatherClock}). */
+const gathering = new GatherClock(GATHER_MS);
+
 /**
  * How a call started without the session's transport reaches the stream: its context asks for
  * the stream ({@link StreamLink.context}), which the POST's answer waits on
@@ -121,21 +137,30 @@ export async function answerSessionCall(
  */
 class StreamLink {
   readonly #stop: AbortController;
-  readonly #sdk: Promise<CallContext>;
-  #resolveSdk!: (ctx: CallContext) => void;
-  #rejectSdk!: (error: Error) => void;
+  /** Made when first needed: most calls never reach the stream. */
+  #sdk: Handover | undefined;
   #want: (() => void) | undefined;
   /** The call asked for the stream. */
   wanted = false;
 
   constructor(stop: AbortController) {
     this.#stop = stop;
-    this.#sdk = new Promise<CallContext>((resolve, reject) => {
-      this.#resolveSdk = resolve;
-      this.#rejectSdk = reject;
-    });
-    // Nobody may be waiting when the transport refuses the POST.
-    this.#sdk.catch(() => {});
+  }
+
+  /** Where the SDK's context arrives, once the transport took the call over. */
+  #sdkContext(): Handover {
+    if (this.#sdk === undefined) {
+      let resolve!: (ctx: CallContext) => void;
+      let reject!: (error: Error) => void;
+      const promise = new Promise<CallContext>((resolved, rejected) => {
+        resolve = resolved;
+        reject = rejected;
+      });
+      // Nobody may be waiting when the transport refuses the POST.
+      promise.catch(() => {});
+      this.#sdk = { promise, resolve, reject };
+    }
+    return this.#sdk;
   }
 
   /** The SDK's context of the call's request, once the transport took the call over. */
@@ -144,29 +169,28 @@ class StreamLink {
       this.wanted = true;
       this.#want?.();
     }
-    return this.#sdk;
+    return this.#sdkContext().promise;
   }
 
   /**
-   * The call's result when it ends within `ms` without asking for the stream; undefined when it
-   * asks for it, when `ms` pass first, or when it fails (the SDK answers the failure).
+   * The call's result when it ends within {@link GATHER_MS} without asking for the stream;
+   * undefined when it asks for it, when the time passes first, or when it fails (the SDK answers
+   * the failure). The time is kept by the process's one {@link GatherClock}.
    */
-  async first(
+  first(
     running: Promise<CallToolResult | InputRequiredResult>,
-    ms: number,
   ): Promise<CallToolResult | InputRequiredResult | undefined> {
-    if (this.wanted) return undefined;
-    let timer: NodeJS.Timeout | undefined;
-    const other = new Promise<undefined>((resolve) => {
-      this.#want = () => resolve(undefined);
-      timer = setTimeout(() => resolve(undefined), ms);
+    if (this.wanted) return Promise.resolve(undefined);
+    return new Promise((resolve) => {
+      const settle = (result: CallToolResult | InputRequiredResult | undefined) => {
+        stopWaiting();
+        this.#want = undefined;
+        resolve(result);
+      };
+      const stopWaiting = gathering.after(() => settle(undefined));
+      this.#want = () => settle(undefined);
+      running.then(settle, () => settle(undefined));
     });
-    try {
-      return await Promise.race([running.catch(() => undefined), other]);
-    } finally {
-      clearTimeout(timer);
-      this.#want = undefined;
-    }
   }
 
   /** What the session's `tools/call` handler runs instead of the call (the call itself). */
@@ -176,7 +200,7 @@ class StreamLink {
       // Cancelled or closed from now on by the SDK.
       if (signal.aborted) this.#stop.abort(signal.reason);
       else signal.addEventListener('abort', () => this.#stop.abort(signal.reason), { once: true });
-      this.#resolveSdk(ctx);
+      this.#sdkContext().resolve(ctx);
       return running;
     };
   }
@@ -184,7 +208,7 @@ class StreamLink {
   /** The transport refused the POST: the call stops, and what waits for the stream fails. */
   refused(): void {
     const error = new Error('The session could not take the call over');
-    this.#rejectSdk(error);
+    this.#sdkContext().reject(error);
     this.#stop.abort(error);
   }
 

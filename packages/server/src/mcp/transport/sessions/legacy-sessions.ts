@@ -161,12 +161,14 @@ export class LegacySessions {
    * that is unknown, closed or another principal's, 429 when the session caps leave no room.
    * Rejects when the session's transport does, or on PostgreSQL the database. `read`: the
    * session's row as the request's token lookup read it (PostgreSQL), which spares a read.
+   * `plain`: the body is a plain 2025 request (`isPlainLegacyRequest`), as the caller found.
    */
   async handle(
     request: Request,
     principal: McpPrincipal,
     body: unknown,
     read?: SessionState,
+    plain = false,
   ): Promise<Response> {
     const options = body === undefined ? {} : { parsedBody: body };
     const sessionId = request.headers.get('mcp-session-id');
@@ -208,6 +210,7 @@ export class LegacySessions {
       const direct = await this.#options.answerDirectly?.(session, {
         request,
         body,
+        plain,
         principal,
         viaTransport,
       });

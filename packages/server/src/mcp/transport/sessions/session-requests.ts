@@ -9,6 +9,8 @@ import type { Session } from './session.js';
 export interface SessionPost {
   request: Request;
   body: unknown;
+  /** Whether it is a plain 2025 request (`isPlainLegacyRequest`), as the endpoint found. */
+  plain: boolean;
   /** Whom `authenticate()` found for this very request. */
   principal: McpPrincipal;
   /**

@@ -1,0 +1,78 @@
+/**
+ * The gateway's own headers join whatever head an answer writes (issue 37, gateway-response.ts):
+ * once each, with the answer's own header of the same name winning, however the head is written.
+ */
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { GatewayResponse } from './gateway-response.js';
+
+/** The raw head lines a request to a server answering with `answer` receives. */
+async function headOf(answer: (response: GatewayResponse) => void): Promise<string[]> {
+  const server = createServer({ ServerResponse: GatewayResponse }, (_request, response) => {
+    const gateway = response as ServerResponse as GatewayResponse;
+    gateway.preset('X-Content-Type-Options', 'nosniff');
+    gateway.preset('X-Request-Id', 'req-1');
+    answer(gateway);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  onTestFinished(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  const { port } = server.address() as AddressInfo;
+  const response = await fetch(`http://127.0.0.1:${port}/`);
+  await response.text();
+  const lines: string[] = [];
+  response.headers.forEach((value, name) => {
+    lines.push(`${name}: ${value}`);
+  });
+  return lines;
+}
+
+describe('GatewayResponse', () => {
+  it("adds the preset headers to an answer's headers object", async () => {
+    const head = await headOf((response) => {
+      response.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache' });
+      response.end('{}');
+    });
+    expect(head).toEqual(
+      expect.arrayContaining([
+        'content-type: application/json',
+        'cache-control: no-cache',
+        'x-content-type-options: nosniff',
+        'x-request-id: req-1',
+      ]),
+    );
+  });
+
+  it("lets the answer's own header of the same name win, in any case, written once", async () => {
+    const head = await headOf((response) => {
+      response.writeHead(404, 'Gone', { 'x-request-id': 'mine' });
+      response.end();
+    });
+    expect(head.filter((line) => line.startsWith('x-request-id'))).toEqual(['x-request-id: mine']);
+    expect(head).toContain('x-content-type-options: nosniff');
+  });
+
+  it('adds them when the head is written without headers, or after setHeader', async () => {
+    const implicit = await headOf((response) => {
+      response.end('plain');
+    });
+    expect(implicit).toEqual(
+      expect.arrayContaining(['x-content-type-options: nosniff', 'x-request-id: req-1']),
+    );
+    const progressive = await headOf((response) => {
+      response.setHeader('X-Request-Id', 'set');
+      response.setHeader('Content-Type', 'text/plain');
+      response.writeHead(200, ['Cache-Control', 'no-store']);
+      response.end('plain');
+    });
+    expect(progressive).toEqual(
+      expect.arrayContaining([
+        'x-content-type-options: nosniff',
+        'x-request-id: set',
+        'cache-control: no-store',
+        'content-type: text/plain',
+      ]),
+    );
+    expect(progressive.filter((line) => line.startsWith('x-request-id'))).toHaveLength(1);
+  });
+});

@@ -1,0 +1,47 @@
+/**
+ * The one timer that keeps the gathering time of every session call (issue 37, gather-clock.ts):
+ * each wait expires after the clock's time, in the order they began, unless stopped first.
+ */
+import { describe, expect, it } from 'vitest';
+import { GatherClock } from './gather-clock.js';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('GatherClock', () => {
+  it('calls each wait once its time has passed from when it began, oldest first', async () => {
+    const clock = new GatherClock(30);
+    const expired: { name: string; after: number }[] = [];
+    const wait = (name: string) => {
+      const at = performance.now();
+      clock.after(() => expired.push({ name, after: performance.now() - at }));
+    };
+    wait('first');
+    await sleep(12);
+    wait('second');
+    await sleep(12);
+    wait('third');
+    for (let i = 0; i < 100 && expired.length < 3; i += 1) await sleep(10);
+    expect(expired.map((wait) => wait.name)).toEqual(['first', 'second', 'third']);
+    // Each one's own time, not the first one's: the later ones were not cut short.
+    for (const wait of expired) expect(wait.after).toBeGreaterThanOrEqual(29.9);
+    expect(clock.size).toBe(0);
+  });
+
+  it('does not call a wait stopped before its time, and stopping it late does nothing', async () => {
+    const clock = new GatherClock(20);
+    const expired: string[] = [];
+    const stopFirst = clock.after(() => expired.push('first'));
+    const stopSecond = clock.after(() => expired.push('second'));
+    stopFirst();
+    expect(clock.size).toBe(1);
+    await sleep(45);
+    expect(expired).toEqual(['second']);
+    stopSecond();
+    stopFirst();
+    expect(clock.size).toBe(0);
+    // The clock starts again for a wait after it went idle.
+    clock.after(() => expired.push('third'));
+    await sleep(45);
+    expect(expired).toEqual(['second', 'third']);
+  });
+});
