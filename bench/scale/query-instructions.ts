@@ -16,6 +16,11 @@
  *   node --import tsx bench/scale/query-instructions.ts prepared 500
  * ```
  *
+ * With `QUERY_HANDSHAKE=1` it writes `warm` after the warm-up and `done` after the counted
+ * queries, each time waiting for a line on stdin: a driver run with `--instr-atstart=no` turns
+ * callgrind's counting on (`callgrind_control -i on`) and dumps it (`-d`) in between, so the
+ * counts hold those queries alone (query-instructions.py).
+ *
  * `TEST_DATABASE_URL` (or `BENCH_DATABASE_URL`) names the PostgreSQL server.
  */
 import { createRequire } from 'node:module';
@@ -67,5 +72,14 @@ async function runner(): Promise<{ run: (i: number) => Promise<unknown>; close: 
 
 const { run, close } = await runner();
 for (let i = 0; i < warmup; i += 1) await run(i);
+if (process.env.QUERY_HANDSHAKE === '1') await handshake('warm');
 for (let i = 0; i < count; i += 1) await run(i);
+if (process.env.QUERY_HANDSHAKE === '1') await handshake('done');
 await close();
+
+/** Says `word` on stdout and waits for a line on stdin (the driver toggling callgrind). */
+async function handshake(word: string): Promise<void> {
+  process.stdout.write(`${word}\n`);
+  await new Promise<void>((resolve) => process.stdin.once('data', () => resolve()).resume());
+  process.stdin.pause();
+}
