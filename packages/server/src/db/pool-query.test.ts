@@ -1,14 +1,10 @@
-import { context, trace } from '@opentelemetry/api';
-import {
-  InMemorySpanExporter,
-  NodeTracerProvider,
-  SimpleSpanProcessor,
-} from '@opentelemetry/sdk-trace-node';
+import { trace } from '@opentelemetry/api';
 import { CompiledQuery } from 'kysely';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { createPostgresTestDatabase, postgresTestUrl } from '#test/db/test-database.js';
 import { freePort } from '#test/support/haproxy.js';
+import { recordSpans } from '#test/support/recorded-spans.js';
 import { rowStore } from '../executions/record-rows.js';
 import { poolQuery, poolQueryOf, poolStatement } from './pool-query.js';
 import { prepareQuery } from './prepared-query.js';
@@ -17,14 +13,7 @@ import { isDatabaseUnavailable } from './unavailable.js';
 // Issue 30 item 4: the two statements of every MCP call on PostgreSQL (its token's lookup, its
 // record's upsert) go to the pool itself, not through kysely's executor and driver.
 
-const exporter = new InMemorySpanExporter();
-const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
-beforeAll(() => provider.register());
-afterAll(async () => {
-  await provider.shutdown();
-  trace.disable();
-  context.disable();
-});
+const { exporter } = recordSpans();
 
 const url = postgresTestUrl();
 
