@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { Kysely, sql } from 'kysely';
+import { setPoolQuery } from './pool-query.js';
 import {
   isPostgresUrl,
   openPostgresDialect,
@@ -84,6 +85,7 @@ export async function openDatabase(
       dialect,
     ),
   });
+  if (postgres !== undefined) setPoolQuery(db, postgres.query);
   const changeMark = sqlite?.changeMark ?? (() => undefined);
   const refreshChangeMark = sqlite?.refreshChangeMark ?? (() => {});
   let closing: Promise<void> | undefined;

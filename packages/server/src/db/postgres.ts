@@ -1,5 +1,6 @@
 import { type DatabaseIntrospector, type Kysely, PostgresDialect } from 'kysely';
 import { CurrentSchemaIntrospector } from './current-schema-introspector.js';
+import { type PoolQuery, poolQuery } from './pool-query.js';
 
 /** A pool's connections: open ones, idle ones, and clients waiting for one. */
 export interface PoolStats {
@@ -56,6 +57,8 @@ export async function openPostgresDialect(
 ): Promise<{
   dialect: PostgresDialect;
   poolStats: () => PoolStats;
+  /** Statements on the pool outside kysely (db/pool-query.ts). */
+  query: PoolQuery;
 }> {
   // Loaded here: a gateway on SQLite never needs the PostgreSQL driver.
   const { default: pg } = await import('pg');
@@ -92,8 +95,26 @@ export async function openPostgresDialect(
       console.warn(`PostgreSQL connection lost: ${error.message}`);
     });
   });
+  const timeout = pool.options.connectionTimeoutMillis;
+  // pg-pool arms the wait's timer at every checkout, even when a connection is free (the checkout
+  // then waits only for the next tick), and clears it a tick later: a list of 5-second timers made
+  // and dropped again each query. Free for every waiter, a connection is taken with no timer;
+  // opening one, or waiting for one to come back, stays bounded.
+  const connect = () => {
+    if (pool.idleCount <= pool.waitingCount) return pool.connect();
+    pool.options.connectionTimeoutMillis = 0;
+    try {
+      return pool.connect();
+    } finally {
+      pool.options.connectionTimeoutMillis = timeout;
+    }
+  };
   return {
-    dialect: new GatewayPostgresDialect({ pool }),
+    dialect: new GatewayPostgresDialect({
+      // The pool as kysely uses it (its options and client class cancel a query on a timeout).
+      pool: { connect, end: () => pool.end(), options: pool.options, Client: pg.Client },
+    }),
+    query: poolQuery(connect),
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
   };
 }

@@ -1,4 +1,5 @@
 import { type Compilable, CompiledQuery, type Kysely } from 'kysely';
+import { type PoolQuery, type PoolStatement, poolQueryOf, poolStatement } from './pool-query.js';
 import type { DatabaseSchema } from './schema.js';
 
 const MARK = '\u0000param:';
@@ -35,12 +36,13 @@ export function prepareQuery<const Name extends string, Row>(
 ): PreparedQuery<Name, Row> {
   let prepared: Prepared | undefined;
   return async (values) => {
-    prepared ??= compileOnce(names, build);
-    const { sql, constants, slots } = prepared;
+    prepared ??= compileOnce(db, names, build);
+    const { sql, constants, slots, pool } = prepared;
     const parameters = constants.map((constant, index) => {
       const name = slots[index];
       return name === undefined ? constant : values[name as Name];
     });
+    if (pool !== undefined) return (await pool.run(pool.statement, parameters)) as Row[];
     const result = await db.executeQuery<Row>(CompiledQuery.raw(sql, parameters));
     return result.rows;
   };
@@ -52,9 +54,12 @@ interface Prepared {
   constants: readonly unknown[];
   /** Undefined for a constant of the query. */
   slots: readonly (string | undefined)[];
+  /** PostgreSQL: the statement goes to the pool itself, not through kysely (db/pool-query.ts). */
+  pool?: { run: PoolQuery; statement: PoolStatement };
 }
 
 function compileOnce<Name extends string>(
+  db: Kysely<DatabaseSchema>,
   names: readonly Name[],
   build: (param: (name: Name) => string) => Compilable<unknown>,
 ): Prepared {
@@ -68,5 +73,11 @@ function compileOnce<Name extends string>(
       throw new Error(`prepareQuery: "${name}" is not a parameter of: ${compiled.sql}`);
     }
   }
-  return { sql: compiled.sql, constants: compiled.parameters, slots };
+  const run = poolQueryOf(db);
+  return {
+    sql: compiled.sql,
+    constants: compiled.parameters,
+    slots,
+    ...(run === undefined ? {} : { pool: { run, statement: poolStatement(compiled) } }),
+  };
 }

@@ -33,23 +33,42 @@ function tracedDriver(driver: Driver, system: string): Driver {
       const execute = connection.executeQuery.bind(connection);
       connection.executeQuery = (query, queryOptions) => {
         if (trace.getActiveSpan() === undefined) return execute(query, queryOptions);
-        const { operation, table } = summary(query);
-        const name = table === undefined ? operation : `${operation} ${table}`;
-        return inSpan(
-          name,
-          {
-            'db.system.name': system,
-            'db.operation.name': operation,
-            'db.query.summary': name,
-            ...(table === undefined ? {} : { 'db.collection.name': table }),
-          },
-          () => execute(query, queryOptions),
-        );
+        return inQuerySpan(querySpan(query, system), () => execute(query, queryOptions));
       };
     }
     return connection;
   };
   return driver;
+}
+
+/** A query's span: its name and attributes, from its operation and first table only. */
+export interface QuerySpan {
+  name: string;
+  attributes: Record<string, string>;
+}
+
+/**
+ * The span of `query` on `system` (`postgresql`, `sqlite`), for a query run outside kysely's
+ * driver (db/pool-query.ts), which works it out once rather than per run.
+ */
+export function querySpan(query: CompiledQuery, system: string): QuerySpan {
+  const { operation, table } = summary(query);
+  const name = table === undefined ? operation : `${operation} ${table}`;
+  return {
+    name,
+    attributes: {
+      'db.system.name': system,
+      'db.operation.name': operation,
+      'db.query.summary': name,
+      ...(table === undefined ? {} : { 'db.collection.name': table }),
+    },
+  };
+}
+
+/** Runs `run` in `span` inside a traced request; outside one, as it is. */
+export function inQuerySpan<T>(span: QuerySpan, run: () => Promise<T>): Promise<T> {
+  if (trace.getActiveSpan() === undefined) return run();
+  return inSpan(span.name, span.attributes, run);
 }
 
 const KINDS: Readonly<Record<string, string>> = {

@@ -1,5 +1,6 @@
 import { CompiledQuery, type Insertable } from 'kysely';
 import type { DatabaseDialect, GatewayDatabase } from '../db/index.js';
+import { type PoolStatement, poolQueryOf, poolStatement } from '../db/pool-query.js';
 import type { RunNow } from '../db/sqlite.js';
 import type { ExecutionsTable } from './tables.js';
 
@@ -46,9 +47,14 @@ const UPDATED = COLUMNS.filter(
 export function rowStore(database: GatewayDatabase): (rows: Row[]) => Promise<void> {
   const { runNow } = database;
   if (runNow === undefined) {
+    // On PostgreSQL each statement goes to the pool itself, not through kysely (db/pool-query.ts).
+    const run = poolQueryOf(database.db);
     return async (rows) => {
-      for (let at = 0; at < rows.length; at += POSTGRES_CHUNK)
-        await database.db.executeQuery(upsertQuery(rows.slice(at, at + POSTGRES_CHUNK)));
+      for (let at = 0; at < rows.length; at += POSTGRES_CHUNK) {
+        const chunk = rows.slice(at, at + POSTGRES_CHUNK);
+        if (run === undefined) await database.db.executeQuery(upsertQuery(chunk));
+        else await run(upsertStatement(chunk.length), parameters(chunk, 0, chunk.length));
+      }
     };
   }
   const write = sqliteWriter();
@@ -131,6 +137,18 @@ const POSTGRES_CHUNK = 500;
 /** One multi-row upsert of `rows` (PostgreSQL). */
 function upsertQuery(rows: Row[]): CompiledQuery {
   return CompiledQuery.raw(upsertSql('postgres', rows.length), parameters(rows, 0, rows.length));
+}
+
+const upsertStatements = new Map<number, PoolStatement>();
+
+/** The upsert of `count` rows as the pool runs it (PostgreSQL), its span worked out once. */
+function upsertStatement(count: number): PoolStatement {
+  let statement = upsertStatements.get(count);
+  if (statement === undefined) {
+    statement = poolStatement(CompiledQuery.raw(upsertSql('postgres', count)));
+    upsertStatements.set(count, statement);
+  }
+  return statement;
 }
 
 function parameters(rows: Row[], from: number, count: number): unknown[] {

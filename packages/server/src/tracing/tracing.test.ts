@@ -2,30 +2,16 @@
  * Issue 17 item 4: spans through OpenTelemetry, continuing the caller's trace, with no secret in
  * any attribute. (The OTLP export of `gateway-server` is tested in start-tracing.test.ts.)
  */
-import { context, propagation, trace } from '@opentelemetry/api';
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
-import {
-  InMemorySpanExporter,
-  NodeTracerProvider,
-  SimpleSpanProcessor,
-} from '@opentelemetry/sdk-trace-node';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { connectV2, startMcpGateway } from '#test/mcp/mcp-test-kit.js';
 import { rememberSecret } from '#test/support/known-secrets.js';
+import { recordSpans } from '#test/support/recorded-spans.js';
 import { TEST_SERVICE_SECRET } from '#test/support/test-gateway.js';
 import { startFakeUpstream } from '#test/upstream/fake-upstream.js';
 
-const exporter = new InMemorySpanExporter();
-const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
-
-beforeAll(() => provider.register());
-afterAll(async () => {
-  await provider.shutdown();
-  trace.disable();
-  context.disable();
-  propagation.disable();
-});
+const { exporter, provider } = recordSpans();
 
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
 const PARENT = '00f067aa0ba902b7';

@@ -1,0 +1,67 @@
+import type { CompiledQuery } from 'kysely';
+import { inQuerySpan, type QuerySpan, querySpan } from './query-spans.js';
+
+/** A statement for {@link PoolQuery}: its SQL and its span, both worked out once. */
+export interface PoolStatement {
+  sql: string;
+  span: QuerySpan;
+}
+
+/**
+ * Runs one statement on a connection of the PostgreSQL pool, outside kysely; resolves to its
+ * rows. Errors are the driver's own, as kysely passes them on, so an outage still answers 503
+ * `database_unavailable` (db/unavailable.ts).
+ */
+export type PoolQuery = (statement: PoolStatement, parameters: unknown[]) => Promise<unknown[]>;
+
+/** The subset of a `pg` pool client a {@link PoolQuery} uses. */
+interface PoolClient {
+  query(sql: string, parameters: unknown[]): Promise<{ rows: unknown[] }>;
+  release(): void;
+}
+
+const poolQueries = new WeakMap<object, PoolQuery>();
+
+/**
+ * The {@link PoolQuery} of `db` when it is a PostgreSQL database's root query builder; undefined
+ * on SQLite and inside a transaction (whose queries must go on its connection, through kysely).
+ * For the statements every MCP call makes (its token's lookup, its record's upsert): kysely's
+ * executor, connection provider and driver (each an `async` layer) cost as many instructions as
+ * the rest of the gateway's side of a query less node-postgres (issue 30 item 4).
+ *
+ * @example
+ * const run = poolQueryOf(database.db);
+ * const rows = run ? await run(statement, [hash]) : (await db.executeQuery(query)).rows;
+ */
+export function poolQueryOf(db: object): PoolQuery | undefined {
+  return poolQueries.get(db);
+}
+
+/** Makes `run` the {@link poolQueryOf} `db` (db/database.ts, as it opens a PostgreSQL pool). */
+export function setPoolQuery(db: object, run: PoolQuery): void {
+  poolQueries.set(db, run);
+}
+
+/**
+ * A {@link PoolQuery} over `connect` (the pool's checkout), with the span kysely's queries get
+ * (db/query-spans.ts). The connection goes back as kysely gives it back: whole, and the pool drops
+ * one that lost its server.
+ */
+export function poolQuery(connect: () => Promise<PoolClient>): PoolQuery {
+  return async (statement, parameters) => {
+    const client = await connect();
+    try {
+      return await inQuerySpan(
+        statement.span,
+        async () => (await client.query(statement.sql, parameters)).rows,
+      );
+    } finally {
+      client.release();
+    }
+  };
+}
+
+/** The {@link PoolStatement} of a compiled query. */
+export function poolStatement(query: CompiledQuery): PoolStatement {
+  return { sql: query.sql, span: querySpan(query, 'postgresql') };
+}
