@@ -9,7 +9,7 @@ import type { SessionState } from '../../../identity/index.js';
 import { type McpPrincipal, principalKey } from '../../principal.js';
 import { localLogLevel, type SessionLogLevel } from '../create-server.js';
 import { hearCancels, SessionCalls } from '../session-calls.js';
-import { sessionNotFound } from '../session-http.js';
+import { isPlainLegacyRequest, sessionNotFound } from '../session-http.js';
 import { routeAnswers, type SharedSessions, type ToolsChange } from '../shared-sessions/index.js';
 import { Admission } from './admission.js';
 import { HeldSessions } from './held-sessions.js';
@@ -161,14 +161,15 @@ export class LegacySessions {
    * that is unknown, closed or another principal's, 429 when the session caps leave no room.
    * Rejects when the session's transport does, or on PostgreSQL the database. `read`: the
    * session's row as the request's token lookup read it (PostgreSQL), which spares a read.
-   * `plain`: the body is a plain 2025 request (`isPlainLegacyRequest`), as the caller found.
+   * `plain`: whether the body is a plain 2025 request (`isPlainLegacyRequest`); worked out here
+   * when the caller has not asked already.
    */
   async handle(
     request: Request,
     principal: McpPrincipal,
     body: unknown,
     read?: SessionState,
-    plain = false,
+    plain = isPlainLegacyRequest(request, body),
   ): Promise<Response> {
     const options = body === undefined ? {} : { parsedBody: body };
     const sessionId = request.headers.get('mcp-session-id');
