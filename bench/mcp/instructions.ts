@@ -11,7 +11,9 @@
  * one per client), `federated` (2026-07-28 call of the bare SDK server's echo tool through the
  * Gateway as an upstream over HTTP; the bare server runs outside valgrind), `bare-session` (the
  * bare SDK v2 session server of the `sessions` case, the same client: what the Gateway's session
- * call is measured against).
+ * call is measured against), `relay` (the do-nothing forwarder of the `federated` case of index.ts
+ * in front of the same bare server: what a federated call's hop is measured against; not in the
+ * default set).
  * `INSTR_CALLS` (default 300) measured calls, after `INSTR_WARMUP` (default 1,500) at
  * `INSTR_CLIENTS` (default 1) clients. The dumps stay in `bench/mcp/profiles/` for
  * `callgrind_annotate`; `INSTR_PERF_MAP=1` also has node write `/tmp/perf-<pid>.map`, which names
@@ -229,22 +231,21 @@ try {
     started.push(bare.child);
     await measureSessions('bare session server (SDK v1 client)', bare);
   }
-  if (PATHS.has('federated')) {
+  for (const [path, name, tool] of [
+    ['federated', 'federated over HTTP, 2026-07-28', 'up.bench.echo.say'],
+    ['relay', 'relay (no work of its own), 2026-07-28', 'bench.echo.say'],
+  ] as const) {
+    if (!PATHS.has(path)) continue;
     const bare = await start('bare', false);
     started.push(bare.child);
-    const federated = await start('federated', true, bare.url.origin);
-    started.push(federated.child);
+    const side = await start(path, true, bare.url.origin);
+    started.push(side.child);
     let agent = new Agent({ keepAlive: true, maxSockets: CLIENTS });
     const fresh = () => {
       agent.destroy();
       agent = new Agent({ keepAlive: true, maxSockets: CLIENTS });
     };
-    await measure(
-      'federated over HTTP, 2026-07-28',
-      federated,
-      () => call(federated, agent, 'up.bench.echo.say', 1),
-      fresh,
-    );
+    await measure(name, side, () => call(side, agent, tool, 1), fresh);
     agent.destroy();
   }
 } finally {
