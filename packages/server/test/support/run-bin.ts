@@ -5,19 +5,22 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { onTestFinished } from 'vitest';
+import { bundledBin } from './bin-bundle.js';
 import { captureLogLine, rememberSecret } from './known-secrets.js';
 
-const bin = fileURLToPath(new URL('../../src/bin.ts', import.meta.url));
+const sourceBin = fileURLToPath(new URL('../../src/bin.ts', import.meta.url));
 const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 
 /** Environment variables whose values are secrets, by name. */
 const SECRET_VARIABLE = /secret|api_key|token|password/i;
 
 /**
- * A process of `gateway-server` (its sources, through tsx) with `args` (and Node's `nodeArgs`,
- * before the script), in a fresh directory,
- * with nothing but `env`, PATH and HOME. Every secret-named variable is remembered and every
- * output line captured for the leak check; the process is killed when the test ends.
+ * A process of `gateway-server` with `args` (and Node's `nodeArgs`, before the script), in a fresh
+ * directory, with nothing but `env`, PATH and HOME. It runs the run's bundle of the current
+ * sources (bin-bundle.ts), or with `sources` the source files themselves through tsx (for a test
+ * of which modules a start loads; ~5 times slower to start). Every secret-named variable is
+ * remembered and every output line captured for the leak check; the process is killed when the
+ * test ends.
  *
  * @example
  * const { exited, output } = await startBin({ AUTH_SECRET }, ['rekey']);
@@ -26,18 +29,21 @@ const SECRET_VARIABLE = /secret|api_key|token|password/i;
 export async function startBin(
   env: Record<string, string>,
   args: readonly string[] = [],
-  options: { nodeArgs?: readonly string[] } = {},
+  options: { nodeArgs?: readonly string[]; sources?: boolean } = {},
 ) {
+  const loader = options.sources ? ['--import', tsx] : [];
+  const script = options.sources ? sourceBin : await bundledBin();
   const cwd = await mkdtemp(join(tmpdir(), 'gateway-server-bin-'));
   onTestFinished(() => rm(cwd, { recursive: true, force: true }));
   for (const [name, value] of Object.entries(env)) {
     if (SECRET_VARIABLE.test(name))
       for (const part of value.split(',')) rememberSecret(part.trim());
   }
-  // The workspace's sources: the same condition the repo's `pnpm start` runs them with.
+  // The workspace's sources: the same condition the repo's `pnpm start` runs them with (the
+  // plugins a config names resolve `@gateway/sdk` to its sources, as the bundle was built).
   const child = spawn(
     process.execPath,
-    ['--conditions=@gateway/source', '--import', tsx, ...(options.nodeArgs ?? []), bin, ...args],
+    ['--conditions=@gateway/source', ...loader, ...(options.nodeArgs ?? []), script, ...args],
     {
       cwd,
       env: { ...env, PATH: process.env.PATH ?? '', HOME: cwd },
