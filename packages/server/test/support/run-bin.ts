@@ -15,11 +15,22 @@ const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 const SECRET_VARIABLE = /secret|api_key|token|password/i;
 
 /**
- * A process of `gateway-server` with `args` (and Node's `nodeArgs`, before the script), in a fresh
- * directory, with nothing but `env`, PATH and HOME. It runs the run's bundle of the current
+ * Node's arguments that run `gateway-server` (before its own): the run's bundle of the current
  * sources (bin-bundle.ts), or with `sources` the source files themselves through tsx (for a test
- * of which modules a start loads; ~5 times slower to start). Every secret-named variable is
- * remembered and every output line captured for the leak check; the process is killed when the
+ * of which modules a start loads; ~5 times slower to start). Either way with the condition the
+ * repo's `pnpm start` runs with: the plugins a config names get `@gateway/sdk`'s sources.
+ */
+export async function binArgs(
+  options: { nodeArgs?: readonly string[]; sources?: boolean } = {},
+): Promise<string[]> {
+  const loader = options.sources ? ['--import', tsx] : [];
+  const script = options.sources ? sourceBin : await bundledBin();
+  return ['--conditions=@gateway/source', ...loader, ...(options.nodeArgs ?? []), script];
+}
+
+/**
+ * A process of `gateway-server` (binArgs) with `args` (and Node's `nodeArgs`, before the script), in a fresh
+ * directory, with nothing but `env`, PATH and HOME. Every secret-named variable is remembered and every output line captured for the leak check; the process is killed when the
  * test ends.
  *
  * @example
@@ -31,25 +42,17 @@ export async function startBin(
   args: readonly string[] = [],
   options: { nodeArgs?: readonly string[]; sources?: boolean } = {},
 ) {
-  const loader = options.sources ? ['--import', tsx] : [];
-  const script = options.sources ? sourceBin : await bundledBin();
   const cwd = await mkdtemp(join(tmpdir(), 'gateway-server-bin-'));
   onTestFinished(() => rm(cwd, { recursive: true, force: true }));
   for (const [name, value] of Object.entries(env)) {
     if (SECRET_VARIABLE.test(name))
       for (const part of value.split(',')) rememberSecret(part.trim());
   }
-  // The workspace's sources: the same condition the repo's `pnpm start` runs them with (the
-  // plugins a config names resolve `@gateway/sdk` to its sources, as the bundle was built).
-  const child = spawn(
-    process.execPath,
-    ['--conditions=@gateway/source', ...loader, ...(options.nodeArgs ?? []), script, ...args],
-    {
-      cwd,
-      env: { ...env, PATH: process.env.PATH ?? '', HOME: cwd },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
+  const child = spawn(process.execPath, [...(await binArgs(options)), ...args], {
+    cwd,
+    env: { ...env, PATH: process.env.PATH ?? '', HOME: cwd },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   onTestFinished(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   });
