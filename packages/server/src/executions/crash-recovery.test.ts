@@ -99,6 +99,8 @@ async function crashTest(databaseUrl: string, readTexts: () => Promise<Set<strin
     PORT: '0',
     DATABASE_URL: databaseUrl,
     GATEWAY_CONFIG: config,
+    // No balancer to wait for: SIGTERM stops the last one without the drain's notice.
+    GATEWAY_SHUTDOWN_NOTICE_MS: '0',
   };
   const answered: string[] = [];
   let token: string | undefined;
@@ -275,6 +277,8 @@ describe.each([
         PORT: '0',
         DATABASE_URL: file,
         GATEWAY_CONFIG: join(dir, 'gateway.config.js'),
+        // No balancer to wait for: SIGTERM stops the survivor without the drain's notice.
+        GATEWAY_SHUTDOWN_NOTICE_MS: '0',
       };
       const owner = await startOwner(env, zombie);
       const url = await listening(owner);
