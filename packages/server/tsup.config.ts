@@ -1,10 +1,14 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'tsup';
+import { ownVersionOnly } from '../../scripts/own-version-only.mjs';
 import {
   englishZodLocales,
   oneOpenTelemetryApi,
   requiredHttpBuiltins,
-  versionOnly,
 } from './build/esbuild-plugins.js';
+
+/** The package's package.json is bundled for its version only (SERVER_VERSION). */
+const versionOnly = ownVersionOnly(fileURLToPath(new URL('.', import.meta.url)));
 
 // The build script empties dist/ first: the two builds below write into it side by side.
 export default defineConfig([

@@ -2,12 +2,6 @@
 // bundle the system tests spawn (test/support/bin-bundle.ts) are made the same way.
 import { fileURLToPath } from 'node:url';
 import type { Plugin as EsbuildPlugin } from 'esbuild';
-import { ownVersionOnly } from '../../../scripts/own-version-only.mjs';
-
-/** The package's package.json is bundled for its version only (SERVER_VERSION). */
-export const versionOnly: EsbuildPlugin = ownVersionOnly(
-  fileURLToPath(new URL('..', import.meta.url)),
-);
 
 /**
  * zod's namespace re-exports every locale, so a bundle carries all of them (~0.4 MB, a third of

@@ -8,7 +8,6 @@ import {
   englishZodLocales,
   oneOpenTelemetryApi,
   requiredHttpBuiltins,
-  versionOnly,
 } from '../../build/esbuild-plugins.js';
 
 /** Set by the run's global setup (bin-bundle.global-setup.ts): the run's bundle folder. */
@@ -71,7 +70,6 @@ async function bundleOnce(dir: string): Promise<string> {
         englishZodLocales,
         oneOpenTelemetryApi,
         requiredHttpBuiltins,
-        versionOnly,
       ],
       banner: {
         js: "import { createRequire as __gatewayCreateRequire } from 'node:module'; const require = __gatewayCreateRequire(import.meta.url);",
