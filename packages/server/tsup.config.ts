@@ -4,6 +4,7 @@ import { ownVersionOnly } from '../../scripts/own-version-only.mjs';
 import {
   englishZodLocales,
   oneOpenTelemetryApi,
+  REQUIRE_BANNER,
   requiredHttpBuiltins,
 } from './build/esbuild-plugins.js';
 
@@ -42,9 +43,6 @@ export default defineConfig([
       options.minifyWhitespace = true;
       options.minifySyntax = true;
     },
-    // CommonJS dependencies inside an ES module bundle still call `require` for Node built-ins.
-    banner: {
-      js: "import { createRequire as __gatewayCreateRequire } from 'node:module'; const require = __gatewayCreateRequire(import.meta.url);",
-    },
+    banner: { js: REQUIRE_BANNER },
   },
 ]);

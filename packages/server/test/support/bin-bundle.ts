@@ -7,6 +7,7 @@ import { build, type Plugin } from 'esbuild';
 import {
   englishZodLocales,
   oneOpenTelemetryApi,
+  REQUIRE_BANNER,
   requiredHttpBuiltins,
 } from '../../build/esbuild-plugins.js';
 
@@ -42,6 +43,8 @@ const openTelemetrySdkOutside: Plugin = {
  * files at every start. The bundle is made like the published one (build/esbuild-plugins.ts).
  */
 export function bundledBin(): Promise<string> {
+  // Outside a vitest run of this repository's config: a folder of this process's own, which the
+  // next run's global setup removes once it is old.
   own ??= bundleOnce(process.env[BIN_BUNDLE_ENV] ?? join(BUNDLES, `process-${process.pid}`));
   return own;
 }
@@ -71,9 +74,7 @@ async function bundleOnce(dir: string): Promise<string> {
         oneOpenTelemetryApi,
         requiredHttpBuiltins,
       ],
-      banner: {
-        js: "import { createRequire as __gatewayCreateRequire } from 'node:module'; const require = __gatewayCreateRequire(import.meta.url);",
-      },
+      banner: { js: REQUIRE_BANNER },
       logLevel: 'silent',
     });
     await writeFile(join(dir, 'ready'), '');
