@@ -4,12 +4,19 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { onTestFinished } from 'vitest';
+import { beforeAll, onTestFinished } from 'vitest';
 import { bundledBin } from './bin-bundle.js';
 import { captureLogLine, rememberSecret } from './known-secrets.js';
 
 const sourceBin = fileURLToPath(new URL('../../src/bin.ts', import.meta.url));
 const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+
+// The run's bundle is ready (built, or another worker's build waited for) before the file's
+// tests start, within the hook time limit: on a busy machine a build takes seconds, which are no
+// part of what a test's own limit is for.
+beforeAll(async () => {
+  await bundledBin();
+});
 
 /** Environment variables whose values are secrets, by name. */
 const SECRET_VARIABLE = /secret|api_key|token|password/i;
