@@ -58,8 +58,12 @@ export default defineConfig(({ mode }) => ({
       ? ['default', ['json', { outputFile: '.test-artifacts/vitest.json' }]]
       : ['default'],
     // Names the run's PostgreSQL test schemas, drops them when it ends, and drops those of runs
-    // that crashed (packages/server/test/db/schema-run.ts).
-    globalSetup: ['packages/server/test/support/schema-run.global-setup.ts'],
+    // that crashed (packages/server/test/db/schema-run.ts). Names the folder of the run's one
+    // `gateway-server` bundle, which the system tier's gateways start from (test/support/bin-bundle.ts).
+    globalSetup: [
+      'packages/server/test/support/schema-run.global-setup.ts',
+      'packages/server/test/support/bin-bundle.global-setup.ts',
+    ],
     // Fails a test file when a log line of its test gateways, or anything it printed, holds a
     // secret or token its gateways were sent, stored or handed out.
     setupFiles: [

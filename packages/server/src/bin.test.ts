@@ -100,7 +100,13 @@ describe('gateway-server', () => {
   }, 60_000);
 
   it('warns at start when open sign-up listens beyond loopback with no admin emails', async () => {
-    const open = await startBin({ AUTH_SECRET, PORT: '0', HOST: '0.0.0.0' });
+    // No balancer to wait for: SIGTERM stops these without the drain's notice (3 s each).
+    const open = await startBin({
+      AUTH_SECRET,
+      PORT: '0',
+      HOST: '0.0.0.0',
+      GATEWAY_SHUTDOWN_NOTICE_MS: '0',
+    });
     await listeningUrl(open.child, open.output);
     await waitFor(() => open.output.stderr.includes('Warning:'));
     expect(stderrMessages(open.output.stderr)).toContain(
@@ -115,6 +121,7 @@ describe('gateway-server', () => {
       PORT: '0',
       HOST: '0.0.0.0',
       GATEWAY_ADMIN_EMAILS: 'ops@example.com',
+      GATEWAY_SHUTDOWN_NOTICE_MS: '0',
     });
     const url = await listeningUrl(named.child, named.output);
     await pollHealth(url.replace('0.0.0.0', '127.0.0.1'));
@@ -207,6 +214,8 @@ describe('gateway-server', () => {
       AUTH_SECRET,
       PORT: '0',
       GATEWAY_BASE_URL: 'https://gateway.example.com',
+      // No balancer to wait for: SIGTERM stops it without the drain's notice.
+      GATEWAY_SHUTDOWN_NOTICE_MS: '0',
     });
     await waitFor(() => output.stderr.includes('plugins loaded'));
     const listen = output.stderr

@@ -83,7 +83,8 @@ async function start(dir: string, loads: string) {
       GATEWAY_SHUTDOWN_NOTICE_MS: '0',
     },
     [],
-    { nodeArgs: ['--import', recorder] },
+    // Its sources, whose module files show what a start loads.
+    { nodeArgs: ['--import', recorder], sources: true },
   );
   const url = await listeningUrl(child, output);
   const stop = async () => {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { freePort } from '#test/support/haproxy.js';
 import { rememberSecret } from '#test/support/known-secrets.js';
 import {
@@ -203,11 +203,37 @@ function steadyLoad(urls: readonly string[], token: string, workers = 2) {
   };
 }
 
+/**
+ * A fresh database of its own in the file's cluster: what stops or restarts the cluster cuts it
+ * off as it does every other.
+ */
+async function ownDatabase(cluster: PrivatePostgres, name: string): Promise<string> {
+  const client = new pg.Client({ connectionString: cluster.url });
+  await client.connect();
+  try {
+    await client.query(`create database ${name}`);
+  } finally {
+    await client.end();
+  }
+  return cluster.url.replace(/\/postgres$/, `/${name}`);
+}
+
 describe.skipIf(skipReason !== undefined)(
   `PostgreSQL restarting under load${skipReason ? ` (skipped: ${skipReason})` : ''}`,
   () => {
+    // One private cluster for the file (each start is an initdb, seconds on a busy machine); each
+    // test stops and starts it as it needs, on a database of its own in it.
+    let cluster: PrivatePostgres;
+    beforeAll(async () => {
+      const removals: (() => Promise<void>)[] = [];
+      cluster = await startPrivatePostgres((remove) => removals.push(remove));
+      return async () => {
+        for (const remove of removals) await remove();
+      };
+    });
+
     it('costs no process, no acknowledged write, and no 500; every instance serves within 5 s', async () => {
-      const database = await startPrivatePostgres();
+      const database = { ...cluster, url: await ownDatabase(cluster, 'outage_load') };
       const { urls, servers } = await instances(database);
       const { token } = await endpointToken(urls[0] as string);
       // A tool the instance does not serve yet is a JSON-RPC error in a 200: wait for the echo
@@ -290,7 +316,7 @@ describe.skipIf(skipReason !== undefined)(
     }, 240_000);
 
     it('says so on /readyz (503, then 200) and /healthz (200 throughout), and the listener listens again', async () => {
-      const database = await startPrivatePostgres();
+      const database = { ...cluster, url: await ownDatabase(cluster, 'outage_readiness') };
       const gateway = await createTestGateway({
         databaseUrl: database.url,
         env: { GATEWAY_DATABASE_CONNECT_TIMEOUT_MS: '1000' },

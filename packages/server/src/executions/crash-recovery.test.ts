@@ -2,14 +2,13 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { createPostgresTestDatabase, postgresTestUrl } from '#test/db/test-database.js';
-import { startBin } from '#test/support/run-bin.js';
+import { binArgs, startBin } from '#test/support/run-bin.js';
 import { openDatabase } from '../db/index.js';
 
 // Issue 14 item 5: no answered call without its record, whenever the process is killed.
@@ -100,6 +99,8 @@ async function crashTest(databaseUrl: string, readTexts: () => Promise<Set<strin
     PORT: '0',
     DATABASE_URL: databaseUrl,
     GATEWAY_CONFIG: config,
+    // No balancer to wait for: SIGTERM stops the last one without the drain's notice.
+    GATEWAY_SHUTDOWN_NOTICE_MS: '0',
   };
   const answered: string[] = [];
   let token: string | undefined;
@@ -207,19 +208,9 @@ async function startOwner(env: Record<string, string>, zombie: boolean) {
     return { ...started, pid: started.child.pid as number };
   }
   const cwd = await mkdtemp(join(tmpdir(), 'gateway-zombie-'));
-  const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
-  const bin = fileURLToPath(new URL('../bin.ts', import.meta.url));
   const shell = spawn(
     'sh',
-    [
-      '-c',
-      '"$0" "$@" & echo "pid=$!"; exec sleep 600',
-      process.execPath,
-      '--conditions=@gateway/source',
-      '--import',
-      tsx,
-      bin,
-    ],
+    ['-c', '"$0" "$@" & echo "pid=$!"; exec sleep 600', process.execPath, ...(await binArgs())],
     {
       cwd,
       env: { ...env, PATH: process.env.PATH ?? '', HOME: cwd },
@@ -286,6 +277,8 @@ describe.each([
         PORT: '0',
         DATABASE_URL: file,
         GATEWAY_CONFIG: join(dir, 'gateway.config.js'),
+        // No balancer to wait for: SIGTERM stops the survivor without the drain's notice.
+        GATEWAY_SHUTDOWN_NOTICE_MS: '0',
       };
       const owner = await startOwner(env, zombie);
       const url = await listening(owner);

@@ -91,6 +91,8 @@ describe('gateway-server with OTEL_EXPORTER_OTLP_ENDPOINT', () => {
       GCP_CLIENT_ID: 'tracing-client',
       GCP_CLIENT_SECRET: 'tracing-client-secret-value',
       GCP_ISSUER_URL: idp.url,
+      // No balancer to wait for: SIGTERM stops it without the drain's notice.
+      GATEWAY_SHUTDOWN_NOTICE_MS: '0',
     });
     let port: string | undefined;
     for (let waited = 0; port === undefined && waited < 60_000; waited += 50) {

@@ -41,15 +41,18 @@ export interface PrivatePostgres {
 
 /**
  * Creates a PostgreSQL 15 cluster in a temp dir (`initdb`, trust authentication on loopback),
- * starts it on a free port, and removes it when the test ends. As root, the server runs as the
- * `postgres` OS user (PostgreSQL refuses to run as root). Check
+ * starts it on a free port, and removes it when the test ends (or, given `onEnd`, when what
+ * `onEnd` is handed is called: the tests of a file can share one cluster). As root, the server
+ * runs as the `postgres` OS user (PostgreSQL refuses to run as root). Check
  * {@link privatePostgresSkipReason} first.
  *
  * @example
  * const pg = await startPrivatePostgres();
  * await pg.restart();
  */
-export async function startPrivatePostgres(): Promise<PrivatePostgres> {
+export async function startPrivatePostgres(
+  onEnd: (remove: () => Promise<void>) => void = onTestFinished,
+): Promise<PrivatePostgres> {
   const dir = await mkdtemp(join(tmpdir(), 'gateway-pg-'));
   const asRoot = userInfo().uid === 0;
   const owner = asRoot ? await postgresIds() : undefined;
@@ -65,7 +68,7 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=60`;
 
   let stopped = false;
-  onTestFinished(async () => {
+  onEnd(async () => {
     if (!stopped) await ctl('stop', '-m', 'immediate').catch(() => {});
     await rm(dir, { recursive: true, force: true });
   });

@@ -4,20 +4,41 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { onTestFinished } from 'vitest';
+import { beforeAll, onTestFinished } from 'vitest';
+import { bundledBin } from './bin-bundle.js';
 import { captureLogLine, rememberSecret } from './known-secrets.js';
 
-const bin = fileURLToPath(new URL('../../src/bin.ts', import.meta.url));
+const sourceBin = fileURLToPath(new URL('../../src/bin.ts', import.meta.url));
 const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+
+// The run's bundle is ready (built, or another worker's build waited for) before the file's
+// tests start, within the hook time limit: on a busy machine a build takes seconds, which are no
+// part of what a test's own limit is for.
+beforeAll(async () => {
+  await bundledBin();
+});
 
 /** Environment variables whose values are secrets, by name. */
 const SECRET_VARIABLE = /secret|api_key|token|password/i;
 
 /**
- * A process of `gateway-server` (its sources, through tsx) with `args` (and Node's `nodeArgs`,
- * before the script), in a fresh directory,
- * with nothing but `env`, PATH and HOME. Every secret-named variable is remembered and every
- * output line captured for the leak check; the process is killed when the test ends.
+ * Node's arguments that run `gateway-server` (before its own): the run's bundle of the current
+ * sources (bin-bundle.ts), or with `sources` the source files themselves through tsx (for a test
+ * of which modules a start loads; ~5 times slower to start). Either way with the condition the
+ * repo's `pnpm start` runs with: the plugins a config names get `@gateway/sdk`'s sources.
+ */
+export async function binArgs(
+  options: { nodeArgs?: readonly string[]; sources?: boolean } = {},
+): Promise<string[]> {
+  const loader = options.sources ? ['--import', tsx] : [];
+  const script = options.sources ? sourceBin : await bundledBin();
+  return ['--conditions=@gateway/source', ...loader, ...(options.nodeArgs ?? []), script];
+}
+
+/**
+ * A process of `gateway-server` (binArgs) with `args` (and Node's `nodeArgs`, before the script), in a fresh
+ * directory, with nothing but `env`, PATH and HOME. Every secret-named variable is remembered and every output line captured for the leak check; the process is killed when the
+ * test ends.
  *
  * @example
  * const { exited, output } = await startBin({ AUTH_SECRET }, ['rekey']);
@@ -26,7 +47,7 @@ const SECRET_VARIABLE = /secret|api_key|token|password/i;
 export async function startBin(
   env: Record<string, string>,
   args: readonly string[] = [],
-  options: { nodeArgs?: readonly string[] } = {},
+  options: { nodeArgs?: readonly string[]; sources?: boolean } = {},
 ) {
   const cwd = await mkdtemp(join(tmpdir(), 'gateway-server-bin-'));
   onTestFinished(() => rm(cwd, { recursive: true, force: true }));
@@ -34,16 +55,11 @@ export async function startBin(
     if (SECRET_VARIABLE.test(name))
       for (const part of value.split(',')) rememberSecret(part.trim());
   }
-  // The workspace's sources: the same condition the repo's `pnpm start` runs them with.
-  const child = spawn(
-    process.execPath,
-    ['--conditions=@gateway/source', '--import', tsx, ...(options.nodeArgs ?? []), bin, ...args],
-    {
-      cwd,
-      env: { ...env, PATH: process.env.PATH ?? '', HOME: cwd },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
+  const child = spawn(process.execPath, [...(await binArgs(options)), ...args], {
+    cwd,
+    env: { ...env, PATH: process.env.PATH ?? '', HOME: cwd },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   onTestFinished(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   });
