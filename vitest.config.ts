@@ -46,6 +46,11 @@ export default defineConfig(({ mode }) => ({
         // limit only catches a hang, and 30 s cut real runs short on a loaded CI machine (a
         // page-by-page browser walk took 40 s there).
         ...(tier === 'system' ? { testTimeout: 120_000, hookTimeout: 180_000 } : {}),
+        // The browser files of the system tier share one chromium, launched when the first asks
+        // and closed when the run ends; each test makes its own contexts (issue 35).
+        ...(tier === 'system'
+          ? { globalSetup: ['packages/server/test/web/chromium-broker.global-setup.ts'] }
+          : {}),
       },
     })),
     typecheck: {

@@ -5,7 +5,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { rememberSecret } from '../support/known-secrets.js';
 import { TEST_SERVICE_SECRET } from '../support/test-gateway.js';
-import { launchChromium } from './browser.js';
+import { sharedChromium } from './browser.js';
 import { startWebTestWorld, type WebTestWorld } from './web-test-gateway.js';
 
 /** Where the browser tests save their screenshots (git-ignored). */
@@ -63,7 +63,7 @@ export async function startBrowserWorld(): Promise<BrowserWorld> {
   const world = await startWebTestWorld();
   let browser: Browser;
   try {
-    browser = await launchChromium();
+    browser = await sharedChromium();
   } catch (error) {
     await world.close();
     throw error;
