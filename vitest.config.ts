@@ -61,6 +61,9 @@ export default defineConfig(({ mode }) => ({
           // file (~7 s of each file's time at load 16), and they share one chromium, launched
           // when the first asks and closed when the run ends; each test makes its own contexts.
           isolate: false,
+          // A poll there waits on a page in another process (CONTRIBUTING.md: 10-15 s for a
+          // poll across processes); the 1 s default failed admin and endpoint polls at load 30+.
+          expect: { poll: { timeout: 15_000 } },
           globalSetup: ['packages/server/test/web/chromium-broker.global-setup.ts'],
         },
       },
