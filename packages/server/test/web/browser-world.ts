@@ -79,6 +79,8 @@ export async function startBrowserWorld(): Promise<BrowserWorld> {
     });
     // Well inside the test's own timeout, so a stuck step fails with the step's own message.
     context.setDefaultTimeout(10_000);
+    // A page load waits longer: the first one of a file timed out at 10 s at load 45.
+    context.setDefaultNavigationTimeout(30_000);
     contexts.push(context);
     return { context, page: await context.newPage() };
   };
