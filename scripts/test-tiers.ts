@@ -138,6 +138,13 @@ export function tierOf(file: string): Placement {
   return { file, tier: 'unit', reason: 'no socket, database or process found' };
 }
 
+/** Whether a test file (relative to the repository root) or a test helper it uses drives chromium. */
+export function usesChromium(file: string): boolean {
+  return [...sourcesOf(join(root, file)).values()].some((text) =>
+    /['"]playwright-core['"]/.test(text),
+  );
+}
+
 /** Every test file of the repository with its tier. */
 export function placeTestFiles(): Placement[] {
   const files = TEST_FILE_GLOBS.flatMap((pattern) =>

@@ -20,7 +20,12 @@ import {
   schemaKeys,
   unknownPath,
 } from '#test/http-suite/fuzz-arbitraries.js';
-import { gatewayRoutes, routeKey, suiteDatabases } from '#test/http-suite/suite-gateway.js';
+import {
+  gatewayRoutes,
+  routeKey,
+  sharedGateway,
+  suiteDatabases,
+} from '#test/http-suite/suite-gateway.js';
 import { capturedLogLines, knownSecrets } from '#test/support/known-secrets.js';
 import type { TestGateway, TestUser } from '#test/support/test-gateway.js';
 import { insertPendingApproval } from '../approvals/store.js';
@@ -42,6 +47,8 @@ const ONE_MIB = 1024 * 1024;
  * then.
  */
 const listAnswers = new Set<string>();
+/** How many fuzz worlds this file made, for their unique names. */
+let worlds = 0;
 
 afterAll(() => {
   expectNoLeaks(capturedLogLines(), 'the logs of the fuzzed gateways');
@@ -51,9 +58,16 @@ afterAll(() => {
   expect(({} as Record<string, unknown>).polluted).toBeUndefined();
 });
 
-/** A gateway with user A and some stored things, whose ids the fuzzer mixes in. */
-async function fuzzWorld(open: () => Promise<TestGateway>) {
-  const gw = await open();
+/**
+ * New callers and stored things on `gw` for one test: user A, an admin, a connection, an
+ * endpoint, a team connection, a service account, a role and a pending approval, whose ids and
+ * names the fuzzer mixes in. The tests of a database share one gateway (`sharedGateway()`: a
+ * gateway, and a PostgreSQL schema, per route was most of the suite's time), so what a world
+ * makes has names of its own; the shared things the fuzzer may also reach (the default and
+ * admin roles, the `notes` and `forecast` plugins) are ones every gateway starts with.
+ */
+async function fuzzWorld(gw: TestGateway) {
+  const unique = `${++worlds}-${crypto.randomUUID().slice(0, 8)}`;
   const user = await gw.createUser();
   const admin = await gw.createUser({ admin: true });
   const post = async (path: string, body: unknown, as: TestUser | 'service') => {
@@ -65,25 +79,36 @@ async function fuzzWorld(open: () => Promise<TestGateway>) {
   const secret = `fuzz-secret-${crypto.randomUUID()}`;
   const connection = await post(
     '/api/connections',
-    { userId: user.id, toolId: 'github', instanceName: 'Work', secret },
+    { userId: user.id, toolId: 'github', instanceName: `Work ${unique}`, secret },
     user,
   );
   const endpoint = await post(
     '/api/connections/mcp-endpoints',
-    { userId: user.id, name: 'laptop' },
+    { userId: user.id, name: `laptop ${unique}` },
     user,
   );
   const team = await post(
     '/api/team/connections',
-    { toolId: 'forecast', instanceName: 'Team', secret: `fuzz-team-${crypto.randomUUID()}` },
+    {
+      toolId: 'forecast',
+      instanceName: `Team ${unique}`,
+      secret: `fuzz-team-${crypto.randomUUID()}`,
+    },
     admin,
   );
   const serviceAccount = await post(
     '/api/service-accounts',
-    { name: 'bot', roleId: 'member' },
+    { name: `bot-${unique}`, roleId: 'member' },
     admin,
   );
-  await post('/api/policy/roles', { id: 'readers', name: 'Readers', patterns: ['**'] }, 'service');
+  const role = `readers-${unique}`;
+  await post(
+    '/api/policy/roles',
+    { id: role, name: `Readers ${unique}`, patterns: ['**'] },
+    'service',
+  );
+  // A plugin mounts under its own namespace only: the shared `notes` source, put back when an
+  // earlier test's requests deleted it (409 when it is there).
   await gw.request('POST', '/api/registry/sources', {
     as: 'service',
     body: { type: 'plugin', id: 'notes', namespace: 'notes', pluginId: 'notes' },
@@ -102,7 +127,7 @@ async function fuzzWorld(open: () => Promise<TestGateway>) {
   const seeds: FuzzSeeds = {
     userId: user.id,
     ids: [connection, endpoint, team, serviceAccount, approval.id],
-    names: ['member', 'admin', 'readers', 'notes', 'forecast', admin.id],
+    names: ['member', 'admin', role, 'notes', 'forecast', admin.id],
   };
   return { gw, user, admin, seeds };
 }
@@ -129,9 +154,10 @@ async function sendAndCheck(
 for (const database of suiteDatabases('fuzz suite')) {
   const open = database.open;
   describe.skipIf(open === undefined)(`fuzzing every route on ${database.name}`, () => {
+    const gateway = sharedGateway(database);
     for (const route of routes) {
       it(routeKey(route), async () => {
-        const { gw, user, admin, seeds } = await fuzzWorld(open!);
+        const { gw, user, admin, seeds } = await fuzzWorld(gateway());
         const method = route.method.toUpperCase();
         await fc.assert(
           fc.asyncProperty(fuzzRequest(route, seeds), async (request) => {
@@ -150,9 +176,10 @@ for (const database of suiteDatabases('fuzz suite')) {
 
   describe.skipIf(open === undefined)(`bodies, paths and methods on ${database.name}`, () => {
     const bodyRoutes = routes.filter((route) => route.body !== undefined);
+    const gateway = sharedGateway(database);
 
     it('answers 413 payload_too_large to a JSON body over 1 MiB, on every route taking one', async () => {
-      const { gw, user, seeds } = await fuzzWorld(open!);
+      const { gw, user, seeds } = await fuzzWorld(gateway());
       const big = JSON.stringify({ userId: seeds.userId, secret: 'x'.repeat(ONE_MIB) });
       for (const route of bodyRoutes) {
         const url = route.path.replace(/:\w+/g, seeds.ids[0] as string);
@@ -191,7 +218,7 @@ for (const database of suiteDatabases('fuzz suite')) {
     });
 
     it('answers malformed JSON and wrong content types with 400 in the error shape', async () => {
-      const { gw, user } = await fuzzWorld(open!);
+      const { gw, user } = await fuzzWorld(gateway());
       for (const route of bodyRoutes) {
         const url = route.path.replace(/:\w+/g, crypto.randomUUID());
         const cases: [string, string, string][] = [
@@ -225,7 +252,7 @@ for (const database of suiteDatabases('fuzz suite')) {
     // PostgreSQL refuses NUL in text ("invalid byte sequence for encoding UTF8: 0x00"); input
     // carrying one must be refused as invalid, not fail in the database as a 500.
     it('answers a NUL character in a parameter, query or body field below 500', async () => {
-      const { gw, user } = await fuzzWorld(open!);
+      const { gw, user } = await fuzzWorld(gateway());
       for (const route of routes) {
         const method = route.method.toUpperCase();
         const query = schemaKeys(route.query).map((key) => `${key}=%00`);
@@ -249,7 +276,7 @@ for (const database of suiteDatabases('fuzz suite')) {
     });
 
     it('answers unknown paths 404 not_found in the error shape', async () => {
-      const { gw, user } = await fuzzWorld(open!);
+      const { gw, user } = await fuzzWorld(gateway());
       await fc.assert(
         fc.asyncProperty(
           unknownPath(),
@@ -268,7 +295,7 @@ for (const database of suiteDatabases('fuzz suite')) {
     });
 
     it('answers a method a path does not serve 405 method_not_allowed, with Allow', async () => {
-      const { gw, seeds } = await fuzzWorld(open!);
+      const { gw, seeds } = await fuzzWorld(gateway());
       for (const route of routes) {
         const path = route.path.replace(/:\w+/g, seeds.ids[0] as string);
         const allowed = new Set(
@@ -290,7 +317,7 @@ for (const database of suiteDatabases('fuzz suite')) {
     // One path per resource: the slash form is no route, so it is a 404 for every method; a
     // 405 there would name the very method used in its `Allow`.
     it('answers a route path with a trailing slash 404 not_found, whatever the method', async () => {
-      const { gw, seeds } = await fuzzWorld(open!);
+      const { gw, seeds } = await fuzzWorld(gateway());
       for (const route of routes) {
         const path = `${route.path.replace(/:\w+/g, seeds.ids[0] as string)}/`;
         for (const method of METHODS) {

@@ -18,7 +18,7 @@ import {
   signedInBrowser,
   startOAuthGateway,
 } from '#test/mcp-oauth/oauth-kit.js';
-import { launchChromium } from '#test/web/browser.js';
+import { sharedChromium } from '#test/web/browser.js';
 import { listEndpoints } from '../mcp-endpoints/index.js';
 
 const MCP_REMOTE = fileURLToPath(
@@ -115,7 +115,7 @@ describe('mcp-remote with no header, signing in through the browser', () => {
       const authorize = await remote.authorizationUrl();
       expect(new URL(authorize).pathname).toBe('/oauth/authorize');
 
-      const browser = await launchChromium();
+      const browser = await sharedChromium();
       onTestFinished(() => browser.close());
       const page = await (await browser.newContext()).newPage();
       page.setDefaultTimeout(20_000);

@@ -83,8 +83,8 @@ const plugins = () => [notesPlugin(), forecastPlugin(), wikiPlugin()];
 /**
  * The databases to run `suite` on, each making a test gateway with the test plugins loaded.
  * Without `TEST_DATABASE_URL`, and in `pnpm test:fast` (`GATEWAY_TEST_FAST`: these suites go
- * route by route, the fuzz suite with a fresh PostgreSQL schema per route), the PostgreSQL run is
- * skipped, with a notice saying so; `pnpm test` and CI run it.
+ * route by route, each request slower on PostgreSQL), the PostgreSQL run is skipped, with a
+ * notice saying so; `pnpm test` and CI run it.
  */
 export function suiteDatabases(suite: string): SuiteDatabase[] {
   const fast = process.env.GATEWAY_TEST_FAST === '1';

@@ -5,7 +5,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { rememberSecret } from '../support/known-secrets.js';
 import { TEST_SERVICE_SECRET } from '../support/test-gateway.js';
-import { launchChromium } from './browser.js';
+import { sharedChromium } from './browser.js';
 import { startWebTestWorld, type WebTestWorld } from './web-test-gateway.js';
 
 /** Where the browser tests save their screenshots (git-ignored). */
@@ -63,7 +63,7 @@ export async function startBrowserWorld(): Promise<BrowserWorld> {
   const world = await startWebTestWorld();
   let browser: Browser;
   try {
-    browser = await launchChromium();
+    browser = await sharedChromium();
   } catch (error) {
     await world.close();
     throw error;
@@ -79,6 +79,8 @@ export async function startBrowserWorld(): Promise<BrowserWorld> {
     });
     // Well inside the test's own timeout, so a stuck step fails with the step's own message.
     context.setDefaultTimeout(10_000);
+    // A page load waits longer: the first one of a file timed out at 10 s at load 45.
+    context.setDefaultNavigationTimeout(30_000);
     contexts.push(context);
     return { context, page: await context.newPage() };
   };

@@ -82,12 +82,16 @@ describe('MCP endpoints in a real browser', () => {
     expect(JSON.parse(resultText(result))).toEqual({ from: 'Oslo', to: 'Bergen', minutes: 12 });
 
     const row = page.locator('[data-endpoint="Laptop"]');
-    // Last use is recorded off the request path: reload until it shows.
+    // Last use is recorded off the request path: reload until it shows (each try loads the page,
+    // which takes over expect.poll's 1 s default on a loaded machine).
     await expect
-      .poll(async () => {
-        await page.goto('/endpoints');
-        return row.locator('[data-last-used] time').count();
-      })
+      .poll(
+        async () => {
+          await page.goto('/endpoints');
+          return row.locator('[data-last-used] time').count();
+        },
+        { timeout: 15_000 },
+      )
       .toBe(1);
     expect(await row.locator('[data-token] code').textContent()).toMatch(/^gw_mcp_•+/);
     await shot(page, 'endpoints');

@@ -12,7 +12,7 @@ import {
   revokeAndExpire,
   startOidcWorld,
 } from '#test/auth/oidc-world.js';
-import { launchChromium } from '#test/web/browser.js';
+import { sharedChromium } from '#test/web/browser.js';
 
 /** Walks the provider's login and consent pages until the browser is back on the gateway. */
 async function throughProvider(page: Page, world: OidcWorld): Promise<void> {
@@ -38,7 +38,7 @@ const pill = (page: Page) => page.locator('[data-provider="cloud"] [data-state]'
 describe('oidc-provider sign-in and Reconnect in chromium', () => {
   it('signs in with the provider, then shows Reconnect after invalid_grant and reconnects', async () => {
     const world = await startOidcWorld();
-    const chromium = await launchChromium();
+    const chromium = await sharedChromium();
     onTestFinished(() => chromium.close());
     const context = await chromium.newContext({ baseURL: world.url });
     context.setDefaultTimeout(15_000);

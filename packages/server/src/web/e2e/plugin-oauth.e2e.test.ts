@@ -21,7 +21,7 @@ import {
   startPluginGateway,
 } from '#test/plugin-oauth/plugin-oauth-world.js';
 import { rememberSecret } from '#test/support/known-secrets.js';
-import { launchChromium, throughAuthorizationServer } from '#test/web/browser.js';
+import { sharedChromium, throughAuthorizationServer } from '#test/web/browser.js';
 import { createEndpoint } from '../../mcp-endpoints/index.js';
 
 const text = (result: unknown) =>
@@ -55,7 +55,7 @@ describe('a plugin’s own OAuth provider in chromium', () => {
     });
     // No NOTION_CLIENT_ID in the settings: the admin gives the client in the web app.
     const { gw, url } = await startPluginGateway({ port, plugins: [plugin], env: {} });
-    const chromium = await launchChromium();
+    const chromium = await sharedChromium();
     onTestFinished(() => chromium.close());
 
     // The first to sign up is the admin.
@@ -155,7 +155,7 @@ describe('a plugin’s own OAuth provider in chromium', () => {
       plugins: [plugin],
       env: { NOTION_CLIENT_ID: 'mock-client', NOTION_CLIENT_SECRET: secret },
     });
-    const chromium = await launchChromium();
+    const chromium = await sharedChromium();
     onTestFinished(() => chromium.close());
     const context = await chromium.newContext({ baseURL: url });
     context.setDefaultTimeout(15_000);

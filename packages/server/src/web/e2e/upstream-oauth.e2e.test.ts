@@ -8,14 +8,14 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { connectV1 } from '#test/mcp/mcp-test-kit.js';
 import { rememberSecret } from '#test/support/known-secrets.js';
 import { startOAuthUpstreamWorld } from '#test/upstream-oauth/oauth-world.js';
-import { launchChromium, throughAuthorizationServer } from '#test/web/browser.js';
+import { sharedChromium, throughAuthorizationServer } from '#test/web/browser.js';
 import { createEndpoint } from '../../mcp-endpoints/index.js';
 
 describe('connecting an OAuth upstream from the Tools tab in chromium', () => {
   it('connects through the authorization server, then the tool runs as the person', async () => {
     const world = await startOAuthUpstreamWorld();
     expect((await world.register()).status).toBe(201);
-    const chromium = await launchChromium();
+    const chromium = await sharedChromium();
     onTestFinished(() => chromium.close());
     const context = await chromium.newContext({ baseURL: world.mcp.url });
     context.setDefaultTimeout(15_000);
