@@ -1,9 +1,15 @@
+import { createHash } from 'node:crypto';
 import type { CompiledQuery } from 'kysely';
 import { inQuerySpan, type QuerySpan, querySpan } from './query-spans.js';
 
-/** A statement for {@link PoolQuery}: its SQL and its span, both worked out once. */
+/** A statement for {@link PoolQuery}: its SQL, name and span, all worked out once. */
 export interface PoolStatement {
   sql: string;
+  /**
+   * Its name as a server-side prepared statement: each connection parses it once, then only binds
+   * and executes it (docs/deploy.md: a pooler in front must use session pooling).
+   */
+  name: string;
   span: QuerySpan;
 }
 
@@ -16,7 +22,7 @@ export type PoolQuery = (statement: PoolStatement, parameters: unknown[]) => Pro
 
 /** The subset of a `pg` pool client a {@link PoolQuery} uses. */
 interface PoolClient {
-  query(sql: string, parameters: unknown[]): Promise<{ rows: unknown[] }>;
+  query(query: { name: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
   release(): void;
 }
 
@@ -53,7 +59,9 @@ export function poolQuery(connect: () => Promise<PoolClient>): PoolQuery {
     try {
       return await inQuerySpan(
         statement.span,
-        async () => (await client.query(statement.sql, parameters)).rows,
+        async () =>
+          (await client.query({ name: statement.name, text: statement.sql, values: parameters }))
+            .rows,
       );
     } finally {
       client.release();
@@ -61,7 +69,15 @@ export function poolQuery(connect: () => Promise<PoolClient>): PoolQuery {
   };
 }
 
-/** The {@link PoolStatement} of a compiled query. */
+/**
+ * The {@link PoolStatement} of a compiled query. Its name comes from its SQL, so a text always
+ * has the one name and two texts never share one on a connection.
+ */
 export function poolStatement(query: CompiledQuery): PoolStatement {
-  return { sql: query.sql, span: querySpan(query, 'postgresql') };
+  return { sql: query.sql, name: statementName(query.sql), span: querySpan(query, 'postgresql') };
+}
+
+/** The server-side name of the prepared statement `sql` ({@link PoolStatement}). */
+export function statementName(sql: string): string {
+  return `gw_${createHash('sha256').update(sql).digest('hex').slice(0, 32)}`;
 }
