@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import pg from 'pg';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { createPostgresTestDatabase, postgresTestUrl } from '#test/db/test-database.js';
@@ -113,12 +114,24 @@ describe.skipIf(url === undefined)('batched lookups on PostgreSQL', () => {
       db
         .selectFrom('pg_prepared_statements' as never)
         .select('statement' as never)
-        .where('statement' as never, 'like', param('like')),
+        .where('statement' as never, 'like', param('like') as never),
     );
     await byId({ id: 'batch-a' });
     // One connection serves lookups one at a time: the statement is prepared on it.
     const prepared = await readPrepared({ like: '%from "roles"%' });
     expect(prepared).toEqual([{ statement: 'select "name" from "roles" where "id" = $1' }]);
+  });
+
+  it('prepare a statement afresh after a migration changed the type of a column it reads', async () => {
+    const db = await open();
+    const byId = prepareQuery(db, ['id'], (param) =>
+      db.selectFrom('roles').select('name').where('id', '=', param('id')),
+    );
+    expect(await byId({ id: 'batch-a' })).toEqual([{ name: 'BATCH-A' }]);
+    // As a newer instance's migration would, while this one runs (a rolling upgrade).
+    await sql`alter table roles alter column name type varchar(200)`.execute(db);
+    expect(await byId({ id: 'batch-a' })).toEqual([{ name: 'BATCH-A' }]);
+    expect(await byId({ id: 'batch-b' })).toEqual([{ name: 'BATCH-B' }]);
   });
 });
 

@@ -23,7 +23,8 @@ export type PoolQuery = (statement: PoolStatement, parameters: unknown[]) => Pro
 /** The subset of a `pg` pool client a {@link PoolQuery} uses. */
 interface PoolClient {
   query(query: { name: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
-  release(): void;
+  /** With an error: the pool closes the connection instead of keeping it. */
+  release(error?: Error): void;
 }
 
 const poolQueries = new WeakMap<object, PoolQuery>();
@@ -52,21 +53,41 @@ export function setPoolQuery(db: object, run: PoolQuery): void {
  * A {@link PoolQuery} over `connect` (the pool's checkout), with the span kysely's queries get
  * (db/query-spans.ts). The connection goes back as kysely gives it back: whole, and the pool drops
  * one that lost its server.
+ *
+ * A statement prepared on a connection before a migration changed the type of a column it reads
+ * (a rolling upgrade) fails there from then on ("cached plan must not change result type"): that
+ * connection is closed and the statement runs once more on another, which prepares it afresh.
  */
 export function poolQuery(connect: () => Promise<PoolClient>): PoolQuery {
-  return async (statement, parameters) => {
+  const once = async (statement: PoolStatement, parameters: unknown[]) => {
     const client = await connect();
+    let failed: unknown;
     try {
-      return await inQuerySpan(
-        statement.span,
-        async () =>
-          (await client.query({ name: statement.name, text: statement.sql, values: parameters }))
-            .rows,
-      );
+      const query = { name: statement.name, text: statement.sql, values: parameters };
+      return (await client.query(query)).rows;
+    } catch (error) {
+      failed = error;
+      throw error;
     } finally {
-      client.release();
+      client.release(isStalePlan(failed) ? (failed as Error) : undefined);
     }
   };
+  return (statement, parameters) =>
+    inQuerySpan(statement.span, () =>
+      once(statement, parameters).catch((error: unknown) => {
+        if (!isStalePlan(error)) throw error;
+        return once(statement, parameters);
+      }),
+    );
+}
+
+/** The error of a prepared statement whose result's types a migration changed since. */
+function isStalePlan(error: unknown): boolean {
+  return (
+    error instanceof Error &&
+    (error as { code?: unknown }).code === '0A000' &&
+    /cached plan must not change result type/.test(error.message)
+  );
 }
 
 /**
