@@ -74,7 +74,9 @@ async function runner(): Promise<{ run: (i: number) => Promise<unknown>; close: 
     step = batch;
     return {
       run: (i) =>
-        Promise.all(Array.from({ length: batch }, (_, at) => lookup({ a: 'x', b: String(i + at) }))),
+        Promise.all(
+          Array.from({ length: batch }, (_, at) => lookup({ a: 'x', b: String(i + at) })),
+        ),
       close: database.close,
     };
   }

@@ -62,7 +62,9 @@ export function batchedPoolQuery(
       const { gw_batch_index: index, ...rest } = row;
       results[Number(index) - 1]?.push(rest);
     }
-    chunk.forEach((pending, index) => pending.resolve(results[index] as unknown[]));
+    chunk.forEach((pending, index) => {
+      pending.resolve(results[index] as unknown[]);
+    });
   };
   let queued: Pending[] = [];
   const flush = () => {

@@ -62,28 +62,31 @@ export type TokenLookup =
 
 /** The CLI token or service-account key with the hash, and the role that applies to it. */
 function prepareApiTokenQuery(db: Kysely<DatabaseSchema>) {
-  return prepareQuery(db, ['hash'], (param) =>
-    db
-      .selectFrom('api_tokens')
-      .select((eb) => [
-        'api_tokens.id',
-        'api_tokens.kind',
-        'api_tokens.user_id',
-        'api_tokens.expires_at',
-        'api_tokens.service_account_id',
-        eb
-          .selectFrom('service_accounts')
-          .select('service_accounts.role_id')
-          .whereRef('service_accounts.id', '=', 'api_tokens.service_account_id')
-          .as('account_role_id'),
-        eb
-          .selectFrom('user_roles')
-          .select('user_roles.role_id')
-          .whereRef('user_roles.user_id', '=', 'api_tokens.user_id')
-          .as('user_role_id'),
-      ])
-      .where('api_tokens.token_hash', '=', param('hash'))
-      .where('api_tokens.revoked_at', 'is', null),
+  return prepareQuery(
+    db,
+    ['hash'],
+    (param) =>
+      db
+        .selectFrom('api_tokens')
+        .select((eb) => [
+          'api_tokens.id',
+          'api_tokens.kind',
+          'api_tokens.user_id',
+          'api_tokens.expires_at',
+          'api_tokens.service_account_id',
+          eb
+            .selectFrom('service_accounts')
+            .select('service_accounts.role_id')
+            .whereRef('service_accounts.id', '=', 'api_tokens.service_account_id')
+            .as('account_role_id'),
+          eb
+            .selectFrom('user_roles')
+            .select('user_roles.role_id')
+            .whereRef('user_roles.user_id', '=', 'api_tokens.user_id')
+            .as('user_role_id'),
+        ])
+        .where('api_tokens.token_hash', '=', param('hash'))
+        .where('api_tokens.revoked_at', 'is', null),
     { batch: true },
   );
 }
@@ -246,18 +249,24 @@ export function createTokenRepository(database: GatewayDatabase, defaultRoleId: 
  */
 function prepareWithSession(db: Kysely<DatabaseSchema>, defaultRoleId: string) {
   return {
-    endpoint: prepareQuery(db, ['hash', 'session'], (param) =>
-      db
-        .selectFrom(endpointByToken(db, defaultRoleId, param('hash')).as('token'))
-        .selectAll('token')
-        .select(sessionState(param('session'))),
+    endpoint: prepareQuery(
+      db,
+      ['hash', 'session'],
+      (param) =>
+        db
+          .selectFrom(endpointByToken(db, defaultRoleId, param('hash')).as('token'))
+          .selectAll('token')
+          .select(sessionState(param('session'))),
       { batch: true },
     ),
-    oauth: prepareQuery(db, ['hash', 'session'], (param) =>
-      db
-        .selectFrom(accessTokenByHash(db, defaultRoleId, param('hash')).as('token'))
-        .selectAll('token')
-        .select(sessionState(param('session'))),
+    oauth: prepareQuery(
+      db,
+      ['hash', 'session'],
+      (param) =>
+        db
+          .selectFrom(accessTokenByHash(db, defaultRoleId, param('hash')).as('token'))
+          .selectAll('token')
+          .select(sessionState(param('session'))),
       { batch: true },
     ),
   };
