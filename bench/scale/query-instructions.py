@@ -3,7 +3,7 @@
 
 Usage (from the repository root, TEST_DATABASE_URL set):
   python3 bench/scale/query-instructions.py PATH [COUNT] [RUNS]
-PATH is prepared, kysely or pool (see query-instructions.ts); COUNT queries are counted (2,000),
+PATH is prepared, batched, kysely or pool (see query-instructions.ts); COUNT queries are counted (2,000),
 RUNS times (3). Prints each run's instructions a query: every thread, and the main thread alone.
 """
 import glob

@@ -7,6 +7,8 @@
  * - `kysely`: the same compiled query through kysely's `executeQuery` (the path `prepareQuery`
  *   took before 2026-11-29 night);
  * - `pool`: `client.query` on a client of a bare `pg` pool, no gateway code (a reference).
+ * - `batched`: the same query prepared with `{ batch: true }`, `QUERY_BATCH` (8) lookups asked for
+ *   in each turn (db/batched-query.ts: one statement a turn), `count` lookups in all.
  *
  * Count a run of 500 and one of 2,500 under callgrind; the difference ÷ 2,000 is one query's
  * instructions, with the process's start and warm-up cancelled out:
@@ -60,6 +62,24 @@ async function runner(): Promise<{ run: (i: number) => Promise<unknown>; close: 
     db.selectNoFrom((eb) => [eb.val(param('a')).as('a'), eb.val(param('b')).as('b')]),
   );
   if (path === 'prepared') return { run: (i) => query({ a: 'x', b: i }), close: database.close };
+  if (path === 'batched') {
+    const lookup = prepareQuery(
+      db,
+      ['a', 'b'],
+      (param) => db.selectNoFrom((eb) => [eb.val(param('a')).as('a'), eb.val(param('b')).as('b')]),
+      { batch: true },
+    );
+    const batch = Number(process.env.QUERY_BATCH ?? 8);
+    // One step asks for a turn's lookups; the loops below count steps, so `count` ÷ batch.
+    step = batch;
+    return {
+      run: (i) =>
+        Promise.all(
+          Array.from({ length: batch }, (_, at) => lookup({ a: 'x', b: String(i + at) })),
+        ),
+      close: database.close,
+    };
+  }
   if (path === 'kysely') {
     const compiled = db.selectNoFrom((eb) => [eb.val('x').as('a'), eb.val(0).as('b')]).compile();
     return {
@@ -67,13 +87,15 @@ async function runner(): Promise<{ run: (i: number) => Promise<unknown>; close: 
       close: database.close,
     };
   }
-  throw new Error(`unknown path "${path}": prepared, kysely or pool`);
+  throw new Error(`unknown path "${path}": prepared, batched, kysely or pool`);
 }
 
+/** Lookups one run makes (`batched`: a turn's). */
+let step = 1;
 const { run, close } = await runner();
-for (let i = 0; i < warmup; i += 1) await run(i);
+for (let i = 0; i < warmup; i += step) await run(i);
 if (process.env.QUERY_HANDSHAKE === '1') await handshake('warm');
-for (let i = 0; i < count; i += 1) await run(i);
+for (let i = 0; i < count; i += step) await run(i);
 if (process.env.QUERY_HANDSHAKE === '1') await handshake('done');
 await close();
 

@@ -1,9 +1,15 @@
+import { createHash } from 'node:crypto';
 import type { CompiledQuery } from 'kysely';
 import { inQuerySpan, type QuerySpan, querySpan } from './query-spans.js';
 
-/** A statement for {@link PoolQuery}: its SQL and its span, both worked out once. */
+/** A statement for {@link PoolQuery}: its SQL, name and span, all worked out once. */
 export interface PoolStatement {
   sql: string;
+  /**
+   * Its name as a server-side prepared statement: each connection parses it once, then only binds
+   * and executes it (docs/deploy.md: a pooler in front must use session pooling).
+   */
+  name: string;
   span: QuerySpan;
 }
 
@@ -16,8 +22,9 @@ export type PoolQuery = (statement: PoolStatement, parameters: unknown[]) => Pro
 
 /** The subset of a `pg` pool client a {@link PoolQuery} uses. */
 interface PoolClient {
-  query(sql: string, parameters: unknown[]): Promise<{ rows: unknown[] }>;
-  release(): void;
+  query(query: { name: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
+  /** With an error: the pool closes the connection instead of keeping it. */
+  release(error?: Error): void;
 }
 
 const poolQueries = new WeakMap<object, PoolQuery>();
@@ -46,22 +53,52 @@ export function setPoolQuery(db: object, run: PoolQuery): void {
  * A {@link PoolQuery} over `connect` (the pool's checkout), with the span kysely's queries get
  * (db/query-spans.ts). The connection goes back as kysely gives it back: whole, and the pool drops
  * one that lost its server.
+ *
+ * A statement prepared on a connection before a migration changed the type of a column it reads
+ * (a rolling upgrade) fails there from then on ("cached plan must not change result type"): that
+ * connection is closed and the statement runs once more on another, which prepares it afresh.
  */
 export function poolQuery(connect: () => Promise<PoolClient>): PoolQuery {
-  return async (statement, parameters) => {
+  const once = async (statement: PoolStatement, parameters: unknown[]) => {
     const client = await connect();
+    let failed: unknown;
     try {
-      return await inQuerySpan(
-        statement.span,
-        async () => (await client.query(statement.sql, parameters)).rows,
-      );
+      const query = { name: statement.name, text: statement.sql, values: parameters };
+      return (await client.query(query)).rows;
+    } catch (error) {
+      failed = error;
+      throw error;
     } finally {
-      client.release();
+      client.release(isStalePlan(failed) ? (failed as Error) : undefined);
     }
   };
+  return (statement, parameters) =>
+    inQuerySpan(statement.span, () =>
+      once(statement, parameters).catch((error: unknown) => {
+        if (!isStalePlan(error)) throw error;
+        return once(statement, parameters);
+      }),
+    );
 }
 
-/** The {@link PoolStatement} of a compiled query. */
+/** The error of a prepared statement whose result's types a migration changed since. */
+function isStalePlan(error: unknown): boolean {
+  return (
+    error instanceof Error &&
+    (error as { code?: unknown }).code === '0A000' &&
+    /cached plan must not change result type/.test(error.message)
+  );
+}
+
+/**
+ * The {@link PoolStatement} of a compiled query. Its name comes from its SQL, so a text always
+ * has the one name and two texts never share one on a connection.
+ */
 export function poolStatement(query: CompiledQuery): PoolStatement {
-  return { sql: query.sql, span: querySpan(query, 'postgresql') };
+  return { sql: query.sql, name: statementName(query.sql), span: querySpan(query, 'postgresql') };
+}
+
+/** The server-side name of the prepared statement `sql` ({@link PoolStatement}). */
+export function statementName(sql: string): string {
+  return `gw_${createHash('sha256').update(sql).digest('hex').slice(0, 32)}`;
 }

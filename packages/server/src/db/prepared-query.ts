@@ -1,5 +1,6 @@
 import { type Compilable, CompiledQuery, type Kysely } from 'kysely';
-import { type PoolQuery, type PoolStatement, poolQueryOf, poolStatement } from './pool-query.js';
+import { batchedPoolQuery, bindValues } from './batched-query.js';
+import { poolQueryOf, poolStatement } from './pool-query.js';
 import type { DatabaseSchema } from './schema.js';
 
 const MARK = '\u0000param:';
@@ -26,6 +27,9 @@ export type PreparedQuery<Name extends string, Row> = (
  * );
  * const [row] = await findRole({ id: roleId });
  *
+ * With `{ batch: true }`, on PostgreSQL the runs asked for in one turn of the event loop go to
+ * the database as one statement (db/batched-query.ts); the named values must then be text.
+ *
  * @throws Error (a rejection of each run) when a name's stand-in did not end up a parameter of
  * the SQL.
  */
@@ -33,17 +37,15 @@ export function prepareQuery<const Name extends string, Row>(
   db: Kysely<DatabaseSchema>,
   names: readonly Name[],
   build: (param: (name: Name) => string) => Compilable<Row>,
+  options: { batch?: boolean } = {},
 ): PreparedQuery<Name, Row> {
   let prepared: Prepared | undefined;
   return async (values) => {
-    prepared ??= compileOnce(db, names, build);
-    const { sql, constants, slots, pool } = prepared;
-    const parameters = constants.map((constant, index) => {
-      const name = slots[index];
-      return name === undefined ? constant : values[name as Name];
-    });
-    if (pool !== undefined) return (await pool.run(pool.statement, parameters)) as Row[];
-    const result = await db.executeQuery<Row>(CompiledQuery.raw(sql, parameters));
+    prepared ??= compileOnce(db, names, build, options.batch === true);
+    const { pool } = prepared;
+    if (pool !== undefined) return (await pool(values)) as Row[];
+    const parameters = bindValues(prepared, values);
+    const result = await db.executeQuery<Row>(CompiledQuery.raw(prepared.sql, parameters));
     return result.rows;
   };
 }
@@ -55,13 +57,14 @@ interface Prepared {
   /** Undefined for a constant of the query. */
   slots: readonly (string | undefined)[];
   /** PostgreSQL: the statement goes to the pool itself, not through kysely (db/pool-query.ts). */
-  pool?: { run: PoolQuery; statement: PoolStatement };
+  pool?: (values: Readonly<Record<string, unknown>>) => Promise<unknown[]>;
 }
 
 function compileOnce<Name extends string>(
   db: Kysely<DatabaseSchema>,
   names: readonly Name[],
   build: (param: (name: Name) => string) => Compilable<unknown>,
+  batch: boolean,
 ): Prepared {
   const stands = new Map(names.map((name) => [`${MARK}${name}`, name]));
   const compiled = build((name) => `${MARK}${name}`).compile();
@@ -73,11 +76,12 @@ function compileOnce<Name extends string>(
       throw new Error(`prepareQuery: "${name}" is not a parameter of: ${compiled.sql}`);
     }
   }
+  const statement = { sql: compiled.sql, constants: compiled.parameters, slots };
   const run = poolQueryOf(db);
-  return {
-    sql: compiled.sql,
-    constants: compiled.parameters,
-    slots,
-    ...(run === undefined ? {} : { pool: { run, statement: poolStatement(compiled) } }),
-  };
+  if (run === undefined) return statement;
+  const single = poolStatement(compiled);
+  if (batch) return { ...statement, pool: batchedPoolQuery(run, single, statement, names) };
+  const pool = (values: Readonly<Record<string, unknown>>) =>
+    run(single, bindValues(statement, values));
+  return { ...statement, pool };
 }

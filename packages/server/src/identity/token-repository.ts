@@ -62,28 +62,32 @@ export type TokenLookup =
 
 /** The CLI token or service-account key with the hash, and the role that applies to it. */
 function prepareApiTokenQuery(db: Kysely<DatabaseSchema>) {
-  return prepareQuery(db, ['hash'], (param) =>
-    db
-      .selectFrom('api_tokens')
-      .select((eb) => [
-        'api_tokens.id',
-        'api_tokens.kind',
-        'api_tokens.user_id',
-        'api_tokens.expires_at',
-        'api_tokens.service_account_id',
-        eb
-          .selectFrom('service_accounts')
-          .select('service_accounts.role_id')
-          .whereRef('service_accounts.id', '=', 'api_tokens.service_account_id')
-          .as('account_role_id'),
-        eb
-          .selectFrom('user_roles')
-          .select('user_roles.role_id')
-          .whereRef('user_roles.user_id', '=', 'api_tokens.user_id')
-          .as('user_role_id'),
-      ])
-      .where('api_tokens.token_hash', '=', param('hash'))
-      .where('api_tokens.revoked_at', 'is', null),
+  return prepareQuery(
+    db,
+    ['hash'],
+    (param) =>
+      db
+        .selectFrom('api_tokens')
+        .select((eb) => [
+          'api_tokens.id',
+          'api_tokens.kind',
+          'api_tokens.user_id',
+          'api_tokens.expires_at',
+          'api_tokens.service_account_id',
+          eb
+            .selectFrom('service_accounts')
+            .select('service_accounts.role_id')
+            .whereRef('service_accounts.id', '=', 'api_tokens.service_account_id')
+            .as('account_role_id'),
+          eb
+            .selectFrom('user_roles')
+            .select('user_roles.role_id')
+            .whereRef('user_roles.user_id', '=', 'api_tokens.user_id')
+            .as('user_role_id'),
+        ])
+        .where('api_tokens.token_hash', '=', param('hash'))
+        .where('api_tokens.revoked_at', 'is', null),
+    { batch: true },
   );
 }
 
@@ -175,7 +179,8 @@ export function createTokenRepository(database: GatewayDatabase, defaultRoleId: 
   const owners = new LookupCache<TokenOwner>(database);
 
   // PostgreSQL, where every lookup reads: a 2025 session's request reads its session's row in
-  // its token's statement (MCP tokens; any other asks the session's owner itself).
+  // its token's statement (MCP tokens; any other asks the session's owner itself), and the
+  // lookups of requests read in one turn go as one statement (db/batched-query.ts).
   const withSession =
     database.dialect === 'postgres' ? prepareWithSession(db, defaultRoleId) : undefined;
 
@@ -185,20 +190,22 @@ export function createTokenRepository(database: GatewayDatabase, defaultRoleId: 
     hash: string,
     sessionId: string | undefined,
   ): Promise<{ owner: TokenOwner | undefined; session?: SessionState }> => {
-    const sessionQueries = sessionId === undefined ? undefined : withSession;
+    // On PostgreSQL every MCP token is read by the statement with the session (none: null), so
+    // that the lookups of one turn, with a session or not, batch into one statement.
+    const session = sessionId ?? null;
     if (token.startsWith('gw_mcp_')) {
-      const [row] = await (sessionQueries === undefined
+      const [row] = await (withSession === undefined
         ? endpointQuery({ hash })
-        : sessionQueries.endpoint({ hash, session: sessionId }));
+        : withSession.endpoint({ hash, session }));
       return {
         owner: row === undefined ? undefined : endpointOwner(row, defaultRoleId),
         ...sessionOf(sessionId, row),
       };
     }
     if (token.startsWith('gw_oat_')) {
-      const [row] = await (sessionQueries === undefined
+      const [row] = await (withSession === undefined
         ? oauthTokenQuery({ hash })
-        : sessionQueries.oauth({ hash, session: sessionId }));
+        : withSession.oauth({ hash, session }));
       return {
         owner: row === undefined ? undefined : accessTokenOwner(row, defaultRoleId),
         ...sessionOf(sessionId, row),
@@ -242,17 +249,25 @@ export function createTokenRepository(database: GatewayDatabase, defaultRoleId: 
  */
 function prepareWithSession(db: Kysely<DatabaseSchema>, defaultRoleId: string) {
   return {
-    endpoint: prepareQuery(db, ['hash', 'session'], (param) =>
-      db
-        .selectFrom(endpointByToken(db, defaultRoleId, param('hash')).as('token'))
-        .selectAll('token')
-        .select(sessionState(param('session'))),
+    endpoint: prepareQuery(
+      db,
+      ['hash', 'session'],
+      (param) =>
+        db
+          .selectFrom(endpointByToken(db, defaultRoleId, param('hash')).as('token'))
+          .selectAll('token')
+          .select(sessionState(param('session'))),
+      { batch: true },
     ),
-    oauth: prepareQuery(db, ['hash', 'session'], (param) =>
-      db
-        .selectFrom(accessTokenByHash(db, defaultRoleId, param('hash')).as('token'))
-        .selectAll('token')
-        .select(sessionState(param('session'))),
+    oauth: prepareQuery(
+      db,
+      ['hash', 'session'],
+      (param) =>
+        db
+          .selectFrom(accessTokenByHash(db, defaultRoleId, param('hash')).as('token'))
+          .selectAll('token')
+          .select(sessionState(param('session'))),
+      { batch: true },
     ),
   };
 }
