@@ -165,10 +165,12 @@ export async function startLocalRegistry({
     for (const name of publishable) rmSync(join(proxied, name), { recursive: true, force: true });
   };
   try {
-    const deadline = Date.now() + 30_000;
+    // A hang guard: on a loaded machine (CI runs the release check beside other steps) verdaccio
+    // took over 30 s to answer.
+    const deadline = Date.now() + 120_000;
     for (;;) {
       if (child.exitCode !== null) throw new Error(`verdaccio exited ${child.exitCode}: ${output}`);
-      if (Date.now() > deadline) throw new Error(`verdaccio did not answer within 30 s: ${output}`);
+      if (Date.now() > deadline) throw new Error(`verdaccio did not answer within 120 s: ${output}`);
       const ok = await fetch(`${url}-/ping`).then(
         (response) => response.ok,
         () => false,
