@@ -170,7 +170,8 @@ export async function startLocalRegistry({
     const deadline = Date.now() + 120_000;
     for (;;) {
       if (child.exitCode !== null) throw new Error(`verdaccio exited ${child.exitCode}: ${output}`);
-      if (Date.now() > deadline) throw new Error(`verdaccio did not answer within 120 s: ${output}`);
+      if (Date.now() > deadline)
+        throw new Error(`verdaccio did not answer within 120 s: ${output}`);
       const ok = await fetch(`${url}-/ping`).then(
         (response) => response.ok,
         () => false,
