@@ -21,7 +21,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
-import { startLocalRegistry } from './local-registry/index.mjs';
+import { registryCacheDir, startLocalRegistry } from './local-registry/index.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const PACKAGES = ['sdk', 'cli', 'server'];
@@ -152,8 +152,11 @@ try {
   );
 
   // 2. Published as the release workflow publishes, to a registry of our own.
+  // A storage of its own: .ci/run runs this beside the newcomer walkthrough's try-plugin, whose
+  // registry empties @gateway/* in its storage when it starts.
   registry = await startLocalRegistry({
     publishable: OPTIONAL_STAND_INS.map((stand) => stand.name),
+    storage: registryCacheDir('release-check'),
   });
   const host = new URL(registry.url).host;
   const publishEnv = {

@@ -52,10 +52,15 @@ function ensureVerdaccio(log) {
   return bin;
 }
 
-/** Where the registry keeps the packages it proxied: `GATEWAY_REGISTRY_CACHE`, else under ~/.cache. */
-export function registryCacheDir() {
+/**
+ * Where the registry keeps the packages it proxied: `GATEWAY_REGISTRY_CACHE`, else under ~/.cache.
+ * A `name` gives a folder beside it, for a registry that may run while another does: each removes
+ * @gateway/* from its storage when it starts (CI runs the release check beside try-plugin).
+ */
+export function registryCacheDir(name) {
   const base = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
-  return process.env.GATEWAY_REGISTRY_CACHE || join(base, 'gateway', 'local-registry');
+  const dir = process.env.GATEWAY_REGISTRY_CACHE || join(base, 'gateway', 'local-registry');
+  return name === undefined ? dir : `${dir}-${name}`;
 }
 
 /** Builds the three packages and packs them into `out`; returns `out`. */
@@ -83,10 +88,15 @@ function freePort() {
 /**
  * Starts verdaccio on a free port of 127.0.0.1 and publishes the gateway-{sdk,cli,server}-*.tgz
  * of `packs` to it, when given (without, @gateway/* is left for the caller to publish). The
- * packages named in `publishable` may be published too, for this run only. Resolves with its URL
- * and `stop()`.
+ * packages named in `publishable` may be published too, for this run only. Its storage is
+ * `storage` (registryCacheDir() unless given). Resolves with its URL and `stop()`.
  */
-export async function startLocalRegistry({ packs, log = () => {}, publishable = [] }) {
+export async function startLocalRegistry({
+  packs,
+  log = () => {},
+  publishable = [],
+  storage = registryCacheDir(),
+}) {
   const tarballs = (packs === undefined ? [] : PACKAGES).map((name) => {
     const file = readdirSync(packs).find((entry) =>
       new RegExp(`^gateway-${name}-.+\\.tgz$`).test(entry),
@@ -99,7 +109,7 @@ export async function startLocalRegistry({ packs, log = () => {}, publishable = 
   // What it proxied is kept between runs (verdaccio parses every packument it serves, and a
   // fresh proxy cache makes a project's first install minutes long); @gateway/* is published
   // afresh.
-  const proxied = registryCacheDir();
+  const proxied = storage;
   // And whatever a caller publishes (`publishable`) lives for one run too.
   for (const name of ['@gateway', ...publishable]) {
     rmSync(join(proxied, name), { recursive: true, force: true });
@@ -155,10 +165,13 @@ export async function startLocalRegistry({ packs, log = () => {}, publishable = 
     for (const name of publishable) rmSync(join(proxied, name), { recursive: true, force: true });
   };
   try {
-    const deadline = Date.now() + 30_000;
+    // A hang guard: on a loaded machine (CI runs the release check beside other steps) verdaccio
+    // took over 30 s to answer.
+    const deadline = Date.now() + 120_000;
     for (;;) {
       if (child.exitCode !== null) throw new Error(`verdaccio exited ${child.exitCode}: ${output}`);
-      if (Date.now() > deadline) throw new Error(`verdaccio did not answer within 30 s: ${output}`);
+      if (Date.now() > deadline)
+        throw new Error(`verdaccio did not answer within 120 s: ${output}`);
       const ok = await fetch(`${url}-/ping`).then(
         (response) => response.ok,
         () => false,

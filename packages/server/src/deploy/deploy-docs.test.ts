@@ -29,7 +29,8 @@ describe('docs/deploy.md', () => {
     const [secrets, check, ...others] = runnable;
     expect(others).toEqual([]);
     expect(check?.trim()).toBe('node scripts/deploy-check.mjs');
-    expect(ci).toMatch(/^node scripts\/deploy-check\.mjs$/m);
+    // A line of its own, as written (indented: .ci/run's steps are functions).
+    expect(ci).toMatch(/^\s*node scripts\/deploy-check\.mjs$/m);
 
     const dir = await mkdtemp(join(tmpdir(), 'gateway-deploy-docs-'));
     onTestFinished(() => rm(dir, { recursive: true, force: true }));
