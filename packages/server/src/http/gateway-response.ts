@@ -26,11 +26,51 @@ export class GatewayResponse<
 > extends ServerResponse<Request> {
   /** Names and values, in turn, until the head is written. */
   #preset: string[] | undefined;
+  /** What waits for the answer to start going out ({@link GatewayResponse.afterSent}). */
+  #afterSent: (() => void) | undefined;
 
   /** Adds `name: value` to the head of whatever answer this is, unless the answer sets `name`. */
   preset(name: string, value: string): void {
     if (this.#preset === undefined) this.#preset = [name, value];
     else this.#preset.push(name, value);
+  }
+
+  /**
+   * Runs `work` once the answer has started going out: right after the first `write`,
+   * `flushHeaders` or `end` (for an answer of one body, after the system call that sends it), or
+   * at once when that already happened. For work a request does for itself after its answer (its
+   * log line), which the client need not wait for: at one client it runs while the client reads
+   * the answer (bench/mcp/README.md, sess37). One piece of work at a time; `work` must not throw.
+   */
+  afterSent(work: () => void): void {
+    if (this.#afterSent !== undefined) throw new Error('afterSent: work already waits');
+    if (this.headersSent || this.writableEnded) work();
+    else this.#afterSent = work;
+  }
+
+  #sent(): void {
+    const work = this.#afterSent;
+    if (work === undefined) return;
+    this.#afterSent = undefined;
+    work();
+  }
+
+  // Node's overloads take (chunk?, encoding?, callback?) in any of their shapes: passed on as given.
+  override end(...args: unknown[]): this {
+    const ended = (super.end as (...given: unknown[]) => this)(...args);
+    this.#sent();
+    return ended;
+  }
+
+  override write(...args: unknown[]): boolean {
+    const written = (super.write as (...given: unknown[]) => boolean)(...args);
+    this.#sent();
+    return written;
+  }
+
+  override flushHeaders(): void {
+    super.flushHeaders();
+    this.#sent();
   }
 
   override writeHead(
