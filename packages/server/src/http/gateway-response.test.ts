@@ -107,6 +107,12 @@ describe('GatewayResponse', () => {
       response.end('already');
       watch(response, 'late');
     });
+    await expect(
+      headOf((response) => {
+        watch(response, 'destroy');
+        response.destroy();
+      }),
+    ).rejects.toThrow();
     expect(seen).toEqual([
       'end: waiting',
       'end: sent',
@@ -117,6 +123,8 @@ describe('GatewayResponse', () => {
       'flush: sent',
       'late: sent',
       'late: waiting',
+      'destroy: waiting',
+      'destroy: not sent',
     ]);
   });
 

@@ -38,13 +38,13 @@ export class GatewayResponse<
   /**
    * Runs `work` once the answer has started going out: right after the first `write`,
    * `flushHeaders` or `end` (for an answer of one body, after the system call that sends it), or
-   * at once when that already happened. For work a request does for itself after its answer (its
+   * `destroy` (nothing will go out), or at once when one of them already happened. For work a request does for itself after its answer (its
    * log line), which the client need not wait for: at one client it runs while the client reads
    * the answer (bench/mcp/README.md, sess37). One piece of work at a time; `work` must not throw.
    */
   afterSent(work: () => void): void {
     if (this.#afterSent !== undefined) throw new Error('afterSent: work already waits');
-    if (this.headersSent || this.writableEnded) work();
+    if (this.headersSent || this.writableEnded || this.destroyed) work();
     else this.#afterSent = work;
   }
 
@@ -57,20 +57,36 @@ export class GatewayResponse<
 
   // Node's overloads take (chunk?, encoding?, callback?) in any of their shapes: passed on as given.
   override end(...args: unknown[]): this {
-    const ended = (super.end as (...given: unknown[]) => this)(...args);
-    this.#sent();
-    return ended;
+    try {
+      return (super.end as (...given: unknown[]) => this)(...args);
+    } finally {
+      this.#sent();
+    }
   }
 
   override write(...args: unknown[]): boolean {
-    const written = (super.write as (...given: unknown[]) => boolean)(...args);
-    this.#sent();
-    return written;
+    try {
+      return (super.write as (...given: unknown[]) => boolean)(...args);
+    } finally {
+      this.#sent();
+    }
   }
 
   override flushHeaders(): void {
-    super.flushHeaders();
-    this.#sent();
+    try {
+      super.flushHeaders();
+    } finally {
+      this.#sent();
+    }
+  }
+
+  /** A response destroyed before anything went out (the client left) still runs what waits. */
+  override destroy(error?: Error): this {
+    try {
+      return super.destroy(error);
+    } finally {
+      this.#sent();
+    }
   }
 
   override writeHead(
