@@ -1,6 +1,7 @@
 /**
  * The gateway's own headers join whatever head an answer writes (issue 37, gateway-response.ts):
  * once each, with the answer's own header of the same name winning, however the head is written.
+ * Work put off until the answer goes out (`afterSent`) runs once, right after it, however it goes.
  */
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -74,5 +75,70 @@ describe('GatewayResponse', () => {
       ]),
     );
     expect(progressive.filter((line) => line.startsWith('x-request-id'))).toHaveLength(1);
+  });
+
+  it('runs work put off with afterSent once the answer goes out, whichever way it goes', async () => {
+    const seen: string[] = [];
+    const watch = (response: GatewayResponse, name: string) => {
+      response.afterSent(() => {
+        seen.push(`${name}: ${response.headersSent ? 'sent' : 'not sent'}`);
+      });
+      seen.push(`${name}: waiting`);
+    };
+    await headOf((response) => {
+      watch(response, 'end');
+      response.writeHead(200, { 'Content-Type': 'text/plain' });
+      response.end('one body');
+      seen.push('end: returned');
+    });
+    await headOf((response) => {
+      watch(response, 'write');
+      response.write('first');
+      response.write('second');
+      response.end();
+    });
+    await headOf((response) => {
+      watch(response, 'flush');
+      response.writeHead(200, { 'Content-Type': 'text/event-stream' });
+      response.flushHeaders();
+      response.end();
+    });
+    await headOf((response) => {
+      response.end('already');
+      watch(response, 'late');
+    });
+    await expect(
+      headOf((response) => {
+        watch(response, 'destroy');
+        response.destroy();
+      }),
+    ).rejects.toThrow();
+    expect(seen).toEqual([
+      'end: waiting',
+      'end: sent',
+      'end: returned',
+      'write: waiting',
+      'write: sent',
+      'flush: waiting',
+      'flush: sent',
+      'late: sent',
+      'late: waiting',
+      'destroy: waiting',
+      'destroy: not sent',
+    ]);
+  });
+
+  it('refuses a second piece of work while one waits', async () => {
+    let refused: unknown;
+    await headOf((response) => {
+      response.afterSent(() => {});
+      try {
+        response.afterSent(() => {});
+      } catch (error) {
+        refused = error;
+      }
+      response.end();
+    });
+    expect(refused).toBeInstanceOf(Error);
   });
 });

@@ -26,11 +26,67 @@ export class GatewayResponse<
 > extends ServerResponse<Request> {
   /** Names and values, in turn, until the head is written. */
   #preset: string[] | undefined;
+  /** What waits for the answer to start going out ({@link GatewayResponse.afterSent}). */
+  #afterSent: (() => void) | undefined;
 
   /** Adds `name: value` to the head of whatever answer this is, unless the answer sets `name`. */
   preset(name: string, value: string): void {
     if (this.#preset === undefined) this.#preset = [name, value];
     else this.#preset.push(name, value);
+  }
+
+  /**
+   * Runs `work` once the answer has started going out: right after the first `write`,
+   * `flushHeaders` or `end` (for an answer of one body, after the system call that sends it), or
+   * `destroy` (nothing will go out), or at once when one of them already happened. For work a request does for itself after its answer (its
+   * log line), which the client need not wait for: at one client it runs while the client reads
+   * the answer (bench/mcp/README.md, sess37). One piece of work at a time; `work` must not throw.
+   */
+  afterSent(work: () => void): void {
+    if (this.#afterSent !== undefined) throw new Error('afterSent: work already waits');
+    if (this.headersSent || this.writableEnded || this.destroyed) work();
+    else this.#afterSent = work;
+  }
+
+  #sent(): void {
+    const work = this.#afterSent;
+    if (work === undefined) return;
+    this.#afterSent = undefined;
+    work();
+  }
+
+  // Node's overloads take (chunk?, encoding?, callback?) in any of their shapes: passed on as given.
+  override end(...args: unknown[]): this {
+    try {
+      return (super.end as (...given: unknown[]) => this)(...args);
+    } finally {
+      this.#sent();
+    }
+  }
+
+  override write(...args: unknown[]): boolean {
+    try {
+      return (super.write as (...given: unknown[]) => boolean)(...args);
+    } finally {
+      this.#sent();
+    }
+  }
+
+  override flushHeaders(): void {
+    try {
+      super.flushHeaders();
+    } finally {
+      this.#sent();
+    }
+  }
+
+  /** A response destroyed before anything went out (the client left) still runs what waits. */
+  override destroy(error?: Error): this {
+    try {
+      return super.destroy(error);
+    } finally {
+      this.#sent();
+    }
   }
 
   override writeHead(

@@ -6,6 +6,11 @@ import { GatewayResponse } from './gateway-response.js';
 export interface OutgoingHeaders {
   /** Adds a header to whatever answer is written (see {@link GatewayResponse.preset}). */
   preset(name: string, value: string): void;
+  /**
+   * Runs `work` once the answer has started going out (see {@link GatewayResponse.afterSent}); on
+   * a response of another server, at once.
+   */
+  afterSent(work: () => void): void;
 }
 
 /**
@@ -29,6 +34,7 @@ export function outgoingOf(c: Context): OutgoingHeaders | undefined {
         preset: (name, value) => {
           (outgoing as { setHeader(name: string, value: string): unknown }).setHeader(name, value);
         },
+        afterSent: (work) => work(),
       }
     : undefined;
 }

@@ -36,15 +36,23 @@ export function requestLog(
     const route = matched === '/*' || matched === '*' ? '(unmatched)' : matched;
     const ms = performance.now() - started;
     const { status } = c.res;
-    logger.info('request', {
-      requestId,
-      method: c.req.method,
-      route,
-      status,
-      durationMs: Math.round(ms * 100) / 100,
-      userId: logIdentity(c.get('principal')),
-    });
-    observe?.(c.req.method, route, status, ms / 1000);
+    const { method } = c.req;
+    const principal = c.get('principal');
+    const written = () => {
+      logger.info('request', {
+        requestId,
+        method,
+        route,
+        status,
+        durationMs: Math.round(ms * 100) / 100,
+        userId: logIdentity(principal),
+      });
+      observe?.(method, route, status, ms / 1000);
+    };
+    // From the network the line is made once the answer is on its way: the client need not wait
+    // for it (bench/mcp/README.md, sess37). Its figures are those of now either way.
+    if (outgoing === undefined) written();
+    else outgoing.afterSent(written);
   };
 }
 
