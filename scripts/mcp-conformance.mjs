@@ -12,11 +12,11 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { freePort } from './free-port.mjs';
 import { CONFORMANCE, INSPECTOR } from './mcp-conformance/packages.mjs';
 
 // The suite colours its summary whatever NO_COLOR says.
@@ -84,17 +84,6 @@ function report(name, ok, detail) {
   console.log(`${ok ? 'PASS' : 'FAIL'} ${name}${detail ? `: ${detail}` : ''}`);
 }
 
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 /** Three gateways on one fresh PostgreSQL schema behind haproxy round-robin. */
 async function startBalanced() {
   const database = process.env.TEST_DATABASE_URL;
@@ -102,25 +91,28 @@ async function startBalanced() {
   const haproxy = ['/usr/sbin/haproxy', '/usr/bin/haproxy'].find((path) => existsSync(path));
   if (haproxy === undefined) throw new Error('--balanced needs haproxy (apt-get install haproxy)');
   const authSecret = randomBytes(32).toString('hex');
+  // haproxy's port must be known before the gateways start (it is their base URL); theirs are
+  // whatever free port each one gets, read from its first line, so no other process can take
+  // one between its choice and its bind.
   const lbPort = await freePort();
   const baseUrl = `http://127.0.0.1:${lbPort}`;
-  const ports = [await freePort(), await freePort(), await freePort()];
   const seed = await startGateway({
-    PORT: String(ports[0]),
+    PORT: '0',
     CONFORMANCE_POSTGRES: database,
     CONFORMANCE_BASE_URL: baseUrl,
     CONFORMANCE_AUTH_SECRET: authSecret,
   });
   const others = await Promise.all(
-    ports.slice(1).map((port) =>
+    [1, 2].map(() =>
       startGateway({
-        PORT: String(port),
+        PORT: '0',
         CONFORMANCE_JOIN: seed.databaseUrl,
         CONFORMANCE_BASE_URL: baseUrl,
         CONFORMANCE_AUTH_SECRET: authSecret,
       }),
     ),
   );
+  const ports = [seed, ...others].map((gateway) => gateway.port);
   const config = join(home, 'haproxy.cfg');
   writeFileSync(
     config,
@@ -141,27 +133,34 @@ async function startBalanced() {
       '',
     ].join('\n'),
   );
-  const balancer = spawn(haproxy, ['-db', '-f', config], { stdio: 'ignore' });
+  const balancer = spawn(haproxy, ['-db', '-f', config], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let balancerLog = '';
+  balancer.stderr.on('data', (chunk) => {
+    balancerLog += chunk;
+  });
   const url = baseUrl;
-  for (let i = 0; i < 100; i += 1) {
-    if (
-      await fetch(`${url}/healthz`).then(
-        (r) => r.ok,
-        () => false,
-      )
-    )
-      break;
+  const all = [seed, ...others];
+  const stopAll = () => {
+    balancer.kill('SIGKILL');
+    for (const gateway of all.toReversed()) gateway.child.kill('SIGTERM');
+  };
+  for (let waited = 0; ; waited += 100) {
+    const up = await fetch(`${url}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (up) break;
+    if (balancer.exitCode !== null || waited >= 10_000) {
+      stopAll();
+      throw new Error(`haproxy did not start on port ${lbPort}:\n${balancerLog}`);
+    }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  const all = [seed, ...others];
   return {
     url,
     token: seed.token,
     log: () => all.map((gateway) => gateway.log()).join(''),
-    stop: () => {
-      balancer.kill('SIGKILL');
-      for (const gateway of all.reverse()) gateway.child.kill('SIGTERM');
-    },
+    stop: stopAll,
   };
 }
 

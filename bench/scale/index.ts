@@ -30,10 +30,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { Agent, request } from 'node:http';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort } from '../../scripts/free-port.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const bin = join(root, 'packages/server/dist/bin.js');
@@ -102,17 +102,6 @@ interface Run {
    * each is a wake-up later, which costs far more than the system call.
    */
   sleepsPerCall: number;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
 }
 
 /** A process's CPU time so far (user + system), in microseconds, from /proc. */

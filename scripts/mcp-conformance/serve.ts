@@ -2,14 +2,17 @@
  * Starts a gateway for the MCP conformance run: a fresh SQLite file in a temp dir, the conformance
  * example plugin mounted under `conformance` and served under the suite's tool names, and an admin
  * user with an MCP endpoint. Calls running longer than 250 ms release their SSE stream, so
- * `test_reconnection` exercises resumption (`server-sse-polling`). Prints one JSON line `{ "url", "token" }`, then serves until SIGTERM.
+ * `test_reconnection` exercises resumption (`server-sse-polling`). Prints one JSON line
+ * `{ "url", "port", "token" }`, then serves until SIGTERM. `PORT` (default 0: any free port) is
+ * the port it listens on; `url` is `CONFORMANCE_BASE_URL` when that is set.
  *
  * Run from the repository root: `pnpm exec tsx --tsconfig tsconfig.base.json scripts/mcp-conformance/serve.ts`
  *
  * Several instances on PostgreSQL (`mcp-conformance.mjs --balanced`): with
  * `CONFORMANCE_POSTGRES=<url>` the instance makes a fresh schema there, seeds the user and prints
- * `{ "url", "token", "databaseUrl" }` (and drops the schema when it stops); with
- * `CONFORMANCE_JOIN=<databaseUrl>` it serves that database as it is and prints `{ "url" }`.
+ * `{ "url", "port", "token", "databaseUrl" }` (and drops the schema when it stops); with
+ * `CONFORMANCE_JOIN=<databaseUrl>` it serves that database as it is and prints
+ * `{ "url", "port" }`.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -76,8 +79,8 @@ async function seed(): Promise<string> {
 }
 
 const token = joined === undefined ? await seed() : undefined;
-const { url } = await gateway.start();
-process.stdout.write(`${JSON.stringify({ url, token, databaseUrl: seeded?.url })}\n`);
+const { url, port } = await gateway.start();
+process.stdout.write(`${JSON.stringify({ url, port, token, databaseUrl: seeded?.url })}\n`);
 
 const stop = async () => {
   await gateway.stop();

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { freePort } from '#test/support/haproxy.js';
+import { freePort } from '#test/support/free-port.js';
 import { rememberSecret } from '#test/support/known-secrets.js';
 import {
   type PrivatePostgres,

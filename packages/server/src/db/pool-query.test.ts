@@ -3,7 +3,7 @@ import { CompiledQuery } from 'kysely';
 import pg from 'pg';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { createPostgresTestDatabase, postgresTestUrl } from '#test/db/test-database.js';
-import { freePort } from '#test/support/haproxy.js';
+import { freePort } from '#test/support/free-port.js';
 import { recordSpans } from '#test/support/recorded-spans.js';
 import { rowStore } from '../executions/record-rows.js';
 import { poolQuery, poolQueryOf, poolStatement } from './pool-query.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { freePort } from '#test/support/haproxy.js';
+import { freePort } from '#test/support/free-port.js';
 import { createTestGateway } from '#test/support/test-gateway.js';
 import { isDatabaseUnavailable } from './unavailable.js';
 

@@ -8,7 +8,6 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,6 +16,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { parse } from 'yaml';
 import { createPostgresTestDatabase, postgresTestUrl } from '#test/db/test-database.js';
+import { freePort } from '#test/support/free-port.js';
 import { listeningUrl, startBin } from '#test/support/run-bin.js';
 import { dockerfileStages } from '../../../../scripts/docker/dockerfile.mjs';
 import { SETTINGS } from '../help.js';
@@ -241,15 +241,4 @@ async function waitFor(ready: () => Promise<boolean>, log: () => string): Promis
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   throw new Error(`haproxy did not answer: ${log()}`);
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
 }

@@ -7,7 +7,6 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -18,6 +17,7 @@ import {
   signedInBrowser,
   startOAuthGateway,
 } from '#test/mcp-oauth/oauth-kit.js';
+import { freePort } from '#test/support/free-port.js';
 import { sharedChromium } from '#test/web/browser.js';
 import { listEndpoints } from '../mcp-endpoints/index.js';
 
@@ -25,15 +25,6 @@ const MCP_REMOTE = fileURLToPath(
   new URL('../../node_modules/mcp-remote/dist/proxy.js', import.meta.url),
 );
 const PASSWORD = 'correct horse battery';
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
 
 /**
  * mcp-remote as an AI client runs it: a child speaking JSON-RPC lines on stdio. With `clientId`,

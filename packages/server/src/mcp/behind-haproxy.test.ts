@@ -9,7 +9,8 @@ import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { createPostgresTestDatabase, postgresTestUrl } from '#test/db/test-database.js';
 import { connectV2 } from '#test/mcp/mcp-test-kit.js';
-import { freePort, haproxyBinary, startHaproxy } from '#test/support/haproxy.js';
+import { freePort } from '#test/support/free-port.js';
+import { haproxyBinary, startHaproxy } from '#test/support/haproxy.js';
 import { rememberSecret } from '#test/support/known-secrets.js';
 import { startBin } from '#test/support/run-bin.js';
 

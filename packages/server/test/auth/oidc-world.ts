@@ -1,8 +1,7 @@
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { definePlugin, defineTool, type Plugin } from '@gateway/sdk';
 import { decryptOAuthToken } from 'better-auth/oauth2';
 import { z } from 'zod';
+import { freePort } from '../support/free-port.js';
 import { createTestGateway, type TestGateway } from '../support/test-gateway.js';
 import { browser } from './oauth-test-kit.js';
 import { type OidcProviderServer, startOidcProvider } from './oidc-provider-server.js';
@@ -46,13 +45,6 @@ export function cloudPlugin(): Plugin {
 }
 
 /** A port free now, for a server whose URL must be known before it starts. */
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
 
 /**
  * Starts the provider (its client's redirect URI must name the gateway's port, so that port is

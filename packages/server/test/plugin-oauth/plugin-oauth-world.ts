@@ -7,6 +7,9 @@ import { createEndpoint } from '../../src/mcp-endpoints/index.js';
 import { browser } from '../auth/oauth-test-kit.js';
 import { loginAtProvider } from '../auth/oidc-provider-server.js';
 import { rememberSecret } from '../support/known-secrets.js';
+
+export { freePort } from '../support/free-port.js';
+
 import { createTestGateway, type TestGateway } from '../support/test-gateway.js';
 
 /** A plugin API on 127.0.0.1 that checks each bearer token with `check` and says whose it is. */
@@ -116,15 +119,6 @@ export function greedyPlugin(): Plugin {
       }),
     ],
   });
-}
-
-/** A port free now, for a server whose URL must be known before it starts. */
-export async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
 }
 
 /** A person signed in to the gateway in a cookie-keeping browser, with an MCP endpoint. */

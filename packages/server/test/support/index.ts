@@ -14,5 +14,6 @@ export { revokeLinkedGrant } from '../auth/revoke-grant.js';
 export { startFakeUpstream } from '../upstream/fake-upstream.js';
 export { startUpstreamAuthorizationServer } from '../upstream-oauth/authorization-server.js';
 export { startProtectedUpstream } from '../upstream-oauth/protected-upstream.js';
+export { freePort } from './free-port.js';
 export { captureLogLine, rememberSecret } from './known-secrets.js';
 export { createLeakCheckedGateway } from './leak-checked-gateway.js';

@@ -5,7 +5,7 @@ import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { onTestFinished } from 'vitest';
-import { freePort } from './haproxy.js';
+import { freePort } from './free-port.js';
 
 const run = promisify(execFile);
 

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
 import { onTestFinished } from 'vitest';
+import { freePort } from '../support/free-port.js';
 
 const require = createRequire(import.meta.url);
 
@@ -11,17 +11,6 @@ export const EVERYTHING_BIN = require.resolve(
 );
 
 /** A free TCP port on 127.0.0.1 (server-everything cannot be told to pick one and say which). */
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /**
  * Starts `server-everything streamableHttp` in a process of its own and answers its MCP URL on

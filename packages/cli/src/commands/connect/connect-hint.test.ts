@@ -4,10 +4,10 @@
  * "how to connect" sentence a tool call answers names one command; here each one is run by the
  * CLI, in-process, and must start a connect (the browser opens at the gateway's connect page).
  */
-import { createServer } from 'node:net';
 import { definePlugin, defineTool, type Plugin } from '@gateway/sdk';
 import {
   createLeakCheckedGateway,
+  freePort,
   loginAtProvider,
   revokeLinkedGrant,
   startOidcProvider,
@@ -41,15 +41,6 @@ const idp: Plugin = definePlugin({
     }),
   ],
 });
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
 
 /** The gateway at a port known beforehand (the IdP must know its redirect URI first). */
 async function startWorld() {
