@@ -1,11 +1,10 @@
-import { ENDPOINT_MODES } from '@gateway/sdk/contract';
 import { isValidPattern } from '@gateway/sdk/kernel';
 
 /** How an endpoint offers its tools: listed (`tools`), or found through meta-tools (`discovery`). */
 export type EndpointMode = 'tools' | 'discovery';
 
 /** Every {@link EndpointMode}, for schemas (declared with the answers that carry it). */
-export { ENDPOINT_MODES };
+export { ENDPOINT_MODES } from '@gateway/sdk/contract';
 
 /**
  * What an MCP endpoint serves of its user's role, whatever kind of endpoint it is (a `gw_mcp_`

@@ -1,11 +1,4 @@
-import {
-  type ApprovalMode,
-  approvalModeSchema,
-  type UpstreamAuth,
-  type UpstreamAuthInput,
-  upstreamAuthInputSchema,
-  upstreamAuthSchema,
-} from '@gateway/sdk/contract';
+import { approvalModeSchema, type UpstreamAuth, upstreamAuthSchema } from '@gateway/sdk/contract';
 import { z } from 'zod';
 import { RESERVED_NAMESPACES } from '../registry/plugin-catalog.js';
 
@@ -16,7 +9,7 @@ export {
   type UpstreamAuthInput,
   upstreamAuthInputSchema,
   upstreamAuthSchema,
-};
+} from '@gateway/sdk/contract';
 
 /** An upstream MCP server: a Streamable HTTP endpoint, or a process the gateway starts (config only). */
 export type UpstreamTarget =

@@ -1,4 +1,4 @@
-import { html, raw } from 'hono/html';
+import { html } from 'hono/html';
 import type { HtmlEscapedString } from 'hono/utils/html';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { AppContext } from '../http/app-env.js';
@@ -16,7 +16,7 @@ import { PAGE_HEADERS } from './security.js';
  */
 export type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
 
-export { html, raw };
+export { html, raw } from 'hono/html';
 
 /** Hidden form fields for `values`, one line each. */
 export function hiddenFields(values: Readonly<Record<string, string>>): Html {
