@@ -3,7 +3,7 @@
  * it starts with only AUTH_SECRET set and answers /healthz). The built `dist/bin.js` gets the
  * same check in scripts/pack-check.sh.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { type AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
@@ -48,6 +48,14 @@ describe('gateway-server', () => {
     const database = join(cwd, '.gateway', 'gateway.db');
     expect(existsSync(database)).toBe(true);
     expect((await stat(database)).mode & 0o777).toBe(0o600);
+    // Issue 37: Node's compile cache is in the user's own cache directory (not the temporary
+    // directory every user shares), written once the first answer is out, before any exit.
+    const cache = join(cwd, '.cache', 'gateway-server', 'node-compile-cache');
+    const cached = () =>
+      existsSync(cache) &&
+      readdirSync(cache).some((node) => readdirSync(join(cache, node)).length > 0);
+    await waitFor(cached);
+    expect(cached()).toBe(true);
 
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
