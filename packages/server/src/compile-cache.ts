@@ -28,7 +28,8 @@ const RESPONSE_FINISHED = 'http.server.response.finish';
  * name (no home, a relative one). Node adds a directory per Node version below it.
  *
  * @example
- * compileCacheDirectory({}, 'linux', '/home/gw'); // '/home/gw/.cache/gateway-server/node-compile-cache'
+ * compileCacheDirectory({}, 'linux', '/home/gw');
+ * // => '/home/gw/.cache/gateway-server/node-compile-cache'
  */
 export function compileCacheDirectory(
   env: Readonly<Record<string, string | undefined>>,
@@ -105,9 +106,9 @@ function enableIn(directory: string | undefined): boolean {
  * enableServerCompileCache(); // first thing in the bin, before the server's modules load
  */
 export function enableServerCompileCache(): void {
-  // Node enabled it at its start from NODE_COMPILE_CACHE; without a directory of the user's own,
-  // the cache stays off rather than going to the shared default.
-  if (process.env.NODE_COMPILE_CACHE === undefined) {
+  // Node enabled it at its start from a non-empty NODE_COMPILE_CACHE; without a directory of the
+  // user's own, the cache stays off rather than going to the shared default.
+  if (!process.env.NODE_COMPILE_CACHE) {
     const uid = process.getuid?.();
     const enabled =
       enableIn(compileCacheDirectory(process.env, process.platform, userHome())) ||
