@@ -33,7 +33,8 @@ ENV NODE_ENV=production \
     GATEWAY_BASE_URL=http://localhost:8787 \
     GATEWAY_DATA_DIR=/data
 WORKDIR /app
-# Owned by root and read-only to the server's user: it writes only to /data (and /tmp).
+# Owned by root and read-only to the server's user: it writes only to /data (and /tmp, and its
+# compile cache in /home/node/.cache).
 COPY --from=build /runtime /app
 RUN mkdir -p /data && chown node:node /data
 USER node

@@ -3,9 +3,10 @@
  * it starts with only AUTH_SECRET set and answers /healthz). The built `dist/bin.js` gets the
  * same check in scripts/pack-check.sh.
  */
-import { existsSync } from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
+import { existsSync, readdirSync } from 'node:fs';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { type AddressInfo, createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it, onTestFinished } from 'vitest';
@@ -19,6 +20,14 @@ function stderrMessages(stderr: string): string[] {
     .split('\n')
     .filter((line) => line !== '')
     .map((line) => (JSON.parse(line) as { msg: string }).msg);
+}
+
+/** Whether Node's compile cache in `directory` holds entries (below its per-version directory). */
+function hasCompileCache(directory: string): boolean {
+  return (
+    existsSync(directory) &&
+    readdirSync(directory).some((node) => readdirSync(join(directory, node)).length > 0)
+  );
 }
 
 async function pollHealth(url: string): Promise<Response> {
@@ -48,6 +57,11 @@ describe('gateway-server', () => {
     const database = join(cwd, '.gateway', 'gateway.db');
     expect(existsSync(database)).toBe(true);
     expect((await stat(database)).mode & 0o777).toBe(0o600);
+    // Issue 37: Node's compile cache is in the user's own cache directory (not the temporary
+    // directory every user shares), written once the first answer is out, before any exit.
+    const cache = join(cwd, '.cache', 'gateway-server', 'node-compile-cache');
+    await waitFor(() => hasCompileCache(cache));
+    expect(hasCompileCache(cache)).toBe(true);
 
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
@@ -59,6 +73,32 @@ describe('gateway-server', () => {
     expect(lines).toContainEqual(expect.objectContaining({ msg: 'request', route: '/healthz' }));
     expect(output.stdout + output.stderr).not.toContain(AUTH_SECRET.slice(0, -4));
   }, 60_000);
+
+  // Issue 37: a cache directory that cannot be made never stops a start; the cache goes to a
+  // directory of the user's own in the temporary directory instead.
+  it.skipIf(process.platform === 'win32')(
+    'starts when its cache directory cannot be made, caching in a private temporary directory',
+    async () => {
+      const tmp = await mkdtemp(join(tmpdir(), 'gateway-bin-tmp-'));
+      onTestFinished(() => rm(tmp, { recursive: true, force: true }));
+      const { child, output, exited } = await startBin({
+        AUTH_SECRET,
+        PORT: '0',
+        XDG_CACHE_HOME: '/dev/null/cache',
+        TMPDIR: tmp,
+        GATEWAY_SHUTDOWN_NOTICE_MS: '0',
+      });
+      const health = await pollHealth(await listeningUrl(child, output));
+      expect(health.status).toBe(200);
+      const cache = join(tmp, `gateway-server-compile-cache-${process.getuid?.() ?? ''}`);
+      await waitFor(() => hasCompileCache(cache));
+      expect(hasCompileCache(cache)).toBe(true);
+      expect((await stat(cache)).mode & 0o777).toBe(0o700);
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+    },
+    60_000,
+  );
 
   it('refuses to start without AUTH_SECRET, in one line, leaving nothing behind', async () => {
     const { cwd, output, exited } = await startBin({ PORT: '0' });

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The server's entry: as small as it can be, so Node's compile cache is on before anything else
 // loads (a start compiles the code it cached from an earlier one instead of parsing it again).
-import { enableCompileCache } from 'node:module';
+import { enableServerCompileCache } from './compile-cache.js';
 
-enableCompileCache?.();
+enableServerCompileCache();
 await import('./server-main.js');
