@@ -19,7 +19,10 @@
  * (warm-up calls per instance, default 1000), `BENCH_SCALE_CONCURRENCY` (default 16), `BENCH_SCALE_ROUNDS` (default 2: each
  * setup measured that many times, in turn with the others, medians printed), `BENCH_DATABASE_URL` (default
  * `TEST_DATABASE_URL`; each PostgreSQL setup runs in a fresh schema, dropped at the end),
- * `BENCH_SCALE_SETUPS` (default `pg1,pg3,sqlite1`: the setups run, for experiments).
+ * `BENCH_SCALE_SETUPS` (default `pg1,pg3,sqlite1`: the setups run, for experiments; two more run
+ * only when named, to tell apart the two parts of 3 ÷ 1: `pg1-third`, one instance given a third
+ * of the clients, as each of three gets, and `pg3-triple`, three instances given three times the
+ * clients, as many each as the single one gets).
  *
  * Run from the repository root: `pnpm bench scale`, which builds the Gateway first (the Gateway
  * measured is `packages/server/dist`, as `gateway-server` runs it). Needs Debian's haproxy.
@@ -80,6 +83,10 @@ interface Setup {
   name: string;
   database: 'postgres' | 'sqlite';
   instances: number;
+  /** Concurrent clients; `CONCURRENCY` unless a diagnostic setup says otherwise. */
+  clients: number;
+  /** Run only when named in `BENCH_SCALE_SETUPS`, and never part of the ratios. */
+  diagnostic?: boolean;
 }
 
 interface Run {
@@ -191,7 +198,8 @@ async function startSetup(setup: Setup) {
       GATEWAY_BASE_URL: url,
       GATEWAY_DATA_DIR: join(dir, 'data'),
       GATEWAY_TRUSTED_PROXIES: '127.0.0.1',
-      GATEWAY_REGISTRY_SYNC_SECONDS: '2',
+      // The registrations are re-read as shipped (GATEWAY_REGISTRY_SYNC_SECONDS, 5 s): the wait
+      // for the tool on every instance below covers it.
       ...(schema === undefined ? {} : { DATABASE_URL: schema.url }),
     };
     const ports: number[] = [];
@@ -367,10 +375,14 @@ async function client(target: { url: string; token: string }, agent: Agent, sess
   };
 }
 
-async function load(target: Awaited<ReturnType<typeof startSetup>>, calls: number): Promise<Run> {
-  const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+async function load(
+  target: Awaited<ReturnType<typeof startSetup>>,
+  calls: number,
+  clients: number,
+): Promise<Run> {
+  const agent = new Agent({ keepAlive: true, maxSockets: clients });
   const callers = await Promise.all(
-    Array.from({ length: CONCURRENCY }, (_, i) => client(target, agent, i % 2 === 0)),
+    Array.from({ length: clients }, (_, i) => client(target, agent, i % 2 === 0)),
   );
   // What the gateways spend meanwhile without any call, per second.
   const idleStart = target.gatewayCpu();
@@ -446,16 +458,55 @@ function roundLine(run: Run): string {
 }
 const verdict = (ok: boolean) => (ok ? 'PASS' : 'FAIL');
 
+const third = Math.max(1, Math.round(CONCURRENCY / 3));
 const setups: Setup[] = [
-  { key: 'pg1', name: 'PostgreSQL, 1 instance', database: 'postgres', instances: 1 },
-  { key: 'pg3', name: 'PostgreSQL, 3 instances', database: 'postgres', instances: 3 },
-  { key: 'sqlite1', name: 'SQLite, 1 instance', database: 'sqlite', instances: 1 },
+  {
+    key: 'pg1',
+    name: 'PostgreSQL, 1 instance',
+    database: 'postgres',
+    instances: 1,
+    clients: CONCURRENCY,
+  },
+  {
+    key: 'pg3',
+    name: 'PostgreSQL, 3 instances',
+    database: 'postgres',
+    instances: 3,
+    clients: CONCURRENCY,
+  },
+  {
+    key: 'sqlite1',
+    name: 'SQLite, 1 instance',
+    database: 'sqlite',
+    instances: 1,
+    clients: CONCURRENCY,
+  },
+  // Diagnostics: each of pg3's instances sees about a third of the clients, so pg1-third is one
+  // process loaded as each of them is, and pg3-triple three processes each loaded as pg1 is.
+  {
+    key: 'pg1-third',
+    name: `PostgreSQL, 1, ${third} clients`,
+    database: 'postgres',
+    instances: 1,
+    clients: third,
+    diagnostic: true,
+  },
+  {
+    key: 'pg3-triple',
+    name: `PostgreSQL, 3, ${CONCURRENCY * 3} clients`,
+    database: 'postgres',
+    instances: 3,
+    clients: CONCURRENCY * 3,
+    diagnostic: true,
+  },
 ];
 /** `BENCH_SCALE_SETUPS` (e.g. `pg1,pg3`): only these setups run (the ratios need all three). */
 const chosen = process.env.BENCH_SCALE_SETUPS?.split(',').map((key) => key.trim());
 const unknown = chosen?.filter((key) => !setups.some((setup) => setup.key === key)) ?? [];
 if (unknown.length > 0) {
-  console.error(`error: unknown BENCH_SCALE_SETUPS ${unknown.join(', ')} (pg1, pg3, sqlite1)`);
+  console.error(
+    `error: unknown BENCH_SCALE_SETUPS ${unknown.join(', ')} (${setups.map((setup) => setup.key).join(', ')})`,
+  );
   process.exit(2);
 }
 const results = new Map<string, Run>();
@@ -469,18 +520,18 @@ console.log(
 const running: { setup: Setup; target: Awaited<ReturnType<typeof startSetup>>; runs: Run[] }[] = [];
 try {
   for (const setup of setups) {
-    if (chosen !== undefined && !chosen.includes(setup.key)) continue;
+    if (chosen === undefined ? setup.diagnostic === true : !chosen.includes(setup.key)) continue;
     const target = await startSetup(setup);
     running.push({ setup, target, runs: [] });
     // Every instance warms up as long as a single one does: each compiles its hot code and fills
     // its caches on its own, which a long-running deployment pays once, not per call.
-    await load(target, WARMUP * setup.instances);
+    await load(target, WARMUP * setup.instances, setup.clients);
   }
   // Rounds alternate between the setups, all started at once, so a change in the machine's load
   // (other work on a shared machine) falls on each setup alike instead of on the one measured then.
   for (let round = 0; round < ROUNDS; round += 1) {
     for (const { setup, target, runs } of running) {
-      const run = await load(target, CALLS);
+      const run = await load(target, CALLS, setup.clients);
       runs.push(run);
       console.log(`  round ${round + 1} ${setup.key.padEnd(8)} ${roundLine(run)}`);
     }
@@ -501,7 +552,17 @@ try {
 } finally {
   for (const { target } of running) await target.stop();
 }
-const [pg1, pg3, sqlite1] = setups.map((setup) => results.get(setup.name) as Run);
+const [pg1, pg3, sqlite1, pg1Third, pg3Triple] = setups.map((setup) => results.get(setup.name));
+if (pg1 !== undefined && pg1Third !== undefined) {
+  console.log(
+    `CPU per call, 1 instance with a third of the clients ÷ with all: ${fmt(pg1Third.cpuPerCall / pg1.cpuPerCall)}`,
+  );
+}
+if (pg1 !== undefined && pg3Triple !== undefined) {
+  console.log(
+    `CPU per call, 3 instances with 3 × the clients ÷ 1 instance: ${fmt(pg3Triple.cpuPerCall / pg1.cpuPerCall)}`,
+  );
+}
 if (pg1 !== undefined && pg3 !== undefined && sqlite1 !== undefined) {
   const scaleCpu = pg3.cpuPerCall / pg1.cpuPerCall;
   const pgCpu = pg1.cpuPerCall / sqlite1.cpuPerCall;
