@@ -34,17 +34,18 @@ export interface McpTestUser extends TestUser {
 /**
  * Starts a gateway with the fixture plugin mounted under `demo` (and any further `plugins`, each
  * under its id), listening on an ephemeral port, and a `reader` role allowing only `demo.echo.*`.
- * Stopped when the test ends. `internals` are the gateway's test-only knobs (see
- * `createTestGateway`).
+ * Stopped when the test ends, or handed to `stopLater` (a gateway the tests of a file share).
+ * `internals` are the gateway's test-only knobs (see `createTestGateway`).
  */
 export async function startMcpGateway(
   options: GatewayOptions & {
     state?: FixtureState;
     internals?: Omit<GatewayInternals, 'passwordHasher'>;
+    stopLater?: (stop: () => Promise<void>) => void;
   } = {},
 ): Promise<McpTestGateway> {
   const state = options.state ?? emptyFixtureState();
-  const { state: _state, plugins = [], internals, ...gatewayOptions } = options;
+  const { state: _state, plugins = [], internals, stopLater, ...gatewayOptions } = options;
   const all = [createFixturePlugin(state), ...plugins];
   const gateway = await createTestGateway(
     {
@@ -55,6 +56,7 @@ export async function startMcpGateway(
       ...gatewayOptions,
     },
     internals,
+    stopLater,
   );
   for (const { id } of all) {
     if (!gateway.services.plugins.isMounted(id)) {

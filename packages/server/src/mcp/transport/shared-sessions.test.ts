@@ -6,7 +6,7 @@ import {
   LoggingMessageNotificationSchema,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import { describe, expect, it, onTestFinished, vi } from 'vitest';
+import { afterAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { createPostgresTestDatabase, postgresTestUrl } from '#test/db/test-database.js';
 import { emptyFixtureState } from '#test/mcp/fixture-plugin.js';
 import { createInteractionPlugin } from '#test/mcp/interaction-plugin.js';
@@ -20,17 +20,40 @@ import { sessionDb } from './shared-sessions/tables.js';
 // PostgreSQL, with no affinity. Here each request of a client goes to the next instance in turn.
 
 const pgUrl = postgresTestUrl();
-const DELETE = { name: 'demo.files.delete', arguments: { name: 'report.pdf' } };
+/** A call deleting the file `name` (each test its own: the fixture's files are shared). */
+const deleteCall = (name: string) => ({ name: 'demo.files.delete', arguments: { name } });
 
+let trio: Promise<McpTestGateway[]> | undefined;
+const stops: (() => Promise<void>)[] = [];
+afterAll(async () => {
+  for (const stop of stops.splice(0)) await stop();
+});
+
+/** Stops what the tests of this file share, when the file ends. */
+const stopLater = (stop: () => Promise<void>) => stops.unshift(stop);
+
+/**
+ * The first `count` of three instances on one database (with the interaction plugin, and at
+ * most two sessions per user), which most tests share: started by the first that asks, stopped
+ * when the file ends. Each test makes its own users, roles and sessions, and deletes files of
+ * its own names.
+ */
 async function instances(count: number): Promise<McpTestGateway[]> {
-  const scoped = await createPostgresTestDatabase(pgUrl as string);
-  onTestFinished(scoped.drop);
-  const state = emptyFixtureState();
-  const started: McpTestGateway[] = [];
-  for (let i = 0; i < count; i += 1) {
-    started.push(await startMcpGateway({ databaseUrl: scoped.url, state }));
-  }
-  return started;
+  trio ??= (async () => {
+    const scoped = await createPostgresTestDatabase(pgUrl as string);
+    stopLater(scoped.drop);
+    const state = emptyFixtureState();
+    const plugins = [createInteractionPlugin()];
+    const mcp = { maxSessionsPerUser: 2 };
+    const started: McpTestGateway[] = [];
+    for (let i = 0; i < 3; i += 1) {
+      started.push(
+        await startMcpGateway({ databaseUrl: scoped.url, state, plugins, mcp, stopLater }),
+      );
+    }
+    return started;
+  })();
+  return (await trio).slice(0, count);
 }
 
 /**
@@ -115,21 +138,18 @@ describe.skipIf(!pgUrl)('2025 sessions on PostgreSQL: any instance serves any se
       });
       expect(JSON.stringify(echoed.content)).toContain(`hi ${i}`);
     }
-    const result = await client.callTool(DELETE);
+    const result = await client.callTool(deleteCall('report.pdf'));
     expect(result.isError).toBeFalsy();
     expect(asked).toHaveLength(1);
     expect(asked[0]).toContain('Delete report.pdf?');
-    expect((a as McpTestGateway).state.deleted).toEqual(['report.pdf']);
+    const deleted = (a as McpTestGateway).state.deleted;
+    expect(deleted.filter((name) => name === 'report.pdf')).toEqual(['report.pdf']);
     // Every instance served some of it.
     expect(new Set(sent)).toEqual(new Set(urls.map((url) => new URL(url).origin)));
   });
 
   it("routes a model's answer too large for a NOTIFY to the instance that asked", async () => {
-    const scoped = await createPostgresTestDatabase(pgUrl as string);
-    onTestFinished(scoped.drop);
-    const plugins = [createInteractionPlugin()];
-    const a = await startMcpGateway({ databaseUrl: scoped.url, plugins });
-    const b = await startMcpGateway({ databaseUrl: scoped.url, plugins });
+    const [a, b] = (await instances(2)) as [McpTestGateway, McpTestGateway];
     const alice = await a.user({ admin: true });
     const { client } = await connect([a.url, b.url], alice, { sampling: true });
     const colour = 'b'.repeat(20_000);
@@ -207,7 +227,7 @@ describe.skipIf(!pgUrl)('2025 sessions on PostgreSQL: any instance serves any se
       jsonrpc: '2.0',
       id: 1,
       method: 'tools/call',
-      params: DELETE,
+      params: deleteCall('secret-plans.pdf'),
     });
     // Read alice's stream up to the question.
     const reader = call.body?.pipeThrough(new TextDecoderStream()).getReader();
@@ -229,7 +249,7 @@ describe.skipIf(!pgUrl)('2025 sessions on PostgreSQL: any instance serves any se
     expect((await post(gwB.url, mallory.mcpToken, malloryOnB, approve)).status).toBe(202);
     expect((await post(gwB.url, mallory.mcpToken, aliceSession, approve)).status).toBe(404);
     expect((await post(gwA.url, mallory.mcpToken, aliceSession, approve)).status).toBe(404);
-    expect(gwA.state.deleted).toEqual([]);
+    expect(gwA.state.deleted).not.toContain('secret-plans.pdf');
     // Alice's own answer, through the other instance, decides: it travels the bus after
     // mallory's, so the call ending declined shows that hers was never taken.
     const decline = { jsonrpc: '2.0', id: questionId, result: { action: 'decline' } };
@@ -240,7 +260,7 @@ describe.skipIf(!pgUrl)('2025 sessions on PostgreSQL: any instance serves any se
       text += value;
     }
     expect(text).toContain('"isError":true');
-    expect(gwA.state.deleted).toEqual([]);
+    expect(gwA.state.deleted).not.toContain('secret-plans.pdf');
   });
 
   it('closes a session on every instance when the client deletes it on one', async () => {
@@ -264,12 +284,8 @@ describe.skipIf(!pgUrl)('2025 sessions on PostgreSQL: any instance serves any se
   });
 
   it('counts the sessions of a user across instances against the per-user cap', async () => {
-    const scoped = await createPostgresTestDatabase(pgUrl as string);
-    onTestFinished(scoped.drop);
-    const state = emptyFixtureState();
-    const mcp = { maxSessionsPerUser: 2 };
-    const a = await startMcpGateway({ databaseUrl: scoped.url, state, mcp });
-    const b = await startMcpGateway({ databaseUrl: scoped.url, state, mcp });
+    // The shared instances allow two sessions per user.
+    const [a, b] = (await instances(2)) as [McpTestGateway, McpTestGateway];
     const alice = await a.user();
     const first = await connect([a.url], alice);
     await connect([b.url], alice);
@@ -286,7 +302,13 @@ describe.skipIf(!pgUrl)('2025 sessions on PostgreSQL: any instance serves any se
     const gwA = a as McpTestGateway;
     const gwB = b as McpTestGateway;
     const admin = await gwA.user({ admin: true });
-    const bob = await gwA.user({ roleId: 'reader' });
+    const roleId = `narrow-${crypto.randomUUID().slice(0, 8)}`;
+    await gwA.gateway.services.policy.createRole({
+      id: roleId,
+      name: 'Narrow',
+      patterns: ['demo.echo.*'],
+    });
+    const bob = await gwA.user({ roleId });
     // Bob's client talks to B only: its GET stream is held there.
     const { client, listening } = await connect([gwB.url], bob);
     const changed = new Promise<void>((resolve) => {
@@ -294,9 +316,9 @@ describe.skipIf(!pgUrl)('2025 sessions on PostgreSQL: any instance serves any se
     });
     await client.listTools();
     await listening;
-    const edited = await gwA.gateway.request('PUT', '/api/policy/roles/reader', {
+    const edited = await gwA.gateway.request('PUT', `/api/policy/roles/${roleId}`, {
       as: admin,
-      body: { id: 'reader', name: 'Reader', patterns: ['demo.**'] },
+      body: { id: roleId, name: 'Narrow', patterns: ['demo.**'] },
     });
     expect(edited.status).toBe(200);
     await changed;
@@ -366,25 +388,35 @@ describe.skipIf(!pgUrl)('an endpoint changed on one instance (issue 33)', () => 
 });
 
 describe.skipIf(!pgUrl)('2025 session streams and lifetimes across instances on PostgreSQL', () => {
-  /** Two instances whose idle sweeps run when the test says (`sweep`), never on their own. */
-  async function pair(mcp: McpOptions) {
+  /**
+   * Two instances whose idle sweeps run when the test says (`sweep`), never on their own;
+   * stopped when the test ends, or handed to `stop`.
+   */
+  async function pair(mcp: McpOptions, stop: typeof stopLater = onTestFinished) {
     const scoped = await createPostgresTestDatabase(pgUrl as string);
-    onTestFinished(scoped.drop);
+    stop(scoped.drop);
     const plugins = [createInteractionPlugin()];
     const sweeps = new Set<() => Promise<void>>();
     const sessionSweepTimer: SweepTimer = (sweep) => {
       sweeps.add(sweep);
       return () => sweeps.delete(sweep);
     };
-    const internals = { sessionSweepTimer };
-    const a = await startMcpGateway({ databaseUrl: scoped.url, plugins, mcp, internals });
-    const b = await startMcpGateway({ databaseUrl: scoped.url, plugins, mcp, internals });
+    const options = { databaseUrl: scoped.url, plugins, mcp, internals: { sessionSweepTimer } };
+    const a = await startMcpGateway({ ...options, stopLater: stop });
+    const b = await startMcpGateway({ ...options, stopLater: stop });
     /** Each instance sweeps `times` times in turn, every sweep over before the next begins. */
     const sweep = async (times = 1) => {
       for (let i = 0; i < times; i += 1) for (const one of [...sweeps]) await one();
     };
     return { a, b, alice: await a.user({ admin: true }), sweep };
   }
+
+  let releasing: ReturnType<typeof pair> | undefined;
+  /** A pair releasing call streams after 100 ms, which the tests of such streams share. */
+  const releasingPair = () => {
+    releasing ??= pair({ releaseStreamAfterMs: 100 }, stopLater);
+    return releasing;
+  };
 
   function resume(url: string, token: string, sessionId: string, lastEventId: string) {
     return fetch(`${url}/mcp`, {
@@ -399,7 +431,7 @@ describe.skipIf(!pgUrl)('2025 session streams and lifetimes across instances on 
   }
 
   it('resumes a stream released on one instance with Last-Event-ID on another, mid-call', async () => {
-    const { a, b, alice } = await pair({ releaseStreamAfterMs: 100 });
+    const { a, b, alice } = await releasingPair();
     const sessionId = await openSession(a.url, alice.mcpToken);
     const call = await post(a.url, alice.mcpToken, sessionId, {
       jsonrpc: '2.0',
@@ -420,7 +452,7 @@ describe.skipIf(!pgUrl)('2025 session streams and lifetimes across instances on 
   });
 
   it('refuses a Last-Event-ID of another session, or of none, with a 4xx and replays nothing', async () => {
-    const { a, b, alice } = await pair({ releaseStreamAfterMs: 100 });
+    const { a, b, alice } = await releasingPair();
     const first = await openSession(a.url, alice.mcpToken);
     const second = await openSession(a.url, alice.mcpToken);
     const call = await post(a.url, alice.mcpToken, first, {
