@@ -30,7 +30,9 @@ afterAll(async () => {
 });
 
 /** Stops what the tests of this file share, when the file ends. */
-const stopLater = (stop: () => Promise<void>) => stops.unshift(stop);
+const stopLater = (stop: () => Promise<void>): void => {
+  stops.unshift(stop);
+};
 
 /**
  * The first `count` of three instances on one database (with the interaction plugin, and at
