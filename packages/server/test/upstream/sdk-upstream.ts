@@ -24,8 +24,9 @@ export interface SdkUpstream {
  * An MCP server built with the MCP SDK v1 over Streamable HTTP with sessions: the 2025 revision
  * only, as most servers in the wild today. Its tools: `first` (answers `first ran`), those added
  * with `addTool`; with `sessionTool: n`, `session` (waits until n calls of it have come, at most
- * a second, then answers the id of the session it ran in); with `ask`, `ask`, which asks its client a yes-or-no question in the words `ask`
- * gives each time (form elicitation), then answers `<action>: <question>`; with `prompt`,
+ * a second, then answers the id of the session it ran in); with `ask`, `ask`, which asks its
+ * client a yes-or-no question in the words `ask` gives each time (form elicitation), then
+ * answers `<action>: <question>`; with `prompt`,
  * `summarize`, which asks its client's model (sampling) in the words `prompt` gives each time,
  * then answers `<model's text>: <prompt>`; with `link`, `link`, which asks its client to open
  * `link.url` (URL-mode elicitation, id `step-1`), and once accepted says the step is done

@@ -32,7 +32,7 @@ import type { ToolsChange } from './shared-sessions/session-bus.js';
 export interface McpDeployment {
   /** PostgreSQL: the database's URL, for the session bus's listening connection. */
   postgresUrl?: string;
-  /** What runs the 2025 sessions' idle sweeps (tests: each sweep when they say). Default a timer. */
+  /** What runs the 2025 sessions' idle sweeps (tests run each one themselves). Default a timer. */
   sessionSweepTimer?: SweepTimer;
 }
 
