@@ -40,7 +40,7 @@ import {
   createTokenRepository,
   createUserRoleLookup,
 } from './identity/index.js';
-import { LazyMcpEndpoint, mountMcp } from './mcp/index.js';
+import { LazyMcpEndpoint, mountMcp, type SweepTimer } from './mcp/index.js';
 import { EndpointScopes } from './mcp-endpoints/index.js';
 import { MCP_SCOPE, mcpChallenge, mcpResource, mountMcpOAuth } from './mcp-oauth/index.js';
 import { GatewayMetrics, metricsOfCall, mountMetrics } from './metrics/index.js';
@@ -152,6 +152,8 @@ export interface GatewayInternals {
   passwordHasher?: PasswordHasher;
   /** The time the failed-credential limit counts by, so a test's burst cannot refill it. */
   rateLimitClock?: () => number;
+  /** What runs the 2025 MCP sessions' idle sweeps, so a test runs each one instead of waiting. */
+  sessionSweepTimer?: SweepTimer;
 }
 
 /** {@link createGateway}, with the services it is built from (for the server's own entry points). */
@@ -199,6 +201,7 @@ export async function openGateway(
   const routes = lazyApiRoutes(services, settings, providerClients);
   mcp = new LazyMcpEndpoint(services, settings.authSecret, settings.maxBodyBytes, settings.mcp, {
     postgresUrl: settings.databaseUrl,
+    sessionSweepTimer: internals.sessionSweepTimer,
   });
   const draining = new DrainState();
   const { app, readiness } = httpApp({

@@ -91,7 +91,7 @@ describe('GATEWAY_DATABASE_POOL_MAX and GATEWAY_DATABASE_CONNECT_TIMEOUT_MS', ()
     if (stats === undefined) throw new Error('no pool');
     expect((await gw.request('GET', '/api/policy/roles', { as: 'service' })).status).toBe(200);
     expect(stats().total).toBeGreaterThan(0);
-    await vi.waitFor(() => expect(stats().total).toBe(0), { timeout: 10_000, interval: 200 });
+    await vi.waitFor(() => expect(stats().total).toBe(0), { timeout: 10_000, interval: 25 });
   });
 
   // Issue 30 item 4: pg-pool armed the wait's timer at every checkout, a free connection's too.

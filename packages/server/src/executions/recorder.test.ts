@@ -73,13 +73,16 @@ describe('ExecutionRecorder', () => {
   });
 
   it('flushes on its own after the interval, and at once when the batch is full', async () => {
-    const { recorder, rows } = await setup({ flushIntervalMs: 20, maxBatch: 3 });
-    recorder.write({ ...base, id: 'a' });
-    await new Promise((resolve) => setTimeout(resolve, 80));
-    expect(await rows()).toHaveLength(1);
-    for (const id of ['b', 'c', 'd']) recorder.write({ ...base, id });
-    await new Promise((resolve) => setTimeout(resolve, 5));
-    expect((await rows()).length).toBeGreaterThanOrEqual(4);
+    const timed = await setup({ flushIntervalMs: 20, maxBatch: 3 });
+    timed.recorder.write({ ...base, id: 'a' });
+    await expect.poll(async () => (await timed.rows()).length, { interval: 5 }).toBe(1);
+    // On the same database, an interval no test lasts: only a full batch can be what flushes.
+    const batched = await setup({ flushIntervalMs: 3_600_000, maxBatch: 3 }, async () => {
+      return timed.database;
+    });
+    onTestFinished(() => batched.recorder.close());
+    for (const id of ['b', 'c', 'd']) batched.recorder.write({ ...base, id });
+    await expect.poll(async () => (await batched.rows()).length, { interval: 5 }).toBe(4);
   });
 
   it('never lets a "still running" write undo a finished record', async () => {

@@ -236,7 +236,7 @@ describe('approval path 1: a 2026-07-28 client answers input_required', () => {
 
   it('closes out a call whose client never came back', async () => {
     const gw = await startMcpGateway({
-      mcp: { approvalTimeoutMs: 300, toolTimeoutMs: 200, sweepEveryMs: 100 },
+      mcp: { approvalTimeoutMs: 300, toolTimeoutMs: 200, sweepEveryMs: 20 },
     });
     const alice = await gw.user({ admin: true });
     const client = await connectV2(gw.url, alice.mcpToken, { elicitation: true });
@@ -246,9 +246,15 @@ describe('approval path 1: a 2026-07-28 client answers input_required', () => {
     });
     expect(first).toMatchObject({ resultType: 'input_required' });
     expect(await executionOf(gw, alice)).toMatchObject({ outcome: null, approval: 'pending' });
+    // Past the call's last chance (1 s after its question) on the clock the sweeps read (Date),
+    // without waiting for it; the sweeps themselves still run every 20 ms of real time.
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 2000 });
+    onTestFinished(() => {
+      vi.useRealTimers();
+    });
     let execution = await executionOf(gw, alice);
-    for (let i = 0; i < 100 && execution?.outcome === null; i += 1) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
+    for (let i = 0; i < 250 && execution?.outcome === null; i += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
       execution = await executionOf(gw, alice);
     }
     expect(execution).toMatchObject({

@@ -1,4 +1,6 @@
+import { definePlugin, defineTool } from '@gateway/sdk';
 import { describe, expect, it, vi } from 'vitest';
+import { z } from 'zod';
 import { connectV1, INITIALIZE, startMcpGateway } from '#test/mcp/mcp-test-kit.js';
 import { createTestGateway } from '#test/support/test-gateway.js';
 import { SessionOwners } from './transport/sessions/session-owners.js';
@@ -38,6 +40,35 @@ async function sessionStatus(url: string, token: string, id: string): Promise<nu
   return response.status;
 }
 
+/** A plugin whose `hold.calls.wait` runs until the test lets every call of it go (`release`). */
+function holdPlugin() {
+  let release = () => {};
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const plugin = definePlugin({
+    id: 'hold',
+    name: 'Hold',
+    description: 'A call that lasts until the test ends it.',
+    tools: [
+      defineTool({
+        path: 'hold.calls.wait',
+        name: 'Wait',
+        description: 'Runs until the test lets it go.',
+        inputSchema: z.object({}),
+        async handler(ctx, _input, call) {
+          ctx.logger.info('holding');
+          // Or until stopped, should the test fail before it lets go.
+          const stopped = new Promise((resolve) => call.signal.addEventListener('abort', resolve));
+          await Promise.race([released, stopped]);
+          return 'released';
+        },
+      }),
+    ],
+  });
+  return { plugin, release };
+}
+
 describe('2025 sessions: per-user cap', () => {
   it("closes the user's own least recently used session past the cap, never another user's", async () => {
     const gw = await startMcpGateway({ mcp: { maxSessionsPerUser: 3 } });
@@ -69,18 +100,16 @@ describe('2025 sessions: per-user cap', () => {
   });
 
   it('refuses a new session with 429 while every session of the user has a call in flight', async () => {
-    const gw = await startMcpGateway({ mcp: { maxSessionsPerUser: 2, toolTimeoutMs: 1500 } });
+    const hold = holdPlugin();
+    const gw = await startMcpGateway({ plugins: [hold.plugin], mcp: { maxSessionsPerUser: 2 } });
     const alice = await gw.user({ admin: true });
     const bob = await gw.user({ admin: true });
     const a1 = await openSession(gw.url, alice.mcpToken);
     const a2 = await openSession(gw.url, alice.mcpToken);
-    // demo.slow.wait runs until the tool time limit stops it.
     const calls = [a1, a2].map(({ client }) =>
-      client.callTool({ name: 'demo.slow.wait', arguments: {} }),
+      client.callTool({ name: 'hold.calls.wait', arguments: {} }),
     );
-    await vi.waitFor(() =>
-      expect(gw.gateway.logs().match(/waiting until stopped/g)).toHaveLength(2),
-    );
+    await vi.waitFor(() => expect(gw.gateway.logs().match(/"holding"/g)).toHaveLength(2));
 
     const refused = await post(gw.url, alice.mcpToken, INITIALIZE);
     expect(refused.status).toBe(429);
@@ -96,7 +125,8 @@ describe('2025 sessions: per-user cap', () => {
     await forBob.body?.cancel();
 
     // Once the calls are over, the least recently used session makes room.
-    for (const result of await Promise.all(calls)) expect(result.isError).toBe(true);
+    hold.release();
+    for (const result of await Promise.all(calls)) expect(result.isError).toBeFalsy();
     const a3 = await openSession(gw.url, alice.mcpToken);
     expect(await sessionStatus(gw.url, alice.mcpToken, a1.id)).toBe(404);
     for (const { client } of [a2, a3]) {

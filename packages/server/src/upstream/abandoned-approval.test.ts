@@ -9,6 +9,7 @@ import {
   connectV1,
   connectV2,
   type PendingApproval,
+  recordsOf,
   startMcpGateway,
   waitForApproval,
 } from '#test/mcp/mcp-test-kit.js';
@@ -51,8 +52,17 @@ async function expectDead(world: World, pending: PendingApproval) {
     body: { decision: 'approve' },
   });
   expect(approved.status).toBe(409);
-  // Time for an action that should not happen.
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  // The call is over, its record closed without running: no waiter is left that an approval
+  // could still let through.
+  const closed = async () =>
+    (await recordsOf(world.gw, 'up.wipe')).map((record) => ({
+      approval: record.approval,
+      outcome: record.outcome,
+      over: record.duration_ms !== null,
+    }));
+  await expect
+    .poll(closed, { timeout: 10_000 })
+    .toEqual([{ approval: 'cancelled', outcome: null, over: true }]);
   expect(world.fake.calls).toEqual([]);
 }
 

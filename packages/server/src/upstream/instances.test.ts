@@ -68,7 +68,7 @@ describe.each(targets)('upstream sources across instances on $name', ({ skip, da
   it.skipIf(skip)(
     "open a 2025 session for each of an instance's first concurrent calls, none shared",
     async () => {
-      const upstream = await startSdkUpstream({ sessionTool: true });
+      const upstream = await startSdkUpstream({ sessionTool: 4 });
       const url = await databaseUrl();
       const a = await instance(url, '0');
       const registered = await a.request('POST', '/api/registry/sources', {

@@ -96,9 +96,9 @@ describe('tools/list_changed after an upstream changed its tools', () => {
     // sdk.second: seen by all_sdk only.
     upstream.addTool('second');
     await expect.poll(() => all.heard.count, { timeout: 5000 }).toBe(1);
+    // The gateway checks every session's served tools side by side when the list changes: the
+    // other two sessions' checks were over before all_sdk's client heard and listed again.
     expect(await all.names()).toEqual(['sdk.first', 'sdk.second']);
-    // Whatever else was on its way has arrived by now.
-    await new Promise((resolve) => setTimeout(resolve, 300));
     expect(firstOnly.heard.count).toBe(0);
     expect(thirdOnly.heard.count).toBe(0);
 
@@ -107,7 +107,7 @@ describe('tools/list_changed after an upstream changed its tools', () => {
     await expect.poll(() => thirdOnly.heard.count, { timeout: 5000 }).toBe(1);
     await expect.poll(() => all.heard.count, { timeout: 5000 }).toBe(2);
     expect(await thirdOnly.names()).toEqual(['sdk.third']);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await all.names()).toEqual(['sdk.first', 'sdk.second', 'sdk.third']);
     expect(firstOnly.heard.count).toBe(0);
     expect(all.heard.count).toBe(2);
     expect(thirdOnly.heard.count).toBe(1);

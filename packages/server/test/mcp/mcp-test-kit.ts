@@ -6,6 +6,7 @@ import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { onTestFinished } from 'vitest';
+import type { GatewayInternals } from '../../src/gateway.js';
 import type { GatewayOptions } from '../../src/gateway-settings.js';
 import { createServiceAccount } from '../../src/identity/service-account-store.js';
 import { createEndpoint } from '../../src/mcp-endpoints/index.js';
@@ -33,21 +34,30 @@ export interface McpTestUser extends TestUser {
 /**
  * Starts a gateway with the fixture plugin mounted under `demo` (and any further `plugins`, each
  * under its id), listening on an ephemeral port, and a `reader` role allowing only `demo.echo.*`.
- * Stopped when the test ends.
+ * Stopped when the test ends, or handed to `stopLater` (a gateway the tests of a file share).
+ * `internals` are the gateway's test-only knobs (see `createTestGateway`).
  */
 export async function startMcpGateway(
-  options: GatewayOptions & { state?: FixtureState } = {},
+  options: GatewayOptions & {
+    state?: FixtureState;
+    internals?: Omit<GatewayInternals, 'passwordHasher'>;
+    stopLater?: (stop: () => Promise<void>) => void;
+  } = {},
 ): Promise<McpTestGateway> {
   const state = options.state ?? emptyFixtureState();
-  const { state: _state, plugins = [], ...gatewayOptions } = options;
+  const { state: _state, plugins = [], internals, stopLater, ...gatewayOptions } = options;
   const all = [createFixturePlugin(state), ...plugins];
-  const gateway = await createTestGateway({
-    plugins: all,
-    host: '127.0.0.1',
-    port: 0,
-    baseUrl: undefined,
-    ...gatewayOptions,
-  });
+  const gateway = await createTestGateway(
+    {
+      plugins: all,
+      host: '127.0.0.1',
+      port: 0,
+      baseUrl: undefined,
+      ...gatewayOptions,
+    },
+    internals,
+    stopLater,
+  );
   for (const { id } of all) {
     if (!gateway.services.plugins.isMounted(id)) {
       gateway.services.plugins.mount({ id, namespace: id, pluginId: id });

@@ -23,9 +23,10 @@ export interface SdkUpstream {
 /**
  * An MCP server built with the MCP SDK v1 over Streamable HTTP with sessions: the 2025 revision
  * only, as most servers in the wild today. Its tools: `first` (answers `first ran`), those added
- * with `addTool`; with `sessionTool`, `session` (waits 200 ms, then answers the id of the session
- * it ran in); with `ask`, `ask`, which asks its client a yes-or-no question in the words `ask`
- * gives each time (form elicitation), then answers `<action>: <question>`; with `prompt`,
+ * with `addTool`; with `sessionTool: n`, `session` (waits until n calls of it have come, at most
+ * a second, then answers the id of the session it ran in); with `ask`, `ask`, which asks its
+ * client a yes-or-no question in the words `ask` gives each time (form elicitation), then
+ * answers `<action>: <question>`; with `prompt`,
  * `summarize`, which asks its client's model (sampling) in the words `prompt` gives each time,
  * then answers `<model's text>: <prompt>`; with `link`, `link`, which asks its client to open
  * `link.url` (URL-mode elicitation, id `step-1`), and once accepted says the step is done
@@ -34,7 +35,7 @@ export interface SdkUpstream {
  */
 export async function startSdkUpstream(
   options: {
-    sessionTool?: boolean;
+    sessionTool?: number;
     ask?: () => string;
     prompt?: () => string;
     link?: { url: string; alsoDone?: string[] };
@@ -47,6 +48,11 @@ export async function startSdkUpstream(
     server.registerResource(name, `note://${name}`, {}, async (uri) => ({
       contents: [{ uri: uri.href, text: `the ${name} note` }],
     }));
+  let sessionCalls = 0;
+  let allSessionCalls = () => {};
+  const sessionCallsIn = new Promise<void>((resolve) => {
+    allSessionCalls = resolve;
+  });
   const servers = new Set<McpServer>();
   const transports = new Map<string, StreamableHTTPServerTransport>();
   const register = (server: McpServer, name: string) =>
@@ -63,9 +69,16 @@ export async function startSdkUpstream(
     const server = new McpServer({ name: 'sdk-upstream', version: '1.0.0' });
     for (const name of names) register(server, name);
     for (const name of resources) registerResource(server, name);
-    if (options.sessionTool === true) {
+    if (options.sessionTool !== undefined) {
       server.registerTool('session', { description: 'Answers its session' }, async (extra) => {
-        await new Promise((resolve) => setTimeout(resolve, 200));
+        sessionCalls += 1;
+        if (sessionCalls >= (options.sessionTool ?? 0)) allSessionCalls();
+        // Each call waits for the others, so that they overlap; a gateway that sent them one
+        // after another fails its test a second later rather than hanging.
+        await Promise.race([
+          sessionCallsIn,
+          new Promise((resolve) => setTimeout(resolve, 1000).unref()),
+        ]);
         return { content: [{ type: 'text', text: String(extra.sessionId) }] };
       });
     }

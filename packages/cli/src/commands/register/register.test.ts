@@ -131,8 +131,11 @@ describe('gateway register', () => {
       spinnerDelayMs: 0,
       env: { SERVICE_API_SECRET: SECRET },
     });
+    // A gateway slow enough for the spinner: it answers once the spinner has drawn.
     const slow: typeof fetch = async (input, init) => {
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      while (!io.spun().includes('Registering')) {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
       return fetch(input, init);
     };
     await runRegister({ cwd, io, url, json: true, fetch: slow });

@@ -7,7 +7,7 @@ import { connectV1, connectV2, startMcpGateway } from '#test/mcp/mcp-test-kit.js
  * A call's signal is made only when something reads it (running-call.ts): a handler that never
  * reads it is still stopped at its time limit, and one that reads it late finds it aborted.
  */
-function deafPlugin(seen: { aborted: boolean; reason: string }[]) {
+function deafPlugin(seen: { aborted: boolean; reason: string }[], answered: Promise<void>) {
   return definePlugin({
     id: 'deaf',
     name: 'Deaf',
@@ -16,10 +16,10 @@ function deafPlugin(seen: { aborted: boolean; reason: string }[]) {
       defineTool({
         path: 'deaf.wait.long',
         name: 'Wait Long',
-        description: 'Waits 400 ms without looking at its signal, then looks.',
+        description: 'Waits for its call to be answered without looking at its signal, then looks.',
         inputSchema: z.object({}),
         async handler(_ctx, _input, call) {
-          await new Promise((resolve) => setTimeout(resolve, 400));
+          await answered;
           const reason: unknown = call.signal.reason;
           seen.push({
             aborted: call.signal.aborted,
@@ -34,9 +34,9 @@ function deafPlugin(seen: { aborted: boolean; reason: string }[]) {
         description: 'Answers at once; reads its signal once the call is over.',
         inputSchema: z.object({}),
         async handler(_ctx, _input, call) {
-          setTimeout(() => {
+          void answered.then(() => {
             seen.push({ aborted: call.signal.aborted, reason: 'after the answer' });
-          }, 50);
+          });
           return 'answered';
         },
       }),
@@ -44,13 +44,27 @@ function deafPlugin(seen: { aborted: boolean; reason: string }[]) {
   });
 }
 
+/** A promise the test resolves once the client has the call's answer. */
+function whenAnswered() {
+  let resolve = () => {};
+  const promise = new Promise<void>((done) => {
+    resolve = done;
+  });
+  return { promise, resolve };
+}
+
 describe("a call's signal", () => {
   it('stops a handler that never reads its signal at the time limit, and it reads it aborted', async () => {
     const seen: { aborted: boolean; reason: string }[] = [];
-    const gw = await startMcpGateway({ plugins: [deafPlugin(seen)], mcp: { toolTimeoutMs: 150 } });
+    const answered = whenAnswered();
+    const gw = await startMcpGateway({
+      plugins: [deafPlugin(seen, answered.promise)],
+      mcp: { toolTimeoutMs: 150 },
+    });
     const alice = await gw.user({ admin: true });
     const v2 = await connectV2(gw.url, alice.mcpToken);
     const result = await v2.callTool({ name: 'deaf.wait.long', arguments: {} });
+    answered.resolve();
     expect(result.isError).toBe(true);
     expect(JSON.stringify(result.content)).toContain('did not finish within 0.2 s');
     for (let i = 0; i < 100 && seen.length === 0; i += 1) {
@@ -69,10 +83,12 @@ describe("a call's signal", () => {
 
   it('is aborted for a handler that reads it after its call was answered', async () => {
     const seen: { aborted: boolean; reason: string }[] = [];
-    const gw = await startMcpGateway({ plugins: [deafPlugin(seen)] });
+    const answered = whenAnswered();
+    const gw = await startMcpGateway({ plugins: [deafPlugin(seen, answered.promise)] });
     const alice = await gw.user({ admin: true });
     const { client } = await connectV1(gw.url, alice.mcpToken);
     const result = await client.callTool({ name: 'deaf.keep.signal', arguments: {} });
+    answered.resolve();
     expect(result.isError).not.toBe(true);
     for (let i = 0; i < 100 && seen.length === 0; i += 1) {
       await new Promise((resolve) => setTimeout(resolve, 10));

@@ -1,7 +1,7 @@
 import { AbandonedCallSweeper } from '../call/abandoned-calls.js';
 import { type McpOptions, resolveMcpOptions } from '../options.js';
 import type { McpDeps } from '../runtime.js';
-import type { McpEndpoint } from './mcp-endpoint.js';
+import type { McpDeployment, McpEndpoint } from './mcp-endpoint.js';
 import type { ToolsChange } from './shared-sessions/session-bus.js';
 
 /**
@@ -31,7 +31,7 @@ export class LazyMcpEndpoint {
     authSecret: string,
     maxBodyBytes: number,
     options: McpOptions = {},
-    deployment: { postgresUrl?: string } = {},
+    deployment: McpDeployment = {},
   ) {
     const resolved = resolveMcpOptions(options, maxBodyBytes);
     this.#sweeper = new AbandonedCallSweeper({

@@ -24,9 +24,17 @@ import { ListenStreams } from './listen-streams.js';
 import { readBody } from './read-body.js';
 import { answerSessionCall } from './session-call.js';
 import { isPlainLegacyRequest } from './session-http.js';
-import { LegacySessions } from './sessions/index.js';
+import { LegacySessions, type SweepTimer } from './sessions/index.js';
 import { SharedSessions } from './shared-sessions/index.js';
 import type { ToolsChange } from './shared-sessions/session-bus.js';
+
+/** Where the endpoint runs, and what only the tests give it. */
+export interface McpDeployment {
+  /** PostgreSQL: the database's URL, for the session bus's listening connection. */
+  postgresUrl?: string;
+  /** What runs the 2025 sessions' idle sweeps (tests run each one themselves). Default a timer. */
+  sessionSweepTimer?: SweepTimer;
+}
 
 /**
  * The MCP endpoint (`{base_url}/mcp` and `{base_url}/mcp/<token>`): Streamable HTTP for the
@@ -61,7 +69,7 @@ export class McpEndpoint {
     authSecret: string,
     maxBodyBytes: number,
     options: McpOptions = {},
-    deployment: { postgresUrl?: string } = {},
+    deployment: McpDeployment = {},
   ) {
     const resolved = resolveMcpOptions(options, maxBodyBytes);
     this.#runtime = {
@@ -129,6 +137,9 @@ export class McpEndpoint {
         return Promise.resolve(undefined);
       },
       ...(this.#shared === undefined ? {} : { shared: this.#shared }),
+      ...(deployment.sessionSweepTimer === undefined
+        ? {}
+        : { sweepTimer: deployment.sessionSweepTimer }),
     });
     this.#stopWatching = this.#watchChanges();
   }

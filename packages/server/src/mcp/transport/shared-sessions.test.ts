@@ -6,42 +6,74 @@ import {
   LoggingMessageNotificationSchema,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import { describe, expect, it, onTestFinished, vi } from 'vitest';
+import { afterAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { createPostgresTestDatabase, postgresTestUrl } from '#test/db/test-database.js';
 import { emptyFixtureState } from '#test/mcp/fixture-plugin.js';
 import { createInteractionPlugin } from '#test/mcp/interaction-plugin.js';
 import { type McpTestGateway, type McpTestUser, startMcpGateway } from '#test/mcp/mcp-test-kit.js';
 import { TEST_SERVICE_SECRET } from '#test/support/test-gateway.js';
 import type { McpOptions } from '../options.js';
+import type { SweepTimer } from './sessions/index.js';
 import { sessionDb } from './shared-sessions/tables.js';
 
 // Issue 17 item 1: a 2025 session opened on one instance is served by every instance on
 // PostgreSQL, with no affinity. Here each request of a client goes to the next instance in turn.
 
 const pgUrl = postgresTestUrl();
-const DELETE = { name: 'demo.files.delete', arguments: { name: 'report.pdf' } };
+/** A call deleting the file `name` (each test its own: the fixture's files are shared). */
+const deleteCall = (name: string) => ({ name: 'demo.files.delete', arguments: { name } });
 
+let trio: Promise<McpTestGateway[]> | undefined;
+const stops: (() => Promise<void>)[] = [];
+afterAll(async () => {
+  for (const stop of stops.splice(0)) await stop();
+});
+
+/** Stops what the tests of this file share, when the file ends. */
+const stopLater = (stop: () => Promise<void>): void => {
+  stops.unshift(stop);
+};
+
+/**
+ * The first `count` of three instances on one database (with the interaction plugin, and at
+ * most two sessions per user), which most tests share: started by the first that asks, stopped
+ * when the file ends. Each test makes its own users, roles and sessions, and deletes files of
+ * its own names.
+ */
 async function instances(count: number): Promise<McpTestGateway[]> {
-  const scoped = await createPostgresTestDatabase(pgUrl as string);
-  onTestFinished(scoped.drop);
-  const state = emptyFixtureState();
-  const started: McpTestGateway[] = [];
-  for (let i = 0; i < count; i += 1) {
-    started.push(await startMcpGateway({ databaseUrl: scoped.url, state }));
-  }
-  return started;
+  trio ??= (async () => {
+    const scoped = await createPostgresTestDatabase(pgUrl as string);
+    stopLater(scoped.drop);
+    const state = emptyFixtureState();
+    const plugins = [createInteractionPlugin()];
+    const mcp = { maxSessionsPerUser: 2 };
+    const started: McpTestGateway[] = [];
+    for (let i = 0; i < 3; i += 1) {
+      started.push(
+        await startMcpGateway({ databaseUrl: scoped.url, state, plugins, mcp, stopLater }),
+      );
+    }
+    return started;
+  })();
+  return (await trio).slice(0, count);
 }
 
-/** A fetch sending each request to the next of `urls`, as a round-robin balancer does. */
-function roundRobin(urls: string[], sent: string[] = []): typeof fetch {
+/**
+ * A fetch sending each request to the next of `urls`, as a round-robin balancer does; `listening`
+ * is told when the answer to the client's GET (its stream for what the server sends unasked)
+ * has come: the instance counts the stream as listening before it answers.
+ */
+function roundRobin(urls: string[], sent: string[] = [], listening = () => {}): typeof fetch {
   let next = 0;
-  return (input, init) => {
+  return async (input, init) => {
     const url = new URL(input instanceof Request ? input.url : String(input));
     const target = new URL(urls[next % urls.length] as string);
     next += 1;
     url.host = target.host;
     sent.push(url.origin);
-    return fetch(url, init);
+    const response = await fetch(url, init);
+    if (init?.method === 'GET' && response.ok) listening();
+    return response;
   };
 }
 
@@ -59,13 +91,18 @@ async function connect(
       },
     },
   );
+  let heard = () => {};
+  const listening = new Promise<void>((resolve) => {
+    heard = resolve;
+  });
   const transport = new V1Transport(new URL(`${urls[0]}/mcp`), {
     requestInit: { headers: { authorization: `Bearer ${user.mcpToken}` } },
-    fetch: roundRobin(urls, options.sent),
+    fetch: roundRobin(urls, options.sent, () => heard()),
   });
   await client.connect(transport);
   onTestFinished(() => client.close());
-  return { client, transport };
+  /** Resolves once the client's GET stream is open: what the instance sends unasked reaches it. */
+  return { client, transport, listening };
 }
 
 function post(url: string, token: string, sessionId: string, body: unknown) {
@@ -103,21 +140,18 @@ describe.skipIf(!pgUrl)('2025 sessions on PostgreSQL: any instance serves any se
       });
       expect(JSON.stringify(echoed.content)).toContain(`hi ${i}`);
     }
-    const result = await client.callTool(DELETE);
+    const result = await client.callTool(deleteCall('report.pdf'));
     expect(result.isError).toBeFalsy();
     expect(asked).toHaveLength(1);
     expect(asked[0]).toContain('Delete report.pdf?');
-    expect((a as McpTestGateway).state.deleted).toEqual(['report.pdf']);
+    const deleted = (a as McpTestGateway).state.deleted;
+    expect(deleted.filter((name) => name === 'report.pdf')).toEqual(['report.pdf']);
     // Every instance served some of it.
     expect(new Set(sent)).toEqual(new Set(urls.map((url) => new URL(url).origin)));
   });
 
   it("routes a model's answer too large for a NOTIFY to the instance that asked", async () => {
-    const scoped = await createPostgresTestDatabase(pgUrl as string);
-    onTestFinished(scoped.drop);
-    const plugins = [createInteractionPlugin()];
-    const a = await startMcpGateway({ databaseUrl: scoped.url, plugins });
-    const b = await startMcpGateway({ databaseUrl: scoped.url, plugins });
+    const [a, b] = (await instances(2)) as [McpTestGateway, McpTestGateway];
     const alice = await a.user({ admin: true });
     const { client } = await connect([a.url, b.url], alice, { sampling: true });
     const colour = 'b'.repeat(20_000);
@@ -195,7 +229,7 @@ describe.skipIf(!pgUrl)('2025 sessions on PostgreSQL: any instance serves any se
       jsonrpc: '2.0',
       id: 1,
       method: 'tools/call',
-      params: DELETE,
+      params: deleteCall('secret-plans.pdf'),
     });
     // Read alice's stream up to the question.
     const reader = call.body?.pipeThrough(new TextDecoderStream()).getReader();
@@ -217,9 +251,9 @@ describe.skipIf(!pgUrl)('2025 sessions on PostgreSQL: any instance serves any se
     expect((await post(gwB.url, mallory.mcpToken, malloryOnB, approve)).status).toBe(202);
     expect((await post(gwB.url, mallory.mcpToken, aliceSession, approve)).status).toBe(404);
     expect((await post(gwA.url, mallory.mcpToken, aliceSession, approve)).status).toBe(404);
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(gwA.state.deleted).toEqual([]);
-    // Alice's own answer, through the other instance, decides.
+    expect(gwA.state.deleted).not.toContain('secret-plans.pdf');
+    // Alice's own answer, through the other instance, decides: it travels the bus after
+    // mallory's, so the call ending declined shows that hers was never taken.
     const decline = { jsonrpc: '2.0', id: questionId, result: { action: 'decline' } };
     expect((await post(gwB.url, alice.mcpToken, aliceSession, decline)).status).toBe(202);
     while (reader !== undefined && !text.includes('"id":1')) {
@@ -228,7 +262,7 @@ describe.skipIf(!pgUrl)('2025 sessions on PostgreSQL: any instance serves any se
       text += value;
     }
     expect(text).toContain('"isError":true');
-    expect(gwA.state.deleted).toEqual([]);
+    expect(gwA.state.deleted).not.toContain('secret-plans.pdf');
   });
 
   it('closes a session on every instance when the client deletes it on one', async () => {
@@ -252,12 +286,8 @@ describe.skipIf(!pgUrl)('2025 sessions on PostgreSQL: any instance serves any se
   });
 
   it('counts the sessions of a user across instances against the per-user cap', async () => {
-    const scoped = await createPostgresTestDatabase(pgUrl as string);
-    onTestFinished(scoped.drop);
-    const state = emptyFixtureState();
-    const mcp = { maxSessionsPerUser: 2 };
-    const a = await startMcpGateway({ databaseUrl: scoped.url, state, mcp });
-    const b = await startMcpGateway({ databaseUrl: scoped.url, state, mcp });
+    // The shared instances allow two sessions per user.
+    const [a, b] = (await instances(2)) as [McpTestGateway, McpTestGateway];
     const alice = await a.user();
     const first = await connect([a.url], alice);
     await connect([b.url], alice);
@@ -274,17 +304,23 @@ describe.skipIf(!pgUrl)('2025 sessions on PostgreSQL: any instance serves any se
     const gwA = a as McpTestGateway;
     const gwB = b as McpTestGateway;
     const admin = await gwA.user({ admin: true });
-    const bob = await gwA.user({ roleId: 'reader' });
+    const roleId = `narrow-${crypto.randomUUID().slice(0, 8)}`;
+    await gwA.gateway.services.policy.createRole({
+      id: roleId,
+      name: 'Narrow',
+      patterns: ['demo.echo.*'],
+    });
+    const bob = await gwA.user({ roleId });
     // Bob's client talks to B only: its GET stream is held there.
-    const { client } = await connect([gwB.url], bob);
+    const { client, listening } = await connect([gwB.url], bob);
     const changed = new Promise<void>((resolve) => {
       client.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve());
     });
     await client.listTools();
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    const edited = await gwA.gateway.request('PUT', '/api/policy/roles/reader', {
+    await listening;
+    const edited = await gwA.gateway.request('PUT', `/api/policy/roles/${roleId}`, {
       as: admin,
-      body: { id: 'reader', name: 'Reader', patterns: ['demo.**'] },
+      body: { id: roleId, name: 'Narrow', patterns: ['demo.**'] },
     });
     expect(edited.status).toBe(200);
     await changed;
@@ -309,8 +345,8 @@ describe.skipIf(!pgUrl)('an endpoint changed on one instance (issue 33)', () => 
       return row?.id ?? '';
     };
     // Both clients talk to B only: their GET streams are held there.
-    const { client } = await connect([gwB.url], alice);
-    const { client: untouched } = await connect([gwB.url], other);
+    const { client, listening } = await connect([gwB.url], alice);
+    const { client: untouched, listening: untouchedListening } = await connect([gwB.url], other);
     let heard = 0;
     let heardOther = 0;
     const changed = new Promise<void>((resolve) => {
@@ -319,35 +355,70 @@ describe.skipIf(!pgUrl)('an endpoint changed on one instance (issue 33)', () => 
         resolve();
       });
     });
+    let otherChanged = () => {};
     untouched.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       heardOther += 1;
+      otherChanged();
     });
     expect((await client.listTools()).tools.length).toBeGreaterThan(1);
     await untouched.listTools();
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    const id = await endpointOf(alice);
-    const patched = await gwA.gateway.request('PATCH', `/api/connections/mcp-endpoints/${id}`, {
-      as: alice,
-      body: { userId: alice.id, tools: ['demo.echo.say'] },
-    });
-    expect(patched.status).toBe(200);
+    await Promise.all([listening, untouchedListening]);
+    const patch = async (user: McpTestUser) => {
+      const id = await endpointOf(user);
+      const patched = await gwA.gateway.request('PATCH', `/api/connections/mcp-endpoints/${id}`, {
+        as: user,
+        body: { userId: user.id, tools: ['demo.echo.say'] },
+      });
+      expect(patched.status).toBe(200);
+    };
+    await patch(alice);
     await changed;
     expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['demo.echo.say']);
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(heard).toBe(1);
+    // B tells the sessions a bus message concerns in one pass: had it told the other session,
+    // that one would have heard with alice's, before the round trip just made.
     expect(heardOther).toBe(0);
+    // A later message on the bus, for the other endpoint: heard after anything the first made B
+    // send, and showing that the other client was listening all along.
+    const heardLater = new Promise<void>((resolve) => {
+      otherChanged = resolve;
+    });
+    await patch(other);
+    await heardLater;
+    expect(heard).toBe(1);
+    expect(heardOther).toBe(1);
   });
 });
 
 describe.skipIf(!pgUrl)('2025 session streams and lifetimes across instances on PostgreSQL', () => {
-  async function pair(mcp: McpOptions) {
+  /**
+   * Two instances whose idle sweeps run when the test says (`sweep`), never on their own;
+   * stopped when the test ends, or handed to `stop`.
+   */
+  async function pair(mcp: McpOptions, stop: typeof stopLater = onTestFinished) {
     const scoped = await createPostgresTestDatabase(pgUrl as string);
-    onTestFinished(scoped.drop);
+    stop(scoped.drop);
     const plugins = [createInteractionPlugin()];
-    const a = await startMcpGateway({ databaseUrl: scoped.url, plugins, mcp });
-    const b = await startMcpGateway({ databaseUrl: scoped.url, plugins, mcp });
-    return { a, b, alice: await a.user({ admin: true }) };
+    const sweeps = new Set<() => Promise<void>>();
+    const sessionSweepTimer: SweepTimer = (sweep) => {
+      sweeps.add(sweep);
+      return () => sweeps.delete(sweep);
+    };
+    const options = { databaseUrl: scoped.url, plugins, mcp, internals: { sessionSweepTimer } };
+    const a = await startMcpGateway({ ...options, stopLater: stop });
+    const b = await startMcpGateway({ ...options, stopLater: stop });
+    /** Each instance sweeps `times` times in turn, every sweep over before the next begins. */
+    const sweep = async (times = 1) => {
+      for (let i = 0; i < times; i += 1) for (const one of [...sweeps]) await one();
+    };
+    return { a, b, alice: await a.user({ admin: true }), sweep };
   }
+
+  let releasing: ReturnType<typeof pair> | undefined;
+  /** A pair releasing call streams after 100 ms, which the tests of such streams share. */
+  const releasingPair = () => {
+    releasing ??= pair({ releaseStreamAfterMs: 100 }, stopLater);
+    return releasing;
+  };
 
   function resume(url: string, token: string, sessionId: string, lastEventId: string) {
     return fetch(`${url}/mcp`, {
@@ -362,7 +433,7 @@ describe.skipIf(!pgUrl)('2025 session streams and lifetimes across instances on 
   }
 
   it('resumes a stream released on one instance with Last-Event-ID on another, mid-call', async () => {
-    const { a, b, alice } = await pair({ releaseStreamAfterMs: 100 });
+    const { a, b, alice } = await releasingPair();
     const sessionId = await openSession(a.url, alice.mcpToken);
     const call = await post(a.url, alice.mcpToken, sessionId, {
       jsonrpc: '2.0',
@@ -383,7 +454,7 @@ describe.skipIf(!pgUrl)('2025 session streams and lifetimes across instances on 
   });
 
   it('refuses a Last-Event-ID of another session, or of none, with a 4xx and replays nothing', async () => {
-    const { a, b, alice } = await pair({ releaseStreamAfterMs: 100 });
+    const { a, b, alice } = await releasingPair();
     const first = await openSession(a.url, alice.mcpToken);
     const second = await openSession(a.url, alice.mcpToken);
     const call = await post(a.url, alice.mcpToken, first, {
@@ -393,7 +464,10 @@ describe.skipIf(!pgUrl)('2025 session streams and lifetimes across instances on 
       params: NAP,
     });
     const [priming] = await sseEvents(call);
-    await new Promise((resolve) => setTimeout(resolve, 700));
+    // Its own session takes the stream up and reads it to the answer: every event of the call
+    // is stored now, so replaying any of them to another session would show.
+    const own = await resume(a.url, alice.mcpToken, first, priming?.id ?? '');
+    expect((await sseEvents(own)).map((event) => event.data).join('\n')).toContain('rested');
     for (const lastEventId of [priming?.id ?? '', 'not-an-id', '99999999999999999999999']) {
       const resumed = await resume(b.url, alice.mcpToken, second, lastEventId);
       expect(resumed.status).toBeGreaterThanOrEqual(400);
@@ -405,34 +479,30 @@ describe.skipIf(!pgUrl)('2025 session streams and lifetimes across instances on 
   it('expires an idle session on every instance', async () => {
     // The sessions' clock (Date) stands still until the test moves it past the idle time, so the
     // ping below comes in time however slow the machine, and nothing waits out the idle time.
-    const { a, b, alice } = await pair({ sessionIdleMs: 100 });
+    const { a, b, alice, sweep } = await pair({ sessionIdleMs: 100 });
     stopTheClock();
     const sessionId = await openSession(a.url, alice.mcpToken);
     const ping = { jsonrpc: '2.0', id: 1, method: 'ping' };
     expect((await post(b.url, alice.mcpToken, sessionId, ping)).status).toBe(200);
     // Swept twice, the session is still there: no time has passed.
-    await sweeps(2);
+    await sweep(2);
     expect([await openSessions(a.url), await openSessions(b.url)]).toEqual([1, 1]);
     vi.setSystemTime(Date.now() + 1000);
-    // Until a sweep has expired it in the database and both instances have let it go: a ping to
-    // learn that would keep it alive, and a fixed wait is too short on a loaded machine.
-    // (Not expect.poll or vi.waitFor: they move a faked clock on by their interval at every try.)
+    // One sweep of each instance expires it in the database and lets it go on both (checked
+    // without a ping, which would keep it alive).
+    await sweep();
     const stored = sessionDb(a.gateway.services.database);
-    const left = async () => ({
+    const left = {
       stored: (await stored.selectFrom('mcp_sessions').select('id').execute()).map((row) => row.id),
       open: [await openSessions(a.url), await openSessions(b.url)],
-    });
-    const gone = await until(
-      left,
-      ({ stored, open }) => !stored.includes(sessionId) && !open[0] && !open[1],
-    );
-    expect(gone).toEqual({ stored: expect.not.arrayContaining([sessionId]), open: [0, 0] });
+    };
+    expect(left).toEqual({ stored: expect.not.arrayContaining([sessionId]), open: [0, 0] });
     expect((await post(a.url, alice.mcpToken, sessionId, ping)).status).toBe(404);
     expect((await post(b.url, alice.mcpToken, sessionId, ping)).status).toBe(404);
   });
 
   it('caps the copies an instance rebuilds of sessions opened elsewhere, and drops idle ones', async () => {
-    const { a, b, alice } = await pair({ maxRebuiltSessions: 2, rebuiltSessionIdleMs: 100 });
+    const { a, b, alice, sweep } = await pair({ maxRebuiltSessions: 2, rebuiltSessionIdleMs: 100 });
     stopTheClock();
     const sessions = [
       await openSession(a.url, alice.mcpToken),
@@ -444,17 +514,13 @@ describe.skipIf(!pgUrl)('2025 session streams and lifetimes across instances on 
     for (const sessionId of sessions) {
       expect((await post(b.url, alice.mcpToken, sessionId, ping)).status).toBe(200);
     }
-    await sweeps(2);
+    await sweep(2);
     expect(await openSessions(b.url)).toBe(2);
     expect(await openSessions(a.url)).toBe(3);
     // Unused, the copies go; the sessions stay open where they were opened, and anywhere else.
     vi.setSystemTime(Date.now() + 1000);
-    expect(
-      await until(
-        () => openSessions(b.url),
-        (open) => open === 0,
-      ),
-    ).toBe(0);
+    await sweep();
+    expect(await openSessions(b.url)).toBe(0);
     expect(await openSessions(a.url)).toBe(3);
     for (const sessionId of sessions) {
       expect((await post(b.url, alice.mcpToken, sessionId, ping)).status).toBe(200);
@@ -466,29 +532,14 @@ describe.skipIf(!pgUrl)('2025 session streams and lifetimes across instances on 
 const NAP = { name: 'calls.slow.nap', arguments: { ms: 400 } };
 
 /**
- * Stops Date (the clock sessions are idle by) until `vi.setSystemTime` moves it; timers still run,
- * so the sweeps (every 50 ms at a 100 ms idle time) go on. Put back when the test ends.
+ * Stops Date (the clock sessions are idle by) until `vi.setSystemTime` moves it; timers still run.
+ * Put back when the test ends.
  */
 function stopTheClock(): void {
   vi.useFakeTimers({ toFake: ['Date'] });
   onTestFinished(() => {
     vi.useRealTimers();
   });
-}
-
-/** What `read` gives once `done` holds, or after 20 s; asked every 100 ms of real time. */
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  const deadline = performance.now() + 20_000;
-  for (;;) {
-    const value = await read();
-    if (done(value) || performance.now() > deadline) return value;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
-/** Real time for `count` sweeps at a 100 ms idle time (one every 50 ms). */
-function sweeps(count: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, count * 50 + 20));
 }
 
 /** The sessions the instance at `url` holds open, as its metrics say. */

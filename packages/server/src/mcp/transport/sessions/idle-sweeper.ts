@@ -5,6 +5,19 @@ import { closeSession } from './session.js';
 
 const SWEEP_EVERY_MS = 60_000;
 
+/**
+ * What runs the sweeps once sweeping starts: given the sweep (it resolves once the database's
+ * sweep is over, and never rejects) and how often it is due, it returns what stops it.
+ */
+export type SweepTimer = (sweep: () => Promise<void>, everyMs: number) => () => void;
+
+/** Every `everyMs` on a timer that keeps nothing alive. */
+const intervalTimer: SweepTimer = (sweep, everyMs) => {
+  const timer = setInterval(() => void sweep(), everyMs);
+  timer.unref?.();
+  return () => clearInterval(timer);
+};
+
 /** Options of {@link IdleSweeper}. */
 export interface IdleSweeperOptions {
   /** A session unused this long is closed. */
@@ -14,6 +27,11 @@ export interface IdleSweeperOptions {
   logger?: Pick<ServerLogger, 'warn'>;
   /** PostgreSQL: the sweep also expires the sessions of every instance in the database. */
   shared?: Pick<SharedSessions, 'ensureListening' | 'sweep'>;
+  /**
+   * What runs the sweeps. Default an interval of half the shortest idle time, at least 50 ms and
+   * at most a minute; the tests run each sweep themselves instead of waiting for it.
+   */
+  sweepTimer?: SweepTimer;
 }
 
 /**
@@ -31,7 +49,8 @@ export interface IdleSweeperOptions {
 export class IdleSweeper {
   readonly #held: HeldSessions;
   readonly #options: IdleSweeperOptions;
-  #sweeper: ReturnType<typeof setInterval> | undefined;
+  /** Stops the sweeps while sweeping. */
+  #stop: (() => void) | undefined;
 
   constructor(held: HeldSessions, options: IdleSweeperOptions) {
     this.#held = held;
@@ -40,21 +59,20 @@ export class IdleSweeper {
 
   /** Starts sweeping, unless sweeping already. */
   start(): void {
-    if (this.#sweeper !== undefined) return;
+    if (this.#stop !== undefined) return;
     // A short idle time (tests) is swept at least twice within it.
     const shortest = Math.min(this.#options.idleMs, this.#options.rebuiltIdleMs ?? Infinity);
     const every = Math.min(SWEEP_EVERY_MS, Math.max(50, shortest / 2));
-    this.#sweeper = setInterval(() => this.#sweep(), every);
-    this.#sweeper.unref?.();
+    this.#stop = (this.#options.sweepTimer ?? intervalTimer)(() => this.#sweep(), every);
   }
 
   /** Stops sweeping (the gateway is stopping). */
   stop(): void {
-    if (this.#sweeper !== undefined) clearInterval(this.#sweeper);
-    this.#sweeper = undefined;
+    this.#stop?.();
+    this.#stop = undefined;
   }
 
-  #sweep(): void {
+  async #sweep(): Promise<void> {
     const shared = this.#options.shared !== undefined;
     const now = Date.now();
     const cutoff = now - this.#options.idleMs;
@@ -83,14 +101,13 @@ export class IdleSweeper {
     if (this.#options.shared !== undefined) {
       // Listening again if the connection was lost, while there are copies to tell about.
       if (this.#held.size > 0) void this.#options.shared.ensureListening();
-      this.#options.shared.sweep(busy).catch((error: unknown) => {
+      await this.#options.shared.sweep(busy).catch((error: unknown) => {
         this.#options.logger?.warn('MCP session sweep failed', {
           error: error instanceof Error ? error.message : String(error),
         });
       });
-    } else if (this.#held.size === 0 && this.#sweeper !== undefined) {
-      clearInterval(this.#sweeper);
-      this.#sweeper = undefined;
+    } else if (this.#held.size === 0) {
+      this.stop();
     }
   }
 }

@@ -13,7 +13,7 @@ import { isPlainLegacyRequest, sessionNotFound } from '../session-http.js';
 import { routeAnswers, type SharedSessions, type ToolsChange } from '../shared-sessions/index.js';
 import { Admission } from './admission.js';
 import { HeldSessions } from './held-sessions.js';
-import { IdleSweeper } from './idle-sweeper.js';
+import { IdleSweeper, type SweepTimer } from './idle-sweeper.js';
 import { closeSession, RETRY_MS, type Session, type SessionParts } from './session.js';
 import { SessionEventStore } from './session-event-store.js';
 import { type SessionPost, serveSessionRequest } from './session-requests.js';
@@ -61,6 +61,8 @@ export interface LegacySessionsOptions {
    * answers.
    */
   answerDirectly?: (session: Session, post: SessionPost) => Promise<Response | undefined>;
+  /** What runs the idle sweeps (see `IdleSweeperOptions`). Default an interval. */
+  sweepTimer?: SweepTimer;
 }
 
 /**
