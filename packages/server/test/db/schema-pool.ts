@@ -10,7 +10,7 @@ import { readFingerprint, readShape } from './schema-shape.js';
  * test of the worker that asks for a migrated schema; the run drops them when it ends
  * (`schema-run.ts`).
  *
- * Reset: every table but kysely's two that a test changed is truncated, every sequence it used
+ * Reset: every table but kysely's two that a test changed is emptied, every sequence it used
  * set back to its start, and the rows the migrations seed (the `member` and `admin` roles) put
  * back as they were when this worker first migrated a schema. Only a schema whose shape (tables, columns,
  * defaults, constraints, indexes, sequences, functions, triggers, ...) and migration record
@@ -45,6 +45,8 @@ interface Pristine {
   record: string;
   /** The rows the migrations seed, as JSON, by table. */
   seed: ReadonlyMap<string, string>;
+  /** Whether the worker's role may turn foreign-key triggers off (a superuser's). */
+  superuser: boolean;
 }
 
 /** The tables a reset leaves alone: kysely's record of the migrations and its lock row. */
@@ -92,7 +94,11 @@ export async function notePristine(url: string, schema: string): Promise<void> {
       );
       if (rows[0]?.rows) seed.set(table, rows[0].rows);
     }
-    return { shape, tables, record: await readRecord(client, schema), seed };
+    const { rows } = await client.query<{ superuser: boolean }>(
+      `select current_setting('is_superuser') = 'on' as superuser`,
+    );
+    const superuser = rows[0]?.superuser === true;
+    return { shape, tables, record: await readRecord(client, schema), seed, superuser };
   });
 }
 
@@ -136,8 +142,8 @@ async function resetSchema(
   const statements = resetStatements(client, { schema, renamed, changed, sequences }, pristine);
   try {
     await client.query(statements.join(';\n'));
-    // After the reset's own catalog writes (a truncate gives a table new files). Nothing else
-    // knows the new name yet.
+    // After the reset's own catalog writes (a truncate, when it is one, gives a table new
+    // files). Nothing else knows the new name yet.
     return { schema: renamed, fingerprint: (await readFingerprint(client, renamed)).fingerprint };
   } catch {
     await client.query('rollback').catch(() => undefined);
@@ -159,21 +165,39 @@ function resetStatements(
     `set local lock_timeout = '5s'`,
     // Nothing of a test schema needs to outlive a crash of the server: don't wait for the disk.
     'set local synchronous_commit = off',
-    // Truncating a table costs new files for it and its indexes (catalog churn is what slows
-    // PostgreSQL here): only the tables a test changed are (a handful after most tests; the
-    // seeded roles rarely), and the sequences used are set back without rewriting them.
-    ...(changed.length > 0 ? [`truncate table ${changed.map(name).join(', ')} cascade`] : []),
+    // Only the tables a test changed are emptied (a handful after most tests; the seeded roles
+    // rarely), and the sequences used are set back without rewriting them.
+    ...emptyTables(changed.map(name), pristine.superuser),
     ...sequences.map(
       (sequence) =>
         `select setval(${client.escapeLiteral(name(sequence))}, seqstart, false) from pg_sequence where seqrelid = ${client.escapeLiteral(name(sequence))}::regclass`,
     ),
-    // A seeded table truncated, itself or by the cascade, is empty: its seed goes back in.
+    // A seeded table emptied (by a truncate, itself or by the cascade) is empty: its seed goes
+    // back in.
     ...[...pristine.seed].map(
       ([table, rows]) =>
         `insert into ${name(table)} select * from json_populate_recordset(null::${name(table)}, ${client.escapeLiteral(rows)}) where not exists (select from ${name(table)})`,
     ),
     `alter schema "${schema}" rename to "${renamed}"`,
     'commit',
+  ];
+}
+
+/**
+ * The statements that empty `tables`. A `delete` of a test's few rows takes a few ms, where
+ * `truncate` gives each table and each of its indexes new files and catalog rows: 150-900 ms a
+ * reset on the shared test server, the largest part of a PostgreSQL test's time (issue 35). The
+ * foreign-key triggers are off for it (`session_replication_role = replica`, a superuser's, as
+ * the test databases' `postgres` role is): every table holding rows other than its seed is
+ * emptied, and seed rows reference only seed rows, so no reference is left dangling. Another
+ * role truncates, cascading as before.
+ */
+function emptyTables(tables: readonly string[], superuser: boolean): string[] {
+  if (tables.length === 0) return [];
+  if (!superuser) return [`truncate table ${tables.join(', ')} cascade`];
+  return [
+    'set local session_replication_role = replica',
+    ...tables.map((table) => `delete from ${table}`),
   ];
 }
 
