@@ -133,8 +133,9 @@ async function resetSchema(
   pristine: Pristine,
   fingerprint: string | undefined,
 ): Promise<{ schema: string; fingerprint: string } | undefined> {
-  const sequences = await unchangedShape(client, schema, pristine, fingerprint);
-  if (sequences === undefined) return undefined;
+  const unchanged = await unchangedShape(client, schema, pristine, fingerprint);
+  if (unchanged === undefined) return undefined;
+  const { sequences } = unchanged;
   const name = (table: string) => `"${schema}"."${table}"`;
   const { record, changed } = await readContents(client, name, pristine);
   if (record !== pristine.record) return undefined;
@@ -142,9 +143,15 @@ async function resetSchema(
   const statements = resetStatements(client, { schema, renamed, changed, sequences }, pristine);
   try {
     await client.query(statements.join(';\n'));
-    // After the reset's own catalog writes (a truncate, when it is one, gives a table new
-    // files). Nothing else knows the new name yet.
-    return { schema: renamed, fingerprint: (await readFingerprint(client, renamed)).fingerprint };
+    // A delete, a setval, an insert and the rename write none of the catalog rows the
+    // fingerprint reads, so a schema known by its fingerprint keeps it. Else (its shape read in
+    // full, or a truncate: new files and catalog rows for each table) it is read after the
+    // reset; nothing else knows the new name yet.
+    const kept = pristine.superuser || changed.length === 0 ? unchanged.fingerprint : undefined;
+    return {
+      schema: renamed,
+      fingerprint: kept ?? (await readFingerprint(client, renamed)).fingerprint,
+    };
   } catch {
     await client.query('rollback').catch(() => undefined);
     return undefined;
@@ -202,24 +209,24 @@ function emptyTables(tables: readonly string[], superuser: boolean): string[] {
 }
 
 /**
- * The schema's used sequences when its shape is still the just-migrated one, else undefined:
- * its catalog fingerprint is the one its last reset left, or else its full shape is the
- * pristine one.
+ * The schema's used sequences (and its fingerprint, when that is what told) when its shape is
+ * still the just-migrated one, else undefined: its catalog fingerprint is the one its last reset
+ * left, or else its full shape is the pristine one.
  */
 async function unchangedShape(
   client: pg.Client,
   schema: string,
   pristine: Pristine,
   fingerprint: string | undefined,
-): Promise<string[] | undefined> {
+): Promise<{ sequences: string[]; fingerprint?: string } | undefined> {
   if (fingerprint !== undefined) {
     const now = await readFingerprint(client, schema);
     shapeChecks.fingerprint++;
-    if (now.fingerprint === fingerprint) return now.sequences;
+    if (now.fingerprint === fingerprint) return now;
   }
   const { shape, sequences } = await readShape(client, schema);
   shapeChecks.full++;
-  return shape === pristine.shape ? sequences : undefined;
+  return shape === pristine.shape ? { sequences } : undefined;
 }
 
 /**
