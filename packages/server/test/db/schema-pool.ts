@@ -137,17 +137,22 @@ async function resetSchema(
   if (unchanged === undefined) return undefined;
   const { sequences } = unchanged;
   const name = (table: string) => `"${schema}"."${table}"`;
-  const { record, changed } = await readContents(client, name, pristine);
+  const { record, changed, large } = await readContents(client, name, pristine);
   if (record !== pristine.record) return undefined;
   const renamed = newSchemaName();
-  const statements = resetStatements(client, { schema, renamed, changed, sequences }, pristine);
+  const truncated = pristine.superuser ? large : changed;
+  const statements = resetStatements(
+    client,
+    { schema, renamed, changed, truncated, sequences },
+    pristine,
+  );
   try {
     await client.query(statements.join(';\n'));
     // A delete, a setval, an insert and the rename write none of the catalog rows the
     // fingerprint reads, so a schema known by its fingerprint keeps it. Else (its shape read in
     // full, or a truncate: new files and catalog rows for each table) it is read after the
     // reset; nothing else knows the new name yet.
-    const kept = pristine.superuser || changed.length === 0 ? unchanged.fingerprint : undefined;
+    const kept = truncated.length === 0 ? unchanged.fingerprint : undefined;
     return {
       schema: renamed,
       fingerprint: kept ?? (await readFingerprint(client, renamed)).fingerprint,
@@ -161,10 +166,16 @@ async function resetSchema(
 /** The statements, in one transaction, that reset `schema` and rename it to `renamed`. */
 function resetStatements(
   client: pg.Client,
-  reset: { schema: string; renamed: string; changed: string[]; sequences: string[] },
+  reset: {
+    schema: string;
+    renamed: string;
+    changed: string[];
+    truncated: string[];
+    sequences: string[];
+  },
   pristine: Pristine,
 ): string[] {
-  const { schema, renamed, changed, sequences } = reset;
+  const { schema, renamed, changed, truncated, sequences } = reset;
   const name = (table: string) => `"${schema}"."${table}"`;
   return [
     'begin',
@@ -174,7 +185,7 @@ function resetStatements(
     'set local synchronous_commit = off',
     // Only the tables a test changed are emptied (a handful after most tests; the seeded roles
     // rarely), and the sequences used are set back without rewriting them.
-    ...emptyTables(changed.map(name), pristine.superuser),
+    ...emptyTables(changed.map(name), truncated.map(name)),
     ...sequences.map(
       (sequence) =>
         `select setval(${client.escapeLiteral(name(sequence))}, seqstart, false) from pg_sequence where seqrelid = ${client.escapeLiteral(name(sequence))}::regclass`,
@@ -191,20 +202,27 @@ function resetStatements(
 }
 
 /**
- * The statements that empty `tables`. A `delete` of a test's few rows takes a few ms, where
- * `truncate` gives each table and each of its indexes new files and catalog rows: 150-900 ms a
- * reset on the shared test server, the largest part of a PostgreSQL test's time (issue 35). The
- * foreign-key triggers are off for it (`session_replication_role = replica`, a superuser's, as
- * the test databases' `postgres` role is): every table holding rows other than its seed is
- * emptied, and seed rows reference only seed rows, so no reference is left dangling. Another
- * role truncates, cascading as before.
+ * A changed table whose heap is larger than this (32 pages) is truncated, not deleted from: the
+ * test server runs without autovacuum, so the dead rows of a big delete would stay for every
+ * later test of the worker on that schema to scan past.
  */
-function emptyTables(tables: readonly string[], superuser: boolean): string[] {
-  if (tables.length === 0) return [];
-  if (!superuser) return [`truncate table ${tables.join(', ')} cascade`];
+const LARGE_TABLE_BYTES = 256 * 1024;
+
+/**
+ * The statements that empty `tables`, truncating those of `truncated` (cascading). A `delete` of
+ * a test's few rows takes a few ms, where `truncate` gives each table and each of its indexes
+ * new files and catalog rows: 150-900 ms a reset on the shared test server, the largest part of
+ * a PostgreSQL test's time (issue 35). So the rest are deleted from with the foreign-key
+ * triggers off (`session_replication_role = replica`, a superuser's, as the test databases'
+ * `postgres` role is; another role truncates every table): every table holding rows other than
+ * its seed is emptied, and seed rows reference only seed rows, so no reference is left dangling.
+ */
+function emptyTables(tables: readonly string[], truncated: readonly string[]): string[] {
+  const deleted = tables.filter((table) => !truncated.includes(table));
   return [
-    'set local session_replication_role = replica',
-    ...tables.map((table) => `delete from ${table}`),
+    ...(truncated.length > 0 ? [`truncate table ${truncated.join(', ')} cascade`] : []),
+    ...(deleted.length > 0 ? ['set local session_replication_role = replica'] : []),
+    ...deleted.map((table) => `delete from ${table}`),
   ];
 }
 
@@ -238,7 +256,7 @@ async function readContents(
   client: pg.Client,
   name: (table: string) => string,
   pristine: Pristine,
-): Promise<{ record: string; changed: string[] }> {
+): Promise<{ record: string; changed: string[]; large: string[] }> {
   const changed = pristine.tables
     .filter((table) => !BOOKKEEPING.has(table))
     .map((table) => {
@@ -247,14 +265,19 @@ async function readContents(
         seed === undefined
           ? `exists (select from ${name(table)})`
           : `(select json_agg(t)::text from ${name(table)} t) is distinct from ${client.escapeLiteral(seed)}`;
-      return `select ${client.escapeLiteral(table)} as name where ${condition}`;
+      const large = `pg_relation_size(${client.escapeLiteral(name(table))}) > ${LARGE_TABLE_BYTES}`;
+      return `select ${client.escapeLiteral(table)} as name, ${large} as large where ${condition}`;
     });
   const [record, tables] = (await client.query(
     [recordQuery(name), changed.join(' union all ')].join(';\n'),
-  )) as unknown as [pg.QueryResult<{ record: string | null }>, pg.QueryResult<{ name: string }>];
+  )) as unknown as [
+    pg.QueryResult<{ record: string | null }>,
+    pg.QueryResult<{ name: string; large: boolean }>,
+  ];
   return {
     record: record.rows[0]?.record ?? '',
     changed: tables.rows.map((row) => row.name),
+    large: tables.rows.filter((row) => row.large).map((row) => row.name),
   };
 }
 
