@@ -1,3 +1,4 @@
+import { testSigningKey } from '@gateway/server/testing';
 import { OAuth2Server } from 'oauth2-mock-server';
 import { onTestFinished } from 'vitest';
 
@@ -19,7 +20,7 @@ export interface OAuthProvider {
  */
 export async function startOAuthProvider(claims: Record<string, unknown>): Promise<OAuthProvider> {
   const server = new OAuth2Server();
-  await server.issuer.keys.generate('RS256');
+  await server.issuer.keys.add(await testSigningKey());
   await server.start(0, '127.0.0.1');
   onTestFinished(() => server.stop());
   const url = server.issuer.url;

@@ -72,12 +72,14 @@ export async function openDatabase(
   dataDir: string,
   /** PostgreSQL only: the pool's size and connect timeout. */
   pool?: PostgresPoolOptions,
+  /** `:memory:` only: a serialized database to start as a copy of (see `openSqlite`). */
+  sqliteImage?: Buffer,
 ): Promise<GatewayDatabase> {
   const target = url?.trim() || join(dataDir, DEFAULT_SQLITE_FILE);
   const dialect: DatabaseDialect = isPostgresUrl(target) ? 'postgres' : 'sqlite';
   if (dialect === 'sqlite' && target !== SQLITE_MEMORY) rejectUrlLike(target);
 
-  const sqlite = dialect === 'sqlite' ? openSqlite(target) : undefined;
+  const sqlite = dialect === 'sqlite' ? openSqlite(target, sqliteImage) : undefined;
   const postgres = sqlite === undefined ? await openPostgresDialect(target, pool) : undefined;
   const db = new Kysely<DatabaseSchema>({
     dialect: withQuerySpans(

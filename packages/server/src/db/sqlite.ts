@@ -43,11 +43,17 @@ export type RunNow = (work: (connection: Database.Database) => void) => boolean;
  * - `busy_timeout = 5000`: another process holding the write lock (a second `gateway` command on
  *   the same data dir) makes us wait instead of failing at once with SQLITE_BUSY.
  *
- * @throws when the file cannot be created or opened.
+ * `image`, for `:memory:` only, is a database serialized by better-sqlite3's `serialize()` that
+ * the new one starts as a copy of (the tests' gateways start from a migrated one).
+ *
+ * @throws when the file cannot be created or opened, or `image` is given for a file.
  */
-export function openSqlite(path: string): OpenedSqlite {
+export function openSqlite(path: string, image?: Buffer): OpenedSqlite {
+  if (image !== undefined && path !== SQLITE_MEMORY) {
+    throw new Error('only an in-memory SQLite database starts from a serialized image');
+  }
   if (path !== SQLITE_MEMORY) createPrivateFile(path);
-  const database = new Database(path);
+  const database = new Database(image ?? path);
   try {
     if (path !== SQLITE_MEMORY) database.pragma('journal_mode = WAL');
     database.pragma('synchronous = FULL');

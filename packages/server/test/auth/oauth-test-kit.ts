@@ -4,6 +4,7 @@ import type { Env } from '../../src/config/env.js';
 import type { GatewayOptions } from '../../src/gateway-settings.js';
 import { createPostgresTestDatabase, postgresTestUrl } from '../db/test-database.js';
 import { createTestGateway, type TestGateway } from '../support/test-gateway.js';
+import { testSigningKey } from './signing-key.js';
 
 /**
  * Test support for the OAuth flows: a real local OAuth/OIDC server (oauth2-mock-server) per
@@ -41,7 +42,7 @@ export async function startMockProvider(
     undefined,
     options.endpoints ? { endpoints: options.endpoints } : undefined,
   );
-  await server.issuer.keys.generate('RS256');
+  await server.issuer.keys.add(await testSigningKey());
   await server.start(0, '127.0.0.1');
   onTestFinished(() => server.stop());
   const url = server.issuer.url;

@@ -1,8 +1,9 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { exportJWK, generateKeyPair, type JWK } from 'jose';
+import type { JWK } from 'jose';
 import Provider from 'oidc-provider';
 import { onTestFinished } from 'vitest';
+import { testSigningKey } from './signing-key.js';
 
 /**
  * Test support: panva's `oidc-provider` (a certified OpenID Provider) on 127.0.0.1, with one
@@ -35,13 +36,7 @@ export async function startOidcProvider(options: {
   redirectUri: string;
   accessTokenTtl?: number;
 }): Promise<OidcProviderServer> {
-  const { privateKey } = await generateKeyPair('RS256', { extractable: true });
-  const signingKey = {
-    ...(await exportJWK(privateKey)),
-    kid: 'op-key-1',
-    alg: 'RS256',
-    use: 'sig',
-  };
+  const signingKey = { ...(await testSigningKey()), use: 'sig' };
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -6,6 +6,7 @@ import type { Env } from '../../src/config/env.js';
 import { rememberSecret } from '../support/known-secrets.js';
 import { clientEnv } from './oauth-test-kit.js';
 import { routeUpstream, type UpstreamRouting } from './route-upstream.js';
+import { testSigningKey } from './signing-key.js';
 
 /**
  * Test support: the engine behind the provider mocks (`social-providers.ts`,
@@ -178,7 +179,7 @@ export async function startProviderMock(
   const clientSecret = env[`${prefix}_CLIENT_SECRET`] ?? '';
 
   const server = new OAuth2Server(undefined, undefined, { endpoints: spec.endpoints });
-  await server.issuer.keys.generate('RS256');
+  await server.issuer.keys.add(await testSigningKey());
   await server.start(0, '127.0.0.1');
   onTestFinished(() => server.stop());
   const url = server.issuer.url;

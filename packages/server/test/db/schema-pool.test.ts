@@ -126,6 +126,31 @@ describe.skipIf(!url || !process.env.GATEWAY_TEST_SCHEMA_RUN)('reused test schem
       await query(empty.database, 'select * from pg_tables where schemaname = current_schema()'),
     ).toEqual([]);
   });
+
+  it('deletes the few rows a test wrote, and truncates a table it filled past 256 kB', async () => {
+    const used = await createPostgresTestDatabase(url as string);
+    await query(used.database, `insert into schema_state (name, value) values ('a', 'b')`);
+    await query(
+      used.database,
+      `insert into mcp_sessions (id, owner, init_params, created_at, last_seen)
+        select 's' || n, repeat('o', 200), '{}', 'now', 'now' from generate_series(1, 2000) n`,
+    );
+    const size = (database: GatewayDatabase, table: string) =>
+      query<{ bytes: string }>(database, `select pg_relation_size('${table}') as bytes`).then(
+        ([row]) => Number(row?.bytes),
+      );
+    const stateBytes = await size(used.database, 'schema_state');
+    expect(await size(used.database, 'mcp_sessions')).toBeGreaterThan(256 * 1024);
+    await used.drop();
+
+    const reused = await createPostgresTestDatabase(url as string);
+    onTestFinished(reused.drop);
+    expect(await query(reused.database, 'select * from schema_state')).toEqual([]);
+    expect(await query(reused.database, 'select * from mcp_sessions')).toEqual([]);
+    // Deleted from: its pages stay. Truncated: a new, empty file.
+    expect(await size(reused.database, 'schema_state')).toBe(stateBytes);
+    expect(await size(reused.database, 'mcp_sessions')).toBe(0);
+  });
 });
 
 /** A migrated schema that went through a reset at least once (its fingerprint is known). */

@@ -10,7 +10,7 @@ import { readFingerprint, readShape } from './schema-shape.js';
  * test of the worker that asks for a migrated schema; the run drops them when it ends
  * (`schema-run.ts`).
  *
- * Reset: every table but kysely's two that a test changed is truncated, every sequence it used
+ * Reset: every table but kysely's two that a test changed is emptied, every sequence it used
  * set back to its start, and the rows the migrations seed (the `member` and `admin` roles) put
  * back as they were when this worker first migrated a schema. Only a schema whose shape (tables, columns,
  * defaults, constraints, indexes, sequences, functions, triggers, ...) and migration record
@@ -45,6 +45,8 @@ interface Pristine {
   record: string;
   /** The rows the migrations seed, as JSON, by table. */
   seed: ReadonlyMap<string, string>;
+  /** Whether the worker's role may turn foreign-key triggers off (a superuser's). */
+  superuser: boolean;
 }
 
 /** The tables a reset leaves alone: kysely's record of the migrations and its lock row. */
@@ -92,7 +94,11 @@ export async function notePristine(url: string, schema: string): Promise<void> {
       );
       if (rows[0]?.rows) seed.set(table, rows[0].rows);
     }
-    return { shape, tables, record: await readRecord(client, schema), seed };
+    const { rows } = await client.query<{ superuser: boolean }>(
+      `select current_setting('is_superuser') = 'on' as superuser`,
+    );
+    const superuser = rows[0]?.superuser === true;
+    return { shape, tables, record: await readRecord(client, schema), seed, superuser };
   });
 }
 
@@ -127,18 +133,30 @@ async function resetSchema(
   pristine: Pristine,
   fingerprint: string | undefined,
 ): Promise<{ schema: string; fingerprint: string } | undefined> {
-  const sequences = await unchangedShape(client, schema, pristine, fingerprint);
-  if (sequences === undefined) return undefined;
+  const unchanged = await unchangedShape(client, schema, pristine, fingerprint);
+  if (unchanged === undefined) return undefined;
+  const { sequences } = unchanged;
   const name = (table: string) => `"${schema}"."${table}"`;
-  const { record, changed } = await readContents(client, name, pristine);
+  const { record, changed, large } = await readContents(client, name, pristine);
   if (record !== pristine.record) return undefined;
   const renamed = newSchemaName();
-  const statements = resetStatements(client, { schema, renamed, changed, sequences }, pristine);
+  const truncated = pristine.superuser ? large : changed;
+  const statements = resetStatements(
+    client,
+    { schema, renamed, changed, truncated, sequences },
+    pristine,
+  );
   try {
     await client.query(statements.join(';\n'));
-    // After the reset's own catalog writes (a truncate gives a table new files). Nothing else
-    // knows the new name yet.
-    return { schema: renamed, fingerprint: (await readFingerprint(client, renamed)).fingerprint };
+    // A delete, a setval, an insert and the rename write none of the catalog rows the
+    // fingerprint reads, so a schema known by its fingerprint keeps it. Else (its shape read in
+    // full, or a truncate: new files and catalog rows for each table) it is read after the
+    // reset; nothing else knows the new name yet.
+    const kept = truncated.length === 0 ? unchanged.fingerprint : undefined;
+    return {
+      schema: renamed,
+      fingerprint: kept ?? (await readFingerprint(client, renamed)).fingerprint,
+    };
   } catch {
     await client.query('rollback').catch(() => undefined);
     return undefined;
@@ -148,10 +166,16 @@ async function resetSchema(
 /** The statements, in one transaction, that reset `schema` and rename it to `renamed`. */
 function resetStatements(
   client: pg.Client,
-  reset: { schema: string; renamed: string; changed: string[]; sequences: string[] },
+  reset: {
+    schema: string;
+    renamed: string;
+    changed: string[];
+    truncated: string[];
+    sequences: string[];
+  },
   pristine: Pristine,
 ): string[] {
-  const { schema, renamed, changed, sequences } = reset;
+  const { schema, renamed, changed, truncated, sequences } = reset;
   const name = (table: string) => `"${schema}"."${table}"`;
   return [
     'begin',
@@ -159,15 +183,15 @@ function resetStatements(
     `set local lock_timeout = '5s'`,
     // Nothing of a test schema needs to outlive a crash of the server: don't wait for the disk.
     'set local synchronous_commit = off',
-    // Truncating a table costs new files for it and its indexes (catalog churn is what slows
-    // PostgreSQL here): only the tables a test changed are (a handful after most tests; the
-    // seeded roles rarely), and the sequences used are set back without rewriting them.
-    ...(changed.length > 0 ? [`truncate table ${changed.map(name).join(', ')} cascade`] : []),
+    // Only the tables a test changed are emptied (a handful after most tests; the seeded roles
+    // rarely), and the sequences used are set back without rewriting them.
+    ...emptyTables(changed.map(name), truncated.map(name)),
     ...sequences.map(
       (sequence) =>
         `select setval(${client.escapeLiteral(name(sequence))}, seqstart, false) from pg_sequence where seqrelid = ${client.escapeLiteral(name(sequence))}::regclass`,
     ),
-    // A seeded table truncated, itself or by the cascade, is empty: its seed goes back in.
+    // A seeded table emptied (by a truncate, itself or by the cascade) is empty: its seed goes
+    // back in.
     ...[...pristine.seed].map(
       ([table, rows]) =>
         `insert into ${name(table)} select * from json_populate_recordset(null::${name(table)}, ${client.escapeLiteral(rows)}) where not exists (select from ${name(table)})`,
@@ -178,24 +202,49 @@ function resetStatements(
 }
 
 /**
- * The schema's used sequences when its shape is still the just-migrated one, else undefined:
- * its catalog fingerprint is the one its last reset left, or else its full shape is the
- * pristine one.
+ * A changed table whose heap is larger than this (32 pages) is truncated, not deleted from: the
+ * test server runs without autovacuum, so the dead rows of a big delete would stay for every
+ * later test of the worker on that schema to scan past.
+ */
+const LARGE_TABLE_BYTES = 256 * 1024;
+
+/**
+ * The statements that empty `tables`, truncating those of `truncated` (cascading). A `delete` of
+ * a test's few rows takes a few ms, where `truncate` gives each table and each of its indexes
+ * new files and catalog rows: 150-900 ms a reset on the shared test server, the largest part of
+ * a PostgreSQL test's time (issue 35). So the rest are deleted from with the foreign-key
+ * triggers off (`session_replication_role = replica`, a superuser's, as the test databases'
+ * `postgres` role is; another role truncates every table): every table holding rows other than
+ * its seed is emptied, and seed rows reference only seed rows, so no reference is left dangling.
+ */
+function emptyTables(tables: readonly string[], truncated: readonly string[]): string[] {
+  const deleted = tables.filter((table) => !truncated.includes(table));
+  return [
+    ...(truncated.length > 0 ? [`truncate table ${truncated.join(', ')} cascade`] : []),
+    ...(deleted.length > 0 ? ['set local session_replication_role = replica'] : []),
+    ...deleted.map((table) => `delete from ${table}`),
+  ];
+}
+
+/**
+ * The schema's used sequences (and its fingerprint, when that is what told) when its shape is
+ * still the just-migrated one, else undefined: its catalog fingerprint is the one its last reset
+ * left, or else its full shape is the pristine one.
  */
 async function unchangedShape(
   client: pg.Client,
   schema: string,
   pristine: Pristine,
   fingerprint: string | undefined,
-): Promise<string[] | undefined> {
+): Promise<{ sequences: string[]; fingerprint?: string } | undefined> {
   if (fingerprint !== undefined) {
     const now = await readFingerprint(client, schema);
     shapeChecks.fingerprint++;
-    if (now.fingerprint === fingerprint) return now.sequences;
+    if (now.fingerprint === fingerprint) return now;
   }
   const { shape, sequences } = await readShape(client, schema);
   shapeChecks.full++;
-  return shape === pristine.shape ? sequences : undefined;
+  return shape === pristine.shape ? { sequences } : undefined;
 }
 
 /**
@@ -207,7 +256,7 @@ async function readContents(
   client: pg.Client,
   name: (table: string) => string,
   pristine: Pristine,
-): Promise<{ record: string; changed: string[] }> {
+): Promise<{ record: string; changed: string[]; large: string[] }> {
   const changed = pristine.tables
     .filter((table) => !BOOKKEEPING.has(table))
     .map((table) => {
@@ -216,14 +265,19 @@ async function readContents(
         seed === undefined
           ? `exists (select from ${name(table)})`
           : `(select json_agg(t)::text from ${name(table)} t) is distinct from ${client.escapeLiteral(seed)}`;
-      return `select ${client.escapeLiteral(table)} as name where ${condition}`;
+      const large = `pg_relation_size(${client.escapeLiteral(name(table))}) > ${LARGE_TABLE_BYTES}`;
+      return `select ${client.escapeLiteral(table)} as name, ${large} as large where ${condition}`;
     });
   const [record, tables] = (await client.query(
     [recordQuery(name), changed.join(' union all ')].join(';\n'),
-  )) as unknown as [pg.QueryResult<{ record: string | null }>, pg.QueryResult<{ name: string }>];
+  )) as unknown as [
+    pg.QueryResult<{ record: string | null }>,
+    pg.QueryResult<{ name: string; large: boolean }>,
+  ];
   return {
     record: record.rows[0]?.record ?? '',
     changed: tables.rows.map((row) => row.name),
+    large: tables.rows.filter((row) => row.large).map((row) => row.name),
   };
 }
 

@@ -11,6 +11,7 @@ export {
   startOidcProvider,
 } from '../auth/oidc-provider-server.js';
 export { revokeLinkedGrant } from '../auth/revoke-grant.js';
+export { testSigningKey } from '../auth/signing-key.js';
 export { startFakeUpstream } from '../upstream/fake-upstream.js';
 export { startUpstreamAuthorizationServer } from '../upstream-oauth/authorization-server.js';
 export { startProtectedUpstream } from '../upstream-oauth/protected-upstream.js';
