@@ -167,29 +167,37 @@ function dumped(pid: number, part: number): { file: string; main: number; all: n
 
 /**
  * The medians of the event loop thread's turns of `pid` (`INSTR_TURNS`): the work before an
- * answer's write, and after it to the next wait; the dumps are removed once read.
+ * answer's write, and after it to the next wait. The turn of each median stays (`.median-before`,
+ * `.median-after`, with the JIT's map when written), the other dumps are removed once read.
  */
 function turns(pid: number): string {
-  const before: number[] = [];
-  const after: number[] = [];
+  const before: { total: number; path: string }[] = [];
+  const after: { total: number; path: string }[] = [];
   const prefix = `callgrind.${stamp}.`;
-  for (const name of readdirSync(outDir)) {
-    if (!name.startsWith(prefix) || !name.includes(`.${pid}.`) || name.endsWith('.map')) continue;
+  const dumpsOf = readdirSync(outDir).filter(
+    (name) => name.startsWith(prefix) && name.includes(`.${pid}.`) && !name.endsWith('.map'),
+  );
+  for (const name of dumpsOf) {
     const path = join(outDir, name);
-    if (name.endsWith('-01')) {
-      const text = readFileSync(path, 'utf8');
-      const total = Number(/^(?:totals|summary): (\d+)/m.exec(text)?.[1] ?? 0);
-      const trigger = /^desc: Trigger: (.*)$/m.exec(text)?.[1] ?? '';
-      if (total > 0 && trigger.includes('uv_try_write')) before.push(total);
-      else if (total > 0 && trigger.includes('epoll_pwait')) after.push(total);
-    }
-    rmSync(path);
+    if (!name.endsWith('-01')) continue;
+    const text = readFileSync(path, 'utf8');
+    const total = Number(/^(?:totals|summary): (\d+)/m.exec(text)?.[1] ?? 0);
+    const trigger = /^desc: Trigger: (.*)$/m.exec(text)?.[1] ?? '';
+    if (total > 0 && trigger.includes('uv_try_write')) before.push({ total, path });
+    else if (total > 0 && trigger.includes('epoll_pwait')) after.push({ total, path });
   }
-  const median = (values: number[]) => {
-    const sorted = values.sort((a, b) => a - b);
-    return Math.round(sorted[Math.floor(sorted.length / 2)] ?? 0).toLocaleString('en');
+  const map = `/tmp/perf-${pid}.map`;
+  const median = (turns: { total: number; path: string }[], kept: string) => {
+    const middle = turns.sort((a, b) => a.total - b.total)[Math.floor(turns.length / 2)];
+    if (middle === undefined) return '0';
+    const keep = join(outDir, `callgrind.${stamp}.${pid}.median-${kept}`);
+    copyFileSync(middle.path, keep);
+    if (existsSync(map)) copyFileSync(map, `${keep}.map`);
+    return middle.total.toLocaleString('en');
   };
-  return `median turn before the answer's write ${median(before)} instructions (${before.length} turns), after it ${median(after)} (${after.length} turns)`;
+  const summary = `median turn before the answer's write ${median(before, 'before')} instructions (${before.length} turns), after it ${median(after, 'after')} (${after.length} turns)`;
+  for (const name of dumpsOf) rmSync(join(outDir, name));
+  return summary;
 }
 
 /** How many dumps each side has written. */

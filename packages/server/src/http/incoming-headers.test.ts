@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import type { Server } from 'node:http';
 import { connect } from 'node:net';
-import { type HttpBindings, serve } from '@hono/node-server';
+import { type Http2Bindings, type HttpBindings, serve } from '@hono/node-server';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { IncomingHeaders, withIncomingHeaders } from './incoming-headers.js';
 
@@ -92,7 +92,7 @@ describe('IncomingHeaders', () => {
     const server = serve({
       hostname: '127.0.0.1',
       port: 0,
-      fetch: (request: Request, env: HttpBindings) => {
+      fetch: (request: Request, env: HttpBindings | Http2Bindings) => {
         const adapter = NAMES.map((name) => request.headers.get(name));
         const ours = NAMES.map((name) =>
           withIncomingHeaders(request, env.incoming.rawHeaders).headers.get(name),
@@ -106,7 +106,9 @@ describe('IncomingHeaders', () => {
     const address = server.address();
     if (address === null || typeof address === 'string') throw new Error('no port');
     const socket = connect({ host: '127.0.0.1', port: address.port });
-    onTestFinished(() => socket.destroy());
+    onTestFinished(() => {
+      socket.destroy();
+    });
     await once(socket, 'connect');
     const head = ['POST / HTTP/1.1', 'Content-Length: 0', 'Connection: close'];
     for (let i = 0; i < RAW.length; i += 2) head.push(`${RAW[i]}: ${RAW[i + 1]}`);
