@@ -60,7 +60,7 @@ export class GatewayLifecycle {
         {
           // Each request's headers are read once, whoever asks (incoming-headers.ts).
           fetch: (request: Request, env: HttpBindings | Http2Bindings) =>
-            app.fetch(withIncomingHeaders(request, env.incoming.rawHeaders), env),
+            app.fetch(withIncomingHeaders(request, env.incoming), env),
           hostname: host,
           port,
           // Every answer's response writes the gateway's own headers with its head.

@@ -87,7 +87,7 @@ describe('IncomingHeaders', () => {
     expect(seen).toContain('mcp-protocol-version');
   });
 
-  it('reads a request from the network as the adapter reads it, repeated headers included', async () => {
+  it('reads requests from the network as the adapter reads them, with and without repeated fields', async () => {
     const seen: { adapter: (string | null)[]; ours: (string | null)[] }[] = [];
     const server = serve({
       hostname: '127.0.0.1',
@@ -95,7 +95,7 @@ describe('IncomingHeaders', () => {
       fetch: (request: Request, env: HttpBindings | Http2Bindings) => {
         const adapter = NAMES.map((name) => request.headers.get(name));
         const ours = NAMES.map((name) =>
-          withIncomingHeaders(request, env.incoming.rawHeaders).headers.get(name),
+          withIncomingHeaders(request, env.incoming).headers.get(name),
         );
         seen.push({ adapter, ours });
         return new Response('ok');
@@ -105,19 +105,37 @@ describe('IncomingHeaders', () => {
     onTestFinished(() => new Promise<void>((resolve) => server.close(() => resolve())));
     const address = server.address();
     if (address === null || typeof address === 'string') throw new Error('no port');
-    const socket = connect({ host: '127.0.0.1', port: address.port });
-    onTestFinished(() => {
-      socket.destroy();
-    });
-    await once(socket, 'connect');
-    const head = ['POST / HTTP/1.1', 'Content-Length: 0', 'Connection: close'];
-    for (let i = 0; i < RAW.length; i += 2) head.push(`${RAW[i]}: ${RAW[i + 1]}`);
-    head.push('Authorization: Bearer one', 'authorization: Bearer two');
-    socket.resume();
-    socket.end(`${head.join('\r\n')}\r\n\r\n`);
-    await once(socket, 'close');
-    expect(seen).toHaveLength(1);
+    const send = async (fields: string[]) => {
+      const socket = connect({ host: '127.0.0.1', port: address.port });
+      onTestFinished(() => {
+        socket.destroy();
+      });
+      await once(socket, 'connect');
+      socket.resume();
+      socket.end(
+        `${['POST / HTTP/1.1', 'Content-Length: 0', 'Connection: close', ...fields].join('\r\n')}\r\n\r\n`,
+      );
+      await once(socket, 'close');
+    };
+    const repeated: string[] = [];
+    for (let i = 0; i < RAW.length; i += 2) repeated.push(`${RAW[i]}: ${RAW[i + 1]}`);
+    await send([...repeated, 'Authorization: Bearer one', 'authorization: Bearer two']);
+    // Each name once: looked up in Node's own headers object.
+    await send(['Host: 127.0.0.1', 'Accept: text/event-stream', 'Cookie: a=1', 'X-Padded: v']);
+    expect(seen).toHaveLength(2);
     expect(seen[0]?.ours).toEqual(seen[0]?.adapter);
     expect(seen[0]?.ours).toContain('Bearer one, Bearer two');
+    expect(seen[1]?.ours).toEqual(seen[1]?.adapter);
+    expect(seen[1]?.ours).toEqual([
+      '127.0.0.1',
+      null,
+      null,
+      'text/event-stream',
+      'a=1',
+      'v',
+      null,
+      null,
+      null,
+    ]);
   });
 });

@@ -1,3 +1,5 @@
+import { type IncomingHttpHeaders, IncomingMessage } from 'node:http';
+
 const NativeHeaders = globalThis.Headers;
 const VALID_NAME = /^[!#$%&'*+\-.^_`|~\dA-Za-z]+$/;
 const FORBIDDEN_VALUE = /[\0\r\n]/;
@@ -14,6 +16,10 @@ const FORBIDDEN_VALUE = /[\0\r\n]/;
  * request log, the token, the MCP endpoint): ~40 k instructions, where this reads them for ~10 k
  * (bench/mcp/README.md).
  *
+ * When no name repeats in the raw list, Node's own `headers` object (which the adapter builds for
+ * every request, to read `Host`) holds exactly those values under lower-cased names, and is looked
+ * in instead of making the map.
+ *
  * Values are what a fetch `Headers` object built from the raw list answers, as the adapter's are:
  * repeated fields joined with `, ` (`Cookie` with `; `, as Node and the adapter join it), each
  * value without the whitespace around it. Anything but `get` and `has`, and `get`/`has` after a
@@ -27,18 +33,24 @@ const FORBIDDEN_VALUE = /[\0\r\n]/;
  */
 export class IncomingHeaders {
   readonly #raw: readonly string[];
-  #values: Map<string, string> | undefined;
+  readonly #parsed: IncomingHttpHeaders | undefined;
+  /** Finds a value by lower-cased name; null when a value is one a `Headers` object refuses. */
+  #find: Find | null | undefined;
   #native: Headers | undefined;
 
-  constructor(rawHeaders: readonly string[]) {
+  /** `parsed`: Node's `headers` object of the same message, when there is one. */
+  constructor(rawHeaders: readonly string[], parsed?: IncomingHttpHeaders) {
     this.#raw = rawHeaders;
+    this.#parsed = parsed;
   }
 
   get(name: string): string | null {
     if (this.#native !== undefined) return this.#native.get(name);
-    const values = this.#read();
-    if (values === undefined) return this.#materialize().get(name);
-    return values.get(name) ?? values.get(lowerName(name)) ?? null;
+    this.#find ??=
+      (this.#parsed && nodeFind(this.#parsed, this.#raw.length / 2)) ?? mapFind(this.#raw);
+    const find = this.#find;
+    if (find === null) return this.#materialize().get(name);
+    return find(name) ?? find(lowerName(name)) ?? null;
   }
 
   has(name: string): boolean {
@@ -86,26 +98,6 @@ export class IncomingHeaders {
     return this.entries();
   }
 
-  /** The values by lower-cased name; undefined when one of them is no valid header value. */
-  #read(): Map<string, string> | undefined {
-    if (this.#values !== undefined) return this.#values;
-    const values = new Map<string, string>();
-    const raw = this.#raw;
-    for (let i = 0; i < raw.length - 1; i += 2) {
-      const name = (raw[i] as string).toLowerCase();
-      if (name.startsWith(':')) continue;
-      const value = trimHttp(raw[i + 1] as string);
-      if (FORBIDDEN_VALUE.test(value)) return undefined;
-      const had = values.get(name);
-      values.set(
-        name,
-        had === undefined ? value : `${had}${name === 'cookie' ? '; ' : ', '}${value}`,
-      );
-    }
-    this.#values = values;
-    return values;
-  }
-
   #materialize(): Headers {
     if (this.#native === undefined) {
       const native = new NativeHeaders();
@@ -115,12 +107,47 @@ export class IncomingHeaders {
         if (!name.startsWith(':')) native.append(name, raw[i + 1] as string);
       }
       this.#native = native;
-      this.#values = undefined;
+      this.#find = undefined;
     }
     return this.#native;
   }
 }
 Object.setPrototypeOf(IncomingHeaders.prototype, NativeHeaders.prototype);
+
+type Find = (lowerName: string) => string | undefined;
+
+/**
+ * Looks in Node's `headers` object when it holds every field of the raw list (`pairs` of them)
+ * as a string: no name repeated (Node keeps only the first of a repeated `Authorization`, where a
+ * `Headers` object joins them) and no `Set-Cookie` (an array there). Node's parser refused any
+ * value with a character a `Headers` object refuses, and took the whitespace around values off.
+ */
+function nodeFind(parsed: IncomingHttpHeaders, pairs: number): Find | undefined {
+  let names = 0;
+  for (const name in parsed) {
+    if (typeof parsed[name] !== 'string') return undefined;
+    names += 1;
+  }
+  if (names !== pairs) return undefined;
+  return (name) => (Object.hasOwn(parsed, name) ? (parsed[name] as string) : undefined);
+}
+
+/** A map of the raw list's values by lower-cased name, repeated fields joined; null as above. */
+function mapFind(raw: readonly string[]): Find | null {
+  const values = new Map<string, string>();
+  for (let i = 0; i < raw.length - 1; i += 2) {
+    const name = (raw[i] as string).toLowerCase();
+    if (name.startsWith(':')) continue;
+    const value = trimHttp(raw[i + 1] as string);
+    if (FORBIDDEN_VALUE.test(value)) return null;
+    const had = values.get(name);
+    values.set(
+      name,
+      had === undefined ? value : `${had}${name === 'cookie' ? '; ' : ', '}${value}`,
+    );
+  }
+  return (name) => values.get(name);
+}
 
 /** `value` without the HTTP whitespace (tab, line feed, carriage return, space) around it. */
 function trimHttp(value: string): string {
@@ -142,16 +169,20 @@ function lowerName(name: string): string {
 }
 
 /**
- * Gives `request` (the Node adapter's request for `rawHeaders`' message) {@link IncomingHeaders}
- * as its headers: an own property, which the adapter's own (built on first read, on its
- * prototype) is then never asked for.
+ * Gives `request` (the Node adapter's request for `incoming`) {@link IncomingHeaders} as its
+ * headers: an own property, which the adapter's own (built on first read, on its prototype) is
+ * then never asked for.
  *
  * @example
- * serve({ fetch: (request, env) => app.fetch(withIncomingHeaders(request, env.incoming.rawHeaders), env) });
+ * serve({ fetch: (request, env) => app.fetch(withIncomingHeaders(request, env.incoming), env) });
  */
-export function withIncomingHeaders(request: Request, rawHeaders: readonly string[]): Request {
+export function withIncomingHeaders(
+  request: Request,
+  incoming: { rawHeaders: readonly string[] },
+): Request {
+  const parsed = incoming instanceof IncomingMessage ? incoming.headers : undefined;
   Object.defineProperty(request, 'headers', {
-    value: new IncomingHeaders(rawHeaders),
+    value: new IncomingHeaders(incoming.rawHeaders, parsed),
     configurable: true,
   });
   return request;
