@@ -19,12 +19,17 @@
  * `callgrind_annotate`; `INSTR_PERF_MAP=1` also has node write `/tmp/perf-<pid>.map`, which names
  * JIT-compiled JavaScript (callgrind shows it as `???`; see README.md). `INSTR_TSCONFIG` names
  * another `tsx-paths.json` (absolute paths), to count another worktree's build with this driver.
+ * `INSTR_TURNS=1` also cuts the counts at every turn of the event loop: a dump before each answer's
+ * write (`uv_try_write`) and before each wait (`epoll_pwait`), and prints the medians, per call,
+ * of what ran before the answer went out (the client's wait) and after it (to the next wait):
+ * medians leave out the turns a scavenge, a JIT compilation or the execution batch fell in, which
+ * move the whole dump by ±50 k a call. Meant for one client and 100-300 calls.
  *
  * Run from the repository root after `pnpm --filter @gateway/sdk --filter @gateway/server build`:
  * `pnpm exec tsx bench/mcp/instructions.ts`. Slow: a few minutes per path on an idle machine.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -34,6 +39,7 @@ import { httpSession } from './sessions.js';
 const CALLS = Number(process.env.INSTR_CALLS ?? 300);
 const WARMUP = Number(process.env.INSTR_WARMUP ?? 1500);
 const CLIENTS = Number(process.env.INSTR_CLIENTS ?? 1);
+const TURNS = process.env.INSTR_TURNS === '1';
 const PATHS = new Set(
   (process.env.INSTR_PATHS ?? 'plugin,sessions,federated').split(',').map((p) => p.trim()),
 );
@@ -73,6 +79,7 @@ async function start(kind: string, counted: boolean, upstream?: string): Promise
         '--separate-threads=yes',
         // Runtime functions (C++) called from JavaScript, told apart by their JavaScript caller.
         '--separate-callers1=Builtins_CEntry_Return1_ArgvOnStack_NoBuiltinExit',
+        ...(TURNS ? ['--dump-before=uv_try_write', '--dump-before=epoll_pwait'] : []),
         `--callgrind-out-file=${join(outDir, `callgrind.${stamp}.${kind}.%p`)}`,
         process.execPath,
         ...node,
@@ -158,6 +165,41 @@ function dumped(pid: number, part: number): { file: string; main: number; all: n
   return { file: join(outDir, mainFile ?? ''), main, all };
 }
 
+/**
+ * The medians of the event loop thread's turns of `pid` (`INSTR_TURNS`): the work before an
+ * answer's write, and after it to the next wait. The turn of each median stays (`.median-before`,
+ * `.median-after`, with the JIT's map when written), the other dumps are removed once read.
+ */
+function turns(pid: number): string {
+  const before: { total: number; path: string }[] = [];
+  const after: { total: number; path: string }[] = [];
+  const prefix = `callgrind.${stamp}.`;
+  const dumpsOf = readdirSync(outDir).filter(
+    (name) => name.startsWith(prefix) && name.includes(`.${pid}.`) && !name.endsWith('.map'),
+  );
+  for (const name of dumpsOf) {
+    const path = join(outDir, name);
+    if (!name.endsWith('-01')) continue;
+    const text = readFileSync(path, 'utf8');
+    const total = Number(/^(?:totals|summary): (\d+)/m.exec(text)?.[1] ?? 0);
+    const trigger = /^desc: Trigger: (.*)$/m.exec(text)?.[1] ?? '';
+    if (total > 0 && trigger.includes('uv_try_write')) before.push({ total, path });
+    else if (total > 0 && trigger.includes('epoll_pwait')) after.push({ total, path });
+  }
+  const map = `/tmp/perf-${pid}.map`;
+  const median = (turns: { total: number; path: string }[], kept: string) => {
+    const middle = turns.sort((a, b) => a.total - b.total)[Math.floor(turns.length / 2)];
+    if (middle === undefined) return '0';
+    const keep = join(outDir, `callgrind.${stamp}.${pid}.median-${kept}`);
+    copyFileSync(middle.path, keep);
+    if (existsSync(map)) copyFileSync(map, `${keep}.map`);
+    return middle.total.toLocaleString('en');
+  };
+  const summary = `median turn before the answer's write ${median(before, 'before')} instructions (${before.length} turns), after it ${median(after, 'after')} (${after.length} turns)`;
+  for (const name of dumpsOf) rmSync(join(outDir, name));
+  return summary;
+}
+
 /** How many dumps each side has written. */
 const dumps = new Map<number, number>();
 
@@ -179,6 +221,10 @@ async function measure(
   await lanes(CALLS, (lane) => one(lane, ++id));
   control(pid, '--dump');
   control(pid, '-i', 'off');
+  if (TURNS) {
+    console.log(`${name}: ${turns(pid)} (${CALLS} calls at ${CLIENTS} client(s), after ${WARMUP})`);
+    return;
+  }
   const part = (dumps.get(pid) ?? 0) + 1;
   dumps.set(pid, part);
   const { file, main, all } = dumped(pid, part);

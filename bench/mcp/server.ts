@@ -8,8 +8,9 @@
  * - `relay`: a forwarder to the `bare` server (its URL the next argument) doing no work of its
  *   own, the ceiling of the federated ratio;
  * - `bare`: the MCP SDK v2 alone, `createMcpHandler` with a new `McpServer` per request, serving
- *   the same echo tool, reading the body the way the Gateway does (`request.text()`, passed as
- *   `parsedBody`); `BENCH_BARE_BODY=sdk` lets the handler read it itself, as the SDK documents.
+ *   the same echo tool, reading the body in one piece (`request.text()`, passed as `parsedBody`;
+ *   the Gateway takes a body already whole in Node's buffer from there, README.md `sess37`);
+ *   `BENCH_BARE_BODY=sdk` lets the handler read it itself, as the SDK documents.
  * - `bare-session`: the MCP SDK v2 serving 2025-11-25 sessions (one server and transport per
  *   session, answers as JSON; `BENCH_BARE_SESSION=sse` answers with event streams).
  * The `gateway` side also serves `stdio-echo.mjs` as a stdio upstream (`io.bench.echo.say`) and
@@ -238,8 +239,8 @@ function echoServer(): McpServer {
 
 /**
  * The `bare-session` side: the SDK v2 serving 2025-11-25 sessions the cheapest correct way, one
- * server and transport per session (as the SDK's examples do), the body read as the Gateway reads
- * it, and each answer one JSON body (`enableJsonResponse`: no event stream, no event store, as an
+ * server and transport per session (as the SDK's examples do), the body read in one piece with
+ * `request.text()` (see `bare` above), and each answer one JSON body (`enableJsonResponse`: no event stream, no event store, as an
  * echo tool that never asks the client anything may). `BENCH_BARE_SESSION=sse` answers with an
  * event stream, as the Gateway does (its tools may ask the client questions mid-call).
  */
@@ -284,8 +285,7 @@ async function startBareSessions(): Promise<{ url: string; stop: () => Promise<v
 
 async function startBare(): Promise<{ url: string; stop: () => Promise<void> }> {
   const handler = createMcpHandler(echoServer);
-  // By default the body is read the way the Gateway reads it, as one piece, and handed over
-  // parsed. BENCH_BARE_BODY=sdk lets the handler read it itself, as the SDK's examples do (a
+  // By default the body is read in one piece and handed over parsed. BENCH_BARE_BODY=sdk lets the handler read it itself, as the SDK's examples do (a
   // clone and a web stream: ~40 µs more a call, which would flatter the Gateway).
   const readsText = process.env.BENCH_BARE_BODY !== 'sdk';
   const fetch = async (request: Request) =>

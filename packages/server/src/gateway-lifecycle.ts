@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type ServerType, serve } from '@hono/node-server';
+import { type Http2Bindings, type HttpBindings, type ServerType, serve } from '@hono/node-server';
 import type { Hono } from 'hono';
 import type { GatewayAddress } from './gateway-address.js';
 import type { GatewaySettings } from './gateway-settings.js';
@@ -8,6 +8,7 @@ import type { AppEnv } from './http/app-env.js';
 import { ConnectionGuard } from './http/connection-guard.js';
 import type { DrainState } from './http/drain.js';
 import { GatewayResponse } from './http/gateway-response.js';
+import { withIncomingHeaders } from './http/incoming-headers.js';
 import { closeListener, listenError } from './http/listener.js';
 import type { LazyMcpEndpoint } from './mcp/index.js';
 import type { RegistryService } from './registry/index.js';
@@ -57,7 +58,9 @@ export class GatewayLifecycle {
     return new Promise((resolve, reject) => {
       const listening = serve(
         {
-          fetch: app.fetch,
+          // Each request's headers are read once, whoever asks (incoming-headers.ts).
+          fetch: (request: Request, env: HttpBindings | Http2Bindings) =>
+            app.fetch(withIncomingHeaders(request, env.incoming), env),
           hostname: host,
           port,
           // Every answer's response writes the gateway's own headers with its head.

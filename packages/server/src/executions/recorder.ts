@@ -1,5 +1,5 @@
 import type { GatewayDatabase } from '../db/index.js';
-import type { ServerLogger } from '../http/logger.js';
+import { isoNow, type ServerLogger } from '../http/logger.js';
 import { ExecutionJournal } from './journal.js';
 import { type Row, rowStore } from './record-rows.js';
 import { redactArguments, redactError } from './redact-arguments.js';
@@ -330,7 +330,9 @@ function toRow(record: ExecutionRecord): Row {
     id: record.id,
     user_id: record.userId,
     tool_path: record.toolPath,
-    started_at: record.startedAt.toISOString(),
+    // The same text as `toISOString()`, formatted by `Date` once per second (a call's journal
+    // line is written before its answer).
+    started_at: isoNow(record.startedAt.getTime()),
     duration_ms: record.durationMs === undefined ? null : Math.round(record.durationMs),
     outcome: record.outcome ?? null,
     approval: record.approval ?? null,

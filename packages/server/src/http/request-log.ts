@@ -32,13 +32,15 @@ export function requestLog(
     outgoing?.preset(REQUEST_ID_HEADER, requestId);
     await withRequestId(requestId, next);
     if (outgoing === undefined) answerRequestId(c, requestId);
-    const matched = c.req.routePath;
-    const route = matched === '/*' || matched === '*' ? '(unmatched)' : matched;
     const ms = performance.now() - started;
     const { status } = c.res;
     const { method } = c.req;
     const principal = c.get('principal');
     const written = () => {
+      // Hono works the pattern out from its list of matches (~9 k instructions); the request is
+      // routed no further once answered, so it names the same route then as now.
+      const matched = c.req.routePath;
+      const route = matched === '/*' || matched === '*' ? '(unmatched)' : matched;
       logger.info('request', {
         requestId,
         method,

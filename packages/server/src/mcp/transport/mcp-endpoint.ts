@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import {
   createMcpHandler,
   isJsonContentType,
@@ -247,12 +248,15 @@ export class McpEndpoint {
 
   /**
    * Answers one HTTP request to the endpoint for `principal`, whom `authenticate()` found;
-   * `session`, the state of the request's 2025 session when the token's lookup read it.
+   * `session`, the state of the request's 2025 session when the token's lookup read it;
+   * `incoming`, Node's message of a request from the network, whose body is read from it when it
+   * is whole there (`readBody`).
    */
   async handle(
     request: Request,
     principal: McpPrincipal,
     session?: SessionState,
+    incoming?: IncomingMessage,
   ): Promise<Response> {
     const { options } = this.#runtime;
 
@@ -261,7 +265,7 @@ export class McpEndpoint {
       if (!isJsonContentType(request.headers.get('content-type'))) {
         return rpcError(415, -32000, 'Unsupported Media Type: send Content-Type: application/json');
       }
-      const read = await readBody(request, options.maxBodyBytes);
+      const read = await readBody(request, options.maxBodyBytes, incoming);
       if (read.tooLarge) {
         return rpcError(
           413,

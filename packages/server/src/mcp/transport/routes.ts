@@ -1,5 +1,6 @@
 import type { Hono } from 'hono';
 import type { AppEnv } from '../../http/app-env.js';
+import { incomingOf } from '../../http/incoming.js';
 import type { Authenticate } from '../../identity/index.js';
 import type { LazyMcpEndpoint } from './lazy-endpoint.js';
 
@@ -29,11 +30,21 @@ export function mountMcp(
   app.all('/mcp', async (c) => {
     const principal = await authenticate(c, 'mcp');
     c.set('principal', principal);
-    return (await mcp.endpoint()).handle(c.req.raw, principal, c.get('sessionState'));
+    return (await mcp.endpoint()).handle(
+      c.req.raw,
+      principal,
+      c.get('sessionState'),
+      incomingOf(c),
+    );
   });
   app.all('/mcp/:token', async (c) => {
     const principal = await authenticate(c, 'mcp', c.req.param('token'));
     c.set('principal', principal);
-    return (await mcp.endpoint()).handle(c.req.raw, principal, c.get('sessionState'));
+    return (await mcp.endpoint()).handle(
+      c.req.raw,
+      principal,
+      c.get('sessionState'),
+      incomingOf(c),
+    );
   });
 }

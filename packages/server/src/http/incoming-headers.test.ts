@@ -1,0 +1,141 @@
+import { once } from 'node:events';
+import type { Server } from 'node:http';
+import { connect } from 'node:net';
+import { type Http2Bindings, type HttpBindings, serve } from '@hono/node-server';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { IncomingHeaders, withIncomingHeaders } from './incoming-headers.js';
+
+const RAW = [
+  'Host',
+  '127.0.0.1:8787',
+  'Content-Type',
+  'application/json',
+  'accept',
+  'application/json',
+  'Accept',
+  'text/event-stream',
+  'Cookie',
+  'a=1',
+  'cookie',
+  'b=2',
+  'X-Padded',
+  ' \tvalue\t ',
+  'Mcp-Session-Id',
+  'abc',
+];
+
+const NAMES = [
+  'host',
+  'content-type',
+  'Content-Type',
+  'accept',
+  'cookie',
+  'x-padded',
+  'MCP-SESSION-ID',
+  'authorization',
+  'set-cookie',
+];
+
+/** A fetch `Headers` built from the same raw list, as the Node adapter builds one. */
+function native(raw: readonly string[]): Headers {
+  const headers = new Headers();
+  for (let i = 0; i < raw.length; i += 2) headers.append(raw[i] as string, raw[i + 1] as string);
+  return headers;
+}
+
+describe('IncomingHeaders', () => {
+  it('answers get and has as the Node adapter does, joining repeated fields', () => {
+    const headers = new IncomingHeaders(RAW);
+    expect(headers).toBeInstanceOf(Headers);
+    expect(NAMES.map((name) => headers.get(name))).toEqual([
+      '127.0.0.1:8787',
+      'application/json',
+      'application/json',
+      'application/json, text/event-stream',
+      'a=1; b=2',
+      'value',
+      'abc',
+      null,
+      null,
+    ]);
+    expect(headers.has('Accept')).toBe(true);
+    expect(headers.has('origin')).toBe(false);
+  });
+
+  it('throws for an invalid name as a Headers object does', () => {
+    const headers = new IncomingHeaders(RAW);
+    expect(() => headers.get('bad name')).toThrow(TypeError);
+    expect(() => native(RAW).get('bad name')).toThrow(TypeError);
+  });
+
+  it('lists, copies and changes as a Headers object built from the raw list', () => {
+    const headers = new IncomingHeaders(RAW);
+    const expected = native(RAW);
+    expect([...headers]).toEqual([...expected]);
+    expect([...new Headers(headers as unknown as Headers)]).toEqual([...expected]);
+    headers.set('mcp-protocol-version', '2025-11-25');
+    headers.delete('cookie');
+    headers.append('accept', '*/*');
+    expect(headers.get('mcp-protocol-version')).toBe('2025-11-25');
+    expect(headers.has('cookie')).toBe(false);
+    expect(headers.get('accept')).toBe('application/json, text/event-stream, */*');
+    const seen: string[] = [];
+    headers.forEach((_value, key, parent) => {
+      expect(parent).toBe(headers);
+      seen.push(key);
+    });
+    expect(seen).toContain('mcp-protocol-version');
+  });
+
+  it('reads requests from the network as the adapter reads them, with and without repeated fields', async () => {
+    const seen: { adapter: (string | null)[]; ours: (string | null)[] }[] = [];
+    const server = serve({
+      hostname: '127.0.0.1',
+      port: 0,
+      fetch: (request: Request, env: HttpBindings | Http2Bindings) => {
+        const adapter = NAMES.map((name) => request.headers.get(name));
+        const ours = NAMES.map((name) =>
+          withIncomingHeaders(request, env.incoming).headers.get(name),
+        );
+        seen.push({ adapter, ours });
+        return new Response('ok');
+      },
+    }) as Server;
+    await once(server, 'listening');
+    onTestFinished(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    const address = server.address();
+    if (address === null || typeof address === 'string') throw new Error('no port');
+    const send = async (fields: string[]) => {
+      const socket = connect({ host: '127.0.0.1', port: address.port });
+      onTestFinished(() => {
+        socket.destroy();
+      });
+      await once(socket, 'connect');
+      socket.resume();
+      socket.end(
+        `${['POST / HTTP/1.1', 'Content-Length: 0', 'Connection: close', ...fields].join('\r\n')}\r\n\r\n`,
+      );
+      await once(socket, 'close');
+    };
+    const repeated: string[] = [];
+    for (let i = 0; i < RAW.length; i += 2) repeated.push(`${RAW[i]}: ${RAW[i + 1]}`);
+    await send([...repeated, 'Authorization: Bearer one', 'authorization: Bearer two']);
+    // Each name once: looked up in Node's own headers object.
+    await send(['Host: 127.0.0.1', 'Accept: text/event-stream', 'Cookie: a=1', 'X-Padded: v']);
+    expect(seen).toHaveLength(2);
+    expect(seen[0]?.ours).toEqual(seen[0]?.adapter);
+    expect(seen[0]?.ours).toContain('Bearer one, Bearer two');
+    expect(seen[1]?.ours).toEqual(seen[1]?.adapter);
+    expect(seen[1]?.ours).toEqual([
+      '127.0.0.1',
+      null,
+      null,
+      'text/event-stream',
+      'a=1',
+      'v',
+      null,
+      null,
+      null,
+    ]);
+  });
+});

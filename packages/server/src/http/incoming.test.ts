@@ -1,0 +1,100 @@
+import { once } from 'node:events';
+import { request as httpRequest, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { serve } from '@hono/node-server';
+import { Hono } from 'hono';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { incomingOf, takeBufferedBody } from './incoming.js';
+
+/** What the route saw: whether the body was taken from the buffer, and the body it read. */
+interface Seen {
+  taken: boolean;
+  text: string;
+}
+
+/** Node's messages the routes read, each ended or waiting for its end. */
+const messageEnds: Promise<unknown>[] = [];
+
+/**
+ * A server on 127.0.0.1 whose route calls `arrived` (if given), then, after an `await` as the
+ * gateway's MCP route does (the token's lookup), hands the buffered body over and reads it.
+ */
+async function startServer(arrived?: () => void) {
+  const seen: Seen[] = [];
+  const app = new Hono();
+  app.post('/', async (c) => {
+    arrived?.();
+    await Promise.resolve();
+    const incoming = incomingOf(c);
+    const taken =
+      incoming !== undefined && takeBufferedBody(incoming, Number(c.req.header('content-length')));
+    const text = await c.req.raw.text();
+    seen.push({ taken, text });
+    if (incoming !== undefined && !incoming.readableEnded) messageEnds.push(once(incoming, 'end'));
+    return c.text(text);
+  });
+  const server = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }) as Server;
+  await once(server, 'listening');
+  onTestFinished(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}/`, seen };
+}
+
+/** POSTs `parts` of a body of declared length, each after `before(i)` resolves; the answer's text. */
+function post(url: string, parts: string[], before: (i: number) => Promise<void>) {
+  return new Promise<string>((resolve, reject) => {
+    const length = Buffer.byteLength(parts.join(''));
+    const req = httpRequest(
+      url,
+      { method: 'POST', headers: { 'content-type': 'text/plain', 'content-length': length } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          text += chunk;
+        });
+        res.on('end', () => resolve(text));
+      },
+    );
+    req.on('error', reject);
+    void (async () => {
+      for (const [i, part] of parts.entries()) {
+        await before(i);
+        req.write(part);
+      }
+      req.end();
+    })();
+  });
+}
+
+describe('takeBufferedBody', () => {
+  it('hands a body that came whole with its head to the adapter, which reads it from there', async () => {
+    const server = await startServer();
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping', text: 'héllo' });
+    expect(await post(server.url, [body], async () => {})).toBe(body);
+    expect(server.seen).toEqual([{ taken: true, text: body }]);
+    // Ended as after the adapter's own read, so the adapter has nothing to drain.
+    await Promise.all(messageEnds.splice(0));
+  });
+
+  it('leaves a body still arriving to the adapter, which reads all of it', async () => {
+    let arrived!: () => void;
+    const routeRan = new Promise<void>((resolve) => {
+      arrived = resolve;
+    });
+    const server = await startServer(arrived);
+    const body = `{"first":"${'a'.repeat(100)}","second":"${'b'.repeat(100)}"}`;
+    const parts = [body.slice(0, 120), body.slice(120)];
+    // The second part goes out only once the route is running.
+    expect(await post(server.url, parts, (i) => (i === 0 ? Promise.resolve() : routeRan))).toBe(
+      body,
+    );
+    expect(server.seen).toEqual([{ taken: false, text: body }]);
+  });
+
+  it('is undefined for a request handed over in process', async () => {
+    const app = new Hono();
+    app.get('/', (c) => c.text(String(incomingOf(c))));
+    expect(await (await app.request('/')).text()).toBe('undefined');
+  });
+});

@@ -1,0 +1,52 @@
+import { IncomingMessage } from 'node:http';
+import type { Context } from 'hono';
+
+/**
+ * Node's message of a request from the network (`@hono/node-server` binds it as `incoming`),
+ * undefined for one handed over in process (`gateway.fetch()`) or over HTTP/2.
+ *
+ * @example
+ * const incoming = incomingOf(c);
+ * if (incoming !== undefined) takeBufferedBody(incoming, length);
+ */
+export function incomingOf(c: Context): IncomingMessage | undefined {
+  const env: unknown = c.env;
+  if (typeof env !== 'object' || env === null || !('incoming' in env)) return undefined;
+  return env.incoming instanceof IncomingMessage ? env.incoming : undefined;
+}
+
+/**
+ * Hands a request body that already sits whole in `incoming`'s buffer to the Node adapter, so
+ * that the request's `text()` answers it at once: one synchronous `read()`, where the adapter's
+ * own read listens to the stream (`data`, `end`, `error`, `close`) and waits for its events
+ * (bench/mcp/README.md). A small request arrives in one read of the socket: by the time a route
+ * has awaited anything, Node's parser has pushed all of its body (all `length` bytes of its
+ * `Content-Length`, which the parser holds the client to), though it may not have marked the
+ * message complete yet. The adapter serves a buffer left as the message's `rawBody` (as for
+ * platforms that read the body before the app runs) as the body, and marks it used as after any
+ * read. The stream is then left flowing, as the adapter's read leaves it, so that it ends when the
+ * parser marks the message complete: the adapter drains a message that has not ended when its
+ * answer is done. Anything else (part of it read or flowing, fewer or more bytes buffered than
+ * `length`) is left for the adapter's own read: false.
+ *
+ * @example
+ * takeBufferedBody(incoming, Number(contentLength));
+ * const text = await request.text();
+ */
+export function takeBufferedBody(incoming: IncomingMessage, length: number): boolean {
+  if (
+    length === 0 ||
+    incoming.readableDidRead ||
+    incoming.readableFlowing === true ||
+    incoming.readableEncoding !== null ||
+    incoming.readableLength !== length ||
+    'rawBody' in incoming
+  ) {
+    return false;
+  }
+  const body: unknown = incoming.read();
+  if (!Buffer.isBuffer(body)) return false;
+  Object.defineProperty(incoming, 'rawBody', { value: body, configurable: true });
+  if (!incoming.complete) incoming.resume();
+  return true;
+}
