@@ -35,12 +35,11 @@ export interface ExchangeLimits {
  * empty 202) is handed over as a stream that pauses the connection while it is not read.
  *
  * Undici's `request` makes a `Readable` with its own abort wiring and an async resource for every
- * answer, which a JSON answer of a few hundred bytes does not need (issue 37: ~90 k instructions
- * of a federated call went to that machinery and the listeners reading the stream).
- * `signal` stops the request and its answer (a stream is destroyed with its reason).
+ * answer, which a JSON answer of a few hundred bytes does not need (issue 37: ~60 k instructions
+ * of a federated call in that wrapper, besides the listeners reading the stream back, and twice
+ * the GC). `signal` stops the request and its answer (a stream is destroyed with its reason); the
+ * exchange is in `inFlight` until its answer ends, so its transport can stop it when it closes.
  *
- * @returns an abort function besides the answer: the transport stops what is in flight when it
- *   closes.
  * @throws what undici fails the request with (connection refused or dropped, the policy's refusal
  *   at connect), and the signal's reason when it is aborted first.
  */
