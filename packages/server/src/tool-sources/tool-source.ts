@@ -59,6 +59,13 @@ export interface SourceCall extends ToolCall {
   readonly log: ServerLogger;
   /** Whether the tool asked the client something that ends this round (`input_required`). */
   readonly questionPending: boolean;
+  /**
+   * Calls `listener` once if the call is stopped (its time limit, the client) before the function
+   * it returns is called, at once when it already was; never when the call just ends. A source
+   * that forwards a stop (an upstream request) listens here rather than on `signal`, which is made
+   * when first read and then aborted at every call's end (issue 37).
+   */
+  onStop(listener: (reason: unknown) => void): () => void;
 }
 
 /**

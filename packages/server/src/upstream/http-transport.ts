@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import {
   type JSONRPCMessage,
   SdkError,
@@ -10,6 +11,7 @@ import type { Dispatcher } from 'undici';
 import { delay, eitherSignal } from './abort-signals.js';
 import { mirrorEnvelope } from './envelope-headers.js';
 import { UpstreamHttpError } from './guarded-fetch.js';
+import { type Exchange, exchange, type HttpAnswer } from './http-exchange.js';
 import { TOO_DEEP, tooDeep } from './message-depth.js';
 import { type ServerSentEvent, SseParser } from './sse-lines.js';
 
@@ -26,7 +28,7 @@ export interface UpstreamHttpTransportOptions {
   maxReconnects?: number;
 }
 
-type Body = Dispatcher.ResponseData['body'];
+type Body = Readable;
 
 const ACCEPT = 'application/json, text/event-stream';
 const DEFAULT_RETRY_MS = 1000;
@@ -34,8 +36,8 @@ const DEFAULT_RETRY_MS = 1000;
 const ERROR_BODY_BYTES = 16 * 1024;
 
 /**
- * The MCP Streamable HTTP client transport of one upstream, on undici's `request` through the
- * upstream's guarded pool, for the MCP SDK v2 `Client` in both revisions: a 2025-11-25 session
+ * The MCP Streamable HTTP client transport of one upstream, on undici's dispatcher (the
+ * upstream's guarded pool, {@link exchange}), for the MCP SDK v2 `Client` in both revisions: a 2025-11-25 session
  * (`initialize`, `Mcp-Session-Id`, the session's `GET` stream) and the stateless 2026-07-28
  * revision (every request its own POST, its `_meta` envelope mirrored in `MCP-Protocol-Version`,
  * `Mcp-Method` and `Mcp-Name`). It stands in for the SDK's `StreamableHTTPClientTransport`,
@@ -69,6 +71,8 @@ export class UpstreamHttpTransport implements Transport {
   /** The URL's origin and path, read once: a `URL`'s getters build their string on every read. */
   readonly #origin: string;
   readonly #path: string;
+  /** Requests sent and not yet answered to their end: stopped when the transport closes. */
+  readonly #inFlight = new Set<Exchange>();
 
   constructor(options: UpstreamHttpTransportOptions) {
     this.#options = options;
@@ -87,6 +91,7 @@ export class UpstreamHttpTransport implements Transport {
     this.#closed = true;
     clearTimeout(this.#reconnect);
     this.#abort.abort();
+    for (const one of this.#inFlight) one.abort(this.#abort.signal.reason);
     this.onclose?.();
   }
 
@@ -140,21 +145,18 @@ export class UpstreamHttpTransport implements Transport {
     const extra: Record<string, string> = { 'content-type': 'application/json' };
     if (options?.headers !== undefined) Object.assign(extra, options.headers);
     mirrorEnvelope(message, extra);
-    const either = eitherSignal(this.#abort.signal, options?.requestSignal);
-    try {
-      await this.#post(message, extra, either.signal);
-    } finally {
-      either.release();
-    }
+    // As a request on the closed transport's aborted signal always failed.
+    if (this.#closed) throw this.#abort.signal.reason;
+    await this.#post(message, extra, options?.requestSignal);
   }
 
-  /** Sends `message` and reads its answer to the end; `signal` stops both. */
+  /** Sends `message` and reads its answer to the end; `signal` (and closing) stops both. */
   async #post(
     message: JSONRPCMessage,
     extra: Record<string, string>,
-    signal: AbortSignal,
+    signal: AbortSignal | undefined,
   ): Promise<void> {
-    let answer: Dispatcher.ResponseData;
+    let answer: HttpAnswer;
     try {
       answer = await this.#request('POST', extra, message, signal);
     } catch (error) {
@@ -171,24 +173,26 @@ export class UpstreamHttpTransport implements Transport {
     const session = header(answer, 'mcp-session-id');
     if (session !== undefined) this.sessionId = session;
     if (answer.statusCode === 202) {
-      discard(answer.body);
+      drop(answer);
       if ('method' in message && message.method === 'notifications/initialized') this.#listen(0);
       return;
     }
     const asks = 'method' in message && 'id' in message;
-    const type = mediaType(header(answer, 'content-type'));
     if (!asks) {
-      discard(answer.body);
+      drop(answer);
       return;
     }
-    if (type === 'application/json') {
-      const data = parse(await readText(answer.body, this.#options.maxBytes));
+    // A JSON answer, read whole (http-exchange.ts).
+    if (answer.whole) {
+      if (answer.text === undefined) throw tooLarge(this.#options.maxBytes);
+      const data = parse(answer.text);
       for (const one of Array.isArray(data) ? data : [data]) {
         this.#deliver(asMessage(one));
         await null;
       }
       return;
     }
+    const type = mediaType(header(answer, 'content-type'));
     if (type !== 'text/event-stream') {
       discard(answer.body);
       throw notMcp(`Unexpected content type: ${type ?? 'none'}`);
@@ -197,7 +201,11 @@ export class UpstreamHttpTransport implements Transport {
   }
 
   /** Reads a POST's event stream until it answers request `id`, resuming it if it breaks off. */
-  async #answerStream(first: Body, id: string | number, signal: AbortSignal): Promise<void> {
+  async #answerStream(
+    first: Body,
+    id: string | number,
+    signal: AbortSignal | undefined,
+  ): Promise<void> {
     let body = first;
     for (let resumed = 0; ; resumed++) {
       const read = await this.#readStream(body, id);
@@ -206,15 +214,20 @@ export class UpstreamHttpTransport implements Transport {
       if (!retryable || this.#closed) {
         throw notMcp('The stream ended before it answered the request');
       }
-      await delay(read.retryMs ?? DEFAULT_RETRY_MS, signal);
+      const waiting = eitherSignal(this.#abort.signal, signal);
+      try {
+        await delay(read.retryMs ?? DEFAULT_RETRY_MS, waiting.signal);
+      } finally {
+        waiting.release();
+      }
       const again = await this.#request(
         'GET',
         { 'last-event-id': read.lastEventId ?? '' },
         undefined,
         signal,
       );
-      if (mediaType(header(again, 'content-type')) !== 'text/event-stream') {
-        discard(again.body);
+      if (again.whole || mediaType(header(again, 'content-type')) !== 'text/event-stream') {
+        drop(again);
         throw notMcp('The resumed stream is not an event stream');
       }
       body = again.body;
@@ -260,12 +273,7 @@ export class UpstreamHttpTransport implements Transport {
       }
     } catch (error) {
       body.destroy();
-      if (error instanceof RangeError) {
-        throw new UpstreamHttpError(
-          'too_large',
-          `sent a message over ${this.#options.maxBytes} bytes`,
-        );
-      }
+      if (error instanceof RangeError) throw tooLarge(this.#options.maxBytes);
       if (answered) return { answered, lastEventId, retryMs: parser.retryMs };
       throw error;
     }
@@ -276,13 +284,13 @@ export class UpstreamHttpTransport implements Transport {
   #listen(attempt: number): void {
     if (this.#closed || this.sessionId === undefined) return;
     void (async () => {
-      const answer = await this.#request('GET', {}, undefined, this.#abort.signal);
+      const answer = await this.#request('GET', {}, undefined, undefined);
       if (answer.statusCode === 405) {
-        discard(answer.body);
+        drop(answer);
         return;
       }
-      if (mediaType(header(answer, 'content-type')) !== 'text/event-stream') {
-        discard(answer.body);
+      if (answer.whole || mediaType(header(answer, 'content-type')) !== 'text/event-stream') {
+        drop(answer);
         throw notMcp('The session stream is not an event stream');
       }
       await this.#readStream(answer.body, undefined);
@@ -310,32 +318,38 @@ export class UpstreamHttpTransport implements Transport {
     method: 'GET' | 'POST',
     extra: Record<string, string>,
     message: JSONRPCMessage | undefined,
-    signal: AbortSignal,
-  ): Promise<Dispatcher.ResponseData> {
-    const { dispatcher } = this.#options;
+    signal: AbortSignal | undefined,
+  ): Promise<HttpAnswer> {
+    const { dispatcher, maxBytes } = this.#options;
     const headers: Record<string, string> = { ...this.#options.headers, accept: ACCEPT, ...extra };
     if (this.sessionId !== undefined) headers['mcp-session-id'] = this.sessionId;
     if (this.#protocolVersion !== undefined && headers['mcp-protocol-version'] === undefined) {
       headers['mcp-protocol-version'] = this.#protocolVersion;
     }
-    const answer = await dispatcher.request({
-      origin: this.#origin,
-      path: this.#path,
-      method,
-      headers,
-      ...(message === undefined ? {} : { body: JSON.stringify(message) }),
+    const answer = await exchange(
+      dispatcher,
+      {
+        origin: this.#origin,
+        path: this.#path,
+        method,
+        headers,
+        body: message === undefined ? undefined : JSON.stringify(message),
+      },
+      { json: maxBytes, error: ERROR_BODY_BYTES },
       signal,
-    });
+      this.#inFlight,
+    );
     const { statusCode } = answer;
     if (statusCode >= 300 && statusCode < 400) {
-      discard(answer.body);
+      drop(answer);
       throw new UpstreamHttpError(
         'redirect',
         `answered a redirect (HTTP ${statusCode}); the gateway does not follow an upstream's redirects`,
       );
     }
     if (statusCode >= 400 && !(method === 'GET' && statusCode === 405)) {
-      const text = await readText(answer.body, ERROR_BODY_BYTES).catch(() => '');
+      // Read whole up to ERROR_BODY_BYTES; past that, no text.
+      const text = (answer.whole ? answer.text : undefined) ?? '';
       const code =
         statusCode === 401
           ? SdkErrorCode.ClientHttpAuthentication
@@ -405,48 +419,10 @@ function isObject(value: unknown): boolean {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/**
- * The whole body as text, refused past `maxBytes`. Read with listeners, not `for await`: an async
- * iterator over the stream and a promise per chunk cost more than the small answer they carry.
- */
-function readText(body: Body, maxBytes: number): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    body.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > maxBytes) {
-        body.removeAllListeners('data');
-        body.on('error', () => {});
-        body.destroy();
-        reject(new UpstreamHttpError('too_large', `sent a message over ${maxBytes} bytes`));
-        return;
-      }
-      chunks.push(chunk);
-    });
-    let ended = false;
-    body.once('end', () => {
-      ended = true;
-      resolve(
-        chunks.length === 1
-          ? (chunks[0] as Buffer).toString('utf8')
-          : Buffer.concat(chunks).toString('utf8'),
-      );
-    });
-    body.once('error', reject);
-    // Closed without its end or an error (destroyed quietly): the answer is cut short. Every
-    // body closes after its end too; the error (and its stack) is built only when it is needed,
-    // not for every answer read (~1.4% of the federated gateway's busy time).
-    body.once('close', () => {
-      if (!ended) reject(notMcp('The upstream closed the answer before its end'));
-    });
-  });
-}
-
 /** The longest `WWW-Authenticate` of a refusal kept for step-up authorization. */
 const MAX_CHALLENGE_CHARS = 2000;
 
-function header(answer: Dispatcher.ResponseData, name: string): string | undefined {
+function header(answer: HttpAnswer, name: string): string | undefined {
   const value = answer.headers[name];
   return Array.isArray(value) ? value[0] : value;
 }
@@ -458,11 +434,20 @@ function mediaType(value: string | undefined): string | undefined {
 }
 
 /**
- * Drops an answer's body unread. Destroying it makes undici's stream emit an abort error, which
- * with no listener would be an uncaught exception: an upstream must not be able to end the
- * gateway's process.
+ * Drops an answer's body unread. Destroying it makes the stream emit an abort error, which with
+ * no listener would be an uncaught exception: an upstream must not be able to end the gateway's
+ * process.
  */
 function discard(body: Body): void {
   body.on('error', () => {});
   body.destroy();
+}
+
+/** Drops whatever is left of `answer`: a stream unread (a body read whole is already done). */
+function drop(answer: HttpAnswer): void {
+  if (!answer.whole) discard(answer.body);
+}
+
+function tooLarge(maxBytes: number): UpstreamHttpError {
+  return new UpstreamHttpError('too_large', `sent a message over ${maxBytes} bytes`);
 }

@@ -231,16 +231,16 @@ export class Upstream {
       );
     }
     // The call's own signal is aborted when the call ends, however it ends: given to the SDK, every
-    // finished call would be cancelled at the upstream. This one is aborted only when it is stopped.
+    // finished call would be cancelled at the upstream. This one is aborted only when it is stopped
+    // (and reading the call's signal would make it, to be aborted at the end: `onStop`).
     const stop = new AbortController();
-    const forward = () => stop.abort(call.signal.reason);
-    call.signal.addEventListener('abort', forward, { once: true });
+    const off = call.onStop((reason) => stop.abort(reason));
     try {
       return await this.#current.run(call, () =>
         this.#forward(name, args, credential, call, provider, stop.signal, options),
       );
     } finally {
-      call.signal.removeEventListener('abort', forward);
+      off();
     }
   }
 
@@ -257,7 +257,7 @@ export class Upstream {
     let linksAsked = false;
     let healed = false;
     for (;;) {
-      const connection = await this.#checkout(credential, call, provider);
+      const connection = await this.#checkout(credential, signal, provider);
       const stdio = this.#options.target.kind === 'stdio';
       if (stdio) this.#stdioCalls.add(call);
       let required: ReturnType<typeof requiredLinks>;
@@ -463,17 +463,18 @@ export class Upstream {
     await this.#fetch?.close().catch(() => {});
   }
 
+  /** A connection for `credential`; `signal` (a call's stop) gives up waiting for one. */
   async #checkout(
     credential: string | undefined,
-    call: SourceCall | undefined,
+    signal: AbortSignal | undefined,
     provider?: string | undefined,
   ): Promise<Connection> {
     if (this.#closed) throw this.#removed();
     if (this.#options.target.kind === 'stdio') return this.#connections.stdio();
     try {
-      return await this.#connections.checkout(credential, call?.signal);
+      return await this.#connections.checkout(credential, signal);
     } catch (error) {
-      if (call?.signal.aborted === true) throw call.signal.reason;
+      if (signal?.aborted === true) throw signal.reason;
       throw this.#failure(error, provider, undefined);
     }
   }

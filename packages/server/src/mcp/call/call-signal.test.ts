@@ -1,7 +1,8 @@
 import { definePlugin, defineTool } from '@gateway/sdk';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { connectV1, connectV2, startMcpGateway } from '#test/mcp/mcp-test-kit.js';
+import type { SourceCall } from '../../tool-sources/index.js';
 
 /**
  * A call's signal is made only when something reads it (running-call.ts): a handler that never
@@ -94,5 +95,60 @@ describe("a call's signal", () => {
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
     expect(seen).toEqual([{ aborted: true, reason: 'after the answer' }]);
+  });
+
+  it('tells its stop listeners of a stop, once, and not of the end of a call (onStop, issue 37)', async () => {
+    const heard: string[] = [];
+    let stopped: () => void = () => {};
+    const told = new Promise<void>((resolve) => {
+      stopped = resolve;
+    });
+    // What an upstream source does (upstream.ts): the same call object a plugin handler gets.
+    const listening = definePlugin({
+      id: 'listening',
+      name: 'Listening',
+      description: 'Tools that listen for their stop.',
+      tools: [
+        defineTool({
+          path: 'listening.wait.long',
+          name: 'Wait Long',
+          description: 'Waits past its time limit.',
+          inputSchema: z.object({}),
+          async handler(_ctx, _input, call) {
+            (call as unknown as SourceCall).onStop((reason) => {
+              heard.push(`long: ${reason instanceof Error ? reason.message : String(reason)}`);
+              stopped();
+            });
+            await told;
+            // Stopped already: told at once.
+            (call as unknown as SourceCall).onStop(() => heard.push('long: late listener'));
+            return 'late';
+          },
+        }),
+        defineTool({
+          path: 'listening.answer.now',
+          name: 'Answer Now',
+          description: 'Answers at once, one listener still registered.',
+          inputSchema: z.object({}),
+          async handler(_ctx, _input, call) {
+            (call as unknown as SourceCall).onStop(() => heard.push('now: stopped'));
+            const off = (call as unknown as SourceCall).onStop(() => heard.push('now: removed'));
+            off();
+            return 'answered';
+          },
+        }),
+      ],
+    });
+    const gw = await startMcpGateway({ plugins: [listening], mcp: { toolTimeoutMs: 150 } });
+    const alice = await gw.user({ admin: true });
+    const v2 = await connectV2(gw.url, alice.mcpToken);
+    expect((await v2.callTool({ name: 'listening.answer.now', arguments: {} })).isError).not.toBe(
+      true,
+    );
+    const result = await v2.callTool({ name: 'listening.wait.long', arguments: {} });
+    expect(result.isError).toBe(true);
+    await told;
+    await vi.waitFor(() => expect(heard).toHaveLength(2));
+    expect(heard).toEqual(['long: timeout', 'long: late listener']);
   });
 });

@@ -62,6 +62,8 @@ export class RunningCall implements SourceCall {
   #isStopped = false;
   /** Rejects {@link RunningCall.untilStopped}'s promise, while one waits. */
   #onStop: ((reason: unknown) => void) | undefined;
+  /** Told when the call is stopped ({@link RunningCall.onStop}). */
+  #stopListeners: ((reason: unknown) => void)[] | undefined;
   readonly #limit: TimeLimit;
   readonly #progress: ProgressReporter;
   readonly #pending: PendingSlot = { current: undefined, asked: 0 };
@@ -145,7 +147,24 @@ export class RunningCall implements SourceCall {
     });
   }
 
-  /** Stops the call once: its signal aborts with `reason`, and `untilStopped` rejects with it. */
+  onStop(listener: (reason: unknown) => void): () => void {
+    if (this.#isStopped) {
+      if (this.#stopped !== CALL_ENDED) listener(this.#stopped);
+      return () => {};
+    }
+    this.#stopListeners ??= [];
+    this.#stopListeners.push(listener);
+    return () => {
+      const listeners = this.#stopListeners;
+      const at = listeners?.indexOf(listener) ?? -1;
+      if (at >= 0) listeners?.splice(at, 1);
+    };
+  }
+
+  /**
+   * Stops the call once: its signal aborts with `reason`, `untilStopped` rejects with it, and the
+   * stop's listeners hear it (unless the call just ended).
+   */
   #stop(reason: unknown): void {
     if (this.#isStopped) return;
     this.#isStopped = true;
@@ -154,6 +173,10 @@ export class RunningCall implements SourceCall {
     const onStop = this.#onStop;
     this.#onStop = undefined;
     onStop?.(reason);
+    const listeners = this.#stopListeners;
+    this.#stopListeners = undefined;
+    if (listeners === undefined || reason === CALL_ENDED) return;
+    for (const listener of listeners) listener(reason);
   }
 
   /** The server log for this call, made on first use: most calls log nothing. */

@@ -1,0 +1,231 @@
+import { Readable } from 'node:stream';
+import type { Dispatcher } from 'undici';
+
+/** An answer's headers as undici parses them (names in lower case). */
+export type AnswerHeaders = Record<string, string | string[] | undefined>;
+
+/**
+ * An upstream's answer to one request: a JSON or error body read whole (`text`, undefined when
+ * it passed its limit), any other body as a stream, read by its caller.
+ */
+export type HttpAnswer = { statusCode: number; headers: AnswerHeaders } & (
+  | { whole: true; text: string | undefined }
+  | { whole: false; body: Readable }
+);
+
+/** One request of {@link exchange}. */
+export interface ExchangeRequest {
+  origin: string;
+  path: string;
+  method: 'GET' | 'POST';
+  headers: Record<string, string>;
+  body?: string | undefined;
+}
+
+/** How much of a body {@link exchange} reads whole: a JSON answer's, an error's (bytes). */
+export interface ExchangeLimits {
+  json: number;
+  error: number;
+}
+
+/**
+ * Sends `request` through `dispatcher` (undici: its pool, connections and HTTP parser) and
+ * answers with its status, headers and body. A JSON answer (status below 400) and an error's
+ * body (400 and up) are read whole, each up to its limit; any other body (an event stream, an
+ * empty 202) is handed over as a stream that pauses the connection while it is not read.
+ *
+ * Undici's `request` makes a `Readable` with its own abort wiring and an async resource for every
+ * answer, which a JSON answer of a few hundred bytes does not need (issue 37: ~60 k instructions
+ * of a federated call in that wrapper, besides the listeners reading the stream back, and twice
+ * the GC). `signal` stops the request and its answer (a stream is destroyed with its reason); the
+ * exchange is in `inFlight` until its answer ends, so its transport can stop it when it closes.
+ *
+ * @throws what undici fails the request with (connection refused or dropped, the policy's refusal
+ *   at connect), and the signal's reason when it is aborted first.
+ */
+export function exchange(
+  dispatcher: Dispatcher,
+  request: ExchangeRequest,
+  limits: ExchangeLimits,
+  signal: AbortSignal | undefined,
+  inFlight: Set<Exchange>,
+): Promise<HttpAnswer> {
+  return new Promise((resolve, reject) => {
+    const handler = new Exchange(limits, signal, inFlight, resolve, reject);
+    if (handler.stopped !== undefined) return;
+    dispatcher.dispatch(
+      {
+        origin: request.origin,
+        path: request.path,
+        method: request.method,
+        headers: request.headers,
+        ...(request.body === undefined ? {} : { body: request.body }),
+      },
+      handler,
+    );
+  });
+}
+
+/** Why an exchange was given up by the gateway: stopped, read past its limit, or dropped unread. */
+class Dropped extends Error {}
+
+/** The handler of one {@link exchange}, as undici's dispatcher calls it. */
+export class Exchange implements Dispatcher.DispatchHandler {
+  #controller: Dispatcher.DispatchController | undefined;
+  /** Why the exchange was stopped before undici started it, if it was. */
+  stopped: Error | undefined;
+  #settled = false;
+  #chunks: Buffer[] | undefined;
+  #size = 0;
+  #limit = 0;
+  #stream: Readable | undefined;
+  #status = 0;
+  #headers: AnswerHeaders = {};
+  readonly #limits: ExchangeLimits;
+  readonly #signal: AbortSignal | undefined;
+  readonly #inFlight: Set<Exchange>;
+  readonly #resolve: (answer: HttpAnswer) => void;
+  readonly #reject: (error: unknown) => void;
+  readonly #onAbort = (): void => this.abort(reasonOf(this.#signal));
+
+  constructor(
+    limits: ExchangeLimits,
+    signal: AbortSignal | undefined,
+    inFlight: Set<Exchange>,
+    resolve: (answer: HttpAnswer) => void,
+    reject: (error: unknown) => void,
+  ) {
+    this.#limits = limits;
+    this.#signal = signal;
+    this.#inFlight = inFlight;
+    this.#resolve = resolve;
+    this.#reject = reject;
+    if (signal?.aborted === true) {
+      this.stopped = reasonOf(signal);
+      this.#settle();
+      reject(this.stopped);
+      return;
+    }
+    signal?.addEventListener('abort', this.#onAbort, { once: true });
+    inFlight.add(this);
+  }
+
+  /** Stops the request, or its answer's body while it is being read. */
+  abort(reason: Error): void {
+    if (this.#controller === undefined) {
+      this.stopped ??= reason;
+      return;
+    }
+    if (!this.#controller.aborted) this.#controller.abort(reason);
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.#controller = controller;
+    if (this.stopped !== undefined) controller.abort(this.stopped);
+  }
+
+  onResponseStart(
+    controller: Dispatcher.DispatchController,
+    statusCode: number,
+    headers: AnswerHeaders,
+  ): void {
+    // 1xx: informational, the answer follows.
+    if (statusCode < 200) return;
+    this.#status = statusCode;
+    this.#headers = headers;
+    if (statusCode >= 400 || isJson(headers['content-type'])) {
+      this.#chunks = [];
+      this.#limit = statusCode >= 400 ? this.#limits.error : this.#limits.json;
+      return;
+    }
+    const stream = new Readable({
+      read: () => controller.resume(),
+      destroy: (error, done) => {
+        // Destroyed by its reader before its end: the connection's answer is abandoned.
+        if (!controller.aborted && !this.#settled) {
+          controller.abort(error ?? new Dropped('The answer was dropped unread'));
+        }
+        done(error);
+      },
+    });
+    this.#stream = stream;
+    this.#resolve({ statusCode, headers, whole: false, body: stream });
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    const stream = this.#stream;
+    if (stream !== undefined) {
+      if (!stream.destroyed && !stream.push(chunk)) controller.pause();
+      return;
+    }
+    const chunks = this.#chunks;
+    if (chunks === undefined) return;
+    this.#size += chunk.length;
+    if (this.#size <= this.#limit) {
+      chunks.push(chunk);
+      return;
+    }
+    // Past its limit: the rest is not read, the connection not kept.
+    this.#chunks = undefined;
+    this.#answer(undefined);
+    controller.abort(new Dropped('The answer passed its limit'));
+  }
+
+  onResponseEnd(): void {
+    const stream = this.#stream;
+    if (stream !== undefined) {
+      this.#settle();
+      stream.push(null);
+      return;
+    }
+    const chunks = this.#chunks;
+    if (chunks === undefined) {
+      // An answer undici ended before its headers (not seen in practice): nothing to give.
+      if (!this.#settled) this.#fail(new Dropped('The upstream answered nothing'));
+      return;
+    }
+    this.#answer(
+      chunks.length === 1
+        ? (chunks[0] as Buffer).toString('utf8')
+        : Buffer.concat(chunks).toString('utf8'),
+    );
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController | null, error: Error): void {
+    const stream = this.#stream;
+    if (stream !== undefined) {
+      this.#settle();
+      if (!stream.destroyed) stream.destroy(error);
+      return;
+    }
+    if (!this.#settled) this.#fail(error);
+  }
+
+  #answer(text: string | undefined): void {
+    if (this.#settled) return;
+    this.#settle();
+    this.#resolve({ statusCode: this.#status, headers: this.#headers, whole: true, text });
+  }
+
+  #fail(error: unknown): void {
+    this.#settle();
+    this.#reject(error);
+  }
+
+  #settle(): void {
+    this.#settled = true;
+    this.#signal?.removeEventListener('abort', this.#onAbort);
+    this.#inFlight.delete(this);
+  }
+}
+
+/** The signal's reason, as undici's `request` gives it (an abort is its own reason). */
+function reasonOf(signal: AbortSignal | undefined): Error {
+  return (signal?.reason as Error | undefined) ?? new Dropped('The request was stopped');
+}
+
+function isJson(value: string | string[] | undefined): boolean {
+  if (value === 'application/json') return true;
+  const one = Array.isArray(value) ? value[0] : value;
+  return one?.split(';', 1)[0]?.trim().toLowerCase() === 'application/json';
+}
