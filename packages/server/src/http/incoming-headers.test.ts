@@ -24,6 +24,28 @@ const RAW = [
   'abc',
 ];
 
+/** Names a hostile list repeats or that an object holds already. */
+const ASKED = [
+  'host',
+  'authorization',
+  'cookie',
+  'set-cookie',
+  'content-type',
+  'content-length',
+  'mcp-session-id',
+  '__proto__',
+  'constructor',
+  'tostring',
+  'hasownproperty',
+  'x-empty',
+  'x-spaces',
+  'x-latin',
+  'x-tab',
+  'x-forwarded-for',
+  'origin',
+  'Authorization',
+];
+
 const NAMES = [
   'host',
   'content-type',
@@ -137,5 +159,73 @@ describe('IncomingHeaders', () => {
       null,
       null,
     ]);
+  });
+
+  it('answers every method as the adapter does for hostile field lists from the network', async () => {
+    type Answers = Record<string, unknown>;
+    const answers = (headers: Headers): Answers => ({
+      get: ASKED.map((name) => headers.get(name)),
+      has: ASKED.map((name) => headers.has(name)),
+      entries: [...headers.entries()],
+      iterated: [...headers],
+      keys: [...headers.keys()],
+      values: [...headers.values()],
+      forEach: (() => {
+        const seen: string[][] = [];
+        headers.forEach((value, key) => seen.push([key, value]));
+        return seen;
+      })(),
+      setCookie: headers.getSetCookie(),
+    });
+    const seen: { adapter: Answers; ours: Answers }[] = [];
+    const server = serve({
+      hostname: '127.0.0.1',
+      port: 0,
+      fetch: (request: Request, env: HttpBindings | Http2Bindings) => {
+        const adapter = answers(request.headers);
+        // get and has first, as the gateway's routes ask them, then the rest.
+        const ours = withIncomingHeaders(request, env.incoming).headers;
+        const got = ASKED.map((name) => ours.get(name));
+        seen.push({ adapter, ours: { ...answers(ours), get: got } });
+        return new Response('ok');
+      },
+    }) as Server;
+    await once(server, 'listening');
+    onTestFinished(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    const address = server.address();
+    if (address === null || typeof address === 'string') throw new Error('no port');
+    const send = async (fields: string[]) => {
+      const socket = connect({ host: '127.0.0.1', port: address.port });
+      onTestFinished(() => {
+        socket.destroy();
+      });
+      await once(socket, 'connect');
+      socket.resume();
+      socket.end(
+        Buffer.from(
+          `${['POST / HTTP/1.1', 'Content-Length: 0', 'Connection: close', ...fields].join('\r\n')}\r\n\r\n`,
+          'latin1',
+        ),
+      );
+      await once(socket, 'close');
+    };
+    const lists = [
+      ['Host: 127.0.0.1', 'HOST: evil.example'],
+      ['Host: a', 'Authorization: Bearer one', 'AUTHORIZATION: Bearer two'],
+      ['Host: a', 'Cookie: a=1', 'cookie: b=2', 'COOKIE: c=3'],
+      ['Host: a', 'Set-Cookie: a=1', 'Set-Cookie: b=2, c=3'],
+      ['Host: a', 'Set-Cookie: a=1'],
+      ['Host: a', '__proto__: x', 'constructor: y', 'toString: z', 'hasOwnProperty: w'],
+      ['Host: a', 'Content-Type: application/json', 'content-type: text/plain'],
+      ['Host: a', 'Mcp-Session-Id: one', 'mcp-session-id: two'],
+      ['Host: a', 'X-Empty:', 'X-Spaces:    ', 'X-Latin: caf\xe9 \xff', 'X-Tab: a\tb'],
+      ['Host: a', 'X-Forwarded-For: 1.1.1.1', 'X-Forwarded-For: 2.2.2.2', 'Origin: https://a', 'Origin: https://b'],
+    ];
+    for (const fields of lists) await send(fields);
+    expect(seen).toHaveLength(lists.length);
+    for (const one of seen) expect(one.ours).toEqual(one.adapter);
+    expect(seen[0]?.ours.get).toContain('127.0.0.1, evil.example');
+    expect(seen[2]?.ours.get).toContain('a=1; b=2; c=3');
+    expect(seen[3]?.ours.setCookie).toEqual(['a=1', 'b=2, c=3']);
   });
 });

@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import { createServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
+import { gzipSync } from 'node:zlib';
 import { Agent } from 'undici';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { type Exchange, exchange } from './http-exchange.js';
@@ -127,6 +128,162 @@ describe('exchange', () => {
     expect(inFlight.size).toBe(1);
     for (const one of inFlight) one.abort(new Error('transport closed'));
     await expect(sent).rejects.toThrow('transport closed');
+    expect(inFlight.size).toBe(0);
+  });
+});
+
+/**
+ * A hostile upstream on 127.0.0.1 speaking raw bytes: `answer(socket, index)` is called once per
+ * request head it reads (index counting the requests of all connections), and writes what it likes.
+ */
+async function rawUpstream(answer: (socket: Socket, index: number) => void) {
+  let index = 0;
+  const sockets = new Set<Socket>();
+  const closed: Promise<void>[] = [];
+  const server = createNetServer((socket) => {
+    sockets.add(socket);
+    closed.push(new Promise((resolve) => socket.once('close', () => resolve())));
+    socket.on('error', () => {});
+    let pending = '';
+    socket.on('data', (chunk: Buffer) => {
+      pending += chunk.toString('latin1');
+      // Each request carries `{}` after its head (as `send` posts it).
+      for (let end = pending.indexOf('\r\n\r\n{}'); end !== -1; end = pending.indexOf('\r\n\r\n{}')) {
+        pending = pending.slice(end + 6);
+        answer(socket, index++);
+      }
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const agent = new Agent();
+  onTestFinished(async () => {
+    await agent.destroy();
+    for (const socket of sockets) socket.destroy();
+    server.close();
+  });
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const inFlight = new Set<Exchange>();
+  const send = (signal?: AbortSignal) =>
+    exchange(
+      agent,
+      { origin, path: '/mcp', method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' },
+      { json: 1024, error: 256 },
+      signal,
+      inFlight,
+    );
+  return { send, inFlight, sockets, closed };
+}
+
+const JSON_HEAD = 'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n';
+
+describe('exchange with a hostile upstream', () => {
+  it('never hands bytes past one answer to the next request on the connection', async () => {
+    const { send, inFlight } = await rawUpstream((socket, index) => {
+      if (index === 0) {
+        // A second, unasked answer smuggled after the first's declared length.
+        const smuggled = `${JSON_HEAD}Content-Length: 12\r\n\r\n{"smuggled"}`;
+        socket.write(`${JSON_HEAD}Content-Length: 7\r\n\r\n{"a":1}${smuggled}`);
+      } else {
+        socket.write(`${JSON_HEAD}Content-Length: 7\r\n\r\n{"b":2}`);
+      }
+    });
+    const first = await send();
+    expect(first).toMatchObject({ statusCode: 200, whole: true, text: '{"a":1}' });
+    await new Promise((resolve) => setImmediate(resolve));
+    // The next request is answered by the upstream, or fails: never with the smuggled answer.
+    const second = await send().then(
+      (answer) => (answer.whole ? answer.text : 'stream'),
+      (error: unknown) => (error instanceof Error ? 'failed' : 'thrown'),
+    );
+    expect(second).not.toBe('{"smuggled"}');
+    expect(['{"b":2}', 'failed']).toContain(second);
+    expect(inFlight.size).toBe(0);
+  });
+
+  it('fails an answer cut short of its Content-Length, or reset mid-body, and forgets it', async () => {
+    const { send, inFlight } = await rawUpstream((socket, index) => {
+      socket.write(`${JSON_HEAD}Content-Length: 500\r\n\r\n{"partial":`);
+      if (index === 0) socket.end();
+      else socket.resetAndDestroy();
+    });
+    await expect(send()).rejects.toThrow();
+    await expect(send()).rejects.toThrow();
+    expect(inFlight.size).toBe(0);
+  });
+
+  it('stops reading a JSON answer of no declared length at its limit, dropping the connection', async () => {
+    const { send, inFlight, closed } = await rawUpstream((socket) => {
+      socket.write(`${JSON_HEAD}Transfer-Encoding: chunked\r\n\r\n`);
+      const chunk = `"${'x'.repeat(4094)}"`;
+      // A megabyte announced a chunk at a time: the gateway stops at its 1 kB limit.
+      for (let i = 0; i < 256; i++) socket.write(`${chunk.length.toString(16)}\r\n${chunk}\r\n`);
+    });
+    expect(await send()).toMatchObject({ statusCode: 200, whole: true, text: undefined });
+    await Promise.all(closed);
+    expect(inFlight.size).toBe(0);
+  });
+
+  it('follows no redirect, and does not decompress what it did not ask to be compressed', async () => {
+    const bomb = gzipSync(Buffer.alloc(10_000_000, 0x20));
+    const { send } = await rawUpstream((socket, index) => {
+      if (index === 0) {
+        socket.write('HTTP/1.1 302 Found\r\nLocation: http://169.254.169.254/\r\nContent-Length: 0\r\n\r\n');
+      } else {
+        socket.write(
+          `${JSON_HEAD}Content-Encoding: gzip\r\nContent-Length: ${bomb.length}\r\n\r\n`,
+        );
+        socket.write(bomb);
+      }
+    });
+    const redirect = await send();
+    expect(redirect.statusCode).toBe(302);
+    if (!redirect.whole) redirect.body.destroy();
+    const zipped = await send();
+    // Read as the bytes sent (≈10 kB, past the 1 kB limit), never inflated to 10 MB.
+    expect(bomb.length).toBeGreaterThan(1024);
+    expect(zipped).toMatchObject({ statusCode: 200, whole: true, text: undefined });
+  });
+
+  it('gives invalid UTF-8 in a JSON answer as replacement characters, not a failure', async () => {
+    const { send } = await rawUpstream((socket) => {
+      socket.write(`${JSON_HEAD}Content-Length: 4\r\n\r\n`);
+      socket.write(Buffer.from([0x22, 0xff, 0xfe, 0x22]));
+    });
+    const answer = await send();
+    expect(answer).toMatchObject({ whole: true, text: '"\uFFFD\uFFFD"' });
+  });
+
+  it('closes the connection of an endless event stream its reader drops, and forgets it', async () => {
+    let dripping: NodeJS.Timeout | undefined;
+    onTestFinished(() => clearInterval(dripping));
+    const { send, inFlight, closed } = await rawUpstream((socket) => {
+      socket.write('HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n');
+      dripping = setInterval(() => {
+        if (!socket.destroyed) socket.write('2\r\n:\n\r\n');
+      }, 5);
+    });
+    const answer = await send();
+    if (answer.whole) throw new Error('expected a stream');
+    await once(answer.body, 'readable');
+    expect(inFlight.size).toBe(1);
+    answer.body.destroy();
+    await Promise.all(closed);
+    expect(inFlight.size).toBe(0);
+  });
+
+  it('fails a request the upstream never answers when its signal stops it, closing the connection', async () => {
+    let arrived: () => void = () => {};
+    const received = new Promise<void>((resolve) => {
+      arrived = resolve;
+    });
+    const { send, inFlight, closed } = await rawUpstream(() => arrived());
+    const stop = new AbortController();
+    const sent = send(stop.signal);
+    await received;
+    stop.abort(new Error('call time limit'));
+    await expect(sent).rejects.toThrow('call time limit');
+    await Promise.all(closed);
     expect(inFlight.size).toBe(0);
   });
 });
