@@ -92,7 +92,8 @@ function hostName(host: string): string {
  * pages and better-auth. In order:
  *
  * 1. **Host** must be one the gateway answers for (DNS rebinding): else 421. `GET /healthz` is
- *    the one exception, for probes that address an instance by its IP.
+ *    the one exception, for probes that address an instance by its IP. More than one Host
+ *    field: 400, health checks too.
  * 2. **Origin** of a state-changing request must be one of the gateway's own, compared as
  *    scheme, host and port, never derived from the request itself; `Origin: null` is refused. A
  *    request that sends a cookie (and no bearer credential) without `Origin` must say
@@ -127,6 +128,14 @@ export function requestGuard(options: GuardOptions): MiddlewareHandler<AppEnv> {
     outgoing?.preset('X-Content-Type-Options', 'nosniff');
     const audience = options.audience();
     const host = c.req.header('host') ?? new URL(c.req.url).host;
+    // Two Host fields arrive joined (`a, b`): Node builds the URL from the first, the check
+    // below would read the first too, and what a proxy in front took is anyone's guess. RFC 9112
+    // (section 3.2) asks for a 400; a host name never holds a comma.
+    if (host.includes(',')) {
+      return nosniff(
+        errorResponse(c, new HttpError('bad_request', 'The request has more than one Host header')),
+      );
+    }
     if (!audience.hosts.has(hostName(host)) && !isHealthCheck(c.req.method, c.req.path)) {
       return nosniff(
         errorResponse(
