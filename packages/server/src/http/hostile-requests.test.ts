@@ -93,9 +93,18 @@ describe('a hostile client', () => {
   });
 
   it.each([
-    ['both chunked and a Content-Length', (n: number) => `Content-Length: ${n}\r\nTransfer-Encoding: chunked\r\n`],
-    ['two different Content-Lengths', (n: number) => `Content-Length: ${n}\r\nContent-Length: ${n + 1}\r\n`],
-    ['the same Content-Length twice', (n: number) => `Content-Length: ${n}\r\nContent-Length: ${n}\r\n`],
+    [
+      'both chunked and a Content-Length',
+      (n: number) => `Content-Length: ${n}\r\nTransfer-Encoding: chunked\r\n`,
+    ],
+    [
+      'two different Content-Lengths',
+      (n: number) => `Content-Length: ${n}\r\nContent-Length: ${n + 1}\r\n`,
+    ],
+    [
+      'the same Content-Length twice',
+      (n: number) => `Content-Length: ${n}\r\nContent-Length: ${n}\r\n`,
+    ],
   ])('is refused with a 400 by the parser when it sends %s', async (_what, framing) => {
     const { mcp, head, health } = await parts();
     const body = initialize(1);
@@ -105,28 +114,49 @@ describe('a hostile client', () => {
 
   it('is refused with a 413 when it declares a body over the limit, before sending it', async () => {
     const { mcp, head } = await parts();
-    const text = await exchange(mcp.url, `${head}Content-Length: 50000000\r\nConnection: close\r\n\r\n{`);
+    const text = await exchange(
+      mcp.url,
+      `${head}Content-Length: 50000000\r\nConnection: close\r\n\r\n{`,
+    );
     expect(statuses(text)).toEqual([413]);
     expect(text).toContain('"code":"payload_too_large"');
   });
 
   it('gets a JSON-RPC error for a body of invalid UTF-8 (read as replacement characters)', async () => {
     const { mcp, head, health } = await parts();
-    const body = Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":1,"method":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]);
+    const body = Buffer.concat([
+      Buffer.from('{"jsonrpc":"2.0","id":1,"method":"'),
+      Buffer.from([0xff, 0xfe]),
+      Buffer.from('"}'),
+    ]);
     const text = await exchange(
       mcp.url,
-      Buffer.concat([Buffer.from(`${head}Content-Length: ${body.length}\r\n\r\n`), body, Buffer.from(health)]),
+      Buffer.concat([
+        Buffer.from(`${head}Content-Length: ${body.length}\r\n\r\n`),
+        body,
+        Buffer.from(health),
+      ]),
     );
     expect(statuses(text)).toEqual([200, 200]);
     expect(text).toContain('"error":{"code":-32601');
   });
 
   it.each([
-    ['two Authorization fields (joined, so no token)', 'Authorization: Bearer x\r\n', 401, '"code":"unauthorized"'],
+    [
+      'two Authorization fields (joined, so no token)',
+      'Authorization: Bearer x\r\n',
+      401,
+      '"code":"unauthorized"',
+    ],
     ['two Content-Types', 'Content-Type: text/plain\r\n', 415, 'Unsupported Media Type'],
     ['two Mcp-Session-Ids', 'Mcp-Session-Id: a\r\nMcp-Session-Id: b\r\n', 404, 'Session not found'],
     ['a folded line (obs-fold)', 'X-Folded: a\r\n b\r\n', 400, ''],
-    ['thousands of fields', Array.from({ length: 3000 }, (_, i) => `X-${i}: 1\r\n`).join(''), 431, ''],
+    [
+      'thousands of fields',
+      Array.from({ length: 3000 }, (_, i) => `X-${i}: 1\r\n`).join(''),
+      431,
+      '',
+    ],
   ])('is refused with a 4xx when it sends %s', async (_what, fields, status, says) => {
     const { mcp, head, health } = await parts();
     const body = initialize(1);

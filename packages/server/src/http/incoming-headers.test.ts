@@ -172,7 +172,9 @@ describe('IncomingHeaders', () => {
       values: [...headers.values()],
       forEach: (() => {
         const seen: string[][] = [];
-        headers.forEach((value, key) => seen.push([key, value]));
+        headers.forEach((value, key) => {
+          seen.push([key, value]);
+        });
         return seen;
       })(),
       setCookie: headers.getSetCookie(),
@@ -219,7 +221,13 @@ describe('IncomingHeaders', () => {
       ['Host: a', 'Content-Type: application/json', 'content-type: text/plain'],
       ['Host: a', 'Mcp-Session-Id: one', 'mcp-session-id: two'],
       ['Host: a', 'X-Empty:', 'X-Spaces:    ', 'X-Latin: caf\xe9 \xff', 'X-Tab: a\tb'],
-      ['Host: a', 'X-Forwarded-For: 1.1.1.1', 'X-Forwarded-For: 2.2.2.2', 'Origin: https://a', 'Origin: https://b'],
+      [
+        'Host: a',
+        'X-Forwarded-For: 1.1.1.1',
+        'X-Forwarded-For: 2.2.2.2',
+        'Origin: https://a',
+        'Origin: https://b',
+      ],
     ];
     for (const fields of lists) await send(fields);
     expect(seen).toHaveLength(lists.length);

@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import { createServer, type ServerResponse } from 'node:http';
-import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
+import { type AddressInfo, createServer as createNetServer, type Socket } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { Agent } from 'undici';
 import { describe, expect, it, onTestFinished } from 'vitest';
@@ -148,7 +148,11 @@ async function rawUpstream(answer: (socket: Socket, index: number) => void) {
     socket.on('data', (chunk: Buffer) => {
       pending += chunk.toString('latin1');
       // Each request carries `{}` after its head (as `send` posts it).
-      for (let end = pending.indexOf('\r\n\r\n{}'); end !== -1; end = pending.indexOf('\r\n\r\n{}')) {
+      for (
+        let end = pending.indexOf('\r\n\r\n{}');
+        end !== -1;
+        end = pending.indexOf('\r\n\r\n{}')
+      ) {
         pending = pending.slice(end + 6);
         answer(socket, index++);
       }
@@ -167,7 +171,13 @@ async function rawUpstream(answer: (socket: Socket, index: number) => void) {
   const send = (signal?: AbortSignal) =>
     exchange(
       agent,
-      { origin, path: '/mcp', method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' },
+      {
+        origin,
+        path: '/mcp',
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      },
       { json: 1024, error: 256 },
       signal,
       inFlight,
@@ -228,7 +238,9 @@ describe('exchange with a hostile upstream', () => {
     const bomb = gzipSync(Buffer.alloc(10_000_000, 0x20));
     const { send } = await rawUpstream((socket, index) => {
       if (index === 0) {
-        socket.write('HTTP/1.1 302 Found\r\nLocation: http://169.254.169.254/\r\nContent-Length: 0\r\n\r\n');
+        socket.write(
+          'HTTP/1.1 302 Found\r\nLocation: http://169.254.169.254/\r\nContent-Length: 0\r\n\r\n',
+        );
       } else {
         socket.write(
           `${JSON_HEAD}Content-Encoding: gzip\r\nContent-Length: ${bomb.length}\r\n\r\n`,
@@ -258,7 +270,9 @@ describe('exchange with a hostile upstream', () => {
     let dripping: NodeJS.Timeout | undefined;
     onTestFinished(() => clearInterval(dripping));
     const { send, inFlight, closed } = await rawUpstream((socket) => {
-      socket.write('HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n');
+      socket.write(
+        'HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n',
+      );
       dripping = setInterval(() => {
         if (!socket.destroyed) socket.write('2\r\n:\n\r\n');
       }, 5);
