@@ -65,6 +65,40 @@ function native(raw: readonly string[]): Headers {
   return headers;
 }
 
+/**
+ * A server on 127.0.0.1 handing each request and its Node bindings to `look`, and a `send` of a
+ * POST with `fields` (latin1 bytes, as a client may send) on a connection of its own.
+ */
+async function fieldServer(look: (request: Request, env: HttpBindings | Http2Bindings) => void) {
+  const server = serve({
+    hostname: '127.0.0.1',
+    port: 0,
+    fetch: (request: Request, env: HttpBindings | Http2Bindings) => {
+      look(request, env);
+      return new Response('ok');
+    },
+  }) as Server;
+  await once(server, 'listening');
+  onTestFinished(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return async (fields: string[]) => {
+    const socket = connect({ host: '127.0.0.1', port: address.port });
+    onTestFinished(() => {
+      socket.destroy();
+    });
+    await once(socket, 'connect');
+    socket.resume();
+    socket.end(
+      Buffer.from(
+        `${['POST / HTTP/1.1', 'Content-Length: 0', 'Connection: close', ...fields].join('\r\n')}\r\n\r\n`,
+        'latin1',
+      ),
+    );
+    await once(socket, 'close');
+  };
+}
+
 describe('IncomingHeaders', () => {
   it('answers get and has as the Node adapter does, joining repeated fields', () => {
     const headers = new IncomingHeaders(RAW);
@@ -111,34 +145,13 @@ describe('IncomingHeaders', () => {
 
   it('reads requests from the network as the adapter reads them, with and without repeated fields', async () => {
     const seen: { adapter: (string | null)[]; ours: (string | null)[] }[] = [];
-    const server = serve({
-      hostname: '127.0.0.1',
-      port: 0,
-      fetch: (request: Request, env: HttpBindings | Http2Bindings) => {
-        const adapter = NAMES.map((name) => request.headers.get(name));
-        const ours = NAMES.map((name) =>
-          withIncomingHeaders(request, env.incoming).headers.get(name),
-        );
-        seen.push({ adapter, ours });
-        return new Response('ok');
-      },
-    }) as Server;
-    await once(server, 'listening');
-    onTestFinished(() => new Promise<void>((resolve) => server.close(() => resolve())));
-    const address = server.address();
-    if (address === null || typeof address === 'string') throw new Error('no port');
-    const send = async (fields: string[]) => {
-      const socket = connect({ host: '127.0.0.1', port: address.port });
-      onTestFinished(() => {
-        socket.destroy();
-      });
-      await once(socket, 'connect');
-      socket.resume();
-      socket.end(
-        `${['POST / HTTP/1.1', 'Content-Length: 0', 'Connection: close', ...fields].join('\r\n')}\r\n\r\n`,
+    const send = await fieldServer((request, env) => {
+      const adapter = NAMES.map((name) => request.headers.get(name));
+      const ours = NAMES.map((name) =>
+        withIncomingHeaders(request, env.incoming).headers.get(name),
       );
-      await once(socket, 'close');
-    };
+      seen.push({ adapter, ours });
+    });
     const repeated: string[] = [];
     for (let i = 0; i < RAW.length; i += 2) repeated.push(`${RAW[i]}: ${RAW[i + 1]}`);
     await send([...repeated, 'Authorization: Bearer one', 'authorization: Bearer two']);
@@ -180,37 +193,13 @@ describe('IncomingHeaders', () => {
       setCookie: headers.getSetCookie(),
     });
     const seen: { adapter: Answers; ours: Answers }[] = [];
-    const server = serve({
-      hostname: '127.0.0.1',
-      port: 0,
-      fetch: (request: Request, env: HttpBindings | Http2Bindings) => {
-        const adapter = answers(request.headers);
-        // get and has first, as the gateway's routes ask them, then the rest.
-        const ours = withIncomingHeaders(request, env.incoming).headers;
-        const got = ASKED.map((name) => ours.get(name));
-        seen.push({ adapter, ours: { ...answers(ours), get: got } });
-        return new Response('ok');
-      },
-    }) as Server;
-    await once(server, 'listening');
-    onTestFinished(() => new Promise<void>((resolve) => server.close(() => resolve())));
-    const address = server.address();
-    if (address === null || typeof address === 'string') throw new Error('no port');
-    const send = async (fields: string[]) => {
-      const socket = connect({ host: '127.0.0.1', port: address.port });
-      onTestFinished(() => {
-        socket.destroy();
-      });
-      await once(socket, 'connect');
-      socket.resume();
-      socket.end(
-        Buffer.from(
-          `${['POST / HTTP/1.1', 'Content-Length: 0', 'Connection: close', ...fields].join('\r\n')}\r\n\r\n`,
-          'latin1',
-        ),
-      );
-      await once(socket, 'close');
-    };
+    const send = await fieldServer((request, env) => {
+      const adapter = answers(request.headers);
+      // get first, as the gateway's routes ask it, then the rest.
+      const ours = withIncomingHeaders(request, env.incoming).headers;
+      const got = ASKED.map((name) => ours.get(name));
+      seen.push({ adapter, ours: { ...answers(ours), get: got } });
+    });
     const lists = [
       ['Host: 127.0.0.1', 'HOST: evil.example'],
       ['Host: a', 'Authorization: Bearer one', 'AUTHORIZATION: Bearer two'],
