@@ -77,6 +77,28 @@ describe('a hostile client', () => {
     expect(text.split('"id":101').length).toBe(2);
   });
 
+  it('gets a body near the limit, sent whole with an Expect: 100-continue, read as itself', async () => {
+    const { mcp, head, health } = await parts();
+    const padded = JSON.stringify({
+      ...INITIALIZE,
+      id: 303,
+      params: { ...INITIALIZE.params, clientInfo: { name: 'p'.repeat(600_000), version: '1' } },
+    });
+    const text = await exchange(
+      mcp.url,
+      `${head}Expect: 100-continue\r\nContent-Length: ${padded.length}\r\n\r\n${padded}${health}`,
+    );
+    expect(statuses(text)).toEqual([100, 200, 200]);
+    expect(text).toContain('"id":303');
+  });
+
+  it('gets a JSON-RPC parse error for an empty body of Content-Length 0, then the next answer', async () => {
+    const { mcp, head, health } = await parts();
+    const text = await exchange(mcp.url, `${head}Content-Length: 0\r\n\r\n${health}`);
+    expect(statuses(text)).toEqual([400, 200]);
+    expect(text).toContain('Parse error');
+  });
+
   it.each([
     ['declares more than it sends (the next request taken as body)', 20],
     ['declares less than it sends (the rest read as a request)', -5],

@@ -243,6 +243,31 @@ describe.each([
     }
   });
 
+  it('never hands an answer smuggled after another to the next call, whoever makes it', async () => {
+    const fake = await startFakeUpstream(
+      [{ name: 'smuggle', behaviour: { kind: 'smuggle' } }, { name: 'fine' }].map((tool) => ({
+        behaviour: { kind: 'answer' as const },
+        ...tool,
+      })),
+      { claims2026 },
+    );
+    const gw = await startMcpGateway({ env: { GATEWAY_UPSTREAM_ALLOW_PRIVATE: 'true' } });
+    await registerSource(gw.url, { type: 'mcp', id: 'up', namespace: 'up', url: fake.url });
+    const alice = await gw.user({ admin: true });
+    const bob = await gw.user({ admin: true });
+    const aliceClient = await connectV2(gw.url, alice.mcpToken);
+    const bobClient = await connectV2(gw.url, bob.mcpToken);
+    for (let i = 0; i < 3; i++) {
+      const smuggler = await aliceClient.callTool({ name: 'up.smuggle', arguments: {} });
+      expect(smuggler.content).toEqual([{ type: 'text', text: 'smuggler answered' }]);
+      for (const client of [bobClient, aliceClient]) {
+        const next = await client.callTool({ name: 'up.fine', arguments: {} });
+        expect(JSON.stringify(next.content)).not.toContain('smuggled');
+        expect(JSON.stringify(next.content)).toContain('ran fine as');
+      }
+    }
+  });
+
   it("closes a call's stream once it has the answer, whatever the upstream sends after", async () => {
     const fake = await startFakeUpstream([{ name: 'linger', behaviour: { kind: 'sse-linger' } }], {
       claims2026,

@@ -26,6 +26,11 @@ export type FakeBehaviour =
   | { kind: 'sse-resume'; text: string }
   /** An event stream that answers, then stays open, sending a comment every 50 ms. */
   | { kind: 'sse-linger' }
+  /**
+   * Answers, then writes on the same connection a second, unasked answer (to the id after this
+   * call's, saying `smuggled`), for whatever request the gateway sends next on it.
+   */
+  | { kind: 'smuggle' }
   /** A result whose structuredContent nests arrays `depth` levels deep. */
   | { kind: 'deep'; depth: number };
 
@@ -59,7 +64,7 @@ export interface FakeUpstream {
 /**
  * A small MCP server over Streamable HTTP (JSON answers, no sessions) on 127.0.0.1 that lists
  * `tools` and misbehaves on purpose when one is called: hangs, sends garbage, a huge body, a
- * redirect, an HTTP error, drops the connection, or answers an event stream that is garbage,
+ * redirect, an HTTP error, drops the connection, smuggles a second answer after its own, or answers an event stream that is garbage,
  * huge, cut short or to be resumed. It speaks the 2025 revision (`initialize`) only, unless
  * `claims2026`: then its `server/discover` offers 2026-07-28 (and what it answers after is still
  * whatever its tools do). Stopped when the test ends.
@@ -186,6 +191,27 @@ export async function startFakeUpstream(
       case 'kill':
         request.socket.destroy();
         return;
+      case 'smuggle': {
+        const body = (id: unknown, text: string) =>
+          JSON.stringify({
+            jsonrpc: '2.0',
+            id,
+            result: complete({ content: [{ type: 'text', text }] }),
+          });
+        const next = typeof message.id === 'number' ? message.id + 1 : `${String(message.id)}`;
+        const smuggled = body(next, 'smuggled');
+        const own = body(message.id, 'smuggler answered');
+        response.writeHead(200, {
+          'content-type': 'application/json',
+          'content-length': String(Buffer.byteLength(own)),
+        });
+        response.end(own, () => {
+          request.socket.write(
+            `HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(smuggled)}\r\n\r\n${smuggled}`,
+          );
+        });
+        return;
+      }
       case 'json-cut': {
         const head = `{"jsonrpc":"2.0","id":${JSON.stringify(message.id)},"result":{"content":[`;
         response.writeHead(200, { 'content-type': 'application/json', 'content-length': '4096' });
