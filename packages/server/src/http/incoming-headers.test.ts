@@ -41,6 +41,7 @@ const ASKED = [
   'x-spaces',
   'x-latin',
   'x-tab',
+  'x-trail',
   'x-forwarded-for',
   'origin',
   'Authorization',
@@ -209,7 +210,14 @@ describe('IncomingHeaders', () => {
       ['Host: a', '__proto__: x', 'constructor: y', 'toString: z', 'hasOwnProperty: w'],
       ['Host: a', 'Content-Type: application/json', 'content-type: text/plain'],
       ['Host: a', 'Mcp-Session-Id: one', 'mcp-session-id: two'],
-      ['Host: a', 'X-Empty:', 'X-Spaces:    ', 'X-Latin: caf\xe9 \xff', 'X-Tab: a\tb'],
+      [
+        'Host: a',
+        'X-Empty:',
+        'X-Spaces:    ',
+        'X-Latin: caf\xe9 \xff',
+        'X-Tab: a\tb',
+        'X-Trail: \t v \t ',
+      ],
       [
         'Host: a',
         'X-Forwarded-For: 1.1.1.1',

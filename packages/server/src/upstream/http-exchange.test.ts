@@ -286,6 +286,29 @@ describe('exchange with a hostile upstream', () => {
     expect(inFlight.size).toBe(0);
   });
 
+  it('fails a JSON answer dripped a byte at a time when its signal stops it, closing the connection', async () => {
+    let dripping: NodeJS.Timeout | undefined;
+    onTestFinished(() => clearInterval(dripping));
+    let started: () => void = () => {};
+    const begun = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    const { send, inFlight, closed } = await rawUpstream((socket) => {
+      socket.write(`${JSON_HEAD}Transfer-Encoding: chunked\r\n\r\n1\r\n[\r\n`, () => started());
+      dripping = setInterval(() => {
+        if (!socket.destroyed) socket.write('1\r\n \r\n');
+      }, 5);
+    });
+    const stop = new AbortController();
+    const sent = send(stop.signal);
+    await begun;
+    expect(inFlight.size).toBe(1);
+    stop.abort(new Error('call time limit'));
+    await expect(sent).rejects.toThrow('call time limit');
+    await Promise.all(closed);
+    expect(inFlight.size).toBe(0);
+  });
+
   it('fails a request the upstream never answers when its signal stops it, closing the connection', async () => {
     let arrived: () => void = () => {};
     const received = new Promise<void>((resolve) => {
