@@ -127,11 +127,43 @@ describe('a hostile client', () => {
       'the same Content-Length twice',
       (n: number) => `Content-Length: ${n}\r\nContent-Length: ${n}\r\n`,
     ],
+    ['an empty Content-Length', () => 'Content-Length: \r\n'],
+    ['a negative Content-Length', () => 'Content-Length: -1\r\n'],
+    ['a Content-Length in hex', (n: number) => `Content-Length: 0x${n.toString(16)}\r\n`],
+    ['a Content-Length with an exponent', () => 'Content-Length: 1e3\r\n'],
+    ['a Content-Length past 2^53', () => 'Content-Length: 99999999999999999999\r\n'],
   ])('is refused with a 400 by the parser when it sends %s', async (_what, framing) => {
     const { mcp, head, health } = await parts();
     const body = initialize(1);
     const text = await exchange(mcp.url, `${head}${framing(body.length)}\r\n${body}${health}`);
     expect(statuses(text)).toEqual([400]);
+  });
+
+  it.each([
+    ['a Transfer-Encoding that does not end in chunked', 'Transfer-Encoding: gzip\r\n\r\n{}'],
+    [
+      'Transfer-Encoding twice',
+      'Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n',
+    ],
+    ['a chunk smaller than it sends', 'Transfer-Encoding: chunked\r\n\r\n1\r\n{}\r\n0\r\n\r\n'],
+    ['a chunk size that is not hex', 'Transfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n'],
+  ])('gets a 4xx and never a 5xx when it sends %s', async (_what, rest) => {
+    const { mcp, head, health } = await parts();
+    const text = await exchange(mcp.url, `${head}${rest}${health}`);
+    const seen = statuses(text);
+    expect(seen[0]).toBeGreaterThanOrEqual(400);
+    expect(seen.every((status) => status < 500)).toBe(true);
+  });
+
+  it('is refused with a 413 when its chunked body passes the limit', async () => {
+    const { mcp, head } = await parts();
+    const chunk = 'x'.repeat(65_536);
+    const chunks = Array.from({ length: 40 }, () => `${chunk.length.toString(16)}\r\n${chunk}\r\n`);
+    const text = await exchange(
+      mcp.url,
+      `${head}Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n${chunks.join('')}0\r\n\r\n`,
+    );
+    expect(statuses(text)).toEqual([413]);
   });
 
   it('is refused with a 413 when it declares a body over the limit, before sending it', async () => {
