@@ -245,10 +245,10 @@ describe.each([
 
   it('never hands an answer smuggled after another to the next call, whoever makes it', async () => {
     const fake = await startFakeUpstream(
-      [{ name: 'smuggle', behaviour: { kind: 'smuggle' } }, { name: 'fine' }].map((tool) => ({
-        behaviour: { kind: 'answer' as const },
-        ...tool,
-      })),
+      [
+        { name: 'smuggle', behaviour: { kind: 'smuggle' } },
+        { name: 'fine', behaviour: { kind: 'answer' } },
+      ],
       { claims2026 },
     );
     const gw = await startMcpGateway({ env: { GATEWAY_UPSTREAM_ALLOW_PRIVATE: 'true' } });
