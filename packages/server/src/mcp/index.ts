@@ -1,3 +1,4 @@
+export type { CallTimer } from './call/time-limit.js';
 export type { CallSite, ConnectionKind } from './call-site.js';
 export type { McpOptions, ResolvedMcpOptions } from './options.js';
 export { type McpPrincipal, subjectId } from './principal.js';
