@@ -156,13 +156,13 @@ describe.each([
 
     // The hanging call holds its upstream request until its limit expires, then lets it go.
     const hanging = call('hang');
-    await expect.poll(() => fake.hanging, { timeout: 5000 }).toBe(1);
+    await expect.poll(() => fake.hanging, { timeout: 10_000 }).toBe(1);
     expect(timer.armed).toEqual([1500]);
     timer.expireAll();
     const hang = await hanging;
     expect(hang.result.isError).toBe(true);
     expect(hang.text).toContain('did not finish within 1.5 s');
-    await expect.poll(() => fake.hanging, { timeout: 5000 }).toBe(0);
+    await expect.poll(() => fake.hanging, { timeout: 10_000 }).toBe(0);
 
     const expectations: [string, string][] = [
       ['kill', 'dropped the connection'],

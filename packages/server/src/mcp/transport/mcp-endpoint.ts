@@ -9,7 +9,7 @@ import type { SessionState } from '../../identity/index.js';
 import type { FederatedSource } from '../../upstream/federation.js';
 import { namespacedUri } from '../../upstream/namespaced-names.js';
 import type { UpstreamNotice } from '../../upstream/notice.js';
-import { type CallTimer, realCallTimer } from '../call/time-limit.js';
+import { type CallTimer, realCallTimer } from '../call-timer.js';
 import { META_TOOLS, SearchWarmer, searchIndexOf } from '../discovery/index.js';
 import { SessionNotices, visibleSources } from '../federation/index.js';
 import { type McpOptions, resolveMcpOptions } from '../options.js';
