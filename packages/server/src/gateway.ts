@@ -40,7 +40,7 @@ import {
   createTokenRepository,
   createUserRoleLookup,
 } from './identity/index.js';
-import { LazyMcpEndpoint, mountMcp, type SweepTimer } from './mcp/index.js';
+import { type CallTimer, LazyMcpEndpoint, mountMcp, type SweepTimer } from './mcp/index.js';
 import { EndpointScopes } from './mcp-endpoints/index.js';
 import { MCP_SCOPE, mcpChallenge, mcpResource, mountMcpOAuth } from './mcp-oauth/index.js';
 import { GatewayMetrics, metricsOfCall, mountMetrics } from './metrics/index.js';
@@ -148,6 +148,8 @@ export function createGateway(options: GatewayOptions = {}): Promise<Gateway> {
 
 /** What only the tests give {@link openGateway}: no setting or public option reaches these. */
 export interface GatewayInternals {
+  /** What runs each MCP call's time limit, so a test ends a call at its limit without waiting. */
+  callTimer?: CallTimer;
   /** A cheaper password hash for the tests' many sign-ups (never in a shipped entry point). */
   passwordHasher?: PasswordHasher;
   /** The time the failed-credential limit counts by, so a test's burst cannot refill it. */
@@ -207,6 +209,7 @@ export async function openGateway(
   mcp = new LazyMcpEndpoint(services, settings.authSecret, settings.maxBodyBytes, settings.mcp, {
     postgresUrl: settings.databaseUrl,
     sessionSweepTimer: internals.sessionSweepTimer,
+    callTimer: internals.callTimer,
   });
   const draining = new DrainState();
   const { app, readiness } = httpApp({

@@ -1,13 +1,18 @@
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import type { IncomingMessage } from 'node:http';
 import { connect } from 'node:net';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { startMcpGateway } from '#test/mcp/mcp-test-kit.js';
 
 // Issue 13 item 3: a client that hangs up in the middle of its body is its own fault, so the
 // request is logged as a 4xx, never as a 500 with an 'unhandled error'.
 
+/** Node's channel told of each request a server has read the head of, before it is handled. */
+const REQUEST_START = 'http.server.request.start';
+
 /**
  * Sends `head` and part of a body promised to be 100000 bytes long (by `Content-Length`, or a
- * chunk of that size), then hangs up.
+ * chunk of that size), then hangs up once the server is waiting on the rest of it.
  */
 async function abortMidBody(url: string, head: string, framing: Framing): Promise<void> {
   const { hostname, port } = new URL(url);
@@ -16,6 +21,15 @@ async function abortMidBody(url: string, head: string, framing: Framing): Promis
     socket.once('connect', resolve);
     socket.once('error', reject);
   });
+  // The server's message of this connection's request (the gateway runs in this process).
+  let onStart: (message: unknown) => void = () => {};
+  const started = new Promise<IncomingMessage>((resolve) => {
+    onStart = (message) => {
+      const { request } = message as { request: IncomingMessage };
+      if (request.socket.remotePort === socket.localPort) resolve(request);
+    };
+  });
+  subscribe(REQUEST_START, onStart);
   socket.write(
     framing === 'length'
       ? `${head}Content-Length: 100000\r\nConnection: close\r\n\r\n`
@@ -23,8 +37,17 @@ async function abortMidBody(url: string, head: string, framing: Framing): Promis
   );
   socket.write('{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"x":"');
   socket.write('a'.repeat(20_000));
-  // Long enough for the handler to be waiting on the rest of the body.
-  await new Promise((resolve) => setTimeout(resolve, 100));
+  const request = await started.finally(() => unsubscribe(REQUEST_START, onStart));
+  // The server has read every byte sent, and the request's body stream (the Node adapter's, which
+  // the handler's read takes from) has taken all of it: the server waits on the rest of the body.
+  await vi.waitFor(
+    () => {
+      expect(request.socket.bytesRead).toBe(socket.bytesWritten);
+      expect(request.readableFlowing).toBe(true);
+      expect(request.readableLength).toBe(0);
+    },
+    { timeout: 5000, interval: 5 },
+  );
   socket.destroy();
 }
 

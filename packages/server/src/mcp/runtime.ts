@@ -16,6 +16,7 @@ import type { PluginCatalog } from '../registry/plugin-catalog.js';
 import type { UpstreamService } from '../upstream/upstream-service.js';
 import type { TokenVendor } from '../vending/token-vendor.js';
 import type { CallContext } from './call-site.js';
+import type { CallTimer } from './call-timer.js';
 import type { SearchWarmer } from './discovery/warm-searches.js';
 import type { SessionNotices } from './federation/session-notices.js';
 import type { ResolvedMcpOptions } from './options.js';
@@ -43,6 +44,8 @@ export type McpDeps = {
 export interface McpRuntime {
   services: McpDeps;
   options: ResolvedMcpOptions;
+  /** What runs each call's time limit (a `setTimeout`; the tests' fires when they say). */
+  callTimer: CallTimer;
   /** Signs and checks `requestState`. */
   codec: RequestStateCodec<RoundState>;
   tools: ToolIndexCache;

@@ -1,6 +1,5 @@
-import { definePlugin, defineTool } from '@gateway/sdk';
 import { describe, expect, it, vi } from 'vitest';
-import { z } from 'zod';
+import { holdPlugin } from '#test/mcp/hold-plugin.js';
 import { connectV1, INITIALIZE, startMcpGateway } from '#test/mcp/mcp-test-kit.js';
 import { createTestGateway } from '#test/support/test-gateway.js';
 import { SessionOwners } from './transport/sessions/session-owners.js';
@@ -38,35 +37,6 @@ async function sessionStatus(url: string, token: string, id: string): Promise<nu
   );
   await response.body?.cancel();
   return response.status;
-}
-
-/** A plugin whose `hold.calls.wait` runs until the test lets every call of it go (`release`). */
-function holdPlugin() {
-  let release = () => {};
-  const released = new Promise<void>((resolve) => {
-    release = resolve;
-  });
-  const plugin = definePlugin({
-    id: 'hold',
-    name: 'Hold',
-    description: 'A call that lasts until the test ends it.',
-    tools: [
-      defineTool({
-        path: 'hold.calls.wait',
-        name: 'Wait',
-        description: 'Runs until the test lets it go.',
-        inputSchema: z.object({}),
-        async handler(ctx, _input, call) {
-          ctx.logger.info('holding');
-          // Or until stopped, should the test fail before it lets go.
-          const stopped = new Promise((resolve) => call.signal.addEventListener('abort', resolve));
-          await Promise.race([released, stopped]);
-          return 'released';
-        },
-      }),
-    ],
-  });
-  return { plugin, release };
 }
 
 describe('2025 sessions: per-user cap', () => {

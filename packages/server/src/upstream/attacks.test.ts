@@ -3,7 +3,9 @@
  * its neighbours or cloud metadata are refused; an upstream that hangs, drops the connection,
  * sends garbage, a huge body, a redirect or an HTTP error ends each call as a clear `isError`
  * result within the tool time limit, and one that keeps failing is backed off and shown degraded.
- * Each misbehaviour is tried on a 2025 upstream and on one that claims 2026-07-28.
+ * Each misbehaviour is tried on a 2025 upstream and on one that claims 2026-07-28. The time limit
+ * is the test's (ManualCallTimer): a call that ends while its limit is armed ended by itself, and
+ * the hanging one ends when the test expires it, so nothing here waits on a clock.
  */
 
 import { specTypeSchemas, withInputRequired } from '@modelcontextprotocol/client';
@@ -12,6 +14,7 @@ import {
   ElicitRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
+import { ManualCallTimer } from '#test/mcp/manual-call-timer.js';
 import { connectV1, connectV2, recordsOf, startMcpGateway } from '#test/mcp/mcp-test-kit.js';
 import { TEST_SERVICE_SECRET } from '#test/support/test-gateway.js';
 import { type FakeTool, startFakeUpstream } from '#test/upstream/fake-upstream.js';
@@ -134,9 +137,11 @@ describe.each([
 
   it('ends every call as a clear isError result within the time limit, then is backed off', async () => {
     const fake = await startFakeUpstream(TOOLS, { claims2026 });
+    const timer = new ManualCallTimer();
     const gw = await startMcpGateway({
       env: { GATEWAY_UPSTREAM_ALLOW_PRIVATE: 'true', GATEWAY_UPSTREAM_MAX_BYTES: '65536' },
       mcp: { toolTimeoutMs: 1500 },
+      internals: { callTimer: timer },
     });
     expect(
       (await registerSource(gw.url, { type: 'mcp', id: 'bad', namespace: 'bad', url: fake.url }))
@@ -145,15 +150,19 @@ describe.each([
     const alice = await gw.user({ admin: true });
     const client = await connectV2(gw.url, alice.mcpToken);
     const call = async (name: string) => {
-      const started = Date.now();
       const result = await client.callTool({ name: `bad.${name}`, arguments: {} });
-      return { result, text: JSON.stringify(result.content), ms: Date.now() - started };
+      return { result, text: JSON.stringify(result.content) };
     };
 
-    const hang = await call('hang');
+    // The hanging call holds its upstream request until its limit expires, then lets it go.
+    const hanging = call('hang');
+    await expect.poll(() => fake.hanging, { timeout: 10_000 }).toBe(1);
+    expect(timer.armed).toEqual([1500]);
+    timer.expireAll();
+    const hang = await hanging;
     expect(hang.result.isError).toBe(true);
     expect(hang.text).toContain('did not finish within 1.5 s');
-    expect(hang.ms).toBeLessThan(3000);
+    await expect.poll(() => fake.hanging, { timeout: 10_000 }).toBe(0);
 
     const expectations: [string, string][] = [
       ['kill', 'dropped the connection'],
@@ -162,10 +171,11 @@ describe.each([
       ['redirect', 'does not follow'],
     ];
     for (const [name, words] of expectations) {
-      const { result, text, ms } = await call(name);
+      const { result, text } = await call(name);
       expect(result.isError, name).toBe(true);
       expect(text, name).toContain(words);
-      expect(ms, name).toBeLessThan(1500);
+      // Ended by itself, its limit never expired, and cleared with the call.
+      expect(timer.armed, name).toEqual([]);
     }
     // Five failures in a row (the time limit counts): calls now fail at once, upstream untouched.
     const before = fake.calls.length;
@@ -214,9 +224,10 @@ describe.each([
       ],
       { claims2026 },
     );
+    const timer = new ManualCallTimer();
     const gw = await startMcpGateway({
       env: { GATEWAY_UPSTREAM_ALLOW_PRIVATE: 'true', GATEWAY_UPSTREAM_MAX_BYTES: '65536' },
-      mcp: { toolTimeoutMs: 5000 },
+      internals: { callTimer: timer },
     });
     await registerSource(gw.url, { type: 'mcp', id: 'sse', namespace: 'sse', url: fake.url });
     const alice = await gw.user({ admin: true });
@@ -234,12 +245,11 @@ describe.each([
       ['jsoncut', 'dropped the connection'],
     ];
     for (const [name, words] of expectations) {
-      const started = Date.now();
       const result = await client.callTool({ name: `sse.${name}`, arguments: {} });
       expect(result.isError, name).toBe(true);
       expect(JSON.stringify(result.content), name).toContain(words);
-      // Not left to the time limit.
-      expect(Date.now() - started, name).toBeLessThan(2000);
+      // Not left to the time limit: it never expires here, and the call cleared it.
+      expect(timer.armed, name).toEqual([]);
     }
   });
 

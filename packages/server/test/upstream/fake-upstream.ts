@@ -59,6 +59,8 @@ export interface FakeUpstream {
   setTools(tools: FakeTool[]): void;
   /** How many `sse-linger` streams the gateway has not closed yet. */
   readonly lingering: number;
+  /** How many `hang` calls the gateway has not let go of yet. */
+  readonly hanging: number;
 }
 
 /**
@@ -167,6 +169,7 @@ export async function startFakeUpstream(
         return;
       case 'hang':
         hanging.add(response);
+        response.on('close', () => hanging.delete(response));
         return;
       case 'garbage':
         response.writeHead(200, { 'content-type': 'application/json' });
@@ -293,6 +296,9 @@ export async function startFakeUpstream(
     },
     get lingering() {
       return lingering.size;
+    },
+    get hanging() {
+      return hanging.size;
     },
   };
 }

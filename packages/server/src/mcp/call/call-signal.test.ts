@@ -1,6 +1,7 @@
 import { definePlugin, defineTool } from '@gateway/sdk';
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
+import { gate, holdPlugin } from '#test/mcp/hold-plugin.js';
 import { connectV1, connectV2, startMcpGateway } from '#test/mcp/mcp-test-kit.js';
 import type { SourceCall } from '../../tool-sources/index.js';
 
@@ -8,29 +9,33 @@ import type { SourceCall } from '../../tool-sources/index.js';
  * A call's signal is made only when something reads it (running-call.ts): a handler that never
  * reads it is still stopped at its time limit, and one that reads it late finds it aborted.
  */
-function deafPlugin(seen: { aborted: boolean; reason: string }[], answered: Promise<void>) {
-  return definePlugin({
+type Seen = { aborted: boolean; reason: string };
+
+/** `deaf.calls.wait`: held until let go without looking at its signal, then looks. */
+function deafPlugin(seen: Seen[]) {
+  return holdPlugin({
     id: 'deaf',
-    name: 'Deaf',
-    description: 'Tools that do not listen for their stop.',
+    endsWhenStopped: false,
+    onRelease(call) {
+      const reason: unknown = call.signal.reason;
+      seen.push({
+        aborted: call.signal.aborted,
+        reason: reason instanceof Error ? reason.message : String(reason),
+      });
+      return 'done';
+    },
+  });
+}
+
+/** `late.keep.signal`: answers at once; reads its signal once `answered` lets it. */
+function lateReaderPlugin(seen: Seen[], answered: Promise<void>) {
+  return definePlugin({
+    id: 'late',
+    name: 'Late',
+    description: 'A tool that reads its signal after its call is over.',
     tools: [
       defineTool({
-        path: 'deaf.wait.long',
-        name: 'Wait Long',
-        description: 'Waits for its call to be answered without looking at its signal, then looks.',
-        inputSchema: z.object({}),
-        async handler(_ctx, _input, call) {
-          await answered;
-          const reason: unknown = call.signal.reason;
-          seen.push({
-            aborted: call.signal.aborted,
-            reason: reason instanceof Error ? reason.message : String(reason),
-          });
-          return 'done';
-        },
-      }),
-      defineTool({
-        path: 'deaf.keep.signal',
+        path: 'late.keep.signal',
         name: 'Keep Signal',
         description: 'Answers at once; reads its signal once the call is over.',
         inputSchema: z.object({}),
@@ -45,56 +50,39 @@ function deafPlugin(seen: { aborted: boolean; reason: string }[], answered: Prom
   });
 }
 
-/** A promise the test resolves once the client has the call's answer. */
-function whenAnswered() {
-  let resolve = () => {};
-  const promise = new Promise<void>((done) => {
-    resolve = done;
-  });
-  return { promise, resolve };
-}
-
 describe("a call's signal", () => {
   it('stops a handler that never reads its signal at the time limit, and it reads it aborted', async () => {
-    const seen: { aborted: boolean; reason: string }[] = [];
-    const answered = whenAnswered();
-    const gw = await startMcpGateway({
-      plugins: [deafPlugin(seen, answered.promise)],
-      mcp: { toolTimeoutMs: 150 },
-    });
+    const seen: Seen[] = [];
+    const deaf = deafPlugin(seen);
+    // The real timer: attacks.test.ts runs the limit on the test's own.
+    const gw = await startMcpGateway({ plugins: [deaf.plugin], mcp: { toolTimeoutMs: 150 } });
     const alice = await gw.user({ admin: true });
     const v2 = await connectV2(gw.url, alice.mcpToken);
-    const result = await v2.callTool({ name: 'deaf.wait.long', arguments: {} });
-    answered.resolve();
+    const result = await v2.callTool({ name: deaf.path, arguments: {} });
+    deaf.release();
     expect(result.isError).toBe(true);
     expect(JSON.stringify(result.content)).toContain('did not finish within 0.2 s');
-    for (let i = 0; i < 100 && seen.length === 0; i += 1) {
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
     // Read after the time limit stopped it: aborted, with the time limit as its reason.
-    expect(seen).toEqual([{ aborted: true, reason: 'timeout' }]);
+    await vi.waitFor(() => expect(seen).toEqual([{ aborted: true, reason: 'timeout' }]));
     await gw.gateway.services.executions.flush();
     const row = await gw.gateway.services.database.db
       .selectFrom('executions')
       .selectAll()
-      .where('tool_path', '=', 'deaf.wait.long')
+      .where('tool_path', '=', deaf.path)
       .executeTakeFirstOrThrow();
     expect(row.outcome).toBe('timeout');
   });
 
   it('is aborted for a handler that reads it after its call was answered', async () => {
-    const seen: { aborted: boolean; reason: string }[] = [];
-    const answered = whenAnswered();
-    const gw = await startMcpGateway({ plugins: [deafPlugin(seen, answered.promise)] });
+    const seen: Seen[] = [];
+    const answered = gate();
+    const gw = await startMcpGateway({ plugins: [lateReaderPlugin(seen, answered.released)] });
     const alice = await gw.user({ admin: true });
     const { client } = await connectV1(gw.url, alice.mcpToken);
-    const result = await client.callTool({ name: 'deaf.keep.signal', arguments: {} });
-    answered.resolve();
+    const result = await client.callTool({ name: 'late.keep.signal', arguments: {} });
+    answered.release();
     expect(result.isError).not.toBe(true);
-    for (let i = 0; i < 100 && seen.length === 0; i += 1) {
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-    expect(seen).toEqual([{ aborted: true, reason: 'after the answer' }]);
+    await vi.waitFor(() => expect(seen).toEqual([{ aborted: true, reason: 'after the answer' }]));
   });
 
   it('tells its stop listeners of a stop, once, and not of the end of a call (onStop, issue 37)', async () => {

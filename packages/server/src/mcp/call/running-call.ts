@@ -79,8 +79,10 @@ export class RunningCall implements SourceCall {
     const { services } = runtime;
     this.#options = options;
     this.executionId = record.id;
-    this.#limit = new TimeLimit(runtime.options.toolTimeoutMs, () =>
-      this.#stop(new Stopped('timeout')),
+    this.#limit = new TimeLimit(
+      runtime.options.toolTimeoutMs,
+      () => this.#stop(new Stopped('timeout')),
+      runtime.callTimer,
     );
     if (ctx.mcpReq.signal.aborted) this.#clientGone();
     ctx.mcpReq.signal.addEventListener('abort', this.#clientGone, { once: true });

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { ManualCallTimer } from '#test/mcp/manual-call-timer.js';
 import { TimeLimit } from './time-limit.js';
 
 // The clock is vitest's: the limit's timer and its reading of the running time move only when
@@ -55,5 +56,27 @@ describe('TimeLimit', () => {
     limit.resume();
     vi.advanceTimersByTime(1);
     expect(fired).toBe(1);
+  });
+
+  it('runs on the timer it is given, armed again with the time left after a pause', () => {
+    const timer = new ManualCallTimer();
+    let fired = 0;
+    const limit = new TimeLimit(
+      80,
+      () => {
+        fired += 1;
+      },
+      timer,
+    );
+    expect(timer.armed).toEqual([80]);
+    vi.advanceTimersByTime(30);
+    limit.pause();
+    expect(timer.armed).toEqual([]);
+    limit.resume();
+    expect(timer.armed).toEqual([50]);
+    timer.expireAll();
+    expect(fired).toBe(1);
+    limit.clear();
+    expect(timer.armed).toEqual([]);
   });
 });

@@ -1,3 +1,5 @@
+import { type CallTimer, realCallTimer } from '../call-timer.js';
+
 /**
  * A handler's time limit that stops while the user is being asked: waiting minutes for an
  * approval must not use up a tool's 60 seconds. Calls `onExpire` once when the running time
@@ -9,15 +11,17 @@
  */
 export class TimeLimit {
   readonly #onExpire: () => void;
+  readonly #timers: CallTimer;
   #remaining: number;
   #startedAt = 0;
-  #timer: ReturnType<typeof setTimeout> | undefined;
+  #timer: unknown;
   #paused = 0;
   #done = false;
 
-  constructor(limitMs: number, onExpire: () => void) {
+  constructor(limitMs: number, onExpire: () => void, timers: CallTimer = realCallTimer) {
     this.#remaining = limitMs;
     this.#onExpire = onExpire;
+    this.#timers = timers;
     this.#run();
   }
 
@@ -26,7 +30,7 @@ export class TimeLimit {
     if (this.#done) return;
     this.#paused += 1;
     if (this.#paused > 1 || this.#timer === undefined) return;
-    clearTimeout(this.#timer);
+    this.#timers.clear(this.#timer);
     this.#timer = undefined;
     this.#remaining -= performance.now() - this.#startedAt;
   }
@@ -41,13 +45,13 @@ export class TimeLimit {
   /** Stops for good, without calling `onExpire`. */
   clear(): void {
     this.#done = true;
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    if (this.#timer !== undefined) this.#timers.clear(this.#timer);
     this.#timer = undefined;
   }
 
   #run(): void {
     this.#startedAt = performance.now();
-    this.#timer = setTimeout(
+    this.#timer = this.#timers.set(
       () => {
         this.#done = true;
         this.#timer = undefined;
@@ -55,6 +59,5 @@ export class TimeLimit {
       },
       Math.max(0, this.#remaining),
     );
-    this.#timer.unref?.();
   }
 }

@@ -9,6 +9,7 @@ import type { SessionState } from '../../identity/index.js';
 import type { FederatedSource } from '../../upstream/federation.js';
 import { namespacedUri } from '../../upstream/namespaced-names.js';
 import type { UpstreamNotice } from '../../upstream/notice.js';
+import { type CallTimer, realCallTimer } from '../call-timer.js';
 import { META_TOOLS, SearchWarmer, searchIndexOf } from '../discovery/index.js';
 import { SessionNotices, visibleSources } from '../federation/index.js';
 import { type McpOptions, resolveMcpOptions } from '../options.js';
@@ -35,6 +36,8 @@ export interface McpDeployment {
   postgresUrl?: string;
   /** What runs the 2025 sessions' idle sweeps (tests run each one themselves). Default a timer. */
   sessionSweepTimer?: SweepTimer;
+  /** What runs each call's time limit (tests fire it themselves). Default a `setTimeout`. */
+  callTimer?: CallTimer;
 }
 
 /**
@@ -76,6 +79,7 @@ export class McpEndpoint {
     this.#runtime = {
       services,
       options: resolved,
+      callTimer: deployment.callTimer ?? realCallTimer,
       codec: createRoundStateCodec(authSecret, resolved.approvalTimeoutMs),
       tools: new ToolIndexCache({ toolName: resolved.toolName, logger: services.logger }),
       notices: new SessionNotices(),
