@@ -6,13 +6,13 @@
  * Each misbehaviour is tried on a 2025 upstream and on one that claims 2026-07-28.
  */
 
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { specTypeSchemas, withInputRequired } from '@modelcontextprotocol/client';
 import {
   ElicitationCompleteNotificationSchema,
   ElicitRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import { createServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { connectV1, connectV2, recordsOf, startMcpGateway } from '#test/mcp/mcp-test-kit.js';
 import { TEST_SERVICE_SECRET } from '#test/support/test-gateway.js';
@@ -474,13 +474,32 @@ describe('an upstream that never answers what asks nothing of it', () => {
     expect(await answer.json()).toEqual({
       error: {
         code: 'service_unavailable',
-        message: `The tool list of ${upstream.url} could not be fetched: it did not accept notifications/initialized within 0.3 s`,
+        message: `The tool list of ${upstream.url} could not be fetched: it did not accept notifications/initialized within 0.3 s.`,
       },
     });
     expect(upstream.seen).toEqual(['notifications/initialized']);
     // The held POST was dropped, not left open on the upstream.
     await expect.poll(upstream.held).toBe(0);
     await gw.gateway.stop();
+  });
+
+  it('lets the gateway stop at once while a registration waits on such a POST', async () => {
+    const upstream = await startHoldingUpstream('messages');
+    // A limit past the test's own: only the stop can end the held POST.
+    const gw = await startMcpGateway({
+      env: { GATEWAY_UPSTREAM_ALLOW_PRIVATE: 'true' },
+      internals: { upstreamMessageTimeoutMs: 600_000 },
+    });
+    const answer = registerSource(gw.url, {
+      type: 'mcp',
+      id: 'mute',
+      namespace: 'mute',
+      url: upstream.url,
+    });
+    await upstream.firstHeld;
+    await gw.gateway.stop();
+    expect(upstream.held()).toBe(0);
+    expect((await answer).status).toBe(503);
   });
 
   it("lets the gateway stop while a session's GET stream never answers", async () => {
