@@ -161,6 +161,11 @@ export interface GatewayInternals {
    * the tests' many gateways skip migrating (most of a test gateway's start).
    */
   sqliteImage?: Buffer;
+  /**
+   * How long an upstream may take to accept a POST that asks nothing of its own (default 10 s),
+   * so a test of one that never does need not wait that long.
+   */
+  upstreamMessageTimeoutMs?: number;
 }
 
 /** {@link createGateway}, with the services it is built from (for the server's own entry points). */
@@ -338,6 +343,7 @@ async function openServices(from: ServiceParts): Promise<GatewayServices> {
     policy: upstreamPolicy,
     maxBytes: settings.upstream.maxBytes,
     refreshMs: settings.upstream.refreshMs,
+    messageTimeoutMs: from.internals.upstreamMessageTimeoutMs,
     oauth: upstreamOAuth,
     baseUrl: () => address.baseUrl,
   });

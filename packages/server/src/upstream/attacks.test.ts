@@ -8,12 +8,14 @@
  * the hanging one ends when the test expires it, so nothing here waits on a clock.
  */
 
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { specTypeSchemas, withInputRequired } from '@modelcontextprotocol/client';
 import {
   ElicitationCompleteNotificationSchema,
   ElicitRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { ManualCallTimer } from '#test/mcp/manual-call-timer.js';
 import { connectV1, connectV2, recordsOf, startMcpGateway } from '#test/mcp/mcp-test-kit.js';
 import { TEST_SERVICE_SECRET } from '#test/support/test-gateway.js';
@@ -411,6 +413,144 @@ describe.each([
     expect(text).toContain('cannot be reached');
     // The whole URL, path included (issue 31): several servers may share an origin.
     expect(text).toContain('http://127.0.0.1:9/mcp could not be fetched');
+  });
+});
+
+/**
+ * A 2025 upstream on 127.0.0.1 that answers `initialize` (with a session) and `tools/list`, and
+ * holds forever, never answering even its headers, what `holds` names: every POST without an id
+ * (a notification, an answer to a request of its own) or the session's GET stream. Stopped when
+ * the test ends.
+ */
+async function startHoldingUpstream(holds: 'messages' | 'session stream') {
+  const held = new Set<ServerResponse>();
+  /** What was held, in order: a notification's method, `answer` or `GET`. */
+  const seen: string[] = [];
+  let first: () => void = () => {};
+  const firstHeld = new Promise<void>((resolve) => {
+    first = resolve;
+  });
+  const hold = (what: string, response: ServerResponse) => {
+    held.add(response);
+    response.on('close', () => held.delete(response));
+    seen.push(what);
+    first();
+  };
+  const server = createServer(async (request, response) => {
+    if (request.method === 'GET') {
+      if (holds === 'session stream') hold('GET', response);
+      else response.writeHead(405).end();
+      return;
+    }
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    const message = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+      id?: number | string;
+      method?: string;
+      params?: { protocolVersion?: string };
+    };
+    if (message.id === undefined || message.method === undefined) {
+      if (holds === 'messages') hold(message.method ?? 'answer', response);
+      else response.writeHead(202).end();
+      return;
+    }
+    const result =
+      message.method === 'initialize'
+        ? {
+            protocolVersion: message.params?.protocolVersion ?? '2025-11-25',
+            capabilities: { tools: {} },
+            serverInfo: { name: 'holding', version: '1.0.0' },
+          }
+        : message.method === 'tools/list'
+          ? { tools: [{ name: 'echo', inputSchema: { type: 'object', properties: {} } }] }
+          : undefined;
+    response.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 'held' });
+    response.end(
+      JSON.stringify(
+        result === undefined
+          ? { jsonrpc: '2.0', id: message.id, error: { code: -32601, message: 'Method not found' } }
+          : { jsonrpc: '2.0', id: message.id, result },
+      ),
+    );
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  onTestFinished(async () => {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    seen,
+    firstHeld,
+    /** Requests held and not yet dropped by the gateway. */
+    held: () => held.size,
+  };
+}
+
+describe('an upstream that never answers what asks nothing of it', () => {
+  // A POST without a request of its own is bounded by nothing the SDK sets: its connect time
+  // limit covers `initialize` only. Held, it held the registration (past the connect limit) and
+  // then the gateway's stop.
+  it('refuses the registration within the message limit, and lets the gateway stop', async () => {
+    const upstream = await startHoldingUpstream('messages');
+    const gw = await startMcpGateway({
+      env: { GATEWAY_UPSTREAM_ALLOW_PRIVATE: 'true' },
+      internals: { upstreamMessageTimeoutMs: 300 },
+    });
+    const answer = await registerSource(gw.url, {
+      type: 'mcp',
+      id: 'mute',
+      namespace: 'mute',
+      url: upstream.url,
+    });
+    // As any upstream whose tool list cannot be fetched (documented 503, the message says why).
+    expect(answer.status).toBe(503);
+    expect(await answer.json()).toEqual({
+      error: {
+        code: 'service_unavailable',
+        message: `The tool list of ${upstream.url} could not be fetched: it did not accept notifications/initialized within 0.3 s.`,
+      },
+    });
+    expect(upstream.seen).toEqual(['notifications/initialized']);
+    // The held POST was dropped, not left open on the upstream.
+    await expect.poll(upstream.held).toBe(0);
+    await gw.gateway.stop();
+  });
+
+  it('lets the gateway stop at once while a registration waits on such a POST', async () => {
+    const upstream = await startHoldingUpstream('messages');
+    // A limit past the test's own: only the stop can end the held POST.
+    const gw = await startMcpGateway({
+      env: { GATEWAY_UPSTREAM_ALLOW_PRIVATE: 'true' },
+      internals: { upstreamMessageTimeoutMs: 600_000 },
+    });
+    const answer = registerSource(gw.url, {
+      type: 'mcp',
+      id: 'mute',
+      namespace: 'mute',
+      url: upstream.url,
+    });
+    await upstream.firstHeld;
+    await gw.gateway.stop();
+    expect(upstream.held()).toBe(0);
+    expect((await answer).status).toBe(503);
+  });
+
+  it("lets the gateway stop while a session's GET stream never answers", async () => {
+    const upstream = await startHoldingUpstream('session stream');
+    const gw = await startMcpGateway({ env: { GATEWAY_UPSTREAM_ALLOW_PRIVATE: 'true' } });
+    const answer = await registerSource(gw.url, {
+      type: 'mcp',
+      id: 'quiet',
+      namespace: 'quiet',
+      url: upstream.url,
+    });
+    expect(answer.status).toBe(201);
+    await upstream.firstHeld;
+    expect(upstream.held()).toBe(1);
+    await gw.gateway.stop();
+    await expect.poll(upstream.held).toBe(0);
   });
 });
 

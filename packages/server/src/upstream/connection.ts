@@ -63,6 +63,8 @@ export interface OpenConnectionOptions {
   logger: ServerLogger;
   /** The largest message the upstream may send. */
   maxBytes: number;
+  /** How long an HTTP upstream may take to accept a POST that asks nothing of its own. */
+  messageTimeoutMs?: number | undefined;
   /** The HTTP upstream's guarded fetch, whose connection pool requests go through (stdio: none). */
   fetch: GuardedFetch | undefined;
   /** Where questions, sampling, log lines and tool list changes of the upstream go. */
@@ -154,14 +156,23 @@ async function connectHttp(
     // and on the version probe, which a protected upstream answers only with it.
     headers: authHeaders(target, options.credential),
     maxBytes: options.maxBytes,
+    messageTimeoutMs: options.messageTimeoutMs,
     // A session's GET stream that breaks is opened again a few times, then left.
     maxReconnects: 3,
   });
-  await client.connect(transport, {
-    timeout: CONNECT_TIMEOUT_MS,
-    ...(signal === undefined ? {} : { signal }),
-    ...(era === undefined ? {} : { prior: era }),
-  });
+  // The signal stops the SDK's requests only; what it sends unasked (`notifications/initialized`)
+  // is stopped by closing the transport.
+  const stop = () => void transport.close();
+  signal?.addEventListener('abort', stop, { once: true });
+  try {
+    await client.connect(transport, {
+      timeout: CONNECT_TIMEOUT_MS,
+      ...(signal === undefined ? {} : { signal }),
+      ...(era === undefined ? {} : { prior: era }),
+    });
+  } finally {
+    signal?.removeEventListener('abort', stop);
+  }
   const discover = client.getDiscoverResult();
   connection.modern = client.getProtocolEra() === 'modern';
   const version = transport.protocolVersion;

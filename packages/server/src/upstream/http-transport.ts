@@ -26,7 +26,22 @@ export interface UpstreamHttpTransportOptions {
   maxBytes: number;
   /** A stream that breaks is opened again this many times, then left. */
   maxReconnects?: number;
+  /**
+   * How long a POST that asks nothing of its own (a notification, an answer to the upstream's
+   * request) may take, when its sender gave no signal (default {@link MESSAGE_TIMEOUT_MS}).
+   */
+  messageTimeoutMs?: number | undefined;
 }
+
+/**
+ * The default of {@link UpstreamHttpTransportOptions.messageTimeoutMs}. Nothing else bounds such
+ * a POST: the SDK's time limits cover requests only (at connect, `initialize`), and the upstream's
+ * pool sets none, since a call's stream may rightly stay open for as long as its tool runs. An
+ * upstream accepts a notification at once (a 202); 10 s is far past that on any network, and
+ * under the 15 s connect limit (connection.ts), so a connect held on `notifications/initialized`
+ * fails within the time an admin is told connecting may take.
+ */
+const MESSAGE_TIMEOUT_MS = 10_000;
 
 type Body = Readable;
 
@@ -147,7 +162,36 @@ export class UpstreamHttpTransport implements Transport {
     mirrorEnvelope(message, extra);
     // As a request on the closed transport's aborted signal always failed.
     if (this.#closed) throw this.#abort.signal.reason;
-    await this.#post(message, extra, options?.requestSignal);
+    const signal = options?.requestSignal;
+    if (signal === undefined && !('method' in message && 'id' in message)) {
+      await this.#postMessage(message, extra);
+      return;
+    }
+    await this.#post(message, extra, signal);
+  }
+
+  /**
+   * Posts `message`, which asks nothing of its own, within the message time limit: an upstream
+   * that never answers it would otherwise hold its sender (the SDK's connect, on
+   * `notifications/initialized`) for good. Closing stops it at once, as every request
+   * (`#inFlight`).
+   *
+   * @throws UpstreamHttpError `timeout` when the limit passes first; else as {@link send}.
+   */
+  async #postMessage(message: JSONRPCMessage, extra: Record<string, string>): Promise<void> {
+    const limitMs = this.#options.messageTimeoutMs ?? MESSAGE_TIMEOUT_MS;
+    const limit = new AbortController();
+    const timer = setTimeout(() => {
+      const what = 'method' in message ? message.method : 'the answer to its request';
+      limit.abort(
+        new UpstreamHttpError('timeout', `did not accept ${what} within ${limitMs / 1000} s`),
+      );
+    }, limitMs);
+    try {
+      await this.#post(message, extra, limit.signal);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** Sends `message` and reads its answer to the end; `signal` (and closing) stops both. */

@@ -45,7 +45,7 @@ export interface Live {
  */
 export function liveSource(
   source: { id: string; namespace: string; target: UpstreamTarget; settings: Live['settings'] },
-  client: Pick<UpstreamOptions, 'policy' | 'maxBytes' | 'logger'>,
+  client: Pick<UpstreamOptions, 'policy' | 'maxBytes' | 'logger' | 'messageTimeoutMs'>,
   refresh: () => Promise<void>,
   onNotice?: (notice: UpstreamNotice) => void,
 ): Live {
@@ -57,6 +57,7 @@ export function liveSource(
       target,
       policy: client.policy,
       maxBytes: client.maxBytes,
+      messageTimeoutMs: client.messageTimeoutMs,
       logger: client.logger,
       // Several notifications in a row make one refresh.
       onToolsChanged: () => {

@@ -82,6 +82,8 @@ export interface UpstreamServiceOptions {
   maxBytes: number;
   /** How often every tool list is fetched again while listening; 0: only on `list_changed`. */
   refreshMs: number;
+  /** How long an HTTP upstream may take to accept a POST that asks nothing of its own. */
+  messageTimeoutMs?: number | undefined;
   /** Per-user OAuth to upstreams (`auth: { kind: "oauth" }`); without it such sources are refused. */
   oauth?: UpstreamOAuthHooks | undefined;
   /** The gateway's address, for the "connect it" messages. */
@@ -99,6 +101,8 @@ export interface UpstreamServiceOptions {
 export class UpstreamService {
   readonly #options: UpstreamServiceOptions;
   readonly #live = new Map<string, Live>();
+  /** Sources whose tool list a registration is fetching: closed with the service too. */
+  readonly #listing = new Set<Live>();
   readonly #noticeListeners = new Set<NoticeListener>();
   #schedule: ReturnType<typeof setInterval> | undefined;
   #edits = 0;
@@ -154,20 +158,8 @@ export class UpstreamService {
     }
     await loadUpstreamClient();
     const live = this.#liveFor(input.id, input.namespace, target, settings);
-    let listed: McpTool[] = [];
-    if (auth.kind !== 'oauth') {
-      try {
-        const credential = await listingCredential(this.#options.tokens, auth, registrant);
-        listed = await live.upstream.listTools(credential);
-      } catch (error) {
-        await live.upstream.close();
-        const reason = await listingFailureReason(error);
-        throw new Refusal(
-          'service_unavailable',
-          `The tool list of ${checked.url.origin}${checked.url.pathname} could not be fetched: ${reason}`,
-        );
-      }
-    }
+    const listed =
+      auth.kind === 'oauth' ? [] : await this.#firstList(live, auth, checked.url, registrant);
     const tools = mountedTools(this.#options, input.id, live, listed);
     // The mount is checked before anything is stored, so a taken namespace stores nothing.
     try {
@@ -201,6 +193,34 @@ export class UpstreamService {
       tools: tools.length,
     });
     return { tools: tools.map((tool) => tool.path) };
+  }
+
+  /**
+   * The tool list of `live`, registered now by `registrant` with `auth`; a gateway that stops
+   * meanwhile stops fetching it.
+   *
+   * @throws Refusal `service_unavailable` when it cannot be fetched, saying why.
+   */
+  async #firstList(
+    live: Live,
+    auth: UpstreamAuth,
+    url: URL,
+    registrant: string | undefined,
+  ): Promise<McpTool[]> {
+    try {
+      const credential = await listingCredential(this.#options.tokens, auth, registrant);
+      this.#listing.add(live);
+      return await live.upstream.listTools(credential);
+    } catch (error) {
+      await live.upstream.close();
+      const reason = await listingFailureReason(error);
+      throw new Refusal(
+        'service_unavailable',
+        `The tool list of ${url.origin}${url.pathname} could not be fetched: ${reason}`,
+      );
+    } finally {
+      this.#listing.delete(live);
+    }
   }
 
   /** Keeps `live` as the stored source `id`, registered here: a change a sync begun before skips. */
@@ -490,8 +510,9 @@ export class UpstreamService {
   async close(): Promise<void> {
     clearInterval(this.#schedule);
     this.#schedule = undefined;
-    const all = [...this.#live.values()];
+    const all = [...this.#live.values(), ...this.#listing];
     this.#live.clear();
+    this.#listing.clear();
     for (const live of all) clearTimeout(live.refreshTimer);
     await Promise.all(all.map((live) => live.upstream.close()));
   }

@@ -5,6 +5,7 @@ import { type CallToolResult, ProtocolError } from '@modelcontextprotocol/server
 import type { ServerLogger } from '../http/logger.js';
 import { isRecord } from '../json/is-record.js';
 import { CallFailure, type SourceCall, Stopped } from '../tool-sources/index.js';
+import { eitherSignal } from './abort-signals.js';
 import { CircuitBreaker, type UpstreamHealth } from './circuit-breaker.js';
 import {
   CONNECT_TIMEOUT_MS,
@@ -41,6 +42,8 @@ export interface UpstreamOptions {
   policy: UrlPolicy;
   /** The largest message the upstream may send (`GATEWAY_UPSTREAM_MAX_BYTES`). */
   maxBytes: number;
+  /** How long it may take to accept a POST that asks nothing of its own (http-transport.ts). */
+  messageTimeoutMs?: number | undefined;
   logger: ServerLogger;
   /** Called when the upstream says its tool list changed (`notifications/tools/list_changed`). */
   onToolsChanged: () => void;
@@ -491,12 +494,15 @@ export class Upstream {
     credential: string | undefined,
     signal: AbortSignal | undefined,
   ): Promise<Connection> {
-    const { target, logger, maxBytes } = this.#options;
+    const { target, logger, maxBytes, messageTimeoutMs } = this.#options;
+    // Closing stops a connect in progress too: the connections it waits for are not yet pooled.
+    const stopped = eitherSignal(this.#removal.signal, signal);
     return openConnection({
       id: this.id,
       target,
       logger,
       maxBytes,
+      messageTimeoutMs,
       fetch: this.#fetch,
       relay: {
         callOf: () => this.#callOf(),
@@ -509,7 +515,7 @@ export class Upstream {
       },
       key,
       credential,
-      signal,
+      signal: stopped.signal,
       prior: this.#era,
       onEra: (era) => {
         this.#era = era;
@@ -517,7 +523,7 @@ export class Upstream {
       onExit: (reason) => {
         if (!this.#closed) this.#processDown = reason;
       },
-    });
+    }).finally(stopped.release);
   }
 
   /**
