@@ -29,8 +29,11 @@ describe('GET /api/connections/mcp-endpoints', () => {
     await expect
       .poll(
         async () =>
-          endpointListSchema.parse(await (await gw.request('GET', url, { as: alice })).json())
-            .endpoints[1]?.lastUsedAt,
+          // By id: the list goes by creation time, then by id, and both may be made in the same
+          // millisecond.
+          endpointListSchema
+            .parse(await (await gw.request('GET', url, { as: alice })).json())
+            .endpoints.find((endpoint) => endpoint.id === second.id)?.lastUsedAt,
       )
       .toMatch(ISO);
     const res = await gw.request('GET', url, { as: alice });

@@ -90,7 +90,9 @@ async function answerOnceAcrossInstances(url?: string) {
     retry(onB, {
       ...DELETE,
       inputResponses: answer,
-      requestState: `${requestState.slice(0, -2)}AA`,
+      // A character in the middle changed: the last one of base64url may carry only padding
+      // bits, so changing the end can leave the same bytes (and then the same, valid state).
+      requestState: `${requestState.slice(0, 8)}${requestState[8] === 'A' ? 'B' : 'A'}${requestState.slice(9)}`,
     }),
   ).rejects.toThrow(invalid);
   // Another tool with the same arguments: demo.fail.tool_error would take them and run.
