@@ -56,7 +56,8 @@ export class GatewayResponse<
     work();
   }
 
-  // Node's overloads take (chunk?, encoding?, callback?) in any of their shapes: passed on as given.
+  // Node's overloads take (chunk?, encoding?, callback?) in any of their shapes: passed on as
+  // given.
   override end(...args: unknown[]): this {
     try {
       return (super.end as (...given: unknown[]) => this)(...args);

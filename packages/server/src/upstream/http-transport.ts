@@ -51,23 +51,23 @@ const DEFAULT_RETRY_MS = 1000;
 const ERROR_BODY_BYTES = 16 * 1024;
 
 /**
- * The MCP Streamable HTTP client transport of one upstream, on undici's dispatcher (the
- * upstream's guarded pool, {@link exchange}), for the MCP SDK v2 `Client` in both revisions: a 2025-11-25 session
- * (`initialize`, `Mcp-Session-Id`, the session's `GET` stream) and the stateless 2026-07-28
+ * The MCP Streamable HTTP client transport of one upstream, on undici's dispatcher (the upstream's
+ * guarded pool, {@link exchange}), for the MCP SDK v2 `Client` in both revisions: a 2025-11-25
+ * session (`initialize`, `Mcp-Session-Id`, the session's `GET` stream) and the stateless 2026-07-28
  * revision (every request its own POST, its `_meta` envelope mirrored in `MCP-Protocol-Version`,
- * `Mcp-Method` and `Mcp-Name`). It stands in for the SDK's `StreamableHTTPClientTransport`,
- * whose fetch, web streams, text decoder and event parser cost several times the MCP message
- * they carry. Its errors are the SDK's (`SdkHttpError` with the HTTP status and the start of
- * the body, which the SDK's version probe reads; `SdkError` `ClientHttpUnexpectedContent` for an
- * answer that is not MCP) and the guarded fetch's (a redirect, a message over the limit).
+ * `Mcp-Method` and `Mcp-Name`). It stands in for the SDK's `StreamableHTTPClientTransport`, whose
+ * fetch, web streams, text decoder and event parser cost several times the MCP message they carry.
+ * Its errors are the SDK's (`SdkHttpError` with the HTTP status and the start of the body, which
+ * the SDK's version probe reads; `SdkError` `ClientHttpUnexpectedContent` for an answer that is not
+ * MCP) and the guarded fetch's (a redirect, a message over the limit).
  *
  * A POST's answer is read to its end before `send` resolves, so an answer that is not MCP, or a
- * stream that ends before answering its request, fails that request instead of leaving it to
- * time out. A stream that ends after an event id but before its answer is resumed with `GET`
- * and `Last-Event-ID`, as the transport specifies. Each request may carry its own headers (the
- * SDK's per-request ones) and its own abort signal: aborting it closes that request's stream,
- * which is how the 2026-07-28 revision cancels. After `notifications/initialized` a
- * 2025 session's own `GET` stream is opened for what the server sends unasked.
+ * stream that ends before answering its request, fails that request instead of leaving it to time
+ * out. A stream that ends after an event id but before its answer is resumed with `GET` and
+ * `Last-Event-ID`, as the transport specifies. Each request may carry its own headers (the SDK's
+ * per-request ones) and its own abort signal: aborting it closes that request's stream, which is
+ * how the 2026-07-28 revision cancels. After `notifications/initialized` a 2025 session's own `GET`
+ * stream is opened for what the server sends unasked.
  */
 export class UpstreamHttpTransport implements Transport {
   readonly hasPerRequestStream = true;
