@@ -166,6 +166,11 @@ export interface GatewayInternals {
    * so a test of one that never does need not wait that long.
    */
   upstreamMessageTimeoutMs?: number;
+  /**
+   * How long an upstream's `server/discover` or `initialize` may take (default 15 s), so a test
+   * of one that never answers need not wait that long.
+   */
+  upstreamConnectTimeoutMs?: number;
 }
 
 /** {@link createGateway}, with the services it is built from (for the server's own entry points). */
@@ -344,6 +349,7 @@ async function openServices(from: ServiceParts): Promise<GatewayServices> {
     maxBytes: settings.upstream.maxBytes,
     refreshMs: settings.upstream.refreshMs,
     messageTimeoutMs: from.internals.upstreamMessageTimeoutMs,
+    connectTimeoutMs: from.internals.upstreamConnectTimeoutMs,
     oauth: upstreamOAuth,
     baseUrl: () => address.baseUrl,
   });

@@ -419,10 +419,10 @@ describe.each([
 /**
  * A 2025 upstream on 127.0.0.1 that answers `initialize` (with a session) and `tools/list`, and
  * holds forever, never answering even its headers, what `holds` names: every POST without an id
- * (a notification, an answer to a request of its own) or the session's GET stream. Stopped when
- * the test ends.
+ * (a notification, an answer to a request of its own), the session's GET stream, or `initialize`
+ * itself. Stopped when the test ends.
  */
-async function startHoldingUpstream(holds: 'messages' | 'session stream') {
+async function startHoldingUpstream(holds: 'messages' | 'session stream' | 'initialize') {
   const held = new Set<ServerResponse>();
   /** What was held, in order: a notification's method, `answer` or `GET`. */
   const seen: string[] = [];
@@ -449,6 +449,10 @@ async function startHoldingUpstream(holds: 'messages' | 'session stream') {
       method?: string;
       params?: { protocolVersion?: string };
     };
+    if (holds === 'initialize' && message.method === 'initialize') {
+      hold('initialize', response);
+      return;
+    }
     if (message.id === undefined || message.method === undefined) {
       if (holds === 'messages') hold(message.method ?? 'answer', response);
       else response.writeHead(202).end();
@@ -487,6 +491,33 @@ async function startHoldingUpstream(holds: 'messages' | 'session stream') {
     held: () => held.size,
   };
 }
+
+describe('an upstream that never answers initialize', () => {
+  // Issue 37 note: the SDK's RequestTimeout was worded "failed" where no call was judged.
+  it('refuses the registration saying it timed out and after how long, never the query', async () => {
+    const upstream = await startHoldingUpstream('initialize');
+    const gw = await startMcpGateway({
+      env: { GATEWAY_UPSTREAM_ALLOW_PRIVATE: 'true' },
+      internals: { upstreamConnectTimeoutMs: 300 },
+    });
+    const answer = await registerSource(gw.url, {
+      type: 'mcp',
+      id: 'slow',
+      namespace: 'slow',
+      url: `${upstream.url}?key=sekrit`,
+    });
+    expect(answer.status).toBe(503);
+    expect(await answer.json()).toEqual({
+      error: {
+        code: 'service_unavailable',
+        message: `The tool list of ${upstream.url} could not be fetched: it did not answer within 0.3 s.`,
+      },
+    });
+    expect(upstream.seen).toEqual(['initialize']);
+    await expect.poll(upstream.held).toBe(0);
+    await gw.gateway.stop();
+  });
+});
 
 describe('an upstream that never answers what asks nothing of it', () => {
   // A POST without a request of its own is bounded by nothing the SDK sets: its connect time

@@ -65,6 +65,8 @@ export interface OpenConnectionOptions {
   maxBytes: number;
   /** How long an HTTP upstream may take to accept a POST that asks nothing of its own. */
   messageTimeoutMs?: number | undefined;
+  /** How long `server/discover` or `initialize` may take (default {@link CONNECT_TIMEOUT_MS}). */
+  connectTimeoutMs?: number | undefined;
   /** The HTTP upstream's guarded fetch, whose connection pool requests go through (stdio: none). */
   fetch: GuardedFetch | undefined;
   /** Where questions, sampling, log lines and tool list changes of the upstream go. */
@@ -166,7 +168,7 @@ async function connectHttp(
   signal?.addEventListener('abort', stop, { once: true });
   try {
     await client.connect(transport, {
-      timeout: CONNECT_TIMEOUT_MS,
+      timeout: options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
       ...(signal === undefined ? {} : { signal }),
       ...(era === undefined ? {} : { prior: era }),
     });

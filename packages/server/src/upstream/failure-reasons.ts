@@ -87,9 +87,10 @@ export function judgeFailure(
     };
   }
   if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) {
+    const reason = reasonOf(error);
     return {
-      failure: new CallFailure(`${label} did not answer in time.`, 'Upstream timed out', 'timeout'),
-      fault: 'it did not answer in time',
+      failure: new CallFailure(`${label} ${reason}.`, 'Upstream timed out', 'timeout'),
+      fault: `it ${reason}`,
       belowMcp: false,
     };
   }
@@ -116,6 +117,8 @@ export function reasonOf(error: unknown): string {
         return 'answered something that is not MCP';
       case SdkErrorCode.InputRequiredRoundsExceeded:
         return `kept asking for input (more than ${MAX_INPUT_ROUNDS} rounds)`;
+      case SdkErrorCode.RequestTimeout:
+        return timeoutReason(error);
       default:
         // The version probe wraps what stopped it (the network, an answer that is not MCP).
         return error.cause === undefined ? 'failed' : reasonOf(error.cause);
@@ -140,6 +143,19 @@ export function reasonOf(error: unknown): string {
     return `cannot be reached${code}`;
   }
   return 'failed';
+}
+
+/**
+ * A request of the SDK client's that timed out (`initialize`, the version probe, a listing), with
+ * the limit it had when the error says it. Only that number is read: the error's message may be
+ * a stop's reason, which is not the upstream's to show.
+ */
+function timeoutReason(error: SdkError): string {
+  const data = isRecord(error.data) ? error.data : {};
+  const limit = typeof data.timeout === 'number' ? data.timeout : data.maxTotalTimeout;
+  return typeof limit === 'number' && Number.isFinite(limit) && limit > 0
+    ? `did not answer within ${limit / 1000} s`
+    : 'did not answer in time';
 }
 
 /** `answer` as the tool result the gateway forwards: content, structuredContent, isError. */

@@ -45,7 +45,10 @@ export interface Live {
  */
 export function liveSource(
   source: { id: string; namespace: string; target: UpstreamTarget; settings: Live['settings'] },
-  client: Pick<UpstreamOptions, 'policy' | 'maxBytes' | 'logger' | 'messageTimeoutMs'>,
+  client: Pick<
+    UpstreamOptions,
+    'policy' | 'maxBytes' | 'logger' | 'messageTimeoutMs' | 'connectTimeoutMs'
+  >,
   refresh: () => Promise<void>,
   onNotice?: (notice: UpstreamNotice) => void,
 ): Live {
@@ -58,6 +61,7 @@ export function liveSource(
       policy: client.policy,
       maxBytes: client.maxBytes,
       messageTimeoutMs: client.messageTimeoutMs,
+      connectTimeoutMs: client.connectTimeoutMs,
       logger: client.logger,
       // Several notifications in a row make one refresh.
       onToolsChanged: () => {

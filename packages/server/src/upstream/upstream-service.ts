@@ -84,6 +84,8 @@ export interface UpstreamServiceOptions {
   refreshMs: number;
   /** How long an HTTP upstream may take to accept a POST that asks nothing of its own. */
   messageTimeoutMs?: number | undefined;
+  /** How long an HTTP upstream's `server/discover` or `initialize` may take (default 15 s). */
+  connectTimeoutMs?: number | undefined;
   /** Per-user OAuth to upstreams (`auth: { kind: "oauth" }`); without it such sources are refused. */
   oauth?: UpstreamOAuthHooks | undefined;
   /** The gateway's address, for the "connect it" messages. */

@@ -44,6 +44,8 @@ export interface UpstreamOptions {
   maxBytes: number;
   /** How long it may take to accept a POST that asks nothing of its own (http-transport.ts). */
   messageTimeoutMs?: number | undefined;
+  /** How long an HTTP upstream's `server/discover` or `initialize` may take (connection.ts). */
+  connectTimeoutMs?: number | undefined;
   logger: ServerLogger;
   /** Called when the upstream says its tool list changed (`notifications/tools/list_changed`). */
   onToolsChanged: () => void;
@@ -494,7 +496,7 @@ export class Upstream {
     credential: string | undefined,
     signal: AbortSignal | undefined,
   ): Promise<Connection> {
-    const { target, logger, maxBytes, messageTimeoutMs } = this.#options;
+    const { target, logger, maxBytes, messageTimeoutMs, connectTimeoutMs } = this.#options;
     // Closing stops a connect in progress too: the connections it waits for are not yet pooled.
     const stopped = eitherSignal(this.#removal.signal, signal);
     return openConnection({
@@ -503,6 +505,7 @@ export class Upstream {
       logger,
       maxBytes,
       messageTimeoutMs,
+      connectTimeoutMs,
       fetch: this.#fetch,
       relay: {
         callOf: () => this.#callOf(),
