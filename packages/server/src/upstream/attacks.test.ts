@@ -15,7 +15,8 @@ import {
   ElicitationCompleteNotificationSchema,
   ElicitRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
+import { gate } from '#test/mcp/hold-plugin.js';
 import { ManualCallTimer } from '#test/mcp/manual-call-timer.js';
 import { connectV1, connectV2, recordsOf, startMcpGateway } from '#test/mcp/mcp-test-kit.js';
 import { TEST_SERVICE_SECRET } from '#test/support/test-gateway.js';
@@ -566,6 +567,39 @@ describe('an upstream that never answers what asks nothing of it', () => {
     await gw.gateway.stop();
     expect(upstream.held()).toBe(0);
     expect((await answer).status).toBe(503);
+  });
+
+  it('closes a source whose registration the gateway stopped between listing and storing', async () => {
+    const upstream = await startHoldingUpstream('session stream');
+    const gw = await startMcpGateway({ env: { GATEWAY_UPSTREAM_ALLOW_PRIVATE: 'true' } });
+    const { upstreams, database } = gw.gateway.services;
+    // The registration's store waits until the stop has closed the upstream service.
+    const closed = gate();
+    const close = upstreams.close.bind(upstreams);
+    vi.spyOn(upstreams, 'close').mockImplementation(() => close().finally(closed.release));
+    const storing = gate();
+    const transaction = database.db.transaction.bind(database.db);
+    vi.spyOn(database.db, 'transaction').mockImplementationOnce(() => {
+      const builder = transaction();
+      const execute = builder.execute.bind(builder);
+      builder.execute = async (work) => {
+        storing.release();
+        await closed.released;
+        return execute(work);
+      };
+      return builder;
+    });
+    const answer = registerSource(gw.url, {
+      type: 'mcp',
+      id: 'late',
+      namespace: 'late',
+      url: upstream.url,
+    });
+    await storing.released;
+    await gw.gateway.stop();
+    // Stored for the other instances; closed here, its session's GET stream with it.
+    expect((await answer).status).toBe(201);
+    await expect.poll(upstream.held).toBe(0);
   });
 
   it("lets the gateway stop while a session's GET stream never answers", async () => {

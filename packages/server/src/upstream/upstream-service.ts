@@ -103,8 +103,9 @@ export interface UpstreamServiceOptions {
 export class UpstreamService {
   readonly #options: UpstreamServiceOptions;
   readonly #live = new Map<string, Live>();
-  /** Sources whose tool list a registration is fetching: closed with the service too. */
-  readonly #listing = new Set<Live>();
+  /** Sources a registration is listing or storing: closed with the service too. */
+  readonly #registering = new Set<Live>();
+  #closed = false;
   readonly #noticeListeners = new Set<NoticeListener>();
   #schedule: ReturnType<typeof setInterval> | undefined;
   #edits = 0;
@@ -160,8 +161,30 @@ export class UpstreamService {
     }
     await loadUpstreamClient();
     const live = this.#liveFor(input.id, input.namespace, target, settings);
-    const listed =
-      auth.kind === 'oauth' ? [] : await this.#firstList(live, auth, checked.url, registrant);
+    // Until it is kept, a stop closes it from here: while it is listed and while it is stored.
+    this.#registering.add(live);
+    try {
+      const listed =
+        auth.kind === 'oauth' ? [] : await this.#firstList(live, auth, checked.url, registrant);
+      const stored: StoredUpstream = { url: checked.url.href, auth, ...settings };
+      return await this.#mountAndStore(input, live, stored, listed);
+    } finally {
+      this.#registering.delete(live);
+    }
+  }
+
+  /**
+   * Mounts a registration's tools, then stores it and keeps it here; a gateway that stopped
+   * meanwhile has it stored (for the other instances) and closed.
+   *
+   * @throws Refusal 400 or 409 when the catalog refuses the mount; whatever storing throws.
+   */
+  async #mountAndStore(
+    input: RegisterUpstreamInput,
+    live: Live,
+    stored: StoredUpstream,
+    listed: McpTool[],
+  ): Promise<{ tools: string[] }> {
     const tools = mountedTools(this.#options, input.id, live, listed);
     // The mount is checked before anything is stored, so a taken namespace stores nothing.
     try {
@@ -172,9 +195,8 @@ export class UpstreamService {
     }
     const fetchedAt = new Date().toISOString();
     live.offers = live.upstream.offers ?? {};
-    const stored: StoredUpstream = { url: checked.url.href, auth, ...settings };
     try {
-      await storeRegistration(this.#options.database, oauth, {
+      await storeRegistration(this.#options.database, this.#options.oauth, {
         id: input.id,
         namespace: input.namespace,
         auth: input.auth,
@@ -188,7 +210,11 @@ export class UpstreamService {
       await live.upstream.close();
       throw error;
     }
-    live.fetchedAt = auth.kind === 'oauth' ? null : fetchedAt;
+    if (this.#closed) {
+      await live.upstream.close();
+      return { tools: tools.map((tool) => tool.path) };
+    }
+    live.fetchedAt = stored.auth.kind === 'oauth' ? null : fetchedAt;
     this.#keep(input.id, live, stored);
     this.#options.logger.info('upstream source registered', {
       sourceId: input.id,
@@ -211,7 +237,6 @@ export class UpstreamService {
   ): Promise<McpTool[]> {
     try {
       const credential = await listingCredential(this.#options.tokens, auth, registrant);
-      this.#listing.add(live);
       return await live.upstream.listTools(credential);
     } catch (error) {
       await live.upstream.close();
@@ -220,8 +245,6 @@ export class UpstreamService {
         'service_unavailable',
         `The tool list of ${url.origin}${url.pathname} could not be fetched: ${reason}`,
       );
-    } finally {
-      this.#listing.delete(live);
     }
   }
 
@@ -510,11 +533,12 @@ export class UpstreamService {
 
   /** Stops the schedule and every upstream's connections (the gateway is stopping). */
   async close(): Promise<void> {
+    this.#closed = true;
     clearInterval(this.#schedule);
     this.#schedule = undefined;
-    const all = [...this.#live.values(), ...this.#listing];
+    const all = [...this.#live.values(), ...this.#registering];
     this.#live.clear();
-    this.#listing.clear();
+    this.#registering.clear();
     for (const live of all) clearTimeout(live.refreshTimer);
     await Promise.all(all.map((live) => live.upstream.close()));
   }
