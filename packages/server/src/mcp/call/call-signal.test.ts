@@ -2,7 +2,9 @@ import { definePlugin, defineTool } from '@gateway/sdk';
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { gate, holdPlugin } from '#test/mcp/hold-plugin.js';
+import { ManualCallTimer } from '#test/mcp/manual-call-timer.js';
 import { connectV1, connectV2, startMcpGateway } from '#test/mcp/mcp-test-kit.js';
+import { rememberSecret } from '#test/support/known-secrets.js';
 import type { SourceCall } from '../../tool-sources/index.js';
 
 /**
@@ -138,5 +140,51 @@ describe("a call's signal", () => {
     await told;
     await vi.waitFor(() => expect(heard).toHaveLength(2));
     expect(heard).toEqual(['long: timeout', 'long: late listener']);
+  });
+
+  it('tells the next stop listener when one throws, logging only what kind of error (issue 37)', async () => {
+    const heard: string[] = [];
+    const secret = `sk-stop-${crypto.randomUUID()}`;
+    rememberSecret(secret);
+    const told = gate();
+    const throwing = definePlugin({
+      id: 'throwing',
+      name: 'Throwing',
+      description: 'A tool whose first stop listener throws.',
+      tools: [
+        defineTool({
+          path: 'throwing.wait.long',
+          name: 'Wait Long',
+          description: 'Waits for its time limit.',
+          inputSchema: z.object({}),
+          async handler(_ctx, _input, call) {
+            const source = call as unknown as SourceCall;
+            source.onStop(() => {
+              throw new TypeError(`listener broke holding ${secret}`);
+            });
+            source.onStop((reason) => {
+              heard.push(String(reason instanceof Error ? reason.message : reason));
+              told.release();
+            });
+            await told.released;
+            return 'late';
+          },
+        }),
+      ],
+    });
+    const timer = new ManualCallTimer();
+    const gw = await startMcpGateway({ plugins: [throwing], internals: { callTimer: timer } });
+    const alice = await gw.user({ admin: true });
+    const v2 = await connectV2(gw.url, alice.mcpToken);
+    const result = v2.callTool({ name: 'throwing.wait.long', arguments: {} });
+    await expect.poll(() => timer.armed).toHaveLength(1);
+    // What the time limit's timer runs: the throw stays inside the call.
+    expect(() => timer.expireAll()).not.toThrow();
+    expect((await result).isError).toBe(true);
+    expect(heard).toEqual(['timeout']);
+    const logs = gw.gateway.logs();
+    expect(logs).toContain('call stop listener failed');
+    expect(logs).toContain('TypeError');
+    expect(logs).not.toContain('listener broke');
   });
 });

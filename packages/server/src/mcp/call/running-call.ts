@@ -151,7 +151,7 @@ export class RunningCall implements SourceCall {
 
   onStop(listener: (reason: unknown) => void): () => void {
     if (this.#isStopped) {
-      if (this.#stopped !== CALL_ENDED) listener(this.#stopped);
+      if (this.#stopped !== CALL_ENDED) this.#tell(listener, this.#stopped);
       return () => {};
     }
     this.#stopListeners ??= [];
@@ -178,7 +178,22 @@ export class RunningCall implements SourceCall {
     const listeners = this.#stopListeners;
     this.#stopListeners = undefined;
     if (listeners === undefined || reason === CALL_ENDED) return;
-    for (const listener of listeners) listener(reason);
+    for (const listener of listeners) this.#tell(listener, reason);
+  }
+
+  /**
+   * Tells one stop listener. One that throws must not keep the next from hearing, nor escape into
+   * what stopped the call (the time limit's timer, the client's abort). Its error may hold
+   * anything the source had, a credential included: only its kind is logged.
+   */
+  #tell(listener: (reason: unknown) => void, reason: unknown): void {
+    try {
+      listener(reason);
+    } catch (error) {
+      this.log.warn('call stop listener failed', {
+        error: error instanceof Error ? error.name : typeof error,
+      });
+    }
   }
 
   /** The server log for this call, made on first use: most calls log nothing. */
