@@ -86,6 +86,9 @@ export class ConnectionGuard {
     server.requestTimeout = Math.max(options.requestTimeoutMs, options.requestHeadTimeoutMs);
     server.keepAliveTimeout = options.keepAliveTimeoutMs;
     server.maxConnections = options.maxConnections;
+    // Every field is kept (bounded by the head's size) for the front door to count: a count here
+    // would cut the list short, or refuse past it without the JSON error body (guard.ts).
+    server.maxHeadersCount = 0;
     server.on('connection', (socket: Socket) => this.#accept(socket));
     server.on('request', (request: IncomingMessage, response: ServerResponse) =>
       this.#request(request, response),

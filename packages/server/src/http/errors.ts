@@ -17,6 +17,7 @@ export const errorCodes = {
   // 400 (the request is fine); 409, as the resource's state conflicts with reading it.
   secret_unreadable: 409,
   payload_too_large: 413,
+  request_header_fields_too_large: 431,
   rate_limited: 429,
   internal: 500,
   service_unavailable: 503,

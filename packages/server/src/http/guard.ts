@@ -1,3 +1,4 @@
+import { IncomingMessage } from 'node:http';
 import type { Context, MiddlewareHandler } from 'hono';
 import type { AppEnv } from './app-env.js';
 import { errorResponse, HttpError } from './errors.js';
@@ -22,6 +23,13 @@ export interface GuardOptions {
   /** The largest request body, in bytes. */
   maxBodyBytes: number;
 }
+
+/**
+ * The most header fields a request may carry. The HTTP server is told to keep every field (its
+ * own count would cut the list short, so a second `Host` past the cut went unseen; the 16 KiB
+ * head limit still bounds them), and the guard refuses a request with more than this.
+ */
+export const MAX_HEADER_FIELDS = 1000;
 
 const LOOPBACK = ['localhost', '127.0.0.1', '[::1]'];
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -91,6 +99,7 @@ function hostName(host: string): string {
  * The gateway's front door, in front of every route: the JSON API, MCP, the web app, the CLI
  * pages and better-auth. In order:
  *
+ * 0. **Header fields**: more than {@link MAX_HEADER_FIELDS} answers 431, before anything reads them.
  * 1. **Host** must be one the gateway answers for (DNS rebinding): else 421. `GET /healthz` is
  *    the one exception, for probes that address an instance by its IP. More than one Host
  *    field: 400, health checks too.
@@ -126,6 +135,8 @@ export function requestGuard(options: GuardOptions): MiddlewareHandler<AppEnv> {
     // (gateway-response.ts); set on Hono's response, it makes the adapter build a `Headers` object.
     const outgoing = outgoingOf(c);
     outgoing?.preset('X-Content-Type-Options', 'nosniff');
+    const tooManyFields = fieldsRefusal(c);
+    if (tooManyFields !== undefined) return tooManyFields;
     const audience = options.audience();
     const host = c.req.header('host') ?? new URL(c.req.url).host;
     // Two Host fields arrive joined (`a, b`): Node builds the URL from the first, the check
@@ -182,6 +193,27 @@ export function requestGuard(options: GuardOptions): MiddlewareHandler<AppEnv> {
     const answer = nosniff(c.res);
     if (answer !== c.res) c.res = answer;
   };
+}
+
+/**
+ * The 431 for a request from the network with more than {@link MAX_HEADER_FIELDS} header fields
+ * (Node's raw list), else undefined; one handed over in process has no such limit.
+ */
+function fieldsRefusal(c: Context): Response | undefined {
+  const env: unknown = c.env;
+  if (typeof env !== 'object' || env === null || !('incoming' in env)) return undefined;
+  const { incoming } = env;
+  if (!(incoming instanceof IncomingMessage)) return undefined;
+  if (incoming.rawHeaders.length / 2 <= MAX_HEADER_FIELDS) return undefined;
+  return nosniff(
+    errorResponse(
+      c,
+      new HttpError(
+        'request_header_fields_too_large',
+        `The request has more than ${MAX_HEADER_FIELDS} header fields`,
+      ),
+    ),
+  );
 }
 
 /** Why a state-changing request's origin is refused, or undefined when it is the gateway's. */

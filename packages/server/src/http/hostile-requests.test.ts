@@ -1,6 +1,7 @@
 import { connect } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { INITIALIZE, type McpTestGateway, startMcpGateway } from '#test/mcp/mcp-test-kit.js';
+import { MAX_HEADER_FIELDS } from './guard.js';
 
 // Requests from a hostile client, as raw bytes over one connection each: a body framed to
 // smuggle or to lie about its length (the MCP endpoint takes a whole body from Node's buffer,
@@ -233,6 +234,27 @@ describe('a hostile client', () => {
       expect(statuses(text)).toEqual([400, 200]);
       expect(text).toContain('"code":"bad_request"');
     }
+  });
+
+  // Issue 37 note: Node's own count kept only the first fields of a long head, so a second Host
+  // past them went unseen (Node 20), or refused the request without the JSON body (Node 24).
+  it(`sees a second Host up to ${MAX_HEADER_FIELDS} header fields, and answers a JSON 431 past them`, async () => {
+    const { mcp, head, health } = await parts();
+    const body = initialize(1);
+    const send = (padding: number) =>
+      exchange(
+        mcp.url,
+        `${head}${'X-Pad:\r\n'.repeat(padding)}Host: evil.example\r\nContent-Length: ${body.length}\r\n\r\n${body}${health}`,
+      );
+    // The head's four fields, the padding, the second Host and Content-Length: the limit exactly.
+    const within = await send(MAX_HEADER_FIELDS - 6);
+    expect(statuses(within)).toEqual([400, 200]);
+    expect(within).toContain('"code":"bad_request"');
+    const past = await send(MAX_HEADER_FIELDS);
+    expect(statuses(past)).toEqual([431, 200]);
+    expect(past).toContain(
+      `{"error":{"code":"request_header_fields_too_large","message":"The request has more than ${MAX_HEADER_FIELDS} header fields"}}`,
+    );
   });
 
   it('is served as itself with header names an object holds already (__proto__, constructor)', async () => {
