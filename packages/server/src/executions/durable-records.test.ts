@@ -1,11 +1,12 @@
 import { spawnSync } from 'node:child_process';
 import { closeSync, existsSync, readdirSync, readlinkSync, realpathSync } from 'node:fs';
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { databaseTargets } from '#test/db/test-database.js';
+import { gate } from '#test/mcp/hold-plugin.js';
 import { type GatewayDatabase, migrate, openDatabase } from '../db/index.js';
 import { createLogger } from '../http/logger.js';
 import { Redactor } from '../http/redact.js';
@@ -134,23 +135,62 @@ describe('committed execution records', () => {
   /** The segments in a journal directory (beside them, the owners' lock files). */
   const segmentsIn = async (journal: string) =>
     (await readdir(journal)).filter((name) => name.endsWith('.jsonl'));
+  /** The segments that hold records (a recorder's own is emptied, not deleted, by each batch). */
+  const heldIn = async (journal: string) => {
+    const held: string[] = [];
+    for (const name of await segmentsIn(journal)) {
+      if ((await readFile(join(journal, name), 'utf8')) !== '') held.push(name);
+    }
+    return held;
+  };
 
   describe('on a SQLite file: the journal', () => {
-    it('makes a record durable before it is stored, and the batch removes its segment', async () => {
+    it('makes a record durable before it is stored, and the batch empties its segment for the next', async () => {
       const { journal, open } = await sqliteFile();
       const database = await open();
       const { recorder, rows } = recorderOn(database);
       await recorder.commit({ ...base, id: 'c1', outcome: 'ok', durationMs: 1 });
-      const [segment] = await segmentsIn(journal);
+      const [segment = ''] = await segmentsIn(journal);
       expect(segment).toMatch(/\.jsonl$/);
       expect(await rows()).toEqual([]);
       await recorder.flush();
       expect(await rows()).toMatchObject([{ id: 'c1', outcome: 'ok' }]);
-      expect(await segmentsIn(journal)).toEqual([]);
-      // The owner's lock file lives as long as the recorder.
-      expect(await readdir(journal)).toEqual([expect.stringMatching(/\.lock$/)]);
+      // Emptied in place, not made anew for every batch (issue 37).
+      expect(await readFile(join(journal, segment), 'utf8')).toBe('');
+      await recorder.commit({ ...base, id: 'c2', outcome: 'ok', durationMs: 1 });
+      expect(await segmentsIn(journal)).toEqual([segment]);
+      expect(await readFile(join(journal, segment), 'utf8')).toContain('"id":"c2"');
+      await recorder.flush();
+      expect(await readFile(join(journal, segment), 'utf8')).toBe('');
+      // Beside it, the owner's lock file, which lives as long as the recorder.
+      expect((await readdir(journal)).sort()).toEqual([segment, expect.stringMatching(/\.lock$/)]);
       await recorder.close();
       expect(await readdir(journal)).toEqual([]);
+    });
+
+    it('keeps the records appended while a batch is stored until the next batch stores them', async () => {
+      const { journal, open } = await sqliteFile();
+      const database = await open();
+      const { recorder, rows } = recorderOn(database);
+      // An open transaction holds the connection: the first batch waits for it.
+      const held = gate();
+      const transaction = database.db.transaction().execute(() => held.released);
+      await recorder.commit({ ...base, id: 'c1', outcome: 'ok', durationMs: 1 });
+      const first = recorder.flush();
+      // The batch takes c1 when its turn comes: c2 is committed after.
+      await new Promise((resolve) => setImmediate(resolve));
+      await recorder.commit({ ...base, id: 'c2', outcome: 'ok', durationMs: 1 });
+      held.release();
+      await transaction;
+      await first;
+      expect((await rows()).map((row) => row.id)).toEqual(['c1']);
+      // c2 is not stored yet: its segment stays whole, as a crash now would need it.
+      const [segment = ''] = await segmentsIn(journal);
+      expect(await readFile(join(journal, segment), 'utf8')).toContain('"id":"c2"');
+      await recorder.flush();
+      expect((await rows()).map((row) => row.id)).toEqual(['c1', 'c2']);
+      expect(await segmentsIn(journal)).toEqual([]);
+      await recorder.close();
     });
 
     it("stores a dead process's segments at start, skipping a torn line, without undoing outcomes", async () => {
@@ -191,7 +231,7 @@ describe('committed execution records', () => {
         ['lost-1', 'ok', 1],
         ['lost-2', 'error', 1],
       ]);
-      expect(await segmentsIn(journal)).toEqual([`${host}.${process.ppid}.live.1.jsonl`]);
+      expect(await heldIn(journal)).toEqual([`${host}.${process.ppid}.live.1.jsonl`]);
       expect(restarted.lines.join('')).toContain('execution records recovered from the journal');
       // Run again, it finds nothing more to do.
       expect(await restarted.recorder.recover()).toBe(0);
@@ -238,11 +278,12 @@ describe('committed execution records', () => {
         // The segment stays for a later start to store again, which changes nothing.
         expect(await segmentsIn(journal)).toEqual([segment]);
 
-        // Later batches are stored as before, from a segment of their own.
+        // Later batches are stored as before, from a segment of their own (emptied once stored).
         await recorder.commit({ ...base, id: 'c3', outcome: 'ok', durationMs: 1 });
         await recorder.flush();
         expect(await ids()).toEqual(['c1', 'c2', 'c3']);
-        expect(await segmentsIn(journal)).toEqual([segment]);
+        expect(await segmentsIn(journal)).toHaveLength(2);
+        expect(await heldIn(journal)).toEqual([segment]);
       },
     );
   });

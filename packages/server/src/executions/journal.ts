@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import {
   closeSync,
+  ftruncateSync,
   mkdirSync,
   openSync,
   readdirSync,
@@ -30,11 +31,16 @@ const ours = new Set<string>();
  *
  * Records are appended as JSON lines, those committed in one turn of the event loop in one
  * `write(2)` (once it returns, they survive a crash of the process, as a SQLite commit without
- * fsync does) and stored in the database with
- * the next batch. Each batch takes the segment its records were appended to ({@link rotate}) and
- * deletes it once the batch is committed ({@link remove}). Segments left behind by a process
- * that died are stored by the next gateway to start on the database ({@link recover}); storing
- * one twice changes nothing (the upsert never undoes a stored outcome).
+ * fsync does) and stored in the database with the next batch. A batch takes every record
+ * appended so far ({@link take}); once it is committed ({@link stored}) the segment is emptied in
+ * place when nothing was appended meanwhile (the common case, and one `ftruncate(2)` where a new
+ * segment per batch cost a `mkdir`, an `open`, a `close` and an `unlink`), else ended, and deleted
+ * by the next batch, which holds what was appended after. So a segment never holds a record whose
+ * batch failed once a later batch succeeds, and what a crash leaves is what it left before: the
+ * records of the batches not yet committed. A batch that fails ends its segment, which stays
+ * ({@link failed}). Segments left behind by a process that died are stored by the next gateway to
+ * start on the database ({@link recover}); storing one twice changes nothing (the upsert never
+ * undoes a stored outcome).
  *
  * Segment names carry the host, the process id and a start token. Before its first segment a
  * journal takes an exclusive lock on a lock file of the same prefix (an SQLite database held in
@@ -50,6 +56,10 @@ export class ExecutionJournal {
   #sequence = 0;
   #fd: number | undefined;
   #segment: string | undefined;
+  /** Bytes written to the current segment since it was opened or emptied. */
+  #bytes = 0;
+  /** Ended segments whose records the next batch holds (or held): it deletes them once stored. */
+  #ended: string[] = [];
   #lock: { db: Database.Database; path: string } | undefined;
 
   constructor(dir: string) {
@@ -71,31 +81,89 @@ export class ExecutionJournal {
       this.#segment = join(this.#dir, `${this.#prefix}.${++this.#sequence}.jsonl`);
       // Readable by its owner only: the records' arguments are redacted, but private.
       this.#fd = openSync(this.#segment, 'a', 0o600);
+      this.#bytes = 0;
     }
     let lines = '';
     for (const row of rows) lines += `${JSON.stringify(row)}\n`;
-    writeSync(this.#fd, lines);
+    try {
+      this.#bytes += writeSync(this.#fd, lines);
+    } catch (error) {
+      // Its rows are queued all the same: the next batch stores them, then deletes the segment.
+      const segment = this.#segment;
+      this.#end(true);
+      if (segment !== undefined) this.#ended.push(segment);
+      throw error;
+    }
+  }
+
+  /** What a batch holds of the journal: every record appended so far. */
+  take(): JournalTake {
+    const ended = this.#ended;
+    this.#ended = [];
+    return { segment: this.#segment, end: this.#bytes, ended };
   }
 
   /**
-   * Ends the current segment: later appends go to a new one. Answers the ended segment.
+   * The batch that took `taken` is committed: the segment is emptied when nothing was appended
+   * since, else ended (the next batch deletes it); the segments it ended before are deleted.
+   *
+   * @throws whatever emptying, closing or deleting a file throws; its segment then stays, for a
+   *   later start to store again (which changes nothing), and later appends go to a new one.
+   */
+  stored(taken: JournalTake): void {
+    for (const segment of taken.ended) this.remove(segment);
+    if (taken.segment === undefined || taken.segment !== this.#segment) return;
+    if (this.#bytes !== taken.end) {
+      this.#end();
+      this.#ended.push(taken.segment);
+      return;
+    }
+    try {
+      if (this.#fd !== undefined) ftruncateSync(this.#fd, 0);
+      this.#bytes = 0;
+    } catch (error) {
+      this.#end(true);
+      throw error;
+    }
+  }
+
+  /**
+   * The batch that took `taken` was not committed: its records stay in the journal, for the next
+   * start to store. The segment is ended, so no later batch empties or deletes it.
    *
    * @throws whatever closing its file throws; later appends still go to a new segment.
    */
-  rotate(): string | undefined {
-    const segment = this.#segment;
+  failed(taken: JournalTake): void {
+    if (taken.segment === undefined) return;
+    // Ended meanwhile (a failed append), it is no longer the next batch's to delete.
+    this.#ended = this.#ended.filter((segment) => segment !== taken.segment);
+    if (taken.segment === this.#segment) this.#end();
+  }
+
+  /** Ends the current segment: later appends go to a new one. `quietly`: a failed close is let go. */
+  #end(quietly = false): void {
     const fd = this.#fd;
     this.#fd = undefined;
     this.#segment = undefined;
-    if (fd !== undefined) closeSync(fd);
-    return segment;
+    this.#bytes = 0;
+    if (fd === undefined) return;
+    try {
+      closeSync(fd);
+    } catch (error) {
+      if (!quietly) throw error;
+    }
   }
 
   /**
    * Lets go of the owner lock, once every segment is stored or left for a recovery (the gateway
-   * is stopping). A later append takes it again.
+   * is stopping): the current segment is deleted when it is empty, else left. A later append
+   * takes the lock again.
    */
   close(): void {
+    const segment = this.#segment;
+    const empty = this.#bytes === 0;
+    this.#end(true);
+    if (segment !== undefined && empty) removeFile(segment);
     const lock = this.#lock;
     this.#lock = undefined;
     if (lock === undefined) return;
@@ -177,6 +245,15 @@ export class ExecutionJournal {
       return false;
     }
   }
+}
+
+/** What a batch holds of the journal ({@link ExecutionJournal.take}). */
+export interface JournalTake {
+  /** The segment being written, if any, and how many of its bytes the batch holds. */
+  segment: string | undefined;
+  end: number;
+  /** Segments ended since the last batch: their records are all in this one or stored before. */
+  ended: string[];
 }
 
 /**

@@ -271,38 +271,36 @@ export class ExecutionRecorder {
     }
     this.#queue = new Map();
     this.#waiters = undefined;
-    // The batch's rows go in the segment it ends (or a later one: storing twice changes nothing).
-    if (this.#journal !== undefined && this.#unjournaled.length > 0)
-      this.#writeJournal(this.#journal);
-    let segment: string | undefined;
-    try {
-      segment = this.#journal?.rotate();
-    } catch (error) {
-      // Its rows were written, and are stored below all the same. Left behind, the segment is
-      // stored again by a later start, which changes nothing. A rejection here would end the
-      // process (`flush` runs in the background) and stop every later batch (they chain on it).
-      this.#logger.warn('execution journal segment not closed', {
-        error: error instanceof Error ? error.message : String(error),
-      });
-    }
+    // The batch's rows go in the journal before it takes them.
+    const journal = this.#journal;
+    if (journal !== undefined && this.#unjournaled.length > 0) this.#writeJournal(journal);
+    const taken = journal?.take();
     try {
       if (batch.length > 0) await this.#store(batch);
       waiters?.resolve();
     } catch (error) {
-      // A journal segment stays, for the next gateway to start on this database to store.
+      // Its journal segment stays, for the next gateway to start on this database to store.
       this.#logger.error('execution records not stored', {
         count: batch.length,
         error: error instanceof Error ? error.message : String(error),
       });
       waiters?.reject(error);
+      if (taken !== undefined) this.#journalStep(() => journal?.failed(taken));
       return;
     }
-    if (segment === undefined) return;
+    if (taken !== undefined) this.#journalStep(() => journal?.stored(taken));
+  }
+
+  /**
+   * Tidies the journal after a batch. A failure leaves a segment behind, which a later start
+   * stores again (changing nothing); thrown here it would end the process (`flush` runs in the
+   * background) and stop every later batch (they chain on it).
+   */
+  #journalStep(step: () => void): void {
     try {
-      this.#journal?.remove(segment);
+      step();
     } catch (error) {
-      // Stored all the same; a recovery later stores it again, which changes nothing.
-      this.#logger.warn('execution journal segment not removed', {
+      this.#logger.warn('execution journal segment not closed', {
         error: error instanceof Error ? error.message : String(error),
       });
     }
