@@ -5,6 +5,7 @@ import {
   emptyInteractionState,
   type InteractionState,
 } from '#test/mcp/interaction-plugin.js';
+import { ManualCallTimer } from '#test/mcp/manual-call-timer.js';
 import { connectV1, connectV2, startMcpGateway } from '#test/mcp/mcp-test-kit.js';
 
 const PAIR = { name: 'calls.texts.pair', arguments: { mood: 'calm' } };
@@ -16,9 +17,14 @@ function model(prompt: string): string {
   return prompt.includes('colour') ? 'blue' : 'blueberry';
 }
 
-async function start(options: { toolTimeoutMs?: number } = {}) {
+async function start(options: { toolTimeoutMs?: number; callTimer?: ManualCallTimer } = {}) {
   const state: InteractionState = emptyInteractionState();
-  const gw = await startMcpGateway({ plugins: [createInteractionPlugin(state)], mcp: options });
+  const { callTimer, ...mcp } = options;
+  const gw = await startMcpGateway({
+    plugins: [createInteractionPlugin(state)],
+    mcp,
+    ...(callTimer === undefined ? {} : { internals: { callTimer } }),
+  });
   const alice = await gw.user({ admin: true });
   return { gw, alice, state };
 }
@@ -32,14 +38,18 @@ function textOf(request: { params: { messages: { content: unknown }[] } }): stri
 
 describe('call.sample: the tool asks the client’s model', () => {
   it('asks a 2025 client on its session, with the time limit stopped meanwhile', async () => {
-    const { gw, alice, state } = await start({ toolTimeoutMs: 150 });
+    const timer = new ManualCallTimer();
+    const { gw, alice, state } = await start({ toolTimeoutMs: 150, callTimer: timer });
     const { client } = await connectV1(gw.url, alice.mcpToken, { sampling: true });
     const asked: unknown[] = [];
+    /** The limits armed while each request waited for the model. */
+    const armedWhileAsked: number[][] = [];
     client.setRequestHandler(CreateMessageRequestSchema, async (request) => {
       asked.push(request.params);
-      // The first answer is slower than the tool's time limit: waiting for the model does not
-      // count.
-      if (asked.length === 1) await new Promise((resolve) => setTimeout(resolve, 200));
+      // Waiting for the model does not count: no limit runs meanwhile, so however long the model
+      // takes, and whatever the test expires, the call is not stopped.
+      armedWhileAsked.push(timer.armed);
+      timer.expireAll();
       return {
         role: 'assistant',
         content: { type: 'text', text: model(textOf(request)) },
@@ -66,6 +76,7 @@ describe('call.sample: the tool asks the client’s model', () => {
         systemPrompt: 'Answer with one word.',
       },
     ]);
+    expect(armedWhileAsked).toEqual([[], []]);
     // Asked inline: the handler ran once.
     expect(state.pairRuns).toBe(1);
   });

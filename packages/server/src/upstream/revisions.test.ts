@@ -6,6 +6,7 @@
 import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { LOG_LEVEL_META_KEY } from '@modelcontextprotocol/server';
 import { describe, expect, it } from 'vitest';
+import { ManualCallTimer } from '#test/mcp/manual-call-timer.js';
 import { connectV1, connectV2, recordsOf, startMcpGateway } from '#test/mcp/mcp-test-kit.js';
 import { rememberSecret } from '#test/support/known-secrets.js';
 import { TEST_SERVICE_SECRET } from '#test/support/test-gateway.js';
@@ -315,15 +316,22 @@ describe('an upstream that offers 2026-07-28', () => {
 
   it('closes the request stream of a call that reaches the time limit', async () => {
     const upstream = await startModernUpstream();
+    // The limit is the test's: it expires once the upstream runs the call, without waiting 0.5 s.
+    const timer = new ManualCallTimer();
     const gw = await startMcpGateway({
       env: { ...ALLOW_PRIVATE, GATEWAY_TOOL_TIMEOUT_SECONDS: '0.5' },
+      internals: { callTimer: timer },
     });
     expect(await register(gw.url, 'mod', upstream.url)).toBe(201);
     const alice = await gw.user({ admin: true });
     const client = await connectV2(gw.url, alice.mcpToken);
-    const result = await client.callTool({ name: 'mod.slow', arguments: {} });
+    const call = client.callTool({ name: 'mod.slow', arguments: {} });
+    await expect.poll(() => upstream.started, { timeout: LOADED }).toBe(1);
+    expect(timer.armed).toEqual([500]);
+    timer.expireAll();
+    const result = await call;
     expect(result.isError).toBe(true);
-    expect(JSON.stringify(result.content)).toContain('did not finish within');
+    expect(JSON.stringify(result.content)).toContain('did not finish within 0.5 s');
     await expect.poll(() => upstream.stopped, { timeout: LOADED }).toBe(1);
   });
 

@@ -37,6 +37,8 @@ export interface ReceivedRequest {
 export interface ModernUpstream {
   url: string;
   received: ReceivedRequest[];
+  /** How many `slow` calls have started: each listens for its stop from then on. */
+  readonly started: number;
   /** How many `slow` calls saw their request cancelled. */
   readonly stopped: number;
   /** Lists one more tool and tells `subscriptions/listen` streams that the list changed. */
@@ -60,6 +62,7 @@ export async function startModernUpstream(
   options: { refuse?: string } = {},
 ): Promise<ModernUpstream> {
   const received: ReceivedRequest[] = [];
+  let started = 0;
   let stopped = 0;
   const added: string[] = [];
   const handler = createMcpHandler(() => {
@@ -221,6 +224,7 @@ export async function startModernUpstream(
             },
             { once: true },
           );
+          started++;
         });
         return { content: [{ type: 'text', text: 'stopped' }] };
       },
@@ -290,6 +294,9 @@ export async function startModernUpstream(
   return {
     url,
     received,
+    get started() {
+      return started;
+    },
     get stopped() {
       return stopped;
     },
