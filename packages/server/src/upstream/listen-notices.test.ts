@@ -211,10 +211,18 @@ describe.skipIf(!pgUrl)('upstream notices across instances on PostgreSQL (issue 
     const b = await startMcpGateway(options);
     const alice = await a.user({ admin: true });
     // Requests go to A, the session's GET stream to B, as a balancer without affinity may do.
-    const split: typeof fetch = (input, init) => {
+    let streamHeld: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      streamHeld = resolve;
+    });
+    const split: typeof fetch = async (input, init) => {
       const url = new URL(input instanceof Request ? input.url : String(input));
-      url.host = new URL((init?.method ?? 'GET') === 'GET' ? b.url : a.url).host;
-      return fetch(url, init);
+      const get = (init?.method ?? 'GET') === 'GET';
+      url.host = new URL(get ? b.url : a.url).host;
+      const response = await fetch(url, init);
+      // B answers the GET once it holds the session's stream: a notice for it reaches it from then.
+      if (get && response.ok) streamHeld();
+      return response;
     };
     const client = new V1Client({ name: 'split', version: '1.0.0' });
     await client.connect(
@@ -231,12 +239,15 @@ describe.skipIf(!pgUrl)('upstream notices across instances on PostgreSQL (issue 
     const uri = 'local+demo://resource/dynamic/text/1';
     // Subscribed through A, at A's server-everything process, which sends the updates.
     await client.subscribeResource({ uri });
+    // The first update comes as soon as updates are turned on, the next 5 s later: turned on
+    // before B holds the stream, the test waited for the second.
+    await held;
     const toggled = await client.callTool({
       name: 'local.toggle_subscriber_updates',
       arguments: {},
     });
     expect(toggled.isError).toBeFalsy();
-    // Updates come at once and every 5 s: one reaches the stream B holds.
+    // The first update reaches the stream B holds.
     await vi.waitFor(() => expect(heard).toContain(uri), { timeout: 15_000, interval: 100 });
     await client.callTool({ name: 'local.toggle_subscriber_updates', arguments: {} });
   });
