@@ -41,7 +41,7 @@ async function until(condition: () => boolean, what: string): Promise<void> {
   throw new Error(`timed out waiting for ${what}`);
 }
 
-/** A start of the scale gateway with its caches in `root`: /healthz and a tool call, then a stop. */
+/** A start of the scale gateway, caching in `root`: /healthz and a tool call, then a stop. */
 async function serveOnce(root: string, after: () => boolean = () => true): Promise<void> {
   const gateway = await startScaleBin({ NODE_COMPILE_CACHE: root });
   const health = await fetch(`${gateway.url}/healthz`);

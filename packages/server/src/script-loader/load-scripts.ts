@@ -2,8 +2,8 @@
  * Runs the bin's scripts (build/script-form.ts) the way Node would have run the ES chunks they
  * were made from: each once, its `require` of another chunk the loaded chunk, its dynamic import
  * of one a promise of it, and everything else (built-ins, better-sqlite3, a plugin's `import()`)
- * through Node's own `require` and `import()`. Each script is compiled with its
- * code cache when there is one (script-cache.ts).
+ * through Node's own `require` and `import()`. Each script is compiled with its code cache when
+ * there is one (script-cache.ts).
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';

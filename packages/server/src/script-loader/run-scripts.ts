@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { createScriptLoader } from './load-scripts.js';
 import { BUILD_ID, ScriptCache } from './script-cache.js';
 
-/** The file, beside the scripts, naming their build: a cache made from another build is not read. */
+/** The file beside the scripts naming their build: another build's caches are never read. */
 export const BUILD_ID_FILE = 'build-id';
 
 /**

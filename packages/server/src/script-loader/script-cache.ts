@@ -2,8 +2,9 @@
  * The code caches of the bin's scripts (issue 37), made after the first answer: V8's code for
  * every function compiled by then, so the next start compiles almost nothing. They live beside
  * Node's compile cache (src/compile-cache.ts: the user's own cache directory, or a private `0700`
- * one), in a directory per Node version and architecture (Node's) and build (ours), and are off whenever Node's
- * compile cache is (`NODE_DISABLE_COMPILE_CACHE=1`, no directory of the user's own). A cache V8
+ * one), in a directory per Node version and architecture (Node's) and build (ours), and are off
+ * whenever Node's compile cache is (`NODE_DISABLE_COMPILE_CACHE=1`, no directory of the user's
+ * own). A cache V8
  * rejects (another V8, other flags, a damaged file) or one that cannot be read is compiled
  * without and written again; nothing here ever stops a start.
  */
@@ -72,14 +73,20 @@ export class ScriptCache {
     try {
       mkdirSync(this.#directory, { recursive: true, mode: 0o700 });
       this.#removeOtherBuilds();
-      for (const [file, script] of pending) {
-        const target = join(this.#directory, `${file}.cache`);
-        const temporary = `${target}.${process.pid}.tmp`;
+    } catch {
+      // A cache that cannot be written (a read-only disk) only costs the next start time.
+      return;
+    }
+    for (const [file, script] of pending) {
+      const target = join(this.#directory, `${file}.cache`);
+      // Renamed into place whole: a start never reads a cache another process is writing.
+      const temporary = `${target}.${process.pid}.tmp`;
+      try {
         writeFileSync(temporary, script.createCachedData(), { mode: 0o600 });
         renameSync(temporary, target);
+      } catch {
+        removeQuietly(temporary);
       }
-    } catch {
-      // A cache that cannot be written (a full or read-only disk) only costs the next start time.
     }
   }
 
@@ -91,5 +98,13 @@ export class ScriptCache {
         rmSync(join(this.#root, build), { recursive: true, force: true });
       }
     }
+  }
+}
+
+function removeQuietly(path: string): void {
+  try {
+    rmSync(path, { force: true });
+  } catch {
+    // Left for the next write of the same cache to replace.
   }
 }
