@@ -22,6 +22,13 @@ tar -tzf "$tarball" | grep -x 'package/bin/node-guard.cjs' >/dev/null \
   || { echo "the sdk pack has no bin/node-guard.cjs" >&2; exit 1; }
 tar -tzf "$(ls "$out"/gateway-server-*.tgz)" | grep -x 'package/bin/gateway-server.cjs' >/dev/null \
   || { echo "the server pack has no bin/gateway-server.cjs" >&2; exit 1; }
+# The server's code ships once, as the scripts its bin loads (issue 37): dist/bin/ with its build
+# id, and no ES chunk of the bin beside them.
+tar -tzf "$(ls "$out"/gateway-server-*.tgz)" | grep -x 'package/dist/bin/build-id' >/dev/null \
+  || { echo "the server pack has no dist/bin/build-id" >&2; exit 1; }
+if tar -tzf "$(ls "$out"/gateway-server-*.tgz)" | grep -e '^package/dist/\.bin-es/' -e '^package/dist/server-main' >/dev/null; then
+  echo "the server pack carries the bin's ES chunks beside its scripts" >&2; exit 1
+fi
 
 # The root entry runs wherever a plugin runs: no node: module, nothing but zod. Follows the
 # entry's relative imports into tsup's chunks; matches import/export statements only, so a
@@ -57,7 +64,8 @@ node -e '
   for (const dir of process.argv.slice(1)) {
     // Its description, a sentence nothing else in the bundle says.
     const { description } = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
-    for (const file of readdirSync(join(dir, "dist")).filter((name) => name.endsWith(".js"))) {
+    const files = readdirSync(join(dir, "dist"), { recursive: true }).filter((name) => name.endsWith(".js"));
+    for (const file of files) {
       const code = readFileSync(join(dir, "dist", file), "utf8");
       if (code.includes(JSON.stringify(description))) {
         console.error(`${dir}/dist/${file} carries its package.json, not only the version`);
@@ -72,35 +80,10 @@ project=$(mktemp -d)
 server_dir=$(mktemp -d)
 trap 'rm -rf "$project" "$server_dir"' EXIT
 
-# The built gateway-server (dist/bin.js) starts in an empty directory with only AUTH_SECRET set,
-# answers /healthz from ./.gateway/gateway.db and stops cleanly on SIGTERM.
-node --input-type=module -e '
-  import { spawn } from "node:child_process";
-  import { existsSync } from "node:fs";
-  const [bin, cwd] = process.argv.slice(1);
-  const child = spawn(process.execPath, [bin], {
-    cwd,
-    env: { AUTH_SECRET: "pack-check-auth-secret-0123456789", PORT: "0", PATH: process.env.PATH, HOME: cwd },
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  const fail = (message) => { console.error(`gateway-server: ${message}`); child.kill("SIGKILL"); process.exit(1); };
-  setTimeout(() => fail("did not start within 30 s"), 30_000).unref();
-  let stderr = "";
-  child.on("exit", (code) => { if (!stderr.includes("listening")) fail(`exited (${code}) before listening: ${stderr}`); });
-  const url = await new Promise((resolve) => child.stderr.setEncoding("utf8").on("data", (chunk) => {
-    stderr += chunk;
-    const found = /Gateway listening on (http:\/\/\S+)/.exec(stderr);
-    if (found) resolve(found[1]);
-  }));
-  const body = await (await fetch(`${url}/healthz`)).json();
-  if (body.ok !== true) fail(`/healthz answered ${JSON.stringify(body)}`);
-  if (!existsSync(`${cwd}/.gateway/gateway.db`)) fail("no .gateway/gateway.db in its working directory");
-  child.removeAllListeners("exit");
-  const code = await new Promise((resolve) => { child.once("exit", resolve); child.kill("SIGTERM"); });
-  if (code !== 0) fail(`exited ${code} on SIGTERM`);
-  console.log(`gateway-server (dist/bin.js) started with only AUTH_SECRET set and answered /healthz at ${url}`);
-  process.exit(0);
-' "$root/packages/server/dist/bin.js" "$server_dir"
+# The built gateway-server, through its shipped bin and the loader of its scripts, starts in an
+# empty directory with only AUTH_SECRET set, answers /healthz and an MCP client, writes its code
+# caches and starts again from them (scripts/pack-check-server.mjs).
+node "$root/scripts/pack-check-server.mjs" "$root/packages/server" "$server_dir"
 # `gateway-server rekey` as docs/operations.md shows it, on the database just made: exit 0, counts.
 (cd "$server_dir" && AUTH_SECRET="pack-check-auth-secret-0123456789" HOME="$server_dir" \
   node "$root/packages/server/dist/bin.js" rekey 2>/dev/null) | grep -q '^Every stored secret is under the current AUTH_SECRET' \

@@ -1,17 +1,20 @@
+import { rm } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'tsup';
 import { ownVersionOnly } from '../../scripts/own-version-only.mjs';
 import {
   englishZodLocales,
   oneOpenTelemetryApi,
-  REQUIRE_BANNER,
   requiredHttpBuiltins,
 } from './build/esbuild-plugins.js';
+import { writeScriptForm } from './build/script-form.js';
 
 /** The package's package.json is bundled for its version only (SERVER_VERSION). */
 const versionOnly = ownVersionOnly(fileURLToPath(new URL('.', import.meta.url)));
+/** The server's ES chunks, on their way to dist/bin/ as scripts; not published. */
+const ES_CHUNKS = 'dist/.bin-es';
 
-// The build script empties dist/ first: the two builds below write into it side by side.
+// The build script empties dist/ first: the builds below write into it side by side.
 export default defineConfig([
   // The library (`createGateway()`): its dependencies stay imports, installed beside it.
   {
@@ -28,8 +31,11 @@ export default defineConfig([
   // of its own. Left as imports: native addons (better-sqlite3, pg), tsx (it loads the config
   // file by path) and OpenTelemetry's SDK packages (loaded only with OTEL_EXPORTER_OTLP_ENDPOINT;
   // the API they register with is shared through a global, whichever copy sets it).
+  // Built as ES chunks, then written again as classic scripts into dist/bin/, which is all the
+  // package carries of them (build/script-form.ts, issue 37).
   {
-    entry: { bin: 'src/bin.ts' },
+    entry: { 'server-main': 'src/server-main.ts' },
+    outDir: ES_CHUNKS,
     format: ['esm'],
     target: 'node22',
     platform: 'node',
@@ -43,6 +49,18 @@ export default defineConfig([
       options.minifyWhitespace = true;
       options.minifySyntax = true;
     },
-    banner: { js: REQUIRE_BANNER },
+    // No `require` banner: a script's wrapper passes one.
+    async onSuccess() {
+      await writeScriptForm(ES_CHUNKS, 'dist/bin');
+      await rm(ES_CHUNKS, { recursive: true, force: true });
+    },
+  },
+  // dist/bin.js: Node's compile cache on, then the scripts of dist/bin/ through their loader.
+  {
+    entry: { bin: 'src/script-bin.ts' },
+    format: ['esm'],
+    target: 'node22',
+    platform: 'node',
+    splitting: false,
   },
 ]);

@@ -57,7 +57,3 @@ export const requiredHttpBuiltins: EsbuildPlugin = {
     }));
   },
 };
-
-/** CommonJS dependencies inside an ES module bundle still call `require` for Node built-ins. */
-export const REQUIRE_BANNER =
-  "import { createRequire as __gatewayCreateRequire } from 'node:module'; const require = __gatewayCreateRequire(import.meta.url);";

@@ -1,7 +1,9 @@
 /**
- * Node's module compile cache for `gateway-server` (issues 17 and 37): V8's code for the bundle's
- * chunks, kept on disk, so that a start deserializes it instead of parsing ~1.3 MB of JavaScript
- * again.
+ * Node's module compile cache for `gateway-server` (issues 17 and 37): V8's code for what loads as
+ * modules (the built entry, better-sqlite3, `pg`), kept on disk, so that a start deserializes it
+ * instead of parsing again. Its directory also holds the code caches of the server's own scripts
+ * (src/script-loader/), which follow the same rules: where it is, they are; when it is off, so are
+ * they.
  *
  * Node's default place for it is one directory for every user of the machine,
  * `node-compile-cache` in the OS temporary directory: whoever creates it first owns it, so another

@@ -3,13 +3,13 @@ import { mkdir, open, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { build, type Plugin } from 'esbuild';
+import { type BuildOptions, build, type Plugin } from 'esbuild';
 import {
   englishZodLocales,
   oneOpenTelemetryApi,
-  REQUIRE_BANNER,
   requiredHttpBuiltins,
 } from '../../build/esbuild-plugins.js';
+import { writeScriptForm } from '../../build/script-form.js';
 
 /** Set by the run's global setup (bin-bundle.global-setup.ts): the run's bundle folder. */
 export const BIN_BUNDLE_ENV = 'GATEWAY_TEST_BIN_BUNDLE';
@@ -35,12 +35,27 @@ const openTelemetrySdkOutside: Plugin = {
   },
 };
 
+/** What both builds of the bundle share. */
+const common = {
+  bundle: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node22',
+  conditions: ['@gateway/source'],
+  // Left as imports, as in the published bundle: native drivers, tsx, OpenTelemetry's SDK.
+  external: ['better-sqlite3', 'pg', 'tsx', 'tsx/*'],
+  plugins: [openTelemetrySdkOutside, englishZodLocales, oneOpenTelemetryApi, requiredHttpBuiltins],
+  logLevel: 'silent',
+} satisfies BuildOptions;
+
 /**
- * The path of `gateway-server` bundled from the current sources (`src/bin.ts`, with the
+ * The path of `gateway-server` bundled from the current sources (`src/server-main.ts` as the
+ * scripts the shipped bin loads, and its loader `src/script-bin.ts`, with the
  * `@gateway/source` condition, as `pnpm start` runs them), built once per test run: the first
  * test that spawns a gateway builds it (~1 s), the others reuse it. A spawned gateway then starts
  * in about a fifth of the time it takes through tsx, which resolves and transforms ~1,500 module
- * files at every start. The bundle is made like the published one (build/esbuild-plugins.ts).
+ * files at every start. The bundle is made like the published one (build/esbuild-plugins.ts,
+ * build/script-form.ts).
  */
 export function bundledBin(): Promise<string> {
   // Outside a vitest run of this repository's config: a folder of this process's own, which the
@@ -57,25 +72,21 @@ async function bundleOnce(dir: string): Promise<string> {
   if (lock === undefined) return waitFor(dir, bin);
   await lock.close();
   try {
+    // As published (tsup.config.ts): the server as ES chunks, written again as the scripts of
+    // bin/, and bin.js, which loads them, so every test that spawns the bin runs the loader.
+    const chunks = join(dir, 'es');
     await build({
-      entryPoints: { bin: join(server, 'src/bin.ts') },
-      outdir: dir,
-      bundle: true,
+      ...common,
+      entryPoints: { 'server-main': join(server, 'src/server-main.ts') },
+      outdir: chunks,
       splitting: true,
-      format: 'esm',
-      platform: 'node',
-      target: 'node22',
-      conditions: ['@gateway/source'],
-      // Left as imports, as in the published bundle: native drivers, tsx, OpenTelemetry's SDK.
-      external: ['better-sqlite3', 'pg', 'tsx', 'tsx/*'],
-      plugins: [
-        openTelemetrySdkOutside,
-        englishZodLocales,
-        oneOpenTelemetryApi,
-        requiredHttpBuiltins,
-      ],
-      banner: { js: REQUIRE_BANNER },
-      logLevel: 'silent',
+    });
+    await writeScriptForm(chunks, join(dir, 'bin'));
+    await rm(chunks, { recursive: true, force: true });
+    await build({
+      ...common,
+      entryPoints: { bin: join(server, 'src/script-bin.ts') },
+      outdir: dir,
     });
     await writeFile(join(dir, 'ready'), '');
     return bin;

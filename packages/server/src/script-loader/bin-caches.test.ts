@@ -1,0 +1,123 @@
+/**
+ * The built bin's code caches across real processes (issue 37): `gateway-server` as the system
+ * tests run it (test/support/bin-bundle.ts: the server's scripts and their loader, made as the
+ * published build makes them) writes its scripts' caches after the first answer, starts from them
+ * and answers `/healthz` and MCP calls, and treats a damaged cache or another build's as none.
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { bundledBin } from '#test/support/bin-bundle.js';
+import { listeningUrl, startBin } from '#test/support/run-bin.js';
+import { callTool, startScaleBin } from '#test/support/scale-bin.js';
+
+/** The head of a script (build/script-form.ts): a function whose body starts strict. */
+const STRICT_WRAPPER = /^\(function\([\w$,]+\)\{"use strict";/;
+
+/** Below Node's compile cache `root` (NODE_COMPILE_CACHE): each build's caches, by build. */
+function buildsIn(root: string): string[] {
+  return readdirSync(root).flatMap((node) => {
+    const scripts = join(root, node, 'gateway-server-scripts');
+    return existsSync(scripts) ? readdirSync(scripts).map((build) => join(scripts, build)) : [];
+  });
+}
+
+/** The script caches of the one build in `root`, each with its inode (a rewrite renames). */
+function cachesIn(root: string): Map<string, number> {
+  const builds = buildsIn(root);
+  if (builds.length !== 1 || builds[0] === undefined) return new Map();
+  const build = builds[0];
+  return new Map(readdirSync(build).map((file) => [file, statSync(join(build, file)).ino]));
+}
+
+async function until(condition: () => boolean, what: string): Promise<void> {
+  for (let attempt = 0; attempt < 300; attempt++) {
+    if (condition()) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+/** A start of the scale gateway, caching in `root`: /healthz and a tool call, then a stop. */
+async function serveOnce(root: string, after: () => boolean = () => true): Promise<void> {
+  const gateway = await startScaleBin({ NODE_COMPILE_CACHE: root });
+  const health = await fetch(`${gateway.url}/healthz`);
+  expect(await health.json()).toEqual({ ok: true, database: 'up' });
+  const said = await callTool(gateway.url, gateway.token, 'scale.echo.say', { text: 'cached' });
+  expect(said.status).toBe(200);
+  expect(said.text).toContain('cached');
+  await until(after, 'the script caches');
+  gateway.child.kill('SIGTERM');
+  expect(await gateway.exited).toBe(0);
+  expect(gateway.output.stderr).not.toMatch(/crashed|Error/);
+}
+
+async function cacheRoot(): Promise<string> {
+  const root = await mkdtemp(join(tmpdir(), 'gateway-script-caches-'));
+  onTestFinished(() => rm(root, { recursive: true, force: true }));
+  return root;
+}
+
+describe("the bin's scripts", () => {
+  it('are each a function whose body is strict, as the ES modules they were made from', async () => {
+    const scripts = join(dirname(await bundledBin()), 'bin');
+    const files = (await readdir(scripts)).filter((file) => file.endsWith('.js'));
+    expect(files).toContain('server-main.js');
+    for (const file of files) {
+      const head = (await readFile(join(scripts, file), 'utf8')).slice(0, 200);
+      expect([file, head]).toEqual([file, expect.stringMatching(STRICT_WRAPPER)]);
+    }
+  });
+});
+
+describe("the bin's script caches", () => {
+  it('are written after the first answer and serve the next start, which writes none again', async () => {
+    const root = await cacheRoot();
+    await serveOnce(root, () => cachesIn(root).size > 20);
+    const written = cachesIn(root);
+    await serveOnce(root);
+    const after = cachesIn(root);
+    for (const [file, inode] of written) expect([file, after.get(file)]).toEqual([file, inode]);
+  }, 120_000);
+
+  it("are ignored and written again when damaged, and another build's are removed", async () => {
+    const root = await cacheRoot();
+    await serveOnce(root, () => cachesIn(root).size > 20);
+    const [build] = buildsIn(root);
+    if (build === undefined) throw new Error('no caches written');
+    const damaged = cachesIn(root);
+    for (const file of damaged.keys()) {
+      const { size } = await stat(join(build, file));
+      await writeFile(join(build, file), randomBytes(size));
+    }
+    const other = join(build, '..', '00000000000000000000');
+    await rm(other, { recursive: true, force: true });
+    await mkdir(other);
+    await writeFile(join(other, 'server-main.js.cache'), randomBytes(64));
+
+    await serveOnce(root, () => {
+      const now = cachesIn(root);
+      return [...damaged].every(([file, inode]) => now.get(file) !== inode);
+    });
+    expect(existsSync(other)).toBe(false);
+    expect((await readdir(build)).length).toBeGreaterThanOrEqual(damaged.size);
+  }, 120_000);
+
+  it("are off with NODE_DISABLE_COMPILE_CACHE=1, as Node's compile cache is", async () => {
+    const { cwd, child, output, exited } = await startBin({
+      AUTH_SECRET: randomBytes(32).toString('base64'),
+      PORT: '0',
+      NODE_DISABLE_COMPILE_CACHE: '1',
+    });
+    const url = await listeningUrl(child, output);
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(existsSync(join(cwd, '.cache'))).toBe(false);
+  }, 60_000);
+});

@@ -1,0 +1,3 @@
+export { createScriptLoader } from './load-scripts.js';
+export { BUILD_ID_FILE, runScripts } from './run-scripts.js';
+export { BUILD_ID, ScriptCache } from './script-cache.js';

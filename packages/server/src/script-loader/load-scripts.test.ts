@@ -1,0 +1,112 @@
+/**
+ * The bin's loader on scripts made the way the build makes them (build/script-form.ts): what it
+ * runs must behave as the ES chunks did, and a code cache is only ever a shortcut (issue 37).
+ */
+import { mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { writeScriptForm } from '../../build/script-form.js';
+import { createScriptLoader } from './load-scripts.js';
+import { ScriptCache } from './script-cache.js';
+
+const CHUNKS: Record<string, string> = {
+  // What esbuild's code splitting writes: static and dynamic imports of chunks, built-ins.
+  'entry.js': `
+    import { counter } from './shared.js';
+    import { basename } from 'node:path';
+    export const name = basename('/a/b.txt');
+    export const count = counter();
+    export function frozenWrite() { const frozen = Object.freeze({ value: 1 }); frozen.value = 2; }
+    export const thisOfPlainCall = (function () { return this; })();
+    export const later = () => import('./lazy.js');
+    export const builtin = () => import('node:os');
+    export const url = import.meta.url;
+  `,
+  'shared.js': `
+    let calls = 0;
+    export function counter() { calls += 1; return calls; }
+  `,
+  'lazy.js': `
+    import { counter } from './shared.js';
+    export const count = counter();
+  `,
+};
+
+/** The fixture chunks as scripts in a fresh directory. */
+async function scripts(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'gateway-scripts-'));
+  onTestFinished(() => rm(dir, { recursive: true, force: true }));
+  const es = join(dir, 'es');
+  await mkdir(es);
+  for (const [file, code] of Object.entries(CHUNKS)) await writeFile(join(es, file), code);
+  await writeScriptForm(es, join(dir, 'bin'));
+  return join(dir, 'bin');
+}
+
+const BUILD = '0123456789abcdef0123';
+
+interface Entry {
+  name: string;
+  count: number;
+  frozenWrite: () => void;
+  thisOfPlainCall: unknown;
+  later: () => Promise<{ count: number }>;
+  builtin: () => Promise<{ tmpdir: unknown }>;
+  url: string;
+}
+
+describe('the script loader', () => {
+  it('runs the scripts strict, as the ES modules they were made from', async () => {
+    const entry = createScriptLoader(await scripts(), undefined).load('entry.js') as Entry;
+    expect(() => entry.frozenWrite()).toThrow(TypeError);
+    expect(entry.thisOfPlainCall).toBeUndefined();
+  });
+
+  it('runs each chunk once, loads chunks and packages as imported, and gives import.meta.url', async () => {
+    const dir = await scripts();
+    const entry = createScriptLoader(dir, undefined).load('entry.js') as Entry;
+    expect(entry.name).toBe('b.txt');
+    expect(entry.count).toBe(1);
+    expect((await entry.later()).count).toBe(2);
+    expect(typeof (await entry.builtin()).tmpdir).toBe('function');
+    expect(entry.url).toBe(new URL(`file://${join(dir, 'entry.js')}`).href);
+  });
+
+  // Whether V8 takes a cache is checked across processes (bin.test.ts): within one, V8's own
+  // compilation cache answers a second compile of the same source first.
+  it("writes each loaded script's code cache, readable only by its user, through a rename", async () => {
+    const dir = await scripts();
+    const nodeCache = await mkdtemp(join(tmpdir(), 'gateway-script-cache-'));
+    onTestFinished(() => rm(nodeCache, { recursive: true, force: true }));
+    const cacheDir = join(nodeCache, 'gateway-server-scripts', BUILD);
+    const cache = new ScriptCache(nodeCache, BUILD);
+    createScriptLoader(dir, cache).load('entry.js');
+    cache.flush();
+    expect((await readdir(cacheDir)).sort()).toEqual(['entry.js.cache', 'shared.js.cache']);
+    const written = await stat(join(cacheDir, 'entry.js.cache'));
+    expect(written.size).toBeGreaterThan(0);
+    expect(written.mode & 0o777).toBe(0o600);
+    expect((await stat(cacheDir)).mode & 0o777).toBe(0o700);
+    expect(cache.read('entry.js')?.length).toBe(written.size);
+    expect(cache.read('missing.js')).toBeUndefined();
+  });
+
+  it("removes other builds' caches when it writes, and nothing else beside them", async () => {
+    const dir = await scripts();
+    const nodeCache = await mkdtemp(join(tmpdir(), 'gateway-script-cache-'));
+    onTestFinished(() => rm(nodeCache, { recursive: true, force: true }));
+    const root = join(nodeCache, 'gateway-server-scripts');
+    await mkdir(join(root, 'fedcba9876543210fedc'), { recursive: true });
+    await mkdir(join(root, 'kept-not-a-build'));
+    const cache = new ScriptCache(nodeCache, BUILD);
+    createScriptLoader(dir, cache).load('entry.js');
+    cache.flush();
+    expect((await readdir(root)).sort()).toEqual([BUILD, 'kept-not-a-build']);
+    expect((await readdir(nodeCache)).sort()).toEqual(['gateway-server-scripts']);
+  });
+
+  it('refuses a build id that could name another directory', () => {
+    expect(() => new ScriptCache(tmpdir(), '..')).toThrow('not a build id');
+  });
+});

@@ -1,0 +1,110 @@
+/**
+ * The code caches of the bin's scripts (issue 37), made after the first answer: V8's code for
+ * every function compiled by then, so the next start compiles almost nothing. They live beside
+ * Node's compile cache (src/compile-cache.ts: the user's own cache directory, or a private `0700`
+ * one), in a directory per Node version and architecture (Node's) and build (ours), and are off
+ * whenever Node's compile cache is (`NODE_DISABLE_COMPILE_CACHE=1`, no directory of the user's
+ * own). A cache V8
+ * rejects (another V8, other flags, a damaged file) or one that cannot be read is compiled
+ * without and written again; nothing here ever stops a start.
+ */
+import { subscribe } from 'node:diagnostics_channel';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import type { Script } from 'node:vm';
+
+/** Node's channel for a served response, published once its last byte is handed to the socket. */
+const RESPONSE_FINISHED = 'http.server.response.finish';
+
+/** A build's id, as build/script-form.ts writes it: the name of its cache directory. */
+export const BUILD_ID = /^[\da-f]{20}$/;
+
+/** The caches of one build's scripts: read at load, written once their code has run. */
+export class ScriptCache {
+  readonly #root: string;
+  readonly #directory: string;
+  readonly #pending = new Map<string, Script>();
+  #flushing = false;
+
+  /**
+   * The caches of the build `buildId` ({@link BUILD_ID}), in `gateway-server-scripts/<buildId>`
+   * below `nodeCache`, Node's compile cache directory of this process
+   * (`module.getCompileCacheDir()`, already one per Node version and architecture).
+   */
+  constructor(nodeCache: string, buildId: string) {
+    if (!BUILD_ID.test(buildId)) throw new Error(`not a build id: ${buildId}`);
+    this.#root = join(nodeCache, 'gateway-server-scripts');
+    this.#directory = join(this.#root, buildId);
+  }
+
+  /** The cache of `file`, or `undefined` when there is none (or it cannot be read). */
+  read(file: string): Buffer | undefined {
+    try {
+      return readFileSync(join(this.#directory, `${file}.cache`));
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** `script` (of `file`) needs its cache written: it had none, or V8 rejected it. */
+  needs(file: string, script: Script): void {
+    this.#pending.set(file, script);
+  }
+
+  /**
+   * Writes the pending caches after each response that finds some (the first answer's, then the
+   * scripts a later request loaded), after the answer's own work.
+   */
+  writeAfterResponses(): void {
+    subscribe(RESPONSE_FINISHED, () => {
+      if (this.#pending.size === 0 || this.#flushing) return;
+      this.#flushing = true;
+      setImmediate(() => {
+        this.#flushing = false;
+        this.flush();
+      });
+    });
+  }
+
+  /** Writes every pending cache now (each through a temporary file and a rename). */
+  flush(): void {
+    const pending = [...this.#pending];
+    this.#pending.clear();
+    try {
+      mkdirSync(this.#directory, { recursive: true, mode: 0o700 });
+      this.#removeOtherBuilds();
+    } catch {
+      // A cache that cannot be written (a read-only disk) only costs the next start time.
+      return;
+    }
+    for (const [file, script] of pending) {
+      const target = join(this.#directory, `${file}.cache`);
+      // Renamed into place whole: a start never reads a cache another process is writing.
+      const temporary = `${target}.${process.pid}.tmp`;
+      try {
+        writeFileSync(temporary, script.createCachedData(), { mode: 0o600 });
+        renameSync(temporary, target);
+      } catch {
+        removeQuietly(temporary);
+      }
+    }
+  }
+
+  /** Earlier builds' caches for this Node: never read again once this build runs. */
+  #removeOtherBuilds(): void {
+    const own = basename(this.#directory);
+    for (const build of readdirSync(this.#root)) {
+      if (build !== own && BUILD_ID.test(build)) {
+        rmSync(join(this.#root, build), { recursive: true, force: true });
+      }
+    }
+  }
+}
+
+function removeQuietly(path: string): void {
+  try {
+    rmSync(path, { force: true });
+  } catch {
+    // Left for the next write of the same cache to replace.
+  }
+}
