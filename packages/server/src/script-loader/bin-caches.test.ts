@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, statSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
@@ -25,12 +25,16 @@ function buildsIn(root: string): string[] {
   });
 }
 
+/** The script caches in `build`'s directory, each with its inode (a rewrite renames). */
+function inodesIn(build: string): Map<string, number> {
+  return new Map(readdirSync(build).map((file) => [file, statSync(join(build, file)).ino]));
+}
+
 /** The script caches of the one build in `root`, each with its inode (a rewrite renames). */
 function cachesIn(root: string): Map<string, number> {
   const builds = buildsIn(root);
   if (builds.length !== 1 || builds[0] === undefined) return new Map();
-  const build = builds[0];
-  return new Map(readdirSync(build).map((file) => [file, statSync(join(build, file)).ino]));
+  return inodesIn(builds[0]);
 }
 
 async function until(condition: () => boolean, what: string): Promise<void> {
@@ -83,7 +87,7 @@ describe("the bin's script caches", () => {
     for (const [file, inode] of written) expect([file, after.get(file)]).toEqual([file, inode]);
   }, 120_000);
 
-  it("are ignored and written again when damaged, and another build's are removed", async () => {
+  it("are ignored and written again when damaged, and old builds' are removed", async () => {
     const root = await cacheRoot();
     await serveOnce(root, () => cachesIn(root).size > 20);
     const [build] = buildsIn(root);
@@ -93,16 +97,23 @@ describe("the bin's script caches", () => {
       const { size } = await stat(join(build, file));
       await writeFile(join(build, file), randomBytes(size));
     }
-    const other = join(build, '..', '00000000000000000000');
-    await rm(other, { recursive: true, force: true });
-    await mkdir(other);
-    await writeFile(join(other, 'server-main.js.cache'), randomBytes(64));
+    // Three other builds, written 3, 2 and 1 days ago: the two last written are kept.
+    const others = ['00000000000000000001', '00000000000000000002', '00000000000000000003'].map(
+      (id) => join(build, '..', id),
+    );
+    for (const [index, other] of others.entries()) {
+      await rm(other, { recursive: true, force: true });
+      await mkdir(other);
+      await writeFile(join(other, 'server-main.js.cache'), randomBytes(64));
+      const daysAgo = new Date(Date.now() - (3 - index) * 86_400_000);
+      await utimes(other, daysAgo, daysAgo);
+    }
 
     await serveOnce(root, () => {
-      const now = cachesIn(root);
-      return [...damaged].every(([file, inode]) => now.get(file) !== inode);
+      const now = inodesIn(build);
+      return [...damaged].every(([file, inode]) => now.has(file) && now.get(file) !== inode);
     });
-    expect(existsSync(other)).toBe(false);
+    expect(others.map((other) => existsSync(other))).toEqual([false, true, true]);
     expect((await readdir(build)).length).toBeGreaterThanOrEqual(damaged.size);
   }, 120_000);
 

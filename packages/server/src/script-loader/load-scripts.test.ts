@@ -1,14 +1,15 @@
+// test tier: system (esbuild converts the scripts in a process of its own)
 /**
  * The bin's loader on scripts made the way the build makes them (build/script-form.ts): what it
  * runs must behave as the ES chunks did, and a code cache is only ever a shortcut (issue 37).
  */
-import { mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { writeScriptForm } from '../../build/script-form.js';
 import { createScriptLoader } from './load-scripts.js';
-import { ScriptCache } from './script-cache.js';
+import { OTHER_BUILDS_KEPT, ScriptCache } from './script-cache.js';
 
 const CHUNKS: Record<string, string> = {
   // What esbuild's code splitting writes: static and dynamic imports of chunks, built-ins.
@@ -92,17 +93,26 @@ describe('the script loader', () => {
     expect(cache.read('missing.js')).toBeUndefined();
   });
 
-  it("removes other builds' caches when it writes, and nothing else beside them", async () => {
+  it("removes older builds' caches when it writes, and nothing else beside them", async () => {
     const dir = await scripts();
     const nodeCache = await mkdtemp(join(tmpdir(), 'gateway-script-cache-'));
     onTestFinished(() => rm(nodeCache, { recursive: true, force: true }));
     const root = join(nodeCache, 'gateway-server-scripts');
-    await mkdir(join(root, 'fedcba9876543210fedc'), { recursive: true });
+    // Other builds written 3, 2 and 1 days ago: the OTHER_BUILDS_KEPT last written stay.
+    const others = ['fedcba9876543210fed1', 'fedcba9876543210fed2', 'fedcba9876543210fed3'];
+    for (const [index, build] of others.entries()) {
+      await mkdir(join(root, build), { recursive: true });
+      const daysAgo = new Date(Date.now() - (3 - index) * 86_400_000);
+      await utimes(join(root, build), daysAgo, daysAgo);
+    }
     await mkdir(join(root, 'kept-not-a-build'));
     const cache = new ScriptCache(nodeCache, BUILD);
     createScriptLoader(dir, cache).load('entry.js');
     cache.flush();
-    expect((await readdir(root)).sort()).toEqual([BUILD, 'kept-not-a-build']);
+    expect(OTHER_BUILDS_KEPT).toBe(2);
+    expect((await readdir(root)).sort()).toEqual(
+      [BUILD, ...others.slice(1), 'kept-not-a-build'].sort(),
+    );
     expect((await readdir(nodeCache)).sort()).toEqual(['gateway-server-scripts']);
   });
 

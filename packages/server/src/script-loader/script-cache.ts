@@ -8,8 +8,16 @@
  * rejects (another V8, other flags, a damaged file) or one that cannot be read is compiled
  * without and written again; nothing here ever stops a start.
  */
-import { subscribe } from 'node:diagnostics_channel';
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import {
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { basename, join } from 'node:path';
 import type { Script } from 'node:vm';
 
@@ -19,11 +27,19 @@ const RESPONSE_FINISHED = 'http.server.response.finish';
 /** A build's id, as build/script-form.ts writes it: the name of its cache directory. */
 export const BUILD_ID = /^[\da-f]{20}$/;
 
+/**
+ * Other builds' caches kept besides this one's, the most recently written first: two builds run
+ * side by side (a deploy's old and new instances) keep each other's, older ones are removed.
+ */
+export const OTHER_BUILDS_KEPT = 2;
+
 /** The caches of one build's scripts: read at load, written once their code has run. */
 export class ScriptCache {
   readonly #root: string;
   readonly #directory: string;
   readonly #pending = new Map<string, Script>();
+  #writing = false;
+  #listening = false;
   #flushing = false;
 
   /**
@@ -49,22 +65,35 @@ export class ScriptCache {
   /** `script` (of `file`) needs its cache written: it had none, or V8 rejected it. */
   needs(file: string, script: Script): void {
     this.#pending.set(file, script);
+    this.#listen();
   }
 
   /**
-   * Writes the pending caches after each response that finds some (the first answer's, then the
-   * scripts a later request loaded), after the answer's own work.
+   * Writes the pending caches after the next response once there are some (the first answer's,
+   * then the scripts a later request loaded), after the answer's own work. Node publishes the
+   * channel only while someone listens, so the served responses in between pay nothing.
    */
   writeAfterResponses(): void {
-    subscribe(RESPONSE_FINISHED, () => {
-      if (this.#pending.size === 0 || this.#flushing) return;
-      this.#flushing = true;
-      setImmediate(() => {
-        this.#flushing = false;
-        this.flush();
-      });
-    });
+    this.#writing = true;
+    this.#listen();
   }
+
+  #listen(): void {
+    if (!this.#writing || this.#listening || this.#pending.size === 0) return;
+    this.#listening = true;
+    subscribe(RESPONSE_FINISHED, this.#onResponse);
+  }
+
+  readonly #onResponse = (): void => {
+    if (this.#flushing) return;
+    this.#flushing = true;
+    setImmediate(() => {
+      unsubscribe(RESPONSE_FINISHED, this.#onResponse);
+      this.#listening = false;
+      this.#flushing = false;
+      this.flush();
+    });
+  };
 
   /** Writes every pending cache now (each through a temporary file and a rename). */
   flush(): void {
@@ -90,14 +119,28 @@ export class ScriptCache {
     }
   }
 
-  /** Earlier builds' caches for this Node: never read again once this build runs. */
+  /** Other builds' caches for this Node but the {@link OTHER_BUILDS_KEPT} last written. */
   #removeOtherBuilds(): void {
     const own = basename(this.#directory);
-    for (const build of readdirSync(this.#root)) {
-      if (build !== own && BUILD_ID.test(build)) {
-        rmSync(join(this.#root, build), { recursive: true, force: true });
-      }
+    const others = readdirSync(this.#root)
+      .filter((build) => build !== own && BUILD_ID.test(build))
+      .map((build) => ({
+        path: join(this.#root, build),
+        written: writtenAt(join(this.#root, build)),
+      }))
+      .sort((a, b) => b.written - a.written);
+    for (const { path } of others.slice(OTHER_BUILDS_KEPT)) {
+      rmSync(path, { recursive: true, force: true });
     }
+  }
+}
+
+/** When `path` last changed, or 0 when it cannot be read (removed first). */
+function writtenAt(path: string): number {
+  try {
+    return statSync(path).mtimeMs;
+  } catch {
+    return 0;
   }
 }
 
