@@ -1,6 +1,5 @@
-import type { Hono } from 'hono';
+import type { Context, Hono } from 'hono';
 import type { AppEnv } from '../../http/app-env.js';
-import type { Context } from 'hono';
 import { incomingOf } from '../../http/incoming.js';
 import { outgoingOf } from '../../http/outgoing.js';
 import type { Authenticate } from '../../identity/index.js';
