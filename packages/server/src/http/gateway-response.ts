@@ -40,13 +40,22 @@ export class GatewayResponse<
    * `flushHeaders` or `end` (for an answer of one body, after the system call that sends it), or
    * `destroy` (nothing will go out), or at once when one of them already happened. For work a
    * request does for itself after its answer (its log line), which the client need not wait for:
-   * at one client it runs while the client reads the answer (bench/mcp/README.md, sess37). One
-   * piece of work at a time; `work` must not throw.
+   * at one client it runs while the client reads the answer (bench/mcp/README.md, sess37). Work
+   * given while other work waits runs after it; `work` must not throw.
    */
   afterSent(work: () => void): void {
-    if (this.#afterSent !== undefined) throw new Error('afterSent: work already waits');
-    if (this.headersSent || this.writableEnded || this.destroyed) work();
-    else this.#afterSent = work;
+    if (this.headersSent || this.writableEnded || this.destroyed) {
+      work();
+      return;
+    }
+    const waiting = this.#afterSent;
+    this.#afterSent =
+      waiting === undefined
+        ? work
+        : () => {
+            waiting();
+            work();
+          };
   }
 
   #sent(): void {

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { describe, expect, it, onTestFinished } from 'vitest';
+import { GatewayResponse } from './gateway-response.js';
 import { incomingOf, takeBufferedBody } from './incoming.js';
 
 /** What the route saw: whether the body was taken from the buffer, and the body it read. */
@@ -90,6 +91,54 @@ describe('takeBufferedBody', () => {
       body,
     );
     expect(server.seen).toEqual([{ taken: false, text: body }]);
+  });
+
+  it("ends the message after the answer went out when given the response's afterSent (issue 37)", async () => {
+    const seen: { endedBeforeAnswer: boolean; endedAtClose: boolean; endedAfter: Promise<void> }[] =
+      [];
+    const app = new Hono();
+    app.post('/', async (c) => {
+      await Promise.resolve();
+      const incoming = incomingOf(c);
+      const outgoing = (c.env as { outgoing: GatewayResponse }).outgoing;
+      if (incoming === undefined) throw new Error('no message');
+      const length = Number(c.req.header('content-length'));
+      expect(takeBufferedBody(incoming, length, (work) => outgoing.afterSent(work))).toBe(true);
+      const text = await c.req.raw.text();
+      // As the gateway's answer waits for its record's journal line: the parser has marked the
+      // message complete by then.
+      await new Promise(setImmediate);
+      expect(incoming.complete).toBe(true);
+      const entry = {
+        endedBeforeAnswer: incoming.readableEnded,
+        endedAtClose: false,
+        endedAfter: once(incoming, 'end').then(() => {}),
+      };
+      // What the adapter looks at when the answer is done: a message not ended is drained.
+      outgoing.once('close', () => {
+        entry.endedAtClose = incoming.readableEnded;
+      });
+      seen.push(entry);
+      return c.text(text);
+    });
+    const server = serve({
+      fetch: app.fetch,
+      hostname: '127.0.0.1',
+      port: 0,
+      serverOptions: { ServerResponse: GatewayResponse },
+    }) as Server;
+    await once(server, 'listening');
+    onTestFinished(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    const { port } = server.address() as AddressInfo;
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' });
+    expect(await post(`http://127.0.0.1:${port}/`, [body], async () => {})).toBe(body);
+    expect(seen).toHaveLength(1);
+    const [entry] = seen;
+    // Not ended while the answer is made; ended once it went out, before the adapter looks (so
+    // it has nothing to drain).
+    expect(entry?.endedBeforeAnswer).toBe(false);
+    await entry?.endedAfter;
+    expect(entry?.endedAtClose).toBe(true);
   });
 
   it('is undefined for a request handed over in process', async () => {

@@ -24,16 +24,23 @@ export function incomingOf(c: Context): IncomingMessage | undefined {
  * `Content-Length`, which the parser holds the client to), though it may not have marked the
  * message complete yet. The adapter serves a buffer left as the message's `rawBody` (as for
  * platforms that read the body before the app runs) as the body, and marks it used as after any
- * read. The stream is then left flowing, as the adapter's read leaves it, so that it ends when the
+ * read. The stream is then set flowing, as the adapter's read leaves it, so that it ends when the
  * parser marks the message complete: the adapter drains a message that has not ended when its
- * answer is done. Anything else (part of it read or flowing, fewer or more bytes buffered than
- * `length`) is left for the adapter's own read: false.
+ * answer is done. Given `afterSent` (the response's, `GatewayResponse.afterSent`), it is
+ * set flowing once the answer has gone out: the stream's end (its `end` event, its destruction
+ * and the parser's end of message meeting a flowing stream, ~20-30 k instructions) then runs
+ * while the client reads the answer, not before it (issue 37). Anything else (part of it read or
+ * flowing, fewer or more bytes buffered than `length`) is left for the adapter's own read: false.
  *
  * @example
- * takeBufferedBody(incoming, Number(contentLength));
+ * takeBufferedBody(incoming, Number(contentLength), (work) => outgoing.afterSent(work));
  * const text = await request.text();
  */
-export function takeBufferedBody(incoming: IncomingMessage, length: number): boolean {
+export function takeBufferedBody(
+  incoming: IncomingMessage,
+  length: number,
+  afterSent?: (work: () => void) => void,
+): boolean {
   if (
     length === 0 ||
     incoming.readableDidRead ||
@@ -47,6 +54,14 @@ export function takeBufferedBody(incoming: IncomingMessage, length: number): boo
   const body: unknown = incoming.read();
   if (!Buffer.isBuffer(body)) return false;
   Object.defineProperty(incoming, 'rawBody', { value: body, configurable: true });
-  if (!incoming.complete) incoming.resume();
+  if (afterSent === undefined) {
+    if (!incoming.complete) incoming.resume();
+  } else {
+    afterSent(() => {
+      if (incoming.readableEnded) return;
+      if (incoming.complete) incoming.read();
+      else incoming.resume();
+    });
+  }
   return true;
 }

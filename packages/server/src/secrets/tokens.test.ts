@@ -94,6 +94,8 @@ describe('looksLikeToken', () => {
     'AKIAIOSFODNN7EXAMPLE',
     'AIzaSyA-abcdefghijklmnopqrstuvwxyz01234',
     'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJl',
+    // The shortest value any shape matches: short values are ruled out by length first.
+    'eyJa.b.',
     `${'a'.repeat(16)}0123456789abcdef`,
     createHash('sha256').update('x').digest('hex'),
     createHash('sha256').update('x').digest('base64'),
@@ -104,6 +106,8 @@ describe('looksLikeToken', () => {
 
   it.each([
     '',
+    'eyJa.b',
+    'hello',
     'github',
     'gw_mcp_short',
     'hello world this is a long sentence of text',

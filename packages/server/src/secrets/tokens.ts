@@ -89,6 +89,8 @@ const KNOWN_TOKEN_SHAPES: readonly RegExp[] = [
   /^ya29\.[0-9A-Za-z_-]{20,}$/, // Google OAuth access token
   /^eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/, // JWT
 ];
+/** The length of the shortest value any of the shapes above or below matches (`eyJa.b.`). */
+const SHORTEST_TOKEN = 7;
 const LONG_HEX = /^[0-9a-fA-F]{32,}$/;
 const LONG_BASE64 = /^[A-Za-z0-9+/_-]{32,}={0,2}$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -106,6 +108,9 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * looksLikeToken('github'); // false
  */
 export function looksLikeToken(value: string): boolean {
+  // Shorter than the shortest shape (a JWT's `eyJ` and two dots): every call's record asks this
+  // of each string argument, most of them short (issue 37).
+  if (value.length < SHORTEST_TOKEN) return false;
   const candidate = value.trim().replace(/^bearer\s+/i, '');
   if (KNOWN_TOKEN_SHAPES.some((shape) => shape.test(candidate))) return true;
   if (UUID.test(candidate)) return false;

@@ -153,10 +153,19 @@ describe("a session's tools/list", () => {
     const direct = await messageOf(plain);
     expect(direct).toMatchObject({ jsonrpc: '2.0', id: 'list-1' });
 
-    // A request with `_meta` is not the plain one: the SDK's transport answers it.
-    const viaSdk = await messageOf(
-      await post({ jsonrpc: '2.0', id: 7, method: 'tools/list', params: { _meta: {} } }),
-    );
+    // A request with `_meta` is not the plain one: the SDK's transport answers it, with the
+    // same headers (no `Cache-Control`: a JSON answer is not an event stream; issue 37).
+    const sdkAnswer = await post({
+      jsonrpc: '2.0',
+      id: 7,
+      method: 'tools/list',
+      params: { _meta: {} },
+    });
+    const headersOf = (response: Response) =>
+      [...response.headers.keys()].filter((name) => name !== 'content-length');
+    expect(headersOf(plain)).toEqual(headersOf(sdkAnswer));
+    expect(plain.headers.get('cache-control')).toBeNull();
+    const viaSdk = await messageOf(sdkAnswer);
     expect(viaSdk).toMatchObject({ jsonrpc: '2.0', id: 7 });
     expect(direct.result).toEqual(viaSdk.result);
     expect(names((direct.result as { tools: { name: string }[] }).tools)).toEqual([

@@ -70,13 +70,10 @@ export async function answerSessionList(
   }
   // A session is told of a catalog change only when what it was served changes.
   runtime.served.remember(session.server, list);
+  // The headers of the JSON body `whenGathered` makes of the transport's answer.
   return new Response(answerBytes(list, '', id), {
     status: 200,
-    headers: {
-      'content-type': 'application/json',
-      'cache-control': 'no-cache',
-      'mcp-session-id': session.id,
-    },
+    headers: { 'content-type': 'application/json', 'mcp-session-id': session.id },
   });
 }
 

@@ -254,13 +254,15 @@ export class McpEndpoint {
    * Answers one HTTP request to the endpoint for `principal`, whom `authenticate()` found;
    * `session`, the state of the request's 2025 session when the token's lookup read it;
    * `incoming`, Node's message of a request from the network, whose body is read from it when it
-   * is whole there (`readBody`).
+   * is whole there (`readBody`), and `afterSent`, its response's, which the message's end waits
+   * for.
    */
   async handle(
     request: Request,
     principal: McpPrincipal,
     session?: SessionState,
     incoming?: IncomingMessage,
+    afterSent?: (work: () => void) => void,
   ): Promise<Response> {
     const { options } = this.#runtime;
 
@@ -269,7 +271,7 @@ export class McpEndpoint {
       if (!isJsonContentType(request.headers.get('content-type'))) {
         return rpcError(415, -32000, 'Unsupported Media Type: send Content-Type: application/json');
       }
-      const read = await readBody(request, options.maxBodyBytes, incoming);
+      const read = await readBody(request, options.maxBodyBytes, incoming, afterSent);
       if (read.tooLarge) {
         return rpcError(
           413,

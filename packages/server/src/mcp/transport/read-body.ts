@@ -25,9 +25,11 @@ export async function readBody(
   request: Request,
   maxBytes: number,
   incoming?: IncomingMessage,
+  /** The response's `afterSent`: the message's stream ends after the answer (`takeBufferedBody`). */
+  afterSent?: (work: () => void) => void,
 ): Promise<ReadBody> {
   try {
-    return await read(request, maxBytes, incoming);
+    return await read(request, maxBytes, incoming, afterSent);
   } catch (error) {
     throw bodyReadError(error);
   }
@@ -37,12 +39,13 @@ async function read(
   request: Request,
   maxBytes: number,
   incoming: IncomingMessage | undefined,
+  afterSent: ((work: () => void) => void) | undefined,
 ): Promise<ReadBody> {
   const declared = request.headers.get('content-length');
   if (declared === null) return readRequestBody(request, maxBytes);
   const length = Number(declared);
   if (length > maxBytes) return { tooLarge: true };
-  if (incoming !== undefined) takeBufferedBody(incoming, length);
+  if (incoming !== undefined) takeBufferedBody(incoming, length, afterSent);
   const text = await request.text();
   // A Request made in-process may declare less than it carries.
   if (Buffer.byteLength(text) > maxBytes) return { tooLarge: true };

@@ -1,8 +1,11 @@
-import type { Hono } from 'hono';
+import type { Context, Hono } from 'hono';
 import type { AppEnv } from '../../http/app-env.js';
 import { incomingOf } from '../../http/incoming.js';
+import { outgoingOf } from '../../http/outgoing.js';
 import type { Authenticate } from '../../identity/index.js';
 import type { LazyMcpEndpoint } from './lazy-endpoint.js';
+
+type McpEndpoint = Awaited<ReturnType<LazyMcpEndpoint['endpoint']>>;
 
 const PATHS = ['/mcp', '/mcp/:token'];
 
@@ -30,21 +33,27 @@ export function mountMcp(
   app.all('/mcp', async (c) => {
     const principal = await authenticate(c, 'mcp');
     c.set('principal', principal);
-    return (await mcp.endpoint()).handle(
-      c.req.raw,
-      principal,
-      c.get('sessionState'),
-      incomingOf(c),
-    );
+    return handle(c, await mcp.endpoint(), principal);
   });
   app.all('/mcp/:token', async (c) => {
     const principal = await authenticate(c, 'mcp', c.req.param('token'));
     c.set('principal', principal);
-    return (await mcp.endpoint()).handle(
-      c.req.raw,
-      principal,
-      c.get('sessionState'),
-      incomingOf(c),
-    );
+    return handle(c, await mcp.endpoint(), principal);
   });
+}
+
+/** The request of `c` answered by `endpoint`, with its Node message and response when it has them. */
+function handle(
+  c: Context<AppEnv>,
+  endpoint: McpEndpoint,
+  principal: Parameters<McpEndpoint['handle']>[1],
+): Promise<Response> {
+  const outgoing = outgoingOf(c);
+  return endpoint.handle(
+    c.req.raw,
+    principal,
+    c.get('sessionState'),
+    incomingOf(c),
+    outgoing === undefined ? undefined : (work) => outgoing.afterSent(work),
+  );
 }

@@ -20,6 +20,14 @@ async function messageOf(response: Response): Promise<unknown> {
   return JSON.parse(data.slice(6));
 }
 
+/** A POST answer's headers, but those that differ on every answer (the date, the request id). */
+function headersOf(response: Response): Record<string, string> {
+  const headers = Object.fromEntries(response.headers);
+  delete headers.date;
+  delete headers['x-request-id'];
+  return headers;
+}
+
 async function waitFor(check: () => boolean): Promise<void> {
   for (let i = 0; i < 500 && !check(); i += 1) {
     await new Promise((resolve) => setTimeout(resolve, 10));
@@ -49,6 +57,11 @@ describe("a 2025 session's plain tools/call", () => {
         method: 'tools/call',
         params: { ...params, _meta: {} },
       });
+      // The same headers both ways (issue 37): the JSON body's, none of the event stream's
+      // (`Cache-Control`, `X-Accel-Buffering`, `Connection: keep-alive`).
+      expect(headersOf(plain), JSON.stringify(params)).toEqual(headersOf(viaSdk));
+      expect(plain.headers.get('content-type')).toBe('application/json');
+      expect(plain.headers.get('cache-control')).toBeNull();
       const expected = (await messageOf(viaSdk)) as { result?: { _meta?: unknown } };
       const answer = (await messageOf(plain)) as typeof expected;
       // The execution ids differ from call to call; everything else is the same.
@@ -75,6 +88,7 @@ describe("a 2025 session's plain tools/call", () => {
       params: { name: 'demo.slow.wait', arguments: {} },
     });
     expect(logged.headers.get('content-type')).toBe('text/event-stream');
+    expect(logged.headers.get('cache-control')).toBe('no-cache, no-transform');
     const reader = (logged.body as ReadableStream<Uint8Array>).getReader();
     let seen = '';
     while (!seen.includes('waiting until stopped')) {
@@ -93,6 +107,7 @@ describe("a 2025 session's plain tools/call", () => {
       params: { name: 'calls.slow.nap', arguments: { ms: 300 } },
     });
     expect(slow.headers.get('content-type')).toBe('text/event-stream');
+    expect(slow.headers.get('cache-control')).toBe('no-cache, no-transform');
     expect(await slow.text()).toContain('rested');
   });
 

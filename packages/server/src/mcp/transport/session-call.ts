@@ -238,17 +238,16 @@ class StreamLink {
   }
 }
 
-/** The call's answer as the one JSON body the transport's answer becomes (`whenGathered`). */
+/**
+ * The call's answer as the one JSON body the transport's answer becomes (`whenGathered`), with
+ * the same headers: no `Cache-Control`, which only the event streams carry.
+ */
 function answered(session: Session, id: string | number, result: CallToolResult): Response {
   // As the SDK puts a result without content on the wire.
   const sent = result.content === undefined ? { ...result, content: [] } : result;
   return new Response(JSON.stringify({ result: sent, jsonrpc: '2.0', id }), {
     status: 200,
-    headers: {
-      'content-type': 'application/json',
-      'cache-control': 'no-cache',
-      'mcp-session-id': session.id,
-    },
+    headers: { 'content-type': 'application/json', 'mcp-session-id': session.id },
   });
 }
 

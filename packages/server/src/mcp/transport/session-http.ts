@@ -135,9 +135,11 @@ export async function whenGathered(
   const answer = loneAnswer(body);
   await decided(answer !== undefined);
   if (answer !== undefined) {
-    // The stream held nothing but its answer: sent as the JSON body it is (see loneAnswer).
+    // The stream held nothing but its answer: sent as the JSON body it is (see loneAnswer),
+    // without the stream's own headers (JSON_ANSWER_DROPS), as session-call.ts answers it.
     const headers = new Headers(response.headers);
     headers.set('content-type', 'application/json');
+    for (const name of JSON_ANSWER_DROPS) headers.delete(name);
     return new Response(answer, { status: response.status, headers });
   }
   return new Response(body, {
@@ -146,6 +148,15 @@ export async function whenGathered(
     headers: response.headers,
   });
 }
+
+/**
+ * The headers of the SDK's event stream that a lone JSON answer made from it goes without:
+ * `Cache-Control` (a POST's answer without freshness information is never stored, RFC 9111
+ * section 3, so `no-cache` keeps nothing from being cached; a stream carries it for proxies),
+ * `X-Accel-Buffering` (a proxy's buffering of a stream) and `Connection` (Node's own then, as
+ * for every other answer). Each costs the client a header to read on every call (issue 37).
+ */
+const JSON_ANSWER_DROPS = ['cache-control', 'x-accel-buffering', 'connection'] as const;
 
 /**
  * The JSON-RPC answer `stream` (a whole event stream) carries, when that is all it carries: its

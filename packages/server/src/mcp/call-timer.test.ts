@@ -1,0 +1,50 @@
+/** The shared clock of calls' time limits (issue 37): one timer, each limit kept to its time. */
+import { describe, expect, it } from 'vitest';
+import { DeadlineClock } from './call-timer.js';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('DeadlineClock', () => {
+  it('calls each limit once its time has passed, earliest first, whatever order they were set in', async () => {
+    const clock = new DeadlineClock();
+    const fired: { name: string; after: number }[] = [];
+    const start = performance.now();
+    const mark = (name: string) => () => fired.push({ name, after: performance.now() - start });
+    clock.set(mark('late'), 120);
+    clock.set(mark('early'), 30);
+    clock.set(mark('middle'), 60);
+    await sleep(200);
+    expect(fired.map((f) => f.name)).toEqual(['early', 'middle', 'late']);
+    for (const [index, ms] of [30, 60, 120].entries()) {
+      expect(fired[index]?.after).toBeGreaterThanOrEqual(ms - 1);
+    }
+    expect(clock.size).toBe(0);
+  });
+
+  it('never calls a cleared limit, and keeps the others when the earliest is cleared', async () => {
+    const clock = new DeadlineClock();
+    const fired: string[] = [];
+    const first = clock.set(() => fired.push('first'), 20);
+    clock.set(() => fired.push('second'), 60);
+    const third = clock.set(() => fired.push('third'), 40);
+    clock.clear(first);
+    clock.clear(third);
+    clock.clear(third);
+    await sleep(100);
+    expect(fired).toEqual(['second']);
+    expect(clock.size).toBe(0);
+  });
+
+  it('lets a limit set while others expire run to its own time', async () => {
+    const clock = new DeadlineClock();
+    const fired: string[] = [];
+    clock.set(() => {
+      fired.push('first');
+      clock.set(() => fired.push('set by the first'), 30);
+    }, 10);
+    await sleep(25);
+    expect(fired).toEqual(['first']);
+    await sleep(60);
+    expect(fired).toEqual(['first', 'set by the first']);
+  });
+});
