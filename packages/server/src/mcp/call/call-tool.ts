@@ -99,7 +99,10 @@ async function callStages(
   }
 
   // 2. resume
-  const round = await continueRound(runtime, site, tool, args, ctx);
+  // Most calls are no retried round: they take no turn for it.
+  const state = ctx.mcpReq.requestState();
+  const round =
+    state === undefined ? undefined : await continueRound(runtime, site, tool, args, ctx, state);
   const record = new CallRecord(services, site.principal, tool.path, args, round);
   if (round?.late === true) {
     const seconds = formatSeconds(runtime.options.approvalTimeoutMs);
@@ -116,7 +119,8 @@ async function callStages(
   }
 
   // 3. validate
-  const input = await tool.source.checkInput(args);
+  const checking = tool.source.checkInput(args);
+  const input = checking instanceof Promise ? await checking : checking;
   if (!input.success) {
     return record.finish(
       'error',
