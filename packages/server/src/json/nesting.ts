@@ -1,19 +1,36 @@
 /**
  * Whether `value` (parsed JSON) nests objects or arrays more than `max` levels deep. Iterative, so
  * a hostile document cannot exhaust the stack here, as it would in `JSON.stringify` or a recursive
- * schema check later.
+ * schema check later. It runs on every upstream message (issue 37), so it walks with two stacks of
+ * its own and no array or object made per node.
  *
  * @example
  * nestedDeeperThan(JSON.parse('[[[]]]'), 2); // true
  */
 export function nestedDeeperThan(value: unknown, max: number): boolean {
-  const pending: { node: object; depth: number }[] = [];
-  if (typeof value === 'object' && value !== null) pending.push({ node: value, depth: 1 });
-  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
-    if (next.depth > max) return true;
-    for (const child of Array.isArray(next.node) ? next.node : Object.values(next.node)) {
+  if (typeof value !== 'object' || value === null) return false;
+  const nodes: object[] = [value];
+  const depths: number[] = [1];
+  while (nodes.length > 0) {
+    const node = nodes.pop() as object;
+    const depth = depths.pop() as number;
+    if (depth > max) return true;
+    if (Array.isArray(node)) {
+      for (const child of node) {
+        if (typeof child === 'object' && child !== null) {
+          nodes.push(child);
+          depths.push(depth + 1);
+        }
+      }
+      continue;
+    }
+    const record = node as Record<string, unknown>;
+    for (const key in record) {
+      if (!Object.hasOwn(record, key)) continue;
+      const child = record[key];
       if (typeof child === 'object' && child !== null) {
-        pending.push({ node: child, depth: next.depth + 1 });
+        nodes.push(child);
+        depths.push(depth + 1);
       }
     }
   }

@@ -10,7 +10,12 @@ import type { ExecutionRecorder } from '../executions/recorder.js';
 import type { ServerLogger } from '../http/logger.js';
 import type { Redactor } from '../http/redact.js';
 import type { EndpointScopes } from '../mcp-endpoints/endpoint-scopes.js';
-import { type EndpointMode, endpointScopeOf, WHOLE_ROLE } from '../mcp-endpoints/index.js';
+import {
+  type EndpointMode,
+  type EndpointScope,
+  endpointScopeOf,
+  WHOLE_ROLE,
+} from '../mcp-endpoints/index.js';
 import type { PolicyService } from '../policy/policy-service.js';
 import type { PluginCatalog } from '../registry/plugin-catalog.js';
 import type { UpstreamService } from '../upstream/upstream-service.js';
@@ -97,21 +102,52 @@ export async function toolsOf(
    */
   thisRequest = false,
 ): Promise<PrincipalTools> {
+  return toolsNow(runtime, principal, thisRequest);
+}
+
+/**
+ * {@link toolsOf}, at once when nothing is to be read (the role and endpoint rows read with this
+ * request's token, the common case of a call): a call takes no promise or turn for it (issue 37).
+ *
+ * @throws what {@link toolsOf} rejects with, synchronously when it is thrown at once.
+ */
+export function toolsNow(
+  runtime: McpRuntime,
+  principal: McpPrincipal,
+  thisRequest = false,
+): PrincipalTools | Promise<PrincipalTools> {
   const { policy, endpointScopes } = runtime.services;
   if (principal.kind === 'service_account') {
-    const resolution = await policy.resolveForServiceAccount(principal.roleId);
-    return { role: resolution.role, index: runtime.tools.get(resolution.tools), mode: 'tools' };
+    return policy.resolveForServiceAccount(principal.roleId).then((resolution) => ({
+      role: resolution.role,
+      index: runtime.tools.get(resolution.tools),
+      mode: 'tools' as const,
+    }));
   }
-  const [resolution, scope] = await Promise.all([
+  const resolution =
     thisRequest && principal.roleRow !== undefined
       ? policy.resolveForUserRole(principal.roleId, principal.roleRow)
-      : policy.resolveForUser(subjectId(principal)),
+      : policy.resolveForUser(subjectId(principal));
+  const scope =
     principal.endpointId === undefined
       ? WHOLE_ROLE
       : thisRequest && principal.endpointRow !== undefined
         ? endpointScopeOf(principal.endpointRow)
-        : endpointScopes.scopeOf(principal.endpointId),
-  ]);
+        : endpointScopes.scopeOf(principal.endpointId);
+  if (resolution instanceof Promise || scope instanceof Promise) {
+    return Promise.all([resolution, scope]).then(([resolved, scoped]) =>
+      principalTools(runtime, principal, resolved, scoped),
+    );
+  }
+  return principalTools(runtime, principal, resolution, scope);
+}
+
+function principalTools(
+  runtime: McpRuntime,
+  principal: McpPrincipal,
+  resolution: Awaited<ReturnType<McpRuntime['services']['policy']['resolveForUserRole']>>,
+  scope: EndpointScope,
+): PrincipalTools {
   if (scope.mode === 'discovery') runtime.searches.remember(principal);
   return {
     role: resolution.role,

@@ -80,8 +80,11 @@ export interface ToolSource {
    * declares. `ctx.auth.getToken` refuses any other provider before reading a credential.
    */
   readonly credentials: { readonly id: string; readonly authProviders: readonly AuthProvider[] };
-  /** Checks a caller's arguments before anything runs. */
-  checkInput(args: Record<string, unknown>): Promise<CheckedInput>;
+  /**
+   * Checks a caller's arguments before anything runs: at once when there is nothing to wait for
+   * (an upstream's tool, which the upstream checks itself), so the call takes no turn for it.
+   */
+  checkInput(args: Record<string, unknown>): CheckedInput | Promise<CheckedInput>;
   /**
    * Runs the tool. Throws what a handler may throw (`ToolError`, `AuthRequiredError`, ...) or a
    * {@link CallFailure}; the pipeline turns each into an `isError` result and one record.

@@ -1,3 +1,3 @@
 export { traceRequests } from './http-spans.js';
 export { type StopTracing, startTracing } from './start-tracing.js';
-export { enableCallSpans, inSpan, traced, tracer } from './tracer.js';
+export { enableCallSpans, inSpan, traced, tracedNow, tracer } from './tracer.js';

@@ -24,6 +24,18 @@ export function traced<T>(
 }
 
 /**
+ * {@link traced} for work that may answer at once: with call spans off, its value comes back as
+ * it is, so the caller need not wait a turn for it (issue 37).
+ */
+export function tracedNow<T>(
+  name: string,
+  attributes: Record<string, string | number | boolean>,
+  work: (span: Span | undefined) => T | Promise<T>,
+): T | Promise<T> {
+  return enabled ? inSpan(name, attributes, async (span) => work(span)) : work(undefined);
+}
+
+/**
  * Runs `work` in a child span of the active one, ending it when `work` settles; a thrown error
  * marks it failed (its type only: messages may quote what a tool was given).
  */

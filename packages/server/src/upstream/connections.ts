@@ -34,6 +34,11 @@ export class Connections {
   readonly #idle = new IdleSessions<Connection>({ maxKeys: MAX_KEYS, close: closeQuietly });
   /** 2026-07-28 clients, one per credential. */
   readonly #modern = new Map<string, Promise<Connection>>();
+  /**
+   * The 2026-07-28 client each of {@link #modern}'s promises opened, once it has: a call finds it
+   * without awaiting the promise again (issue 37: three promises and turns a call).
+   */
+  readonly #opened = new WeakMap<Promise<Connection>, Connection>();
   #shared: Promise<Connection> | undefined;
   #closed = false;
 
@@ -63,15 +68,35 @@ export class Connections {
 
   /**
    * A connection of an HTTP upstream for a call with `credential`, the caller's until
-   * {@link checkin}.
+   * {@link checkin}: at once when it is the credential's open 2026-07-28 client.
    *
    * @throws whatever connecting throws; the caller judges it.
    */
-  async checkout(
+  checkout(
+    credential: string | undefined,
+    signal: AbortSignal | undefined,
+  ): Connection | Promise<Connection> {
+    const key = credential === undefined ? '' : keyOf(credential);
+    const modern = this.#modern.get(key);
+    const opened = modern === undefined ? undefined : this.#opened.get(modern);
+    if (
+      modern !== undefined &&
+      opened?.closed === false &&
+      this.#options.era()?.kind !== 'legacy'
+    ) {
+      // Most recently used last: the oldest go first when there are too many.
+      this.#modern.delete(key);
+      this.#modern.set(key, modern);
+      return opened;
+    }
+    return this.#checkout(key, credential, signal);
+  }
+
+  async #checkout(
+    key: string,
     credential: string | undefined,
     signal: AbortSignal | undefined,
   ): Promise<Connection> {
-    const key = credential === undefined ? '' : keyOf(credential);
     if (this.#options.era()?.kind !== 'legacy') {
       const modern = this.#modern.get(key);
       if (modern !== undefined) {
@@ -96,8 +121,9 @@ export class Connections {
     if (this.#options.era()?.kind !== 'legacy') {
       // Concurrent first calls with one credential share one 2026-07-28 client; a 2025 session
       // is handed to this call alone, so only a modern one stays in the map.
-      const shared = connecting.then((opened) => {
-        if (!opened.modern && this.#modern.get(key) === shared) this.#modern.delete(key);
+      const shared: Promise<Connection> = connecting.then((opened) => {
+        if (opened.modern) this.#opened.set(shared, opened);
+        else if (this.#modern.get(key) === shared) this.#modern.delete(key);
         return opened;
       });
       this.#modern.set(key, shared);

@@ -31,20 +31,11 @@ type CallParams = {
 };
 
 /**
- * A plain `tools/call` through the connection's transport, without the SDK client: the result as
- * it came, `input_required` included. A JSON-RPC error is thrown as the SDK client throws it.
+ * The result of a plain `tools/call` answered through the connection's transport, without the SDK
+ * client: as it came, `input_required` included. A JSON-RPC error is thrown as the SDK client
+ * throws it.
  */
-async function directCall(
-  direct: NonNullable<Connection['direct']>,
-  params: CallParams,
-  signal: AbortSignal,
-): Promise<unknown> {
-  const { envelope } = direct;
-  const answer: JSONRPCMessage = await direct.transport.call(
-    'tools/call',
-    envelope === undefined ? params : { ...params, _meta: envelope },
-    signal,
-  );
+function resultOfAnswer(answer: JSONRPCMessage): unknown {
   if ('error' in answer) {
     const { code, message, data } = answer.error;
     throw ClientProtocolError.fromError(code, message, data);
@@ -134,7 +125,15 @@ export async function sendCall(
     !call.takesProgress &&
     params._meta === undefined
   ) {
-    const first = await directCall(direct, params, sending.signal ?? new AbortController().signal);
+    // Awaited here, not in a function of its own: one promise and turn fewer a call (issue 37).
+    const { envelope } = direct;
+    const first = resultOfAnswer(
+      await direct.transport.call(
+        'tools/call',
+        envelope === undefined ? params : { ...params, _meta: envelope },
+        sending.signal ?? new AbortController().signal,
+      ),
+    );
     if (!isInputRequiredResult(first)) return first;
     sent = (await nextRound(direct.relayed, params, first)) ?? params;
   }

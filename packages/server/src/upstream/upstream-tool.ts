@@ -65,7 +65,7 @@ export class UpstreamTool implements ToolSource {
         : undefined;
   }
 
-  async checkInput(args: Record<string, unknown>): Promise<CheckedInput> {
+  checkInput(args: Record<string, unknown>): CheckedInput {
     return { success: true, data: args };
   }
 

@@ -262,7 +262,8 @@ export class Upstream {
     let linksAsked = false;
     let healed = false;
     for (;;) {
-      const connection = await this.#checkout(credential, signal, provider);
+      const found = this.#checkout(credential, signal, provider);
+      const connection = found instanceof Promise ? await found : found;
       const stdio = this.#options.target.kind === 'stdio';
       if (stdio) this.#stdioCalls.add(call);
       let required: ReturnType<typeof requiredLinks>;
@@ -468,16 +469,34 @@ export class Upstream {
     await this.#fetch?.close().catch(() => {});
   }
 
-  /** A connection for `credential`; `signal` (a call's stop) gives up waiting for one. */
-  async #checkout(
+  /**
+   * A connection for `credential`; `signal` (a call's stop) gives up waiting for one. An open
+   * 2026-07-28 client is given at once, not through a promise (issue 37).
+   */
+  #checkout(
     credential: string | undefined,
     signal: AbortSignal | undefined,
     provider?: string | undefined,
-  ): Promise<Connection> {
-    if (this.#closed) throw this.#removed();
+  ): Connection | Promise<Connection> {
+    if (this.#closed) return Promise.reject(this.#removed());
     if (this.#options.target.kind === 'stdio') return this.#connections.stdio();
+    let found: Connection | Promise<Connection>;
     try {
-      return await this.#connections.checkout(credential, signal);
+      found = this.#connections.checkout(credential, signal);
+    } catch (error) {
+      found = Promise.reject(error);
+    }
+    return found instanceof Promise ? this.#waitFor(found, signal, provider) : found;
+  }
+
+  /** {@link #checkout}'s wait for a connection being opened, or a 2025 session. */
+  async #waitFor(
+    connecting: Promise<Connection>,
+    signal: AbortSignal | undefined,
+    provider: string | undefined,
+  ): Promise<Connection> {
+    try {
+      return await connecting;
     } catch (error) {
       if (signal?.aborted === true) throw signal.reason;
       throw this.#failure(error, provider, undefined);

@@ -17,11 +17,11 @@ import type { Span } from '@opentelemetry/api';
 import { Refusal } from '../../errors/refusal.js';
 import type { MountedTool } from '../../registry/index.js';
 import { CallFailure, LinksRequired, Stopped } from '../../tool-sources/index.js';
-import { traced } from '../../tracing/index.js';
+import { traced, tracedNow } from '../../tracing/index.js';
 import type { CallContext, CallSite } from '../call-site.js';
 import { answerMetaTool, isMetaTool } from '../discovery/index.js';
 import { errorResult } from '../render-result.js';
-import { type McpRuntime, toolsOf } from '../runtime.js';
+import { type McpRuntime, toolsNow } from '../runtime.js';
 import { authRequiredMessage } from './auth-hint.js';
 import { CallRecord } from './call-record.js';
 import { continueRound, type Round } from './rounds.js';
@@ -68,12 +68,13 @@ async function callStages(
 ): Promise<CallToolResult | InputRequiredResult> {
   const { services } = runtime;
 
-  // 1. resolve
-  const { role, index, mode } = await traced('gateway.policy', {}, () =>
+  // 1. resolve: at once from this request's rows, most of the time (`toolsNow`)
+  const resolving = tracedNow('gateway.policy', {}, () =>
     site.authenticated === undefined
-      ? toolsOf(runtime, site.principal, site.kind !== 'session')
-      : toolsOf(runtime, site.authenticated, true),
+      ? toolsNow(runtime, site.principal, site.kind !== 'session')
+      : toolsNow(runtime, site.authenticated, true),
   );
+  const { role, index, mode } = resolving instanceof Promise ? await resolving : resolving;
   // A discovery endpoint's meta-tools: search and describe answer here; `gateway.call_tool`
   // names the real tool, which goes on through every stage below as a direct call would.
   if (mode === 'discovery' && isMetaTool(params.name)) {
@@ -99,7 +100,10 @@ async function callStages(
   }
 
   // 2. resume
-  const round = await continueRound(runtime, site, tool, args, ctx);
+  // Most calls are no retried round: they take no turn for it.
+  const state = ctx.mcpReq.requestState();
+  const round =
+    state === undefined ? undefined : await continueRound(runtime, site, tool, args, ctx, state);
   const record = new CallRecord(services, site.principal, tool.path, args, round);
   if (round?.late === true) {
     const seconds = formatSeconds(runtime.options.approvalTimeoutMs);
@@ -116,7 +120,8 @@ async function callStages(
   }
 
   // 3. validate
-  const input = await tool.source.checkInput(args);
+  const checking = tool.source.checkInput(args);
+  const input = checking instanceof Promise ? await checking : checking;
   if (!input.success) {
     return record.finish(
       'error',

@@ -36,6 +36,8 @@ export type Round =
  * cancelling (the client's model not answering, for sampling); one after the answer time is
  * `late`.
  *
+ * `raw` is the request's state, when its caller has read it already.
+ *
  * @throws ProtocolError `InvalidParams` for state that is forged, expired past its grace, issued
  *   to another caller, tool or arguments, or used before.
  */
@@ -45,8 +47,8 @@ export async function continueRound(
   tool: MountedTool,
   args: Record<string, unknown>,
   ctx: CallContext,
+  raw: unknown = ctx.mcpReq.requestState(),
 ): Promise<Round | undefined> {
-  const raw = ctx.mcpReq.requestState();
   if (raw === undefined) return undefined;
   // The SDK has checked the signature and expiry (the codec is its verify hook).
   const parsed = roundStateSchema.safeParse(raw);
