@@ -19,10 +19,12 @@
  * (warm-up calls per instance, default 1000), `BENCH_SCALE_CONCURRENCY` (default 16), `BENCH_SCALE_ROUNDS` (default 2: each
  * setup measured that many times, in turn with the others, medians printed), `BENCH_DATABASE_URL` (default
  * `TEST_DATABASE_URL`; each PostgreSQL setup runs in a fresh schema, dropped at the end),
- * `BENCH_SCALE_SETUPS` (default `pg1,pg3,sqlite1`: the setups run, for experiments; two more run
+ * `BENCH_SCALE_SETUPS` (default `pg1,pg3,sqlite1`: the setups run, for experiments; four more run
  * only when named, to tell apart the two parts of 3 ÷ 1: `pg1-third`, one instance given a third
  * of the clients, as each of three gets, and `pg3-triple`, three instances given three times the
- * clients, as many each as the single one gets).
+ * clients, as many each as the single one gets; `pg2` and `pg1-half` are the same pair for two
+ * instances), `BENCH_SCALE_NODE_FLAGS` (Node options given to every gateway of every setup, e.g. a
+ * V8 flag being weighed; none by default, as `gateway-server` runs).
  *
  * Run from the repository root: `pnpm bench scale`, which builds the Gateway first (the Gateway
  * measured is `packages/server/dist`, as `gateway-server` runs it). Needs Debian's haproxy.
@@ -56,6 +58,8 @@ const CALLS = Number(process.env.BENCH_SCALE_CALLS ?? 3000);
 const WARMUP = Number(process.env.BENCH_SCALE_WARMUP ?? 1000);
 const CONCURRENCY = Number(process.env.BENCH_SCALE_CONCURRENCY ?? 16);
 const ROUNDS = Number(process.env.BENCH_SCALE_ROUNDS ?? 2);
+/** Node options given to every gateway of every setup alike (e.g. a V8 flag being weighed). */
+const NODE_FLAGS = process.env.BENCH_SCALE_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
 /** How long the gateways' CPU is sampled with no call before each round. */
 const IDLE_MS = 3000;
 const databaseUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
@@ -207,7 +211,7 @@ async function startSetup(setup: Setup) {
       const port = await freePort();
       ports.push(port);
       // One after the other: the first migrates the database. The request log goes nowhere.
-      const child = spawn(process.execPath, [bin], {
+      const child = spawn(process.execPath, [...NODE_FLAGS, bin], {
         cwd: dir,
         env: { ...env, PORT: String(port) },
         stdio: ['ignore', 'ignore', 'inherit'],
@@ -459,6 +463,7 @@ function roundLine(run: Run): string {
 const verdict = (ok: boolean) => (ok ? 'PASS' : 'FAIL');
 
 const third = Math.max(1, Math.round(CONCURRENCY / 3));
+const half = Math.max(1, Math.round(CONCURRENCY / 2));
 const setups: Setup[] = [
   {
     key: 'pg1',
@@ -482,7 +487,8 @@ const setups: Setup[] = [
     clients: CONCURRENCY,
   },
   // Diagnostics: each of pg3's instances sees about a third of the clients, so pg1-third is one
-  // process loaded as each of them is, and pg3-triple three processes each loaded as pg1 is.
+  // process loaded as each of them is, and pg3-triple three processes each loaded as pg1 is;
+  // pg2 and pg1-half are the same pair for two instances (each sees half of the clients).
   {
     key: 'pg1-third',
     name: `PostgreSQL, 1, ${third} clients`,
@@ -497,6 +503,22 @@ const setups: Setup[] = [
     database: 'postgres',
     instances: 3,
     clients: CONCURRENCY * 3,
+    diagnostic: true,
+  },
+  {
+    key: 'pg2',
+    name: 'PostgreSQL, 2 instances',
+    database: 'postgres',
+    instances: 2,
+    clients: CONCURRENCY,
+    diagnostic: true,
+  },
+  {
+    key: 'pg1-half',
+    name: `PostgreSQL, 1, ${half} clients`,
+    database: 'postgres',
+    instances: 1,
+    clients: half,
     diagnostic: true,
   },
 ];
@@ -552,15 +574,12 @@ try {
 } finally {
   for (const { target } of running) await target.stop();
 }
-const [pg1, pg3, sqlite1, pg1Third, pg3Triple] = setups.map((setup) => results.get(setup.name));
-if (pg1 !== undefined && pg1Third !== undefined) {
+const [pg1, pg3, sqlite1] = setups.map((setup) => results.get(setup.name));
+for (const setup of setups) {
+  const run = results.get(setup.name);
+  if (setup.diagnostic !== true || run === undefined || pg1 === undefined) continue;
   console.log(
-    `CPU per call, 1 instance with a third of the clients ÷ with all: ${fmt(pg1Third.cpuPerCall / pg1.cpuPerCall)}`,
-  );
-}
-if (pg1 !== undefined && pg3Triple !== undefined) {
-  console.log(
-    `CPU per call, 3 instances with 3 × the clients ÷ 1 instance: ${fmt(pg3Triple.cpuPerCall / pg1.cpuPerCall)}`,
+    `CPU per call, ${setup.name} ÷ PostgreSQL, 1 instance: ${fmt(run.cpuPerCall / pg1.cpuPerCall)}`,
   );
 }
 if (pg1 !== undefined && pg3 !== undefined && sqlite1 !== undefined) {
