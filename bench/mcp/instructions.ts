@@ -13,7 +13,9 @@
  * bare SDK v2 session server of the `sessions` case, the same client: what the Gateway's session
  * call is measured against), `relay` (the do-nothing forwarder of the `federated` case of index.ts
  * in front of the same bare server: what a federated call's hop is measured against; not in the
- * default set).
+ * default set), `stdio` (the `sessions` client calling `io.bench.echo.say`, the stdio echo
+ * upstream the same Gateway serves, which runs outside valgrind: what `BENCH_CASES=stdio`
+ * measures against the `sessions` call of the plugin echo; not in the default set).
  * `INSTR_CALLS` (default 300) measured calls, after `INSTR_WARMUP` (default 1,500) at
  * `INSTR_CLIENTS` (default 1) clients. The dumps stay in `bench/mcp/profiles/` for
  * `callgrind_annotate`; `INSTR_PERF_MAP=1` also has node write `/tmp/perf-<pid>.map`, which names
@@ -237,14 +239,14 @@ async function measure(
   );
 }
 
-/** Counts the echo tool's calls through `side` over 2025 sessions, one per client. */
-async function measureSessions(name: string, side: Side): Promise<void> {
+/** Counts `tool`'s calls (the echo tool) through `side` over 2025 sessions, one per client. */
+async function measureSessions(name: string, side: Side, tool = 'bench.echo.say'): Promise<void> {
   const sessions = await Promise.all(
     Array.from({ length: CLIENTS }, () => httpSession(side.url, side.token)),
   );
   await measure(name, side, async (lane) => {
     const result = await sessions[lane]?.client.callTool({
-      name: 'bench.echo.say',
+      name: tool,
       arguments: { text: 'hello' },
     });
     if (result?.structuredContent === undefined) throw new Error('no structured answer');
@@ -254,7 +256,7 @@ async function measureSessions(name: string, side: Side): Promise<void> {
 
 const started: ChildProcess[] = [];
 try {
-  if (PATHS.has('plugin') || PATHS.has('sessions')) {
+  if (PATHS.has('plugin') || PATHS.has('sessions') || PATHS.has('stdio')) {
     const gateway = await start('gateway', true);
     started.push(gateway.child);
     if (PATHS.has('plugin')) {
@@ -271,6 +273,13 @@ try {
       agent.destroy();
     }
     if (PATHS.has('sessions')) await measureSessions('2025 session (SDK v1 client)', gateway);
+    if (PATHS.has('stdio')) {
+      await measureSessions(
+        'stdio upstream, 2025 session (SDK v1 client)',
+        gateway,
+        'io.bench.echo.say',
+      );
+    }
   }
   if (PATHS.has('bare-session')) {
     const bare = await start('bare-session', true);

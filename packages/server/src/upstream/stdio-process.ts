@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import type { Writable } from 'node:stream';
 import {
   type JSONRPCMessage,
   parseJSONRPCMessage,
@@ -148,22 +149,12 @@ export class StdioProcess implements Transport {
 
   send(message: JSONRPCMessage): Promise<void> {
     return new Promise((resolve, reject) => {
-      const stdin = this.#child?.stdin;
-      if (stdin === undefined || stdin === null || this.#exit !== undefined || this.#closing) {
+      const stdin = this.#stdin();
+      if (stdin === undefined) {
         reject(new Error('the upstream process is not running'));
         return;
       }
-      // The messages sent in one turn of the event loop (calls that came in together) go to the
-      // process in one write: each write to its pipe costs a system call and wakes the process.
-      if (!this.#corked) {
-        this.#corked = true;
-        stdin.cork();
-        setImmediate(() => {
-          this.#corked = false;
-          stdin.uncork();
-        });
-      }
-      if (stdin.write(serializeMessage(message))) resolve();
+      if (this.#write(stdin, serializeMessage(message))) resolve();
       else stdin.once('drain', resolve);
     });
   }
@@ -207,8 +198,19 @@ export class StdioProcess implements Transport {
     signal: AbortSignal,
   ): Promise<JSONRPCMessage> {
     if (signal.aborted) return Promise.reject(signal.reason);
+    const stdin = this.#stdin();
+    if (stdin === undefined)
+      return Promise.reject(new Error('the upstream process is not running'));
     this.#calls += 1;
     const id = `gw-${this.#calls}`;
+    let line: string;
+    try {
+      // The line as `serializeMessage` makes it, without a message object made only to be
+      // stringified (the id is `gw-` and digits: nothing to escape).
+      line = `{"jsonrpc":"2.0","id":"${id}","method":${JSON.stringify(method)},"params":${JSON.stringify(params)}}\n`;
+    } catch (error) {
+      return Promise.reject(error);
+    }
     return new Promise((resolve, reject) => {
       const settle: Settle = (answer, failure) => {
         this.#awaiting.delete(id);
@@ -225,9 +227,39 @@ export class StdioProcess implements Transport {
       };
       this.#awaiting.set(id, settle);
       signal.addEventListener('abort', stop, { once: true });
-      this.send({ jsonrpc: '2.0', id, method, params }).catch((error) => settle(undefined, error));
+      // Not held until the pipe drains, as `send` is: the call waits for its answer anyway, and a
+      // process that stops reading ends it when it exits or the call's time runs out.
+      this.#write(stdin, line);
     });
   }
+
+  /** The process's stdin while it runs and is not being stopped; else undefined. */
+  #stdin(): Writable | undefined {
+    const stdin = this.#child?.stdin;
+    return stdin === undefined || stdin === null || this.#exit !== undefined || this.#closing
+      ? undefined
+      : stdin;
+  }
+
+  /**
+   * Writes `line` to the process: the messages of one turn of the event loop (calls that came in
+   * together) go in one write, as each write to its pipe costs a system call and wakes the
+   * process. Whether the pipe takes more now, as `write` says.
+   */
+  #write(stdin: Writable, line: string): boolean {
+    if (!this.#corked) {
+      this.#corked = true;
+      stdin.cork();
+      setImmediate(this.#uncork, stdin);
+    }
+    return stdin.write(line);
+  }
+
+  /** Ends the turn's cork (see {@link #write}); one function for the process, not one a turn. */
+  readonly #uncork = (stdin: Writable): void => {
+    this.#corked = false;
+    stdin.uncork();
+  };
 
   /** Adds `chunk` to what is unread; a line longer than the largest message is refused. */
   #append(chunk: Buffer): void {

@@ -240,10 +240,15 @@ export class Upstream {
     // (and reading the call's signal would make it, to be aborted at the end: `onStop`).
     const stop = new AbortController();
     const off = call.onStop((reason) => stop.abort(reason));
+    const forward = () =>
+      this.#forward(name, args, credential, call, provider, stop.signal, options);
     try {
-      return await this.#current.run(call, () =>
-        this.#forward(name, args, credential, call, provider, stop.signal, options),
-      );
+      // A stdio process's messages are told to their call by `#stdioCalls` (`#callOf`): its pipe's
+      // listeners run in the context they were added in, so the call's context would be a cost
+      // (a new async context frame per call) that nothing reads.
+      return await (this.#options.target.kind === 'stdio'
+        ? forward()
+        : this.#current.run(call, forward));
     } finally {
       off();
     }

@@ -1,0 +1,63 @@
+/**
+ * Issue 37: `StdioProcess.call` writes its request line itself (not through `send`), made in one
+ * template: the process must read the same JSON-RPC request `serializeMessage` would have written,
+ * and a call to a process that is not running must fail at once, as before.
+ */
+import { serializeMessage } from '@modelcontextprotocol/client';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { StdioProcess } from './stdio-process.js';
+
+// Answers each request line with the line it read, as its result's `line`.
+const ECHO_LINES = `
+let buffer = '';
+process.stdin.on('data', (chunk) => {
+  buffer += chunk;
+  let end;
+  while ((end = buffer.indexOf('\\n')) >= 0) {
+    const line = buffer.slice(0, end + 1);
+    buffer = buffer.slice(end + 1);
+    const { id } = JSON.parse(line);
+    process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id, result: { line } }) + '\\n');
+  }
+});
+`;
+
+async function started(): Promise<StdioProcess> {
+  const process_ = new StdioProcess({
+    command: process.execPath,
+    args: ['-e', ECHO_LINES],
+    env: {},
+    maxBufferSize: 1 << 20,
+  });
+  await process_.start();
+  onTestFinished(() => process_.close());
+  return process_;
+}
+
+describe('StdioProcess.call (issue 37)', () => {
+  it('writes the request line serializeMessage would write, arguments escaped', async () => {
+    const upstream = await started();
+    const params = { name: 'say', arguments: { text: 'a "quoted"\nline \u2028 é' } };
+    const answers = await Promise.all([
+      upstream.call('tools/call', params, new AbortController().signal),
+      upstream.call('tools/call', { name: 'other', arguments: {} }, new AbortController().signal),
+    ]);
+    expect(answers.map((answer) => ('result' in answer ? answer.result.line : undefined))).toEqual([
+      serializeMessage({ jsonrpc: '2.0', id: 'gw-1', method: 'tools/call', params }),
+      serializeMessage({
+        jsonrpc: '2.0',
+        id: 'gw-2',
+        method: 'tools/call',
+        params: { name: 'other', arguments: {} },
+      }),
+    ]);
+  });
+
+  it('fails a call at once when the process is not running', async () => {
+    const upstream = await started();
+    await upstream.close();
+    await expect(
+      upstream.call('tools/call', { name: 'say' }, new AbortController().signal),
+    ).rejects.toThrow('the upstream process is not running');
+  });
+});
