@@ -9,6 +9,7 @@ import {
   rawBodyOf,
   readIncomingBody,
 } from './incoming-body.js';
+import { inspectAsLightweight } from './inspect.js';
 import { nativeWebClasses, onNativeWebClasses, type RequestInfo } from './web-globals.js';
 
 /** A request's answer to "give me a real `Request`", which the adapter's `Request` unwraps. */
@@ -270,19 +271,11 @@ for (const name of [
   });
 }
 
-Object.defineProperty(NodeRequest.prototype, Symbol.for('nodejs.util.inspect.custom'), {
-  value: function inspect(
-    this: NodeRequest,
-    depth: number | null,
-    options: object,
-    inspectFn: (value: unknown, options: object) => string,
-  ) {
-    return `Request (lightweight) ${inspectFn(
-      { method: this.method, url: this.url, headers: this.headers },
-      { ...options, depth: depth == null ? null : depth - 1 },
-    )}`;
-  },
-});
+inspectAsLightweight(NodeRequest.prototype, 'Request', (request) => ({
+  method: request.method,
+  url: request.url,
+  headers: request.headers,
+}));
 
 onNativeWebClasses(() => {
   Object.setPrototypeOf(NodeRequest.prototype, adapterRequestClass().prototype);

@@ -1,5 +1,6 @@
 /*! Forked from @hono/node-server 2.1.8 (src/response.ts), MIT License,
  * Copyright (c) 2022 - present, Yusuke Wada and Hono contributors; see ./index.ts. */
+import { inspectAsLightweight } from './inspect.js';
 import {
   type BodyInit,
   type HeadersInit,
@@ -119,19 +120,11 @@ for (const name of ['arrayBuffer', 'blob', 'clone', 'formData', 'json', 'text'])
     },
   });
 }
-Object.defineProperty(LightResponse.prototype, Symbol.for('nodejs.util.inspect.custom'), {
-  value: function inspect(
-    this: LightResponse,
-    depth: number | null,
-    options: object,
-    inspectFn: (value: unknown, options: object) => string,
-  ) {
-    return `Response (lightweight) ${inspectFn(
-      { status: this.status, headers: this.headers, ok: this.ok },
-      { ...options, depth: depth == null ? null : depth - 1 },
-    )}`;
-  },
-});
+inspectAsLightweight(LightResponse.prototype, 'Response', (response) => ({
+  status: response.status,
+  headers: response.headers,
+  ok: response.ok,
+}));
 
 const REDIRECT_URL = /^https?:\/\/[!#-;=?-[\]_a-z~A-Z]+$/;
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
