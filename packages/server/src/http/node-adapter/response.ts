@@ -10,6 +10,7 @@ import {
   onNativeWebClasses,
 } from './web-globals.js';
 
+/** The type of an answer with a body and no `Content-Type` of its own. */
 export const DEFAULT_CONTENT_TYPE = 'text/plain; charset=UTF-8';
 
 /** What the listener writes without asking a real `Response`: status, body and headers as given. */
@@ -22,6 +23,7 @@ export const toNative = Symbol('getResponseCache');
 export type PlainBody = string | Uint8Array | Blob | ReadableStream | null;
 /** Headers as given to the constructor: a record, a list of pairs or a `Headers`. */
 export type GivenHeaders = HeadersInit | undefined;
+/** A light response's status, body and headers, as the listener writes them. */
 export type ResponseCache = [status: number, body: PlainBody, headers: GivenHeaders];
 
 function isPlainBody(body: unknown): body is PlainBody | undefined {

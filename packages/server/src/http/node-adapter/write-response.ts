@@ -17,6 +17,7 @@ interface Http1Internals {
   _removedContLen: boolean;
 }
 
+/** Sends the head now, before a streamed body's first chunk. */
 export function flushHeaders(outgoing: ServerResponse): void {
   if ('flushHeaders' in outgoing && outgoing.writable) outgoing.flushHeaders();
 }
@@ -93,6 +94,10 @@ function outgoingHeaders(headers: HeadersInit | null | undefined, contentType?: 
   return record;
 }
 
+/**
+ * An answer that failed while being written: logged, and a 500 if its head has not gone out; a
+ * client that left (`ERR_STREAM_PREMATURE_CLOSE`) is only noted.
+ */
 export function handleResponseError(error: unknown, outgoing: ServerResponse): void {
   const err = error instanceof Error ? error : new Error('unknown error', { cause: error });
   if ((err as NodeJS.ErrnoException).code === 'ERR_STREAM_PREMATURE_CLOSE') {
