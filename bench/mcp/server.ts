@@ -15,7 +15,8 @@
  *   session, answers as JSON; `BENCH_BARE_SESSION=sse` answers with event streams).
  * The `gateway` side also serves `stdio-echo.mjs` as a stdio upstream (`io.bench.echo.say`) and
  * hands over an OAuth access token (`gw_oat_`) of the same user besides the endpoint's token.
- * All use the same HTTP stack (hono on @hono/node-server).
+ * All use hono over Node's `http`: the bare servers through `@hono/node-server`, the Gateway
+ * through its fork of that adapter's core (packages/server/src/http/node-adapter, issue 37).
  * Sends `{ started: { url, token? } }` to the parent; answers `cpu` messages with its CPU time so
  * far (user + system, µs) and `rss` messages with its memory after a GC.
  */

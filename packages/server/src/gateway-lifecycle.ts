@@ -1,6 +1,5 @@
 import type { Server } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type Http2Bindings, type HttpBindings, type ServerType, serve } from '@hono/node-server';
 import type { Hono } from 'hono';
 import type { GatewayAddress } from './gateway-address.js';
 import type { GatewaySettings } from './gateway-settings.js';
@@ -8,8 +7,8 @@ import type { AppEnv } from './http/app-env.js';
 import { ConnectionGuard } from './http/connection-guard.js';
 import type { DrainState } from './http/drain.js';
 import { GatewayResponse } from './http/gateway-response.js';
-import { withIncomingHeaders } from './http/incoming-headers.js';
 import { closeListener, listenError } from './http/listener.js';
+import { serve } from './http/node-adapter/index.js';
 import type { LazyMcpEndpoint } from './mcp/index.js';
 import type { RegistryService } from './registry/index.js';
 import type { GatewayServices } from './services.js';
@@ -37,7 +36,7 @@ export interface LifecycleParts {
 export class GatewayLifecycle {
   readonly #parts: LifecycleParts;
   readonly #guard: ConnectionGuard;
-  #server: ServerType | undefined;
+  #server: Server | undefined;
   #registrySync: NodeJS.Timeout | undefined;
   #syncing: Promise<void> | undefined;
 
@@ -58,9 +57,7 @@ export class GatewayLifecycle {
     return new Promise((resolve, reject) => {
       const listening = serve(
         {
-          // Each request's headers are read once, whoever asks (incoming-headers.ts).
-          fetch: (request: Request, env: HttpBindings | Http2Bindings) =>
-            app.fetch(withIncomingHeaders(request, env.incoming), env),
+          fetch: (request, env) => app.fetch(request, env),
           hostname: host,
           port,
           // Every answer's response writes the gateway's own headers with its head.
@@ -73,7 +70,7 @@ export class GatewayLifecycle {
           resolve({ url: address.baseUrl, port: info.port });
         },
       );
-      this.#guard.attach(listening as Server);
+      this.#guard.attach(listening);
       listening.once('error', (error: NodeJS.ErrnoException) => {
         reject(listenError(error, host, port));
       });

@@ -575,7 +575,7 @@ function devHandle(services: GatewayServices): GatewayDevHandle {
 }
 
 /**
- * Whether a request came from the network (`@hono/node-server` binds the socket's message as
+ * Whether a request came from the network (the node adapter binds the socket's message as
  * `incoming`) rather than in-process, through `gateway.fetch()`.
  */
 function fromNetwork(env: unknown): boolean {

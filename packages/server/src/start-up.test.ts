@@ -71,20 +71,33 @@ function pagesLoaded(urls: readonly string[]): string[] {
   return [...new Set(pages)].sort();
 }
 
-async function start(dir: string, loads: string) {
+/**
+ * Node's own modules that a first answer must not load (issue 37): its internal undici (the
+ * `fetch` classes, a quarter of a start's work) and `node:http2`, which came with
+ * `@hono/node-server`'s globals and its `instanceof Http2ServerRequest`.
+ */
+const BUILTINS_NOT_AT_START = /internal\/deps\/undici|\bhttp2\b/;
+
+/**
+ * A start of `gateway-server` recording what it loads: with `builtins`, the run's bundle (what
+ * ships, whose Node built-ins are required as the published one requires them) recording Node's
+ * own modules at its first answer; else its sources, whose module files show what it loads.
+ */
+async function start(dir: string, loads: string, builtins?: string) {
   const { child, output, exited } = await startBin(
     {
       AUTH_SECRET,
       SERVICE_API_SECRET,
       PORT: '0',
       DATABASE_URL: join(dir, 'gateway.db'),
-      GATEWAY_TEST_LOADS_FILE: loads,
+      ...(builtins === undefined
+        ? { GATEWAY_TEST_LOADS_FILE: loads }
+        : { GATEWAY_TEST_BUILTINS_FILE: builtins }),
       // No balancer to wait for: SIGTERM stops it without the drain's notice.
       GATEWAY_SHUTDOWN_NOTICE_MS: '0',
     },
     [],
-    // Its sources, whose module files show what a start loads.
-    { nodeArgs: ['--import', recorder], sources: true },
+    { nodeArgs: ['--import', recorder], sources: builtins === undefined },
   );
   const url = await listeningUrl(child, output);
   const stop = async () => {
@@ -187,4 +200,25 @@ describe('gateway-server start-up', () => {
     await second.stop();
     // Two real starts and stops of the server with module tracing: ~25 s on a loaded 2-core machine.
   }, 90_000);
+
+  it("answers its first /healthz through the app without loading Node's undici or http2", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'gateway-start-up-'));
+    onTestFinished(() => rm(dir, { recursive: true, force: true }));
+    // A first start migrates the database (better-auth's schema check); the second is measured.
+    const first = await start(dir, '', join(dir, 'first.builtins'));
+    await first.stop();
+    const builtins = join(dir, 'second.builtins');
+    const second = await start(dir, '', builtins);
+    const health = await fetch(`${second.url}/healthz`);
+    expect(health.status).toBe(200);
+    // Through the app: the request log's id and the guard's header are on it.
+    expect(health.headers.get('x-request-id')).toMatch(/^[\w-]{16,}$/);
+    expect(health.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(await health.json()).toEqual({ ok: true, database: 'up' });
+    const atFirstAnswer = await loaded(builtins);
+    // The recorder saw Node's list: an empty one would prove nothing.
+    expect(atFirstAnswer).toContain('NativeModule http');
+    expect(atFirstAnswer.filter((name) => BUILTINS_NOT_AT_START.test(name))).toEqual([]);
+    await second.stop();
+  }, 60_000);
 });

@@ -101,7 +101,7 @@ function socketAddress(c: Context): string | undefined {
   try {
     return getConnInfo(c).remote.address;
   } catch {
-    // Not served by @hono/node-server (tests call app.fetch directly): there is no socket.
+    // Not served by the node adapter (tests call app.fetch directly): there is no socket.
     return undefined;
   }
 }

@@ -1,6 +1,6 @@
-import { type IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import type { IncomingHttpHeaders } from 'node:http';
+import { nativeWebClasses, onNativeWebClasses } from './node-adapter/web-globals.js';
 
-const NativeHeaders = globalThis.Headers;
 const VALID_NAME = /^[!#$%&'*+\-.^_`|~\dA-Za-z]+$/;
 const FORBIDDEN_VALUE = /[\0\r\n]/;
 
@@ -25,7 +25,8 @@ const FORBIDDEN_VALUE = /[\0\r\n]/;
  * value without the whitespace around it. Anything but `get` and `has`, and `get`/`has` after a
  * change, go to a fetch `Headers` object built from the raw list when first needed (as the
  * adapter does), and so does everything when a value holds a character a `Headers` object
- * refuses (none reach here through Node's parser). It is a `Headers` to `instanceof`.
+ * refuses (none reach here through Node's parser). It is a `Headers` to `instanceof` once Node's
+ * class has loaded, which the first read of the global `Headers` does under the node adapter.
  *
  * @example
  * const headers = new IncomingHeaders(incoming.rawHeaders);
@@ -100,7 +101,7 @@ export class IncomingHeaders {
 
   #materialize(): Headers {
     if (this.#native === undefined) {
-      const native = new NativeHeaders();
+      const native = new (nativeWebClasses().Headers)();
       const raw = this.#raw;
       for (let i = 0; i < raw.length - 1; i += 2) {
         const name = raw[i] as string;
@@ -112,7 +113,11 @@ export class IncomingHeaders {
     return this.#native;
   }
 }
-Object.setPrototypeOf(IncomingHeaders.prototype, NativeHeaders.prototype);
+// Linked when Node's class loads (on the first read of the global `Headers`), not before: its
+// first read loads Node's undici (node-adapter/web-globals.ts).
+onNativeWebClasses(({ Headers }) => {
+  Object.setPrototypeOf(IncomingHeaders.prototype, Headers.prototype);
+});
 
 type Find = (lowerName: string) => string | undefined;
 
@@ -166,24 +171,4 @@ function isHttpWhitespace(code: number): boolean {
 function lowerName(name: string): string {
   if (!VALID_NAME.test(name)) throw new TypeError(`Invalid header name: ${name}`);
   return name.toLowerCase();
-}
-
-/**
- * Gives `request` (the Node adapter's request for `incoming`) {@link IncomingHeaders} as its
- * headers: an own property, which the adapter's own (built on first read, on its prototype) is
- * then never asked for.
- *
- * @example
- * serve({ fetch: (request, env) => app.fetch(withIncomingHeaders(request, env.incoming), env) });
- */
-export function withIncomingHeaders(
-  request: Request,
-  incoming: { rawHeaders: readonly string[] },
-): Request {
-  const parsed = incoming instanceof IncomingMessage ? incoming.headers : undefined;
-  Object.defineProperty(request, 'headers', {
-    value: new IncomingHeaders(incoming.rawHeaders, parsed),
-    configurable: true,
-  });
-  return request;
 }

@@ -1,11 +1,11 @@
 import { once } from 'node:events';
 import { request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { GatewayResponse } from './gateway-response.js';
 import { incomingOf, takeBufferedBody } from './incoming.js';
+import { serve } from './node-adapter/index.js';
 
 /** What the route saw: whether the body was taken from the buffer, and the body it read. */
 interface Seen {

@@ -2,7 +2,7 @@ import { IncomingMessage } from 'node:http';
 import type { Context } from 'hono';
 
 /**
- * Node's message of a request from the network (`@hono/node-server` binds it as `incoming`),
+ * Node's message of a request from the network (the node adapter binds it as `incoming`),
  * undefined for one handed over in process (`gateway.fetch()`) or over HTTP/2.
  *
  * @example

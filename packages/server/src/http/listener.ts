@@ -1,4 +1,4 @@
-import type { ServerType } from '@hono/node-server';
+import type { Server } from 'node:http';
 
 /**
  * Closes the gateway's listener and resolves once every connection has ended. A keep-alive
@@ -6,7 +6,7 @@ import type { ServerType } from '@hono/node-server';
  * otherwise stay open until its idle timeout and hold the stop that long, so idle connections
  * are closed as they appear until then.
  */
-export function closeListener(server: ServerType): Promise<void> {
+export function closeListener(server: Server): Promise<void> {
   return new Promise<void>((resolve) => {
     server.close(() => resolve());
     if ('closeIdleConnections' in server) {

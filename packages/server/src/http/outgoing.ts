@@ -14,7 +14,7 @@ export interface OutgoingHeaders {
 }
 
 /**
- * Node's response of a request from the network (`@hono/node-server` binds it as `outgoing`),
+ * Node's response of a request from the network (the node adapter binds it as `outgoing`),
  * undefined for one handed over in process (`gateway.fetch()`). A header preset on it goes out
  * with whatever answer the app gives, and costs next to nothing (`GatewayResponse`); set on Hono's
  * response instead, it makes the adapter build a web `Headers` object for an answer whose headers

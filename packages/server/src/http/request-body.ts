@@ -3,7 +3,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { HttpError } from './errors.js';
 
 /**
- * Undici's and @hono/node-server's words for a body read twice or while locked: a bug on this
+ * Undici's and the node adapter's words for a body read twice or while locked: a bug on this
  * side, which stays a 500.
  */
 const BODY_ALREADY_USED = /unusable|already been (read|used)|disturbed|locked/i;

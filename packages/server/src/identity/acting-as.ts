@@ -2,8 +2,8 @@ import type { Principal } from './principal.js';
 
 /**
  * The key under which an in-process request carries the principal it acts for. A symbol no
- * request from the network can produce: `@hono/node-server` binds only its own `incoming` and
- * `outgoing` to a request's env.
+ * request from the network can produce: the node adapter (`http/node-adapter/`) binds only
+ * its own `incoming` and `outgoing` to a request's env.
  */
 const ACTING_AS = Symbol('gateway.actingAs');
 

@@ -1,6 +1,9 @@
 // Preloaded with `node --import` by the start-up test: appends the URL of every module the
-// process loads (ESM and CommonJS) to the file named by GATEWAY_TEST_LOADS_FILE, one a line.
-import { appendFileSync } from 'node:fs';
+// process loads (ESM and CommonJS) to the file named by GATEWAY_TEST_LOADS_FILE, one a line;
+// and, when its first HTTP answer has gone out, Node's own built-in modules loaded by then
+// (`process.moduleLoadList`, which no hook sees) to GATEWAY_TEST_BUILTINS_FILE.
+import { subscribe } from 'node:diagnostics_channel';
+import { appendFileSync, writeFileSync } from 'node:fs';
 import { registerHooks } from 'node:module';
 
 const file = process.env.GATEWAY_TEST_LOADS_FILE;
@@ -10,5 +13,15 @@ if (file) {
       appendFileSync(file, `${url}\n`);
       return next(url, context);
     },
+  });
+}
+
+const builtinsFile = process.env.GATEWAY_TEST_BUILTINS_FILE;
+if (builtinsFile) {
+  let written = false;
+  subscribe('http.server.response.finish', () => {
+    if (written) return;
+    written = true;
+    writeFileSync(builtinsFile, `${process.moduleLoadList.join('\n')}\n`);
   });
 }

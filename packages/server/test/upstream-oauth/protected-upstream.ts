@@ -1,6 +1,5 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { getRequestListener } from '@hono/node-server';
 import {
   type AuthInfo,
   getOAuthProtectedResourceMetadataUrl,
@@ -14,6 +13,8 @@ import {
 } from '@modelcontextprotocol/server';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { onTestFinished } from 'vitest';
+// The gateway's own adapter: one adapter's web globals per process (node-adapter/web-globals.ts).
+import { requestListener } from '../../src/http/node-adapter/index.js';
 
 /** A started OAuth-protected upstream MCP server. */
 export interface ProtectedUpstream {
@@ -151,7 +152,7 @@ export async function startProtectedUpstream(issuer: string): Promise<ProtectedU
     await server.connect(transport);
     return transport.handleRequest(request, { authInfo: auth });
   };
-  http.on('request', getRequestListener(handle));
+  http.on('request', requestListener(handle));
   onTestFinished(
     () =>
       new Promise<void>((resolve) => {

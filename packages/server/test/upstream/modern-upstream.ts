@@ -1,4 +1,3 @@
-import { serve } from '@hono/node-server';
 import {
   createMcpHandler,
   inputRequired,
@@ -8,6 +7,8 @@ import {
 } from '@modelcontextprotocol/server';
 import { onTestFinished } from 'vitest';
 import { z } from 'zod';
+// The gateway's own adapter: one adapter's web globals per process (node-adapter/web-globals.ts).
+import { serve } from '../../src/http/node-adapter/index.js';
 
 /** One POST a {@link ModernUpstream} received: the headers and envelope that say its revision. */
 export interface ReceivedRequest {
