@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { listeningUrl, startBin } from '#test/support/run-bin.js';
 
 const recorder = fileURLToPath(new URL('../test/support/record-loads.mjs', import.meta.url));
@@ -215,7 +215,11 @@ describe('gateway-server start-up', () => {
     expect(health.headers.get('x-request-id')).toMatch(/^[\w-]{16,}$/);
     expect(health.headers.get('x-content-type-options')).toBe('nosniff');
     expect(await health.json()).toEqual({ ok: true, database: 'up' });
-    const atFirstAnswer = await loaded(builtins);
+    // Written when the server's answer has finished, which the client may see first.
+    const atFirstAnswer = await vi.waitFor(() => loaded(builtins), {
+      timeout: 10_000,
+      interval: 20,
+    });
     // The recorder saw Node's list: an empty one would prove nothing.
     expect(atFirstAnswer).toContain('NativeModule http');
     expect(atFirstAnswer.filter((name) => BUILTINS_NOT_AT_START.test(name))).toEqual([]);
