@@ -3,7 +3,7 @@
  * The bin's loader on scripts made the way the build makes them (build/script-form.ts): what it
  * runs must behave as the ES chunks did, and a code cache is only ever a shortcut (issue 37).
  */
-import { mkdir, mkdtemp, readdir, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
@@ -89,8 +89,9 @@ describe('the script loader', () => {
     expect(written.size).toBeGreaterThan(0);
     expect(written.mode & 0o777).toBe(0o600);
     expect((await stat(cacheDir)).mode & 0o777).toBe(0o700);
-    expect(cache.read('entry.js')?.length).toBe(written.size);
-    expect(cache.read('missing.js')).toBeUndefined();
+    const source = await readFile(join(dir, 'entry.js'), 'utf8');
+    expect(cache.read('entry.js', source)?.length).toBe(written.size - 4);
+    expect(cache.read('missing.js', source)).toBeUndefined();
   });
 
   it("removes older builds' caches when it writes, and nothing else beside them", async () => {
@@ -114,6 +115,24 @@ describe('the script loader', () => {
       [BUILD, ...others.slice(1), 'kept-not-a-build'].sort(),
     );
     expect((await readdir(nodeCache)).sort()).toEqual(['gateway-server-scripts']);
+  });
+
+  it('never runs a cache made from other code: a script edited in place, its length kept', async () => {
+    // V8 checks a cache against its source's length only: without a check of its own, the
+    // loader ran the code of the script as it was when cached (a fix applied in place, the build
+    // id unchanged, would not take).
+    const dir = await scripts();
+    const nodeCache = await mkdtemp(join(tmpdir(), 'gateway-script-cache-'));
+    onTestFinished(() => rm(nodeCache, { recursive: true, force: true }));
+    const cache = new ScriptCache(nodeCache, BUILD);
+    expect((createScriptLoader(dir, cache).load('entry.js') as Entry).name).toBe('b.txt');
+    cache.flush();
+    const entryFile = join(dir, 'entry.js');
+    const source = await readFile(entryFile, 'utf8');
+    expect(source).toContain('/a/b.txt');
+    await writeFile(entryFile, source.replace('/a/b.txt', '/a/c.txt'));
+    const again = new ScriptCache(nodeCache, BUILD);
+    expect((createScriptLoader(dir, again).load('entry.js') as Entry).name).toBe('c.txt');
   });
 
   it('refuses a build id that could name another directory', () => {

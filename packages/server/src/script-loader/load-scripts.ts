@@ -53,9 +53,12 @@ export function createScriptLoader(directory: string, cache: ScriptCache | undef
     const loaded = modules.get(file);
     if (loaded !== undefined) return loaded.exports;
     const filename = join(directory, file);
-    const cachedData = cache?.read(file);
-    const script = new Script(readFileSync(filename, 'utf8'), { filename, cachedData });
-    if (cachedData === undefined || script.cachedDataRejected === true) cache?.needs(file, script);
+    const source = readFileSync(filename, 'utf8');
+    const cachedData = cache?.read(file, source);
+    const script = new Script(source, { filename, cachedData });
+    if (cachedData === undefined || script.cachedDataRejected === true) {
+      cache?.needs(file, script, source);
+    }
     const module = { exports: {} };
     modules.set(file, module);
     const run = script.runInThisContext() as ScriptFunction;
