@@ -47,4 +47,29 @@ describe('DeadlineClock', () => {
     await sleep(60);
     expect(fired).toEqual(['first', 'set by the first']);
   });
+
+  it('calls every limit that is due when one of them throws, then throws what it threw', async () => {
+    const clock = new DeadlineClock();
+    const fired: string[] = [];
+    const thrown: unknown[] = [];
+    const onUncaught = (error: unknown) => thrown.push(error);
+    // Thrown from a timer, the error reaches the process; vitest's own handler is set aside.
+    const others = process.listeners('uncaughtException');
+    process.removeAllListeners('uncaughtException');
+    process.on('uncaughtException', onUncaught);
+    try {
+      clock.set(() => fired.push('before'), 10);
+      clock.set(() => {
+        throw new Error('expire failed');
+      }, 10);
+      clock.set(() => fired.push('after'), 10);
+      await sleep(50);
+    } finally {
+      process.off('uncaughtException', onUncaught);
+      for (const listener of others) process.on('uncaughtException', listener);
+    }
+    expect(fired).toEqual(['before', 'after']);
+    expect(thrown).toEqual([new Error('expire failed')]);
+    expect(clock.size).toBe(0);
+  });
 });

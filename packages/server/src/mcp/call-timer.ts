@@ -22,7 +22,8 @@ interface Deadline {
  * limit is an entry in a `Set`: calls share one limit (`GATEWAY_TOOL_TIMEOUT_MS`), so a new one
  * is almost never the earliest and the timer is left as it is; one ended early leaves the timer
  * to fire at its time, which then looks for what is due and sets itself for the next. Keeps
- * nothing alive. Never throws but what `expire` throws.
+ * nothing alive. Every limit that is due is called though one throws; then the first error is
+ * thrown (from the timer, as a `setTimeout` of its own would have).
  *
  * @example
  * const clock = new DeadlineClock();
@@ -70,7 +71,15 @@ export class DeadlineClock implements CallTimer {
     }
     for (const deadline of due) this.#waiting.delete(deadline);
     if (next !== Number.POSITIVE_INFINITY) this.#arm(next);
-    for (const deadline of due) deadline.expire();
+    let failure: { error: unknown } | undefined;
+    for (const deadline of due) {
+      try {
+        deadline.expire();
+      } catch (error) {
+        failure ??= { error };
+      }
+    }
+    if (failure !== undefined) throw failure.error;
   }
 }
 
