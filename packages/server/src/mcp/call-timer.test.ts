@@ -72,4 +72,25 @@ describe('DeadlineClock', () => {
     expect(thrown).toEqual([new Error('expire failed')]);
     expect(clock.size).toBe(0);
   });
+
+  it("keeps a limit past setTimeout's longest delay (~24.8 days) without firing it or spinning", async () => {
+    // setTimeout takes a longer delay as 1 ms (and warns): the clock then woke every
+    // millisecond to find nothing due, for as long as such a call ran.
+    const clock = new DeadlineClock();
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.name);
+    process.on('warning', onWarning);
+    let fired = false;
+    try {
+      const handle = clock.set(() => {
+        fired = true;
+      }, 40 * 86_400_000);
+      await sleep(30);
+      clock.clear(handle);
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(fired).toBe(false);
+    expect(warnings).toEqual([]);
+  });
 });

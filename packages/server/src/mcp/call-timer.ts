@@ -8,6 +8,9 @@ export interface CallTimer {
   clear(handle: unknown): void;
 }
 
+/** setTimeout's longest delay: it takes a longer one as 1 ms. */
+const LONGEST_DELAY_MS = 2 ** 31 - 1;
+
 interface Deadline {
   /** `performance.now()` at which it expires. */
   at: number;
@@ -23,7 +26,8 @@ interface Deadline {
  * is almost never the earliest and the timer is left as it is; one ended early leaves the timer
  * to fire at its time, which then looks for what is due and sets itself for the next. Keeps
  * nothing alive. Every limit that is due is called though one throws; then the first error is
- * thrown (from the timer, as a `setTimeout` of its own would have).
+ * thrown (from the timer, as a `setTimeout` of its own would have). A limit past setTimeout's
+ * longest delay (~24.8 days) is waited for in steps of it.
  *
  * @example
  * const clock = new DeadlineClock();
@@ -55,7 +59,8 @@ export class DeadlineClock implements CallTimer {
   #arm(at: number): void {
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#armedAt = at;
-    this.#timer = setTimeout(() => this.#tick(), Math.max(0, at - performance.now()));
+    const delay = Math.min(LONGEST_DELAY_MS, Math.max(0, at - performance.now()));
+    this.#timer = setTimeout(() => this.#tick(), delay);
     this.#timer.unref?.();
   }
 
