@@ -7,7 +7,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from '
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { writeScriptForm } from '../../build/script-form.js';
+import { scriptOf, writeScriptForm } from '../../build/script-form.js';
 import { createScriptLoader } from './load-scripts.js';
 import { OTHER_BUILDS_KEPT, ScriptCache } from './script-cache.js';
 
@@ -62,6 +62,14 @@ describe('the script loader', () => {
     const entry = createScriptLoader(await scripts(), undefined).load('entry.js') as Entry;
     expect(() => entry.frozenWrite()).toThrow(TypeError);
     expect(entry.thisOfPlainCall).toBeUndefined();
+  });
+
+  it('is not made from a chunk that reads import.meta beyond its url, which a script has not', async () => {
+    // esbuild writes it as an empty object, with a warning the build did not show: a chunk's
+    // `import.meta.dirname` became undefined at run time, silently.
+    await expect(scriptOf('export const d = import.meta.dirname;', new Set())).rejects.toThrow(
+      '"import.meta" is not available',
+    );
   });
 
   it('runs each chunk once, loads chunks and packages as imported, and gives import.meta.url', async () => {
