@@ -23,7 +23,6 @@ import {
 } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { Script } from 'node:vm';
-import { crc32 } from 'node:zlib';
 
 /** Node's channel for a served response, published once its last byte is handed to the socket. */
 const RESPONSE_FINISHED = 'http.server.response.finish';
@@ -37,14 +36,14 @@ export const BUILD_ID = /^[\da-f]{20}$/;
  */
 export const OTHER_BUILDS_KEPT = 2;
 
-/** The bytes before V8's data in a cache file: the CRC-32 of the script's source. */
+/** The bytes before V8's data in a cache file: the CRC-32 of the script's file (zlib's `crc32`). */
 const HEADER_BYTES = 4;
 
 /** The caches of one build's scripts: read at load, written once their code has run. */
 export class ScriptCache {
   readonly #root: string;
   readonly #directory: string;
-  readonly #pending = new Map<string, { script: Script; source: number }>();
+  readonly #pending = new Map<string, { script: Script; checksum: number }>();
   #writing = false;
   #listening = false;
   #flushing = false;
@@ -61,23 +60,26 @@ export class ScriptCache {
   }
 
   /**
-   * The cache of `file` made from `source` (its code now), or `undefined` when there is none, it
-   * cannot be read, or it was made from other code.
+   * The cache of `file`, whose bytes' CRC-32 is now `checksum`, or `undefined` when there is none,
+   * it cannot be read, or it was made from other code.
    */
-  read(file: string, source: string): Buffer | undefined {
+  read(file: string, checksum: number): Buffer | undefined {
     let cached: Buffer;
     try {
       cached = readFileSync(join(this.#directory, `${file}.cache`));
     } catch {
       return undefined;
     }
-    if (cached.length <= HEADER_BYTES || cached.readUInt32LE(0) !== crc32(source)) return undefined;
+    if (cached.length <= HEADER_BYTES || cached.readUInt32LE(0) !== checksum) return undefined;
     return cached.subarray(HEADER_BYTES);
   }
 
-  /** `script` (of `file`, compiled from `source`) needs its cache written: it had none, or V8 rejected it. */
-  needs(file: string, script: Script, source: string): void {
-    this.#pending.set(file, { script, source: crc32(source) });
+  /**
+   * `script` (of `file`, its bytes' CRC-32 `checksum`) needs its cache written: it had none, or
+   * V8 rejected it.
+   */
+  needs(file: string, script: Script, checksum: number): void {
+    this.#pending.set(file, { script, checksum });
     this.#listen();
   }
 
@@ -119,13 +121,13 @@ export class ScriptCache {
       // A cache that cannot be written (a read-only disk) only costs the next start time.
       return;
     }
-    for (const [file, { script, source }] of pending) {
+    for (const [file, { script, checksum }] of pending) {
       const target = join(this.#directory, `${file}.cache`);
       // Renamed into place whole: a start never reads a cache another process is writing.
       const temporary = `${target}.${process.pid}.tmp`;
       try {
         const header = Buffer.alloc(HEADER_BYTES);
-        header.writeUInt32LE(source, 0);
+        header.writeUInt32LE(checksum, 0);
         writeFileSync(temporary, Buffer.concat([header, script.createCachedData()]), {
           mode: 0o600,
         });
