@@ -84,10 +84,11 @@ function routeImports(code: string, chunks: ReadonlySet<string>): string {
  * One ES chunk as a script: CommonJS (esbuild's transform), its dynamic imports of other chunks
  * and everything else through the loader (routeImports), `import.meta.url` the chunk's own URL,
  * and the whole inside a function whose body is strict, as the ES module it was (a failed write
- * to a frozen object throws, `this` in a plain call is `undefined`).
+ * to a frozen object throws, `this` in a plain call is `undefined`). Throws on any warning of
+ * esbuild's (what the script would not do as the module did).
  */
 export async function scriptOf(code: string, chunks: ReadonlySet<string>): Promise<string> {
-  const { code: commonJs } = await transform(code, {
+  const { code: commonJs, warnings } = await transform(code, {
     format: 'cjs',
     platform: 'node',
     target: 'node22',
@@ -96,6 +97,11 @@ export async function scriptOf(code: string, chunks: ReadonlySet<string>): Promi
     define: { 'import.meta.url': '__gatewayScriptUrl' },
     logLevel: 'error',
   });
+  // What esbuild warns of does not run as the module did: `import.meta` beyond its url, written
+  // as an empty object, is undefined at run time.
+  const [warning] = warnings;
+  if (warning !== undefined)
+    throw new Error(`a chunk the script form cannot keep: ${warning.text}`);
   return `(function(${SCRIPT_PARAMETERS.join(',')}){"use strict";${routeImports(commonJs, chunks)}\n})`;
 }
 

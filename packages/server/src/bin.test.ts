@@ -4,7 +4,7 @@
  * same check in scripts/pack-check.sh.
  */
 import { existsSync, readdirSync } from 'node:fs';
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -74,28 +74,56 @@ describe('gateway-server', () => {
     expect(output.stdout + output.stderr).not.toContain(AUTH_SECRET.slice(0, -4));
   }, 60_000);
 
+  /**
+   * Starts the bin with `tmp` as its temporary directory and `XDG_CACHE_HOME` as given, and checks
+   * it answers and writes its compile cache to its private directory in `tmp`.
+   */
+  async function cachesInPrivateTmp(tmp: string, xdgCacheHome: string): Promise<void> {
+    const { child, output, exited } = await startBin({
+      AUTH_SECRET,
+      PORT: '0',
+      XDG_CACHE_HOME: xdgCacheHome,
+      TMPDIR: tmp,
+      GATEWAY_SHUTDOWN_NOTICE_MS: '0',
+    });
+    const health = await pollHealth(await listeningUrl(child, output));
+    expect(health.status).toBe(200);
+    const cache = join(tmp, `gateway-server-compile-cache-${process.getuid?.() ?? ''}`);
+    await waitFor(() => hasCompileCache(cache));
+    expect(hasCompileCache(cache)).toBe(true);
+    expect((await stat(cache)).mode & 0o777).toBe(0o700);
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  }
+
+  async function privateTmp(): Promise<string> {
+    const tmp = await mkdtemp(join(tmpdir(), 'gateway-bin-tmp-'));
+    onTestFinished(() => rm(tmp, { recursive: true, force: true }));
+    return tmp;
+  }
+
   // Issue 37: a cache directory that cannot be made never stops a start; the cache goes to a
   // directory of the user's own in the temporary directory instead.
   it.skipIf(process.platform === 'win32')(
     'starts when its cache directory cannot be made, caching in a private temporary directory',
     async () => {
-      const tmp = await mkdtemp(join(tmpdir(), 'gateway-bin-tmp-'));
-      onTestFinished(() => rm(tmp, { recursive: true, force: true }));
-      const { child, output, exited } = await startBin({
-        AUTH_SECRET,
-        PORT: '0',
-        XDG_CACHE_HOME: '/dev/null/cache',
-        TMPDIR: tmp,
-        GATEWAY_SHUTDOWN_NOTICE_MS: '0',
-      });
-      const health = await pollHealth(await listeningUrl(child, output));
-      expect(health.status).toBe(200);
-      const cache = join(tmp, `gateway-server-compile-cache-${process.getuid?.() ?? ''}`);
-      await waitFor(() => hasCompileCache(cache));
-      expect(hasCompileCache(cache)).toBe(true);
-      expect((await stat(cache)).mode & 0o777).toBe(0o700);
-      child.kill('SIGTERM');
-      expect(await exited).toBe(0);
+      await cachesInPrivateTmp(await privateTmp(), '/dev/null/cache');
+    },
+    60_000,
+  );
+
+  // A cache directory another user can write into is code that user chose: a home or
+  // XDG_CACHE_HOME inside a directory everyone can write (HOME=/tmp/x made by someone else, a
+  // shared volume) is passed over for the private temporary one.
+  it.skipIf(process.platform === 'win32')(
+    'does not cache in a directory another user could change, caching in a private one instead',
+    async () => {
+      const tmp = await privateTmp();
+      const shared = join(tmp, 'shared');
+      await mkdir(shared);
+      await chmod(shared, 0o777);
+      await cachesInPrivateTmp(tmp, join(shared, 'cache'));
+      expect(readdirSync(shared)).toEqual([]);
     },
     60_000,
   );

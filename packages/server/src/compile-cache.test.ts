@@ -3,11 +3,11 @@
  * on each platform, never the temporary directory all users share. bin.test.ts checks that a real
  * start writes it there after its first answer.
  */
-import { chmod, mkdir, mkdtemp, rm, stat, symlink } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, rm, stat, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { compileCacheDirectory, privateCacheDirectory } from './compile-cache.js';
+import { compileCacheDirectory, ownDirectory, privateCacheDirectory } from './compile-cache.js';
 
 describe('compileCacheDirectory', () => {
   it('is under ~/.cache on Linux, or $XDG_CACHE_HOME when that is absolute', () => {
@@ -78,5 +78,32 @@ describe.skipIf(process.getuid === undefined)('privateCacheDirectory', () => {
     const owned = await base();
     await mkdir(join(owned, `gateway-server-compile-cache-${uid + 1}`), { mode: 0o700 });
     expect(privateCacheDirectory(owned, uid + 1)).toBeUndefined();
+  });
+});
+
+describe.skipIf(process.getuid === undefined)('ownDirectory', () => {
+  const uid = process.getuid?.() ?? -1;
+
+  it("makes the directory in a place of the user's own, under root's sticky temporary directory", async () => {
+    const home = await mkdtemp(join(tmpdir(), 'gateway-own-dir-'));
+    onTestFinished(() => rm(home, { recursive: true, force: true }));
+    const cache = join(home, '.cache', 'gateway-server', 'node-compile-cache');
+    expect(ownDirectory(cache, uid)).toBe(true);
+    expect((await stat(cache)).mode & 0o777).toBe(0o700);
+  });
+
+  it('makes nothing below a directory another user can write', async () => {
+    const home = await mkdtemp(join(tmpdir(), 'gateway-own-dir-'));
+    onTestFinished(() => rm(home, { recursive: true, force: true }));
+    const shared = join(home, 'shared');
+    await mkdir(shared);
+    await chmod(shared, 0o777);
+    expect(ownDirectory(join(shared, 'cache', 'gateway-server'), uid)).toBe(false);
+    expect(await readdir(shared)).toEqual([]);
+    // Made earlier, then opened to the group: refused all the same.
+    const grouped = join(home, 'grouped');
+    expect(ownDirectory(grouped, uid)).toBe(true);
+    await chmod(grouped, 0o770);
+    expect(ownDirectory(grouped, uid)).toBe(false);
   });
 });

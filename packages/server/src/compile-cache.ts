@@ -15,7 +15,7 @@
  * be made or written leaves the cache off, and the start goes on.
  */
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
-import { lstatSync, mkdirSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, realpathSync } from 'node:fs';
 import { constants, enableCompileCache, flushCompileCache } from 'node:module';
 import { homedir, tmpdir } from 'node:os';
 import { posix, win32 } from 'node:path';
@@ -91,6 +91,40 @@ export function privateCacheDirectory(base: string, uid: number): string | undef
   }
 }
 
+/**
+ * Whether only the user `uid` (and root) can change what `directory` holds: made if missing
+ * (`0700`), and it and every directory above it, links resolved, owned by that user or root and
+ * writable by no one else, but for root's sticky ones such as `/tmp` (where no one but an entry's
+ * owner can move it). A cache below a directory another user can write would run that user's
+ * code: a home or `XDG_CACHE_HOME` in a shared place, a volume mounted writable by all.
+ *
+ * @example
+ * ownDirectory('/home/gw/.cache/gateway-server/node-compile-cache', 1000); // true
+ */
+export function ownDirectory(directory: string, uid: number): boolean {
+  try {
+    // Nothing is made below a place that is not the user's own: what exists is checked first.
+    let existing = directory;
+    while (!existsSync(existing)) existing = posix.dirname(existing);
+    if (!ownedUpwards(realpathSync(existing), uid)) return false;
+    mkdirSync(directory, { recursive: true, mode: 0o700 });
+    return ownedUpwards(realpathSync(directory), uid);
+  } catch {
+    return false;
+  }
+}
+
+/** Whether `path` (links resolved) and each directory above it are {@link ownDirectory}'s. */
+function ownedUpwards(path: string, uid: number): boolean {
+  for (let at = path; ; at = posix.dirname(at)) {
+    const found = lstatSync(at);
+    if (!found.isDirectory() || (found.uid !== uid && found.uid !== 0)) return false;
+    const rootSticky = found.uid === 0 && (found.mode & 0o1000) !== 0;
+    if ((found.mode & 0o022) !== 0 && !rootSticky) return false;
+    if (posix.dirname(at) === at) return true;
+  }
+}
+
 function enableIn(directory: string | undefined): boolean {
   if (directory === undefined) return false;
   const { status } = enableCompileCache?.(directory) ?? {};
@@ -102,7 +136,8 @@ function enableIn(directory: string | undefined): boolean {
  * cannot be made, `privateCacheDirectory()` in the OS temporary directory) unless
  * `NODE_COMPILE_CACHE` chose another, and writes it once the first response has been sent, so
  * that a process stopped without a clean exit (killed, out of memory) still leaves the cache for
- * the next start. Modules loaded later are written at exit, as Node does. Never throws.
+ * the next start. Modules loaded later are written at exit, as Node does. The user's cache
+ * directory is passed over when another user could change it (`ownDirectory`). Never throws.
  *
  * @example
  * enableServerCompileCache(); // first thing in the bin, before the server's modules load
@@ -112,8 +147,11 @@ export function enableServerCompileCache(): void {
   // user's own, the cache stays off rather than going to the shared default.
   if (!process.env.NODE_COMPILE_CACHE) {
     const uid = process.getuid?.();
+    const own = compileCacheDirectory(process.env, process.platform, userHome());
     const enabled =
-      enableIn(compileCacheDirectory(process.env, process.platform, userHome())) ||
+      enableIn(
+        uid === undefined || own === undefined || ownDirectory(own, uid) ? own : undefined,
+      ) ||
       (uid !== undefined && enableIn(privateCacheDirectory(tmpdir(), uid)));
     if (!enabled) return;
   }

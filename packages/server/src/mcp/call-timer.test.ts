@@ -47,4 +47,50 @@ describe('DeadlineClock', () => {
     await sleep(60);
     expect(fired).toEqual(['first', 'set by the first']);
   });
+
+  it('calls every limit that is due when one of them throws, then throws what it threw', async () => {
+    const clock = new DeadlineClock();
+    const fired: string[] = [];
+    const thrown: unknown[] = [];
+    const onUncaught = (error: unknown) => thrown.push(error);
+    // Thrown from a timer, the error reaches the process; vitest's own handler is set aside.
+    const others = process.listeners('uncaughtException');
+    process.removeAllListeners('uncaughtException');
+    process.on('uncaughtException', onUncaught);
+    try {
+      clock.set(() => fired.push('before'), 10);
+      clock.set(() => {
+        throw new Error('expire failed');
+      }, 10);
+      clock.set(() => fired.push('after'), 10);
+      await sleep(50);
+    } finally {
+      process.off('uncaughtException', onUncaught);
+      for (const listener of others) process.on('uncaughtException', listener);
+    }
+    expect(fired).toEqual(['before', 'after']);
+    expect(thrown).toEqual([new Error('expire failed')]);
+    expect(clock.size).toBe(0);
+  });
+
+  it("keeps a limit past setTimeout's longest delay (~24.8 days) without firing it or spinning", async () => {
+    // setTimeout takes a longer delay as 1 ms (and warns): the clock then woke every
+    // millisecond to find nothing due, for as long as such a call ran.
+    const clock = new DeadlineClock();
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.name);
+    process.on('warning', onWarning);
+    let fired = false;
+    try {
+      const handle = clock.set(() => {
+        fired = true;
+      }, 40 * 86_400_000);
+      await sleep(30);
+      clock.clear(handle);
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(fired).toBe(false);
+    expect(warnings).toEqual([]);
+  });
 });

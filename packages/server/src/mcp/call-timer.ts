@@ -8,6 +8,9 @@ export interface CallTimer {
   clear(handle: unknown): void;
 }
 
+/** setTimeout's longest delay: it takes a longer one as 1 ms. */
+const LONGEST_DELAY_MS = 2 ** 31 - 1;
+
 interface Deadline {
   /** `performance.now()` at which it expires. */
   at: number;
@@ -22,7 +25,9 @@ interface Deadline {
  * limit is an entry in a `Set`: calls share one limit (`GATEWAY_TOOL_TIMEOUT_MS`), so a new one
  * is almost never the earliest and the timer is left as it is; one ended early leaves the timer
  * to fire at its time, which then looks for what is due and sets itself for the next. Keeps
- * nothing alive. Never throws but what `expire` throws.
+ * nothing alive. Every limit that is due is called though one throws; then the first error is
+ * thrown (from the timer, as a `setTimeout` of its own would have). A limit past setTimeout's
+ * longest delay (~24.8 days) is waited for in steps of it.
  *
  * @example
  * const clock = new DeadlineClock();
@@ -54,7 +59,8 @@ export class DeadlineClock implements CallTimer {
   #arm(at: number): void {
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#armedAt = at;
-    this.#timer = setTimeout(() => this.#tick(), Math.max(0, at - performance.now()));
+    const delay = Math.min(LONGEST_DELAY_MS, Math.max(0, at - performance.now()));
+    this.#timer = setTimeout(() => this.#tick(), delay);
     this.#timer.unref?.();
   }
 
@@ -70,7 +76,15 @@ export class DeadlineClock implements CallTimer {
     }
     for (const deadline of due) this.#waiting.delete(deadline);
     if (next !== Number.POSITIVE_INFINITY) this.#arm(next);
-    for (const deadline of due) deadline.expire();
+    let failure: { error: unknown } | undefined;
+    for (const deadline of due) {
+      try {
+        deadline.expire();
+      } catch (error) {
+        failure ??= { error };
+      }
+    }
+    if (failure !== undefined) throw failure.error;
   }
 }
 

@@ -3,11 +3,12 @@
  * The bin's loader on scripts made the way the build makes them (build/script-form.ts): what it
  * runs must behave as the ES chunks did, and a code cache is only ever a shortcut (issue 37).
  */
-import { mkdir, mkdtemp, readdir, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { crc32 } from 'node:zlib';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { writeScriptForm } from '../../build/script-form.js';
+import { scriptOf, writeScriptForm } from '../../build/script-form.js';
 import { createScriptLoader } from './load-scripts.js';
 import { OTHER_BUILDS_KEPT, ScriptCache } from './script-cache.js';
 
@@ -64,6 +65,14 @@ describe('the script loader', () => {
     expect(entry.thisOfPlainCall).toBeUndefined();
   });
 
+  it('is not made from a chunk that reads import.meta beyond its url, which a script has not', async () => {
+    // esbuild writes it as an empty object, with a warning the build did not show: a chunk's
+    // `import.meta.dirname` became undefined at run time, silently.
+    await expect(scriptOf('export const d = import.meta.dirname;', new Set())).rejects.toThrow(
+      '"import.meta" is not available',
+    );
+  });
+
   it('runs each chunk once, loads chunks and packages as imported, and gives import.meta.url', async () => {
     const dir = await scripts();
     const entry = createScriptLoader(dir, undefined).load('entry.js') as Entry;
@@ -89,8 +98,10 @@ describe('the script loader', () => {
     expect(written.size).toBeGreaterThan(0);
     expect(written.mode & 0o777).toBe(0o600);
     expect((await stat(cacheDir)).mode & 0o777).toBe(0o700);
-    expect(cache.read('entry.js')?.length).toBe(written.size);
-    expect(cache.read('missing.js')).toBeUndefined();
+    const checksum = crc32(await readFile(join(dir, 'entry.js')));
+    expect(cache.read('entry.js', checksum)?.length).toBe(written.size - 4);
+    expect(cache.read('entry.js', checksum + 1)).toBeUndefined();
+    expect(cache.read('missing.js', checksum)).toBeUndefined();
   });
 
   it("removes older builds' caches when it writes, and nothing else beside them", async () => {
@@ -114,6 +125,24 @@ describe('the script loader', () => {
       [BUILD, ...others.slice(1), 'kept-not-a-build'].sort(),
     );
     expect((await readdir(nodeCache)).sort()).toEqual(['gateway-server-scripts']);
+  });
+
+  it('never runs a cache made from other code: a script edited in place, its length kept', async () => {
+    // V8 checks a cache against its source's length only: without a check of its own, the
+    // loader ran the code of the script as it was when cached (a fix applied in place, the build
+    // id unchanged, would not take).
+    const dir = await scripts();
+    const nodeCache = await mkdtemp(join(tmpdir(), 'gateway-script-cache-'));
+    onTestFinished(() => rm(nodeCache, { recursive: true, force: true }));
+    const cache = new ScriptCache(nodeCache, BUILD);
+    expect((createScriptLoader(dir, cache).load('entry.js') as Entry).name).toBe('b.txt');
+    cache.flush();
+    const entryFile = join(dir, 'entry.js');
+    const source = await readFile(entryFile, 'utf8');
+    expect(source).toContain('/a/b.txt');
+    await writeFile(entryFile, source.replace('/a/b.txt', '/a/c.txt'));
+    const again = new ScriptCache(nodeCache, BUILD);
+    expect((createScriptLoader(dir, again).load('entry.js') as Entry).name).toBe('c.txt');
   });
 
   it('refuses a build id that could name another directory', () => {

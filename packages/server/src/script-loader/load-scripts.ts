@@ -10,6 +10,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Script } from 'node:vm';
+import { crc32 } from 'node:zlib';
 import type { ScriptCache } from './script-cache.js';
 
 /** A script's function, as its wrapper declares it (build/script-form.ts, SCRIPT_PARAMETERS). */
@@ -53,9 +54,14 @@ export function createScriptLoader(directory: string, cache: ScriptCache | undef
     const loaded = modules.get(file);
     if (loaded !== undefined) return loaded.exports;
     const filename = join(directory, file);
-    const cachedData = cache?.read(file);
-    const script = new Script(readFileSync(filename, 'utf8'), { filename, cachedData });
-    if (cachedData === undefined || script.cachedDataRejected === true) cache?.needs(file, script);
+    const bytes = readFileSync(filename);
+    // The checksum of the bytes, not of the string (which it would encode again).
+    const checksum = cache === undefined ? 0 : crc32(bytes);
+    const cachedData = cache?.read(file, checksum);
+    const script = new Script(bytes.toString('utf8'), { filename, cachedData });
+    if (cachedData === undefined || script.cachedDataRejected === true) {
+      cache?.needs(file, script, checksum);
+    }
     const module = { exports: {} };
     modules.set(file, module);
     const run = script.runInThisContext() as ScriptFunction;

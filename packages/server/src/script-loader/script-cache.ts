@@ -6,7 +6,10 @@
  * whenever Node's compile cache is (`NODE_DISABLE_COMPILE_CACHE=1`, no directory of the user's
  * own). A cache V8
  * rejects (another V8, other flags, a damaged file) or one that cannot be read is compiled
- * without and written again; nothing here ever stops a start.
+ * without and written again; nothing here ever stops a start. Each cache starts with a checksum of
+ * the source it was made from: V8 checks a cache against its source's length only, and would run
+ * the code of a script as it was when cached after an edit in place that kept its length (a fix
+ * applied to the installed files, the build id unchanged).
  */
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import {
@@ -33,11 +36,14 @@ export const BUILD_ID = /^[\da-f]{20}$/;
  */
 export const OTHER_BUILDS_KEPT = 2;
 
+/** The bytes before V8's data in a cache file: the CRC-32 of the script's file (zlib's `crc32`). */
+const HEADER_BYTES = 4;
+
 /** The caches of one build's scripts: read at load, written once their code has run. */
 export class ScriptCache {
   readonly #root: string;
   readonly #directory: string;
-  readonly #pending = new Map<string, Script>();
+  readonly #pending = new Map<string, { script: Script; checksum: number }>();
   #writing = false;
   #listening = false;
   #flushing = false;
@@ -53,18 +59,27 @@ export class ScriptCache {
     this.#directory = join(this.#root, buildId);
   }
 
-  /** The cache of `file`, or `undefined` when there is none (or it cannot be read). */
-  read(file: string): Buffer | undefined {
+  /**
+   * The cache of `file`, whose bytes' CRC-32 is now `checksum`, or `undefined` when there is none,
+   * it cannot be read, or it was made from other code.
+   */
+  read(file: string, checksum: number): Buffer | undefined {
+    let cached: Buffer;
     try {
-      return readFileSync(join(this.#directory, `${file}.cache`));
+      cached = readFileSync(join(this.#directory, `${file}.cache`));
     } catch {
       return undefined;
     }
+    if (cached.length <= HEADER_BYTES || cached.readUInt32LE(0) !== checksum) return undefined;
+    return cached.subarray(HEADER_BYTES);
   }
 
-  /** `script` (of `file`) needs its cache written: it had none, or V8 rejected it. */
-  needs(file: string, script: Script): void {
-    this.#pending.set(file, script);
+  /**
+   * `script` (of `file`, its bytes' CRC-32 `checksum`) needs its cache written: it had none, or
+   * V8 rejected it.
+   */
+  needs(file: string, script: Script, checksum: number): void {
+    this.#pending.set(file, { script, checksum });
     this.#listen();
   }
 
@@ -106,12 +121,16 @@ export class ScriptCache {
       // A cache that cannot be written (a read-only disk) only costs the next start time.
       return;
     }
-    for (const [file, script] of pending) {
+    for (const [file, { script, checksum }] of pending) {
       const target = join(this.#directory, `${file}.cache`);
       // Renamed into place whole: a start never reads a cache another process is writing.
       const temporary = `${target}.${process.pid}.tmp`;
       try {
-        writeFileSync(temporary, script.createCachedData(), { mode: 0o600 });
+        const header = Buffer.alloc(HEADER_BYTES);
+        header.writeUInt32LE(checksum, 0);
+        writeFileSync(temporary, Buffer.concat([header, script.createCachedData()]), {
+          mode: 0o600,
+        });
         renameSync(temporary, target);
       } catch {
         removeQuietly(temporary);
