@@ -24,6 +24,24 @@ function sample(text: string, series: string): number | undefined {
   return line === undefined ? undefined : Number(line.slice(series.length + 1));
 }
 
+/** A gateway in memory, not listening, that `scrapeIn` can scrape. */
+function inMemoryGateway() {
+  return createGateway({
+    databaseUrl: ':memory:',
+    configFile: false,
+    authSecret: 'a-test-auth-secret-of-at-least-32-characters',
+    env: { GATEWAY_METRICS_TOKEN: METRICS_TOKEN },
+  });
+}
+
+function scrapeIn(gateway: Awaited<ReturnType<typeof inMemoryGateway>>): Promise<Response> {
+  return gateway.fetch(
+    new Request('http://localhost/metrics', {
+      headers: { authorization: `Bearer ${METRICS_TOKEN}` },
+    }),
+  );
+}
+
 describe('GET /metrics', () => {
   it('counts requests and tool calls by bounded labels, for the metrics token or the service secret only', async () => {
     rememberSecret(METRICS_TOKEN);
@@ -115,18 +133,9 @@ describe('GET /metrics', () => {
     // wakes the process to take a sample, whether or not anything else happens.
     const monitor = vi.spyOn(perfHooks, 'monitorEventLoopDelay');
     try {
-      const gateway = await createGateway({
-        databaseUrl: ':memory:',
-        configFile: false,
-        authSecret: 'a-test-auth-secret-of-at-least-32-characters',
-        env: { GATEWAY_METRICS_TOKEN: METRICS_TOKEN },
-      });
+      const gateway = await inMemoryGateway();
       // A scrape starts it, if no answer has yet.
-      const scraped = await gateway.fetch(
-        new Request('http://localhost/metrics', {
-          headers: { authorization: `Bearer ${METRICS_TOKEN}` },
-        }),
-      );
+      const scraped = await scrapeIn(gateway);
       expect(scraped.status).toBe(200);
       await gateway.stop();
       expect(monitor).toHaveBeenCalled();
@@ -142,22 +151,13 @@ describe('GET /metrics', () => {
     // They load Node's perf_hooks and v8, which a start's first answer does not need.
     const monitor = vi.spyOn(perfHooks, 'monitorEventLoopDelay');
     try {
-      const gateway = await createGateway({
-        databaseUrl: ':memory:',
-        configFile: false,
-        authSecret: 'a-test-auth-secret-of-at-least-32-characters',
-        env: { GATEWAY_METRICS_TOKEN: METRICS_TOKEN },
-      });
+      const gateway = await inMemoryGateway();
       expect(monitor).not.toHaveBeenCalled();
       const health = await gateway.fetch(new Request('http://localhost/healthz'));
       expect(health.status).toBe(200);
       expect(monitor).not.toHaveBeenCalled();
       await vi.waitFor(() => expect(monitor).toHaveBeenCalledTimes(1));
-      const scraped = await gateway.fetch(
-        new Request('http://localhost/metrics', {
-          headers: { authorization: `Bearer ${METRICS_TOKEN}` },
-        }),
-      );
+      const scraped = await scrapeIn(gateway);
       const text = await scraped.text();
       await gateway.stop();
       // Started once: the scrape found them started.
