@@ -1,4 +1,7 @@
-import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import Counter from 'prom-client/lib/counter.js';
+import Gauge from 'prom-client/lib/gauge.js';
+import Registry from 'prom-client/lib/registry.js';
+import { registerStartMetrics } from './default-metrics.js';
 import { type HistogramSeries, SeriesHistogram } from './series-histogram.js';
 
 /** What the metrics read when scraped, from the features that know. */
@@ -21,27 +24,29 @@ const LATENCY_BUCKETS = [
 ];
 
 /**
- * How often the event loop's lag is sampled (`nodejs_eventloop_lag_*`), in milliseconds.
- * prom-client's default, 10 ms, is a timer that wakes every instance 100 times a second, busy or
- * not: about 7 ms of CPU a second each, most of an idle instance's CPU, and a cost per call that
- * grows with the time between calls (bench/scale/README.md). Every 100 ms still sees any stall
- * of 100 ms or more, and shorter ones in proportion.
- */
-export const EVENT_LOOP_SAMPLE_MS = 100;
-
-/**
  * The gateway's Prometheus metrics, one registry per gateway. Labels carry only values the
  * gateway bounds: route patterns (never raw paths), tool paths it serves, provider ids,
  * outcomes; never a user id, a token or an argument. A request's label set is looked up once and
  * its series kept, so recording costs a map lookup and an increment on the call path.
  *
+ * prom-client's default metrics are registered with it, except those that need Node's
+ * `perf_hooks` or `v8` (event loop lag, GC, heap spaces): {@link GatewayMetrics.startLateMetrics}
+ * registers them, once the gateway listens or at the first scrape (issue 37).
+ *
  * @example
  * const metrics = new GatewayMetrics(sources);
  * metrics.httpRequest('POST', '/mcp', 200, 0.0004);
- * const text = await metrics.registry.metrics();
+ * const text = await metrics.scrape();
  */
 export class GatewayMetrics {
+  /** The gateway's own metrics. */
   readonly registry = new Registry();
+  /** The content type of {@link GatewayMetrics.scrape}'s text. */
+  readonly contentType = this.registry.contentType;
+  readonly #defaults = new Registry();
+  readonly #late = new Registry();
+  #lateStarted: Promise<void> | undefined;
+  #lateScheduled = false;
   readonly #sources: MetricsSources;
   readonly #http: SeriesHistogram<'method' | 'route' | 'status'>;
   readonly #httpSeries = new Map<string, HistogramSeries>();
@@ -54,10 +59,7 @@ export class GatewayMetrics {
   constructor(sources: MetricsSources) {
     this.#sources = sources;
     const registers = [this.registry];
-    collectDefaultMetrics({
-      register: this.registry,
-      eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS,
-    });
+    registerStartMetrics(this.#defaults);
     this.#http = new SeriesHistogram({
       name: 'gateway_http_request_duration_seconds',
       help: 'HTTP requests by method, route pattern and status, and how long they took.',
@@ -121,8 +123,38 @@ export class GatewayMetrics {
     });
   }
 
-  /** An HTTP request answered: `route` is the matched pattern, or `(unmatched)`. */
+  /**
+   * Registers the default metrics a start does without (`late-metrics.ts`), once: the event
+   * loop's delay monitor and the GC observer start now.
+   */
+  startLateMetrics(): Promise<void> {
+    this.#lateStarted ??= import('./late-metrics.js').then(({ registerLateMetrics }) =>
+      registerLateMetrics(this.#late),
+    );
+    return this.#lateStarted;
+  }
+
+  #scheduleLateMetrics(): void {
+    this.#lateScheduled = true;
+    setImmediate(() => {
+      this.startLateMetrics().catch(() => {
+        // Left for the next scrape, which awaits the same promise and answers its error.
+      });
+    });
+  }
+
+  /** Every metric in Prometheus' text format: prom-client's default ones, then the gateway's. */
+  async scrape(): Promise<string> {
+    await this.startLateMetrics();
+    return Registry.merge([this.#defaults, this.#late, this.registry]).metrics();
+  }
+
+  /**
+   * An HTTP request answered: `route` is the matched pattern, or `(unmatched)`. The first one
+   * starts the late default metrics on the next turn, once its answer has gone out.
+   */
   httpRequest(method: string, route: string, status: number, seconds: number): void {
+    if (!this.#lateScheduled) this.#scheduleLateMetrics();
     const label = METHODS.has(method) ? method : 'OTHER';
     const key = `${label} ${status} ${route}`;
     let series = this.#httpSeries.get(key);

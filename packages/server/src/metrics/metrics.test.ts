@@ -24,6 +24,24 @@ function sample(text: string, series: string): number | undefined {
   return line === undefined ? undefined : Number(line.slice(series.length + 1));
 }
 
+/** A gateway in memory, not listening, that `scrapeIn` can scrape. */
+function inMemoryGateway() {
+  return createGateway({
+    databaseUrl: ':memory:',
+    configFile: false,
+    authSecret: 'a-test-auth-secret-of-at-least-32-characters',
+    env: { GATEWAY_METRICS_TOKEN: METRICS_TOKEN },
+  });
+}
+
+function scrapeIn(gateway: Awaited<ReturnType<typeof inMemoryGateway>>): Promise<Response> {
+  return gateway.fetch(
+    new Request('http://localhost/metrics', {
+      headers: { authorization: `Bearer ${METRICS_TOKEN}` },
+    }),
+  );
+}
+
 describe('GET /metrics', () => {
   it('counts requests and tool calls by bounded labels, for the metrics token or the service secret only', async () => {
     rememberSecret(METRICS_TOKEN);
@@ -115,16 +133,58 @@ describe('GET /metrics', () => {
     // wakes the process to take a sample, whether or not anything else happens.
     const monitor = vi.spyOn(perfHooks, 'monitorEventLoopDelay');
     try {
-      const gateway = await createGateway({
-        databaseUrl: ':memory:',
-        configFile: false,
-        authSecret: 'a-test-auth-secret-of-at-least-32-characters',
-      });
+      const gateway = await inMemoryGateway();
+      // A scrape starts it, if no answer has yet.
+      const scraped = await scrapeIn(gateway);
+      expect(scraped.status).toBe(200);
       await gateway.stop();
       expect(monitor).toHaveBeenCalled();
       for (const [options] of monitor.mock.calls) {
         expect(options?.resolution).toBeGreaterThanOrEqual(100);
       }
+    } finally {
+      monitor.mockRestore();
+    }
+  });
+
+  it('starts the event loop monitor and the GC observer after its first answer, and scrapes every default metric first (issue 37)', async () => {
+    // They load Node's perf_hooks and v8, which a start's first answer does not need.
+    const monitor = vi.spyOn(perfHooks, 'monitorEventLoopDelay');
+    try {
+      const gateway = await inMemoryGateway();
+      expect(monitor).not.toHaveBeenCalled();
+      const health = await gateway.fetch(new Request('http://localhost/healthz'));
+      expect(health.status).toBe(200);
+      expect(monitor).not.toHaveBeenCalled();
+      await vi.waitFor(() => expect(monitor).toHaveBeenCalledTimes(1));
+      const scraped = await scrapeIn(gateway);
+      const text = await scraped.text();
+      await gateway.stop();
+      // Started once: the scrape found them started.
+      expect(monitor).toHaveBeenCalledTimes(1);
+      const families = text
+        .split('\n')
+        .filter((line) => line.startsWith('# TYPE '))
+        .map((line) => line.split(' ')[2] as string);
+      for (const name of [
+        'process_cpu_seconds_total',
+        'nodejs_eventloop_lag_seconds',
+        'nodejs_heap_space_size_total_bytes',
+        'nodejs_gc_duration_seconds',
+        'gateway_http_request_duration_seconds',
+      ]) {
+        expect(families).toContain(name);
+      }
+      // prom-client's defaults, then the gateway's own, as when they shared one registry.
+      const firstOwn = families.findIndex((name) => name.startsWith('gateway_'));
+      expect(families.slice(firstOwn).every((name) => name.startsWith('gateway_'))).toBe(true);
+      // The request before the scrape counted from the start.
+      expect(
+        sample(
+          text,
+          'gateway_http_request_duration_seconds_count{method="GET",route="/healthz",status="200"}',
+        ),
+      ).toBe(1);
     } finally {
       monitor.mockRestore();
     }

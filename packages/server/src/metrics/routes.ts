@@ -35,8 +35,8 @@ export function mountMetrics(
         ),
       );
     }
-    return c.body(await metrics.registry.metrics(), 200, {
-      'content-type': metrics.registry.contentType,
+    return c.body(await metrics.scrape(), 200, {
+      'content-type': metrics.contentType,
       'cache-control': 'no-store',
     });
   });

@@ -1,4 +1,5 @@
-import { Histogram, type HistogramConfiguration } from 'prom-client';
+import type { HistogramConfiguration } from 'prom-client';
+import Histogram from 'prom-client/lib/histogram.js';
 
 /** One label set's observations: a count per bucket (not cumulative), their sum and count. */
 export class HistogramSeries {
