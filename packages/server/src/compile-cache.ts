@@ -143,6 +143,8 @@ function enableIn(directory: string | undefined): boolean {
  * enableServerCompileCache(); // first thing in the bin, before the server's modules load
  */
 export function enableServerCompileCache(): void {
+  // Off as Node's own is: nothing is made in the user's cache directory either.
+  if (process.env.NODE_DISABLE_COMPILE_CACHE) return;
   // Node enabled it at its start from a non-empty NODE_COMPILE_CACHE; without a directory of the
   // user's own, the cache stays off rather than going to the shared default.
   if (!process.env.NODE_COMPILE_CACHE) {

@@ -27,7 +27,13 @@ function buildsIn(root: string): string[] {
 
 /** The script caches in `build`'s directory, each with its inode (a rewrite renames). */
 function inodesIn(build: string): Map<string, number> {
-  return new Map(readdirSync(build).map((file) => [file, statSync(join(build, file)).ino]));
+  const inodes = new Map<string, number>();
+  // Only the caches in place: a temporary file being written may be renamed while it is read.
+  for (const file of readdirSync(build).filter((name) => name.endsWith('.cache'))) {
+    const found = statSync(join(build, file), { throwIfNoEntry: false });
+    if (found !== undefined) inodes.set(file, found.ino);
+  }
+  return inodes;
 }
 
 /** The script caches of the one build in `root`, each with its inode (a rewrite renames). */

@@ -6,11 +6,10 @@
 import { mkdir, mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { crc32 } from 'node:zlib';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { scriptOf, writeScriptForm } from '../../build/script-form.js';
 import { createScriptLoader } from './load-scripts.js';
-import { OTHER_BUILDS_KEPT, ScriptCache } from './script-cache.js';
+import { checksumOf, OTHER_BUILDS_KEPT, ScriptCache } from './script-cache.js';
 
 const CHUNKS: Record<string, string> = {
   // What esbuild's code splitting writes: static and dynamic imports of chunks, built-ins.
@@ -98,7 +97,7 @@ describe('the script loader', () => {
     expect(written.size).toBeGreaterThan(0);
     expect(written.mode & 0o777).toBe(0o600);
     expect((await stat(cacheDir)).mode & 0o777).toBe(0o700);
-    const checksum = crc32(await readFile(join(dir, 'entry.js')));
+    const checksum = checksumOf(await readFile(join(dir, 'entry.js')));
     expect(cache.read('entry.js', checksum)?.length).toBe(written.size - 4);
     expect(cache.read('entry.js', checksum + 1)).toBeUndefined();
     expect(cache.read('missing.js', checksum)).toBeUndefined();

@@ -10,8 +10,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Script } from 'node:vm';
-import { crc32 } from 'node:zlib';
-import type { ScriptCache } from './script-cache.js';
+import { checksumOf, type ScriptCache } from './script-cache.js';
 
 /** A script's function, as its wrapper declares it (build/script-form.ts, SCRIPT_PARAMETERS). */
 type ScriptFunction = (
@@ -56,7 +55,7 @@ export function createScriptLoader(directory: string, cache: ScriptCache | undef
     const filename = join(directory, file);
     const bytes = readFileSync(filename);
     // The checksum of the bytes, not of the string (which it would encode again).
-    const checksum = cache === undefined ? 0 : crc32(bytes);
+    const checksum = cache === undefined ? 0 : checksumOf(bytes);
     const cachedData = cache?.read(file, checksum);
     const script = new Script(bytes.toString('utf8'), { filename, cachedData });
     if (cachedData === undefined || script.cachedDataRejected === true) {

@@ -11,6 +11,7 @@
  * the code of a script as it was when cached after an edit in place that kept its length (a fix
  * applied to the installed files, the build id unchanged).
  */
+import { hash } from 'node:crypto';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import {
   mkdirSync,
@@ -36,8 +37,20 @@ export const BUILD_ID = /^[\da-f]{20}$/;
  */
 export const OTHER_BUILDS_KEPT = 2;
 
-/** The bytes before V8's data in a cache file: the CRC-32 of the script's file (zlib's `crc32`). */
+/**
+ * The bytes before V8's data in a cache file: {@link checksumOf} the script's file. V8 checks a
+ * cache against its source's length only, so a script edited in place to the same length would
+ * run its old code without it.
+ */
 const HEADER_BYTES = 4;
+
+/**
+ * A script file's checksum for its cache's header: the first 4 bytes of its SHA-1 (`node:crypto`
+ * is loaded at start anyway; zlib's `crc32` would load zlib, which a start needs no more).
+ */
+export function checksumOf(bytes: Uint8Array): number {
+  return hash('sha1', bytes, 'buffer').readUInt32BE(0);
+}
 
 /** The caches of one build's scripts: read at load, written once their code has run. */
 export class ScriptCache {
@@ -60,7 +73,7 @@ export class ScriptCache {
   }
 
   /**
-   * The cache of `file`, whose bytes' CRC-32 is now `checksum`, or `undefined` when there is none,
+   * The cache of `file`, whose bytes' checksum is now `checksum`, or `undefined` when there is none,
    * it cannot be read, or it was made from other code.
    */
   read(file: string, checksum: number): Buffer | undefined {
@@ -75,7 +88,7 @@ export class ScriptCache {
   }
 
   /**
-   * `script` (of `file`, its bytes' CRC-32 `checksum`) needs its cache written: it had none, or
+   * `script` (of `file`, its bytes' checksum `checksum`) needs its cache written: it had none, or
    * V8 rejected it.
    */
   needs(file: string, script: Script, checksum: number): void {
