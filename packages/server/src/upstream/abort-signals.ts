@@ -38,3 +38,34 @@ export function delay(ms: number, signal: AbortSignal): Promise<void> {
     signal.addEventListener('abort', stop, { once: true });
   });
 }
+
+/**
+ * Where a request hears that it is stopped: a tool call's stop (`SourceCall.onStop`, no signal made
+ * for it: issue 37) or a signal's abort ({@link stopOf}). `onStop` calls `listener` once if the
+ * stop comes before the function it returns is called, at once when it came already.
+ */
+export interface StopSource {
+  onStop(listener: (reason: unknown) => void): () => void;
+}
+
+/** `signal` as a {@link StopSource}. */
+export function stopOf(signal: AbortSignal): StopSource {
+  return {
+    onStop(listener) {
+      if (signal.aborted) {
+        listener(signal.reason);
+        return () => {};
+      }
+      const stop = () => listener(signal.reason);
+      signal.addEventListener('abort', stop, { once: true });
+      return () => signal.removeEventListener('abort', stop);
+    },
+  };
+}
+
+/** A signal aborted when `source` is stopped, for a wait that needs one; `off` stops listening. */
+export function signalOf(source: StopSource): { signal: AbortSignal; off: () => void } {
+  const controller = new AbortController();
+  const off = source.onStop((reason) => controller.abort(reason));
+  return { signal: controller.signal, off };
+}

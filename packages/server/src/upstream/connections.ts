@@ -76,20 +76,31 @@ export class Connections {
     credential: string | undefined,
     signal: AbortSignal | undefined,
   ): Connection | Promise<Connection> {
+    return (
+      this.open(credential) ??
+      this.#checkout(credential === undefined ? '' : keyOf(credential), credential, signal)
+    );
+  }
+
+  /**
+   * The credential's open 2026-07-28 client, the caller's until {@link checkin}, if there is one
+   * now: what {@link checkout} gives at once, without a wait to give up (issue 37).
+   */
+  open(credential: string | undefined): Connection | undefined {
     const key = credential === undefined ? '' : keyOf(credential);
     const modern = this.#modern.get(key);
     const opened = modern === undefined ? undefined : this.#opened.get(modern);
     if (
-      modern !== undefined &&
-      opened?.closed === false &&
-      this.#options.era()?.kind !== 'legacy'
+      modern === undefined ||
+      opened?.closed !== false ||
+      this.#options.era()?.kind === 'legacy'
     ) {
-      // Most recently used last: the oldest go first when there are too many.
-      this.#modern.delete(key);
-      this.#modern.set(key, modern);
-      return opened;
+      return undefined;
     }
-    return this.#checkout(key, credential, signal);
+    // Most recently used last: the oldest go first when there are too many.
+    this.#modern.delete(key);
+    this.#modern.set(key, modern);
+    return opened;
   }
 
   async #checkout(

@@ -4,6 +4,7 @@ import { type AddressInfo, createServer as createNetServer, type Socket } from '
 import { gzipSync } from 'node:zlib';
 import { Agent } from 'undici';
 import { describe, expect, it, onTestFinished } from 'vitest';
+import { stopOf } from './abort-signals.js';
 import { type Exchange, exchange } from './http-exchange.js';
 
 /** A server on 127.0.0.1 answering each request with `answer`, and its undici pool. */
@@ -31,7 +32,7 @@ async function upstream(answer: (response: ServerResponse, path: string) => void
       agent,
       { origin, path, method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' },
       { json: 64, error: 16 },
-      signal,
+      signal === undefined ? undefined : stopOf(signal),
       inFlight,
     );
   return { send, connections, inFlight };
@@ -179,7 +180,7 @@ async function rawUpstream(answer: (socket: Socket, index: number) => void) {
         body: '{}',
       },
       { json: 1024, error: 256 },
-      signal,
+      signal === undefined ? undefined : stopOf(signal),
       inFlight,
     );
   return { send, inFlight, sockets, closed };

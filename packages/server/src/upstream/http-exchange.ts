@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
+import type { StopSource } from './abort-signals.js';
 
 /** An answer's headers as undici parses them (names in lower case). */
 export type AnswerHeaders = Record<string, string | string[] | undefined>;
@@ -37,21 +38,22 @@ export interface ExchangeLimits {
  * Undici's `request` makes a `Readable` with its own abort wiring and an async resource for every
  * answer, which a JSON answer of a few hundred bytes does not need (issue 37: ~60 k instructions
  * of a federated call in that wrapper, besides the listeners reading the stream back, and twice
- * the GC). `signal` stops the request and its answer (a stream is destroyed with its reason); the
- * exchange is in `inFlight` until its answer ends, so its transport can stop it when it closes.
+ * the GC). `stop` stops the request and its answer (a stream is destroyed with its reason): a
+ * call's own stop, heard without a signal made for it; the exchange is in `inFlight` until its
+ * answer ends, so its transport can stop it when it closes.
  *
  * @throws what undici fails the request with (connection refused or dropped, the policy's refusal
- *   at connect), and the signal's reason when it is aborted first.
+ *   at connect), and the stop's reason when it is stopped first.
  */
 export function exchange(
   dispatcher: Dispatcher,
   request: ExchangeRequest,
   limits: ExchangeLimits,
-  signal: AbortSignal | undefined,
+  stop: StopSource | undefined,
   inFlight: Set<Exchange>,
 ): Promise<HttpAnswer> {
   return new Promise((resolve, reject) => {
-    const handler = new Exchange(limits, signal, inFlight, resolve, reject);
+    const handler = new Exchange(limits, stop, inFlight, resolve, reject);
     if (handler.stopped !== undefined) return;
     dispatcher.dispatch(
       {
@@ -82,31 +84,31 @@ export class Exchange implements Dispatcher.DispatchHandler {
   #status = 0;
   #headers: AnswerHeaders = {};
   readonly #limits: ExchangeLimits;
-  readonly #signal: AbortSignal | undefined;
+  /** Stops listening for the stop, once the exchange is settled. */
+  #off: (() => void) | undefined;
   readonly #inFlight: Set<Exchange>;
   readonly #resolve: (answer: HttpAnswer) => void;
   readonly #reject: (error: unknown) => void;
-  readonly #onAbort = (): void => this.abort(reasonOf(this.#signal));
 
   constructor(
     limits: ExchangeLimits,
-    signal: AbortSignal | undefined,
+    stop: StopSource | undefined,
     inFlight: Set<Exchange>,
     resolve: (answer: HttpAnswer) => void,
     reject: (error: unknown) => void,
   ) {
     this.#limits = limits;
-    this.#signal = signal;
     this.#inFlight = inFlight;
     this.#resolve = resolve;
     this.#reject = reject;
-    if (signal?.aborted === true) {
-      this.stopped = reasonOf(signal);
+    // Told at once when stopped already: `stopped` is then set, nothing is sent.
+    const off = stop?.onStop((reason) => this.abort(asReason(reason)));
+    if (this.stopped !== undefined) {
       this.#settle();
       reject(this.stopped);
       return;
     }
-    signal?.addEventListener('abort', this.#onAbort, { once: true });
+    this.#off = off;
     inFlight.add(this);
   }
 
@@ -214,14 +216,18 @@ export class Exchange implements Dispatcher.DispatchHandler {
 
   #settle(): void {
     this.#settled = true;
-    this.#signal?.removeEventListener('abort', this.#onAbort);
+    const off = this.#off;
+    if (off !== undefined) {
+      this.#off = undefined;
+      off();
+    }
     this.#inFlight.delete(this);
   }
 }
 
-/** The signal's reason, as undici's `request` gives it (an abort is its own reason). */
-function reasonOf(signal: AbortSignal | undefined): Error {
-  return (signal?.reason as Error | undefined) ?? new Dropped('The request was stopped');
+/** A stop's reason, as undici's `request` gave a signal's (an abort is its own reason). */
+function asReason(reason: unknown): Error {
+  return (reason as Error | undefined) ?? new Dropped('The request was stopped');
 }
 
 function isJson(value: string | string[] | undefined): boolean {

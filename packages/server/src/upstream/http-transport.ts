@@ -8,7 +8,7 @@ import {
   type TransportSendOptions,
 } from '@modelcontextprotocol/client';
 import type { Dispatcher } from 'undici';
-import { delay, eitherSignal } from './abort-signals.js';
+import { delay, type StopSource, stopOf } from './abort-signals.js';
 import { mirrorEnvelope } from './envelope-headers.js';
 import { UpstreamHttpError } from './guarded-fetch.js';
 import { type Exchange, exchange, type HttpAnswer } from './http-exchange.js';
@@ -126,14 +126,18 @@ export class UpstreamHttpTransport implements Transport {
    * call needs none of its per-request machinery), and answers its answer, a result or a
    * JSON-RPC error, as it came. It goes out as {@link send} sends the client's (the same
    * headers, body limit, stream reading and resumption); whatever else the upstream sends on the
-   * way (notifications) goes to `onmessage`, to the SDK client, as before.
+   * way (notifications) goes to `onmessage`, to the SDK client, as before. `stop` stops it (a
+   * call's own stop: no signal is made for it); `frame`, when given, is what the messages handed
+   * to the SDK client are handed over in (the call's context, where its relays find the call): a
+   * JSON answer to the request itself needs none.
    *
    * @throws as {@link send}; and for an answer that never came (a stream that ended without it).
    */
   async call(
     method: string,
     params: Record<string, unknown>,
-    signal: AbortSignal,
+    stop: StopSource,
+    frame?: Frame,
   ): Promise<JSONRPCMessage> {
     this.#calls += 1;
     const id = `gw-${this.#calls}`;
@@ -144,8 +148,10 @@ export class UpstreamHttpTransport implements Transport {
     try {
       await this.#send(
         { jsonrpc: '2.0', id, method, params },
-        { requestSignal: signal },
+        undefined,
+        stop,
         this.#callText(id, method, params),
+        frame,
       );
     } finally {
       this.#awaiting.delete(id);
@@ -175,6 +181,15 @@ export class UpstreamHttpTransport implements Transport {
     return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"method":${JSON.stringify(method)},"params":${withMeta}}`;
   }
 
+  /** Whether `message` answers a request of ours ({@link call}) that waits for it. */
+  #waitsFor(message: JSONRPCMessage): boolean {
+    return (
+      typeof (message as { id?: unknown }).id === 'string' &&
+      !('method' in message) &&
+      this.#awaiting.has((message as { id: string }).id)
+    );
+  }
+
   /** Hands `message` to the request of ours it answers, or else to the SDK client. */
   #deliver(message: JSONRPCMessage): void {
     if (this.#awaiting.size > 0 && !('method' in message) && 'id' in message) {
@@ -188,7 +203,14 @@ export class UpstreamHttpTransport implements Transport {
   }
 
   send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
-    return this.#send(message, options, undefined);
+    const signal = options?.requestSignal;
+    return this.#send(
+      message,
+      options?.headers,
+      signal === undefined ? undefined : stopOf(signal),
+      undefined,
+      undefined,
+    );
   }
 
   /**
@@ -197,20 +219,21 @@ export class UpstreamHttpTransport implements Transport {
    */
   #send(
     message: JSONRPCMessage,
-    options: TransportSendOptions | undefined,
+    headers: TransportSendOptions['headers'],
+    stop: StopSource | undefined,
     text: string | undefined,
+    frame: Frame | undefined,
   ): Promise<void> {
     try {
       const extra: Record<string, string> = { 'content-type': 'application/json' };
-      if (options?.headers !== undefined) Object.assign(extra, options.headers);
+      if (headers !== undefined) Object.assign(extra, headers);
       mirrorEnvelope(message, extra);
       // As a request on the closed transport's aborted signal always failed.
       if (this.#closed) return Promise.reject(this.#abort.signal.reason);
-      const signal = options?.requestSignal;
-      if (signal === undefined && !('method' in message && 'id' in message)) {
+      if (stop === undefined && !('method' in message && 'id' in message)) {
         return this.#postMessage(message, extra);
       }
-      return this.#post(message, extra, signal, text);
+      return this.#post(message, extra, stop, text, frame);
     } catch (error) {
       return Promise.reject(error);
     }
@@ -234,25 +257,26 @@ export class UpstreamHttpTransport implements Transport {
       );
     }, limitMs);
     try {
-      await this.#post(message, extra, limit.signal);
+      await this.#post(message, extra, stopOf(limit.signal));
     } finally {
       clearTimeout(timer);
     }
   }
 
   /**
-   * Sends `message` (as `text`, its JSON, when given) and reads its answer to the end; `signal`
-   * (and closing) stops both.
+   * Sends `message` (as `text`, its JSON, when given) and reads its answer to the end; `stop`
+   * (and closing) stops both. What goes to the SDK client goes in `frame`, when given.
    */
   async #post(
     message: JSONRPCMessage,
     extra: Record<string, string>,
-    signal: AbortSignal | undefined,
+    stop: StopSource | undefined,
     text?: string,
+    frame?: Frame,
   ): Promise<void> {
     let answer: HttpAnswer;
     try {
-      answer = await this.#request('POST', extra, text ?? JSON.stringify(message), signal);
+      answer = await this.#request('POST', extra, text ?? JSON.stringify(message), stop);
     } catch (error) {
       // A 2026-07-28 server answers a request it refuses (unknown tool, bad arguments) with a 400
       // carrying the JSON-RPC error: that is its answer, not a transport failure.
@@ -261,7 +285,7 @@ export class UpstreamHttpTransport implements Transport {
           ? errorAnswer(String(error.data.text ?? ''), message)
           : undefined;
       if (refusal === undefined) throw error;
-      this.#deliver(refusal);
+      this.#deliverIn(frame, refusal);
       return;
     }
     const session = header(answer, 'mcp-session-id');
@@ -281,14 +305,10 @@ export class UpstreamHttpTransport implements Transport {
       if (answer.text === undefined) throw tooLarge(this.#options.maxBytes);
       const data = parse(answer.text);
       if (!Array.isArray(data)) {
-        this.#deliver(asMessage(data));
+        this.#deliverIn(frame, asMessage(data));
         return;
       }
-      // A batch, one message at a time as a stream's (below).
-      for (const one of data) {
-        this.#deliver(asMessage(one));
-        await null;
-      }
+      await inFrame(frame, () => this.#deliverBatch(data));
       return;
     }
     const type = mediaType(header(answer, 'content-type'));
@@ -296,14 +316,29 @@ export class UpstreamHttpTransport implements Transport {
       discard(answer.body);
       throw notMcp(`Unexpected content type: ${type ?? 'none'}`);
     }
-    await this.#answerStream(answer.body, message.id, signal);
+    const { body } = answer;
+    await inFrame(frame, () => this.#answerStream(body, message.id, stop));
+  }
+
+  /** {@link #deliver}, in `frame` unless the message is the answer one of ours waits for. */
+  #deliverIn(frame: Frame | undefined, message: JSONRPCMessage): void {
+    if (frame === undefined || this.#waitsFor(message)) this.#deliver(message);
+    else frame(() => this.#deliver(message));
+  }
+
+  /** A batch, one message at a time as a stream's (below). */
+  async #deliverBatch(data: unknown[]): Promise<void> {
+    for (const one of data) {
+      this.#deliver(asMessage(one));
+      await null;
+    }
   }
 
   /** Reads a POST's event stream until it answers request `id`, resuming it if it breaks off. */
   async #answerStream(
     first: Body,
     id: string | number,
-    signal: AbortSignal | undefined,
+    stop: StopSource | undefined,
   ): Promise<void> {
     let body = first;
     for (let resumed = 0; ; resumed++) {
@@ -313,17 +348,20 @@ export class UpstreamHttpTransport implements Transport {
       if (!retryable || this.#closed) {
         throw notMcp('The stream ended before it answered the request');
       }
-      const waiting = eitherSignal(this.#abort.signal, signal);
+      const waiting = new AbortController();
+      const offClosed = stopOf(this.#abort.signal).onStop((reason) => waiting.abort(reason));
+      const offStop = stop?.onStop((reason) => waiting.abort(reason));
       try {
         await delay(read.retryMs ?? DEFAULT_RETRY_MS, waiting.signal);
       } finally {
-        waiting.release();
+        offClosed();
+        offStop?.();
       }
       const again = await this.#request(
         'GET',
         { 'last-event-id': read.lastEventId ?? '' },
         undefined,
-        signal,
+        stop,
       );
       if (again.whole || mediaType(header(again, 'content-type')) !== 'text/event-stream') {
         drop(again);
@@ -417,7 +455,7 @@ export class UpstreamHttpTransport implements Transport {
     method: 'GET' | 'POST',
     extra: Record<string, string>,
     body: string | undefined,
-    signal: AbortSignal | undefined,
+    stop: StopSource | undefined,
   ): Promise<HttpAnswer> {
     const { dispatcher, maxBytes } = this.#options;
     const headers: Record<string, string> = { ...this.#options.headers, accept: ACCEPT, ...extra };
@@ -435,7 +473,7 @@ export class UpstreamHttpTransport implements Transport {
         body,
       },
       { json: maxBytes, error: ERROR_BODY_BYTES },
-      signal,
+      stop,
       this.#inFlight,
     );
     const { statusCode } = answer;
@@ -469,6 +507,17 @@ export class UpstreamHttpTransport implements Transport {
     }
     return answer;
   }
+}
+
+/**
+ * Runs `work` in a call's context: `(work) => storage.run(call, work)` of the call's
+ * `AsyncLocalStorage` (upstream.ts), made only when a message needs it (issue 37: entering it on
+ * every call cost ~7 k instructions).
+ */
+export type Frame = <T>(work: () => T) => T;
+
+function inFrame<T>(frame: Frame | undefined, work: () => T): T {
+  return frame === undefined ? work() : frame(work);
 }
 
 /** A JSON-RPC message by its shape; the SDK's `Client` validates what it uses of it. */

@@ -1,3 +1,4 @@
+import type { AsyncLocalStorage } from 'node:async_hooks';
 import {
   ProtocolError as ClientProtocolError,
   type InputRequests,
@@ -12,6 +13,7 @@ import {
 } from '@modelcontextprotocol/client';
 import { isRecord } from '../json/is-record.js';
 import type { SourceCall } from '../tool-sources/index.js';
+import { signalOf } from './abort-signals.js';
 import type { Connection } from './connection.js';
 import type { RelayedRequests } from './relays.js';
 
@@ -104,18 +106,31 @@ async function nextRound(
   } as CallParams;
 }
 
+/** The call's context, where the upstream's questions and log lines find their call (`callOf`). */
+export interface CallFrame {
+  storage: AsyncLocalStorage<SourceCall>;
+  /** Whether messages for the call need it: a stdio process's are told apart by its calls. */
+  needed: boolean;
+}
+
 /**
  * Sends a `tools/call` on `connection`. A plain call of a 2026-07-28 upstream or a stdio process
  * (no progress, log level or argument headers) goes out past the SDK client, which would add its request machinery,
  * a second parse and ~90 KB of garbage to every call (issue 37). One that asks for input has its
  * questions answered here and its later rounds run by the SDK client, as any other call's.
+ *
+ * The call's stop stops the request: a plain call's through `call.onStop`, the SDK client's
+ * through a signal made for it. What the upstream asks or says for the call (a question, a log
+ * line) is handled in the call's context (`frame`), entered only where such a message can be: a
+ * plain call's JSON answer carries none (issue 37).
  */
 export async function sendCall(
   connection: Connection,
   params: CallParams,
-  sending: RequestOptions,
+  sending: Omit<RequestOptions, 'signal'>,
   call: SourceCall,
   headerDeclaring: McpTool | undefined,
+  frame: CallFrame,
 ): Promise<unknown> {
   const direct = connection.direct;
   let sent = params;
@@ -131,16 +146,40 @@ export async function sendCall(
       await direct.transport.call(
         'tools/call',
         envelope === undefined ? params : { ...params, _meta: envelope },
-        sending.signal ?? new AbortController().signal,
+        call,
+        frame.needed ? (work) => frame.storage.run(call, work) : undefined,
       ),
     );
     if (!isInputRequiredResult(first)) return first;
-    sent = (await nextRound(direct.relayed, params, first)) ?? params;
+    sent = (await inCall(frame, call, () => nextRound(direct.relayed, params, first))) ?? params;
   }
-  return connection.modern && headerDeclaring !== undefined
-    ? await connection.client.callTool(sent, {
-        ...sending,
-        toolDefinition: { ...headerDeclaring, outputSchema: undefined },
-      })
-    : await connection.client.request({ method: 'tools/call', params: sent }, AS_SENT, sending);
+  return await inCall(frame, call, () =>
+    sendBySdk(connection, sent, sending, call, headerDeclaring),
+  );
+}
+
+/** The call through the SDK client, stopped by a signal made for it. */
+async function sendBySdk(
+  connection: Connection,
+  params: CallParams,
+  sending: Omit<RequestOptions, 'signal'>,
+  call: SourceCall,
+  headerDeclaring: McpTool | undefined,
+): Promise<unknown> {
+  const stop = signalOf(call);
+  try {
+    const options = { ...sending, signal: stop.signal };
+    return connection.modern && headerDeclaring !== undefined
+      ? await connection.client.callTool(params, {
+          ...options,
+          toolDefinition: { ...headerDeclaring, outputSchema: undefined },
+        })
+      : await connection.client.request({ method: 'tools/call', params }, AS_SENT, options);
+  } finally {
+    stop.off();
+  }
+}
+
+function inCall<T>(frame: CallFrame, call: SourceCall, work: () => T): T {
+  return frame.needed ? frame.storage.run(call, work) : work();
 }

@@ -5,6 +5,7 @@
  */
 import { serializeMessage } from '@modelcontextprotocol/client';
 import { describe, expect, it, onTestFinished } from 'vitest';
+import { stopOf } from './abort-signals.js';
 import { StdioProcess } from './stdio-process.js';
 
 // Answers each request line with the line it read, as its result's `line`.
@@ -39,8 +40,12 @@ describe('StdioProcess.call (issue 37)', () => {
     const upstream = await started();
     const params = { name: 'say', arguments: { text: 'a "quoted"\nline \u2028 é' } };
     const answers = await Promise.all([
-      upstream.call('tools/call', params, new AbortController().signal),
-      upstream.call('tools/call', { name: 'other', arguments: {} }, new AbortController().signal),
+      upstream.call('tools/call', params, stopOf(new AbortController().signal)),
+      upstream.call(
+        'tools/call',
+        { name: 'other', arguments: {} },
+        stopOf(new AbortController().signal),
+      ),
     ]);
     expect(answers.map((answer) => ('result' in answer ? answer.result.line : undefined))).toEqual([
       serializeMessage({ jsonrpc: '2.0', id: 'gw-1', method: 'tools/call', params }),
@@ -57,7 +62,7 @@ describe('StdioProcess.call (issue 37)', () => {
     const upstream = await started();
     await upstream.close();
     await expect(
-      upstream.call('tools/call', { name: 'say' }, new AbortController().signal),
+      upstream.call('tools/call', { name: 'say' }, stopOf(new AbortController().signal)),
     ).rejects.toThrow('the upstream process is not running');
   });
 });

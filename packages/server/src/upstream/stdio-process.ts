@@ -10,6 +10,7 @@ import {
 } from '@modelcontextprotocol/client';
 import { getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
 import { isRecord } from '../json/is-record.js';
+import type { StopSource } from './abort-signals.js';
 import { TOO_DEEP, tooDeep } from './message-depth.js';
 
 /** Lines of the process's stderr kept for the reason it stopped. */
@@ -185,19 +186,15 @@ export class StdioProcess implements Transport {
   /**
    * Sends one request of the gateway's own past the SDK client (issue 37: a plain call needs none
    * of its per-request machinery: request map, timer, progress and abort wiring, schema checks),
-   * and answers its answer, a result or a JSON-RPC error, as it came. `signal` cancels it as the
-   * SDK client would: the process is told (`notifications/cancelled`) and the call ends with the
-   * signal's reason. Whatever else the process sends goes to `onmessage`, to the SDK client.
+   * and answers its answer, a result or a JSON-RPC error, as it came. `stop` (a call's own, no
+   * signal made for it) cancels it as the SDK client would: the process is told
+   * (`notifications/cancelled`) and the call ends with the stop's reason. Whatever else the
+   * process sends goes to `onmessage`, to the SDK client.
    *
-   * @throws the signal's reason; `SdkError` `ConnectionClosed` when the process ends first, as
+   * @throws the stop's reason; `SdkError` `ConnectionClosed` when the process ends first, as
    *   the SDK client's requests do; what {@link send} throws.
    */
-  call(
-    method: string,
-    params: Record<string, unknown>,
-    signal: AbortSignal,
-  ): Promise<JSONRPCMessage> {
-    if (signal.aborted) return Promise.reject(signal.reason);
+  call(method: string, params: Record<string, unknown>, stop: StopSource): Promise<JSONRPCMessage> {
     const stdin = this.#stdin();
     if (stdin === undefined)
       return Promise.reject(new Error('the upstream process is not running'));
@@ -212,21 +209,26 @@ export class StdioProcess implements Transport {
       return Promise.reject(error);
     }
     return new Promise((resolve, reject) => {
+      let off: (() => void) | undefined;
       const settle: Settle = (answer, failure) => {
         this.#awaiting.delete(id);
-        signal.removeEventListener('abort', stop);
+        off?.();
         if (answer === undefined) reject(failure);
         else resolve(answer);
       };
-      const stop = () => {
-        settle(undefined, signal.reason);
-        const cancelled = { requestId: id, reason: String(signal.reason) };
+      this.#awaiting.set(id, settle);
+      let written = false;
+      off = stop.onStop((reason) => {
+        settle(undefined, reason);
+        if (!written) return;
+        const cancelled = { requestId: id, reason: String(reason) };
         this.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: cancelled }).catch(
           () => {},
         );
-      };
-      this.#awaiting.set(id, settle);
-      signal.addEventListener('abort', stop, { once: true });
+      });
+      // Stopped already (told at once): settled, and nothing was sent.
+      if (!this.#awaiting.has(id)) return;
+      written = true;
       // Not held until the pipe drains, as `send` is: the call waits for its answer anyway, and a
       // process that stops reading ends it when it exits or the call's time runs out.
       this.#write(stdin, line);

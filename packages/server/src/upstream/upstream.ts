@@ -5,7 +5,7 @@ import { type CallToolResult, ProtocolError } from '@modelcontextprotocol/server
 import type { ServerLogger } from '../http/logger.js';
 import { isRecord } from '../json/is-record.js';
 import { CallFailure, type SourceCall, Stopped } from '../tool-sources/index.js';
-import { eitherSignal } from './abort-signals.js';
+import { eitherSignal, signalOf } from './abort-signals.js';
 import { CircuitBreaker, type UpstreamHealth } from './circuit-breaker.js';
 import {
   CONNECT_TIMEOUT_MS,
@@ -24,7 +24,7 @@ import type { UpstreamNotice } from './notice.js';
 import { type Offers, offersOf } from './offers.js';
 import { UpstreamRefusedFailure } from './refused.js';
 import { requiredLinks, settleRequiredLinks } from './required-links.js';
-import { AS_SENT, sendCall } from './send-call.js';
+import { AS_SENT, type CallFrame, sendCall } from './send-call.js';
 import type { RelaySettings, UpstreamTarget } from './target.js';
 import type { UrlPolicy } from './url-policy.js';
 
@@ -73,6 +73,12 @@ export class Upstream {
   readonly #breaker = new CircuitBreaker();
   /** The call whose request an upstream's message arrived on (the transport reads it there). */
   readonly #current = new AsyncLocalStorage<SourceCall>();
+  /**
+   * Where a call's messages find it (send-call.ts): in `#current`, entered only where such a
+   * message can arrive; a stdio process's are told apart by `#stdioCalls` (`#callOf`), as its
+   * pipe's listeners run in the context they were added in, so none is entered for it.
+   */
+  readonly #frame: CallFrame;
   readonly #connections: Connections;
   /** The served path of each call in flight, for the questions it relays. */
   readonly #paths = new WeakMap<SourceCall, string>();
@@ -93,6 +99,7 @@ export class Upstream {
     this.id = options.id;
     this.#options = options;
     const { target } = options;
+    this.#frame = { storage: this.#current, needed: target.kind !== 'stdio' };
     if (target.kind === 'http') {
       this.#fetch = guardedFetch({
         url: new URL(target.url),
@@ -235,23 +242,7 @@ export class Upstream {
         'Upstream degraded',
       );
     }
-    // The call's own signal is aborted when the call ends, however it ends: given to the SDK, every
-    // finished call would be cancelled at the upstream. This one is aborted only when it is stopped
-    // (and reading the call's signal would make it, to be aborted at the end: `onStop`).
-    const stop = new AbortController();
-    const off = call.onStop((reason) => stop.abort(reason));
-    const forward = () =>
-      this.#forward(name, args, credential, call, provider, stop.signal, options);
-    try {
-      // A stdio process's messages are told to their call by `#stdioCalls` (`#callOf`): its pipe's
-      // listeners run in the context they were added in, so the call's context would be a cost
-      // (a new async context frame per call) that nothing reads.
-      return await (this.#options.target.kind === 'stdio'
-        ? forward()
-        : this.#current.run(call, forward));
-    } finally {
-      off();
-    }
+    return await this.#forward(name, args, credential, call, provider, options);
   }
 
   async #forward(
@@ -260,20 +251,19 @@ export class Upstream {
     credential: string | undefined,
     call: SourceCall,
     provider: string | undefined,
-    signal: AbortSignal,
     tool: { headerDeclaring?: McpTool | undefined; readOnly?: boolean | undefined },
   ): Promise<CallToolResult> {
     const { headerDeclaring } = tool;
     let linksAsked = false;
     let healed = false;
     for (;;) {
-      const found = this.#checkout(credential, signal, provider);
+      const found = this.#checkoutFor(credential, call, provider);
       const connection = found instanceof Promise ? await found : found;
       const stdio = this.#options.target.kind === 'stdio';
       if (stdio) this.#stdioCalls.add(call);
       let required: ReturnType<typeof requiredLinks>;
       try {
-        const answer = await this.#send(connection, name, args, call, signal, headerDeclaring);
+        const answer = await this.#send(connection, name, args, call, headerDeclaring);
         this.#breaker.success();
         return resultOf(answer, this.id);
       } catch (error) {
@@ -316,7 +306,6 @@ export class Upstream {
     name: string,
     args: unknown,
     call: SourceCall,
-    signal: AbortSignal,
     headerDeclaring: McpTool | undefined,
   ) {
     // The upstream is asked for the log lines and progress the calling client asked for, no
@@ -330,7 +319,6 @@ export class Upstream {
         : {}),
     };
     const sending = {
-      signal,
       timeout: NO_SDK_TIMEOUT_MS,
       ...(call.takesProgress ? { onprogress: progressTo(call) } : {}),
     };
@@ -338,7 +326,7 @@ export class Upstream {
     // declares as headers (SEP-2243): the client's `callTool` mirrors them from the definition
     // given (without its output schema: results are forwarded as they are). Other calls skip
     // its second pass over the result.
-    return sendCall(connection, params, sending, call, headerDeclaring);
+    return sendCall(connection, params, sending, call, headerDeclaring, this.#frame);
   }
 
   /** A call stopped by its caller or its time limit: what that leaves of the connection. */
@@ -492,6 +480,29 @@ export class Upstream {
       found = Promise.reject(error);
     }
     return found instanceof Promise ? this.#waitFor(found, signal, provider) : found;
+  }
+
+  /**
+   * {@link #checkout} for `call`: an open 2026-07-28 client at once; a wait for one (a connect, a
+   * 2025 session) is given up when the call is stopped, through a signal made only for the wait.
+   */
+  #checkoutFor(
+    credential: string | undefined,
+    call: SourceCall,
+    provider: string | undefined,
+  ): Connection | Promise<Connection> {
+    if (this.#options.target.kind === 'stdio' || this.#closed) {
+      return this.#checkout(credential, undefined, provider);
+    }
+    const open = this.#connections.open(credential);
+    if (open !== undefined) return open;
+    const stop = signalOf(call);
+    const found = this.#checkout(credential, stop.signal, provider);
+    if (!(found instanceof Promise)) {
+      stop.off();
+      return found;
+    }
+    return found.finally(stop.off);
   }
 
   /** {@link #checkout}'s wait for a connection being opened, or a 2025 session. */
