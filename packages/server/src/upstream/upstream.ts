@@ -497,7 +497,9 @@ export class Upstream {
     const open = this.#connections.open(credential);
     if (open !== undefined) return open;
     const stop = signalOf(call);
-    const found = this.#checkout(credential, stop.signal, provider);
+    // In the call's context, as before issue 37's change: a connect opened now (a 2025 session's
+    // stream among it) runs in it.
+    const found = this.#current.run(call, () => this.#checkout(credential, stop.signal, provider));
     if (!(found instanceof Promise)) {
       stop.off();
       return found;
