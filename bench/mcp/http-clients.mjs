@@ -38,23 +38,17 @@ if (process.argv[2] === 'server') {
   const child = fork(new URL(import.meta.url).pathname, ['server']);
   const port = await new Promise((r) => child.once('message', r));
   const origin = `http://127.0.0.1:${port}`;
-  const body = JSON.stringify({
-    jsonrpc: '2.0',
-    id: 'gw-1',
-    method: 'tools/call',
-    params: {
-      name: 'say',
-      arguments: { text: 'hello' },
-      _meta: {
-        'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-        'io.modelcontextprotocol/clientInfo': { name: 'gateway', version: '0.0.0' },
-        'io.modelcontextprotocol/clientCapabilities': {
-          sampling: {},
-          elicitation: { form: {}, url: {} },
-        },
-      },
+  // The request the Gateway sends for the bench's echo call: its connection's `_meta` envelope.
+  const envelope = {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientInfo': { name: 'gateway', version: '0.0.0' },
+    'io.modelcontextprotocol/clientCapabilities': {
+      sampling: {},
+      elicitation: { form: {}, url: {} },
     },
-  });
+  };
+  const params = { name: 'say', arguments: { text: 'hello' }, _meta: envelope };
+  const body = JSON.stringify({ jsonrpc: '2.0', id: 'gw-1', method: 'tools/call', params });
   const headers = {
     accept: 'application/json, text/event-stream',
     'content-type': 'application/json',
