@@ -6,8 +6,8 @@
  *
  * Prints calls/s of both, their ratio, the Gateway's added p50 and p99 latency, each server
  * process's CPU time per call (which the ratio follows when the servers are busy), and the RSS
- * growth on every path (`memory`: plugin, federated, 2025 sessions, stdio upstream; pick with
- * `BENCH_RSS_PATHS`) over `BENCH_RSS_CALLS` calls (default 30,000; the target is per 100,000),
+ * growth on every path (`memory`: plugin, federated, 2025 sessions, stdio upstream, and 2025
+ * sessions abandoned without a `DELETE`; pick with `BENCH_RSS_PATHS`) over `BENCH_RSS_CALLS` calls (default 30,000; the target is per 100,000),
  * measured after `BENCH_RSS_WARMUP` (default 50,000) calls:
  * V8 sizes its heap over the first tens of thousands of calls, which is one-off growth, not a
  * leak.
@@ -35,6 +35,7 @@ import { Agent, request } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { callBody, callHeaders } from './modern-call.js';
 import {
+  abandonedSession,
   type Connected,
   childrenOf,
   httpSession,
@@ -100,12 +101,27 @@ const CONCURRENCIES = (process.env.BENCH_CONCURRENCY ?? '1,16')
 const RSS_WARMUP = Number(process.env.BENCH_RSS_WARMUP ?? 50_000);
 /** Calls the RSS growth is measured over; the 20 MB target is per 100,000 calls. */
 const RSS_CALLS = Number(process.env.BENCH_RSS_CALLS ?? 30_000);
-/** The paths the memory case measures (`BENCH_RSS_PATHS`, default all four; see `memoryCase`). */
+/** The paths the memory case measures (`BENCH_RSS_PATHS`, default all; see `memoryCase`). */
 const RSS_PATHS = new Set(
-  (process.env.BENCH_RSS_PATHS ?? 'plugin,federated,sessions,stdio')
+  (process.env.BENCH_RSS_PATHS ?? 'plugin,federated,sessions,stdio,abandoned,expired')
     .split(',')
     .map((n) => n.trim()),
 );
+/**
+ * 2025 sessions opened, used for one call and abandoned (no `DELETE`) by the `abandoned` path,
+ * after a quarter as many as warm-up. A session opens in ~25 ms of the Gateway's time and one
+ * user's openings take turns (`Admission`), so this is minutes, not seconds.
+ */
+const RSS_SESSIONS = Number(process.env.BENCH_RSS_SESSIONS ?? 4_000);
+/**
+ * Sessions the `expired` path abandons a cycle (below the instance's cap of 10,000, so only the
+ * idle expiry closes them).
+ */
+const EXPIRE_SESSIONS = Number(process.env.BENCH_EXPIRE_SESSIONS ?? 1_000);
+/** `BENCH_RSS_TRACE=N`: memory read and printed every N calls of a measured path (0: never). */
+const RSS_TRACE = Number(process.env.BENCH_RSS_TRACE ?? 0);
+/** The session idle time of the Gateway the `expired` path measures (its sweep runs at half). */
+const EXPIRE_IDLE_MS = Number(process.env.BENCH_EXPIRE_IDLE_MS ?? 60_000);
 const serverScript = fileURLToPath(new URL('./server.ts', import.meta.url));
 const stdioEcho = fileURLToPath(new URL('./stdio-echo.mjs', import.meta.url));
 const built = fileURLToPath(new URL('../../packages/server/dist/index.js', import.meta.url));
@@ -125,12 +141,16 @@ const tsconfig =
 const PROFILE = process.env.BENCH_PROFILE;
 const profileDir = fileURLToPath(new URL('./profiles', import.meta.url));
 
-async function start(name: Target['name'], upstream?: URL): Promise<Target> {
+async function start(
+  name: Target['name'],
+  upstream?: URL,
+  env: Record<string, string> = {},
+): Promise<Target> {
   const profile = PROFILE === name ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [];
   const args = upstream === undefined ? [name] : [name, upstream.origin];
   const child = fork(serverScript, args, {
     execArgv: ['--expose-gc', ...profile, '--import', 'tsx'],
-    env: { ...process.env, TSX_TSCONFIG_PATH: tsconfig },
+    env: { ...process.env, TSX_TSCONFIG_PATH: tsconfig, ...env },
     // The Gateway's request log goes to stdout, as in production; here to /dev/null.
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
@@ -222,6 +242,12 @@ interface Memory {
   heapUsed: number;
   heapTotal: number;
   external: number;
+  /** The 2025 sessions a Gateway holds (its `gateway_mcp_sessions_open`); 0 for the others. */
+  openSessions: number;
+  /** V8's heap spaces as committed, by name. */
+  spaces: Record<string, number>;
+  /** Anonymous resident memory (`RssAnon`): the heap's pages and malloc's. */
+  rssAnon: number;
 }
 
 function memory(target: Target): Promise<Memory> {
@@ -243,9 +269,13 @@ const verdict = (ok: boolean) => (ok ? 'PASS' : 'FAIL');
 
 /** The servers started, stopped (or killed, if starting one fails) at the end. */
 const launched: Target[] = [];
-async function launch(name: Target['name'], upstream?: URL): Promise<Target> {
+async function launch(
+  name: Target['name'],
+  upstream?: URL,
+  env?: Record<string, string>,
+): Promise<Target> {
   try {
-    const target = await start(name, upstream);
+    const target = await start(name, upstream, env);
     launched.push(target);
     return target;
   } catch (error) {
@@ -287,6 +317,7 @@ try {
   if (bareSession !== undefined) await sessionCase(bareSession, gateway);
   if (CASES.has('stdio')) await stdioCase(gateway);
   if (CASES.has('memory')) await memoryCase(gateway, federated);
+  if (CASES.has('memory')) await abandonedCase(gateway);
   for (const line of verdicts) console.log(line);
 } finally {
   for (const target of launched) target.child.send('stop');
@@ -634,20 +665,132 @@ async function memoryCase(gateway: Target, federated: Target | undefined): Promi
     await run(RSS_WARMUP);
     const before = await memory(target);
     const started = performance.now();
-    await run(RSS_CALLS);
+    if (RSS_TRACE > 0) {
+      for (let done = 0; done < RSS_CALLS; done += RSS_TRACE) {
+        await run(Math.min(RSS_TRACE, RSS_CALLS - done));
+        traceLine(name, done + RSS_TRACE, before, await memory(target));
+      }
+    } else {
+      await run(RSS_CALLS);
+    }
     const after = await memory(target);
-    const mb = (key: keyof Memory) => (after[key] - before[key]) / 1024 / 1024;
-    const per100k = (mb('rss') * 100_000) / RSS_CALLS;
+    const mb = (key: 'rss' | 'heapUsed' | 'heapTotal' | 'external') =>
+      (after[key] - before[key]) / 1024 / 1024;
+    // V8 sizes the young generation (new_space) to the allocation rate, doubling it while enough
+    // survives its scavenges and shrinking it when the rate falls (1 to ~100 MB and back, seen
+    // with BENCH_RSS_TRACE): a step either way that may fall in any window, bounded by its
+    // maximum, so no growth per call. It is shown and left out.
+    const young = (after.spaces.new_space ?? 0) - (before.spaces.new_space ?? 0);
+    const net = mb('rss') - young / 1024 / 1024;
+    const per100k = (net * 100_000) / RSS_CALLS;
     console.log(
       `${name} path (${target.name}) growth over ${RSS_CALLS} calls (16 clients, after ${RSS_WARMUP} warm-up calls, each after a GC): ` +
-        `RSS ${fmt(mb('rss'), 1)} MB (${fmt(per100k, 1)} MB per 100,000); JS heap ${fmt(mb('heapUsed'), 1)} MB used, ${fmt(mb('heapTotal'), 1)} MB reserved; ` +
+        `RSS ${fmt(mb('rss'), 1)} MB, of which the young generation's sizing ${fmt(young / 1024 / 1024, 1)} MB (${fmt(per100k, 1)} MB per 100,000 besides); JS heap ${fmt(mb('heapUsed'), 1)} MB used, ${fmt(mb('heapTotal'), 1)} MB reserved; ` +
         `external ${fmt(mb('external'), 1)} MB (${fmt((performance.now() - started) / 1000, 1)} s)`,
     );
     verdicts.push(
-      `${verdict(per100k <= 20)} ${name} path RSS growth <= 20 MB per 100,000 calls: ${fmt(per100k, 1)} MB (${fmt(mb('rss'), 1)} MB over ${RSS_CALLS})` +
+      `${verdict(per100k <= 20)} ${name} path RSS growth <= 20 MB per 100,000 calls, besides the young generation's sizing: ${fmt(per100k, 1)} MB (${fmt(mb('rss'), 1)} MB over ${RSS_CALLS}, young generation ${fmt(young / 1024 / 1024, 1)} MB)` +
         (RSS_CALLS < 100_000
           ? ' (scaled; growth comes in steps, so judge it with BENCH_RSS_CALLS=100000)'
           : ''),
     );
   }
+}
+
+/**
+ * One line of `BENCH_RSS_TRACE`: after `calls` calls, the growth since `before` of RSS, of the
+ * anonymous memory outside V8's heap (RSS_anon less the heap's committed pages, roughly malloc's),
+ * and of each heap space that moved by 1 MB or more.
+ */
+function traceLine(path: string, calls: number, before: Memory, now: Memory): void {
+  const mb = (bytes: number) => fmt(bytes / 1024 / 1024, 1);
+  const spaces = Object.entries(now.spaces)
+    .map(([space, size]) => [space, size - (before.spaces[space] ?? 0)] as const)
+    .filter(([, grown]) => Math.abs(grown) >= 1024 * 1024)
+    .map(([space, grown]) => `${space} ${mb(grown)}`)
+    .join(', ');
+  const outside = now.rssAnon - now.heapTotal - (before.rssAnon - before.heapTotal);
+  console.log(
+    `  ${path} after ${calls}: RSS ${mb(now.rss - before.rss)} MB, outside the heap ${mb(outside)} MB, heap used ${mb(now.heapUsed - before.heapUsed)} MB; spaces: ${spaces || 'none moved'}`,
+  );
+}
+
+/** Opens `sessions` 2025 sessions of `target`, 16 at a time, each used once and abandoned. */
+async function abandon(target: Target, sessions: number): Promise<number> {
+  const started = performance.now();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 16 }, async () => {
+      while (next < sessions) {
+        next += 1;
+        await abandonedSession(target.url, target.token, target.tool);
+      }
+    }),
+  );
+  return (performance.now() - started) / 1000;
+}
+
+/** A memory reading's line: each figure against `base`. */
+function against(base: Memory, now: Memory): string {
+  const mb = (key: 'rss' | 'heapUsed' | 'heapTotal' | 'external') =>
+    `${fmt((now[key] - base[key]) / 1024 / 1024, 1)} MB`;
+  return `RSS ${mb('rss')}, JS heap ${mb('heapUsed')} used and ${mb('heapTotal')} reserved, external ${mb('external')}; ${now.openSessions} sessions open`;
+}
+
+/**
+ * Issue 37: 2025 sessions that clients abandon (no `DELETE`: a killed client, a closed laptop).
+ * `abandoned`: the plugin Gateway (default caps) after `BENCH_RSS_SESSIONS` of them from one
+ * user, whose per-user cap (100) evicts the least recently used. `expired`: a Gateway of its own
+ * with a short idle time (`BENCH_EXPIRE_IDLE_MS`) and no per-user cap in reach, twice
+ * `BENCH_EXPIRE_SESSIONS` abandoned sessions, memory read while they are held and again once the
+ * idle sweep has closed them all: what they held must be given back.
+ */
+async function abandonedCase(gateway: Target): Promise<void> {
+  if (RSS_PATHS.has('abandoned')) {
+    await abandon(gateway, Math.ceil(RSS_SESSIONS / 4));
+    const before = await memory(gateway);
+    const seconds = await abandon(gateway, RSS_SESSIONS);
+    const after = await memory(gateway);
+    const grown = (after.heapUsed - before.heapUsed) / 1024 / 1024;
+    console.log(
+      `abandoned path (gateway, per-user cap 100) growth over ${RSS_SESSIONS} sessions abandoned after one call each (16 at a time, after ${Math.ceil(RSS_SESSIONS / 4)}, each after a GC): ${against(before, after)} (${fmt(seconds, 1)} s)`,
+    );
+    // RSS moves in V8's heap-sizing steps (see README.md); what abandoned sessions would leave
+    // behind is JavaScript objects, so the heap in use is judged, and the sessions held.
+    verdicts.push(
+      `${verdict(grown <= 2 && after.openSessions <= 100)} abandoned path: at most 100 sessions held and the JS heap in use flat (<= 2 MB) over ${RSS_SESSIONS} abandoned sessions: ${after.openSessions} held, ${fmt(grown, 1)} MB`,
+    );
+  }
+  if (!RSS_PATHS.has('expired')) return;
+  const expiring = await launch('gateway', undefined, {
+    BENCH_SESSION_IDLE_MS: String(EXPIRE_IDLE_MS),
+    BENCH_SESSIONS_PER_USER: String(EXPIRE_SESSIONS * 2),
+  });
+  const expired = async () => {
+    // The sweep runs every half idle time: all are closed within 1.5 idle times of the last use.
+    const deadline = performance.now() + EXPIRE_IDLE_MS * 3 + 10_000;
+    let reading = await memory(expiring);
+    while (reading.openSessions > 0 && performance.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      reading = await memory(expiring);
+    }
+    return reading;
+  };
+  // Warm-up: a quarter cycle unmeasured, so JIT and heap sizing are not counted.
+  await abandon(expiring, Math.ceil(EXPIRE_SESSIONS / 4));
+  const base = await expired();
+  let last = base;
+  for (let cycle = 1; cycle <= 2; cycle += 1) {
+    const seconds = await abandon(expiring, EXPIRE_SESSIONS);
+    const held = await memory(expiring);
+    const perSession = (held.heapUsed - last.heapUsed) / Math.max(1, held.openSessions) / 1024;
+    last = await expired();
+    console.log(
+      `expired path, cycle ${cycle}: ${EXPIRE_SESSIONS} sessions abandoned (${fmt(seconds, 1)} s): held ${against(base, held)} (~${fmt(perSession, 1)} KB of JS heap a session); after the idle sweep ${against(base, last)}`,
+    );
+  }
+  const left = (last.heapUsed - base.heapUsed) / 1024 / 1024;
+  verdicts.push(
+    `${verdict(last.openSessions === 0 && left <= 2)} expired path: all ${EXPIRE_SESSIONS * 2} abandoned sessions closed when idle and their JS heap given back (<= 2 MB left): ${last.openSessions} open, ${fmt(left, 1)} MB left`,
+  );
 }

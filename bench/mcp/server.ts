@@ -18,13 +18,16 @@
  * All use hono over Node's `http`: the bare servers through `@hono/node-server`, the Gateway
  * through its fork of that adapter's core (packages/server/src/http/node-adapter, issue 37).
  * Sends `{ started: { url, token? } }` to the parent; answers `cpu` messages with its CPU time so
- * far (user + system, µs) and `rss` messages with its memory after a GC.
+ * far (user + system, µs) and `rss` messages with its memory after a GC (and a Gateway's count of
+ * open 2025 sessions). `BENCH_SESSION_IDLE_MS` and `BENCH_SESSIONS_PER_USER` set a Gateway's
+ * session idle time and per-user session cap (index.ts's abandoned-sessions measure).
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { getHeapSpaceStatistics } from 'node:v8';
 import { definePlugin, defineTool } from '@gateway/sdk';
 import { createGateway } from '@gateway/server';
 import { serve } from '@hono/node-server';
@@ -43,9 +46,13 @@ const output = z.object({ text: z.string() });
  * The Gateway serving the echo tool: from the bench plugin, or (with `upstream`, the `federated`
  * side) from that bare MCP server registered as an upstream source (`up.bench.echo.say`).
  */
-async function startGateway(
-  upstream?: string,
-): Promise<{ url: string; token: string; oauthToken?: string; stop: () => Promise<void> }> {
+async function startGateway(upstream?: string): Promise<{
+  url: string;
+  token: string;
+  oauthToken?: string;
+  openSessions: () => Promise<number>;
+  stop: () => Promise<void>;
+}> {
   const dir = mkdtempSync(join(tmpdir(), 'gateway-bench-'));
   // The plugin Gateway also serves the stdio echo upstream (`io.bench.echo.say`, issue 37), so a
   // plugin call and a stdio federated call are measured through the same process.
@@ -80,6 +87,16 @@ async function startGateway(
       SERVICE_API_SECRET: serviceSecret,
       // The bare upstream listens on 127.0.0.1 beside it.
       ...(upstream === undefined ? {} : { GATEWAY_UPSTREAM_ALLOW_PRIVATE: 'true' }),
+    },
+    // The abandoned-sessions measure (index.ts) starts a Gateway whose sessions expire sooner and
+    // whose user may hold more of them than the default 100.
+    mcp: {
+      ...(process.env.BENCH_SESSION_IDLE_MS === undefined
+        ? {}
+        : { sessionIdleMs: Number(process.env.BENCH_SESSION_IDLE_MS) }),
+      ...(process.env.BENCH_SESSIONS_PER_USER === undefined
+        ? {}
+        : { maxSessionsPerUser: Number(process.env.BENCH_SESSIONS_PER_USER) }),
     },
     authSecret: randomBytes(32).toString('hex'),
     databaseUrl: join(dir, 'gateway.db'),
@@ -129,6 +146,14 @@ async function startGateway(
     url,
     token: created.token,
     ...(oauthToken === undefined ? {} : { oauthToken }),
+    // The 2025 sessions it holds, as its metrics tell them to an operator.
+    openSessions: async () => {
+      const response = await gateway.fetch(
+        new Request(`${url}/metrics`, { headers: { authorization: `Bearer ${serviceSecret}` } }),
+      );
+      const line = /^gateway_mcp_sessions_open (\d+)$/m.exec(await response.text());
+      return Number(line?.[1] ?? Number.NaN);
+    },
     stop: async () => {
       await gateway.stop();
       rmSync(dir, { recursive: true, force: true });
@@ -373,7 +398,17 @@ process.on('message', (message) => {
   } else if (message === 'rss') {
     globalThis.gc?.();
     const { rss, heapUsed, heapTotal, external } = process.memoryUsage();
-    process.send?.({ rss, heapUsed, heapTotal, external });
+    // Where the RSS is (BENCH_RSS_TRACE): V8's spaces as committed, and anonymous memory outside
+    // them (malloc's arenas: native code, buffers, the JIT's own allocations).
+    const spaces = Object.fromEntries(
+      getHeapSpaceStatistics().map((space) => [space.space_name, space.space_size]),
+    );
+    const anon = /^RssAnon:\s+(\d+) kB$/m.exec(readFileSync('/proc/self/status', 'utf8'));
+    const rssAnon = Number(anon?.[1] ?? 0) * 1024;
+    const sessions = 'openSessions' in started ? started.openSessions() : Promise.resolve(0);
+    void sessions.then((openSessions) =>
+      process.send?.({ rss, heapUsed, heapTotal, external, openSessions, spaces, rssAnon }),
+    );
   } else if (message === 'stop') {
     void started.stop().then(() => process.exit(0));
   }

@@ -65,6 +65,32 @@ export async function httpSession(url: URL, token: string | undefined): Promise<
   };
 }
 
+/**
+ * A 2025-11-25 session opened, used for one call of `tool` and abandoned: the client goes away
+ * without a `DELETE`, as a killed or crashed client does, so the server keeps the session until
+ * it expires or a cap evicts it.
+ */
+export async function abandonedSession(
+  url: URL,
+  token: string | undefined,
+  tool: string,
+): Promise<void> {
+  const transport = new StreamableHTTPClientTransport(url, {
+    requestInit: token === undefined ? {} : { headers: { authorization: `Bearer ${token}` } },
+  });
+  const client = new Client({ name: 'bench-v1', version: '1.0.0' }, { capabilities: {} });
+  await client.connect(transport);
+  try {
+    const result = await client.callTool({ name: tool, arguments: { text: 'hello' } });
+    if (result.isError === true || result.structuredContent === undefined) {
+      throw new Error(`${tool}: unexpected answer ${JSON.stringify(result).slice(0, 300)}`);
+    }
+  } finally {
+    // Closes the client's side only (its GET stream too); the session stays open on the server.
+    await client.close();
+  }
+}
+
 /** A v1 client of a stdio server it starts (`node script`); its process id for its CPU time. */
 export async function stdioSession(script: string): Promise<Connected & { pid: number }> {
   const transport = new StdioClientTransport({
