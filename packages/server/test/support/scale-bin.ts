@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { onTestFinished } from 'vitest';
+import { onTestFinished, vi } from 'vitest';
 import { endpointToken, postMcp } from '../../../../scripts/gateway-endpoint.mjs';
 import { rememberSecret } from './known-secrets.js';
 import { listeningUrl, startBin } from './run-bin.js';
@@ -67,4 +67,30 @@ export async function callTool(
     params: { name, arguments: args },
   });
   return { status: response.status, text: await response.text(), headers: response.headers };
+}
+
+/**
+ * Resolves once a process's `output` shows a `scale.slow.wait` of `ms` running: the tool logs as
+ * it starts, so the call is in flight in that process from then on.
+ *
+ * @example
+ * const answer = callTool(gateway.url, gateway.token, 'scale.slow.wait', { ms: 3000 });
+ * await slowWaitStarted(gateway.output, 3000);
+ * gateway.child.kill('SIGTERM');
+ */
+export async function slowWaitStarted(
+  output: { stdout: string },
+  ms: number,
+  timeout = 15_000,
+): Promise<void> {
+  await vi.waitFor(
+    () => {
+      const started = output.stdout.split('\n').some((line) => {
+        if (!line.includes('scale.slow.wait started')) return false;
+        return (JSON.parse(line) as { ms?: unknown }).ms === ms;
+      });
+      if (!started) throw new Error(`no scale.slow.wait of ${ms} ms started`);
+    },
+    { timeout, interval: 20 },
+  );
 }
