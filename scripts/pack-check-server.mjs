@@ -9,6 +9,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { endpointToken, postMcp } from './gateway-endpoint.mjs';
 
 const [server, cwd] = process.argv.slice(2);
 if (server === undefined || cwd === undefined) {
@@ -84,32 +85,11 @@ async function json(response, what) {
 
 /** A user, an MCP endpoint of theirs, and its `tools/list`: a real client's first call. */
 async function listTools(url, email) {
-  const { user } = await json(
-    await fetch(`${url}/api/auth/sign-up/email`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', origin: url },
-      body: JSON.stringify({ name: 'Pack', email, password: 'pack-check-password-1' }),
-    }),
-    'sign-up',
+  const user = { name: 'Pack', email, password: 'pack-check-password-1' };
+  const token = await endpointToken(url, serviceSecret, { user, endpointName: 'pack-check' }).catch(
+    (error) => fail(error.message),
   );
-  const { token } = await json(
-    await fetch(`${url}/api/connections/mcp-endpoints`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${serviceSecret}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ userId: user.id, name: 'pack-check' }),
-    }),
-    'making an MCP endpoint',
-  );
-  const listed = await fetch(`${url}/mcp`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${token}`,
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2025-11-25',
-    },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
-  });
+  const listed = await postMcp(url, token, { jsonrpc: '2.0', id: 1, method: 'tools/list' });
   const text = await listed.text();
   if (listed.status !== 200 || !text.includes('"tools"')) {
     fail(`tools/list answered ${listed.status}: ${text}`);

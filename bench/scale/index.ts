@@ -39,6 +39,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../../scripts/free-port.mjs';
+import { endpointToken } from '../../scripts/gateway-endpoint.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const bin = join(root, 'packages/server/dist/bin.js');
@@ -231,7 +232,15 @@ async function startSetup(setup: Setup) {
     // Every instance in service behind the proxy (checked on /readyz, rise 2).
     await new Promise((resolve) => setTimeout(resolve, 3000));
     await waitFor('haproxy', async () => (await fetch(`${url}/healthz`)).ok);
-    const token = await endpointToken(url, serviceSecret);
+    const token = await endpointToken(url, serviceSecret, {
+      user: {
+        name: 'Bench',
+        email: 'bench@example.test',
+        password: randomBytes(12).toString('hex'),
+      },
+      endpointName: 'bench',
+      plugin: 'scale',
+    });
     // Every instance serves the tool (the others read the registration within a second).
     const direct = new Agent({ keepAlive: false });
     for (const port of ports) {
@@ -255,34 +264,6 @@ async function startSetup(setup: Setup) {
     await stop();
     throw error;
   }
-}
-
-async function endpointToken(url: string, serviceSecret: string): Promise<string> {
-  const signedUp = await fetch(`${url}/api/auth/sign-up/email`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', origin: url },
-    body: JSON.stringify({
-      name: 'Bench',
-      email: 'bench@example.test',
-      password: randomBytes(12).toString('hex'),
-    }),
-  });
-  if (signedUp.status !== 200) throw new Error(`sign-up answered ${signedUp.status}`);
-  const { user } = (await signedUp.json()) as { user: { id: string } };
-  const service = { authorization: `Bearer ${serviceSecret}`, 'content-type': 'application/json' };
-  const registered = await fetch(`${url}/api/registry/sources`, {
-    method: 'POST',
-    headers: service,
-    body: JSON.stringify({ type: 'plugin', id: 'scale', namespace: 'scale', pluginId: 'scale' }),
-  });
-  if (registered.status !== 201) throw new Error(`registering answered ${registered.status}`);
-  const endpoint = await fetch(`${url}/api/connections/mcp-endpoints`, {
-    method: 'POST',
-    headers: service,
-    body: JSON.stringify({ userId: user.id, name: 'bench' }),
-  });
-  if (endpoint.status !== 201) throw new Error(`endpoint answered ${endpoint.status}`);
-  return ((await endpoint.json()) as { token: string }).token;
 }
 
 /** One POST to `/mcp`: its status, `Mcp-Session-Id` and text. */

@@ -241,6 +241,7 @@ export async function pendingApprovalsAt(
     pending
       .select(['id', 'user_id', 'tool_path', 'created_at', 'expires_at'])
       .orderBy('created_at')
+      .orderBy('id')
       .limit(limit)
       .execute(),
   ]);

@@ -249,7 +249,14 @@ describe.skipIf(skipReason !== undefined)(
       });
 
       const load = steadyLoad(urls, token);
-      await sleep(1500);
+      // The load is answered on every instance before the first outage.
+      await waitFor('calls answered on every instance', async () =>
+        urls.every(
+          (_, instance) =>
+            load.outcomes.filter((one) => one.instance === instance && one.result === 'ok')
+              .length >= 5,
+        ),
+      );
       // A fast restart (~1-3 s), then a longer stop: 6 s without a database.
       const back: number[] = [];
       const outageStarts: number[] = [];

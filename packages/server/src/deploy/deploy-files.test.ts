@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { parse } from 'yaml';
 import { createPostgresTestDatabase, postgresTestUrl } from '#test/db/test-database.js';
 import { freePort } from '#test/support/free-port.js';
@@ -189,10 +189,13 @@ describe.skipIf((haproxy === undefined || postgresUrl === undefined) && !process
       for (let i = 0; i < 20; i += 1) {
         expect((await fetch(`${base}/api/connectors/availability`)).status).toBe(401);
       }
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      const spread = [count(0) - (before[0] ?? 0), count(1) - (before[1] ?? 0)];
-      expect((spread[0] ?? 0) + (spread[1] ?? 0)).toBe(20);
-      expect(Math.min(...spread)).toBeGreaterThanOrEqual(4);
+      // Each request's log line follows its answer through a pipe: wait for all twenty.
+      const spread = () => [count(0) - (before[0] ?? 0), count(1) - (before[1] ?? 0)];
+      await vi.waitFor(() => expect(spread().reduce((sum, one) => sum + one)).toBe(20), {
+        timeout: 5000,
+        interval: 20,
+      });
+      expect(Math.min(...spread())).toBeGreaterThanOrEqual(4);
 
       // A 2025 session through the proxy: every one of its requests reaches the same instance.
       const signUp = await fetch(`${base}/api/auth/sign-up/email`, {
@@ -226,10 +229,14 @@ describe.skipIf((haproxy === undefined || postgresUrl === undefined) && !process
       const mcpBefore = [served(0), served(1)];
       for (let i = 0; i < 4; i += 1)
         expect(Array.isArray((await client.listTools()).tools)).toBe(true);
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      const counts = [served(0) - (mcpBefore[0] ?? 0), served(1) - (mcpBefore[1] ?? 0)].sort();
-      expect(counts[0]).toBe(0);
-      expect(counts[1]).toBeGreaterThanOrEqual(4);
+      // The four lists' log lines, then: all on one instance, none on the other.
+      const counts = () =>
+        [served(0) - (mcpBefore[0] ?? 0), served(1) - (mcpBefore[1] ?? 0)].sort((a, b) => a - b);
+      await vi.waitFor(() => expect(counts()[1]).toBeGreaterThanOrEqual(4), {
+        timeout: 5000,
+        interval: 20,
+      });
+      expect(counts()[0]).toBe(0);
       await client.close();
     }, 120_000);
   },

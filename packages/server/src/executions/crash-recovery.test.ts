@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { createPostgresTestDatabase, postgresTestUrl } from '#test/db/test-database.js';
 import { binArgs, startBin } from '#test/support/run-bin.js';
 import { openDatabase } from '../db/index.js';
@@ -319,7 +319,15 @@ describe.each([
       const writer = new Database(file);
       writer.pragma('busy_timeout = 10000');
       writer.exec('BEGIN IMMEDIATE');
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      // Calls answered while the writer holds the file: their records are in the journal only.
+      const answeredBeforeLock = answered.length;
+      await vi.waitFor(
+        () => expect(answered.length).toBeGreaterThanOrEqual(answeredBeforeLock + 8),
+        {
+          timeout: 30_000,
+          interval: 20,
+        },
+      );
       process.kill(owner.pid, 'SIGKILL');
       stop = true;
       for (let waited = 0; waited < 10_000; waited += 20) {
@@ -343,15 +351,16 @@ describe.each([
       }
       expect(answered.length).toBeGreaterThanOrEqual(20);
       expect(missing).toEqual([]);
-      expect(await readdir(`${file}-executions`)).toEqual([]);
-      // The survivor logs the recovery after its batch commits, and the line crosses a pipe: the
-      // records can be read a moment before it arrives.
+      // The survivor logs the recovery after its batch commits and the dead owner's segments and
+      // lock file are gone, and the line crosses a pipe: the records can be read a moment before
+      // it arrives.
       const recoveredLine = 'execution records recovered from the journal';
       for (const until = Date.now() + 2_000; Date.now() < until; ) {
         if (survivor.output.stdout.includes(recoveredLine)) break;
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
       expect(survivor.output.stdout).toContain(recoveredLine);
+      expect(await readdir(`${file}-executions`)).toEqual([]);
       survivor.child.kill('SIGTERM');
       expect(await survivor.exited).toBe(0);
     },

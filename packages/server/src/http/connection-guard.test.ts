@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { connect, type Socket } from 'node:net';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { callTool, startScaleBin } from '#test/support/scale-bin.js';
 import { maxConnectionsUnder } from '../config/env-connections.js';
 
@@ -167,10 +167,15 @@ describe('a flood of idle and half-sent connections from one address', () => {
       await Promise.all(sockets.map((socket) => socket.settled));
       expect((await probe(gateway.url, '/readyz')).status).toBe(200);
     }
-    await waitFor(200);
-    // Past the cap, refused at once: each address holds at most its share.
-    expect(idle.filter((socket) => socket.isOpen()).length).toBeLessThanOrEqual(PER_CLIENT);
-    expect(half.filter((socket) => socket.isOpen()).length).toBeLessThanOrEqual(PER_CLIENT);
+    // Past the cap, refused at once (well before the head deadline): each address holds at most
+    // its share.
+    await vi.waitFor(
+      () => {
+        expect(idle.filter((socket) => socket.isOpen()).length).toBeLessThanOrEqual(PER_CLIENT);
+        expect(half.filter((socket) => socket.isOpen()).length).toBeLessThanOrEqual(PER_CLIENT);
+      },
+      { timeout: HEAD_TIMEOUT_MS / 4, interval: 20 },
+    );
 
     // Every socket of the flood is closed by the server within the head deadline and a check.
     const lifetimes = await Promise.all([...idle, ...half].map((socket) => socket.closed));
@@ -194,7 +199,9 @@ describe('a flood of idle and half-sent connections from one address', () => {
 
     // Idle sockets open at the SIGTERM do not hold the stop.
     const held = Array.from({ length: PER_CLIENT }, () => openSocket(port, '127.0.0.2'));
-    await waitFor(300);
+    await Promise.all(held.map((socket) => socket.settled));
+    // Answered after them: the server has taken them in.
+    expect((await probe(gateway.url, '/readyz')).status).toBe(200);
     expect(held.filter((socket) => socket.isOpen()).length).toBeGreaterThan(0);
     const signalled = Date.now();
     gateway.child.kill('SIGTERM');
@@ -220,15 +227,16 @@ describe('the total connection cap', () => {
       GATEWAY_REQUEST_HEAD_TIMEOUT_MS: '3000',
     });
     const port = Number(new URL(gateway.url).port);
-    const sockets = [];
+    const sockets: ReturnType<typeof openSocket>[] = [];
     for (let address = 10; address < 20; address += 1) {
       for (let i = 0; i < 20; i += 1) sockets.push(openSocket(port, `127.0.0.${address}`));
     }
     await Promise.all(sockets.map((socket) => socket.settled));
-    await waitFor(500);
-    const open = sockets.filter((socket) => socket.isOpen()).length;
-    expect(open).toBeLessThanOrEqual(50);
-    expect(open).toBeGreaterThan(0);
+    // Sockets the server has not taken in yet look open: once it has, those past the cap are
+    // refused at once, well before the head deadline.
+    const open = () => sockets.filter((socket) => socket.isOpen()).length;
+    await vi.waitFor(() => expect(open()).toBeLessThanOrEqual(50), { timeout: 1000, interval: 20 });
+    expect(open()).toBeGreaterThan(0);
     // Once the deadline closed them, the gateway answers again.
     await Promise.all(sockets.map((socket) => socket.closed));
     expect((await probe(gateway.url, '/readyz')).status).toBe(200);

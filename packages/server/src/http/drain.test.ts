@@ -5,8 +5,8 @@
  * the grace plus a few seconds.
  */
 import { request } from 'node:http';
-import { describe, expect, it } from 'vitest';
-import { callTool, startScaleBin } from '#test/support/scale-bin.js';
+import { describe, expect, it, vi } from 'vitest';
+import { callTool, slowWaitStarted, startScaleBin } from '#test/support/scale-bin.js';
 
 /** A GET on a connection of its own, answering its status and `Connection` header. */
 function get(
@@ -44,12 +44,14 @@ describe('a SIGTERM', () => {
     });
     const inFlight = callTool(gateway.url, gateway.token, 'scale.slow.wait', { ms: 3000 });
     // The call has reached the tool before the signal.
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await slowWaitStarted(gateway.output, 3000);
     const signalled = Date.now();
     gateway.child.kill('SIGTERM');
-    await new Promise((resolve) => setTimeout(resolve, 200));
-
-    expect(await get(gateway.url, '/readyz')).toMatchObject({ status: 503 });
+    // Readiness fails as soon as the process has the signal.
+    await vi.waitFor(
+      async () => expect(await get(gateway.url, '/readyz')).toMatchObject({ status: 503 }),
+      { timeout: 2000, interval: 20 },
+    );
     expect(await get(gateway.url, '/healthz')).toMatchObject({ status: 200 });
     const refused = await get(gateway.url, '/api/connectors/availability');
     expect(refused).toEqual({ status: 503, connection: 'close' });
@@ -75,7 +77,7 @@ describe('a SIGTERM', () => {
       (answer) => answer.text,
       () => 'cut',
     );
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await slowWaitStarted(gateway.output, 10_000);
     const signalled = Date.now();
     gateway.child.kill('SIGTERM');
     expect(await gateway.exited).toBe(0);

@@ -50,11 +50,23 @@ describe('/api/invites', () => {
     expect(text).not.toContain('gw_inv_');
     expect(text).not.toContain(token.slice(7));
     const { invites } = JSON.parse(text) as { invites: { id: string; status: string }[] };
-    // Newest first; two made within one millisecond (a warm, quick machine) in the order of ids.
+    // Newest first; two made within one millisecond (a warm, quick machine) the greater id first.
     const newestFirst = [plainBody.invite, created.invite].sort(
-      (a, b) => b.createdAt.localeCompare(a.createdAt) || (a.id < b.id ? -1 : 1),
+      (a, b) => b.createdAt.localeCompare(a.createdAt) || (a.id < b.id ? 1 : -1),
     );
     expect(invites.map((invite) => invite.id)).toEqual(newestFirst.map((invite) => invite.id));
+    // Made in the same millisecond for certain: by id, the greater first, as every newest-first
+    // list orders its ties (docs/api.md, "Lists").
+    await gw.services.database.db
+      .updateTable('invites')
+      .set({ created_at: created.invite.createdAt })
+      .execute();
+    const tied = (await (await gw.request('GET', '/api/invites', { as: admin })).json()) as {
+      invites: { id: string }[];
+    };
+    expect(tied.invites.map((invite) => invite.id)).toEqual(
+      [created.invite.id, plainBody.invite.id].sort().reverse(),
+    );
     // Only the hash is stored.
     const rows = await gw.services.database.db.selectFrom('invites').selectAll().execute();
     expect(JSON.stringify(rows)).not.toContain(token.slice(7));

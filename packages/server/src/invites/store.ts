@@ -77,7 +77,7 @@ export async function listInvites(db: Kysely<DatabaseSchema>): Promise<Invite[]>
     .selectFrom('invites')
     .selectAll()
     .orderBy('created_at', 'desc')
-    .orderBy('id')
+    .orderBy('id', 'desc')
     .execute();
   const now = new Date().toISOString();
   return rows.map((row) => toInvite(row, now));

@@ -6,13 +6,14 @@ import { fileURLToPath } from 'node:url';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { createPostgresTestDatabase, postgresTestUrl } from '#test/db/test-database.js';
 import { connectV2 } from '#test/mcp/mcp-test-kit.js';
 import { freePort } from '#test/support/free-port.js';
 import { haproxyBinary, startHaproxy } from '#test/support/haproxy.js';
 import { rememberSecret } from '#test/support/known-secrets.js';
 import { startBin } from '#test/support/run-bin.js';
+import { slowWaitStarted } from '#test/support/scale-bin.js';
 
 // Issue 17 item 2 and issue 30: three gateway-server processes on one PostgreSQL database behind
 // Debian's haproxy with deploy/haproxy.cfg as shipped (round robin; a 2025 session stays on the
@@ -321,14 +322,22 @@ describe.skipIf(skipReason !== undefined)(
       const load = (async () => {
         for (let i = 1000; loading; i += 1) await Promise.all([write(i), v1Call(i), v2Call(i)]);
       })();
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      // The slow session call is running on the instance about to stop.
+      await slowWaitStarted(stopped.output, 2000);
       const servedBeforeStop = served.length;
       const signalled = Date.now();
       stopped.child.kill('SIGTERM');
       expect(await stopped.exited).toBe(0);
       // Within the grace plus a few seconds (the notice, the calls in flight, the database).
       expect(Date.now() - signalled).toBeLessThan(GRACE_MS + 5000);
-      await new Promise((resolve) => setTimeout(resolve, 1500));
+      // The session carries on through another instance.
+      await vi.waitFor(
+        () =>
+          expect(
+            served.slice(servedBeforeStop).filter((by) => by !== holder).length,
+          ).toBeGreaterThanOrEqual(3),
+        { timeout: 15_000, interval: 20 },
+      );
       // The load goes on until it has made more than 30 requests: how many fit in the stop depends
       // on how fast the stopped process ends (a bundle ends sooner than sources through tsx).
       for (const until = Date.now() + 30_000; ops.length <= 30 && Date.now() < until; ) {
@@ -380,9 +389,10 @@ describe.skipIf(skipReason !== undefined)(
       const before = Array.from({ length: 12 }, (_, i) =>
         Promise.all([write(i), v1Call(i), v2Call(i)]),
       );
-      await new Promise((resolve) => setTimeout(resolve, 300));
       const victim = servers[killIndex];
       if (victim === undefined || killIndex === stopIndex) throw new Error('no instance to kill');
+      // The call sent to it is running there.
+      await slowWaitStarted(victim.output, 3000);
       const killedAt = Date.now();
       victim.child.kill('SIGKILL');
       await victim.exited;

@@ -1,5 +1,5 @@
 /** The shared clock of calls' time limits (issue 37): one timer, each limit kept to its time. */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { DeadlineClock } from './call-timer.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -92,5 +92,66 @@ describe('DeadlineClock', () => {
     }
     expect(fired).toBe(false);
     expect(warnings).toEqual([]);
+  });
+
+  it('calls the limits due in one tick earliest first, not in the order they were set', async () => {
+    const clock = new DeadlineClock();
+    const fired: string[] = [];
+    clock.set(() => fired.push('late'), 20);
+    clock.set(() => fired.push('early'), 10);
+    // Both are due by the time the timer runs.
+    const busyUntil = performance.now() + 30;
+    while (performance.now() < busyUntil) {}
+    await sleep(10);
+    expect(fired).toEqual(['early', 'late']);
+  });
+
+  it('keeps thousands of limits in flight: each not cleared expires once, earliest first', async () => {
+    const clock = new DeadlineClock();
+    const fired: number[] = [];
+    const cleared = new Set<number>();
+    const handles: unknown[] = [];
+    // 3,000 limits within 60 ms in a shuffled order, a third of them cleared before their time.
+    const count = 3000;
+    const ms = (i: number) => ((i * 7919) % count) / 50;
+    for (let i = 0; i < count; i += 1) handles.push(clock.set(() => fired.push(i), ms(i)));
+    for (let i = 0; i < count; i += 3) {
+      clock.clear(handles[i]);
+      cleared.add(i);
+    }
+    expect(clock.size).toBe(count - cleared.size);
+    await vi.waitFor(() => expect(fired).toHaveLength(count - cleared.size), { timeout: 5000 });
+    // In the order of their expiry (the handle is the clock's entry), the one set first of a tie.
+    const at = (i: number) => (handles[i] as { at: number }).at;
+    const expected = [...Array(count).keys()]
+      .filter((i) => !cleared.has(i))
+      .sort((a, b) => at(a) - at(b) || a - b);
+    expect(fired).toEqual(expected);
+    expect(clock.size).toBe(0);
+  });
+
+  it('looks at only a few of the limits not yet due when one expires', async () => {
+    const clock = new DeadlineClock();
+    // Long calls' limits, in flight while short ones come and go. The handle is the clock's own
+    // entry: a getter on its expiry counts how often the clock reads it.
+    let farReads = 0;
+    const far = Array.from({ length: 2000 }, () => clock.set(() => {}, 3_600_000));
+    for (const handle of far) {
+      const at = (handle as { at: number }).at;
+      Object.defineProperty(handle, 'at', {
+        get: () => {
+          farReads += 1;
+          return at;
+        },
+      });
+    }
+    let expired = 0;
+    for (const ms of [5, 10, 15, 20, 25]) clock.set(() => (expired += 1), ms);
+    await vi.waitFor(() => expect(expired).toBe(5), { timeout: 5000 });
+    // A scan of every limit at each tick reads all 2,000 every time; a heap reads about two a
+    // level of its depth (~11) as a limit goes in or out.
+    expect(farReads).toBeLessThan(500);
+    for (const handle of far) clock.clear(handle);
+    expect(clock.size).toBe(0);
   });
 });

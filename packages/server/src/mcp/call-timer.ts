@@ -14,20 +14,28 @@ const LONGEST_DELAY_MS = 2 ** 31 - 1;
 interface Deadline {
   /** `performance.now()` at which it expires. */
   at: number;
+  /** Which was set first of two with the same `at`: they expire in the order they were set. */
+  order: number;
   expire: () => void;
+  /** Its place in the clock's heap; -1 once expired or cleared. */
+  index: number;
 }
+
+const earlier = (a: Deadline, b: Deadline) => a.at < b.at || (a.at === b.at && a.order < b.order);
 
 /**
  * The time limits of every running call, kept by one timer set for the earliest of them. A
  * `setTimeout` of each call's own cost the call a `Timeout`, its insertion in Node's timer lists
  * and, with one call at a time, a new list and a new libuv timer on every call, then its removal
  * when the call ended, all before the call's answer (bench/mcp/README.md, issue 37). Here a
- * limit is an entry in a `Set`: calls share one limit (`GATEWAY_TOOL_TIMEOUT_MS`), so a new one
- * is almost never the earliest and the timer is left as it is; one ended early leaves the timer
- * to fire at its time, which then looks for what is due and sets itself for the next. Keeps
- * nothing alive. Every limit that is due is called though one throws; then the first error is
- * thrown (from the timer, as a `setTimeout` of its own would have). A limit past setTimeout's
- * longest delay (~24.8 days) is waited for in steps of it.
+ * limit is an entry in a binary heap ordered by expiry: a tick takes out only the limits that are
+ * due, however many calls are running, and a cleared one leaves the heap at once, so it holds
+ * only running calls. Calls share one limit (`GATEWAY_TOOL_TIMEOUT_MS`), so a new one is almost
+ * never the earliest: it stays at the heap's bottom and the timer is left as it is; one ended
+ * early leaves the timer to fire at its time, which then takes what is due and sets itself for
+ * the next. Keeps nothing alive. Every limit that is due is called, earliest first, though one
+ * throws; then the first error is thrown (from the timer, as a `setTimeout` of its own would
+ * have). A limit past setTimeout's longest delay (~24.8 days) is waited for in steps of it.
  *
  * @example
  * const clock = new DeadlineClock();
@@ -35,25 +43,36 @@ interface Deadline {
  * clock.clear(handle); // the call ended first
  */
 export class DeadlineClock implements CallTimer {
-  readonly #waiting = new Set<Deadline>();
+  /** A binary min-heap by {@link earlier}: each entry's children are at 2i+1 and 2i+2. */
+  readonly #heap: Deadline[] = [];
+  #order = 0;
   #timer: ReturnType<typeof setTimeout> | undefined;
   /** The deadline the timer is set for; infinite when none is. */
   #armedAt = Number.POSITIVE_INFINITY;
 
   set(expire: () => void, ms: number): Deadline {
-    const deadline: Deadline = { at: performance.now() + ms, expire };
-    this.#waiting.add(deadline);
+    const deadline: Deadline = {
+      at: performance.now() + ms,
+      order: this.#order++,
+      expire,
+      index: this.#heap.length,
+    };
+    this.#heap.push(deadline);
+    this.#siftUp(deadline);
     if (deadline.at < this.#armedAt) this.#arm(deadline.at);
     return deadline;
   }
 
   clear(handle: unknown): void {
-    this.#waiting.delete(handle as Deadline);
+    const index = (handle as Partial<Deadline> | null | undefined)?.index;
+    // Expired, cleared before, or another clock's: nothing to do.
+    if (index === undefined || index < 0 || this.#heap[index] !== handle) return;
+    this.#removeAt(index);
   }
 
   /** How many limits have neither expired nor been cleared. */
   get size(): number {
-    return this.#waiting.size;
+    return this.#heap.length;
   }
 
   #arm(at: number): void {
@@ -68,14 +87,13 @@ export class DeadlineClock implements CallTimer {
     this.#timer = undefined;
     this.#armedAt = Number.POSITIVE_INFINITY;
     const now = performance.now();
+    const heap = this.#heap;
     const due: Deadline[] = [];
-    let next = Number.POSITIVE_INFINITY;
-    for (const deadline of this.#waiting) {
-      if (deadline.at <= now) due.push(deadline);
-      else if (deadline.at < next) next = deadline.at;
+    while (heap.length > 0 && (heap[0] as Deadline).at <= now) {
+      due.push(heap[0] as Deadline);
+      this.#removeAt(0);
     }
-    for (const deadline of due) this.#waiting.delete(deadline);
-    if (next !== Number.POSITIVE_INFINITY) this.#arm(next);
+    if (heap.length > 0) this.#arm((heap[0] as Deadline).at);
     let failure: { error: unknown } | undefined;
     for (const deadline of due) {
       try {
@@ -85,6 +103,57 @@ export class DeadlineClock implements CallTimer {
       }
     }
     if (failure !== undefined) throw failure.error;
+  }
+
+  /** Takes the entry at `index` out, the last entry taking its place. */
+  #removeAt(index: number): void {
+    const heap = this.#heap;
+    const removed = heap[index] as Deadline;
+    removed.index = -1;
+    const last = heap.pop() as Deadline;
+    if (last === removed) return;
+    this.#place(last, index);
+    if (index > 0 && earlier(last, heap[(index - 1) >> 1] as Deadline)) this.#siftUp(last);
+    else this.#siftDown(last);
+  }
+
+  #siftUp(deadline: Deadline): void {
+    const heap = this.#heap;
+    let index = deadline.index;
+    while (index > 0) {
+      const parentIndex = (index - 1) >> 1;
+      const parent = heap[parentIndex] as Deadline;
+      if (!earlier(deadline, parent)) break;
+      this.#place(parent, index);
+      index = parentIndex;
+    }
+    this.#place(deadline, index);
+  }
+
+  #siftDown(deadline: Deadline): void {
+    const heap = this.#heap;
+    const length = heap.length;
+    let index = deadline.index;
+    for (;;) {
+      const left = 2 * index + 1;
+      if (left >= length) break;
+      const right = left + 1;
+      let child = heap[left] as Deadline;
+      let childIndex = left;
+      if (right < length && earlier(heap[right] as Deadline, child)) {
+        child = heap[right] as Deadline;
+        childIndex = right;
+      }
+      if (!earlier(child, deadline)) break;
+      this.#place(child, index);
+      index = childIndex;
+    }
+    this.#place(deadline, index);
+  }
+
+  #place(deadline: Deadline, index: number): void {
+    this.#heap[index] = deadline;
+    deadline.index = index;
   }
 }
 

@@ -105,6 +105,8 @@ describe('GET /api/me', () => {
         })
         .execute();
     await link('a2', 'gcp', ada.id, '2026-01-02T00:00:00.000Z');
+    // Two of one provider linked in the same millisecond, the greater id first: in id order.
+    await link('a9', 'github', ada.id, '2026-01-01T00:00:00.000Z');
     await link('a1', 'github', ada.id, '2026-01-01T00:00:00.000Z');
     await link('b1', 'github', bob.id, '2026-01-03T00:00:00.000Z');
 
@@ -120,6 +122,13 @@ describe('GET /api/me', () => {
       },
       {
         id: 'a1',
+        providerId: 'github',
+        createdAt: '2026-01-01T00:00:00.000Z',
+        updatedAt: '2026-01-01T00:00:00.000Z',
+        needsReconnect: false,
+      },
+      {
+        id: 'a9',
         providerId: 'github',
         createdAt: '2026-01-01T00:00:00.000Z',
         updatedAt: '2026-01-01T00:00:00.000Z',

@@ -158,7 +158,7 @@ describe.skipIf(!pgUrl)('upstream notices across instances on PostgreSQL (issue 
     const sessionsBefore = upstream.sessions;
 
     // A 2025 session and a 2026-07-28 listen stream, both on B only.
-    const { client: session } = await connectV1(b.url, alice.mcpToken);
+    const { client: session, listening } = await connectV1(b.url, alice.mcpToken);
     expect(session.getServerCapabilities()?.resources).toMatchObject({ listChanged: true });
     let sessionHeard = 0;
     session.setNotificationHandler(ResourceListChangedNotificationSchema, () => {
@@ -171,8 +171,8 @@ describe.skipIf(!pgUrl)('upstream notices across instances on PostgreSQL (issue 
       listenerHeard += 1;
     });
     await listener.listen({ resourcesListChanged: true });
-    // The session's GET stream opens once initialized (as in shared-sessions.test.ts).
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The session hears the notice on its GET stream, opened once initialized: wait for B to hold it.
+    await listening;
 
     upstream.addResource('second');
     await vi.waitFor(() => expect(sessionHeard).toBeGreaterThanOrEqual(1), {

@@ -11,24 +11,32 @@ describe('GET /api/users', () => {
     const res = await gw.request('GET', '/api/users', { as: admin });
     expect(res.status).toBe(200);
     const { users } = await json<{ users: UserItem[] }>(res);
-    expect(users).toEqual([
-      {
-        id: admin.id,
-        name: 'Ada',
-        email: 'ada@example.test',
-        createdAt: expect.any(String),
-        roleId: 'admin',
-        roleAssigned: true,
-      },
-      {
-        id: member.id,
-        name: 'Bob',
-        email: 'bob@example.test',
-        createdAt: expect.any(String),
-        roleId: 'member',
-        roleAssigned: false,
-      },
-    ]);
+    // Two users made in the same millisecond (a quick machine) come in the order of their ids.
+    const oldestFirst = [...users].sort(
+      (a, b) => a.createdAt.localeCompare(b.createdAt) || (a.id < b.id ? -1 : 1),
+    );
+    expect(users).toEqual(oldestFirst);
+    expect(users).toEqual(
+      expect.arrayContaining([
+        {
+          id: admin.id,
+          name: 'Ada',
+          email: 'ada@example.test',
+          createdAt: expect.any(String),
+          roleId: 'admin',
+          roleAssigned: true,
+        },
+        {
+          id: member.id,
+          name: 'Bob',
+          email: 'bob@example.test',
+          createdAt: expect.any(String),
+          roleId: 'member',
+          roleAssigned: false,
+        },
+      ]),
+    );
+    expect(users).toHaveLength(2);
     const serviceRes = await gw.request('GET', '/api/users', { as: 'service' });
     expect(serviceRes.status).toBe(200);
   });

@@ -47,6 +47,7 @@ export async function listLinkedAccounts(
     .where('providerId', '!=', 'credential')
     .orderBy('providerId')
     .orderBy('createdAt')
+    .orderBy('id')
     .execute();
 }
 

@@ -181,6 +181,7 @@ export async function recentReconnectMarks(
         'account.accessToken',
       ])
       .orderBy('oauth_reconnect.created_at', 'desc')
+      .orderBy('oauth_reconnect.account_id', 'desc')
       .execute(),
     connectionsAmong(db, db.selectFrom('oauth_reconnect').select('account_id')),
   ]);

@@ -127,7 +127,11 @@ class VersionedV1Transport extends V1Transport {
   }
 }
 
-/** A v1 (`@modelcontextprotocol/sdk`) client connected with `token`, closed when the test ends. */
+/**
+ * A v1 (`@modelcontextprotocol/sdk`) client connected with `token`, closed when the test ends.
+ * `listening` resolves once the server has answered the session's GET stream: the instance counts
+ * the stream as open before it answers, so what it sends unasked from then on reaches the client.
+ */
 export async function connectV1(
   url: string,
   token: string,
@@ -139,7 +143,7 @@ export async function connectV1(
     /** The protocol revision to ask for at `initialize`; default the client's latest. */
     protocolVersion?: string;
   } = {},
-): Promise<{ client: V1Client; transport: V1Transport }> {
+): Promise<{ client: V1Client; transport: V1Transport; listening: Promise<void> }> {
   const client = new V1Client(
     { name: 'v1-test', version: '1.0.0' },
     {
@@ -154,16 +158,26 @@ export async function connectV1(
     },
   );
   const target = new URL(options.path ? `${url}/mcp/${token}` : `${url}/mcp`);
-  const init = options.path
-    ? undefined
-    : { requestInit: { headers: { authorization: `Bearer ${token}` } } };
+  let heard = () => {};
+  const listening = new Promise<void>((resolve) => {
+    heard = resolve;
+  });
+  const watched: typeof fetch = async (input, init) => {
+    const response = await fetch(input, init);
+    if (init?.method === 'GET' && response.ok) heard();
+    return response;
+  };
+  const init = {
+    fetch: watched,
+    ...(options.path ? {} : { requestInit: { headers: { authorization: `Bearer ${token}` } } }),
+  };
   const transport =
     options.protocolVersion === undefined
       ? new V1Transport(target, init)
       : new VersionedV1Transport(target, options.protocolVersion, init);
   await client.connect(transport);
   onTestFinished(() => client.close());
-  return { client, transport };
+  return { client, transport, listening };
 }
 
 /** A v2 (`@modelcontextprotocol/client`) client in auto version negotiation. */

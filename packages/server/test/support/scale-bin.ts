@@ -3,7 +3,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { onTestFinished } from 'vitest';
+import { onTestFinished, vi } from 'vitest';
+import { endpointToken, postMcp } from '../../../../scripts/gateway-endpoint.mjs';
 import { rememberSecret } from './known-secrets.js';
 import { listeningUrl, startBin } from './run-bin.js';
 
@@ -32,35 +33,19 @@ export async function startScaleBin(env: Record<string, string> = {}) {
     ...env,
   });
   const url = await listeningUrl(started.child, started.output);
-  const token = await endpointToken(url, serviceSecret);
+  const token = await scaleEndpointToken(url, serviceSecret);
   return { ...started, url, token, serviceSecret };
 }
 
 /** A user, the scale source registered, and an MCP endpoint token of that user on `url`. */
-export async function endpointToken(url: string, serviceSecret: string): Promise<string> {
+async function scaleEndpointToken(url: string, serviceSecret: string): Promise<string> {
   const password = randomBytes(12).toString('hex');
   rememberSecret(password);
-  const signedUp = await fetch(`${url}/api/auth/sign-up/email`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', origin: url },
-    body: JSON.stringify({ name: 'Ada', email: 'ada@example.test', password }),
+  const token = await endpointToken(url, serviceSecret, {
+    user: { name: 'Ada', email: 'ada@example.test', password },
+    endpointName: 'scale',
+    plugin: 'scale',
   });
-  if (signedUp.status !== 200) throw new Error(`sign-up answered ${signedUp.status}`);
-  const { user } = (await signedUp.json()) as { user: { id: string } };
-  const service = { authorization: `Bearer ${serviceSecret}`, 'content-type': 'application/json' };
-  const registered = await fetch(`${url}/api/registry/sources`, {
-    method: 'POST',
-    headers: service,
-    body: JSON.stringify({ type: 'plugin', id: 'scale', namespace: 'scale', pluginId: 'scale' }),
-  });
-  if (registered.status !== 201) throw new Error(`registering answered ${registered.status}`);
-  const endpoint = await fetch(`${url}/api/connections/mcp-endpoints`, {
-    method: 'POST',
-    headers: service,
-    body: JSON.stringify({ userId: user.id, name: 'scale' }),
-  });
-  if (endpoint.status !== 201) throw new Error(`endpoint answered ${endpoint.status}`);
-  const { token } = (await endpoint.json()) as { token: string };
   rememberSecret(token);
   return token;
 }
@@ -75,20 +60,37 @@ export async function callTool(
   name: string,
   args: Record<string, unknown>,
 ): Promise<{ status: number; text: string; headers: Headers }> {
-  const response = await fetch(`${url}/mcp`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${token}`,
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2025-11-25',
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'tools/call',
-      params: { name, arguments: args },
-    }),
+  const response = await postMcp(url, token, {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'tools/call',
+    params: { name, arguments: args },
   });
   return { status: response.status, text: await response.text(), headers: response.headers };
+}
+
+/**
+ * Resolves once a process's `output` shows a `scale.slow.wait` of `ms` running: the tool logs as
+ * it starts, so the call is in flight in that process from then on.
+ *
+ * @example
+ * const answer = callTool(gateway.url, gateway.token, 'scale.slow.wait', { ms: 3000 });
+ * await slowWaitStarted(gateway.output, 3000);
+ * gateway.child.kill('SIGTERM');
+ */
+export async function slowWaitStarted(
+  output: { stdout: string },
+  ms: number,
+  timeout = 15_000,
+): Promise<void> {
+  await vi.waitFor(
+    () => {
+      const started = output.stdout.split('\n').some((line) => {
+        if (!line.includes('scale.slow.wait started')) return false;
+        return (JSON.parse(line) as { ms?: unknown }).ms === ms;
+      });
+      if (!started) throw new Error(`no scale.slow.wait of ${ms} ms started`);
+    },
+    { timeout, interval: 20 },
+  );
 }
