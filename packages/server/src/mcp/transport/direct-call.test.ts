@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { createInteractionPlugin } from '#test/mcp/interaction-plugin.js';
 import { startMcpGateway } from '#test/mcp/mcp-test-kit.js';
@@ -172,5 +173,72 @@ describe('a call the gateway answers itself is answered as the SDK answers it', 
         );
       expect(settled(direct), name).toEqual(settled(sdk));
     }
+  });
+});
+
+/** Waits until `done()` holds, for up to two seconds. */
+async function until(done: () => boolean): Promise<void> {
+  for (let i = 0; i < 200 && !done(); i += 1) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+describe('a 2026-07-28 call answered directly whose client leaves (issue 37)', () => {
+  const slow = callBody('demo.slow.wait', {});
+
+  async function stoppedRecord(gw: Awaited<ReturnType<typeof startMcpGateway>>) {
+    await until(() => gw.state.stopped.length > 0);
+    await gw.gateway.services.executions.flush();
+    const row = await gw.gateway.services.database.db
+      .selectFrom('executions')
+      .selectAll()
+      .where('tool_path', '=', 'demo.slow.wait')
+      .executeTakeFirstOrThrow();
+    expect(gw.state.stopped).toEqual([{ executionId: row.id, reason: 'cancelled' }]);
+    expect(row).toMatchObject({ outcome: 'error', error: 'Cancelled by the client' });
+  }
+
+  it('stops the call when the connection closes before the answer', async () => {
+    const gw = await startMcpGateway();
+    const admin = await gw.user({ admin: true });
+    const body = JSON.stringify(slow);
+    const request = httpRequest(`${gw.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        ...headersFor('demo.slow.wait'),
+        authorization: `Bearer ${admin.mcpToken}`,
+        'content-length': String(Buffer.byteLength(body)),
+      },
+    });
+    const answered = new Promise<string>((resolve) => {
+      request.on('response', (response) => resolve(String(response.statusCode)));
+      request.on('error', (error) => resolve(error.message));
+    });
+    request.end(body);
+    await until(() => gw.gateway.logs().includes('waiting until stopped'));
+    expect(gw.gateway.logs()).toContain('waiting until stopped');
+    request.destroy();
+    expect(await answered).not.toBe('200');
+    await stoppedRecord(gw);
+  });
+
+  it('answers 499 without a body, the call stopped, when an in-process caller aborts', async () => {
+    const gw = await startMcpGateway();
+    const admin = await gw.user({ admin: true });
+    const controller = new AbortController();
+    const answer = gw.gateway.fetch(
+      new Request(`${gw.url}/mcp`, {
+        method: 'POST',
+        headers: { ...headersFor('demo.slow.wait'), authorization: `Bearer ${admin.mcpToken}` },
+        body: JSON.stringify(slow),
+        signal: controller.signal,
+      }),
+    );
+    await until(() => gw.gateway.logs().includes('waiting until stopped'));
+    controller.abort(new Error('the caller left'));
+    const response = await answer;
+    expect(response.status).toBe(499);
+    expect(await response.text()).toBe('');
+    await stoppedRecord(gw);
   });
 });
