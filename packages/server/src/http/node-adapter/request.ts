@@ -19,6 +19,8 @@ export const nativeRequest = Symbol('getRequestCache');
 export const abortRequest = Symbol('abortRequest');
 /** Set on a message whose body the app's read must watch for the client leaving. */
 export const wrapBodyStream = Symbol('wrapBodyStream');
+/** The body as text at once when it sits whole in the message (see `bufferedTextOf`). */
+export const bufferedText = Symbol('bufferedText');
 /**
  * Tells a listener once when the client leaves before the answer finished, as the request's
  * `signal` would, without making the signal (see {@link whenClientLeaves}).
@@ -207,6 +209,18 @@ export class NodeRequest {
       this.#abortController.abort(this.#abortReason);
     }
     return this.#abortController;
+  }
+
+  /**
+   * A POST's body as text at once, read as `text()` would read it, when it sits whole in the
+   * message's buffer (`takeBufferedBody` left it as `rawBody`); else undefined, nothing read.
+   */
+  [bufferedText](): string | undefined {
+    if (this.#method !== 'POST' || this.#consumedDirectly || this.#native) return undefined;
+    const raw = rawBodyOf(this.#incoming);
+    if (raw === undefined) return undefined;
+    this.#consumedDirectly = true;
+    return textDecoder.decode(raw);
   }
 
   /** A real `Request` of the same method, URL, headers, signal and (unread) body. */
