@@ -109,6 +109,22 @@ describe('which 2026-07-28 calls the gateway answers without the SDK (directCall
   ];
   it.each(leftToTheSdk)('leaves %s to the SDK', (_case, body, given = headers) => {
     expect(directCallOf(requestOf(body, given), body)).toBeUndefined();
+    // Again: an envelope's verdict is kept by its text (issue 37), the same either way.
+    expect(directCallOf(requestOf(body, given), body)).toBeUndefined();
+  });
+
+  it('judges an envelope kept by its text as it judged it first (issue 37)', () => {
+    const info = (name: unknown) =>
+      callBody('demo.echo.say', {}, { ...ENVELOPE, 'io.modelcontextprotocol/clientInfo': name });
+    for (let i = 0; i < 2; i += 1) {
+      expect(directCallOf(requestOf(plain, headers), plain)).toBeDefined();
+      const valid = info({ name: 'kept', version: '1' });
+      expect(directCallOf(requestOf(valid, headers), valid)).toBeDefined();
+      const invalid = info({ name: 'kept', version: 1 });
+      expect(directCallOf(requestOf(invalid, headers), invalid)).toBeUndefined();
+      const notAnObject = info('kept');
+      expect(directCallOf(requestOf(notAnObject, headers), notAnObject)).toBeUndefined();
+    }
   });
 });
 

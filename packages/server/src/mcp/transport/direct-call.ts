@@ -14,6 +14,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { isDatabaseUnavailable } from '../../db/unavailable.js';
 import { whenClientLeaves } from '../../http/client-left.js';
+import { decidedOnce } from '../../http/decided-names.js';
 import { OnceStop } from '../../http/once-stop.js';
 import { callTool } from '../call/call-tool.js';
 import type { CallContext, CallSite } from '../call-site.js';
@@ -31,6 +32,19 @@ const ENVELOPE_KEYS = new Set([
   CLIENT_INFO_META_KEY,
   CLIENT_CAPABILITIES_META_KEY,
 ]);
+
+/**
+ * Whether a client's capabilities and info, as JSON text, are valid by the spec's schemas: decided
+ * once per text (a client sends the same envelope with every call, and the schemas' checks cost a
+ * call more than writing the value as text; issue 37). Texts up to 1 KiB are kept, at most 1,000.
+ * The text of a value parsed from JSON stands for the value: the check of the text's own parse is
+ * the check of the value.
+ */
+const validCapabilities = decidedOnce(
+  (text) => isSpecType.ClientCapabilities(JSON.parse(text)),
+  1024,
+);
+const validInfo = decidedOnce((text) => isSpecType.Implementation(JSON.parse(text)), 1024);
 
 /** A 2026-07-28 `tools/call` the gateway answers itself ({@link directCallOf}). */
 export interface DirectCall {
@@ -117,8 +131,8 @@ export function plainModernRequestOf(
   }
   const capabilities = envelope[CLIENT_CAPABILITIES_META_KEY];
   const info = envelope[CLIENT_INFO_META_KEY];
-  if (!isSpecType.ClientCapabilities(capabilities)) return undefined;
-  if (info !== undefined && !isSpecType.Implementation(info)) return undefined;
+  if (!isPlain(capabilities) || !validCapabilities(JSON.stringify(capabilities))) return undefined;
+  if (info !== undefined && (!isPlain(info) || !validInfo(JSON.stringify(info)))) return undefined;
   return {
     id: id as string | number,
     params,
