@@ -30,8 +30,15 @@ export function mountMcp(
     PATHS,
     () => new Response(null, { status: 405, headers: { Allow: 'GET, POST, DELETE' } }),
   );
-  app.all('/mcp', (c) => serveMcp(c, mcp, authenticate(c, 'mcp')));
-  app.all('/mcp/:token', (c) => serveMcp(c, mcp, authenticate(c, 'mcp', c.req.param('token'))));
+  // Each names its pattern for the request log, which would otherwise ask Hono for it.
+  app.all('/mcp', (c) => {
+    c.set('route', '/mcp');
+    return serveMcp(c, mcp, authenticate(c, 'mcp'));
+  });
+  app.all('/mcp/:token', (c) => {
+    c.set('route', '/mcp/:token');
+    return serveMcp(c, mcp, authenticate(c, 'mcp', c.req.param('token')));
+  });
 }
 
 /** The request of `c`, for whom `authenticating` finds, answered by the endpoint. */
