@@ -10,6 +10,7 @@ import {
   connectV1,
   connectV2,
   INITIALIZE,
+  slowWaitStopped,
   startMcpGateway,
   waitForApproval,
 } from '#test/mcp/mcp-test-kit.js';
@@ -638,17 +639,9 @@ describe('MCP endpoint: tools/call', () => {
     }
     controller.abort('changed my mind');
     await expect(call).rejects.toThrow();
-    for (let i = 0; i < 200 && gw.state.stopped.length === 0; i += 1) {
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-    await gw.gateway.services.executions.flush();
-    const row = await gw.gateway.services.database.db
-      .selectFrom('executions')
-      .selectAll()
-      .where('tool_path', '=', 'demo.slow.wait')
-      .executeTakeFirstOrThrow();
-    expect(gw.state.stopped).toEqual([{ executionId: row.id, reason: 'cancelled' }]);
-    expect(row).toMatchObject({ outcome: 'error', error: 'Cancelled by the client' });
+    const { stopped, record } = await slowWaitStopped(gw);
+    expect(stopped).toEqual([{ executionId: record?.id, reason: 'cancelled' }]);
+    expect(record).toMatchObject({ outcome: 'error', error: 'Cancelled by the client' });
   });
 
   it('holds a 2025-06-18 session: list, call, and an approval asked on the session', async () => {

@@ -247,3 +247,18 @@ export async function recordsOf(gw: { gateway: TestGateway }, toolPath: string) 
     .orderBy('started_at')
     .execute();
 }
+
+/**
+ * Waits (up to two seconds) until the one `demo.slow.wait` call on `gw` has been stopped, and
+ * answers its handler's stop and its record: what a call stopped because its client left says.
+ *
+ * @example
+ * expect(await slowWaitStopped(gw)).toMatchObject({ reason: 'cancelled' });
+ */
+export async function slowWaitStopped(gw: McpTestGateway) {
+  for (let i = 0; i < 200 && gw.state.stopped.length === 0; i += 1) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  const [record] = await recordsOf(gw, 'demo.slow.wait');
+  return { stopped: gw.state.stopped, record };
+}

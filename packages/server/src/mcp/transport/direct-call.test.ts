@@ -1,7 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { createInteractionPlugin } from '#test/mcp/interaction-plugin.js';
-import { startMcpGateway } from '#test/mcp/mcp-test-kit.js';
+import { slowWaitStopped, startMcpGateway } from '#test/mcp/mcp-test-kit.js';
 import { directCallOf } from './direct-call.js';
 
 const ENVELOPE = {
@@ -203,15 +203,9 @@ describe('a 2026-07-28 call answered directly whose client leaves (issue 37)', (
   const slow = callBody('demo.slow.wait', {});
 
   async function stoppedRecord(gw: Awaited<ReturnType<typeof startMcpGateway>>) {
-    await until(() => gw.state.stopped.length > 0);
-    await gw.gateway.services.executions.flush();
-    const row = await gw.gateway.services.database.db
-      .selectFrom('executions')
-      .selectAll()
-      .where('tool_path', '=', 'demo.slow.wait')
-      .executeTakeFirstOrThrow();
-    expect(gw.state.stopped).toEqual([{ executionId: row.id, reason: 'cancelled' }]);
-    expect(row).toMatchObject({ outcome: 'error', error: 'Cancelled by the client' });
+    const { stopped, record } = await slowWaitStopped(gw);
+    expect(stopped).toEqual([{ executionId: record?.id, reason: 'cancelled' }]);
+    expect(record).toMatchObject({ outcome: 'error', error: 'Cancelled by the client' });
   }
 
   it('stops the call when the connection closes before the answer', async () => {
