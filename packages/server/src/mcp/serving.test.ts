@@ -9,8 +9,8 @@ import { z } from 'zod';
 import {
   connectV1,
   connectV2,
+  expectSlowWaitCancelled,
   INITIALIZE,
-  slowWaitStopped,
   startMcpGateway,
   waitForApproval,
 } from '#test/mcp/mcp-test-kit.js';
@@ -639,9 +639,7 @@ describe('MCP endpoint: tools/call', () => {
     }
     controller.abort('changed my mind');
     await expect(call).rejects.toThrow();
-    const { stopped, record } = await slowWaitStopped(gw);
-    expect(stopped).toEqual([{ executionId: record?.id, reason: 'cancelled' }]);
-    expect(record).toMatchObject({ outcome: 'error', error: 'Cancelled by the client' });
+    await expectSlowWaitCancelled(gw);
   });
 
   it('holds a 2025-06-18 session: list, call, and an approval asked on the session', async () => {

@@ -1,7 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { createInteractionPlugin } from '#test/mcp/interaction-plugin.js';
-import { slowWaitStopped, startMcpGateway } from '#test/mcp/mcp-test-kit.js';
+import { expectSlowWaitCancelled, startMcpGateway } from '#test/mcp/mcp-test-kit.js';
 import { directCallOf } from './direct-call.js';
 
 const ENVELOPE = {
@@ -202,12 +202,6 @@ async function until(done: () => boolean): Promise<void> {
 describe('a 2026-07-28 call answered directly whose client leaves (issue 37)', () => {
   const slow = callBody('demo.slow.wait', {});
 
-  async function stoppedRecord(gw: Awaited<ReturnType<typeof startMcpGateway>>) {
-    const { stopped, record } = await slowWaitStopped(gw);
-    expect(stopped).toEqual([{ executionId: record?.id, reason: 'cancelled' }]);
-    expect(record).toMatchObject({ outcome: 'error', error: 'Cancelled by the client' });
-  }
-
   it('stops the call when the connection closes before the answer', async () => {
     const gw = await startMcpGateway();
     const admin = await gw.user({ admin: true });
@@ -229,7 +223,7 @@ describe('a 2026-07-28 call answered directly whose client leaves (issue 37)', (
     expect(gw.gateway.logs()).toContain('waiting until stopped');
     request.destroy();
     expect(await answered).not.toBe('200');
-    await stoppedRecord(gw);
+    await expectSlowWaitCancelled(gw);
   });
 
   it('answers 499 without a body, the call stopped, when an in-process caller aborts', async () => {
@@ -249,6 +243,6 @@ describe('a 2026-07-28 call answered directly whose client leaves (issue 37)', (
     const response = await answer;
     expect(response.status).toBe(499);
     expect(await response.text()).toBe('');
-    await stoppedRecord(gw);
+    await expectSlowWaitCancelled(gw);
   });
 });
