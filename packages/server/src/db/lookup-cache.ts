@@ -30,7 +30,19 @@ export class LookupCache<Value> {
    * The value for `key`: the kept one while the database is unchanged, otherwise `read()`'s,
    * kept when the database did not change while it was read.
    */
-  async get(key: string, read: () => Promise<Value | undefined>): Promise<Value | undefined> {
+  get(key: string, read: () => Promise<Value | undefined>): Promise<Value | undefined> {
+    const value = this.getNow(key, read);
+    return value instanceof Promise ? value : Promise.resolve(value);
+  }
+
+  /**
+   * As {@link get}, but a kept value is answered as it is, not in a promise: a caller on every
+   * MCP call's way then takes no turn of the event loop for it (issue 37).
+   */
+  getNow(
+    key: string,
+    read: () => Promise<Value | undefined>,
+  ): Value | undefined | Promise<Value | undefined> {
     const mark = this.#database.changeMark();
     if (mark === undefined) return read();
     if (mark !== this.#mark) {
@@ -39,6 +51,14 @@ export class LookupCache<Value> {
     }
     const kept = this.#entries.get(key);
     if (kept !== undefined) return kept;
+    return this.#readAndKeep(key, read, mark);
+  }
+
+  async #readAndKeep(
+    key: string,
+    read: () => Promise<Value | undefined>,
+    mark: string,
+  ): Promise<Value | undefined> {
     const value = await read();
     // A change that landed during the read may or may not be in `value`: not kept then.
     if (value !== undefined && this.#database.changeMark() === mark && this.#mark === mark) {

@@ -9,6 +9,12 @@ import { closeSync, openSync, readSync } from 'node:fs';
  */
 const HEADER_BYTES = 96;
 const COPY_BYTES = HEADER_BYTES / 2;
+const COPY_WORDS = COPY_BYTES / 4;
+
+/** `buffer`'s bytes as 32-bit words (a `Buffer.alloc` of its own starts word-aligned). */
+function wordsOf(buffer: Buffer): Int32Array {
+  return new Int32Array(buffer.buffer, buffer.byteOffset, buffer.length / 4);
+}
 
 /**
  * Tells, with one `pread(2)` of the WAL index header, that no connection has committed since the
@@ -31,6 +37,12 @@ export class WalIndexHeader {
   readonly #fd: number;
   readonly #read = Buffer.alloc(HEADER_BYTES);
   readonly #seen = Buffer.alloc(HEADER_BYTES);
+  /**
+   * The two as 32-bit words, compared word by word: `Buffer#compare` over ranges and `equals`
+   * checked their arguments and ranges on every request (~3 k instructions, issue 37).
+   */
+  readonly #readWords = wordsOf(this.#read);
+  readonly #seenWords = wordsOf(this.#seen);
   /** Whether {@link #seen} holds a whole header (its two copies agreed). */
   #kept = false;
   /** Whether {@link #read} holds a whole header. */
@@ -62,10 +74,14 @@ export class WalIndexHeader {
     } catch {
       bytes = 0;
     }
-    this.#whole =
-      bytes === HEADER_BYTES &&
-      this.#read.compare(this.#read, 0, COPY_BYTES, COPY_BYTES, HEADER_BYTES) === 0;
-    return this.#whole && this.#kept && this.#read.equals(this.#seen);
+    const read = this.#readWords;
+    let whole = bytes === HEADER_BYTES;
+    for (let i = 0; whole && i < COPY_WORDS; i += 1) whole = read[i] === read[i + COPY_WORDS];
+    this.#whole = whole;
+    if (!whole || !this.#kept) return false;
+    const seen = this.#seenWords;
+    for (let i = 0; i < COPY_WORDS; i += 1) if (read[i] !== seen[i]) return false;
+    return true;
   }
 
   /**

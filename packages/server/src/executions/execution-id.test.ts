@@ -13,6 +13,24 @@ describe('newExecutionId', () => {
     expect([...ids].sort()).toEqual([ids[1], ids[0], ids[2]]);
   });
 
+  it('writes the time as toString(16) would, across 16-bit and 32-bit boundaries (issue 37)', () => {
+    const times = [
+      0,
+      1,
+      0xffff,
+      0x10000,
+      0x1ffff,
+      0xffffffff,
+      0x100000000,
+      Date.parse('2026-11-30T09:00:00.000Z'),
+      0xffffffffffff,
+    ];
+    for (const time of [...times, ...times.reverse()]) {
+      const hex = time.toString(16).padStart(12, '0');
+      expect(newExecutionId(time).slice(0, 15)).toBe(`${hex.slice(0, 8)}-${hex.slice(8)}-7`);
+    }
+  });
+
   it('differs for calls in the same millisecond', () => {
     const ids = new Set(Array.from({ length: 1000 }, () => newExecutionId(1_700_000_000_000)));
     expect(ids.size).toBe(1000);

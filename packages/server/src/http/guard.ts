@@ -1,5 +1,5 @@
 import { IncomingMessage } from 'node:http';
-import type { Context, MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler, Next } from 'hono';
 import type { AppEnv } from './app-env.js';
 import { errorResponse, HttpError } from './errors.js';
 import { outgoingOf } from './outgoing.js';
@@ -130,69 +130,93 @@ export function requestGuard(options: GuardOptions): MiddlewareHandler<AppEnv> {
     return errorResponse(c, new HttpError('payload_too_large', message));
   };
   const limit = limitBody({ maxSize: options.maxBodyBytes, onError: tooLarge });
-  return async (c, next) => {
+  // Not an async function: a request from the network with a declared length (every MCP call)
+  // passes it without a promise or a turn of its own; the rest goes through `guardedNext`.
+  return (c, next) => {
     // From the network the header is preset on Node's response and joins the answer's head
     // (gateway-response.ts); set on Hono's response, it makes the adapter build a `Headers` object.
     const outgoing = outgoingOf(c);
     outgoing?.preset('X-Content-Type-Options', 'nosniff');
-    const tooManyFields = fieldsRefusal(c);
-    if (tooManyFields !== undefined) return tooManyFields;
-    const audience = options.audience();
-    const host = c.req.header('host') ?? new URL(c.req.url).host;
-    // Two Host fields arrive joined (`a, b`): Node builds the URL from the first, the check
-    // below would read the first too, and what a proxy in front took is anyone's guess. RFC 9112
-    // (section 3.2) asks for a 400; a host name never holds a comma.
-    if (host.includes(',')) {
-      return nosniff(
-        errorResponse(c, new HttpError('bad_request', 'The request has more than one Host header')),
-      );
-    }
-    if (!audience.hosts.has(hostName(host)) && !isHealthCheck(c.req.method, c.req.path)) {
-      return nosniff(
-        errorResponse(
-          c,
-          new HttpError(
-            'misdirected_request',
-            "The Host header names a host this gateway does not answer for; use its address (GATEWAY_BASE_URL), or add the name to the operator's GATEWAY_ALLOWED_HOSTS",
-          ),
-        ),
-      );
-    }
-    if (
-      !SAFE_METHODS.has(c.req.method) &&
-      !CROSS_SITE_POSTS.test(c.req.path) &&
-      !OAUTH_CLIENT_POSTS.test(c.req.path)
-    ) {
-      const byCookie =
-        c.req.header('cookie') !== undefined && c.req.header('authorization') === undefined;
-      const refusal = originRefusal(
-        audience,
-        c.req.header('origin'),
-        byCookie,
-        c.req.header('sec-fetch-site'),
-      );
-      if (refusal !== undefined) {
-        return nosniff(errorResponse(c, new HttpError('forbidden', refusal)));
-      }
-    }
+    const refusal = fieldsRefusal(c) ?? addressRefusal(c, options.audience());
+    if (refusal !== undefined) return Promise.resolve(refusal);
     // Decided from the headers: touching `c.req.raw.body` would make the Node adapter build a
     // full Request and a web stream for every request, the MCP endpoint's included.
     const declared = c.req.header('content-length');
     if (declared !== undefined && c.req.header('transfer-encoding') === undefined) {
       // The HTTP server holds the client to its Content-Length: checking it is enough.
-      if (Number(declared) > options.maxBodyBytes) return nosniff(tooLarge(c));
-      await next();
-    } else if (c.req.header('transfer-encoding') !== undefined || inProcessBody(c)) {
-      // Answers 413 itself (without calling next) once a streamed body passes the limit.
-      const refused = await limit(c, next);
-      if (refused instanceof Response) c.res = refused;
-    } else await next();
-    if (outgoing !== undefined) return;
-    // In process (`gateway.fetch()`): set in place, since assigning `c.res` again would make Hono
-    // copy the response, body and all.
-    const answer = nosniff(c.res);
-    if (answer !== c.res) c.res = answer;
+      if (Number(declared) > options.maxBodyBytes) return Promise.resolve(nosniff(tooLarge(c)));
+      if (outgoing !== undefined) return next();
+    }
+    return guardedNext(c, next, declared !== undefined, outgoing !== undefined, limit);
   };
+}
+
+/**
+ * The rest of the guard for a request not passed on at once: a streamed body (or one handed over
+ * in process) cut off at the limit, and `nosniff` set on an answer given in process.
+ */
+async function guardedNext(
+  c: Context<AppEnv>,
+  next: Next,
+  lengthChecked: boolean,
+  fromNetwork: boolean,
+  limit: MiddlewareHandler,
+): Promise<void> {
+  if (lengthChecked && c.req.header('transfer-encoding') === undefined) await next();
+  else if (c.req.header('transfer-encoding') !== undefined || inProcessBody(c)) {
+    // Answers 413 itself (without calling next) once a streamed body passes the limit.
+    const refused = await limit(c, next);
+    if (refused instanceof Response) c.res = refused;
+  } else await next();
+  if (fromNetwork) return;
+  // In process (`gateway.fetch()`): set in place, since assigning `c.res` again would make Hono
+  // copy the response, body and all.
+  const answer = nosniff(c.res);
+  if (answer !== c.res) c.res = answer;
+}
+
+/**
+ * Why the request's `Host` or `Origin` is refused (steps 1 and 2 of {@link requestGuard}), as the
+ * answer, or undefined.
+ */
+function addressRefusal(c: Context<AppEnv>, audience: Audience): Response | undefined {
+  const host = c.req.header('host') ?? new URL(c.req.url).host;
+  // Two Host fields arrive joined (`a, b`): Node builds the URL from the first, the check
+  // below would read the first too, and what a proxy in front took is anyone's guess. RFC 9112
+  // (section 3.2) asks for a 400; a host name never holds a comma.
+  if (host.includes(',')) {
+    return nosniff(
+      errorResponse(c, new HttpError('bad_request', 'The request has more than one Host header')),
+    );
+  }
+  if (!audience.hosts.has(hostName(host)) && !isHealthCheck(c.req.method, c.req.path)) {
+    return nosniff(
+      errorResponse(
+        c,
+        new HttpError(
+          'misdirected_request',
+          "The Host header names a host this gateway does not answer for; use its address (GATEWAY_BASE_URL), or add the name to the operator's GATEWAY_ALLOWED_HOSTS",
+        ),
+      ),
+    );
+  }
+  if (
+    !SAFE_METHODS.has(c.req.method) &&
+    !CROSS_SITE_POSTS.test(c.req.path) &&
+    !OAUTH_CLIENT_POSTS.test(c.req.path)
+  ) {
+    const byCookie =
+      c.req.header('cookie') !== undefined && c.req.header('authorization') === undefined;
+    const refusal = originRefusal(
+      audience,
+      c.req.header('origin'),
+      byCookie,
+      c.req.header('sec-fetch-site'),
+    );
+    if (refusal !== undefined)
+      return nosniff(errorResponse(c, new HttpError('forbidden', refusal)));
+  }
+  return undefined;
 }
 
 /**

@@ -4,13 +4,16 @@ import type { AddressInfo } from 'node:net';
 import { Hono } from 'hono';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { GatewayResponse } from './gateway-response.js';
-import { incomingOf, takeBufferedBody } from './incoming.js';
+import { bufferedTextOf, incomingOf, takeBufferedBody } from './incoming.js';
 import { serve } from './node-adapter/index.js';
 
 /** What the route saw: whether the body was taken from the buffer, and the body it read. */
 interface Seen {
   taken: boolean;
   text: string;
+  /** What `bufferedTextOf` answered at once (before `text()`), and the body's use after. */
+  atOnce?: string | undefined;
+  usedAfter?: boolean;
 }
 
 /** Node's messages the routes read, each ended or waiting for its end. */
@@ -20,7 +23,7 @@ const messageEnds: Promise<unknown>[] = [];
  * A server on 127.0.0.1 whose route calls `arrived` (if given), then, after an `await` as the
  * gateway's MCP route does (the token's lookup), hands the buffered body over and reads it.
  */
-async function startServer(arrived?: () => void) {
+async function startServer(arrived?: () => void, atOnce = false) {
   const seen: Seen[] = [];
   const app = new Hono();
   app.post('/', async (c) => {
@@ -29,6 +32,17 @@ async function startServer(arrived?: () => void) {
     const incoming = incomingOf(c);
     const taken =
       incoming !== undefined && takeBufferedBody(incoming, Number(c.req.header('content-length')));
+    if (atOnce) {
+      const given = bufferedTextOf(c.req.raw);
+      const usedAfter = c.req.raw.bodyUsed;
+      // Read once: text() after it refuses as after any read.
+      const again = await c.req.raw.text().then(
+        () => 'read twice',
+        (error: Error) => error.name,
+      );
+      seen.push({ taken, text: again, atOnce: given, usedAfter });
+      return c.text(given ?? '');
+    }
     const text = await c.req.raw.text();
     seen.push({ taken, text });
     if (incoming !== undefined && !incoming.readableEnded) messageEnds.push(once(incoming, 'end'));
@@ -67,6 +81,34 @@ function post(url: string, parts: string[], before: (i: number) => Promise<void>
     })();
   });
 }
+
+describe('bufferedTextOf', () => {
+  it('answers a body taken from the buffer at once, marking it read (issue 37)', async () => {
+    const server = await startServer(undefined, true);
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping', text: 'héllo' });
+    expect(await post(server.url, [body], async () => {})).toBe(body);
+    expect(server.seen).toEqual([
+      { taken: true, atOnce: body, usedAfter: true, text: 'TypeError' },
+    ]);
+    await Promise.all(messageEnds.splice(0));
+  });
+
+  it('answers nothing, reading nothing, for a body not in the buffer or a request made in process', async () => {
+    const inProcess = new Request('http://127.0.0.1/', { method: 'POST', body: 'x' });
+    expect(bufferedTextOf(inProcess)).toBeUndefined();
+    expect(inProcess.bodyUsed).toBe(false);
+    // The body's second half comes after the route looked: nothing taken, nothing answered.
+    let arrived = () => {};
+    const late = new Promise<void>((resolve) => {
+      arrived = resolve;
+    });
+    const server = await startServer(() => arrived(), true);
+    expect(await post(server.url, ['{"a":', '1}'], async (i) => (i === 1 ? late : undefined))).toBe(
+      '',
+    );
+    expect(server.seen).toMatchObject([{ taken: false, atOnce: undefined, usedAfter: false }]);
+  });
+});
 
 describe('takeBufferedBody', () => {
   it('hands a body that came whole with its head to the adapter, which reads it from there', async () => {

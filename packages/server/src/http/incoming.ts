@@ -1,5 +1,6 @@
 import { IncomingMessage } from 'node:http';
 import type { Context } from 'hono';
+import { bufferedText, NodeRequest } from './node-adapter/request.js';
 
 /**
  * Node's message of a request from the network (the node adapter binds it as `incoming`),
@@ -64,4 +65,18 @@ export function takeBufferedBody(
     });
   }
   return true;
+}
+
+/**
+ * The body of `request` as text, at once, when the Node adapter holds it whole (a POST from the
+ * network whose body {@link takeBufferedBody} took), marking it read as `text()` would; else
+ * undefined, nothing read. `text()` answers the same in a promise, which costs the MCP endpoint's
+ * every call an async read and its turn (issue 37).
+ *
+ * @example
+ * if (takeBufferedBody(incoming, length)) text = bufferedTextOf(request) ?? (await request.text());
+ */
+export function bufferedTextOf(request: Request): string | undefined {
+  const given: unknown = request;
+  return given instanceof NodeRequest ? given[bufferedText]() : undefined;
 }

@@ -1,3 +1,5 @@
+import { decidedOnce } from './decided-names.js';
+
 /**
  * Scrubs secrets from anything headed for a log line: values of fields named like secrets,
  * gateway and provider tokens, bearer credentials, passwords in URLs, every secret the server
@@ -5,6 +7,8 @@
  */
 const SECRET_KEY =
   /secret|token|password|passwd|authorization|cookie|api[-_]?key|^key$|credential/i;
+/** Whether a field's name is a secret's: every log line's keys, decided once per name. */
+const isSecretKey = decidedOnce((key) => SECRET_KEY.test(key));
 export const REDACTED = '[redacted]';
 /** What stands for an object nested deeper than a log line follows. */
 const NESTED_TOO_DEEP = '[nested too deep]';
@@ -209,7 +213,7 @@ export class Redactor {
 
   #field(key: string, item: unknown, depth: number): unknown {
     // A count of model tokens (a sampling request's `maxTokens`) is a number, not a credential.
-    return SECRET_KEY.test(key) &&
+    return isSecretKey(key) &&
       item !== null &&
       item !== undefined &&
       !(typeof item === 'number' && /tokens$/i.test(key))

@@ -221,7 +221,9 @@ async function mcpPrincipal(
     );
   }
   // A 2025 session's request: on PostgreSQL its session's row is read in the token's statement.
-  const lookup = await options.tokens.find(token, c.req.header('mcp-session-id'));
+  // A kept token's owner comes back at once: no turn for it on every call.
+  const finding = options.tokens.findNow(token, c.req.header('mcp-session-id'));
+  const lookup = finding instanceof Promise ? await finding : finding;
   if (!lookup.found) {
     return refuseMcp(
       lookup.reason === 'expired' && token.startsWith('gw_oat_')

@@ -79,6 +79,24 @@ for (const target of databaseTargets()) {
       expect(await tokens.find(endpoint.token)).toEqual({ found: false, reason: 'unknown' });
     });
 
+    it('answers a kept owner at once (findNow), and a token deleted since as unknown at once (issue 37)', async () => {
+      const { database, tokens } = await open();
+      const created = await createEndpoint(database.db, { userId: 'u1', name: 'Claude' });
+      if (!created.ok) throw new Error(created.problem);
+      const { endpoint } = created;
+      const first = tokens.findNow(endpoint.token);
+      expect(await first).toMatchObject({ found: true, owner: { endpointId: endpoint.id } });
+      database.refreshChangeMark(false);
+      const kept = tokens.findNow(endpoint.token);
+      // SQLite can tell the database is unchanged: the owner is kept, answered without a promise.
+      // PostgreSQL cannot: every lookup reads.
+      expect(kept instanceof Promise).toBe(target.name === 'PostgreSQL');
+      expect(await kept).toEqual(await first);
+      expect(await deleteEndpoint(database.db, 'u1', endpoint.id)).toEqual([endpoint.id]);
+      database.refreshChangeMark(false);
+      expect(await tokens.findNow(endpoint.token)).toEqual({ found: false, reason: 'unknown' });
+    });
+
     it('finds a CLI token with its role, and refuses it once revoked or expired', async () => {
       const { database, tokens } = await open();
       const { id, token, expiresAt } = await issueCliToken(database.db, 'root', 'laptop', {

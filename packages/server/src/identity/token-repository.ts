@@ -215,32 +215,50 @@ export function createTokenRepository(database: GatewayDatabase, defaultRoleId: 
     return { owner: row === undefined ? undefined : apiTokenOwner(row, defaultRoleId) };
   };
 
-  return {
-    /**
-     * The owner of `token`, or why there is none. Only the prefixes the gateway issues are looked
-     * up; anything else is unknown without a query.
-     */
-    async find(token: string, sessionId?: string): Promise<TokenLookup> {
-      if (!/^gw_(?:mcp|cli|sa|oat)_/.test(token)) return { found: false, reason: 'unknown' };
-      const hash = hashToken(token);
-      let session: SessionState | undefined;
-      const owner = await owners.get(hash, async () => {
-        const found = await read(token, hash, sessionId);
-        session = found.session;
-        return found.owner;
-      });
-      if (owner === undefined) return { found: false, reason: 'unknown' };
-      const expiresAt = owner.kind === 'mcp' ? owner.oauth?.expiresAt : owner.expiresAt;
-      if (expiresAt !== undefined && expiresAt !== null) {
-        if (expiresAt <= new Date().toISOString()) {
-          return { found: false, reason: 'expired', expiredAt: expiresAt };
-        }
-      }
-      if (owner.kind === 'mcp') recordEndpointUse(db, owner.endpointId);
-      else recordApiTokenUse(db, owner.tokenId);
-      return session === undefined ? { found: true, owner } : { found: true, owner, session };
-    },
+  /**
+   * The owner of `token`, or why there is none, as it is when the owner is kept (no turn of the
+   * event loop for it: the MCP endpoint's calls, issue 37). Only the prefixes the gateway issues
+   * are looked up; anything else is unknown without a query.
+   */
+  const findNow = (token: string, sessionId?: string): TokenLookup | Promise<TokenLookup> => {
+    if (!/^gw_(?:mcp|cli|sa|oat)_/.test(token)) return { found: false, reason: 'unknown' };
+    const hash = hashToken(token);
+    let session: SessionState | undefined;
+    const owner = owners.getNow(hash, async () => {
+      const found = await read(token, hash, sessionId);
+      session = found.session;
+      return found.owner;
+    });
+    if (owner instanceof Promise) return owner.then((stored) => lookupOf(db, stored, session));
+    return lookupOf(db, owner, session);
   };
+
+  return {
+    /** The owner of `token`, or why there is none (see `findNow`). */
+    find(token: string, sessionId?: string): Promise<TokenLookup> {
+      const lookup = findNow(token, sessionId);
+      return lookup instanceof Promise ? lookup : Promise.resolve(lookup);
+    },
+    findNow,
+  };
+}
+
+/** The lookup of a token whose owner is `owner` (none: unknown), its use recorded. */
+function lookupOf(
+  db: Kysely<DatabaseSchema>,
+  owner: TokenOwner | undefined,
+  session: SessionState | undefined,
+): TokenLookup {
+  if (owner === undefined) return { found: false, reason: 'unknown' };
+  const expiresAt = owner.kind === 'mcp' ? owner.oauth?.expiresAt : owner.expiresAt;
+  if (expiresAt !== undefined && expiresAt !== null) {
+    if (expiresAt <= new Date().toISOString()) {
+      return { found: false, reason: 'expired', expiredAt: expiresAt };
+    }
+  }
+  if (owner.kind === 'mcp') recordEndpointUse(db, owner.endpointId);
+  else recordApiTokenUse(db, owner.tokenId);
+  return session === undefined ? { found: true, owner } : { found: true, owner, session };
 }
 
 /**

@@ -45,4 +45,11 @@ export interface CallContext {
     | 'requestSampling'
   >;
   http?: Pick<NonNullable<ServerContext['http']>, 'closeSSE'> | undefined;
+  /**
+   * Tells `listener` once, with the reason, when the request is stopped (the client left, the
+   * gateway is stopping), as `mcpReq.signal` aborts then, at once if it has; answers the function
+   * that stops listening. Given, the call listens here and `mcpReq.signal` is made only when read
+   * (`direct-call.ts`); without it the call listens to `mcpReq.signal`.
+   */
+  onStop?: (listener: (reason: unknown) => void) => () => void;
 }

@@ -9,6 +9,7 @@ import { z } from 'zod';
 import {
   connectV1,
   connectV2,
+  expectSlowWaitCancelled,
   INITIALIZE,
   startMcpGateway,
   waitForApproval,
@@ -28,6 +29,33 @@ function post(url: string, body: unknown, headers: Record<string, string> = {}) 
 }
 
 describe('MCP endpoint: access', () => {
+  it('logs each request with its route pattern, the token never (issue 37: the route names itself)', async () => {
+    const gw = await startMcpGateway();
+    const alice = await gw.user();
+    expect((await post(`${gw.url}/mcp`, INITIALIZE)).status).toBe(401);
+    const bearer = { authorization: `Bearer ${alice.mcpToken}` };
+    expect((await post(`${gw.url}/mcp`, INITIALIZE, bearer)).status).toBe(200);
+    expect((await post(`${gw.url}/mcp/${alice.mcpToken}`, INITIALIZE)).status).toBe(200);
+    const unknown = `gw_mcp_${'y'.repeat(40)}`;
+    expect((await post(`${gw.url}/mcp/${unknown}`, INITIALIZE)).status).toBe(401);
+    // The lines are written once each answer is on its way.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const logs = gw.gateway.logs();
+    const requests = logs
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .filter((line) => line.msg === 'request');
+    expect(requests.map(({ method, route, status }) => ({ method, route, status }))).toEqual([
+      { method: 'POST', route: '/mcp', status: 401 },
+      { method: 'POST', route: '/mcp', status: 200 },
+      { method: 'POST', route: '/mcp/:token', status: 200 },
+      { method: 'POST', route: '/mcp/:token', status: 401 },
+    ]);
+    expect(logs).not.toContain(alice.mcpToken);
+    expect(logs).not.toContain(unknown);
+  });
+
   it('answers 401 with WWW-Authenticate for a missing, unknown or deleted token', async () => {
     const gw = await startMcpGateway();
     const alice = await gw.user();
@@ -611,17 +639,7 @@ describe('MCP endpoint: tools/call', () => {
     }
     controller.abort('changed my mind');
     await expect(call).rejects.toThrow();
-    for (let i = 0; i < 200 && gw.state.stopped.length === 0; i += 1) {
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-    await gw.gateway.services.executions.flush();
-    const row = await gw.gateway.services.database.db
-      .selectFrom('executions')
-      .selectAll()
-      .where('tool_path', '=', 'demo.slow.wait')
-      .executeTakeFirstOrThrow();
-    expect(gw.state.stopped).toEqual([{ executionId: row.id, reason: 'cancelled' }]);
-    expect(row).toMatchObject({ outcome: 'error', error: 'Cancelled by the client' });
+    await expectSlowWaitCancelled(gw);
   });
 
   it('holds a 2025-06-18 session: list, call, and an approval asked on the session', async () => {

@@ -5,7 +5,7 @@ import {
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { onTestFinished } from 'vitest';
+import { expect, onTestFinished } from 'vitest';
 import type { GatewayInternals } from '../../src/gateway.js';
 import type { GatewayOptions } from '../../src/gateway-settings.js';
 import { createServiceAccount } from '../../src/identity/service-account-store.js';
@@ -260,4 +260,18 @@ export async function recordsOf(gw: { gateway: TestGateway }, toolPath: string) 
     .where('tool_path', '=', toolPath)
     .orderBy('started_at')
     .execute();
+}
+
+/**
+ * Waits (up to two seconds) until the one `demo.slow.wait` call on `gw` has been stopped, and
+ * checks that it was stopped as a call whose client left is: its handler's signal aborted with
+ * `cancelled`, its record an error saying the client cancelled it.
+ */
+export async function expectSlowWaitCancelled(gw: McpTestGateway): Promise<void> {
+  for (let i = 0; i < 200 && gw.state.stopped.length === 0; i += 1) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  const [record] = await recordsOf(gw, 'demo.slow.wait');
+  expect(gw.state.stopped).toEqual([{ executionId: record?.id, reason: 'cancelled' }]);
+  expect(record).toMatchObject({ outcome: 'error', error: 'Cancelled by the client' });
 }

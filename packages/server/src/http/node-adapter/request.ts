@@ -3,6 +3,7 @@
 import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
 import { IncomingHeaders } from '../incoming-headers.js';
+import { OnceStop } from '../once-stop.js';
 import {
   bodyUnusable,
   bufferedBeforeDisconnect,
@@ -18,6 +19,13 @@ export const nativeRequest = Symbol('getRequestCache');
 export const abortRequest = Symbol('abortRequest');
 /** Set on a message whose body the app's read must watch for the client leaving. */
 export const wrapBodyStream = Symbol('wrapBodyStream');
+/** The body as text at once when it sits whole in the message (see `bufferedTextOf`). */
+export const bufferedText = Symbol('bufferedText');
+/**
+ * Tells a listener once when the client leaves before the answer finished, as the request's
+ * `signal` would, without making the signal (see {@link whenClientLeaves}).
+ */
+export const onClientLeft = Symbol('onClientLeft');
 
 type BodyMethod = 'text' | 'arrayBuffer' | 'blob';
 type WatchedIncoming = IncomingMessage & { [wrapBodyStream]?: boolean };
@@ -87,6 +95,8 @@ export class NodeRequest {
   #headers: Headers | undefined;
   #abortController: AbortController | undefined;
   #abortReason: unknown;
+  /** Who hears the client leave ({@link onClientLeft}), once someone listens. */
+  #left: OnceStop | undefined;
   #native: Request | undefined;
   #consumedDirectly = false;
   #bodyRead: Promise<Buffer> | undefined;
@@ -177,6 +187,20 @@ export class NodeRequest {
     if (this.#abortReason === undefined) this.#abortReason = reason;
     const controller = this.#abortController;
     if (controller && !controller.signal.aborted) controller.abort(reason);
+    this.#left?.stop(this.#abortReason);
+  }
+
+  /**
+   * Tells `listener` once, with the reason, when the client leaves before the answer finished (at
+   * once if it has); answers the function that stops listening. The request's `signal` says the
+   * same, but reading it makes an `AbortController`, and listening to it costs an event target's
+   * listener and, when the client leaves, an `Event`: a call path that only needs to hear of it
+   * listens here (bench/mcp/README.md, issue 37).
+   */
+  [onClientLeft](listener: (reason: unknown) => void): () => void {
+    this.#left ??= new OnceStop();
+    if (this.#abortReason !== undefined) this.#left.stop(this.#abortReason);
+    return this.#left.onStop(listener);
   }
 
   #controller(): AbortController {
@@ -185,6 +209,18 @@ export class NodeRequest {
       this.#abortController.abort(this.#abortReason);
     }
     return this.#abortController;
+  }
+
+  /**
+   * A POST's body as text at once, read as `text()` would read it, when it sits whole in the
+   * message's buffer (`takeBufferedBody` left it as `rawBody`); else undefined, nothing read.
+   */
+  [bufferedText](): string | undefined {
+    if (this.#method !== 'POST' || this.#consumedDirectly || this.#native) return undefined;
+    const raw = rawBodyOf(this.#incoming);
+    if (raw === undefined) return undefined;
+    this.#consumedDirectly = true;
+    return textDecoder.decode(raw);
   }
 
   /** A real `Request` of the same method, URL, headers, signal and (unread) body. */

@@ -71,6 +71,8 @@ export class RunningCall implements SourceCall {
   readonly #release: ReturnType<typeof setTimeout> | undefined;
   #sampler: Sampler | undefined;
   #log: ServerLogger | undefined;
+  /** Stops listening to the request's stop, when the context's `onStop` listens. */
+  #stopListening: (() => void) | undefined;
   /** The ids of the links shown to a session client, until the upstream says each is done. */
   #linksShown: Set<string> | undefined;
 
@@ -84,8 +86,12 @@ export class RunningCall implements SourceCall {
       () => this.#stop(new Stopped('timeout')),
       runtime.callTimer,
     );
-    if (ctx.mcpReq.signal.aborted) this.#clientGone();
-    ctx.mcpReq.signal.addEventListener('abort', this.#clientGone, { once: true });
+    // Heard without making the request's signal when the context can tell (a direct call).
+    if (ctx.onStop !== undefined) this.#stopListening = ctx.onStop(this.#clientGone);
+    else {
+      if (ctx.mcpReq.signal.aborted) this.#clientGone();
+      ctx.mcpReq.signal.addEventListener('abort', this.#clientGone, { once: true });
+    }
     const { redaction } = record;
     this.redaction = redaction;
     this.#progress = new ProgressReporter(ctx, redaction.text);
@@ -304,7 +310,9 @@ export class RunningCall implements SourceCall {
   end(): void {
     this.#limit.clear();
     if (this.#release !== undefined) clearTimeout(this.#release);
-    this.#options.ctx.mcpReq.signal.removeEventListener('abort', this.#clientGone);
+    const stopListening = this.#stopListening;
+    if (stopListening !== undefined) stopListening();
+    else this.#options.ctx.mcpReq.signal.removeEventListener('abort', this.#clientGone);
     this.#stop(CALL_ENDED);
   }
 

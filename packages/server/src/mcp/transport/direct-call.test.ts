@@ -1,6 +1,7 @@
+import { request as httpRequest } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { createInteractionPlugin } from '#test/mcp/interaction-plugin.js';
-import { startMcpGateway } from '#test/mcp/mcp-test-kit.js';
+import { expectSlowWaitCancelled, startMcpGateway } from '#test/mcp/mcp-test-kit.js';
 import { directCallOf } from './direct-call.js';
 
 const ENVELOPE = {
@@ -108,6 +109,22 @@ describe('which 2026-07-28 calls the gateway answers without the SDK (directCall
   ];
   it.each(leftToTheSdk)('leaves %s to the SDK', (_case, body, given = headers) => {
     expect(directCallOf(requestOf(body, given), body)).toBeUndefined();
+    // Again: an envelope's verdict is kept by its text (issue 37), the same either way.
+    expect(directCallOf(requestOf(body, given), body)).toBeUndefined();
+  });
+
+  it('judges an envelope kept by its text as it judged it first (issue 37)', () => {
+    const info = (name: unknown) =>
+      callBody('demo.echo.say', {}, { ...ENVELOPE, 'io.modelcontextprotocol/clientInfo': name });
+    for (let i = 0; i < 2; i += 1) {
+      expect(directCallOf(requestOf(plain, headers), plain)).toBeDefined();
+      const valid = info({ name: 'kept', version: '1' });
+      expect(directCallOf(requestOf(valid, headers), valid)).toBeDefined();
+      const invalid = info({ name: 'kept', version: 1 });
+      expect(directCallOf(requestOf(invalid, headers), invalid)).toBeUndefined();
+      const notAnObject = info('kept');
+      expect(directCallOf(requestOf(notAnObject, headers), notAnObject)).toBeUndefined();
+    }
   });
 });
 
@@ -172,5 +189,60 @@ describe('a call the gateway answers itself is answered as the SDK answers it', 
         );
       expect(settled(direct), name).toEqual(settled(sdk));
     }
+  });
+});
+
+/** Waits until `done()` holds, for up to two seconds. */
+async function until(done: () => boolean): Promise<void> {
+  for (let i = 0; i < 200 && !done(); i += 1) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+describe('a 2026-07-28 call answered directly whose client leaves (issue 37)', () => {
+  const slow = callBody('demo.slow.wait', {});
+
+  it('stops the call when the connection closes before the answer', async () => {
+    const gw = await startMcpGateway();
+    const admin = await gw.user({ admin: true });
+    const body = JSON.stringify(slow);
+    const request = httpRequest(`${gw.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        ...headersFor('demo.slow.wait'),
+        authorization: `Bearer ${admin.mcpToken}`,
+        'content-length': String(Buffer.byteLength(body)),
+      },
+    });
+    const answered = new Promise<string>((resolve) => {
+      request.on('response', (response) => resolve(String(response.statusCode)));
+      request.on('error', (error) => resolve(error.message));
+    });
+    request.end(body);
+    await until(() => gw.gateway.logs().includes('waiting until stopped'));
+    expect(gw.gateway.logs()).toContain('waiting until stopped');
+    request.destroy();
+    expect(await answered).not.toBe('200');
+    await expectSlowWaitCancelled(gw);
+  });
+
+  it('answers 499 without a body, the call stopped, when an in-process caller aborts', async () => {
+    const gw = await startMcpGateway();
+    const admin = await gw.user({ admin: true });
+    const controller = new AbortController();
+    const answer = gw.gateway.fetch(
+      new Request(`${gw.url}/mcp`, {
+        method: 'POST',
+        headers: { ...headersFor('demo.slow.wait'), authorization: `Bearer ${admin.mcpToken}` },
+        body: JSON.stringify(slow),
+        signal: controller.signal,
+      }),
+    );
+    await until(() => gw.gateway.logs().includes('waiting until stopped'));
+    controller.abort(new Error('the caller left'));
+    const response = await answer;
+    expect(response.status).toBe(499);
+    expect(await response.text()).toBe('');
+    await expectSlowWaitCancelled(gw);
   });
 });

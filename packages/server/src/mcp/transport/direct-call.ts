@@ -13,6 +13,9 @@ import {
   SERVER_INFO_META_KEY,
 } from '@modelcontextprotocol/server';
 import { isDatabaseUnavailable } from '../../db/unavailable.js';
+import { whenClientLeaves } from '../../http/client-left.js';
+import { decidedOnce } from '../../http/decided-names.js';
+import { OnceStop } from '../../http/once-stop.js';
 import { callTool } from '../call/call-tool.js';
 import type { CallContext, CallSite } from '../call-site.js';
 import type { McpPrincipal } from '../principal.js';
@@ -29,6 +32,19 @@ const ENVELOPE_KEYS = new Set([
   CLIENT_INFO_META_KEY,
   CLIENT_CAPABILITIES_META_KEY,
 ]);
+
+/**
+ * Whether a client's capabilities and info, as JSON text, are valid by the spec's schemas: decided
+ * once per text (a client sends the same envelope with every call, and the schemas' checks cost a
+ * call more than writing the value as text; issue 37). Texts up to 1 KiB are kept, at most 1,000.
+ * The text of a value parsed from JSON stands for the value: the check of the text's own parse is
+ * the check of the value.
+ */
+const validCapabilities = decidedOnce(
+  (text) => isSpecType.ClientCapabilities(JSON.parse(text)),
+  1024,
+);
+const validInfo = decidedOnce((text) => isSpecType.Implementation(JSON.parse(text)), 1024);
 
 /** A 2026-07-28 `tools/call` the gateway answers itself ({@link directCallOf}). */
 export interface DirectCall {
@@ -115,8 +131,8 @@ export function plainModernRequestOf(
   }
   const capabilities = envelope[CLIENT_CAPABILITIES_META_KEY];
   const info = envelope[CLIENT_INFO_META_KEY];
-  if (!isSpecType.ClientCapabilities(capabilities)) return undefined;
-  if (info !== undefined && !isSpecType.Implementation(info)) return undefined;
+  if (!isPlain(capabilities) || !validCapabilities(JSON.stringify(capabilities))) return undefined;
+  if (info !== undefined && (!isPlain(info) || !validInfo(JSON.stringify(info)))) return undefined;
   return {
     id: id as string | number,
     params,
@@ -132,7 +148,7 @@ export function plainModernRequestOf(
  * handler stops the calls it serves.
  */
 export class DirectCalls {
-  readonly #running = new Set<AbortController>();
+  readonly #running = new Set<OnceStop>();
   readonly #runtime: McpRuntime;
 
   constructor(runtime: McpRuntime) {
@@ -151,16 +167,15 @@ export class DirectCalls {
       kind: 'modern',
       clientCapabilities: () => call.capabilities,
     };
-    // A controller of the call's own, not AbortSignal.any() over a signal that lives as long as
-    // the gateway: each call would add a dependant to it.
-    const stop = new AbortController();
-    const clientLeft = () => stop.abort(request.signal.reason);
-    if (request.signal.aborted) clientLeft();
-    else request.signal.addEventListener('abort', clientLeft, { once: true });
+    // A stop of the call's own, not AbortSignal.any() over a signal that lives as long as the
+    // gateway: each call would add a dependant to it. Neither it nor the request makes a signal
+    // unless something reads one (OnceStop, whenClientLeaves).
+    const stop = new OnceStop();
+    const stopListening = whenClientLeaves(request, (reason) => stop.stop(reason));
     this.#running.add(stop);
     let message: object;
     try {
-      const result = await callTool(this.#runtime, site, call.params, contextOf(call, stop.signal));
+      const result = await callTool(this.#runtime, site, call.params, contextOf(call, stop));
       message = { result: encoded(result), jsonrpc: '2.0', id: call.id };
     } catch (error) {
       // Before the tool ran (a lookup of the call path): the gateway's 503, for any client.
@@ -168,15 +183,15 @@ export class DirectCalls {
       message = { jsonrpc: '2.0', id: call.id, error: errorOf(error, this.#runtime) };
     } finally {
       this.#running.delete(stop);
-      request.signal.removeEventListener('abort', clientLeft);
+      stopListening();
     }
-    if (stop.signal.aborted) return new Response(null, { status: 499 });
+    if (stop.stopped) return new Response(null, { status: 499 });
     return Response.json(message);
   }
 
   /** Stops every call in flight. */
   stopAll(): void {
-    for (const stop of this.#running) stop.abort(new Error('The gateway is stopping'));
+    for (const stop of this.#running) stop.stop(new Error('The gateway is stopping'));
   }
 }
 
@@ -185,25 +200,44 @@ export class DirectCalls {
  * a 2026-07-28 call asks its questions in its result (`input_required`), and without a progress
  * token or a log level nothing is sent to the client (see {@link directCallOf}).
  */
-function contextOf(call: DirectCall, signal: AbortSignal): CallContext {
-  const noSession = () => {
-    throw new ProtocolError(ProtocolErrorCode.InternalError, 'No session to ask the client on');
-  };
-  return {
-    mcpReq: {
-      id: call.id,
-      signal,
-      _meta: undefined,
-      envelope: call.envelope,
-      requestState: () => undefined,
-      inputResponses: undefined,
-      // Nothing is sent before the answer (above); were it ever, it is dropped, as the SDK drops
-      // a JSON exchange's notifications.
-      notify: async () => {},
-      elicitInput: noSession,
-      requestSampling: noSession,
-    },
-  };
+function contextOf(call: DirectCall, stop: OnceStop): CallContext {
+  return { mcpReq: new DirectRequest(call, stop), onStop: (listener) => stop.onStop(listener) };
+}
+
+const noSession = () => {
+  throw new ProtocolError(ProtocolErrorCode.InternalError, 'No session to ask the client on');
+};
+
+/** The request a direct call's context describes; its `signal` is made when first read. */
+class DirectRequest
+  implements Pick<CallContext['mcpReq'], Exclude<keyof CallContext['mcpReq'], 'signal'>>
+{
+  readonly id: string | number;
+  readonly _meta = undefined;
+  readonly envelope: Record<string, unknown>;
+  readonly inputResponses = undefined;
+  readonly #stop: OnceStop;
+
+  constructor(call: DirectCall, stop: OnceStop) {
+    this.id = call.id;
+    this.envelope = call.envelope;
+    this.#stop = stop;
+  }
+
+  get signal(): AbortSignal {
+    return this.#stop.signal;
+  }
+
+  requestState(): undefined {
+    return undefined;
+  }
+
+  // Nothing is sent before the answer (above); were it ever, it is dropped, as the SDK drops a
+  // JSON exchange's notifications.
+  async notify(): Promise<void> {}
+
+  readonly elicitInput = noSession;
+  readonly requestSampling = noSession;
 }
 
 /** The result as the SDK's 2026-07-28 codec puts it on the wire. */

@@ -74,6 +74,11 @@ export class LazyMcpEndpoint {
     return this.#loaded?.sessionCount ?? 0;
   }
 
+  /** The endpoint once built, while the gateway is not stopping (no turn for it on every call). */
+  get loaded(): McpEndpoint | undefined {
+    return this.#closed ? undefined : this.#loaded;
+  }
+
   /** The endpoint, built on first use. @throws Error once the gateway is stopping. */
   endpoint(): Promise<McpEndpoint> {
     if (this.#closed) return Promise.reject(new Error('the MCP endpoint is closed'));

@@ -271,7 +271,9 @@ export class McpEndpoint {
       if (!isJsonContentType(request.headers.get('content-type'))) {
         return rpcError(415, -32000, 'Unsupported Media Type: send Content-Type: application/json');
       }
-      const read = await readBody(request, options.maxBodyBytes, incoming, afterSent);
+      // A body whole in Node's buffer is read at once: no turn for it.
+      const reading = readBody(request, options.maxBodyBytes, incoming, afterSent);
+      const read = reading instanceof Promise ? await reading : reading;
       if (read.tooLarge) {
         return rpcError(
           413,

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { readRequestBody } from '@modelcontextprotocol/server';
-import { takeBufferedBody } from '../../http/incoming.js';
+import { bufferedTextOf, takeBufferedBody } from '../../http/incoming.js';
 import { bodyReadError } from '../../http/request-body.js';
 
 /** A request body as text, or `tooLarge` when it is over the limit. */
@@ -13,39 +13,44 @@ export type ReadBody = { tooLarge: true } | { tooLarge: false; text: string };
  * one (chunked) is streamed, and cut off as soon as it passes the limit. Streaming every body cost
  * an MCP call a web stream over the socket and a full `Request` built around it, more than
  * anything else in reading it. Given the request's Node message (`incoming`, from the network), a
- * body already whole in its buffer is taken from there (`takeBufferedBody`).
+ * body already whole in its buffer is taken from there (`takeBufferedBody`) and answered at once,
+ * not in a promise (`bufferedTextOf`: no turn for it on every call, issue 37).
  *
  * @throws HttpError `bad_request` when the client hangs up mid-body (see `bodyReadError`).
  *
  * @example
- * const read = await readBody(request, 1024 * 1024);
+ * const reading = readBody(request, 1024 * 1024);
+ * const read = reading instanceof Promise ? await reading : reading;
  * if (read.tooLarge) return payloadTooLarge();
  */
-export async function readBody(
+export function readBody(
   request: Request,
   maxBytes: number,
   incoming?: IncomingMessage,
   /** The response's `afterSent`: the message's stream ends after the answer (`takeBufferedBody`). */
   afterSent?: (work: () => void) => void,
-): Promise<ReadBody> {
+): ReadBody | Promise<ReadBody> {
+  let taken = false;
   try {
-    return await read(request, maxBytes, incoming, afterSent);
+    const declared = request.headers.get('content-length');
+    if (declared !== null) {
+      const length = Number(declared);
+      if (length > maxBytes) return { tooLarge: true };
+      if (incoming !== undefined) taken = takeBufferedBody(incoming, length, afterSent);
+      // Exactly `length` bytes, which are at most the limit: answered without a promise.
+      const text = taken ? bufferedTextOf(request) : undefined;
+      if (text !== undefined) return { tooLarge: false, text };
+    }
   } catch (error) {
     throw bodyReadError(error);
   }
+  return readLater(request, maxBytes).catch((error: unknown) => {
+    throw bodyReadError(error);
+  });
 }
 
-async function read(
-  request: Request,
-  maxBytes: number,
-  incoming: IncomingMessage | undefined,
-  afterSent: ((work: () => void) => void) | undefined,
-): Promise<ReadBody> {
-  const declared = request.headers.get('content-length');
-  if (declared === null) return readRequestBody(request, maxBytes);
-  const length = Number(declared);
-  if (length > maxBytes) return { tooLarge: true };
-  if (incoming !== undefined) takeBufferedBody(incoming, length, afterSent);
+async function readLater(request: Request, maxBytes: number): Promise<ReadBody> {
+  if (request.headers.get('content-length') === null) return readRequestBody(request, maxBytes);
   const text = await request.text();
   // A Request made in-process may declare less than it carries.
   if (Buffer.byteLength(text) > maxBytes) return { tooLarge: true };

@@ -22,7 +22,7 @@ const PATHS = ['/mcp', '/mcp/:token'];
  */
 export function mountMcp(
   app: Hono<AppEnv>,
-  mcp: Pick<LazyMcpEndpoint, 'endpoint'>,
+  mcp: Pick<LazyMcpEndpoint, 'endpoint' | 'loaded'>,
   authenticate: Authenticate,
 ): void {
   app.on(
@@ -30,16 +30,27 @@ export function mountMcp(
     PATHS,
     () => new Response(null, { status: 405, headers: { Allow: 'GET, POST, DELETE' } }),
   );
-  app.all('/mcp', async (c) => {
-    const principal = await authenticate(c, 'mcp');
-    c.set('principal', principal);
-    return handle(c, await mcp.endpoint(), principal);
+  // Each names its pattern for the request log, which would otherwise ask Hono for it.
+  app.all('/mcp', (c) => {
+    c.set('route', '/mcp');
+    return serveMcp(c, mcp, authenticate(c, 'mcp'));
   });
-  app.all('/mcp/:token', async (c) => {
-    const principal = await authenticate(c, 'mcp', c.req.param('token'));
-    c.set('principal', principal);
-    return handle(c, await mcp.endpoint(), principal);
+  app.all('/mcp/:token', (c) => {
+    c.set('route', '/mcp/:token');
+    return serveMcp(c, mcp, authenticate(c, 'mcp', c.req.param('token')));
   });
+}
+
+/** The request of `c`, for whom `authenticating` finds, answered by the endpoint. */
+async function serveMcp(
+  c: Context<AppEnv>,
+  mcp: Pick<LazyMcpEndpoint, 'endpoint' | 'loaded'>,
+  authenticating: Promise<Parameters<McpEndpoint['handle']>[1]>,
+): Promise<Response> {
+  const principal = await authenticating;
+  c.set('principal', principal);
+  // Built by the first request: the others take no turn for it.
+  return handle(c, mcp.loaded ?? (await mcp.endpoint()), principal);
 }
 
 /** The request of `c` answered by `endpoint`, with its Node message and response when it has them. */
