@@ -13,13 +13,19 @@ function session(id: string, owner = 'user:alice'): Session {
 
 const ids = (held: HeldSessions) => [...held.values()].map((s) => s.id);
 
+/** Sessions `a`, `b` and `c` of one owner, added in that order. */
+function threeHeld(): [HeldSessions, Session, Session, Session] {
+  const held = new HeldSessions(undefined);
+  const [a, b, c] = [session('a'), session('b'), session('c')];
+  held.add(a);
+  held.add(b);
+  held.add(c);
+  return [held, a, b, c];
+}
+
 describe('HeldSessions', () => {
   it('keeps the order of last use when the newest session is used again and again', () => {
-    const held = new HeldSessions(undefined);
-    const [a, b, c] = [session('a'), session('b'), session('c')];
-    held.add(a);
-    held.add(b);
-    held.add(c);
+    const [held, a, b, c] = threeHeld();
     held.used(c);
     held.used(c);
     expect(ids(held)).toEqual(['a', 'b', 'c']);
@@ -42,11 +48,7 @@ describe('HeldSessions', () => {
   });
 
   it('orders a session used after the newest was removed', () => {
-    const held = new HeldSessions(undefined);
-    const [a, b, c] = [session('a'), session('b'), session('c')];
-    held.add(a);
-    held.add(b);
-    held.add(c);
+    const [held, a, b, c] = threeHeld();
     held.remove(c);
     held.used(a);
     expect(ids(held)).toEqual(['b', 'a']);

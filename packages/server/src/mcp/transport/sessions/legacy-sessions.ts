@@ -332,9 +332,7 @@ export class LegacySessions {
 export function sameCaller(held: McpPrincipal, asking: McpPrincipal): boolean {
   if (asking.kind === 'user') {
     return (
-      held.kind === 'user' &&
-      held.userId === asking.userId &&
-      held.endpointId === asking.endpointId
+      held.kind === 'user' && held.userId === asking.userId && held.endpointId === asking.endpointId
     );
   }
   return held.kind === 'service_account' && held.serviceAccountId === asking.serviceAccountId;
