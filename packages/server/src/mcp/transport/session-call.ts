@@ -41,10 +41,7 @@ export function sessionCallOf(
   if (typeof name !== 'string' || (args !== undefined && !isPlain(args))) return undefined;
   // The SDK's schema drops an argument named `__proto__`; its answer is the one given.
   if (args !== undefined && Object.hasOwn(args, '__proto__')) return undefined;
-  const accept = request.headers.get('accept') ?? '';
-  if (!accept.includes('application/json') || !accept.includes('text/event-stream')) {
-    return undefined;
-  }
+  if (!acceptsBoth(request.headers.get('accept') ?? '')) return undefined;
   return { id, params: args === undefined ? { name } : { name, arguments: args } };
 }
 
@@ -283,6 +280,17 @@ function noAnswer(session: Session): Response {
       'mcp-session-id': session.id,
     },
   });
+}
+
+/** What the SDK's clients send, and most others: taken as it is, without two searches. */
+const USUAL_ACCEPT = 'application/json, text/event-stream';
+
+/** Whether `accept` names both types a session's POST may be answered with. */
+function acceptsBoth(accept: string): boolean {
+  return (
+    accept === USUAL_ACCEPT ||
+    (accept.includes('application/json') && accept.includes('text/event-stream'))
+  );
 }
 
 function isPlain(value: unknown): value is Record<string, unknown> {
