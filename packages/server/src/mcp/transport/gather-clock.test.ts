@@ -50,4 +50,24 @@ describe('GatherClock', () => {
     await until(() => expired.length > 1);
     expect(expired).toEqual(['second', 'third']);
   });
+
+  it('counts a wait from the time its caller gives (when the call began), not from now', async () => {
+    const clock = new GatherClock(40);
+    const began = performance.now() - 30;
+    let after = -1;
+    clock.after(() => {
+      after = performance.now() - began;
+    }, began);
+    await until(() => after >= 0);
+    // 40 ms from when it began: 10 ms from now, where a wait from now would take 40.
+    expect(after).toBeGreaterThanOrEqual(39.9);
+    expect(performance.now() - began).toBeLessThan(30 + 40 + 2000);
+    const fromNow = performance.now();
+    let waited = -1;
+    clock.after(() => {
+      waited = performance.now() - fromNow;
+    });
+    await until(() => waited >= 0);
+    expect(waited).toBeGreaterThanOrEqual(39.9);
+  });
 });

@@ -28,11 +28,12 @@ export class GatherClock {
   }
 
   /**
-   * Calls `expired` once the clock's time has passed from now, unless the function returned is
-   * called first (calling it later does nothing).
+   * Calls `expired` once the clock's time has passed from `from` (a `performance.now()` of the
+   * caller's, now by default), unless the function returned is called first (calling it later
+   * does nothing).
    */
-  after(expired: () => void): () => void {
-    const waiter: Waiter = { at: performance.now() + this.#ms, expired };
+  after(expired: () => void, from = performance.now()): () => void {
+    const waiter: Waiter = { at: from + this.#ms, expired };
     this.#waiting.add(waiter);
     if (this.#timer === undefined) this.#arm(this.#ms);
     return () => {

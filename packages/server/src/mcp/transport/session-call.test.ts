@@ -181,6 +181,17 @@ describe('sessionCallOf', () => {
     });
   });
 
+  it('takes any Accept that names both types, as the transport does', () => {
+    for (const accept of [
+      'text/event-stream, application/json',
+      'application/json;q=0.9, text/event-stream',
+      'application/json,text/event-stream',
+    ]) {
+      expect(sessionCallOf(request(accept), call), accept).toEqual({ id: 1, params: call.params });
+    }
+    expect(sessionCallOf(request('text/event-stream'), call)).toBeUndefined();
+  });
+
   it('leaves everything else to the transport', () => {
     const odd: [Request, unknown][] = [
       [request('application/json'), call],

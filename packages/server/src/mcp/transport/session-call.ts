@@ -41,10 +41,7 @@ export function sessionCallOf(
   if (typeof name !== 'string' || (args !== undefined && !isPlain(args))) return undefined;
   // The SDK's schema drops an argument named `__proto__`; its answer is the one given.
   if (args !== undefined && Object.hasOwn(args, '__proto__')) return undefined;
-  const accept = request.headers.get('accept') ?? '';
-  if (!accept.includes('application/json') || !accept.includes('text/event-stream')) {
-    return undefined;
-  }
+  if (!acceptsBoth(request.headers.get('accept') ?? '')) return undefined;
   return { id, params: args === undefined ? { name } : { name, arguments: args } };
 }
 
@@ -83,7 +80,7 @@ export async function answerSessionCall(
   const stop = new AbortController();
   if (!session.calls.add(call.id, stop)) return undefined;
   const started = performance.now();
-  const link = new StreamLink(stop);
+  const link = new StreamLink(stop, started);
   const site: CallSite = {
     principal: session.principal,
     kind: 'session',
@@ -98,9 +95,7 @@ export async function answerSessionCall(
   let first: CallToolResult | InputRequiredResult | undefined;
   try {
     running = callTool(runtime, site, call.params, ctx);
-    const ended = () => session.calls.delete(call.id, stop);
-    running.then(ended, ended);
-    first = await link.first(running);
+    first = await link.first(running, () => session.calls.delete(call.id, stop));
   } finally {
     session.inFlight -= 1;
   }
@@ -109,7 +104,7 @@ export async function answerSessionCall(
     if (!isInputRequiredResult(first)) return answered(session, call.id, first);
   }
   // The transport takes the call over, what is left of the gathering time included.
-  const left = Math.max(0, GATHER_MS - (performance.now() - started));
+  const left = link.gatherLeft();
   const response = await post.viaTransport(
     (served) => runtime.handovers.set(served, link.handover(running)),
     left,
@@ -137,14 +132,22 @@ const gathering = new GatherClock(GATHER_MS);
  */
 class StreamLink {
   readonly #stop: AbortController;
+  /** `performance.now()` when the call started: its gathering time runs from then. */
+  readonly #started: number;
   /** Made when first needed: most calls never reach the stream. */
   #sdk: Handover | undefined;
   #want: (() => void) | undefined;
   /** The call asked for the stream. */
   wanted = false;
 
-  constructor(stop: AbortController) {
+  constructor(stop: AbortController, started: number) {
     this.#stop = stop;
+    this.#started = started;
+  }
+
+  /** What is left of the call's {@link GATHER_MS}, for the transport that takes it over. */
+  gatherLeft(): number {
+    return Math.max(0, GATHER_MS - (performance.now() - this.#started));
   }
 
   /** Where the SDK's context arrives, once the transport took the call over. */
@@ -175,21 +178,37 @@ class StreamLink {
   /**
    * The call's result when it ends within {@link GATHER_MS} without asking for the stream;
    * undefined when it asks for it, when the time passes first, or when it fails (the SDK answers
-   * the failure). The time is kept by the process's one {@link GatherClock}.
+   * the failure). The time is kept by the process's one {@link GatherClock}. `ended` runs when
+   * the call ends, however it ends and whenever (after a handover too), before the result is
+   * let out: one reaction to the call's promise serves both, where two cost a call a promise
+   * and a microtask more (issue 37).
    */
   first(
     running: Promise<CallToolResult | InputRequiredResult>,
+    ended: () => void,
   ): Promise<CallToolResult | InputRequiredResult | undefined> {
-    if (this.wanted) return Promise.resolve(undefined);
+    if (this.wanted) {
+      running.then(ended, ended);
+      return Promise.resolve(undefined);
+    }
     return new Promise((resolve) => {
       const settle = (result: CallToolResult | InputRequiredResult | undefined) => {
         stopWaiting();
         this.#want = undefined;
         resolve(result);
       };
-      const stopWaiting = gathering.after(() => settle(undefined));
+      const stopWaiting = gathering.after(() => settle(undefined), this.#started);
       this.#want = () => settle(undefined);
-      running.then(settle, () => settle(undefined));
+      running.then(
+        (result) => {
+          ended();
+          settle(result);
+        },
+        () => {
+          ended();
+          settle(undefined);
+        },
+      );
     });
   }
 
@@ -261,6 +280,17 @@ function noAnswer(session: Session): Response {
       'mcp-session-id': session.id,
     },
   });
+}
+
+/** What the SDK's clients send, and most others: taken as it is, without two searches. */
+const USUAL_ACCEPT = 'application/json, text/event-stream';
+
+/** Whether `accept` names both types a session's POST may be answered with. */
+function acceptsBoth(accept: string): boolean {
+  return (
+    accept === USUAL_ACCEPT ||
+    (accept.includes('application/json') && accept.includes('text/event-stream'))
+  );
 }
 
 function isPlain(value: unknown): value is Record<string, unknown> {

@@ -27,7 +27,6 @@ export function withSessionVersion(request: Request, server: Server): Request {
 const LEGACY_VERSIONS: ReadonlySet<string> = new Set(
   SUPPORTED_PROTOCOL_VERSIONS.filter((version) => version < '2026-07-28'),
 );
-const REQUEST_KEYS: ReadonlySet<string> = new Set(['jsonrpc', 'id', 'method', 'params']);
 
 /**
  * Whether `body`, POSTed with `request`, is a plain 2025 JSON-RPC request the SDK's
@@ -42,7 +41,7 @@ export function isPlainLegacyRequest(request: Request, body: unknown): boolean {
   const version = request.headers.get('mcp-protocol-version');
   if (version !== null && !LEGACY_VERSIONS.has(version)) return false;
   const message = body as Record<string, unknown>;
-  for (const key in message) if (!REQUEST_KEYS.has(key)) return false;
+  for (const key in message) if (!isRequestKey(key)) return false;
   const { jsonrpc, id, method, params } = message;
   if (jsonrpc !== '2.0' || typeof method !== 'string' || method === '') return false;
   if (typeof id !== 'string' && !Number.isSafeInteger(id)) return false;
@@ -54,6 +53,14 @@ export function isPlainLegacyRequest(request: Request, body: unknown): boolean {
     Object.getPrototypeOf(params) === Object.prototype &&
     !('_meta' in params)
   );
+}
+
+/**
+ * A key of a plain JSON-RPC request: four comparisons, cheaper than a `Set` lookup for the few
+ * keys of every session request (issue 37).
+ */
+function isRequestKey(key: string): boolean {
+  return key === 'jsonrpc' || key === 'id' || key === 'method' || key === 'params';
 }
 
 /**

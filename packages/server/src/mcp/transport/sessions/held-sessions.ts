@@ -18,6 +18,12 @@ export class HeldSessions {
   /** In order of last use, oldest first (a Map keeps insertion order). */
   readonly #sessions = new Map<string, Session>();
   readonly #owners = new SessionOwners<Session>();
+  /**
+   * The most recently used session, when known: using it again changes no order (nor its
+   * owner's, which follows the same order), so its use moves nothing (issue 37: one client's
+   * session is used call after call).
+   */
+  #newest: Session | undefined;
 
   constructor(shared: Pick<SharedSessions, 'seen' | 'forget'> | undefined) {
     this.#shared = shared;
@@ -45,6 +51,8 @@ export class HeldSessions {
 
   /** Holds `session`, as the most recently used. */
   add(session: Session): void {
+    // A session of an id held already keeps that one's place: which one is newest is not known.
+    this.#newest = this.#sessions.has(session.id) ? undefined : session;
     this.#sessions.set(session.id, session);
     this.#owners.add(session);
   }
@@ -52,9 +60,12 @@ export class HeldSessions {
   /** Marks `session` as used now, the most recently used of all and of its owner's. */
   used(session: Session): void {
     session.lastSeen = Date.now();
-    this.#sessions.delete(session.id);
-    this.#sessions.set(session.id, session);
-    this.#owners.touch(session);
+    if (session !== this.#newest) {
+      this.#sessions.delete(session.id);
+      this.#sessions.set(session.id, session);
+      this.#owners.touch(session);
+      this.#newest = session;
+    }
     this.#shared?.seen(session.id);
   }
 
@@ -62,6 +73,7 @@ export class HeldSessions {
   remove(session: Session): void {
     this.#sessions.delete(session.id);
     this.#owners.remove(session);
+    if (this.#newest === session) this.#newest = undefined;
     this.#shared?.forget(session.id);
   }
 

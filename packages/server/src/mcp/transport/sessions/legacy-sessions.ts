@@ -184,11 +184,7 @@ export class LegacySessions {
       if (session instanceof Response) return session;
       // Another principal's session is as unknown as a closed one, and so is one the same user
       // opened through another endpoint: it serves that endpoint's tools, not this one's.
-      if (
-        session === undefined ||
-        session.owner !== principalKey(principal) ||
-        endpointOf(session.principal) !== endpointOf(principal)
-      ) {
+      if (session === undefined || !sameCaller(session.principal, principal)) {
         return sessionNotFound();
       }
       // On PostgreSQL a copy held here may have been closed on another instance.
@@ -327,7 +323,17 @@ export class LegacySessions {
   }
 }
 
-/** The MCP endpoint a principal came through, if any (a service account comes through none). */
-function endpointOf(principal: McpPrincipal): string | undefined {
-  return principal.kind === 'user' ? principal.endpointId : undefined;
+/**
+ * Whether `asking` may use a session `held` opened: the same principal (the session's `owner`,
+ * `principalKey(held)`) through the same MCP endpoint, if any (a service account comes through
+ * none). Compared field by field: building the key of every request's principal cost each
+ * session request a string and its comparison (issue 37).
+ */
+export function sameCaller(held: McpPrincipal, asking: McpPrincipal): boolean {
+  if (asking.kind === 'user') {
+    return (
+      held.kind === 'user' && held.userId === asking.userId && held.endpointId === asking.endpointId
+    );
+  }
+  return held.kind === 'service_account' && held.serviceAccountId === asking.serviceAccountId;
 }
