@@ -4,12 +4,12 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { type BuildOptions, build, type Plugin } from 'esbuild';
+import { writeCommonJsEntry } from '../../build/commonjs-entry.js';
 import {
   englishZodLocales,
   oneOpenTelemetryApi,
   requiredHttpBuiltins,
 } from '../../build/esbuild-plugins.js';
-import { writeCommonJsEntry } from '../../build/commonjs-entry.js';
 import { writeScriptForm } from '../../build/script-form.js';
 
 /** Set by the run's global setup (bin-bundle.global-setup.ts): the run's bundle folder. */

@@ -12,7 +12,10 @@ import { listenOn } from './listen.js';
 function answering(): Server {
   const server = createServer((_request, response) => response.end('up'));
   onTestFinished(
-    () => new Promise<void>((resolve) => (server.listening ? server.close(() => resolve()) : resolve())),
+    () =>
+      new Promise<void>((resolve) =>
+        server.listening ? server.close(() => resolve()) : resolve(),
+      ),
   );
   return server;
 }
