@@ -20,13 +20,19 @@ function answering(): Server {
   return server;
 }
 
+/** A server listening (listenOn) on port 0 of `host`, and Node's `dns.lookup` watched meanwhile. */
+async function listeningWatched(host: string) {
+  const lookup = vi.spyOn(dns, 'lookup');
+  onTestFinished(() => lookup.mockRestore());
+  const server = answering();
+  listenOn(server, 0, host);
+  await once(server, 'listening');
+  return { server, lookup };
+}
+
 describe('listenOn', () => {
   it('binds an IP address without looking it up, and serves on it', async () => {
-    const lookup = vi.spyOn(dns, 'lookup');
-    onTestFinished(() => lookup.mockRestore());
-    const server = answering();
-    listenOn(server, 0, '127.0.0.1');
-    await once(server, 'listening');
+    const { server, lookup } = await listeningWatched('127.0.0.1');
     const { address, family, port } = server.address() as AddressInfo;
     expect({ address, family }).toEqual({ address: '127.0.0.1', family: 'IPv4' });
     expect(await (await fetch(`http://127.0.0.1:${port}/`)).text()).toBe('up');
@@ -34,11 +40,7 @@ describe('listenOn', () => {
   });
 
   it('looks a host name up, as listen does', async () => {
-    const lookup = vi.spyOn(dns, 'lookup');
-    onTestFinished(() => lookup.mockRestore());
-    const server = answering();
-    listenOn(server, 0, 'localhost');
-    await once(server, 'listening');
+    const { lookup } = await listeningWatched('localhost');
     expect(lookup).toHaveBeenCalledWith('localhost', expect.anything(), expect.any(Function));
   });
 
