@@ -1,5 +1,5 @@
 // The pack check of the built gateway-server (scripts/pack-check.sh): the shipped bin
-// (`bin/gateway-server.cjs`: Node's version check, then dist/bin.js, which loads the server's
+// (`bin/gateway-server.cjs`: Node's version check, then dist/bin.cjs, which loads the server's
 // scripts of dist/bin/) starts in an empty directory with only AUTH_SECRET set (and the service
 // secret it is driven with), answers /healthz from ./.gateway/gateway.db and an MCP client's
 // `tools/list`, writes its scripts' code caches after the first answer, stops cleanly on SIGTERM,

@@ -2,6 +2,7 @@ import { rm } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'tsup';
 import { ownVersionOnly } from '../../scripts/own-version-only.mjs';
+import { writeCommonJsEntry } from './build/commonjs-entry.js';
 import {
   englishZodLocales,
   oneOpenTelemetryApi,
@@ -55,12 +56,17 @@ export default defineConfig([
       await rm(ES_CHUNKS, { recursive: true, force: true });
     },
   },
-  // dist/bin.js: Node's compile cache on, then the scripts of dist/bin/ through their loader.
+  // dist/bin.js: the entry for `node dist/bin.js` (the Docker image, the systemd unit), which
+  // requires dist/bin.cjs: Node's compile cache on, then the scripts of dist/bin/ through their
+  // loader, as CommonJS, which the npm bin requires too (build/commonjs-entry.ts).
   {
-    entry: { bin: 'src/script-bin.ts' },
+    entry: { bin: 'src/script-bin-module.ts' },
     format: ['esm'],
     target: 'node22',
     platform: 'node',
     splitting: false,
+    async onSuccess() {
+      await writeCommonJsEntry('src/script-bin.ts', 'dist/bin.cjs');
+    },
   },
 ]);

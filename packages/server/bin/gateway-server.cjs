@@ -8,4 +8,5 @@ guard.exitIfTooOld(
     .concat(process.argv.slice(2).map(guard.shellWord))
     .join(' '),
 );
-import('../dist/bin.js');
+// Required, not imported: Node's ES module loader has nothing to do before the first answer.
+require('../dist/bin.cjs');

@@ -76,10 +76,13 @@ function pagesLoaded(urls: readonly string[]): string[] {
  * `fetch` classes, a quarter of a start's work) and `node:http2`, which came with
  * `@hono/node-server`'s globals and its `instanceof Http2ServerRequest`; `https` with `tls` (~100 M
  * instructions) and `zlib`, which prom-client's index loads for its Pushgateway; and `v8`, which
- * its heap-space metric needs, registered after the first answer with the event loop's monitor.
+ * its heap-space metric needs, registered after the first answer with the event loop's monitor;
+ * Web Crypto, which the ES module facade of `node:crypto` evaluated when the bin's entry was an ES
+ * module (it is required as CommonJS now); and `fs/promises` with the readline and watcher modules
+ * it requires, which only the config file's existence check used.
  */
 const BUILTINS_NOT_AT_START =
-  /internal\/deps\/undici|\bhttp2\b|\b(https|tls|zlib)\b|^(NativeModule|Internal Binding) v8$/;
+  /internal\/deps\/undici|\bhttp2\b|\b(https|tls|zlib)\b|^(NativeModule|Internal Binding) v8$|internal\/crypto\/webcrypto|internal\/fs\/promises|internal\/readline/;
 
 /**
  * A start of `gateway-server` recording what it loads: with `builtins`, the run's bundle (what
@@ -204,7 +207,7 @@ describe('gateway-server start-up', () => {
     // Two real starts and stops of the server with module tracing: ~25 s on a loaded 2-core machine.
   }, 90_000);
 
-  it("answers its first /healthz through the app without loading Node's undici, http2, tls, zlib or v8", async () => {
+  it("answers its first /healthz through the app without loading Node's undici, http2, tls, zlib, v8, Web Crypto or fs/promises", async () => {
     const dir = await mkdtemp(join(tmpdir(), 'gateway-start-up-'));
     onTestFinished(() => rm(dir, { recursive: true, force: true }));
     // A first start migrates the database (better-auth's schema check); the second is measured.

@@ -1,4 +1,4 @@
-import { access } from 'node:fs/promises';
+import { access } from 'node:fs';
 import { dirname, extname, isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { definePlugin, formatProblem, isPlugin, type Plugin, validatePlugin } from '@gateway/sdk';
@@ -237,13 +237,12 @@ function defaultExport(module: ImportedModule): unknown {
   return value;
 }
 
-async function exists(file: string): Promise<boolean> {
-  try {
-    await access(file);
-    return true;
-  } catch {
-    return false;
-  }
+/**
+ * Whether `file` can be reached. Through `node:fs`'s callback: `node:fs/promises` (and the readline
+ * and watcher modules it loads) is needed by nothing else before the first answer (issue 37).
+ */
+function exists(file: string): Promise<boolean> {
+  return new Promise((resolve) => access(file, (error) => resolve(error === null)));
 }
 
 function messageOf(error: unknown): string {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { type BuildOptions, build, type Plugin } from 'esbuild';
+import { writeCommonJsEntry } from '../../build/commonjs-entry.js';
 import {
   englishZodLocales,
   oneOpenTelemetryApi,
@@ -50,12 +51,13 @@ const common = {
 
 /**
  * The path of `gateway-server` bundled from the current sources (`src/server-main.ts` as the
- * scripts the shipped bin loads, and its loader `src/script-bin.ts`, with the
+ * scripts the shipped bin loads, and its loader `src/script-bin.ts` as the CommonJS `bin.cjs`
+ * that `bin.js` requires, with the
  * `@gateway/source` condition, as `pnpm start` runs them), built once per test run: the first
  * test that spawns a gateway builds it (~1 s), the others reuse it. A spawned gateway then starts
  * in about a fifth of the time it takes through tsx, which resolves and transforms ~1,500 module
  * files at every start. The bundle is made like the published one (build/esbuild-plugins.ts,
- * build/script-form.ts).
+ * build/script-form.ts, build/commonjs-entry.ts).
  */
 export function bundledBin(): Promise<string> {
   // Outside a vitest run of this repository's config: a folder of this process's own, which the
@@ -73,7 +75,8 @@ async function bundleOnce(dir: string): Promise<string> {
   await lock.close();
   try {
     // As published (tsup.config.ts): the server as ES chunks, written again as the scripts of
-    // bin/, and bin.js, which loads them, so every test that spawns the bin runs the loader.
+    // bin/, bin.cjs, which loads them, and bin.js, which requires it, so every test that spawns
+    // the bin runs the loader.
     const chunks = join(dir, 'es');
     await build({
       ...common,
@@ -83,9 +86,12 @@ async function bundleOnce(dir: string): Promise<string> {
     });
     await writeScriptForm(chunks, join(dir, 'bin'));
     await rm(chunks, { recursive: true, force: true });
+    await writeCommonJsEntry(join(server, 'src/script-bin.ts'), join(dir, 'bin.cjs'), [
+      ...common.conditions,
+    ]);
     await build({
       ...common,
-      entryPoints: { bin: join(server, 'src/script-bin.ts') },
+      entryPoints: { bin: join(server, 'src/script-bin-module.ts') },
       outdir: dir,
     });
     await writeFile(join(dir, 'ready'), '');

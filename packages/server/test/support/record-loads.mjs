@@ -3,8 +3,11 @@
 // and, when its first HTTP answer has gone out, Node's own built-in modules loaded by then
 // (`process.moduleLoadList`, which no hook sees) to GATEWAY_TEST_BUILTINS_FILE.
 import { subscribe } from 'node:diagnostics_channel';
-import { appendFileSync, writeFileSync } from 'node:fs';
-import { registerHooks } from 'node:module';
+import { createRequire, registerHooks } from 'node:module';
+
+// Required, not imported: the ES module facade of `node:fs` would load `node:fs/promises`, which the
+// start-up test checks the server itself does not load before its first answer.
+const { appendFileSync, writeFileSync } = createRequire(import.meta.url)('node:fs');
 
 const file = process.env.GATEWAY_TEST_LOADS_FILE;
 if (file) {

@@ -28,6 +28,7 @@
  */
 import { createServer, type Server, type ServerOptions } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { listenOn } from './listen.js';
 import { type FetchCallback, requestListener } from './listener.js';
 
 export type { FetchCallback, NodeBindings } from './listener.js';
@@ -47,7 +48,8 @@ export interface ServeOptions {
 
 /**
  * Serves `options.fetch` over HTTP/1.1 with Node's `http` server, as `@hono/node-server`'s
- * `serve` does: returns the server at once and calls `listening` with its address.
+ * `serve` does: returns the server at once and calls `listening` with its address. An IP address
+ * is bound without a lookup (listen.ts).
  *
  * @example
  * const server = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, (info) => {
@@ -59,8 +61,7 @@ export function serve(options: ServeOptions, listening?: (info: AddressInfo) => 
     options.serverOptions ?? {},
     requestListener(options.fetch, { hostname: options.hostname }),
   );
-  server.listen(options.port ?? 3000, options.hostname, () => {
-    listening?.(server.address() as AddressInfo);
-  });
+  server.once('listening', () => listening?.(server.address() as AddressInfo));
+  listenOn(server, options.port ?? 3000, options.hostname);
   return server;
 }
