@@ -280,15 +280,18 @@ export class UpstreamHttpTransport implements Transport {
     if (answer.whole) {
       if (answer.text === undefined) throw tooLarge(this.#options.maxBytes);
       const data = parse(answer.text);
-      if (!Array.isArray(data)) {
-        this.#deliver(asMessage(data));
-        return;
+      const messages = Array.isArray(data) ? data.map(asMessage) : [asMessage(data)];
+      // As a stream's (below): only the answer to this request, one message at a time.
+      let answered = false;
+      for (const one of messages) {
+        if (!('method' in one)) {
+          if (one.id !== message.id) continue;
+          answered = true;
+        }
+        this.#deliver(one);
+        if (messages.length > 1) await null;
       }
-      // A batch, one message at a time as a stream's (below).
-      for (const one of data) {
-        this.#deliver(asMessage(one));
-        await null;
-      }
+      if (!answered) throw notMcp('The upstream answered another request than the one sent');
       return;
     }
     const type = mediaType(header(answer, 'content-type'));
@@ -347,7 +350,10 @@ export class UpstreamHttpTransport implements Transport {
       if (event.id !== undefined) lastEventId = event.id;
       if (event.data === '' || event.event !== 'message') return;
       const message = asMessage(parse(event.data));
-      if (id !== undefined && 'id' in message && message.id === id && !('method' in message)) {
+      if (!('method' in message)) {
+        // An answer belongs to the request whose stream carries it: one to another request (on
+        // the session's GET stream, on another call's stream) would settle someone else's call.
+        if (message.id !== id) return;
         answered = true;
       }
       arrived.push(message);

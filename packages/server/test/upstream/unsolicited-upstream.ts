@@ -20,8 +20,8 @@ export interface UnsolicitedUpstream {
   beforeAnswer: Message[];
   /** Writes `message` on every open session `GET` stream; how many took it. */
   push(message: Message): number;
-  /** The `_meta.progressToken` of each `slow` call, in the order they came. */
-  readonly progressTokens: unknown[];
+  /** The JSON-RPC id and `_meta.progressToken` of each `slow` call, in the order they came. */
+  readonly slowCalls: { id: unknown; progressToken: unknown }[];
   /** Resolves once a `slow` call is held. */
   slowHeld(): Promise<void>;
   /** Answers every held `slow` call (`slow done`). */
@@ -43,7 +43,7 @@ export async function startUnsolicitedUpstream(): Promise<UnsolicitedUpstream> {
   const held: { response: ServerResponse; id: unknown }[] = [];
   const answers = new Map<string, Message>();
   const waiting = new Map<string, ((answer: Message) => void)[]>();
-  const progressTokens: unknown[] = [];
+  const slowCalls: UnsolicitedUpstream['slowCalls'] = [];
   let heldOne = signal();
   const streamOpened = signal();
   const sse = (response: ServerResponse, message: Message) =>
@@ -63,7 +63,7 @@ export async function startUnsolicitedUpstream(): Promise<UnsolicitedUpstream> {
       for (const stream of streams) sse(stream, message);
       return streams.size;
     },
-    progressTokens,
+    slowCalls,
     slowHeld: () => heldOne.promise,
     release() {
       for (const { response, id } of held.splice(0)) {
@@ -143,7 +143,7 @@ export async function startUnsolicitedUpstream(): Promise<UnsolicitedUpstream> {
       return;
     }
     if (method === 'tools/call' && params.name === 'slow') {
-      progressTokens.push((params._meta as Message | undefined)?.progressToken);
+      slowCalls.push({ id, progressToken: (params._meta as Message | undefined)?.progressToken });
       response.writeHead(200, { 'content-type': 'text/event-stream' });
       for (const one of upstream.onSlow) sse(response, one);
       held.push({ response, id });
