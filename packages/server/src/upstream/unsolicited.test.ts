@@ -15,8 +15,8 @@ import {
   LoggingMessageNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
-import { connectV1, type McpTestGateway, startMcpGateway } from '#test/mcp/mcp-test-kit.js';
-import { registerSource } from '#test/upstream/register-source.js';
+import { connectV1, type McpTestGateway } from '#test/mcp/mcp-test-kit.js';
+import { gatewayServing } from '#test/upstream/register-source.js';
 import {
   startUnsolicitedUpstream,
   type UnsolicitedUpstream,
@@ -72,16 +72,8 @@ async function userOf(gw: McpTestGateway): Promise<{ client: Client; shown: Show
 }
 
 /** A gateway serving `upstream` as source `up`, without per-user credentials (shared sessions). */
-async function gatewayOf(upstream: UnsolicitedUpstream): Promise<McpTestGateway> {
-  const gw = await startMcpGateway({ env: { GATEWAY_UPSTREAM_ALLOW_PRIVATE: 'true' } });
-  const registered = await registerSource(gw.url, {
-    type: 'mcp',
-    id: 'up',
-    namespace: 'up',
-    url: upstream.url,
-  });
-  expect(registered.status).toBe(201);
-  return gw;
+function gatewayOf(upstream: UnsolicitedUpstream): Promise<McpTestGateway> {
+  return gatewayServing(upstream.url, 'up');
 }
 
 /** The gateway's answers to the upstream's requests `ids`, once it has answered them all. */
