@@ -84,6 +84,8 @@ export class Upstream {
   readonly #fetch: GuardedFetch | undefined;
   /** Calls a stdio process serves now (its log lines go to a call only while it is alone). */
   readonly #stdioCalls = new Set<SourceCall>();
+  /** Requests of the gateway's own in flight ({@link #ownRequest}): tool lists, resources, prompts. */
+  #ownRequests = 0;
   /** The 2026-07-28 `subscriptions/listen` stream for tool list changes. */
   readonly #listChanged: ListChangedStream;
   #era: Era | undefined;
@@ -161,7 +163,7 @@ export class Upstream {
   listTools(credential: string | undefined): Promise<McpTool[]> {
     // No call's, whoever fetches it: a refresh that a call's `list_changed` set off runs in that
     // call's frame, where the list's stream would speak as the call.
-    return this.#current.exit(async () => {
+    return this.#ownRequest(async () => {
       try {
         return await this.#listTools(credential, true);
       } catch (error) {
@@ -392,7 +394,7 @@ export class Upstream {
         'Upstream degraded',
       );
     }
-    return this.#current.exit(async () => {
+    return this.#ownRequest(async () => {
       for (let attempt = 0; ; attempt++) {
         const connection = await this.#checkout(credential, undefined, provider);
         try {
@@ -448,13 +450,28 @@ export class Upstream {
   }
 
   /**
+   * Runs `work`, a request of the gateway's own that is no call's, outside every call's frame, and
+   * counted: a stdio process's message cannot be told to be its lone call's while one is in flight.
+   */
+  async #ownRequest<T>(work: () => Promise<T>): Promise<T> {
+    this.#ownRequests += 1;
+    try {
+      return await this.#current.exit(work);
+    } finally {
+      this.#ownRequests -= 1;
+    }
+  }
+
+  /**
    * The call a question or log line of the upstream belongs to, if it can be told: over HTTP, the
    * call whose own request stream carried it, while it runs (never the session's GET stream, nor
-   * a request that is no call's).
+   * a request that is no call's); over stdio, the one call the process serves, while it serves
+   * nothing else.
    */
   #callOf(): SourceCall | undefined {
     if (this.#options.target.kind === 'stdio') {
-      const [call] = this.#stdioCalls.size === 1 ? this.#stdioCalls : [];
+      const alone = this.#stdioCalls.size === 1 && this.#ownRequests === 0;
+      const [call] = alone ? this.#stdioCalls : [];
       return call;
     }
     return this.#current.getStore();
