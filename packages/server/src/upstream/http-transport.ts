@@ -280,18 +280,26 @@ export class UpstreamHttpTransport implements Transport {
     if (answer.whole) {
       if (answer.text === undefined) throw tooLarge(this.#options.maxBytes);
       const data = parse(answer.text);
-      const messages = Array.isArray(data) ? data.map(asMessage) : [asMessage(data)];
-      // As a stream's (below): only the answer to this request, one message at a time.
+      // As a stream's (below): only the answer to this request is taken as an answer.
+      if (!Array.isArray(data)) {
+        const one = asMessage(data);
+        const answered = !('method' in one) && one.id === message.id;
+        if (answered || 'method' in one) this.#deliver(one);
+        if (!answered) throw notAnswered();
+        return;
+      }
+      // A batch, one message at a time as a stream's.
       let answered = false;
-      for (const one of messages) {
+      for (const item of data) {
+        const one = asMessage(item);
         if (!('method' in one)) {
           if (one.id !== message.id) continue;
           answered = true;
         }
         this.#deliver(one);
-        if (messages.length > 1) await null;
+        await null;
       }
-      if (!answered) throw notMcp('The upstream answered another request than the one sent');
+      if (!answered) throw notAnswered();
       return;
     }
     const type = mediaType(header(answer, 'content-type'));
@@ -503,6 +511,11 @@ function parse(text: string): unknown {
   }
   if (tooDeep(value)) throw notMcp(TOO_DEEP);
   return value;
+}
+
+/** A JSON answer to a request that answers another request, or none. */
+function notAnswered(): SdkError {
+  return notMcp('The upstream answered another request than the one sent');
 }
 
 function notMcp(message: string): SdkError {

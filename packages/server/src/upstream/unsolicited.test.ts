@@ -177,4 +177,21 @@ describe("an upstream's messages outside the stream of a running call", { timeou
     expect(alice.shown).toEqual({ asked: [], sampled: [], logged: [], progress: [] });
     expectLogged(gw, ['elicitation/create', 'sampling/createMessage']);
   });
+
+  it('end a call whose JSON answer answers another request at once, as not MCP', async () => {
+    const upstream = await startUnsolicitedUpstream();
+    const gw = await gatewayOf(upstream);
+    const { client } = await userOf(gw);
+    const result = await client.callTool({ name: 'up.astray', arguments: {} });
+    // At once, not at the time limit, which a call left without its answer would wait for.
+    expect(result).toMatchObject({
+      isError: true,
+      content: [
+        {
+          type: 'text',
+          text: 'The upstream MCP server of source "up" answered something that is not MCP.',
+        },
+      ],
+    });
+  });
 });

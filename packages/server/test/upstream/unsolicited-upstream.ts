@@ -36,7 +36,7 @@ export interface UnsolicitedUpstream {
  * A hostile 2025 MCP server with sessions on 127.0.0.1, written by hand so that a test says what it
  * sends unasked, and where: on the session's `GET` stream ({@link UnsolicitedUpstream.push}), on
  * the stream of a `tools/list` answer (`onList`), or on a `slow` call's own stream (`onSlow`,
- * `beforeAnswer`). It records the gateway's answers to its requests. Stopped when the test ends.
+ * `beforeAnswer`); `astray` answers as JSON, to another request id. It records the gateway's answers to its requests. Stopped when the test ends.
  */
 export async function startUnsolicitedUpstream(): Promise<UnsolicitedUpstream> {
   const streams = new Set<ServerResponse>();
@@ -123,7 +123,10 @@ export async function startUnsolicitedUpstream(): Promise<UnsolicitedUpstream> {
     }
     if (method === 'tools/list') {
       const tools = {
-        tools: [{ name: 'slow', inputSchema: { type: 'object', properties: {} } }],
+        tools: ['slow', 'astray'].map((name) => ({
+          name,
+          inputSchema: { type: 'object', properties: {} },
+        })),
       };
       const before = upstream.onList;
       if (before === undefined) {
@@ -149,6 +152,13 @@ export async function startUnsolicitedUpstream(): Promise<UnsolicitedUpstream> {
       held.push({ response, id });
       heldOne.resolve();
       heldOne = signal();
+      return;
+    }
+    if (method === 'tools/call' && params.name === 'astray') {
+      // A JSON answer, to another request than the one it answers.
+      response.writeHead(200, { 'content-type': 'application/json' });
+      const result = { content: [{ type: 'text', text: 'astray' }] };
+      response.end(JSON.stringify({ jsonrpc: '2.0', id: `${String(id)}-other`, result }));
       return;
     }
     json({});
