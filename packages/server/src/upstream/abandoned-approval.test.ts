@@ -10,24 +10,15 @@ import {
   connectV2,
   type PendingApproval,
   recordsOf,
-  startMcpGateway,
   waitForApproval,
 } from '#test/mcp/mcp-test-kit.js';
 import { startFakeUpstream } from '#test/upstream/fake-upstream.js';
-import { registerSource } from '#test/upstream/register-source.js';
+import { gatewayServing } from '#test/upstream/register-source.js';
 
 async function gatewayWithUpstream() {
   const fake = await startFakeUpstream([{ name: 'wipe', behaviour: { kind: 'answer' } }]);
-  const gw = await startMcpGateway({ env: { GATEWAY_UPSTREAM_ALLOW_PRIVATE: 'true' } });
   // `hints`: an unannotated tool asks.
-  const registered = await registerSource(gw.url, {
-    type: 'mcp',
-    id: 'up',
-    namespace: 'up',
-    url: fake.url,
-    approval: 'hints',
-  });
-  expect(registered.status).toBe(201);
+  const gw = await gatewayServing(fake.url, 'up', { approval: 'hints' });
   const alice = await gw.user({ admin: true });
   return { fake, gw, alice };
 }

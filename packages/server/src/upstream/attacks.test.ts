@@ -21,7 +21,7 @@ import { ManualCallTimer } from '#test/mcp/manual-call-timer.js';
 import { connectV1, connectV2, recordsOf, startMcpGateway } from '#test/mcp/mcp-test-kit.js';
 import { TEST_SERVICE_SECRET } from '#test/support/test-gateway.js';
 import { type FakeTool, startFakeUpstream } from '#test/upstream/fake-upstream.js';
-import { registerSource } from '#test/upstream/register-source.js';
+import { gatewayServing, registerSource } from '#test/upstream/register-source.js';
 import { startSdkUpstream } from '#test/upstream/sdk-upstream.js';
 import { MAX_CALL_ROUNDS } from '../mcp/call/running-call.js';
 import { checkUpstreamUrl, guardedLookup, type UrlPolicy } from './url-policy.js';
@@ -38,14 +38,7 @@ async function modernClientOf(
   upstream: { url: string },
   capabilities?: Parameters<typeof connectV2>[2],
 ) {
-  const gw = await startMcpGateway({ env: { GATEWAY_UPSTREAM_ALLOW_PRIVATE: 'true' } });
-  const registered = await registerSource(gw.url, {
-    type: 'mcp',
-    id: 'up',
-    namespace: 'up',
-    url: upstream.url,
-  });
-  expect(registered.status).toBe(201);
+  const gw = await gatewayServing(upstream.url, 'up');
   const alice = await gw.user({ admin: true });
   return { gw, alice, client: await connectV2(gw.url, alice.mcpToken, capabilities) };
 }

@@ -22,22 +22,14 @@ import {
 } from '#test/mcp/mcp-test-kit.js';
 import { TEST_SERVICE_SECRET } from '#test/support/test-gateway.js';
 import { EVERYTHING_BIN, startEverythingHttp } from '#test/upstream/everything.js';
-import { registerSource } from '#test/upstream/register-source.js';
+import { gatewayServing, registerSource } from '#test/upstream/register-source.js';
 
 const ALLOW_PRIVATE = { GATEWAY_UPSTREAM_ALLOW_PRIVATE: 'true' };
 
 /** A gateway serving server-everything over Streamable HTTP as source `ev` (namespace `ev`). */
 async function gatewayWithEverything() {
   const upstream = await startEverythingHttp();
-  const gw = await startMcpGateway({ env: ALLOW_PRIVATE });
-  const registered = await registerSource(gw.url, {
-    type: 'mcp',
-    id: 'ev',
-    namespace: 'ev',
-    url: upstream.url,
-  });
-  expect(registered.status).toBe(201);
-  return gw;
+  return gatewayServing(upstream.url, 'ev');
 }
 
 type Gateway = Awaited<ReturnType<typeof gatewayWithEverything>>;

@@ -304,11 +304,15 @@ export class UpstreamHttpTransport implements Transport {
     if (answer.whole) {
       if (answer.text === undefined) throw tooLarge(this.#options.maxBytes);
       const data = parse(answer.text);
+      // As a stream's (below): only the answer to this request is taken as an answer.
       if (!Array.isArray(data)) {
-        this.#deliverIn(frame, asMessage(data));
+        const one = asMessage(data);
+        const answered = !('method' in one) && one.id === message.id;
+        if (answered || 'method' in one) this.#deliverIn(frame, one);
+        if (!answered) throw notAnswered();
         return;
       }
-      await inFrame(frame, () => this.#deliverBatch(data));
+      if (!(await inFrame(frame, () => this.#deliverBatch(data, message.id)))) throw notAnswered();
       return;
     }
     const type = mediaType(header(answer, 'content-type'));
@@ -326,12 +330,22 @@ export class UpstreamHttpTransport implements Transport {
     else frame(() => this.#deliver(message));
   }
 
-  /** A batch, one message at a time as a stream's (below). */
-  async #deliverBatch(data: unknown[]): Promise<void> {
-    for (const one of data) {
-      this.#deliver(asMessage(one));
+  /**
+   * A batch, one message at a time as a stream's (below); tells whether it carried the answer to
+   * `id`. Answers to other requests are dropped, as on a stream.
+   */
+  async #deliverBatch(data: unknown[], id: string | number): Promise<boolean> {
+    let answered = false;
+    for (const item of data) {
+      const one = asMessage(item);
+      if (!('method' in one)) {
+        if (one.id !== id) continue;
+        answered = true;
+      }
+      this.#deliver(one);
       await null;
     }
+    return answered;
   }
 
   /** Reads a POST's event stream until it answers request `id`, resuming it if it breaks off. */
@@ -385,7 +399,10 @@ export class UpstreamHttpTransport implements Transport {
       if (event.id !== undefined) lastEventId = event.id;
       if (event.data === '' || event.event !== 'message') return;
       const message = asMessage(parse(event.data));
-      if (id !== undefined && 'id' in message && message.id === id && !('method' in message)) {
+      if (!('method' in message)) {
+        // An answer belongs to the request whose stream carries it: one to another request (on
+        // the session's GET stream, on another call's stream) would settle someone else's call.
+        if (message.id !== id) return;
         answered = true;
       }
       arrived.push(message);
@@ -546,6 +563,11 @@ function parse(text: string): unknown {
   }
   if (tooDeep(value)) throw notMcp(TOO_DEEP);
   return value;
+}
+
+/** A JSON answer to a request that answers another request, or none. */
+function notAnswered(): SdkError {
+  return notMcp('The upstream answered another request than the one sent');
 }
 
 function notMcp(message: string): SdkError {

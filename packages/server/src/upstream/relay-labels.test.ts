@@ -16,20 +16,11 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { connectV1, startMcpGateway } from '#test/mcp/mcp-test-kit.js';
 import { TEST_SERVICE_SECRET } from '#test/support/test-gateway.js';
 import { EVERYTHING_BIN, startEverythingHttp } from '#test/upstream/everything.js';
-import { registerSource } from '#test/upstream/register-source.js';
+import { gatewayServing } from '#test/upstream/register-source.js';
 
 async function gatewayWithEverything(settings: Record<string, unknown> = {}) {
   const upstream = await startEverythingHttp();
-  const gw = await startMcpGateway({ env: { GATEWAY_UPSTREAM_ALLOW_PRIVATE: 'true' } });
-  const registered = await registerSource(gw.url, {
-    type: 'mcp',
-    id: 'ev',
-    namespace: 'ev',
-    url: upstream.url,
-    ...settings,
-  });
-  expect(registered.status).toBe(201);
-  return gw;
+  return gatewayServing(upstream.url, 'ev', settings);
 }
 
 function patchSource(url: string, body: Record<string, unknown>): Promise<Response> {

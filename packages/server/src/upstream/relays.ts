@@ -21,8 +21,13 @@ import type { RelaySettings } from './target.js';
 
 /** Where {@link relayToCalls} finds the call a message of the upstream belongs to. */
 export interface CallRelay {
-  /** The call whose request stream (or lone session) carried the message, if it can be told. */
+  /**
+   * The call in progress whose own request stream carried the message (a stdio process's: the
+   * one call it serves), if it can be told.
+   */
   callOf(): SourceCall | undefined;
+  /** A request of the upstream's (`method`) was refused: it belongs to no call in progress. */
+  refused(method: string): void;
   /** The served path of the tool `call` runs, for the questions it relays. */
   toolPathOf(call: SourceCall): string;
   /** The upstream said its tool list changed. */
@@ -51,8 +56,10 @@ export function whoAsks(sourceId: string, toolPath: string): string {
  * `input_required` result, which the client answers with these same handlers before it sends the
  * call again), URL-mode elicitation likewise to a client that declared it (`call.elicitUrl`, and
  * the upstream's word that a link's step is done to the client shown that link), and log lines
- * to that call alone. Anything asked outside a call, links that are not https and
- * forms the gateway cannot show are refused to the upstream.
+ * to that call alone. A message belongs to the call whose own request stream carried it, while
+ * that call runs ({@link CallRelay.callOf}); anything asked outside one (on a session's GET
+ * stream, on a tool list's stream, after the call ended), links that are not https and forms the
+ * gateway cannot show are refused to the upstream, and log lines outside a call are dropped.
  */
 export function relayToCalls(client: Client, relay: CallRelay): RelayedRequests {
   const sample = sampleFor(relay);
@@ -68,9 +75,10 @@ function sampleFor(relay: CallRelay) {
   return async (request: CreateMessageRequest): Promise<CreateMessageResult> => {
     const call = relay.callOf();
     if (call === undefined) {
+      relay.refused('sampling/createMessage');
       throw new ProtocolError(
         ProtocolErrorCode.InvalidRequest,
-        'Sampling is only relayed during a tool call',
+        'Sampling is only relayed during a tool call, on its stream',
       );
     }
     if (!relay.settings().allowSampling) {
@@ -114,9 +122,10 @@ function elicitFor(relay: CallRelay) {
     const call = relay.callOf();
     const { params } = request;
     if (call === undefined) {
+      relay.refused('elicitation/create');
       throw new ProtocolError(
         ProtocolErrorCode.InvalidRequest,
-        'Elicitation is only relayed during a tool call',
+        'Elicitation is only relayed during a tool call, on its stream',
       );
     }
     // Turned off: declined at once, the user never asked.

@@ -6,18 +6,23 @@
 import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { connectV2, recordsOf, startMcpGateway } from '#test/mcp/mcp-test-kit.js';
+import { connectV1, connectV2, recordsOf, startMcpGateway } from '#test/mcp/mcp-test-kit.js';
 
 // An MCP server over stdio (newline-delimited JSON-RPC) that exits when `die` is called, answers
 // `deep` nested 100,000 levels and `flood` with 200 KB, asks a question nested that deep in
 // `ask_deep` and logs a line nested that deep in `noisy_deep`, and counts its starts in the file
-// named by its first argument.
+// named by its first argument. `hold` says its tool list changed and waits: the tool list fetched
+// next asks a question first (`list-q`), notes the gateway's answer in that file, then lists, and
+// `hold` answers.
 const SERVER = `
 const { appendFileSync } = require('node:fs');
 appendFileSync(process.argv[2], 'start\\n');
 let buffer = '';
 let asking;
+let holding;
+let listing;
 let count = 0;
 // Written by hand: JSON.stringify cannot nest this deep.
 const deep = '['.repeat(100000) + ']'.repeat(100000);
@@ -31,6 +36,12 @@ process.stdin.on('data', (chunk) => {
     buffer = buffer.slice(end + 1);
     if (message.method === 'notifications/cancelled') appendFileSync(process.argv[2], 'cancelled\\n');
     if (message.id === undefined) continue;
+    if (message.method === undefined && message.id === 'list-q') {
+      appendFileSync(process.argv[2], 'list-q ' + JSON.stringify(message.error ?? message.result) + '\\n');
+      send({ jsonrpc: '2.0', id: listing, result: { tools: [{ name: 'hold', inputSchema: { type: 'object' } }] } });
+      send({ jsonrpc: '2.0', id: holding, result: { content: [{ type: 'text', text: 'held' }] } });
+      continue;
+    }
     if (message.method === undefined) {
       // The gateway's answer to the question 'ask_deep' asked: the call ends with what it said.
       send({ jsonrpc: '2.0', id: asking, result: { content: [{ type: 'text', text: message.error?.message ?? 'answered' }] } });
@@ -38,6 +49,12 @@ process.stdin.on('data', (chunk) => {
     }
     if (message.method === 'initialize') {
       send({ jsonrpc: '2.0', id: message.id, result: { protocolVersion: message.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'mortal', version: '1' } } });
+    } else if (message.method === 'tools/list' && holding !== undefined) {
+      listing = message.id;
+      send({ jsonrpc: '2.0', id: 'list-q', method: 'elicitation/create', params: { message: 'Your password?', requestedSchema: { type: 'object', properties: { password: { type: 'string' } } } } });
+    } else if (message.params?.name === 'hold') {
+      holding = message.id;
+      send({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
     } else if (message.method === 'tools/list') {
       send({ jsonrpc: '2.0', id: message.id, result: { tools: [
         { name: 'die', inputSchema: { type: 'object' } },
@@ -48,6 +65,7 @@ process.stdin.on('data', (chunk) => {
         { name: 'noisy_deep', inputSchema: { type: 'object' } },
         { name: 'slow', inputSchema: { type: 'object' } },
         { name: 'count', inputSchema: { type: 'object' } },
+        { name: 'hold', inputSchema: { type: 'object' } },
       ] } });
     } else if (message.params?.name === 'slow') {
       // Never answers: the caller cancels it.
@@ -105,7 +123,7 @@ async function startMortal(env: Record<string, string> = {}, timeoutMs = 5000) {
     }
     return found;
   };
-  return { gw, client, started, lines, processes };
+  return { gw, alice, client, started, lines, processes };
 }
 
 describe('a stdio upstream', () => {
@@ -153,6 +171,23 @@ describe('a stdio upstream', () => {
     const noisy = await client.callTool({ name: 'mortal.noisy_deep', arguments: {} });
     expect(noisy.content).toEqual([{ type: 'text', text: 'alive' }]);
     expect(await starts()).toEqual(['start']);
+  });
+
+  it('asks nobody what it asks on a tool list fetch, even one its lone call set off', async () => {
+    const { gw, alice, lines } = await startMortal();
+    const { client } = await connectV1(gw.url, alice.mcpToken, { elicitation: true });
+    const asked: string[] = [];
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      asked.push(request.params.message);
+      return { action: 'accept', content: { password: 'hunter2' } };
+    });
+    // `hold` waits for the fetch its list_changed set off, which asks first: that question is the
+    // fetch's, not the lone call's, and refused.
+    const held = await client.callTool({ name: 'mortal.hold', arguments: {} });
+    expect(held.content).toEqual([{ type: 'text', text: 'held' }]);
+    const answer = (await lines()).find((line) => line.startsWith('list-q '));
+    expect(JSON.parse(answer?.slice('list-q '.length) ?? 'null')).toMatchObject({ code: -32600 });
+    expect(asked).toEqual([]);
   });
 
   it('that sends a message over GATEWAY_UPSTREAM_MAX_BYTES is closed, and started again for the next call', async () => {

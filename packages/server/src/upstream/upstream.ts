@@ -71,7 +71,12 @@ export class Upstream {
   readonly id: string;
   readonly #options: UpstreamOptions;
   readonly #breaker = new CircuitBreaker();
-  /** The call whose request an upstream's message arrived on (the transport reads it there). */
+  /**
+   * The call whose request an upstream's message arrived on (the transport reads it there). A
+   * frame carries on into whatever runs from it (a timer the call's messages set, a tool list
+   * fetch): every request that is no call's, and what the upstream's list notices set off, run
+   * outside every frame, or their streams would speak as the call.
+   */
   readonly #current = new AsyncLocalStorage<SourceCall>();
   /**
    * Where a call's messages find it (send-call.ts): in `#current`, entered only where such a
@@ -85,6 +90,8 @@ export class Upstream {
   readonly #fetch: GuardedFetch | undefined;
   /** Calls a stdio process serves now (its log lines go to a call only while it is alone). */
   readonly #stdioCalls = new Set<SourceCall>();
+  /** Requests of the gateway's own in flight ({@link #ownRequest}): tool lists, resources, prompts. */
+  #ownRequests = 0;
   /** The 2026-07-28 `subscriptions/listen` stream for tool list changes. */
   readonly #listChanged: ListChangedStream;
   #era: Era | undefined;
@@ -160,14 +167,18 @@ export class Upstream {
    *
    * @throws CallFailure when the upstream cannot be reached or answers something else than MCP.
    */
-  async listTools(credential: string | undefined): Promise<McpTool[]> {
-    try {
-      return await this.#listTools(credential, true);
-    } catch (error) {
-      if (!(error instanceof StaleSession)) throw error;
-      // Listing changes nothing: a session the upstream forgot is replaced and asked again.
-      return this.#listTools(credential, false);
-    }
+  listTools(credential: string | undefined): Promise<McpTool[]> {
+    // No call's, whoever fetches it: a refresh that a call's `list_changed` set off runs in that
+    // call's frame, where the list's stream would speak as the call.
+    return this.#ownRequest(async () => {
+      try {
+        return await this.#listTools(credential, true);
+      } catch (error) {
+        if (!(error instanceof StaleSession)) throw error;
+        // Listing changes nothing: a session the upstream forgot is replaced and asked again.
+        return this.#listTools(credential, false);
+      }
+    });
   }
 
   async #listTools(credential: string | undefined, mayHeal: boolean): Promise<McpTool[]> {
@@ -320,7 +331,7 @@ export class Upstream {
     };
     const sending = {
       timeout: NO_SDK_TIMEOUT_MS,
-      ...(call.takesProgress ? { onprogress: progressTo(call) } : {}),
+      ...(call.takesProgress ? { onprogress: this.#progressTo(call) } : {}),
     };
     // A 2026-07-28 server requires the `Mcp-Param-*` headers of the arguments its tool
     // declares as headers (SEP-2243): the client's `callTool` mirrors them from the definition
@@ -371,7 +382,7 @@ export class Upstream {
         'Upstream degraded',
       );
     }
-    return this.#current.exit(async () => {
+    return this.#ownRequest(async () => {
       for (let attempt = 0; ; attempt++) {
         const connection = await this.#checkout(credential, undefined, provider);
         try {
@@ -426,13 +437,46 @@ export class Upstream {
     return this.#paths.get(call) ?? this.id;
   }
 
-  /** The call a question or log line of the upstream belongs to, if it can be told. */
+  /**
+   * Runs `work`, a request of the gateway's own that is no call's, outside every call's frame, and
+   * counted: a stdio process's message cannot be told to be its lone call's while one is in flight.
+   */
+  async #ownRequest<T>(work: () => Promise<T>): Promise<T> {
+    this.#ownRequests += 1;
+    try {
+      return await this.#current.exit(work);
+    } finally {
+      this.#ownRequests -= 1;
+    }
+  }
+
+  /**
+   * The call a question or log line of the upstream belongs to, if it can be told: over HTTP, the
+   * call whose own request stream carried it, while it runs (never the session's GET stream, nor
+   * a request that is no call's); over stdio, the one call the process serves, while it serves
+   * nothing else.
+   */
   #callOf(): SourceCall | undefined {
     if (this.#options.target.kind === 'stdio') {
-      const [call] = this.#stdioCalls.size === 1 ? this.#stdioCalls : [];
+      const alone = this.#stdioCalls.size === 1 && this.#ownRequests === 0;
+      const [call] = alone ? this.#stdioCalls : [];
       return call;
     }
     return this.#current.getStore();
+  }
+
+  /**
+   * Passes on to `call`'s client the progress reports its request's progress token names. Over
+   * HTTP only those on the call's own stream: the token is no secret from the upstream, which
+   * could otherwise tell one call's client anything from the session's GET stream or another
+   * call's stream.
+   */
+  #progressTo(call: SourceCall) {
+    const report = progressTo(call);
+    if (this.#options.target.kind === 'stdio') return report;
+    return (progress: { progress: number; total?: number; message?: string }) => {
+      if (this.#current.getStore() === call) report(progress);
+    };
   }
 
   /**
@@ -547,8 +591,15 @@ export class Upstream {
       relay: {
         callOf: () => this.#callOf(),
         toolPathOf: (call) => this.#toolPathOf(call),
-        onToolsChanged: () => this.#options.onToolsChanged(),
-        onNotice: (notice) => this.#options.onNotice?.(notice),
+        // What the upstream says of its lists is no call's: what it sets off (a refresh timer)
+        // must not carry the frame of the call whose stream it came on.
+        onToolsChanged: () => this.#current.exit(() => this.#options.onToolsChanged()),
+        onNotice: (notice) => this.#current.exit(() => this.#options.onNotice?.(notice)),
+        refused: (method) =>
+          logger.warn('upstream request refused: it belongs to no call in progress', {
+            sourceId: this.id,
+            method,
+          }),
         sourceId: this.id,
         settings: () =>
           this.#options.relaySettings?.() ?? { allowElicitation: true, allowSampling: true },

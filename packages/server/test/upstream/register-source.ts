@@ -1,3 +1,5 @@
+import { expect } from 'vitest';
+import { type McpTestGateway, startMcpGateway } from '../mcp/mcp-test-kit.js';
 import { TEST_SERVICE_SECRET } from '../support/test-gateway.js';
 
 /**
@@ -20,4 +22,26 @@ export function registerSource(
       body.type === 'mcp' && body.approval === undefined ? { ...body, approval: 'listed' } : body,
     ),
   });
+}
+
+/**
+ * A gateway (private upstream addresses allowed, as test upstreams listen on 127.0.0.1) serving
+ * the upstream at `url` as source `id` in namespace `id`, with `settings` (an `approval` mode,
+ * relay switches); the test fails unless the registration answers `201`.
+ */
+export async function gatewayServing(
+  url: string,
+  id: string,
+  settings: Record<string, unknown> = {},
+): Promise<McpTestGateway> {
+  const gw = await startMcpGateway({ env: { GATEWAY_UPSTREAM_ALLOW_PRIVATE: 'true' } });
+  const registered = await registerSource(gw.url, {
+    type: 'mcp',
+    id,
+    namespace: id,
+    url,
+    ...settings,
+  });
+  expect(registered.status).toBe(201);
+  return gw;
 }
