@@ -15,7 +15,9 @@
  * in front of the same bare server: what a federated call's hop is measured against; not in the
  * default set), `stdio` (the `sessions` client calling `io.bench.echo.say`, the stdio echo
  * upstream the same Gateway serves, which runs outside valgrind: what `BENCH_CASES=stdio`
- * measures against the `sessions` call of the plugin echo; not in the default set).
+ * measures against the `sessions` call of the plugin echo; not in the default set), `opens` and
+ * `bare-opens` (a whole 2025 session per counted call, from `initialize` to `DELETE`, on the
+ * Gateway and on the bare SDK v2 session server; not in the default set).
  * `INSTR_CALLS` (default 300) measured calls, after `INSTR_WARMUP` (default 1,500) at
  * `INSTR_CLIENTS` (default 1) clients. The dumps stay in `bench/mcp/profiles/` for
  * `callgrind_annotate`; `INSTR_PERF_MAP=1` also has node write `/tmp/perf-<pid>.map`, which names
@@ -254,9 +256,22 @@ async function measureSessions(name: string, side: Side, tool = 'bench.echo.say'
   await Promise.all(sessions.map((session) => session.close()));
 }
 
+/**
+ * Counts opening 2025 sessions through `side`: the SDK v1 client's `initialize`, its
+ * `notifications/initialized` and standalone GET stream, a first `tools/list`, and the `DELETE`
+ * that ends the session, one session per counted "call" (issue 37, `sessopen37`).
+ */
+async function measureOpens(name: string, side: Side): Promise<void> {
+  await measure(name, side, async () => {
+    const session = await httpSession(side.url, side.token);
+    await session.client.listTools();
+    await session.close();
+  });
+}
+
 const started: ChildProcess[] = [];
 try {
-  if (PATHS.has('plugin') || PATHS.has('sessions') || PATHS.has('stdio')) {
+  if (PATHS.has('plugin') || PATHS.has('sessions') || PATHS.has('stdio') || PATHS.has('opens')) {
     const gateway = await start('gateway', true);
     started.push(gateway.child);
     if (PATHS.has('plugin')) {
@@ -273,6 +288,7 @@ try {
       agent.destroy();
     }
     if (PATHS.has('sessions')) await measureSessions('2025 session (SDK v1 client)', gateway);
+    if (PATHS.has('opens')) await measureOpens('2025 session opened (SDK v1 client)', gateway);
     if (PATHS.has('stdio')) {
       await measureSessions(
         'stdio upstream, 2025 session (SDK v1 client)',
@@ -285,6 +301,11 @@ try {
     const bare = await start('bare-session', true);
     started.push(bare.child);
     await measureSessions('bare session server (SDK v1 client)', bare);
+  }
+  if (PATHS.has('bare-opens')) {
+    const bare = await start('bare-session', true);
+    started.push(bare.child);
+    await measureOpens('bare session server, session opened (SDK v1 client)', bare);
   }
   for (const [path, name, tool] of [
     ['federated', 'federated over HTTP, 2026-07-28', 'up.bench.echo.say'],

@@ -20,6 +20,7 @@ interface V1Client {
     structuredContent?: unknown;
     isError?: boolean;
   }>;
+  listTools(): Promise<{ tools: unknown[] }>;
   close(): Promise<void>;
 }
 type ClientClass = new (
