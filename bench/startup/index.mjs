@@ -40,6 +40,8 @@ if (!existsSync(bin) || (binAt === -1 && !existsSync(join(dirname(bin), '../dist
 }
 
 const dataDir = mkdtempSync(join(tmpdir(), 'gateway-startup-'));
+// The server's environment, and `node -e 0`'s too: an inherited setting Node acts on at start
+// (NODE_EXTRA_CA_CERTS reads a CA bundle: 30 to 70 ms here) would slow the baseline alone.
 const env = {
   PATH: process.env.PATH ?? '',
   HOME: dataDir,
@@ -50,16 +52,20 @@ const env = {
 
 function nodeBaseline() {
   const started = process.hrtime.bigint();
-  spawnSync(process.execPath, ['-e', '0']);
+  spawnSync(process.execPath, ['-e', '0'], { env });
   return Number(process.hrtime.bigint() - started) / 1e6;
 }
 
 /** Milliseconds of CPU `node -e 0` has used when its script runs (it cannot be read after exit). */
 function nodeCpu() {
-  const { stdout } = spawnSync(process.execPath, [
-    '-e',
-    'const u = process.cpuUsage(); process.stdout.write(String((u.user + u.system) / 1000))',
-  ]);
+  const { stdout } = spawnSync(
+    process.execPath,
+    [
+      '-e',
+      'const u = process.cpuUsage(); process.stdout.write(String((u.user + u.system) / 1000))',
+    ],
+    { env },
+  );
   return Number(String(stdout));
 }
 
@@ -134,6 +140,7 @@ function instructions(stderr) {
 async function countInstructions() {
   const node = spawnSync(CACHEGRIND[0], [...CACHEGRIND.slice(1), process.execPath, '-e', '0'], {
     encoding: 'utf8',
+    env,
   });
   if (node.error) throw new Error(`--instructions needs valgrind on PATH: ${node.error.message}`);
   const baseline = instructions(node.stderr);
