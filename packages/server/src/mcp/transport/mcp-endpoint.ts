@@ -6,6 +6,7 @@ import {
   type Server,
 } from '@modelcontextprotocol/server';
 import type { SessionState } from '../../identity/index.js';
+import { nestedDeeperThan } from '../../json/nesting.js';
 import type { FederatedSource } from '../../upstream/federation.js';
 import { namespacedUri } from '../../upstream/namespaced-names.js';
 import type { UpstreamNotice } from '../../upstream/notice.js';
@@ -289,6 +290,9 @@ export class McpEndpoint {
       if (typeof body !== 'object' || body === null) {
         return rpcError(400, -32600, 'Invalid Request: send a JSON-RPC message or batch');
       }
+      // JSON.parse nests as deep as the body goes (~200,000 levels in 1 MiB); a schema check or
+      // JSON.stringify after it would overflow the stack, a 500 for bad input.
+      if (nestedDeeperThan(body, MAX_REQUEST_DEPTH)) return rpcError(400, -32600, TOO_DEEP);
     }
 
     if (this.#sessions.claims(request, body)) {
@@ -358,6 +362,10 @@ function listenRequestUris(body: unknown): readonly string[] | undefined {
 function methodOf(body: unknown): unknown {
   return typeof body === 'object' && body !== null && 'method' in body ? body.method : undefined;
 }
+
+/** The deepest nesting of objects and arrays a client's MCP message may have, as an upstream's. */
+const MAX_REQUEST_DEPTH = 100;
+const TOO_DEEP = `Invalid Request: the message nests objects or arrays more than ${MAX_REQUEST_DEPTH} levels deep`;
 
 function rpcError(status: number, code: number, message: string): Response {
   return Response.json({ jsonrpc: '2.0', error: { code, message }, id: null }, { status });
