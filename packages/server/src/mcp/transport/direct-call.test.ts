@@ -1,7 +1,8 @@
 import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { createInteractionPlugin } from '#test/mcp/interaction-plugin.js';
-import { expectSlowWaitCancelled, startMcpGateway } from '#test/mcp/mcp-test-kit.js';
+import { expectSlowWaitCancelled, recordsOf, startMcpGateway } from '#test/mcp/mcp-test-kit.js';
 import { directCallOf } from './direct-call.js';
 
 const ENVELOPE = {
@@ -244,5 +245,53 @@ describe('a 2026-07-28 call answered directly whose client leaves (issue 37)', (
     expect(response.status).toBe(499);
     expect(await response.text()).toBe('');
     await expectSlowWaitCancelled(gw);
+  });
+
+  it('stops only the call whose client left, among requests pipelined on one socket (issue 37 review)', async () => {
+    const gw = await startMcpGateway();
+    const admin = await gw.user({ admin: true });
+    const { port } = new URL(gw.url);
+    /** An HTTP/1.1 request for `body`, written by hand to go on one socket with others. */
+    const raw = (name: string, body: object) => {
+      const text = JSON.stringify(body);
+      const headers = { ...headersFor(name), authorization: `Bearer ${admin.mcpToken}` };
+      const lines = Object.entries(headers).map(([key, value]) => `${key}: ${value}`);
+      return `POST /mcp HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\n${lines.join('\r\n')}\r\ncontent-length: ${Buffer.byteLength(text)}\r\n\r\n${text}`;
+    };
+    const echo = (id: number) => ({ ...callBody('demo.echo.say', { text: `call ${id}` }), id });
+    const socket = connect(Number(port), '127.0.0.1');
+    let received = '';
+    socket.on('data', (chunk) => {
+      received += chunk.toString();
+    });
+    // Two quick calls and a slow one, pipelined in one write: three requests, three answers due
+    // on the socket in order.
+    socket.write(
+      raw('demo.echo.say', echo(1)) +
+        raw('demo.echo.say', echo(2)) +
+        raw('demo.slow.wait', { ...slow, id: 3 }),
+    );
+    await until(
+      () =>
+        (received.match(/HTTP\/1\.1 200/g) ?? []).length === 2 &&
+        gw.gateway.logs().includes('waiting until stopped'),
+    );
+    // Each answer is its own request's, in order.
+    const answers = received.split(/HTTP\/1\.1 /).slice(1);
+    expect(answers).toHaveLength(2);
+    expect(answers[0]).toContain('"id":1');
+    expect(answers[0]).toContain('call 1');
+    expect(answers[1]).toContain('"id":2');
+    expect(answers[1]).toContain('call 2');
+    expect(gw.state.stopped).toEqual([]);
+    // The client leaves with the slow call running: it alone stops; the two answered calls were
+    // recorded as done, not cancelled by a leave heard on their socket after their answers.
+    socket.destroy();
+    await expectSlowWaitCancelled(gw);
+    const echoes = await recordsOf(gw, 'demo.echo.say');
+    expect(echoes.map((record) => [record.outcome, record.error])).toEqual([
+      ['ok', null],
+      ['ok', null],
+    ]);
   });
 });
