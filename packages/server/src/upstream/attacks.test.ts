@@ -274,6 +274,66 @@ describe.each([
     }
   });
 
+  it("never ends a call with an answer to another call's id (a batch, a stream), and ends each clearly (issue 37 review)", async () => {
+    const fake = await startFakeUpstream(
+      [
+        { name: 'hang', behaviour: { kind: 'hang' } },
+        { name: 'batch', behaviour: { kind: 'batch', own: true } },
+        { name: 'batchother', behaviour: { kind: 'batch', own: false } },
+        { name: 'both', behaviour: { kind: 'result-and-error' } },
+        { name: 'never', behaviour: { kind: 'sse-never' } },
+      ],
+      { claims2026 },
+    );
+    const timer = new ManualCallTimer();
+    const gw = await startMcpGateway({
+      env: { GATEWAY_UPSTREAM_ALLOW_PRIVATE: 'true' },
+      mcp: { toolTimeoutMs: 1500 },
+      internals: { callTimer: timer },
+    });
+    await registerSource(gw.url, { type: 'mcp', id: 'up', namespace: 'up', url: fake.url });
+    const alice = await gw.user({ admin: true });
+    const bob = await gw.user({ admin: true });
+    const aliceClient = await connectV2(gw.url, alice.mcpToken);
+    const bobClient = await connectV2(gw.url, bob.mcpToken);
+    const call = async (client: typeof aliceClient, name: string) => {
+      const result = await client.callTool({ name: `up.${name}`, arguments: {} });
+      return { isError: result.isError === true, text: JSON.stringify(result.content) };
+    };
+
+    // Alice's call waits on the upstream; Bob's answers carry answers to the ids beside theirs,
+    // hers among them, and a stream that never answers his own call.
+    const hanging = call(aliceClient, 'hang');
+    await expect.poll(() => fake.hanging, { timeout: 10_000 }).toBe(1);
+    for (let i = 0; i < 3; i += 1) {
+      expect(await call(bobClient, 'batch')).toEqual({
+        isError: false,
+        text: JSON.stringify([{ type: 'text', text: 'batch answered' }]),
+      });
+    }
+    const never = call(bobClient, 'never');
+    await expect.poll(() => fake.lingering, { timeout: 10_000 }).toBe(1);
+    // Both held until their time limit, no longer; neither took an answer that was not its own.
+    expect(timer.armed).toEqual([1500, 1500]);
+    timer.expireAll();
+    for (const ended of [await hanging, await never]) {
+      expect(ended.isError).toBe(true);
+      expect(ended.text).toContain('did not finish within 1.5 s');
+      expect(ended.text).not.toContain('stolen');
+    }
+    await expect.poll(() => fake.hanging, { timeout: 10_000 }).toBe(0);
+    await expect.poll(() => fake.lingering, { timeout: 10_000 }).toBe(0);
+
+    // Ended at once (their time limit never expires here), each as not MCP.
+    for (const name of ['batchother', 'both']) {
+      const ended = await call(bobClient, name);
+      expect(ended.isError, name).toBe(true);
+      expect(ended.text, name).toContain('answered something that is not MCP');
+      expect(ended.text, name).not.toContain('stolen');
+      expect(timer.armed, name).toEqual([]);
+    }
+  });
+
   it("closes a call's stream once it has the answer, whatever the upstream sends after", async () => {
     const fake = await startFakeUpstream([{ name: 'linger', behaviour: { kind: 'sse-linger' } }], {
       claims2026,

@@ -537,6 +537,8 @@ function inFrame<T>(frame: Frame | undefined, work: () => T): T {
   return frame === undefined ? work() : frame(work);
 }
 
+const NOT_JSON_RPC = 'The upstream sent something that is not a JSON-RPC message';
+
 /** A JSON-RPC message by its shape; the SDK's `Client` validates what it uses of it. */
 function asMessage(value: unknown): JSONRPCMessage {
   if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
@@ -547,11 +549,15 @@ function asMessage(value: unknown): JSONRPCMessage {
       if (typeof message.method === 'string' && (id === undefined || validId)) {
         return message as JSONRPCMessage;
       }
+      // An answer is a result or an error, never both (JSON-RPC 2.0): the SDK client drops one
+      // with both and its call waited for its time limit (issue 37 review).
+      const hasError = 'error' in message;
+      if ('result' in message ? hasError : !hasError) throw notMcp(NOT_JSON_RPC);
       if (validId && isObject(message.result)) return message as JSONRPCMessage;
       if ((validId || id === null) && isObject(message.error)) return message as JSONRPCMessage;
     }
   }
-  throw notMcp('The upstream sent something that is not a JSON-RPC message');
+  throw notMcp(NOT_JSON_RPC);
 }
 
 function parse(text: string): unknown {

@@ -32,7 +32,19 @@ export type FakeBehaviour =
    */
   | { kind: 'smuggle' }
   /** A result whose structuredContent nests arrays `depth` levels deep. */
-  | { kind: 'deep'; depth: number };
+  | { kind: 'deep'; depth: number }
+  /**
+   * A JSON batch: answers (saying `stolen`) to the ids before and after this call's, then, unless
+   * `own` is false, this call's own answer (saying `batch answered`).
+   */
+  | { kind: 'batch'; own: boolean }
+  /** An answer with both a result and an error. */
+  | { kind: 'result-and-error' }
+  /**
+   * An event stream that never answers: answers to the ids before and after this call's (saying
+   * `stolen`), then a comment every 50 ms, until the gateway lets go.
+   */
+  | { kind: 'sse-never' };
 
 /** A tool the fake upstream lists. */
 export interface FakeTool {
@@ -241,6 +253,45 @@ export async function startFakeUpstream(
         response.writeHead(200, { 'content-type': 'text/event-stream' });
         response.end(`data: ${'x'.repeat(behaviour.bytes)}\n\n`);
         return;
+      case 'batch': {
+        const answers = neighbours(message.id).map((id) => ({
+          jsonrpc: '2.0',
+          id,
+          result: complete({ content: [{ type: 'text', text: 'stolen' }] }),
+        }));
+        if (behaviour.own) {
+          const result = complete({ content: [{ type: 'text', text: 'batch answered' }] });
+          answers.push({ jsonrpc: '2.0', id: message.id, result });
+        }
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end(JSON.stringify(answers));
+        return;
+      }
+      case 'result-and-error':
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end(
+          JSON.stringify({
+            jsonrpc: '2.0',
+            id: message.id,
+            result: complete({ content: [{ type: 'text', text: 'both' }] }),
+            error: { code: -32000, message: 'both' },
+          }),
+        );
+        return;
+      case 'sse-never': {
+        response.writeHead(200, { 'content-type': 'text/event-stream' });
+        for (const id of neighbours(message.id)) {
+          const result = complete({ content: [{ type: 'text', text: 'stolen' }] });
+          response.write(`data: ${JSON.stringify({ jsonrpc: '2.0', id, result })}\n\n`);
+        }
+        const keepalive = setInterval(() => response.write(': not yet\n\n'), 50);
+        lingering.add(response);
+        response.on('close', () => {
+          clearInterval(keepalive);
+          lingering.delete(response);
+        });
+        return;
+      }
       case 'sse-linger': {
         response.writeHead(200, { 'content-type': 'text/event-stream' });
         const result = complete({ content: [{ type: 'text', text: 'answered, still here' }] });
@@ -314,4 +365,12 @@ async function bodyOf(request: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of request) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString('utf8');
+}
+
+/** The request ids just before and after `id` (the gateway's `gw-N`, or a number). */
+function neighbours(id: unknown): unknown[] {
+  if (typeof id === 'number') return [id - 1, id + 1];
+  const [, prefix, n] = /^(.*?)(\d+)$/.exec(String(id)) ?? [];
+  if (n === undefined) return [];
+  return [`${prefix}${Number(n) - 1}`, `${prefix}${Number(n) + 1}`];
 }
