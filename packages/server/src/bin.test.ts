@@ -249,6 +249,14 @@ describe('gateway-server', () => {
     ]);
   }, 60_000);
 
+  it('says in one line when HOST is not an address of this machine (bound without a lookup)', async () => {
+    const { output, exited } = await startBin({ AUTH_SECRET, PORT: '0', HOST: '192.0.2.1' });
+    expect(await exited).toBe(1);
+    expect(stderrMessages(output.stderr)).toEqual([
+      'gateway-server: 192.0.2.1 is not an address of this machine: set HOST to one (e.g. 127.0.0.1)',
+    ]);
+  }, 60_000);
+
   it('says which PostgreSQL address it could not reach, and what to check, without the password', async () => {
     const closed = createServer();
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));

@@ -60,4 +60,55 @@ describe('listenOn', () => {
       expect.objectContaining({ code: 'ERR_SOCKET_BAD_PORT' }),
     );
   });
+
+  // Issue 37 review: each behaves as Node's listen did, the IP addresses now bound at once.
+  it('binds 0.0.0.0 and :: as listen did: :: takes IPv4 and IPv6 alike', async () => {
+    for (const host of ['0.0.0.0', '::']) {
+      const { server, lookup } = await listeningWatched(host);
+      const { address, port } = server.address() as AddressInfo;
+      expect(address).toBe(host);
+      expect(await (await fetch(`http://127.0.0.1:${port}/`)).text()).toBe('up');
+      if (host === '::') expect(await (await fetch(`http://[::1]:${port}/`)).text()).toBe('up');
+      expect(lookup).not.toHaveBeenCalled();
+    }
+  });
+
+  it('binds ::1 for IPv6 alone', async () => {
+    const { server } = await listeningWatched('::1');
+    const { address, family, port } = server.address() as AddressInfo;
+    expect({ address, family }).toEqual({ address: '::1', family: 'IPv6' });
+    expect(await (await fetch(`http://[::1]:${port}/`)).text()).toBe('up');
+    await expect(fetch(`http://127.0.0.1:${port}/`)).rejects.toThrow();
+  });
+
+  it("reports an address that is not this machine's as the server's error event, with listen's code", async () => {
+    for (const [host, code] of [
+      ['192.0.2.1', 'EADDRNOTAVAIL'],
+      // Link-local without the interface it belongs to.
+      ['fe80::1', 'EINVAL'],
+    ]) {
+      const server = answering();
+      listenOn(server, 0, host);
+      const [error] = (await once(server, 'error')) as [NodeJS.ErrnoException];
+      expect(error.code, host).toBe(code);
+      expect(server.listening).toBe(false);
+    }
+  });
+
+  it('reports a host name that does not resolve as the error event, as listen does', async () => {
+    const server = answering();
+    listenOn(server, 0, 'no-such-host.invalid');
+    const [error] = (await once(server, 'error')) as [NodeJS.ErrnoException];
+    // NXDOMAIN, or no resolver reachable.
+    expect(['ENOTFOUND', 'EAI_AGAIN']).toContain(error.code);
+  });
+
+  it('lets no other socket share its port, even one asking for SO_REUSEPORT', async () => {
+    const { server } = await listeningWatched('127.0.0.1');
+    const { port } = server.address() as AddressInfo;
+    const thief = answering();
+    thief.listen({ port, host: '127.0.0.1', reusePort: true });
+    const [error] = (await once(thief, 'error')) as [NodeJS.ErrnoException];
+    expect(error.code).toBe('EADDRINUSE');
+  });
 });
