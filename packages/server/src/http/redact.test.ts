@@ -93,6 +93,26 @@ describe('Redactor', () => {
     });
   });
 
+  // Issue 37 review: a field's name is judged once per name (decidedOnce); the verdict is the
+  // expression's for that exact name, whatever was judged before it.
+  it('drops a secret-named field in any case, judged in one case first and another after', () => {
+    const names = ['token', 'TOKEN', 'Token', 'tOkEn', 'x_API_KEY', 'Api-Key'];
+    for (let round = 0; round < 2; round += 1) {
+      for (const name of [...names].reverse()) {
+        expect(redactor.value({ [name]: 'anything at all' }), name).toEqual({ [name]: REDACTED });
+      }
+    }
+    // A name like a secret's but not one (look-alike letters, `key` inside another word) keeps its
+    // value: a token in it is still scrubbed by its shape, a configured secret by its value.
+    const token = `gw_mcp_${'a1'.repeat(20)}`;
+    for (const name of ['t\u03bfken', '\u0455ecret', 'keyboard', 'k\u0435y']) {
+      expect(redactor.value({ [name]: `${token} and ${secret}` }), name).toEqual({
+        [name]: `${REDACTED} and ${REDACTED}`,
+      });
+      expect(redactor.value({ [name]: 'plain words' }), name).toEqual({ [name]: 'plain words' });
+    }
+  });
+
   it('hands back clean values as they are, and copies, never changes, values it scrubs', () => {
     const clean = { msg: 'request', status: 200, nested: { list: ['a', 1, null] } };
     expect(redactor.value(clean)).toBe(clean);
