@@ -3,13 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { createPostgresTestDatabase, postgresTestUrl } from '#test/db/test-database.js';
-import { rememberSecret } from '#test/support/known-secrets.js';
 import {
   connectV1,
   connectV2,
   type McpTestGateway,
   startMcpGateway,
 } from '#test/mcp/mcp-test-kit.js';
+import { rememberSecret } from '#test/support/known-secrets.js';
 import { issueCliToken } from '../identity/cli-token-store.js';
 
 const pgUrl = postgresTestUrl();

@@ -34,41 +34,66 @@ describe('a 2026-07-28 envelope judged once per JSON text (issue 37 review)', ()
   // Each pair: capabilities and info as sent. The text the gateway keys its verdict on is
   // JSON.stringify of the parsed value, which differs from what was sent for each of these.
   const cases: [string, string, string][] = [
-    ['a duplicate key, the valid value first', '{"roots":{"listChanged":true},"roots":{"listChanged":"yes"}}', INFO],
-    ['a duplicate key, the invalid value first', '{"roots":{"listChanged":"yes"},"roots":{"listChanged":true}}', INFO],
+    [
+      'a duplicate key, the valid value first',
+      '{"roots":{"listChanged":true},"roots":{"listChanged":"yes"}}',
+      INFO,
+    ],
+    [
+      'a duplicate key, the invalid value first',
+      '{"roots":{"listChanged":"yes"},"roots":{"listChanged":true}}',
+      INFO,
+    ],
     ['1e400 where a boolean goes', '{"roots":{"listChanged":1e400}}', INFO],
     ['-0 where a boolean goes', '{"roots":{"listChanged":-0}}', INFO],
-    ['a __proto__ key', '{"__proto__":{"listChanged":true},"roots":{}}', '{"name":"probe","version":"1","__proto__":{"x":1}}'],
-    ['unicode escapes in a key', '{"r\\u006fots":{"listChanged":true}}', '{"n\\u0061me":"probe","version":"1"}'],
+    [
+      'a __proto__ key',
+      '{"__proto__":{"listChanged":true},"roots":{}}',
+      '{"name":"probe","version":"1","__proto__":{"x":1}}',
+    ],
+    [
+      'unicode escapes in a key',
+      '{"r\\u006fots":{"listChanged":true}}',
+      '{"n\\u0061me":"probe","version":"1"}',
+    ],
     ['a lone surrogate', '{"experimental":{"\\ud800":{}}}', '{"name":"\\udfff","version":"1"}'],
-    ['another key order', '{"sampling":{},"roots":{"listChanged":false}}', '{"version":"1","name":"probe"}'],
+    [
+      'another key order',
+      '{"sampling":{},"roots":{"listChanged":false}}',
+      '{"version":"1","name":"probe"}',
+    ],
   ];
 
-  it.each(cases)('is answered as the SDK answers it, never 5xx: %s', async (_case, capabilities, info) => {
-    const gw = await startMcpGateway();
-    const admin = await gw.user({ admin: true });
-    const post = async (method: string, text: string) => {
-      const response = await fetch(`${gw.url}/mcp`, {
-        method: 'POST',
-        headers: { ...headersFor(method), authorization: `Bearer ${admin.mcpToken}` },
-        body: text,
-      });
-      const body = await response.text();
-      // Execution ids differ by call; nothing else does.
-      return `${response.status} ${body.replace(/[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}/g, '(id)')}`;
-    };
-    for (const method of ['tools/call', 'tools/list']) {
-      // Twice: the second time, a kept verdict answers.
-      for (let i = 0; i < 2; i += 1) {
-        const direct = await post(method, requestText(method, capabilities, info));
-        const sdk = await post(method, requestText(method, capabilities, info, true));
-        expect(direct, method).not.toMatch(/^5/);
-        expect(direct, method).toBe(sdk);
+  it.each(cases)(
+    'is answered as the SDK answers it, never 5xx: %s',
+    async (_case, capabilities, info) => {
+      const gw = await startMcpGateway();
+      const admin = await gw.user({ admin: true });
+      const post = async (method: string, text: string) => {
+        const response = await fetch(`${gw.url}/mcp`, {
+          method: 'POST',
+          headers: { ...headersFor(method), authorization: `Bearer ${admin.mcpToken}` },
+          body: text,
+        });
+        const body = await response.text();
+        // Execution ids differ by call; nothing else does.
+        return `${response.status} ${body.replace(/[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}/g, '(id)')}`;
+      };
+      for (const method of ['tools/call', 'tools/list']) {
+        // Twice: the second time, a kept verdict answers.
+        for (let i = 0; i < 2; i += 1) {
+          const direct = await post(method, requestText(method, capabilities, info));
+          const sdk = await post(method, requestText(method, capabilities, info, true));
+          expect(direct, method).not.toMatch(/^5/);
+          expect(direct, method).toBe(sdk);
+        }
       }
-    }
-  });
+    },
+  );
+});
 
-  it('refuses a message nested deeper than 100 levels (400), where the stack overflowed (500)', async () => {
+describe('a client message nested too deep for the checks after the parse (issue 37 review)', () => {
+  it('is refused (400) past 100 levels, where the stack overflowed (500)', async () => {
     const gw = await startMcpGateway();
     const admin = await gw.user({ admin: true });
     const post = (method: string, text: string) =>
