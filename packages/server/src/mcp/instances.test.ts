@@ -7,6 +7,8 @@ import {
   connectV1,
   connectV2,
   type McpTestGateway,
+  type McpTestUser,
+  postEchoCall,
   startMcpGateway,
 } from '#test/mcp/mcp-test-kit.js';
 import { rememberSecret } from '#test/support/known-secrets.js';
@@ -67,34 +69,26 @@ function listStatus(url: string, token: string): Promise<number> {
 }
 
 /** A 2026-07-28 `demo.echo.say` call's status, answered by the direct path, over the network. */
-function callStatus(url: string, token: string): Promise<number> {
-  return fetch(`${url}/mcp`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${token}`,
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2026-07-28',
-      'mcp-method': 'tools/call',
-      'mcp-name': 'demo.echo.say',
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'tools/call',
-      params: {
-        name: 'demo.echo.say',
-        arguments: { text: 'hi' },
-        _meta: {
-          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-          'io.modelcontextprotocol/clientCapabilities': {},
-        },
-      },
-    }),
-  }).then(async (response) => {
-    await response.body?.cancel();
-    return response.status;
-  });
+async function callStatus(url: string, token: string): Promise<number> {
+  const response = await postEchoCall(url, token, 'hi');
+  await response.body?.cancel();
+  return response.status;
+}
+
+/** Deletes `user`'s MCP endpoint through instance `gw`'s API. */
+async function deleteEndpoint(gw: McpTestGateway, user: McpTestUser): Promise<void> {
+  const listed = await gw.gateway.request(
+    'GET',
+    `/api/connections/mcp-endpoints?userId=${user.id}`,
+    { as: user },
+  );
+  const { endpoints } = (await listed.json()) as { endpoints: { id: string }[] };
+  const deleted = await gw.gateway.request(
+    'DELETE',
+    `/api/connections/mcp-endpoints/${endpoints[0]?.id}?userId=${user.id}`,
+    { as: user },
+  );
+  expect(deleted.status).toBe(200);
 }
 
 /** `GET /api/me`'s status over the network (not handed over in-process). */
@@ -139,18 +133,7 @@ for (const database of ['sqlite', 'postgres'] as const) {
           expect(await listStatus(a.url, alice.mcpToken)).toBe(200);
           expect(await listStatus(b.url, alice.mcpToken)).toBe(200);
         }
-        const listed = await b.gateway.request(
-          'GET',
-          `/api/connections/mcp-endpoints?userId=${alice.id}`,
-          { as: alice },
-        );
-        const { endpoints } = (await listed.json()) as { endpoints: { id: string }[] };
-        const deleted = await b.gateway.request(
-          'DELETE',
-          `/api/connections/mcp-endpoints/${endpoints[0]?.id}?userId=${alice.id}`,
-          { as: alice },
-        );
-        expect(deleted.status).toBe(200);
+        await deleteEndpoint(b, alice);
 
         expect(await listStatus(a.url, alice.mcpToken)).toBe(401);
         expect(await listStatus(b.url, alice.mcpToken)).toBe(401);
@@ -202,20 +185,7 @@ for (const database of ['sqlite', 'postgres'] as const) {
         const { client } = await connectV1(a.url, alice.mcpToken);
         await servedEverywhere([a.url, b.url], alice.mcpToken);
         expect((await client.listTools()).tools.length).toBeGreaterThan(0);
-        const listed = await b.gateway.request(
-          'GET',
-          `/api/connections/mcp-endpoints?userId=${alice.id}`,
-          {
-            as: alice,
-          },
-        );
-        const { endpoints } = (await listed.json()) as { endpoints: { id: string }[] };
-        const deleted = await b.gateway.request(
-          'DELETE',
-          `/api/connections/mcp-endpoints/${endpoints[0]?.id}?userId=${alice.id}`,
-          { as: alice },
-        );
-        expect(deleted.status).toBe(200);
+        await deleteEndpoint(b, alice);
         await expect(
           client.callTool({ name: 'demo.echo.say', arguments: { text: 'hi' } }),
         ).rejects.toThrow(REFUSED);

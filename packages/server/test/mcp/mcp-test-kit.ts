@@ -208,6 +208,44 @@ export async function connectV2(
   return client;
 }
 
+/**
+ * Posts a plain 2026-07-28 call of `tool` (an echo: default the fixture's `demo.echo.say`) saying
+ * `text` to `/mcp` over the network, as the SDK's client would: the gateway answers it on its
+ * direct path (`direct-call.ts`).
+ */
+export function postEchoCall(
+  url: string,
+  token: string,
+  text: string,
+  tool = 'demo.echo.say',
+): Promise<Response> {
+  return fetch(`${url}/mcp`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${token}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': 'tools/call',
+      'mcp-name': tool,
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: {
+        name: tool,
+        arguments: { text },
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientInfo': { name: 'count', version: '1.0.0' },
+          'io.modelcontextprotocol/clientCapabilities': {},
+        },
+      },
+    }),
+  });
+}
+
 /** A raw 2025-11-25 `initialize` request, for tests that post to `/mcp` without a client. */
 export const INITIALIZE = {
   jsonrpc: '2.0',
