@@ -22,6 +22,7 @@ import { toolsWithinBudget } from './list-budget.js';
 import { ListChangedStream } from './list-changed.js';
 import type { UpstreamNotice } from './notice.js';
 import { type Offers, offersOf } from './offers.js';
+import { createRefusalLog, type RefusalLog } from './refusal-log.js';
 import { UpstreamRefusedFailure } from './refused.js';
 import { requiredLinks, settleRequiredLinks } from './required-links.js';
 import { AS_SENT, type CallFrame, sendCall } from './send-call.js';
@@ -99,12 +100,15 @@ export class Upstream {
   #closed = false;
   /** Aborted when the source is removed (or the gateway stops). */
   readonly #removal = new AbortController();
+  /** The upstream's requests refused for belonging to no call, logged without a flood. */
+  readonly #refusals: RefusalLog;
   /** Why a stdio upstream's process is not running (it could not start, or it exited). */
   #processDown: string | undefined;
 
   constructor(options: UpstreamOptions) {
     this.id = options.id;
     this.#options = options;
+    this.#refusals = createRefusalLog(options.logger, options.id);
     const { target } = options;
     this.#frame = { storage: this.#current, needed: target.kind !== 'stdio' };
     if (target.kind === 'http') {
@@ -501,6 +505,7 @@ export class Upstream {
   async close(): Promise<void> {
     this.#closed = true;
     this.#removal.abort();
+    this.#refusals.close();
     this.#listChanged.close();
     await this.#connections.close();
     await this.#fetch?.close().catch(() => {});
@@ -595,11 +600,7 @@ export class Upstream {
         // must not carry the frame of the call whose stream it came on.
         onToolsChanged: () => this.#current.exit(() => this.#options.onToolsChanged()),
         onNotice: (notice) => this.#current.exit(() => this.#options.onNotice?.(notice)),
-        refused: (method) =>
-          logger.warn('upstream request refused: it belongs to no call in progress', {
-            sourceId: this.id,
-            method,
-          }),
+        refused: (method) => this.#refusals.refused(method),
         sourceId: this.id,
         settings: () =>
           this.#options.relaySettings?.() ?? { allowElicitation: true, allowSampling: true },
