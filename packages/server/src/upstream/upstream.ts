@@ -18,6 +18,7 @@ import {
 import { Connections } from './connections.js';
 import { httpStatusOf, httpTextOf, judgeFailure, reasonOf, resultOf } from './failure-reasons.js';
 import { type GuardedFetch, guardedFetch } from './guarded-fetch.js';
+import { heldQuestionOwner } from './held-question.js';
 import { toolsWithinBudget } from './list-budget.js';
 import { ListChangedStream } from './list-changed.js';
 import type { UpstreamNotice } from './notice.js';
@@ -89,10 +90,16 @@ export class Upstream {
   /** The served path of each call in flight, for the questions it relays. */
   readonly #paths = new WeakMap<SourceCall, string>();
   readonly #fetch: GuardedFetch | undefined;
-  /** Calls a stdio process serves now (its log lines go to a call only while it is alone). */
-  readonly #stdioCalls = new Set<SourceCall>();
-  /** Requests of the gateway's own in flight ({@link #ownRequest}): tool lists, resources, prompts. */
-  #ownRequests = 0;
+  /**
+   * Calls a stdio process serves now (its log lines go to a call only while it is alone), each
+   * with what tells a question held for it (`heldQuestionOwner`) that it ended.
+   */
+  readonly #stdioCalls = new Map<SourceCall, { ended: Promise<void>; end: () => void }>();
+  /**
+   * Requests of the gateway's own in flight ({@link #ownRequest}): tool lists, resources,
+   * prompts; each true once answered, false when it failed.
+   */
+  readonly #ownRequests = new Set<Promise<boolean>>();
   /** The 2026-07-28 `subscriptions/listen` stream for tool list changes. */
   readonly #listChanged: ListChangedStream;
   #era: Era | undefined;
@@ -275,7 +282,7 @@ export class Upstream {
       const found = this.#checkoutFor(credential, call, provider);
       const connection = found instanceof Promise ? await found : found;
       const stdio = this.#options.target.kind === 'stdio';
-      if (stdio) this.#stdioCalls.add(call);
+      if (stdio) this.#stdioCalls.set(call, callEnd());
       let required: ReturnType<typeof requiredLinks>;
       try {
         const answer = await this.#send(connection, name, args, call, headerDeclaring);
@@ -306,7 +313,10 @@ export class Upstream {
         // It answered as MCP has it: the user has a step to take in the browser.
         this.#breaker.success();
       } finally {
-        if (stdio) this.#stdioCalls.delete(call);
+        if (stdio) {
+          this.#stdioCalls.get(call)?.end();
+          this.#stdioCalls.delete(call);
+        }
         this.#connections.checkin(connection);
       }
       // Asked with the session given back: the user may take minutes.
@@ -446,11 +456,21 @@ export class Upstream {
    * counted: a stdio process's message cannot be told to be its lone call's while one is in flight.
    */
   async #ownRequest<T>(work: () => Promise<T>): Promise<T> {
-    this.#ownRequests += 1;
+    let settle: (answered: boolean) => void = () => {};
+    const outcome = new Promise<boolean>((resolve) => {
+      settle = resolve;
+    });
+    this.#ownRequests.add(outcome);
     try {
-      return await this.#current.exit(work);
+      const result = await this.#current.exit(work);
+      settle(true);
+      return result;
+    } catch (error) {
+      // The upstream's own JSON-RPC error is an answer too: its handler finished.
+      settle(error instanceof ProtocolError);
+      throw error;
     } finally {
-      this.#ownRequests -= 1;
+      this.#ownRequests.delete(outcome);
     }
   }
 
@@ -462,11 +482,26 @@ export class Upstream {
    */
   #callOf(): SourceCall | undefined {
     if (this.#options.target.kind === 'stdio') {
-      const alone = this.#stdioCalls.size === 1 && this.#ownRequests === 0;
-      const [call] = alone ? this.#stdioCalls : [];
+      const alone = this.#stdioCalls.size === 1 && this.#ownRequests.size === 0;
+      const [call] = alone ? this.#stdioCalls.keys() : [];
       return call;
     }
     return this.#current.getStore();
+  }
+
+  /**
+   * The call a question or sampling request of the upstream belongs to, as {@link #callOf}, except
+   * that a stdio process's, asked while it serves one call and requests of the gateway's own, is
+   * held until it can be told whose it is (`heldQuestionOwner`).
+   */
+  #questionOf(): SourceCall | undefined | Promise<SourceCall | undefined> {
+    if (this.#options.target.kind !== 'stdio' || this.#ownRequests.size === 0) {
+      return this.#callOf();
+    }
+    const [only] = this.#stdioCalls;
+    if (only === undefined || this.#stdioCalls.size > 1) return undefined;
+    const [call, { ended }] = only;
+    return heldQuestionOwner(call, ended, [...this.#ownRequests], () => this.#stdioCalls.has(call));
   }
 
   /**
@@ -595,6 +630,7 @@ export class Upstream {
       fetch: this.#fetch,
       relay: {
         callOf: () => this.#callOf(),
+        questionOf: () => this.#questionOf(),
         toolPathOf: (call) => this.#toolPathOf(call),
         // What the upstream says of its lists is no call's: what it sets off (a refresh timer)
         // must not carry the frame of the call whose stream it came on.
@@ -693,3 +729,12 @@ function progressTo(call: SourceCall) {
 }
 
 export { UpstreamRefusedFailure };
+
+/** A stdio call's end, told once. */
+function callEnd(): { ended: Promise<void>; end: () => void } {
+  let end: () => void = () => {};
+  const ended = new Promise<void>((resolve) => {
+    end = resolve;
+  });
+  return { ended, end };
+}
