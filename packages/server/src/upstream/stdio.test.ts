@@ -149,6 +149,17 @@ async function startMortal(env: Record<string, string> = {}, timeoutMs = 5000) {
   return { gw, alice, client, started, lines, processes };
 }
 
+/** A 2025 client of `token` that accepts every question with `content`, and what it was asked. */
+async function answering(url: string, token: string, content: Record<string, string>) {
+  const { client } = await connectV1(url, token, { elicitation: true });
+  const asked: string[] = [];
+  client.setRequestHandler(ElicitRequestSchema, async (request) => {
+    asked.push(request.params.message);
+    return { action: 'accept', content };
+  });
+  return { client, asked };
+}
+
 describe('a stdio upstream', () => {
   it('that dies mid-call ends the call as an error, and is started again for the next', async () => {
     const { client, started: starts } = await startMortal();
@@ -198,12 +209,7 @@ describe('a stdio upstream', () => {
 
   it('asks nobody what it asks on a tool list fetch, even one its lone call set off', async () => {
     const { gw, alice, lines } = await startMortal();
-    const { client } = await connectV1(gw.url, alice.mcpToken, { elicitation: true });
-    const asked: string[] = [];
-    client.setRequestHandler(ElicitRequestSchema, async (request) => {
-      asked.push(request.params.message);
-      return { action: 'accept', content: { password: 'hunter2' } };
-    });
+    const { client, asked } = await answering(gw.url, alice.mcpToken, { password: 'hunter2' });
     // `hold` waits for the fetch its list_changed set off, which asks first: that question is the
     // fetch's, not the lone call's, and refused.
     const held = await client.callTool({ name: 'mortal.hold', arguments: {} });
@@ -216,12 +222,7 @@ describe('a stdio upstream', () => {
   // Issue 38: a question asked mid-call while a tool list fetch ran on the process was refused.
   it("relays its lone call's question asked while a tool list fetch runs, once the fetch is answered without it", async () => {
     const { gw, alice, lines } = await startMortal();
-    const { client } = await connectV1(gw.url, alice.mcpToken, { elicitation: true });
-    const asked: string[] = [];
-    client.setRequestHandler(ElicitRequestSchema, async (request) => {
-      asked.push(request.params.message);
-      return { action: 'accept', content: { city: 'Lyon' } };
-    });
+    const { client, asked } = await answering(gw.url, alice.mcpToken, { city: 'Lyon' });
     const result = await client.callTool({
       name: 'mortal.ask_mid_list',
       arguments: { mode: 'asks' },
@@ -239,12 +240,7 @@ describe('a stdio upstream', () => {
 
   it('asks nobody a question whose call ended while a tool list fetch that may be waiting for it ran', async () => {
     const { gw, alice, lines } = await startMortal();
-    const { client } = await connectV1(gw.url, alice.mcpToken, { elicitation: true });
-    const asked: string[] = [];
-    client.setRequestHandler(ElicitRequestSchema, async (request) => {
-      asked.push(request.params.message);
-      return { action: 'accept', content: { city: 'Lyon' } };
-    });
+    const { client, asked } = await answering(gw.url, alice.mcpToken, { city: 'Lyon' });
     const result = await client.callTool({
       name: 'mortal.ask_mid_list',
       arguments: { mode: 'ends' },

@@ -81,6 +81,15 @@ function answersTo(upstream: UnsolicitedUpstream, ids: string[]) {
   return Promise.all(ids.map((id) => upstream.answerTo(id)));
 }
 
+/** Opens the upstream's session and its `GET` stream with a `slow` call of `client`'s. */
+async function openSession(upstream: UnsolicitedUpstream, client: Client): Promise<void> {
+  const first = client.callTool({ name: 'up.slow', arguments: {} });
+  await upstream.slowHeld();
+  await upstream.streamOpen();
+  upstream.release();
+  await first;
+}
+
 /** A JSON-RPC error answering `id`: the gateway refused the upstream's request. */
 const refusal = (id: string) => ({
   jsonrpc: '2.0',
@@ -129,11 +138,7 @@ describe("an upstream's messages outside the stream of a running call", { timeou
     const gw = await gatewayOf(upstream);
     const alice = await userOf(gw);
     // Alice's call opens the session (and its GET stream); Bob's, later, is served on it.
-    const first = alice.client.callTool({ name: 'up.slow', arguments: {} });
-    await upstream.slowHeld();
-    await upstream.streamOpen();
-    upstream.release();
-    await first;
+    await openSession(upstream, alice.client);
     const bob = await userOf(gw);
     const calling = bob.client.callTool({ name: 'up.slow', arguments: {} }, undefined, {
       onprogress: (progress) => bob.shown.progress.push(progress.message),
@@ -184,11 +189,7 @@ describe("an upstream's messages outside the stream of a running call", { timeou
     const gw = await gatewayOf(upstream);
     const alice = await userOf(gw);
     // Alice's call opens the session and its GET stream; the flood comes on that stream.
-    const first = alice.client.callTool({ name: 'up.slow', arguments: {} });
-    await upstream.slowHeld();
-    await upstream.streamOpen();
-    upstream.release();
-    await first;
+    await openSession(upstream, alice.client);
     const ids = Array.from({ length: 1000 }, (_, i) => `flood-${i}`);
     for (const id of ids) upstream.push(ask(id, 'Type your password to go on'));
     const answers = await answersTo(upstream, ids);
