@@ -373,8 +373,17 @@ async function startRelay(upstream: string): Promise<{ url: string; stop: () => 
   });
 }
 
+/** What a side started: its URL and how to stop it; a Gateway's tokens and session count too. */
+interface Started {
+  url: string;
+  token?: string;
+  oauthToken?: string;
+  openSessions?: () => Promise<number>;
+  stop: () => Promise<void>;
+}
+
 const kind = process.argv[2];
-const started =
+const started: Started =
   kind === 'gateway'
     ? await startGateway()
     : kind === 'federated'
@@ -387,8 +396,8 @@ const started =
 process.send?.({
   started: {
     url: started.url,
-    token: 'token' in started ? started.token : undefined,
-    oauthToken: 'oauthToken' in started ? started.oauthToken : undefined,
+    token: started.token,
+    oauthToken: started.oauthToken,
   },
 });
 process.on('message', (message) => {
@@ -405,7 +414,7 @@ process.on('message', (message) => {
     );
     const anon = /^RssAnon:\s+(\d+) kB$/m.exec(readFileSync('/proc/self/status', 'utf8'));
     const rssAnon = Number(anon?.[1] ?? 0) * 1024;
-    const sessions = 'openSessions' in started ? started.openSessions() : Promise.resolve(0);
+    const sessions = started.openSessions?.() ?? Promise.resolve(0);
     void sessions.then((openSessions) =>
       process.send?.({ rss, heapUsed, heapTotal, external, openSessions, spaces, rssAnon }),
     );

@@ -32,7 +32,7 @@ function bulkPlugin() {
         name: `Tool ${i}`,
         description: `Does thing number ${i} to a record of group ${i % 10}.`,
         inputSchema: z.object({ id: z.string().describe('The record') }),
-        handler: async ({ id }) => ({ id }),
+        handler: async (_ctx, { id }) => ({ id }),
       }),
     ),
   });

@@ -4,14 +4,14 @@ import type { AddressInfo } from 'node:net';
 import { Hono } from 'hono';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { GatewayResponse } from './gateway-response.js';
-import { bufferedTextOf, incomingOf, takeBufferedBody } from './incoming.js';
+import { bufferedBodyOf, incomingOf, takeBufferedBody } from './incoming.js';
 import { serve } from './node-adapter/index.js';
 
 /** What the route saw: whether the body was taken from the buffer, and the body it read. */
 interface Seen {
   taken: boolean;
   text: string;
-  /** What `bufferedTextOf` answered at once (before `text()`), and the body's use after. */
+  /** What `bufferedBodyOf` answered at once, as text, (before `text()`), and the body's use after. */
   atOnce?: string | undefined;
   usedAfter?: boolean;
 }
@@ -33,7 +33,7 @@ async function startServer(arrived?: () => void, atOnce = false) {
     const taken =
       incoming !== undefined && takeBufferedBody(incoming, Number(c.req.header('content-length')));
     if (atOnce) {
-      const given = bufferedTextOf(c.req.raw);
+      const given = bufferedBodyOf(c.req.raw)?.toString();
       const usedAfter = c.req.raw.bodyUsed;
       // Read once: text() after it refuses as after any read.
       const again = await c.req.raw.text().then(
@@ -82,7 +82,7 @@ function post(url: string, parts: string[], before: (i: number) => Promise<void>
   });
 }
 
-describe('bufferedTextOf', () => {
+describe('bufferedBodyOf', () => {
   it('answers a body taken from the buffer at once, marking it read (issue 37)', async () => {
     const server = await startServer(undefined, true);
     const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping', text: 'héllo' });
@@ -95,7 +95,7 @@ describe('bufferedTextOf', () => {
 
   it('answers nothing, reading nothing, for a body not in the buffer or a request made in process', async () => {
     const inProcess = new Request('http://127.0.0.1/', { method: 'POST', body: 'x' });
-    expect(bufferedTextOf(inProcess)).toBeUndefined();
+    expect(bufferedBodyOf(inProcess)).toBeUndefined();
     expect(inProcess.bodyUsed).toBe(false);
     // The body's second half comes after the route looked: nothing taken, nothing answered.
     let arrived = () => {};

@@ -1,6 +1,6 @@
 import { IncomingMessage } from 'node:http';
 import type { Context } from 'hono';
-import { bufferedText, NodeRequest } from './node-adapter/request.js';
+import { bufferedBody, NodeRequest } from './node-adapter/request.js';
 
 /**
  * Node's message of a request from the network (the node adapter binds it as `incoming`),
@@ -68,15 +68,16 @@ export function takeBufferedBody(
 }
 
 /**
- * The body of `request` as text, at once, when the Node adapter holds it whole (a POST from the
- * network whose body {@link takeBufferedBody} took), marking it read as `text()` would; else
- * undefined, nothing read. `text()` answers the same in a promise, which costs the MCP endpoint's
- * every call an async read and its turn (issue 37).
+ * The body of `request` as bytes, at once, when the Node adapter holds it whole (a POST from the
+ * network whose body {@link takeBufferedBody} took), marking it read as `arrayBuffer()` would;
+ * else undefined, nothing read. `arrayBuffer()` answers the same in a promise, which costs the
+ * MCP endpoint's every call an async read and its turn (issue 37). Bytes, not text: the caller
+ * counts and decodes them (the MCP endpoint refuses a body that is not UTF-8, issue 38).
  *
  * @example
- * if (takeBufferedBody(incoming, length)) text = bufferedTextOf(request) ?? (await request.text());
+ * if (takeBufferedBody(incoming, length)) bytes = bufferedBodyOf(request);
  */
-export function bufferedTextOf(request: Request): string | undefined {
+export function bufferedBodyOf(request: Request): Buffer | undefined {
   const given: unknown = request;
-  return given instanceof NodeRequest ? given[bufferedText]() : undefined;
+  return given instanceof NodeRequest ? given[bufferedBody]() : undefined;
 }

@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
+import { startMcpGateway } from '#test/mcp/mcp-test-kit.js';
 import { errorResponse, HttpError } from './errors.js';
 import { bodyReadError, limitBody, readBodyText } from './request-body.js';
 
@@ -60,5 +61,29 @@ describe('readBodyText and limitBody', () => {
     const app = appWith(limitBody({ maxSize: 1024 }));
     const res = await app.fetch(new Request('http://gw.test/bug', { method: 'POST', body: 'x' }));
     expect(res.status).toBe(500);
+  });
+});
+
+describe('a JSON body that is not UTF-8 (issue 38)', () => {
+  it('is refused with a 400 in the error shape, not read with U+FFFD in place of its bad bytes', async () => {
+    const gw = await startMcpGateway();
+    const admin = await gw.user({ admin: true });
+    const post = (name: Buffer) =>
+      fetch(`${gw.url}/api/policy/roles`, {
+        method: 'POST',
+        headers: { ...admin.headers, 'content-type': 'application/json' },
+        body: Buffer.concat([
+          Buffer.from('{"id":"utf8-check","name":"'),
+          name,
+          Buffer.from('","patterns":["demo.*"]}'),
+        ]),
+      });
+    const bad = await post(Buffer.from([0x52, 0xff, 0x6f]));
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toEqual({
+      error: { code: 'bad_request', message: 'The request body is not valid UTF-8' },
+    });
+    expect(await gw.gateway.services.policy.getRole('utf8-check')).toBeUndefined();
+    expect((await post(Buffer.from('Rôle'))).status).toBe(201);
   });
 });

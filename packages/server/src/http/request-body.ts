@@ -28,19 +28,30 @@ export function bodyReadError(error: unknown): unknown {
   return new HttpError('bad_request', 'The request body was cut off before its end');
 }
 
+/** Strict: a lenient decoder turns each bad byte into U+FFFD and the body into another one. */
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
 /**
- * The request body of `c` as text (kept by Hono, so it can be read again). A client that hangs
- * up mid-body gets a 400 instead of an unhandled 500 (see {@link bodyReadError}).
+ * The request body of `c` as text (its bytes kept by Hono, so it can be read again). The bytes
+ * must be UTF-8, as JSON exchanged between systems must be (RFC 8259 §8.1) and forms are: a bad
+ * byte is refused, not read as U+FFFD (issue 38). A client that hangs up mid-body gets a 400
+ * instead of an unhandled 500 (see {@link bodyReadError}).
  *
- * @throws HttpError `bad_request` when the body was cut off.
+ * @throws HttpError `bad_request` when the body was cut off or is not UTF-8.
  * @example
  * const form = new URLSearchParams(await readBodyText(c));
  */
 export async function readBodyText(c: Context): Promise<string> {
+  let bytes: ArrayBuffer;
   try {
-    return await c.req.text();
+    bytes = await c.req.arrayBuffer();
   } catch (error) {
     throw bodyReadError(error);
+  }
+  try {
+    return utf8.decode(bytes);
+  } catch {
+    throw new HttpError('bad_request', 'The request body is not valid UTF-8');
   }
 }
 

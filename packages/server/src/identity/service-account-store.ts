@@ -75,7 +75,9 @@ export async function listServiceAccounts(db: Kysely<DatabaseSchema>) {
     .select(['service_account_id', 'masked_token', 'last_used_at', 'created_at'])
     .where('kind', '=', 'service_account')
     .where('revoked_at', 'is', null)
+    // The last one is the latest; of one millisecond, the greatest id (as lists order ties).
     .orderBy('created_at')
+    .orderBy('id')
     .execute();
   const latest = new Map<string, { masked_token: string; last_used_at: string | null }>();
   for (const key of keys)

@@ -131,7 +131,9 @@ export class RegistryService {
       rows = await this.#database.db
         .selectFrom('registry_sources')
         .selectAll()
+        // Ids order those of one millisecond: every instance takes them in the same order.
         .orderBy('created_at')
+        .orderBy('id')
         .execute();
       if (this.#catalog.version === version) break;
     }

@@ -72,3 +72,37 @@ describe.each(targets)('registrations across instances on $name', ({ skip, datab
     },
   );
 });
+
+// Issue 38: the registrations were read ordered by creation time alone, so those made in one
+// millisecond were mounted (and skipped, and warned about) in whatever order the database chose.
+describe.each(targets)(
+  'registrations made in one millisecond on $name',
+  ({ skip, databaseUrl }) => {
+    it.skipIf(skip)('are taken in id order on every instance', async () => {
+      const url = await databaseUrl();
+      const first = await instance(url);
+      const createdAt = new Date().toISOString();
+      // Stored greater id first; neither plugin is loaded, so each is skipped with a warning.
+      for (const id of ['zeta', 'alpha']) {
+        await first.services.database.db
+          .insertInto('registry_sources')
+          .values({
+            id,
+            type: 'plugin',
+            namespace: id,
+            plugin_id: `${id}-plugin`,
+            created_at: createdAt,
+            upstream: null,
+          })
+          .execute();
+      }
+      const second = await instance(url);
+      const skipped = second
+        .logs()
+        .split('\n')
+        .filter((line) => line.includes('registry source skipped'))
+        .map((line) => (JSON.parse(line) as { sourceId: string }).sourceId);
+      expect(skipped).toEqual(['alpha', 'zeta']);
+    });
+  },
+);

@@ -66,6 +66,48 @@ for (const target of gatewayTargets()) {
       );
     });
 
+    // Issue 38: the account's latest key was the last of the keys ordered by creation time
+    // alone, so keys made in one millisecond came in whatever order the database chose.
+    it('shows the same key of several made in one millisecond: the greatest id, as lists order ties', async () => {
+      const gw = await target.create({ host: '127.0.0.1', port: 0 });
+      const { port } = await gw.start();
+      const admin = await gw.createUser({ admin: true });
+      const created = await gw.request('POST', '/api/service-accounts', {
+        as: admin,
+        body: { name: 'ci', roleId: 'member' },
+      });
+      const { id, createdAt } = (await created.json()) as { id: string; createdAt: string };
+      // Two more live keys of the same millisecond, the greater id stored first.
+      for (const [keyId, last] of [
+        ['ffffffff-ffff-4fff-bfff-ffffffffffff', 'ffff'],
+        ['00000000-0000-4000-8000-000000000000', '0000'],
+      ] as const) {
+        await gw.services.database.db
+          .insertInto('api_tokens')
+          .values({
+            id: keyId,
+            kind: 'service_account',
+            user_id: admin.id,
+            service_account_id: id,
+            name: 'ci',
+            token_hash: `hash-${last}`,
+            masked_token: `gw_sa_••••••••${last}`,
+            created_at: createdAt,
+            last_used_at: null,
+            expires_at: null,
+            revoked_at: null,
+          })
+          .execute();
+      }
+      const res = await fetch(`http://127.0.0.1:${port}/api/service-accounts`, {
+        headers: admin.headers,
+      });
+      expect(res.status).toBe(200);
+      expect(await res.json()).toMatchObject({
+        serviceAccounts: [{ id, maskedKey: 'gw_sa_••••••••ffff' }],
+      });
+    });
+
     it('deletes an account and its key stops working at once', async () => {
       const gw = await target.create();
       const admin = await gw.createUser({ admin: true });

@@ -26,6 +26,12 @@ export interface CallRelay {
    * one call it serves), if it can be told.
    */
   callOf(): SourceCall | undefined;
+  /**
+   * The call a request of the upstream's (a question, a sampling request) belongs to: as
+   * {@link CallRelay.callOf}, or later, when a stdio process's cannot be told at once (see
+   * `heldQuestionOwner`).
+   */
+  questionOf(): SourceCall | undefined | Promise<SourceCall | undefined>;
   /** A request of the upstream's (`method`) was refused: it belongs to no call in progress. */
   refused(method: string): void;
   /** The served path of the tool `call` runs, for the questions it relays. */
@@ -73,7 +79,8 @@ export function relayToCalls(client: Client, relay: CallRelay): RelayedRequests 
 /** Relays an upstream's sampling request to the calling user's client, labelled with who asks. */
 function sampleFor(relay: CallRelay) {
   return async (request: CreateMessageRequest): Promise<CreateMessageResult> => {
-    const call = relay.callOf();
+    const found = relay.questionOf();
+    const call = found instanceof Promise ? await found : found;
     if (call === undefined) {
       relay.refused('sampling/createMessage');
       throw new ProtocolError(
@@ -119,7 +126,8 @@ function sampleFor(relay: CallRelay) {
 /** Relays an upstream's form or URL elicitation to the calling user, labelled with who asks. */
 function elicitFor(relay: CallRelay) {
   return async (request: ElicitRequest): Promise<ElicitResult> => {
-    const call = relay.callOf();
+    const found = relay.questionOf();
+    const call = found instanceof Promise ? await found : found;
     const { params } = request;
     if (call === undefined) {
       relay.refused('elicitation/create');

@@ -15,7 +15,9 @@ import { connectV1, connectV2, recordsOf, startMcpGateway } from '#test/mcp/mcp-
 // `ask_deep` and logs a line nested that deep in `noisy_deep`, and counts its starts in the file
 // named by its first argument. `hold` says its tool list changed and waits: the tool list fetched
 // next asks a question first (`list-q`), notes the gateway's answer in that file, then lists, and
-// `hold` answers.
+// `hold` answers. `ask_mid_list` says its tool list changed, and asks (`mid-q`) once the fetch it
+// set off is running: with `mode: 'asks'` the fetch is answered at once and the call ends with
+// the answer; with `mode: 'ends'` the call ends first and the fetch once the question is answered.
 const SERVER = `
 const { appendFileSync } = require('node:fs');
 appendFileSync(process.argv[2], 'start\\n');
@@ -23,6 +25,8 @@ let buffer = '';
 let asking;
 let holding;
 let listing;
+let midCall;
+let midMode;
 let count = 0;
 // Written by hand: JSON.stringify cannot nest this deep.
 const deep = '['.repeat(100000) + ']'.repeat(100000);
@@ -42,6 +46,13 @@ process.stdin.on('data', (chunk) => {
       send({ jsonrpc: '2.0', id: holding, result: { content: [{ type: 'text', text: 'held' }] } });
       continue;
     }
+    if (message.method === undefined && message.id === 'mid-q') {
+      appendFileSync(process.argv[2], 'mid-q ' + JSON.stringify(message.error ?? message.result) + '\\n');
+      if (midMode === 'ends') send({ jsonrpc: '2.0', id: listing, result: { tools: [{ name: 'ask_mid_list', inputSchema: { type: 'object' } }] } });
+      else send({ jsonrpc: '2.0', id: midCall, result: { content: [{ type: 'text', text: JSON.stringify(message.result ?? message.error) }] } });
+      midCall = undefined;
+      continue;
+    }
     if (message.method === undefined) {
       // The gateway's answer to the question 'ask_deep' asked: the call ends with what it said.
       send({ jsonrpc: '2.0', id: asking, result: { content: [{ type: 'text', text: message.error?.message ?? 'answered' }] } });
@@ -52,6 +63,17 @@ process.stdin.on('data', (chunk) => {
     } else if (message.method === 'tools/list' && holding !== undefined) {
       listing = message.id;
       send({ jsonrpc: '2.0', id: 'list-q', method: 'elicitation/create', params: { message: 'Your password?', requestedSchema: { type: 'object', properties: { password: { type: 'string' } } } } });
+    } else if (message.method === 'tools/list' && midCall !== undefined) {
+      // Asked while the fetch runs. 'asks': the call's question, the list answered at once and the
+      // call with the answer; 'ends': the call ends first, and the list once the question is answered.
+      listing = message.id;
+      send({ jsonrpc: '2.0', id: 'mid-q', method: 'elicitation/create', params: { message: 'Which city?', requestedSchema: { type: 'object', properties: { city: { type: 'string' } } } } });
+      if (midMode === 'asks') send({ jsonrpc: '2.0', id: listing, result: { tools: [{ name: 'ask_mid_list', inputSchema: { type: 'object' } }] } });
+      else send({ jsonrpc: '2.0', id: midCall, result: { content: [{ type: 'text', text: 'ended' }] } });
+    } else if (message.params?.name === 'ask_mid_list') {
+      midCall = message.id;
+      midMode = message.params.arguments?.mode;
+      send({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
     } else if (message.params?.name === 'hold') {
       holding = message.id;
       send({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
@@ -66,6 +88,7 @@ process.stdin.on('data', (chunk) => {
         { name: 'slow', inputSchema: { type: 'object' } },
         { name: 'count', inputSchema: { type: 'object' } },
         { name: 'hold', inputSchema: { type: 'object' } },
+        { name: 'ask_mid_list', inputSchema: { type: 'object' } },
       ] } });
     } else if (message.params?.name === 'slow') {
       // Never answers: the caller cancels it.
@@ -126,6 +149,17 @@ async function startMortal(env: Record<string, string> = {}, timeoutMs = 5000) {
   return { gw, alice, client, started, lines, processes };
 }
 
+/** A 2025 client of `token` that accepts every question with `content`, and what it was asked. */
+async function answering(url: string, token: string, content: Record<string, string>) {
+  const { client } = await connectV1(url, token, { elicitation: true });
+  const asked: string[] = [];
+  client.setRequestHandler(ElicitRequestSchema, async (request) => {
+    asked.push(request.params.message);
+    return { action: 'accept', content };
+  });
+  return { client, asked };
+}
+
 describe('a stdio upstream', () => {
   it('that dies mid-call ends the call as an error, and is started again for the next', async () => {
     const { client, started: starts } = await startMortal();
@@ -175,18 +209,52 @@ describe('a stdio upstream', () => {
 
   it('asks nobody what it asks on a tool list fetch, even one its lone call set off', async () => {
     const { gw, alice, lines } = await startMortal();
-    const { client } = await connectV1(gw.url, alice.mcpToken, { elicitation: true });
-    const asked: string[] = [];
-    client.setRequestHandler(ElicitRequestSchema, async (request) => {
-      asked.push(request.params.message);
-      return { action: 'accept', content: { password: 'hunter2' } };
-    });
+    const { client, asked } = await answering(gw.url, alice.mcpToken, { password: 'hunter2' });
     // `hold` waits for the fetch its list_changed set off, which asks first: that question is the
     // fetch's, not the lone call's, and refused.
     const held = await client.callTool({ name: 'mortal.hold', arguments: {} });
     expect(held.content).toEqual([{ type: 'text', text: 'held' }]);
     const answer = (await lines()).find((line) => line.startsWith('list-q '));
     expect(JSON.parse(answer?.slice('list-q '.length) ?? 'null')).toMatchObject({ code: -32600 });
+    expect(asked).toEqual([]);
+  });
+
+  // Issue 38: a question asked mid-call while a tool list fetch ran on the process was refused.
+  it("relays its lone call's question asked while a tool list fetch runs, once the fetch is answered without it", async () => {
+    const { gw, alice, lines } = await startMortal();
+    const { client, asked } = await answering(gw.url, alice.mcpToken, { city: 'Lyon' });
+    const result = await client.callTool({
+      name: 'mortal.ask_mid_list',
+      arguments: { mode: 'asks' },
+    });
+    expect(result.content).toEqual([
+      { type: 'text', text: JSON.stringify({ action: 'accept', content: { city: 'Lyon' } }) },
+    ]);
+    expect(asked).toEqual([
+      expect.stringMatching(
+        /^Upstream source mortal, tool mortal\.ask_mid_list, asks[\s\S]*Which city\?/,
+      ),
+    ]);
+    expect((await lines()).filter((line) => line.startsWith('mid-q '))).toHaveLength(1);
+  });
+
+  it('asks nobody a question whose call ended while a tool list fetch that may be waiting for it ran', async () => {
+    const { gw, alice, lines } = await startMortal();
+    const { client, asked } = await answering(gw.url, alice.mcpToken, { city: 'Lyon' });
+    const result = await client.callTool({
+      name: 'mortal.ask_mid_list',
+      arguments: { mode: 'ends' },
+    });
+    expect(result.content).toEqual([{ type: 'text', text: 'ended' }]);
+    // The refusal comes when the call ends: the question was the fetch's, or nobody's.
+    let answer: string | undefined;
+    await expect
+      .poll(async () => {
+        answer = (await lines()).find((line) => line.startsWith('mid-q '));
+        return answer;
+      })
+      .toBeDefined();
+    expect(JSON.parse(answer?.slice('mid-q '.length) ?? 'null')).toMatchObject({ code: -32600 });
     expect(asked).toEqual([]);
   });
 

@@ -81,6 +81,15 @@ function answersTo(upstream: UnsolicitedUpstream, ids: string[]) {
   return Promise.all(ids.map((id) => upstream.answerTo(id)));
 }
 
+/** Opens the upstream's session and its `GET` stream with a `slow` call of `client`'s. */
+async function openSession(upstream: UnsolicitedUpstream, client: Client): Promise<void> {
+  const first = client.callTool({ name: 'up.slow', arguments: {} });
+  await upstream.slowHeld();
+  await upstream.streamOpen();
+  upstream.release();
+  await first;
+}
+
 /** A JSON-RPC error answering `id`: the gateway refused the upstream's request. */
 const refusal = (id: string) => ({
   jsonrpc: '2.0',
@@ -129,11 +138,7 @@ describe("an upstream's messages outside the stream of a running call", { timeou
     const gw = await gatewayOf(upstream);
     const alice = await userOf(gw);
     // Alice's call opens the session (and its GET stream); Bob's, later, is served on it.
-    const first = alice.client.callTool({ name: 'up.slow', arguments: {} });
-    await upstream.slowHeld();
-    await upstream.streamOpen();
-    upstream.release();
-    await first;
+    await openSession(upstream, alice.client);
     const bob = await userOf(gw);
     const calling = bob.client.callTool({ name: 'up.slow', arguments: {} }, undefined, {
       onprogress: (progress) => bob.shown.progress.push(progress.message),
@@ -176,6 +181,36 @@ describe("an upstream's messages outside the stream of a running call", { timeou
     });
     expect(alice.shown).toEqual({ asked: [], sampled: [], logged: [], progress: [] });
     expectLogged(gw, ['elicitation/create', 'sampling/createMessage']);
+  });
+
+  // Issue 38: one warn line per refused request let a hostile upstream flood the log.
+  it('flood the log with no more than a line and a count, however many come', async () => {
+    const upstream = await startUnsolicitedUpstream();
+    const gw = await gatewayOf(upstream);
+    const alice = await userOf(gw);
+    // Alice's call opens the session and its GET stream; the flood comes on that stream.
+    await openSession(upstream, alice.client);
+    const ids = Array.from({ length: 1000 }, (_, i) => `flood-${i}`);
+    for (const id of ids) upstream.push(ask(id, 'Type your password to go on'));
+    const answers = await answersTo(upstream, ids);
+    expect(answers).toEqual(ids.map(refusal));
+    expectLogged(gw, ['elicitation/create']);
+    // The count of the rest is logged when the window ends, or when the gateway stops.
+    await gw.gateway.stop();
+    const counted = gw.gateway
+      .logs()
+      .split('\n')
+      .filter((line) => line.includes('they belong to no call in progress'))
+      .map((line) => JSON.parse(line));
+    expect(counted).toEqual([
+      expect.objectContaining({
+        level: 'warn',
+        sourceId: 'up',
+        method: 'elicitation/create',
+        count: 999,
+      }),
+    ]);
+    expect(alice.shown).toEqual({ asked: [], sampled: [], logged: [], progress: [] });
   });
 
   it('end a call whose JSON answer answers another request at once, as not MCP', async () => {

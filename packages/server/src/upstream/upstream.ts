@@ -18,10 +18,12 @@ import {
 import { Connections } from './connections.js';
 import { httpStatusOf, httpTextOf, judgeFailure, reasonOf, resultOf } from './failure-reasons.js';
 import { type GuardedFetch, guardedFetch } from './guarded-fetch.js';
+import { heldQuestionOwner } from './held-question.js';
 import { toolsWithinBudget } from './list-budget.js';
 import { ListChangedStream } from './list-changed.js';
 import type { UpstreamNotice } from './notice.js';
 import { type Offers, offersOf } from './offers.js';
+import { createRefusalLog, type RefusalLog } from './refusal-log.js';
 import { UpstreamRefusedFailure } from './refused.js';
 import { requiredLinks, settleRequiredLinks } from './required-links.js';
 import { AS_SENT, type CallFrame, sendCall } from './send-call.js';
@@ -88,10 +90,16 @@ export class Upstream {
   /** The served path of each call in flight, for the questions it relays. */
   readonly #paths = new WeakMap<SourceCall, string>();
   readonly #fetch: GuardedFetch | undefined;
-  /** Calls a stdio process serves now (its log lines go to a call only while it is alone). */
-  readonly #stdioCalls = new Set<SourceCall>();
-  /** Requests of the gateway's own in flight ({@link #ownRequest}): tool lists, resources, prompts. */
-  #ownRequests = 0;
+  /**
+   * Calls a stdio process serves now (its log lines go to a call only while it is alone), each
+   * with what tells a question held for it (`heldQuestionOwner`) that it ended.
+   */
+  readonly #stdioCalls = new Map<SourceCall, { ended: Promise<void>; end: () => void }>();
+  /**
+   * Requests of the gateway's own in flight ({@link #ownRequest}): tool lists, resources,
+   * prompts; each true once answered, false when it failed.
+   */
+  readonly #ownRequests = new Set<Promise<boolean>>();
   /** The 2026-07-28 `subscriptions/listen` stream for tool list changes. */
   readonly #listChanged: ListChangedStream;
   #era: Era | undefined;
@@ -99,12 +107,15 @@ export class Upstream {
   #closed = false;
   /** Aborted when the source is removed (or the gateway stops). */
   readonly #removal = new AbortController();
+  /** The upstream's requests refused for belonging to no call, logged without a flood. */
+  readonly #refusals: RefusalLog;
   /** Why a stdio upstream's process is not running (it could not start, or it exited). */
   #processDown: string | undefined;
 
   constructor(options: UpstreamOptions) {
     this.id = options.id;
     this.#options = options;
+    this.#refusals = createRefusalLog(options.logger, options.id);
     const { target } = options;
     this.#frame = { storage: this.#current, needed: target.kind !== 'stdio' };
     if (target.kind === 'http') {
@@ -271,7 +282,7 @@ export class Upstream {
       const found = this.#checkoutFor(credential, call, provider);
       const connection = found instanceof Promise ? await found : found;
       const stdio = this.#options.target.kind === 'stdio';
-      if (stdio) this.#stdioCalls.add(call);
+      if (stdio) this.#stdioCalls.set(call, callEnd());
       let required: ReturnType<typeof requiredLinks>;
       try {
         const answer = await this.#send(connection, name, args, call, headerDeclaring);
@@ -302,7 +313,10 @@ export class Upstream {
         // It answered as MCP has it: the user has a step to take in the browser.
         this.#breaker.success();
       } finally {
-        if (stdio) this.#stdioCalls.delete(call);
+        if (stdio) {
+          this.#stdioCalls.get(call)?.end();
+          this.#stdioCalls.delete(call);
+        }
         this.#connections.checkin(connection);
       }
       // Asked with the session given back: the user may take minutes.
@@ -442,11 +456,21 @@ export class Upstream {
    * counted: a stdio process's message cannot be told to be its lone call's while one is in flight.
    */
   async #ownRequest<T>(work: () => Promise<T>): Promise<T> {
-    this.#ownRequests += 1;
+    let settle: (answered: boolean) => void = () => {};
+    const outcome = new Promise<boolean>((resolve) => {
+      settle = resolve;
+    });
+    this.#ownRequests.add(outcome);
     try {
-      return await this.#current.exit(work);
+      const result = await this.#current.exit(work);
+      settle(true);
+      return result;
+    } catch (error) {
+      // The upstream's own JSON-RPC error is an answer too: its handler finished.
+      settle(error instanceof ProtocolError);
+      throw error;
     } finally {
-      this.#ownRequests -= 1;
+      this.#ownRequests.delete(outcome);
     }
   }
 
@@ -458,11 +482,26 @@ export class Upstream {
    */
   #callOf(): SourceCall | undefined {
     if (this.#options.target.kind === 'stdio') {
-      const alone = this.#stdioCalls.size === 1 && this.#ownRequests === 0;
-      const [call] = alone ? this.#stdioCalls : [];
+      const alone = this.#stdioCalls.size === 1 && this.#ownRequests.size === 0;
+      const [call] = alone ? this.#stdioCalls.keys() : [];
       return call;
     }
     return this.#current.getStore();
+  }
+
+  /**
+   * The call a question or sampling request of the upstream belongs to, as {@link #callOf}, except
+   * that a stdio process's, asked while it serves one call and requests of the gateway's own, is
+   * held until it can be told whose it is (`heldQuestionOwner`).
+   */
+  #questionOf(): SourceCall | undefined | Promise<SourceCall | undefined> {
+    if (this.#options.target.kind !== 'stdio' || this.#ownRequests.size === 0) {
+      return this.#callOf();
+    }
+    const [only] = this.#stdioCalls;
+    if (only === undefined || this.#stdioCalls.size > 1) return undefined;
+    const [call, { ended }] = only;
+    return heldQuestionOwner(call, ended, [...this.#ownRequests], () => this.#stdioCalls.has(call));
   }
 
   /**
@@ -501,6 +540,7 @@ export class Upstream {
   async close(): Promise<void> {
     this.#closed = true;
     this.#removal.abort();
+    this.#refusals.close();
     this.#listChanged.close();
     await this.#connections.close();
     await this.#fetch?.close().catch(() => {});
@@ -590,16 +630,13 @@ export class Upstream {
       fetch: this.#fetch,
       relay: {
         callOf: () => this.#callOf(),
+        questionOf: () => this.#questionOf(),
         toolPathOf: (call) => this.#toolPathOf(call),
         // What the upstream says of its lists is no call's: what it sets off (a refresh timer)
         // must not carry the frame of the call whose stream it came on.
         onToolsChanged: () => this.#current.exit(() => this.#options.onToolsChanged()),
         onNotice: (notice) => this.#current.exit(() => this.#options.onNotice?.(notice)),
-        refused: (method) =>
-          logger.warn('upstream request refused: it belongs to no call in progress', {
-            sourceId: this.id,
-            method,
-          }),
+        refused: (method) => this.#refusals.refused(method),
         sourceId: this.id,
         settings: () =>
           this.#options.relaySettings?.() ?? { allowElicitation: true, allowSampling: true },
@@ -692,3 +729,12 @@ function progressTo(call: SourceCall) {
 }
 
 export { UpstreamRefusedFailure };
+
+/** A stdio call's end, told once. */
+function callEnd(): { ended: Promise<void>; end: () => void } {
+  let end: () => void = () => {};
+  const ended = new Promise<void>((resolve) => {
+    end = resolve;
+  });
+  return { ended, end };
+}

@@ -19,8 +19,8 @@ export const nativeRequest = Symbol('getRequestCache');
 export const abortRequest = Symbol('abortRequest');
 /** Set on a message whose body the app's read must watch for the client leaving. */
 export const wrapBodyStream = Symbol('wrapBodyStream');
-/** The body as text at once when it sits whole in the message (see `bufferedTextOf`). */
-export const bufferedText = Symbol('bufferedText');
+/** The body's bytes at once when they sit whole in the message (see `bufferedBodyOf`). */
+export const bufferedBody = Symbol('bufferedBody');
 /**
  * Tells a listener once when the client leaves before the answer finished, as the request's
  * `signal` would, without making the signal (see {@link whenClientLeaves}).
@@ -212,15 +212,16 @@ export class NodeRequest {
   }
 
   /**
-   * A POST's body as text at once, read as `text()` would read it, when it sits whole in the
-   * message's buffer (`takeBufferedBody` left it as `rawBody`); else undefined, nothing read.
+   * A POST's body's bytes at once, marking the body read as `arrayBuffer()` would, when it sits
+   * whole in the message's buffer (`takeBufferedBody` left it as `rawBody`); else undefined,
+   * nothing read.
    */
-  [bufferedText](): string | undefined {
+  [bufferedBody](): Buffer | undefined {
     if (this.#method !== 'POST' || this.#consumedDirectly || this.#native) return undefined;
     const raw = rawBodyOf(this.#incoming);
     if (raw === undefined) return undefined;
     this.#consumedDirectly = true;
-    return textDecoder.decode(raw);
+    return raw;
   }
 
   /** A real `Request` of the same method, URL, headers, signal and (unread) body. */

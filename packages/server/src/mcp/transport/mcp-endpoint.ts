@@ -282,6 +282,8 @@ export class McpEndpoint {
           `Payload Too Large: the body must not exceed ${options.maxBodyBytes} bytes`,
         );
       }
+      if (!('text' in read))
+        return rpcError(400, -32700, 'Parse error: the body is not valid UTF-8');
       try {
         body = JSON.parse(read.text);
       } catch {
