@@ -177,7 +177,7 @@ describe('a hostile client', () => {
     expect(text).toContain('"code":"payload_too_large"');
   });
 
-  // Read as replacement characters until issue 38: a method name that was not the one sent.
+  // Read as replacement characters until stop 53: a method name that was not the one sent.
   it('gets a 400 JSON-RPC parse error for a body of invalid UTF-8, the connection kept', async () => {
     const { mcp, head, health } = await parts();
     const body = Buffer.concat([

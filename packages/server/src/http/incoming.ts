@@ -72,7 +72,7 @@ export function takeBufferedBody(
  * network whose body {@link takeBufferedBody} took), marking it read as `arrayBuffer()` would;
  * else undefined, nothing read. `arrayBuffer()` answers the same in a promise, which costs the
  * MCP endpoint's every call an async read and its turn (issue 37). Bytes, not text: the caller
- * counts and decodes them (the MCP endpoint refuses a body that is not UTF-8, issue 38).
+ * counts and decodes them (the MCP endpoint refuses a body that is not UTF-8).
  *
  * @example
  * if (takeBufferedBody(incoming, length)) bytes = bufferedBodyOf(request);

@@ -64,7 +64,7 @@ describe('readBodyText and limitBody', () => {
   });
 });
 
-describe('a JSON body that is not UTF-8 (issue 38)', () => {
+describe('a JSON body that is not UTF-8', () => {
   it('is refused with a 400 in the error shape, not read with U+FFFD in place of its bad bytes', async () => {
     const gw = await startMcpGateway();
     const admin = await gw.user({ admin: true });

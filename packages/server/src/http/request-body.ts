@@ -34,7 +34,7 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 /**
  * The request body of `c` as text (its bytes kept by Hono, so it can be read again). The bytes
  * must be UTF-8, as JSON exchanged between systems must be (RFC 8259 §8.1) and forms are: a bad
- * byte is refused, not read as U+FFFD (issue 38). A client that hangs up mid-body gets a 400
+ * byte is refused, not read as U+FFFD. A client that hangs up mid-body gets a 400
  * instead of an unhandled 500 (see {@link bodyReadError}).
  *
  * @throws HttpError `bad_request` when the body was cut off or is not UTF-8.
