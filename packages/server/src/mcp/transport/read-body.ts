@@ -18,7 +18,7 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
  * Reads the body of an MCP request, refusing one over `maxBytes`, counted in the bytes received
- * (the decoded text is longer when a bad byte becomes U+FFFD, issue 38). A body with a declared
+ * (the decoded text is longer when a bad byte becomes U+FFFD). A body with a declared
  * length (`Content-Length`, which the HTTP server holds the client to) is read in one piece with
  * `request.arrayBuffer()`, which the Node adapter serves straight from the socket; only a body
  * without one (chunked) is streamed, and cut off as soon as it passes the limit. Streaming every
