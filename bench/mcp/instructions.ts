@@ -174,7 +174,7 @@ function dumped(pid: number, part: number): { file: string; main: number; all: n
  * answer's write, and after it to the next wait. The turn of each median stays (`.median-before`,
  * `.median-after`, with the JIT's map when written), the other dumps are removed once read.
  */
-function turns(pid: number): string {
+function turns(pid: number, upstreamTurns = false): string {
   const before: { total: number; path: string }[] = [];
   const after: { total: number; path: string }[] = [];
   const prefix = `callgrind.${stamp}.`;
@@ -199,9 +199,53 @@ function turns(pid: number): string {
     if (existsSync(map)) copyFileSync(map, `${keep}.map`);
     return middle.total.toLocaleString('en');
   };
-  const summary = `median turn before the answer's write ${median(before, 'before')} instructions (${before.length} turns), after it ${median(after, 'after')} (${after.length} turns)`;
-  for (const name of dumpsOf) rmSync(join(outDir, name));
+  const summary = upstreamTurns
+    ? pipeTurns(dumpsOf)
+    : `median turn before the answer's write ${median(before, 'before')} instructions (${before.length} turns), after it ${median(after, 'after')} (${after.length} turns)`;
+  if (process.env.INSTR_KEEP !== '1') for (const name of dumpsOf) rmSync(join(outDir, name));
   return summary;
+}
+
+/**
+ * The medians of a stdio call's two turns (`INSTR_TURNS` on the `stdio` path): the request's turn
+ * (the one that parses HTTP, `llhttp_execute`) up to its first write (the line to the process)
+ * and after it to the wait, and the answer's turn (the process's line read, no HTTP parsed) up to
+ * its write (the answer to the client) and after it. Turns with no write (timers, batches) are
+ * counted apart.
+ */
+function pipeTurns(dumpsOf: string[]): string {
+  const part = (name: string) => Number(/\.(\d+)-01$/.exec(name)?.[1] ?? Number.NaN);
+  const ordered = dumpsOf
+    .filter((name) => name.endsWith('-01') && !Number.isNaN(part(name)))
+    .sort((a, b) => part(a) - part(b));
+  const request = { before: [] as number[], after: [] as number[] };
+  const answer = { before: [] as number[], after: [] as number[] };
+  let others = 0;
+  let segments: { total: number; write: boolean; http: boolean }[] = [];
+  for (const name of ordered) {
+    const text = readFileSync(join(outDir, name), 'utf8');
+    const total = Number(/^(?:totals|summary): (\d+)/m.exec(text)?.[1] ?? 0);
+    const trigger = /^desc: Trigger: (.*)$/m.exec(text)?.[1] ?? '';
+    segments.push({
+      total,
+      write: trigger.includes('uv_try_write'),
+      http: text.includes('llhttp_execute'),
+    });
+    if (!trigger.includes('epoll_pwait')) continue;
+    const first = segments.findIndex((segment) => segment.write);
+    const sum = (from: number, to: number) =>
+      segments.slice(from, to).reduce((all, segment) => all + segment.total, 0);
+    const into = segments.some((segment) => segment.http) ? request : answer;
+    if (first === -1) others += 1;
+    else {
+      into.before.push(sum(0, first + 1));
+      into.after.push(sum(first + 1, segments.length));
+    }
+    segments = [];
+  }
+  const median = (values: number[]) =>
+    (values.sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0).toLocaleString('en');
+  return `request's turn: ${median(request.before)} to its first write, ${median(request.after)} after (${request.before.length} turns); answer's turn: ${median(answer.before)} to its write, ${median(answer.after)} after (${answer.before.length} turns); ${others} turns with no write`;
 }
 
 /** How many dumps each side has written. */
@@ -226,7 +270,9 @@ async function measure(
   control(pid, '--dump');
   control(pid, '-i', 'off');
   if (TURNS) {
-    console.log(`${name}: ${turns(pid)} (${CALLS} calls at ${CLIENTS} client(s), after ${WARMUP})`);
+    console.log(
+      `${name}: ${turns(pid, PATHS.has('stdio') || PATHS.has('stdio-call'))} (${CALLS} calls at ${CLIENTS} client(s), after ${WARMUP})`,
+    );
     return;
   }
   const part = (dumps.get(pid) ?? 0) + 1;
@@ -271,7 +317,7 @@ async function measureOpens(name: string, side: Side): Promise<void> {
 
 const started: ChildProcess[] = [];
 try {
-  if (PATHS.has('plugin') || PATHS.has('sessions') || PATHS.has('stdio') || PATHS.has('opens')) {
+  if (['plugin', 'sessions', 'stdio', 'stdio-call', 'opens'].some((path) => PATHS.has(path))) {
     const gateway = await start('gateway', true);
     started.push(gateway.child);
     if (PATHS.has('plugin')) {
@@ -289,6 +335,19 @@ try {
     }
     if (PATHS.has('sessions')) await measureSessions('2025 session (SDK v1 client)', gateway);
     if (PATHS.has('opens')) await measureOpens('2025 session opened (SDK v1 client)', gateway);
+    if (PATHS.has('stdio-call')) {
+      let agent = new Agent({ keepAlive: true, maxSockets: CLIENTS });
+      await measure(
+        'stdio upstream, 2026-07-28',
+        gateway,
+        () => call(gateway, agent, 'io.bench.echo.say', 1),
+        () => {
+          agent.destroy();
+          agent = new Agent({ keepAlive: true, maxSockets: CLIENTS });
+        },
+      );
+      agent.destroy();
+    }
     if (PATHS.has('stdio')) {
       await measureSessions(
         'stdio upstream, 2025 session (SDK v1 client)',
