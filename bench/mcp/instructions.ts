@@ -15,7 +15,11 @@
  * in front of the same bare server: what a federated call's hop is measured against; not in the
  * default set), `stdio` (the `sessions` client calling `io.bench.echo.say`, the stdio echo
  * upstream the same Gateway serves, which runs outside valgrind: what `BENCH_CASES=stdio`
- * measures against the `sessions` call of the plugin echo; not in the default set), `opens` and
+ * measures against the `sessions` call of the plugin echo; not in the default set; under
+ * callgrind its calls outlast the 50 ms a session call's answer is gathered for, so they are
+ * counted on the transport's way, not on the direct one they take natively), `stdio-call` (a
+ * 2026-07-28 call of `io.bench.echo.say`, as `plugin` calls the plugin echo: the stdio upstream's
+ * own work without that artefact; not in the default set), `opens` and
  * `bare-opens` (a whole 2025 session per counted call, from `initialize` to `DELETE`, on the
  * Gateway and on the bare SDK v2 session server; not in the default set).
  * `INSTR_CALLS` (default 300) measured calls, after `INSTR_WARMUP` (default 1,500) at
@@ -27,7 +31,10 @@
  * write (`uv_try_write`) and before each wait (`epoll_pwait`), and prints the medians, per call,
  * of what ran before the answer went out (the client's wait) and after it (to the next wait):
  * medians leave out the turns a scavenge, a JIT compilation or the execution batch fell in, which
- * move the whole dump by ±50 k a call. Meant for one client and 100-300 calls.
+ * move the whole dump by ±50 k a call. Meant for one client and 100-300 calls. With `stdio` or
+ * `stdio-call` measured, a call's two turns are told apart (the request's parses HTTP, the
+ * answer's reads the process's line) and each is cut at its first write (the line to the
+ * process; the answer to the client). `INSTR_KEEP=1` keeps every turn's dump.
  *
  * Run from the repository root after `pnpm --filter @gateway/sdk --filter @gateway/server build`:
  * `pnpm exec tsx bench/mcp/instructions.ts`. Slow: a few minutes per path on an idle machine.
