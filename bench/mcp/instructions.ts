@@ -309,6 +309,21 @@ async function measureSessions(name: string, side: Side, tool = 'bench.echo.say'
   await Promise.all(sessions.map((session) => session.close()));
 }
 
+/** Counts 2026-07-28 calls of `tool` through `side`, each measured batch on fresh connections. */
+async function measureCalls(name: string, side: Side, tool: string): Promise<void> {
+  let agent = new Agent({ keepAlive: true, maxSockets: CLIENTS });
+  await measure(
+    name,
+    side,
+    () => call(side, agent, tool, 1),
+    () => {
+      agent.destroy();
+      agent = new Agent({ keepAlive: true, maxSockets: CLIENTS });
+    },
+  );
+  agent.destroy();
+}
+
 /**
  * Counts opening 2025 sessions through `side`: the SDK v1 client's `initialize`, its
  * `notifications/initialized` and standalone GET stream, a first `tools/list`, and the `DELETE`
@@ -327,33 +342,11 @@ try {
   if (['plugin', 'sessions', 'stdio', 'stdio-call', 'opens'].some((path) => PATHS.has(path))) {
     const gateway = await start('gateway', true);
     started.push(gateway.child);
-    if (PATHS.has('plugin')) {
-      let agent = new Agent({ keepAlive: true, maxSockets: CLIENTS });
-      await measure(
-        'plugin, 2026-07-28',
-        gateway,
-        () => call(gateway, agent, 'bench.echo.say', 1),
-        () => {
-          agent.destroy();
-          agent = new Agent({ keepAlive: true, maxSockets: CLIENTS });
-        },
-      );
-      agent.destroy();
-    }
+    if (PATHS.has('plugin')) await measureCalls('plugin, 2026-07-28', gateway, 'bench.echo.say');
     if (PATHS.has('sessions')) await measureSessions('2025 session (SDK v1 client)', gateway);
     if (PATHS.has('opens')) await measureOpens('2025 session opened (SDK v1 client)', gateway);
     if (PATHS.has('stdio-call')) {
-      let agent = new Agent({ keepAlive: true, maxSockets: CLIENTS });
-      await measure(
-        'stdio upstream, 2026-07-28',
-        gateway,
-        () => call(gateway, agent, 'io.bench.echo.say', 1),
-        () => {
-          agent.destroy();
-          agent = new Agent({ keepAlive: true, maxSockets: CLIENTS });
-        },
-      );
-      agent.destroy();
+      await measureCalls('stdio upstream, 2026-07-28', gateway, 'io.bench.echo.say');
     }
     if (PATHS.has('stdio')) {
       await measureSessions(
