@@ -15,7 +15,11 @@
  * in front of the same bare server: what a federated call's hop is measured against; not in the
  * default set), `stdio` (the `sessions` client calling `io.bench.echo.say`, the stdio echo
  * upstream the same Gateway serves, which runs outside valgrind: what `BENCH_CASES=stdio`
- * measures against the `sessions` call of the plugin echo; not in the default set), `opens` and
+ * measures against the `sessions` call of the plugin echo; not in the default set; under
+ * callgrind its calls outlast the 50 ms a session call's answer is gathered for, so they are
+ * counted on the transport's way, not on the direct one they take natively), `stdio-call` (a
+ * 2026-07-28 call of `io.bench.echo.say`, as `plugin` calls the plugin echo: the stdio upstream's
+ * own work without that artefact; not in the default set), `opens` and
  * `bare-opens` (a whole 2025 session per counted call, from `initialize` to `DELETE`, on the
  * Gateway and on the bare SDK v2 session server; not in the default set).
  * `INSTR_CALLS` (default 300) measured calls, after `INSTR_WARMUP` (default 1,500) at
@@ -27,7 +31,10 @@
  * write (`uv_try_write`) and before each wait (`epoll_pwait`), and prints the medians, per call,
  * of what ran before the answer went out (the client's wait) and after it (to the next wait):
  * medians leave out the turns a scavenge, a JIT compilation or the execution batch fell in, which
- * move the whole dump by ±50 k a call. Meant for one client and 100-300 calls.
+ * move the whole dump by ±50 k a call. Meant for one client and 100-300 calls. With `stdio` or
+ * `stdio-call` measured, a call's two turns are told apart (the request's parses HTTP, the
+ * answer's reads the process's line) and each is cut at its first write (the line to the
+ * process; the answer to the client). `INSTR_KEEP=1` keeps every turn's dump.
  *
  * Run from the repository root after `pnpm --filter @gateway/sdk --filter @gateway/server build`:
  * `pnpm exec tsx bench/mcp/instructions.ts`. Slow: a few minutes per path on an idle machine.
@@ -174,7 +181,7 @@ function dumped(pid: number, part: number): { file: string; main: number; all: n
  * answer's write, and after it to the next wait. The turn of each median stays (`.median-before`,
  * `.median-after`, with the JIT's map when written), the other dumps are removed once read.
  */
-function turns(pid: number): string {
+function turns(pid: number, upstreamTurns = false): string {
   const before: { total: number; path: string }[] = [];
   const after: { total: number; path: string }[] = [];
   const prefix = `callgrind.${stamp}.`;
@@ -199,9 +206,53 @@ function turns(pid: number): string {
     if (existsSync(map)) copyFileSync(map, `${keep}.map`);
     return middle.total.toLocaleString('en');
   };
-  const summary = `median turn before the answer's write ${median(before, 'before')} instructions (${before.length} turns), after it ${median(after, 'after')} (${after.length} turns)`;
-  for (const name of dumpsOf) rmSync(join(outDir, name));
+  const summary = upstreamTurns
+    ? pipeTurns(dumpsOf)
+    : `median turn before the answer's write ${median(before, 'before')} instructions (${before.length} turns), after it ${median(after, 'after')} (${after.length} turns)`;
+  if (process.env.INSTR_KEEP !== '1') for (const name of dumpsOf) rmSync(join(outDir, name));
   return summary;
+}
+
+/**
+ * The medians of a stdio call's two turns (`INSTR_TURNS` on the `stdio` path): the request's turn
+ * (the one that parses HTTP, `llhttp_execute`) up to its first write (the line to the process)
+ * and after it to the wait, and the answer's turn (the process's line read, no HTTP parsed) up to
+ * its write (the answer to the client) and after it. Turns with no write (timers, batches) are
+ * counted apart.
+ */
+function pipeTurns(dumpsOf: string[]): string {
+  const part = (name: string) => Number(/\.(\d+)-01$/.exec(name)?.[1] ?? Number.NaN);
+  const ordered = dumpsOf
+    .filter((name) => name.endsWith('-01') && !Number.isNaN(part(name)))
+    .sort((a, b) => part(a) - part(b));
+  const request = { before: [] as number[], after: [] as number[] };
+  const answer = { before: [] as number[], after: [] as number[] };
+  let others = 0;
+  let segments: { total: number; write: boolean; http: boolean }[] = [];
+  for (const name of ordered) {
+    const text = readFileSync(join(outDir, name), 'utf8');
+    const total = Number(/^(?:totals|summary): (\d+)/m.exec(text)?.[1] ?? 0);
+    const trigger = /^desc: Trigger: (.*)$/m.exec(text)?.[1] ?? '';
+    segments.push({
+      total,
+      write: trigger.includes('uv_try_write'),
+      http: text.includes('llhttp_execute'),
+    });
+    if (!trigger.includes('epoll_pwait')) continue;
+    const first = segments.findIndex((segment) => segment.write);
+    const sum = (from: number, to: number) =>
+      segments.slice(from, to).reduce((all, segment) => all + segment.total, 0);
+    const into = segments.some((segment) => segment.http) ? request : answer;
+    if (first === -1) others += 1;
+    else {
+      into.before.push(sum(0, first + 1));
+      into.after.push(sum(first + 1, segments.length));
+    }
+    segments = [];
+  }
+  const median = (values: number[]) =>
+    (values.sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0).toLocaleString('en');
+  return `request's turn: ${median(request.before)} to its first write, ${median(request.after)} after (${request.before.length} turns); answer's turn: ${median(answer.before)} to its write, ${median(answer.after)} after (${answer.before.length} turns); ${others} turns with no write`;
 }
 
 /** How many dumps each side has written. */
@@ -226,7 +277,9 @@ async function measure(
   control(pid, '--dump');
   control(pid, '-i', 'off');
   if (TURNS) {
-    console.log(`${name}: ${turns(pid)} (${CALLS} calls at ${CLIENTS} client(s), after ${WARMUP})`);
+    console.log(
+      `${name}: ${turns(pid, PATHS.has('stdio') || PATHS.has('stdio-call'))} (${CALLS} calls at ${CLIENTS} client(s), after ${WARMUP})`,
+    );
     return;
   }
   const part = (dumps.get(pid) ?? 0) + 1;
@@ -256,6 +309,21 @@ async function measureSessions(name: string, side: Side, tool = 'bench.echo.say'
   await Promise.all(sessions.map((session) => session.close()));
 }
 
+/** Counts 2026-07-28 calls of `tool` through `side`, each measured batch on fresh connections. */
+async function measureCalls(name: string, side: Side, tool: string): Promise<void> {
+  let agent = new Agent({ keepAlive: true, maxSockets: CLIENTS });
+  await measure(
+    name,
+    side,
+    () => call(side, agent, tool, 1),
+    () => {
+      agent.destroy();
+      agent = new Agent({ keepAlive: true, maxSockets: CLIENTS });
+    },
+  );
+  agent.destroy();
+}
+
 /**
  * Counts opening 2025 sessions through `side`: the SDK v1 client's `initialize`, its
  * `notifications/initialized` and standalone GET stream, a first `tools/list`, and the `DELETE`
@@ -271,24 +339,15 @@ async function measureOpens(name: string, side: Side): Promise<void> {
 
 const started: ChildProcess[] = [];
 try {
-  if (PATHS.has('plugin') || PATHS.has('sessions') || PATHS.has('stdio') || PATHS.has('opens')) {
+  if (['plugin', 'sessions', 'stdio', 'stdio-call', 'opens'].some((path) => PATHS.has(path))) {
     const gateway = await start('gateway', true);
     started.push(gateway.child);
-    if (PATHS.has('plugin')) {
-      let agent = new Agent({ keepAlive: true, maxSockets: CLIENTS });
-      await measure(
-        'plugin, 2026-07-28',
-        gateway,
-        () => call(gateway, agent, 'bench.echo.say', 1),
-        () => {
-          agent.destroy();
-          agent = new Agent({ keepAlive: true, maxSockets: CLIENTS });
-        },
-      );
-      agent.destroy();
-    }
+    if (PATHS.has('plugin')) await measureCalls('plugin, 2026-07-28', gateway, 'bench.echo.say');
     if (PATHS.has('sessions')) await measureSessions('2025 session (SDK v1 client)', gateway);
     if (PATHS.has('opens')) await measureOpens('2025 session opened (SDK v1 client)', gateway);
+    if (PATHS.has('stdio-call')) {
+      await measureCalls('stdio upstream, 2026-07-28', gateway, 'io.bench.echo.say');
+    }
     if (PATHS.has('stdio')) {
       await measureSessions(
         'stdio upstream, 2025 session (SDK v1 client)',

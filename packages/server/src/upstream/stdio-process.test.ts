@@ -23,10 +23,28 @@ process.stdin.on('data', (chunk) => {
 });
 `;
 
-async function started(): Promise<StdioProcess> {
+// Answers each request line with its place among the lines read; exits, when its stdin ends, with
+// the number of lines it read.
+const COUNT_LINES = `
+let buffer = '';
+let read = 0;
+process.stdin.on('data', (chunk) => {
+  buffer += chunk;
+  let end;
+  while ((end = buffer.indexOf('\\n')) >= 0) {
+    const { id } = JSON.parse(buffer.slice(0, end));
+    buffer = buffer.slice(end + 1);
+    read += 1;
+    process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id, result: { read } }) + '\\n');
+  }
+});
+process.stdin.on('end', () => process.exit(read));
+`;
+
+async function started(script = ECHO_LINES): Promise<StdioProcess> {
   const process_ = new StdioProcess({
     command: process.execPath,
-    args: ['-e', ECHO_LINES],
+    args: ['-e', script],
     env: {},
     maxBufferSize: 1 << 20,
   });
@@ -64,5 +82,29 @@ describe('StdioProcess.call (issue 37)', () => {
     await expect(
       upstream.call('tools/call', { name: 'say' }, stopOf(new AbortController().signal)),
     ).rejects.toThrow('the upstream process is not running');
+  });
+
+  // stdio38: a turn's call lines are joined and written at the turn's end, not corked.
+  it('writes a message sent in the same turn after the calls before it', async () => {
+    const upstream = await started(COUNT_LINES);
+    const heard: unknown[] = [];
+    upstream.onmessage = (message) => heard.push(message);
+    const calls = [1, 2].map(() =>
+      upstream.call('tools/call', { name: 'say' }, stopOf(new AbortController().signal)),
+    );
+    await upstream.send({ jsonrpc: '2.0', id: 'sent', method: 'ping' });
+    const answers = await Promise.all(calls);
+    expect(answers.map((answer) => ('result' in answer ? answer.result.read : undefined))).toEqual([
+      1, 2,
+    ]);
+    await expect.poll(() => heard).toEqual([{ jsonrpc: '2.0', id: 'sent', result: { read: 3 } }]);
+  });
+
+  it('writes the lines of calls made in the turn it is closed in before ending stdin', async () => {
+    const upstream = await started(COUNT_LINES);
+    const call = upstream.call('tools/call', { name: 'say' }, stopOf(new AbortController().signal));
+    call.catch(() => {});
+    await upstream.close();
+    expect(upstream.reason()).toBe('exited with code 1');
   });
 });

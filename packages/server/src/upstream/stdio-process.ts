@@ -62,8 +62,8 @@ export class StdioProcess implements Transport {
   #exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
   #exited: Promise<void> = Promise.resolve();
   #closing = false;
-  /** Whether stdin holds this turn's messages, to be written together (see `send`). */
-  #corked = false;
+  /** The lines of this turn's calls not written yet: they go in one write (see {@link #write}). */
+  #pending: string | undefined;
 
   constructor(options: StdioProcessOptions) {
     this.#options = options;
@@ -155,7 +155,9 @@ export class StdioProcess implements Transport {
         reject(new Error('the upstream process is not running'));
         return;
       }
-      if (this.#write(stdin, serializeMessage(message))) resolve();
+      // After this turn's calls' lines, so the process reads the messages in the order sent.
+      this.#flush(stdin);
+      if (stdin.write(serializeMessage(message))) resolve();
       else stdin.once('drain', resolve);
     });
   }
@@ -167,6 +169,8 @@ export class StdioProcess implements Transport {
     if (child === undefined) return;
     if (this.#exit === undefined) {
       try {
+        // The lines of this turn's calls first, as a corked stream's end would write them.
+        if (child.stdin) this.#flush(child.stdin);
         child.stdin?.end();
       } catch {}
       if (!(await this.#exitWithin(GRACE_MS))) {
@@ -244,23 +248,26 @@ export class StdioProcess implements Transport {
   }
 
   /**
-   * Writes `line` to the process: the messages of one turn of the event loop (calls that came in
-   * together) go in one write, as each write to its pipe costs a system call and wakes the
-   * process. Whether the pipe takes more now, as `write` says.
+   * Writes a call's `line` to the process at the end of this turn of the event loop: the lines of
+   * the calls that came in together go in one write, as each write to its pipe costs a system
+   * call and wakes the process. Joined into one string rather than corked on the stream: a
+   * corked stream keeps an entry per line and writes them with `writev` (issue 37, `stdio38`).
    */
-  #write(stdin: Writable, line: string): boolean {
-    if (!this.#corked) {
-      this.#corked = true;
-      stdin.cork();
-      setImmediate(this.#uncork, stdin);
+  #write(stdin: Writable, line: string): void {
+    if (this.#pending !== undefined) {
+      this.#pending += line;
+      return;
     }
-    return stdin.write(line);
+    this.#pending = line;
+    setImmediate(this.#flush, stdin);
   }
 
-  /** Ends the turn's cork (see {@link #write}); one function for the process, not one a turn. */
-  readonly #uncork = (stdin: Writable): void => {
-    this.#corked = false;
-    stdin.uncork();
+  /** Writes the turn's pending lines (see {@link #write}); one function for the process. */
+  readonly #flush = (stdin: Writable): void => {
+    const lines = this.#pending;
+    if (lines === undefined) return;
+    this.#pending = undefined;
+    if (stdin.writable) stdin.write(lines);
   };
 
   /** Adds `chunk` to what is unread; a line longer than the largest message is refused. */
@@ -286,7 +293,8 @@ export class StdioProcess implements Transport {
       const end = unread === undefined ? -1 : unread.indexOf(10);
       if (unread === undefined || end === -1) return;
       const line = unread.toString('utf8', 0, end > 0 && unread[end - 1] === 13 ? end - 1 : end);
-      this.#unread = unread.subarray(end + 1);
+      // Most chunks are one whole line: nothing is left, and no empty view of it is made.
+      this.#unread = end + 1 === unread.length ? undefined : unread.subarray(end + 1);
       let value: unknown;
       try {
         value = JSON.parse(line);
