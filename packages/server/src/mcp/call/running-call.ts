@@ -6,6 +6,7 @@ import type {
   LoggingLevel,
 } from '@modelcontextprotocol/server';
 import type { ServerLogger } from '../../http/logger.js';
+import { OnceStop } from '../../http/once-stop.js';
 import type { MountedTool } from '../../registry/index.js';
 import { type SourceCall, Stopped } from '../../tool-sources/index.js';
 import type { CallRedaction } from '../call-redaction.js';
@@ -53,17 +54,11 @@ export class RunningCall implements SourceCall {
   readonly reportProgress: (progress: number, total?: number, message?: string) => void;
   readonly #options: RunningCallOptions;
   /**
-   * The call's signal, made when something first reads it: a plugin call whose handler never
+   * The call's stop: its time limit, its client, or its end (silent: its listeners are not told).
+   * The call's signal is made when something first reads it: a plugin call whose handler never
    * does (most) skips making it, and its `abort` event when the call ends (issue 37).
    */
-  #controller: AbortController | undefined;
-  /** Why the call stopped (a time limit, the client, its end), once it has. */
-  #stopped: unknown;
-  #isStopped = false;
-  /** Rejects {@link RunningCall.untilStopped}'s promise, while one waits. */
-  #onStop: ((reason: unknown) => void) | undefined;
-  /** Told when the call is stopped ({@link RunningCall.onStop}). */
-  #stopListeners: ((reason: unknown) => void)[] | undefined;
+  readonly #stop: OnceStop;
   readonly #limit: TimeLimit;
   readonly #progress: ProgressReporter;
   readonly #pending: PendingSlot = { current: undefined, asked: 0 };
@@ -81,9 +76,10 @@ export class RunningCall implements SourceCall {
     const { services } = runtime;
     this.#options = options;
     this.executionId = record.id;
+    this.#stop = new OnceStop(this.#listenerFailed);
     this.#limit = new TimeLimit(
       runtime.options.toolTimeoutMs,
-      () => this.#stop(new Stopped('timeout')),
+      () => this.#stop.stop(new Stopped('timeout')),
       runtime.callTimer,
     );
     // Heard without making the request's signal when the context can tell (a direct call).
@@ -133,11 +129,7 @@ export class RunningCall implements SourceCall {
 
   /** Aborted when the call is stopped (its time limit, the client) or ends. */
   get signal(): AbortSignal {
-    if (this.#controller === undefined) {
-      this.#controller = new AbortController();
-      if (this.#isStopped) this.#controller.abort(this.#stopped);
-    }
-    return this.#controller.signal;
+    return this.#stop.signal;
   }
 
   /**
@@ -145,62 +137,24 @@ export class RunningCall implements SourceCall {
    * ignores the stop keeps running; its late outcome must not go unhandled.
    */
   untilStopped<T>(work: Promise<T>): Promise<T> {
-    work.catch(() => {});
-    if (this.#isStopped) return Promise.reject(this.#stopped);
-    return new Promise<T>((resolve, reject) => {
-      this.#onStop = reject;
-      work.then(resolve, reject).finally(() => {
-        if (this.#onStop === reject) this.#onStop = undefined;
-      });
-    });
+    return this.#stop.untilStopped(work);
   }
 
+  /** Tells `listener` when the call is stopped (its time limit, the client); not of its end. */
   onStop(listener: (reason: unknown) => void): () => void {
-    if (this.#isStopped) {
-      if (this.#stopped !== CALL_ENDED) this.#tell(listener, this.#stopped);
-      return () => {};
-    }
-    this.#stopListeners ??= [];
-    this.#stopListeners.push(listener);
-    return () => {
-      const listeners = this.#stopListeners;
-      const at = listeners?.indexOf(listener) ?? -1;
-      if (at >= 0) listeners?.splice(at, 1);
-    };
+    return this.#stop.onStop(listener);
   }
 
   /**
-   * Stops the call once: its signal aborts with `reason`, `untilStopped` rejects with it, and the
-   * stop's listeners hear it (unless the call just ended).
-   */
-  #stop(reason: unknown): void {
-    if (this.#isStopped) return;
-    this.#isStopped = true;
-    this.#stopped = reason;
-    this.#controller?.abort(reason);
-    const onStop = this.#onStop;
-    this.#onStop = undefined;
-    onStop?.(reason);
-    const listeners = this.#stopListeners;
-    this.#stopListeners = undefined;
-    if (listeners === undefined || reason === CALL_ENDED) return;
-    for (const listener of listeners) this.#tell(listener, reason);
-  }
-
-  /**
-   * Tells one stop listener. One that throws must not keep the next from hearing, nor escape into
-   * what stopped the call (the time limit's timer, the client's abort). Its error may hold
+   * What a stop listener threw. One that throws must not keep the next from hearing, nor escape
+   * into what stopped the call (the time limit's timer, the client's abort). Its error may hold
    * anything the source had, a credential included: only its kind is logged.
    */
-  #tell(listener: (reason: unknown) => void, reason: unknown): void {
-    try {
-      listener(reason);
-    } catch (error) {
-      this.log.warn('call stop listener failed', {
-        error: error instanceof Error ? error.name : typeof error,
-      });
-    }
-  }
+  readonly #listenerFailed = (error: unknown): void => {
+    this.log.warn('call stop listener failed', {
+      error: error instanceof Error ? error.name : typeof error,
+    });
+  };
 
   /** The server log for this call, made on first use: most calls log nothing. */
   get log(): ServerLogger {
@@ -313,10 +267,10 @@ export class RunningCall implements SourceCall {
     const stopListening = this.#stopListening;
     if (stopListening !== undefined) stopListening();
     else this.#options.ctx.mcpReq.signal.removeEventListener('abort', this.#clientGone);
-    this.#stop(CALL_ENDED);
+    this.#stop.end(CALL_ENDED);
   }
 
-  readonly #clientGone = () => this.#stop(new Stopped('cancelled'));
+  readonly #clientGone = () => this.#stop.stop(new Stopped('cancelled'));
 }
 
 /**
