@@ -62,7 +62,8 @@ export class RunningCall implements SourceCall {
   readonly #limit: TimeLimit;
   readonly #progress: ProgressReporter;
   readonly #pending: PendingSlot = { current: undefined, asked: 0 };
-  readonly #elicitor: Elicitor;
+  /** Made when the call first asks something: most calls never do (issue 37). */
+  #elicitor: Elicitor | undefined;
   readonly #release: ReturnType<typeof setTimeout> | undefined;
   #sampler: Sampler | undefined;
   #log: ServerLogger | undefined;
@@ -72,7 +73,7 @@ export class RunningCall implements SourceCall {
   #linksShown: Set<string> | undefined;
 
   constructor(options: RunningCallOptions) {
-    const { runtime, site, ctx, tool, role, record, round } = options;
+    const { runtime, site, ctx, tool, role, record } = options;
     const { services } = runtime;
     this.#options = options;
     this.executionId = record.id;
@@ -93,27 +94,6 @@ export class RunningCall implements SourceCall {
     this.#progress = new ProgressReporter(ctx, redaction.text);
     this.reportProgress = this.#progress.report;
     this.#release = releaseStreamLater(runtime, ctx);
-    this.#elicitor = new Elicitor({
-      runtime,
-      site,
-      ctx,
-      executionId: record.id,
-      toolPath: tool.path,
-      answers: round?.late === false ? round.answers : [],
-      limit: this.#limit,
-      // Read when the elicitor asks something, not now: see `signal`.
-      signal: () => this.signal,
-      progress: this.#progress,
-      pending: this.#pending,
-      onWaiting: (waiting) =>
-        record.write(
-          waiting
-            ? { durationMs: record.elapsed(), approval: 'pending' }
-            : { durationMs: record.elapsed(), ...record.decision() },
-        ),
-    });
-    record.elicitor = this.#elicitor;
-    const { elicit } = this.#elicitor;
     const subject = subjectId(site.principal);
     this.context = {
       userId: subject,
@@ -122,7 +102,7 @@ export class RunningCall implements SourceCall {
       auth: services.tokens.resolverFor(subject, tool.source.credentials, {
         onVended: (token) => redaction.remember(token),
       }),
-      elicit: (request) => elicit(redaction.data(request)),
+      elicit: (request) => this.#elicitorNow().elicit(redaction.data(request)),
       logger: lazyLogger(() => toolLogger(this.log, site, tool, ctx, redaction)),
     };
   }
@@ -156,6 +136,37 @@ export class RunningCall implements SourceCall {
     });
   };
 
+  /**
+   * The call's elicitor, made on first use. The record reads its last answer (`decision()`): one
+   * never made has none, as one made and never asked has none.
+   */
+  #elicitorNow(): Elicitor {
+    if (this.#elicitor !== undefined) return this.#elicitor;
+    const { runtime, site, ctx, tool, record, round } = this.#options;
+    const elicitor = new Elicitor({
+      runtime,
+      site,
+      ctx,
+      executionId: record.id,
+      toolPath: tool.path,
+      answers: round?.late === false ? round.answers : [],
+      limit: this.#limit,
+      // Read when the elicitor asks something, not now: see `signal`.
+      signal: () => this.signal,
+      progress: this.#progress,
+      pending: this.#pending,
+      onWaiting: (waiting) =>
+        record.write(
+          waiting
+            ? { durationMs: record.elapsed(), approval: 'pending' }
+            : { durationMs: record.elapsed(), ...record.decision() },
+        ),
+    });
+    record.elicitor = elicitor;
+    this.#elicitor = elicitor;
+    return elicitor;
+  }
+
   /** The server log for this call, made on first use: most calls log nothing. */
   get log(): ServerLogger {
     const { runtime, tool, record } = this.#options;
@@ -173,7 +184,7 @@ export class RunningCall implements SourceCall {
   }
 
   get takesLinks(): boolean {
-    return this.#elicitor.takesLinks;
+    return this.#elicitorNow().takesLinks;
   }
 
   get takesProgress(): boolean {
@@ -208,7 +219,7 @@ export class RunningCall implements SourceCall {
       this.#linksShown ??= new Set();
       this.#linksShown.add(shown.elicitationId);
     }
-    return this.#elicitor.elicitUrl(shown);
+    return this.#elicitorNow().elicitUrl(shown);
   }
 
   forwardLinkDone(elicitationId: string): void {
@@ -237,7 +248,7 @@ export class RunningCall implements SourceCall {
   async askClient(): Promise<InputRequiredResult | CallToolResult> {
     const { runtime, site, tool, args, record, round } = this.#options;
     const asking = this.#pending.current;
-    const answers = this.#elicitor.answers;
+    const answers = this.#elicitorNow().answers;
     const samples = this.#sampler?.samples ?? (round?.late === false ? round.samples : []);
     // Every round runs the tool again and carries every answer so far: a tool (or an upstream
     // behind it) that asks something new each time must end, not grow its state forever.
