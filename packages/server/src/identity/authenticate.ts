@@ -81,9 +81,17 @@ interface McpOAuth {
  * const principal = await authenticate(c, 'api');
  */
 export function createAuthenticator(options: AuthenticatorOptions) {
-  function authenticate(c: Context, surface: 'mcp', pathToken?: string): Promise<ToolPrincipal>;
+  function authenticate(
+    c: Context,
+    surface: 'mcp',
+    pathToken?: string,
+  ): ToolPrincipal | Promise<ToolPrincipal>;
   function authenticate(c: Context, surface: 'api' | 'page' | 'metrics'): Promise<Principal>;
-  function authenticate(c: Context, surface: Surface, pathToken?: string): Promise<Principal> {
+  function authenticate(
+    c: Context,
+    surface: Surface,
+    pathToken?: string,
+  ): Principal | Promise<Principal> {
     if (surface === 'mcp') return mcpPrincipal(options, c, pathToken);
     if (surface === 'metrics') return metricsPrincipal(options, c);
     if (surface === 'api') return apiPrincipal(options, c);
@@ -201,20 +209,30 @@ function mcpToken(c: Context, pathToken: string | undefined, mcpOAuth: McpOAuth 
   return token;
 }
 
-async function mcpPrincipal(
+/**
+ * The principal of an MCP request. A kept token's owner is answered as it is, not in a promise: a
+ * call's way takes no turn and no async frame for it (issue 37). A refusal is a rejection, never
+ * a throw.
+ */
+function mcpPrincipal(
   options: AuthenticatorOptions,
   c: Context,
   pathToken: string | undefined,
-): Promise<ToolPrincipal> {
+): ToolPrincipal | Promise<ToolPrincipal> {
   const { mcpOAuth } = options;
-  const token = mcpToken(c, pathToken, mcpOAuth);
-  const refuseMcp = (message: string) =>
-    refuse(options.limit, c, mcpUnauthenticated(mcpOAuth, message, true));
+  let token: string;
+  try {
+    token = mcpToken(c, pathToken, mcpOAuth);
+  } catch (error) {
+    return Promise.reject(error);
+  }
   if (token.startsWith('gw_cli_')) {
-    return refuseMcp('A CLI token does not work at /mcp; use an MCP endpoint token');
+    return refuseMcp(options, c, 'A CLI token does not work at /mcp; use an MCP endpoint token');
   }
   if (token.startsWith('gw_oat_') && (mcpOAuth === undefined || pathToken !== undefined)) {
     return refuseMcp(
+      options,
+      c,
       mcpOAuth === undefined
         ? 'OAuth sign-in is turned off on this gateway'
         : 'An OAuth access token goes in the Authorization header, never in the URL',
@@ -223,9 +241,29 @@ async function mcpPrincipal(
   // A 2025 session's request: on PostgreSQL its session's row is read in the token's statement.
   // A kept token's owner comes back at once: no turn for it on every call.
   const finding = options.tokens.findNow(token, c.req.header('mcp-session-id'));
-  const lookup = finding instanceof Promise ? await finding : finding;
+  if (finding instanceof Promise) {
+    return finding.then((lookup) => principalOfLookup(options, c, token, lookup));
+  }
+  return principalOfLookup(options, c, token, finding);
+}
+
+/** Refuses an MCP request's credential, counting it against the failed-credential limit. */
+function refuseMcp(options: AuthenticatorOptions, c: Context, message: string): Promise<never> {
+  return refuse(options.limit, c, mcpUnauthenticated(options.mcpOAuth, message, true));
+}
+
+/** The principal `lookup` of an MCP request's `token` found, or its refusal (a rejection). */
+function principalOfLookup(
+  options: AuthenticatorOptions,
+  c: Context,
+  token: string,
+  lookup: TokenLookup,
+): ToolPrincipal | Promise<ToolPrincipal> {
+  const { mcpOAuth } = options;
   if (!lookup.found) {
     return refuseMcp(
+      options,
+      c,
       lookup.reason === 'expired' && token.startsWith('gw_oat_')
         ? 'The access token expired; refresh it'
         : 'The MCP token is unknown, deleted or revoked',
@@ -235,12 +273,16 @@ async function mcpPrincipal(
   if (lookup.session !== undefined) c.set('sessionState', lookup.session);
   if (owner.kind === 'mcp') {
     if (owner.oauth !== undefined && owner.oauth.resource !== mcpOAuth?.resource()) {
-      return refuseMcp('The access token was issued for another resource');
+      return refuseMcp(options, c, 'The access token was issued for another resource');
     }
-    return endpointPrincipal(owner, mcpOAuth);
+    try {
+      return endpointPrincipal(owner, mcpOAuth);
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
   if (owner.kind === 'service_account') return serviceAccountPrincipal(owner);
-  return refuseMcp('The MCP token is unknown, deleted or revoked');
+  return refuseMcp(options, c, 'The MCP token is unknown, deleted or revoked');
 }
 
 /** The user an endpoint token acts for; an OAuth access token needs the MCP scope. */
