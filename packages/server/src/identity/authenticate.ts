@@ -81,17 +81,9 @@ interface McpOAuth {
  * const principal = await authenticate(c, 'api');
  */
 export function createAuthenticator(options: AuthenticatorOptions) {
-  function authenticate(
-    c: Context,
-    surface: 'mcp',
-    pathToken?: string,
-  ): ToolPrincipal | Promise<ToolPrincipal>;
+  function authenticate(c: Context, surface: 'mcp', pathToken?: string): Promise<ToolPrincipal>;
   function authenticate(c: Context, surface: 'api' | 'page' | 'metrics'): Promise<Principal>;
-  function authenticate(
-    c: Context,
-    surface: Surface,
-    pathToken?: string,
-  ): Principal | Promise<Principal> {
+  function authenticate(c: Context, surface: Surface, pathToken?: string): Promise<Principal> {
     if (surface === 'mcp') return mcpPrincipal(options, c, pathToken);
     if (surface === 'metrics') return metricsPrincipal(options, c);
     if (surface === 'api') return apiPrincipal(options, c);
@@ -209,30 +201,20 @@ function mcpToken(c: Context, pathToken: string | undefined, mcpOAuth: McpOAuth 
   return token;
 }
 
-/**
- * The principal of an MCP request. A kept token's owner is answered as it is, not in a promise: a
- * call's way takes no turn and no async frame for it (issue 37). A refusal is a rejection, never
- * a throw.
- */
-function mcpPrincipal(
+async function mcpPrincipal(
   options: AuthenticatorOptions,
   c: Context,
   pathToken: string | undefined,
-): ToolPrincipal | Promise<ToolPrincipal> {
+): Promise<ToolPrincipal> {
   const { mcpOAuth } = options;
-  let token: string;
-  try {
-    token = mcpToken(c, pathToken, mcpOAuth);
-  } catch (error) {
-    return Promise.reject(error);
-  }
+  const token = mcpToken(c, pathToken, mcpOAuth);
+  const refuseMcp = (message: string) =>
+    refuse(options.limit, c, mcpUnauthenticated(mcpOAuth, message, true));
   if (token.startsWith('gw_cli_')) {
-    return refuseMcp(options, c, 'A CLI token does not work at /mcp; use an MCP endpoint token');
+    return refuseMcp('A CLI token does not work at /mcp; use an MCP endpoint token');
   }
   if (token.startsWith('gw_oat_') && (mcpOAuth === undefined || pathToken !== undefined)) {
     return refuseMcp(
-      options,
-      c,
       mcpOAuth === undefined
         ? 'OAuth sign-in is turned off on this gateway'
         : 'An OAuth access token goes in the Authorization header, never in the URL',
@@ -241,29 +223,9 @@ function mcpPrincipal(
   // A 2025 session's request: on PostgreSQL its session's row is read in the token's statement.
   // A kept token's owner comes back at once: no turn for it on every call.
   const finding = options.tokens.findNow(token, c.req.header('mcp-session-id'));
-  if (finding instanceof Promise) {
-    return finding.then((lookup) => principalOfLookup(options, c, token, lookup));
-  }
-  return principalOfLookup(options, c, token, finding);
-}
-
-/** Refuses an MCP request's credential, counting it against the failed-credential limit. */
-function refuseMcp(options: AuthenticatorOptions, c: Context, message: string): Promise<never> {
-  return refuse(options.limit, c, mcpUnauthenticated(options.mcpOAuth, message, true));
-}
-
-/** The principal `lookup` of an MCP request's `token` found, or its refusal (a rejection). */
-function principalOfLookup(
-  options: AuthenticatorOptions,
-  c: Context,
-  token: string,
-  lookup: TokenLookup,
-): ToolPrincipal | Promise<ToolPrincipal> {
-  const { mcpOAuth } = options;
+  const lookup = finding instanceof Promise ? await finding : finding;
   if (!lookup.found) {
     return refuseMcp(
-      options,
-      c,
       lookup.reason === 'expired' && token.startsWith('gw_oat_')
         ? 'The access token expired; refresh it'
         : 'The MCP token is unknown, deleted or revoked',
@@ -273,16 +235,12 @@ function principalOfLookup(
   if (lookup.session !== undefined) c.set('sessionState', lookup.session);
   if (owner.kind === 'mcp') {
     if (owner.oauth !== undefined && owner.oauth.resource !== mcpOAuth?.resource()) {
-      return refuseMcp(options, c, 'The access token was issued for another resource');
+      return refuseMcp('The access token was issued for another resource');
     }
-    try {
-      return endpointPrincipal(owner, mcpOAuth);
-    } catch (error) {
-      return Promise.reject(error);
-    }
+    return endpointPrincipal(owner, mcpOAuth);
   }
   if (owner.kind === 'service_account') return serviceAccountPrincipal(owner);
-  return refuseMcp(options, c, 'The MCP token is unknown, deleted or revoked');
+  return refuseMcp('The MCP token is unknown, deleted or revoked');
 }
 
 /** The user an endpoint token acts for; an OAuth access token needs the MCP scope. */

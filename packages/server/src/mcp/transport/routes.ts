@@ -6,7 +6,6 @@ import type { Authenticate } from '../../identity/index.js';
 import type { LazyMcpEndpoint } from './lazy-endpoint.js';
 
 type McpEndpoint = Awaited<ReturnType<LazyMcpEndpoint['endpoint']>>;
-type McpPrincipal = Parameters<McpEndpoint['handle']>[1];
 
 const PATHS = ['/mcp', '/mcp/:token'];
 
@@ -42,27 +41,11 @@ export function mountMcp(
   });
 }
 
-/**
- * The request of `c`, for whom `authenticating` finds, answered by the endpoint: at once when the
- * principal is known and the endpoint built (a call's usual way: no async frame, no turn).
- */
-function serveMcp(
+/** The request of `c`, for whom `authenticating` finds, answered by the endpoint. */
+async function serveMcp(
   c: Context<AppEnv>,
   mcp: Pick<LazyMcpEndpoint, 'endpoint' | 'loaded'>,
-  authenticating: McpPrincipal | Promise<McpPrincipal>,
-): Promise<Response> {
-  const loaded = mcp.loaded;
-  if (authenticating instanceof Promise || loaded === undefined) {
-    return serveMcpLater(c, mcp, authenticating);
-  }
-  c.set('principal', authenticating);
-  return handle(c, loaded, authenticating);
-}
-
-async function serveMcpLater(
-  c: Context<AppEnv>,
-  mcp: Pick<LazyMcpEndpoint, 'endpoint' | 'loaded'>,
-  authenticating: McpPrincipal | Promise<McpPrincipal>,
+  authenticating: Promise<Parameters<McpEndpoint['handle']>[1]>,
 ): Promise<Response> {
   const principal = await authenticating;
   c.set('principal', principal);
