@@ -132,6 +132,17 @@ describe('IncomingHeaders', () => {
     expect(() => native(RAW).get('bad name')).toThrow(TypeError);
   });
 
+  it('answers a name asked again, in any case, as the first time; an invalid one throws each time', () => {
+    const headers = new IncomingHeaders(RAW);
+    for (let round = 0; round < 3; round += 1) {
+      expect(headers.get('X-Absent-Header')).toBeNull();
+      expect(headers.get('x-absent-header')).toBeNull();
+      expect(headers.get('Content-Type')).toBe('application/json');
+      expect(headers.get('CONTENT-TYPE')).toBe('application/json');
+      expect(() => headers.get('bad name')).toThrow(TypeError);
+    }
+  });
+
   it('lists, copies and changes as a Headers object built from the raw list', () => {
     const headers = new IncomingHeaders(RAW);
     const expected = native(RAW);

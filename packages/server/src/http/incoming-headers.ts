@@ -51,7 +51,10 @@ export class IncomingHeaders {
       (this.#parsed && nodeFind(this.#parsed, this.#raw.length / 2)) ?? mapFind(this.#raw);
     const find = this.#find;
     if (find === null) return this.#materialize().get(name);
-    return find(name) ?? find(lowerName(name)) ?? null;
+    const value = find(name);
+    if (value !== undefined) return value;
+    const lower = lowerName(name);
+    return lower === name ? null : (find(lower) ?? null);
   }
 
   has(name: string): boolean {
@@ -167,8 +170,21 @@ function isHttpWhitespace(code: number): boolean {
   return code === 9 || code === 10 || code === 13 || code === 32;
 }
 
-/** `name` lower-cased; throws the `TypeError` a `Headers` object throws for an invalid name. */
+/** The names asked so far, lower-cased: the code asks the same few names on every request. */
+const lowered = new Map<string, string>();
+/** How many names {@link lowered} keeps at most. */
+const MAX_LOWERED = 256;
+
+/**
+ * `name` lower-cased; throws the `TypeError` a `Headers` object throws for an invalid name. A
+ * name asked before is not checked again: a header absent from a request (`Cookie`, `Origin` on
+ * an MCP call) cost a regular expression on every request (issue 37).
+ */
 function lowerName(name: string): string {
+  const known = lowered.get(name);
+  if (known !== undefined) return known;
   if (!VALID_NAME.test(name)) throw new TypeError(`Invalid header name: ${name}`);
-  return name.toLowerCase();
+  const lower = name.toLowerCase();
+  if (lowered.size < MAX_LOWERED) lowered.set(name, lower);
+  return lower;
 }

@@ -27,6 +27,7 @@ export function validateRequestTarget(target: string): void {
  */
 export function buildUrl(scheme: string, host: string, target: string): string {
   const url = `${scheme}://${host}${target}`;
+  if (target === plain.target && host === plain.host) return url;
   if (!VALID_HOST.test(host)) {
     validateRequestTarget(target);
     const parsed = new URL(url);
@@ -42,8 +43,20 @@ export function buildUrl(scheme: string, host: string, target: string): string {
     validateRequestTarget(target);
     return new URL(url).href;
   }
+  plain.host = host;
+  plain.target = target;
   return url;
 }
+
+/**
+ * The last host and target {@link buildUrl} found plainly valid as given: a client's requests
+ * name the same host and path each time (`/mcp`), and their checks cost three regular
+ * expressions a request (issue 37).
+ */
+const plain: { host: string | undefined; target: string | undefined } = {
+  host: undefined,
+  target: undefined,
+};
 
 /** Node's method name as a `Request` would hold it: the common ones upper-cased. */
 export function requestMethod(method: string | undefined): string {

@@ -6,6 +6,7 @@ import type {
   LoggingLevel,
 } from '@modelcontextprotocol/server';
 import type { ServerLogger } from '../../http/logger.js';
+import { OnceStop } from '../../http/once-stop.js';
 import type { MountedTool } from '../../registry/index.js';
 import { type SourceCall, Stopped } from '../../tool-sources/index.js';
 import type { CallRedaction } from '../call-redaction.js';
@@ -53,21 +54,16 @@ export class RunningCall implements SourceCall {
   readonly reportProgress: (progress: number, total?: number, message?: string) => void;
   readonly #options: RunningCallOptions;
   /**
-   * The call's signal, made when something first reads it: a plugin call whose handler never
+   * The call's stop: its time limit, its client, or its end (silent: its listeners are not told).
+   * The call's signal is made when something first reads it: a plugin call whose handler never
    * does (most) skips making it, and its `abort` event when the call ends (issue 37).
    */
-  #controller: AbortController | undefined;
-  /** Why the call stopped (a time limit, the client, its end), once it has. */
-  #stopped: unknown;
-  #isStopped = false;
-  /** Rejects {@link RunningCall.untilStopped}'s promise, while one waits. */
-  #onStop: ((reason: unknown) => void) | undefined;
-  /** Told when the call is stopped ({@link RunningCall.onStop}). */
-  #stopListeners: ((reason: unknown) => void)[] | undefined;
+  readonly #stop: OnceStop;
   readonly #limit: TimeLimit;
   readonly #progress: ProgressReporter;
   readonly #pending: PendingSlot = { current: undefined, asked: 0 };
-  readonly #elicitor: Elicitor;
+  /** Made when the call first asks something: most calls never do (issue 37). */
+  #elicitor: Elicitor | undefined;
   readonly #release: ReturnType<typeof setTimeout> | undefined;
   #sampler: Sampler | undefined;
   #log: ServerLogger | undefined;
@@ -77,13 +73,14 @@ export class RunningCall implements SourceCall {
   #linksShown: Set<string> | undefined;
 
   constructor(options: RunningCallOptions) {
-    const { runtime, site, ctx, tool, role, record, round } = options;
+    const { runtime, site, ctx, tool, role, record } = options;
     const { services } = runtime;
     this.#options = options;
     this.executionId = record.id;
+    this.#stop = new OnceStop(this.#listenerFailed);
     this.#limit = new TimeLimit(
       runtime.options.toolTimeoutMs,
-      () => this.#stop(new Stopped('timeout')),
+      () => this.#stop.stop(new Stopped('timeout')),
       runtime.callTimer,
     );
     // Heard without making the request's signal when the context can tell (a direct call).
@@ -97,7 +94,56 @@ export class RunningCall implements SourceCall {
     this.#progress = new ProgressReporter(ctx, redaction.text);
     this.reportProgress = this.#progress.report;
     this.#release = releaseStreamLater(runtime, ctx);
-    this.#elicitor = new Elicitor({
+    const subject = subjectId(site.principal);
+    this.context = {
+      userId: subject,
+      role,
+      // A source that is gone meanwhile declares nothing, so it gets nothing.
+      auth: services.tokens.resolverFor(subject, tool.source.credentials, {
+        onVended: (token) => redaction.remember(token),
+      }),
+      elicit: (request) => this.#elicitorNow().elicit(redaction.data(request)),
+      logger: lazyLogger(() => toolLogger(this.log, site, tool, ctx, redaction)),
+    };
+  }
+
+  /** Aborted when the call is stopped (its time limit, the client) or ends. */
+  get signal(): AbortSignal {
+    return this.#stop.signal;
+  }
+
+  /**
+   * `work`, or a rejection with the reason the call stopped, if it stops first. A handler that
+   * ignores the stop keeps running; its late outcome must not go unhandled.
+   */
+  untilStopped<T>(work: Promise<T>): Promise<T> {
+    return this.#stop.untilStopped(work);
+  }
+
+  /** Tells `listener` when the call is stopped (its time limit, the client); not of its end. */
+  onStop(listener: (reason: unknown) => void): () => void {
+    return this.#stop.onStop(listener);
+  }
+
+  /**
+   * What a stop listener threw. One that throws must not keep the next from hearing, nor escape
+   * into what stopped the call (the time limit's timer, the client's abort). Its error may hold
+   * anything the source had, a credential included: only its kind is logged.
+   */
+  readonly #listenerFailed = (error: unknown): void => {
+    this.log.warn('call stop listener failed', {
+      error: error instanceof Error ? error.name : typeof error,
+    });
+  };
+
+  /**
+   * The call's elicitor, made on first use. The record reads its last answer (`decision()`): one
+   * never made has none, as one made and never asked has none.
+   */
+  #elicitorNow(): Elicitor {
+    if (this.#elicitor !== undefined) return this.#elicitor;
+    const { runtime, site, ctx, tool, record, round } = this.#options;
+    const elicitor = new Elicitor({
       runtime,
       site,
       ctx,
@@ -116,90 +162,9 @@ export class RunningCall implements SourceCall {
             : { durationMs: record.elapsed(), ...record.decision() },
         ),
     });
-    record.elicitor = this.#elicitor;
-    const { elicit } = this.#elicitor;
-    const subject = subjectId(site.principal);
-    this.context = {
-      userId: subject,
-      role,
-      // A source that is gone meanwhile declares nothing, so it gets nothing.
-      auth: services.tokens.resolverFor(subject, tool.source.credentials, {
-        onVended: (token) => redaction.remember(token),
-      }),
-      elicit: (request) => elicit(redaction.data(request)),
-      logger: lazyLogger(() => toolLogger(this.log, site, tool, ctx, redaction)),
-    };
-  }
-
-  /** Aborted when the call is stopped (its time limit, the client) or ends. */
-  get signal(): AbortSignal {
-    if (this.#controller === undefined) {
-      this.#controller = new AbortController();
-      if (this.#isStopped) this.#controller.abort(this.#stopped);
-    }
-    return this.#controller.signal;
-  }
-
-  /**
-   * `work`, or a rejection with the reason the call stopped, if it stops first. A handler that
-   * ignores the stop keeps running; its late outcome must not go unhandled.
-   */
-  untilStopped<T>(work: Promise<T>): Promise<T> {
-    work.catch(() => {});
-    if (this.#isStopped) return Promise.reject(this.#stopped);
-    return new Promise<T>((resolve, reject) => {
-      this.#onStop = reject;
-      work.then(resolve, reject).finally(() => {
-        if (this.#onStop === reject) this.#onStop = undefined;
-      });
-    });
-  }
-
-  onStop(listener: (reason: unknown) => void): () => void {
-    if (this.#isStopped) {
-      if (this.#stopped !== CALL_ENDED) this.#tell(listener, this.#stopped);
-      return () => {};
-    }
-    this.#stopListeners ??= [];
-    this.#stopListeners.push(listener);
-    return () => {
-      const listeners = this.#stopListeners;
-      const at = listeners?.indexOf(listener) ?? -1;
-      if (at >= 0) listeners?.splice(at, 1);
-    };
-  }
-
-  /**
-   * Stops the call once: its signal aborts with `reason`, `untilStopped` rejects with it, and the
-   * stop's listeners hear it (unless the call just ended).
-   */
-  #stop(reason: unknown): void {
-    if (this.#isStopped) return;
-    this.#isStopped = true;
-    this.#stopped = reason;
-    this.#controller?.abort(reason);
-    const onStop = this.#onStop;
-    this.#onStop = undefined;
-    onStop?.(reason);
-    const listeners = this.#stopListeners;
-    this.#stopListeners = undefined;
-    if (listeners === undefined || reason === CALL_ENDED) return;
-    for (const listener of listeners) this.#tell(listener, reason);
-  }
-
-  /**
-   * Tells one stop listener. One that throws must not keep the next from hearing, nor escape into
-   * what stopped the call (the time limit's timer, the client's abort). Its error may hold
-   * anything the source had, a credential included: only its kind is logged.
-   */
-  #tell(listener: (reason: unknown) => void, reason: unknown): void {
-    try {
-      listener(reason);
-    } catch (error) {
-      this.log.warn('call stop listener failed', {
-        error: error instanceof Error ? error.name : typeof error,
-      });
-    }
+    record.elicitor = elicitor;
+    this.#elicitor = elicitor;
+    return elicitor;
   }
 
   /** The server log for this call, made on first use: most calls log nothing. */
@@ -219,7 +184,7 @@ export class RunningCall implements SourceCall {
   }
 
   get takesLinks(): boolean {
-    return this.#elicitor.takesLinks;
+    return this.#elicitorNow().takesLinks;
   }
 
   get takesProgress(): boolean {
@@ -254,7 +219,7 @@ export class RunningCall implements SourceCall {
       this.#linksShown ??= new Set();
       this.#linksShown.add(shown.elicitationId);
     }
-    return this.#elicitor.elicitUrl(shown);
+    return this.#elicitorNow().elicitUrl(shown);
   }
 
   forwardLinkDone(elicitationId: string): void {
@@ -283,7 +248,7 @@ export class RunningCall implements SourceCall {
   async askClient(): Promise<InputRequiredResult | CallToolResult> {
     const { runtime, site, tool, args, record, round } = this.#options;
     const asking = this.#pending.current;
-    const answers = this.#elicitor.answers;
+    const answers = this.#elicitorNow().answers;
     const samples = this.#sampler?.samples ?? (round?.late === false ? round.samples : []);
     // Every round runs the tool again and carries every answer so far: a tool (or an upstream
     // behind it) that asks something new each time must end, not grow its state forever.
@@ -313,10 +278,10 @@ export class RunningCall implements SourceCall {
     const stopListening = this.#stopListening;
     if (stopListening !== undefined) stopListening();
     else this.#options.ctx.mcpReq.signal.removeEventListener('abort', this.#clientGone);
-    this.#stop(CALL_ENDED);
+    this.#stop.end(CALL_ENDED);
   }
 
-  readonly #clientGone = () => this.#stop(new Stopped('cancelled'));
+  readonly #clientGone = () => this.#stop.stop(new Stopped('cancelled'));
 }
 
 /**

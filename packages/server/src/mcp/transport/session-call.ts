@@ -4,6 +4,7 @@ import {
   type InputRequiredResult,
   isInputRequiredResult,
 } from '@modelcontextprotocol/server';
+import { OnceStop } from '../../http/once-stop.js';
 import { callTool } from '../call/call-tool.js';
 import type { CallContext, CallSite } from '../call-site.js';
 import type { CallHandover, McpRuntime } from '../runtime.js';
@@ -77,7 +78,9 @@ export async function answerSessionCall(
 ): Promise<Response | undefined> {
   const call = sessionCallOf(post.request, post.body, post.plain);
   if (call === undefined || session.transport.sessionId !== session.id) return undefined;
-  const stop = new AbortController();
+  // A stop of the call's own, heard by the call without an `AbortSignal` (`CallContext.onStop`),
+  // as a 2026-07-28 direct call's: its signal is made only when read (issue 37).
+  const stop = new OnceStop();
   if (!session.calls.add(call.id, stop)) return undefined;
   const started = performance.now();
   const link = new StreamLink(stop, started);
@@ -100,7 +103,7 @@ export async function answerSessionCall(
     session.inFlight -= 1;
   }
   if (first !== undefined && !link.wanted) {
-    if (stop.signal.aborted) return noAnswer(session);
+    if (stop.stopped) return noAnswer(session);
     if (!isInputRequiredResult(first)) return answered(session, call.id, first);
   }
   // The transport takes the call over, what is left of the gathering time included.
@@ -131,7 +134,7 @@ const gathering = new GatherClock(GATHER_MS);
  * the call over ({@link StreamLink.handover}), serves what was asked.
  */
 class StreamLink {
-  readonly #stop: AbortController;
+  readonly #stop: OnceStop;
   /** `performance.now()` when the call started: its gathering time runs from then. */
   readonly #started: number;
   /** Made when first needed: most calls never reach the stream. */
@@ -140,7 +143,7 @@ class StreamLink {
   /** The call asked for the stream. */
   wanted = false;
 
-  constructor(stop: AbortController, started: number) {
+  constructor(stop: OnceStop, started: number) {
     this.#stop = stop;
     this.#started = started;
   }
@@ -217,8 +220,8 @@ class StreamLink {
     return (ctx) => {
       const signal = ctx.mcpReq.signal;
       // Cancelled or closed from now on by the SDK.
-      if (signal.aborted) this.#stop.abort(signal.reason);
-      else signal.addEventListener('abort', () => this.#stop.abort(signal.reason), { once: true });
+      if (signal.aborted) this.#stop.stop(signal.reason);
+      else signal.addEventListener('abort', () => this.#stop.stop(signal.reason), { once: true });
       this.#sdkContext().resolve(ctx);
       return running;
     };
@@ -228,7 +231,7 @@ class StreamLink {
   refused(): void {
     const error = new Error('The session could not take the call over');
     this.#sdkContext().reject(error);
-    this.#stop.abort(error);
+    this.#stop.stop(error);
   }
 
   /**
@@ -237,23 +240,61 @@ class StreamLink {
    * streams are released, see `releaseStreamAfterMs`) closes that stream.
    */
   context(id: string | number, releasing: boolean): CallContext {
-    const sdk = () => this.streamed();
+    const stop = this.#stop;
     return {
-      mcpReq: {
-        id,
-        signal: this.#stop.signal,
-        _meta: undefined,
-        requestState: () => undefined,
-        inputResponses: undefined,
-        notify: async (notification) => (await sdk()).mcpReq.notify(notification),
-        elicitInput: async (params, options) => (await sdk()).mcpReq.elicitInput(params, options),
-        requestSampling: async (params, options) =>
-          (await sdk()).mcpReq.requestSampling(params, options),
-      },
+      mcpReq: new LinkedRequest(id, stop, () => this.streamed()),
+      onStop: (listener) => stop.onStop(listener),
       ...(releasing
-        ? { http: { closeSSE: () => void sdk().then((ctx) => ctx.http?.closeSSE?.()) } }
+        ? { http: { closeSSE: () => void this.streamed().then((ctx) => ctx.http?.closeSSE?.()) } }
         : {}),
     };
+  }
+}
+
+/**
+ * The request a session call's context describes before (and after) the transport takes it over:
+ * what reaches the client waits for the SDK's context of the same request. Its `signal` is made
+ * when first read (see {@link OnceStop}).
+ */
+class LinkedRequest
+  implements Pick<CallContext['mcpReq'], Exclude<keyof CallContext['mcpReq'], 'signal'>>
+{
+  readonly id: string | number;
+  readonly _meta = undefined;
+  readonly inputResponses = undefined;
+  readonly #stop: OnceStop;
+  readonly #sdk: () => Promise<CallContext>;
+
+  constructor(id: string | number, stop: OnceStop, sdk: () => Promise<CallContext>) {
+    this.id = id;
+    this.#stop = stop;
+    this.#sdk = sdk;
+  }
+
+  get signal(): AbortSignal {
+    return this.#stop.signal;
+  }
+
+  requestState(): undefined {
+    return undefined;
+  }
+
+  async notify(
+    ...args: Parameters<CallContext['mcpReq']['notify']>
+  ): ReturnType<CallContext['mcpReq']['notify']> {
+    return (await this.#sdk()).mcpReq.notify(...args);
+  }
+
+  async elicitInput(
+    ...args: Parameters<CallContext['mcpReq']['elicitInput']>
+  ): ReturnType<CallContext['mcpReq']['elicitInput']> {
+    return (await this.#sdk()).mcpReq.elicitInput(...args);
+  }
+
+  async requestSampling(
+    ...args: Parameters<CallContext['mcpReq']['requestSampling']>
+  ): ReturnType<CallContext['mcpReq']['requestSampling']> {
+    return (await this.#sdk()).mcpReq.requestSampling(...args);
   }
 }
 

@@ -1,4 +1,5 @@
 import type { Transport } from '@modelcontextprotocol/server';
+import type { OnceStop } from '../../http/once-stop.js';
 
 /**
  * The `tools/call` requests of one 2025 session that the gateway answers without the session's
@@ -7,29 +8,29 @@ import type { Transport } from '@modelcontextprotocol/server';
  * `notifications/cancelled` for one stops it, and closing the session stops them all.
  */
 export class SessionCalls {
-  readonly #running = new Map<string | number, AbortController>();
+  readonly #running = new Map<string | number, OnceStop>();
 
   /** Notes call `id` as running, stopped through `stop`; false when a call of that id runs. */
-  add(id: string | number, stop: AbortController): boolean {
+  add(id: string | number, stop: OnceStop): boolean {
     if (this.#running.has(id)) return false;
     this.#running.set(id, stop);
     return true;
   }
 
   /** Call `id`, stopped through `stop`, ended. */
-  delete(id: string | number, stop: AbortController): void {
+  delete(id: string | number, stop: OnceStop): void {
     if (this.#running.get(id) === stop) this.#running.delete(id);
   }
 
   /** The client cancelled request `id` (a call's answer is then not sent, as the SDK does). */
   cancel(id: unknown, reason: unknown): void {
     if (typeof id !== 'string' && typeof id !== 'number') return;
-    this.#running.get(id)?.abort(reason);
+    this.#running.get(id)?.stop(reason);
   }
 
   /** The session closed: every call stops. */
   stopAll(): void {
-    for (const stop of this.#running.values()) stop.abort(new Error('The session was closed'));
+    for (const stop of this.#running.values()) stop.stop(new Error('The session was closed'));
     this.#running.clear();
   }
 }
