@@ -27,7 +27,8 @@
  * `callgrind_annotate`; `INSTR_PERF_MAP=1` also has node write `/tmp/perf-<pid>.map`, which names
  * JIT-compiled JavaScript (callgrind shows it as `???`; see README.md). `INSTR_TSCONFIG` names
  * another `tsx-paths.json` (absolute paths), to count another worktree's build with this driver.
- * `INSTR_TURNS=1` also cuts the counts at every turn of the event loop: a dump before each answer's
+ * `INSTR_NODE_FLAGS` (default `--min-semi-space-size=32 --no-memory-reducer`, below) are node flags
+ * for the counted side. `INSTR_TURNS=1` also cuts the counts at every turn of the event loop: a dump before each answer's
  * write (`uv_try_write`) and before each wait (`epoll_pwait`), and prints the medians, per call,
  * of what ran before the answer went out (the client's wait) and after it (to the next wait):
  * medians leave out the turns a scavenge, a JIT compilation or the execution batch fell in, which
@@ -51,6 +52,17 @@ const CALLS = Number(process.env.INSTR_CALLS ?? 300);
 const WARMUP = Number(process.env.INSTR_WARMUP ?? 1500);
 const CLIENTS = Number(process.env.INSTR_CLIENTS ?? 1);
 const TURNS = process.env.INSTR_TURNS === '1';
+/**
+ * Node flags of the counted side. By default V8's young generation starts at the size it reaches
+ * under load at real speed, and V8's memory reducer is off: under callgrind a call takes 30-60
+ * times as long, so V8 sees a low allocation rate per millisecond, shrinks the young generation
+ * (a scavenge every ~10 calls instead of every ~1,000) and starts major GCs to give memory back,
+ * which real speed does not do while serving (README.md, `fedthr38`). `INSTR_NODE_FLAGS=` (empty)
+ * counts with V8's defaults, as before.
+ */
+const NODE_FLAGS = (process.env.INSTR_NODE_FLAGS ?? '--min-semi-space-size=32 --no-memory-reducer')
+  .split(' ')
+  .filter((flag) => flag !== '');
 const PATHS = new Set(
   (process.env.INSTR_PATHS ?? 'plugin,sessions,federated').split(',').map((p) => p.trim()),
 );
@@ -72,6 +84,7 @@ async function start(kind: string, counted: boolean, upstream?: string): Promise
   const node = [
     '--expose-gc',
     ...(counted && process.env.INSTR_PERF_MAP === '1' ? ['--perf-basic-prof-only-functions'] : []),
+    ...(counted ? NODE_FLAGS : []),
     '--import',
     'tsx',
     serverScript,

@@ -1,0 +1,84 @@
+import type { Result, Router } from 'hono/router';
+import { RegExpRouter } from 'hono/router/reg-exp-router';
+import { SmartRouter } from 'hono/router/smart-router';
+import { TrieRouter } from 'hono/router/trie-router';
+
+/** How many paths of one method the router remembers, and the longest path it remembers. */
+export interface RememberedRoutesLimits {
+  paths: number;
+  pathLength: number;
+}
+
+const DEFAULT_LIMITS: RememberedRoutesLimits = { paths: 512, pathLength: 256 };
+
+/**
+ * Hono's router with the answers it last gave remembered by method and path (issue 37). The
+ * Gateway's routes put a static segment beside a parameter (`/api/connections/mcp-endpoints`
+ * beside `/api/connections/:id`), which Hono's `RegExpRouter` refuses, so its `SmartRouter` falls
+ * back to the `TrieRouter`: a walk of the tree, a sort and a new parameters object for every
+ * request, ~2 µs and 2.6 KB of garbage each, though nearly every request names a path seen before
+ * (`POST /mcp`). A match depends only on the method, the path and the routes added, and Hono only
+ * reads what it returns, so an answer is kept and handed out again until a route is added. At
+ * most `limits.paths` paths a method are kept (the oldest remembered goes first), and none longer
+ * than `limits.pathLength`: a client sending paths it makes up costs a bounded map, not memory.
+ *
+ * @example
+ * new Hono<AppEnv>({ router: new RememberedRoutes(new TrieRouter()) });
+ */
+export class RememberedRoutes<T> implements Router<T> {
+  readonly #router: Router<T>;
+  readonly #limits: RememberedRoutesLimits;
+  /** Per method, the answer for each path. A map per method: no key string made per request. */
+  readonly #answers = new Map<string, Map<string, Result<T>>>();
+
+  constructor(router: Router<T>, limits: RememberedRoutesLimits = DEFAULT_LIMITS) {
+    this.#router = router;
+    this.#limits = limits;
+  }
+
+  get name(): string {
+    return this.#router.name;
+  }
+
+  add(method: string, path: string, handler: T): void {
+    this.#answers.clear();
+    this.#router.add(method, path, handler);
+  }
+
+  match(method: string, path: string): Result<T> {
+    let answers = this.#answers.get(method);
+    const known = answers?.get(path);
+    if (known !== undefined) return known;
+    const answer = this.#router.match(method, path);
+    if (path.length > this.#limits.pathLength) return answer;
+    if (answers === undefined) {
+      answers = new Map();
+      this.#answers.set(method, answers);
+    } else if (answers.size >= this.#limits.paths) {
+      const oldest = answers.keys().next();
+      if (oldest.done !== true) answers.delete(oldest.value);
+    }
+    answers.set(path, answer);
+    return answer;
+  }
+
+  /** How many answers are remembered, over every method (for tests). */
+  get remembered(): number {
+    let count = 0;
+    for (const answers of this.#answers.values()) count += answers.size;
+    return count;
+  }
+}
+
+/**
+ * Hono's default router (its `SmartRouter` over the `RegExpRouter` and the `TrieRouter`), its
+ * answers remembered.
+ *
+ * @example
+ * const app = new Hono<AppEnv>({ router: rememberedDefaultRouter() });
+ */
+export function rememberedDefaultRouter<T>(): RememberedRoutes<T> {
+  return new RememberedRoutes(
+    new SmartRouter<T>({ routers: [new RegExpRouter<T>(), new TrieRouter<T>()] }),
+  );
+}
