@@ -69,17 +69,37 @@ describe('RememberedRoutes (issue 37)', () => {
     const router = new RememberedRoutes(trie, { paths: 8, pathLength: 40 });
     const app = appWith(router);
     for (let id = 0; id < 100; id += 1) {
-      expect(await (await app.request(`/api/things/${id}`)).text()).toBe(`thing ${id}`);
+      expect(await (await app.request(`/files/${id}`)).text()).toBe(`file /files/${id}`);
     }
     expect(router.remembered).toBe(8);
     // The newest stay: the last path is answered without asking the trie again.
     const before = trie.matches;
-    await app.request('/api/things/99');
+    await app.request('/files/99');
     expect(trie.matches).toBe(before);
-    const long = `/api/things/${'x'.repeat(60)}`;
+    const long = `/files/${'x'.repeat(60)}`;
     await app.request(long);
     await app.request(long);
     expect(trie.matches).toBe(before + 2);
     expect(router.remembered).toBe(8);
+  });
+
+  it('never keeps a path a parameter took its value from: it may be a token (/mcp/:token)', async () => {
+    for (const inner of [new CountingTrieRouter<never>(), null]) {
+      const router = inner ? new RememberedRoutes(inner) : rememberedDefaultRouter<never>();
+      const app = new Hono({ router: router as never });
+      app.post('/mcp', (c) => c.text('mcp'));
+      app.post('/mcp/:token', (c) => c.text(`token ${c.req.param('token').length}`));
+      const secret = 'gw_live_0123456789abcdef';
+      expect(await (await app.request(`/mcp/${secret}`, { method: 'POST' })).text()).toBe(
+        `token ${secret.length}`,
+      );
+      expect(router.remembered).toBe(0);
+      expect(await (await app.request('/mcp', { method: 'POST' })).text()).toBe('mcp');
+      expect(router.remembered).toBe(1);
+      expect(await (await app.request(`/mcp/${secret}x`, { method: 'POST' })).text()).toBe(
+        `token ${secret.length + 1}`,
+      );
+      expect(router.remembered).toBe(1);
+    }
   });
 });

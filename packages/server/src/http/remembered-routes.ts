@@ -21,6 +21,8 @@ const DEFAULT_LIMITS: RememberedRoutesLimits = { paths: 512, pathLength: 256 };
  * reads what it returns, so an answer is kept and handed out again until a route is added. At
  * most `limits.paths` paths a method are kept (the oldest remembered goes first), and none longer
  * than `limits.pathLength`: a client sending paths it makes up costs a bounded map, not memory.
+ * A path a parameter took its value from is never kept: the value is the client's to vary, and
+ * may be a secret (`/mcp/:token`) that must not outlive its request.
  *
  * @example
  * new Hono<AppEnv>({ router: new RememberedRoutes(new TrieRouter()) });
@@ -50,7 +52,7 @@ export class RememberedRoutes<T> implements Router<T> {
     const known = answers?.get(path);
     if (known !== undefined) return known;
     const answer = this.#router.match(method, path);
-    if (path.length > this.#limits.pathLength) return answer;
+    if (path.length > this.#limits.pathLength || takesValues(answer)) return answer;
     if (answers === undefined) {
       answers = new Map();
       this.#answers.set(method, answers);
@@ -68,6 +70,19 @@ export class RememberedRoutes<T> implements Router<T> {
     for (const answers of this.#answers.values()) count += answers.size;
     return count;
   }
+}
+
+/**
+ * Whether a match took a parameter's value from its path. Hono's answers come in two shapes: the
+ * `TrieRouter`'s (each handler with its parameters object) and the `RegExpRouter`'s (handlers with
+ * indexes into a stash of the regular expression's captures, whose first is the whole path and
+ * whose route markers capture nothing).
+ */
+function takesValues<T>(answer: Result<T>): boolean {
+  const stash = answer[1];
+  if (stash !== undefined)
+    return stash.some((value, i) => i > 0 && value !== undefined && value !== '');
+  return answer[0].some(([, params]) => Object.keys(params as object).length > 0);
 }
 
 /**
