@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { postEchoCall } from '#test/mcp/mcp-test-kit.js';
 import { freePort } from '#test/support/free-port.js';
 import { rememberSecret } from '#test/support/known-secrets.js';
 import {
@@ -105,32 +106,7 @@ async function endpointToken(url: string): Promise<{ token: string; cookie: stri
 
 /** One plain 2026-07-28 `tools/call` of `scale.echo.say`, answered without a session. */
 function echo(url: string, token: string, text: string): Promise<Response> {
-  return fetch(`${url}/mcp`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${token}`,
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2026-07-28',
-      'mcp-method': 'tools/call',
-      'mcp-name': 'scale.echo.say',
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'tools/call',
-      params: {
-        name: 'scale.echo.say',
-        arguments: { text },
-        _meta: {
-          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-          'io.modelcontextprotocol/clientInfo': { name: 'outage', version: '1.0.0' },
-          'io.modelcontextprotocol/clientCapabilities': {},
-        },
-      },
-    }),
-    signal: AbortSignal.timeout(20_000),
-  });
+  return postEchoCall(url, token, text, 'scale.echo.say', AbortSignal.timeout(20_000));
 }
 
 /** What one request of the load got. */

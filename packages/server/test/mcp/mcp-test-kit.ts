@@ -211,15 +211,17 @@ export async function connectV2(
 /**
  * Posts a plain 2026-07-28 call of `tool` (an echo: default the fixture's `demo.echo.say`) saying
  * `text` to `/mcp` over the network, as the SDK's client would: the gateway answers it on its
- * direct path (`direct-call.ts`).
+ * direct path (`direct-call.ts`). `signal` gives up on it.
  */
 export function postEchoCall(
   url: string,
   token: string,
   text: string,
   tool = 'demo.echo.say',
+  signal?: AbortSignal,
 ): Promise<Response> {
   return fetch(`${url}/mcp`, {
+    signal,
     method: 'POST',
     headers: {
       authorization: `Bearer ${token}`,
