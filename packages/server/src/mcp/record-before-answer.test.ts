@@ -1,10 +1,21 @@
 /**
  * Issue 14 item 5: a call's answer is sent only once its execution record is stored. (The
- * SIGKILL test is executions/crash-recovery.test.ts.)
+ * SIGKILL test is executions/crash-recovery.test.ts.) Issue 37: a call's first state is queued
+ * once its source has started (an upstream's request goes out first), and never over a later one.
  */
+import { definePlugin, defineTool } from '@gateway/sdk';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { connectV2, startMcpGateway } from '#test/mcp/mcp-test-kit.js';
+import { z } from 'zod';
+import {
+  connectV1,
+  connectV2,
+  recordsOf,
+  startMcpGateway,
+  waitForApproval,
+} from '#test/mcp/mcp-test-kit.js';
+import { startModernUpstream } from '#test/upstream/modern-upstream.js';
+import { registerSource } from '#test/upstream/register-source.js';
 
 describe('the execution record before the answer', () => {
   it('is stored when the client has the answer, and without it the result is withheld', async () => {
@@ -31,5 +42,92 @@ describe('the execution record before the answer', () => {
     const text = JSON.stringify(withheld);
     expect(text).toContain('could not record this call of demo.echo.say');
     expect(text).not.toContain('must not be answered');
+  });
+});
+
+describe('the execution record of a call whose source starts at once (issue 37)', () => {
+  it('is stored with a federated call, and without it the upstream result is withheld', async () => {
+    const upstream = await startModernUpstream();
+    const mcp = await startMcpGateway({ env: { GATEWAY_UPSTREAM_ALLOW_PRIVATE: 'true' } });
+    const registered = await registerSource(mcp.url, {
+      type: 'mcp',
+      id: 'mod',
+      namespace: 'mod',
+      url: upstream.url,
+    });
+    expect(registered.status).toBe(201);
+    const alice = await mcp.user({ admin: true });
+    const client = await connectV2(mcp.url, alice.mcpToken);
+    const { db } = mcp.gateway.services.database;
+
+    const echoed = await client.callTool({ name: 'mod.echo', arguments: { text: 'hi' } });
+    expect(echoed.isError).toBeFalsy();
+    const rows = await db
+      .selectFrom('executions')
+      .select(['tool_path', 'outcome', 'duration_ms'])
+      .execute();
+    expect(rows).toEqual([
+      { tool_path: 'mod.echo', outcome: 'ok', duration_ms: expect.any(Number) },
+    ]);
+    // The running state, queued after the request went out, did not come back over the outcome.
+    expect(await recordsOf(mcp, 'mod.echo')).toMatchObject([{ outcome: 'ok' }]);
+
+    await sql`create trigger refuse before insert on executions begin select raise(abort, 'refused'); end`.execute(
+      db,
+    );
+    const withheld = await client.callTool({
+      name: 'mod.echo',
+      arguments: { text: 'must not be answered' },
+    });
+    expect(withheld.isError).toBe(true);
+    const text = JSON.stringify(withheld);
+    expect(text).toContain('could not record this call of mod.echo');
+    expect(text).not.toContain('must not be answered');
+    // The upstream did run it: the answer is withheld, not the call.
+    expect(upstream.received.filter((request) => request.method === 'tools/call')).toHaveLength(2);
+  });
+
+  it('keeps the waiting state of a source that asks before its first wait', async () => {
+    const deleted: string[] = [];
+    const plugin = definePlugin({
+      id: 'trash',
+      name: 'Trash',
+      description: 'Deletes things.',
+      tools: [
+        defineTool({
+          path: 'trash.items.delete',
+          name: 'Delete Item',
+          description: 'Deletes an item.',
+          inputSchema: z.object({ id: z.string().describe('The item') }),
+          destructive: true,
+          // Asked as the source starts, before anything awaits: the record says "pending" then.
+          approval: ({ id }) => `Delete item ${id}?`,
+          handler: (_ctx, { id }) => {
+            deleted.push(id);
+            return { deleted: id };
+          },
+        }),
+      ],
+    });
+    const mcp = await startMcpGateway({ plugins: [plugin] });
+    const alice = await mcp.user({ admin: true });
+    // A 2025 client without elicitation: the call waits for a decision made through the API.
+    const { client } = await connectV1(mcp.url, alice.mcpToken);
+    const call = client.callTool({ name: 'trash.items.delete', arguments: { id: 'i1' } });
+
+    const pending = await waitForApproval(mcp, alice);
+    expect(await recordsOf(mcp, 'trash.items.delete')).toMatchObject([
+      { outcome: null, approval: 'pending' },
+    ]);
+    const decided = await mcp.gateway.request('POST', `/api/approvals/${pending.id}`, {
+      as: alice,
+      body: { decision: 'approve' },
+    });
+    expect(decided.status).toBe(200);
+    expect((await call).isError).toBeFalsy();
+    expect(deleted).toEqual(['i1']);
+    expect(await recordsOf(mcp, 'trash.items.delete')).toMatchObject([
+      { outcome: 'ok', approval: 'approved' },
+    ]);
   });
 });

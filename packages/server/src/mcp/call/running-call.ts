@@ -47,7 +47,6 @@ export interface RunningCallOptions {
  * a plugin handler's `call` argument, so a call allocates it once.
  */
 export class RunningCall implements SourceCall {
-  readonly executionId: string;
   readonly context: PluginContext;
   readonly redaction: CallRedaction;
   readonly reportProgress: (progress: number, total?: number, message?: string) => void;
@@ -80,7 +79,6 @@ export class RunningCall implements SourceCall {
     const { runtime, site, ctx, tool, role, record, round } = options;
     const { services } = runtime;
     this.#options = options;
-    this.executionId = record.id;
     this.#limit = new TimeLimit(
       runtime.options.toolTimeoutMs,
       () => this.#stop(new Stopped('timeout')),
@@ -101,7 +99,10 @@ export class RunningCall implements SourceCall {
       runtime,
       site,
       ctx,
-      executionId: record.id,
+      // Read when asked, not now: the id is made on first use (`CallRecord.id`).
+      get executionId() {
+        return record.id;
+      },
       toolPath: tool.path,
       answers: round?.late === false ? round.answers : [],
       limit: this.#limit,
@@ -129,6 +130,11 @@ export class RunningCall implements SourceCall {
       elicit: (request) => elicit(redaction.data(request)),
       logger: lazyLogger(() => toolLogger(this.log, site, tool, ctx, redaction)),
     };
+  }
+
+  /** The call's execution id, made when first read (`CallRecord.id`). */
+  get executionId(): string {
+    return this.#options.record.id;
   }
 
   /** Aborted when the call is stopped (its time limit, the client) or ends. */
