@@ -14,6 +14,7 @@ import {
   startMcpGateway,
   waitForApproval,
 } from '#test/mcp/mcp-test-kit.js';
+import { TEST_SERVICE_SECRET } from '#test/support/test-gateway.js';
 import { startModernUpstream } from '#test/upstream/modern-upstream.js';
 import { registerSource } from '#test/upstream/register-source.js';
 
@@ -44,6 +45,9 @@ describe('the execution record before the answer', () => {
     expect(text).not.toContain('must not be answered');
   });
 });
+
+/** How long a step may take on a loaded machine. */
+const LOADED = 15_000;
 
 describe('the execution record of a call whose source starts at once (issue 37)', () => {
   it('is stored with a federated call, and without it the upstream result is withheld', async () => {
@@ -85,6 +89,34 @@ describe('the execution record of a call whose source starts at once (issue 37)'
     expect(text).not.toContain('must not be answered');
     // The upstream did run it: the answer is withheld, not the call.
     expect(upstream.received.filter((request) => request.method === 'tools/call')).toHaveLength(2);
+  });
+
+  it("queues a federated call's running state once its request went out, while the upstream works", async () => {
+    const upstream = await startModernUpstream();
+    const mcp = await startMcpGateway({ env: { GATEWAY_UPSTREAM_ALLOW_PRIVATE: 'true' } });
+    const registered = await registerSource(mcp.url, {
+      type: 'mcp',
+      id: 'mod',
+      namespace: 'mod',
+      url: upstream.url,
+    });
+    expect(registered.status).toBe(201);
+    const alice = await mcp.user({ admin: true });
+    const client = await connectV2(mcp.url, alice.mcpToken);
+    const call = client.callTool({ name: 'mod.slow', arguments: {} });
+
+    // The upstream runs the call (it holds it until stopped): the record shows it running.
+    await expect.poll(() => upstream.started, { timeout: LOADED }).toBe(1);
+    expect(await recordsOf(mcp, 'mod.slow')).toMatchObject([{ outcome: null }]);
+
+    // Removing the source ends the call, and its record says how.
+    const removed = await fetch(`${mcp.url}/api/registry/sources/mod`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${TEST_SERVICE_SECRET}` },
+    });
+    expect(removed.status).toBe(200);
+    expect((await call).isError).toBe(true);
+    expect(await recordsOf(mcp, 'mod.slow')).toMatchObject([{ outcome: 'error' }]);
   });
 
   it('keeps the waiting state of a source that asks before its first wait', async () => {

@@ -39,6 +39,63 @@ async function upstream(answer: (response: ServerResponse, path: string) => void
 }
 
 describe('exchange', () => {
+  it('tells `sent` once its request is written, before the answer, and once when it fails first (issue 37)', async () => {
+    const order: string[] = [];
+    const server = createServer((request, response) => {
+      order.push('received');
+      request.resume();
+      request.on('end', () => {
+        response.setHeader('content-type', 'application/json');
+        response.end('{"jsonrpc":"2.0","id":1,"result":{}}');
+      });
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const agent = new Agent();
+    onTestFinished(async () => {
+      await agent.destroy();
+      server.closeAllConnections();
+      server.close();
+    });
+    const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const request = {
+      origin,
+      path: '/mcp',
+      method: 'POST' as const,
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    };
+    // A new connection, then a kept-alive one (written from the check phase).
+    for (let i = 0; i < 2; i++) {
+      order.length = 0;
+      const answering = exchange(
+        agent,
+        request,
+        { json: 64, error: 16 },
+        undefined,
+        new Set(),
+        () => order.push('sent'),
+      );
+      order.push('dispatched');
+      await answering;
+      order.push('answered');
+      expect(order).toEqual(['dispatched', 'sent', 'received', 'answered']);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+
+    // Refused at connect: told once, as the exchange fails.
+    server.closeAllConnections();
+    server.close();
+    await once(server, 'close');
+    let told = 0;
+    await expect(
+      exchange(agent, request, { json: 64, error: 16 }, undefined, new Set(), () => {
+        told += 1;
+      }),
+    ).rejects.toThrow();
+    expect(told).toBe(1);
+  });
+
   it('reads a JSON answer whole and keeps the connection for the next request', async () => {
     const { send, connections, inFlight } = await upstream((response) => {
       response.setHeader('content-type', 'application/json; charset=utf-8');

@@ -110,6 +110,8 @@ export class CallRecord {
     result: R,
     end: Ending,
   ): Promise<R | CallToolResult> {
+    // No later "running" state comes over this one, stored or not (`writeStarted`).
+    this.#written = true;
     try {
       if (end.outcome !== undefined) {
         trace.getActiveSpan()?.setAttribute('gateway.outcome', end.outcome);
@@ -117,7 +119,6 @@ export class CallRecord {
       const state = this.#state(
         end.durationMs === undefined ? { durationMs: this.elapsed(), ...end } : end,
       );
-      this.#written = true;
       await traced('gateway.record', {}, () => this.#services.executions.commit(state));
       return result;
     } catch (error) {

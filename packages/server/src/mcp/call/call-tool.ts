@@ -151,10 +151,11 @@ async function run(
       { 'gateway.tool': tool.path, 'gateway.source': tool.source.kind },
       () => call.untilStopped(tool.source.run(input, call)),
     );
-    // Queued once the source has started: an upstream's request is on its way meanwhile, so the
-    // upstream works while the gateway does this (issue 37). A retried round says how long the
-    // call has run: the sweeper of abandoned calls sees it alive.
-    record.writeStarted(round === undefined ? {} : { durationMs: record.elapsed() });
+    // Queued once the source's request to its upstream is written, if it sends one (else at once):
+    // the upstream works while the gateway does this (issue 37). A retried round says how long
+    // the call has run: the sweeper of abandoned calls sees it alive.
+    const started = round === undefined ? {} : { durationMs: record.elapsed() };
+    call.afterSent(() => record.writeStarted(started));
     const result = await running;
     if (call.questionPending) return await call.askClient();
     // Masked for the client too: a prompt-injected model could ask a tool to echo its key.

@@ -74,6 +74,8 @@ export class RunningCall implements SourceCall {
   #stopListening: (() => void) | undefined;
   /** The ids of the links shown to a session client, until the upstream says each is done. */
   #linksShown: Set<string> | undefined;
+  /** Work put off until the source's request is written ({@link afterSent}), while it is sending. */
+  #untilSent: (() => void)[] | undefined;
 
   constructor(options: RunningCallOptions) {
     const { runtime, site, ctx, tool, role, record, round } = options;
@@ -312,8 +314,32 @@ export class RunningCall implements SourceCall {
     return record.settle(result, asking?.kind === 'question' ? { approval: 'pending' } : {});
   }
 
+  /** The source is sending its request (see `SourceCall.sending`): answers its "sent" call. */
+  sending(): () => void {
+    this.#untilSent ??= [];
+    return this.#sent;
+  }
+
+  /**
+   * Runs `work` once the source's request is written, when the source said it is sending one in
+   * its synchronous start (an upstream's plain call: undici writes it from the event loop's check
+   * phase, so the work runs while the upstream works, issue 37), else at once. Work still waiting
+   * when the call ends runs then (a request that never went out).
+   */
+  afterSent(work: () => void): void {
+    if (this.#untilSent === undefined) work();
+    else this.#untilSent.push(work);
+  }
+
+  readonly #sent = () => {
+    const waiting = this.#untilSent;
+    this.#untilSent = undefined;
+    if (waiting !== undefined) for (const work of waiting) work();
+  };
+
   /** Stops the clock and everything still running for the call. */
   end(): void {
+    this.#sent();
     this.#limit.clear();
     if (this.#release !== undefined) clearTimeout(this.#release);
     const stopListening = this.#stopListening;
