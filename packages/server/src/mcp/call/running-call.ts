@@ -102,9 +102,7 @@ export class RunningCall implements SourceCall {
       site,
       ctx,
       // Read when asked, not now: the id is made on first use (`CallRecord.id`).
-      get executionId() {
-        return record.id;
-      },
+      executionId: () => record.id,
       toolPath: tool.path,
       answers: round?.late === false ? round.answers : [],
       limit: this.#limit,
