@@ -1,19 +1,12 @@
 /**
  * Issue 14 item 5: a call's answer is sent only once its execution record is stored. (The
  * SIGKILL test is executions/crash-recovery.test.ts.) Issue 37: a call's first state is queued
- * once its source has started (an upstream's request goes out first), and never over a later one.
+ * once its source's request to its upstream is written (declared-approval.test.ts: never over a
+ * later state).
  */
-import { definePlugin, defineTool } from '@gateway/sdk';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
-import {
-  connectV1,
-  connectV2,
-  recordsOf,
-  startMcpGateway,
-  waitForApproval,
-} from '#test/mcp/mcp-test-kit.js';
+import { connectV2, recordsOf, startMcpGateway } from '#test/mcp/mcp-test-kit.js';
 import { TEST_SERVICE_SECRET } from '#test/support/test-gateway.js';
 import { startModernUpstream } from '#test/upstream/modern-upstream.js';
 import { registerSource } from '#test/upstream/register-source.js';
@@ -49,19 +42,24 @@ describe('the execution record before the answer', () => {
 /** How long a step may take on a loaded machine. */
 const LOADED = 15_000;
 
+/** A gateway serving a 2026-07-28 upstream as source `mod`, and a client of it. */
+async function federated() {
+  const upstream = await startModernUpstream();
+  const mcp = await startMcpGateway({ env: { GATEWAY_UPSTREAM_ALLOW_PRIVATE: 'true' } });
+  const registered = await registerSource(mcp.url, {
+    type: 'mcp',
+    id: 'mod',
+    namespace: 'mod',
+    url: upstream.url,
+  });
+  expect(registered.status).toBe(201);
+  const alice = await mcp.user({ admin: true });
+  return { upstream, mcp, client: await connectV2(mcp.url, alice.mcpToken) };
+}
+
 describe('the execution record of a call whose source starts at once (issue 37)', () => {
   it('is stored with a federated call, and without it the upstream result is withheld', async () => {
-    const upstream = await startModernUpstream();
-    const mcp = await startMcpGateway({ env: { GATEWAY_UPSTREAM_ALLOW_PRIVATE: 'true' } });
-    const registered = await registerSource(mcp.url, {
-      type: 'mcp',
-      id: 'mod',
-      namespace: 'mod',
-      url: upstream.url,
-    });
-    expect(registered.status).toBe(201);
-    const alice = await mcp.user({ admin: true });
-    const client = await connectV2(mcp.url, alice.mcpToken);
+    const { upstream, mcp, client } = await federated();
     const { db } = mcp.gateway.services.database;
 
     const echoed = await client.callTool({ name: 'mod.echo', arguments: { text: 'hi' } });
@@ -92,17 +90,7 @@ describe('the execution record of a call whose source starts at once (issue 37)'
   });
 
   it("queues a federated call's running state once its request went out, while the upstream works", async () => {
-    const upstream = await startModernUpstream();
-    const mcp = await startMcpGateway({ env: { GATEWAY_UPSTREAM_ALLOW_PRIVATE: 'true' } });
-    const registered = await registerSource(mcp.url, {
-      type: 'mcp',
-      id: 'mod',
-      namespace: 'mod',
-      url: upstream.url,
-    });
-    expect(registered.status).toBe(201);
-    const alice = await mcp.user({ admin: true });
-    const client = await connectV2(mcp.url, alice.mcpToken);
+    const { upstream, mcp, client } = await federated();
     const call = client.callTool({ name: 'mod.slow', arguments: {} });
 
     // The upstream runs the call (it holds it until stopped): the record shows it running.
@@ -117,49 +105,5 @@ describe('the execution record of a call whose source starts at once (issue 37)'
     expect(removed.status).toBe(200);
     expect((await call).isError).toBe(true);
     expect(await recordsOf(mcp, 'mod.slow')).toMatchObject([{ outcome: 'error' }]);
-  });
-
-  it('keeps the waiting state of a source that asks before its first wait', async () => {
-    const deleted: string[] = [];
-    const plugin = definePlugin({
-      id: 'trash',
-      name: 'Trash',
-      description: 'Deletes things.',
-      tools: [
-        defineTool({
-          path: 'trash.items.delete',
-          name: 'Delete Item',
-          description: 'Deletes an item.',
-          inputSchema: z.object({ id: z.string().describe('The item') }),
-          destructive: true,
-          // Asked as the source starts, before anything awaits: the record says "pending" then.
-          approval: ({ id }) => `Delete item ${id}?`,
-          handler: (_ctx, { id }) => {
-            deleted.push(id);
-            return { deleted: id };
-          },
-        }),
-      ],
-    });
-    const mcp = await startMcpGateway({ plugins: [plugin] });
-    const alice = await mcp.user({ admin: true });
-    // A 2025 client without elicitation: the call waits for a decision made through the API.
-    const { client } = await connectV1(mcp.url, alice.mcpToken);
-    const call = client.callTool({ name: 'trash.items.delete', arguments: { id: 'i1' } });
-
-    const pending = await waitForApproval(mcp, alice);
-    expect(await recordsOf(mcp, 'trash.items.delete')).toMatchObject([
-      { outcome: null, approval: 'pending' },
-    ]);
-    const decided = await mcp.gateway.request('POST', `/api/approvals/${pending.id}`, {
-      as: alice,
-      body: { decision: 'approve' },
-    });
-    expect(decided.status).toBe(200);
-    expect((await call).isError).toBeFalsy();
-    expect(deleted).toEqual(['i1']);
-    expect(await recordsOf(mcp, 'trash.items.delete')).toMatchObject([
-      { outcome: 'ok', approval: 'approved' },
-    ]);
   });
 });
