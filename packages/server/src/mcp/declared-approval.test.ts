@@ -6,7 +6,13 @@ import { definePlugin, defineTool } from '@gateway/sdk';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { connectV1, connectV2, startMcpGateway } from '#test/mcp/mcp-test-kit.js';
+import {
+  connectV1,
+  connectV2,
+  recordsOf,
+  startMcpGateway,
+  waitForApproval,
+} from '#test/mcp/mcp-test-kit.js';
 
 function trashPlugin(deleted: string[]) {
   return definePlugin({
@@ -60,5 +66,27 @@ describe('declarative approval', () => {
     const result = await client.callTool(CALL);
     expect(result.isError).toBe(true);
     expect(deleted).toEqual([]);
+  });
+
+  it("keeps the record's waiting state: the call's running state, queued after its source started, never overwrites it (issue 37)", async () => {
+    const { gw, deleted, alice } = await start();
+    // A 2025 client without elicitation: the call waits for a decision made through the API,
+    // asked in the source's synchronous start, before the pipeline queues the running state.
+    const { client } = await connectV1(gw.url, alice.mcpToken);
+    const call = client.callTool(CALL);
+    const pending = await waitForApproval(gw, alice);
+    expect(await recordsOf(gw, 'trash.items.delete')).toMatchObject([
+      { outcome: null, approval: 'pending' },
+    ]);
+    const decided = await gw.gateway.request('POST', `/api/approvals/${pending.id}`, {
+      as: alice,
+      body: { decision: 'approve' },
+    });
+    expect(decided.status).toBe(200);
+    expect((await call).isError).toBeFalsy();
+    expect(deleted).toEqual(['i1']);
+    expect(await recordsOf(gw, 'trash.items.delete')).toMatchObject([
+      { outcome: 'ok', approval: 'approved' },
+    ]);
   });
 });

@@ -66,6 +66,13 @@ export interface SourceCall extends ToolCall {
    * when first read and then aborted at every call's end (issue 37).
    */
   onStop(listener: (reason: unknown) => void): () => void;
+  /**
+   * Said by a source as it starts sending its request to an upstream, in its synchronous start:
+   * answers the function to call once the request is written (or failed before). What the call
+   * put off until then (`RunningCall.afterSent`) runs at that call, while the upstream works
+   * (issue 37). Optional: a test's call may leave it out.
+   */
+  sending?(): () => void;
 }
 
 /**

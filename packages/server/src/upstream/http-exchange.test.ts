@@ -27,18 +27,61 @@ async function upstream(answer: (response: ServerResponse, path: string) => void
   });
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const inFlight = new Set<Exchange>();
-  const send = (path = '/mcp', signal?: AbortSignal) =>
+  const send = (path = '/mcp', signal?: AbortSignal, sent?: () => void) =>
     exchange(
       agent,
       { origin, path, method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' },
       { json: 64, error: 16 },
       signal === undefined ? undefined : stopOf(signal),
       inFlight,
+      sent,
     );
   return { send, connections, inFlight };
 }
 
 describe('exchange', () => {
+  it('tells `sent` once its request is written, before the answer, and once when it fails first (issue 37)', async () => {
+    const order: string[] = [];
+    const { send } = await upstream((response) => {
+      order.push('received');
+      response.setHeader('content-type', 'application/json');
+      response.end('{"jsonrpc":"2.0","id":1,"result":{}}');
+    });
+    // A new connection, then a kept-alive one (undici writes on it from the check phase).
+    for (let i = 0; i < 2; i++) {
+      order.length = 0;
+      const answering = send('/mcp', undefined, () => order.push('sent'));
+      order.push('dispatched');
+      await answering;
+      order.push('answered');
+      expect(order).toEqual(['dispatched', 'sent', 'received', 'answered']);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+
+    // Refused at connect (nothing listens on the port): told once, as the exchange fails.
+    const closed = createNetServer().listen(0, '127.0.0.1');
+    await once(closed, 'listening');
+    const port = (closed.address() as AddressInfo).port;
+    closed.close();
+    await once(closed, 'close');
+    const agent = new Agent();
+    onTestFinished(() => agent.destroy());
+    let told = 0;
+    const request = { origin: `http://127.0.0.1:${port}`, path: '/', method: 'POST' as const };
+    await expect(
+      exchange(
+        agent,
+        { ...request, headers: {} },
+        { json: 64, error: 16 },
+        undefined,
+        new Set(),
+        () => {
+          told += 1;
+        },
+      ),
+    ).rejects.toThrow();
+    expect(told).toBe(1);
+  });
   it('reads a JSON answer whole and keeps the connection for the next request', async () => {
     const { send, connections, inFlight } = await upstream((response) => {
       response.setHeader('content-type', 'application/json; charset=utf-8');

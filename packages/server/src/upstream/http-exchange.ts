@@ -42,6 +42,11 @@ export interface ExchangeLimits {
  * call's own stop, heard without a signal made for it; the exchange is in `inFlight` until its
  * answer ends, so its transport can stop it when it closes.
  *
+ * `sent`, when given, is told once the request is written to the connection, or once the exchange
+ * settles without that (it failed or was stopped first): undici writes a request on a kept-alive
+ * connection only from the event loop's check phase (it first lets the connection's pending input
+ * be read), so work put off until then runs while the upstream works (issue 37).
+ *
  * @throws what undici fails the request with (connection refused or dropped, the policy's refusal
  *   at connect), and the stop's reason when it is stopped first.
  */
@@ -51,9 +56,10 @@ export function exchange(
   limits: ExchangeLimits,
   stop: StopSource | undefined,
   inFlight: Set<Exchange>,
+  sent?: () => void,
 ): Promise<HttpAnswer> {
   return new Promise((resolve, reject) => {
-    const handler = new Exchange(limits, stop, inFlight, resolve, reject);
+    const handler = new Exchange(limits, stop, inFlight, resolve, reject, sent);
     if (handler.stopped !== undefined) return;
     dispatcher.dispatch(
       {
@@ -89,6 +95,8 @@ export class Exchange implements Dispatcher.DispatchHandler {
   readonly #inFlight: Set<Exchange>;
   readonly #resolve: (answer: HttpAnswer) => void;
   readonly #reject: (error: unknown) => void;
+  /** Told once the request is written, or the exchange settled first ({@link exchange}). */
+  #sent: (() => void) | undefined;
 
   constructor(
     limits: ExchangeLimits,
@@ -96,7 +104,9 @@ export class Exchange implements Dispatcher.DispatchHandler {
     inFlight: Set<Exchange>,
     resolve: (answer: HttpAnswer) => void,
     reject: (error: unknown) => void,
+    sent?: () => void,
   ) {
+    this.#sent = sent;
     this.#limits = limits;
     this.#inFlight = inFlight;
     this.#resolve = resolve;
@@ -124,6 +134,18 @@ export class Exchange implements Dispatcher.DispatchHandler {
   onRequestStart(controller: Dispatcher.DispatchController): void {
     this.#controller = controller;
     if (this.stopped !== undefined) controller.abort(this.stopped);
+  }
+
+  /** Undici's call once the request is written (not in its handler types: its request calls it). */
+  onRequestSent(): void {
+    this.#tellSent();
+  }
+
+  #tellSent(): void {
+    const sent = this.#sent;
+    if (sent === undefined) return;
+    this.#sent = undefined;
+    sent();
   }
 
   onResponseStart(
@@ -216,6 +238,7 @@ export class Exchange implements Dispatcher.DispatchHandler {
 
   #settle(): void {
     this.#settled = true;
+    this.#tellSent();
     const off = this.#off;
     if (off !== undefined) {
       this.#off = undefined;

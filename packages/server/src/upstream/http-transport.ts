@@ -129,7 +129,8 @@ export class UpstreamHttpTransport implements Transport {
    * way (notifications) goes to `onmessage`, to the SDK client, as before. `stop` stops it (a
    * call's own stop: no signal is made for it); `frame`, when given, is what the messages handed
    * to the SDK client are handed over in (the call's context, where its relays find the call): a
-   * JSON answer to the request itself needs none.
+   * JSON answer to the request itself needs none. `sent`, when given, is told once the request is
+   * written, or failed before (`exchange`).
    *
    * @throws as {@link send}; and for an answer that never came (a stream that ended without it).
    */
@@ -138,6 +139,7 @@ export class UpstreamHttpTransport implements Transport {
     params: Record<string, unknown>,
     stop: StopSource,
     frame?: Frame,
+    sent?: () => void,
   ): Promise<JSONRPCMessage> {
     this.#calls += 1;
     const id = `gw-${this.#calls}`;
@@ -152,6 +154,7 @@ export class UpstreamHttpTransport implements Transport {
         stop,
         this.#callText(id, method, params),
         frame,
+        sent,
       );
     } finally {
       this.#awaiting.delete(id);
@@ -223,6 +226,7 @@ export class UpstreamHttpTransport implements Transport {
     stop: StopSource | undefined,
     text: string | undefined,
     frame: Frame | undefined,
+    sent?: () => void,
   ): Promise<void> {
     try {
       const extra: Record<string, string> = { 'content-type': 'application/json' };
@@ -233,7 +237,7 @@ export class UpstreamHttpTransport implements Transport {
       if (stop === undefined && !('method' in message && 'id' in message)) {
         return this.#postMessage(message, extra);
       }
-      return this.#post(message, extra, stop, text, frame);
+      return this.#post(message, extra, stop, text, frame, sent);
     } catch (error) {
       return Promise.reject(error);
     }
@@ -273,10 +277,11 @@ export class UpstreamHttpTransport implements Transport {
     stop: StopSource | undefined,
     text?: string,
     frame?: Frame,
+    sent?: () => void,
   ): Promise<void> {
     let answer: HttpAnswer;
     try {
-      answer = await this.#request('POST', extra, text ?? JSON.stringify(message), stop);
+      answer = await this.#request('POST', extra, text ?? JSON.stringify(message), stop, sent);
     } catch (error) {
       // A 2026-07-28 server answers a request it refuses (unknown tool, bad arguments) with a 400
       // carrying the JSON-RPC error: that is its answer, not a transport failure.
@@ -473,6 +478,7 @@ export class UpstreamHttpTransport implements Transport {
     extra: Record<string, string>,
     body: string | undefined,
     stop: StopSource | undefined,
+    sent?: () => void,
   ): Promise<HttpAnswer> {
     const { dispatcher, maxBytes } = this.#options;
     const headers: Record<string, string> = { ...this.#options.headers, accept: ACCEPT, ...extra };
@@ -492,6 +498,7 @@ export class UpstreamHttpTransport implements Transport {
       { json: maxBytes, error: ERROR_BODY_BYTES },
       stop,
       this.#inFlight,
+      sent,
     );
     const { statusCode } = answer;
     if (statusCode >= 300 && statusCode < 400) {

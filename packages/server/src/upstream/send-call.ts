@@ -148,6 +148,7 @@ export async function sendCall(
         envelope === undefined ? params : { ...params, _meta: envelope },
         call,
         frame.needed ? (work) => frame.storage.run(call, work) : undefined,
+        call.sending?.(),
       ),
     );
     if (!isInputRequiredResult(first)) return first;

@@ -19,7 +19,6 @@ type Ending = Pick<ExecutionRecord, 'outcome' | 'durationMs' | 'approval' | 'app
  * before the answer is let out ({@link CallRecord.settle}: no answer without its record).
  */
 export class CallRecord {
-  readonly id: string;
   readonly startedAt: Date;
   /** Every value vended to this call is masked in everything the call lets out. */
   readonly redaction: CallRedaction;
@@ -31,6 +30,10 @@ export class CallRecord {
   readonly #via: Pick<ExecutionRecord, 'endpointId' | 'clientId'>;
   readonly #toolPath: string;
   readonly #args: Record<string, unknown>;
+  /** The execution id, once made ({@link id}). */
+  #id: string | undefined;
+  /** Whether a state of the call was queued or committed: a later one is never overwritten. */
+  #written = false;
 
   constructor(
     services: McpDeps,
@@ -50,9 +53,18 @@ export class CallRecord {
         : {};
     this.#toolPath = toolPath;
     this.#args = args;
-    this.id = round?.state.executionId ?? newExecutionId();
+    this.#id = round?.state.executionId;
     this.startedAt = round ? new Date(round.state.startedAt) : new Date();
     this.redaction = new CallRedaction(services.redactor);
+  }
+
+  /**
+   * The execution id, made when first read: a federated call's request is sent upstream before it
+   * is needed (the call's first state is queued after that, {@link writeStarted}; issue 37).
+   */
+  get id(): string {
+    this.#id ??= newExecutionId();
+    return this.#id;
   }
 
   elapsed(): number {
@@ -67,7 +79,17 @@ export class CallRecord {
 
   /** Queues a state of the call that needs no commit before anything is sent. */
   write(end: Ending): void {
+    this.#written = true;
     this.#services.executions.write(this.#state(end));
+  }
+
+  /**
+   * Queues the call's first state, that it is running (`end`), unless a state was queued or
+   * committed already: called once its source has started, so an upstream's request goes out
+   * first, and a source that asked a question at once has queued a later state, which stands.
+   */
+  writeStarted(end: Ending): void {
+    if (!this.#written) this.write(end);
   }
 
   /** Settles a call that ran (or was refused) with `outcome`, its decision and its error. */
@@ -88,6 +110,8 @@ export class CallRecord {
     result: R,
     end: Ending,
   ): Promise<R | CallToolResult> {
+    // No later "running" state comes over this one, stored or not (`writeStarted`).
+    this.#written = true;
     try {
       if (end.outcome !== undefined) {
         trace.getActiveSpan()?.setAttribute('gateway.outcome', end.outcome);

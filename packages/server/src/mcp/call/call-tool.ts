@@ -129,9 +129,6 @@ async function callStages(
       'Invalid arguments',
     );
   }
-  // A retried round says how long the call has run: the sweeper of abandoned calls sees it alive.
-  record.write(round === undefined ? {} : { durationMs: record.elapsed() });
-
   // 4 and 5. authorize credentials, run
   return run(runtime, site, ctx, tool, role, record, round, input.data, args);
 }
@@ -149,11 +146,17 @@ async function run(
 ): Promise<CallToolResult | InputRequiredResult> {
   const call = new RunningCall({ runtime, site, ctx, tool, role, record, round, args });
   try {
-    const result = await traced(
+    const running = traced(
       'gateway.tool.run',
       { 'gateway.tool': tool.path, 'gateway.source': tool.source.kind },
       () => call.untilStopped(tool.source.run(input, call)),
     );
+    // Queued once the source's request to its upstream is written, if it sends one (else at once):
+    // the upstream works while the gateway does this (issue 37). A retried round says how long
+    // the call has run: the sweeper of abandoned calls sees it alive.
+    const started = round === undefined ? {} : { durationMs: record.elapsed() };
+    call.afterSent(() => record.writeStarted(started));
+    const result = await running;
     if (call.questionPending) return await call.askClient();
     // Masked for the client too: a prompt-injected model could ask a tool to echo its key.
     const masked = record.redaction.data(result);

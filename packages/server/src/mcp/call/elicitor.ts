@@ -31,7 +31,8 @@ export interface ElicitorOptions {
   runtime: McpRuntime;
   site: CallSite;
   ctx: CallContext;
-  executionId: string;
+  /** The call's execution id, read when a question needs it (it is made when first read). */
+  executionId: () => string;
   toolPath: string;
   /** Answers carried over from earlier rounds of this call (2026-07-28 retries). */
   answers: readonly Answer[];
@@ -174,7 +175,7 @@ export class Elicitor {
         };
     if (!checked.success) {
       this.#options.runtime.services.logger.warn('form answer does not fit the form', {
-        executionId: this.#options.executionId,
+        executionId: this.#options.executionId(),
         tool: this.#options.toolPath,
         issues: formatIssues(checked.issues),
       });
@@ -205,7 +206,7 @@ export class Elicitor {
       );
     } catch (error) {
       runtime.services.logger.warn('elicitation not answered', {
-        executionId: this.#options.executionId,
+        executionId: this.#options.executionId(),
         tool: this.#options.toolPath,
         userId: by,
         error: error instanceof Error ? error.message : String(error),
@@ -215,7 +216,8 @@ export class Elicitor {
   }
 
   async #askThroughApprovals(question: Question, shownArgs: unknown): Promise<Answer> {
-    const { runtime, site, executionId, toolPath, progress } = this.#options;
+    const { runtime, site, toolPath, progress } = this.#options;
+    const executionId = this.#options.executionId();
     const signal = this.#options.signal();
     const userId = subjectId(site.principal);
     let heartbeat: ReturnType<typeof setInterval> | undefined;
@@ -262,7 +264,7 @@ export class Elicitor {
 
   #result(answer: Answer): ElicitResult {
     return {
-      executionId: this.#options.executionId,
+      executionId: this.#options.executionId(),
       approved: answer.ok,
       ...(answer.data === undefined ? {} : { data: answer.data }),
     };

@@ -48,7 +48,6 @@ export interface RunningCallOptions {
  * a plugin handler's `call` argument, so a call allocates it once.
  */
 export class RunningCall implements SourceCall {
-  readonly executionId: string;
   readonly context: PluginContext;
   readonly redaction: CallRedaction;
   readonly reportProgress: (progress: number, total?: number, message?: string) => void;
@@ -71,12 +70,13 @@ export class RunningCall implements SourceCall {
   #stopListening: (() => void) | undefined;
   /** The ids of the links shown to a session client, until the upstream says each is done. */
   #linksShown: Set<string> | undefined;
+  /** Work put off until the source's request is written ({@link afterSent}), while it is sending. */
+  #untilSent: (() => void)[] | undefined;
 
   constructor(options: RunningCallOptions) {
     const { runtime, site, ctx, tool, role, record } = options;
     const { services } = runtime;
     this.#options = options;
-    this.executionId = record.id;
     this.#stop = new OnceStop(this.#listenerFailed);
     this.#limit = new TimeLimit(
       runtime.options.toolTimeoutMs,
@@ -147,7 +147,8 @@ export class RunningCall implements SourceCall {
       runtime,
       site,
       ctx,
-      executionId: record.id,
+      // Read when asked, not now: the id is made on first use (`CallRecord.id`).
+      executionId: () => record.id,
       toolPath: tool.path,
       answers: round?.late === false ? round.answers : [],
       limit: this.#limit,
@@ -165,6 +166,11 @@ export class RunningCall implements SourceCall {
     record.elicitor = elicitor;
     this.#elicitor = elicitor;
     return elicitor;
+  }
+
+  /** The call's execution id, made when first read (`CallRecord.id`). */
+  get executionId(): string {
+    return this.#options.record.id;
   }
 
   /** The server log for this call, made on first use: most calls log nothing. */
@@ -271,8 +277,32 @@ export class RunningCall implements SourceCall {
     return record.settle(result, asking?.kind === 'question' ? { approval: 'pending' } : {});
   }
 
+  /** The source is sending its request (see `SourceCall.sending`): answers its "sent" call. */
+  sending(): () => void {
+    this.#untilSent ??= [];
+    return this.#sent;
+  }
+
+  /**
+   * Runs `work` once the source's request is written, when the source said it is sending one in
+   * its synchronous start (an upstream's plain call: undici writes it from the event loop's check
+   * phase, so the work runs while the upstream works, issue 37), else at once. Work still waiting
+   * when the call ends runs then (a request that never went out).
+   */
+  afterSent(work: () => void): void {
+    if (this.#untilSent === undefined) work();
+    else this.#untilSent.push(work);
+  }
+
+  readonly #sent = () => {
+    const waiting = this.#untilSent;
+    this.#untilSent = undefined;
+    if (waiting !== undefined) for (const work of waiting) work();
+  };
+
   /** Stops the clock and everything still running for the call. */
   end(): void {
+    this.#sent();
     this.#limit.clear();
     if (this.#release !== undefined) clearTimeout(this.#release);
     const stopListening = this.#stopListening;
