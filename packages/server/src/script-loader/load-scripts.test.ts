@@ -160,7 +160,9 @@ describe('the script loader', () => {
     expect(matches(await readFile(cacheFile), source)).toBe('checksum');
 
     vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + SETTLED_MS + 1_000 });
-    onTestFinished(() => vi.useRealTimers());
+    onTestFinished(() => {
+      vi.useRealTimers();
+    });
     const settled = new ScriptCache(nodeCache, BUILD);
     createScriptLoader(dir, settled).load('entry.js');
     settled.flush();
