@@ -100,7 +100,10 @@ describe('the script loader', () => {
     expect((await stat(cacheDir)).mode & 0o777).toBe(0o700);
     const source = readScriptSource(join(dir, 'entry.js'));
     expect(cache.read('entry.js', source)?.data.length).toBe(written.size - HEADER_BYTES);
-    const other = { ...source, bytes: Buffer.from(source.bytes.toString().replace('b.txt', 'c.txt')) };
+    const other = {
+      ...source,
+      bytes: Buffer.from(source.bytes.toString().replace('b.txt', 'c.txt')),
+    };
     expect(cache.read('entry.js', other)).toBeUndefined();
     expect(cache.read('missing.js', source)).toBeUndefined();
   });

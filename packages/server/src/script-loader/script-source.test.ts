@@ -12,8 +12,8 @@ import {
   headerOf,
   matches,
   readScriptSource,
-  SETTLED_MS,
   type ScriptSource,
+  SETTLED_MS,
   stampOf,
 } from './script-source.js';
 
