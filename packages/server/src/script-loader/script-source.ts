@@ -2,8 +2,9 @@
  * What a script's code cache was made from (issue 37), written at the head of the cache and
  * checked before V8 is given it: V8 itself checks a cache against its source's length only.
  *
- * A script is known by its **stamp**, its file's device, inode, size and modification and change
- * times in nanoseconds (one `fstat` of the file it was read from), when it was **settled** as it
+ * A script is known by its **stamp**, its file's inode, size and modification and change times in
+ * nanoseconds (one `fstat` of the file it was read from; not its device, whose number can change
+ * between mounts of the same files, an overlay's say), when it was **settled** as it
  * was read: its last change at least {@link SETTLED_MS} before. Any later write to the file sets
  * its change time (`ctime`, which no copy, archive or `touch` can set back) to the time of that
  * write, so the stamp differs. A script changed within that window (a start right after a build or
@@ -29,8 +30,8 @@ export interface ScriptSource {
  */
 export const SETTLED_MS = 2_000;
 
-/** The bytes of a cache before V8's data: kind, checksum, then the stamp's five numbers. */
-export const HEADER_BYTES = 48;
+/** The bytes of a cache before V8's data: kind, checksum, then the stamp's four numbers. */
+export const HEADER_BYTES = 40;
 
 const STAMPED = 1;
 const CHECKSUMMED = 2;
@@ -51,13 +52,13 @@ export function readScriptSource(filename: string): ScriptSource {
 }
 
 /**
- * `source`'s stamp (device, inode, size, mtime and ctime in ns), or `undefined` when it was not
+ * `source`'s stamp (inode, size, mtime and ctime in ns), or `undefined` when it was not
  * settled as it was read: changed within {@link SETTLED_MS} before, or "in the future".
  */
 export function stampOf(source: ScriptSource): readonly bigint[] | undefined {
   const { stats, readAt } = source;
   if (stats.ctimeNs > BigInt(readAt - SETTLED_MS) * 1_000_000n) return undefined;
-  return [stats.dev, stats.ino, stats.size, stats.mtimeNs, stats.ctimeNs];
+  return [stats.ino, stats.size, stats.mtimeNs, stats.ctimeNs];
 }
 
 /** The first 4 bytes of the SHA-1 of a script's bytes. */
