@@ -1,7 +1,6 @@
-import { sql } from 'kysely';
-import { type Migration, Migrator } from 'kysely/migration';
 import type { GatewayDatabase } from './database.js';
-import { migrations as allMigrations, type GatewayMigration } from './migrations/index.js';
+import { MIGRATION_NAMES } from './migration-names.js';
+import type { GatewayMigration } from './migrations/migration.js';
 import { readSchemaState, type SchemaState } from './schema-state.js';
 
 /**
@@ -26,45 +25,16 @@ import { readSchemaState, type SchemaState } from './schema-state.js';
  */
 export async function migrate(
   database: GatewayDatabase,
-  migrations: Readonly<Record<string, GatewayMigration>> = allMigrations,
+  migrations?: Readonly<Record<string, GatewayMigration>>,
   state?: SchemaState,
 ): Promise<string[]> {
+  const names = migrations === undefined ? MIGRATION_NAMES : Object.keys(migrations);
   const known = state ?? (await readSchemaState(database));
-  if (known !== undefined) refuseUnknownSteps(known.migrations, Object.keys(migrations));
-  if (known !== undefined && sameNames(known.migrations, Object.keys(migrations))) return [];
-  const migrator = new Migrator({
-    db: database.db,
-    // Named, or kysely looks for its migration tables in every schema: another schema's (a
-    // second app, a parallel test) would pass for ours and leave this one never created.
-    ...(database.dialect === 'postgres'
-      ? { migrationTableSchema: await currentSchema(database) }
-      : {}),
-    provider: {
-      getMigrations: async () =>
-        Object.fromEntries(
-          Object.entries(migrations).map(([name, migration]): [string, Migration] => [
-            name,
-            { up: (db) => migration.up(db, database.dialect) },
-          ]),
-        ),
-    },
-  });
-  // On PostgreSQL the migrator reads the current schema's tables only (see
-  // CurrentSchemaIntrospector), so other schemas changing meanwhile cannot fail it.
-  const { error, results = [] } = await migrator.migrateToLatest();
-  if (error !== undefined) {
-    const failed = results.find((result) => result.status === 'Error')?.migrationName;
-    const reason = error instanceof Error ? error.message : String(error);
-    throw new Error(
-      failed
-        ? `Database migration "${failed}" failed: ${reason}`
-        : `Database migration failed: ${reason}`,
-      { cause: error },
-    );
-  }
-  return results
-    .filter((result) => result.status === 'Success')
-    .map((result) => result.migrationName);
+  if (known !== undefined) refuseUnknownSteps(known.migrations, names);
+  if (known !== undefined && sameNames(known.migrations, names)) return [];
+  // Only now: the steps and kysely's migrator are code a migrated database's start never runs.
+  const { runMigrations } = await import('./run-migrations.js');
+  return runMigrations(database, migrations);
 }
 
 /**
@@ -96,18 +66,4 @@ function versionOf(name: string): number {
 
 function sameNames(applied: ReadonlySet<string>, names: readonly string[]): boolean {
   return applied.size === names.length && names.every((name) => applied.has(name));
-}
-
-/** The schema unqualified names resolve to (the first of `search_path` that exists). */
-async function currentSchema(database: GatewayDatabase): Promise<string> {
-  const { rows } = await sql<{ schema: string | null }>`select current_schema() as schema`.execute(
-    database.db,
-  );
-  const schema = rows[0]?.schema;
-  if (!schema) {
-    throw new Error(
-      'PostgreSQL has no current schema: create the schema named first in search_path, or set one that exists',
-    );
-  }
-  return schema;
 }

@@ -13,6 +13,7 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { bundledBin } from '#test/support/bin-bundle.js';
 import { listeningUrl, startBin } from '#test/support/run-bin.js';
 import { callTool, startScaleBin } from '#test/support/scale-bin.js';
+import { SETTLED_MS } from './script-source.js';
 
 /** The head of a script (build/script-form.ts): a function whose body starts strict. */
 const STRICT_WRAPPER = /^\(function\([\w$,]+\)\{"use strict";/;
@@ -65,6 +66,19 @@ async function serveOnce(root: string, after: () => boolean = () => true): Promi
   expect(gateway.output.stderr).not.toMatch(/crashed|Error/);
 }
 
+/**
+ * Until every script of the test bundle last changed {@link SETTLED_MS} ago: its caches are then
+ * written with the scripts' stamps, as after any install, not checked by their bytes and stamped
+ * by the next start (script-source.ts).
+ */
+async function scriptsSettled(): Promise<void> {
+  const scripts = join(dirname(await bundledBin()), 'bin');
+  const changed = Math.max(
+    ...readdirSync(scripts).map((file) => statSync(join(scripts, file)).ctimeMs),
+  );
+  await until(() => Date.now() - changed > SETTLED_MS + 50, 'the scripts to settle');
+}
+
 async function cacheRoot(): Promise<string> {
   const root = await mkdtemp(join(tmpdir(), 'gateway-script-caches-'));
   onTestFinished(() => rm(root, { recursive: true, force: true }));
@@ -85,6 +99,7 @@ describe("the bin's scripts", () => {
 
 describe("the bin's script caches", () => {
   it('are written after the first answer and serve the next start, which writes none again', async () => {
+    await scriptsSettled();
     const root = await cacheRoot();
     await serveOnce(root, () => cachesIn(root).size > 20);
     const written = cachesIn(root);

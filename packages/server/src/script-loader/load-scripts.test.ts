@@ -6,10 +6,11 @@
 import { mkdir, mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { scriptOf, writeScriptForm } from '../../build/script-form.js';
 import { createScriptLoader } from './load-scripts.js';
-import { checksumOf, OTHER_BUILDS_KEPT, ScriptCache } from './script-cache.js';
+import { OTHER_BUILDS_KEPT, ScriptCache } from './script-cache.js';
+import { HEADER_BYTES, matches, readScriptSource, SETTLED_MS } from './script-source.js';
 
 const CHUNKS: Record<string, string> = {
   // What esbuild's code splitting writes: static and dynamic imports of chunks, built-ins.
@@ -97,10 +98,14 @@ describe('the script loader', () => {
     expect(written.size).toBeGreaterThan(0);
     expect(written.mode & 0o777).toBe(0o600);
     expect((await stat(cacheDir)).mode & 0o777).toBe(0o700);
-    const checksum = checksumOf(await readFile(join(dir, 'entry.js')));
-    expect(cache.read('entry.js', checksum)?.length).toBe(written.size - 4);
-    expect(cache.read('entry.js', checksum + 1)).toBeUndefined();
-    expect(cache.read('missing.js', checksum)).toBeUndefined();
+    const source = readScriptSource(join(dir, 'entry.js'));
+    expect(cache.read('entry.js', source)?.data.length).toBe(written.size - HEADER_BYTES);
+    const other = {
+      ...source,
+      bytes: Buffer.from(source.bytes.toString().replace('b.txt', 'c.txt')),
+    };
+    expect(cache.read('entry.js', other)).toBeUndefined();
+    expect(cache.read('missing.js', source)).toBeUndefined();
   });
 
   it("removes older builds' caches when it writes, and nothing else beside them", async () => {
@@ -142,6 +147,31 @@ describe('the script loader', () => {
     await writeFile(entryFile, source.replace('/a/b.txt', '/a/c.txt'));
     const again = new ScriptCache(nodeCache, BUILD);
     expect((createScriptLoader(dir, again).load('entry.js') as Entry).name).toBe('c.txt');
+  });
+
+  it('writes a cache checked by its bytes again with the stamp, once its script has settled', async () => {
+    // A start right after a build checks its caches by a hash of every script; the first start
+    // after they settled writes them with their stamp, so later starts hash nothing.
+    const dir = await scripts();
+    const nodeCache = await mkdtemp(join(tmpdir(), 'gateway-script-cache-'));
+    onTestFinished(() => rm(nodeCache, { recursive: true, force: true }));
+    const cacheFile = join(nodeCache, 'gateway-server-scripts', BUILD, 'entry.js.cache');
+    const fresh = new ScriptCache(nodeCache, BUILD);
+    createScriptLoader(dir, fresh).load('entry.js');
+    fresh.flush();
+    const source = readScriptSource(join(dir, 'entry.js'));
+    expect(matches(await readFile(cacheFile), source)).toBe('checksum');
+
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + SETTLED_MS + 1_000 });
+    onTestFinished(() => {
+      vi.useRealTimers();
+    });
+    const settled = new ScriptCache(nodeCache, BUILD);
+    createScriptLoader(dir, settled).load('entry.js');
+    settled.flush();
+    expect(matches(await readFile(cacheFile), readScriptSource(join(dir, 'entry.js')))).toBe(
+      'stamp',
+    );
   });
 
   it('refuses a build id that could name another directory', () => {

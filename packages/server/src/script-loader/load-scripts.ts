@@ -5,12 +5,12 @@
  * through Node's own `require` and `import()`. Each script is compiled with its code cache when
  * there is one (script-cache.ts).
  */
-import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Script } from 'node:vm';
-import { checksumOf, type ScriptCache } from './script-cache.js';
+import type { ScriptCache } from './script-cache.js';
+import { readScriptSource } from './script-source.js';
 
 /** A script's function, as its wrapper declares it (build/script-form.ts, SCRIPT_PARAMETERS). */
 type ScriptFunction = (
@@ -53,13 +53,11 @@ export function createScriptLoader(directory: string, cache: ScriptCache | undef
     const loaded = modules.get(file);
     if (loaded !== undefined) return loaded.exports;
     const filename = join(directory, file);
-    const bytes = readFileSync(filename);
-    // The checksum of the bytes, not of the string (which it would encode again).
-    const checksum = cache === undefined ? 0 : checksumOf(bytes);
-    const cachedData = cache?.read(file, checksum);
-    const script = new Script(bytes.toString('utf8'), { filename, cachedData });
-    if (cachedData === undefined || script.cachedDataRejected === true) {
-      cache?.needs(file, script, checksum);
+    const source = readScriptSource(filename);
+    const found = cache?.read(file, source);
+    const script = new Script(source.bytes.toString('utf8'), { filename, cachedData: found?.data });
+    if (found === undefined || found.restamp || script.cachedDataRejected === true) {
+      cache?.needs(file, script, source);
     }
     const module = { exports: {} };
     modules.set(file, module);

@@ -5,13 +5,16 @@
  * one), in a directory per Node version and architecture (Node's) and build (ours), and are off
  * whenever Node's compile cache is (`NODE_DISABLE_COMPILE_CACHE=1`, no directory of the user's
  * own). A cache V8
- * rejects (another V8, other flags, a damaged file) or one that cannot be read is compiled
- * without and written again; nothing here ever stops a start. Each cache starts with a checksum of
- * the source it was made from: V8 checks a cache against its source's length only, and would run
- * the code of a script as it was when cached after an edit in place that kept its length (a fix
- * applied to the installed files, the build id unchanged).
+ * rejects (another V8, other flags, a damaged file) or one that cannot be read is compiled without and
+ * written again; nothing here ever stops a start.
+ *
+ * Each cache starts with what it was made from (script-source.ts): V8 checks a cache against its
+ * source's length only, and would run the code of a script as it was when cached after an edit in
+ * place that kept its length (a fix applied to the installed files, the build id unchanged). A
+ * script whose last change was long enough before it was read is known by its file's identity and
+ * times (one `fstat`, no hashing); one changed just before (a start right after a build) by a
+ * checksum of its bytes.
  */
-import { hash } from 'node:crypto';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import {
   mkdirSync,
@@ -24,6 +27,7 @@ import {
 } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { Script } from 'node:vm';
+import { HEADER_BYTES, headerOf, matches, type ScriptSource, stampOf } from './script-source.js';
 
 /** Node's channel for a served response, published once its last byte is handed to the socket. */
 const RESPONSE_FINISHED = 'http.server.response.finish';
@@ -37,26 +41,18 @@ export const BUILD_ID = /^[\da-f]{20}$/;
  */
 export const OTHER_BUILDS_KEPT = 2;
 
-/**
- * The bytes before V8's data in a cache file: {@link checksumOf} the script's file. V8 checks a
- * cache against its source's length only, so a script edited in place to the same length would
- * run its old code without it.
- */
-const HEADER_BYTES = 4;
-
-/**
- * A script file's checksum for its cache's header: the first 4 bytes of its SHA-1 (`node:crypto`
- * is loaded at start anyway; zlib's `crc32` would load zlib, which a start needs no more).
- */
-export function checksumOf(bytes: Uint8Array): number {
-  return hash('sha1', bytes, 'buffer').readUInt32BE(0);
+/** A cache found for a script: V8's data, and whether it should be written again (see read). */
+export interface FoundCache {
+  data: Buffer;
+  /** Made from the same code but checked by its bytes, while the file is now known by its stamp. */
+  restamp: boolean;
 }
 
 /** The caches of one build's scripts: read at load, written once their code has run. */
 export class ScriptCache {
   readonly #root: string;
   readonly #directory: string;
-  readonly #pending = new Map<string, { script: Script; checksum: number }>();
+  readonly #pending = new Map<string, { script: Script; source: ScriptSource }>();
   #writing = false;
   #listening = false;
   #flushing = false;
@@ -73,26 +69,32 @@ export class ScriptCache {
   }
 
   /**
-   * The cache of `file`, whose bytes' checksum is now `checksum`, or `undefined` when there is none,
-   * it cannot be read, or it was made from other code.
+   * The cache of `file`, read now as `source`, or `undefined` when there is none, it cannot be
+   * read, or it was made from other code. A cache checked by its script's bytes comes back with
+   * `restamp` once the script is settled (script-source.ts), so that it is written again with
+   * the stamp and later starts need not hash the script.
    */
-  read(file: string, checksum: number): Buffer | undefined {
+  read(file: string, source: ScriptSource): FoundCache | undefined {
     let cached: Buffer;
     try {
       cached = readFileSync(join(this.#directory, `${file}.cache`));
     } catch {
       return undefined;
     }
-    if (cached.length <= HEADER_BYTES || cached.readUInt32LE(0) !== checksum) return undefined;
-    return cached.subarray(HEADER_BYTES);
+    const made = matches(cached, source);
+    if (made === undefined) return undefined;
+    return {
+      data: cached.subarray(HEADER_BYTES),
+      restamp: made === 'checksum' && stampOf(source) !== undefined,
+    };
   }
 
   /**
-   * `script` (of `file`, its bytes' checksum `checksum`) needs its cache written: it had none, or
-   * V8 rejected it.
+   * `script` (of `file`, read as `source`) needs its cache written: it had none, V8 rejected it,
+   * or it is to be stamped (read).
    */
-  needs(file: string, script: Script, checksum: number): void {
-    this.#pending.set(file, { script, checksum });
+  needs(file: string, script: Script, source: ScriptSource): void {
+    this.#pending.set(file, { script, source });
     this.#listen();
   }
 
@@ -134,14 +136,12 @@ export class ScriptCache {
       // A cache that cannot be written (a read-only disk) only costs the next start time.
       return;
     }
-    for (const [file, { script, checksum }] of pending) {
+    for (const [file, { script, source }] of pending) {
       const target = join(this.#directory, `${file}.cache`);
       // Renamed into place whole: a start never reads a cache another process is writing.
       const temporary = `${target}.${process.pid}.tmp`;
       try {
-        const header = Buffer.alloc(HEADER_BYTES);
-        header.writeUInt32LE(checksum, 0);
-        writeFileSync(temporary, Buffer.concat([header, script.createCachedData()]), {
+        writeFileSync(temporary, Buffer.concat([headerOf(source), script.createCachedData()]), {
           mode: 0o600,
         });
         renameSync(temporary, target);
