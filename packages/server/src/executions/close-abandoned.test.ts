@@ -1,6 +1,6 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { databaseTargets } from '#test/db/test-database.js';
-import { ABANDONED_ERROR, closeAbandonedExecutions } from './close-abandoned.js';
+import { ABANDONED_BATCH, ABANDONED_ERROR, closeAbandonedExecutions } from './close-abandoned.js';
 import type { ExecutionsTable } from './tables.js';
 
 const NOW = new Date('2026-03-01T12:00:00.000Z');
@@ -61,6 +61,31 @@ for (const target of databaseTargets()) {
       ]);
       // A second sweeper (another instance) finds nothing left to close.
       expect(await closeAbandonedExecutions(database, { now: NOW, windowMs: WINDOW_MS })).toBe(0);
+    });
+
+    it('closes records started in the same millisecond in id order, a batch at a time', async () => {
+      // Issue 38: with no id tie-break, which of the records left for the next pass was up to
+      // the database. Inserted highest id first, so an order by insertion would differ.
+      const { database, cleanup } = await target.open();
+      onTestFinished(cleanup);
+      const ids = Array.from(
+        { length: ABANDONED_BATCH + 1 },
+        (_, i) => `e${String(i).padStart(4, '0')}`,
+      );
+      await database.db
+        .insertInto('executions')
+        .values(ids.toReversed().map((id) => row(id, {})))
+        .execute();
+
+      expect(await closeAbandonedExecutions(database, { now: NOW, windowMs: WINDOW_MS })).toBe(
+        ABANDONED_BATCH,
+      );
+      const open = await database.db
+        .selectFrom('executions')
+        .select('id')
+        .where('outcome', 'is', null)
+        .execute();
+      expect(open).toEqual([{ id: ids.at(-1) }]);
     });
   });
 }

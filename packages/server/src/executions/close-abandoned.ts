@@ -5,8 +5,11 @@ import { unmarkedWrite } from '../db/unmarked-write.js';
 /** The error an abandoned call's record gets. */
 export const ABANDONED_ERROR = 'Abandoned: no answer or result in time, closed by the gateway';
 
-/** How many records one pass closes at most; the next pass takes the rest. */
-const BATCH = 500;
+/**
+ * How many records one pass reads at most, oldest first (by id among records started in the same
+ * millisecond, so every instance's pass takes the same ones); the next pass takes the rest.
+ */
+export const ABANDONED_BATCH = 500;
 
 /**
  * Closes out execution records that still have no outcome though the call cannot be alive: its
@@ -33,7 +36,8 @@ export async function closeAbandonedExecutions(
     .where('outcome', 'is', null)
     .where('started_at', '<', new Date(now - options.windowMs).toISOString())
     .orderBy('started_at')
-    .limit(BATCH)
+    .orderBy('id')
+    .limit(ABANDONED_BATCH)
     .execute();
   const stale = rows
     .filter((row) => Date.parse(row.started_at) + (row.duration_ms ?? 0) + options.windowMs < now)
