@@ -72,7 +72,11 @@ export async function saveOwnConnection(
   });
 }
 
-/** The users with an own connection of `toolId`, most recently updated first, at most `limit`. */
+/**
+ * The users with an own connection of `toolId`, most recently updated first (connections updated
+ * in the same millisecond by descending id, so the `limit` cuts the same place every time), at
+ * most `limit`.
+ */
 export async function recentUsersOf(
   db: Db,
   toolId: string,
@@ -84,6 +88,7 @@ export async function recentUsersOf(
     .where('tool_id', '=', toolId)
     .where('owner', '=', 'user')
     .orderBy('updated_at', 'desc')
+    .orderBy('id', 'desc')
     .limit(limit)
     .execute();
 }
