@@ -17,7 +17,8 @@ export type Reservation =
 
 /**
  * Stores a new session of `owner`, closing their least recently used sessions beyond
- * `maxPerOwner - 1` first (never one `busy` says has a request in flight on this instance). The
+ * `maxPerOwner - 1` first (never one `busy` says has a request in flight on this instance; of
+ * sessions last used in the same millisecond, the lowest id goes first, on every instance). The
  * owner's sessions are counted under a transaction-scoped advisory lock, so instances opening
  * sessions for one owner at once never exceed the cap together.
  */
@@ -36,6 +37,7 @@ export async function reserveSession(
       .select('id')
       .where('owner', '=', session.owner)
       .orderBy('last_seen', 'asc')
+      .orderBy('id', 'asc')
       .execute();
     const evicted: string[] = [];
     let left = held.length;
