@@ -35,7 +35,10 @@
  * move the whole dump by ±50 k a call. Meant for one client and 100-300 calls. With `stdio` or
  * `stdio-call` measured, a call's two turns are told apart (the request's parses HTTP, the
  * answer's reads the process's line) and each is cut at its first write (the line to the
- * process; the answer to the client). `INSTR_KEEP=1` keeps every turn's dump.
+ * process; the answer to the client). Each path keeps its median turns' dumps, named after it
+ * (`callgrind.<stamp>.<pid>.<path>.median-before`), beside those of paths counted before it on
+ * the same process; `INSTR_KEEP=1` keeps every turn's dump, and a path's medians are read from
+ * its own turns only.
  *
  * Run from the repository root after `pnpm --filter @gateway/sdk --filter @gateway/server build`:
  * `pnpm exec tsx bench/mcp/instructions.ts`. Slow: a few minutes per path on an idle machine.
@@ -190,17 +193,29 @@ function dumped(pid: number, part: number): { file: string; main: number; all: n
 }
 
 /**
- * The medians of the event loop thread's turns of `pid` (`INSTR_TURNS`): the work before an
- * answer's write, and after it to the next wait. The turn of each median stays (`.median-before`,
- * `.median-after`, with the JIT's map when written), the other dumps are removed once read.
+ * The medians of the event loop thread's turns of `pid` (`INSTR_TURNS`) in measuring path
+ * `measured`: the work before an answer's write, and after it to the next wait. Only the dumps
+ * written since the measurement began count (not in `earlier`): another path measured before on
+ * the same process left its own. The turn of each median stays, named after the path
+ * (`callgrind.<stamp>.<pid>.<path>.median-before`, `.median-after`, with the JIT's map when
+ * written), so each path measured keeps its own; the other dumps are removed once read.
  */
-function turns(pid: number, upstreamTurns = false): string {
+function turns(
+  pid: number,
+  measured: { name: string; earlier: ReadonlySet<string> },
+  upstreamTurns = false,
+): string {
   const before: { total: number; path: string }[] = [];
   const after: { total: number; path: string }[] = [];
   const prefix = `callgrind.${stamp}.`;
   const dumpsOf = readdirSync(outDir).filter(
-    (name) => name.startsWith(prefix) && name.includes(`.${pid}.`) && !name.endsWith('.map'),
+    (name) =>
+      name.startsWith(prefix) &&
+      name.includes(`.${pid}.`) &&
+      !name.endsWith('.map') &&
+      !measured.earlier.has(name),
   );
+  const slug = measured.name.replace(/[^A-Za-z0-9]+/g, '-').replace(/^-|-$/g, '');
   for (const name of dumpsOf) {
     const path = join(outDir, name);
     if (!name.endsWith('-01')) continue;
@@ -214,7 +229,7 @@ function turns(pid: number, upstreamTurns = false): string {
   const median = (turns: { total: number; path: string }[], kept: string) => {
     const middle = turns.sort((a, b) => a.total - b.total)[Math.floor(turns.length / 2)];
     if (middle === undefined) return '0';
-    const keep = join(outDir, `callgrind.${stamp}.${pid}.median-${kept}`);
+    const keep = join(outDir, `callgrind.${stamp}.${pid}.${slug}.median-${kept}`);
     copyFileSync(middle.path, keep);
     if (existsSync(map)) copyFileSync(map, `${keep}.map`);
     return middle.total.toLocaleString('en');
@@ -284,6 +299,8 @@ async function measure(
   // The Gateway closes a connection idle for 5 s, which callgrind_control can take: the measured
   // calls open their own (`fresh`).
   fresh?.();
+  // An earlier path's dumps of this process (its medians, every turn with `INSTR_KEEP`).
+  const earlier = new Set(TURNS ? readdirSync(outDir) : []);
   control(pid, '--zero');
   control(pid, '-i', 'on');
   await lanes(CALLS, (lane) => one(lane, ++id));
@@ -291,7 +308,7 @@ async function measure(
   control(pid, '-i', 'off');
   if (TURNS) {
     console.log(
-      `${name}: ${turns(pid, PATHS.has('stdio') || PATHS.has('stdio-call'))} (${CALLS} calls at ${CLIENTS} client(s), after ${WARMUP})`,
+      `${name}: ${turns(pid, { name, earlier }, PATHS.has('stdio') || PATHS.has('stdio-call'))} (${CALLS} calls at ${CLIENTS} client(s), after ${WARMUP})`,
     );
     return;
   }
