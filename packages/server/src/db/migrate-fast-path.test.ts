@@ -30,14 +30,18 @@ for (const target of databaseTargets()) {
       onTestFinished(cleanup);
       // The three newest steps, as if the database predated them (kysely refuses a missing step
       // that sorts before one applied): when a step is added, this test moves to it.
-      const newest = ['016-execution-indexes', '017-plugin-oauth', '018-provider-clients'];
+      const newest = ['017-plugin-oauth', '018-provider-clients', '019-open-executions-id'];
       expect(Object.keys(migrations).sort().slice(-3)).toEqual(newest);
       const { schema } = database.db;
-      await schema.dropIndex('executions_started_at_id_idx').execute();
-      await schema.dropIndex('executions_activity_idx').execute();
-      await schema.dropIndex('executions_endpoint_id_started_at_idx').execute();
-      await schema.dropIndex('executions_tool_path_idx').execute();
       await schema.dropTable('plugin_oauth_clients').execute();
+      // 019 replaces the open records' index of 003.
+      await schema.dropIndex('executions_open_started_at_id_idx').execute();
+      await schema
+        .createIndex('executions_open_started_at_idx')
+        .on('executions')
+        .column('started_at')
+        .where(sql.ref('outcome'), 'is', null)
+        .execute();
       // 017 rebuilds two tables keeping their rows: a row it must carry over.
       await database.db
         .insertInto('upstream_oauth_flows')

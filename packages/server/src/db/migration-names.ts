@@ -23,4 +23,5 @@ export const MIGRATION_NAMES: readonly string[] = [
   '016-execution-indexes',
   '017-plugin-oauth',
   '018-provider-clients',
+  '019-open-executions-id',
 ];

@@ -1,6 +1,12 @@
+import { CompiledQuery } from 'kysely';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { databaseTargets } from '#test/db/test-database.js';
-import { ABANDONED_BATCH, ABANDONED_ERROR, closeAbandonedExecutions } from './close-abandoned.js';
+import {
+  ABANDONED_BATCH,
+  ABANDONED_ERROR,
+  closeAbandonedExecutions,
+  openRecordsBefore,
+} from './close-abandoned.js';
 import type { ExecutionsTable } from './tables.js';
 
 const NOW = new Date('2026-03-01T12:00:00.000Z');
@@ -87,5 +93,22 @@ for (const target of databaseTargets()) {
         .execute();
       expect(open).toEqual([{ id: ids.at(-1) }]);
     });
+
+    it.runIf(target.dialect === 'sqlite')(
+      'reads the open records from their partial index, never the index of every record',
+      async () => {
+        // Issue 38: ordered by (started_at, id) with the open records indexed by started_at alone,
+        // SQLite walked (started_at, id) of every record, finished ones included.
+        const { database, cleanup } = await target.open();
+        onTestFinished(cleanup);
+        const query = openRecordsBefore(database.db, NOW).compile();
+        const plan = await database.db.executeQuery<{ detail: string }>(
+          CompiledQuery.raw(`explain query plan ${query.sql}`, [...query.parameters]),
+        );
+        expect(plan.rows.map((row) => row.detail)).toEqual([
+          expect.stringContaining('executions_open_started_at_id_idx'),
+        ]);
+      },
+    );
   });
 }

@@ -1,5 +1,5 @@
-import { sql } from 'kysely';
-import type { GatewayDatabase } from '../db/index.js';
+import { type Kysely, sql } from 'kysely';
+import type { DatabaseSchema, GatewayDatabase } from '../db/index.js';
 import { unmarkedWrite } from '../db/unmarked-write.js';
 
 /** The error an abandoned call's record gets. */
@@ -30,15 +30,7 @@ export async function closeAbandonedExecutions(
 ): Promise<number> {
   const { db } = database;
   const now = options.now.getTime();
-  const rows = await db
-    .selectFrom('executions')
-    .select(['id', 'started_at', 'duration_ms'])
-    .where('outcome', 'is', null)
-    .where('started_at', '<', new Date(now - options.windowMs).toISOString())
-    .orderBy('started_at')
-    .orderBy('id')
-    .limit(ABANDONED_BATCH)
-    .execute();
+  const rows = await openRecordsBefore(db, new Date(now - options.windowMs)).execute();
   const stale = rows
     .filter((row) => Date.parse(row.started_at) + (row.duration_ms ?? 0) + options.windowMs < now)
     .map((row) => row.id);
@@ -58,4 +50,19 @@ export async function closeAbandonedExecutions(
       .where('outcome', 'is', null),
   ).executeTakeFirst();
   return Number(result.numUpdatedRows);
+}
+
+/**
+ * A batch of the records without an outcome started before `cutoff`, read from the partial index
+ * of open records (migration 019), which holds them in this order.
+ */
+export function openRecordsBefore(db: Kysely<DatabaseSchema>, cutoff: Date) {
+  return db
+    .selectFrom('executions')
+    .select(['id', 'started_at', 'duration_ms'])
+    .where('outcome', 'is', null)
+    .where('started_at', '<', cutoff.toISOString())
+    .orderBy('started_at')
+    .orderBy('id')
+    .limit(ABANDONED_BATCH);
 }

@@ -15,6 +15,7 @@ import { endpointToolsets } from './015-endpoint-toolsets.js';
 import { executionIndexes } from './016-execution-indexes.js';
 import { pluginOAuth } from './017-plugin-oauth.js';
 import { providerClients } from './018-provider-clients.js';
+import { openExecutionsId } from './019-open-executions-id.js';
 import type { GatewayMigration } from './migration.js';
 
 /**
@@ -40,6 +41,7 @@ export const migrations: Readonly<Record<string, GatewayMigration>> = {
   '016-execution-indexes': executionIndexes,
   '017-plugin-oauth': pluginOAuth,
   '018-provider-clients': providerClients,
+  '019-open-executions-id': openExecutionsId,
 };
 
 export type { GatewayMigration } from './migration.js';
