@@ -93,22 +93,24 @@ for (const target of databaseTargets()) {
         .execute();
       expect(open).toEqual([{ id: ids.at(-1) }]);
     });
+  });
+}
 
-    it.runIf(target.dialect === 'sqlite')(
-      'reads the open records from their partial index, never the index of every record',
-      async () => {
-        // Issue 38: ordered by (started_at, id) with the open records indexed by started_at alone,
-        // SQLite walked (started_at, id) of every record, finished ones included.
-        const { database, cleanup } = await target.open();
-        onTestFinished(cleanup);
-        const query = openRecordsBefore(database.db, NOW).compile();
-        const plan = await database.db.executeQuery<{ detail: string }>(
-          CompiledQuery.raw(`explain query plan ${query.sql}`, [...query.parameters]),
-        );
-        expect(plan.rows.map((row) => row.detail)).toEqual([
-          expect.stringContaining('executions_open_started_at_id_idx'),
-        ]);
-      },
-    );
+// SQLite's planner has no statistics, so its choice of index is what the partial index is for.
+for (const target of databaseTargets().filter((target) => target.dialect === 'sqlite')) {
+  describe.skipIf(target.skip)(`the abandoned-call sweep's plan on ${target.name}`, () => {
+    it('reads the open records from their partial index, never the index of every record', async () => {
+      // Ordered by (started_at, id) with the open records indexed by started_at alone,
+      // SQLite walked (started_at, id) of every record, finished ones included.
+      const { database, cleanup } = await target.open();
+      onTestFinished(cleanup);
+      const query = openRecordsBefore(database.db, NOW).compile();
+      const plan = await database.db.executeQuery<{ detail: string }>(
+        CompiledQuery.raw(`explain query plan ${query.sql}`, [...query.parameters]),
+      );
+      expect(plan.rows.map((row) => row.detail)).toEqual([
+        expect.stringContaining('executions_open_started_at_id_idx'),
+      ]);
+    });
   });
 }
