@@ -70,7 +70,7 @@ for (const target of databaseTargets()) {
     });
 
     it('closes records started in the same millisecond in id order, a batch at a time', async () => {
-      // Issue 38: with no id tie-break, which of the records left for the next pass was up to
+      // With no id tie-break, which of the records left for the next pass was up to
       // the database. Inserted highest id first, so an order by insertion would differ.
       const { database, cleanup } = await target.open();
       onTestFinished(cleanup);
@@ -92,6 +92,32 @@ for (const target of databaseTargets()) {
         .where('outcome', 'is', null)
         .execute();
       expect(open).toEqual([{ id: ids.at(-1) }]);
+    });
+
+    it('reads past a full batch of calls still alive to the abandoned ones behind it', async () => {
+      // 500 calls started an hour ago whose latest step was a minute ago, then one lost call:
+      // a pass that read only the oldest batch never reached it.
+      const { database, cleanup } = await target.open();
+      onTestFinished(cleanup);
+      const alive = Array.from({ length: ABANDONED_BATCH }, (_, i) =>
+        row(`a${String(i).padStart(4, '0')}`, {
+          started_at: ago(60 * 60_000),
+          approval: 'pending',
+          duration_ms: 59 * 60_000,
+        }),
+      );
+      await database.db
+        .insertInto('executions')
+        .values([...alive, row('lost', { started_at: ago(30 * 60_000) })])
+        .execute();
+
+      expect(await closeAbandonedExecutions(database, { now: NOW, windowMs: WINDOW_MS })).toBe(1);
+      const closed = await database.db
+        .selectFrom('executions')
+        .select('id')
+        .where('outcome', '=', 'timeout')
+        .execute();
+      expect(closed).toEqual([{ id: 'lost' }]);
     });
   });
 }
