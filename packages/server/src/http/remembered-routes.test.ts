@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import { TrieRouter } from 'hono/router/trie-router';
 import { describe, expect, it } from 'vitest';
+import { startMcpGateway } from '#test/mcp/mcp-test-kit.js';
 import { RememberedRoutes, rememberedDefaultRouter } from './remembered-routes.js';
 
 /** Hono's TrieRouter, counting the matches it is asked for. */
@@ -68,19 +69,37 @@ describe('RememberedRoutes (issue 37)', () => {
     const trie = new CountingTrieRouter<never>();
     const router = new RememberedRoutes(trie, { paths: 8, pathLength: 40 });
     const app = appWith(router);
+    const long = `/r/${'x'.repeat(60)}`;
+    for (let id = 0; id < 100; id += 1) app.get(`/r/${id}`, (c) => c.text(`r ${id}`));
+    app.get(long, (c) => c.text('long'));
     for (let id = 0; id < 100; id += 1) {
-      expect(await (await app.request(`/files/${id}`)).text()).toBe(`file /files/${id}`);
+      expect(await (await app.request(`/r/${id}`)).text()).toBe(`r ${id}`);
     }
     expect(router.remembered).toBe(8);
     // The newest stay: the last path is answered without asking the trie again.
     const before = trie.matches;
-    await app.request('/files/99');
+    await app.request('/r/99');
     expect(trie.matches).toBe(before);
-    const long = `/files/${'x'.repeat(60)}`;
     await app.request(long);
     await app.request(long);
     expect(trie.matches).toBe(before + 2);
     expect(router.remembered).toBe(8);
+  });
+
+  it('keeps no path only wildcards matched: a client makes those up, a token in them too', async () => {
+    for (const inner of [new CountingTrieRouter<never>(), null]) {
+      const router = inner ? new RememberedRoutes(inner) : rememberedDefaultRouter<never>();
+      const app = appWith(router);
+      app.post('/mcp/:token', (c) => c.text('token'));
+      const secret = 'gw_live_0123456789abcdef';
+      for (const path of [`/mcp/${secret}/`, `/mcp/${secret}/x`, `/nowhere/${secret}`]) {
+        expect((await app.request(path, { method: 'POST' })).status).toBe(404);
+      }
+      expect(await (await app.request(`/files/${secret}`)).text()).toBe(`file /files/${secret}`);
+      expect(router.remembered).toBe(0);
+      expect(await (await app.request('/mcp', { method: 'POST' })).text()).toBe('mcp');
+      expect(router.remembered).toBe(1);
+    }
   });
 
   it('never keeps a path a parameter took its value from: it may be a token (/mcp/:token)', async () => {
@@ -101,5 +120,26 @@ describe('RememberedRoutes (issue 37)', () => {
       );
       expect(router.remembered).toBe(1);
     }
+  });
+
+  it('keeps no MCP token a client sent in a path the gateway has no route for', async () => {
+    const mcp = await startMcpGateway();
+    const { mcpToken } = await mcp.user();
+    const router = mcp.gateway.app.router as RememberedRoutes<unknown>;
+    const post = (path: string) =>
+      fetch(`${mcp.url}${path}`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: '{"jsonrpc":"2.0","id":1,"method":"ping"}',
+      });
+    expect((await post(`/mcp/${mcpToken}`)).status).toBe(200);
+    const kept = router.remembered;
+    for (const path of [`/mcp/${mcpToken}/`, `/mcp/${mcpToken}/x`, `/MCP/${mcpToken}`]) {
+      expect((await post(path)).status).toBe(404);
+    }
+    expect(router.remembered).toBe(kept);
   });
 });

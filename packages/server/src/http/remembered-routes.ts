@@ -18,11 +18,13 @@ const DEFAULT_LIMITS: RememberedRoutesLimits = { paths: 512, pathLength: 256 };
  * back to the `TrieRouter`: a walk of the tree, a sort and a new parameters object for every
  * request, ~2 µs and 2.6 KB of garbage each, though nearly every request names a path seen before
  * (`POST /mcp`). A match depends only on the method, the path and the routes added, and Hono only
- * reads what it returns, so an answer is kept and handed out again until a route is added. At
- * most `limits.paths` paths a method are kept (the oldest remembered goes first), and none longer
- * than `limits.pathLength`: a client sending paths it makes up costs a bounded map, not memory.
- * A path a parameter took its value from is never kept: the value is the client's to vary, and
- * may be a secret (`/mcp/:token`) that must not outlive its request.
+ * reads what it returns, so an answer is kept and handed out again until a route is added. Only
+ * a path some route was added with, written out whole (no parameter, no wildcard), is kept: any
+ * other path is the client's to make up, and may hold a secret that must not outlive its
+ * request, whether a parameter took it (`/mcp/:token`) or only wildcards matched it (the 404 of
+ * `/mcp/<token>/` with its trailing slash). So the paths kept are the code's own, a bounded set
+ * whatever clients send; `limits` bound them again (at most `limits.paths` a method, the oldest
+ * remembered going first, none longer than `limits.pathLength`).
  *
  * @example
  * new Hono<AppEnv>({ router: new RememberedRoutes(new TrieRouter()) });
@@ -32,6 +34,8 @@ export class RememberedRoutes<T> implements Router<T> {
   readonly #limits: RememberedRoutesLimits;
   /** Per method, the answer for each path. A map per method: no key string made per request. */
   readonly #answers = new Map<string, Map<string, Result<T>>>();
+  /** The paths routes were added with that hold no parameter or wildcard: the only ones kept. */
+  readonly #fixedPaths = new Set<string>();
 
   constructor(router: Router<T>, limits: RememberedRoutesLimits = DEFAULT_LIMITS) {
     this.#router = router;
@@ -44,6 +48,8 @@ export class RememberedRoutes<T> implements Router<T> {
 
   add(method: string, path: string, handler: T): void {
     this.#answers.clear();
+    // Hono's patterns: `:name` (with `{regex}` and `?`) and `*`.
+    if (!/[:*?{]/.test(path)) this.#fixedPaths.add(path);
     this.#router.add(method, path, handler);
   }
 
@@ -52,6 +58,7 @@ export class RememberedRoutes<T> implements Router<T> {
     const known = answers?.get(path);
     if (known !== undefined) return known;
     const answer = this.#router.match(method, path);
+    if (!this.#fixedPaths.has(path)) return answer;
     if (path.length > this.#limits.pathLength || takesValues(answer)) return answer;
     if (answers === undefined) {
       answers = new Map();
