@@ -98,4 +98,26 @@ describe('OnceStop', () => {
     // Once stopped, at once; the work's late failure is not left unhandled.
     await expect(stop.untilStopped(Promise.reject(new Error('late')))).rejects.toBe('timeout');
   });
+
+  it('is told once of a stop or an end asked while it stops, and tells one listening then at once', () => {
+    const stop = new OnceStop();
+    const heard: unknown[] = [];
+    stop.onStop((reason) => {
+      heard.push(['a', reason]);
+      stop.stop('inner');
+      stop.end('ended');
+      stop.onStop((late) => heard.push(['late', late]));
+    });
+    const stopListening = stop.onStop((reason) => {
+      heard.push(['b', reason]);
+      stopListening();
+    });
+    stop.stop('outer');
+    expect(heard).toEqual([
+      ['a', 'outer'],
+      ['late', 'outer'],
+      ['b', 'outer'],
+    ]);
+    expect(stop.signal.reason).toBe('outer');
+  });
 });
