@@ -3,7 +3,17 @@
  * The bin's loader on scripts made the way the build makes them (build/script-form.ts): what it
  * runs must behave as the ES chunks did, and a code cache is only ever a shortcut (issue 37).
  */
-import { mkdir, mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import {
+  mkdir,
+  mkdtemp,
+  readdir,
+  readFile,
+  rename,
+  rm,
+  stat,
+  utimes,
+  writeFile,
+} from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
@@ -172,6 +182,80 @@ describe('the script loader', () => {
     expect(matches(await readFile(cacheFile), readScriptSource(join(dir, 'entry.js')))).toBe(
       'stamp',
     );
+  });
+
+  it('runs a script replaced after its cache was stamped, its length and times put back', async () => {
+    // Replaced by a rename (a new file, perhaps on the inode number the old one freed) or
+    // written in place, with its modification time set back as `cp -p` or an archive would: its
+    // change time is the time of the replacement, so the stamp differs.
+    const dir = await scripts();
+    const nodeCache = await mkdtemp(join(tmpdir(), 'gateway-script-cache-'));
+    onTestFinished(() => rm(nodeCache, { recursive: true, force: true }));
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + SETTLED_MS + 1_000 });
+    onTestFinished(() => {
+      vi.useRealTimers();
+    });
+    const entryFile = join(dir, 'entry.js');
+    // Whole seconds, which utimes puts back exactly (a Date has no nanoseconds).
+    const then = new Date(Math.floor(Date.now() / 1000) * 1000 - 60_000);
+    await utimes(entryFile, then, then);
+    const first = new ScriptCache(nodeCache, BUILD);
+    expect((createScriptLoader(dir, first).load('entry.js') as Entry).name).toBe('b.txt');
+    first.flush();
+    const cacheFile = join(nodeCache, 'gateway-server-scripts', BUILD, 'entry.js.cache');
+    expect(matches(await readFile(cacheFile), readScriptSource(entryFile))).toBe('stamp');
+    const source = await readFile(entryFile, 'utf8');
+    for (const [name, replace] of [
+      ['c.txt', (code: string) => writeFile(entryFile, code)],
+      [
+        'd.txt',
+        async (code: string) => {
+          await writeFile(`${entryFile}.new`, code);
+          await rm(entryFile);
+          await rename(`${entryFile}.new`, entryFile);
+        },
+      ],
+    ] as const) {
+      await replace(source.replace('/a/b.txt', `/a/${name}`));
+      await utimes(entryFile, then, then);
+      expect((await stat(entryFile, { bigint: true })).mtimeNs).toBe(
+        BigInt(then.getTime()) * 1_000_000n,
+      );
+      const again = new ScriptCache(nodeCache, BUILD);
+      expect((createScriptLoader(dir, again).load('entry.js') as Entry).name).toBe(name);
+    }
+  });
+
+  it('runs the script as it is when its cache is cut short or damaged behind a header that fits', async () => {
+    const dir = await scripts();
+    const nodeCache = await mkdtemp(join(tmpdir(), 'gateway-script-cache-'));
+    onTestFinished(() => rm(nodeCache, { recursive: true, force: true }));
+    const cacheFile = join(nodeCache, 'gateway-server-scripts', BUILD, 'entry.js.cache');
+    const fresh = new ScriptCache(nodeCache, BUILD);
+    createScriptLoader(dir, fresh).load('entry.js');
+    fresh.flush();
+    const whole = await readFile(cacheFile);
+    const flipped = Buffer.from(whole);
+    for (let at = HEADER_BYTES + 16; at < flipped.length; at += 7) flipped[at] ^= 0x5a;
+    for (const damaged of [whole.subarray(0, HEADER_BYTES + 1), whole.subarray(0, -8), flipped]) {
+      await writeFile(cacheFile, damaged);
+      const cache = new ScriptCache(nodeCache, BUILD);
+      const entry = createScriptLoader(dir, cache).load('entry.js') as Entry;
+      expect(entry.name).toBe('b.txt');
+      expect(entry.count).toBe(1);
+    }
+  });
+
+  it('loads its scripts when their cache directory cannot be made, and writes nothing', async () => {
+    const dir = await scripts();
+    const nodeCache = await mkdtemp(join(tmpdir(), 'gateway-script-cache-'));
+    onTestFinished(() => rm(nodeCache, { recursive: true, force: true }));
+    // A file where the directory goes: refused to root too, unlike a mode.
+    await writeFile(join(nodeCache, 'gateway-server-scripts'), 'not a directory');
+    const cache = new ScriptCache(nodeCache, BUILD);
+    expect((createScriptLoader(dir, cache).load('entry.js') as Entry).name).toBe('b.txt');
+    expect(() => cache.flush()).not.toThrow();
+    expect(await readdir(nodeCache)).toEqual(['gateway-server-scripts']);
   });
 
   it('refuses a build id that could name another directory', () => {
