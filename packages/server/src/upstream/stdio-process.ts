@@ -13,6 +13,10 @@ import { isRecord } from '../json/is-record.js';
 import type { StopSource } from './abort-signals.js';
 import { TOO_DEEP, tooDeep } from './message-depth.js';
 
+/** What an answer to the gateway's own request that is no JSON-RPC response ends its call with. */
+const NOT_A_RESPONSE =
+  'The upstream answered with something that is not a JSON-RPC response (a result or an error), which is not MCP';
+
 /** Lines of the process's stderr kept for the reason it stopped. */
 const STDERR_LINES = 5;
 const STDERR_LINE_CHARS = 300;
@@ -316,7 +320,9 @@ export class StdioProcess implements Transport {
   /**
    * Whether `value` answers a request of {@link call}, and then settles it: with the answer, or
    * with an error answer when it nests deeper than any MCP message (as `holdToDepth` does for the
-   * SDK client's). An answer that is not a JSON-RPC response is left to the SDK's check.
+   * SDK client's) or is no JSON-RPC response (both a result and an error, neither, an error
+   * without its code): the SDK client, which never sent the request, would drop it, and the call
+   * would wait for its time limit (as the HTTP transport's answers, issue 37).
    */
   #answersOwn(value: unknown): boolean {
     if (this.#awaiting.size === 0 || !isRecord(value) || typeof value.id !== 'string') return false;
@@ -334,8 +340,12 @@ export class StdioProcess implements Transport {
           isRecord(error) &&
           Number.isInteger(error.code) &&
           typeof error.message === 'string';
-    if (answers) settle(value as JSONRPCMessage);
-    return answers;
+    settle(
+      answers
+        ? (value as JSONRPCMessage)
+        : { jsonrpc: '2.0', id: value.id, error: { code: -32600, message: NOT_A_RESPONSE } },
+    );
+    return true;
   }
 
   #heard(text: string): void {

@@ -89,6 +89,7 @@ process.stdin.on('data', (chunk) => {
         { name: 'count', inputSchema: { type: 'object' } },
         { name: 'hold', inputSchema: { type: 'object' } },
         { name: 'ask_mid_list', inputSchema: { type: 'object' } },
+        { name: 'both', inputSchema: { type: 'object' } },
       ] } });
     } else if (message.params?.name === 'slow') {
       // Never answers: the caller cancels it.
@@ -96,6 +97,8 @@ process.stdin.on('data', (chunk) => {
     } else if (message.params?.name === 'count') {
       count += 1;
       send({ jsonrpc: '2.0', id: message.id, result: { content: [{ type: 'text', text: String(count) }] } });
+    } else if (message.params?.name === 'both') {
+      send({ jsonrpc: '2.0', id: message.id, result: { content: [{ type: 'text', text: 'both' }] }, error: { code: -32000, message: 'both' } });
     } else if (message.params?.name === 'die') {
       process.exit(3);
     } else if (message.params?.name === 'flood') {
@@ -190,6 +193,20 @@ describe('a stdio upstream', () => {
     const lived = await client.callTool({ name: 'mortal.live', arguments: {} });
     expect(lived.content).toEqual([{ type: 'text', text: 'alive' }]);
     expect((await recordsOf(gw, 'mortal.deep')).map((row) => row.outcome)).toEqual(['error']);
+    expect(await starts()).toEqual(['start']);
+  });
+
+  it('that answers with both a result and an error ends the call as not MCP at once, and serves on', async () => {
+    const { gw, client, started: starts } = await startMortal();
+    const started = Date.now();
+    const both = await client.callTool({ name: 'mortal.both', arguments: {} });
+    expect(both.isError).toBe(true);
+    expect(JSON.stringify(both.content)).toContain('not MCP');
+    // Well inside the tool time limit (5 s): the answer is refused, not waited for.
+    expect(Date.now() - started).toBeLessThan(4000);
+    const lived = await client.callTool({ name: 'mortal.live', arguments: {} });
+    expect(lived.content).toEqual([{ type: 'text', text: 'alive' }]);
+    expect((await recordsOf(gw, 'mortal.both')).map((row) => row.outcome)).toEqual(['error']);
     expect(await starts()).toEqual(['start']);
   });
 
