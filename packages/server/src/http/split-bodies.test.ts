@@ -180,6 +180,41 @@ describe('a body sent in pieces', () => {
     },
   );
 
+  it.each([
+    ['with its length declared', withLength],
+    ['chunked', chunked],
+  ])(
+    'of a sign-in form is read whole, or refused when it ends inside a character (%s)',
+    async (_how, frame) => {
+      const { mcp } = await gateway();
+      const head = (framing: string) =>
+        [
+          'POST /sign-in HTTP/1.1',
+          `Host: ${new URL(mcp.url).host}`,
+          `Origin: ${mcp.url}`,
+          'Content-Type: application/x-www-form-urlencoded',
+          'Connection: close',
+          framing,
+          '',
+          '',
+        ].join('\r\n');
+      const form = (email: Buffer) =>
+        Buffer.concat([
+          Buffer.from('email='),
+          email,
+          Buffer.from('%40example.test&password=wrong'),
+        ]);
+      const whole = form(Buffer.concat([Buffer.from('r'), EURO]));
+      const read = await sendInParts(mcp.url, frame(head, whole, whole.indexOf(EURO) + 1));
+      const [status] = statuses(read);
+      expect(status).toBeLessThan(500);
+      expect(read).not.toContain('not valid UTF-8');
+      const cut = Buffer.concat([Buffer.from('email=r'), EURO.subarray(0, 2)]);
+      const refused = await sendInParts(mcp.url, frame(head, cut, cut.length - 1));
+      expect(statuses(refused)).toEqual([400]);
+    },
+  );
+
   it('with a byte order mark is read without it on /mcp, as a fetch Request reads JSON', async () => {
     const { mcp, user } = await gateway();
     const body = Buffer.concat([
