@@ -236,7 +236,9 @@ describe('the script loader', () => {
     fresh.flush();
     const whole = await readFile(cacheFile);
     const flipped = Buffer.from(whole);
-    for (let at = HEADER_BYTES + 16; at < flipped.length; at += 7) flipped[at] ^= 0x5a;
+    for (let at = HEADER_BYTES + 16; at < flipped.length; at += 7) {
+      flipped.writeUInt8((flipped.readUInt8(at) ^ 0x5a) & 0xff, at);
+    }
     for (const damaged of [whole.subarray(0, HEADER_BYTES + 1), whole.subarray(0, -8), flipped]) {
       await writeFile(cacheFile, damaged);
       const cache = new ScriptCache(nodeCache, BUILD);
