@@ -58,6 +58,24 @@ async function scripts(): Promise<string> {
 
 const BUILD = '0123456789abcdef0123';
 
+/** A fresh directory for the caches, removed when the test ends. */
+async function cacheRoot(): Promise<string> {
+  const nodeCache = await mkdtemp(join(tmpdir(), 'gateway-script-cache-'));
+  onTestFinished(() => rm(nodeCache, { recursive: true, force: true }));
+  return nodeCache;
+}
+
+/** The fixture scripts, and a cache root in which entry.js was loaded once and its cache written. */
+async function cachedEntry() {
+  const dir = await scripts();
+  const nodeCache = await cacheRoot();
+  const cache = new ScriptCache(nodeCache, BUILD);
+  const entry = createScriptLoader(dir, cache).load('entry.js') as Entry;
+  cache.flush();
+  const cacheFile = join(nodeCache, 'gateway-server-scripts', BUILD, 'entry.js.cache');
+  return { dir, nodeCache, entry, cacheFile };
+}
+
 interface Entry {
   name: string;
   count: number;
@@ -145,12 +163,8 @@ describe('the script loader', () => {
     // V8 checks a cache against its source's length only: without a check of its own, the
     // loader ran the code of the script as it was when cached (a fix applied in place, the build
     // id unchanged, would not take).
-    const dir = await scripts();
-    const nodeCache = await mkdtemp(join(tmpdir(), 'gateway-script-cache-'));
-    onTestFinished(() => rm(nodeCache, { recursive: true, force: true }));
-    const cache = new ScriptCache(nodeCache, BUILD);
-    expect((createScriptLoader(dir, cache).load('entry.js') as Entry).name).toBe('b.txt');
-    cache.flush();
+    const { dir, nodeCache, entry } = await cachedEntry();
+    expect(entry.name).toBe('b.txt');
     const entryFile = join(dir, 'entry.js');
     const source = await readFile(entryFile, 'utf8');
     expect(source).toContain('/a/b.txt');
@@ -162,13 +176,7 @@ describe('the script loader', () => {
   it('writes a cache checked by its bytes again with the stamp, once its script has settled', async () => {
     // A start right after a build checks its caches by a hash of every script; the first start
     // after they settled writes them with their stamp, so later starts hash nothing.
-    const dir = await scripts();
-    const nodeCache = await mkdtemp(join(tmpdir(), 'gateway-script-cache-'));
-    onTestFinished(() => rm(nodeCache, { recursive: true, force: true }));
-    const cacheFile = join(nodeCache, 'gateway-server-scripts', BUILD, 'entry.js.cache');
-    const fresh = new ScriptCache(nodeCache, BUILD);
-    createScriptLoader(dir, fresh).load('entry.js');
-    fresh.flush();
+    const { dir, nodeCache, cacheFile } = await cachedEntry();
     const source = readScriptSource(join(dir, 'entry.js'));
     expect(matches(await readFile(cacheFile), source)).toBe('checksum');
 
@@ -189,8 +197,7 @@ describe('the script loader', () => {
     // written in place, with its modification time set back as `cp -p` or an archive would: its
     // change time is the time of the replacement, so the stamp differs.
     const dir = await scripts();
-    const nodeCache = await mkdtemp(join(tmpdir(), 'gateway-script-cache-'));
-    onTestFinished(() => rm(nodeCache, { recursive: true, force: true }));
+    const nodeCache = await cacheRoot();
     vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + SETTLED_MS + 1_000 });
     onTestFinished(() => {
       vi.useRealTimers();
@@ -227,13 +234,7 @@ describe('the script loader', () => {
   });
 
   it('runs the script as it is when its cache is cut short or damaged behind a header that fits', async () => {
-    const dir = await scripts();
-    const nodeCache = await mkdtemp(join(tmpdir(), 'gateway-script-cache-'));
-    onTestFinished(() => rm(nodeCache, { recursive: true, force: true }));
-    const cacheFile = join(nodeCache, 'gateway-server-scripts', BUILD, 'entry.js.cache');
-    const fresh = new ScriptCache(nodeCache, BUILD);
-    createScriptLoader(dir, fresh).load('entry.js');
-    fresh.flush();
+    const { dir, nodeCache, cacheFile } = await cachedEntry();
     const whole = await readFile(cacheFile);
     const flipped = Buffer.from(whole);
     for (let at = HEADER_BYTES + 16; at < flipped.length; at += 7) {
@@ -250,8 +251,7 @@ describe('the script loader', () => {
 
   it('loads its scripts when their cache directory cannot be made, and writes nothing', async () => {
     const dir = await scripts();
-    const nodeCache = await mkdtemp(join(tmpdir(), 'gateway-script-cache-'));
-    onTestFinished(() => rm(nodeCache, { recursive: true, force: true }));
+    const nodeCache = await cacheRoot();
     // A file where the directory goes: refused to root too, unlike a mode.
     await writeFile(join(nodeCache, 'gateway-server-scripts'), 'not a directory');
     const cache = new ScriptCache(nodeCache, BUILD);

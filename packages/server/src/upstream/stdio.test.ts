@@ -181,32 +181,21 @@ describe('a stdio upstream', () => {
     expect(await starts()).toEqual(['start', 'start']);
   });
 
-  it('that answers nested too deep to forward ends the call as not MCP at once, and serves on', async () => {
+  it.each([
+    ['nested too deep to forward', 'deep'],
+    ['with both a result and an error', 'both'],
+  ])('that answers %s ends the call as not MCP at once, and serves on', async (_what, tool) => {
     const { gw, client, started: starts } = await startMortal();
     const started = Date.now();
-    const deep = await client.callTool({ name: 'mortal.deep', arguments: {} });
-    expect(deep.isError).toBe(true);
-    expect(JSON.stringify(deep.content)).toContain('not MCP');
+    const answered = await client.callTool({ name: `mortal.${tool}`, arguments: {} });
+    expect(answered.isError).toBe(true);
+    expect(JSON.stringify(answered.content)).toContain('not MCP');
     // Well inside the tool time limit (5 s): the answer is refused, not waited for.
     expect(Date.now() - started).toBeLessThan(4000);
 
     const lived = await client.callTool({ name: 'mortal.live', arguments: {} });
     expect(lived.content).toEqual([{ type: 'text', text: 'alive' }]);
-    expect((await recordsOf(gw, 'mortal.deep')).map((row) => row.outcome)).toEqual(['error']);
-    expect(await starts()).toEqual(['start']);
-  });
-
-  it('that answers with both a result and an error ends the call as not MCP at once, and serves on', async () => {
-    const { gw, client, started: starts } = await startMortal();
-    const started = Date.now();
-    const both = await client.callTool({ name: 'mortal.both', arguments: {} });
-    expect(both.isError).toBe(true);
-    expect(JSON.stringify(both.content)).toContain('not MCP');
-    // Well inside the tool time limit (5 s): the answer is refused, not waited for.
-    expect(Date.now() - started).toBeLessThan(4000);
-    const lived = await client.callTool({ name: 'mortal.live', arguments: {} });
-    expect(lived.content).toEqual([{ type: 'text', text: 'alive' }]);
-    expect((await recordsOf(gw, 'mortal.both')).map((row) => row.outcome)).toEqual(['error']);
+    expect((await recordsOf(gw, `mortal.${tool}`)).map((row) => row.outcome)).toEqual(['error']);
     expect(await starts()).toEqual(['start']);
   });
 
