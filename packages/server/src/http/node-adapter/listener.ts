@@ -134,8 +134,17 @@ function fetchError(error: unknown): LightResponse {
   return new LightResponse(null, { status: timeout ? 504 : 500 });
 }
 
+/** Writes the app's answer once it is ready: a light one of a plain body before this settles. */
 async function writeAnswer(answer: unknown, outgoing: ServerResponse): Promise<void> {
-  const res = isPromise(answer) ? await answer.catch(fetchError) : answer;
+  let res = answer;
+  if (isPromise(answer)) {
+    // Awaited in place: `.catch(fetchError)` would make a promise more per answer.
+    try {
+      res = await answer;
+    } catch (error) {
+      res = fetchError(error);
+    }
+  }
   if (isLight(res)) return responseViaCache(res, outgoing);
   return responseViaResponseObject(res as Response, outgoing);
 }

@@ -149,38 +149,50 @@ function byteLength(body: PlainBody): number | undefined {
   return undefined;
 }
 
-async function writeBody(body: PlainBody, outgoing: ServerResponse): Promise<void> {
+/**
+ * Writes `body` and ends the answer: at once for none, a string or bytes (undefined: nothing to
+ * wait for, and no promise made, issue 37), else once a blob is read or a stream has run out.
+ */
+function writeBody(body: PlainBody, outgoing: ServerResponse): Promise<void> | undefined {
   if (body == null) outgoing.end();
   else if (typeof body === 'string' || body instanceof Uint8Array) outgoing.end(body);
-  else if (body instanceof Blob) outgoing.end(new Uint8Array(await body.arrayBuffer()));
+  else if (body instanceof Blob) return writeBlob(body, outgoing);
   else {
     flushHeaders(outgoing);
-    await writeFromStream(body, outgoing)?.catch((error: unknown) => {
+    return writeFromStream(body, outgoing)?.catch((error: unknown) => {
       handleResponseError(error, outgoing);
     });
   }
+  return undefined;
+}
+
+async function writeBlob(body: Blob, outgoing: ServerResponse): Promise<void> {
+  outgoing.end(new Uint8Array(await body.arrayBuffer()));
 }
 
 /** Writes an answer without headers of its own: the default type and its length. */
-async function writeWithoutHeaders(status: number, body: PlainBody, outgoing: Outgoing) {
+function writeWithoutHeaders(
+  status: number,
+  body: PlainBody,
+  outgoing: Outgoing,
+): Promise<void> | undefined {
   const length = byteLength(body);
   if (body === null) outgoing.writeHead(status);
   else if (length !== undefined) writeDefaultHeaders(outgoing, status, length);
   else outgoing.writeHead(status, { 'Content-Type': DEFAULT_CONTENT_TYPE });
-  await writeBody(body, outgoing);
+  return writeBody(body, outgoing);
 }
 
 /**
  * Writes one of the adapter's light responses as given: a header record goes to `writeHead` as
  * it is (with the body's length, which Node writes itself where it can); only a `Headers` or a
- * list is turned into one.
+ * list is turned into one. An answer of none, a string or bytes is written before this returns
+ * (undefined); a blob's or a stream's, by the time the promise returned resolves. Throws what
+ * writing the head throws.
  */
-export async function responseViaCache(res: LightResponse, outgoing: Outgoing): Promise<void> {
+export function responseViaCache(res: LightResponse, outgoing: Outgoing): Promise<void> | undefined {
   const [status, body, given] = res[cacheKey] as NonNullable<LightResponse[typeof cacheKey]>;
-  if (!given) {
-    await writeWithoutHeaders(status, body, outgoing);
-    return;
-  }
+  if (!given) return writeWithoutHeaders(status, body, outgoing);
   let header: OutgoingHttpHeaders;
   let hasContentLength = false;
   let plainHeaders = false;
@@ -214,7 +226,7 @@ export async function responseViaCache(res: LightResponse, outgoing: Outgoing): 
     header['Content-Length'] = length;
   }
   outgoing.writeHead(status, header);
-  await writeBody(body, outgoing);
+  return writeBody(body, outgoing);
 }
 
 /** Writes any other `Response`: its head once its first chunks are known, then its stream. */
