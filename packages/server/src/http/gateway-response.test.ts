@@ -74,7 +74,11 @@ describe('GatewayResponse', () => {
     expect(head.filter((line) => line.startsWith('x-content-type-options'))).toHaveLength(1);
     const refused: string[] = [];
     await headOf((response) => {
-      for (const headers of [{ 'X-Bad': 'a\nb' }, { 'Bad Name': 'x' }, { 'X-Missing': undefined }]) {
+      for (const headers of [
+        { 'X-Bad': 'a\nb' },
+        { 'Bad Name': 'x' },
+        { 'X-Missing': undefined },
+      ]) {
         try {
           response.writeHead(200, headers);
         } catch (error) {

@@ -190,7 +190,10 @@ function writeWithoutHeaders(
  * (undefined); a blob's or a stream's, by the time the promise returned resolves. Throws what
  * writing the head throws.
  */
-export function responseViaCache(res: LightResponse, outgoing: Outgoing): Promise<void> | undefined {
+export function responseViaCache(
+  res: LightResponse,
+  outgoing: Outgoing,
+): Promise<void> | undefined {
   const [status, body, given] = res[cacheKey] as NonNullable<LightResponse[typeof cacheKey]>;
   if (!given) return writeWithoutHeaders(status, body, outgoing);
   let header: OutgoingHttpHeaders;
