@@ -65,19 +65,19 @@ export class GatewayResponse<
     work();
   }
 
-  // Node's overloads take (chunk?, encoding?, callback?) in any of their shapes, told apart by
-  // type, never by how many were given: passed on as three, without a spread's array per call.
-  override end(chunk?: unknown, encoding?: unknown, callback?: unknown): this {
+  // Node's overloads take (chunk?, encoding?, callback?) in any of their shapes: passed on as
+  // given.
+  override end(...args: unknown[]): this {
     try {
-      return (super.end as (...given: unknown[]) => this)(chunk, encoding, callback);
+      return (super.end as (...given: unknown[]) => this)(...args);
     } finally {
       this.#sent();
     }
   }
 
-  override write(chunk: unknown, encoding?: unknown, callback?: unknown): boolean {
+  override write(...args: unknown[]): boolean {
     try {
-      return (super.write as (...given: unknown[]) => boolean)(chunk, encoding, callback);
+      return (super.write as (...given: unknown[]) => boolean)(...args);
     } finally {
       this.#sent();
     }
@@ -112,9 +112,9 @@ export class GatewayResponse<
   }
 
   /**
-   * The headers to write: with nothing set through `setHeader`, `given` and the preset headers as
-   * one flat list of names and values ({@link flatHead}); otherwise `given`, the preset headers
-   * set through `setHeader` first. Either way the answer's own header of a preset name wins.
+   * The headers to write: with nothing set through `setHeader`, `given` with the preset headers
+   * added; otherwise `given`, the preset headers set through `setHeader` first. Either way the
+   * answer's own header of a preset name wins.
    */
   #withPreset(
     given: OutgoingHttpHeaders | OutgoingHttpHeader[] | undefined,
@@ -122,7 +122,14 @@ export class GatewayResponse<
     const preset = this.#preset;
     if (preset === undefined) return given;
     this.#preset = undefined;
-    if (!Array.isArray(given) && this.getHeaderNames().length === 0) return flatHead(given, preset);
+    if (!Array.isArray(given) && this.getHeaderNames().length === 0) {
+      const merged: OutgoingHttpHeaders = { ...given };
+      for (let i = 0; i < preset.length; i += 2) {
+        const name = preset[i] as string;
+        if (given === undefined || !hasName(given, name)) merged[name] = preset[i + 1];
+      }
+      return merged;
+    }
     for (let i = 0; i < preset.length; i += 2) {
       const name = preset[i] as string;
       if (!this.hasHeader(name) && !(given !== undefined && hasName(given, name))) {
@@ -131,35 +138,6 @@ export class GatewayResponse<
     }
     return given;
   }
-}
-
-/**
- * `given`'s headers, then each preset one it does not name, as Node's flat list of names and
- * values, which `writeHead` takes as it takes an object (every name and value checked the same):
- * no copy of `given` is made, and each of its names is compared with the preset ones once
- * (issue 37).
- */
-function flatHead(given: OutgoingHttpHeaders | undefined, preset: string[]): OutgoingHttpHeader[] {
-  const head: OutgoingHttpHeader[] = [];
-  let named: boolean[] | undefined;
-  if (given !== undefined) {
-    for (const name in given) {
-      if (!Object.hasOwn(given, name)) continue;
-      // An undefined value is refused by `writeHead` as it would be in the object.
-      head.push(name, given[name] as OutgoingHttpHeader);
-      for (let i = 0; i < preset.length; i += 2) {
-        const presetName = preset[i] as string;
-        if (presetName.length === name.length && presetName.toLowerCase() === name.toLowerCase()) {
-          named ??= [];
-          named[i] = true;
-        }
-      }
-    }
-  }
-  for (let i = 0; i < preset.length; i += 2) {
-    if (named?.[i] !== true) head.push(preset[i] as string, preset[i + 1] as string);
-  }
-  return head;
 }
 
 /** Whether `headers` (an object or Node's flat list of names and values) name `name`, in any case. */

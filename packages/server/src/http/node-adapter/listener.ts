@@ -134,17 +134,8 @@ function fetchError(error: unknown): LightResponse {
   return new LightResponse(null, { status: timeout ? 504 : 500 });
 }
 
-/** Writes the app's answer once it is ready: a light one of a plain body before this settles. */
 async function writeAnswer(answer: unknown, outgoing: ServerResponse): Promise<void> {
-  let res = answer;
-  if (isPromise(answer)) {
-    // Awaited in place: `.catch(fetchError)` would make a promise more per answer.
-    try {
-      res = await answer;
-    } catch (error) {
-      res = fetchError(error);
-    }
-  }
+  const res = isPromise(answer) ? await answer.catch(fetchError) : answer;
   if (isLight(res)) return responseViaCache(res, outgoing);
   return responseViaResponseObject(res as Response, outgoing);
 }
@@ -180,7 +171,9 @@ export function requestListener(
             if (!incoming.readableEnded) drainIncoming(incoming);
           });
         }
-        return responseViaCache(answer, outgoing);
+        // Awaited here, so that a head Node refuses takes the error path below (a 500), not an
+        // unhandled rejection with the client left waiting.
+        return await responseViaCache(answer, outgoing);
       }
       ensureCloseHandler();
     } catch (error) {

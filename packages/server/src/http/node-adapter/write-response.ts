@@ -149,53 +149,38 @@ function byteLength(body: PlainBody): number | undefined {
   return undefined;
 }
 
-/**
- * Writes `body` and ends the answer: at once for none, a string or bytes (undefined: nothing to
- * wait for, and no promise made, issue 37), else once a blob is read or a stream has run out.
- */
-function writeBody(body: PlainBody, outgoing: ServerResponse): Promise<void> | undefined {
+async function writeBody(body: PlainBody, outgoing: ServerResponse): Promise<void> {
   if (body == null) outgoing.end();
   else if (typeof body === 'string' || body instanceof Uint8Array) outgoing.end(body);
-  else if (body instanceof Blob) return writeBlob(body, outgoing);
+  else if (body instanceof Blob) outgoing.end(new Uint8Array(await body.arrayBuffer()));
   else {
     flushHeaders(outgoing);
-    return writeFromStream(body, outgoing)?.catch((error: unknown) => {
+    await writeFromStream(body, outgoing)?.catch((error: unknown) => {
       handleResponseError(error, outgoing);
     });
   }
-  return undefined;
-}
-
-async function writeBlob(body: Blob, outgoing: ServerResponse): Promise<void> {
-  outgoing.end(new Uint8Array(await body.arrayBuffer()));
 }
 
 /** Writes an answer without headers of its own: the default type and its length. */
-function writeWithoutHeaders(
-  status: number,
-  body: PlainBody,
-  outgoing: Outgoing,
-): Promise<void> | undefined {
+async function writeWithoutHeaders(status: number, body: PlainBody, outgoing: Outgoing) {
   const length = byteLength(body);
   if (body === null) outgoing.writeHead(status);
   else if (length !== undefined) writeDefaultHeaders(outgoing, status, length);
   else outgoing.writeHead(status, { 'Content-Type': DEFAULT_CONTENT_TYPE });
-  return writeBody(body, outgoing);
+  await writeBody(body, outgoing);
 }
 
 /**
  * Writes one of the adapter's light responses as given: a header record goes to `writeHead` as
  * it is (with the body's length, which Node writes itself where it can); only a `Headers` or a
- * list is turned into one. An answer of none, a string or bytes is written before this returns
- * (undefined); a blob's or a stream's, by the time the promise returned resolves. Throws what
- * writing the head throws.
+ * list is turned into one.
  */
-export function responseViaCache(
-  res: LightResponse,
-  outgoing: Outgoing,
-): Promise<void> | undefined {
+export async function responseViaCache(res: LightResponse, outgoing: Outgoing): Promise<void> {
   const [status, body, given] = res[cacheKey] as NonNullable<LightResponse[typeof cacheKey]>;
-  if (!given) return writeWithoutHeaders(status, body, outgoing);
+  if (!given) {
+    await writeWithoutHeaders(status, body, outgoing);
+    return;
+  }
   let header: OutgoingHttpHeaders;
   let hasContentLength = false;
   let plainHeaders = false;
@@ -229,7 +214,7 @@ export function responseViaCache(
     header['Content-Length'] = length;
   }
   outgoing.writeHead(status, header);
-  return writeBody(body, outgoing);
+  await writeBody(body, outgoing);
 }
 
 /** Writes any other `Response`: its head once its first chunks are known, then its stream. */
