@@ -32,11 +32,13 @@
  * write (`uv_try_write`) and before each wait (`epoll_pwait`), and prints the medians, per call,
  * of what ran before the answer went out (the client's wait) and after it (to the next wait):
  * medians leave out the turns a scavenge, a JIT compilation or the execution batch fell in, which
- * move the whole dump by ±50 k a call. Meant for one client and 100-300 calls. With `stdio` or
- * `stdio-call` measured, a call's two turns are told apart (the request's parses HTTP, the
- * answer's reads the process's line) and each is cut at its first write (the line to the
- * process; the answer to the client). Each path keeps its median turns' dumps, named after it
- * (`callgrind.<stamp>.<pid>.<path>.median-before`), beside those of paths counted before it on
+ * move the whole dump by ±50 k a call. Meant for one client and 100-300 calls. On the `federated`
+ * and `relay` paths, and on every path when `stdio` or `stdio-call` is measured, a call's two
+ * turns are told apart (the request's parses the client's HTTP, the answer's reads the process's
+ * line or the upstream's answer) and each is cut at its first write (the line to the process or
+ * the request to the upstream; the answer to the client). Each path keeps its median turns' dumps, named after it
+ * (`callgrind.<stamp>.<pid>.<path>.median-before`; of two turns, `.answer-before-1` and the like,
+ * one file a dump of the turn), beside those of paths counted before it on
  * the same process; `INSTR_KEEP=1` keeps every turn's dump, and a path's medians are read from
  * its own turns only.
  *
