@@ -32,11 +32,13 @@
  * write (`uv_try_write`) and before each wait (`epoll_pwait`), and prints the medians, per call,
  * of what ran before the answer went out (the client's wait) and after it (to the next wait):
  * medians leave out the turns a scavenge, a JIT compilation or the execution batch fell in, which
- * move the whole dump by ±50 k a call. Meant for one client and 100-300 calls. With `stdio` or
- * `stdio-call` measured, a call's two turns are told apart (the request's parses HTTP, the
- * answer's reads the process's line) and each is cut at its first write (the line to the
- * process; the answer to the client). Each path keeps its median turns' dumps, named after it
- * (`callgrind.<stamp>.<pid>.<path>.median-before`), beside those of paths counted before it on
+ * move the whole dump by ±50 k a call. Meant for one client and 100-300 calls. On the `federated`
+ * and `relay` paths, and on every path when `stdio` or `stdio-call` is measured, a call's two
+ * turns are told apart (the request's parses the client's HTTP, the answer's reads the process's
+ * line or the upstream's answer) and each is cut at its first write (the line to the process or
+ * the request to the upstream; the answer to the client). Each path keeps its median turns' dumps, named after it
+ * (`callgrind.<stamp>.<pid>.<path>.median-before`; of two turns, `.answer-before-1` and the like,
+ * one file a dump of the turn), beside those of paths counted before it on
  * the same process; `INSTR_KEEP=1` keeps every turn's dump, and a path's medians are read from
  * its own turns only.
  *
@@ -235,52 +237,76 @@ function turns(
     return middle.total.toLocaleString('en');
   };
   const summary = upstreamTurns
-    ? pipeTurns(dumpsOf)
+    ? pipeTurns(dumpsOf, pid, slug)
     : `median turn before the answer's write ${median(before, 'before')} instructions (${before.length} turns), after it ${median(after, 'after')} (${after.length} turns)`;
   if (process.env.INSTR_KEEP !== '1') for (const name of dumpsOf) rmSync(join(outDir, name));
   return summary;
 }
 
 /**
- * The medians of a stdio call's two turns (`INSTR_TURNS` on the `stdio` path): the request's turn
- * (the one that parses HTTP, `llhttp_execute`) up to its first write (the line to the process)
- * and after it to the wait, and the answer's turn (the process's line read, no HTTP parsed) up to
- * its write (the answer to the client) and after it. Turns with no write (timers, batches) are
- * counted apart.
+ * The medians of a call's two turns when it calls an upstream (`INSTR_TURNS` on the `stdio`,
+ * `stdio-call`, `federated` and `relay` paths): the request's turn (the one that parses the
+ * client's HTTP with Node's own parser, `llhttp_execute`) up to its first write (the line to the
+ * process, or the request to the upstream) and after it to the wait, and the answer's turn (the
+ * upstream's answer read, no client HTTP parsed: undici's parser is WASM) up to its write (the
+ * answer to the client) and after it. Turns with no write (timers, batches) are counted apart.
+ * Each median turn's dumps stay, named after the path and the part
+ * (`callgrind.<stamp>.<pid>.<path>.answer-before-1`, ...), with the JIT's map when written.
  */
-function pipeTurns(dumpsOf: string[]): string {
+function pipeTurns(dumpsOf: string[], pid: number, slug: string): string {
   const part = (name: string) => Number(/\.(\d+)-01$/.exec(name)?.[1] ?? Number.NaN);
   const ordered = dumpsOf
     .filter((name) => name.endsWith('-01') && !Number.isNaN(part(name)))
     .sort((a, b) => part(a) - part(b));
-  const request = { before: [] as number[], after: [] as number[] };
-  const answer = { before: [] as number[], after: [] as number[] };
+  type Turn = { total: number; files: string[] };
+  const kinds = {
+    'request-before': [] as Turn[],
+    'request-after': [] as Turn[],
+    'answer-before': [] as Turn[],
+    'answer-after': [] as Turn[],
+  };
   let others = 0;
-  let segments: { total: number; write: boolean; http: boolean }[] = [];
+  let segments: { name: string; total: number; write: boolean; http: boolean }[] = [];
   for (const name of ordered) {
     const text = readFileSync(join(outDir, name), 'utf8');
     const total = Number(/^(?:totals|summary): (\d+)/m.exec(text)?.[1] ?? 0);
     const trigger = /^desc: Trigger: (.*)$/m.exec(text)?.[1] ?? '';
     segments.push({
+      name,
       total,
       write: trigger.includes('uv_try_write'),
       http: text.includes('llhttp_execute'),
     });
     if (!trigger.includes('epoll_pwait')) continue;
     const first = segments.findIndex((segment) => segment.write);
-    const sum = (from: number, to: number) =>
-      segments.slice(from, to).reduce((all, segment) => all + segment.total, 0);
-    const into = segments.some((segment) => segment.http) ? request : answer;
+    const turn = (from: number, to: number): Turn => {
+      const some = segments.slice(from, to);
+      return {
+        total: some.reduce((all, segment) => all + segment.total, 0),
+        files: some.map((segment) => segment.name),
+      };
+    };
+    const into = segments.some((segment) => segment.http) ? 'request' : 'answer';
     if (first === -1) others += 1;
     else {
-      into.before.push(sum(0, first + 1));
-      into.after.push(sum(first + 1, segments.length));
+      kinds[`${into}-before`].push(turn(0, first + 1));
+      kinds[`${into}-after`].push(turn(first + 1, segments.length));
     }
     segments = [];
   }
-  const median = (values: number[]) =>
-    (values.sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0).toLocaleString('en');
-  return `request's turn: ${median(request.before)} to its first write, ${median(request.after)} after (${request.before.length} turns); answer's turn: ${median(answer.before)} to its write, ${median(answer.after)} after (${answer.before.length} turns); ${others} turns with no write`;
+  const map = `/tmp/perf-${pid}.map`;
+  const median = (kind: keyof typeof kinds) => {
+    const all = kinds[kind];
+    const middle = all.sort((a, b) => a.total - b.total)[Math.floor(all.length / 2)];
+    if (middle === undefined) return '0';
+    middle.files.forEach((file, index) => {
+      const keep = join(outDir, `callgrind.${stamp}.${pid}.${slug}.${kind}-${index + 1}`);
+      copyFileSync(join(outDir, file), keep);
+      if (existsSync(map)) copyFileSync(map, `${keep}.map`);
+    });
+    return middle.total.toLocaleString('en');
+  };
+  return `request's turn: ${median('request-before')} to its first write, ${median('request-after')} after (${kinds['request-before'].length} turns); answer's turn: ${median('answer-before')} to its write, ${median('answer-after')} after (${kinds['answer-before'].length} turns); ${others} turns with no write`;
 }
 
 /** How many dumps each side has written. */
@@ -292,6 +318,7 @@ async function measure(
   side: Side,
   one: (lane: number, id: number) => Promise<void>,
   fresh?: () => void,
+  upstream = PATHS.has('stdio') || PATHS.has('stdio-call'),
 ): Promise<void> {
   let id = 0;
   await lanes(WARMUP, (lane) => one(lane, ++id));
@@ -308,7 +335,7 @@ async function measure(
   control(pid, '-i', 'off');
   if (TURNS) {
     console.log(
-      `${name}: ${turns(pid, { name, earlier }, PATHS.has('stdio') || PATHS.has('stdio-call'))} (${CALLS} calls at ${CLIENTS} client(s), after ${WARMUP})`,
+      `${name}: ${turns(pid, { name, earlier }, upstream)} (${CALLS} calls at ${CLIENTS} client(s), after ${WARMUP})`,
     );
     return;
   }
@@ -410,7 +437,7 @@ try {
       agent.destroy();
       agent = new Agent({ keepAlive: true, maxSockets: CLIENTS });
     };
-    await measure(name, side, () => call(side, agent, tool, 1), fresh);
+    await measure(name, side, () => call(side, agent, tool, 1), fresh, true);
     agent.destroy();
   }
 } finally {

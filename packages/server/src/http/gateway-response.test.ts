@@ -53,6 +53,47 @@ describe('GatewayResponse', () => {
     expect(head).toContain('x-content-type-options: nosniff');
   });
 
+  it("writes an object's lists and numbers as Node does, and refuses what Node refuses", async () => {
+    const head = await headOf((response) => {
+      response.writeHead(200, {
+        'Set-Cookie': ['a=1', 'b=2'],
+        'Content-Length': 2,
+        'X-CONTENT-TYPE-OPTIONS': 'nosniff',
+      });
+      response.end('{}');
+    });
+    expect(head).toEqual(
+      expect.arrayContaining([
+        'set-cookie: a=1',
+        'set-cookie: b=2',
+        'content-length: 2',
+        'x-content-type-options: nosniff',
+        'x-request-id: req-1',
+      ]),
+    );
+    expect(head.filter((line) => line.startsWith('x-content-type-options'))).toHaveLength(1);
+    const refused: string[] = [];
+    await headOf((response) => {
+      for (const headers of [
+        { 'X-Bad': 'a\nb' },
+        { 'Bad Name': 'x' },
+        { 'X-Missing': undefined },
+      ]) {
+        try {
+          response.writeHead(200, headers);
+        } catch (error) {
+          refused.push((error as NodeJS.ErrnoException).code ?? '');
+        }
+      }
+      response.end('after');
+    });
+    expect(refused).toEqual([
+      'ERR_INVALID_CHAR',
+      'ERR_INVALID_HTTP_TOKEN',
+      'ERR_HTTP_INVALID_HEADER_VALUE',
+    ]);
+  });
+
   it('adds them when the head is written without headers, or after setHeader', async () => {
     const implicit = await headOf((response) => {
       response.end('plain');

@@ -171,7 +171,9 @@ export function requestListener(
             if (!incoming.readableEnded) drainIncoming(incoming);
           });
         }
-        return responseViaCache(answer, outgoing);
+        // Awaited here, so that a head Node refuses takes the error path below (a 500), not an
+        // unhandled rejection with the client left waiting.
+        return await responseViaCache(answer, outgoing);
       }
       ensureCloseHandler();
     } catch (error) {

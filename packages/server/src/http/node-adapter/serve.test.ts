@@ -114,4 +114,20 @@ describe('node adapter', () => {
     expect(await light.text()).toBe('x');
     expect(Response.json({ a: 1 }).headers.get('content-type')).toBe('application/json');
   });
+  it('answers 500 when an answer given at once has a head Node refuses, and leaves no call hanging', async () => {
+    const app = new Hono();
+    // A handler that answers without a promise: the adapter writes its head at once.
+    app.get('/bad', () => new Response('x', { headers: { 'x-bad': 'a\u0001b' } }));
+    const url = await served(app);
+    const errors: unknown[] = [];
+    const log = console.error;
+    console.error = (error: unknown) => errors.push(error);
+    onTestFinished(() => {
+      console.error = log;
+    });
+    const answer = await fetch(`${url}/bad`, { signal: AbortSignal.timeout(3000) });
+    expect(answer.status).toBe(500);
+    expect(answer.headers.get('x-bad')).toBeNull();
+    expect(errors).toHaveLength(1);
+  });
 });
