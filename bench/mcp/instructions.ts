@@ -115,7 +115,12 @@ async function start(kind: string, counted: boolean, upstream?: string): Promise
       ]
     : [process.execPath, ...node];
   const child = spawn(command[0] as string, command.slice(1), {
-    env: { ...process.env, TSX_TSCONFIG_PATH: tsconfig, BENCH_BARE_KEEPALIVE_MS: '600000' },
+    env: {
+      ...process.env,
+      TSX_TSCONFIG_PATH: tsconfig,
+      BENCH_BARE_KEEPALIVE_MS: '600000',
+      BENCH_CONNECTION_TIMEOUT_MS: '600000',
+    },
     stdio: ['ignore', 'ignore', counted ? 'ignore' : 'inherit', 'ipc'],
   });
   const started = await new Promise<{ url: string; token?: string }>((resolve, reject) => {

@@ -87,6 +87,15 @@ async function startGateway(upstream?: string): Promise<{
       SERVICE_API_SECRET: serviceSecret,
       // The bare upstream listens on 127.0.0.1 beside it.
       ...(upstream === undefined ? {} : { GATEWAY_UPSTREAM_ALLOW_PRIVATE: 'true' }),
+      // instructions.ts: under callgrind on a loaded machine a request's head can wait in the
+      // kernel's buffer past the 10 s it may take to arrive (a 408), and a kept-alive connection
+      // be closed by its 5 s timer, fired late, as the client's next request arrives (a reset).
+      ...(process.env.BENCH_CONNECTION_TIMEOUT_MS === undefined
+        ? {}
+        : {
+            GATEWAY_REQUEST_HEAD_TIMEOUT_MS: process.env.BENCH_CONNECTION_TIMEOUT_MS,
+            GATEWAY_KEEP_ALIVE_TIMEOUT_MS: process.env.BENCH_CONNECTION_TIMEOUT_MS,
+          }),
     },
     // The abandoned-sessions measure (index.ts) starts a Gateway whose sessions expire sooner and
     // whose user may hold more of them than the default 100.
@@ -306,6 +315,9 @@ async function startBareSessions(): Promise<{ url: string; stop: () => Promise<v
         stop: () => new Promise<void>((done) => listening.close(() => done())),
       }),
     );
+    // instructions.ts: counted under callgrind, as the Gateway is (see `BENCH_CONNECTION_TIMEOUT_MS`).
+    const keepAlive = Number(process.env.BENCH_BARE_KEEPALIVE_MS);
+    if (keepAlive > 0) (listening as { keepAliveTimeout: number }).keepAliveTimeout = keepAlive;
   });
 }
 

@@ -70,4 +70,27 @@ describe('GatherClock', () => {
     await until(() => waited >= 0);
     expect(waited).toBeGreaterThanOrEqual(39.9);
   });
+
+  it('lets a wait stopped between others go, and keeps the rest in their order', async () => {
+    const clock = new GatherClock(20);
+    const expired: string[] = [];
+    const stops = ['first', 'second', 'third', 'fourth'].map((name) =>
+      clock.after(() => expired.push(name)),
+    );
+    stops[1]?.();
+    stops[3]?.();
+    stops[1]?.();
+    expect(clock.size).toBe(2);
+    await until(() => expired.length === 2);
+    expect(expired).toEqual(['first', 'third']);
+    expect(clock.size).toBe(0);
+    // A wait begun while an expired one is heard waits its own time.
+    const late: string[] = [];
+    clock.after(() => {
+      late.push('heard');
+      clock.after(() => late.push('begun then'));
+    });
+    await until(() => late.length === 2);
+    expect(late).toEqual(['heard', 'begun then']);
+  });
 });

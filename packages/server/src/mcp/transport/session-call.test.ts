@@ -158,6 +158,35 @@ describe("a 2025 session's plain tools/call", () => {
       { outcome: 'error', error: 'Cancelled by the client' },
     ]);
   });
+
+  it('stops the one of two calls at once that the client cancels, and the other when the session ends', async () => {
+    const gw = await startMcpGateway();
+    const alice = await gw.user({ admin: true });
+    const { post, sessionId } = await openRawSession(gw.url, alice.mcpToken);
+    const waiting = () => gw.gateway.logs().split('waiting until stopped').length - 1;
+    const slow = (id: string) =>
+      post({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'demo.slow.wait' } });
+
+    const kept = slow('kept');
+    const cancelled = slow('cancelled');
+    await waitFor(() => waiting() === 2);
+    await post({
+      jsonrpc: '2.0',
+      method: 'notifications/cancelled',
+      params: { requestId: 'cancelled', reason: 'the second one' },
+    });
+    await waitFor(() => gw.state.stopped.length === 1);
+    expect((await cancelled).status).toBe(200);
+    // The other call runs on until its session ends.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(gw.state.stopped.length).toBe(1);
+    await fetch(`${gw.url}/mcp`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${alice.mcpToken}`, 'mcp-session-id': sessionId },
+    });
+    await waitFor(() => gw.state.stopped.length === 2);
+    await (await kept).body?.cancel();
+  });
 });
 
 describe('sessionCallOf', () => {
