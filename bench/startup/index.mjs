@@ -8,7 +8,7 @@
  * had used when its first answer came, against the CPU time `node -e 0` reads of itself.
  *
  * Run from the repository root: `pnpm bench startup` (builds the server first), or
- * `node bench/startup/index.mjs [--runs 15] [--bin <another build's bin/gateway-server.cjs or dist/bin.js>]` after
+ * `node bench/startup/index.mjs [--runs 15] [--bin <another build's bin/gateway-server.cjs or dist/bin.js>] [--node-flags '<flags>']` after
  * `pnpm --filter @gateway/server build`; `--instructions` also counts the instructions of a start
  * and of `node -e 0` with valgrind, a figure the machine's load does not move. See README.md.
  */
@@ -24,6 +24,11 @@ const bin =
   binAt === -1
     ? fileURLToPath(new URL('../../packages/server/bin/gateway-server.cjs', import.meta.url))
     : resolve(process.argv[binAt + 1] ?? '');
+// `--node-flags '--min-semi-space-size=16'`: flags for the server's `node` (not the baseline's),
+// as the Docker image and the systemd unit give it.
+const flagsAt = process.argv.indexOf('--node-flags');
+const NODE_FLAGS =
+  flagsAt === -1 ? [] : (process.argv[flagsAt + 1] ?? '').split(' ').filter(Boolean);
 const runsAt = process.argv.indexOf('--runs');
 const RUNS = runsAt === -1 ? 15 : Number(process.argv[runsAt + 1]);
 if (!Number.isInteger(RUNS) || RUNS < 1) {
@@ -90,7 +95,7 @@ function cpuOf(pid) {
 function firstAnswer(wrapper = []) {
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint();
-    const [command, ...args] = [...wrapper, process.execPath, bin];
+    const [command, ...args] = [...wrapper, process.execPath, ...NODE_FLAGS, bin];
     const child = spawn(command, args, {
       cwd: dataDir,
       env,

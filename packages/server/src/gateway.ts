@@ -30,7 +30,7 @@ import { mountRoutesLazily } from './http/lazy-routes.js';
 import { createLogger, stdoutSink } from './http/logger.js';
 import { notFoundHandler } from './http/not-found.js';
 import { Redactor } from './http/redact.js';
-import { rememberedDefaultRouter } from './http/remembered-routes.js';
+import { rememberedTrieRouter } from './http/remembered-routes.js';
 import { requestLog } from './http/request-log.js';
 import type { AnyRoute } from './http/route.js';
 import {
@@ -476,7 +476,7 @@ function httpApp(from: {
         : undefined,
     { first: true },
   );
-  const app = new Hono<AppEnv>({ router: rememberedDefaultRouter() });
+  const app = new Hono<AppEnv>({ router: rememberedTrieRouter() });
   // First: what runs after it, the request log included, nests in the request's span.
   if (settings.tracing) {
     app.use('*', traceRequests(settings.trustedProxies));

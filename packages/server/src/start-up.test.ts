@@ -92,6 +92,13 @@ const BUILTINS_NOT_AT_START =
   /internal\/deps\/undici|\bhttp2\b|\b(https|tls|zlib)\b|^(NativeModule|Internal Binding) v8$|internal\/crypto\/webcrypto|internal\/fs\/promises|internal\/readline/;
 
 /**
+ * libuv's thread pool (issue 37): its first use starts four threads and waits for each to run, and
+ * nothing a first answer does needs it (the config files are looked for synchronously; the
+ * database is SQLite's, on the main thread).
+ */
+const THREAD_POOL = /^Thread libuv-worker$/;
+
+/**
  * A start of `gateway-server` recording what it loads: with `builtins`, the run's bundle (what
  * ships, whose Node built-ins are required as the published one requires them) recording Node's
  * own modules at its first answer; else its sources, whose module files show what it loads.
@@ -218,7 +225,7 @@ describe('gateway-server start-up', () => {
     // Two real starts and stops of the server with module tracing: ~25 s on a loaded 2-core machine.
   }, 90_000);
 
-  it("answers its first /healthz through the app without loading Node's undici, http2, tls, zlib, v8, Web Crypto or fs/promises", async () => {
+  it("answers its first /healthz through the app without loading Node's undici, http2, tls, zlib, v8, Web Crypto or fs/promises, nor starting libuv's thread pool", async () => {
     const dir = await mkdtemp(join(tmpdir(), 'gateway-start-up-'));
     onTestFinished(() => rm(dir, { recursive: true, force: true }));
     // A first start migrates the database (better-auth's schema check); the second is measured.
@@ -240,6 +247,11 @@ describe('gateway-server start-up', () => {
     // The recorder saw Node's list: an empty one would prove nothing.
     expect(atFirstAnswer).toContain('NativeModule http');
     expect(atFirstAnswer.filter((name) => BUILTINS_NOT_AT_START.test(name))).toEqual([]);
+    if (process.platform === 'linux') {
+      // The recorder saw the threads: Node's own are always there.
+      expect(atFirstAnswer).toContain('Thread V8Worker');
+      expect(atFirstAnswer.filter((name) => THREAD_POOL.test(name))).toEqual([]);
+    }
     await second.stop();
   }, 60_000);
 });

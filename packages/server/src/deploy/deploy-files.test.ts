@@ -5,7 +5,7 @@
  * two real gateway-server processes. (The image's build and run are checked without Docker by
  * scripts/deploy-check.mjs in CI.)
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -97,6 +97,27 @@ describe('Dockerfile and compose.yaml', () => {
     expect(haproxyConfig).toMatch(/^\s*balance hdr\(Mcp-Session-Id\)$/m);
     const bind = /^\s*bind :(\d+)$/m.exec(haproxyConfig)?.[1];
     expect(compose.services.proxy?.ports).toEqual([`${bind}:${bind}`]);
+  });
+});
+
+describe("the image's command", () => {
+  it('gives Node a 16 MB young generation from the start, a flag this Node takes (issue 37)', () => {
+    const [command, ...args] = runtime?.cmd ?? [];
+    expect(command).toBe('node');
+    expect(args.at(-1)).toBe('dist/bin.js');
+    const flags = args.slice(0, -1);
+    expect(flags).toEqual(['--min-semi-space-size=16']);
+    const newSpace = spawnSync(
+      process.execPath,
+      [
+        ...flags,
+        '-p',
+        "require('node:v8').getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size",
+      ],
+      { encoding: 'utf8' },
+    );
+    expect(newSpace.stderr).toBe('');
+    expect(Number(newSpace.stdout)).toBe(16 * 1024 * 1024);
   });
 });
 

@@ -1,4 +1,4 @@
-import { access } from 'node:fs';
+import { accessSync } from 'node:fs';
 import { dirname, extname, isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { definePlugin, formatProblem, isPlugin, type Plugin, validatePlugin } from '@gateway/sdk';
@@ -76,7 +76,7 @@ const configSchema = z
  * const { plugins } = await loadConfig({ cwd: process.cwd(), env: process.env });
  */
 export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConfig> {
-  const file = await findConfigFile(options);
+  const file = findConfigFile(options);
   if (file === undefined) return { plugins: [], upstreams: [] };
   const label = relative(options.cwd, file) || file;
 
@@ -119,12 +119,12 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
   return { file, plugins: plugins.filter((plugin) => plugin !== undefined), upstreams };
 }
 
-async function findConfigFile(options: LoadConfigOptions): Promise<string | undefined> {
+function findConfigFile(options: LoadConfigOptions): string | undefined {
   if (options.configFile === false) return undefined;
   const named = options.configFile ?? envVars.configPath(options.env);
   if (named !== undefined) {
     const file = resolve(options.cwd, named);
-    if (!(await exists(file))) {
+    if (!exists(file)) {
       const via = options.configFile !== undefined ? 'the configFile option' : 'GATEWAY_CONFIG';
       throw new ConfigError(named, [
         `${named}: no such file (named by ${via}, resolved to ${file})`,
@@ -134,7 +134,7 @@ async function findConfigFile(options: LoadConfigOptions): Promise<string | unde
   }
   for (const name of CONFIG_FILE_NAMES) {
     const file = join(options.cwd, name);
-    if (await exists(file)) return file;
+    if (exists(file)) return file;
   }
   return undefined;
 }
@@ -152,7 +152,7 @@ async function pluginOf(
     const specifier = specifierOf(entry, configFile);
     if (specifier.startsWith('file:') && extname(entry) !== '') {
       const path = fileURLToPath(specifier);
-      if (!(await exists(path))) {
+      if (!exists(path)) {
         problems.push(`${where}: no such file ${path}`);
         return undefined;
       }
@@ -238,11 +238,19 @@ function defaultExport(module: ImportedModule): unknown {
 }
 
 /**
- * Whether `file` can be reached. Through `node:fs`'s callback: `node:fs/promises` (and the readline
- * and watcher modules it loads) is needed by nothing else before the first answer (issue 37).
+ * Whether `file` can be reached, asked synchronously (issue 37): a start looks for up to four
+ * config files before its first answer, and `node:fs`'s callback `access` runs on libuv's thread
+ * pool, whose first use starts its four threads and waits for each to run; nothing else a first
+ * answer does needs the pool. (`node:fs/promises`, with the readline and watcher modules it loads,
+ * is needed by nothing before the first answer either.)
  */
-function exists(file: string): Promise<boolean> {
-  return new Promise((resolve) => access(file, (error) => resolve(error === null)));
+function exists(file: string): boolean {
+  try {
+    accessSync(file);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function messageOf(error: unknown): string {
