@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import { cliTokenExpired } from '../cli-auth/token-expiry.js';
 import { Refusal } from '../errors/refusal.js';
+import { incomingOf } from '../http/incoming.js';
 import { safeEqual } from '../secrets/index.js';
 import type { FailedCredentialLimit } from './credential-limit.js';
 import {
@@ -222,7 +223,11 @@ async function mcpPrincipal(
   }
   // A 2025 session's request: on PostgreSQL its session's row is read in the token's statement.
   // A kept token's owner comes back at once: no turn for it on every call.
-  const finding = options.tokens.findNow(token, c.req.header('mcp-session-id'));
+  const finding = options.tokens.findNow(
+    token,
+    c.req.header('mcp-session-id'),
+    incomingOf(c)?.socket,
+  );
   const lookup = finding instanceof Promise ? await finding : finding;
   if (!lookup.found) {
     return refuseMcp(
