@@ -1,7 +1,6 @@
 import { Agent, request } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { INITIALIZE, startMcpGateway } from '#test/mcp/mcp-test-kit.js';
-import { deleteEndpoint } from '../mcp-endpoints/index.js';
+import { deleteEndpointOf, INITIALIZE, startMcpGateway } from '#test/mcp/mcp-test-kit.js';
 import { hashToken } from '../secrets/index.js';
 import { connectionTokenHash } from './connection-token-hash.js';
 
@@ -58,12 +57,7 @@ describe('MCP tokens on one kept-alive connection (issue 37: the hash kept per c
       ];
       expect(seen.map(({ status }) => status)).toEqual([200, 200, 200]);
 
-      const [endpoint] = await gw.gateway.services.database.db
-        .selectFrom('mcp_endpoints')
-        .select('id')
-        .where('user_id', '=', alice.id)
-        .execute();
-      await deleteEndpoint(gw.gateway.services.database.db, alice.id, endpoint?.id ?? '');
+      await deleteEndpointOf(gw, alice.id);
       // The token this connection presented last, and whose hash it keeps: deleted, refused.
       seen.push(await initialize(gw.url, agent, alice.mcpToken));
       expect(seen.at(-1)?.status).toBe(401);
