@@ -13,6 +13,8 @@ describe('connectionTokenHash', () => {
       expect(connectionTokenHash(connection, token)).toBe(hashToken(token));
     }
     expect(connectionTokenHash(undefined, a)).toBe(hashToken(a));
+    // A destroyed message's socket is null: hashed, not kept (a WeakMap refuses null).
+    expect(connectionTokenHash(null, a)).toBe(hashToken(a));
     expect(connectionTokenHash({}, b)).toBe(hashToken(b));
   });
 });

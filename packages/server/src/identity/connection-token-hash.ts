@@ -13,15 +13,19 @@ const lastOnConnection = new WeakMap<object, { token: string; hash: string }>();
 
 /**
  * The SHA-256 (hex) of `token`, as `hashToken` makes it, reused when the last request on
- * `connection` (a request's socket; undefined: none, hashed every time) presented the same token.
+ * `connection` (a request's socket; undefined or null: none, hashed every time) presented the same token.
  * Compared in constant time: another user's request on the same connection (behind a proxy) must
  * not learn by timing how much of the kept token its own shares.
  *
  * @example
  * const hash = connectionTokenHash(incoming?.socket, token);
  */
-export function connectionTokenHash(connection: object | undefined, token: string): string {
-  if (connection === undefined) return hashToken(token);
+export function connectionTokenHash(
+  connection: object | null | undefined,
+  token: string,
+): string {
+  // Node's message drops its socket (null) once destroyed: no connection to keep anything on.
+  if (connection === undefined || connection === null) return hashToken(token);
   const last = lastOnConnection.get(connection);
   if (last !== undefined && sameText(last.token, token)) return last.hash;
   const hash = hashToken(token);

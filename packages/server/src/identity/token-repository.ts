@@ -224,7 +224,7 @@ export function createTokenRepository(database: GatewayDatabase, defaultRoleId: 
   const findNow = (
     token: string,
     sessionId?: string,
-    connection?: object,
+    connection?: object | null,
   ): TokenLookup | Promise<TokenLookup> => {
     if (!/^gw_(?:mcp|cli|sa|oat)_/.test(token)) return { found: false, reason: 'unknown' };
     const hash = connectionTokenHash(connection, token);
