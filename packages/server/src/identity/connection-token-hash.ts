@@ -20,10 +20,7 @@ const lastOnConnection = new WeakMap<object, { token: string; hash: string }>();
  * @example
  * const hash = connectionTokenHash(incoming?.socket, token);
  */
-export function connectionTokenHash(
-  connection: object | null | undefined,
-  token: string,
-): string {
+export function connectionTokenHash(connection: object | null | undefined, token: string): string {
   // Node's message drops its socket (null) once destroyed: no connection to keep anything on.
   if (connection === undefined || connection === null) return hashToken(token);
   const last = lastOnConnection.get(connection);
