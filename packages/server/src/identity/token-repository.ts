@@ -11,7 +11,7 @@ import {
   recordEndpointUse,
 } from '../mcp-endpoints/token-query.js';
 import { accessTokenByHash, prepareAccessTokenQuery } from '../mcp-oauth/token-query.js';
-import { hashToken } from '../secrets/index.js';
+import { connectionTokenHash } from './connection-token-hash.js';
 import type { StoredRole } from './role-store.js';
 
 /** The owner of a bearer token, as stored. */
@@ -218,11 +218,16 @@ export function createTokenRepository(database: GatewayDatabase, defaultRoleId: 
   /**
    * The owner of `token`, or why there is none, as it is when the owner is kept (no turn of the
    * event loop for it: the MCP endpoint's calls, issue 37). Only the prefixes the gateway issues
-   * are looked up; anything else is unknown without a query.
+   * are looked up; anything else is unknown without a query. `connection`, the request's socket
+   * when it came from the network: its last token's hash is reused ({@link connectionTokenHash}).
    */
-  const findNow = (token: string, sessionId?: string): TokenLookup | Promise<TokenLookup> => {
+  const findNow = (
+    token: string,
+    sessionId?: string,
+    connection?: object | null,
+  ): TokenLookup | Promise<TokenLookup> => {
     if (!/^gw_(?:mcp|cli|sa|oat)_/.test(token)) return { found: false, reason: 'unknown' };
-    const hash = hashToken(token);
+    const hash = connectionTokenHash(connection, token);
     let session: SessionState | undefined;
     const owner = owners.getNow(hash, async () => {
       const found = await read(token, hash, sessionId);

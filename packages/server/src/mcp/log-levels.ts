@@ -12,9 +12,14 @@ export const LOG_LEVELS: readonly LoggingLevel[] = [
   'emergency',
 ];
 
-/** `value` as a log level, or undefined when it is not one. */
+const LEVEL_SET: ReadonlySet<unknown> = new Set(LOG_LEVELS);
+
+/**
+ * `value` as a log level, or undefined when it is not one. One set lookup: a scan of the list with
+ * a callback cost every upstream call ~1.4 k instructions to find no level (issue 37).
+ */
 export function asLogLevel(value: unknown): LoggingLevel | undefined {
-  return LOG_LEVELS.find((level) => level === value);
+  return LEVEL_SET.has(value) ? (value as LoggingLevel) : undefined;
 }
 
 /** Whether a message at `level` passes a client's `threshold`. */

@@ -9,12 +9,12 @@ import { z } from 'zod';
 import {
   connectV1,
   connectV2,
+  deleteEndpointOf,
   expectSlowWaitCancelled,
   INITIALIZE,
   startMcpGateway,
   waitForApproval,
 } from '#test/mcp/mcp-test-kit.js';
-import { deleteEndpoint } from '../mcp-endpoints/index.js';
 
 function post(url: string, body: unknown, headers: Record<string, string> = {}) {
   return fetch(url, {
@@ -81,12 +81,7 @@ describe('MCP endpoint: access', () => {
     });
     expect(ok.status).toBe(200);
 
-    const [endpoint] = await gw.gateway.services.database.db
-      .selectFrom('mcp_endpoints')
-      .select('id')
-      .where('user_id', '=', alice.id)
-      .execute();
-    await deleteEndpoint(gw.gateway.services.database.db, alice.id, endpoint?.id ?? '');
+    await deleteEndpointOf(gw, alice.id);
     const deleted = await post(`${gw.url}/mcp/${alice.mcpToken}`, INITIALIZE);
     expect(deleted.status).toBe(401);
   });

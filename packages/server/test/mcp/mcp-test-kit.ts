@@ -9,7 +9,7 @@ import { expect, onTestFinished } from 'vitest';
 import type { GatewayInternals } from '../../src/gateway.js';
 import type { GatewayOptions } from '../../src/gateway-settings.js';
 import { createServiceAccount } from '../../src/identity/service-account-store.js';
-import { createEndpoint } from '../../src/mcp-endpoints/index.js';
+import { createEndpoint, deleteEndpoint } from '../../src/mcp-endpoints/index.js';
 import { rememberSecret } from '../support/known-secrets.js';
 import { createTestGateway, type TestGateway, type TestUser } from '../support/test-gateway.js';
 import { createFixturePlugin, emptyFixtureState, type FixtureState } from './fixture-plugin.js';
@@ -286,6 +286,17 @@ export async function waitForApproval(
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   throw new Error('no pending approval appeared');
+}
+
+/** Deletes the MCP endpoint of `userId` on `gw` (its token stops working), as its owner would. */
+export async function deleteEndpointOf(gw: { gateway: TestGateway }, userId: string) {
+  const { db } = gw.gateway.services.database;
+  const [endpoint] = await db
+    .selectFrom('mcp_endpoints')
+    .select('id')
+    .where('user_id', '=', userId)
+    .execute();
+  await deleteEndpoint(db, userId, endpoint?.id ?? '');
 }
 
 /**

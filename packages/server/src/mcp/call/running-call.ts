@@ -48,7 +48,6 @@ export interface RunningCallOptions {
  * a plugin handler's `call` argument, so a call allocates it once.
  */
 export class RunningCall implements SourceCall {
-  readonly context: PluginContext;
   readonly redaction: CallRedaction;
   readonly reportProgress: (progress: number, total?: number, message?: string) => void;
   readonly #options: RunningCallOptions;
@@ -72,10 +71,11 @@ export class RunningCall implements SourceCall {
   #linksShown: Set<string> | undefined;
   /** Work put off until the source's request is written ({@link afterSent}), while it is sending. */
   #untilSent: (() => void)[] | undefined;
+  /** Made when first read ({@link context}). */
+  #context: PluginContext | undefined;
 
   constructor(options: RunningCallOptions) {
-    const { runtime, site, ctx, tool, role, record } = options;
-    const { services } = runtime;
+    const { runtime, ctx, record } = options;
     this.#options = options;
     this.#stop = new OnceStop(this.#listenerFailed);
     this.#limit = new TimeLimit(
@@ -94,17 +94,29 @@ export class RunningCall implements SourceCall {
     this.#progress = new ProgressReporter(ctx, redaction.text);
     this.reportProgress = this.#progress.report;
     this.#release = releaseStreamLater(runtime, ctx);
+  }
+
+  /**
+   * What a plugin handler gets as its `ctx`: made when first read, since an upstream's call
+   * without credentials never reads it (its resolver and closures were ~1-2 k instructions of
+   * every federated call's request turn, issue 37).
+   */
+  get context(): PluginContext {
+    if (this.#context !== undefined) return this.#context;
+    const { runtime, site, ctx, tool, role } = this.#options;
+    const { redaction } = this;
     const subject = subjectId(site.principal);
-    this.context = {
+    this.#context = {
       userId: subject,
       role,
       // A source that is gone meanwhile declares nothing, so it gets nothing.
-      auth: services.tokens.resolverFor(subject, tool.source.credentials, {
+      auth: runtime.services.tokens.resolverFor(subject, tool.source.credentials, {
         onVended: (token) => redaction.remember(token),
       }),
       elicit: (request) => this.#elicitorNow().elicit(redaction.data(request)),
       logger: lazyLogger(() => toolLogger(this.log, site, tool, ctx, redaction)),
     };
+    return this.#context;
   }
 
   /** Aborted when the call is stopped (its time limit, the client) or ends. */
