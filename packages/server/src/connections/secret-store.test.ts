@@ -8,7 +8,7 @@ const TOOL = 'mcp.docs';
 for (const target of databaseTargets()) {
   describe.skipIf(target.skip)(`connection secrets on ${target.name}`, () => {
     it('lists the users updated in the same millisecond by descending connection id', async () => {
-      // Issue 38: with no id tie-break, which users the limit kept was up to the database.
+      // With no id tie-break, which users the limit kept was up to the database.
       // Inserted lowest id first, so an order by insertion would differ.
       const { database, cleanup } = await target.open();
       onTestFinished(cleanup);

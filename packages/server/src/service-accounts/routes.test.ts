@@ -43,10 +43,17 @@ for (const target of gatewayTargets()) {
         })
       ).json()) as { key: string };
       await gw.request('GET', '/api/team/connections', { as: { token: key } });
-      await new Promise((resolve) => setTimeout(resolve, 20));
-
-      const res = await gw.request('GET', '/api/service-accounts', { as: admin });
-      const text = await res.text();
+      // The last use is written after the answer: wait for it instead of guessing how long.
+      const listed = async () => {
+        const res = await gw.request('GET', '/api/service-accounts', { as: admin });
+        return res.text();
+      };
+      await expect
+        .poll(async () => JSON.parse(await listed()).serviceAccounts[0].lastUsedAt, {
+          timeout: 10_000,
+        })
+        .toEqual(expect.any(String));
+      const text = await listed();
       expect(text).not.toContain(key);
       expect(JSON.parse(text)).toEqual({
         serviceAccounts: [
@@ -66,7 +73,7 @@ for (const target of gatewayTargets()) {
       );
     });
 
-    // Issue 38: the account's latest key was the last of the keys ordered by creation time
+    // The account's latest key was the last of the keys ordered by creation time
     // alone, so keys made in one millisecond came in whatever order the database chose.
     it('shows the same key of several made in one millisecond: the greatest id, as lists order ties', async () => {
       const gw = await target.create({ host: '127.0.0.1', port: 0 });

@@ -4,7 +4,7 @@ import { heldQuestionOwner } from './held-question.js';
 const call = { id: 'the lone call' };
 const never = new Promise<void>(() => {});
 
-// Issue 38: whose is a stdio process's question asked during a call and a request of the gateway's?
+// Whose is a stdio process's question asked during a call and a request of the gateway's?
 describe('heldQuestionOwner', () => {
   it('is the call once every other request was answered, the call still running', async () => {
     expect(await heldQuestionOwner(call, never, [Promise.resolve(true)], () => true)).toBe(call);

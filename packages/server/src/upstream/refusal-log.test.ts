@@ -16,7 +16,7 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-// Issue 38: a hostile upstream decides how many requests it sends outside any call.
+// A hostile upstream decides how many requests it sends outside any call.
 describe('createRefusalLog', () => {
   it('logs the first refusal of a method at once and the count of the rest at the window end', () => {
     vi.useFakeTimers();

@@ -225,7 +225,7 @@ describe('a stdio upstream', () => {
     expect(asked).toEqual([]);
   });
 
-  // Issue 38: a question asked mid-call while a tool list fetch ran on the process was refused.
+  // A question asked mid-call while a tool list fetch ran on the process was refused.
   it("relays its lone call's question asked while a tool list fetch runs, once the fetch is answered without it", async () => {
     const { gw, alice, lines } = await startMortal();
     const { client, asked } = await answering(gw.url, alice.mcpToken, { city: 'Lyon' });

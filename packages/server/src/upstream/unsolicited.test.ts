@@ -183,7 +183,7 @@ describe("an upstream's messages outside the stream of a running call", { timeou
     expectLogged(gw, ['elicitation/create', 'sampling/createMessage']);
   });
 
-  // Issue 38: one warn line per refused request let a hostile upstream flood the log.
+  // One warn line per refused request let a hostile upstream flood the log.
   it('flood the log with no more than a line and a count, however many come', async () => {
     const upstream = await startUnsolicitedUpstream();
     const gw = await gatewayOf(upstream);
