@@ -5,6 +5,7 @@
  * for the 2025 session case and the stdio federated case (issue 37).
  */
 import { readdirSync, readFileSync } from 'node:fs';
+import type { Side, Stretch } from './rounds.js';
 
 /** The v1 SDK's modules, from the server package's dependencies (bench/ has none of its own). */
 const sdk = (path: string) =>
@@ -134,15 +135,6 @@ export function childrenOf(parent: number, marker: string): number[] {
   return found;
 }
 
-/** One measured stretch of calls. */
-export interface SessionRun {
-  callsPerSecond: number;
-  p50: number;
-  p99: number;
-  /** CPU time (µs) per call of each process measured, in the order `cpu` gives them. */
-  cpuPerCall: number[];
-}
-
 /**
  * `calls` calls of `tool` spread over `clients` (each keeps one call in flight; on one stdio
  * connection `clients` is how many calls it carries at once), timing each, and the CPU time the
@@ -154,7 +146,7 @@ export async function loadClients(
   tool: string,
   calls: number,
   cpu: () => Promise<number[]>,
-): Promise<SessionRun> {
+): Promise<Stretch> {
   const latencies: number[] = [];
   let next = 0;
   const cpuBefore = await cpu();
@@ -175,13 +167,54 @@ export async function loadClients(
   );
   const seconds = (performance.now() - started) / 1000;
   const cpuAfter = await cpu();
-  latencies.sort((a, b) => a - b);
-  const at = (q: number) =>
-    latencies[Math.min(latencies.length - 1, Math.ceil(q * latencies.length) - 1)] ?? 0;
   return {
-    callsPerSecond: calls / seconds,
-    p50: at(0.5),
-    p99: at(0.99),
-    cpuPerCall: cpuAfter.map((after, i) => (after - (cpuBefore[i] ?? 0)) / calls),
+    calls,
+    seconds,
+    latencies,
+    cpu: cpuAfter.map((after, i) => after - (cpuBefore[i] ?? 0)),
+  };
+}
+
+/**
+ * 2025 sessions with the MCP endpoint at `url` as a side of a comparison: a round opens one
+ * session per client and its slices call `tool` on them; `cpu` reads the processes measured.
+ */
+export function sessionSide(
+  name: string,
+  url: URL,
+  token: string | undefined,
+  tool: string,
+  cpu: () => Promise<number[]>,
+): Side {
+  return {
+    name,
+    async open(concurrency) {
+      const sessions = await Promise.all(
+        Array.from({ length: concurrency }, () => httpSession(url, token)),
+      );
+      const clients = sessions.map((session) => session.client);
+      return {
+        slice: (calls) => loadClients(clients, concurrency, tool, calls, cpu),
+        close: async () => {
+          await Promise.all(sessions.map((session) => session.close()));
+        },
+      };
+    },
+  };
+}
+
+/** A stdio connection already open as a side: its slices carry `concurrency` calls at once. */
+export function connectionSide(
+  name: string,
+  client: V1Client,
+  tool: string,
+  cpu: () => Promise<number[]>,
+): Side {
+  return {
+    name,
+    open: async (concurrency) => ({
+      slice: (calls) => loadClients([client], concurrency, tool, calls, cpu),
+      close: async () => undefined,
+    }),
   };
 }
