@@ -26,6 +26,10 @@
  * echo), and the plugin path with an OAuth access token (`gw_oat_`) beside the `gw_mcp_` one.
  * `BENCH_CASES` picks cases, `BENCH_CONCURRENCY` concurrencies, `BENCH_WARMUP` warm-up calls.
  *
+ * Every comparison is made in rounds of short alternating slices (rounds.ts, `BENCH_SLICES`),
+ * each ratio given as its median over rounds with the lowest and highest round; `BENCH_AA=1`
+ * reads the noise floor, the same comparisons between two identical instances of one server.
+ *
  * Run from the repository root: `pnpm bench mcp`, which builds the Gateway first (the Gateway
  * measured is `packages/server/dist`).
  */
