@@ -390,7 +390,7 @@ async function pluginCase(bare: Target, gateway: Target): Promise<void> {
   );
   console.log(method());
   console.log(
-    'conc  bare calls/s  gateway calls/s  ratio (range)     bare p50/p99 ms  gateway p50/p99 ms  added p50/p99 ms  CPU µs/call bare/gateway  OAuth token: ratio (range)  CPU µs/call',
+    'conc  bare calls/s  gateway calls/s  ratio (range)        bare p50/p99 ms  gateway p50/p99 ms  added p50/p99 ms  CPU µs/call bare/gateway  OAuth token: ratio (range)  CPU µs/call',
   );
   for (const concurrency of CONCURRENCIES) {
     const rounds = await measureRounds(sides, concurrency, CALLS[concurrency], ROUNDS);
@@ -405,7 +405,7 @@ async function pluginCase(bare: Target, gateway: Target): Promise<void> {
         String(concurrency).padEnd(4),
         fmt(b.callsPerSecond, 0).padStart(12),
         fmt(g.callsPerSecond, 0).padStart(15),
-        withSpread(ratios).padStart(16),
+        withSpread(ratios).padStart(19),
         `${fmt(b.p50)}/${fmt(b.p99)}`.padStart(15),
         `${fmt(g.p50)}/${fmt(g.p99)}`.padStart(18),
         `${fmt(median(addedP50s))}/${fmt(median(addedP99s))}`.padStart(16),
@@ -439,7 +439,7 @@ async function federatedCase(bare: Target, federated: Target, relay: Target): Pr
   );
   console.log(method());
   console.log(
-    'conc  bare calls/s  federated calls/s  ratio (range)     bare p50/p99 ms  federated p50/p99 ms  CPU µs/call bare/federated  relay ratio (range)  relay p50 ms  relay CPU µs/call  ÷ relay (range)',
+    'conc  bare calls/s  federated calls/s  ratio (range)        bare p50/p99 ms  federated p50/p99 ms  CPU µs/call bare/federated  relay ratio (range)  relay p50 ms  relay CPU µs/call  ÷ relay (range)',
   );
   for (const concurrency of CONCURRENCIES) {
     const rounds = await measureRounds(sides, concurrency, CALLS[concurrency], ROUNDS);
@@ -452,14 +452,14 @@ async function federatedCase(bare: Target, federated: Target, relay: Target): Pr
         String(concurrency).padEnd(4),
         fmt(b.callsPerSecond, 0).padStart(12),
         fmt(f.callsPerSecond, 0).padStart(17),
-        withSpread(ratios).padStart(16),
+        withSpread(ratios).padStart(19),
         `${fmt(b.p50)}/${fmt(b.p99)}`.padStart(15),
         `${fmt(f.p50)}/${fmt(f.p99)}`.padStart(20),
         `${cpuOf(b)}/${cpuOf(f)}`.padStart(26),
-        withSpread(relayRatios).padStart(19),
+        withSpread(relayRatios).padStart(22),
         fmt(r.p50).padStart(12),
         cpuOf(r).padStart(17),
-        withSpread(ofRelay).padStart(16),
+        withSpread(ofRelay).padStart(19),
       ].join('  '),
     );
     verdicts.push(
@@ -488,7 +488,7 @@ async function sessionCase(bareSession: Target, gateway: Target): Promise<void> 
   );
   console.log(method());
   console.log(
-    'conc  bare calls/s  gateway calls/s  ratio (range)     bare p50/p99 ms  gateway p50/p99 ms  CPU µs/call bare/gateway  CPU ratio',
+    'conc  bare calls/s  gateway calls/s  ratio (range)        bare p50/p99 ms  gateway p50/p99 ms  CPU µs/call bare/gateway  CPU ratio',
   );
   for (const concurrency of CONCURRENCIES) {
     const rounds = await measureRounds(sides, concurrency, CALLS[concurrency], ROUNDS);
@@ -503,7 +503,7 @@ async function sessionCase(bareSession: Target, gateway: Target): Promise<void> 
         String(concurrency).padEnd(4),
         fmt(b.callsPerSecond, 0).padStart(12),
         fmt(g.callsPerSecond, 0).padStart(15),
-        withSpread(ratios).padStart(16),
+        withSpread(ratios).padStart(19),
         `${fmt(b.p50)}/${fmt(b.p99)}`.padStart(15),
         `${fmt(g.p50)}/${fmt(g.p99)}`.padStart(18),
         `${cpuOf(b)}/${cpuOf(g)}`.padStart(24),
@@ -569,8 +569,8 @@ async function stdioCase(gateway: Target): Promise<void> {
             .join('/')
             .padStart(25),
           `${cpuOf(d)} | ${cpuOf(v)}+${cpuOf(v, 1)} | ${cpuOf(p)}`.padStart(47),
-          withSpread(viaPlugin).padStart(24),
-          withSpread(viaDirect).padStart(24),
+          withSpread(viaPlugin).padStart(27),
+          withSpread(viaDirect).padStart(27),
         ].join('  '),
       );
       verdicts.push(
@@ -611,7 +611,7 @@ async function aaCase(bare: Target | undefined, bareSession: Target | undefined)
   );
   console.log(method());
   console.log(
-    "pair                          conc  calls/s A/A'  ratio (range)     p50 ratio (range)  ratio of each round",
+    "pair                          conc  calls/s A/A'  ratio (range)        p50 ratio (range)  ratio of each round",
   );
   for (const [name, sides] of pairs) {
     await warm(sides, 16, WARMUP);
@@ -625,8 +625,8 @@ async function aaCase(bare: Target | undefined, bareSession: Target | undefined)
           name.padEnd(28),
           String(concurrency).padEnd(4),
           `${fmt(a.callsPerSecond, 0)}/${fmt(b.callsPerSecond, 0)}`.padStart(12),
-          withSpread(ratios).padStart(16),
-          withSpread(p50s).padStart(18),
+          withSpread(ratios).padStart(19),
+          withSpread(p50s).padStart(21),
           ratios.map((ratio) => fmt(ratio)).join(' '),
         ].join('  '),
       );

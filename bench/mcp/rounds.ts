@@ -128,8 +128,8 @@ export function spread(values: number[]): Spread {
   return { median, min: sorted[0] ?? 0, max: sorted[sorted.length - 1] ?? 0 };
 }
 
-/** `0.74 (0.70-0.78)`: a ratio's median over rounds, its lowest and highest in brackets. */
+/** `0.74 (0.70 to 0.78)`: a ratio's median over rounds, its lowest and highest in brackets. */
 export function withSpread(values: number[], digits = 2): string {
   const { median, min, max } = spread(values);
-  return `${median.toFixed(digits)} (${min.toFixed(digits)}-${max.toFixed(digits)})`;
+  return `${median.toFixed(digits)} (${min.toFixed(digits)} to ${max.toFixed(digits)})`;
 }

@@ -107,14 +107,23 @@ export async function stdioSession(script: string): Promise<Connected & { pid: n
   return { client, pid, close: () => client.close() };
 }
 
-/** A process's CPU time so far (user + system, µs), from `/proc` (Linux). */
+/**
+ * A process's CPU time so far (µs, Linux): the run time of its threads, each read from
+ * `/proc/<pid>/task/<tid>/schedstat` in nanoseconds. `/proc/<pid>/stat` counts in ticks of 10 ms,
+ * too coarse for the short slices a round is measured in (rounds.ts), whose readings are summed.
+ */
 export function processCpu(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  // The fields after the command's closing parenthesis; utime and stime are the 12th and 13th.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const ticks = Number(fields[11]) + Number(fields[12]);
-  // Linux reports them in clock ticks of 10 ms (USER_HZ 100).
-  return ticks * 10_000;
+  let nanoseconds = 0;
+  for (const task of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      nanoseconds += Number(
+        readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0],
+      );
+    } catch {
+      // The thread ended while being read.
+    }
+  }
+  return nanoseconds / 1000;
 }
 
 /** The processes whose parent is `parent` and whose command line contains `marker`. */
