@@ -26,6 +26,10 @@
  * echo), and the plugin path with an OAuth access token (`gw_oat_`) beside the `gw_mcp_` one.
  * `BENCH_CASES` picks cases, `BENCH_CONCURRENCY` concurrencies, `BENCH_WARMUP` warm-up calls.
  *
+ * Every comparison is made in rounds of short alternating slices (rounds.ts, `BENCH_SLICES`),
+ * each ratio given as its median over rounds with the lowest and highest round; `BENCH_AA=1`
+ * reads the noise floor, the same comparisons between two identical instances of one server.
+ *
  * Run from the repository root: `pnpm bench mcp`, which builds the Gateway first (the Gateway
  * measured is `packages/server/dist`).
  */
@@ -35,13 +39,21 @@ import { Agent, request } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { callBody, callHeaders } from './modern-call.js';
 import {
+  measureRounds,
+  type Run,
+  type Side,
+  SLICES,
+  type Stretch,
+  stretchOf,
+  warm,
+  withSpread,
+} from './rounds.js';
+import {
   abandonedSession,
-  type Connected,
   childrenOf,
-  httpSession,
-  loadClients,
+  connectionSide,
   processCpu,
-  type SessionRun,
+  sessionSide,
   stdioSession,
 } from './sessions.js';
 
@@ -56,18 +68,11 @@ interface Target {
   child: ChildProcess;
 }
 
-interface Run {
-  callsPerSecond: number;
-  p50: number;
-  p99: number;
-  /** The server process's CPU time (user + system) per call, in microseconds. */
-  cpuPerCall: number;
-}
-
 /**
- * Rounds per concurrency. Each round measures both servers back to back (in alternating order),
- * and the figures are the medians over rounds: on a shared machine the capacity drifts during a
- * run, and a ratio taken within a round is steadier than one of two separate bests.
+ * Rounds per concurrency. Each round measures the servers compared in short alternating slices
+ * (rounds.ts), and the figures are the medians over rounds: on a shared machine the capacity
+ * drifts during a run, and a ratio taken within a round is steadier than one of two separate
+ * bests.
  */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const CALLS = {
@@ -80,13 +85,16 @@ const WARMUP = Number(process.env.BENCH_WARMUP ?? 2000);
  * Gateway's plugin tool against the bare server, with `gw_mcp_` and `gw_oat_` tokens),
  * `federated` (over HTTP, with the relay), `sessions` (2025-11-25 sessions of the SDK v1 client)
  * and `stdio` (the stdio federated case). `BENCH_FEDERATED=0` leaves out `federated`.
+ * `BENCH_AA=1` adds the noise floor (`aa`, first), alone when `BENCH_CASES` is not given.
  */
+const AA = process.env.BENCH_AA === '1';
 const CASES = new Set(
-  (process.env.BENCH_CASES ?? 'plugin,federated,sessions,stdio,memory')
+  (process.env.BENCH_CASES ?? (AA ? 'aa' : 'plugin,federated,sessions,stdio,memory'))
     .split(',')
     .map((name) => name.trim())
     .filter((name) => !(name === 'federated' && process.env.BENCH_FEDERATED === '0')),
 );
+if (AA) CASES.add('aa');
 /** The concurrencies measured (`BENCH_CONCURRENCY`, e.g. `1` or `16`; default both). */
 const CONCURRENCIES = (process.env.BENCH_CONCURRENCY ?? '1,16')
   .split(',')
@@ -205,8 +213,12 @@ function call(target: Target, agent: Agent, id: number): Promise<number> {
   });
 }
 
-async function load(target: Target, concurrency: number, calls: number): Promise<Run> {
-  const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
+async function load(
+  target: Target,
+  agent: Agent,
+  concurrency: number,
+  calls: number,
+): Promise<Stretch> {
   const latencies: number[] = [];
   let next = 0;
   const cpuBefore = await cpuTime(target);
@@ -220,12 +232,21 @@ async function load(target: Target, concurrency: number, calls: number): Promise
     }),
   );
   const seconds = (performance.now() - started) / 1000;
-  const cpuPerCall = ((await cpuTime(target)) - cpuBefore) / calls;
-  agent.destroy();
-  latencies.sort((a, b) => a - b);
-  const at = (q: number) =>
-    latencies[Math.min(latencies.length - 1, Math.ceil(q * latencies.length) - 1)] ?? 0;
-  return { callsPerSecond: calls / seconds, p50: at(0.5), p99: at(0.99), cpuPerCall };
+  return { calls, seconds, latencies, cpu: [(await cpuTime(target)) - cpuBefore] };
+}
+
+/** 2026-07-28 calls of `target` as a side: a round's slices share one kept-alive agent. */
+function httpSide(target: Target): Side {
+  return {
+    name: target.name,
+    open: async (concurrency) => {
+      const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
+      return {
+        slice: (calls) => load(target, agent, concurrency, calls),
+        close: async () => agent.destroy(),
+      };
+    },
+  };
 }
 
 /** The server process's CPU time so far (user + system), in microseconds. */
@@ -302,14 +323,9 @@ const relay =
 const bareSession = CASES.has('sessions') ? await launch('bare-session') : undefined;
 /** The verdicts, printed at the end. */
 const verdicts: string[] = [];
-const typical = (list: Run[]): Run => ({
-  callsPerSecond: median(list.map((run) => run.callsPerSecond)),
-  p50: median(list.map((run) => run.p50)),
-  p99: median(list.map((run) => run.p99)),
-  cpuPerCall: median(list.map((run) => run.cpuPerCall)),
-});
 
 try {
+  if (CASES.has('aa')) await aaCase(bare, bareSession);
   if (CASES.has('plugin') && bare !== undefined) await pluginCase(bare, gateway);
   if (federated !== undefined && relay !== undefined && bare !== undefined) {
     await federatedCase(bare, federated, relay);
@@ -323,6 +339,39 @@ try {
   for (const target of launched) target.child.send('stop');
 }
 
+/** Side `i`'s figures, each the median over rounds. */
+function typicalOf(rounds: Run[][], i: number): Run {
+  const of = (read: (run: Run) => number) => median(rounds.map((round) => read(round[i] as Run)));
+  const processes = Math.max(0, ...rounds.map((round) => round[i]?.cpuPerCall.length ?? 0));
+  return {
+    callsPerSecond: of((run) => run.callsPerSecond),
+    p50: of((run) => run.p50),
+    p99: of((run) => run.p99),
+    cpuPerCall: Array.from({ length: processes }, (_, p) => of((run) => run.cpuPerCall[p] ?? 0)),
+  };
+}
+
+/** Per round, side `a` against side `b` as `of` compares them (taken within the round). */
+function within(
+  rounds: Run[][],
+  a: number,
+  b: number,
+  of: (a: Run, b: Run) => number = (x, y) => x.callsPerSecond / y.callsPerSecond,
+): number[] {
+  return rounds.map((round) => of(round[a] as Run, round[b] as Run));
+}
+
+function cpuOf(run: Run, i = 0): string {
+  return fmt(run.cpuPerCall[i] ?? 0, 0);
+}
+
+/** How the rounds were made, the line above each table. */
+function method(): string {
+  return SLICES === 1
+    ? `medians of ${ROUNDS} rounds, each measuring the servers back to back in alternating order (BENCH_SLICES=1); in brackets the lowest and highest round`
+    : `medians of ${ROUNDS} rounds, each measuring the servers in ${SLICES} alternating slices a side (A B B A ...); ratios taken within each round, in brackets the lowest and highest round`;
+}
+
 /**
  * 2026-07-28: the Gateway's plugin tool against the bare server, with the endpoint's `gw_mcp_`
  * token and with an OAuth access token (`gw_oat_`) of the same user from the Gateway's own
@@ -333,72 +382,45 @@ async function pluginCase(bare: Target, gateway: Target): Promise<void> {
     gateway.oauthToken === undefined
       ? undefined
       : { ...gateway, name: 'gateway-oauth', token: gateway.oauthToken };
-  const sides = [bare, gateway, ...(oauth === undefined ? [] : [oauth])];
-  for (const target of sides) await load(target, 16, WARMUP);
+  const sides = [bare, gateway, ...(oauth === undefined ? [] : [oauth])].map(httpSide);
+  await warm(sides, 16, WARMUP);
   console.log(
     'MCP benchmark: echo tool, tools/call over HTTP on 127.0.0.1, 2026-07-28 stateless; ' +
       `bare server reads bodies ${process.env.BENCH_BARE_BODY === 'sdk' ? 'the SDK way' : 'as text, like the Gateway'}`,
   );
+  console.log(method());
   console.log(
-    `medians of ${ROUNDS} rounds, each measuring the servers back to back (ratio and added latency taken within each round)`,
-  );
-  console.log(
-    'conc  bare calls/s  gateway calls/s  ratio  bare p50/p99 ms  gateway p50/p99 ms  added p50/p99 ms  CPU µs/call bare/gateway  OAuth token: ratio  CPU µs/call',
+    'conc  bare calls/s  gateway calls/s  ratio (range)        bare p50/p99 ms  gateway p50/p99 ms  added p50/p99 ms  CPU µs/call bare/gateway  OAuth token: ratio (range)  CPU µs/call',
   );
   for (const concurrency of CONCURRENCIES) {
-    const runs: Record<'bare' | 'gateway' | 'gateway-oauth', Run[]> = {
-      bare: [],
-      gateway: [],
-      'gateway-oauth': [],
-    };
-    const ratios: number[] = [];
-    const oauthRatios: number[] = [];
-    const addedP50s: number[] = [];
-    const addedP99s: number[] = [];
-    for (let round = 0; round < ROUNDS; round += 1) {
-      const order = round % 2 === 0 ? sides : [...sides].reverse();
-      const measured: Partial<Record<Target['name'], Run>> = {};
-      for (const target of order)
-        measured[target.name] = await load(target, concurrency, CALLS[concurrency]);
-      const bareRun = measured.bare as Run;
-      const gatewayRun = measured.gateway as Run;
-      runs.bare.push(bareRun);
-      runs.gateway.push(gatewayRun);
-      ratios.push(gatewayRun.callsPerSecond / bareRun.callsPerSecond);
-      addedP50s.push(gatewayRun.p50 - bareRun.p50);
-      addedP99s.push(gatewayRun.p99 - bareRun.p99);
-      const oauthRun = measured['gateway-oauth'];
-      if (oauthRun !== undefined) {
-        runs['gateway-oauth'].push(oauthRun);
-        oauthRatios.push(oauthRun.callsPerSecond / bareRun.callsPerSecond);
-      }
-    }
-    const b = typical(runs.bare);
-    const g = typical(runs.gateway);
-    const o = runs['gateway-oauth'].length > 0 ? typical(runs['gateway-oauth']) : undefined;
-    const ratio = median(ratios);
-    const addedP99 = median(addedP99s);
+    const rounds = await measureRounds(sides, concurrency, CALLS[concurrency], ROUNDS);
+    const b = typicalOf(rounds, 0);
+    const g = typicalOf(rounds, 1);
+    const ratios = within(rounds, 1, 0);
+    const addedP50s = within(rounds, 1, 0, (x, y) => x.p50 - y.p50);
+    const addedP99s = within(rounds, 1, 0, (x, y) => x.p99 - y.p99);
+    const oauthRatios = oauth === undefined ? undefined : within(rounds, 2, 0);
     console.log(
       [
         String(concurrency).padEnd(4),
         fmt(b.callsPerSecond, 0).padStart(12),
-        fmt(g.callsPerSecond, 0).padStart(16),
-        fmt(ratio).padStart(6),
-        `${fmt(b.p50)}/${fmt(b.p99)}`.padStart(16),
-        `${fmt(g.p50)}/${fmt(g.p99)}`.padStart(19),
-        `${fmt(median(addedP50s))}/${fmt(addedP99)}`.padStart(17),
-        `${fmt(b.cpuPerCall, 0)}/${fmt(g.cpuPerCall, 0)}`.padStart(24),
-        (o === undefined ? '-' : fmt(median(oauthRatios))).padStart(19),
-        (o === undefined ? '-' : fmt(o.cpuPerCall, 0)).padStart(11),
+        fmt(g.callsPerSecond, 0).padStart(15),
+        withSpread(ratios).padStart(19),
+        `${fmt(b.p50)}/${fmt(b.p99)}`.padStart(15),
+        `${fmt(g.p50)}/${fmt(g.p99)}`.padStart(18),
+        `${fmt(median(addedP50s))}/${fmt(median(addedP99s))}`.padStart(16),
+        `${cpuOf(b)}/${cpuOf(g)}`.padStart(24),
+        (oauthRatios === undefined ? '-' : withSpread(oauthRatios)).padStart(26),
+        (oauth === undefined ? '-' : cpuOf(typicalOf(rounds, 2))).padStart(11),
       ].join('  '),
     );
     verdicts.push(
-      `${verdict(ratio >= 1)} plugin ratio >= 1.0 at ${concurrency} client(s): ${fmt(ratio)}`,
-      `${verdict(addedP99 <= 2)} added p99 <= 2 ms at ${concurrency} client(s): ${fmt(addedP99)} ms`,
+      `${verdict(median(ratios) >= 1)} plugin ratio >= 1.0 at ${concurrency} client(s): ${withSpread(ratios)}`,
+      `${verdict(median(addedP99s) <= 2)} added p99 <= 2 ms at ${concurrency} client(s): ${withSpread(addedP99s)} ms`,
     );
-    if (o !== undefined) {
+    if (oauthRatios !== undefined) {
       verdicts.push(
-        `${verdict(median(oauthRatios) >= 1)} plugin ratio with an OAuth token >= 1.0 at ${concurrency} client(s): ${fmt(median(oauthRatios))}`,
+        `${verdict(median(oauthRatios) >= 1)} plugin ratio with an OAuth token >= 1.0 at ${concurrency} client(s): ${withSpread(oauthRatios)}`,
       );
     }
   }
@@ -410,71 +432,48 @@ async function pluginCase(bare: Target, gateway: Target): Promise<void> {
  * ratio >= 0.8 of the relay's.
  */
 async function federatedCase(bare: Target, federated: Target, relay: Target): Promise<void> {
-  await load(federated, 16, WARMUP);
-  await load(relay, 16, WARMUP);
+  const sides = [bare, federated, relay].map(httpSide);
+  await warm(sides, 16, WARMUP);
   console.log(
     'federated: Gateway -> bare server as an upstream MCP source, against the bare server directly',
   );
+  console.log(method());
   console.log(
-    'conc  bare calls/s  federated calls/s  ratio  bare p50/p99 ms  federated p50/p99 ms  CPU µs/call bare/federated  relay ratio  relay p50 ms  relay CPU µs/call  ÷ relay',
+    'conc  bare calls/s  federated calls/s  ratio (range)        bare p50/p99 ms  federated p50/p99 ms  CPU µs/call bare/federated  relay ratio (range)  relay p50 ms  relay CPU µs/call  ÷ relay (range)',
   );
   for (const concurrency of CONCURRENCIES) {
-    const ratios: number[] = [];
-    const relayRatios: number[] = [];
-    const ofRelay: number[] = [];
-    const pairs: { b: Run; f: Run; r: Run }[] = [];
-    for (let round = 0; round < ROUNDS; round += 1) {
-      const first = round % 2 === 0;
-      const b1 = first ? await load(bare, concurrency, CALLS[concurrency]) : undefined;
-      const f = await load(federated, concurrency, CALLS[concurrency]);
-      const r = await load(relay, concurrency, CALLS[concurrency]);
-      const b = b1 ?? (await load(bare, concurrency, CALLS[concurrency]));
-      pairs.push({ b, f, r });
-      ratios.push(f.callsPerSecond / b.callsPerSecond);
-      relayRatios.push(r.callsPerSecond / b.callsPerSecond);
-      ofRelay.push(f.callsPerSecond / r.callsPerSecond);
-    }
-    const pick = (side: 'b' | 'f' | 'r', key: keyof Run) =>
-      median(pairs.map((pair) => pair[side][key]));
-    const ratio = median(ratios);
-    const relayRatio = median(relayRatios);
-    const relative = median(ofRelay);
+    const rounds = await measureRounds(sides, concurrency, CALLS[concurrency], ROUNDS);
+    const [b, f, r] = [0, 1, 2].map((i) => typicalOf(rounds, i)) as [Run, Run, Run];
+    const ratios = within(rounds, 1, 0);
+    const relayRatios = within(rounds, 2, 0);
+    const ofRelay = within(rounds, 1, 2);
     console.log(
       [
         String(concurrency).padEnd(4),
-        fmt(pick('b', 'callsPerSecond'), 0).padStart(12),
-        fmt(pick('f', 'callsPerSecond'), 0).padStart(18),
-        fmt(ratio).padStart(6),
-        `${fmt(pick('b', 'p50'))}/${fmt(pick('b', 'p99'))}`.padStart(16),
-        `${fmt(pick('f', 'p50'))}/${fmt(pick('f', 'p99'))}`.padStart(21),
-        `${fmt(pick('b', 'cpuPerCall'), 0)}/${fmt(pick('f', 'cpuPerCall'), 0)}`.padStart(26),
-        fmt(relayRatio).padStart(11),
-        fmt(pick('r', 'p50')).padStart(12),
-        fmt(pick('r', 'cpuPerCall'), 0).padStart(17),
-        fmt(relative).padStart(7),
+        fmt(b.callsPerSecond, 0).padStart(12),
+        fmt(f.callsPerSecond, 0).padStart(17),
+        withSpread(ratios).padStart(19),
+        `${fmt(b.p50)}/${fmt(b.p99)}`.padStart(15),
+        `${fmt(f.p50)}/${fmt(f.p99)}`.padStart(20),
+        `${cpuOf(b)}/${cpuOf(f)}`.padStart(26),
+        withSpread(relayRatios).padStart(22),
+        fmt(r.p50).padStart(12),
+        cpuOf(r).padStart(17),
+        withSpread(ofRelay).padStart(19),
       ].join('  '),
     );
     verdicts.push(
-      `${verdict(relative >= 0.8)} federated ÷ relay calls/s >= 0.8 at ${concurrency} client(s): ${fmt(relative)}` +
-        ` (federated ratio ${fmt(ratio)}, relay ${fmt(relayRatio)})`,
+      `${verdict(median(ofRelay) >= 0.8)} federated ÷ relay calls/s >= 0.8 at ${concurrency} client(s): ${withSpread(ofRelay)}` +
+        ` (federated ratio ${withSpread(ratios)}, relay ${withSpread(relayRatios)})`,
     );
   }
 }
 
-/** `concurrency` 2025-11-25 sessions of the v1 client with `target`, for one measured stretch. */
-async function withSessions<T>(
-  target: Target,
-  concurrency: number,
-  use: (clients: Connected['client'][]) => Promise<T>,
-): Promise<T> {
-  const sessions = await Promise.all(
-    Array.from({ length: concurrency }, () => httpSession(target.url, target.token)),
-  );
-  try {
-    return await use(sessions.map((session) => session.client));
-  } finally {
-    await Promise.all(sessions.map((session) => session.close()));
-  }
+/** 2025-11-25 sessions of the v1 client with `target`, its CPU time read, as a side. */
+function sessionsOf(target: Target, tool = target.tool): Side {
+  return sessionSide(target.name, target.url, target.token, tool, async () => [
+    await cpuTime(target),
+  ]);
 }
 
 /**
@@ -482,62 +481,37 @@ async function withSessions<T>(
  * against the bare SDK server serving sessions the cheapest correct way (server.ts).
  */
 async function sessionCase(bareSession: Target, gateway: Target): Promise<void> {
-  const measure = (target: Target, concurrency: number, calls: number) =>
-    withSessions(target, concurrency, (clients) =>
-      loadClients(clients, concurrency, target.tool, calls, async () => [await cpuTime(target)]),
-    );
-  for (const target of [bareSession, gateway]) await measure(target, 16, WARMUP);
+  const sides = [sessionsOf(bareSession), sessionsOf(gateway)];
+  await warm(sides, 16, WARMUP);
   console.log(
     `2025-11-25 sessions, SDK v1 client (one session per client): Gateway plugin tool against the bare SDK server (${process.env.BENCH_BARE_SESSION === 'sse' ? 'answering with event streams' : 'answering JSON'})`,
   );
+  console.log(method());
   console.log(
-    'conc  bare calls/s  gateway calls/s  ratio  bare p50/p99 ms  gateway p50/p99 ms  CPU µs/call bare/gateway  CPU ratio',
+    'conc  bare calls/s  gateway calls/s  ratio (range)        bare p50/p99 ms  gateway p50/p99 ms  CPU µs/call bare/gateway  CPU ratio',
   );
   for (const concurrency of CONCURRENCIES) {
-    const rounds: { b: SessionRun; g: SessionRun }[] = [];
-    for (let round = 0; round < ROUNDS; round += 1) {
-      const order = round % 2 === 0 ? [bareSession, gateway] : [gateway, bareSession];
-      const measured = new Map<Target, SessionRun>();
-      for (const target of order) {
-        measured.set(target, await measure(target, concurrency, CALLS[concurrency]));
-      }
-      rounds.push({
-        b: measured.get(bareSession) as SessionRun,
-        g: measured.get(gateway) as SessionRun,
-      });
-    }
-    const pick = (side: 'b' | 'g', read: (run: SessionRun) => number) =>
-      median(rounds.map((pair) => read(pair[side])));
-    const ratio = median(rounds.map(({ b, g }) => g.callsPerSecond / b.callsPerSecond));
+    const rounds = await measureRounds(sides, concurrency, CALLS[concurrency], ROUNDS);
+    const b = typicalOf(rounds, 0);
+    const g = typicalOf(rounds, 1);
+    const ratios = within(rounds, 1, 0);
     const cpuRatio = median(
-      rounds.map(({ b, g }) => (g.cpuPerCall[0] ?? 0) / (b.cpuPerCall[0] ?? 1)),
+      within(rounds, 1, 0, (x, y) => (x.cpuPerCall[0] ?? 0) / (y.cpuPerCall[0] ?? 1)),
     );
     console.log(
       [
         String(concurrency).padEnd(4),
-        fmt(
-          pick('b', (run) => run.callsPerSecond),
-          0,
-        ).padStart(12),
-        fmt(
-          pick('g', (run) => run.callsPerSecond),
-          0,
-        ).padStart(16),
-        fmt(ratio).padStart(6),
-        `${fmt(pick('b', (run) => run.p50))}/${fmt(pick('b', (run) => run.p99))}`.padStart(16),
-        `${fmt(pick('g', (run) => run.p50))}/${fmt(pick('g', (run) => run.p99))}`.padStart(19),
-        `${fmt(
-          pick('b', (run) => run.cpuPerCall[0] ?? 0),
-          0,
-        )}/${fmt(
-          pick('g', (run) => run.cpuPerCall[0] ?? 0),
-          0,
-        )}`.padStart(24),
+        fmt(b.callsPerSecond, 0).padStart(12),
+        fmt(g.callsPerSecond, 0).padStart(15),
+        withSpread(ratios).padStart(19),
+        `${fmt(b.p50)}/${fmt(b.p99)}`.padStart(15),
+        `${fmt(g.p50)}/${fmt(g.p99)}`.padStart(18),
+        `${cpuOf(b)}/${cpuOf(g)}`.padStart(24),
         fmt(cpuRatio).padStart(9),
       ].join('  '),
     );
     verdicts.push(
-      `${verdict(ratio >= 0.95)} 2025 session ratio >= 0.95 at ${concurrency} client(s): ${fmt(ratio)} (Gateway CPU per call ${fmt(cpuRatio)} of the bare server's)`,
+      `${verdict(median(ratios) >= 0.95)} 2025 session ratio >= 0.95 at ${concurrency} client(s): ${withSpread(ratios)} (Gateway CPU per call ${fmt(cpuRatio)} of the bare server's)`,
     );
   }
 }
@@ -553,87 +527,113 @@ async function stdioCase(gateway: Target): Promise<void> {
   const direct = await stdioSession(stdioEcho);
   try {
     // The Gateway starts its upstream's process with its first use; the warm-up makes it.
-    await withSessions(gateway, 16, (clients) =>
-      loadClients(clients, 16, 'io.bench.echo.say', WARMUP, async () => []),
-    );
+    const viaSide = (cpu: () => Promise<number[]>) =>
+      sessionSide('via', gateway.url, gateway.token, 'io.bench.echo.say', cpu);
+    await warm([viaSide(async () => [])], 16, WARMUP);
     const gatewayPid = gateway.child.pid ?? 0;
     const [upstreamPid] = childrenOf(gatewayPid, 'stdio-echo.mjs');
     const gatewayCpu = async () => [
       await cpuTime(gateway),
       upstreamPid === undefined ? 0 : processCpu(upstreamPid),
     ];
-    await loadClients([direct.client], 16, 'bench.echo.say', WARMUP, async () => []);
-    await withSessions(gateway, 16, (clients) =>
-      loadClients(clients, 16, 'bench.echo.say', WARMUP, async () => []),
-    );
+    const sides = [
+      connectionSide('direct', direct.client, 'bench.echo.say', async () => [
+        processCpu(direct.pid),
+      ]),
+      viaSide(gatewayCpu),
+      sessionSide('plugin', gateway.url, gateway.token, 'bench.echo.say', gatewayCpu),
+    ];
+    await warm([sides[0] as Side, sides[2] as Side], 16, WARMUP);
     console.log(
       'stdio federated: the v1 client calls the stdio echo server directly, through the Gateway (stdio upstream), and the Gateway plugin echo',
     );
+    console.log(method());
     console.log(
-      'conc  direct p50/p99 ms  via Gateway p50/p99 ms  plugin p50/p99 ms  calls/s direct/via/plugin  CPU µs/call direct | via: Gateway+upstream | plugin  via ÷ plugin p50  via ÷ direct p50',
+      'conc  direct p50/p99 ms  via Gateway p50/p99 ms  plugin p50/p99 ms  calls/s direct/via/plugin  CPU µs/call direct | via: Gateway+upstream | plugin  via ÷ plugin p50 (range)  via ÷ direct p50 (range)',
     );
     for (const concurrency of CONCURRENCIES) {
-      const rounds: { d: SessionRun; v: SessionRun; p: SessionRun }[] = [];
-      for (let round = 0; round < ROUNDS; round += 1) {
-        const measureDirect = () =>
-          loadClients(
-            [direct.client],
-            concurrency,
-            'bench.echo.say',
-            CALLS[concurrency],
-            async () => [processCpu(direct.pid)],
-          );
-        const measureVia = (tool: string) =>
-          withSessions(gateway, concurrency, (clients) =>
-            loadClients(clients, concurrency, tool, CALLS[concurrency], gatewayCpu),
-          );
-        const steps = [
-          ['d', measureDirect],
-          ['v', () => measureVia('io.bench.echo.say')],
-          ['p', () => measureVia('bench.echo.say')],
-        ] as const;
-        const order = round % 2 === 0 ? steps : [...steps].reverse();
-        const measured: Partial<Record<'d' | 'v' | 'p', SessionRun>> = {};
-        for (const [key, run] of order) measured[key] = await run();
-        rounds.push(measured as { d: SessionRun; v: SessionRun; p: SessionRun });
-      }
-      const pick = (side: 'd' | 'v' | 'p', read: (run: SessionRun) => number) =>
-        median(rounds.map((round) => read(round[side])));
-      const viaPlugin = median(rounds.map(({ v, p }) => v.p50 / p.p50));
-      const viaDirect = median(rounds.map(({ v, d }) => v.p50 / d.p50));
-      const ms = (side: 'd' | 'v' | 'p') =>
-        `${fmt(pick(side, (run) => run.p50))}/${fmt(pick(side, (run) => run.p99))}`;
-      const cpu = (side: 'd' | 'v' | 'p', i: number) =>
-        fmt(
-          pick(side, (run) => run.cpuPerCall[i] ?? 0),
-          0,
-        );
+      const rounds = await measureRounds(sides, concurrency, CALLS[concurrency], ROUNDS);
+      const [d, v, p] = [0, 1, 2].map((i) => typicalOf(rounds, i)) as [Run, Run, Run];
+      const p50s = (x: Run, y: Run) => x.p50 / y.p50;
+      const viaPlugin = within(rounds, 1, 2, p50s);
+      const viaDirect = within(rounds, 1, 0, p50s);
+      const ms = (run: Run) => `${fmt(run.p50)}/${fmt(run.p99)}`;
       console.log(
         [
           String(concurrency).padEnd(4),
-          ms('d').padStart(17),
-          ms('v').padStart(22),
-          ms('p').padStart(17),
-          ['d', 'v', 'p']
-            .map((side) =>
-              fmt(
-                pick(side as 'd', (run) => run.callsPerSecond),
-                0,
-              ),
-            )
+          ms(d).padStart(17),
+          ms(v).padStart(22),
+          ms(p).padStart(17),
+          [d, v, p]
+            .map((run) => fmt(run.callsPerSecond, 0))
             .join('/')
             .padStart(25),
-          `${cpu('d', 0)} | ${cpu('v', 0)}+${cpu('v', 1)} | ${cpu('p', 0)}`.padStart(47),
-          fmt(viaPlugin).padStart(16),
-          fmt(viaDirect).padStart(16),
+          `${cpuOf(d)} | ${cpuOf(v)}+${cpuOf(v, 1)} | ${cpuOf(p)}`.padStart(47),
+          withSpread(viaPlugin).padStart(27),
+          withSpread(viaDirect).padStart(27),
         ].join('  '),
       );
       verdicts.push(
-        `${verdict(viaPlugin <= 1.5)} stdio federated p50 <= 1.5 x plugin p50 at ${concurrency} client(s): ${fmt(viaPlugin)} (${fmt(viaDirect)} x the direct stdio call)`,
+        `${verdict(median(viaPlugin) <= 1.5)} stdio federated p50 <= 1.5 x plugin p50 at ${concurrency} client(s): ${withSpread(viaPlugin)} (${withSpread(viaDirect)} x the direct stdio call)`,
       );
     }
   } finally {
     await direct.close();
+  }
+}
+
+/**
+ * `BENCH_AA=1`: the noise floor. The comparisons the cases make, made between a target and an
+ * identical second instance of it, the same way (warm-up, rounds, slices): the bare server
+ * against a second bare server (2026-07-28, one hop), a relay against a second relay in front of
+ * the same bare server (two hops, as in the federated case) and the bare session server against
+ * a second one (the v1 client's 2025 sessions). Each ratio is 1 but for noise: how far its rounds
+ * stray is how far any ratio of the run can move on noise alone.
+ */
+async function aaCase(bare: Target | undefined, bareSession: Target | undefined): Promise<void> {
+  const one = bare ?? (await launch('bare'));
+  const pairs: [string, Side[]][] = [
+    ['bare / bare', [httpSide(one), httpSide(await launch('bare'))]],
+    [
+      'relay / relay',
+      [httpSide(await launch('relay', one.url)), httpSide(await launch('relay', one.url))],
+    ],
+    [
+      'bare session / bare session',
+      [
+        sessionsOf(bareSession ?? (await launch('bare-session'))),
+        sessionsOf(await launch('bare-session')),
+      ],
+    ],
+  ];
+  console.log(
+    'A/A: each comparison between two identical instances of one server (the noise floor: every ratio would be 1.00)',
+  );
+  console.log(method());
+  console.log(
+    "pair                          conc  calls/s A/A'  ratio (range)        p50 ratio (range)  ratio of each round",
+  );
+  for (const [name, sides] of pairs) {
+    await warm(sides, 16, WARMUP);
+    for (const concurrency of CONCURRENCIES) {
+      const rounds = await measureRounds(sides, concurrency, CALLS[concurrency], ROUNDS);
+      const ratios = within(rounds, 1, 0);
+      const p50s = within(rounds, 1, 0, (x, y) => x.p50 / y.p50);
+      const [a, b] = [0, 1].map((i) => typicalOf(rounds, i)) as [Run, Run];
+      console.log(
+        [
+          name.padEnd(28),
+          String(concurrency).padEnd(4),
+          `${fmt(a.callsPerSecond, 0)}/${fmt(b.callsPerSecond, 0)}`.padStart(12),
+          withSpread(ratios).padStart(19),
+          withSpread(p50s).padStart(21),
+          ratios.map((ratio) => fmt(ratio)).join(' '),
+        ].join('  '),
+      );
+      verdicts.push(
+        `A/A ${name} at ${concurrency} client(s): calls/s ratio ${withSpread(ratios)}, p50 ratio ${withSpread(p50s)}`,
+      );
+    }
   }
 }
 
@@ -645,17 +645,18 @@ async function stdioCase(gateway: Target): Promise<void> {
  */
 async function memoryCase(gateway: Target, federated: Target | undefined): Promise<void> {
   const viaSessions = (tool: string) => (calls: number) =>
-    withSessions(gateway, 16, (clients) => loadClients(clients, 16, tool, calls, async () => []));
+    stretchOf(sessionsOf(gateway, tool), 16, calls);
   const paths: {
     name: string;
     target: Target | undefined;
     run: (calls: number) => Promise<unknown>;
   }[] = [
-    { name: 'plugin', target: gateway, run: (calls) => load(gateway, 16, calls) },
+    { name: 'plugin', target: gateway, run: (calls) => stretchOf(httpSide(gateway), 16, calls) },
     {
       name: 'federated',
       target: federated,
-      run: (calls) => (federated === undefined ? Promise.resolve() : load(federated, 16, calls)),
+      run: (calls) =>
+        federated === undefined ? Promise.resolve() : stretchOf(httpSide(federated), 16, calls),
     },
     { name: 'sessions', target: gateway, run: viaSessions('bench.echo.say') },
     { name: 'stdio', target: gateway, run: viaSessions('io.bench.echo.say') },

@@ -5,6 +5,7 @@
  * for the 2025 session case and the stdio federated case (issue 37).
  */
 import { readdirSync, readFileSync } from 'node:fs';
+import type { Side, Stretch } from './rounds.js';
 
 /** The v1 SDK's modules, from the server package's dependencies (bench/ has none of its own). */
 const sdk = (path: string) =>
@@ -106,14 +107,23 @@ export async function stdioSession(script: string): Promise<Connected & { pid: n
   return { client, pid, close: () => client.close() };
 }
 
-/** A process's CPU time so far (user + system, µs), from `/proc` (Linux). */
+/**
+ * A process's CPU time so far (µs, Linux): the run time of its threads, each read from
+ * `/proc/<pid>/task/<tid>/schedstat` in nanoseconds. `/proc/<pid>/stat` counts in ticks of 10 ms,
+ * too coarse for the short slices a round is measured in (rounds.ts), whose readings are summed.
+ */
 export function processCpu(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  // The fields after the command's closing parenthesis; utime and stime are the 12th and 13th.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const ticks = Number(fields[11]) + Number(fields[12]);
-  // Linux reports them in clock ticks of 10 ms (USER_HZ 100).
-  return ticks * 10_000;
+  let nanoseconds = 0;
+  for (const task of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      nanoseconds += Number(
+        readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0],
+      );
+    } catch {
+      // The thread ended while being read.
+    }
+  }
+  return nanoseconds / 1000;
 }
 
 /** The processes whose parent is `parent` and whose command line contains `marker`. */
@@ -134,15 +144,6 @@ export function childrenOf(parent: number, marker: string): number[] {
   return found;
 }
 
-/** One measured stretch of calls. */
-export interface SessionRun {
-  callsPerSecond: number;
-  p50: number;
-  p99: number;
-  /** CPU time (µs) per call of each process measured, in the order `cpu` gives them. */
-  cpuPerCall: number[];
-}
-
 /**
  * `calls` calls of `tool` spread over `clients` (each keeps one call in flight; on one stdio
  * connection `clients` is how many calls it carries at once), timing each, and the CPU time the
@@ -154,7 +155,7 @@ export async function loadClients(
   tool: string,
   calls: number,
   cpu: () => Promise<number[]>,
-): Promise<SessionRun> {
+): Promise<Stretch> {
   const latencies: number[] = [];
   let next = 0;
   const cpuBefore = await cpu();
@@ -175,13 +176,54 @@ export async function loadClients(
   );
   const seconds = (performance.now() - started) / 1000;
   const cpuAfter = await cpu();
-  latencies.sort((a, b) => a - b);
-  const at = (q: number) =>
-    latencies[Math.min(latencies.length - 1, Math.ceil(q * latencies.length) - 1)] ?? 0;
   return {
-    callsPerSecond: calls / seconds,
-    p50: at(0.5),
-    p99: at(0.99),
-    cpuPerCall: cpuAfter.map((after, i) => (after - (cpuBefore[i] ?? 0)) / calls),
+    calls,
+    seconds,
+    latencies,
+    cpu: cpuAfter.map((after, i) => after - (cpuBefore[i] ?? 0)),
+  };
+}
+
+/**
+ * 2025 sessions with the MCP endpoint at `url` as a side of a comparison: a round opens one
+ * session per client and its slices call `tool` on them; `cpu` reads the processes measured.
+ */
+export function sessionSide(
+  name: string,
+  url: URL,
+  token: string | undefined,
+  tool: string,
+  cpu: () => Promise<number[]>,
+): Side {
+  return {
+    name,
+    async open(concurrency) {
+      const sessions = await Promise.all(
+        Array.from({ length: concurrency }, () => httpSession(url, token)),
+      );
+      const clients = sessions.map((session) => session.client);
+      return {
+        slice: (calls) => loadClients(clients, concurrency, tool, calls, cpu),
+        close: async () => {
+          await Promise.all(sessions.map((session) => session.close()));
+        },
+      };
+    },
+  };
+}
+
+/** A stdio connection already open as a side: its slices carry `concurrency` calls at once. */
+export function connectionSide(
+  name: string,
+  client: V1Client,
+  tool: string,
+  cpu: () => Promise<number[]>,
+): Side {
+  return {
+    name,
+    open: async (concurrency) => ({
+      slice: (calls) => loadClients([client], concurrency, tool, calls, cpu),
+      close: async () => undefined,
+    }),
   };
 }
