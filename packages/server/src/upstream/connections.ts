@@ -218,7 +218,8 @@ export class Connections {
    */
   #retire(connection: Connection): void {
     connection.closed = true;
-    if (connection.inUse > 0 && !this.#closed) {
+    // Only a shared 2026-07-28 client drains; a 2025 session evicted while it connected closes now.
+    if (connection.modern && connection.inUse > 0 && !this.#closed) {
       this.#draining.add(connection);
       return;
     }
