@@ -83,17 +83,25 @@ const WARMUP = Number(process.env.BENCH_WARMUP ?? 2000);
 /**
  * Which cases run (`BENCH_CASES`, comma-separated, default all): `plugin` (2026-07-28, the
  * Gateway's plugin tool against the bare server, with `gw_mcp_` and `gw_oat_` tokens),
- * `federated` (over HTTP, with the relay), `sessions` (2025-11-25 sessions of the SDK v1 client)
- * and `stdio` (the stdio federated case). `BENCH_FEDERATED=0` leaves out `federated`.
- * `BENCH_AA=1` adds the noise floor (`aa`, first), alone when `BENCH_CASES` is not given.
+ * `federated` (over HTTP, with the relay), `sessions` (2025-11-25 sessions of the SDK v1 client),
+ * `stdio` (the stdio federated case) and `memory` (RSS growth over many calls, and abandoned
+ * sessions). `BENCH_FEDERATED=0` leaves out `federated`. `BENCH_AA=1` adds the noise floor (`aa`,
+ * first), alone when `BENCH_CASES` is not given. An unknown case is refused: a misspelt one would
+ * otherwise run nothing and print no figure for it.
  */
 const AA = process.env.BENCH_AA === '1';
+const KNOWN_CASES = ['plugin', 'federated', 'sessions', 'stdio', 'memory'];
 const CASES = new Set(
-  (process.env.BENCH_CASES ?? (AA ? 'aa' : 'plugin,federated,sessions,stdio,memory'))
+  (process.env.BENCH_CASES ?? (AA ? 'aa' : KNOWN_CASES.join(',')))
     .split(',')
     .map((name) => name.trim())
     .filter((name) => !(name === 'federated' && process.env.BENCH_FEDERATED === '0')),
 );
+for (const name of CASES) {
+  if (!KNOWN_CASES.includes(name) && !(AA && name === 'aa')) {
+    throw new Error(`BENCH_CASES: unknown case "${name}". Known: ${KNOWN_CASES.join(', ')}.`);
+  }
+}
 if (AA) CASES.add('aa');
 /** The concurrencies measured (`BENCH_CONCURRENCY`, e.g. `1` or `16`; default both). */
 const CONCURRENCIES = (process.env.BENCH_CONCURRENCY ?? '1,16')

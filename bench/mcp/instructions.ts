@@ -13,15 +13,16 @@
  * bare SDK v2 session server of the `sessions` case, the same client: what the Gateway's session
  * call is measured against), `relay` (the do-nothing forwarder of the `federated` case of index.ts
  * in front of the same bare server: what a federated call's hop is measured against; not in the
- * default set), `stdio` (the `sessions` client calling `io.bench.echo.say`, the stdio echo
- * upstream the same Gateway serves, which runs outside valgrind: what `BENCH_CASES=stdio`
- * measures against the `sessions` call of the plugin echo; not in the default set; under
- * callgrind its calls outlast the 50 ms a session call's answer is gathered for, so they are
- * counted on the transport's way, not on the direct one they take natively), `stdio-call` (a
- * 2026-07-28 call of `io.bench.echo.say`, as `plugin` calls the plugin echo: the stdio upstream's
- * own work without that artefact; not in the default set), `opens` and
+ * default set), `stdio-call` (a 2026-07-28 call of `io.bench.echo.say`, the stdio echo upstream
+ * the same Gateway serves, which runs outside valgrind, as `plugin` calls the plugin echo: what a
+ * stdio upstream adds to a call; not in the default set), `opens` and
  * `bare-opens` (a whole 2025 session per counted call, from `initialize` to `DELETE`, on the
- * Gateway and on the bare SDK v2 session server; not in the default set).
+ * Gateway and on the bare SDK v2 session server; not in the default set). There is no `stdio`
+ * path (a 2025 session's call of the stdio upstream, what `BENCH_CASES=stdio` times): under
+ * callgrind such a call outlasts the 50 ms a session call's answer is gathered for (`GATHER_MS`),
+ * so it was counted on the SDK transport's way (~600 k more), which it never takes natively. Its
+ * count is roughly `sessions`' plus what `stdio-call` adds to `plugin`: the session's share and the
+ * upstream's are apart.
  * `INSTR_CALLS` (default 300) measured calls, after `INSTR_WARMUP` (default 1,500) at
  * `INSTR_CLIENTS` (default 1) clients. The dumps stay in `bench/mcp/profiles/` for
  * `callgrind_annotate`; `INSTR_PERF_MAP=1` also has node write `/tmp/perf-<pid>.map`, which names
@@ -33,7 +34,7 @@
  * of what ran before the answer went out (the client's wait) and after it (to the next wait):
  * medians leave out the turns a scavenge, a JIT compilation or the execution batch fell in, which
  * move the whole dump by ±50 k a call. Meant for one client and 100-300 calls. On the `federated`
- * and `relay` paths, and on every path when `stdio` or `stdio-call` is measured, a call's two
+ * and `relay` paths, and on every path when `stdio-call` is measured, a call's two
  * turns are told apart (the request's parses the client's HTTP, the answer's reads the process's
  * line or the upstream's answer) and each is cut at its first write (the line to the process or
  * the request to the upstream; the answer to the client). Each path keeps its median turns' dumps, named after it
@@ -68,9 +69,29 @@ const TURNS = process.env.INSTR_TURNS === '1';
 const NODE_FLAGS = (process.env.INSTR_NODE_FLAGS ?? '--min-semi-space-size=32 --no-memory-reducer')
   .split(' ')
   .filter((flag) => flag !== '');
+const KNOWN_PATHS = [
+  'plugin',
+  'sessions',
+  'federated',
+  'bare-session',
+  'relay',
+  'stdio-call',
+  'opens',
+  'bare-opens',
+];
 const PATHS = new Set(
   (process.env.INSTR_PATHS ?? 'plugin,sessions,federated').split(',').map((p) => p.trim()),
 );
+for (const path of PATHS) {
+  if (path === 'stdio') {
+    throw new Error(
+      'INSTR_PATHS: there is no `stdio` path (under callgrind a 2025 session call outlasts its 50 ms gathering and is counted on a way it never takes natively). Count `sessions,plugin,stdio-call` instead: a stdio session call is `sessions` plus what `stdio-call` adds to `plugin`.',
+    );
+  }
+  if (!KNOWN_PATHS.includes(path)) {
+    throw new Error(`INSTR_PATHS: unknown path "${path}". Known: ${KNOWN_PATHS.join(', ')}.`);
+  }
+}
 const serverScript = fileURLToPath(new URL('./server.ts', import.meta.url));
 const tsconfig =
   process.env.INSTR_TSCONFIG ?? fileURLToPath(new URL('./tsx-paths.json', import.meta.url));
@@ -249,7 +270,7 @@ function turns(
 }
 
 /**
- * The medians of a call's two turns when it calls an upstream (`INSTR_TURNS` on the `stdio`,
+ * The medians of a call's two turns when it calls an upstream (`INSTR_TURNS` on the
  * `stdio-call`, `federated` and `relay` paths): the request's turn (the one that parses the
  * client's HTTP with Node's own parser, `llhttp_execute`) up to its first write (the line to the
  * process, or the request to the upstream) and after it to the wait, and the answer's turn (the
@@ -323,7 +344,7 @@ async function measure(
   side: Side,
   one: (lane: number, id: number) => Promise<void>,
   fresh?: () => void,
-  upstream = PATHS.has('stdio') || PATHS.has('stdio-call'),
+  upstream = PATHS.has('stdio-call'),
 ): Promise<void> {
   let id = 0;
   await lanes(WARMUP, (lane) => one(lane, ++id));
@@ -401,7 +422,7 @@ async function measureOpens(name: string, side: Side): Promise<void> {
 
 const started: ChildProcess[] = [];
 try {
-  if (['plugin', 'sessions', 'stdio', 'stdio-call', 'opens'].some((path) => PATHS.has(path))) {
+  if (['plugin', 'sessions', 'stdio-call', 'opens'].some((path) => PATHS.has(path))) {
     const gateway = await start('gateway', true);
     started.push(gateway.child);
     if (PATHS.has('plugin')) await measureCalls('plugin, 2026-07-28', gateway, 'bench.echo.say');
@@ -409,13 +430,6 @@ try {
     if (PATHS.has('opens')) await measureOpens('2025 session opened (SDK v1 client)', gateway);
     if (PATHS.has('stdio-call')) {
       await measureCalls('stdio upstream, 2026-07-28', gateway, 'io.bench.echo.say');
-    }
-    if (PATHS.has('stdio')) {
-      await measureSessions(
-        'stdio upstream, 2025 session (SDK v1 client)',
-        gateway,
-        'io.bench.echo.say',
-      );
     }
   }
   if (PATHS.has('bare-session')) {

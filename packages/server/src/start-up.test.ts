@@ -34,10 +34,11 @@ const MCP_SERVER = /\/node_modules\/@modelcontextprotocol\/server\//;
 
 /**
  * The schema steps and what runs them (issue 37): loaded only when there is something to apply,
- * so a start on a migrated database neither loads them nor deserializes their code. (kysely's
- * `migration/` modules load with kysely itself: its introspectors import them.)
+ * so a start on a migrated database neither loads them nor deserializes their code. Their list
+ * (`migrations/index.ts`, names and loaders) is what a start checks the database against.
+ * (kysely's `migration/` modules load with kysely itself: its introspectors import them.)
  */
-const MIGRATING = /\/src\/db\/(migrations\/[\w-]+|run-migrations)\.ts$/;
+const MIGRATING = /\/src\/db\/(migrations\/(?!index\.ts$)[\w-]+|run-migrations)\.ts$/;
 
 /**
  * The only modules of the web app and the API reference a start may load before a page or the

@@ -8,7 +8,7 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { databaseTargets } from '#test/db/test-database.js';
 import { type GatewayDatabase, openDatabase } from './database.js';
 import { migrate } from './migrate.js';
-import { migrations } from './migrations/index.js';
+import { loadMigrations, MIGRATIONS } from './migrations/index.js';
 import type { DatabaseSchema } from './schema.js';
 
 const GATEWAY_TABLES = [
@@ -183,7 +183,7 @@ for (const target of databaseTargets()) {
     it('applies the migrations once; running them again is a no-op', async () => {
       const database = await open({ migrate: false });
 
-      expect(await migrate(database)).toEqual(Object.keys(migrations));
+      expect(await migrate(database)).toEqual(Object.keys(MIGRATIONS));
       expect(await migrate(database)).toEqual([]);
 
       const tables = await tableNames(database);
@@ -192,20 +192,20 @@ for (const target of databaseTargets()) {
       expect(roles).toHaveLength(2);
     });
 
-    const broken = {
-      ...migrations,
+    const broken = async () => ({
+      ...(await loadMigrations()),
       '999-broken': {
         async up(db: Kysely<unknown>) {
           await db.schema.createTable('half_made').addColumn('id', 'text').execute();
           throw new Error('step failed');
         },
       },
-    };
+    });
 
     it('rolls back a failing migration and names it', async () => {
       const database = await open();
 
-      await expect(migrate(database, broken)).rejects.toThrow(
+      await expect(migrate(database, await broken())).rejects.toThrow(
         'Database migration "999-broken" failed: step failed',
       );
       expect(await tableNames(database)).not.toContain('half_made');
@@ -215,11 +215,11 @@ for (const target of databaseTargets()) {
     it('rolls back every migration of a failed run, leaving a schema the next start can migrate', async () => {
       const database = await open({ migrate: false });
 
-      await expect(migrate(database, broken)).rejects.toThrow('"999-broken"');
+      await expect(migrate(database, await broken())).rejects.toThrow('"999-broken"');
       const tables = await tableNames(database);
       expect(tables).not.toContain('half_made');
       expect(tables).not.toContain('connections');
-      expect(await migrate(database)).toEqual(Object.keys(migrations));
+      expect(await migrate(database)).toEqual(Object.keys(MIGRATIONS));
     });
 
     it('seeds the member and admin roles', async () => {

@@ -7,7 +7,7 @@ import { sql } from 'kysely';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { databaseTargets } from '#test/db/test-database.js';
 import { migrate } from './migrate.js';
-import { migrations } from './migrations/index.js';
+import { MIGRATIONS } from './migrations/index.js';
 import { readSchemaState } from './schema-state.js';
 
 for (const target of databaseTargets()) {
@@ -18,7 +18,7 @@ for (const target of databaseTargets()) {
       await database.db.schema.dropTable('kysely_migration_lock').execute();
 
       const state = await readSchemaState(database);
-      expect([...(state?.migrations ?? [])].sort()).toEqual(Object.keys(migrations).sort());
+      expect([...(state?.migrations ?? [])].sort()).toEqual(Object.keys(MIGRATIONS).sort());
       expect(await migrate(database)).toEqual([]);
 
       const tables = await database.db.introspection.getTables({ withInternalKyselyTables: true });
@@ -31,7 +31,7 @@ for (const target of databaseTargets()) {
       // The three newest steps, as if the database predated them (kysely refuses a missing step
       // that sorts before one applied): when a step is added, this test moves to it.
       const newest = ['017-plugin-oauth', '018-provider-clients', '019-open-executions-id'];
-      expect(Object.keys(migrations).sort().slice(-3)).toEqual(newest);
+      expect(Object.keys(MIGRATIONS).sort().slice(-3)).toEqual(newest);
       const { schema } = database.db;
       await schema.dropTable('plugin_oauth_clients').execute();
       // 019 replaces the open records' index of 003.

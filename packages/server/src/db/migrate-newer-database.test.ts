@@ -9,9 +9,9 @@ import { sharedDatabaseTargets } from '#test/support/shared-database.js';
 import { createTestGateway } from '#test/support/test-gateway.js';
 import { openDatabase } from './database.js';
 import { migrate } from './migrate.js';
-import { migrations } from './migrations/index.js';
+import { MIGRATIONS } from './migrations/index.js';
 
-const newest = Object.keys(migrations).sort().at(-1) ?? '';
+const newest = Object.keys(MIGRATIONS).sort().at(-1) ?? '';
 const ourVersion = Number(newest.slice(0, 3));
 
 /** A migrated database at a new URL, with `step` recorded as applied besides ours. */

@@ -1,5 +1,5 @@
 import type { GatewayDatabase } from './database.js';
-import { MIGRATION_NAMES } from './migration-names.js';
+import { MIGRATIONS } from './migrations/index.js';
 import type { GatewayMigration } from './migrations/migration.js';
 import { readSchemaState, type SchemaState } from './schema-state.js';
 
@@ -28,7 +28,7 @@ export async function migrate(
   migrations?: Readonly<Record<string, GatewayMigration>>,
   state?: SchemaState,
 ): Promise<string[]> {
-  const names = migrations === undefined ? MIGRATION_NAMES : Object.keys(migrations);
+  const names = Object.keys(migrations ?? MIGRATIONS);
   const known = state ?? (await readSchemaState(database));
   if (known !== undefined) refuseUnknownSteps(known.migrations, names);
   if (known !== undefined && sameNames(known.migrations, names)) return [];

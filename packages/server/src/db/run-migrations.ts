@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { type Migration, Migrator } from 'kysely/migration';
 import type { GatewayDatabase } from './database.js';
-import { migrations as allMigrations, type GatewayMigration } from './migrations/index.js';
+import { type GatewayMigration, loadMigrations } from './migrations/index.js';
 
 /**
  * Applies, through kysely's migrator, every step of `migrations` (the gateway's, by default) the
@@ -12,8 +12,9 @@ import { migrations as allMigrations, type GatewayMigration } from './migrations
  */
 export async function runMigrations(
   database: GatewayDatabase,
-  migrations: Readonly<Record<string, GatewayMigration>> = allMigrations,
+  given?: Readonly<Record<string, GatewayMigration>>,
 ): Promise<string[]> {
+  const migrations = given ?? (await loadMigrations());
   const migrator = new Migrator({
     db: database.db,
     // Named, or kysely looks for its migration tables in every schema: another schema's (a

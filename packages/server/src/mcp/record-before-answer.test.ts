@@ -5,7 +5,7 @@
  * later state).
  */
 import { sql } from 'kysely';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { connectV2, recordsOf, startMcpGateway } from '#test/mcp/mcp-test-kit.js';
 import { TEST_SERVICE_SECRET } from '#test/support/test-gateway.js';
 import { startModernUpstream } from '#test/upstream/modern-upstream.js';
@@ -105,5 +105,26 @@ describe('the execution record of a call whose source starts at once (issue 37)'
     expect(removed.status).toBe(200);
     expect((await call).isError).toBe(true);
     expect(await recordsOf(mcp, 'mod.slow')).toMatchObject([{ outcome: 'error' }]);
+  });
+
+  it('answers a federated call whose running state fails to queue, and stores its outcome', async () => {
+    const { upstream, mcp, client } = await federated();
+    // The running state is queued from undici's callback for the written request: a throw there
+    // would have undici abort the request the upstream already has (the one fault put in here:
+    // the real queue cannot be made to throw).
+    const write = vi.spyOn(mcp.gateway.services.executions, 'write').mockImplementation(() => {
+      throw new Error('the queue refused it');
+    });
+    for (const text of ['one', 'two']) {
+      const echoed = await client.callTool({ name: 'mod.echo', arguments: { text } });
+      expect(echoed.isError, text).toBeFalsy();
+      expect(JSON.stringify(echoed.content), text).toContain(text);
+    }
+    expect(write).toHaveBeenCalledTimes(2);
+    expect(upstream.received.filter((request) => request.method === 'tools/call')).toHaveLength(2);
+    expect(await recordsOf(mcp, 'mod.echo')).toMatchObject([{ outcome: 'ok' }, { outcome: 'ok' }]);
+    const logged = mcp.gateway.logs();
+    expect(logged).toContain('call work put off until its request was sent failed');
+    expect(logged).not.toContain('the queue refused it');
   });
 });

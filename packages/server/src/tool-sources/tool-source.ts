@@ -70,7 +70,7 @@ export interface SourceCall extends ToolCall {
    * Said by a source as it starts sending its request to an upstream, in its synchronous start:
    * answers the function to call once the request is written (or failed before). What the call
    * put off until then (`RunningCall.afterSent`) runs at that call, while the upstream works
-   * (issue 37). Optional: a test's call may leave it out.
+   * (issue 37); the function never throws. Optional: a test's call may leave it out.
    */
   sending?(): () => void;
 }

@@ -33,7 +33,14 @@ export interface Connection {
   key: string;
   /** Speaks 2026-07-28: stateless, serves any number of calls at once. */
   modern: boolean;
+  /** No call is given it any more: closed once the calls that hold it let go (connections.ts). */
   closed: boolean;
+  /**
+   * The calls and requests of the gateway's own that hold it now. A 2026-07-28 client serves many
+   * at once: marked closed (one of them failed below MCP), it is closed when the last lets go, so
+   * the others end with their own answers instead of the closed transport's abort.
+   */
+  inUse: number;
   idleSince: number;
   /** A 2025 session that served an earlier call and was kept: the upstream may have forgotten it. */
   kept?: boolean;
@@ -105,6 +112,7 @@ export async function openConnection(options: OpenConnectionOptions): Promise<Co
     key: options.key,
     modern: false,
     closed: false,
+    inUse: 0,
     idleSince: 0,
   };
   const relayed = watch(connection, options);

@@ -6,15 +6,21 @@ import { Connections } from './connections.js';
 /** Connections of an HTTP upstream whose connects make a fake connection each, counted. */
 function connectionsOf(modern: boolean) {
   const opened: Connection[] = [];
+  const closedClients = new Set<Connection>();
   const connections = new Connections({
     stdio: false,
     era: () => undefined,
     connect: async (key) => {
       const connection: Connection = {
-        client: { close: async () => {} } as unknown as Client,
+        client: {
+          close: async () => {
+            closedClients.add(connection);
+          },
+        } as unknown as Client,
         key,
         modern,
         closed: false,
+        inUse: 0,
         idleSince: 0,
       };
       opened.push(connection);
@@ -23,7 +29,7 @@ function connectionsOf(modern: boolean) {
     start: () => Promise.reject(new Error('not stdio')),
     onStartFailure: () => {},
   });
-  return { connections, opened };
+  return { connections, opened, closedClients };
 }
 
 // Issue 37: an open 2026-07-28 client serves a call without a promise and a turn per call.
@@ -53,4 +59,41 @@ it('never hands a 2025 session to two calls at once', async () => {
   expect(await connections.checkout(undefined, undefined)).toBe(first);
   expect(opened).toHaveLength(2);
   await connections.close();
+});
+
+it('closes a 2026-07-28 client marked closed only once the last call holding it lets go', async () => {
+  const { connections, closedClients } = connectionsOf(true);
+  const alices = await connections.checkout(undefined, undefined);
+  const bobs = connections.checkout(undefined, undefined);
+  expect(bobs).toBe(alices);
+  // Bob's call failed below MCP: no new call is given the client, Alice's goes on on it.
+  alices.closed = true;
+  connections.checkin(alices);
+  expect(closedClients.has(alices)).toBe(false);
+  expect(await connections.checkout(undefined, undefined)).not.toBe(alices);
+  connections.checkin(alices);
+  expect(closedClients.has(alices)).toBe(true);
+  await connections.close();
+});
+
+it('closes a client that is draining when the connections close, and one evicted once let go', async () => {
+  const { connections, opened, closedClients } = connectionsOf(true);
+  const draining = await connections.checkout('draining', undefined);
+  await connections.checkout('draining', undefined);
+  draining.closed = true;
+  connections.checkin(draining);
+  // Past 500 credentials the least recently used client goes: one a call holds, when it lets go.
+  const held = await connections.checkout('held', undefined);
+  for (let i = 0; i < 500; i += 1) {
+    connections.checkin(await connections.checkout(`key-${i}`, undefined));
+  }
+  await null;
+  expect(held.closed).toBe(true);
+  expect(closedClients.has(held)).toBe(false);
+  connections.checkin(held);
+  expect(closedClients.has(held)).toBe(true);
+  expect(closedClients.has(draining)).toBe(false);
+  await connections.close();
+  expect(closedClients.has(draining)).toBe(true);
+  expect(opened.every((connection) => connection.closed)).toBe(true);
 });

@@ -40,6 +40,11 @@ export class Connections {
    */
   readonly #opened = new WeakMap<Promise<Connection>, Connection>();
   #shared: Promise<Connection> | undefined;
+  /**
+   * 2026-07-28 clients marked closed while calls still hold them: given to no new call, closed when
+   * the last lets go, or when these connections are.
+   */
+  readonly #draining = new Set<Connection>();
   #closed = false;
 
   constructor(options: ConnectionsOptions) {
@@ -100,7 +105,7 @@ export class Connections {
     // Most recently used last: the oldest go first when there are too many.
     this.#modern.delete(key);
     this.#modern.set(key, modern);
-    return opened;
+    return lend(opened);
   }
 
   async #checkout(
@@ -118,7 +123,7 @@ export class Connections {
           // Most recently used last: the oldest go first when there are too many.
           this.#modern.delete(key);
           this.#modern.set(key, modern);
-          return connection;
+          return lend(connection);
         }
         if (this.#modern.get(key) === modern) this.#modern.delete(key);
       }
@@ -126,7 +131,7 @@ export class Connections {
     const idle = this.#idle.take(key);
     if (idle !== undefined) {
       idle.kept = true;
-      return idle;
+      return lend(idle);
     }
     const connecting = this.#options.connect(key, credential, signal);
     if (this.#options.era()?.kind !== 'legacy') {
@@ -142,19 +147,24 @@ export class Connections {
       shared.catch(() => {
         if (this.#modern.get(key) === shared) this.#modern.delete(key);
       });
-      return await shared;
+      return lend(await shared);
     }
-    return await connecting;
+    return lend(await connecting);
   }
 
   /**
    * Takes back a connection a call is done with: a 2025 session is kept for the next call of its
    * credential (closed instead when it is closed, or these connections are); a 2026-07-28 client
-   * stays shared, and is closed only when it is marked closed.
+   * stays shared, and is closed only when it is marked closed and no other call holds it.
    */
   checkin(connection: Connection): void {
-    if (this.#options.stdio || connection.modern) {
+    if (this.#options.stdio) {
       if (connection.closed) void closeQuietly(connection);
+      return;
+    }
+    connection.inUse -= 1;
+    if (connection.modern) {
+      if (connection.closed) this.#retire(connection);
       return;
     }
     if (connection.closed || this.#closed) {
@@ -180,6 +190,9 @@ export class Connections {
     this.#modern.clear();
     const shared = this.#shared;
     this.#shared = undefined;
+    const draining = [...this.#draining];
+    this.#draining.clear();
+    await Promise.all(draining.map(closeQuietly));
     await idle;
     await Promise.all(modern.map((connection) => connection.then(closeQuietly, () => {})));
     if (shared !== undefined) await shared.then(closeQuietly, () => {});
@@ -191,8 +204,27 @@ export class Connections {
       if (oldest.done === true) return;
       const [key, connection] = oldest.value;
       this.#modern.delete(key);
-      void connection.then(closeQuietly, () => {});
+      void connection.then(
+        (opened) => this.#retire(opened),
+        () => {},
+      );
     }
+  }
+
+  /**
+   * Closes a 2026-07-28 client no call is to be given any more, once no call holds it: closing
+   * its transport would end the calls in flight on it (other users' among them) with the abort,
+   * as "failed", though nothing went wrong with them.
+   */
+  #retire(connection: Connection): void {
+    connection.closed = true;
+    // Only a shared 2026-07-28 client drains; a 2025 session evicted while it connected closes now.
+    if (connection.modern && connection.inUse > 0 && !this.#closed) {
+      this.#draining.add(connection);
+      return;
+    }
+    this.#draining.delete(connection);
+    void closeQuietly(connection);
   }
 
   #restart(): Promise<Connection> {
@@ -204,6 +236,12 @@ export class Connections {
     });
     return started;
   }
+}
+
+/** `connection`, now held by one more call (given back through {@link Connections.checkin}). */
+function lend(connection: Connection): Connection {
+  connection.inUse += 1;
+  return connection;
 }
 
 function keyOf(credential: string): string {

@@ -82,6 +82,24 @@ describe('exchange', () => {
     ).rejects.toThrow();
     expect(told).toBe(1);
   });
+
+  it('keeps a request whose `sent` throws: undici never sees the throw, the answer comes (issue 37)', async () => {
+    let received = 0;
+    const { send } = await upstream((response) => {
+      received += 1;
+      response.setHeader('content-type', 'application/json');
+      response.end('{"jsonrpc":"2.0","id":1,"result":{}}');
+    });
+    // A new connection, then a kept-alive one.
+    for (let i = 0; i < 2; i++) {
+      const answer = await send('/mcp', undefined, () => {
+        throw new Error('put-off work failed');
+      });
+      expect(answer).toMatchObject({ statusCode: 200, whole: true });
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(received).toBe(2);
+  });
   it('reads a JSON answer whole and keeps the connection for the next request', async () => {
     const { send, connections, inFlight } = await upstream((response) => {
       response.setHeader('content-type', 'application/json; charset=utf-8');

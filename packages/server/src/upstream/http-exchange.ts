@@ -45,7 +45,8 @@ export interface ExchangeLimits {
  * `sent`, when given, is told once the request is written to the connection, or once the exchange
  * settles without that (it failed or was stopped first): undici writes a request on a kept-alive
  * connection only from the event loop's check phase (it first lets the connection's pending input
- * be read), so work put off until then runs while the upstream works (issue 37).
+ * be read), so work put off until then runs while the upstream works (issue 37). What it throws
+ * goes nowhere: neither to undici nor to the exchange's answer.
  *
  * @throws what undici fails the request with (connection refused or dropped, the policy's refusal
  *   at connect), and the stop's reason when it is stopped first.
@@ -145,7 +146,12 @@ export class Exchange implements Dispatcher.DispatchHandler {
     const sent = this.#sent;
     if (sent === undefined) return;
     this.#sent = undefined;
-    sent();
+    try {
+      sent();
+    } catch {
+      // Never to undici: it aborts a request whose `onRequestSent` throws, one the upstream
+      // already has. What is told (`RunningCall.afterSent`) logs its own failures.
+    }
   }
 
   onResponseStart(

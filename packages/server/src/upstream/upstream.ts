@@ -669,8 +669,11 @@ export class Upstream {
 
   /**
    * A {@link CallFailure} for `error`, counted against the upstream when it is the upstream's fault.
-   * A 2026-07-28 connection that failed below MCP is dropped, and the upstream asked again at the
-   * next connect which revision it speaks (it may have been replaced by a 2025 server).
+   * A 2026-07-28 connection that failed below MCP is given to no new call, and the upstream asked
+   * again at the next connect which revision it speaks (it may have been replaced by a 2025
+   * server). The calls in flight on it (other users' too) go on to their own end: it is closed when
+   * the last lets go (`Connections.checkin`), since one answer that is not MCP says nothing of the
+   * others.
    */
   #failure(
     error: unknown,

@@ -7,6 +7,8 @@ import { onTestFinished } from 'vitest';
 export type FakeBehaviour =
   | { kind: 'answer'; text?: string }
   | { kind: 'hang' }
+  /** Holds the call until the test calls `release()`, then answers `text`. */
+  | { kind: 'hold'; text: string }
   | { kind: 'garbage' }
   | { kind: 'huge'; bytes: number }
   | { kind: 'redirect'; location: string }
@@ -73,6 +75,10 @@ export interface FakeUpstream {
   readonly lingering: number;
   /** How many `hang` calls the gateway has not let go of yet. */
   readonly hanging: number;
+  /** How many `hold` calls wait for {@link release}. */
+  readonly held: number;
+  /** Answers every `hold` call still waiting. */
+  release(): void;
 }
 
 /**
@@ -91,6 +97,7 @@ export async function startFakeUpstream(
   const calls: FakeUpstream['calls'] = [];
   const requests: FakeUpstream['requests'] = [];
   const hanging = new Set<ServerResponse>();
+  const held = new Set<() => void>();
   const lingering = new Set<ServerResponse>();
   /** Answers kept for a stream to resume, by event id. */
   const resumable = new Map<string, string>();
@@ -183,6 +190,13 @@ export async function startFakeUpstream(
         hanging.add(response);
         response.on('close', () => hanging.delete(response));
         return;
+      case 'hold': {
+        const { text } = behaviour;
+        const release = () => answer({ content: [{ type: 'text', text }] });
+        held.add(release);
+        response.on('close', () => held.delete(release));
+        return;
+      }
       case 'garbage':
         response.writeHead(200, { 'content-type': 'application/json' });
         response.end('{"jsonrpc": "2.0", "id": ');
@@ -334,6 +348,7 @@ export async function startFakeUpstream(
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   onTestFinished(async () => {
     for (const response of [...hanging, ...lingering]) response.socket?.destroy();
+    held.clear();
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
   });
@@ -350,6 +365,13 @@ export async function startFakeUpstream(
     },
     get hanging() {
       return hanging.size;
+    },
+    get held() {
+      return held.size;
+    },
+    release() {
+      for (const release of held) release();
+      held.clear();
     },
   };
 }

@@ -299,18 +299,35 @@ export class RunningCall implements SourceCall {
    * Runs `work` once the source's request is written, when the source said it is sending one in
    * its synchronous start (an upstream's plain call: undici writes it from the event loop's check
    * phase, so the work runs while the upstream works, issue 37), else at once. Work still waiting
-   * when the call ends runs then (a request that never went out).
+   * when the call ends runs then (a request that never went out). Work that throws is logged and
+   * goes no further ({@link #runPutOff}).
    */
   afterSent(work: () => void): void {
-    if (this.#untilSent === undefined) work();
+    if (this.#untilSent === undefined) this.#runPutOff(work);
     else this.#untilSent.push(work);
   }
 
   readonly #sent = () => {
     const waiting = this.#untilSent;
     this.#untilSent = undefined;
-    if (waiting !== undefined) for (const work of waiting) work();
+    if (waiting !== undefined) for (const work of waiting) this.#runPutOff(work);
   };
+
+  /**
+   * Runs work put off by {@link afterSent}, which runs inside undici's callback for the written
+   * request: a throw there would make undici abort that request, already with the upstream, and
+   * fail the call as if the upstream had; at the call's end it would replace its answer. So a
+   * failure is logged, and the call (whose final record is committed as always) goes on.
+   */
+  #runPutOff(work: () => void): void {
+    try {
+      work();
+    } catch (error) {
+      this.log.warn('call work put off until its request was sent failed', {
+        error: error instanceof Error ? error.name : typeof error,
+      });
+    }
+  }
 
   /** Stops the clock and everything still running for the call. */
   end(): void {
