@@ -215,6 +215,27 @@ describe('the front door: Host', () => {
     }
   });
 
+  it("checks every request's Host, however many requests before it passed", async () => {
+    const { url, port } = await started();
+    const mcp = (host: string) =>
+      raw(`${url}/mcp`, {
+        method: 'POST',
+        headers: { host, 'content-type': 'application/json', 'content-length': '2' },
+        body: '{}',
+      });
+    // Past the guard, a call without a token is the endpoint's 401.
+    for (let i = 0; i < 3; i += 1) expect((await mcp(`localhost:${port}`)).status).toBe(401);
+    await expectRefusal(await mcp(`attacker.example:${port}`), 421, 'another host');
+    expect((await mcp(`LocalHost:${port}`)).status).toBe(401);
+    expect((await mcp(`localhost:${port}`)).status).toBe(401);
+    await expectRefusal(await mcp('attacker.example'), 421, 'another host, no port');
+    // A host let through only as a health check's is not remembered as one that passed.
+    expect((await raw(`${url}/healthz`, { headers: { host: `10.1.2.3:${port}` } })).status).toBe(
+      200,
+    );
+    await expectRefusal(await mcp(`10.1.2.3:${port}`), 421, "the probe's host");
+  });
+
   it('accepts the loopback names of a loopback gateway, and names an operator allows', async () => {
     const { url, port } = await started({ allowedHosts: ['gateway.internal'] });
     for (const host of [
@@ -302,6 +323,33 @@ describe('the front door: size', () => {
         continue;
       }
       await expectRefusal(answer, 413, `${route.method} ${route.path}`);
+    }
+  });
+
+  it('reads a declared length as a number, whatever its digits', async () => {
+    const { url } = await started({ maxBodyBytes: 4096 });
+    const post = (declared: string, size: number) =>
+      raw(`${url}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-length': declared },
+        body: 'x'.repeat(size),
+      });
+    // Past the guard, a call without a token is the endpoint's 401.
+    for (const [declared, size] of [
+      ['999', 999],
+      ['4096', 4096],
+      ['0004096', 4096],
+      ['00000000000000000000001', 1],
+    ] as const) {
+      expect((await post(declared, size)).status, declared).toBe(401);
+    }
+    for (const [declared, size] of [
+      ['4097', 4097],
+      ['9999', 9999],
+      ['0004097', 4097],
+      ['10000', 10000],
+    ] as const) {
+      await expectRefusal(await post(declared, size), 413, declared);
     }
   });
 

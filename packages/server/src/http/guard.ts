@@ -46,6 +46,17 @@ const CROSS_SITE_POSTS = /^\/api\/auth\/(?:callback|oauth2\/callback)\//;
 const OAUTH_CLIENT_POSTS = /^\/oauth\/(?:token|register|revoke)$/;
 
 /**
+ * Whether `path` takes posts from other sites ({@link CROSS_SITE_POSTS},
+ * {@link OAUTH_CLIENT_POSTS}); the patterns are tried only on paths they could match.
+ */
+function crossSitePost(path: string): boolean {
+  return (
+    (path.startsWith('/api/auth/') && CROSS_SITE_POSTS.test(path)) ||
+    (path.startsWith('/oauth/') && OAUTH_CLIENT_POSTS.test(path))
+  );
+}
+
+/**
  * Who a gateway at `baseUrl` and `authBaseUrl` answers for: their hosts and origins, the loopback
  * names of a loopback address (with its scheme and port), `extraHosts` (`GATEWAY_ALLOWED_HOSTS`,
  * with the base URL's scheme and port) and `extraOrigins` (`GATEWAY_ALLOWED_ORIGINS`).
@@ -91,8 +102,20 @@ function isHealthCheck(method: string, path: string): boolean {
 
 /** The host name of a `Host` header value (`name`, `name:port`, `[v6]`, `[v6]:port`). */
 function hostName(host: string): string {
-  const name = host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.split(':')[0];
-  return (name ?? '').toLowerCase();
+  const end = host.startsWith('[') ? host.indexOf(']') + 1 : host.indexOf(':');
+  return (end === -1 ? host : host.slice(0, end)).toLowerCase();
+}
+
+/**
+ * The last `Host` value the guard let through and the audience it was checked against. A client
+ * sends the same `Host` with every request, and whether one passes depends on nothing else, so
+ * the next request with the same value and audience skips its parse and lookups (~2 k
+ * instructions a request, bench/mcp/README.md `chain39`). Only a value that passed is kept,
+ * never one let through as a health check's.
+ */
+interface PassedHost {
+  host: string | undefined;
+  audience: Audience | undefined;
 }
 
 /**
@@ -130,6 +153,11 @@ export function requestGuard(options: GuardOptions): MiddlewareHandler<AppEnv> {
     return errorResponse(c, new HttpError('payload_too_large', message));
   };
   const limit = limitBody({ maxSize: options.maxBodyBytes, onError: tooLarge });
+  const passed: PassedHost = { host: undefined, audience: undefined };
+  // From the network a Content-Length is digits alone (Node's parser refuses anything else): one
+  // with fewer digits than the limit is under it, without a conversion to a number.
+  const whole = Math.floor(options.maxBodyBytes);
+  const limitDigits = Number.isSafeInteger(whole) ? String(whole).length : 0;
   // Not an async function: a request from the network with a declared length (every MCP call)
   // passes it without a promise or a turn of its own; the rest goes through `guardedNext`.
   return (c, next) => {
@@ -137,13 +165,14 @@ export function requestGuard(options: GuardOptions): MiddlewareHandler<AppEnv> {
     // (gateway-response.ts); set on Hono's response, it makes the adapter build a `Headers` object.
     const outgoing = outgoingOf(c);
     outgoing?.preset('X-Content-Type-Options', 'nosniff');
-    const refusal = fieldsRefusal(c) ?? addressRefusal(c, options.audience());
+    const refusal = fieldsRefusal(c) ?? addressRefusal(c, options.audience(), passed);
     if (refusal !== undefined) return Promise.resolve(refusal);
     // Decided from the headers: touching `c.req.raw.body` would make the Node adapter build a
     // full Request and a web stream for every request, the MCP endpoint's included.
     const declared = c.req.header('content-length');
     if (declared !== undefined && c.req.header('transfer-encoding') === undefined) {
       // The HTTP server holds the client to its Content-Length: checking it is enough.
+      if (outgoing !== undefined && declared.length < limitDigits) return next();
       if (Number(declared) > options.maxBodyBytes) return Promise.resolve(nosniff(tooLarge(c)));
       if (outgoing !== undefined) return next();
     }
@@ -179,8 +208,30 @@ async function guardedNext(
  * Why the request's `Host` or `Origin` is refused (steps 1 and 2 of {@link requestGuard}), as the
  * answer, or undefined.
  */
-function addressRefusal(c: Context<AppEnv>, audience: Audience): Response | undefined {
+function addressRefusal(
+  c: Context<AppEnv>,
+  audience: Audience,
+  passed: PassedHost,
+): Response | undefined {
   const host = c.req.header('host') ?? new URL(c.req.url).host;
+  if (host !== passed.host || audience !== passed.audience) {
+    const refusal = hostRefusal(c, host, audience);
+    if (refusal !== undefined) return refusal;
+    if (audience.hosts.has(hostName(host))) {
+      passed.host = host;
+      passed.audience = audience;
+    }
+  }
+  const { method, path } = c.req;
+  if (SAFE_METHODS.has(method) || crossSitePost(path)) return undefined;
+  const refusal = originRefusal(audience, c);
+  return refusal === undefined
+    ? undefined
+    : nosniff(errorResponse(c, new HttpError('forbidden', refusal)));
+}
+
+/** Why the `Host` value `host` is refused (step 1 of {@link requestGuard}), as the answer. */
+function hostRefusal(c: Context<AppEnv>, host: string, audience: Audience): Response | undefined {
   // Two Host fields arrive joined (`a, b`): Node builds the URL from the first, the check
   // below would read the first too, and what a proxy in front took is anyone's guess. RFC 9112
   // (section 3.2) asks for a 400; a host name never holds a comma.
@@ -199,22 +250,6 @@ function addressRefusal(c: Context<AppEnv>, audience: Audience): Response | unde
         ),
       ),
     );
-  }
-  if (
-    !SAFE_METHODS.has(c.req.method) &&
-    !CROSS_SITE_POSTS.test(c.req.path) &&
-    !OAUTH_CLIENT_POSTS.test(c.req.path)
-  ) {
-    const byCookie =
-      c.req.header('cookie') !== undefined && c.req.header('authorization') === undefined;
-    const refusal = originRefusal(
-      audience,
-      c.req.header('origin'),
-      byCookie,
-      c.req.header('sec-fetch-site'),
-    );
-    if (refusal !== undefined)
-      return nosniff(errorResponse(c, new HttpError('forbidden', refusal)));
   }
   return undefined;
 }
@@ -240,20 +275,24 @@ function fieldsRefusal(c: Context): Response | undefined {
   );
 }
 
-/** Why a state-changing request's origin is refused, or undefined when it is the gateway's. */
-function originRefusal(
-  audience: Audience,
-  origin: string | undefined,
-  byCookie: boolean,
-  fetchSite: string | undefined,
-): string | undefined {
+/**
+ * Why a state-changing request's origin is refused, or undefined when it is the gateway's. The
+ * headers are read only as far as the answer needs them: an MCP call (no `Origin`, no `Cookie`)
+ * pays two lookups.
+ */
+function originRefusal(audience: Audience, c: Context<AppEnv>): string | undefined {
+  const origin = c.req.header('origin');
   if (origin !== undefined) {
     return audience.origins.has(origin)
       ? undefined
       : 'This request comes from another site (its Origin is not this gateway); send it from a Gateway page';
   }
   // Browsers send Origin with every POST; one that sends neither header is not a Gateway page.
-  if (byCookie && fetchSite !== 'same-origin') {
+  if (
+    c.req.header('cookie') !== undefined &&
+    c.req.header('authorization') === undefined &&
+    c.req.header('sec-fetch-site') !== 'same-origin'
+  ) {
     return 'A request signed in by cookie must come from a Gateway page (no Origin header was sent)';
   }
   return undefined;
