@@ -1,6 +1,14 @@
 import type { Hono } from 'hono';
 import type { AppContext, AppEnv } from './app-env.js';
 import { errorResponse, HttpError } from './errors.js';
+import { Redactor } from './redact.js';
+
+/**
+ * Scrubs token shapes from the path a 404 repeats: a client that puts its endpoint token in a
+ * path the gateway has no route for (`/mcp/<token>/`) does not get it back in the error body,
+ * where clients and proxies log it.
+ */
+const tokenShapes = new Redactor();
 
 function pathPattern(path: string): RegExp {
   const escaped = path
@@ -63,6 +71,9 @@ export function notFoundHandler(app: Hono<AppEnv>, options: NotFoundOptions = {}
       );
     }
     if (options.page !== undefined && wantsPage(c)) return options.page(c);
-    return errorResponse(c, new HttpError('not_found', `No route ${c.req.method} ${c.req.path}`));
+    return errorResponse(
+      c,
+      new HttpError('not_found', `No route ${c.req.method} ${tokenShapes.text(c.req.path)}`),
+    );
   };
 }
