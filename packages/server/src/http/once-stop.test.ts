@@ -99,6 +99,20 @@ describe('OnceStop', () => {
     await expect(stop.untilStopped(Promise.reject(new Error('late')))).rejects.toBe('timeout');
   });
 
+  it('rejects every untilStopped waiting at once, and forgets those whose work settled', async () => {
+    const stop = new OnceStop();
+    const never = () => new Promise<never>(() => {});
+    let finish: (value: string) => void = () => {};
+    const first = stop.untilStopped(never());
+    const done = stop.untilStopped(new Promise<string>((resolve) => (finish = resolve)));
+    const third = stop.untilStopped(never());
+    finish('done');
+    await expect(done).resolves.toBe('done');
+    stop.end('ended');
+    await expect(first).rejects.toBe('ended');
+    await expect(third).rejects.toBe('ended');
+  });
+
   it('is told once of a stop or an end asked while it stops, and tells one listening then at once', () => {
     const stop = new OnceStop();
     const heard: unknown[] = [];

@@ -27,6 +27,8 @@ export class OnceStop {
   #listeners: ((reason: unknown) => void)[] | undefined;
   /** Rejects {@link OnceStop.untilStopped}'s promise, while one waits. */
   #waiting: ((reason: unknown) => void) | undefined;
+  /** Those of the promises waiting at the same time as `#waiting`'s (rare: a call waits once). */
+  #alsoWaiting: ((reason: unknown) => void)[] | undefined;
   readonly #listenerFailed: ((error: unknown) => void) | undefined;
 
   /** `listenerFailed` hears what a listener threw (see above). */
@@ -93,6 +95,11 @@ export class OnceStop {
       this.#waiting = undefined;
       waiting(reason);
     }
+    const alsoWaiting = this.#alsoWaiting;
+    if (alsoWaiting !== undefined) {
+      this.#alsoWaiting = undefined;
+      for (const waiter of alsoWaiting) waiter(reason);
+    }
     const listeners = this.#listeners;
     this.#listeners = undefined;
     return this.#silent ? undefined : listeners;
@@ -128,24 +135,36 @@ export class OnceStop {
   }
 
   /**
-   * `work`, or a rejection with the reason this stopped, if it stops (or ends) first; one at a
-   * time. Work that ignores the stop keeps running; its late outcome must not go unhandled.
+   * `work`, or a rejection with the reason this stopped, if it stops (or ends) first; any number
+   * at a time. Work that ignores the stop keeps running; its late outcome must not go unhandled.
    */
   untilStopped<T>(work: Promise<T>): Promise<T> {
     work.catch(noop);
     if (this.#stopped) return Promise.reject(this.#reason);
     return new Promise<T>((resolve, reject) => {
-      this.#waiting = reject;
+      if (this.#waiting === undefined) this.#waiting = reject;
+      else (this.#alsoWaiting ??= []).push(reject);
       work.then(
         (value) => {
-          if (this.#waiting === reject) this.#waiting = undefined;
+          this.#stopWaiting(reject);
           resolve(value);
         },
         (error: unknown) => {
-          if (this.#waiting === reject) this.#waiting = undefined;
+          this.#stopWaiting(reject);
           reject(error);
         },
       );
     });
+  }
+
+  /** Forgets a waiter whose work settled first. */
+  #stopWaiting(waiter: (reason: unknown) => void): void {
+    if (this.#waiting === waiter) {
+      this.#waiting = undefined;
+      return;
+    }
+    const also = this.#alsoWaiting;
+    const at = also?.indexOf(waiter) ?? -1;
+    if (at >= 0) also?.splice(at, 1);
   }
 }
