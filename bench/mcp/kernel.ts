@@ -7,8 +7,8 @@
  *   over `KERNEL_CALLS` calls (default 3,000), not traced;
  * - then system calls a call by thread and kind over as many calls again, from a full
  *   `strace -f` of the process (`KERNEL_STRACE=0` skips it): reads and writes are told apart by
- *   what the descriptor is (`client` and `upstream` sockets, a file by name, `null` for
- *   /dev/null), `futex` and `epoll_ctl` by operation. strace slows the process several times:
+ *   what the descriptor is (`client` and `upstream` sockets, `records journal` for the
+ *   execution records' segments, another file by name, `null` for /dev/null), `futex` and `epoll_ctl` by operation. strace slows the process several times:
  *   its counts are read, never its time.
  * The sides are server.ts's, started as index.ts starts them (stdout to /dev/null). Timed
  * figures on a shared machine are noise; run it through `/work/wt/bench.sh` when they matter.
@@ -18,10 +18,10 @@
  */
 import { type ChildProcess, fork, spawn } from 'node:child_process';
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
-import { Agent, request } from 'node:http';
-import { basename } from 'node:path';
+import { Agent } from 'node:http';
+import { basename, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { callBody, callHeaders } from './modern-call.js';
+import { postCall } from './modern-call.js';
 
 const serverScript = fileURLToPath(new URL('./server.ts', import.meta.url));
 const tsconfig =
@@ -67,23 +67,7 @@ async function start(name: string, upstream?: string): Promise<Side> {
 }
 
 function call(side: Side, agent: Agent, id: number): Promise<void> {
-  const payload = callBody(id, side.tool);
-  const headers = callHeaders(side.tool, payload, side.token);
-  return new Promise((resolve, reject) => {
-    const req = request(side.url, { method: 'POST', agent, headers }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk) => {
-        text += chunk;
-      });
-      res.on('end', () => {
-        if (res.statusCode === 200 && text.includes('"structuredContent"')) resolve();
-        else reject(new Error(`${side.name}: ${res.statusCode} ${text.slice(0, 300)}`));
-      });
-    });
-    req.on('error', reject);
-    req.end(payload);
-  });
+  return postCall(side.url, agent, side.tool, side.token, id);
 }
 
 /** `calls` calls over `clients` lanes, each keeping one in flight. */
@@ -181,7 +165,8 @@ function descriptors(side: Side): Map<string, string> {
     if (inode !== undefined) {
       kinds.set(fd, socketPorts.get(inode) === Number(side.url.port) ? 'client' : 'upstream');
     } else if (target === '/dev/null') kinds.set(fd, 'null');
-    else if (target.startsWith('/')) kinds.set(fd, basename(target).replace(/\.\d+\..*$/, ''));
+    else if (dirname(target).endsWith('-executions')) kinds.set(fd, 'records journal');
+    else if (target.startsWith('/')) kinds.set(fd, basename(target));
     else kinds.set(fd, target.replace(/:.*$/, ''));
   }
   return kinds;
