@@ -48,10 +48,10 @@
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { Agent, request } from 'node:http';
+import { Agent } from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { callBody, callHeaders } from './modern-call.js';
+import { postCall } from './modern-call.js';
 import { httpSession } from './sessions.js';
 
 const CALLS = Number(process.env.INSTR_CALLS ?? 300);
@@ -162,23 +162,7 @@ function control(pid: number, ...args: string[]): void {
 
 /** One 2026-07-28 `tools/call`, as index.ts makes it. */
 function call(side: Side, agent: Agent, tool: string, id: number): Promise<void> {
-  const payload = callBody(id, tool);
-  const headers = callHeaders(tool, payload, side.token);
-  return new Promise((resolve, reject) => {
-    const req = request(side.url, { method: 'POST', agent, headers }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk) => {
-        text += chunk;
-      });
-      res.on('end', () => {
-        if (res.statusCode === 200 && text.includes('"structuredContent"')) resolve();
-        else reject(new Error(`${tool}: ${res.statusCode} ${text.slice(0, 300)}`));
-      });
-    });
-    req.on('error', reject);
-    req.end(payload);
-  });
+  return postCall(side.url, agent, tool, side.token, id);
 }
 
 /** `calls` calls over `CLIENTS` lanes, each keeping one in flight. */

@@ -1,4 +1,5 @@
-/** The 2026-07-28 `tools/call` the benchmarks send (index.ts, instructions.ts). */
+/** The 2026-07-28 `tools/call` the benchmarks send (index.ts, instructions.ts, kernel.ts). */
+import { type Agent, request } from 'node:http';
 
 /** The request's body: the echo tool called with `hello`, the envelope in `_meta`. */
 export function callBody(id: number, tool: string): string {
@@ -34,4 +35,35 @@ export function callHeaders(
   };
   if (token !== undefined) headers.authorization = `Bearer ${token}`;
   return headers;
+}
+
+/**
+ * One call of `tool` at `url` over `agent` (`token` the bearer when given, `id` the request's):
+ * resolves once a 200 answer with structured content is read whole, else rejects with its status
+ * and the answer's start.
+ */
+export function postCall(
+  url: URL,
+  agent: Agent,
+  tool: string,
+  token: string | undefined,
+  id: number,
+): Promise<void> {
+  const payload = callBody(id, tool);
+  const headers = callHeaders(tool, payload, token);
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: 'POST', agent, headers }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk) => {
+        text += chunk;
+      });
+      res.on('end', () => {
+        if (res.statusCode === 200 && text.includes('"structuredContent"')) resolve();
+        else reject(new Error(`${tool}: ${res.statusCode} ${text.slice(0, 300)}`));
+      });
+    });
+    req.on('error', reject);
+    req.end(payload);
+  });
 }
