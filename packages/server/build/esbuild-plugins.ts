@@ -1,5 +1,6 @@
 // The esbuild plugins of the `gateway-server` bundle: the published build (tsup.config.ts) and the
 // bundle the system tests spawn (test/support/bin-bundle.ts) are made the same way.
+import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { Plugin as EsbuildPlugin } from 'esbuild';
 
@@ -55,5 +56,35 @@ export const requiredHttpBuiltins: EsbuildPlugin = {
       contents: `module.exports = require(${JSON.stringify(`node:${args.path}`)});`,
       loader: 'js',
     }));
+  },
+};
+
+/** What better-sqlite3's `lib/binding.js` finds its native addon from: its own folder. */
+const BINDING_DIRNAME = /\b__dirname\b/g;
+
+/**
+ * better-sqlite3's JavaScript (15 CommonJS files, ~10 M instructions of a start to resolve, read
+ * and wrap one by one; issue 37) is bundled, while its native addon stays where the package
+ * installed or compiled it: `lib/binding.js` looks for it from its own folder (`__dirname`), which
+ * in the bundle is the folder of the installed package's `lib/`, resolved through the package's
+ * `package.json` export. The build fails if `binding.js` no longer finds the addon that way.
+ */
+export const bundledBetterSqlite3: EsbuildPlugin = {
+  name: 'bundled-better-sqlite3',
+  setup(build) {
+    build.onLoad({ filter: /[\\/]better-sqlite3[\\/]lib[\\/]binding\.js$/ }, async (args) => {
+      const source = await readFile(args.path, 'utf8');
+      if (source.match(BINDING_DIRNAME)?.length !== 3) {
+        throw new Error(
+          `better-sqlite3's ${args.path} no longer finds its addon from __dirname three times: review bundledBetterSqlite3`,
+        );
+      }
+      const libFolder =
+        "require('node:path').join(require('node:path').dirname(require.resolve('better-sqlite3/package.json')), 'lib')";
+      return {
+        contents: `const betterSqlite3Lib = ${libFolder};\n${source.replace(BINDING_DIRNAME, 'betterSqlite3Lib')}`,
+        loader: 'js',
+      };
+    });
   },
 };

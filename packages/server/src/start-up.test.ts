@@ -100,6 +100,13 @@ const BUILTINS_NOT_AT_START =
 const THREAD_POOL = /^Thread libuv-worker$/;
 
 /**
+ * better-sqlite3's JavaScript, bundled into the server's scripts (issue 37): a start requires none
+ * of its 15 CommonJS files, only its native addon, from where the package installed it.
+ */
+const BETTER_SQLITE3_FILES = /^Module .*[\\/]better-sqlite3[\\/]lib[\\/]/;
+const BETTER_SQLITE3_ADDON = /^Module .*[\\/]better-sqlite3[\\/].*\.node$/;
+
+/**
  * A start of `gateway-server` recording what it loads: with `builtins`, the run's bundle (what
  * ships, whose Node built-ins are required as the published one requires them) recording Node's
  * own modules at its first answer; else its sources, whose module files show what it loads.
@@ -226,7 +233,7 @@ describe('gateway-server start-up', () => {
     // Two real starts and stops of the server with module tracing: ~25 s on a loaded 2-core machine.
   }, 90_000);
 
-  it("answers its first /healthz through the app without loading Node's undici, http2, tls, zlib, v8, Web Crypto or fs/promises, nor starting libuv's thread pool", async () => {
+  it("answers its first /healthz through the app without loading Node's undici, http2, tls, zlib, v8, Web Crypto or fs/promises, better-sqlite3's CommonJS files, nor starting libuv's thread pool", async () => {
     const dir = await mkdtemp(join(tmpdir(), 'gateway-start-up-'));
     onTestFinished(() => rm(dir, { recursive: true, force: true }));
     // A first start migrates the database (better-auth's schema check); the second is measured.
@@ -253,6 +260,9 @@ describe('gateway-server start-up', () => {
       expect(atFirstAnswer).toContain('Thread V8Worker');
       expect(atFirstAnswer.filter((name) => THREAD_POOL.test(name))).toEqual([]);
     }
+    // The database was opened through the bundled JavaScript, with the installed addon.
+    expect(atFirstAnswer.filter((name) => BETTER_SQLITE3_ADDON.test(name))).toHaveLength(1);
+    expect(atFirstAnswer.filter((name) => BETTER_SQLITE3_FILES.test(name))).toEqual([]);
     await second.stop();
   }, 60_000);
 });

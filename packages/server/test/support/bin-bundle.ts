@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { type BuildOptions, build, type Plugin } from 'esbuild';
 import { writeCommonJsEntry } from '../../build/commonjs-entry.js';
 import {
+  bundledBetterSqlite3,
   englishZodLocales,
   oneOpenTelemetryApi,
   requiredHttpBuiltins,
@@ -43,9 +44,16 @@ const common = {
   platform: 'node',
   target: 'node22',
   conditions: ['@gateway/source'],
-  // Left as imports, as in the published bundle: native drivers, tsx, OpenTelemetry's SDK.
-  external: ['better-sqlite3', 'pg', 'tsx', 'tsx/*'],
-  plugins: [openTelemetrySdkOutside, englishZodLocales, oneOpenTelemetryApi, requiredHttpBuiltins],
+  // Left as imports, as in the published bundle: pg, tsx, OpenTelemetry's SDK (better-sqlite3's
+  // JavaScript is bundled, its addon found where the package is installed).
+  external: ['pg', 'tsx', 'tsx/*'],
+  plugins: [
+    openTelemetrySdkOutside,
+    bundledBetterSqlite3,
+    englishZodLocales,
+    oneOpenTelemetryApi,
+    requiredHttpBuiltins,
+  ],
   logLevel: 'silent',
 } satisfies BuildOptions;
 

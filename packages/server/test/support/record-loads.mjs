@@ -1,16 +1,16 @@
 // Preloaded with `node --import` by the start-up test: appends the URL of every module the
 // process loads (ESM and CommonJS) to the file named by GATEWAY_TEST_LOADS_FILE, one a line;
 // and, when its first HTTP answer has gone out, Node's own built-in modules loaded by then
-// (`process.moduleLoadList`, which no hook sees) to GATEWAY_TEST_BUILTINS_FILE, with the names of
-// the process's threads then (Linux), each as `Thread <name>`.
+// (`process.moduleLoadList`, which no hook sees) to GATEWAY_TEST_BUILTINS_FILE, with the files
+// CommonJS had loaded by then (its cache: JavaScript and native addons), each as `Module <path>`,
+// and the names of the process's threads then (Linux), each as `Thread <name>`.
 import { subscribe } from 'node:diagnostics_channel';
 import { createRequire, registerHooks } from 'node:module';
 
 // Required, not imported: the ES module facade of `node:fs` would load `node:fs/promises`, which the
 // start-up test checks the server itself does not load before its first answer.
-const { appendFileSync, readdirSync, readFileSync, writeFileSync } = createRequire(import.meta.url)(
-  'node:fs',
-);
+const require = createRequire(import.meta.url);
+const { appendFileSync, readdirSync, readFileSync, writeFileSync } = require('node:fs');
 
 const file = process.env.GATEWAY_TEST_LOADS_FILE;
 if (file) {
@@ -28,8 +28,10 @@ if (builtinsFile) {
   subscribe('http.server.response.finish', () => {
     if (written) return;
     written = true;
+    const modules = Object.keys(require.cache).map((path) => `Module ${path}`);
     const threads = threadNames().map((name) => `Thread ${name}`);
-    writeFileSync(builtinsFile, `${[...process.moduleLoadList, ...threads].join('\n')}\n`);
+    const lines = [...process.moduleLoadList, ...modules, ...threads];
+    writeFileSync(builtinsFile, `${lines.join('\n')}\n`);
   });
 }
 
