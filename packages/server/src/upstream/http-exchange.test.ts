@@ -5,7 +5,7 @@ import { gzipSync } from 'node:zlib';
 import { Agent } from 'undici';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { stopOf } from './abort-signals.js';
-import { type Exchange, exchange } from './http-exchange.js';
+import { type Exchange, exchange, InFlight } from './http-exchange.js';
 
 /** A server on 127.0.0.1 answering each request with `answer`, and its undici pool. */
 async function upstream(answer: (response: ServerResponse, path: string) => void) {
@@ -26,7 +26,7 @@ async function upstream(answer: (response: ServerResponse, path: string) => void
     server.close();
   });
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const inFlight = new Set<Exchange>();
+  const inFlight = new InFlight();
   const send = (path = '/mcp', signal?: AbortSignal, sent?: () => void) =>
     exchange(
       agent,
@@ -74,7 +74,7 @@ describe('exchange', () => {
         { ...request, headers: {} },
         { json: 64, error: 16 },
         undefined,
-        new Set(),
+        new InFlight(),
         () => {
           told += 1;
         },
@@ -188,7 +188,7 @@ describe('exchange', () => {
     const sent = send();
     await received;
     expect(inFlight.size).toBe(1);
-    for (const one of inFlight) one.abort(new Error('transport closed'));
+    inFlight.abortAll(new Error('transport closed'));
     await expect(sent).rejects.toThrow('transport closed');
     expect(inFlight.size).toBe(0);
   });
@@ -229,7 +229,7 @@ async function rawUpstream(answer: (socket: Socket, index: number) => void) {
     server.close();
   });
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const inFlight = new Set<Exchange>();
+  const inFlight = new InFlight();
   const send = (signal?: AbortSignal) =>
     exchange(
       agent,
@@ -384,5 +384,31 @@ describe('exchange with a hostile upstream', () => {
     await expect(sent).rejects.toThrow('call time limit');
     await Promise.all(closed);
     expect(inFlight.size).toBe(0);
+  });
+});
+
+// Issue 37: the transport's exchanges in flight are a list linked through them, not a `Set`.
+describe('InFlight', () => {
+  it('keeps what is added until it is deleted, in any order, and stops all that are left', () => {
+    const inFlight = new InFlight();
+    const made = Array.from({ length: 4 }, () => {
+      const one = { previous: undefined, next: undefined, reasons: [] as Error[] };
+      return Object.assign(one, { abort: (reason: Error) => one.reasons.push(reason) });
+    }) as unknown as (Exchange & { reasons: Error[] })[];
+    for (const one of made) inFlight.add(one);
+    expect(inFlight.size).toBe(4);
+    inFlight.delete(made[2] as Exchange);
+    inFlight.delete(made[3] as Exchange);
+    inFlight.delete(made[0] as Exchange);
+    expect(inFlight.size).toBe(1);
+    const reason = new Error('closed');
+    inFlight.abortAll(reason);
+    expect(made.map((one) => one.reasons)).toEqual([[], [reason], [], []]);
+    inFlight.delete(made[1] as Exchange);
+    expect(inFlight.size).toBe(0);
+    inFlight.abortAll(reason);
+    inFlight.add(made[3] as Exchange);
+    inFlight.abortAll(reason);
+    expect(made.map((one) => one.reasons.length)).toEqual([0, 1, 0, 1]);
   });
 });

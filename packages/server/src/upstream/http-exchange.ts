@@ -56,7 +56,7 @@ export function exchange(
   request: ExchangeRequest,
   limits: ExchangeLimits,
   stop: StopSource | undefined,
-  inFlight: Set<Exchange>,
+  inFlight: InFlight,
   sent?: () => void,
 ): Promise<HttpAnswer> {
   return new Promise((resolve, reject) => {
@@ -75,6 +75,47 @@ export function exchange(
   });
 }
 
+/**
+ * The exchanges of one transport not yet settled ({@link exchange}), which it stops when it closes:
+ * a list linked through them. A `Set` that one call at a time filled and emptied cost each call
+ * V8's shrinking of its table on the `delete` that emptied it and a new one on the next `add`
+ * (issue 37, as `SessionCalls`).
+ */
+export class InFlight {
+  #first: Exchange | undefined;
+  #size = 0;
+
+  /** How many are in flight. */
+  get size(): number {
+    return this.#size;
+  }
+
+  add(one: Exchange): void {
+    one.next = this.#first;
+    if (this.#first !== undefined) this.#first.previous = one;
+    this.#first = one;
+    this.#size += 1;
+  }
+
+  /** Takes `one` off the list; it must be on it (an exchange is deleted once, at its settling). */
+  delete(one: Exchange): void {
+    const { previous, next } = one;
+    if (previous === undefined) this.#first = next;
+    else previous.next = next;
+    if (next !== undefined) next.previous = previous;
+    one.previous = undefined;
+    one.next = undefined;
+    this.#size -= 1;
+  }
+
+  /** Stops every exchange in flight with `reason`. */
+  abortAll(reason: Error): void {
+    const all: Exchange[] = [];
+    for (let one = this.#first; one !== undefined; one = one.next) all.push(one);
+    for (const one of all) one.abort(reason);
+  }
+}
+
 /** Why an exchange was given up by the gateway: stopped, read past its limit, or dropped unread. */
 class Dropped extends Error {}
 
@@ -83,6 +124,11 @@ export class Exchange implements Dispatcher.DispatchHandler {
   #controller: Dispatcher.DispatchController | undefined;
   /** Why the exchange was stopped before undici started it, if it was. */
   stopped: Error | undefined;
+  /** Its neighbours in its transport's {@link InFlight} list, while it is in it. */
+  previous: Exchange | undefined;
+  next: Exchange | undefined;
+  /** Whether it is in its transport's {@link InFlight} list. */
+  #listed = false;
   #settled = false;
   #chunks: Buffer[] | undefined;
   #size = 0;
@@ -93,7 +139,7 @@ export class Exchange implements Dispatcher.DispatchHandler {
   readonly #limits: ExchangeLimits;
   /** Stops listening for the stop, once the exchange is settled. */
   #off: (() => void) | undefined;
-  readonly #inFlight: Set<Exchange>;
+  readonly #inFlight: InFlight;
   readonly #resolve: (answer: HttpAnswer) => void;
   readonly #reject: (error: unknown) => void;
   /** Told once the request is written, or the exchange settled first ({@link exchange}). */
@@ -102,7 +148,7 @@ export class Exchange implements Dispatcher.DispatchHandler {
   constructor(
     limits: ExchangeLimits,
     stop: StopSource | undefined,
-    inFlight: Set<Exchange>,
+    inFlight: InFlight,
     resolve: (answer: HttpAnswer) => void,
     reject: (error: unknown) => void,
     sent?: () => void,
@@ -121,6 +167,7 @@ export class Exchange implements Dispatcher.DispatchHandler {
     }
     this.#off = off;
     inFlight.add(this);
+    this.#listed = true;
   }
 
   /** Stops the request, or its answer's body while it is being read. */
@@ -214,10 +261,9 @@ export class Exchange implements Dispatcher.DispatchHandler {
       if (!this.#settled) this.#fail(new Dropped('The upstream answered nothing'));
       return;
     }
+    // UTF-8, as `toString` without an encoding reads it straight (with one, it looks it up).
     this.#answer(
-      chunks.length === 1
-        ? (chunks[0] as Buffer).toString('utf8')
-        : Buffer.concat(chunks).toString('utf8'),
+      chunks.length === 1 ? (chunks[0] as Buffer).toString() : Buffer.concat(chunks).toString(),
     );
   }
 
@@ -250,7 +296,10 @@ export class Exchange implements Dispatcher.DispatchHandler {
       this.#off = undefined;
       off();
     }
-    this.#inFlight.delete(this);
+    if (this.#listed) {
+      this.#listed = false;
+      this.#inFlight.delete(this);
+    }
   }
 }
 

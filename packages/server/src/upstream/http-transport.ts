@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import {
   type JSONRPCMessage,
+  PROTOCOL_VERSION_META_KEY,
   SdkError,
   SdkErrorCode,
   SdkHttpError,
@@ -11,8 +12,8 @@ import type { Dispatcher } from 'undici';
 import { delay, type StopSource, stopOf } from './abort-signals.js';
 import { mirrorEnvelope } from './envelope-headers.js';
 import { UpstreamHttpError } from './guarded-fetch.js';
-import { type Exchange, exchange, type HttpAnswer } from './http-exchange.js';
-import { TOO_DEEP, tooDeep } from './message-depth.js';
+import { exchange, type HttpAnswer, InFlight } from './http-exchange.js';
+import { TOO_DEEP, tooDeepParsed } from './message-depth.js';
 import { type ServerSentEvent, SseParser } from './sse-lines.js';
 
 /** What an {@link UpstreamHttpTransport} is made with. */
@@ -47,6 +48,18 @@ type Body = Readable;
 
 const ACCEPT = 'application/json, text/event-stream';
 const DEFAULT_RETRY_MS = 1000;
+/** The plain calls' requests kept per envelope ({@link UpstreamHttpTransport.#plainCall}). */
+const MAX_PLAIN_CALLS = 256;
+
+/** A plain call's headers, and its body's text after the id up to the arguments, and after them. */
+interface PlainCall {
+  name: string;
+  method: string;
+  headers: Record<string, string>;
+  head: string;
+  tail: string;
+}
+
 /** How much of an HTTP error's body is read: enough for a JSON-RPC error, never a flood. */
 const ERROR_BODY_BYTES = 16 * 1024;
 
@@ -87,13 +100,17 @@ export class UpstreamHttpTransport implements Transport {
   readonly #origin: string;
   readonly #path: string;
   /** Requests sent and not yet answered to their end: stopped when the transport closes. */
-  readonly #inFlight = new Set<Exchange>();
+  readonly #inFlight = new InFlight();
   /**
    * The last `_meta` envelope {@link call} sent, and its JSON: a connection puts the same one,
    * made once and never changed (connection.ts), on every plain call, and it is most of the
    * request's body (issue 37).
    */
   #envelope: { value: object; json: string } | undefined;
+  /** The plain calls' requests of the last envelope, by tool ({@link #plainCall}). */
+  #plain:
+    | { envelope: object; json: string; calls: Map<string, PlainCall>; last?: PlainCall }
+    | undefined;
 
   constructor(options: UpstreamHttpTransportOptions) {
     this.#options = options;
@@ -112,7 +129,7 @@ export class UpstreamHttpTransport implements Transport {
     this.#closed = true;
     clearTimeout(this.#reconnect);
     this.#abort.abort();
-    for (const one of this.#inFlight) one.abort(this.#abort.signal.reason);
+    this.#inFlight.abortAll(this.#abort.signal.reason);
     this.onclose?.();
   }
 
@@ -143,24 +160,92 @@ export class UpstreamHttpTransport implements Transport {
   ): Promise<JSONRPCMessage> {
     this.#calls += 1;
     const id = `gw-${this.#calls}`;
+    const message: JSONRPCMessage = { jsonrpc: '2.0', id, method, params };
     let answer: JSONRPCMessage | undefined;
-    this.#awaiting.set(id, (message) => {
-      answer = message;
-    });
-    try {
-      await this.#send(
-        { jsonrpc: '2.0', id, method, params },
-        undefined,
-        stop,
-        this.#callText(id, method, params),
-        frame,
-        sent,
-      );
-    } finally {
-      this.#awaiting.delete(id);
+    const take = (one: JSONRPCMessage) => {
+      answer = one;
+    };
+    const plain = this.#plainCall(method, params);
+    if (plain === undefined) {
+      this.#awaiting.set(id, take);
+      try {
+        await this.#send(message, undefined, stop, this.#callText(id, method, params), frame, sent);
+      } finally {
+        this.#awaiting.delete(id);
+      }
+    } else {
+      // As `#post` sends it and reads its answer, without an async function of its own: a turn
+      // fewer (issue 37). As `#send`, nothing goes out on the closed transport.
+      if (this.#closed) throw this.#abort.signal.reason;
+      const text = `{"jsonrpc":"2.0","id":"${id}${plain.head}${JSON.stringify(params.arguments)}${plain.tail}`;
+      let http: HttpAnswer | undefined;
+      try {
+        http = checked('POST', await this.#request('POST', plain.headers, text, stop, sent, true));
+      } catch (error) {
+        answer = this.#refusal(error, message);
+      }
+      if (http !== undefined) {
+        // A JSON answer is taken here; a stream's messages find their request by its id, which
+        // waits only then (issue 37: a map filled and emptied per call cost its shrinking).
+        const streamed = !http.whole;
+        if (streamed) this.#awaiting.set(id, take);
+        try {
+          const rest = this.#answered(message, http, frame, stop, take);
+          if (rest !== undefined) await rest;
+        } finally {
+          if (streamed) this.#awaiting.delete(id);
+        }
+      }
     }
     if (answer === undefined) throw notMcp('The upstream did not answer the request');
     return answer;
+  }
+
+  /**
+   * A plain call's request as it goes out, made once per tool of the connection's envelope: its
+   * headers as {@link send} would make them, and its body's text around the id and the arguments
+   * (the call's `id` is `gw-` and digits: nothing to escape). A plain call is what `sendCall` makes:
+   * exactly `name`, `arguments` (an object) and the connection's `_meta` envelope, which names its
+   * revision, on a transport without a session; anything else is undefined and goes out as any
+   * request (issue 37: the headers' copies and checks, the envelope's mirror and the body's copies
+   * cost ~5 k instructions a call). The credential header is the connection's own, set once.
+   */
+  #plainCall(method: string, params: Record<string, unknown>): PlainCall | undefined {
+    const { name, _meta: meta } = params;
+    if (
+      this.sessionId !== undefined ||
+      typeof name !== 'string' ||
+      !isObject(params.arguments) ||
+      !isObject(meta) ||
+      Object.keys(params).length !== 3
+    ) {
+      return undefined;
+    }
+    let plain = this.#plain;
+    if (plain === undefined || plain.envelope !== meta) {
+      const version = (meta as Record<string, unknown>)[PROTOCOL_VERSION_META_KEY];
+      if (typeof version !== 'string') return undefined;
+      plain = { envelope: meta as object, json: JSON.stringify(meta), calls: new Map() };
+      this.#plain = plain;
+    }
+    // The last tool called first: a `Map` lookup hashes the name (~1.7 k instructions a call).
+    let call = plain.last;
+    if (call?.name !== name || call.method !== method) call = plain.calls.get(name);
+    if (call === undefined || call.method !== method) {
+      const extra: Record<string, string> = { 'content-type': 'application/json' };
+      mirrorEnvelope({ jsonrpc: '2.0', id: 0, method, params }, extra);
+      call = {
+        name,
+        method,
+        headers: { ...this.#options.headers, accept: ACCEPT, ...extra },
+        head: `","method":${JSON.stringify(method)},"params":{"name":${JSON.stringify(name)},"arguments":`,
+        tail: `,"_meta":${plain.json}}}`,
+      };
+      if (plain.calls.size >= MAX_PLAIN_CALLS) plain.calls.clear();
+      plain.calls.set(name, call);
+    }
+    plain.last = call;
+    return call;
   }
 
   /**
@@ -269,7 +354,8 @@ export class UpstreamHttpTransport implements Transport {
 
   /**
    * Sends `message` (as `text`, its JSON, when given) and reads its answer to the end; `stop`
-   * (and closing) stops both. What goes to the SDK client goes in `frame`, when given.
+   * (and closing) stops both. What goes to the SDK client goes in `frame`, when given. `whole`
+   * says `extra` is every header already ({@link #plainCall}).
    */
   async #post(
     message: JSONRPCMessage,
@@ -278,32 +364,64 @@ export class UpstreamHttpTransport implements Transport {
     text?: string,
     frame?: Frame,
     sent?: () => void,
+    whole = false,
   ): Promise<void> {
     let answer: HttpAnswer;
     try {
-      answer = await this.#request('POST', extra, text ?? JSON.stringify(message), stop, sent);
+      answer = checked(
+        'POST',
+        await this.#request('POST', extra, text ?? JSON.stringify(message), stop, sent, whole),
+      );
     } catch (error) {
-      // A 2026-07-28 server answers a request it refuses (unknown tool, bad arguments) with a 400
-      // carrying the JSON-RPC error: that is its answer, not a transport failure.
-      const refusal =
-        error instanceof SdkHttpError && error.status === 400
-          ? errorAnswer(String(error.data.text ?? ''), message)
-          : undefined;
-      if (refusal === undefined) throw error;
-      this.#deliverIn(frame, refusal);
+      this.#deliverIn(frame, this.#refusal(error, message));
       return;
     }
+    const rest = this.#answered(message, answer, frame, stop);
+    if (rest !== undefined) await rest;
+  }
+
+  /**
+   * The answer a request's failure carries: a 2026-07-28 server answers a request it refuses
+   * (unknown tool, bad arguments) with a 400 carrying the JSON-RPC error, which is its answer, not
+   * a transport failure.
+   *
+   * @throws `error` itself, for anything else.
+   */
+  #refusal(error: unknown, message: JSONRPCMessage): JSONRPCMessage {
+    const refusal =
+      error instanceof SdkHttpError && error.status === 400
+        ? errorAnswer(String(error.data.text ?? ''), message)
+        : undefined;
+    if (refusal === undefined) throw error;
+    return refusal;
+  }
+
+  /**
+   * Reads `answer`, the answer to `message`, to its end ({@link #post}): a promise only when
+   * there is something to wait for (a batch delivered a message at a time, a stream); a JSON
+   * answer is taken at once, without a turn (issue 37). The answer to `message` in a JSON body
+   * goes to `take` when given, else where every message goes ({@link #deliver}).
+   *
+   * @throws (synchronously) an answer that is not MCP, too large, or not the one asked for.
+   */
+  #answered(
+    message: JSONRPCMessage,
+    answer: HttpAnswer,
+    frame: Frame | undefined,
+    stop: StopSource | undefined,
+    take?: (answer: JSONRPCMessage) => void,
+  ): Promise<void> | undefined {
     const session = header(answer, 'mcp-session-id');
     if (session !== undefined) this.sessionId = session;
     if (answer.statusCode === 202) {
       drop(answer);
       if ('method' in message && message.method === 'notifications/initialized') this.#listen(0);
-      return;
+      return undefined;
     }
     const asks = 'method' in message && 'id' in message;
     if (!asks) {
       drop(answer);
-      return;
+      return undefined;
     }
     // A JSON answer, read whole (http-exchange.ts).
     if (answer.whole) {
@@ -313,12 +431,14 @@ export class UpstreamHttpTransport implements Transport {
       if (!Array.isArray(data)) {
         const one = asMessage(data);
         const answered = !('method' in one) && one.id === message.id;
-        if (answered || 'method' in one) this.#deliverIn(frame, one);
+        if (answered && take !== undefined) take(one);
+        else if (answered || 'method' in one) this.#deliverIn(frame, one);
         if (!answered) throw notAnswered();
-        return;
+        return undefined;
       }
-      if (!(await inFrame(frame, () => this.#deliverBatch(data, message.id)))) throw notAnswered();
-      return;
+      return inFrame(frame, () => this.#deliverBatch(data, message.id, take)).then((answered) => {
+        if (!answered) throw notAnswered();
+      });
     }
     const type = mediaType(header(answer, 'content-type'));
     if (type !== 'text/event-stream') {
@@ -326,7 +446,7 @@ export class UpstreamHttpTransport implements Transport {
       throw notMcp(`Unexpected content type: ${type ?? 'none'}`);
     }
     const { body } = answer;
-    await inFrame(frame, () => this.#answerStream(body, message.id, stop));
+    return inFrame(frame, () => this.#answerStream(body, message.id, stop));
   }
 
   /** {@link #deliver}, in `frame` unless the message is the answer one of ours waits for. */
@@ -337,9 +457,13 @@ export class UpstreamHttpTransport implements Transport {
 
   /**
    * A batch, one message at a time as a stream's (below); tells whether it carried the answer to
-   * `id`. Answers to other requests are dropped, as on a stream.
+   * `id`, which goes to `take` when given. Answers to other requests are dropped, as on a stream.
    */
-  async #deliverBatch(data: unknown[], id: string | number): Promise<boolean> {
+  async #deliverBatch(
+    data: unknown[],
+    id: string | number,
+    take?: (answer: JSONRPCMessage) => void,
+  ): Promise<boolean> {
     let answered = false;
     for (const item of data) {
       const one = asMessage(item);
@@ -347,7 +471,8 @@ export class UpstreamHttpTransport implements Transport {
         if (one.id !== id) continue;
         answered = true;
       }
-      this.#deliver(one);
+      if (take !== undefined && !('method' in one)) take(one);
+      else this.#deliver(one);
       await null;
     }
     return answered;
@@ -376,11 +501,9 @@ export class UpstreamHttpTransport implements Transport {
         offClosed();
         offStop?.();
       }
-      const again = await this.#request(
+      const again = checked(
         'GET',
-        { 'last-event-id': read.lastEventId ?? '' },
-        undefined,
-        stop,
+        await this.#request('GET', { 'last-event-id': read.lastEventId ?? '' }, undefined, stop),
       );
       if (again.whole || mediaType(header(again, 'content-type')) !== 'text/event-stream') {
         drop(again);
@@ -443,7 +566,7 @@ export class UpstreamHttpTransport implements Transport {
   #listen(attempt: number): void {
     if (this.#closed || this.sessionId === undefined) return;
     void (async () => {
-      const answer = await this.#request('GET', {}, undefined, undefined);
+      const answer = checked('GET', await this.#request('GET', {}, undefined, undefined));
       if (answer.statusCode === 405) {
         drop(answer);
         return;
@@ -473,20 +596,31 @@ export class UpstreamHttpTransport implements Transport {
     return this.#options.maxReconnects ?? 3;
   }
 
-  async #request(
-    method: 'GET' | 'POST',
-    extra: Record<string, string>,
-    body: string | undefined,
-    stop: StopSource | undefined,
-    sent?: () => void,
-  ): Promise<HttpAnswer> {
-    const { dispatcher, maxBytes } = this.#options;
+  /** A request's headers: the credential's, `Accept`, `extra`, the session's and the revision's. */
+  #headers(extra: Record<string, string>): Record<string, string> {
     const headers: Record<string, string> = { ...this.#options.headers, accept: ACCEPT, ...extra };
     if (this.sessionId !== undefined) headers['mcp-session-id'] = this.sessionId;
     if (this.#protocolVersion !== undefined && headers['mcp-protocol-version'] === undefined) {
       headers['mcp-protocol-version'] = this.#protocolVersion;
     }
-    const answer = await exchange(
+    return headers;
+  }
+
+  /**
+   * Sends one request; `whole` says `extra` is every header already (never changed here). Its
+   * answer is {@link checked} by the caller: not an async function of its own, a turn fewer.
+   */
+  #request(
+    method: 'GET' | 'POST',
+    extra: Record<string, string>,
+    body: string | undefined,
+    stop: StopSource | undefined,
+    sent?: () => void,
+    whole = false,
+  ): Promise<HttpAnswer> {
+    const { dispatcher, maxBytes } = this.#options;
+    const headers = whole ? extra : this.#headers(extra);
+    return exchange(
       dispatcher,
       {
         origin: this.#origin,
@@ -500,37 +634,45 @@ export class UpstreamHttpTransport implements Transport {
       this.#inFlight,
       sent,
     );
-    const { statusCode } = answer;
-    if (statusCode >= 300 && statusCode < 400) {
-      drop(answer);
-      throw new UpstreamHttpError(
-        'redirect',
-        `answered a redirect (HTTP ${statusCode}); the gateway does not follow an upstream's redirects`,
-      );
-    }
-    if (statusCode >= 400 && !(method === 'GET' && statusCode === 405)) {
-      // Read whole up to ERROR_BODY_BYTES; past that, no text.
-      const text = (answer.whole ? answer.text : undefined) ?? '';
-      const code =
-        statusCode === 401
-          ? SdkErrorCode.ClientHttpAuthentication
-          : statusCode === 403
-            ? SdkErrorCode.ClientHttpForbidden
-            : SdkErrorCode.ClientHttpNotImplemented;
-      // The status and body are what the SDK's version probe reads (a 2025 server refusing
-      // `server/discover`); a refusal's challenge is what step-up authorization reads.
-      const challenge =
-        statusCode === 401 || statusCode === 403
-          ? header(answer, 'www-authenticate')?.slice(0, MAX_CHALLENGE_CHARS)
-          : undefined;
-      throw new SdkHttpError(code, `The upstream answered HTTP ${statusCode}`, {
-        status: statusCode,
-        text,
-        ...(challenge === undefined ? {} : { challenge }),
-      });
-    }
-    return answer;
   }
+}
+
+/**
+ * `answer` to a `method` request, unless it is a redirect (never followed) or an HTTP error
+ * (`SdkHttpError` with the status and the body's start, as the SDK's transport throws it; a GET's
+ * 405 is an answer: no session stream).
+ */
+function checked(method: 'GET' | 'POST', answer: HttpAnswer): HttpAnswer {
+  const { statusCode } = answer;
+  if (statusCode >= 300 && statusCode < 400) {
+    drop(answer);
+    throw new UpstreamHttpError(
+      'redirect',
+      `answered a redirect (HTTP ${statusCode}); the gateway does not follow an upstream's redirects`,
+    );
+  }
+  if (statusCode >= 400 && !(method === 'GET' && statusCode === 405)) {
+    // Read whole up to ERROR_BODY_BYTES; past that, no text.
+    const text = (answer.whole ? answer.text : undefined) ?? '';
+    const code =
+      statusCode === 401
+        ? SdkErrorCode.ClientHttpAuthentication
+        : statusCode === 403
+          ? SdkErrorCode.ClientHttpForbidden
+          : SdkErrorCode.ClientHttpNotImplemented;
+    // The status and body are what the SDK's version probe reads (a 2025 server refusing
+    // `server/discover`); a refusal's challenge is what step-up authorization reads.
+    const challenge =
+      statusCode === 401 || statusCode === 403
+        ? header(answer, 'www-authenticate')?.slice(0, MAX_CHALLENGE_CHARS)
+        : undefined;
+    throw new SdkHttpError(code, `The upstream answered HTTP ${statusCode}`, {
+      status: statusCode,
+      text,
+      ...(challenge === undefined ? {} : { challenge }),
+    });
+  }
+  return answer;
 }
 
 /**
@@ -574,7 +716,7 @@ function parse(text: string): unknown {
   } catch {
     throw notMcp('The upstream sent something that is not JSON');
   }
-  if (tooDeep(value)) throw notMcp(TOO_DEEP);
+  if (tooDeepParsed(text, value)) throw notMcp(TOO_DEEP);
   return value;
 }
 

@@ -1,6 +1,6 @@
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
 import type { ServerLogger } from '../http/logger.js';
-import { nestedDeeperThan } from '../json/nesting.js';
+import { nestedDeeperThan, nestsWithin } from '../json/nesting.js';
 
 /** The deepest nesting of objects and arrays an upstream message may have. */
 export const MAX_MESSAGE_DEPTH = 100;
@@ -14,6 +14,14 @@ export const TOO_DEEP = `The upstream sent a message nested more than ${MAX_MESS
  */
 export function tooDeep(message: unknown): boolean {
   return nestedDeeperThan(message, MAX_MESSAGE_DEPTH);
+}
+
+/**
+ * {@link tooDeep} of `message`, parsed from `text`: answered from the text alone when it has too
+ * few brackets to nest that deep ({@link nestsWithin}), what almost every message is.
+ */
+export function tooDeepParsed(text: string, message: unknown): boolean {
+  return !nestsWithin(text, MAX_MESSAGE_DEPTH) && tooDeep(message);
 }
 
 /**

@@ -5,12 +5,10 @@ import {
   CLIENT_INFO_META_KEY,
   type ClientCapabilities,
   type InputRequiredResult,
-  isInputRequiredResult,
   isSpecType,
   PROTOCOL_VERSION_META_KEY,
   ProtocolError,
   ProtocolErrorCode,
-  SERVER_INFO_META_KEY,
 } from '@modelcontextprotocol/server';
 import { isDatabaseUnavailable } from '../../db/unavailable.js';
 import { whenClientLeaves } from '../../http/client-left.js';
@@ -20,7 +18,7 @@ import { callTool } from '../call/call-tool.js';
 import type { CallContext, CallSite } from '../call-site.js';
 import type { McpPrincipal } from '../principal.js';
 import type { McpRuntime } from '../runtime.js';
-import { SERVER_INFO } from './create-server.js';
+import { callAnswerText } from './call-answer.js';
 
 const MODERN = '2026-07-28';
 /** 2025's "resource not found", which 2026-07-28 answers as invalid params (the SDK maps it so). */
@@ -173,20 +171,25 @@ export class DirectCalls {
     const stop = new OnceStop();
     const stopListening = whenClientLeaves(request, (reason) => stop.stop(reason));
     this.#running.add(stop);
-    let message: object;
+    let result: CallToolResult | InputRequiredResult | undefined;
+    let error: object | undefined;
     try {
-      const result = await callTool(this.#runtime, site, call.params, contextOf(call, stop));
-      message = { result: encoded(result), jsonrpc: '2.0', id: call.id };
-    } catch (error) {
+      result = await callTool(this.#runtime, site, call.params, contextOf(call, stop));
+    } catch (failure) {
       // Before the tool ran (a lookup of the call path): the gateway's 503, for any client.
-      if (isDatabaseUnavailable(error)) throw error;
-      message = { jsonrpc: '2.0', id: call.id, error: errorOf(error, this.#runtime) };
+      if (isDatabaseUnavailable(failure)) throw failure;
+      error = errorOf(failure, this.#runtime);
     } finally {
       this.#running.delete(stop);
       stopListening();
     }
     if (stop.stopped) return new Response(null, { status: 499 });
-    return Response.json(message);
+    // As `Response.json` makes it, the result's answer written as text once (call-answer.ts).
+    const answer =
+      error === undefined
+        ? callAnswerText(result as CallToolResult | InputRequiredResult, call.id)
+        : JSON.stringify({ jsonrpc: '2.0', id: call.id, error });
+    return new Response(answer, { headers: { 'content-type': 'application/json' } });
   }
 
   /** Stops every call in flight. */
@@ -238,16 +241,6 @@ class DirectRequest
 
   readonly elicitInput = noSession;
   readonly requestSampling = noSession;
-}
-
-/** The result as the SDK's 2026-07-28 codec puts it on the wire. */
-function encoded(result: CallToolResult | InputRequiredResult): object {
-  const typed = isInputRequiredResult(result)
-    ? result
-    : { ...result, content: result.content ?? [], resultType: result.resultType ?? 'complete' };
-  const meta = typed._meta;
-  if (meta?.[SERVER_INFO_META_KEY] !== undefined) return typed;
-  return { ...typed, _meta: { ...meta, [SERVER_INFO_META_KEY]: SERVER_INFO } };
 }
 
 /**
