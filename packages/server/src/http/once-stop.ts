@@ -143,7 +143,8 @@ export class OnceStop {
     if (this.#stopped) return Promise.reject(this.#reason);
     return new Promise<T>((resolve, reject) => {
       if (this.#waiting === undefined) this.#waiting = reject;
-      else (this.#alsoWaiting ??= []).push(reject);
+      else if (this.#alsoWaiting === undefined) this.#alsoWaiting = [reject];
+      else this.#alsoWaiting.push(reject);
       work.then(
         (value) => {
           this.#stopWaiting(reject);
