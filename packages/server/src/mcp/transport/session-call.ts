@@ -195,13 +195,16 @@ class StreamLink {
       return Promise.resolve(undefined);
     }
     return new Promise((resolve) => {
-      const settle = (result: CallToolResult | InputRequiredResult | undefined) => {
+      const settle = (result?: CallToolResult | InputRequiredResult) => {
         stopWaiting();
         this.#want = undefined;
         resolve(result);
       };
       const stopWaiting = gathering.after(() => settle(undefined), this.#started);
-      this.#want = () => settle(undefined);
+      // `settle` itself, called without a result, not a closure made for it: with
+      // `() => settle(undefined)` here, every session call's objects survived two scavenges
+      // and were promoted (~4.8 KB a call, bench/mcp/README.md `gc40`); with `settle`, 13 bytes.
+      this.#want = settle;
       running.then(
         (result) => {
           ended();
