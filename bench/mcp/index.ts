@@ -37,6 +37,7 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { fileURLToPath } from 'node:url';
+import type { Mappings } from './mappings.js';
 import { callBody, callHeaders } from './modern-call.js';
 import {
   measureRounds,
@@ -277,6 +278,10 @@ interface Memory {
   spaces: Record<string, number>;
   /** Anonymous resident memory (`RssAnon`): the heap's pages and malloc's. */
   rssAnon: number;
+  /** Resident bytes by kind of mapping (mappings.ts). */
+  mappings: Mappings;
+  /** V8's heap spaces' resident bytes (`physical_space_size`), summed. */
+  heapResident: number;
 }
 
 function memory(target: Target): Promise<Memory> {
@@ -652,37 +657,32 @@ async function aaCase(bare: Target | undefined, bareSession: Target | undefined)
  * Gateway over HTTP (`federated`). `BENCH_RSS_PATHS` (comma-separated) picks some of them.
  */
 async function memoryCase(gateway: Target, federated: Target | undefined): Promise<void> {
-  const viaSessions = (tool: string) => (calls: number) =>
-    stretchOf(sessionsOf(gateway, tool), 16, calls);
-  const paths: {
-    name: string;
-    target: Target | undefined;
-    run: (calls: number) => Promise<unknown>;
-  }[] = [
-    { name: 'plugin', target: gateway, run: (calls) => stretchOf(httpSide(gateway), 16, calls) },
-    {
-      name: 'federated',
-      target: federated,
-      run: (calls) =>
-        federated === undefined ? Promise.resolve() : stretchOf(httpSide(federated), 16, calls),
-    },
-    { name: 'sessions', target: gateway, run: viaSessions('bench.echo.say') },
-    { name: 'stdio', target: gateway, run: viaSessions('io.bench.echo.say') },
+  const paths: { name: string; target: Target | undefined; side: (target: Target) => Side }[] = [
+    { name: 'plugin', target: gateway, side: httpSide },
+    { name: 'federated', target: federated, side: httpSide },
+    { name: 'sessions', target: gateway, side: (target) => sessionsOf(target, 'bench.echo.say') },
+    { name: 'stdio', target: gateway, side: (target) => sessionsOf(target, 'io.bench.echo.say') },
   ];
-  for (const { name, target, run } of paths) {
+  for (const { name, target, side } of paths) {
     if (target === undefined || !RSS_PATHS.has(name)) continue;
-    await run(RSS_WARMUP);
+    await stretchOf(side(target), 16, RSS_WARMUP);
+    // The measured calls share one opening (one HTTP agent, or one session per client kept the
+    // whole window), traced or not, so a trace measures what an untraced run does.
+    const opened = await side(target).open(16);
     const before = await memory(target);
     const started = performance.now();
-    if (RSS_TRACE > 0) {
-      for (let done = 0; done < RSS_CALLS; done += RSS_TRACE) {
-        await run(Math.min(RSS_TRACE, RSS_CALLS - done));
-        traceLine(name, done + RSS_TRACE, before, await memory(target));
+    let after = before;
+    if (RSS_TRACE > 0) traceBase(name, before);
+    try {
+      const step = RSS_TRACE > 0 ? RSS_TRACE : RSS_CALLS;
+      for (let done = 0; done < RSS_CALLS; done += step) {
+        await opened.slice(Math.min(step, RSS_CALLS - done));
+        after = await memory(target);
+        if (RSS_TRACE > 0) traceLine(name, Math.min(done + step, RSS_CALLS), before, after);
       }
-    } else {
-      await run(RSS_CALLS);
+    } finally {
+      await opened.close();
     }
-    const after = await memory(target);
     const mb = (key: 'rss' | 'heapUsed' | 'heapTotal' | 'external') =>
       (after[key] - before[key]) / 1024 / 1024;
     // V8 sizes the young generation (new_space) to the allocation rate, doubling it while enough
@@ -707,9 +707,10 @@ async function memoryCase(gateway: Target, federated: Target | undefined): Promi
 }
 
 /**
- * One line of `BENCH_RSS_TRACE`: after `calls` calls, the growth since `before` of RSS, of the
+ * Two lines of `BENCH_RSS_TRACE`: after `calls` calls, the growth since `before` of RSS, of the
  * anonymous memory outside V8's heap (RSS_anon less the heap's committed pages, roughly malloc's),
- * and of each heap space that moved by 1 MB or more.
+ * and of each heap space that moved by 1 MB or more; then of the resident pages by kind of
+ * mapping (mappings.ts), V8's own count of its resident heap beside them.
  */
 function traceLine(path: string, calls: number, before: Memory, now: Memory): void {
   const mb = (bytes: number) => fmt(bytes / 1024 / 1024, 1);
@@ -722,6 +723,27 @@ function traceLine(path: string, calls: number, before: Memory, now: Memory): vo
   console.log(
     `  ${path} after ${calls}: RSS ${mb(now.rss - before.rss)} MB, outside the heap ${mb(outside)} MB, heap used ${mb(now.heapUsed - before.heapUsed)} MB; spaces: ${spaces || 'none moved'}`,
   );
+  const kinds = (Object.keys(now.mappings) as (keyof Mappings)[])
+    .map((kind) => `${kind} ${mb(now.mappings[kind] - before.mappings[kind])}`)
+    .join(', ');
+  console.log(
+    `    resident by mapping (MB): ${kinds}; V8's resident heap ${mb(now.heapResident - before.heapResident)}`,
+  );
+}
+
+/** The first line of `BENCH_RSS_TRACE`: where the memory is when the measured window starts. */
+function traceBase(path: string, base: Memory): void {
+  const mb = (bytes: number) => fmt(bytes / 1024 / 1024, 1);
+  const kinds = (Object.keys(base.mappings) as (keyof Mappings)[])
+    .map((kind) => `${kind} ${mb(base.mappings[kind])}`)
+    .join(', ');
+  const spaces = Object.entries(base.spaces)
+    .map(([space, size]) => `${space} ${mb(size)}`)
+    .join(', ');
+  console.log(
+    `  ${path} at the start: RSS ${mb(base.rss)} MB, heap used ${mb(base.heapUsed)} MB; spaces: ${spaces}; V8's resident heap ${mb(base.heapResident)}`,
+  );
+  console.log(`    resident by mapping (MB): ${kinds}`);
 }
 
 /** Opens `sessions` 2025 sessions of `target`, 16 at a time, each used once and abandoned. */

@@ -38,6 +38,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { Pool } from 'undici';
 import { z } from 'zod';
+import { readMappings } from './mappings.js';
 
 const input = z.object({ text: z.string() });
 const output = z.object({ text: z.string() });
@@ -426,9 +427,26 @@ process.on('message', (message) => {
     );
     const anon = /^RssAnon:\s+(\d+) kB$/m.exec(readFileSync('/proc/self/status', 'utf8'));
     const rssAnon = Number(anon?.[1] ?? 0) * 1024;
+    // Where the resident pages are by kind of mapping (mappings.ts), and how much of V8's
+    // committed heap is resident.
+    const mappings = readMappings();
+    const heapResident = getHeapSpaceStatistics().reduce(
+      (sum, space) => sum + space.physical_space_size,
+      0,
+    );
     const sessions = started.openSessions?.() ?? Promise.resolve(0);
     void sessions.then((openSessions) =>
-      process.send?.({ rss, heapUsed, heapTotal, external, openSessions, spaces, rssAnon }),
+      process.send?.({
+        rss,
+        heapUsed,
+        heapTotal,
+        external,
+        openSessions,
+        spaces,
+        rssAnon,
+        mappings,
+        heapResident,
+      }),
     );
   } else if (message === 'stop') {
     void started.stop().then(() => process.exit(0));
