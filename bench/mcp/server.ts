@@ -395,6 +395,14 @@ interface Started {
   stop: () => Promise<void>;
 }
 
+/** A memory-reducing, last-resort full GC (`--expose-gc`'s `gc`, V8's options). */
+function settle(): void {
+  const gc = globalThis.gc as
+    | ((options: { type: 'major'; execution: 'sync'; flavor: 'last-resort' }) => void)
+    | undefined;
+  gc?.({ type: 'major', execution: 'sync', flavor: 'last-resort' });
+}
+
 const kind = process.argv[2];
 const started: Started =
   kind === 'gateway'
@@ -419,6 +427,12 @@ process.on('message', (message) => {
     process.send?.({ cpu: user + system });
   } else if (message === 'rss') {
     globalThis.gc?.();
+    const found = process.memoryUsage.rss();
+    // Then the memory read settled: a memory-reducing GC (the one V8 runs under memory pressure)
+    // gives back the pages a GC freed, which V8 otherwise keeps resident in its page pool and
+    // its spaces (tens of MB, more or less at any moment), and shrinks the young generation.
+    // What is resident after it is what the process holds and cannot give back.
+    settle();
     const { rss, heapUsed, heapTotal, external } = process.memoryUsage();
     // Where the RSS is (BENCH_RSS_TRACE): V8's spaces as committed, and anonymous memory outside
     // them (malloc's arenas: native code, buffers, the JIT's own allocations).
@@ -444,6 +458,7 @@ process.on('message', (message) => {
         openSessions,
         spaces,
         rssAnon,
+        found,
         mappings,
         heapResident,
       }),
