@@ -38,6 +38,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { Pool } from 'undici';
 import { z } from 'zod';
+import { readMappings } from './mappings.js';
 
 const input = z.object({ text: z.string() });
 const output = z.object({ text: z.string() });
@@ -394,6 +395,14 @@ interface Started {
   stop: () => Promise<void>;
 }
 
+/** A memory-reducing, last-resort full GC (`--expose-gc`'s `gc`, V8's options). */
+function settle(): void {
+  const gc = globalThis.gc as
+    | ((options: { type: 'major'; execution: 'sync'; flavor: 'last-resort' }) => void)
+    | undefined;
+  gc?.({ type: 'major', execution: 'sync', flavor: 'last-resort' });
+}
+
 const kind = process.argv[2];
 const started: Started =
   kind === 'gateway'
@@ -418,6 +427,12 @@ process.on('message', (message) => {
     process.send?.({ cpu: user + system });
   } else if (message === 'rss') {
     globalThis.gc?.();
+    const found = process.memoryUsage.rss();
+    // Then the memory read settled: a memory-reducing GC (the one V8 runs under memory pressure)
+    // gives back the pages a GC freed, which V8 otherwise keeps resident in its page pool and
+    // its spaces (tens of MB, more or less at any moment), and shrinks the young generation.
+    // What is resident after it is what the process holds and cannot give back.
+    settle();
     const { rss, heapUsed, heapTotal, external } = process.memoryUsage();
     // Where the RSS is (BENCH_RSS_TRACE): V8's spaces as committed, and anonymous memory outside
     // them (malloc's arenas: native code, buffers, the JIT's own allocations).
@@ -426,9 +441,27 @@ process.on('message', (message) => {
     );
     const anon = /^RssAnon:\s+(\d+) kB$/m.exec(readFileSync('/proc/self/status', 'utf8'));
     const rssAnon = Number(anon?.[1] ?? 0) * 1024;
+    // Where the resident pages are by kind of mapping (mappings.ts), and how much of V8's
+    // committed heap is resident.
+    const mappings = readMappings();
+    const heapResident = getHeapSpaceStatistics().reduce(
+      (sum, space) => sum + space.physical_space_size,
+      0,
+    );
     const sessions = started.openSessions?.() ?? Promise.resolve(0);
     void sessions.then((openSessions) =>
-      process.send?.({ rss, heapUsed, heapTotal, external, openSessions, spaces, rssAnon }),
+      process.send?.({
+        rss,
+        heapUsed,
+        heapTotal,
+        external,
+        openSessions,
+        spaces,
+        rssAnon,
+        found,
+        mappings,
+        heapResident,
+      }),
     );
   } else if (message === 'stop') {
     void started.stop().then(() => process.exit(0));
