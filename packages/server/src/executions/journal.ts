@@ -14,7 +14,7 @@ import {
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import type { Row } from './record-rows.js';
+import { COLUMNS, type Row, type RowValues, rowValues } from './record-rows.js';
 
 /** The suffix of a journal owner's lock file: held while the process lives. */
 const LOCK = '.lock';
@@ -29,7 +29,9 @@ const ours = new Set<string>();
  * An append-only file of execution records, beside a SQLite database, that makes a record
  * durable before the call's answer is sent without a SQLite transaction per call.
  *
- * Records are appended as JSON lines, those committed in one turn of the event loop in one
+ * Records are appended as JSON lines, each the record's {@link RowValues} (an array, its values in
+ * the columns' order: no key per value to write; an older gateway's lines, objects keyed by
+ * column, are read back as well), those committed in one turn of the event loop in one
  * `write(2)` (once it returns, they survive a crash of the process, as a SQLite commit without
  * fsync does) and stored in the database with the next batch. A batch takes every record
  * appended so far ({@link take}); once it is committed ({@link stored}) the segment is emptied in
@@ -70,7 +72,7 @@ export class ExecutionJournal {
   }
 
   /** Appends `rows` in one write; once this returns they survive a crash of this process. */
-  append(rows: readonly Row[]): void {
+  append(rows: readonly RowValues[]): void {
     if (rows.length === 0) return;
     if (this.#fd === undefined) {
       mkdirSync(this.#dir, { recursive: true, mode: 0o700 });
@@ -187,7 +189,7 @@ export class ExecutionJournal {
    * Answers how many records were stored. Runs at start and then every few seconds, so a killed
    * gateway's records are stored by any other one on the database without waiting for a restart.
    */
-  async recover(store: (rows: Row[]) => Promise<void>): Promise<number> {
+  async recover(store: (rows: RowValues[]) => Promise<void>): Promise<number> {
     let names: string[];
     try {
       names = readdirSync(this.#dir);
@@ -326,8 +328,8 @@ function processAlive(pid: number): boolean {
   }
 }
 
-function readRows(path: string): Row[] {
-  const rows: Row[] = [];
+function readRows(path: string): RowValues[] {
+  const rows: RowValues[] = [];
   for (const line of readFileSync(path, 'utf8').split('\n')) {
     if (line === '') continue;
     let row: unknown;
@@ -337,11 +339,39 @@ function readRows(path: string): Row[] {
       // A torn line: the process died writing it, before the call was answered.
       continue;
     }
-    if (isRow(row)) rows.push(row);
+    if (Array.isArray(row)) {
+      if (isRowValues(row)) rows.push(row);
+    } else if (isRow(row)) {
+      rows.push(rowValues(row));
+    }
   }
   return rows;
 }
 
+/** What each column of a journal line holds: text, text or null, a number or null. */
+const KINDS: readonly ('text' | 'text?' | 'number?')[] = COLUMNS.map((column) =>
+  column === 'duration_ms'
+    ? 'number?'
+    : column === 'id' ||
+        column === 'user_id' ||
+        column === 'tool_path' ||
+        column === 'started_at' ||
+        column === 'arguments'
+      ? 'text'
+      : 'text?',
+);
+
+/** Whether a line is a record's values, each of its column's kind. */
+function isRowValues(values: unknown[]): values is [...RowValues] {
+  if (values.length !== KINDS.length) return false;
+  return KINDS.every((kind, index) => {
+    const value = values[index];
+    if (kind === 'text') return typeof value === 'string';
+    return value === null || typeof value === (kind === 'text?' ? 'string' : 'number');
+  });
+}
+
+/** Whether a line is an older gateway's: an object keyed by column. */
 function isRow(value: unknown): value is Row {
   if (typeof value !== 'object' || value === null) return false;
   const row = value as Record<string, unknown>;
