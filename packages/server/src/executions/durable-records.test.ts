@@ -134,7 +134,7 @@ describe('committed execution records', () => {
 
   /** The segments in a journal directory (beside them, the owners' lock files). */
   const segmentsIn = async (journal: string) =>
-    (await readdir(journal)).filter((name) => name.endsWith('.jsonl'));
+    (await readdir(journal)).filter((name) => name.endsWith('.rows') || name.endsWith('.jsonl'));
   /** The segments that hold records (a recorder's own is emptied, not deleted, by each batch). */
   const heldIn = async (journal: string) => {
     const held: string[] = [];
@@ -151,7 +151,8 @@ describe('committed execution records', () => {
       const { recorder, rows } = recorderOn(database);
       await recorder.commit({ ...base, id: 'c1', outcome: 'ok', durationMs: 1 });
       const [segment = ''] = await segmentsIn(journal);
-      expect(segment).toMatch(/\.jsonl$/);
+      // Not `.jsonl`: an older gateway would read its lines as none and delete it.
+      expect(segment).toMatch(/\.rows$/);
       expect(await rows()).toEqual([]);
       await recorder.flush();
       expect(await rows()).toMatchObject([{ id: 'c1', outcome: 'ok' }]);
@@ -249,23 +250,13 @@ describe('committed execution records', () => {
         JSON.stringify([id, 'u1', 'demo.echo.say', '2026-01-01T00:00:00.000Z', ...rest]);
       const host = encodeURIComponent(hostname()).replaceAll('.', '%2E');
       await mkdir(journal);
+      const dead = `${host}.${deadPid()}.gone`;
       await writeFile(
-        join(journal, `${host}.${deadPid()}.gone.1.jsonl`),
+        join(journal, `${dead}.1.rows`),
         [
           // This gateway's lines: the values in the columns' order.
           values('new-1', 3, 'ok', 'approved', 'admin', '{"text":"hi"}', null, 'ep1', 'cl1'),
           values('new-2', null, null, null, null, '{}', null, null, null),
-          // An older gateway's: an object keyed by column.
-          JSON.stringify({
-            id: 'old-1',
-            user_id: 'u1',
-            tool_path: 'demo.echo.say',
-            started_at: '2026-01-01T00:00:00.000Z',
-            duration_ms: 2,
-            outcome: 'error',
-            arguments: '{}',
-            error: 'failed',
-          }),
           // Not a record: a column short, a column more, a value of the wrong kind, not text.
           values('short', 3, 'ok', null, null, '{}', null, null),
           values('long', 3, 'ok', null, null, '{}', null, null, null, null),
@@ -276,6 +267,20 @@ describe('committed execution records', () => {
           // Torn: the process died writing it.
           values('torn', 3, 'ok', null, null, '{}', null, null, null).slice(0, 30),
         ].join('\n'),
+      );
+      // An older gateway's segment: an object keyed by column a line.
+      await writeFile(
+        join(journal, `${dead}.2.jsonl`),
+        `${JSON.stringify({
+          id: 'old-1',
+          user_id: 'u1',
+          tool_path: 'demo.echo.say',
+          started_at: '2026-01-01T00:00:00.000Z',
+          duration_ms: 2,
+          outcome: 'error',
+          arguments: '{}',
+          error: 'failed',
+        })}\n`,
       );
       const restarted = recorderOn(database);
       expect(await restarted.recorder.recover()).toBe(3);

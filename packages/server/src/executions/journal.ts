@@ -19,6 +19,16 @@ import { COLUMNS, type Row, type RowValues, rowValues } from './record-rows.js';
 /** The suffix of a journal owner's lock file: held while the process lives. */
 const LOCK = '.lock';
 
+/**
+ * The suffix of a segment of record values (arrays). Not `.jsonl`, which an older gateway reads
+ * as objects only: it would skip this build's lines and delete the segment, losing its records
+ * (a rollback, or an older gateway beside this one on the file). It leaves these alone.
+ */
+const SEGMENT = '.rows';
+
+/** The suffix of an older gateway's segments, of records keyed by column (read as well). */
+const OLDER_SEGMENT = '.jsonl';
+
 /** A segment another live process may still be writing is left alone until it is this old. */
 const ABANDONED_AFTER_MS = 60_000;
 
@@ -30,8 +40,8 @@ const ours = new Set<string>();
  * durable before the call's answer is sent without a SQLite transaction per call.
  *
  * Records are appended as JSON lines, each the record's {@link RowValues} (an array, its values in
- * the columns' order: no key per value to write; an older gateway's lines, objects keyed by
- * column, are read back as well), those committed in one turn of the event loop in one
+ * the columns' order: no key per value to write), in `.rows` segments; an older gateway's `.jsonl`
+ * segments, of objects keyed by column, are read back as well. Those committed in one turn of the event loop in one
  * `write(2)` (once it returns, they survive a crash of the process, as a SQLite commit without
  * fsync does) and stored in the database with the next batch. A batch takes every record
  * appended so far ({@link take}); once it is committed ({@link stored}) the segment is emptied in
@@ -80,7 +90,7 @@ export class ExecutionJournal {
         const path = join(this.#dir, `${this.#prefix}${LOCK}`);
         this.#lock = { db: holdLock(path), path };
       }
-      this.#segment = join(this.#dir, `${this.#prefix}.${++this.#sequence}.jsonl`);
+      this.#segment = join(this.#dir, `${this.#prefix}.${++this.#sequence}${SEGMENT}`);
       // Readable by its owner only: the records' arguments are redacted, but private.
       this.#fd = openSync(this.#segment, 'a', 0o600);
       this.#bytes = 0;
@@ -200,7 +210,7 @@ export class ExecutionJournal {
     const owners = new Map<string, { segments: string[]; locked: boolean }>();
     for (const name of names) {
       const isLock = name.endsWith(LOCK);
-      if (!isLock && !name.endsWith('.jsonl')) continue;
+      if (!isLock && !name.endsWith(SEGMENT) && !name.endsWith(OLDER_SEGMENT)) continue;
       const prefix = isLock ? name.slice(0, -LOCK.length) : name.split('.').slice(0, 3).join('.');
       if (ours.has(prefix)) continue;
       const owner = owners.get(prefix) ?? { segments: [], locked: false };
