@@ -5,7 +5,7 @@ import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { createPostgresTestDatabase, postgresTestUrl } from '#test/db/test-database.js';
 import { freePort } from '#test/support/free-port.js';
 import { recordSpans } from '#test/support/recorded-spans.js';
-import { rowStore } from '../executions/record-rows.js';
+import { rowStore, rowValues } from '../executions/record-rows.js';
 import { poolQuery, poolQueryOf, poolStatement } from './pool-query.js';
 import { prepareQuery } from './prepared-query.js';
 import { isDatabaseUnavailable } from './unavailable.js';
@@ -42,13 +42,13 @@ describe.skipIf(url === undefined)('statements on the PostgreSQL pool outside ky
     expect(await byId({ id: 'pool-a' })).toEqual([{ id: 'pool-a', name: 'A' }]);
     expect(await byId({ id: 'none' })).toEqual([]);
     await store([
-      {
+      rowValues({
         id: 'ex-pool',
         user_id: 'u',
         tool_path: 'a.b',
         started_at: '2026-01-01T00:00:00.000Z',
         arguments: '{}',
-      },
+      }),
     ]);
     expect(throughKysely).not.toHaveBeenCalled();
     throughKysely.mockRestore();

@@ -340,7 +340,7 @@ describe.each([
       writer.exec('ROLLBACK');
       writer.close();
       const journal = await readdir(`${file}-executions`);
-      expect(journal.some((name) => name.endsWith('.jsonl'))).toBe(true);
+      expect(journal.some((name) => name.endsWith('.rows'))).toBe(true);
 
       // Within a few of the survivor's scans, every answered call has its record.
       let missing: string[] = answered;

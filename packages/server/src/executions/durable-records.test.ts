@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { closeSync, existsSync, readdirSync, readlinkSync, realpathSync } from 'node:fs';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
@@ -134,7 +134,7 @@ describe('committed execution records', () => {
 
   /** The segments in a journal directory (beside them, the owners' lock files). */
   const segmentsIn = async (journal: string) =>
-    (await readdir(journal)).filter((name) => name.endsWith('.jsonl'));
+    (await readdir(journal)).filter((name) => name.endsWith('.rows') || name.endsWith('.jsonl'));
   /** The segments that hold records (a recorder's own is emptied, not deleted, by each batch). */
   const heldIn = async (journal: string) => {
     const held: string[] = [];
@@ -151,7 +151,8 @@ describe('committed execution records', () => {
       const { recorder, rows } = recorderOn(database);
       await recorder.commit({ ...base, id: 'c1', outcome: 'ok', durationMs: 1 });
       const [segment = ''] = await segmentsIn(journal);
-      expect(segment).toMatch(/\.jsonl$/);
+      // Not `.jsonl`: an older gateway would read its lines as none and delete it.
+      expect(segment).toMatch(/\.rows$/);
       expect(await rows()).toEqual([]);
       await recorder.flush();
       expect(await rows()).toMatchObject([{ id: 'c1', outcome: 'ok' }]);
@@ -159,7 +160,11 @@ describe('committed execution records', () => {
       expect(await readFile(join(journal, segment), 'utf8')).toBe('');
       await recorder.commit({ ...base, id: 'c2', outcome: 'ok', durationMs: 1 });
       expect(await segmentsIn(journal)).toEqual([segment]);
-      expect(await readFile(join(journal, segment), 'utf8')).toContain('"id":"c2"');
+      // A line is the record's values in the columns' order, not an object keyed by column.
+      expect(await readFile(join(journal, segment), 'utf8')).toBe(
+        '["c2","u1","demo.echo.say","2026-01-01T00:00:00.000Z",1,"ok",null,null,' +
+          '"{\\"text\\":\\"hi\\",\\"token\\":\\"[redacted]\\"}",null,null,null]\n',
+      );
       await recorder.flush();
       expect(await readFile(join(journal, segment), 'utf8')).toBe('');
       // Beside it, the owner's lock file, which lives as long as the recorder.
@@ -186,7 +191,7 @@ describe('committed execution records', () => {
       expect((await rows()).map((row) => row.id)).toEqual(['c1']);
       // c2 is not stored yet: its segment stays whole, as a crash now would need it.
       const [segment = ''] = await segmentsIn(journal);
-      expect(await readFile(join(journal, segment), 'utf8')).toContain('"id":"c2"');
+      expect(await readFile(join(journal, segment), 'utf8')).toContain('["c2",');
       await recorder.flush();
       expect((await rows()).map((row) => row.id)).toEqual(['c1', 'c2']);
       expect(await segmentsIn(journal)).toEqual([]);
@@ -235,6 +240,68 @@ describe('committed execution records', () => {
       expect(restarted.lines.join('')).toContain('execution records recovered from the journal');
       // Run again, it finds nothing more to do.
       expect(await restarted.recorder.recover()).toBe(0);
+    });
+
+    it("reads a dead process's lines of either format, and skips any not a record's", async () => {
+      const { journal, open } = await sqliteFile();
+      const database = await open();
+      const { rows } = recorderOn(database);
+      const values = (id: string, ...rest: unknown[]) =>
+        JSON.stringify([id, 'u1', 'demo.echo.say', '2026-01-01T00:00:00.000Z', ...rest]);
+      const host = encodeURIComponent(hostname()).replaceAll('.', '%2E');
+      await mkdir(journal);
+      const dead = `${host}.${deadPid()}.gone`;
+      await writeFile(
+        join(journal, `${dead}.1.rows`),
+        [
+          // This gateway's lines: the values in the columns' order.
+          values('new-1', 3, 'ok', 'approved', 'admin', '{"text":"hi"}', null, 'ep1', 'cl1'),
+          values('new-2', null, null, null, null, '{}', null, null, null),
+          // Not a record: a column short, a column more, a value of the wrong kind, not text.
+          values('short', 3, 'ok', null, null, '{}', null, null),
+          values('long', 3, 'ok', null, null, '{}', null, null, null, null),
+          values('kind', '3', 'ok', null, null, '{}', null, null, null),
+          values('args', 3, 'ok', null, null, { text: 'hi' }, null, null, null),
+          '[null,"u1"]',
+          '42',
+          // Torn: the process died writing it.
+          values('torn', 3, 'ok', null, null, '{}', null, null, null).slice(0, 30),
+        ].join('\n'),
+      );
+      // An older gateway's segment: an object keyed by column a line.
+      await writeFile(
+        join(journal, `${dead}.2.jsonl`),
+        `${JSON.stringify({
+          id: 'old-1',
+          user_id: 'u1',
+          tool_path: 'demo.echo.say',
+          started_at: '2026-01-01T00:00:00.000Z',
+          duration_ms: 2,
+          outcome: 'error',
+          arguments: '{}',
+          error: 'failed',
+        })}\n`,
+      );
+      const restarted = recorderOn(database);
+      expect(await restarted.recorder.recover()).toBe(3);
+      expect(
+        (await rows()).map((row) => [
+          row.id,
+          row.duration_ms,
+          row.outcome,
+          row.approval,
+          row.approved_by,
+          row.arguments,
+          row.error,
+          row.endpoint_id,
+          row.client_id,
+        ]),
+      ).toEqual([
+        ['new-1', 3, 'ok', 'approved', 'admin', '{"text":"hi"}', null, 'ep1', 'cl1'],
+        ['new-2', null, null, null, null, '{}', null, null, null],
+        ['old-1', 2, 'error', null, null, '{}', 'failed', null, null],
+      ]);
+      expect(await heldIn(journal)).toEqual([]);
     });
 
     it('keeps the segment of a batch the database refused, for the next start', async () => {

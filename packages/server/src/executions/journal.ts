@@ -14,10 +14,20 @@ import {
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import type { Row } from './record-rows.js';
+import { COLUMNS, type Row, type RowValues, rowValues } from './record-rows.js';
 
 /** The suffix of a journal owner's lock file: held while the process lives. */
 const LOCK = '.lock';
+
+/**
+ * The suffix of a segment of record values (arrays). Not `.jsonl`, which an older gateway reads
+ * as objects only: it would skip this build's lines and delete the segment, losing its records
+ * (a rollback, or an older gateway beside this one on the file). It leaves these alone.
+ */
+const SEGMENT = '.rows';
+
+/** The suffix of an older gateway's segments, of records keyed by column (read as well). */
+const OLDER_SEGMENT = '.jsonl';
 
 /** A segment another live process may still be writing is left alone until it is this old. */
 const ABANDONED_AFTER_MS = 60_000;
@@ -29,7 +39,9 @@ const ours = new Set<string>();
  * An append-only file of execution records, beside a SQLite database, that makes a record
  * durable before the call's answer is sent without a SQLite transaction per call.
  *
- * Records are appended as JSON lines, those committed in one turn of the event loop in one
+ * Records are appended as JSON lines, each the record's {@link RowValues} (an array, its values in
+ * the columns' order: no key per value to write), in `.rows` segments; an older gateway's `.jsonl`
+ * segments, of objects keyed by column, are read back as well. Those committed in one turn of the event loop in one
  * `write(2)` (once it returns, they survive a crash of the process, as a SQLite commit without
  * fsync does) and stored in the database with the next batch. A batch takes every record
  * appended so far ({@link take}); once it is committed ({@link stored}) the segment is emptied in
@@ -70,7 +82,7 @@ export class ExecutionJournal {
   }
 
   /** Appends `rows` in one write; once this returns they survive a crash of this process. */
-  append(rows: readonly Row[]): void {
+  append(rows: readonly RowValues[]): void {
     if (rows.length === 0) return;
     if (this.#fd === undefined) {
       mkdirSync(this.#dir, { recursive: true, mode: 0o700 });
@@ -78,7 +90,7 @@ export class ExecutionJournal {
         const path = join(this.#dir, `${this.#prefix}${LOCK}`);
         this.#lock = { db: holdLock(path), path };
       }
-      this.#segment = join(this.#dir, `${this.#prefix}.${++this.#sequence}.jsonl`);
+      this.#segment = join(this.#dir, `${this.#prefix}.${++this.#sequence}${SEGMENT}`);
       // Readable by its owner only: the records' arguments are redacted, but private.
       this.#fd = openSync(this.#segment, 'a', 0o600);
       this.#bytes = 0;
@@ -187,7 +199,7 @@ export class ExecutionJournal {
    * Answers how many records were stored. Runs at start and then every few seconds, so a killed
    * gateway's records are stored by any other one on the database without waiting for a restart.
    */
-  async recover(store: (rows: Row[]) => Promise<void>): Promise<number> {
+  async recover(store: (rows: RowValues[]) => Promise<void>): Promise<number> {
     let names: string[];
     try {
       names = readdirSync(this.#dir);
@@ -198,7 +210,7 @@ export class ExecutionJournal {
     const owners = new Map<string, { segments: string[]; locked: boolean }>();
     for (const name of names) {
       const isLock = name.endsWith(LOCK);
-      if (!isLock && !name.endsWith('.jsonl')) continue;
+      if (!isLock && !name.endsWith(SEGMENT) && !name.endsWith(OLDER_SEGMENT)) continue;
       const prefix = isLock ? name.slice(0, -LOCK.length) : name.split('.').slice(0, 3).join('.');
       if (ours.has(prefix)) continue;
       const owner = owners.get(prefix) ?? { segments: [], locked: false };
@@ -326,8 +338,8 @@ function processAlive(pid: number): boolean {
   }
 }
 
-function readRows(path: string): Row[] {
-  const rows: Row[] = [];
+function readRows(path: string): RowValues[] {
+  const rows: RowValues[] = [];
   for (const line of readFileSync(path, 'utf8').split('\n')) {
     if (line === '') continue;
     let row: unknown;
@@ -337,11 +349,39 @@ function readRows(path: string): Row[] {
       // A torn line: the process died writing it, before the call was answered.
       continue;
     }
-    if (isRow(row)) rows.push(row);
+    if (Array.isArray(row)) {
+      if (isRowValues(row)) rows.push(row);
+    } else if (isRow(row)) {
+      rows.push(rowValues(row));
+    }
   }
   return rows;
 }
 
+/** What each column of a journal line holds: text, text or null, a number or null. */
+const KINDS: readonly ('text' | 'text?' | 'number?')[] = COLUMNS.map((column) =>
+  column === 'duration_ms'
+    ? 'number?'
+    : column === 'id' ||
+        column === 'user_id' ||
+        column === 'tool_path' ||
+        column === 'started_at' ||
+        column === 'arguments'
+      ? 'text'
+      : 'text?',
+);
+
+/** Whether a line is a record's values, each of its column's kind. */
+function isRowValues(values: unknown[]): values is [...RowValues] {
+  if (values.length !== KINDS.length) return false;
+  return KINDS.every((kind, index) => {
+    const value = values[index];
+    if (kind === 'text') return typeof value === 'string';
+    return value === null || typeof value === (kind === 'text?' ? 'string' : 'number');
+  });
+}
+
+/** Whether a line is an older gateway's: an object keyed by column. */
 function isRow(value: unknown): value is Row {
   if (typeof value !== 'object' || value === null) return false;
   const row = value as Record<string, unknown>;

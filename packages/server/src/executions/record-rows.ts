@@ -4,10 +4,31 @@ import { type PoolStatement, poolQueryOf, poolStatement } from '../db/pool-query
 import type { RunNow } from '../db/sqlite.js';
 import type { ExecutionsTable } from './tables.js';
 
-/** An execution record as stored. */
+/** An execution record as stored, by column. */
 export type Row = Insertable<ExecutionsTable>;
 
-const COLUMNS = [
+/**
+ * An execution record as stored: its values in {@link COLUMNS}' order. Made once per record, it
+ * is both the journal's line (journal.ts) and the upsert's parameters: no object with a key per
+ * column to build, serialize with its keys, and read back column by column (issue 37).
+ */
+export type RowValues = readonly [
+  id: string,
+  user_id: string,
+  tool_path: string,
+  started_at: string,
+  duration_ms: number | null,
+  outcome: string | null,
+  approval: string | null,
+  approved_by: string | null,
+  arguments: string,
+  error: string | null,
+  endpoint_id: string | null,
+  client_id: string | null,
+];
+
+/** The columns of an execution record, in the order of {@link RowValues}. */
+export const COLUMNS = [
   'id',
   'user_id',
   'tool_path',
@@ -21,6 +42,24 @@ const COLUMNS = [
   'endpoint_id',
   'client_id',
 ] as const satisfies readonly (keyof Row)[];
+
+/** A row given by column (an older gateway's journal line) as {@link RowValues}. */
+export function rowValues(row: Row): RowValues {
+  return [
+    row.id,
+    row.user_id,
+    row.tool_path,
+    row.started_at,
+    row.duration_ms ?? null,
+    row.outcome ?? null,
+    row.approval ?? null,
+    row.approved_by ?? null,
+    row.arguments,
+    row.error ?? null,
+    row.endpoint_id ?? null,
+    row.client_id ?? null,
+  ];
+}
 // `arguments` too: a call's last write masks the values it was vended (mcp/call-redaction.ts),
 // which its first write, stored before the tool ran, could not know.
 const UPDATED = COLUMNS.filter(
@@ -44,7 +83,7 @@ const UPDATED = COLUMNS.filter(
  * rows is not synced (`synchronous = NORMAL` for it alone): in WAL mode it survives a crash of the
  * process, not a power cut; every other commit stays synced (db/sqlite.ts).
  */
-export function rowStore(database: GatewayDatabase): (rows: Row[]) => Promise<void> {
+export function rowStore(database: GatewayDatabase): (rows: RowValues[]) => Promise<void> {
   const { runNow } = database;
   if (runNow === undefined) {
     // On PostgreSQL each statement goes to the pool itself, not through kysely (db/pool-query.ts).
@@ -78,13 +117,13 @@ const SQLITE_CHUNK_SIZES = [32, 8, 2, 1];
 
 type Connection = Parameters<Parameters<RunNow>[0]>[0];
 
-function sqliteWriter(): (connection: Connection, rows: Row[]) => void {
+function sqliteWriter(): (connection: Connection, rows: RowValues[]) => void {
   let prepared: ReturnType<typeof prepare> | undefined;
   const prepare = (connection: Connection) => {
     const upserts = new Map(
       SQLITE_CHUNK_SIZES.map((size) => [size, connection.prepare(upsertSql('sqlite', size))]),
     );
-    const store = connection.transaction((rows: Row[]) => {
+    const store = connection.transaction((rows: RowValues[]) => {
       let at = 0;
       for (const size of SQLITE_CHUNK_SIZES) {
         const statement = upserts.get(size);
@@ -144,7 +183,7 @@ function upsertSql(dialect: DatabaseDialect, count: number): string {
 const POSTGRES_CHUNK = 500;
 
 /** One multi-row upsert of `rows` (PostgreSQL). */
-function upsertQuery(rows: Row[]): CompiledQuery {
+function upsertQuery(rows: RowValues[]): CompiledQuery {
   return CompiledQuery.raw(upsertSql('postgres', rows.length), parameters(rows, 0, rows.length));
 }
 
@@ -160,11 +199,11 @@ function upsertStatement(count: number): PoolStatement {
   return statement;
 }
 
-function parameters(rows: Row[], from: number, count: number): unknown[] {
+function parameters(rows: RowValues[], from: number, count: number): unknown[] {
+  if (count === 1) return (rows[from] as RowValues).slice();
   const values: unknown[] = [];
   for (let index = from; index < from + count; index++) {
-    const row = rows[index] as Row;
-    for (const column of COLUMNS) values.push(row[column] ?? null);
+    for (const value of rows[index] as RowValues) values.push(value);
   }
   return values;
 }

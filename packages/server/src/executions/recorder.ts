@@ -1,7 +1,7 @@
 import type { GatewayDatabase } from '../db/index.js';
 import { isoNow, type ServerLogger } from '../http/logger.js';
 import { ExecutionJournal } from './journal.js';
-import { type Row, rowStore } from './record-rows.js';
+import { type RowValues, rowStore } from './record-rows.js';
 import { redactArguments, redactError } from './redact-arguments.js';
 import type { ExecutionOutcome } from './tables.js';
 
@@ -86,14 +86,14 @@ interface Waiters {
  * await recorder.commit({ id, userId, toolPath, startedAt, arguments: args, outcome: 'ok', durationMs: 12 });
  */
 export class ExecutionRecorder {
-  readonly #store: (rows: Row[]) => Promise<void>;
+  readonly #store: (rows: RowValues[]) => Promise<void>;
   readonly #journal: ExecutionJournal | undefined;
   readonly #logger: ServerLogger;
   readonly #onCommit: ((record: ExecutionRecord) => void) | undefined;
   readonly #interval: number;
   readonly #maxBatch: number;
   /** Records queued by `write` (made into rows when stored) and rows queued by `commit`. */
-  #queue = new Map<string, ExecutionRecord | Row>();
+  #queue = new Map<string, ExecutionRecord | RowValues>();
   #waiters: Waiters | undefined;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #commitScheduled = false;
@@ -103,7 +103,7 @@ export class ExecutionRecorder {
   #rescan: ReturnType<typeof setInterval> | undefined;
   #recovering: Promise<number> | undefined;
   /** Rows committed this turn, not yet in the journal (SQLite files), and their callers. */
-  #unjournaled: Row[] = [];
+  #unjournaled: RowValues[] = [];
   #journalWaiters: Waiters | undefined;
   readonly #commitQueued = () => {
     this.#commitScheduled = false;
@@ -131,8 +131,8 @@ export class ExecutionRecorder {
     this.#enqueue(record);
   }
 
-  #enqueue(record: ExecutionRecord | Row): void {
-    this.#queue.set(record.id, record);
+  #enqueue(record: ExecutionRecord | RowValues): void {
+    this.#queue.set(isRow(record) ? record[0] : record.id, record);
     if (this.#queue.size >= this.#maxBatch) {
       void this.flush();
     } else if (this.#timer === undefined && this.#waiters === undefined) {
@@ -149,7 +149,7 @@ export class ExecutionRecorder {
   commit(record: ExecutionRecord): Promise<void> {
     if (this.#closed) return Promise.reject(new Error('the execution recorder is closed'));
     this.#onCommit?.(record);
-    let row: Row;
+    let row: RowValues;
     try {
       row = toRow(record);
     } catch (error) {
@@ -253,7 +253,7 @@ export class ExecutionRecorder {
   async #storeQueued(): Promise<void> {
     if (this.#queue.size === 0) return;
     const waiters = this.#waiters;
-    const batch: Row[] = [];
+    const batch: RowValues[] = [];
     for (const queued of this.#queue.values()) {
       if (isRow(queued)) {
         batch.push(queued);
@@ -319,25 +319,25 @@ function waiters(): Waiters {
   return { promise, resolve, reject };
 }
 
-function isRow(queued: ExecutionRecord | Row): queued is Row {
-  return 'user_id' in queued;
+function isRow(queued: ExecutionRecord | RowValues): queued is RowValues {
+  return Array.isArray(queued);
 }
 
-function toRow(record: ExecutionRecord): Row {
-  return {
-    id: record.id,
-    user_id: record.userId,
-    tool_path: record.toolPath,
+function toRow(record: ExecutionRecord): RowValues {
+  return [
+    record.id,
+    record.userId,
+    record.toolPath,
     // The same text as `toISOString()`, formatted by `Date` once per second (a call's journal
     // line is written before its answer).
-    started_at: isoNow(record.startedAt.getTime()),
-    duration_ms: record.durationMs === undefined ? null : Math.round(record.durationMs),
-    outcome: record.outcome ?? null,
-    approval: record.approval ?? null,
-    approved_by: record.approvedBy ?? null,
-    arguments: JSON.stringify(redactArguments(record.arguments ?? {})),
-    error: record.error === undefined ? null : redactError(record.error, record.arguments),
-    endpoint_id: record.endpointId ?? null,
-    client_id: record.clientId ?? null,
-  };
+    isoNow(record.startedAt.getTime()),
+    record.durationMs === undefined ? null : Math.round(record.durationMs),
+    record.outcome ?? null,
+    record.approval ?? null,
+    record.approvedBy ?? null,
+    JSON.stringify(redactArguments(record.arguments ?? {})),
+    record.error === undefined ? null : redactError(record.error, record.arguments),
+    record.endpointId ?? null,
+    record.clientId ?? null,
+  ];
 }

@@ -26,6 +26,28 @@ describe('createLogger', () => {
     expect(second).toEqual({ time: expect.any(String), level: 'warn', msg: 'bare' });
   });
 
+  it('writes the fields the gateway made as they are, and scrubs the rest and its base fields', () => {
+    const lines: string[] = [];
+    const logger = createLogger({ write: (line) => lines.push(line) }, new Redactor([secret]));
+    const child = logger.child({ component: `at ${secret}` });
+    child.infoMade(
+      `made ${secret}`,
+      { route: '/mcp/:token', status: 200, durationMs: 1.5, none: undefined },
+      { userId: secret, header: `Bearer ${'a'.repeat(20)}`, msg: 'not the message' },
+    );
+    logger.infoMade('bare', {}, {});
+    expect(lines[0]?.replace(/^\{"time":"[^"]+"/, '{"time":""')).toBe(
+      `{"time":"","level":"info","msg":"made ${REDACTED}","route":"/mcp/:token",` +
+        `"status":200,"durationMs":1.5,"component":"at ${REDACTED}","userId":"${REDACTED}",` +
+        `"header":"${REDACTED}"}\n`,
+    );
+    expect(JSON.parse(lines[1] ?? '')).toEqual({
+      time: expect.any(String),
+      level: 'info',
+      msg: 'bare',
+    });
+  });
+
   it('scrubs the message and the fields, and keeps its own time, level and message', () => {
     const { logger, parsed } = capture();
     logger.error(`failed with ${secret}`, {

@@ -6,6 +6,9 @@ import type { ServerLogger } from './logger.js';
 import { outgoingOf } from './outgoing.js';
 import { REQUEST_ID_HEADER, requestIdOf, withRequestId } from './request-id.js';
 
+/** The methods Node's HTTP parser takes, as a line may write them unscanned. */
+const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
 /**
  * Logs one line per request: method, route, status, duration and user id. The route is the
  * matched pattern (`/mcp/:token`), never the raw path, so tokens in URLs stay out of the log.
@@ -42,14 +45,16 @@ export function requestLog(
       // then as now.
       const matched = c.get('route') ?? c.req.routePath;
       const route = matched === '/*' || matched === '*' ? '(unmatched)' : matched;
-      logger.info('request', {
-        requestId,
-        method,
-        route,
-        status,
-        durationMs: Math.round(ms * 100) / 100,
-        userId: logIdentity(principal),
-      });
+      const userId = logIdentity(principal);
+      const durationMs = Math.round(ms * 100) / 100;
+      // Only what a caller can choose is scanned: a proxy's request id, a method Node's parser
+      // does not know (a request made in process), a user id (ids come from sign-in). The route
+      // is one of the gateway's own patterns, the figures are numbers, the id one it made.
+      if (requestId !== given && KNOWN_METHODS.has(method)) {
+        logger.infoMade('request', { requestId, method, route, status, durationMs }, { userId });
+      } else {
+        logger.info('request', { requestId, method, route, status, durationMs, userId });
+      }
       observe?.(method, route, status, ms / 1000);
     };
     // From the network the line is made once the answer is on its way: the client need not wait
