@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { migrate, openDatabase } from '../db/index.js';
-import { type Row, rowStore } from './record-rows.js';
+import { type RowValues, rowStore, rowValues } from './record-rows.js';
 
 /** Bytes this process has written with `write(2)`, `pwrite(2)` and the like (Linux). */
 function bytesWritten(): number {
@@ -13,8 +13,8 @@ function bytesWritten(): number {
 }
 
 /** A finished record with its own id, user and tool, so rows land all over the indexes. */
-function row(): Row {
-  return {
+function row(): RowValues {
+  return rowValues({
     id: randomUUID(),
     user_id: randomUUID(),
     tool_path: `t${randomUUID()}.echo.say`,
@@ -23,7 +23,7 @@ function row(): Row {
     outcome: 'ok',
     arguments: JSON.stringify({ text: randomUUID() }),
     endpoint_id: randomUUID(),
-  };
+  });
 }
 
 describe('rowStore on SQLite', () => {
