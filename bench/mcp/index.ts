@@ -228,10 +228,12 @@ async function load(
   agent: Agent,
   concurrency: number,
   calls: number,
+  upstream?: Target,
 ): Promise<Stretch> {
   const latencies: number[] = [];
   let next = 0;
   const cpuBefore = await cpuTime(target);
+  const upstreamBefore = upstream === undefined ? 0 : await cpuTime(upstream);
   const started = performance.now();
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
@@ -242,17 +244,22 @@ async function load(
     }),
   );
   const seconds = (performance.now() - started) / 1000;
-  return { calls, seconds, latencies, cpu: [(await cpuTime(target)) - cpuBefore] };
+  const cpu = [(await cpuTime(target)) - cpuBefore];
+  if (upstream !== undefined) cpu.push((await cpuTime(upstream)) - upstreamBefore);
+  return { calls, seconds, latencies, cpu };
 }
 
-/** 2026-07-28 calls of `target` as a side: a round's slices share one kept-alive agent. */
-function httpSide(target: Target): Side {
+/**
+ * 2026-07-28 calls of `target` as a side: a round's slices share one kept-alive agent. With
+ * `upstream`, the server `target` forwards to, that server's CPU over the slices is read too.
+ */
+function httpSide(target: Target, upstream?: Target): Side {
   return {
     name: target.name,
     open: async (concurrency) => {
       const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
       return {
-        slice: (calls) => load(target, agent, concurrency, calls),
+        slice: (calls) => load(target, agent, concurrency, calls, upstream),
         close: async () => agent.destroy(),
       };
     },
@@ -398,7 +405,9 @@ async function pluginCase(bare: Target, gateway: Target): Promise<void> {
     gateway.oauthToken === undefined
       ? undefined
       : { ...gateway, name: 'gateway-oauth', token: gateway.oauthToken };
-  const sides = [bare, gateway, ...(oauth === undefined ? [] : [oauth])].map(httpSide);
+  const sides = [bare, gateway, ...(oauth === undefined ? [] : [oauth])].map((side) =>
+    httpSide(side),
+  );
   await warm(sides, 16, WARMUP);
   console.log(
     'MCP benchmark: echo tool, tools/call over HTTP on 127.0.0.1, 2026-07-28 stateless; ' +
@@ -448,14 +457,15 @@ async function pluginCase(bare: Target, gateway: Target): Promise<void> {
  * ratio >= 0.8 of the relay's.
  */
 async function federatedCase(bare: Target, federated: Target, relay: Target): Promise<void> {
-  const sides = [bare, federated, relay].map(httpSide);
+  // The bare server's CPU is read behind each middle too: it differs from its CPU called directly.
+  const sides = [httpSide(bare), httpSide(federated, bare), httpSide(relay, bare)];
   await warm(sides, 16, WARMUP);
   console.log(
     'federated: Gateway -> bare server as an upstream MCP source, against the bare server directly',
   );
   console.log(method());
   console.log(
-    'conc  bare calls/s  federated calls/s  ratio (range)        bare p50/p99 ms  federated p50/p99 ms  CPU µs/call bare/federated  relay ratio (range)  relay p50 ms  relay CPU µs/call  ÷ relay (range)',
+    'conc  bare calls/s  federated calls/s  ratio (range)        bare p50/p99 ms  federated p50/p99 ms  CPU µs/call bare/federated  relay ratio (range)  relay p50 ms  relay CPU µs/call  ÷ relay (range)  bare CPU µs/call behind federated/relay',
   );
   for (const concurrency of CONCURRENCIES) {
     const rounds = await measureRounds(sides, concurrency, CALLS[concurrency], ROUNDS);
@@ -476,6 +486,7 @@ async function federatedCase(bare: Target, federated: Target, relay: Target): Pr
         fmt(r.p50).padStart(12),
         cpuOf(r).padStart(17),
         withSpread(ofRelay).padStart(19),
+        `${cpuOf(f, 1)}/${cpuOf(r, 1)}`.padStart(41),
       ].join('  '),
     );
     verdicts.push(

@@ -10,6 +10,11 @@
  *   what the descriptor is (`client` and `upstream` sockets, `records journal` for the
  *   execution records' segments, another file by name, `null` for /dev/null), `futex` and `epoll_ctl` by operation. strace slows the process several times:
  *   its counts are read, never its time.
+ * The same window's CPU is read for the other processes of a call too (`KERNEL_ALL=1`): the load
+ * generator (this process, index.ts's client: one kept-alive agent, a call in flight per client)
+ * and the bare upstream, with the machine's time by kind from `/proc/stat` (idle, and `nice`: the
+ * other sessions' reniced work), and each process's calls per wake-up of its event loop (calls
+ * over `MainThread`'s voluntary switches: how many answers one `epoll_pwait` sleep gathers).
  * The sides are server.ts's, started as index.ts starts them (stdout to /dev/null). Timed
  * figures on a shared machine are noise; run it through `/work/wt/bench.sh` when they matter.
  * Traces stay in `KERNEL_OUT` (default `/tmp/kernel-<side>-<clients>.strace`).
@@ -32,6 +37,7 @@ const SIDES = (process.env.KERNEL_SIDES ?? 'relay,federated,gateway').split(',')
 const CLIENTS = (process.env.KERNEL_CLIENTS ?? '1,16').split(',').map(Number);
 const STRACE = process.env.KERNEL_STRACE !== '0';
 const OUT = process.env.KERNEL_OUT ?? '/tmp/kernel';
+const ALL = process.env.KERNEL_ALL === '1';
 /** Linux's clock ticks (`USER_HZ`): /proc's CPU times count them. */
 const TICK_US = 10_000;
 
@@ -172,6 +178,44 @@ function descriptors(side: Side): Map<string, string> {
   return kinds;
 }
 
+/** The machine's time so far by kind (`/proc/stat`'s `cpu` line, in ticks). */
+function machine(): Record<string, number> {
+  const kinds = ['user', 'nice', 'system', 'idle', 'iowait', 'irq', 'softirq', 'steal'];
+  const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]?.trim().split(/\s+/) ?? [];
+  return Object.fromEntries(kinds.map((kind, i) => [kind, Number(fields[i + 1] ?? 0)]));
+}
+
+/** The machine's time over a window by kind, in µs a call and in cores busy. */
+function machineLines(
+  before: Record<string, number>,
+  after: Record<string, number>,
+  calls: number,
+  seconds: number,
+): string[] {
+  const parts = Object.keys(after).map((kind) => {
+    const ticks = (after[kind] ?? 0) - (before[kind] ?? 0);
+    return `${kind} ${((ticks * TICK_US) / calls).toFixed(0)} µs (${((ticks * TICK_US) / 1e6 / seconds).toFixed(2)} cores)`;
+  });
+  return [`  machine (/proc/stat, a call): ${parts.join(', ')}`];
+}
+
+/** Calls per wake-up of a process's event loop: calls over `MainThread`'s voluntary switches. */
+function wakeLine(
+  before: ReturnType<typeof threads>,
+  after: ReturnType<typeof threads>,
+  calls: number,
+  seconds: number,
+): string {
+  let switches = 0;
+  let ticks = 0;
+  for (const [tid, { name, counts }] of after) {
+    const earlier = before.get(tid)?.counts ?? [0, 0, 0, 0];
+    ticks += counts[0] + counts[1] - earlier[0] - earlier[1];
+    if (name === 'MainThread') switches += counts[2] - earlier[2];
+  }
+  return `  calls per event-loop sleep ${(calls / Math.max(switches, 1)).toFixed(2)}; process busy ${((ticks * TICK_US) / 1e6 / seconds).toFixed(2)} cores`;
+}
+
 const DESCRIBED_BY_FD =
   /^(read|write|writev|readv|pread64|pwrite64|close|fstat|ftruncate|fcntl|fdatasync|fsync)$/;
 
@@ -212,12 +256,30 @@ for (const name of SIDES) {
   for (const clients of CLIENTS) {
     const agent = new Agent({ keepAlive: true, maxSockets: clients });
     await load(side, agent, clients, WARMUP);
-    const before = threads(side.pid);
+    const pids: [string, number][] = ALL
+      ? [
+          [name, side.pid],
+          ['client', process.pid],
+          ['bare upstream', bare.pid],
+        ]
+      : [[name, side.pid]];
+    const before = pids.map(([, pid]) => threads(pid));
+    const machineBefore = machine();
     const started = performance.now();
     await load(side, agent, clients, CALLS);
     const seconds = (performance.now() - started) / 1000;
+    const machineAfter = machine();
+    const after = pids.map(([, pid]) => threads(pid));
     console.log(`${name} at ${clients} client(s): ${(CALLS / seconds).toFixed(0)} calls/s`);
-    for (const line of cpuLines(before, threads(side.pid), CALLS)) console.log(line);
+    for (const [i, [label]] of pids.entries()) {
+      const [earlier, later] = [before[i] ?? new Map(), after[i] ?? new Map()];
+      if (ALL) console.log(` ${label}:`);
+      for (const line of cpuLines(earlier, later, CALLS)) console.log(line);
+      if (ALL) console.log(wakeLine(earlier, later, CALLS, seconds));
+    }
+    if (ALL)
+      for (const line of machineLines(machineBefore, machineAfter, CALLS, seconds))
+        console.log(line);
     if (STRACE) {
       console.log(`  system calls a call (strace -f, ${CALLS} calls), by thread:`);
       for (const line of await traced(side, agent, clients, CALLS)) console.log(line);
