@@ -51,7 +51,8 @@ export class GatewayMetrics {
   readonly #http: SeriesHistogram<'method' | 'route' | 'status'>;
   readonly #httpSeries = new Map<string, HistogramSeries>();
   readonly #toolCalls: SeriesHistogram<'tool' | 'outcome'>;
-  readonly #toolSeries = new Map<string, HistogramSeries>();
+  /** Known tools' series, by tool then outcome: found without a key made per call. */
+  readonly #toolSeries = new Map<string, Map<string, HistogramSeries>>();
   readonly #approvalsDecided: Counter<'decision'>;
   readonly #refreshes: Counter<'provider' | 'result'>;
   readonly #upstreamErrors: Counter<'source'>;
@@ -167,13 +168,19 @@ export class GatewayMetrics {
 
   /** A tool call settled. A name the gateway does not serve counts as `(unknown)`. */
   toolCall(tool: string, outcome: string, seconds: number): void {
-    const key = `${outcome} ${tool}`;
-    let series = this.#toolSeries.get(key);
+    let byOutcome = this.#toolSeries.get(tool);
+    let series = byOutcome?.get(outcome);
     if (series === undefined) {
       const known = this.#sources.knownTool(tool);
       series = this.#toolCalls.series({ tool: known ? tool : '(unknown)', outcome });
       // Only known tools are kept: unknown names are as many as callers care to send.
-      if (known) this.#toolSeries.set(key, series);
+      if (known) {
+        if (byOutcome === undefined) {
+          byOutcome = new Map();
+          this.#toolSeries.set(tool, byOutcome);
+        }
+        byOutcome.set(outcome, series);
+      }
     }
     series.observe(seconds);
   }
