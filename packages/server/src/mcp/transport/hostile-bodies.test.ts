@@ -134,4 +134,31 @@ describe('a client message nested too deep for the checks after the parse (issue
     expect(refused.status).toBe(400);
     expect(await refused.json()).toEqual(refusal);
   });
+
+  it('walks a message only when its brackets could nest past 100, and judges it the same', async () => {
+    const gw = await startMcpGateway();
+    const admin = await gw.user({ admin: true });
+    const post = (text: string) =>
+      fetch(`${gw.url}/mcp`, {
+        method: 'POST',
+        headers: { ...headersFor('tools/call'), authorization: `Bearer ${admin.mcpToken}` },
+        body: text,
+      });
+    // The envelope's own brackets: the body, params, arguments (levels 1-3), _meta and its
+    // capabilities: 5; `x` nests below the arguments.
+    const call = (args: string) =>
+      `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"demo.echo.say","arguments":{"text":"hi"${args}},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`;
+    // Exactly 100 brackets: within the bound, not walked, served.
+    const atBound = call(`,"x":${deeply(95)}`);
+    expect([...atBound].filter((c) => c === '{' || c === '[').length).toBe(100);
+    expect((await post(atBound)).status).toBe(200);
+    // Many brackets, inside strings and side by side, but shallow: walked and served.
+    const shallow = call(`,"s":"${'['.repeat(300)}","xs":[${Array(200).fill('{}').join(',')}]`);
+    expect((await post(shallow)).status).toBe(200);
+    // 101 levels deep among many brackets: walked and refused.
+    const deep = call(`,"xs":[${Array(200).fill('{}').join(',')}],"x":${deeply(98)}`);
+    const refused = await post(deep);
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toMatchObject({ error: { code: -32600 } });
+  });
 });

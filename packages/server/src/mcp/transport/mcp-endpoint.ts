@@ -6,7 +6,7 @@ import {
   type Server,
 } from '@modelcontextprotocol/server';
 import type { SessionState } from '../../identity/index.js';
-import { nestedDeeperThan } from '../../json/nesting.js';
+import { nestedDeeperThan, nestsWithin } from '../../json/nesting.js';
 import type { FederatedSource } from '../../upstream/federation.js';
 import { namespacedUri } from '../../upstream/namespaced-names.js';
 import type { UpstreamNotice } from '../../upstream/notice.js';
@@ -293,8 +293,14 @@ export class McpEndpoint {
         return rpcError(400, -32600, 'Invalid Request: send a JSON-RPC message or batch');
       }
       // JSON.parse nests as deep as the body goes (~200,000 levels in 1 MiB); a schema check or
-      // JSON.stringify after it would overflow the stack, a 500 for bad input.
-      if (nestedDeeperThan(body, MAX_REQUEST_DEPTH)) return rpcError(400, -32600, TOO_DEEP);
+      // JSON.stringify after it would overflow the stack, a 500 for bad input. A text with too few
+      // brackets to nest that deep (almost every request) is not walked.
+      if (
+        !nestsWithin(read.text, MAX_REQUEST_DEPTH) &&
+        nestedDeeperThan(body, MAX_REQUEST_DEPTH)
+      ) {
+        return rpcError(400, -32600, TOO_DEEP);
+      }
     }
 
     if (this.#sessions.claims(request, body)) {
