@@ -48,6 +48,31 @@ describe('createLogger', () => {
     });
   });
 
+  it("scrubs infoMade's message on every line, even one kept scrubbed or a secret learnt later", () => {
+    const lines: string[] = [];
+    const redactor = new Redactor();
+    const logger = createLogger({ write: (line) => lines.push(line) }, redactor);
+    const later = 'learnt-later-secret';
+    const msgs = () => lines.map((line) => (JSON.parse(line) as { msg: string }).msg);
+    // Short (kept once scrubbed), token-shaped, and long enough to hold a secret.
+    for (const message of ['request', 'a://:x@', `made ${later}`]) {
+      logger.infoMade(message, {}, {});
+    }
+    redactor.addSecret(later);
+    for (let i = 0; i < 2; i += 1) {
+      for (const message of ['request', 'a://:x@', `made ${later}`]) {
+        logger.infoMade(message, {}, {});
+      }
+    }
+    expect(msgs()).toEqual([
+      'request',
+      `a://:${REDACTED}@`,
+      `made ${later}`,
+      ...['request', `a://:${REDACTED}@`, `made ${REDACTED}`],
+      ...['request', `a://:${REDACTED}@`, `made ${REDACTED}`],
+    ]);
+  });
+
   it('scrubs the message and the fields, and keeps its own time, level and message', () => {
     const { logger, parsed } = capture();
     logger.error(`failed with ${secret}`, {

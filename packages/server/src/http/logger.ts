@@ -1,4 +1,4 @@
-import type { Redactor } from './redact.js';
+import { MIN_SECRET_LENGTH, type Redactor } from './redact.js';
 import { currentRequestId } from './request-id.js';
 
 export type LogLevel = 'info' | 'warn' | 'error';
@@ -58,12 +58,26 @@ export function createLogger(
       sink.write(`${head}${restOfObject(withoutOwn(own), redactor)}\n`);
     }
   };
+  // infoMade's messages are the gateway's constants ('request'): each scrubbed once, not per line.
+  const madeMessages = new Map<string, string>();
+  const madeMessage = (message: string) => {
+    let scrubbed = madeMessages.get(message);
+    if (scrubbed === undefined) {
+      scrubbed = JSON.stringify(redactor.text(message));
+      // Kept only when no secret, configured or added later, could hide in it: token shapes are
+      // fixed, so its scrub holds for good.
+      if (message.length < MIN_SECRET_LENGTH && madeMessages.size < MADE_MESSAGES) {
+        madeMessages.set(message, scrubbed);
+      }
+    }
+    return scrubbed;
+  };
   return {
     log,
     infoMade: (message, made, fields) => {
       const json = JSON.stringify(made);
-      const head =
-        json === '{}' ? headOf('info', message) : `${headOf('info', message)},${json.slice(1, -1)}`;
+      const start = `{"time":"${isoNow()}","level":"info","msg":${madeMessage(message)}`;
+      const head = json === '{}' ? start : `${start},${json.slice(1, -1)}`;
       const rest = hasBase ? { ...base, ...fields } : fields;
       sink.write(`${head}${restOfObject(withoutOwn(rest), redactor)}\n`);
     },
@@ -73,6 +87,9 @@ export function createLogger(
     child: (fields) => createLogger(sink, redactor, { ...base, ...fields }),
   };
 }
+
+/** How many distinct messages a logger keeps scrubbed for {@link ServerLogger.infoMade}. */
+const MADE_MESSAGES = 16;
 
 /** `fields` without those named like a line's own (`time`, `level`, `msg`). */
 function withoutOwn(fields: Record<string, unknown>): Record<string, unknown> {
