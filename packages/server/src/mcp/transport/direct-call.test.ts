@@ -247,6 +247,31 @@ describe('a 2026-07-28 call answered directly whose client leaves (issue 37)', (
     await expectSlowWaitCancelled(gw);
   });
 
+  it('stops every call in flight, and answers each 499, when the gateway stops', async () => {
+    const gw = await startMcpGateway();
+    const admin = await gw.user({ admin: true });
+    const call = () =>
+      gw.gateway.fetch(
+        new Request(`${gw.url}/mcp`, {
+          method: 'POST',
+          headers: { ...headersFor('demo.slow.wait'), authorization: `Bearer ${admin.mcpToken}` },
+          body: JSON.stringify(slow),
+        }),
+      );
+    const answers = [call(), call(), call()];
+    const waiting = () => gw.gateway.logs().split('waiting until stopped').length - 1;
+    await until(() => waiting() === 3);
+    expect(waiting()).toBe(3);
+    await gw.gateway.stop();
+    const statuses = await Promise.all(answers.map(async (answer) => (await answer).status));
+    expect(statuses).toEqual([499, 499, 499]);
+    expect(gw.state.stopped.map(({ reason }) => reason)).toEqual([
+      'cancelled',
+      'cancelled',
+      'cancelled',
+    ]);
+  });
+
   it('stops only the call whose client left, among requests pipelined on one socket (issue 37 review)', async () => {
     const gw = await startMcpGateway();
     const admin = await gw.user({ admin: true });
