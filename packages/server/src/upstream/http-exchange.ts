@@ -1,6 +1,5 @@
 import { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
-import { LinkedList } from '../http/linked-list.js';
 import type { StopSource } from './abort-signals.js';
 
 /** An answer's headers as undici parses them (names in lower case). */
@@ -78,14 +77,42 @@ export function exchange(
 
 /**
  * The exchanges of one transport not yet settled ({@link exchange}), which it stops when it closes:
- * a list linked through them ({@link LinkedList}). A `Set` that one call at a time filled and
- * emptied cost each call V8's shrinking of its table on the `delete` that emptied it and a new one
- * on the next `add` (issue 37, as `SessionCalls`).
+ * a list linked through them. A `Set` that one call at a time filled and emptied cost each call
+ * V8's shrinking of its table on the `delete` that emptied it and a new one on the next `add`
+ * (issue 37, as `SessionCalls`).
  */
-export class InFlight extends LinkedList<Exchange> {
+export class InFlight {
+  #first: Exchange | undefined;
+  #size = 0;
+
+  /** How many are in flight. */
+  get size(): number {
+    return this.#size;
+  }
+
+  add(one: Exchange): void {
+    one.next = this.#first;
+    if (this.#first !== undefined) this.#first.previous = one;
+    this.#first = one;
+    this.#size += 1;
+  }
+
+  /** Takes `one` off the list; it must be on it (an exchange is deleted once, at its settling). */
+  delete(one: Exchange): void {
+    const { previous, next } = one;
+    if (previous === undefined) this.#first = next;
+    else previous.next = next;
+    if (next !== undefined) next.previous = previous;
+    one.previous = undefined;
+    one.next = undefined;
+    this.#size -= 1;
+  }
+
   /** Stops every exchange in flight with `reason`. */
   abortAll(reason: Error): void {
-    for (const one of this.all()) one.abort(reason);
+    const all: Exchange[] = [];
+    for (let one = this.#first; one !== undefined; one = one.next) all.push(one);
+    for (const one of all) one.abort(reason);
   }
 }
 
