@@ -13,13 +13,12 @@ import {
 import { isDatabaseUnavailable } from '../../db/unavailable.js';
 import { whenClientLeaves } from '../../http/client-left.js';
 import { decidedOnce } from '../../http/decided-names.js';
-import type { OnceStop } from '../../http/once-stop.js';
+import { OnceStop } from '../../http/once-stop.js';
 import { callTool } from '../call/call-tool.js';
 import type { CallContext, CallSite } from '../call-site.js';
 import type { McpPrincipal } from '../principal.js';
 import type { McpRuntime } from '../runtime.js';
 import { callAnswerText } from './call-answer.js';
-import { LinkedStop, LinkedStops } from './linked-stops.js';
 
 const MODERN = '2026-07-28';
 /** 2025's "resource not found", which 2026-07-28 answers as invalid params (the SDK maps it so). */
@@ -147,7 +146,7 @@ export function plainModernRequestOf(
  * handler stops the calls it serves.
  */
 export class DirectCalls {
-  readonly #running = new LinkedStops();
+  readonly #running = new Set<OnceStop>();
   readonly #runtime: McpRuntime;
 
   constructor(runtime: McpRuntime) {
@@ -169,8 +168,7 @@ export class DirectCalls {
     // A stop of the call's own, not AbortSignal.any() over a signal that lives as long as the
     // gateway: each call would add a dependant to it. Neither it nor the request makes a signal
     // unless something reads one (OnceStop, whenClientLeaves).
-    // Listed through the stop itself (linked-stops.ts), for stopAll.
-    const stop = new LinkedStop();
+    const stop = new OnceStop();
     const stopListening = whenClientLeaves(request, (reason) => stop.stop(reason));
     this.#running.add(stop);
     let result: CallToolResult | InputRequiredResult | undefined;
@@ -196,7 +194,7 @@ export class DirectCalls {
 
   /** Stops every call in flight. */
   stopAll(): void {
-    this.#running.stopAll(new Error('The gateway is stopping'));
+    for (const stop of this.#running) stop.stop(new Error('The gateway is stopping'));
   }
 }
 
