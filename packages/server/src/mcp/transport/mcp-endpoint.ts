@@ -295,10 +295,7 @@ export class McpEndpoint {
       // JSON.parse nests as deep as the body goes (~200,000 levels in 1 MiB); a schema check or
       // JSON.stringify after it would overflow the stack, a 500 for bad input. A text with too few
       // brackets to nest that deep (almost every request) is not walked.
-      if (
-        !nestsWithin(read.text, MAX_REQUEST_DEPTH) &&
-        nestedDeeperThan(body, MAX_REQUEST_DEPTH)
-      ) {
+      if (!nestsWithin(read.text, MAX_REQUEST_DEPTH) && nestedDeeperThan(body, MAX_REQUEST_DEPTH)) {
         return rpcError(400, -32600, TOO_DEEP);
       }
     }
