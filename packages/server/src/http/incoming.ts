@@ -1,5 +1,6 @@
 import { IncomingMessage } from 'node:http';
 import type { Context } from 'hono';
+import { hasRawBody, keepTakenBody } from './node-adapter/incoming-body.js';
 import { bufferedBody, NodeRequest } from './node-adapter/request.js';
 
 /**
@@ -23,8 +24,8 @@ export function incomingOf(c: Context): IncomingMessage | undefined {
  * (bench/mcp/README.md). A small request arrives in one read of the socket: by the time a route
  * has awaited anything, Node's parser has pushed all of its body (all `length` bytes of its
  * `Content-Length`, which the parser holds the client to), though it may not have marked the
- * message complete yet. The adapter serves a buffer left as the message's `rawBody` (as for
- * platforms that read the body before the app runs) as the body, and marks it used as after any
+ * message complete yet. The adapter serves the buffer taken (`keepTakenBody`), as it serves a
+ * platform's `rawBody` read before the app runs, as the body, and marks it used as after any
  * read. The stream is then set flowing, as the adapter's read leaves it, so that it ends when the
  * parser marks the message complete: the adapter drains a message that has not ended when its
  * answer is done. Given `afterSent` (the response's, `GatewayResponse.afterSent`), it is
@@ -48,13 +49,13 @@ export function takeBufferedBody(
     incoming.readableFlowing === true ||
     incoming.readableEncoding !== null ||
     incoming.readableLength !== length ||
-    'rawBody' in incoming
+    hasRawBody(incoming)
   ) {
     return false;
   }
   const body: unknown = incoming.read();
   if (!Buffer.isBuffer(body)) return false;
-  Object.defineProperty(incoming, 'rawBody', { value: body, configurable: true });
+  keepTakenBody(incoming, body);
   if (afterSent === undefined) {
     if (!incoming.complete) incoming.resume();
   } else {

@@ -213,7 +213,7 @@ export class NodeRequest {
 
   /**
    * A POST's body's bytes at once, marking the body read as `arrayBuffer()` would, when it sits
-   * whole in the message's buffer (`takeBufferedBody` left it as `rawBody`); else undefined,
+   * whole in the message's buffer (`takeBufferedBody` kept it, `rawBodyOf`); else undefined,
    * nothing read.
    */
   [bufferedBody](): Buffer | undefined {
