@@ -127,6 +127,48 @@ describe('which 2026-07-28 calls the gateway answers without the SDK (directCall
       expect(directCallOf(requestOf(notAnObject, headers), notAnObject)).toBeUndefined();
     }
   });
+
+  it('judges an envelope equal to the last valid one at once, and any other by its schema (issue 37)', () => {
+    const withCapabilities = (capabilities: unknown) =>
+      callBody(
+        'demo.echo.say',
+        {},
+        {
+          ...ENVELOPE,
+          'io.modelcontextprotocol/clientCapabilities': capabilities,
+        },
+      );
+    const judged = (capabilities: unknown) => {
+      const body = withCapabilities(capabilities);
+      return directCallOf(requestOf(body, headers), body) !== undefined;
+    };
+    const valid = {
+      sampling: {},
+      elicitation: { form: {} },
+      extensions: { 'a.b/c': { x: [1, 2] } },
+    };
+    expect(judged(valid)).toBe(true);
+    // Changed after it was judged: the verdict kept is of the value as it was, not of this one.
+    valid.sampling = 1 as unknown as object;
+    expect(judged(valid)).toBe(false);
+    expect(
+      judged({ sampling: 1, elicitation: { form: {} }, extensions: { 'a.b/c': { x: [1, 2] } } }),
+    ).toBe(false);
+    const again = {
+      extensions: { 'a.b/c': { x: [1, 2] } },
+      elicitation: { form: {} },
+      sampling: {},
+    };
+    expect(judged(again)).toBe(true);
+    expect(judged({ ...again, sampling: 1 })).toBe(false);
+    expect(judged({ ...again, elicitation: 1 })).toBe(false);
+    expect(judged({ ...again, roots: 1 })).toBe(false);
+    expect(judged({ elicitation: { form: {} }, sampling: 1 })).toBe(false);
+    expect(judged({ ...again, extensions: { 'a.b/c': { x: [1, 2, 3] } } })).toBe(true);
+    expect(judged([])).toBe(false);
+    expect(judged({})).toBe(true);
+    expect(judged({ sampling: [] })).toBe(false);
+  });
 });
 
 describe('a call the gateway answers itself is answered as the SDK answers it', () => {

@@ -31,18 +31,22 @@ const ENVELOPE_KEYS = new Set([
   CLIENT_CAPABILITIES_META_KEY,
 ]);
 
+/** The longest envelope value, as JSON text, whose verdict is kept. */
+const MAX_KEPT_TEXT = 1024;
+
 /**
- * Whether a client's capabilities and info, as JSON text, are valid by the spec's schemas: decided
- * once per text (a client sends the same envelope with every call, and the schemas' checks cost a
- * call more than writing the value as text; issue 37). Texts up to 1 KiB are kept, at most 1,000.
- * The text of a value parsed from JSON stands for the value: the check of the text's own parse is
- * the check of the value.
+ * Whether a client's capabilities and info are valid by the spec's schemas: a value equal to the
+ * last valid one at once ({@link likeLastValid}), else decided once per JSON text (a client sends
+ * the same envelope with every call, and the schemas' checks cost a call more than writing the
+ * value as text; issue 37). Texts up to 1 KiB are kept, at most 1,000. The text of a value parsed
+ * from JSON stands for the value: the check of the text's own parse is the check of the value.
  */
-const validCapabilities = decidedOnce(
-  (text) => isSpecType.ClientCapabilities(JSON.parse(text)),
-  1024,
+const validCapabilities = likeLastValid(
+  decidedOnce((text) => isSpecType.ClientCapabilities(JSON.parse(text)), MAX_KEPT_TEXT),
 );
-const validInfo = decidedOnce((text) => isSpecType.Implementation(JSON.parse(text)), 1024);
+const validInfo = likeLastValid(
+  decidedOnce((text) => isSpecType.Implementation(JSON.parse(text)), MAX_KEPT_TEXT),
+);
 
 /** A 2026-07-28 `tools/call` the gateway answers itself ({@link directCallOf}). */
 export interface DirectCall {
@@ -129,8 +133,8 @@ export function plainModernRequestOf(
   }
   const capabilities = envelope[CLIENT_CAPABILITIES_META_KEY];
   const info = envelope[CLIENT_INFO_META_KEY];
-  if (!isPlain(capabilities) || !validCapabilities(JSON.stringify(capabilities))) return undefined;
-  if (info !== undefined && (!isPlain(info) || !validInfo(JSON.stringify(info)))) return undefined;
+  if (!isPlain(capabilities) || !validCapabilities(capabilities)) return undefined;
+  if (info !== undefined && (!isPlain(info) || !validInfo(info))) return undefined;
   return {
     id: id as string | number,
     params,
@@ -260,6 +264,54 @@ function errorOf(error: unknown, runtime: McpRuntime): object {
     error: error instanceof Error ? error.message : String(error),
   });
   return { code: ProtocolErrorCode.InternalError, message: 'Internal error' };
+}
+
+/**
+ * `validText` for a value parsed from JSON, answered true at once for a value equal to the last
+ * one found valid (its own copy, which no caller can change). A client sends the same envelope
+ * with every call: comparing it with the last costs a few hundred instructions, where writing it
+ * as text and looking the text up cost every direct call ~3.5 k (issue 37). Any other value is
+ * written as text and judged by `validText`, as before.
+ */
+function likeLastValid(validText: (text: string) => boolean): (value: object) => boolean {
+  let lastValid: unknown;
+  return (value) => {
+    if (lastValid !== undefined && sameJson(value, lastValid)) return true;
+    const text = JSON.stringify(value);
+    const valid = validText(text);
+    if (valid && text.length <= MAX_KEPT_TEXT) lastValid = JSON.parse(text);
+    return valid;
+  };
+}
+
+/**
+ * Whether the JSON value `given` equals `kept` (members in any order): the walk goes no deeper
+ * and no wider than `kept`, which is at most {@link MAX_KEPT_TEXT} characters of JSON.
+ */
+function sameJson(given: unknown, kept: unknown): boolean {
+  if (given === kept) return true;
+  if (typeof given !== 'object' || typeof kept !== 'object' || given === null || kept === null) {
+    return false;
+  }
+  if (Array.isArray(kept)) {
+    if (!Array.isArray(given) || given.length !== kept.length) return false;
+    for (let i = 0; i < kept.length; i += 1) if (!sameJson(given[i], kept[i])) return false;
+    return true;
+  }
+  if (Array.isArray(given)) return false;
+  const keptMembers = kept as Record<string, unknown>;
+  const givenMembers = given as Record<string, unknown>;
+  let count = 0;
+  for (const key in keptMembers) {
+    if (!Object.hasOwn(givenMembers, key) || !sameJson(givenMembers[key], keptMembers[key])) {
+      return false;
+    }
+    count += 1;
+  }
+  for (const key in givenMembers) {
+    if (!Object.hasOwn(keptMembers, key) || --count < 0) return false;
+  }
+  return true;
 }
 
 function isPlain(value: unknown): value is Record<string, unknown> {
