@@ -19,15 +19,17 @@ type Ending = Pick<ExecutionRecord, 'outcome' | 'durationMs' | 'approval' | 'app
  * before the answer is let out ({@link CallRecord.settle}: no answer without its record).
  */
 export class CallRecord {
-  readonly startedAt: Date;
   /** Every value vended to this call is masked in everything the call lets out. */
   readonly redaction: CallRedaction;
   /** Set once the call can ask questions: the last answer goes into the record. */
   elicitor: Elicitor | undefined;
   readonly #services: McpDeps;
-  readonly #subject: string;
-  /** The endpoint (and its OAuth client) the call came through, for the record. */
-  readonly #via: Pick<ExecutionRecord, 'endpointId' | 'clientId'>;
+  readonly #principal: McpPrincipal;
+  /** When the call started (`Date.now()`); its `Date` is made when first read ({@link startedAt}). */
+  readonly #startedMs: number;
+  #startedAt: Date | undefined;
+  /** The endpoint (and its OAuth client) the call came through, for the record: made when first read. */
+  #via: Pick<ExecutionRecord, 'endpointId' | 'clientId'> | undefined;
   readonly #toolPath: string;
   readonly #args: Record<string, unknown>;
   /** The execution id, once made ({@link id}). */
@@ -43,19 +45,21 @@ export class CallRecord {
     round?: Round,
   ) {
     this.#services = services;
-    this.#subject = subjectId(principal);
-    this.#via =
-      principal.kind === 'user'
-        ? {
-            ...(principal.endpointId === undefined ? {} : { endpointId: principal.endpointId }),
-            ...(principal.clientId === undefined ? {} : { clientId: principal.clientId }),
-          }
-        : {};
+    this.#principal = principal;
     this.#toolPath = toolPath;
     this.#args = args;
     this.#id = round?.state.executionId;
-    this.startedAt = round ? new Date(round.state.startedAt) : new Date();
+    this.#startedMs = round ? round.state.startedAt : Date.now();
     this.redaction = new CallRedaction(services.redactor);
+  }
+
+  /**
+   * When the call started: made when first read, by the record's first state, which a federated
+   * call queues after its upstream request is written (issue 37).
+   */
+  get startedAt(): Date {
+    this.#startedAt ??= new Date(this.#startedMs);
+    return this.#startedAt;
   }
 
   /**
@@ -68,7 +72,7 @@ export class CallRecord {
   }
 
   elapsed(): number {
-    return Date.now() - this.startedAt.getTime();
+    return Date.now() - this.#startedMs;
   }
 
   /** The approval decision so far, for the record. */
@@ -131,9 +135,17 @@ export class CallRecord {
   }
 
   #state(end: Ending): ExecutionRecord {
+    const principal = this.#principal;
+    this.#via ??=
+      principal.kind === 'user'
+        ? {
+            ...(principal.endpointId === undefined ? {} : { endpointId: principal.endpointId }),
+            ...(principal.clientId === undefined ? {} : { clientId: principal.clientId }),
+          }
+        : {};
     return {
       id: this.id,
-      userId: this.#subject,
+      userId: subjectId(principal),
       toolPath: this.#toolPath,
       startedAt: this.startedAt,
       arguments: this.redaction.data(this.#args),
