@@ -29,10 +29,9 @@ export class UpstreamTool implements ToolSource {
   readonly #approval: boolean;
   readonly #oauth: UpstreamOAuthHooks | undefined;
   readonly #baseUrl: () => string;
-  readonly #headerDeclaring: McpTool | undefined;
   readonly #namespace: string | undefined;
-  /** The upstream says calling the tool changes nothing: a call may be sent again. */
-  readonly #readOnly: boolean;
+  /** What every call of the tool tells the upstream's `call`: made once, not per call (issue 37). */
+  readonly #sending: Parameters<Upstream['call']>[4];
 
   constructor(options: {
     upstream: Upstream;
@@ -57,12 +56,23 @@ export class UpstreamTool implements ToolSource {
     this.#oauth = options.oauth;
     this.#baseUrl = options.baseUrl ?? (() => 'the gateway');
     this.#namespace = options.namespace;
-    const { definition } = options;
-    this.#readOnly = definition?.annotations?.readOnlyHint === true;
-    this.#headerDeclaring =
-      definition !== undefined && declaresParamHeaders(definition.inputSchema)
-        ? definition
-        : undefined;
+    const { definition, auth } = options;
+    this.#sending = {
+      // An oauth source's calls send the calling user's token for the source itself.
+      provider:
+        auth.kind === 'header'
+          ? auth.provider
+          : auth.kind === 'oauth'
+            ? options.upstream.id
+            : undefined,
+      path: this.#path,
+      headerDeclaring:
+        definition !== undefined && declaresParamHeaders(definition.inputSchema)
+          ? definition
+          : undefined,
+      // The upstream says calling the tool changes nothing: a call may be sent again.
+      readOnly: definition?.annotations?.readOnlyHint === true,
+    };
   }
 
   checkInput(args: Record<string, unknown>): CheckedInput {
@@ -84,12 +94,13 @@ export class UpstreamTool implements ToolSource {
     if (auth.kind === 'oauth') return this.#linked(await this.#runWithOAuth(input, call));
     const credential =
       auth.kind === 'header' ? await call.context.auth.getToken(auth.provider) : undefined;
-    const result = await this.#upstream.call(this.upstreamName, input, credential, call, {
-      provider: auth.kind === 'header' ? auth.provider : undefined,
-      path: this.#path,
-      headerDeclaring: this.#headerDeclaring,
-      readOnly: this.#readOnly,
-    });
+    const result = await this.#upstream.call(
+      this.upstreamName,
+      input,
+      credential,
+      call,
+      this.#sending,
+    );
     return this.#linked(result);
   }
 
@@ -119,12 +130,7 @@ export class UpstreamTool implements ToolSource {
     // Masked wherever this call's text goes, like every vended credential.
     call.redaction.remember(found.token);
     try {
-      return await this.#upstream.call(this.upstreamName, input, found.token, call, {
-        provider: sourceId,
-        path: this.#path,
-        headerDeclaring: this.#headerDeclaring,
-        readOnly: this.#readOnly,
-      });
+      return await this.#upstream.call(this.upstreamName, input, found.token, call, this.#sending);
     } catch (error) {
       if (error instanceof UpstreamRefusedFailure && error.status === 401) {
         await this.#oauth?.markRefused(userId, sourceId, found.connectionId);
