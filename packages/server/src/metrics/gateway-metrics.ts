@@ -17,7 +17,9 @@ export interface MetricsSources {
 }
 
 /** HTTP methods kept as labels; any other is `OTHER` (a client chooses the method). */
-const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+/** The label of a method {@link METHODS} does not list. */
+const OTHER_METHOD = 'OTHER';
 /** Seconds: from a cached lookup to a slow tool. */
 const LATENCY_BUCKETS = [
   0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30,
@@ -49,7 +51,11 @@ export class GatewayMetrics {
   #lateScheduled = false;
   readonly #sources: MetricsSources;
   readonly #http: SeriesHistogram<'method' | 'route' | 'status'>;
-  readonly #httpSeries = new Map<string, HistogramSeries>();
+  /**
+   * Requests' series by route, then by status and method together ({@link httpKey}): found
+   * without a key string made and hashed per request (issue 37).
+   */
+  readonly #httpSeries = new Map<string, Map<number, HistogramSeries>>();
   readonly #toolCalls: SeriesHistogram<'tool' | 'outcome'>;
   /** Known tools' series, by tool then outcome: found without a key made per call. */
   readonly #toolSeries = new Map<string, Map<string, HistogramSeries>>();
@@ -156,12 +162,18 @@ export class GatewayMetrics {
    */
   httpRequest(method: string, route: string, status: number, seconds: number): void {
     if (!this.#lateScheduled) this.#scheduleLateMetrics();
-    const label = METHODS.has(method) ? method : 'OTHER';
-    const key = `${label} ${status} ${route}`;
-    let series = this.#httpSeries.get(key);
+    const methodIndex = METHODS.indexOf(method);
+    let byStatus = this.#httpSeries.get(route);
+    const key = httpKey(status, methodIndex);
+    let series = byStatus?.get(key);
     if (series === undefined) {
+      const label = methodIndex === -1 ? OTHER_METHOD : method;
       series = this.#http.series({ method: label, route, status: String(status) });
-      this.#httpSeries.set(key, series);
+      if (byStatus === undefined) {
+        byStatus = new Map();
+        this.#httpSeries.set(route, byStatus);
+      }
+      byStatus.set(key, series);
     }
     series.observe(seconds);
   }
@@ -196,4 +208,12 @@ export class GatewayMetrics {
   upstreamError(source: string): void {
     this.#upstreamErrors.labels(source).inc();
   }
+}
+
+/**
+ * A request's status and method (its index in {@link METHODS}, -1 for any other) as one number:
+ * a small integer, which a map finds without hashing a string.
+ */
+function httpKey(status: number, methodIndex: number): number {
+  return status * (METHODS.length + 1) + methodIndex + 1;
 }

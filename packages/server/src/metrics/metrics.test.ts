@@ -117,6 +117,32 @@ describe('GET /metrics', () => {
     expect(JSON.stringify(await wrong.json())).not.toContain('not-the-metrics-token');
   });
 
+  it('keeps each method, route and status apart, and any unlisted method as OTHER, over HTTP (issue 37)', async () => {
+    const mcp = await startMcpGateway({ env: { GATEWAY_METRICS_TOKEN: METRICS_TOKEN } });
+    const series = (method: string, route: string, status: number) =>
+      `gateway_http_request_duration_seconds_count{method="${method}",route="${route}",status="${status}"}`;
+    const before = await (await scrape(mcp.url, METRICS_TOKEN)).text();
+    const counted = [
+      series('GET', '/healthz', 200),
+      series('HEAD', '/healthz', 200),
+      series('OTHER', '(unmatched)', 404),
+      series('GET', '(unmatched)', 404),
+    ];
+    const at = (text: string) => counted.map((name) => sample(text, name) ?? 0);
+    const start = at(before);
+    for (let i = 0; i < 2; i += 1) {
+      expect((await fetch(`${mcp.url}/healthz`)).status).toBe(200);
+      expect((await fetch(`${mcp.url}/healthz`, { method: 'HEAD' })).status).toBe(200);
+    }
+    // Methods Node's parser takes that the gateway does not list: one label between them.
+    for (const method of ['PROPFIND', 'MKCOL', 'PROPFIND']) {
+      expect((await fetch(`${mcp.url}/no-such-route`, { method })).status).toBe(404);
+    }
+    expect((await fetch(`${mcp.url}/no-such-route`)).status).toBe(404);
+    const after = at(await (await scrape(mcp.url, METRICS_TOKEN)).text());
+    expect(after.map((value, index) => value - (start[index] ?? 0))).toEqual([2, 2, 3, 1]);
+  });
+
   it('refuses a GATEWAY_METRICS_TOKEN under 16 characters, without echoing it', async () => {
     const attempt = createGateway({
       databaseUrl: ':memory:',
