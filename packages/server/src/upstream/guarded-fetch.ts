@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { Agent, type Dispatcher } from 'undici';
+import { Agent, type Dispatcher, Pool } from 'undici';
 import { UpstreamHttpError } from './http-error.js';
 import { guardedLookup, type UrlPolicy } from './url-policy.js';
 
@@ -33,12 +33,14 @@ export interface GuardedFetch {
 export function guardedFetch(options: GuardedFetchOptions): GuardedFetch {
   const { url, policy, maxBytes } = options;
   const port = url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);
-  const agent = new Agent({
+  const settings = {
     connect: { timeout: options.connectTimeoutMs, lookup: guardedLookup(port, policy) },
     // Streams (the session's GET stream) are idle for long; calls have their own time limit.
     bodyTimeout: 0,
     headersTimeout: 0,
-  });
+  };
+  const agent = new Agent(settings);
+  const pool = new Pool(url.origin, settings);
   // undici's `request`, not its `fetch`: the WHATWG machinery costs more per call than the
   // MCP message it carries, and the SDK needs only a Response to read.
   const fetch: FetchLike = async (input, init) => {
@@ -74,7 +76,11 @@ export function guardedFetch(options: GuardedFetchOptions): GuardedFetch {
       headers: answerHeaders,
     });
   };
-  return { fetch, dispatcher: agent, close: () => agent.close() };
+  return {
+    fetch,
+    dispatcher: pool,
+    close: () => Promise.all([agent.close(), pool.close()]).then(() => {}),
+  };
 }
 
 /**
