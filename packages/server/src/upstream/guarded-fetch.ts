@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { Agent, type Dispatcher, Pool } from 'undici';
+import { Agent, type Dispatcher } from 'undici';
 import { UpstreamHttpError } from './http-error.js';
 import { guardedLookup, type UrlPolicy } from './url-policy.js';
 
@@ -33,14 +33,12 @@ export interface GuardedFetch {
 export function guardedFetch(options: GuardedFetchOptions): GuardedFetch {
   const { url, policy, maxBytes } = options;
   const port = url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);
-  const settings = {
+  const agent = new Agent({
     connect: { timeout: options.connectTimeoutMs, lookup: guardedLookup(port, policy) },
     // Streams (the session's GET stream) are idle for long; calls have their own time limit.
     bodyTimeout: 0,
     headersTimeout: 0,
-  };
-  const agent = new Agent(settings);
-  const pool = new Pool(url.origin, settings);
+  });
   // undici's `request`, not its `fetch`: the WHATWG machinery costs more per call than the
   // MCP message it carries, and the SDK needs only a Response to read.
   const fetch: FetchLike = async (input, init) => {
@@ -76,11 +74,7 @@ export function guardedFetch(options: GuardedFetchOptions): GuardedFetch {
       headers: answerHeaders,
     });
   };
-  return {
-    fetch,
-    dispatcher: pool,
-    close: () => Promise.all([agent.close(), pool.close()]).then(() => {}),
-  };
+  return { fetch, dispatcher: agent, close: () => agent.close() };
 }
 
 /**

@@ -68,7 +68,7 @@ export function exchange(
         path: request.path,
         method: request.method,
         headers: request.headers,
-        ...(request.body === undefined ? {} : { body: Buffer.from(request.body) }),
+        ...(request.body === undefined ? {} : { body: request.body }),
       },
       handler,
     );
