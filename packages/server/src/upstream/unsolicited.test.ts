@@ -211,7 +211,8 @@ describe("an upstream's messages outside the stream of a running call", { timeou
       }),
     ]);
     expect(alice.shown).toEqual({ asked: [], sampled: [], logged: [], progress: [] });
-  });
+    // 1,000 refusals each POSTed back: past the 30 s default on a loaded machine, not a hang.
+  }, 90_000);
 
   it('end a call whose JSON answer answers another request at once, as not MCP', async () => {
     const upstream = await startUnsolicitedUpstream();
