@@ -58,7 +58,12 @@ function checkPerf(): void {
     process.exit(1);
   }
   if (run.status !== 0) {
-    const why = run.stderr.split('\n').find((line) => line.trim() !== '') ?? `exit ${run.status}`;
+    // perf's first line can be only "event syntax error"; the reason is further down.
+    const lines = run.stderr.split('\n').filter((line) => line.trim() !== '');
+    const why =
+      lines.find((line) => /access|permission|denied|not (found|supported)/i.test(line)) ??
+      lines[0] ??
+      `exit ${run.status}`;
     console.error(
       `segments.ts: perf cannot trace syscalls (${why.trim()}): run as root, or set kernel.perf_event_paranoid=-1 with tracefs mounted.`,
     );
