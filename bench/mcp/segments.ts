@@ -203,14 +203,22 @@ function keepAwake(): ChildProcess[] {
 }
 
 if (TRACE) checkPerf();
+const children: ChildProcess[] = [];
+// A failed call throws out of the run: the servers and spinners must not outlive it.
+process.on('exit', () => {
+  for (const child of children) child.kill();
+});
 const bare = await start('bare');
+children.push(bare.child);
 const sides: Side[] = [];
 for (const name of SIDES) {
   sides.push(name === 'gateway' ? await start(name) : await start(name, bare.url.origin));
+  children.push((sides.at(-1) as Side).child);
 }
 const agent = new Agent({ keepAlive: true, maxSockets: 1 });
 for (const side of sides) await calls(side, agent, WARMUP, 1);
 const awake = AWAKE ? keepAwake() : [];
+children.push(...awake);
 const cut = new Map(sides.map((side) => [side.name, [] as ReturnType<typeof cutCalls>]));
 console.log(
   `${CALLS} sequential calls a side and round, ${TRACE ? 'perf-traced' : 'untraced'}${AWAKE ? ', keep-awake load on every core' : ''}`,
