@@ -21,16 +21,13 @@
  *
  * `pnpm exec tsx bench/mcp/kernel.ts`, after `pnpm --filter @gateway/sdk --filter @gateway/server build`.
  */
-import { type ChildProcess, fork, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { Agent } from 'node:http';
 import { basename, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { postCall } from './modern-call.js';
+import { type Side, startSide } from './sides.js';
 
-const serverScript = fileURLToPath(new URL('./server.ts', import.meta.url));
-const tsconfig =
-  process.env.BENCH_TSCONFIG ?? fileURLToPath(new URL('./tsx-paths.json', import.meta.url));
 const CALLS = Number(process.env.KERNEL_CALLS ?? 3000);
 const WARMUP = Number(process.env.KERNEL_WARMUP ?? 3000);
 const SIDES = (process.env.KERNEL_SIDES ?? 'relay,federated,gateway').split(',');
@@ -40,37 +37,6 @@ const OUT = process.env.KERNEL_OUT ?? '/tmp/kernel';
 const ALL = process.env.KERNEL_ALL === '1';
 /** Linux's clock ticks (`USER_HZ`): /proc's CPU times count them. */
 const TICK_US = 10_000;
-
-interface Side {
-  name: string;
-  child: ChildProcess;
-  pid: number;
-  url: URL;
-  token: string | undefined;
-  tool: string;
-}
-
-async function start(name: string, upstream?: string): Promise<Side> {
-  const child = fork(serverScript, upstream === undefined ? [name] : [name, upstream], {
-    execArgv: ['--expose-gc', '--import', 'tsx'],
-    env: { ...process.env, TSX_TSCONFIG_PATH: tsconfig },
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-  });
-  const started = await new Promise<{ url: string; token?: string }>((resolve, reject) => {
-    child.once('message', (message: { started: { url: string; token?: string } }) =>
-      resolve(message.started),
-    );
-    child.once('exit', (code) => reject(new Error(`${name} exited (${code})`)));
-  });
-  return {
-    name,
-    child,
-    pid: child.pid as number,
-    url: new URL('/mcp', started.url),
-    token: started.token,
-    tool: name === 'federated' ? 'up.bench.echo.say' : 'bench.echo.say',
-  };
-}
 
 function call(side: Side, agent: Agent, id: number): Promise<void> {
   return postCall(side.url, agent, side.tool, side.token, id);
@@ -250,9 +216,9 @@ async function traced(side: Side, agent: Agent, clients: number, calls: number) 
     .map(([key, count]) => `  ${key.padEnd(50)} ${(count / calls).toFixed(3)}`);
 }
 
-const bare = await start('bare');
+const bare = await startSide('bare');
 for (const name of SIDES) {
-  const side = name === 'gateway' ? await start(name) : await start(name, bare.url.origin);
+  const side = name === 'gateway' ? await startSide(name) : await startSide(name, bare.url.origin);
   for (const clients of CLIENTS) {
     const agent = new Agent({ keepAlive: true, maxSockets: clients });
     await load(side, agent, clients, WARMUP);

@@ -22,17 +22,14 @@
  * `pnpm exec tsx bench/mcp/segments.ts`, after `pnpm --filter @gateway/sdk --filter @gateway/server build`;
  * needs `perf` (linux-perf) allowed to trace syscalls (root, or `kernel.perf_event_paranoid` -1).
  */
-import { type ChildProcess, fork, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { Agent } from 'node:http';
 import { availableParallelism } from 'node:os';
-import { fileURLToPath } from 'node:url';
 import { postCall } from './modern-call.js';
 import { cutCalls, parseTrace, type Roles, summarise, table } from './segments-trace.js';
+import { type Side, startSide } from './sides.js';
 
-const serverScript = fileURLToPath(new URL('./server.ts', import.meta.url));
-const tsconfig =
-  process.env.BENCH_TSCONFIG ?? fileURLToPath(new URL('./tsx-paths.json', import.meta.url));
 const SIDES = (process.env.SEGMENTS_SIDES ?? 'relay,federated').split(',');
 const CALLS = Number(process.env.SEGMENTS_CALLS ?? 2000);
 const WARMUP = Number(process.env.SEGMENTS_WARMUP ?? 5000);
@@ -69,32 +66,6 @@ function checkPerf(): void {
     );
     process.exit(1);
   }
-}
-
-interface Side {
-  name: string;
-  child: ChildProcess;
-  pid: number;
-  url: URL;
-  token: string | undefined;
-  tool: string;
-}
-
-async function start(name: string, upstream?: string): Promise<Side> {
-  const child = fork(serverScript, upstream === undefined ? [name] : [name, upstream], {
-    execArgv: ['--expose-gc', '--import', 'tsx'],
-    env: { ...process.env, TSX_TSCONFIG_PATH: tsconfig },
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-  });
-  const started = await new Promise<{ url: string; token?: string }>((resolve, reject) => {
-    child.once('message', (message: { started: { url: string; token?: string } }) =>
-      resolve(message.started),
-    );
-    child.once('exit', (code) => reject(new Error(`${name} exited (${code})`)));
-  });
-  const tool = name === 'federated' ? 'up.bench.echo.say' : 'bench.echo.say';
-  const url = new URL('/mcp', started.url);
-  return { name, child, pid: child.pid as number, url, token: started.token, tool };
 }
 
 async function calls(side: Side, agent: Agent, count: number, from: number): Promise<number> {
@@ -208,11 +179,11 @@ const children: ChildProcess[] = [];
 process.on('exit', () => {
   for (const child of children) child.kill();
 });
-const bare = await start('bare');
+const bare = await startSide('bare');
 children.push(bare.child);
 const sides: Side[] = [];
 for (const name of SIDES) {
-  sides.push(name === 'gateway' ? await start(name) : await start(name, bare.url.origin));
+  sides.push(name === 'gateway' ? await startSide(name) : await startSide(name, bare.url.origin));
   children.push((sides.at(-1) as Side).child);
 }
 const agent = new Agent({ keepAlive: true, maxSockets: 1 });

@@ -1,0 +1,39 @@
+/**
+ * One side of the MCP bench started in a process of its own, as index.ts starts it: server.ts
+ * under tsx with `BENCH_TSCONFIG`'s paths (the build measured), stdout to /dev/null. Shared by
+ * kernel.ts and segments.ts.
+ */
+import { type ChildProcess, fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const serverScript = fileURLToPath(new URL('./server.ts', import.meta.url));
+const tsconfig =
+  process.env.BENCH_TSCONFIG ?? fileURLToPath(new URL('./tsx-paths.json', import.meta.url));
+
+/** A started side: its process, MCP URL, endpoint token (a Gateway's) and the tool it calls. */
+export interface Side {
+  name: string;
+  child: ChildProcess;
+  pid: number;
+  url: URL;
+  token: string | undefined;
+  tool: string;
+}
+
+/** Starts server.ts's `name` side (`upstream`: the bare server a relay or federated side calls). */
+export async function startSide(name: string, upstream?: string): Promise<Side> {
+  const child = fork(serverScript, upstream === undefined ? [name] : [name, upstream], {
+    execArgv: ['--expose-gc', '--import', 'tsx'],
+    env: { ...process.env, TSX_TSCONFIG_PATH: tsconfig },
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  const started = await new Promise<{ url: string; token?: string }>((resolve, reject) => {
+    child.once('message', (message: { started: { url: string; token?: string } }) =>
+      resolve(message.started),
+    );
+    child.once('exit', (code) => reject(new Error(`${name} exited (${code})`)));
+  });
+  const tool = name === 'federated' ? 'up.bench.echo.say' : 'bench.echo.say';
+  const url = new URL('/mcp', started.url);
+  return { name, child, pid: child.pid as number, url, token: started.token, tool };
+}
