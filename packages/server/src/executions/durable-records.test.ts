@@ -1,5 +1,12 @@
 import { spawnSync } from 'node:child_process';
-import { closeSync, existsSync, readdirSync, readlinkSync, realpathSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+} from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -173,13 +180,82 @@ describe('committed execution records', () => {
       expect(await readdir(journal)).toEqual([]);
     });
 
+    it("writes a lone commit's line before it returns, and a turn's close commits in one write", async () => {
+      const { journal, open } = await sqliteFile();
+      const database = await open();
+      const lines: string[] = [];
+      const logger = createLogger({ write: (line) => lines.push(line) }, new Redactor());
+      // Every commit after the first is close to the one before: they share the turn's write.
+      const recorder = new ExecutionRecorder({
+        database,
+        logger,
+        flushIntervalMs: 60_000,
+        aloneAfterMs: 60_000,
+      });
+      // Read without giving the loop a turn.
+      const text = () => {
+        const [segment = ''] = readdirSync(journal).filter((name) => name.endsWith('.rows'));
+        return readFileSync(join(journal, segment), 'utf8');
+      };
+      // The first commit is alone: durable when `commit` returns, its answer not held a turn.
+      const first = recorder.commit({ ...base, id: 'c1', outcome: 'ok', durationMs: 1 });
+      expect(text()).toMatch(/^\["c1",[^\n]*\n$/);
+      await first;
+      const together = ['c2', 'c3'].map((id) =>
+        recorder.commit({ ...base, id, outcome: 'ok', durationMs: 1 }),
+      );
+      // Both wait for the turn's one write, and are durable once it is done.
+      expect(text()).not.toContain('"c2"');
+      await Promise.all(together);
+      expect(text().split('\n')).toEqual([
+        expect.stringMatching(/^\["c1",/),
+        expect.stringMatching(/^\["c2",/),
+        expect.stringMatching(/^\["c3",/),
+        '',
+      ]);
+      await recorder.close();
+    });
+
+    it('writes a lone commit at once however close to the last, and fails it if the write fails', async () => {
+      const { journal, open } = await sqliteFile();
+      const database = await open();
+      const lines: string[] = [];
+      const logger = createLogger({ write: (line) => lines.push(line) }, new Redactor());
+      const recorder = new ExecutionRecorder({
+        database,
+        logger,
+        flushIntervalMs: 60_000,
+        aloneAfterMs: 0,
+      });
+      await recorder.commit({ ...base, id: 'c1', outcome: 'ok', durationMs: 1 });
+      void recorder.commit({ ...base, id: 'c2', outcome: 'ok', durationMs: 1 });
+      const [segment = ''] = await segmentsIn(journal);
+      expect(await readFile(join(journal, segment), 'utf8')).toContain('"c2"');
+      // A real failure of the write: the segment's descriptor is gone (EBADF).
+      closeSync(descriptorOf(join(journal, segment)));
+      await expect(
+        recorder.commit({ ...base, id: 'c3', outcome: 'ok', durationMs: 1 }),
+      ).rejects.toThrow();
+      expect(lines.join('')).toContain('execution records not stored');
+      // Its row stays queued: the next batch stores it with the others.
+      await recorder.flush();
+      const ids = await database.db.selectFrom('executions').select('id').orderBy('id').execute();
+      expect(ids.map((row) => row.id)).toEqual(['c1', 'c2', 'c3']);
+    });
+
     it('keeps the records appended while a batch is stored until the next batch stores them', async () => {
       const { journal, open } = await sqliteFile();
       const database = await open();
       const { recorder, rows } = recorderOn(database);
-      // An open transaction holds the connection: the first batch waits for it.
+      // An open transaction holds the connection: the first batch waits for it. Begun before c1
+      // is committed (a lone commit is written at once, without a turn for the transaction).
       const held = gate();
-      const transaction = database.db.transaction().execute(() => held.released);
+      const begun = gate();
+      const transaction = database.db.transaction().execute(() => {
+        begun.release();
+        return held.released;
+      });
+      await begun.released;
       await recorder.commit({ ...base, id: 'c1', outcome: 'ok', durationMs: 1 });
       const first = recorder.flush();
       // The batch takes c1 when its turn comes: c2 is committed after.
