@@ -230,17 +230,50 @@ describe('committed execution records', () => {
       await recorder.commit({ ...base, id: 'c1', outcome: 'ok', durationMs: 1 });
       void recorder.commit({ ...base, id: 'c2', outcome: 'ok', durationMs: 1 });
       const [segment = ''] = await segmentsIn(journal);
-      expect(await readFile(join(journal, segment), 'utf8')).toContain('"c2"');
+      const text = () => readFileSync(join(journal, segment), 'utf8');
+      expect(text()).toContain('"c2"');
       // A real failure of the write: the segment's descriptor is gone (EBADF).
       closeSync(descriptorOf(join(journal, segment)));
       await expect(
-        recorder.commit({ ...base, id: 'c3', outcome: 'ok', durationMs: 1 }),
+        recorder.commit({ ...base, id: 'c5', outcome: 'ok', durationMs: 1 }),
       ).rejects.toThrow();
       expect(lines.join('')).toContain('execution records not stored');
       // Its row stays queued: the next batch stores it with the others.
       await recorder.flush();
       const ids = await database.db.selectFrom('executions').select('id').orderBy('id').execute();
-      expect(ids.map((row) => row.id)).toEqual(['c1', 'c2', 'c3']);
+      expect(ids.map((row) => row.id)).toEqual(['c1', 'c2', 'c5']);
+    });
+
+    it('after a write of several rows, waits for the turn until a turn writes one again', async () => {
+      const { journal, open } = await sqliteFile();
+      const database = await open();
+      const { logger } = recorderOn(database);
+      const recorder = new ExecutionRecorder({
+        database,
+        logger,
+        flushIntervalMs: 60_000,
+        aloneAfterMs: 50,
+      });
+      const pause = () => new Promise((resolve) => setTimeout(resolve, 60));
+      await recorder.commit({ ...base, id: 'c1', outcome: 'ok', durationMs: 1 });
+      const [segment = ''] = await segmentsIn(journal);
+      const text = () => readFileSync(join(journal, segment), 'utf8');
+      // Two close commits: one turn's write of two rows (the busy gateway's).
+      await Promise.all(
+        ['t1', 't2'].map((id) => recorder.commit({ ...base, id, outcome: 'ok', durationMs: 1 })),
+      );
+      await pause();
+      // Long after, but after a write of two rows: it waits for its turn's write.
+      const busy = recorder.commit({ ...base, id: 'c2', outcome: 'ok', durationMs: 1 });
+      expect(text()).not.toContain('"c2"');
+      await busy;
+      expect(text()).toContain('"c2"');
+      await pause();
+      // That turn wrote one row: the next commit is alone again, in the journal when it returns.
+      const alone = recorder.commit({ ...base, id: 'c3', outcome: 'ok', durationMs: 1 });
+      expect(text()).toContain('"c3"');
+      await alone;
+      await recorder.close();
     });
 
     it('keeps the records appended while a batch is stored until the next batch stores them', async () => {

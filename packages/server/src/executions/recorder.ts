@@ -55,19 +55,19 @@ export interface ExecutionRecorderOptions {
   recoverEveryMs?: number;
   /**
    * On a SQLite file, a commit made this long after the one before, with none waiting for the
-   * turn's journal write, has its line written at once (it is taken to be alone in its turn);
-   * closer ones share the turn's write. Default {@link ALONE_AFTER_MS}.
+   * turn's journal write and the latest write a single row, has its line written at once (it is
+   * taken to be alone in its turn); others share the turn's write. Default {@link ALONE_AFTER_MS}.
    */
   aloneAfterMs?: number;
 }
 
 /**
  * A commit made this long (ms) after the one before, with none waiting for the turn's journal
- * write, is taken to be alone in its turn of the event loop: its line is written at once rather
- * than in the loop's check phase (`setImmediate`), which a lone call's answer waited for (issue
- * 37: one client's calls are ~1 ms apart). Commits closer together (a busy gateway's, several
- * answers in one turn) are written together, one write a turn, as before: the first of a burst
- * alone, the rest with the turn's.
+ * write and the latest write a single row, is taken to be alone in its turn of the event loop:
+ * its line is written at once rather than in the loop's check phase (`setImmediate`), which a
+ * lone call's answer waited for (issue 37: one client's calls are ~1 ms apart). Commits closer
+ * together, or after a write of several rows (a busy gateway's, several answers in one turn), are
+ * written together, one write a turn, as before.
  */
 const ALONE_AFTER_MS = 0.5;
 
@@ -129,6 +129,11 @@ export class ExecutionRecorder {
   #journalWaiters: Waiters | undefined;
   /** When the latest commit was made (`performance.now()`), to tell a lone commit from a turn's. */
   #lastCommitAt = -Infinity;
+  /**
+   * How many rows the latest journal write carried: after a turn that wrote several (a busy
+   * gateway), commits wait for the turn's write until a turn writes one again.
+   */
+  #lastWriteRows = 0;
   readonly #commitQueued = () => {
     this.#commitScheduled = false;
     if (this.#journal === undefined) void this.flush();
@@ -190,7 +195,10 @@ export class ExecutionRecorder {
       // Stored with the next batch; durable once its journal line is written.
       this.#enqueue(row);
       const at = performance.now();
-      const alone = !this.#commitScheduled && at - this.#lastCommitAt >= this.#aloneAfterMs;
+      const alone =
+        !this.#commitScheduled &&
+        this.#lastWriteRows <= 1 &&
+        at - this.#lastCommitAt >= this.#aloneAfterMs;
       this.#lastCommitAt = at;
       if (alone) return this.#writeAlone(journal, row);
       this.#unjournaled.push(row);
@@ -208,10 +216,12 @@ export class ExecutionRecorder {
   }
 
   /**
-   * Appends a commit that came alone (none in the last `aloneAfterMs`, none waiting) to
-   * the journal at once: its answer goes in this turn, not after the loop's check phase.
+   * Appends a commit that came alone (none in the last `aloneAfterMs`, none waiting, the latest
+   * write a single row) to the journal at once: its answer goes in this turn, not after the
+   * loop's check phase.
    */
   #writeAlone(journal: ExecutionJournal, row: RowValues): Promise<void> {
+    this.#lastWriteRows = 1;
     try {
       journal.append([row]);
       return STORED;
@@ -231,6 +241,7 @@ export class ExecutionRecorder {
     const done = this.#journalWaiters;
     this.#unjournaled = [];
     this.#journalWaiters = undefined;
+    if (rows.length > 0) this.#lastWriteRows = rows.length;
     try {
       journal.append(rows);
       done?.resolve();
