@@ -26,10 +26,16 @@ const base = {
   arguments: { text: 'hi', token: 'secret-value' },
 };
 
-function recorderOn(database: GatewayDatabase) {
+/** A recorder that batches only on flush; `aloneAfterMs` as given (the recorder's default). */
+function recorderOn(database: GatewayDatabase, aloneAfterMs?: number) {
   const lines: string[] = [];
   const logger = createLogger({ write: (line) => lines.push(line) }, new Redactor());
-  const recorder = new ExecutionRecorder({ database, logger, flushIntervalMs: 60_000 });
+  const recorder = new ExecutionRecorder({
+    database,
+    logger,
+    flushIntervalMs: 60_000,
+    ...(aloneAfterMs === undefined ? {} : { aloneAfterMs }),
+  });
   const rows = () => database.db.selectFrom('executions').selectAll().orderBy('id').execute();
   return { recorder, rows, lines };
 }
@@ -183,15 +189,8 @@ describe('committed execution records', () => {
     it("writes a lone commit's line before it returns, and a turn's close commits in one write", async () => {
       const { journal, open } = await sqliteFile();
       const database = await open();
-      const lines: string[] = [];
-      const logger = createLogger({ write: (line) => lines.push(line) }, new Redactor());
       // Every commit after the first is close to the one before: they share the turn's write.
-      const recorder = new ExecutionRecorder({
-        database,
-        logger,
-        flushIntervalMs: 60_000,
-        aloneAfterMs: 60_000,
-      });
+      const { recorder } = recorderOn(database, 60_000);
       // Read without giving the loop a turn.
       const text = () => {
         const [segment = ''] = readdirSync(journal).filter((name) => name.endsWith('.rows'));
@@ -219,14 +218,7 @@ describe('committed execution records', () => {
     it('writes a lone commit at once however close to the last, and fails it if the write fails', async () => {
       const { journal, open } = await sqliteFile();
       const database = await open();
-      const lines: string[] = [];
-      const logger = createLogger({ write: (line) => lines.push(line) }, new Redactor());
-      const recorder = new ExecutionRecorder({
-        database,
-        logger,
-        flushIntervalMs: 60_000,
-        aloneAfterMs: 0,
-      });
+      const { recorder, lines } = recorderOn(database, 0);
       await recorder.commit({ ...base, id: 'c1', outcome: 'ok', durationMs: 1 });
       void recorder.commit({ ...base, id: 'c2', outcome: 'ok', durationMs: 1 });
       const [segment = ''] = await segmentsIn(journal);
@@ -247,13 +239,7 @@ describe('committed execution records', () => {
     it('after a write of several rows, waits for the turn until a turn writes one again', async () => {
       const { journal, open } = await sqliteFile();
       const database = await open();
-      const { logger } = recorderOn(database);
-      const recorder = new ExecutionRecorder({
-        database,
-        logger,
-        flushIntervalMs: 60_000,
-        aloneAfterMs: 50,
-      });
+      const { recorder } = recorderOn(database, 50);
       const pause = () => new Promise((resolve) => setTimeout(resolve, 60));
       await recorder.commit({ ...base, id: 'c1', outcome: 'ok', durationMs: 1 });
       const [segment = ''] = await segmentsIn(journal);
