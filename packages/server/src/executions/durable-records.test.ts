@@ -1,5 +1,12 @@
 import { spawnSync } from 'node:child_process';
-import { closeSync, existsSync, readdirSync, readlinkSync, realpathSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+} from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,10 +26,16 @@ const base = {
   arguments: { text: 'hi', token: 'secret-value' },
 };
 
-function recorderOn(database: GatewayDatabase) {
+/** A recorder that batches only on flush; `aloneAfterMs` as given (the recorder's default). */
+function recorderOn(database: GatewayDatabase, aloneAfterMs?: number) {
   const lines: string[] = [];
   const logger = createLogger({ write: (line) => lines.push(line) }, new Redactor());
-  const recorder = new ExecutionRecorder({ database, logger, flushIntervalMs: 60_000 });
+  const recorder = new ExecutionRecorder({
+    database,
+    logger,
+    flushIntervalMs: 60_000,
+    ...(aloneAfterMs === undefined ? {} : { aloneAfterMs }),
+  });
   const rows = () => database.db.selectFrom('executions').selectAll().orderBy('id').execute();
   return { recorder, rows, lines };
 }
@@ -173,13 +186,95 @@ describe('committed execution records', () => {
       expect(await readdir(journal)).toEqual([]);
     });
 
+    it("writes a lone commit's line before it returns, and a turn's close commits in one write", async () => {
+      const { journal, open } = await sqliteFile();
+      const database = await open();
+      // Every commit after the first is close to the one before: they share the turn's write.
+      const { recorder } = recorderOn(database, 60_000);
+      // Read without giving the loop a turn.
+      const text = () => {
+        const [segment = ''] = readdirSync(journal).filter((name) => name.endsWith('.rows'));
+        return readFileSync(join(journal, segment), 'utf8');
+      };
+      // The first commit is alone: durable when `commit` returns, its answer not held a turn.
+      const first = recorder.commit({ ...base, id: 'c1', outcome: 'ok', durationMs: 1 });
+      expect(text()).toMatch(/^\["c1",[^\n]*\n$/);
+      await first;
+      const together = ['c2', 'c3'].map((id) =>
+        recorder.commit({ ...base, id, outcome: 'ok', durationMs: 1 }),
+      );
+      // Both wait for the turn's one write, and are durable once it is done.
+      expect(text()).not.toContain('"c2"');
+      await Promise.all(together);
+      expect(text().split('\n')).toEqual([
+        expect.stringMatching(/^\["c1",/),
+        expect.stringMatching(/^\["c2",/),
+        expect.stringMatching(/^\["c3",/),
+        '',
+      ]);
+      await recorder.close();
+    });
+
+    it('writes a lone commit at once however close to the last, and fails it if the write fails', async () => {
+      const { journal, open } = await sqliteFile();
+      const database = await open();
+      const { recorder, lines } = recorderOn(database, 0);
+      await recorder.commit({ ...base, id: 'c1', outcome: 'ok', durationMs: 1 });
+      void recorder.commit({ ...base, id: 'c2', outcome: 'ok', durationMs: 1 });
+      const [segment = ''] = await segmentsIn(journal);
+      const text = () => readFileSync(join(journal, segment), 'utf8');
+      expect(text()).toContain('"c2"');
+      // A real failure of the write: the segment's descriptor is gone (EBADF).
+      closeSync(descriptorOf(join(journal, segment)));
+      await expect(
+        recorder.commit({ ...base, id: 'c5', outcome: 'ok', durationMs: 1 }),
+      ).rejects.toThrow();
+      expect(lines.join('')).toContain('execution records not stored');
+      // Its row stays queued: the next batch stores it with the others.
+      await recorder.flush();
+      const ids = await database.db.selectFrom('executions').select('id').orderBy('id').execute();
+      expect(ids.map((row) => row.id)).toEqual(['c1', 'c2', 'c5']);
+    });
+
+    it('after a write of several rows, waits for the turn until a turn writes one again', async () => {
+      const { journal, open } = await sqliteFile();
+      const database = await open();
+      const { recorder } = recorderOn(database, 50);
+      const pause = () => new Promise((resolve) => setTimeout(resolve, 60));
+      await recorder.commit({ ...base, id: 'c1', outcome: 'ok', durationMs: 1 });
+      const [segment = ''] = await segmentsIn(journal);
+      const text = () => readFileSync(join(journal, segment), 'utf8');
+      // Two close commits: one turn's write of two rows (the busy gateway's).
+      await Promise.all(
+        ['t1', 't2'].map((id) => recorder.commit({ ...base, id, outcome: 'ok', durationMs: 1 })),
+      );
+      await pause();
+      // Long after, but after a write of two rows: it waits for its turn's write.
+      const busy = recorder.commit({ ...base, id: 'c2', outcome: 'ok', durationMs: 1 });
+      expect(text()).not.toContain('"c2"');
+      await busy;
+      expect(text()).toContain('"c2"');
+      await pause();
+      // That turn wrote one row: the next commit is alone again, in the journal when it returns.
+      const alone = recorder.commit({ ...base, id: 'c3', outcome: 'ok', durationMs: 1 });
+      expect(text()).toContain('"c3"');
+      await alone;
+      await recorder.close();
+    });
+
     it('keeps the records appended while a batch is stored until the next batch stores them', async () => {
       const { journal, open } = await sqliteFile();
       const database = await open();
       const { recorder, rows } = recorderOn(database);
-      // An open transaction holds the connection: the first batch waits for it.
+      // An open transaction holds the connection: the first batch waits for it. Begun before c1
+      // is committed (a lone commit is written at once, without a turn for the transaction).
       const held = gate();
-      const transaction = database.db.transaction().execute(() => held.released);
+      const begun = gate();
+      const transaction = database.db.transaction().execute(() => {
+        begun.release();
+        return held.released;
+      });
+      await begun.released;
       await recorder.commit({ ...base, id: 'c1', outcome: 'ok', durationMs: 1 });
       const first = recorder.flush();
       // The batch takes c1 when its turn comes: c2 is committed after.

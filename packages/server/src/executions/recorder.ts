@@ -53,7 +53,26 @@ export interface ExecutionRecorderOptions {
    * what another gateway on the same file left when it was killed. Default 5 s.
    */
   recoverEveryMs?: number;
+  /**
+   * On a SQLite file, a commit made this long after the one before, with none waiting for the
+   * turn's journal write and the latest write a single row, has its line written at once (it is
+   * taken to be alone in its turn); others share the turn's write. Default {@link ALONE_AFTER_MS}.
+   */
+  aloneAfterMs?: number;
 }
+
+/**
+ * A commit made this long (ms) after the one before, with none waiting for the turn's journal
+ * write and the latest write a single row, is taken to be alone in its turn of the event loop:
+ * its line is written at once rather than in the loop's check phase (`setImmediate`), which a
+ * lone call's answer waited for (issue 37: one client's calls are ~1 ms apart). Commits closer
+ * together, or after a write of several rows (a busy gateway's, several answers in one turn), are
+ * written together, one write a turn, as before.
+ */
+const ALONE_AFTER_MS = 0.5;
+
+/** What a commit written at once answers. */
+const STORED: Promise<void> = Promise.resolve();
 
 /** The callers waiting for the records queued since the last batch was taken. */
 interface Waiters {
@@ -69,7 +88,9 @@ interface Waiters {
  *   answered call is without its record, even if the process is killed the next moment. Commits
  *   are grouped: those made in one turn of the event loop go together, so a busy gateway pays
  *   neither a write nor a transaction per call. On a SQLite file they are appended to a journal
- *   beside it in one write (journal.ts) and stored with the next batch; a gateway that starts
+ *   beside it in one write (journal.ts) and stored with the next batch; a commit that comes alone
+ *   (`aloneAfterMs`) is appended at once, so a lone call's answer does not wait for the loop's
+ *   check phase; a gateway that starts
  *   stores what a killed one left there ({@link recover}). Elsewhere (PostgreSQL, an in-memory
  *   database) they are stored at once, with everything queued, and those made while a batch is
  *   being stored go with the next.
@@ -100,11 +121,19 @@ export class ExecutionRecorder {
   #flushing: Promise<void> = Promise.resolve();
   #closed = false;
   readonly #recoverEveryMs: number;
+  readonly #aloneAfterMs: number;
   #rescan: ReturnType<typeof setInterval> | undefined;
   #recovering: Promise<number> | undefined;
   /** Rows committed this turn, not yet in the journal (SQLite files), and their callers. */
   #unjournaled: RowValues[] = [];
   #journalWaiters: Waiters | undefined;
+  /** When the latest commit was made (`performance.now()`), to tell a lone commit from a turn's. */
+  #lastCommitAt = -Infinity;
+  /**
+   * How many rows the latest journal write carried: after a turn that wrote several (a busy
+   * gateway), commits wait for the turn's write until a turn writes one again.
+   */
+  #lastWriteRows = 0;
   readonly #commitQueued = () => {
     this.#commitScheduled = false;
     if (this.#journal === undefined) void this.flush();
@@ -120,6 +149,7 @@ export class ExecutionRecorder {
     this.#interval = options.flushIntervalMs ?? 50;
     this.#maxBatch = options.maxBatch ?? 500;
     this.#recoverEveryMs = options.recoverEveryMs ?? 5000;
+    this.#aloneAfterMs = options.aloneAfterMs ?? ALONE_AFTER_MS;
   }
 
   /**
@@ -160,9 +190,17 @@ export class ExecutionRecorder {
       return Promise.reject(error);
     }
     let done: Waiters;
-    if (this.#journal !== undefined) {
-      // Stored with the next batch; durable once the turn's journal write is done.
+    const journal = this.#journal;
+    if (journal !== undefined) {
+      // Stored with the next batch; durable once its journal line is written.
       this.#enqueue(row);
+      const at = performance.now();
+      const alone =
+        !this.#commitScheduled &&
+        this.#lastWriteRows <= 1 &&
+        at - this.#lastCommitAt >= this.#aloneAfterMs;
+      this.#lastCommitAt = at;
+      if (alone) return this.#writeAlone(journal, row);
       this.#unjournaled.push(row);
       done = this.#journalWaiters ??= waiters();
     } else {
@@ -177,12 +215,33 @@ export class ExecutionRecorder {
     return done.promise;
   }
 
+  /**
+   * Appends a commit that came alone (none in the last `aloneAfterMs`, none waiting, the latest
+   * write a single row) to the journal at once: its answer goes in this turn, not after the
+   * loop's check phase.
+   */
+  #writeAlone(journal: ExecutionJournal, row: RowValues): Promise<void> {
+    this.#lastWriteRows = 1;
+    try {
+      journal.append([row]);
+      return STORED;
+    } catch (error) {
+      // The row stays queued for the database: its call ran, though its answer is withheld.
+      this.#logger.error('execution records not stored', {
+        count: 1,
+        error: error instanceof Error ? error.message : String(error),
+      });
+      return Promise.reject(error);
+    }
+  }
+
   /** Appends the rows committed this turn to the journal, in one write, and lets their calls go. */
   #writeJournal(journal: ExecutionJournal): void {
     const rows = this.#unjournaled;
     const done = this.#journalWaiters;
     this.#unjournaled = [];
     this.#journalWaiters = undefined;
+    if (rows.length > 0) this.#lastWriteRows = rows.length;
     try {
       journal.append(rows);
       done?.resolve();
