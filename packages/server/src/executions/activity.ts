@@ -98,6 +98,10 @@ export async function readActivity(database: GatewayDatabase, now: Date): Promis
   const since = new Date(until - 168 * HOUR).toISOString();
   const { db } = database;
   const bucket = bucketExpression();
+  // SQLite: `+tool_path` keeps the planner from walking the tool-path index, every record ever
+  // made, to have the groups in order; it reads the day's range of the `started_at` index
+  // instead. PostgreSQL picks the range from its statistics (and has no unary `+` on text).
+  const tool = database.dialect === 'sqlite' ? sql<string>`+tool_path` : sql<string>`tool_path`;
   // Side by side: on PostgreSQL each read takes its own pooled connection.
   const [hourly, perTool] = await Promise.all([
     db
@@ -120,7 +124,7 @@ export async function readActivity(database: GatewayDatabase, now: Date): Promis
         sql<number>`sum(case when outcome in ('error', 'timeout') then 1 else 0 end)`.as('errors'),
       ])
       .where('started_at', '>=', new Date(until - 24 * HOUR).toISOString())
-      .groupBy(['tool_path', bucket])
+      .groupBy([tool, bucket])
       .execute(),
   ]);
 
