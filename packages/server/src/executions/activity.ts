@@ -85,6 +85,26 @@ function percentile(histogram: Map<number, number>, total: number, share: number
   return BOUNDS.at(-1) ?? null;
 }
 
+/** The calls since `since` by tool and duration bucket, with their errors. */
+function toolsSince(database: GatewayDatabase, since: string) {
+  const bucket = bucketExpression();
+  // SQLite: `+tool_path` keeps the planner from walking the tool-path index, every record ever
+  // made, to have the groups in order; it reads the day's range of the `started_at` index
+  // instead. PostgreSQL picks the range from its statistics (and has no unary `+` on text).
+  const tool = database.dialect === 'sqlite' ? sql<string>`+tool_path` : sql<string>`tool_path`;
+  return database.db
+    .selectFrom('executions')
+    .select([
+      'tool_path',
+      bucket.as('bucket'),
+      sql<number>`count(*)`.as('calls'),
+      sql<number>`sum(case when outcome in ('error', 'timeout') then 1 else 0 end)`.as('errors'),
+    ])
+    .where('started_at', '>=', since)
+    .groupBy([tool, bucket])
+    .execute();
+}
+
 /**
  * The calls of the last 7 days (to the end of the current hour) by hour and outcome, and the top
  * tools of the last 24 hours by calls and by errors with p50/p95. Two grouped reads of the `started_at` index
@@ -97,7 +117,6 @@ export async function readActivity(database: GatewayDatabase, now: Date): Promis
   const until = Math.floor(now.getTime() / HOUR) * HOUR + HOUR;
   const since = new Date(until - 168 * HOUR).toISOString();
   const { db } = database;
-  const bucket = bucketExpression();
   // Side by side: on PostgreSQL each read takes its own pooled connection.
   const [hourly, perTool] = await Promise.all([
     db
@@ -111,17 +130,7 @@ export async function readActivity(database: GatewayDatabase, now: Date): Promis
       .where('started_at', '>=', since)
       .groupBy([sql`substr(started_at, 1, 13)`, 'outcome', 'approval'])
       .execute(),
-    db
-      .selectFrom('executions')
-      .select([
-        'tool_path',
-        bucket.as('bucket'),
-        sql<number>`count(*)`.as('calls'),
-        sql<number>`sum(case when outcome in ('error', 'timeout') then 1 else 0 end)`.as('errors'),
-      ])
-      .where('started_at', '>=', new Date(until - 24 * HOUR).toISOString())
-      .groupBy(['tool_path', bucket])
-      .execute(),
+    toolsSince(database, new Date(until - 24 * HOUR).toISOString()),
   ]);
 
   const hours = new Map<string, HourOfActivity>();
