@@ -42,8 +42,9 @@ const ours = new Set<string>();
  * Records are appended as JSON lines, each the record's {@link RowValues} (an array, its values in
  * the columns' order: no key per value to write), in `.rows` segments; an older gateway's `.jsonl`
  * segments, of objects keyed by column, are read back as well. Those committed in one turn of
- * the event loop go in one `write(2)` (once it returns, they survive a crash of the process, as a
- * SQLite commit without fsync does) and are stored in the database with the next batch. A batch takes every record
+ * the event loop go in one `write(2)` (a lone commit at once, recorder.ts; once it returns, they
+ * survive a crash of the process, as a SQLite commit without fsync does) and are stored in the
+ * database with the next batch. A batch takes every record
  * appended so far ({@link take}); once it is committed ({@link stored}) the segment is emptied in
  * place when nothing was appended meanwhile (the common case, and one `ftruncate(2)` where a new
  * segment per batch cost a `mkdir`, an `open`, a `close` and an `unlink`), else ended, and deleted

@@ -30,7 +30,7 @@ export class UpstreamTool implements ToolSource {
   readonly #oauth: UpstreamOAuthHooks | undefined;
   readonly #baseUrl: () => string;
   readonly #namespace: string | undefined;
-  /** What every call of the tool tells the upstream's `call`: made once, not per call (issue 37). */
+  /** What every call of the tool tells the upstream's `call`: made once (issue 37). */
   readonly #sending: Parameters<Upstream['call']>[4];
 
   constructor(options: {

@@ -25,10 +25,10 @@ export class CallRecord {
   elicitor: Elicitor | undefined;
   readonly #services: McpDeps;
   readonly #principal: McpPrincipal;
-  /** When the call started (`Date.now()`); its `Date` is made when first read ({@link startedAt}). */
+  /** When the call started (`Date.now()`), its `Date` made when first read ({@link startedAt}). */
   readonly #startedMs: number;
   #startedAt: Date | undefined;
-  /** The endpoint (and its OAuth client) the call came through, for the record: made when first read. */
+  /** The endpoint (and its OAuth client) the call came through, for the record; made when read. */
   #via: Pick<ExecutionRecord, 'endpointId' | 'clientId'> | undefined;
   readonly #toolPath: string;
   readonly #args: Record<string, unknown>;
