@@ -60,7 +60,7 @@ import {
 } from './sessions.js';
 
 interface Target {
-  name: 'bare' | 'gateway' | 'federated' | 'relay' | 'bare-session' | 'gateway-oauth';
+  name: 'bare' | 'gateway' | 'federated' | 'relay' | 'checked' | 'bare-session' | 'gateway-oauth';
   /** The MCP name of the echo tool it serves. */
   tool: string;
   url: URL;
@@ -343,6 +343,12 @@ const federated =
 // federated ratio (see server.ts).
 const relay =
   CASES.has('federated') && bare !== undefined ? await launch('relay', bare.url) : undefined;
+// `BENCH_CHECKED=1`: the relay doing what any gateway that checks and records must, the floor
+// under that ceiling (checked-relay.ts), measured in the same rounds.
+const checked =
+  CASES.has('federated') && bare !== undefined && process.env.BENCH_CHECKED === '1'
+    ? await launch('checked', bare.url)
+    : undefined;
 const bareSession = CASES.has('sessions') ? await launch('bare-session') : undefined;
 /** The verdicts, printed at the end. */
 const verdicts: string[] = [];
@@ -351,7 +357,7 @@ try {
   if (CASES.has('aa')) await aaCase(bare, bareSession);
   if (CASES.has('plugin') && bare !== undefined) await pluginCase(bare, gateway);
   if (federated !== undefined && relay !== undefined && bare !== undefined) {
-    await federatedCase(bare, federated, relay);
+    await federatedCase(bare, federated, relay, checked);
   }
   if (bareSession !== undefined) await sessionCase(bareSession, gateway);
   if (CASES.has('stdio')) await stdioCase(gateway);
@@ -456,9 +462,15 @@ async function pluginCase(bare: Target, gateway: Target): Promise<void> {
  * called directly (two hops against one) and against the relay; the target is the Gateway's
  * ratio >= 0.8 of the relay's.
  */
-async function federatedCase(bare: Target, federated: Target, relay: Target): Promise<void> {
+async function federatedCase(
+  bare: Target,
+  federated: Target,
+  relay: Target,
+  checked: Target | undefined,
+): Promise<void> {
   // The bare server's CPU is read behind each middle too: it differs from its CPU called directly.
   const sides = [httpSide(bare), httpSide(federated, bare), httpSide(relay, bare)];
+  if (checked !== undefined) sides.push(httpSide(checked, bare));
   await warm(sides, 16, WARMUP);
   console.log(
     'federated: Gateway -> bare server as an upstream MCP source, against the bare server directly',
@@ -489,6 +501,13 @@ async function federatedCase(bare: Target, federated: Target, relay: Target): Pr
         `${cpuOf(f, 1)}/${cpuOf(r, 1)}`.padStart(41),
       ].join('  '),
     );
+    if (checked !== undefined) {
+      const c = typicalOf(rounds, 3) as Run;
+      console.log(
+        `      checked relay: ÷ relay ${withSpread(within(rounds, 3, 2))}, federated ÷ checked ${withSpread(within(rounds, 1, 3))},` +
+          ` p50 ${fmt(c.p50)} ms, CPU ${cpuOf(c)} µs/call (federated ${cpuOf(f)}, relay ${cpuOf(r)}), bare behind it ${cpuOf(c, 1)}`,
+      );
+    }
     verdicts.push(
       `${verdict(median(ofRelay) >= 0.8)} federated ÷ relay calls/s >= 0.8 at ${concurrency} client(s): ${withSpread(ofRelay)}` +
         ` (federated ratio ${withSpread(ratios)}, relay ${withSpread(relayRatios)})`,

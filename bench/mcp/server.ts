@@ -7,6 +7,8 @@
  *   argument) as an upstream MCP source: two hops against the bare server's one (issue 16);
  * - `relay`: a forwarder to the `bare` server (its URL the next argument) doing no work of its
  *   own, the ceiling of the federated ratio;
+ * - `checked`: the relay doing besides what any gateway that checks and records its calls must
+ *   (checked-relay.ts), the floor under that ceiling (`BENCH_CHECKED=1`);
  * - `bare`: the MCP SDK v2 alone, `createMcpHandler` with a new `McpServer` per request, serving
  *   the same echo tool, reading the body in one piece (`request.text()`, passed as `parsedBody`;
  *   the Gateway takes a body already whole in Node's buffer from there, README.md `sess37`);
@@ -38,6 +40,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { Pool } from 'undici';
 import { z } from 'zod';
+import { RelayChecks } from './checked-relay.js';
 import { readMappings } from './mappings.js';
 
 const input = z.object({ text: z.string() });
@@ -351,7 +354,10 @@ async function startBare(): Promise<{ url: string; stop: () => Promise<void> }> 
  * server (`upstream`) over one kept-alive connection pool (undici's `request`, as the Gateway's
  * upstream transport uses) and answers with the bare server's answer as it came.
  */
-async function startRelay(upstream: string): Promise<{ url: string; stop: () => Promise<void> }> {
+async function startRelay(
+  upstream: string,
+  checks?: RelayChecks,
+): Promise<{ url: string; stop: () => Promise<void> }> {
   const pool = new Pool(upstream, { connections: 64 });
   const target = new URL('/mcp', upstream);
   const forwarded = ['accept', 'content-type', 'mcp-protocol-version', 'mcp-method', 'mcp-name'];
@@ -361,16 +367,26 @@ async function startRelay(upstream: string): Promise<{ url: string; stop: () => 
       const value = request.headers.get(name);
       if (value !== null) headers[name] = value;
     }
-    const answer = await pool.request({
-      method: 'POST',
-      path: target.pathname,
-      headers,
-      body: await request.text(),
-    });
+    const body = await request.text();
+    const call = checks?.request(request.headers.get('authorization'), body);
+    if (checks !== undefined && call === undefined) return new Response(null, { status: 400 });
+    const answer = await pool.request({ method: 'POST', path: target.pathname, headers, body });
     const type = answer.headers['content-type'];
-    return new Response(await answer.body.text(), {
+    const text = await answer.body.text();
+    if (checks === undefined || call === undefined) {
+      return new Response(text, {
+        status: answer.statusCode,
+        headers: typeof type === 'string' ? { 'content-type': type } : {},
+      });
+    }
+    if (!(await checks.answer(call, text))) return new Response(null, { status: 502 });
+    return new Response(text, {
       status: answer.statusCode,
-      headers: typeof type === 'string' ? { 'content-type': type } : {},
+      headers: {
+        'content-type': typeof type === 'string' ? type : 'application/json',
+        'x-content-type-options': 'nosniff',
+        'x-request-id': call.id,
+      },
     });
   };
   return new Promise((resolve) => {
@@ -411,9 +427,11 @@ const started: Started =
       ? await startGateway(process.argv[3])
       : kind === 'relay'
         ? await startRelay(process.argv[3] ?? '')
-        : kind === 'bare-session'
-          ? await startBareSessions()
-          : await startBare();
+        : kind === 'checked'
+          ? await startRelay(process.argv[3] ?? '', new RelayChecks())
+          : kind === 'bare-session'
+            ? await startBareSessions()
+            : await startBare();
 process.send?.({
   started: {
     url: started.url,
