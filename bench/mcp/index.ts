@@ -60,7 +60,16 @@ import {
 } from './sessions.js';
 
 interface Target {
-  name: 'bare' | 'gateway' | 'federated' | 'relay' | 'checked' | 'bare-session' | 'gateway-oauth';
+  name:
+    | 'bare'
+    | 'gateway'
+    | 'federated'
+    | 'relay'
+    | 'checked'
+    | 'lean'
+    | 'lean-checked'
+    | 'bare-session'
+    | 'gateway-oauth';
   /** The MCP name of the echo tool it serves. */
   tool: string;
   url: URL;
@@ -343,12 +352,18 @@ const federated =
 // federated ratio (see server.ts).
 const relay =
   CASES.has('federated') && bare !== undefined ? await launch('relay', bare.url) : undefined;
-// `BENCH_CHECKED=1`: the relay doing what any gateway that checks and records must, the floor
-// under that ceiling (checked-relay.ts), measured in the same rounds.
-const checked =
-  CASES.has('federated') && bare !== undefined && process.env.BENCH_CHECKED === '1'
-    ? await launch('checked', bare.url)
-    : undefined;
+// `BENCH_RELAYS`: more relays in the same rounds (server.ts): `checked` does what any gateway that
+// checks and records must (the floor under the relay's ceiling), `lean` and `lean-checked` the
+// same on plumbing as light as the Gateway's.
+const RELAY_KINDS = ['checked', 'lean', 'lean-checked'] as const;
+const moreRelays: Target[] = [];
+for (const kind of (process.env.BENCH_RELAYS ?? '').split(',').filter((k) => k !== '')) {
+  const known = RELAY_KINDS.find((k) => k === kind);
+  if (known === undefined) {
+    throw new Error(`BENCH_RELAYS: unknown relay "${kind}". Known: ${RELAY_KINDS.join(', ')}.`);
+  }
+  if (CASES.has('federated') && bare !== undefined) moreRelays.push(await launch(known, bare.url));
+}
 const bareSession = CASES.has('sessions') ? await launch('bare-session') : undefined;
 /** The verdicts, printed at the end. */
 const verdicts: string[] = [];
@@ -357,7 +372,7 @@ try {
   if (CASES.has('aa')) await aaCase(bare, bareSession);
   if (CASES.has('plugin') && bare !== undefined) await pluginCase(bare, gateway);
   if (federated !== undefined && relay !== undefined && bare !== undefined) {
-    await federatedCase(bare, federated, relay, checked);
+    await federatedCase(bare, federated, relay, moreRelays);
   }
   if (bareSession !== undefined) await sessionCase(bareSession, gateway);
   if (CASES.has('stdio')) await stdioCase(gateway);
@@ -466,11 +481,11 @@ async function federatedCase(
   bare: Target,
   federated: Target,
   relay: Target,
-  checked: Target | undefined,
+  moreRelays: Target[],
 ): Promise<void> {
   // The bare server's CPU is read behind each middle too: it differs from its CPU called directly.
   const sides = [httpSide(bare), httpSide(federated, bare), httpSide(relay, bare)];
-  if (checked !== undefined) sides.push(httpSide(checked, bare));
+  for (const more of moreRelays) sides.push(httpSide(more, bare));
   await warm(sides, 16, WARMUP);
   console.log(
     'federated: Gateway -> bare server as an upstream MCP source, against the bare server directly',
@@ -501,11 +516,11 @@ async function federatedCase(
         `${cpuOf(f, 1)}/${cpuOf(r, 1)}`.padStart(41),
       ].join('  '),
     );
-    if (checked !== undefined) {
-      const c = typicalOf(rounds, 3) as Run;
+    for (const [i, more] of moreRelays.entries()) {
+      const m = typicalOf(rounds, 3 + i);
       console.log(
-        `      checked relay: ÷ relay ${withSpread(within(rounds, 3, 2))}, federated ÷ checked ${withSpread(within(rounds, 1, 3))},` +
-          ` p50 ${fmt(c.p50)} ms, CPU ${cpuOf(c)} µs/call (federated ${cpuOf(f)}, relay ${cpuOf(r)}), bare behind it ${cpuOf(c, 1)}`,
+        `      ${more.name}: ÷ relay ${withSpread(within(rounds, 3 + i, 2))}, federated ÷ ${more.name} ${withSpread(within(rounds, 1, 3 + i))},` +
+          ` p50 ${fmt(m.p50)} ms, CPU ${cpuOf(m)} µs/call (federated ${cpuOf(f)}, relay ${cpuOf(r)}), bare behind it ${cpuOf(m, 1)}`,
       );
     }
     verdicts.push(

@@ -14,7 +14,8 @@
  * call is measured against), `relay` (the do-nothing forwarder of the `federated` case of index.ts
  * in front of the same bare server: what a federated call's hop is measured against; not in the
  * default set), `checked` (that relay doing what any gateway that checks and records must,
- * checked-relay.ts; not in the default set), `stdio-call` (a 2026-07-28 call of `io.bench.echo.say`, the stdio echo upstream
+ * checked-relay.ts), `lean` and `lean-checked` (both on plumbing as light as the Gateway's,
+ * lean-relay.ts; none of the three in the default set), `stdio-call` (a 2026-07-28 call of `io.bench.echo.say`, the stdio echo upstream
  * the same Gateway serves, which runs outside valgrind, as `plugin` calls the plugin echo: what a
  * stdio upstream adds to a call; not in the default set), `opens` and
  * `bare-opens` (a whole 2025 session per counted call, from `initialize` to `DELETE`, on the
@@ -34,8 +35,8 @@
  * write (`uv_try_write`) and before each wait (`epoll_pwait`), and prints the medians, per call,
  * of what ran before the answer went out (the client's wait) and after it (to the next wait):
  * medians leave out the turns a scavenge, a JIT compilation or the execution batch fell in, which
- * move the whole dump by ±50 k a call. Meant for one client and 100-300 calls. On the `federated`,
- * `relay` and `checked` paths, and on every path when `stdio-call` is measured, a call's two
+ * move the whole dump by ±50 k a call. Meant for one client and 100-300 calls. On the `federated`
+ * path and the relays', and on every path when `stdio-call` is measured, a call's two
  * turns are told apart (the request's parses the client's HTTP, the answer's reads the process's
  * line or the upstream's answer) and each is cut at its first write (the line to the process or
  * the request to the upstream; the answer to the client). Each path keeps its median turns' dumps, named after it
@@ -77,6 +78,8 @@ const KNOWN_PATHS = [
   'bare-session',
   'relay',
   'checked',
+  'lean',
+  'lean-checked',
   'stdio-call',
   'opens',
   'bare-opens',
@@ -432,6 +435,8 @@ try {
     ['federated', 'federated over HTTP, 2026-07-28', 'up.bench.echo.say'],
     ['relay', 'relay (no work of its own), 2026-07-28', 'bench.echo.say'],
     ['checked', 'checked relay (the work any gateway must do), 2026-07-28', 'bench.echo.say'],
+    ['lean', "lean relay (plumbing as light as the Gateway's), 2026-07-28", 'bench.echo.say'],
+    ['lean-checked', 'lean checked relay, 2026-07-28', 'bench.echo.say'],
   ] as const) {
     if (!PATHS.has(path)) continue;
     const bare = await start('bare', false);

@@ -8,7 +8,8 @@
  * - `relay`: a forwarder to the `bare` server (its URL the next argument) doing no work of its
  *   own, the ceiling of the federated ratio;
  * - `checked`: the relay doing besides what any gateway that checks and records its calls must
- *   (checked-relay.ts), the floor under that ceiling (`BENCH_CHECKED=1`);
+ *   (checked-relay.ts), the floor under that ceiling; `lean` and `lean-checked`: the relay and the
+ *   checked relay on plumbing as light as the Gateway's (lean-relay.ts) (`BENCH_RELAYS`);
  * - `bare`: the MCP SDK v2 alone, `createMcpHandler` with a new `McpServer` per request, serving
  *   the same echo tool, reading the body in one piece (`request.text()`, passed as `parsedBody`;
  *   the Gateway takes a body already whole in Node's buffer from there, README.md `sess37`);
@@ -41,6 +42,7 @@ import {
 import { Pool } from 'undici';
 import { z } from 'zod';
 import { RelayChecks } from './checked-relay.js';
+import { startLeanRelay } from './lean-relay.js';
 import { readMappings } from './mappings.js';
 
 const input = z.object({ text: z.string() });
@@ -420,18 +422,29 @@ function settle(): void {
 }
 
 const kind = process.argv[2];
-const started: Started =
-  kind === 'gateway'
-    ? await startGateway()
-    : kind === 'federated'
-      ? await startGateway(process.argv[3])
-      : kind === 'relay'
-        ? await startRelay(process.argv[3] ?? '')
-        : kind === 'checked'
-          ? await startRelay(process.argv[3] ?? '', new RelayChecks())
-          : kind === 'bare-session'
-            ? await startBareSessions()
-            : await startBare();
+/** Starts the side `kind` (`upstream`: the bare server's URL, for the sides in front of it). */
+function startKind(kind: string | undefined, upstream: string): Promise<Started> {
+  switch (kind) {
+    case 'gateway':
+      return startGateway();
+    case 'federated':
+      return startGateway(upstream);
+    case 'relay':
+      return startRelay(upstream);
+    case 'checked':
+      return startRelay(upstream, new RelayChecks());
+    case 'lean':
+      return startLeanRelay(upstream);
+    case 'lean-checked':
+      return startLeanRelay(upstream, new RelayChecks());
+    case 'bare-session':
+      return startBareSessions();
+    default:
+      return startBare();
+  }
+}
+
+const started = await startKind(kind, process.argv[3] ?? '');
 process.send?.({
   started: {
     url: started.url,
