@@ -25,8 +25,7 @@ import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { Agent } from 'node:http';
 import { basename, dirname } from 'node:path';
-import { postCall } from './modern-call.js';
-import { type Side, startSide } from './sides.js';
+import { load, type Side, startSide } from './sides.js';
 
 const CALLS = Number(process.env.KERNEL_CALLS ?? 3000);
 const WARMUP = Number(process.env.KERNEL_WARMUP ?? 3000);
@@ -37,23 +36,6 @@ const OUT = process.env.KERNEL_OUT ?? '/tmp/kernel';
 const ALL = process.env.KERNEL_ALL === '1';
 /** Linux's clock ticks (`USER_HZ`): /proc's CPU times count them. */
 const TICK_US = 10_000;
-
-function call(side: Side, agent: Agent, id: number): Promise<void> {
-  return postCall(side.url, agent, side.tool, side.token, id);
-}
-
-/** `calls` calls over `clients` lanes, each keeping one in flight. */
-async function load(side: Side, agent: Agent, clients: number, calls: number): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: clients }, async () => {
-      while (next < calls) {
-        next += 1;
-        await call(side, agent, next);
-      }
-    }),
-  );
-}
 
 /** user ticks, system ticks, voluntary and involuntary context switches. */
 type Counts = [number, number, number, number];

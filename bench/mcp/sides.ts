@@ -4,7 +4,9 @@
  * kernel.ts and segments.ts.
  */
 import { type ChildProcess, fork } from 'node:child_process';
+import type { Agent } from 'node:http';
 import { fileURLToPath } from 'node:url';
+import { postCall } from './modern-call.js';
 
 const serverScript = fileURLToPath(new URL('./server.ts', import.meta.url));
 const tsconfig =
@@ -20,10 +22,17 @@ export interface Side {
   tool: string;
 }
 
-/** Starts server.ts's `name` side (`upstream`: the bare server a relay or federated side calls). */
-export async function startSide(name: string, upstream?: string): Promise<Side> {
+/**
+ * Starts server.ts's `name` side (`upstream`: the bare server a relay or federated side calls;
+ * `flags`: node's, besides the bench's own).
+ */
+export async function startSide(
+  name: string,
+  upstream?: string,
+  flags: string[] = [],
+): Promise<Side> {
   const child = fork(serverScript, upstream === undefined ? [name] : [name, upstream], {
-    execArgv: ['--expose-gc', '--import', 'tsx'],
+    execArgv: ['--expose-gc', ...flags, '--import', 'tsx'],
     env: { ...process.env, TSX_TSCONFIG_PATH: tsconfig },
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
@@ -36,4 +45,22 @@ export async function startSide(name: string, upstream?: string): Promise<Side> 
   const tool = name === 'federated' ? 'up.bench.echo.say' : 'bench.echo.say';
   const url = new URL('/mcp', started.url);
   return { name, child, pid: child.pid as number, url, token: started.token, tool };
+}
+
+/** `calls` 2026-07-28 echo calls of `side` over `clients` lanes, each keeping one in flight. */
+export async function load(
+  side: Side,
+  agent: Agent,
+  clients: number,
+  calls: number,
+): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      while (next < calls) {
+        next += 1;
+        await postCall(side.url, agent, side.tool, side.token, next);
+      }
+    }),
+  );
 }

@@ -1,0 +1,140 @@
+/**
+ * Where a side's CPU goes at real speed (issue 37, README.md `floor42`): callgrind counts
+ * instructions, which miss what an instruction costs (cache and TLB misses, V8's inline-cache
+ * misses taken in its runtime, the kernel's share of a system call). For each side
+ * (`SPLIT_SIDES`, default `lean-checked,federated`: server.ts's kinds) this samples the side's
+ * process with `perf record -e cpu-clock` (`SPLIT_HZ`, default 4,000 a second) over
+ * `SPLIT_CALLS` calls (default 8,000) at `SPLIT_CLIENTS` clients (default 1), after
+ * `SPLIT_WARMUP` (default 5,000), for `SPLIT_ROUNDS` rounds (default 2, the sides' order mirrored
+ * each round), and prints µs a call of the event loop's thread by what ran: the kernel, V8's
+ * builtins, V8's runtime, node's own C++, JavaScript by V8 tier (named from the perf map
+ * `--perf-basic-prof-only-functions` writes), libc, native addons; the other threads together;
+ * and the event loop's top symbols. Sampling slows the side (~1.4 times): compare sides, not
+ * runs. Data stays in `SPLIT_OUT` (default `/tmp/cpu-split`).
+ *
+ * `pnpm exec tsx bench/mcp/cpu-split.ts`, after `pnpm --filter @gateway/sdk --filter
+ * @gateway/server build`; needs `perf` (Debian: linux-perf).
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { Agent } from 'node:http';
+import { load, type Side, startSide } from './sides.js';
+
+const SIDES = (process.env.SPLIT_SIDES ?? 'lean-checked,federated').split(',');
+const CLIENTS = Number(process.env.SPLIT_CLIENTS ?? 1);
+const CALLS = Number(process.env.SPLIT_CALLS ?? 8000);
+const WARMUP = Number(process.env.SPLIT_WARMUP ?? 5000);
+const ROUNDS = Number(process.env.SPLIT_ROUNDS ?? 2);
+const HZ = Number(process.env.SPLIT_HZ ?? 4000);
+const OUT = process.env.SPLIT_OUT ?? '/tmp/cpu-split';
+const TOP = 12;
+
+/** What ran, from perf's DSO and symbol: a JIT symbol's tier is its name's mark (V8's perf map). */
+function kindOf(thread: string, dso: string, symbol: string): string {
+  if (thread !== 'MainThread') return 'other threads';
+  if (dso === '[kernel.kallsyms]') return 'kernel';
+  if (dso.startsWith('[JIT]')) {
+    const mark = /JS:([~^+*])/.exec(symbol)?.[1];
+    return mark === '*'
+      ? 'JS, TurboFan'
+      : mark === '+'
+        ? 'JS, Maglev'
+        : mark === '^'
+          ? 'JS, Sparkplug'
+          : mark === '~'
+            ? 'JS, interpreted'
+            : 'JIT, other (stubs, wasm)';
+  }
+  if (dso === 'node') {
+    if (symbol.startsWith('Builtins_')) return "V8's builtins (inline caches, calls, promises)";
+    if (/^v8::|^cppgc::|^heap::/.test(symbol)) return "V8's runtime (C++: ICs' misses, GC, JSON)";
+    return "node's C++, libuv, llhttp";
+  }
+  if (dso.startsWith('libc')) return 'libc';
+  if (dso.endsWith('.node')) return 'native addons (better-sqlite3)';
+  return 'other';
+}
+
+/** The samples of `file` as µs a call by kind, and the event loop's top symbols. */
+function split(file: string): { kinds: Map<string, number>; top: [string, number][] } {
+  const report = spawnSync(
+    'perf',
+    [
+      'report',
+      '-i',
+      file,
+      '-n',
+      '--no-children',
+      '--sort',
+      'comm,dso,sym',
+      '--stdio',
+      '-g',
+      'none',
+    ],
+    { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 },
+  ).stdout;
+  const usPerSample = 1_000_000 / HZ / CALLS;
+  const kinds = new Map<string, number>();
+  const symbols = new Map<string, number>();
+  for (const line of report.split('\n')) {
+    // "  12.34%   4321  MainThread  node   [.] Builtins_KeyedStoreIC"
+    const match = /^\s+[\d.]+%\s+(\d+)\s+(\S+)\s+(\S+(?: tid \d+)?)\s+\[[.k]\]\s+(.*)$/.exec(line);
+    if (match === null) continue;
+    const [, samples = '0', thread = '', dso = '', symbol = ''] = match;
+    const us = Number(samples) * usPerSample;
+    const kind = kindOf(thread, dso, symbol);
+    kinds.set(kind, (kinds.get(kind) ?? 0) + us);
+    if (thread === 'MainThread') symbols.set(symbol.trim(), (symbols.get(symbol.trim()) ?? 0) + us);
+  }
+  const top = [...symbols].sort((a, b) => b[1] - a[1]).slice(0, TOP);
+  return { kinds, top };
+}
+
+async function sampled(side: Side, agent: Agent, round: number): Promise<void> {
+  const file = `${OUT}-${side.name}-${round}.data`;
+  const perf = spawn(
+    'perf',
+    ['record', '-q', '-e', 'cpu-clock', '-F', String(HZ), '-p', String(side.pid), '-o', file],
+    { stdio: 'ignore' },
+  );
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  const started = performance.now();
+  await load(side, agent, CLIENTS, CALLS);
+  const us = ((performance.now() - started) * 1000) / CALLS;
+  perf.kill('SIGINT');
+  await new Promise((resolve) => perf.once('exit', resolve));
+  const { kinds, top } = split(file);
+  const total = [...kinds.values()].reduce((sum, value) => sum + value, 0);
+  console.log(
+    `${side.name}, round ${round}: ${us.toFixed(0)} µs a call sampled, CPU ${total.toFixed(0)} µs a call:`,
+  );
+  for (const [kind, value] of [...kinds].sort((a, b) => b[1] - a[1])) {
+    console.log(`  ${value.toFixed(1).padStart(7)}  ${kind}`);
+  }
+  console.log('  event loop, top symbols:');
+  for (const [symbol, value] of top) console.log(`  ${value.toFixed(1).padStart(7)}  ${symbol}`);
+}
+
+if (spawnSync('perf', ['--version']).error !== undefined) {
+  console.error('cpu-split.ts needs perf: install linux-perf (Debian) or linux-tools-$(uname -r).');
+  process.exit(1);
+}
+const bare = await startSide('bare');
+const sides: Side[] = [];
+try {
+  for (const name of SIDES) {
+    // The plugin call (`gateway`) has no upstream.
+    const upstream = name === 'gateway' ? undefined : bare.url.origin;
+    sides.push(await startSide(name, upstream, ['--perf-basic-prof-only-functions']));
+  }
+  const agents = new Map(sides.map((side) => [side, new Agent({ keepAlive: true })]));
+  for (const side of sides) await load(side, agents.get(side) as Agent, CLIENTS, WARMUP);
+  for (let round = 1; round <= ROUNDS; round += 1) {
+    for (const side of round % 2 === 1 ? sides : [...sides].reverse()) {
+      await sampled(side, agents.get(side) as Agent, round);
+    }
+  }
+  for (const agent of agents.values()) agent.destroy();
+} finally {
+  for (const side of sides) side.child.kill();
+  bare.child.kill();
+}
