@@ -51,6 +51,7 @@ export function startLeanRelay(
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('error', () => response.destroy());
     request.on('end', () => {
       const body = chunks.length === 1 ? String(chunks[0]) : Buffer.concat(chunks).toString();
       forward(request, response, body).catch(() => end(response, 502, ''));
@@ -71,6 +72,10 @@ export function startLeanRelay(
 }
 
 function end(response: ServerResponse, status: number, text: string): void {
+  if (response.headersSent) {
+    response.destroy();
+    return;
+  }
   response.writeHead(status, { 'content-type': 'text/plain' });
   response.end(text);
 }
