@@ -14,7 +14,9 @@
  * pages a GC freed resident in its page pool, tens of MB that come and go at any moment.
  * The federated case (issue 16) calls the bare server through the Gateway as an upstream source,
  * and through a relay that forwards each call and does no work of its own (server.ts): the
- * relay's ratio is the ceiling of any gateway on this HTTP stack, measured in the same run.
+ * relay's ratio is the ceiling of any gateway on this HTTP stack, measured in the same run;
+ * `BENCH_RELAYS` adds the floor under it (`checked`: the relay doing what every recording gateway
+ * must) and both on the Gateway's kind of plumbing (`lean`, `lean-checked`), README.md `floor42`.
  * Targets (issue 5): ratio >= 0.8 at both concurrencies, added p99 <= 2 ms, RSS growth <= 20 MB
  * per 100,000 calls; issue 16: federated ratio >= 0.5. Runs in about five minutes on 2 idle
  * vCPUs. `BENCH_BARE_BODY=sdk` makes the bare server read request bodies the SDK's documented way

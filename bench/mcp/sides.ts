@@ -1,7 +1,7 @@
 /**
  * One side of the MCP bench started in a process of its own, as index.ts starts it: server.ts
  * under tsx with `BENCH_TSCONFIG`'s paths (the build measured), stdout to /dev/null. Shared by
- * kernel.ts and segments.ts.
+ * kernel.ts, segments.ts and cpu-split.ts, with the calls they make (`load`).
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import type { Agent } from 'node:http';
