@@ -28,21 +28,21 @@ const HZ = Number(process.env.SPLIT_HZ ?? 4000);
 const OUT = process.env.SPLIT_OUT ?? '/tmp/cpu-split';
 const TOP = 12;
 
+/** V8's tiers by the mark its perf map puts before a JavaScript function's name. */
+const TIERS: Record<string, string> = {
+  '*': 'JS, TurboFan',
+  '+': 'JS, Maglev',
+  '^': 'JS, Sparkplug',
+  '~': 'JS, interpreted',
+};
+
 /** What ran, from perf's DSO and symbol: a JIT symbol's tier is its name's mark (V8's perf map). */
 function kindOf(thread: string, dso: string, symbol: string): string {
   if (thread !== 'MainThread') return 'other threads';
   if (dso === '[kernel.kallsyms]') return 'kernel';
   if (dso.startsWith('[JIT]')) {
-    const mark = /JS:([~^+*])/.exec(symbol)?.[1];
-    return mark === '*'
-      ? 'JS, TurboFan'
-      : mark === '+'
-        ? 'JS, Maglev'
-        : mark === '^'
-          ? 'JS, Sparkplug'
-          : mark === '~'
-            ? 'JS, interpreted'
-            : 'JIT, other (stubs, wasm)';
+    const mark = /JS:([~^+*])/.exec(symbol)?.[1] ?? '';
+    return TIERS[mark] ?? 'JIT, other (stubs, wasm)';
   }
   if (dso === 'node') {
     if (symbol.startsWith('Builtins_')) return "V8's builtins (inline caches, calls, promises)";
