@@ -9,10 +9,11 @@
  * It copies `packages/server/dist` to `packages/server/dist/stages` with a mark at the entry of
  * each function in `MARKS` (each must be found exactly once, or it stops and says which), starts
  * the bare upstream and the sides (`STAGES_SIDES`, default `lean-checked,federated`: server.ts's
- * kinds; the relays run as they are and show the preload's steps only) one at a time, warms each
- * up (`STAGES_WARMUP` calls, default 10,000), then notes `STAGES_CALLS` sequential calls (default
- * 3,000) and prints, per side, each step's median time from the request event and the median step
- * from the step before. A mark costs ~0.5 µs: compare steps, not totals across sides.
+ * kinds, `gateway` the plugin call; the relays run as they are and show the preload's steps only)
+ * one at a time, warms each up (`STAGES_WARMUP` calls, default 10,000), then notes `STAGES_CALLS`
+ * sequential calls (default 3,000) and prints, per side, each step's median time from the request
+ * event and the median step from the step before. A mark costs ~0.5 µs: compare steps, not totals
+ * across sides.
  *
  * `pnpm exec tsx bench/mcp/stages.ts`, after `pnpm --filter @gateway/sdk --filter @gateway/server build`.
  */
@@ -139,7 +140,9 @@ const bare = await startSide('bare');
 process.env.STAGES_UPSTREAM_PORT = bare.url.port;
 try {
   for (const name of SIDES) {
-    const side = await startSide(name, bare.url.origin, ['--import', preload]);
+    // The plugin call (`gateway`) has no upstream.
+    const upstream = name === 'gateway' ? undefined : bare.url.origin;
+    const side = await startSide(name, upstream, ['--import', preload]);
     const agent = new Agent({ keepAlive: true });
     try {
       await load(side, agent, 1, WARMUP);
@@ -147,7 +150,11 @@ try {
       process.kill(side.pid, 'SIGUSR1');
       await load(side, agent, 1, CALLS);
       process.kill(side.pid, 'SIGUSR2');
-      while (!existsSync(logFile)) await new Promise((resolve) => setTimeout(resolve, 50));
+      const asked = performance.now();
+      while (!existsSync(logFile)) {
+        if (performance.now() - asked > 10_000) throw new Error(`stages.ts: ${name} wrote no log.`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
       report(name, JSON.parse(readFileSync(logFile, 'utf8')));
     } finally {
       agent.destroy();
