@@ -10,7 +10,9 @@
  * builtins, V8's runtime, node's own C++, JavaScript by V8 tier (named from the perf map
  * `--perf-basic-prof-only-functions` writes), libc, native addons; the other threads together;
  * and the event loop's top symbols. Sampling slows the side (~1.4 times): compare sides, not
- * runs. Data stays in `SPLIT_OUT` (default `/tmp/cpu-split`).
+ * runs. Data stays in `SPLIT_OUT` (default `/tmp/cpu-split`). `SPLIT_PROCESS=upstream` samples the
+ * bare upstream instead, the one process every side calls, while each side's calls go through it
+ * (README.md `stages43`: what the upstream's round trip costs behind each side).
  *
  * `pnpm exec tsx bench/mcp/cpu-split.ts`, after `pnpm --filter @gateway/sdk --filter
  * @gateway/server build`; needs `perf` (Debian: linux-perf).
@@ -26,6 +28,11 @@ const WARMUP = Number(process.env.SPLIT_WARMUP ?? 5000);
 const ROUNDS = Number(process.env.SPLIT_ROUNDS ?? 2);
 const HZ = Number(process.env.SPLIT_HZ ?? 4000);
 const OUT = process.env.SPLIT_OUT ?? '/tmp/cpu-split';
+/** Which process is sampled: the side's (`side`, the default) or the bare upstream's (`upstream`). */
+const PROCESS = process.env.SPLIT_PROCESS ?? 'side';
+if (PROCESS !== 'side' && PROCESS !== 'upstream') {
+  throw new Error(`SPLIT_PROCESS: "${PROCESS}" is neither side nor upstream.`);
+}
 const TOP = 12;
 
 /** V8's tiers by the mark its perf map puts before a JavaScript function's name. */
@@ -89,11 +96,12 @@ function split(file: string): { kinds: Map<string, number>; top: [string, number
   return { kinds, top };
 }
 
-async function sampled(side: Side, agent: Agent, round: number): Promise<void> {
+/** Samples `pid` while `side` makes its calls (the side's own process, or the upstream's). */
+async function sampled(side: Side, pid: number, agent: Agent, round: number): Promise<void> {
   const file = `${OUT}-${side.name}-${round}.data`;
   const perf = spawn(
     'perf',
-    ['record', '-q', '-e', 'cpu-clock', '-F', String(HZ), '-p', String(side.pid), '-o', file],
+    ['record', '-q', '-e', 'cpu-clock', '-F', String(HZ), '-p', String(pid), '-o', file],
     { stdio: 'ignore' },
   );
   await new Promise((resolve) => setTimeout(resolve, 500));
@@ -104,8 +112,9 @@ async function sampled(side: Side, agent: Agent, round: number): Promise<void> {
   await new Promise((resolve) => perf.once('exit', resolve));
   const { kinds, top } = split(file);
   const total = [...kinds.values()].reduce((sum, value) => sum + value, 0);
+  const whose = PROCESS === 'upstream' ? `the upstream behind ${side.name}` : side.name;
   console.log(
-    `${side.name}, round ${round}: ${us.toFixed(0)} µs a call sampled, CPU ${total.toFixed(0)} µs a call:`,
+    `${whose}, round ${round}: ${us.toFixed(0)} µs a call sampled, CPU ${total.toFixed(0)} µs a call:`,
   );
   for (const [kind, value] of [...kinds].sort((a, b) => b[1] - a[1])) {
     console.log(`  ${value.toFixed(1).padStart(7)}  ${kind}`);
@@ -118,19 +127,21 @@ if (spawnSync('perf', ['--version']).error !== undefined) {
   console.error('cpu-split.ts needs perf: install linux-perf (Debian) or linux-tools-$(uname -r).');
   process.exit(1);
 }
-const bare = await startSide('bare');
+const PERF_MAP = ['--perf-basic-prof-only-functions'];
+const bare = await startSide('bare', undefined, PROCESS === 'upstream' ? PERF_MAP : []);
 const sides: Side[] = [];
 try {
   for (const name of SIDES) {
     // The plugin call (`gateway`) has no upstream.
     const upstream = name === 'gateway' ? undefined : bare.url.origin;
-    sides.push(await startSide(name, upstream, ['--perf-basic-prof-only-functions']));
+    sides.push(await startSide(name, upstream, PROCESS === 'side' ? PERF_MAP : []));
   }
   const agents = new Map(sides.map((side) => [side, new Agent({ keepAlive: true })]));
   for (const side of sides) await load(side, agents.get(side) as Agent, CLIENTS, WARMUP);
   for (let round = 1; round <= ROUNDS; round += 1) {
     for (const side of round % 2 === 1 ? sides : [...sides].reverse()) {
-      await sampled(side, agents.get(side) as Agent, round);
+      const pid = PROCESS === 'upstream' ? bare.pid : side.pid;
+      await sampled(side, pid, agents.get(side) as Agent, round);
     }
   }
   for (const agent of agents.values()) agent.destroy();
