@@ -397,12 +397,26 @@ describe('server-everything over stdio, from the config file', () => {
       lines.push(notification.params.data);
     });
     await client.setLoggingLevel('debug');
-    const toggled = await client.callTool({
-      name: 'local.toggle_simulated_logging',
-      arguments: {},
-    });
-    expect(toggled.isError).toBeFalsy();
+    const toggle = async () => {
+      const toggled = await client.callTool({
+        name: 'local.toggle_simulated_logging',
+        arguments: {},
+      });
+      expect(toggled.isError).toBeFalsy();
+    };
     // server-everything's own words ("Info-level message", "Alert level-message", ...).
-    expect(lines.some((line) => /level[ -]message/.test(JSON.stringify(line)))).toBe(true);
+    const heard = () => lines.some((line) => /level[ -]message/.test(JSON.stringify(line)));
+    // Turned on, it sends one line at once, during the call. But it also says its tool list
+    // changed as it starts, and the gateway lists its tools again 200 ms later (live-source.ts): a
+    // stdio process's line that comes while a request of the gateway's own is in flight cannot be
+    // told to be the call's, and is dropped (`Upstream.#callOf`). On a loaded machine the toggle
+    // can land there (it failed so once in a full run), so a toggle that heard nothing is turned
+    // off and on again, at most twice.
+    await toggle();
+    for (let again = 0; again < 2 && !heard(); again += 1) {
+      await toggle();
+      await toggle();
+    }
+    expect(heard()).toBe(true);
   });
 });
