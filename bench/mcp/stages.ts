@@ -12,7 +12,7 @@
  * kinds, `gateway` the plugin call; the relays run as they are and show the preload's steps only)
  * one at a time, warms each up (`STAGES_WARMUP` calls, default 10,000), then notes `STAGES_CALLS`
  * sequential calls (default 3,000) and prints, per side, each step's median time from the request
- * event and the median step from the step before. A mark costs ~0.5 µs: compare steps, not totals
+ * event and the median step from the step before. A mark costs ~0.5-1 µs: compare steps, not totals
  * across sides.
  *
  * `pnpm exec tsx bench/mcp/stages.ts`, after `pnpm --filter @gateway/sdk --filter @gateway/server build`.
@@ -21,6 +21,7 @@ import { cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } 
 import { Agent } from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { quantile } from './segments-trace.js';
 
 const SIDES = (process.env.STAGES_SIDES ?? 'lean-checked,federated').split(',');
 const WARMUP = Number(process.env.STAGES_WARMUP ?? 10_000);
@@ -64,10 +65,9 @@ function markedBuild(): void {
   const files = readdirSync(marked).filter((name) => name.endsWith('.js'));
   const texts = new Map(files.map((name) => [name, readFileSync(join(marked, name), 'utf8')]));
   for (const [label, opening] of MARKS) {
-    const found = [...texts].filter(([, text]) => text.split(opening).length === 2);
-    const anywhere = [...texts].filter(([, text]) => text.includes(opening)).length;
-    const [name, text] = found[0] ?? [];
-    if (found.length !== 1 || anywhere !== 1 || name === undefined || text === undefined) {
+    const holders = [...texts].filter(([, text]) => text.includes(opening));
+    const [name, text] = holders[0] ?? [];
+    if (holders.length !== 1 || name === undefined || text?.split(opening).length !== 2) {
       throw new Error(`stages.ts: "${opening}" (${label}) is not in the build exactly once.`);
     }
     const end = text.indexOf('\n', text.indexOf(opening));
@@ -100,10 +100,7 @@ function callsOf(log: [string, number][]): Map<string, number>[] {
   return calls;
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
-}
+const median = (values: readonly number[]) => quantile(values, 0.5);
 
 function report(name: string, log: [string, number][]): void {
   const calls = callsOf(log).slice(0, -1);
