@@ -1,6 +1,20 @@
 /** The 2026-07-28 `tools/call` the benchmarks send (index.ts, instructions.ts, kernel.ts). */
 import { type Agent, request } from 'node:http';
 
+/**
+ * The capabilities the client declares (`BENCH_CLIENT_CAPABILITIES`, JSON; none by default). The
+ * relays pass them on to the bare server, which checks them on every request: declared as the
+ * Gateway declares its own upstream, every side's upstream checks the same (README.md `env44`).
+ */
+const CLIENT_CAPABILITIES: unknown = (() => {
+  const text = process.env.BENCH_CLIENT_CAPABILITIES ?? '{}';
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new Error(`BENCH_CLIENT_CAPABILITIES is not JSON: ${text}`);
+  }
+})();
+
 /** The request's body: the echo tool called with `hello`, the envelope in `_meta`. */
 export function callBody(id: number, tool: string): string {
   return JSON.stringify({
@@ -13,7 +27,7 @@ export function callBody(id: number, tool: string): string {
       _meta: {
         'io.modelcontextprotocol/protocolVersion': '2026-07-28',
         'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1.0.0' },
-        'io.modelcontextprotocol/clientCapabilities': {},
+        'io.modelcontextprotocol/clientCapabilities': CLIENT_CAPABILITIES,
       },
     },
   });
@@ -49,7 +63,17 @@ export function postCall(
   token: string | undefined,
   id: number,
 ): Promise<void> {
-  const payload = callBody(id, tool);
+  return postPayload(url, agent, tool, token, callBody(id, tool));
+}
+
+/** {@link postCall} with a body of the caller's own (`payload`, a `tools/call` of `tool`). */
+export function postPayload(
+  url: URL,
+  agent: Agent,
+  tool: string,
+  token: string | undefined,
+  payload: string,
+): Promise<void> {
   const headers = callHeaders(tool, payload, token);
   return new Promise((resolve, reject) => {
     const req = request(url, { method: 'POST', agent, headers }, (res) => {
