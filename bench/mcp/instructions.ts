@@ -48,11 +48,12 @@
  * Run from the repository root after `pnpm --filter @gateway/sdk --filter @gateway/server build`:
  * `pnpm exec tsx bench/mcp/instructions.ts`. Slow: a few minutes per path on an idle machine.
  */
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { Agent } from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { control } from './callgrind-control.js';
 import { postCall } from './modern-call.js';
 import { httpSession } from './sessions.js';
 
@@ -156,13 +157,6 @@ async function start(kind: string, counted: boolean, upstream?: string): Promise
     child.once('exit', (code) => reject(new Error(`${kind} exited (${code})`)));
   });
   return { child, url: new URL('/mcp', started.url), token: started.token };
-}
-
-function control(pid: number, ...args: string[]): void {
-  const done = spawnSync('callgrind_control', [...args, String(pid)], { encoding: 'utf8' });
-  if (done.status !== 0 || !done.stdout.includes('OK')) {
-    throw new Error(`callgrind_control ${args.join(' ')}: ${done.stdout}${done.stderr}`);
-  }
 }
 
 /** One 2026-07-28 `tools/call`, as index.ts makes it. */

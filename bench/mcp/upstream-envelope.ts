@@ -20,7 +20,7 @@
  * median, and the lowest against the client's.
  *
  * `pnpm exec tsx bench/mcp/upstream-envelope.ts`, after `pnpm --filter @gateway/sdk --filter
- * @gateway/server build`; needs valgrind; about three minutes.
+ * @gateway/server build`; needs valgrind; about two minutes.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -28,6 +28,7 @@ import { Agent, createServer, type IncomingMessage, type ServerResponse } from '
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
+import { control } from './callgrind-control.js';
 import { callBody, postCall, postPayload } from './modern-call.js';
 import { quantile } from './segments-trace.js';
 import { startSide } from './sides.js';
@@ -159,13 +160,6 @@ async function countedBare(): Promise<{ child: ChildProcess; url: URL }> {
   return { child, url: new URL('/mcp', started.url) };
 }
 
-function control(pid: number, ...args: string[]): void {
-  const done = spawnSync('callgrind_control', [...args, String(pid)], { encoding: 'utf8' });
-  if (done.status !== 0 || !done.stdout.includes('OK')) {
-    throw new Error(`callgrind_control ${args.join(' ')}: ${done.stdout}${done.stderr}`);
-  }
-}
-
 /** The event loop thread's instructions in dump `part` of `pid`. */
 function dumped(pid: number, part: number): number {
   const name = readdirSync(OUT).find((file) => file === `callgrind.${pid}.${part}-01`);
@@ -195,17 +189,19 @@ const run = async (make: (n: number) => string, calls: number) => {
   }
 };
 try {
-  const names = [...made.keys()];
-  for (let at = 0; at < WARMUP; at += 400) {
-    await run(made.get(names[(at / 400) % names.length] as string) as (n: number) => string, 400);
+  const entries = [...made];
+  const names = entries.map(([name]) => name);
+  for (let slice = 0; slice * 400 < WARMUP; slice += 1) {
+    const [, make] = entries[slice % entries.length] as (typeof entries)[number];
+    await run(make, 400);
   }
   control(pid, '-i', 'on');
   const counts = new Map<string, number[]>(names.map((name) => [name, []]));
   let part = 0;
   for (let round = 0; round < ROUNDS; round += 1) {
-    for (const name of round % 2 === 0 ? names : [...names].reverse()) {
+    for (const [name, make] of round % 2 === 0 ? entries : [...entries].reverse()) {
       control(pid, '-z');
-      await run(made.get(name) as (n: number) => string, CALLS);
+      await run(make, CALLS);
       control(pid, '-d');
       part += 1;
       counts.get(name)?.push(dumped(pid, part) / CALLS);
