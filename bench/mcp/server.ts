@@ -60,6 +60,12 @@ async function startGateway(upstream?: string): Promise<{
   stop: () => Promise<void>;
 }> {
   const dir = mkdtempSync(join(tmpdir(), 'gateway-bench-'));
+  // The tools that start a side on its own (sides.ts's, stages.ts's) end it with a kill: its
+  // database, journal and config (~20 MB after a run) go with it, as `stop` removes them.
+  process.once('SIGTERM', () => {
+    rmSync(dir, { recursive: true, force: true });
+    process.exit(0);
+  });
   // The plugin Gateway also serves the stdio echo upstream (`io.bench.echo.say`, issue 37), so a
   // plugin call and a stdio federated call are measured through the same process.
   const configFile = join(dir, 'gateway.config.mjs');
