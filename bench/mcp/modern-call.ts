@@ -8,11 +8,18 @@ import { type Agent, request } from 'node:http';
  */
 const CLIENT_CAPABILITIES: unknown = (() => {
   const text = process.env.BENCH_CLIENT_CAPABILITIES ?? '{}';
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch {
-    throw new Error(`BENCH_CLIENT_CAPABILITIES is not JSON: ${text}`);
+    value = undefined;
   }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new Error(
+      `BENCH_CLIENT_CAPABILITIES must be a JSON object, such as {} or {"sampling":{}}: got ${text}`,
+    );
+  }
+  return value;
 })();
 
 /** The request's body: the echo tool called with `hello`, the envelope in `_meta`. */

@@ -23,7 +23,7 @@
  * @gateway/server build`; needs valgrind; about two minutes.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
@@ -162,10 +162,10 @@ async function countedBare(): Promise<{ child: ChildProcess; url: URL }> {
 
 /** The event loop thread's instructions in dump `part` of `pid`. */
 function dumped(pid: number, part: number): number {
-  const name = readdirSync(OUT).find((file) => file === `callgrind.${pid}.${part}-01`);
-  if (name === undefined) throw new Error(`no dump ${part} of ${pid} in ${OUT}`);
-  const total = /^(?:totals|summary): (\d+)/m.exec(readFileSync(`${OUT}/${name}`, 'utf8'))?.[1];
-  if (total === undefined) throw new Error(`no totals in ${name}`);
+  const file = `${OUT}/callgrind.${pid}.${part}-01`;
+  if (!existsSync(file)) throw new Error(`no dump ${part} of ${pid} in ${OUT}`);
+  const total = /^(?:totals|summary): (\d+)/m.exec(readFileSync(file, 'utf8'))?.[1];
+  if (total === undefined) throw new Error(`no totals in ${file}`);
   return Number(total);
 }
 
