@@ -81,8 +81,9 @@ export async function measureRounds(
   concurrency: number,
   calls: number,
   rounds: number,
+  slicesPerSide = SLICES,
 ): Promise<Run[][]> {
-  const slices = Math.min(SLICES, calls);
+  const slices = Math.min(slicesPerSide, calls);
   const sliceCalls = (k: number) =>
     Math.floor((calls * (k + 1)) / slices) - Math.floor((calls * k) / slices);
   const results: Run[][] = [];
@@ -106,9 +107,25 @@ export async function measureRounds(
   return results;
 }
 
-/** Every side warmed alike: `calls` calls each at `concurrency`, in the order given. */
+/** The most calls a side makes in one warm-up slice before the next side's turn. */
+const WARM_SLICE_CALLS = 1000;
+
+/**
+ * Every side warmed alike: `calls` calls each at `concurrency`, in slices of at most
+ * {@link WARM_SLICE_CALLS} interleaved as a round's are. Warmed one after another, the first
+ * sides of a long warm-up sat idle while the others warmed: past ~8 s idle, V8's memory reducer
+ * runs a memory-reducing GC that frees the maps of objects no longer alive, and every optimized
+ * function that embedded one is deoptimized, so the side began its rounds colder than it ended
+ * its warm-up (README.md, `idle45`).
+ */
 export async function warm(sides: Side[], concurrency: number, calls: number): Promise<void> {
-  for (const side of sides) await stretchOf(side, concurrency, calls);
+  await measureRounds(
+    sides,
+    concurrency,
+    calls,
+    1,
+    Math.max(SLICES, Math.ceil(calls / WARM_SLICE_CALLS)),
+  );
 }
 
 /** Values' median, lowest and highest. */
