@@ -113,10 +113,11 @@ const WARM_SLICE_CALLS = 1000;
 /**
  * Every side warmed alike: `calls` calls each at `concurrency`, in slices of at most
  * {@link WARM_SLICE_CALLS} interleaved as a round's are. Warmed one after another, the first
- * sides of a long warm-up sat idle while the others warmed: past ~8 s idle, V8's memory reducer
- * runs a memory-reducing GC that frees the maps of objects no longer alive, and every optimized
- * function that embedded one is deoptimized, so the side began its rounds colder than it ended
- * its warm-up (README.md, `idle45`).
+ * sides of a long warm-up sat idle while the others warmed; once a process idles, V8's memory
+ * reducer may run a memory-reducing GC that frees the maps of objects no longer alive, and every
+ * optimized function that embedded one is deoptimized, so the side began its rounds colder than
+ * it ended its warm-up (README.md, `idle45`). Interleaved, no side idles longer than the others'
+ * turns.
  */
 export async function warm(sides: Side[], concurrency: number, calls: number): Promise<void> {
   await measureRounds(
