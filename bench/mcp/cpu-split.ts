@@ -13,6 +13,9 @@
  * runs. Data stays in `SPLIT_OUT` (default `/tmp/cpu-split`). `SPLIT_PROCESS=upstream` samples the
  * bare upstream instead, the one process every side calls, while each side's calls go through it
  * (README.md `stages43`: what the upstream's round trip costs behind each side).
+ * `SPLIT_BY=frame` records call stacks (`perf record -g`) and charges each event-loop sample, with
+ * the builtins, runtime, libc and kernel below it, to the nearest JavaScript frame on its stack,
+ * summed by whose code that frame is (README.md `prom46`).
  *
  * `pnpm exec tsx bench/mcp/cpu-split.ts`, after `pnpm --filter @gateway/sdk --filter
  * @gateway/server build`; needs `perf` (Debian: linux-perf).
@@ -34,6 +37,10 @@ if (PROCESS !== 'side' && PROCESS !== 'upstream') {
   throw new Error(`SPLIT_PROCESS: "${PROCESS}" is neither side nor upstream.`);
 }
 const TOP = 12;
+/** How samples are summed: by what ran (`kind`, the default) or by nearest JavaScript frame. */
+const BY = process.env.SPLIT_BY ?? 'kind';
+if (BY !== 'kind' && BY !== 'frame')
+  throw new Error(`SPLIT_BY: "${BY}" is neither kind nor frame.`);
 
 /** V8's tiers by the mark its perf map puts before a JavaScript function's name. */
 const TIERS: Record<string, string> = {
@@ -96,12 +103,67 @@ function split(file: string): { kinds: Map<string, number>; top: [string, number
   return { kinds, top };
 }
 
+/** Whose code a JavaScript frame is, from the location V8's perf map gives after its name. */
+function originOf(location: string): string {
+  if (location.includes('undici')) return 'undici';
+  if (location.includes('/hono/')) return 'Hono';
+  if (location.includes('/better-sqlite3/')) return "better-sqlite3's JavaScript";
+  if (/\/zod\/|\/@modelcontextprotocol\//.test(location)) return 'zod and the MCP SDK';
+  if (location.startsWith('node:')) return "Node's own JavaScript";
+  if (/\/packages\/(server|sdk)\/dist\/|\/bench\/mcp\//.test(location)) {
+    return "the side's own code (the Gateway's, or the bench's relay)";
+  }
+  return 'other (the tsx loader, wasm, unnamed)';
+}
+
+/**
+ * The event loop's samples of `file` (recorded with call stacks) as µs a call by whose code the
+ * nearest JavaScript frame is (`none: native only` where no JavaScript is on the stack), and the
+ * top JavaScript functions so charged.
+ */
+function splitByFrame(file: string): { kinds: Map<string, number>; top: [string, number][] } {
+  const script = spawnSync('perf', ['script', '-i', file, '-F', 'comm,ip,sym,dso'], {
+    encoding: 'utf8',
+    maxBuffer: 1024 * 1024 * 1024,
+  }).stdout;
+  const usPerSample = 1_000_000 / HZ / CALLS;
+  const kinds = new Map<string, number>();
+  const functions = new Map<string, number>();
+  for (const sample of script.split('\n\n')) {
+    const [thread = '', ...frames] = sample.split('\n').filter((line) => line.trim() !== '');
+    if (!thread.startsWith('MainThread')) continue;
+    // "  7f3a5c1e2b40 JS:+'writeAnswer file:///…/dist/index.js:2479:27 (/tmp/perf-8237.map)"
+    const js = frames
+      .map((frame) => /^\s*[0-9a-f]+\s+JS:[~^+*]?'?(.*?)\s+\((\S*)\)$/.exec(frame)?.[1])
+      .find((name) => name !== undefined);
+    const location = js?.split(' ').at(-1) ?? '';
+    const kind =
+      js === undefined ? 'none: native only (wake-ups, llhttp, malloc, GC)' : originOf(location);
+    kinds.set(kind, (kinds.get(kind) ?? 0) + usPerSample);
+    if (js !== undefined) functions.set(js, (functions.get(js) ?? 0) + usPerSample);
+  }
+  const top = [...functions].sort((a, b) => b[1] - a[1]).slice(0, TOP);
+  return { kinds, top };
+}
+
 /** Samples `pid` while `side` makes its calls (the side's own process, or the upstream's). */
 async function sampled(side: Side, pid: number, agent: Agent, round: number): Promise<void> {
   const file = `${OUT}-${side.name}-${round}.data`;
   const perf = spawn(
     'perf',
-    ['record', '-q', '-e', 'cpu-clock', '-F', String(HZ), '-p', String(pid), '-o', file],
+    [
+      'record',
+      '-q',
+      ...(BY === 'frame' ? ['-g'] : []),
+      '-e',
+      'cpu-clock',
+      '-F',
+      String(HZ),
+      '-p',
+      String(pid),
+      '-o',
+      file,
+    ],
     { stdio: 'ignore' },
   );
   await new Promise((resolve) => setTimeout(resolve, 500));
@@ -110,7 +172,7 @@ async function sampled(side: Side, pid: number, agent: Agent, round: number): Pr
   const us = ((performance.now() - started) * 1000) / CALLS;
   perf.kill('SIGINT');
   await new Promise((resolve) => perf.once('exit', resolve));
-  const { kinds, top } = split(file);
+  const { kinds, top } = BY === 'frame' ? splitByFrame(file) : split(file);
   const total = [...kinds.values()].reduce((sum, value) => sum + value, 0);
   const whose = PROCESS === 'upstream' ? `the upstream behind ${side.name}` : side.name;
   console.log(
@@ -119,7 +181,9 @@ async function sampled(side: Side, pid: number, agent: Agent, round: number): Pr
   for (const [kind, value] of [...kinds].sort((a, b) => b[1] - a[1])) {
     console.log(`  ${value.toFixed(1).padStart(7)}  ${kind}`);
   }
-  console.log('  event loop, top symbols:');
+  console.log(
+    BY === 'frame' ? '  event loop, top JavaScript frames:' : '  event loop, top symbols:',
+  );
   for (const [symbol, value] of top) console.log(`  ${value.toFixed(1).padStart(7)}  ${symbol}`);
 }
 
