@@ -8,8 +8,8 @@
  * `SPLIT_WARMUP` (default 5,000), for `SPLIT_ROUNDS` rounds (default 2, the sides' order mirrored
  * each round), and prints µs a call of the event loop's thread by what ran: the kernel, V8's
  * builtins, V8's runtime, node's own C++, JavaScript by V8 tier (named from the perf map
- * `--perf-basic-prof-only-functions` writes), libc, native addons; the other threads together;
- * and the event loop's top symbols. Sampling slows the side (~1.4 times): compare sides, not
+ * `--perf-basic-prof-only-functions` writes, the last line for an address winning: `frame47`),
+ * libc, native addons; the other threads together; and the event loop's top symbols. Sampling slows the side (~1.4 times): compare sides, not
  * runs. Data stays in `SPLIT_OUT` (default `/tmp/cpu-split`). `SPLIT_PROCESS=upstream` samples the
  * bare upstream instead, the one process every side calls, while each side's calls go through it
  * (README.md `stages43`: what the upstream's round trip costs behind each side).
@@ -21,7 +21,9 @@
  * @gateway/server build`; needs `perf` (Debian: linux-perf).
  */
 import { spawn, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { Agent } from 'node:http';
+import { basename } from 'node:path';
 import { load, type Side, startSide } from './sides.js';
 
 const SIDES = (process.env.SPLIT_SIDES ?? 'lean-checked,federated').split(',');
@@ -68,36 +70,84 @@ function kindOf(thread: string, dso: string, symbol: string): string {
   return 'other';
 }
 
-/** The samples of `file` as µs a call by kind, and the event loop's top symbols. */
-function split(file: string): { kinds: Map<string, number>; top: [string, number][] } {
-  const report = spawnSync(
-    'perf',
-    [
-      'report',
-      '-i',
-      file,
-      '-n',
-      '--no-children',
-      '--sort',
-      'comm,dso,sym',
-      '--stdio',
-      '-g',
-      'none',
-    ],
-    { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 },
-  ).stdout;
+/**
+ * A resolver from an address in V8's code space to the function V8 last put there, by the perf
+ * map `pid` wrote (`/tmp/perf-<pid>.map`: "start size name" in hex, one line a function, appended
+ * as code is made). V8 reuses the space of collected code, so one address can have several lines;
+ * perf takes an older one and names a function that no longer ran there (README.md `frame47`: up
+ * to 150 µs a call of Node's socket writes charged to the relay's own `deeperThan`). The last line
+ * wins here: it is the code that was there when the run ended, which a steady run ran all along.
+ */
+function perfMapOf(pid: number): (ip: bigint) => string | undefined {
+  const entries = readFileSync(`/tmp/perf-${pid}.map`, 'utf8')
+    .split('\n')
+    .flatMap((line) => {
+      const match = /^([0-9a-f]+) ([0-9a-f]+) (.*)$/.exec(line);
+      if (match === null) return [];
+      const start = BigInt(`0x${match[1]}`);
+      return [{ start, end: start + BigInt(`0x${match[2]}`), name: match[3] ?? '' }];
+    });
+  const known = new Map<bigint, string | undefined>();
+  return (ip) => {
+    if (!known.has(ip)) {
+      known.set(ip, entries.findLast(({ start, end }) => start <= ip && ip < end)?.name);
+    }
+    return known.get(ip);
+  };
+}
+
+/** A frame of a sample: its DSO's file name (`[JIT]` for V8's code) and its symbol. */
+interface Frame {
+  dso: string;
+  symbol: string;
+}
+
+/**
+ * The samples of `file`, recorded from process `pid`: each one's thread and frames, innermost
+ * first (one frame unless recorded with call stacks), V8's code named by {@link perfMapOf}.
+ */
+function samplesOf(file: string, pid: number): { thread: string; frames: Frame[] }[] {
+  const script = spawnSync('perf', ['script', '-i', file, '-F', 'comm,ip,sym,dso'], {
+    encoding: 'utf8',
+    maxBuffer: 1024 * 1024 * 1024,
+  }).stdout;
+  const nameAt = perfMapOf(pid);
+  const frameOf = (ip: string, symbol: string, path: string): Frame =>
+    /^\/tmp\/perf-\d+\.map$/.test(path)
+      ? { dso: '[JIT]', symbol: nameAt(BigInt(`0x${ip}`)) ?? symbol }
+      : { dso: basename(path), symbol };
+  if (BY === 'kind') {
+    // "      MainThread      7f3a5c1e2b40 Builtins_KeyedStoreIC (/…/bin/node)"
+    return script.split('\n').flatMap((line) => {
+      const match = /^\s*(.*?)\s+([0-9a-f]+)\s+(.*)\s+\((.*)\)$/.exec(line);
+      if (match === null) return [];
+      const [, thread = '', ip = '', symbol = '', path = ''] = match;
+      return [{ thread, frames: [frameOf(ip, symbol, path)] }];
+    });
+  }
+  // "MainThread \n\t7f3a5c1e2b40 JS:+'writeAnswer file:///…/index.js:2479:27 (/tmp/perf-8237.map)"
+  return script.split('\n\n').map((sample) => {
+    const [thread = '', ...lines] = sample.split('\n').filter((line) => line.trim() !== '');
+    const frames = lines.flatMap((line) => {
+      const match = /^\s*([0-9a-f]+)\s+(.*)\s+\((.*)\)$/.exec(line);
+      return match === null ? [] : [frameOf(match[1] ?? '', match[2] ?? '', match[3] ?? '')];
+    });
+    return { thread: thread.trim(), frames };
+  });
+}
+
+type Split = { kinds: Map<string, number>; top: [string, number][] };
+
+/** The samples as µs a call by kind of what ran, and the event loop's top symbols. */
+function split(samples: { thread: string; frames: Frame[] }[]): Split {
   const usPerSample = 1_000_000 / HZ / CALLS;
   const kinds = new Map<string, number>();
   const symbols = new Map<string, number>();
-  for (const line of report.split('\n')) {
-    // "  12.34%   4321  MainThread  node   [.] Builtins_KeyedStoreIC"
-    const match = /^\s+[\d.]+%\s+(\d+)\s+(\S+)\s+(\S+(?: tid \d+)?)\s+\[[.k]\]\s+(.*)$/.exec(line);
-    if (match === null) continue;
-    const [, samples = '0', thread = '', dso = '', symbol = ''] = match;
-    const us = Number(samples) * usPerSample;
+  for (const { thread, frames } of samples) {
+    const { dso = '', symbol = '' } = frames[0] ?? {};
     const kind = kindOf(thread, dso, symbol);
-    kinds.set(kind, (kinds.get(kind) ?? 0) + us);
-    if (thread === 'MainThread') symbols.set(symbol.trim(), (symbols.get(symbol.trim()) ?? 0) + us);
+    kinds.set(kind, (kinds.get(kind) ?? 0) + usPerSample);
+    if (thread === 'MainThread') symbols.set(symbol, (symbols.get(symbol) ?? 0) + usPerSample);
   }
   const top = [...symbols].sort((a, b) => b[1] - a[1]).slice(0, TOP);
   return { kinds, top };
@@ -117,25 +167,19 @@ function originOf(location: string): string {
 }
 
 /**
- * The event loop's samples of `file` (recorded with call stacks) as µs a call by whose code the
- * nearest JavaScript frame is (`none: native only` where no JavaScript is on the stack), and the
- * top JavaScript functions so charged.
+ * The event loop's samples (recorded with call stacks) as µs a call by whose code the nearest
+ * JavaScript frame is (`none: native only` where no JavaScript is on the stack), and the top
+ * JavaScript functions so charged.
  */
-function splitByFrame(file: string): { kinds: Map<string, number>; top: [string, number][] } {
-  const script = spawnSync('perf', ['script', '-i', file, '-F', 'comm,ip,sym,dso'], {
-    encoding: 'utf8',
-    maxBuffer: 1024 * 1024 * 1024,
-  }).stdout;
+function splitByFrame(samples: { thread: string; frames: Frame[] }[]): Split {
   const usPerSample = 1_000_000 / HZ / CALLS;
   const kinds = new Map<string, number>();
   const functions = new Map<string, number>();
-  for (const sample of script.split('\n\n')) {
-    const [thread = '', ...frames] = sample.split('\n').filter((line) => line.trim() !== '');
-    if (!thread.startsWith('MainThread')) continue;
-    // "  7f3a5c1e2b40 JS:+'writeAnswer file:///…/dist/index.js:2479:27 (/tmp/perf-8237.map)"
+  for (const { thread, frames } of samples) {
+    if (thread !== 'MainThread') continue;
     const js = frames
-      .map((frame) => /^\s*[0-9a-f]+\s+JS:[~^+*]?'?(.*?)\s+\((\S*)\)$/.exec(frame)?.[1])
-      .find((name) => name !== undefined);
+      .find(({ dso, symbol }) => dso === '[JIT]' && symbol.startsWith('JS:'))
+      ?.symbol.replace(/^JS:[~^+*]?'?/, '');
     const location = js?.split(' ').at(-1) ?? '';
     const kind =
       js === undefined ? 'none: native only (wake-ups, llhttp, malloc, GC)' : originOf(location);
@@ -172,7 +216,8 @@ async function sampled(side: Side, pid: number, agent: Agent, round: number): Pr
   const us = ((performance.now() - started) * 1000) / CALLS;
   perf.kill('SIGINT');
   await new Promise((resolve) => perf.once('exit', resolve));
-  const { kinds, top } = BY === 'frame' ? splitByFrame(file) : split(file);
+  const samples = samplesOf(file, pid);
+  const { kinds, top } = BY === 'frame' ? splitByFrame(samples) : split(samples);
   const total = [...kinds.values()].reduce((sum, value) => sum + value, 0);
   const whose = PROCESS === 'upstream' ? `the upstream behind ${side.name}` : side.name;
   console.log(
