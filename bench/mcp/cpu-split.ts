@@ -77,17 +77,18 @@ function kindOf(thread: string, dso: string, symbol: string): string {
  * perf takes an older one and names a function that no longer ran there (README.md `frame47`: up
  * to 150 µs a call of Node's socket writes charged to the relay's own `deeperThan`). The last line
  * wins here: it is the code that was there when the run ended, which a steady run ran all along.
+ * User-space addresses are below 2^47, so numbers hold them exactly.
  */
-function perfMapOf(pid: number): (ip: bigint) => string | undefined {
+function perfMapOf(pid: number): (ip: number) => string | undefined {
   const entries = readFileSync(`/tmp/perf-${pid}.map`, 'utf8')
     .split('\n')
     .flatMap((line) => {
       const match = /^([0-9a-f]+) ([0-9a-f]+) (.*)$/.exec(line);
       if (match === null) return [];
-      const start = BigInt(`0x${match[1]}`);
-      return [{ start, end: start + BigInt(`0x${match[2]}`), name: match[3] ?? '' }];
+      const start = Number.parseInt(match[1] ?? '', 16);
+      return [{ start, end: start + Number.parseInt(match[2] ?? '', 16), name: match[3] ?? '' }];
     });
-  const known = new Map<bigint, string | undefined>();
+  const known = new Map<number, string | undefined>();
   return (ip) => {
     if (!known.has(ip)) {
       known.set(ip, entries.findLast(({ start, end }) => start <= ip && ip < end)?.name);
@@ -114,7 +115,7 @@ function samplesOf(file: string, pid: number): { thread: string; frames: Frame[]
   const nameAt = perfMapOf(pid);
   const frameOf = (ip: string, symbol: string, path: string): Frame =>
     /^\/tmp\/perf-\d+\.map$/.test(path)
-      ? { dso: '[JIT]', symbol: nameAt(BigInt(`0x${ip}`)) ?? symbol }
+      ? { dso: '[JIT]', symbol: nameAt(Number.parseInt(ip, 16)) ?? symbol }
       : { dso: basename(path), symbol };
   if (BY === 'kind') {
     // "      MainThread      7f3a5c1e2b40 Builtins_KeyedStoreIC (/…/bin/node)"
