@@ -9,10 +9,11 @@
  * each round), and prints µs a call of the event loop's thread by what ran: the kernel, V8's
  * builtins, V8's runtime, node's own C++, JavaScript by V8 tier (named from the perf map
  * `--perf-basic-prof-only-functions` writes, the last line for an address winning: `frame47`),
- * libc, native addons; the other threads together; and the event loop's top symbols. Sampling slows the side (~1.4 times): compare sides, not
- * runs. Data stays in `SPLIT_OUT` (default `/tmp/cpu-split`). `SPLIT_PROCESS=upstream` samples the
- * bare upstream instead, the one process every side calls, while each side's calls go through it
- * (README.md `stages43`: what the upstream's round trip costs behind each side).
+ * libc, native addons; the other threads together; and the event loop's top symbols. Sampling
+ * slows the side (~1.4 times): compare sides, not runs. Data stays in `SPLIT_OUT` (default
+ * `/tmp/cpu-split`). `SPLIT_PROCESS=upstream` samples the bare upstream instead, the one process
+ * every side calls, while each side's calls go through it (README.md `stages43`: what the
+ * upstream's round trip costs behind each side).
  * `SPLIT_BY=frame` records call stacks (`perf record -g`) and charges each event-loop sample, with
  * the builtins, runtime, libc and kernel below it, to the nearest JavaScript frame on its stack,
  * summed by whose code that frame is (README.md `prom46`).
@@ -103,11 +104,17 @@ interface Frame {
   symbol: string;
 }
 
+/** A sample: the thread it caught and its frames, innermost first. */
+interface Sample {
+  thread: string;
+  frames: Frame[];
+}
+
 /**
  * The samples of `file`, recorded from process `pid`: each one's thread and frames, innermost
  * first (one frame unless recorded with call stacks), V8's code named by {@link perfMapOf}.
  */
-function samplesOf(file: string, pid: number): { thread: string; frames: Frame[] }[] {
+function samplesOf(file: string, pid: number): Sample[] {
   const script = spawnSync('perf', ['script', '-i', file, '-F', 'comm,ip,sym,dso'], {
     encoding: 'utf8',
     maxBuffer: 1024 * 1024 * 1024,
@@ -139,19 +146,38 @@ function samplesOf(file: string, pid: number): { thread: string; frames: Frame[]
 
 type Split = { kinds: Map<string, number>; top: [string, number][] };
 
-/** The samples as µs a call by kind of what ran, and the event loop's top symbols. */
-function split(samples: { thread: string; frames: Frame[] }[]): Split {
+/**
+ * The samples as µs a call by the kind `chargeOf` gives each (none: not counted), and the top
+ * names it gives.
+ */
+function summed(
+  samples: Sample[],
+  chargeOf: (sample: Sample) => { kind: string; name: string | undefined } | undefined,
+): Split {
   const usPerSample = 1_000_000 / HZ / CALLS;
   const kinds = new Map<string, number>();
-  const symbols = new Map<string, number>();
-  for (const { thread, frames } of samples) {
-    const { dso = '', symbol = '' } = frames[0] ?? {};
-    const kind = kindOf(thread, dso, symbol);
-    kinds.set(kind, (kinds.get(kind) ?? 0) + usPerSample);
-    if (thread === 'MainThread') symbols.set(symbol, (symbols.get(symbol) ?? 0) + usPerSample);
+  const names = new Map<string, number>();
+  for (const sample of samples) {
+    const charge = chargeOf(sample);
+    if (charge === undefined) continue;
+    kinds.set(charge.kind, (kinds.get(charge.kind) ?? 0) + usPerSample);
+    if (charge.name !== undefined) {
+      names.set(charge.name, (names.get(charge.name) ?? 0) + usPerSample);
+    }
   }
-  const top = [...symbols].sort((a, b) => b[1] - a[1]).slice(0, TOP);
+  const top = [...names].sort((a, b) => b[1] - a[1]).slice(0, TOP);
   return { kinds, top };
+}
+
+/** The samples as µs a call by kind of what ran, and the event loop's top symbols. */
+function split(samples: Sample[]): Split {
+  return summed(samples, ({ thread, frames }) => {
+    const { dso = '', symbol = '' } = frames[0] ?? {};
+    return {
+      kind: kindOf(thread, dso, symbol),
+      name: thread === 'MainThread' ? symbol : undefined,
+    };
+  });
 }
 
 /** Whose code a JavaScript frame is, from the location V8's perf map gives after its name. */
@@ -172,23 +198,16 @@ function originOf(location: string): string {
  * JavaScript frame is (`none: native only` where no JavaScript is on the stack), and the top
  * JavaScript functions so charged.
  */
-function splitByFrame(samples: { thread: string; frames: Frame[] }[]): Split {
-  const usPerSample = 1_000_000 / HZ / CALLS;
-  const kinds = new Map<string, number>();
-  const functions = new Map<string, number>();
-  for (const { thread, frames } of samples) {
-    if (thread !== 'MainThread') continue;
+function splitByFrame(samples: Sample[]): Split {
+  return summed(samples, ({ thread, frames }) => {
+    if (thread !== 'MainThread') return undefined;
     const js = frames
       .find(({ dso, symbol }) => dso === '[JIT]' && symbol.startsWith('JS:'))
       ?.symbol.replace(/^JS:[~^+*]?'?/, '');
-    const location = js?.split(' ').at(-1) ?? '';
-    const kind =
-      js === undefined ? 'none: native only (wake-ups, llhttp, malloc, GC)' : originOf(location);
-    kinds.set(kind, (kinds.get(kind) ?? 0) + usPerSample);
-    if (js !== undefined) functions.set(js, (functions.get(js) ?? 0) + usPerSample);
-  }
-  const top = [...functions].sort((a, b) => b[1] - a[1]).slice(0, TOP);
-  return { kinds, top };
+    if (js === undefined)
+      return { kind: 'none: native only (wake-ups, llhttp, malloc, GC)', name: undefined };
+    return { kind: originOf(js.split(' ').at(-1) ?? ''), name: js };
+  });
 }
 
 /** Samples `pid` while `side` makes its calls (the side's own process, or the upstream's). */
