@@ -25,6 +25,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { Agent } from 'node:http';
 import { basename } from 'node:path';
+import { originOf } from './origins.js';
 import { load, type Side, startSide } from './sides.js';
 
 const SIDES = (process.env.SPLIT_SIDES ?? 'lean-checked,federated').split(',');
@@ -178,19 +179,6 @@ function split(samples: Sample[]): Split {
       name: thread === 'MainThread' ? symbol : undefined,
     };
   });
-}
-
-/** Whose code a JavaScript frame is, from the location V8's perf map gives after its name. */
-function originOf(location: string): string {
-  if (location.includes('undici')) return 'undici';
-  if (location.includes('/hono/')) return 'Hono';
-  if (location.includes('/better-sqlite3/')) return "better-sqlite3's JavaScript";
-  if (/\/zod\/|\/@modelcontextprotocol\//.test(location)) return 'zod and the MCP SDK';
-  if (location.startsWith('node:')) return "Node's own JavaScript";
-  if (/\/packages\/(server|sdk)\/dist\/|\/bench\/mcp\//.test(location)) {
-    return "the side's own code (the Gateway's, or the bench's relay)";
-  }
-  return 'other (the tsx loader, wasm, unnamed)';
 }
 
 /**

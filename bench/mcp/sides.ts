@@ -1,7 +1,8 @@
 /**
  * One side of the MCP bench started in a process of its own, as index.ts starts it: server.ts
  * under tsx with `BENCH_TSCONFIG`'s paths (the build measured), stdout to /dev/null. Shared by
- * kernel.ts, segments.ts and cpu-split.ts; `load` makes kernel.ts's and cpu-split.ts's calls.
+ * kernel.ts, segments.ts, cpu-split.ts and allocations.ts; `load` makes the calls of all but
+ * segments.ts.
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import type { Agent } from 'node:http';
