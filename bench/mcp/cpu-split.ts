@@ -22,7 +22,7 @@
  * @gateway/server build`; needs `perf` (Debian: linux-perf).
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { Agent } from 'node:http';
 import { basename } from 'node:path';
 import { originOf } from './origins.js';
@@ -41,6 +41,8 @@ if (PROCESS !== 'side' && PROCESS !== 'upstream') {
   throw new Error(`SPLIT_PROCESS: "${PROCESS}" is neither side nor upstream.`);
 }
 const TOP = 12;
+/** The flag that makes a process write the perf map {@link perfMapOf} reads. */
+const PERF_MAP = ['--perf-basic-prof-only-functions'];
 /** How samples are summed: by what ran (`kind`, the default) or by nearest JavaScript frame. */
 const BY = process.env.SPLIT_BY ?? 'kind';
 if (BY !== 'kind' && BY !== 'frame')
@@ -82,7 +84,11 @@ function kindOf(thread: string, dso: string, symbol: string): string {
  * User-space addresses are below 2^47, so numbers hold them exactly.
  */
 function perfMapOf(pid: number): (ip: number) => string | undefined {
-  const entries = readFileSync(`/tmp/perf-${pid}.map`, 'utf8')
+  const file = `/tmp/perf-${pid}.map`;
+  if (!existsSync(file)) {
+    throw new Error(`cpu-split.ts: process ${pid} wrote no ${file}: start it with ${PERF_MAP[0]}.`);
+  }
+  const entries = readFileSync(file, 'utf8')
     .split('\n')
     .flatMap((line) => {
       const match = /^([0-9a-f]+) ([0-9a-f]+) (.*)$/.exec(line);
@@ -244,7 +250,6 @@ if (spawnSync('perf', ['--version']).error !== undefined) {
   console.error('cpu-split.ts needs perf: install linux-perf (Debian) or linux-tools-$(uname -r).');
   process.exit(1);
 }
-const PERF_MAP = ['--perf-basic-prof-only-functions'];
 const bare = await startSide('bare', undefined, PROCESS === 'upstream' ? PERF_MAP : []);
 const sides: Side[] = [];
 try {
