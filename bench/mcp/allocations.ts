@@ -1,13 +1,13 @@
 /**
- * What a call allocates, and where (issue 37, README.md `frame47`): twice the bytes a call is
- * twice the young generation's collections, a share of a call's CPU that no single function's
- * profile shows. For each side (`ALLOC_SIDES`, default `lean-checked,federated`: server.ts's
- * kinds, `gateway` the plugin call) this starts the side with allocations-preload.mjs, makes
- * `ALLOC_WARMUP` calls (default 5,000) at `ALLOC_CLIENTS` clients (default 1), then samples its
- * allocations with V8's sampling heap profiler over `ALLOC_CALLS` calls (default 10,000), the
- * objects collections freed included, and prints the bytes a call: in all, by whose code
- * allocated them (the innermost JavaScript frame's, as cpu-split.ts sums CPU) and the top sites.
- * Sampling slows the side: read bytes, not time.
+ * What a call allocates, and where (issue 37, README.md `frame47`, `alloc48`): twice the bytes a
+ * call is twice the young generation's collections, a share of a call's CPU that no single
+ * function's profile shows. For each side (`ALLOC_SIDES`, default `lean-checked,federated`:
+ * server.ts's kinds, `gateway` the plugin call) this starts the side with
+ * allocations-preload.mjs, makes `ALLOC_WARMUP` calls (default 5,000) at `ALLOC_CLIENTS` clients
+ * (default 1), then samples its allocations with V8's sampling heap profiler over `ALLOC_CALLS`
+ * calls (default 10,000), the objects collections freed included, and prints the bytes a call: in
+ * all, by whose code allocated them (the innermost JavaScript frame's, as cpu-split.ts sums CPU)
+ * and the top `ALLOC_TOP` sites (default 15). Sampling slows the side: read bytes, not time.
  *
  * `pnpm exec tsx bench/mcp/allocations.ts`, after `pnpm --filter @gateway/sdk --filter
  * @gateway/server build`.
@@ -32,15 +32,21 @@ interface ProfileNode {
   children: ProfileNode[];
 }
 
-/** The next message of `side`'s process that has `key`. */
+/** The next message of `side`'s process that has `key`; rejects if the process exits first. */
 function reply<T>(side: Side, key: string): Promise<T> {
-  return new Promise((resolve) => {
+  return new Promise((resolve, reject) => {
+    const exited = (code: number | null) => {
+      side.child.off('message', listener);
+      reject(new Error(`allocations.ts: ${side.name} exited (${code}) before answering ${key}.`));
+    };
     const listener = (message: unknown) => {
       if (typeof message !== 'object' || message === null || !(key in message)) return;
       side.child.off('message', listener);
+      side.child.off('exit', exited);
       resolve((message as Record<string, T>)[key] as T);
     };
     side.child.on('message', listener);
+    side.child.once('exit', exited);
   });
 }
 
