@@ -16,7 +16,7 @@ import { Agent } from 'node:http';
 import { basename } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { originOf } from './origins.js';
-import { load, type Side, startSide } from './sides.js';
+import { load, type Side, startInFront, startSide } from './sides.js';
 
 const SIDES = (process.env.ALLOC_SIDES ?? 'lean-checked,federated').split(',');
 const CLIENTS = Number(process.env.ALLOC_CLIENTS ?? 1);
@@ -98,9 +98,7 @@ const bare = await startSide('bare');
 const sides: Side[] = [];
 try {
   for (const name of SIDES) {
-    // The plugin call (`gateway`) has no upstream.
-    const upstream = name === 'gateway' ? undefined : bare.url.origin;
-    sides.push(await startSide(name, upstream, ['--import', preload]));
+    sides.push(await startInFront(name, bare, ['--import', preload]));
   }
   for (const side of sides) {
     const agent = new Agent({ keepAlive: true });

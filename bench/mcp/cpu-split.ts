@@ -26,7 +26,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { Agent } from 'node:http';
 import { basename } from 'node:path';
 import { originOf } from './origins.js';
-import { load, type Side, startSide } from './sides.js';
+import { load, type Side, startInFront, startSide } from './sides.js';
 
 const SIDES = (process.env.SPLIT_SIDES ?? 'lean-checked,federated').split(',');
 const CLIENTS = Number(process.env.SPLIT_CLIENTS ?? 1);
@@ -254,9 +254,7 @@ const bare = await startSide('bare', undefined, PROCESS === 'upstream' ? PERF_MA
 const sides: Side[] = [];
 try {
   for (const name of SIDES) {
-    // The plugin call (`gateway`) has no upstream.
-    const upstream = name === 'gateway' ? undefined : bare.url.origin;
-    sides.push(await startSide(name, upstream, PROCESS === 'side' ? PERF_MAP : []));
+    sides.push(await startInFront(name, bare, PROCESS === 'side' ? PERF_MAP : []));
   }
   const agents = new Map(sides.map((side) => [side, new Agent({ keepAlive: true })]));
   for (const side of sides) await load(side, agents.get(side) as Agent, CLIENTS, WARMUP);

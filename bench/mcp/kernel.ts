@@ -25,7 +25,7 @@ import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { Agent } from 'node:http';
 import { basename, dirname } from 'node:path';
-import { load, type Side, startSide } from './sides.js';
+import { load, type Side, startInFront, startSide } from './sides.js';
 
 const CALLS = Number(process.env.KERNEL_CALLS ?? 3000);
 const WARMUP = Number(process.env.KERNEL_WARMUP ?? 3000);
@@ -200,7 +200,7 @@ async function traced(side: Side, agent: Agent, clients: number, calls: number) 
 
 const bare = await startSide('bare');
 for (const name of SIDES) {
-  const side = name === 'gateway' ? await startSide(name) : await startSide(name, bare.url.origin);
+  const side = await startInFront(name, bare);
   for (const clients of CLIENTS) {
     const agent = new Agent({ keepAlive: true, maxSockets: clients });
     await load(side, agent, clients, WARMUP);

@@ -28,7 +28,7 @@ import { Agent } from 'node:http';
 import { availableParallelism } from 'node:os';
 import { postCall } from './modern-call.js';
 import { cutCalls, parseTrace, type Roles, summarise, table } from './segments-trace.js';
-import { type Side, startSide } from './sides.js';
+import { type Side, startInFront, startSide } from './sides.js';
 
 const SIDES = (process.env.SEGMENTS_SIDES ?? 'relay,federated').split(',');
 const CALLS = Number(process.env.SEGMENTS_CALLS ?? 2000);
@@ -183,7 +183,7 @@ const bare = await startSide('bare');
 children.push(bare.child);
 const sides: Side[] = [];
 for (const name of SIDES) {
-  sides.push(name === 'gateway' ? await startSide(name) : await startSide(name, bare.url.origin));
+  sides.push(await startInFront(name, bare));
   children.push((sides.at(-1) as Side).child);
 }
 const agent = new Agent({ keepAlive: true, maxSockets: 1 });

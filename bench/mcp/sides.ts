@@ -48,6 +48,14 @@ export async function startSide(
   return { name, child, pid: child.pid as number, url, token: started.token, tool };
 }
 
+/**
+ * Starts server.ts's `name` side in front of `bare`, the upstream every side calls but the plugin
+ * call (`gateway`), which answers itself.
+ */
+export function startInFront(name: string, bare: Side, flags: string[] = []): Promise<Side> {
+  return startSide(name, name === 'gateway' ? undefined : bare.url.origin, flags);
+}
+
 /** `calls` 2026-07-28 echo calls of `side` over `clients` lanes, each keeping one in flight. */
 export async function load(
   side: Side,

@@ -132,14 +132,12 @@ function report(name: string, log: [string, number][]): void {
 markedBuild();
 process.env.BENCH_TSCONFIG = pathsFile;
 process.env.STAGES_LOG = logFile;
-const { load, startSide } = await import('./sides.js');
+const { load, startInFront, startSide } = await import('./sides.js');
 const bare = await startSide('bare');
 process.env.STAGES_UPSTREAM_PORT = bare.url.port;
 try {
   for (const name of SIDES) {
-    // The plugin call (`gateway`) has no upstream.
-    const upstream = name === 'gateway' ? undefined : bare.url.origin;
-    const side = await startSide(name, upstream, ['--import', preload]);
+    const side = await startInFront(name, bare, ['--import', preload]);
     const agent = new Agent({ keepAlive: true });
     try {
       await load(side, agent, 1, WARMUP);
